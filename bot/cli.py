@@ -1,0 +1,305 @@
+"""The `paperscout` command. Each subcommand parses its arguments, calls the core and prints the result."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import datetime as dt
+import json
+import logging
+import sys
+from collections.abc import Awaitable, Callable, Sequence
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from bot.config import Settings, load_settings
+from bot.core import Core, open_core
+from bot.errors import InputError, PaperscoutError
+from bot.models import Profile
+
+log = logging.getLogger("paperscout")
+
+DEMO_DAY = dt.date(2025, 5, 26)
+DEMO_QUERY = "sparse mixture-of-experts routing"
+
+
+def bundled_file(name: str) -> Path:
+    """A data file shipped inside the package (the demo day and the example profile)."""
+    return Path(str(resources.files("bot") / "data" / name))
+
+
+def parse_day(text: str) -> dt.date:
+    """Parse YYYY-MM-DD for argparse, with a readable error."""
+    try:
+        return dt.date.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a date (YYYY-MM-DD): {text!r}") from None
+
+
+class Progress:
+    """A tqdm bar on stderr that appears only for work long enough to need one."""
+
+    def __init__(self, label: str, enabled: bool = True) -> None:
+        self.label = label
+        self.enabled = enabled and sys.stderr.isatty()
+        self._bar: Any = None
+
+    def __call__(self, done: int, total: int) -> None:
+        if not self.enabled:
+            return
+        if self._bar is None:
+            from tqdm import tqdm
+
+            self._bar = tqdm(total=total, desc=self.label, unit="paper", file=sys.stderr, leave=False)
+        self._bar.n = done
+        self._bar.refresh()
+        if done >= total:
+            self._bar.close()
+            self._bar = None
+
+
+def _load_profile_arg(path: str | None) -> Profile:
+    from bot.profiles import load_profile
+
+    return load_profile(path or bundled_file("example_profile.toml"))
+
+
+# --- subcommands ---
+
+
+async def cmd_ingest(core: Core, args: argparse.Namespace) -> int:
+    """Store papers from JSONL files, today's RSS, arXiv ids, or an API backfill range."""
+    from bot.ingest.store import store_papers
+
+    if args.jsonl:
+        from bot.ingest.jsonl import read_jsonl
+
+        papers = read_jsonl(args.jsonl)
+    elif args.ids:
+        from bot.ingest.arxiv_api import fetch_by_ids
+
+        papers = await fetch_by_ids(core.settings, args.ids)
+    elif args.since:
+        from bot.ingest.arxiv_api import fetch_range
+
+        papers = await fetch_range(
+            core.settings,
+            args.categories or core.settings.categories,
+            args.since,
+            args.until or dt.date.today(),
+            args.max_results,
+        )
+    else:
+        from bot.ingest.rss import fetch_rss
+
+        rss_day = await fetch_rss(core.settings, args.categories or core.settings.categories)
+        papers = rss_day.papers
+        print(f"arXiv RSS: {len(papers)} new and cross-listed papers announced {rss_day.announced}")
+    report = await store_papers(core, papers, Progress("embedding"))
+    print(report.line())
+    return 0
+
+
+async def cmd_digest(core: Core, args: argparse.Namespace) -> int:
+    """Build and print the digest of one day for a profile file."""
+    from bot.digest import build_digest
+    from bot.render import digest_json, digest_markdown
+
+    profile = _load_profile_arg(args.profile)
+    day = args.date or await core.repo.latest_day()
+    if day is None:
+        raise InputError("no papers stored yet; run `paperscout ingest` first")
+    digest = await build_digest(core, profile, day, size=args.size)
+    print(digest_json(digest) if args.format == "json" else digest_markdown(digest), end="")
+    return 0
+
+
+def _print_hits(hits: Sequence[Any]) -> None:
+    from bot.render import authors_line
+
+    for i, hit in enumerate(hits, 1):
+        paper = hit.paper
+        print(f"{i:2}. [{paper.id}] {paper.title}")
+        print(f"    {authors_line(paper.authors, 3)} · {paper.announced} · {paper.url}")
+
+
+async def cmd_search(core: Core, args: argparse.Namespace) -> int:
+    """Hybrid search over stored papers."""
+    from bot.search import search_papers
+
+    query = " ".join(args.query)
+    hits = await search_papers(core, query, since=args.since, until=args.until, limit=args.limit)
+    if args.json:
+        print(
+            json.dumps(
+                [
+                    {
+                        "id": h.paper.id,
+                        "title": h.paper.title,
+                        "url": h.paper.url,
+                        "announced": h.paper.announced.isoformat(),
+                        "score": round(h.score, 5),
+                    }
+                    for h in hits
+                ],
+                ensure_ascii=False,
+                indent=2,
+            )
+        )
+    elif not hits:
+        print("No stored paper matches; try other words or a wider --since.")
+    else:
+        _print_hits(hits)
+    return 0
+
+
+async def cmd_eval(core: Core, args: argparse.Namespace) -> int:
+    """Evaluate the ranker on labelled days."""
+    from bot.evaluate import evaluate_cold_start, load_labelled_days
+
+    if args.train:
+        raise InputError("--train (learning from feedback) is not yet supported by this version")
+    profile = _load_profile_arg(args.profile)
+    days = load_labelled_days(Path(args.data))
+    report = await evaluate_cold_start(core, days, profile, Progress("embedding"))
+    if args.json:
+        print(json.dumps(report))
+        return 0
+    print(f"{'day':<12} {'AUC':>6} " + " ".join(f"{k:>10}" for k in ("recall@50", "recall@100", "recall@150")))
+    rows = {**report["days"], "mean": report["mean"]}
+    for name, m in rows.items():
+        print(
+            f"{name:<12} {m['auc']:6.3f} "
+            + " ".join(f"{m[k]:10.3f}" for k in ("recall@50", "recall@100", "recall@150"))
+        )
+    return 0
+
+
+async def cmd_db(core: Core, args: argparse.Namespace) -> int:
+    """Show what the state directory holds."""
+    from bot.db.migrations import LATEST_VERSION
+
+    days = await core.repo.announcement_days()
+    print(f"state directory: {core.settings.home}")
+    print(f"schema version:  {LATEST_VERSION}")
+    print(
+        f"papers:          {await core.repo.count_papers()} ({len(days)} announcement days"
+        + (f", {days[0]} .. {days[-1]})" if days else ")")
+    )
+    print(f"vectors:         {await core.vectors.count()}")
+    print(f"targets:         {len(await core.repo.targets(enabled_only=False))}")
+    return 0
+
+
+async def cmd_demo(core: Core, args: argparse.Namespace) -> int:
+    """Offline demo: ingest the bundled real day, print its digest and one search."""
+    from bot.digest import build_digest
+    from bot.ingest.jsonl import read_jsonl
+    from bot.ingest.store import store_papers
+    from bot.render import digest_markdown
+    from bot.search import search_papers
+
+    papers = read_jsonl([bundled_file("arxiv-2025-05-26.jsonl")])
+    print(f"paperscout demo: {len(papers)} real cs.LG/cs.AI papers announced {DEMO_DAY}, state in {core.settings.home}")
+    report = await store_papers(core, papers, Progress("embedding"))
+    print(report.line(), end="\n\n")
+    profile = _load_profile_arg(None)
+    digest = await build_digest(core, profile, DEMO_DAY, size=args.size)
+    print(digest_markdown(digest))
+    print(f'## Search: "{DEMO_QUERY}"')
+    _print_hits(await search_papers(core, DEMO_QUERY, since=DEMO_DAY, limit=5))
+    print("\nNext: `paperscout digest --profile YOUR.toml`, `paperscout search WORDS`, `paperscout --help`.")
+    return 0
+
+
+# --- wiring ---
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser for every subcommand."""
+    parser = argparse.ArgumentParser(
+        prog="paperscout",
+        description="Find, rank and discuss the day's arXiv papers. State lives in PAPERSCOUT_HOME.",
+    )
+    parser.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    demo = sub.add_parser("demo", help="offline demo on a bundled real arXiv day (no keys, no network)")
+    demo.add_argument("--size", type=int, default=15, help="papers in the digest (default 15)")
+    demo.set_defaults(handler=cmd_demo, demo=True)
+
+    ingest = sub.add_parser("ingest", help="fetch and store papers (default: today's arXiv RSS)")
+    source = ingest.add_mutually_exclusive_group()
+    source.add_argument("--jsonl", nargs="+", metavar="FILE", help="JSONL files in the shared/data/arxiv format")
+    source.add_argument("--ids", nargs="+", metavar="ID", help="arXiv ids to look up through the API")
+    source.add_argument("--since", type=parse_day, metavar="D", help="backfill through the API from this day")
+    ingest.add_argument("--until", type=parse_day, metavar="D", help="last day of a backfill (default today)")
+    ingest.add_argument("--categories", nargs="+", metavar="CAT", help="arXiv categories (default from settings)")
+    ingest.add_argument("--max-results", type=int, default=2000, help="cap for a backfill (default 2000)")
+    ingest.set_defaults(handler=cmd_ingest)
+
+    digest = sub.add_parser("digest", help="print a day's ranked digest for a profile")
+    digest.add_argument("--date", type=parse_day, metavar="D", help="announcement day (default: latest stored)")
+    digest.add_argument("--profile", metavar="FILE", help="TOML profile (default: the bundled example)")
+    digest.add_argument("--format", choices=("md", "json"), default="md")
+    digest.add_argument("--size", type=int, help="papers in the digest (default from settings)")
+    digest.set_defaults(handler=cmd_digest)
+
+    search = sub.add_parser("search", help="search stored papers (dense + full-text)")
+    search.add_argument("query", nargs="+", help="words to search for")
+    search.add_argument("--since", type=parse_day, metavar="D", help="only papers announced on or after D")
+    search.add_argument("--until", type=parse_day, metavar="D", help="only papers announced on or before D")
+    search.add_argument("--limit", type=int, default=10)
+    search.add_argument("--json", action="store_true", help="print JSON")
+    search.set_defaults(handler=cmd_search)
+
+    evaluate = sub.add_parser("eval", help="measure ranking quality on labelled days (AUC, recall@K)")
+    evaluate.add_argument("--data", required=True, metavar="DIR", help="folder with arxiv/*.jsonl and labels/*.json")
+    evaluate.add_argument("--profile", metavar="FILE", help="TOML profile (default: the bundled example)")
+    evaluate.add_argument("--train", metavar="DIR", help="learn from DIR's picks as thumbs up (personalisation)")
+    evaluate.add_argument("--json", action="store_true", help="print exactly one JSON object")
+    evaluate.set_defaults(handler=cmd_eval, eval=True)
+
+    db = sub.add_parser("db", help="show what the state directory holds")
+    db.set_defaults(handler=cmd_db)
+    return parser
+
+
+def settings_for(args: argparse.Namespace, settings: Settings) -> Settings:
+    """Demo and eval keep their own state below the home directory so they never mix with real data."""
+    if getattr(args, "demo", False):
+        return settings.model_copy(update={"home": settings.home / "demo", "chroma_url": None})
+    if getattr(args, "eval", False):
+        return settings.model_copy(update={"home": settings.home / "eval", "chroma_url": None})
+    return settings
+
+
+async def run(args: argparse.Namespace, settings: Settings) -> int:
+    """Open the core and run the chosen subcommand."""
+    handler: Callable[[Core, argparse.Namespace], Awaitable[int]] = args.handler
+    async with open_core(settings_for(args, settings)) as core:
+        return await handler(core, args)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the `paperscout` console script."""
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(
+        level=logging.INFO if args.verbose else logging.WARNING,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr,
+    )
+    try:
+        settings = load_settings()
+        return asyncio.run(run(args, settings))
+    except PaperscoutError as exc:
+        print(f"paperscout: error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("paperscout: interrupted; everything finished before the interrupt is stored", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

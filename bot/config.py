@@ -1,0 +1,137 @@
+"""The one Settings object. Built once at start-up (`load_settings`) and passed to whatever needs it.
+
+Every field can be set from the environment with the `PAPERSCOUT_` prefix (``PAPERSCOUT_HOME=/srv/ps``),
+or from a TOML file named by ``PAPERSCOUT_CONFIG``. The environment wins over the file.
+Secrets are `SecretStr`: they print as ``**********`` and are only unwrapped where they are used.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Annotated, Any
+
+from platformdirs import user_data_dir
+from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic_settings import (
+    BaseSettings,
+    NoDecode,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+from bot.errors import ConfigError
+
+
+def _default_home() -> Path:
+    return Path(user_data_dir("paperscout", appauthor=False))
+
+
+class Settings(BaseSettings):
+    """Everything paperscout can be configured with; field descriptions double as documentation."""
+
+    model_config = SettingsConfigDict(env_prefix="PAPERSCOUT_", extra="forbid", validate_default=True)
+
+    # --- state ---
+    home: Path = Field(default_factory=_default_home, description="State directory: SQLite file and Chroma data.")
+    chroma_url: str | None = Field(
+        default=None, description="URL of a Chroma server (http://host:8000); unset = embedded store under home."
+    )
+    chroma_collection: str = Field(default="papers", description="Chroma collection holding paper vectors.")
+
+    # --- arXiv ---
+    categories: Annotated[list[str], NoDecode] = Field(
+        default_factory=lambda: ["cs.LG", "cs.AI"], description="arXiv categories ingested every announcement day."
+    )
+    arxiv_rss_url: str = Field(default="https://rss.arxiv.org/rss/", description="Base URL of arXiv's RSS feeds.")
+    arxiv_api_url: str = Field(
+        default="https://export.arxiv.org/api/query", description="arXiv API endpoint for backfill and by-id lookups."
+    )
+    arxiv_delay_seconds: float = Field(
+        default=3.0, ge=0.0, description="Pause between arXiv requests; arXiv asks for at least 3 s."
+    )
+    http_timeout_seconds: float = Field(default=30.0, gt=0, description="Timeout for one HTTP request.")
+
+    # --- embeddings ---
+    embed_batch_size: int = Field(default=32, ge=1, le=1024, description="Texts embedded per model call.")
+    embed_threads: int = Field(default=0, ge=0, description="Torch CPU threads for the local model; 0 = all cores.")
+
+    # --- digest ---
+    digest_size: int = Field(default=15, ge=1, le=100, description="Papers per digest unless a target says otherwise.")
+
+    # --- LLM (optional; without a key paperscout ranks and summarises locally) ---
+    llm_base_url: str | None = Field(
+        default=None, description="OpenAI-compatible endpoint, e.g. http://localhost:11434/v1."
+    )
+    llm_api_key: SecretStr | None = Field(default=None, description="API key for the LLM endpoint.")
+    llm_model: str = Field(default="gpt-4o-mini", description="Model name sent to the endpoint.")
+    llm_timeout_seconds: float = Field(default=60.0, gt=0, description="Timeout for one LLM request.")
+    llm_max_retries: int = Field(default=3, ge=0, le=10, description="Retries on 429/5xx/timeouts per request.")
+    llm_price_prompt_per_mtok: float = Field(default=0.15, ge=0, description="USD per million prompt tokens.")
+    llm_price_completion_per_mtok: float = Field(default=0.60, ge=0, description="USD per million completion tokens.")
+    llm_daily_budget_usd: float = Field(default=1.0, ge=0, description="Daily LLM spend cap; past it, local ranking.")
+
+    # --- chat platforms ---
+    discord_token: SecretStr | None = Field(default=None, description="Discord bot token.")
+    telegram_token: SecretStr | None = Field(default=None, description="Telegram bot token from @BotFather.")
+    telegram_api_url: str = Field(default="https://api.telegram.org", description="Telegram Bot API server.")
+
+    log_level: str = Field(default="INFO", description="Python logging level.")
+
+    @field_validator("home", mode="after")
+    @classmethod
+    def _expand_home(cls, value: Path) -> Path:
+        return value.expanduser()
+
+    @field_validator("categories", mode="before")
+    @classmethod
+    def _split_categories(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return [c.strip() for c in value.replace(",", " ").split() if c.strip()]
+        return value
+
+    @property
+    def db_path(self) -> Path:
+        """The SQLite database file."""
+        return self.home / "paperscout.sqlite3"
+
+    @property
+    def chroma_path(self) -> Path:
+        """The embedded Chroma directory (unused when `chroma_url` is set)."""
+        return self.home / "chroma"
+
+    @property
+    def llm_enabled(self) -> bool:
+        """An LLM is used only when an endpoint or key is configured."""
+        return bool(self.llm_base_url or self.llm_api_key)
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        sources: list[PydanticBaseSettingsSource] = [init_settings, env_settings]
+        config_file = os.environ.get("PAPERSCOUT_CONFIG")
+        if config_file:
+            sources.append(TomlConfigSettingsSource(settings_cls, toml_file=Path(config_file)))
+        return tuple(sources)
+
+
+def load_settings(**overrides: Any) -> Settings:
+    """Build Settings from the environment (and PAPERSCOUT_CONFIG), raising `ConfigError` with one clear line."""
+    config_file = os.environ.get("PAPERSCOUT_CONFIG")
+    if config_file and not Path(config_file).is_file():
+        raise ConfigError(f"PAPERSCOUT_CONFIG points to a missing file: {config_file}")
+    try:
+        return Settings(**overrides)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first.get("loc", ())) or "settings"
+        raise ConfigError(f"invalid setting {where}: {first.get('msg')}") from None
+    except ValueError as exc:  # TOML decode errors surface as ValueError
+        raise ConfigError(f"cannot read settings: {exc}") from None

@@ -1,0 +1,105 @@
+"""Schema migrations, applied in order and tracked by SQLite's `PRAGMA user_version`.
+
+Append new steps; never edit a released one. Each step runs in its own transaction together with the
+version bump, so a crash leaves the database at the previous version, never half-migrated.
+"""
+
+from __future__ import annotations
+
+MIGRATIONS: list[str] = [
+    # 1: the core tables
+    """
+    CREATE TABLE papers (
+        id               TEXT PRIMARY KEY,          -- version-less arXiv id
+        version          INTEGER,
+        title            TEXT NOT NULL,
+        authors          TEXT NOT NULL,             -- JSON list
+        abstract         TEXT NOT NULL,
+        categories       TEXT NOT NULL,             -- JSON list, primary first
+        primary_category TEXT NOT NULL,
+        comment          TEXT NOT NULL DEFAULT '',
+        announced        INTEGER NOT NULL,          -- yyyymmdd of the first announcement we saw
+        announce_type    TEXT NOT NULL DEFAULT 'new',
+        content_hash     TEXT NOT NULL,
+        tldr             TEXT,
+        tldr_source      TEXT,                      -- 'extractive' or a model name
+        created_at       TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')),
+        updated_at       TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now'))
+    );
+    CREATE INDEX papers_by_day ON papers(announced);
+
+    CREATE TABLE profiles (
+        id          INTEGER PRIMARY KEY,
+        owner       TEXT NOT NULL UNIQUE,           -- 'file:NAME', 'discord:CHANNEL', 'user:telegram:ID', ...
+        name        TEXT NOT NULL,
+        data        TEXT NOT NULL,                  -- JSON of the profile
+        fingerprint TEXT NOT NULL,
+        updated_at  TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now'))
+    );
+
+    CREATE TABLE targets (
+        id          INTEGER PRIMARY KEY,
+        platform    TEXT NOT NULL,
+        chat_id     TEXT NOT NULL,
+        profile_id  INTEGER NOT NULL REFERENCES profiles(id) ON DELETE CASCADE,
+        categories  TEXT NOT NULL,                  -- JSON list
+        post_time   TEXT NOT NULL DEFAULT '09:00',
+        timezone    TEXT NOT NULL DEFAULT 'UTC',
+        digest_size INTEGER NOT NULL DEFAULT 15,
+        enabled     INTEGER NOT NULL DEFAULT 1,
+        created_at  TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')),
+        UNIQUE (platform, chat_id)
+    );
+
+    CREATE TABLE scores (
+        paper_id            TEXT NOT NULL REFERENCES papers(id) ON DELETE CASCADE,
+        profile_fingerprint TEXT NOT NULL,
+        model               TEXT NOT NULL,
+        relevance           REAL NOT NULL,
+        novelty             REAL NOT NULL,
+        comment             TEXT NOT NULL DEFAULT '',
+        created_at          TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')),
+        PRIMARY KEY (paper_id, profile_fingerprint, model)
+    );
+
+    CREATE TABLE ledger (
+        target_id  INTEGER NOT NULL REFERENCES targets(id) ON DELETE CASCADE,
+        day        INTEGER NOT NULL,                -- yyyymmdd of the announcement day posted
+        status     TEXT NOT NULL CHECK (status IN ('claimed', 'sent')),
+        detail     TEXT NOT NULL DEFAULT '',
+        claimed_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')),
+        sent_at    TEXT,
+        PRIMARY KEY (target_id, day)
+    );
+
+    CREATE TABLE ledger_papers (
+        target_id INTEGER NOT NULL,
+        day       INTEGER NOT NULL,
+        paper_id  TEXT NOT NULL,
+        position  INTEGER NOT NULL,
+        PRIMARY KEY (target_id, day, paper_id),
+        FOREIGN KEY (target_id, day) REFERENCES ledger(target_id, day) ON DELETE CASCADE
+    );
+
+    -- lexical search over titles, abstracts and authors, kept in step with papers by triggers
+    CREATE VIRTUAL TABLE papers_fts USING fts5(
+        title, abstract, authors, content='papers', content_rowid='rowid', tokenize='porter unicode61'
+    );
+    CREATE TRIGGER papers_fts_insert AFTER INSERT ON papers BEGIN
+        INSERT INTO papers_fts(rowid, title, abstract, authors)
+        VALUES (new.rowid, new.title, new.abstract, new.authors);
+    END;
+    CREATE TRIGGER papers_fts_delete AFTER DELETE ON papers BEGIN
+        INSERT INTO papers_fts(papers_fts, rowid, title, abstract, authors)
+        VALUES ('delete', old.rowid, old.title, old.abstract, old.authors);
+    END;
+    CREATE TRIGGER papers_fts_update AFTER UPDATE OF title, abstract, authors ON papers BEGIN
+        INSERT INTO papers_fts(papers_fts, rowid, title, abstract, authors)
+        VALUES ('delete', old.rowid, old.title, old.abstract, old.authors);
+        INSERT INTO papers_fts(rowid, title, abstract, authors)
+        VALUES (new.rowid, new.title, new.abstract, new.authors);
+    END;
+    """,
+]
+
+LATEST_VERSION = len(MIGRATIONS)

@@ -1,0 +1,394 @@
+"""All SQL lives here. Callers get and pass plain models; nothing outside this module writes a query.
+
+Writes that belong together run in one `BEGIN IMMEDIATE` transaction, so a crash or an error leaves the
+database as it was before the call.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections.abc import AsyncIterator, Iterable, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+
+import aiosqlite
+
+from bot.models import Paper, Profile, Target, day_to_int, int_to_day
+from bot.profiles import profile_from_json, profile_to_json
+
+
+@dataclass(frozen=True, slots=True)
+class UpsertCounts:
+    """What an ingest did to the papers table."""
+
+    inserted: int = 0
+    updated: int = 0
+    unchanged: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class CachedScore:
+    """An LLM judgement stored for (paper, profile fingerprint, model)."""
+
+    relevance: float
+    novelty: float
+    comment: str
+
+
+def _paper_from_row(row: aiosqlite.Row) -> Paper:
+    return Paper(
+        id=row["id"],
+        title=row["title"],
+        authors=tuple(json.loads(row["authors"])),
+        abstract=row["abstract"],
+        categories=tuple(json.loads(row["categories"])),
+        announced=int_to_day(row["announced"]),
+        comment=row["comment"],
+        version=row["version"],
+        announce_type=row["announce_type"],
+    )
+
+
+def _placeholders(count: int) -> str:
+    return ",".join("?" * count)
+
+
+# SQLite's default limit on host parameters is 32766 on modern builds, but older ones allow 999.
+_CHUNK = 900
+
+
+def _chunks(items: Sequence[str]) -> Iterable[Sequence[str]]:
+    for start in range(0, len(items), _CHUNK):
+        yield items[start : start + _CHUNK]
+
+
+class Repository:
+    """The application's storage API over one aiosqlite connection."""
+
+    def __init__(self, conn: aiosqlite.Connection) -> None:
+        self.conn = conn
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[aiosqlite.Connection]:
+        """Run the block in one write transaction; roll back on any exception."""
+        await self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield self.conn
+        except BaseException:
+            await self.conn.rollback()
+            raise
+        await self.conn.commit()
+
+    async def close(self) -> None:
+        """Close the underlying connection."""
+        await self.conn.close()
+
+    # --- papers ---
+
+    async def upsert_papers(self, papers: Sequence[Paper]) -> UpsertCounts:
+        """Insert new papers and update replaced ones in place, all in one transaction.
+
+        A paper keeps the first announcement day it was seen on; a changed title/abstract (a replacement)
+        updates the text and clears its TL;DR so it is summarised again.
+        """
+        inserted = updated = unchanged = 0
+        async with self.transaction() as conn:
+            existing: dict[str, tuple[str, int | None]] = {}
+            ids = [p.id for p in papers]
+            for chunk in _chunks(ids):
+                async with conn.execute(
+                    f"SELECT id, content_hash, version FROM papers WHERE id IN ({_placeholders(len(chunk))})", chunk
+                ) as cursor:
+                    existing.update({r["id"]: (r["content_hash"], r["version"]) async for r in cursor})
+            for paper in papers:
+                fields = (
+                    paper.version,
+                    paper.title,
+                    json.dumps(list(paper.authors), ensure_ascii=False),
+                    paper.abstract,
+                    json.dumps(list(paper.categories)),
+                    paper.primary_category,
+                    paper.comment,
+                    paper.content_hash,
+                )
+                if paper.id not in existing:
+                    await conn.execute(
+                        "INSERT INTO papers (version, title, authors, abstract, categories, primary_category, comment,"
+                        " content_hash, id, announced, announce_type) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                        (*fields, paper.id, day_to_int(paper.announced), paper.announce_type),
+                    )
+                    existing[paper.id] = (paper.content_hash, paper.version)
+                    inserted += 1
+                    continue
+                old_hash, old_version = existing[paper.id]
+                if old_hash == paper.content_hash and (paper.version or 0) <= (old_version or 0):
+                    unchanged += 1
+                    continue
+                # SET expressions see the old row, so the CASEs compare against the previous text's hash
+                await conn.execute(
+                    "UPDATE papers SET tldr=CASE WHEN content_hash=? THEN tldr ELSE NULL END,"
+                    " tldr_source=CASE WHEN content_hash=? THEN tldr_source ELSE NULL END,"
+                    " version=?, title=?, authors=?, abstract=?, categories=?, primary_category=?,"
+                    " comment=?, content_hash=?, updated_at=strftime('%Y-%m-%dT%H:%M:%SZ','now') WHERE id=?",
+                    (paper.content_hash, paper.content_hash, *fields, paper.id),
+                )
+                existing[paper.id] = (paper.content_hash, paper.version)
+                updated += 1
+        return UpsertCounts(inserted, updated, unchanged)
+
+    async def get_papers(self, ids: Sequence[str]) -> list[Paper]:
+        """Stored papers for `ids`, in the order given (unknown ids are skipped)."""
+        found: dict[str, Paper] = {}
+        for chunk in _chunks(list(ids)):
+            async with self.conn.execute(
+                f"SELECT * FROM papers WHERE id IN ({_placeholders(len(chunk))})", chunk
+            ) as cursor:
+                found.update({r["id"]: _paper_from_row(r) async for r in cursor})
+        return [found[i] for i in ids if i in found]
+
+    async def papers_between(
+        self, start: dt.date, end: dt.date, categories: Sequence[str] | None = None
+    ) -> list[Paper]:
+        """Papers first announced from `start` to `end` inclusive, optionally listed in any of `categories`."""
+        async with self.conn.execute(
+            "SELECT * FROM papers WHERE announced BETWEEN ? AND ? ORDER BY announced, id",
+            (day_to_int(start), day_to_int(end)),
+        ) as cursor:
+            papers = [_paper_from_row(r) async for r in cursor]
+        if categories:
+            wanted = set(categories)
+            papers = [p for p in papers if wanted.intersection(p.categories)]
+        return papers
+
+    async def papers_on(self, day: dt.date, categories: Sequence[str] | None = None) -> list[Paper]:
+        """Papers first announced on `day`."""
+        return await self.papers_between(day, day, categories)
+
+    async def announcement_days(self) -> list[dt.date]:
+        """Every day with stored papers, oldest first."""
+        async with self.conn.execute("SELECT DISTINCT announced FROM papers ORDER BY announced") as cursor:
+            return [int_to_day(r[0]) async for r in cursor]
+
+    async def latest_day(self) -> dt.date | None:
+        """The most recent announcement day stored, if any."""
+        async with self.conn.execute("SELECT MAX(announced) FROM papers") as cursor:
+            row = await cursor.fetchone()
+        return int_to_day(row[0]) if row and row[0] else None
+
+    async def count_papers(self) -> int:
+        """How many papers are stored."""
+        async with self.conn.execute("SELECT COUNT(*) FROM papers") as cursor:
+            row = await cursor.fetchone()
+        return int(row[0]) if row else 0
+
+    async def all_authors(self) -> list[str]:
+        """Distinct author names across stored papers (for fuzzy matching watched authors)."""
+        names: set[str] = set()
+        async with self.conn.execute("SELECT authors FROM papers") as cursor:
+            async for row in cursor:
+                names.update(json.loads(row[0]))
+        return sorted(names)
+
+    async def lexical_search(
+        self, terms: Sequence[str], start: dt.date | None, end: dt.date | None, limit: int
+    ) -> list[tuple[str, float]]:
+        """BM25 full-text matches for any of `terms` within the date window, best first: (id, relevance > 0)."""
+        clean = [t.replace('"', "") for t in terms if t.replace('"', "").strip()]
+        if not clean:
+            return []
+        match = " OR ".join(f'"{t}"' for t in clean)
+        low = day_to_int(start) if start else 0
+        high = day_to_int(end) if end else 99991231
+        # bm25() is lower-is-better and negative; titles weigh most, then authors, then abstracts
+        async with self.conn.execute(
+            "SELECT p.id, -bm25(papers_fts, 8.0, 1.0, 3.0) AS relevance FROM papers_fts"
+            " JOIN papers p ON p.rowid = papers_fts.rowid"
+            " WHERE papers_fts MATCH ? AND p.announced BETWEEN ? AND ? ORDER BY relevance DESC LIMIT ?",
+            (match, low, high, limit),
+        ) as cursor:
+            return [(r[0], float(r[1])) async for r in cursor]
+
+    # --- summaries ---
+
+    async def tldrs(self, ids: Sequence[str]) -> dict[str, str]:
+        """Stored TL;DRs for `ids` (papers without one are absent)."""
+        found: dict[str, str] = {}
+        for chunk in _chunks(list(ids)):
+            async with self.conn.execute(
+                f"SELECT id, tldr FROM papers WHERE tldr IS NOT NULL AND id IN ({_placeholders(len(chunk))})", chunk
+            ) as cursor:
+                found.update({r["id"]: r["tldr"] async for r in cursor})
+        return found
+
+    async def set_tldrs(self, tldrs: dict[str, str], source: str) -> None:
+        """Store TL;DRs produced by `source` ('extractive' or a model name)."""
+        if not tldrs:
+            return
+        async with self.transaction() as conn:
+            await conn.executemany(
+                "UPDATE papers SET tldr=?, tldr_source=? WHERE id=?",
+                [(text, source, paper_id) for paper_id, text in tldrs.items()],
+            )
+
+    # --- profiles and targets ---
+
+    async def save_profile(self, owner: str, profile: Profile) -> int:
+        """Create or replace the profile owned by `owner`; returns its id."""
+        async with self.transaction() as conn:
+            await conn.execute(
+                "INSERT INTO profiles (owner, name, data, fingerprint) VALUES (?,?,?,?)"
+                " ON CONFLICT(owner) DO UPDATE SET name=excluded.name, data=excluded.data,"
+                " fingerprint=excluded.fingerprint, updated_at=strftime('%Y-%m-%dT%H:%M:%SZ','now')",
+                (owner, profile.name, profile_to_json(profile), profile.fingerprint),
+            )
+            async with conn.execute("SELECT id FROM profiles WHERE owner=?", (owner,)) as cursor:
+                row = await cursor.fetchone()
+        assert row is not None
+        return int(row[0])
+
+    async def get_profile(self, owner: str) -> Profile | None:
+        """The profile owned by `owner`, if any."""
+        async with self.conn.execute("SELECT data FROM profiles WHERE owner=?", (owner,)) as cursor:
+            row = await cursor.fetchone()
+        return profile_from_json(row[0]) if row else None
+
+    async def delete_profile(self, owner: str) -> bool:
+        """Delete the profile owned by `owner` (and its targets); True if one existed."""
+        async with self.transaction() as conn:
+            cursor = await conn.execute("DELETE FROM profiles WHERE owner=?", (owner,))
+            return cursor.rowcount > 0
+
+    async def save_target(self, target: Target, profile_owner: str) -> int:
+        """Create or update the target for (platform, chat_id), bound to an existing profile."""
+        async with self.transaction() as conn:
+            async with conn.execute("SELECT id FROM profiles WHERE owner=?", (profile_owner,)) as cursor:
+                row = await cursor.fetchone()
+            if row is None:
+                raise KeyError(f"no profile owned by {profile_owner!r}")
+            await conn.execute(
+                "INSERT INTO targets (platform, chat_id, profile_id, categories, post_time, timezone, digest_size)"
+                " VALUES (?,?,?,?,?,?,?) ON CONFLICT(platform, chat_id) DO UPDATE SET"
+                " profile_id=excluded.profile_id, categories=excluded.categories, post_time=excluded.post_time,"
+                " timezone=excluded.timezone, digest_size=excluded.digest_size, enabled=1",
+                (
+                    target.platform,
+                    target.chat_id,
+                    row[0],
+                    json.dumps(list(target.categories)),
+                    target.post_time,
+                    target.timezone,
+                    target.digest_size,
+                ),
+            )
+            async with conn.execute(
+                "SELECT id FROM targets WHERE platform=? AND chat_id=?", (target.platform, target.chat_id)
+            ) as cursor:
+                saved = await cursor.fetchone()
+        assert saved is not None
+        return int(saved[0])
+
+    async def targets(self, enabled_only: bool = True) -> list[tuple[Target, Profile]]:
+        """Every target with its profile."""
+        query = (
+            "SELECT t.*, p.data AS profile_data, p.name AS profile_name FROM targets t"
+            " JOIN profiles p ON p.id = t.profile_id"
+        )
+        if enabled_only:
+            query += " WHERE t.enabled = 1"
+        async with self.conn.execute(query + " ORDER BY t.id") as cursor:
+            rows = await cursor.fetchall()
+        return [
+            (
+                Target(
+                    id=r["id"],
+                    platform=r["platform"],
+                    chat_id=r["chat_id"],
+                    profile_name=r["profile_name"],
+                    categories=tuple(json.loads(r["categories"])),
+                    post_time=r["post_time"],
+                    timezone=r["timezone"],
+                    digest_size=r["digest_size"],
+                ),
+                profile_from_json(r["profile_data"]),
+            )
+            for r in rows
+        ]
+
+    # --- the posting ledger: exactly one digest per target and announcement day ---
+
+    async def claim_post(self, target_id: int, day: dt.date) -> bool:
+        """Reserve (target, day) before posting; False when it was already sent.
+
+        A claim left by a crash before sending is taken over, so a restart posts it instead of skipping it.
+        """
+        async with self.transaction() as conn:
+            async with conn.execute(
+                "SELECT status FROM ledger WHERE target_id=? AND day=?", (target_id, day_to_int(day))
+            ) as cursor:
+                row = await cursor.fetchone()
+            if row is not None and row[0] == "sent":
+                return False
+            await conn.execute(
+                "INSERT INTO ledger (target_id, day, status) VALUES (?,?,'claimed')"
+                " ON CONFLICT(target_id, day) DO UPDATE SET claimed_at=strftime('%Y-%m-%dT%H:%M:%SZ','now')",
+                (target_id, day_to_int(day)),
+            )
+        return True
+
+    async def mark_sent(self, target_id: int, day: dt.date, paper_ids: Sequence[str], detail: str = "") -> None:
+        """Record that the digest for (target, day) was delivered, with the papers it contained."""
+        async with self.transaction() as conn:
+            await conn.execute(
+                "UPDATE ledger SET status='sent', detail=?, sent_at=strftime('%Y-%m-%dT%H:%M:%SZ','now')"
+                " WHERE target_id=? AND day=?",
+                (detail, target_id, day_to_int(day)),
+            )
+            await conn.executemany(
+                "INSERT OR IGNORE INTO ledger_papers (target_id, day, paper_id, position) VALUES (?,?,?,?)",
+                [(target_id, day_to_int(day), pid, i) for i, pid in enumerate(paper_ids, 1)],
+            )
+
+    async def was_sent(self, target_id: int, day: dt.date) -> bool:
+        """True when the digest for (target, day) is recorded as delivered."""
+        async with self.conn.execute(
+            "SELECT 1 FROM ledger WHERE target_id=? AND day=? AND status='sent'", (target_id, day_to_int(day))
+        ) as cursor:
+            return await cursor.fetchone() is not None
+
+    async def sent_paper_ids(self, target_ids: Sequence[int], day: dt.date) -> set[str]:
+        """Papers already delivered to any of `target_ids` for `day`."""
+        if not target_ids:
+            return set()
+        async with self.conn.execute(
+            f"SELECT paper_id FROM ledger_papers WHERE day=? AND target_id IN ({_placeholders(len(target_ids))})",
+            (day_to_int(day), *target_ids),
+        ) as cursor:
+            return {r[0] async for r in cursor}
+
+    # --- LLM score cache ---
+
+    async def cached_scores(self, ids: Sequence[str], fingerprint: str, model: str) -> dict[str, CachedScore]:
+        """LLM scores already paid for, keyed by paper id."""
+        found: dict[str, CachedScore] = {}
+        for chunk in _chunks(list(ids)):
+            async with self.conn.execute(
+                "SELECT paper_id, relevance, novelty, comment FROM scores WHERE profile_fingerprint=? AND model=?"
+                f" AND paper_id IN ({_placeholders(len(chunk))})",
+                (fingerprint, model, *chunk),
+            ) as cursor:
+                found.update(
+                    {r["paper_id"]: CachedScore(r["relevance"], r["novelty"], r["comment"]) async for r in cursor}
+                )
+        return found
+
+    async def store_scores(self, scores: dict[str, CachedScore], fingerprint: str, model: str) -> None:
+        """Cache LLM scores for (paper, profile fingerprint, model)."""
+        if not scores:
+            return
+        async with self.transaction() as conn:
+            await conn.executemany(
+                "INSERT OR REPLACE INTO scores (paper_id, profile_fingerprint, model, relevance, novelty, comment)"
+                " VALUES (?,?,?,?,?,?)",
+                [(pid, fingerprint, model, s.relevance, s.novelty, s.comment) for pid, s in scores.items()],
+            )

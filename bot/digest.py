@@ -1,0 +1,71 @@
+"""Building a day's digest for a profile: recommend (rank) -> attach TL;DRs -> Digest.
+
+Rendering is in `bot.render`, delivery in `bot.delivery`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+from collections.abc import Collection, Sequence
+from dataclasses import replace
+
+from bot.core import Core
+from bot.errors import InputError
+from bot.ingest.store import ensure_vectors
+from bot.models import Digest, Paper, Profile, ScoredPaper
+from bot.rank import ProfileModel, compile_profile, rank_for_profile
+from bot.summarize import extractive_tldr
+
+
+async def profile_model(core: Core, profile: Profile) -> ProfileModel:
+    """The compiled form of `profile`, embedded once per profile version and cached."""
+    cached = core.profile_cache.get(profile.fingerprint)
+    if cached is None:
+        cached = await asyncio.to_thread(compile_profile, profile, core.embedder.embed)
+        core.profile_cache[profile.fingerprint] = cached
+    return cached
+
+
+async def day_candidates(core: Core, day: dt.date, categories: Sequence[str] = ()) -> list[Paper]:
+    """Papers announced on `day` in any of `categories` (all stored papers of the day when empty)."""
+    return await core.repo.papers_on(day, list(categories) or None)
+
+
+async def rank_papers(
+    core: Core, papers: Sequence[Paper], profile: Profile, top_k: int | None = None
+) -> list[ScoredPaper]:
+    """Score `papers` for `profile` and return them best first (all of them unless `top_k`)."""
+    if not papers:
+        return []
+    await ensure_vectors(core, papers)
+    vectors = await core.vectors.vectors([p.id for p in papers])
+    model = await profile_model(core, profile)
+    return rank_for_profile(papers, vectors, model, top_k or len(papers))
+
+
+async def attach_tldrs(core: Core, items: Sequence[ScoredPaper]) -> list[ScoredPaper]:
+    """Fill in each item's stored TL;DR (extractive when none is stored yet)."""
+    stored = await core.repo.tldrs([i.paper.id for i in items])
+    return [replace(i, tldr=stored.get(i.paper.id) or extractive_tldr(i.paper)) for i in items]
+
+
+async def build_digest(
+    core: Core,
+    profile: Profile,
+    day: dt.date,
+    *,
+    size: int | None = None,
+    categories: Sequence[str] | None = None,
+    exclude: Collection[str] = (),
+) -> Digest:
+    """The digest of `day` for `profile`: the top `size` unsent papers with TL;DRs."""
+    size = size or core.settings.digest_size
+    wanted = categories if categories is not None else profile.categories
+    papers = await day_candidates(core, day, wanted)
+    if not papers and not await core.repo.papers_on(day):
+        raise InputError(f"no papers stored for {day.isoformat()}; run `paperscout ingest` first")
+    fresh = [p for p in papers if p.id not in exclude]
+    ranked = await rank_papers(core, fresh, profile, size)
+    items = await attach_tldrs(core, ranked)
+    return Digest(day=day, profile_name=profile.name, scanned=len(papers), items=tuple(items))

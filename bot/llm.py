@@ -1,0 +1,342 @@
+"""The one way paperscout talks to an LLM: any OpenAI-compatible chat endpoint (OpenAI, Ollama, vLLM, llama.cpp).
+
+`LLMClient.chat` sends messages, optionally asks for JSON that follows a schema, counts tokens and cost,
+reports usage to a `UsageSink` and turns every failure into a `SourceUnavailable` whose message is one line
+and never contains the API key. Retries of 429 (honouring ``retry-after``), 5xx, timeouts and dropped
+connections are left to the openai client, configured with ``llm_max_retries``.
+
+`Budget` decides whether another call fits under the daily cap; where the spend is stored is not its concern.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+from urllib.parse import urlsplit
+
+import openai
+
+from bot.config import Settings
+from bot.errors import ConfigError, SourceUnavailable
+
+log = logging.getLogger(__name__)
+
+OPENAI_BASE_URL = "https://api.openai.com/v1"
+# Local servers (Ollama, llama.cpp, vLLM without --api-key) ignore the key, but the openai client insists on one.
+PLACEHOLDER_API_KEY = "not-needed"
+CHARS_PER_TOKEN = 4
+_MAX_SERVER_MESSAGE = 200
+_SCHEMA_NAME_BAD_CHARS = re.compile(r"[^A-Za-z0-9_-]+")
+
+Messages = Sequence[Mapping[str, Any]]
+
+
+class LLMRequestRejected(SourceUnavailable):
+    """The endpoint refused the request itself (bad key, unknown model, prompt too long): retrying will not help.
+
+    A `SourceUnavailable`, so callers that only fall back to the local ranker need not tell the two apart.
+    """
+
+    def __init__(self, message: str, *, status_code: int, code: str | None = None) -> None:
+        super().__init__(message)
+        self.status_code = status_code
+        self.code = code
+
+
+@dataclass(frozen=True)
+class ChatResult:
+    """One chat completion: the text and what it cost."""
+
+    text: str
+    prompt_tokens: int
+    completion_tokens: int
+    cost_usd: float
+    model: str
+    finish_reason: str | None
+    usage_estimated: bool = False
+    structured: bool = False  # True when the server enforced the requested JSON schema
+
+    @property
+    def truncated(self) -> bool:
+        """True when the model stopped at the token limit, so the text (or JSON) is probably cut short."""
+        return self.finish_reason == "length"
+
+    @property
+    def total_tokens(self) -> int:
+        """Prompt plus completion tokens."""
+        return self.prompt_tokens + self.completion_tokens
+
+
+class UsageSink(Protocol):
+    """Where the spend of each successful call is recorded (the database, in the running bot)."""
+
+    async def record(
+        self, purpose: str, model: str, prompt_tokens: int, completion_tokens: int, cost_usd: float
+    ) -> None:
+        """Store one call's usage."""
+        ...
+
+
+@dataclass(frozen=True)
+class Budget:
+    """Today's LLM spend against the daily cap. Pure: the caller supplies what was spent so far."""
+
+    spent_usd: float
+    cap_usd: float
+
+    @classmethod
+    def from_settings(cls, settings: Settings, spent_usd: float) -> Budget:
+        """A budget with the configured daily cap."""
+        return cls(spent_usd=spent_usd, cap_usd=settings.llm_daily_budget_usd)
+
+    @property
+    def remaining_usd(self) -> float:
+        """Dollars left today (never negative)."""
+        return max(0.0, self.cap_usd - self.spent_usd)
+
+    def allows(self, estimated_cost_usd: float) -> bool:
+        """True when a call estimated to cost `estimated_cost_usd` keeps today's spend within the cap."""
+        # Tolerance so that summing many float costs never refuses a call that exactly fits.
+        return self.spent_usd + max(0.0, estimated_cost_usd) <= self.cap_usd + 1e-9
+
+
+def count_tokens_estimate(text: str) -> int:
+    """Estimate the tokens in `text` as one per 4 characters, rounded up (0 for empty text)."""
+    return (len(text) + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN
+
+
+def _content_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, Sequence):
+        # Multi-part content: only the text parts count.
+        return "".join(str(part.get("text", "")) for part in content if isinstance(part, Mapping))
+    return ""
+
+
+def estimate_message_tokens(messages: Messages) -> int:
+    """Estimate the prompt tokens of chat `messages` with `count_tokens_estimate` on each message's text."""
+    return sum(count_tokens_estimate(_content_text(m.get("content"))) for m in messages)
+
+
+def _schema_name(purpose: str) -> str:
+    name = _SCHEMA_NAME_BAD_CHARS.sub("_", purpose).strip("_")[:64]
+    return name or "response"
+
+
+def _safe_endpoint(base_url: str) -> str:
+    """The endpoint as it may appear in messages: no user info, query or fragment."""
+    parts = urlsplit(base_url)
+    host = parts.hostname or "?"
+    if parts.port:
+        host = f"{host}:{parts.port}"
+    return f"{parts.scheme}://{host}{parts.path}".rstrip("/")
+
+
+class LLMClient:
+    """Chat completions against the configured OpenAI-compatible endpoint, with accounting and clean errors."""
+
+    def __init__(self, settings: Settings, *, sink: UsageSink | None = None) -> None:
+        """Build the client from `settings`; `sink`, when given, receives the usage of every successful call."""
+        if not settings.llm_enabled:
+            raise ConfigError("no LLM configured: set PAPERSCOUT_LLM_BASE_URL or PAPERSCOUT_LLM_API_KEY")
+        self._settings = settings
+        self._sink = sink
+        key = settings.llm_api_key.get_secret_value() if settings.llm_api_key is not None else ""
+        self._api_key = key or PLACEHOLDER_API_KEY
+        base_url = settings.llm_base_url or OPENAI_BASE_URL
+        self.endpoint = _safe_endpoint(base_url)
+        self.model = settings.llm_model
+        # None until a call with a schema tells us; False is remembered for the client's lifetime.
+        self.json_schema_supported: bool | None = None
+        self._client = openai.AsyncOpenAI(
+            api_key=self._api_key,
+            base_url=base_url,
+            timeout=settings.llm_timeout_seconds,
+            max_retries=settings.llm_max_retries,
+        )
+
+    async def __aenter__(self) -> LLMClient:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Close the HTTP connections."""
+        await self._client.close()
+
+    def cost_usd(self, prompt_tokens: int, completion_tokens: int) -> float:
+        """Dollars for this many tokens at the configured prices."""
+        s = self._settings
+        return (prompt_tokens * s.llm_price_prompt_per_mtok + completion_tokens * s.llm_price_completion_per_mtok) / 1e6
+
+    def estimate_cost(self, messages: Messages, max_tokens: int | None = None) -> float:
+        """Upper-bound cost of sending `messages`, assuming the reply uses `max_tokens` (or as many as the prompt)."""
+        prompt = estimate_message_tokens(messages)
+        completion = max_tokens if max_tokens is not None else prompt
+        return self.cost_usd(prompt, completion)
+
+    async def chat(
+        self,
+        messages: Messages,
+        *,
+        json_schema: dict[str, Any] | None = None,
+        max_tokens: int | None = None,
+        purpose: str,
+    ) -> ChatResult:
+        """Send `messages` and return the reply with its token counts and cost.
+
+        With `json_schema` (a JSON Schema, or a full ``{"name", "schema", "strict"}`` object) the server is asked
+        for structured output; a server that rejects that is asked again in plain text, and is not asked for a
+        schema again by this client. Callers should parse the text tolerantly either way and check
+        `ChatResult.truncated`. Raises `SourceUnavailable` (or its `LLMRequestRejected`) on any failure.
+        """
+        started = time.monotonic()
+        schema_format = None
+        if json_schema is not None and self.json_schema_supported is not False:
+            schema_format = self._response_format(json_schema, purpose)
+        want_schema = schema_format is not None
+        try:
+            if schema_format is not None:
+                try:
+                    completion = await self._create(messages, max_tokens, schema_format)
+                except (openai.BadRequestError, openai.UnprocessableEntityError) as exc:
+                    completion = await self._create(messages, max_tokens, None)
+                    # The plain request worked, so it was the response_format the server could not take.
+                    self.json_schema_supported = False
+                    want_schema = False
+                    log.warning(
+                        "LLM endpoint %s rejected JSON-schema output (HTTP %s: %s); using plain text from now on",
+                        self.endpoint,
+                        exc.status_code,
+                        self._server_message(exc),
+                    )
+                else:
+                    self.json_schema_supported = True
+            else:
+                completion = await self._create(messages, max_tokens, None)
+        except openai.OpenAIError as exc:
+            raise self._translate(exc) from None
+        except ValueError as exc:  # a body that is not JSON reaches us as a JSONDecodeError
+            raise SourceUnavailable(
+                f"LLM endpoint {self.endpoint} returned an unreadable response ({type(exc).__name__})"
+            ) from None
+
+        result = self._result(completion, messages, structured=want_schema)
+        log.debug(
+            "llm %s: model=%s prompt=%d completion=%d%s cost=$%.6f finish=%s in %.2fs",
+            purpose,
+            result.model,
+            result.prompt_tokens,
+            result.completion_tokens,
+            " (estimated)" if result.usage_estimated else "",
+            result.cost_usd,
+            result.finish_reason,
+            time.monotonic() - started,
+        )
+        if self._sink is not None:
+            try:
+                await self._sink.record(
+                    purpose, result.model, result.prompt_tokens, result.completion_tokens, result.cost_usd
+                )
+            except Exception as exc:
+                # The answer is already paid for; losing it over a bookkeeping failure would waste the spend.
+                log.warning("could not record LLM usage for %s: %s", purpose, self._redact(str(exc)))
+        return result
+
+    @staticmethod
+    def _response_format(json_schema: dict[str, Any], purpose: str) -> dict[str, Any]:
+        if isinstance(json_schema.get("schema"), dict) and "name" in json_schema:
+            spec = dict(json_schema)
+        else:
+            spec = {"name": _schema_name(purpose), "schema": json_schema, "strict": True}
+        return {"type": "json_schema", "json_schema": spec}
+
+    async def _create(self, messages: Messages, max_tokens: int | None, response_format: dict[str, Any] | None) -> Any:
+        kwargs: dict[str, Any] = {"model": self.model, "messages": [dict(m) for m in messages]}
+        if max_tokens is not None:
+            # max_tokens rather than max_completion_tokens: every local server understands it.
+            kwargs["max_tokens"] = max_tokens
+        if response_format is not None:
+            kwargs["response_format"] = response_format
+        return await self._client.chat.completions.create(**kwargs)
+
+    def _result(self, completion: Any, messages: Messages, *, structured: bool) -> ChatResult:
+        try:
+            choice = completion.choices[0]
+            text = choice.message.content or ""
+            finish_reason = choice.finish_reason
+        except (AttributeError, IndexError, TypeError):
+            raise SourceUnavailable(f"LLM endpoint {self.endpoint} returned a completion without choices") from None
+        usage = getattr(completion, "usage", None)
+        prompt_tokens = getattr(usage, "prompt_tokens", None)
+        completion_tokens = getattr(usage, "completion_tokens", None)
+        estimated = not isinstance(prompt_tokens, int) or not isinstance(completion_tokens, int)
+        if estimated:
+            prompt_tokens = estimate_message_tokens(messages)
+            completion_tokens = count_tokens_estimate(text)
+        assert isinstance(prompt_tokens, int) and isinstance(completion_tokens, int)
+        return ChatResult(
+            text=text,
+            prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
+            cost_usd=self.cost_usd(prompt_tokens, completion_tokens),
+            model=getattr(completion, "model", None) or self.model,
+            finish_reason=finish_reason,
+            usage_estimated=estimated,
+            structured=structured,
+        )
+
+    def _redact(self, text: str) -> str:
+        if self._api_key and self._api_key != PLACEHOLDER_API_KEY:
+            text = text.replace(self._api_key, "***")
+        return text
+
+    def _server_message(self, exc: openai.APIError) -> str:
+        body = exc.body
+        if isinstance(body, dict):
+            inner = body.get("error", body)
+            raw = inner.get("message") if isinstance(inner, dict) else None
+            message = str(raw) if raw else json.dumps(body)[:_MAX_SERVER_MESSAGE]
+        elif body is not None:
+            message = str(body)
+        else:
+            message = ""
+        message = " ".join(self._redact(message).split())
+        if len(message) > _MAX_SERVER_MESSAGE:
+            message = message[: _MAX_SERVER_MESSAGE - 1] + "…"
+        return message or "no details"
+
+    def _translate(self, exc: openai.OpenAIError) -> SourceUnavailable:
+        """One line for the person running paperscout; deliberately drops the openai exception (and its body)."""
+        where = f"LLM endpoint {self.endpoint}"
+        retries = self._settings.llm_max_retries
+        after = f" after {retries} retr{'y' if retries == 1 else 'ies'}" if retries else ""
+        if isinstance(exc, openai.APITimeoutError):
+            return SourceUnavailable(f"{where} timed out ({self._settings.llm_timeout_seconds:g} s){after}")
+        if isinstance(exc, openai.APIConnectionError):
+            return SourceUnavailable(f"{where} could not be reached{after}")
+        if isinstance(exc, openai.APIStatusError):
+            status = exc.status_code
+            if status in (401, 403):
+                # Some servers echo (part of) the key they were given; say nothing of what they sent.
+                return LLMRequestRejected(
+                    f"{where} refused the API key (HTTP {status})", status_code=status, code=exc.code
+                )
+            detail = self._server_message(exc)
+            if status == 429:
+                return SourceUnavailable(f"{where} kept rate-limiting (HTTP 429){after}: {detail}")
+            if status >= 500 or status in (408, 409):
+                return SourceUnavailable(f"{where} failed (HTTP {status}){after}: {detail}")
+            return LLMRequestRejected(
+                f"{where} rejected the request (HTTP {status}): {detail}", status_code=status, code=exc.code
+            )
+        if isinstance(exc, openai.APIError):
+            return SourceUnavailable(f"{where} returned an unexpected response ({type(exc).__name__})")
+        return SourceUnavailable(f"{where} failed ({type(exc).__name__})")

@@ -1,0 +1,163 @@
+"""Plain data types shared by every part of paperscout.
+
+These are the nouns of the system: a paper, an interest profile, a place to post (target),
+a scored paper and the digest built from them. They carry no I/O.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import re
+from dataclasses import dataclass, field
+
+ARXIV_ABS_URL = "https://arxiv.org/abs/"
+
+# New-style ids (2505.17083) and old-style ids (hep-th/9901001), with an optional version suffix.
+_ARXIV_ID = re.compile(r"^(?P<base>(\d{4}\.\d{4,5})|([a-z\-]+(\.[A-Z]{2})?/\d{7}))(v(?P<version>\d+))?$")
+
+
+class InvalidPaperId(ValueError):
+    """Raised when a string is not an arXiv identifier."""
+
+
+def split_arxiv_id(raw: str) -> tuple[str, int | None]:
+    """Return the version-less arXiv id and the version (or None) of `raw`.
+
+    Accepts bare ids, ``arXiv:`` prefixes and abs/pdf URLs.
+    """
+    text = raw.strip()
+    text = re.sub(r"^(https?://)?(www\.|export\.)?arxiv\.org/(abs|pdf)/", "", text)
+    text = re.sub(r"(?i)^arxiv:", "", text).removesuffix(".pdf")
+    match = _ARXIV_ID.match(text)
+    if not match:
+        raise InvalidPaperId(f"not an arXiv id: {raw!r}")
+    version = match.group("version")
+    return match.group("base"), int(version) if version else None
+
+
+def day_to_int(day: dt.date) -> int:
+    """Encode a date as the yyyymmdd integer stored in metadata filters."""
+    return day.year * 10000 + day.month * 100 + day.day
+
+
+def int_to_day(value: int) -> dt.date:
+    """Decode a yyyymmdd integer back into a date."""
+    return dt.date(value // 10000, value // 100 % 100, value % 100)
+
+
+@dataclass(frozen=True, slots=True)
+class Paper:
+    """One arXiv paper as paperscout stores it (version-less id)."""
+
+    id: str
+    title: str
+    authors: tuple[str, ...]
+    abstract: str
+    categories: tuple[str, ...]
+    announced: dt.date
+    comment: str = ""
+    version: int | None = None
+    announce_type: str = "new"  # new | cross | replace | replace-cross
+
+    @property
+    def url(self) -> str:
+        """The arXiv abstract page."""
+        return ARXIV_ABS_URL + self.id
+
+    @property
+    def primary_category(self) -> str:
+        """The first category is the primary one."""
+        return self.categories[0] if self.categories else ""
+
+    @property
+    def text(self) -> str:
+        """The text that is embedded and searched: title and abstract."""
+        return f"{self.title}. {self.abstract}"
+
+    @property
+    def content_hash(self) -> str:
+        """Changes when the embedded text changes, so a replaced paper is re-embedded once."""
+        return hashlib.sha256(self.text.encode("utf-8")).hexdigest()[:16]
+
+
+@dataclass(frozen=True, slots=True)
+class Topic:
+    """A named interest with what to want and what to avoid, in the user's words."""
+
+    name: str
+    want: str
+    avoid: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Profile:
+    """An interest profile: free-text topics, keyword signals, categories and watched authors."""
+
+    name: str
+    topics: tuple[Topic, ...]
+    boost: tuple[str, ...] = ()
+    penalize: tuple[str, ...] = ()
+    applications: tuple[str, ...] = ()
+    categories: tuple[str, ...] = ()
+    authors: tuple[str, ...] = ()
+    keep_if: str = ""
+
+    @property
+    def fingerprint(self) -> str:
+        """A short hash of everything that affects scores; cached scores are keyed by it."""
+        parts = [self.name, *(f"{t.name}|{t.want}|{t.avoid}" for t in self.topics)]
+        parts += ["b:" + "|".join(self.boost), "p:" + "|".join(self.penalize)]
+        parts += ["a:" + "|".join(self.applications), "c:" + "|".join(self.categories)]
+        parts += ["w:" + "|".join(self.authors)]
+        return hashlib.sha256("\n".join(parts).encode("utf-8")).hexdigest()[:12]
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """A place digests are posted to: a Discord channel, a Telegram chat, a user's DM or the console."""
+
+    platform: str  # discord | telegram | console
+    chat_id: str
+    profile_name: str
+    categories: tuple[str, ...] = ("cs.LG", "cs.AI")
+    post_time: str = "09:00"
+    timezone: str = "UTC"
+    digest_size: int = 15
+    id: int | None = None
+
+    @property
+    def key(self) -> str:
+        """A stable name for logs and the posting ledger."""
+        return f"{self.platform}:{self.chat_id}"
+
+
+@dataclass(frozen=True, slots=True)
+class ScoredPaper:
+    """A paper with its ranking score and the reasons it was picked."""
+
+    paper: Paper
+    score: float
+    relevance: float  # 1-10 scale shown to readers
+    novelty: float  # 1-10 scale shown to readers
+    reasons: tuple[str, ...] = ()
+    author_hits: tuple[str, ...] = ()
+    tldr: str = ""
+    comment: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Digest:
+    """One day's ranked digest for one profile."""
+
+    day: dt.date
+    profile_name: str
+    scanned: int
+    items: tuple[ScoredPaper, ...]
+    notes: tuple[str, ...] = ()
+    usage: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def picked(self) -> int:
+        """How many papers made it into the digest."""
+        return len(self.items)

@@ -1,0 +1,125 @@
+"""Interest profiles: load and validate the TOML format, and serialise profiles for storage."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from bot.models import Profile, Topic
+
+MAX_TEXT = 2000  # one topic's want/avoid text; longer text is almost always a paste accident
+MAX_LIST = 200
+
+_TOP_KEYS = {"name", "categories", "authors", "topics", "keywords", "scoring", "description"}
+_TOPIC_KEYS = {"name", "want", "avoid"}
+_KEYWORD_KEYS = {"boost", "penalize", "applications"}
+_SCORING_KEYS = {"keep_if"}
+
+
+class ProfileError(ValueError):
+    """A profile file or mapping that cannot be used, with a message naming the problem."""
+
+
+def _strings(value: Any, where: str) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ProfileError(f"{where} must be a list of strings")
+    if len(value) > MAX_LIST:
+        raise ProfileError(f"{where} has {len(value)} entries; at most {MAX_LIST}")
+    return tuple(v.strip() for v in value if v.strip())
+
+
+def _text(value: Any, where: str, required: bool = False) -> str:
+    if value is None and not required:
+        return ""
+    if not isinstance(value, str) or (required and not value.strip()):
+        raise ProfileError(f"{where} must be {'non-empty ' if required else ''}text")
+    if len(value) > MAX_TEXT:
+        raise ProfileError(f"{where} is {len(value)} characters; at most {MAX_TEXT}")
+    return value.strip()
+
+
+def _unknown(keys: Mapping[str, Any], allowed: set[str], where: str) -> None:
+    extra = sorted(set(keys) - allowed)
+    if extra:
+        raise ProfileError(f"unknown field {extra[0]!r} in {where} (allowed: {', '.join(sorted(allowed))})")
+
+
+def profile_from_mapping(data: Mapping[str, Any]) -> Profile:
+    """Validate a parsed profile (TOML or JSON shape) and build a `Profile`."""
+    _unknown(data, _TOP_KEYS, "profile")
+    topics_raw = data.get("topics", [])
+    if not isinstance(topics_raw, list):
+        raise ProfileError("topics must be a list of [[topics]] tables")
+    topics = []
+    for i, raw in enumerate(topics_raw, 1):
+        if not isinstance(raw, Mapping):
+            raise ProfileError(f"topic {i} must be a table with name, want and avoid")
+        _unknown(raw, _TOPIC_KEYS, f"topic {i}")
+        want = _text(raw.get("want"), f"topic {i} 'want'", required=True)
+        name = _text(raw.get("name"), f"topic {i} 'name'") or want[:40]
+        topics.append(Topic(name=name, want=want, avoid=_text(raw.get("avoid"), f"topic {i} 'avoid'")))
+    keywords = data.get("keywords", {})
+    if not isinstance(keywords, Mapping):
+        raise ProfileError("keywords must be a table")
+    _unknown(keywords, _KEYWORD_KEYS, "keywords")
+    scoring = data.get("scoring", {})
+    if not isinstance(scoring, Mapping):
+        raise ProfileError("scoring must be a table")
+    _unknown(scoring, _SCORING_KEYS, "scoring")
+    profile = Profile(
+        name=_text(data.get("name"), "name") or "profile",
+        topics=tuple(topics),
+        boost=_strings(keywords.get("boost", []), "keywords.boost"),
+        penalize=_strings(keywords.get("penalize", []), "keywords.penalize"),
+        applications=_strings(keywords.get("applications", []), "keywords.applications"),
+        categories=_strings(data.get("categories", []), "categories"),
+        authors=_strings(data.get("authors", []), "authors"),
+        keep_if=_text(scoring.get("keep_if"), "scoring.keep_if"),
+    )
+    if not profile.topics and not profile.boost and not profile.authors:
+        raise ProfileError("a profile needs at least one topic, boost keyword or watched author")
+    return profile
+
+
+def load_profile(path: str | Path) -> Profile:
+    """Read a TOML profile file; raises `ProfileError` naming the file and the problem."""
+    file = Path(path)
+    try:
+        data = tomllib.loads(file.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ProfileError(f"profile file not found: {file}") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ProfileError(f"{file}: not valid TOML: {exc}") from None
+    try:
+        return profile_from_mapping(data)
+    except ProfileError as exc:
+        raise ProfileError(f"{file}: {exc}") from None
+
+
+def profile_to_mapping(profile: Profile) -> dict[str, Any]:
+    """The inverse of `profile_from_mapping`, for JSON storage."""
+    return {
+        "name": profile.name,
+        "categories": list(profile.categories),
+        "authors": list(profile.authors),
+        "topics": [{"name": t.name, "want": t.want, "avoid": t.avoid} for t in profile.topics],
+        "keywords": {
+            "boost": list(profile.boost),
+            "penalize": list(profile.penalize),
+            "applications": list(profile.applications),
+        },
+        "scoring": {"keep_if": profile.keep_if} if profile.keep_if else {},
+    }
+
+
+def profile_to_json(profile: Profile) -> str:
+    """Serialise a profile for the profiles table."""
+    return json.dumps(profile_to_mapping(profile), ensure_ascii=False, sort_keys=True)
+
+
+def profile_from_json(text: str) -> Profile:
+    """Parse a profile stored with `profile_to_json`."""
+    return profile_from_mapping(json.loads(text))

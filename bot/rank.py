@@ -1,0 +1,570 @@
+"""Cold-start ranking: score a day's papers against interest profiles without an LLM or any feedback.
+
+The score of paper x for profile p is a sum of terms, all in cosine-similarity units:
+
+    want      soft maximum (log-mean-exp, temperature T) of cos(x, v) over the profile's want vectors:
+              one per topic `want` text and one per boost keyword
+    avoid     - w_avoid * max(0, avoid - want), where avoid is the same soft maximum over the topics' `avoid`
+              texts and the penalize/application keywords. Only the excess counts, because avoid texts are
+              usually close to the field the profile wants.
+    keywords  + w_boost * min(boost hits, cap) - w_penalize * min(...) - w_application * min(...), where a hit is
+              a whole-word phrase match that ignores case, hyphens and plurals
+    category  + w_category if the primary category is one of the profile's categories
+    cues      + w_novelty * (min(theory cues, cap) - min(resource/application cues, cap)): generic signs of a
+              new method or theory versus a dataset, case study or application; a cue the profile itself
+              asks for (in its wants or boost keywords) is not held against it
+    authors   + w_author when a watched author wrote the paper, enough to lift it above every other paper
+
+No term uses statistics of the day, so scores are comparable across days. Several profiles are scored at once:
+the dense part is one matrix product against the distinct vectors of a chunk of profiles, and keywords are
+matched once per distinct keyword per day (`PaperFeatures` caches them) and combined by sparse products.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sp
+
+from bot.models import Paper, Profile, ScoredPaper
+
+Embedder = Callable[[list[str]], np.ndarray]
+
+# Generic contribution cues. Profile-independent on purpose: they stand for "new theory or method" versus
+# "a resource, an evaluation or an application", the novelty axis of the digest.
+THEORY_CUES: tuple[str, ...] = (
+    "theorem",
+    "prove",
+    "proved",
+    "proof",
+    "provably",
+    "provable",
+    "theoretical",
+    "theoretically",
+    "theory",
+    "guarantee",
+    "convergence",
+    "upper bound",
+    "lower bound",
+    "asymptotic",
+    "closed form",
+    "we show that",
+)
+APPLIED_CUES: tuple[str, ...] = (
+    "dataset",
+    "case study",
+    "we evaluate",
+    "survey",
+    "real world",
+    "application",
+    "pipeline",
+    "platform",
+    "open source",
+    "toolkit",
+    "clinical",
+    "patient",
+    "medical",
+    "healthcare",
+)
+_CUES: tuple[str, ...] = THEORY_CUES + APPLIED_CUES
+
+
+@dataclass(frozen=True, slots=True)
+class RankWeights:
+    """The few constants of the cold-start score (cosine units), chosen by leave-one-day-out checks."""
+
+    temperature: float = 10.0
+    avoid: float = 0.3
+    boost: float = 0.02
+    penalize: float = 0.04
+    application: float = 0.02
+    category: float = 0.01
+    novelty: float = 0.025
+    author: float = 1.0
+    keyword_cap: int = 2
+    # Cosine similarities of MiniLM that map to relevance 1 and 10; another embedding model needs its own.
+    relevance_low: float = 0.05
+    relevance_high: float = 0.35
+
+
+DEFAULT_WEIGHTS = RankWeights()
+
+_PROFILE_CHUNK_VECTORS = 32768  # bounds the papers x vectors block held in memory while scoring many profiles
+
+
+# ---------------------------------------------------------------- text normalisation
+
+
+def _fold(token: str) -> str:
+    # Crude plural folding, applied identically to texts and keywords, so "experts" ~ "expert", "MoEs" ~ "MoE".
+    if len(token) > 4 and token.endswith("ies"):
+        return token[:-3] + "y"
+    if len(token) > 4 and token.endswith(("ses", "xes", "zes", "ches", "shes")):
+        return token[:-2]
+    if len(token) > 3 and token.endswith("s") and not token.endswith(("ss", "us", "is")):
+        return token[:-1]
+    return token
+
+
+def _ascii_lower(text: str) -> str:
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(c for c in decomposed if not unicodedata.combining(c)).lower()
+
+
+_WORD = re.compile(r"[^\W_]+")
+
+
+def text_tokens(text: str) -> list[str]:
+    """Lowercase, diacritic-free, plural-folded word tokens; hyphens and punctuation separate words."""
+    return [_fold(t) for t in _WORD.findall(_ascii_lower(text))]
+
+
+def phrase_key(phrase: str) -> str:
+    """The normalised form a keyword is matched by ("Mixture-of-Experts" -> "mixture of expert")."""
+    return " ".join(text_tokens(phrase))
+
+
+# ---------------------------------------------------------------- authors
+
+
+@dataclass(frozen=True, slots=True)
+class _NameKey:
+    full: str  # first and last name
+    initial: str  # first initial and last name
+    is_initial: bool  # the name was written with an initial ("Y. LeCun")
+
+
+def _name_key(name: str) -> _NameKey | None:
+    text = _ascii_lower(name).replace("'", "").replace("\u2019", "")
+    if "," in text:  # "LeCun, Yann"
+        last, first = text.split(",", 1)
+        text = f"{first} {last}"
+    parts = _WORD.findall(text)
+    if not parts:
+        return None
+    first, last = parts[0], parts[-1]
+    if len(parts) == 1:
+        return _NameKey(first, first, False)
+    return _NameKey(f"{first} {last}", f"{first[0]} {last}", len(first) == 1)
+
+
+def _author_hits(
+    features: PaperFeatures, profiles: Sequence[ProfileModel]
+) -> tuple[np.ndarray, dict[tuple[int, int], list[str]]]:
+    """Which (profile, paper) pairs share a watched author, by dictionary look-ups instead of pairwise checks."""
+    full: dict[str, list[int]] = defaultdict(list)
+    initial_any: dict[str, list[int]] = defaultdict(list)
+    initial_only: dict[str, list[int]] = defaultdict(list)
+    for p, model in enumerate(profiles):
+        for key in model.author_keys:
+            initial_any[key.initial].append(p)
+            (initial_only[key.initial] if key.is_initial else full[key.full]).append(p)
+    hits = np.zeros((len(profiles), len(features)), dtype=bool)
+    names: dict[tuple[int, int], list[str]] = defaultdict(list)
+    if not initial_any:
+        return hits, names
+    for j, keys in enumerate(features.author_keys):
+        for name, key in zip(features.authors[j], keys, strict=True):
+            if key is None:
+                continue
+            matched = initial_any.get(key.initial, []) if key.is_initial else full.get(key.full, [])
+            if not key.is_initial:
+                matched = matched + initial_only.get(key.initial, [])
+            for p in set(matched):
+                hits[p, j] = True
+                names[(p, j)].append(name)
+    return hits, names
+
+
+# ---------------------------------------------------------------- per-day paper features
+
+
+@dataclass(eq=False)
+class PaperFeatures:
+    """Profile-independent pieces of one day's papers, computed once and shared by every profile."""
+
+    ids: tuple[str, ...]
+    primary: tuple[str, ...]  # primary category per paper
+    category_codes: dict[str, int]  # primary category -> row of `category_onehot`
+    category_onehot: sp.csr_matrix  # (distinct primary categories, papers)
+    authors: tuple[tuple[str, ...], ...]
+    author_keys: tuple[tuple[_NameKey | None, ...], ...]
+    joined: tuple[str, ...]  # " token token ... " of title and abstract, for phrase look-ups
+    postings: dict[str, np.ndarray]  # token -> indices of papers containing it
+    cue_hits: np.ndarray  # (len(_CUES), papers) bool
+    _keyword_cache: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def keyword_hits(self, key: str) -> np.ndarray:
+        """Boolean vector: which papers contain the normalised phrase `key` (see `phrase_key`)."""
+        cached = self._keyword_cache.get(key)
+        if cached is not None:
+            return cached
+        out = np.zeros(len(self), dtype=bool)
+        tokens = key.split()
+        if tokens:
+            postings = [self.postings.get(t) for t in tokens]
+            if all(p is not None for p in postings):
+                candidates = min(postings, key=len)
+                if len(tokens) == 1:
+                    out[candidates] = True
+                else:
+                    needle = f" {key} "
+                    for i in candidates:
+                        if needle in self.joined[i]:
+                            out[i] = True
+            if len(tokens) > 1:  # "low-rank" also matches "lowrank"
+                closed = self.postings.get("".join(tokens))
+                if closed is not None:
+                    out[closed] = True
+        self._keyword_cache[key] = out
+        return out
+
+    def keyword_matrix(self, keys: Sequence[str]) -> np.ndarray:
+        """(len(keys), papers) float32 matrix of keyword hits."""
+        if not keys:
+            return np.zeros((0, len(self)), dtype=np.float32)
+        return np.stack([self.keyword_hits(k) for k in keys]).astype(np.float32)
+
+
+def paper_features(papers: Sequence[Paper]) -> PaperFeatures:
+    """Tokenise, index and pre-match one day's papers; independent of any profile."""
+    joined: list[str] = []
+    postings_lists: dict[str, list[int]] = defaultdict(list)
+    codes: dict[str, int] = {}
+    for paper in papers:
+        codes.setdefault(paper.primary_category, len(codes))
+    onehot = sp.csr_matrix(
+        (np.ones(len(papers), dtype=np.float32), ([codes[p.primary_category] for p in papers], range(len(papers)))),
+        shape=(len(codes), len(papers)),
+    )
+    for i, paper in enumerate(papers):
+        tokens = text_tokens(paper.text)
+        joined.append(" " + " ".join(tokens) + " ")
+        for token in set(tokens):
+            postings_lists[token].append(i)
+    features = PaperFeatures(
+        ids=tuple(p.id for p in papers),
+        primary=tuple(p.primary_category for p in papers),
+        category_codes=codes,
+        category_onehot=onehot,
+        authors=tuple(tuple(p.authors) for p in papers),
+        author_keys=tuple(tuple(_name_key(a) for a in p.authors) for p in papers),
+        joined=tuple(joined),
+        postings={t: np.array(ix, dtype=np.int64) for t, ix in postings_lists.items()},
+        cue_hits=np.zeros((len(_CUES), len(papers)), dtype=bool),
+    )
+    features.cue_hits = features.keyword_matrix([phrase_key(c) for c in _CUES]).astype(bool)
+    return features
+
+
+# ---------------------------------------------------------------- compiled profiles
+
+
+@dataclass(frozen=True, eq=False)
+class ProfileModel:
+    """A profile compiled for scoring: embedded want/avoid texts, normalised keywords, categories, authors."""
+
+    name: str
+    fingerprint: str
+    topic_names: tuple[str, ...]
+    want_texts: tuple[str, ...]  # topic wants, then boost keywords
+    want_topic: tuple[int, ...]  # topic index of each want vector; -1 for a boost keyword
+    want_vecs: np.ndarray  # (n_want, dim) float32, L2-normalised
+    avoid_texts: tuple[str, ...]
+    avoid_vecs: np.ndarray  # (n_avoid, dim)
+    boost: tuple[tuple[str, str], ...]  # (keyword as written, normalised key)
+    penalize: tuple[tuple[str, str], ...]
+    applications: tuple[tuple[str, str], ...]
+    categories: frozenset[str]
+    authors: tuple[str, ...]
+    author_keys: tuple[_NameKey, ...]
+    cue_sign: np.ndarray  # (len(_CUES),) +1 theory cue, -1 applied cue, 0 when the profile asks for the cue
+
+    @property
+    def dim(self) -> int:
+        """Embedding dimension (0 for a profile without texts)."""
+        return int(self.want_vecs.shape[1]) if self.want_vecs.size else int(self.avoid_vecs.shape[1])
+
+
+def _keywords(words: Iterable[str]) -> tuple[tuple[str, str], ...]:
+    seen: dict[str, str] = {}
+    for word in words:
+        key = phrase_key(word)
+        if key and key not in seen:
+            seen[key] = word
+    return tuple((word, key) for key, word in seen.items())
+
+
+def _embed(embed: Embedder, texts: list[str]) -> np.ndarray:
+    if not texts:
+        return np.zeros((0, 0), dtype=np.float32)
+    vecs = np.asarray(embed(texts), dtype=np.float32)
+    norms = np.linalg.norm(vecs, axis=1, keepdims=True)
+    return vecs / np.where(norms > 0, norms, 1.0)
+
+
+def compile_profile(profile: Profile, embed: Embedder) -> ProfileModel:
+    """Embed a profile's texts once; rebuild when `profile.fingerprint` changes."""
+    topics = [t for t in profile.topics if t.want.strip()]
+    boost = _keywords(profile.boost)
+    penalize = _keywords(profile.penalize)
+    applications = _keywords(profile.applications)
+    want_texts = [t.want for t in topics] + [word for word, _ in boost]
+    avoid_texts = [t.avoid for t in topics if t.avoid.strip()]
+    avoid_texts += [word for word, _ in penalize] + [word for word, _ in applications]
+    vecs = _embed(embed, want_texts + avoid_texts)
+    dim = vecs.shape[1]
+    # A cue the profile wants (e.g. a profile about datasets) must not count against a paper.
+    wanted = " ".join(" " + " ".join(text_tokens(t)) + " " for t in want_texts)
+    unwanted = " ".join(f" {key} " for _, key in penalize + applications)
+    signs = []
+    for cue in _CUES:
+        needle = f" {phrase_key(cue)} "
+        if cue in THEORY_CUES:
+            signs.append(0.0 if needle in unwanted else 1.0)
+        else:
+            signs.append(0.0 if needle in wanted else -1.0)
+    author_keys = tuple(k for k in (_name_key(a) for a in profile.authors) if k is not None)
+    return ProfileModel(
+        name=profile.name,
+        fingerprint=profile.fingerprint,
+        topic_names=tuple(t.name for t in topics),
+        want_texts=tuple(want_texts),
+        want_topic=tuple(range(len(topics))) + (-1,) * len(boost),
+        want_vecs=vecs[: len(want_texts)].reshape(len(want_texts), dim),
+        avoid_texts=tuple(avoid_texts),
+        avoid_vecs=vecs[len(want_texts) :].reshape(len(avoid_texts), dim),
+        boost=boost,
+        penalize=penalize,
+        applications=applications,
+        categories=frozenset(profile.categories),
+        authors=tuple(profile.authors),
+        author_keys=author_keys,
+        cue_sign=np.array(signs, dtype=np.float32),
+    )
+
+
+# ---------------------------------------------------------------- scoring
+
+
+@dataclass(frozen=True, slots=True)
+class _Terms:
+    """Per-term scores, each (profiles, papers), before weighting (keyword counts already capped)."""
+
+    want: np.ndarray
+    avoid_excess: np.ndarray
+    boost: np.ndarray
+    penalize: np.ndarray
+    applications: np.ndarray
+    category: np.ndarray
+    theory: np.ndarray
+    applied: np.ndarray
+    authors: np.ndarray
+
+
+def _soft_max_terms(vecs: np.ndarray, profiles: Sequence[ProfileModel], temperature: float) -> tuple[np.ndarray, ...]:
+    """Log-mean-exp similarity to each profile's want vectors and to its avoid vectors, (profiles, papers) each."""
+    # Profiles often share texts (keywords, copied topics): each distinct text costs one row of the product.
+    column: dict[str, int] = {}
+    unique: list[np.ndarray] = []
+    entries: dict[str, tuple[list[int], list[int], list[float]]] = {"want": ([], [], []), "avoid": ([], [], [])}
+    for p, model in enumerate(profiles):
+        for kind, texts, kind_vecs in (
+            ("want", model.want_texts, model.want_vecs),
+            ("avoid", model.avoid_texts, model.avoid_vecs),
+        ):
+            rows, cols, vals = entries[kind]
+            for text, vec in zip(texts, kind_vecs, strict=True):
+                if text not in column:
+                    column[text] = len(unique)
+                    unique.append(vec)
+                rows.append(p)
+                cols.append(column[text])
+                vals.append(1.0 / len(texts))
+    results = []
+    expo = None
+    if unique:
+        expo = (np.stack(unique).astype(np.float32, copy=False) * temperature) @ vecs.T  # (distinct texts, papers)
+        expo -= temperature  # cosine <= 1, so exp stays in (0, 1]
+        np.exp(expo, out=expo)
+    for kind in ("want", "avoid"):
+        rows, cols, vals = entries[kind]
+        out = np.zeros((len(profiles), vecs.shape[0]), dtype=np.float32)
+        if rows and expo is not None:
+            mix = sp.csr_matrix((np.asarray(vals, np.float32), (rows, cols)), shape=(len(profiles), len(unique)))
+            mean = np.asarray(mix @ expo, dtype=np.float32)
+            present = np.bincount(rows, minlength=len(profiles)) > 0
+            out[present] = 1.0 + np.log(mean[present]) / temperature
+        results.append(out)
+    return tuple(results)
+
+
+def _sparse_rows(pairs: list[tuple[int, int]], shape: tuple[int, int]) -> sp.csr_matrix:
+    rows = [r for r, _ in pairs]
+    cols = [c for _, c in pairs]
+    return sp.csr_matrix((np.ones(len(pairs), dtype=np.float32), (rows, cols)), shape=shape)
+
+
+def _terms(
+    paper_vecs: np.ndarray, features: PaperFeatures, profiles: Sequence[ProfileModel], weights: RankWeights
+) -> _Terms:
+    n, count = len(features), len(profiles)
+    vecs = np.asarray(paper_vecs, dtype=np.float32).reshape(n, -1)
+    want, avoid = _soft_max_terms(vecs, profiles, weights.temperature)
+    has_avoid = np.array([bool(m.avoid_texts) for m in profiles])[:, None]
+    excess = np.maximum(avoid - want, 0.0) * has_avoid
+
+    keys = sorted({key for m in profiles for _, key in m.boost + m.penalize + m.applications})
+    kw_col = {k: i for i, k in enumerate(keys)}
+    kw_matrix = features.keyword_matrix(keys)
+    cap = float(weights.keyword_cap)
+    counts = {}
+    for attr in ("boost", "penalize", "applications"):
+        pairs = [(p, kw_col[key]) for p, m in enumerate(profiles) for _, key in getattr(m, attr)]
+        hits = np.asarray(_sparse_rows(pairs, (count, len(keys))) @ kw_matrix, dtype=np.float32)
+        counts[attr] = np.minimum(hits, cap, out=hits)
+
+    signs = np.stack([m.cue_sign for m in profiles])
+    cue = features.cue_hits.astype(np.float32)
+    theory = np.minimum(np.maximum(signs, 0.0) @ cue, cap)
+    applied = np.minimum(np.maximum(-signs, 0.0) @ cue, cap)
+    codes = features.category_codes
+    member = _sparse_rows(
+        [(p, codes[c]) for p, m in enumerate(profiles) for c in m.categories if c in codes], (count, len(codes))
+    )
+    category = np.asarray((member @ features.category_onehot).toarray(), dtype=np.float32)
+    authors, _ = _author_hits(features, profiles)
+    return _Terms(
+        want=want,
+        avoid_excess=excess,
+        boost=counts["boost"],
+        penalize=counts["penalize"],
+        applications=counts["applications"],
+        category=category,
+        theory=theory,
+        applied=applied,
+        authors=authors.astype(np.float32),
+    )
+
+
+def _combine(terms: _Terms, weights: RankWeights) -> np.ndarray:
+    score = terms.want.astype(np.float32, copy=True)
+    for value, weight in (
+        (terms.avoid_excess, -weights.avoid),
+        (terms.boost, weights.boost),
+        (terms.penalize, -weights.penalize),
+        (terms.applications, -weights.application),
+        (terms.category, weights.category),
+        (terms.theory, weights.novelty),
+        (terms.applied, -weights.novelty),
+        (terms.authors, weights.author),
+    ):
+        if weight:
+            score += np.float32(weight) * value
+    return score
+
+
+def score_papers(
+    paper_vecs: np.ndarray,
+    features: PaperFeatures,
+    profiles: Sequence[ProfileModel],
+    weights: RankWeights = DEFAULT_WEIGHTS,
+) -> np.ndarray:
+    """Scores of shape (len(profiles), len(papers)); higher is better, comparable across days.
+
+    `paper_vecs` holds L2-normalised embeddings of `Paper.text`, in the order `features` was built from.
+    """
+    out = np.zeros((len(profiles), len(features)), dtype=np.float32)
+    if len(features) == 0 or not profiles:
+        return out
+    start = 0
+    while start < len(profiles):
+        stop, size = start, 0
+        while stop < len(profiles) and (stop == start or size < _PROFILE_CHUNK_VECTORS):
+            size += len(profiles[stop].want_texts) + len(profiles[stop].avoid_texts)
+            stop += 1
+        out[start:stop] = _combine(_terms(paper_vecs, features, profiles[start:stop], weights), weights)
+        start = stop
+    return out
+
+
+# ---------------------------------------------------------------- one profile, with reasons
+
+
+def _scale(value: float, low: float, high: float) -> float:
+    return float(np.clip(1.0 + 9.0 * (value - low) / (high - low), 1.0, 10.0))
+
+
+def rank_for_profile(
+    papers: Sequence[Paper],
+    paper_vecs: np.ndarray,
+    profile_model: ProfileModel,
+    top_k: int,
+    features: PaperFeatures | None = None,
+    weights: RankWeights = DEFAULT_WEIGHTS,
+) -> list[ScoredPaper]:
+    """The `top_k` best papers for one profile, best first, with reasons and 1-10 relevance and novelty.
+
+    Pass `features` when the day's `paper_features` are already built, to reuse them.
+    """
+    if not papers or top_k <= 0:
+        return []
+    features = features if features is not None else paper_features(papers)
+    terms = _terms(paper_vecs, features, [profile_model], weights)
+    scores = _combine(terms, weights)[0]
+    order = np.argsort(-scores, kind="stable")[:top_k]
+    vecs = np.asarray(paper_vecs, dtype=np.float32).reshape(len(papers), -1)
+    _, author_names = _author_hits(features, [profile_model])
+    out = []
+    for j in order:
+        j = int(j)
+        reasons: list[str] = []
+        if profile_model.want_texts:
+            sims = profile_model.want_vecs @ vecs[j]
+            best = int(np.argmax(sims))
+            topic = profile_model.want_topic[best]
+            label = (
+                f"topic '{profile_model.topic_names[topic]}'" if topic >= 0 else f"'{profile_model.want_texts[best]}'"
+            )
+            reasons.append(f"closest to {label} (similarity {sims[best]:.2f})")
+        for title, attr in (("keywords", "boost"), ("penalized", "penalize"), ("application", "applications")):
+            hit = [word for word, key in getattr(profile_model, attr) if features.keyword_hits(key)[j]]
+            if hit:
+                reasons.append(f"{title}: {', '.join(hit)}")
+        if terms.avoid_excess[0, j] > 0:
+            sims = profile_model.avoid_vecs @ vecs[j]
+            reasons.append(f"near avoided '{profile_model.avoid_texts[int(np.argmax(sims))]}'")
+        if terms.category[0, j]:
+            reasons.append(f"primary category {features.primary[j]}")
+        cues = [c for c, s, h in zip(_CUES, profile_model.cue_sign, features.cue_hits[:, j], strict=True) if h and s]
+        theory = [c for c in cues if c in THEORY_CUES]
+        applied = [c for c in cues if c not in THEORY_CUES]
+        if theory:
+            reasons.append(f"theory cues: {', '.join(theory)}")
+        if applied:
+            reasons.append(f"applied cues: {', '.join(applied)}")
+        hits = tuple(author_names.get((0, j), ()))
+        if hits:
+            reasons.append(f"watched author: {', '.join(hits)}")
+        relevance_raw = scores[j] - weights.novelty * (terms.theory[0, j] - terms.applied[0, j])
+        relevance_raw -= weights.author * terms.authors[0, j]
+        novelty_raw = 5.0 + 2.0 * (terms.theory[0, j] - terms.applied[0, j])
+        out.append(
+            ScoredPaper(
+                paper=papers[j],
+                score=float(scores[j]),
+                relevance=round(_scale(float(relevance_raw), weights.relevance_low, weights.relevance_high), 1),
+                novelty=round(float(np.clip(novelty_raw, 1.0, 10.0)), 1),
+                reasons=tuple(reasons),
+                author_hits=hits,
+            )
+        )
+    return out

@@ -1,0 +1,177 @@
+"""The Chroma vector store: one vector per paper, with filterable metadata.
+
+Chroma's Python client is synchronous, so every call runs in a worker thread to keep the event loop (and the
+chat adapters on it) responsive. By default the store is a `PersistentClient` under the state directory; with
+`PAPERSCOUT_CHROMA_URL` it is an `HttpClient` to a Chroma server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlparse
+
+import numpy as np
+
+from bot.config import Settings
+from bot.embed import ChromaEmbeddingAdapter, Embedder
+from bot.errors import ConfigError, StateError
+from bot.models import Paper, day_to_int
+
+log = logging.getLogger(__name__)
+
+CATEGORY_FLAG = "cat_"  # metadata key prefix: {"cat_cs.LG": True} lets `where` filter on one category
+
+
+def category_key(category: str) -> str:
+    """The metadata key that marks a paper as listed in `category`."""
+    return CATEGORY_FLAG + category
+
+
+def paper_metadata(paper: Paper, tldr: str = "") -> dict[str, Any]:
+    """The metadata stored next to a paper's vector (filterable fields are ints/bools)."""
+    meta: dict[str, Any] = {
+        "title": paper.title[:500],
+        "authors": "; ".join(paper.authors)[:2000],
+        "announced": day_to_int(paper.announced),
+        "primary_category": paper.primary_category,
+        "categories": " ".join(paper.categories),
+        "content_hash": paper.content_hash,
+    }
+    if tldr:
+        meta["tldr"] = tldr[:600]
+    for category in paper.categories:
+        meta[category_key(category)] = True
+    return meta
+
+
+@dataclass(frozen=True, slots=True)
+class VectorHit:
+    """One nearest-neighbour result."""
+
+    id: str
+    similarity: float
+    metadata: dict[str, Any]
+
+
+class VectorStore:
+    """Paper vectors and metadata in a Chroma collection; all methods are async and thread-offloaded."""
+
+    def __init__(self, settings: Settings, embedder: Embedder) -> None:
+        self.settings = settings
+        self.embedder = embedder
+        self._collection: Any = None
+        self._lock = asyncio.Lock()
+
+    def _open_sync(self) -> Any:
+        import chromadb
+        from chromadb.config import Settings as ChromaSettings
+        from chromadb.utils.embedding_functions import register_embedding_function
+
+        register_embedding_function(ChromaEmbeddingAdapter)
+
+        chroma_settings = ChromaSettings(anonymized_telemetry=False, allow_reset=False)
+        if self.settings.chroma_url:
+            url = urlparse(self.settings.chroma_url)
+            if not url.hostname:
+                raise ConfigError(f"PAPERSCOUT_CHROMA_URL is not a URL: {self.settings.chroma_url!r}")
+            client = chromadb.HttpClient(
+                host=url.hostname,
+                port=url.port or (443 if url.scheme == "https" else 8000),
+                ssl=url.scheme == "https",
+                settings=chroma_settings,
+            )
+        else:
+            self.settings.chroma_path.mkdir(parents=True, exist_ok=True)
+            try:
+                client = chromadb.PersistentClient(path=str(self.settings.chroma_path), settings=chroma_settings)
+            except Exception as exc:  # Chroma raises assorted errors for a damaged directory
+                raise StateError(f"cannot open the vector store at {self.settings.chroma_path}: {exc}") from None
+        return client.get_or_create_collection(
+            name=self.settings.chroma_collection,
+            embedding_function=ChromaEmbeddingAdapter(self.embedder),  # type: ignore[arg-type]
+            configuration={"hnsw": {"space": "cosine"}},
+            metadata={"embedding_model": self.embedder.name},
+        )
+
+    async def collection(self) -> Any:
+        """The Chroma collection, opened on first use."""
+        async with self._lock:
+            if self._collection is None:
+                self._collection = await asyncio.to_thread(self._open_sync)
+            return self._collection
+
+    async def stored_hashes(self, ids: Sequence[str]) -> dict[str, str]:
+        """Map each stored id among `ids` to the content hash its vector was computed from."""
+        if not ids:
+            return {}
+        collection = await self.collection()
+        result = await asyncio.to_thread(collection.get, ids=list(ids), include=["metadatas"])
+        return {i: (m or {}).get("content_hash", "") for i, m in zip(result["ids"], result["metadatas"], strict=True)}
+
+    async def upsert(self, papers: Sequence[Paper], vectors: np.ndarray, tldrs: Sequence[str] | None = None) -> None:
+        """Store vectors and metadata for `papers` (row i of `vectors` belongs to papers[i])."""
+        if not papers:
+            return
+        collection = await self.collection()
+        metas = [paper_metadata(p, (tldrs[i] if tldrs else "")) for i, p in enumerate(papers)]
+        await asyncio.to_thread(
+            collection.upsert,
+            ids=[p.id for p in papers],
+            embeddings=[v for v in vectors],
+            metadatas=metas,
+            documents=[p.text for p in papers],
+        )
+
+    async def update_metadata(self, ids: Sequence[str], metadatas: Sequence[dict[str, Any]]) -> None:
+        """Merge new metadata fields (e.g. a TL;DR) into stored papers without touching their vectors."""
+        if not ids:
+            return
+        collection = await self.collection()
+        await asyncio.to_thread(collection.update, ids=list(ids), metadatas=list(metadatas))
+
+    async def vectors(self, ids: Sequence[str]) -> np.ndarray:
+        """Stored vectors for `ids`, in the order given; raises StateError when one is missing."""
+        if not ids:
+            return np.zeros((0, self.embedder.dim), dtype=np.float32)
+        collection = await self.collection()
+        result = await asyncio.to_thread(collection.get, ids=list(ids), include=["embeddings"])
+        by_id = dict(zip(result["ids"], result["embeddings"], strict=True))
+        missing = [i for i in ids if i not in by_id]
+        if missing:
+            raise StateError(
+                f"{len(missing)} papers have no stored vector (first: {missing[0]}); run paperscout ingest"
+            )
+        return np.asarray([by_id[i] for i in ids], dtype=np.float32)
+
+    async def query(self, vector: np.ndarray, n_results: int, where: dict[str, Any] | None = None) -> list[VectorHit]:
+        """Nearest papers to `vector`, optionally filtered with a Chroma `where` clause."""
+        collection = await self.collection()
+        count = await asyncio.to_thread(collection.count)
+        if count == 0:
+            return []
+        result = await asyncio.to_thread(
+            collection.query,
+            query_embeddings=[vector],
+            n_results=min(n_results, count),
+            where=where,
+            include=["metadatas", "distances"],
+        )
+        return [
+            VectorHit(id=i, similarity=1.0 - float(d), metadata=m or {})
+            for i, d, m in zip(result["ids"][0], result["distances"][0], result["metadatas"][0], strict=True)
+        ]
+
+    async def count(self) -> int:
+        """How many papers have a vector."""
+        collection = await self.collection()
+        return int(await asyncio.to_thread(collection.count))
+
+    async def delete(self, ids: Sequence[str]) -> None:
+        """Remove vectors (used when feedback vectors or papers are forgotten)."""
+        if ids:
+            collection = await self.collection()
+            await asyncio.to_thread(collection.delete, ids=list(ids))

@@ -1,0 +1,535 @@
+"""An OpenAI-compatible server on 127.0.0.1 for tests and benchmarks: real HTTP, scripted answers and faults.
+
+In a test::
+
+    with FakeOpenAI(responder=lambda req: '{"score": 7}') as fake:
+        settings = Settings(llm_base_url=fake.base_url, ...)
+        fake.enqueue(Fault.rate_limit(retry_after=0.2), Fault.server_error())
+        ...
+        assert fake.chat_requests()[0].body["model"] == "..."
+
+From a shell (serves until Ctrl-C)::
+
+    python -m tests.fakes.openai_server --port 8099 --reply "hello"
+
+Endpoints: ``POST /v1/chat/completions`` (also ``/chat/completions``), ``POST /v1/embeddings``,
+``GET /v1/models``. Bodies and error bodies are shaped like OpenAI's. Token counts come from
+`bot.llm.count_tokens_estimate`, so every run counts the same way and the client's estimates match.
+
+Faults are one-shot and consumed in order, one per POST request; `always` sets one that never runs out.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import hashlib
+import json
+import math
+import re
+import socket
+import struct
+import threading
+import time
+import uuid
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Literal
+
+from bot.llm import CHARS_PER_TOKEN, count_tokens_estimate, estimate_message_tokens
+
+# The key tests configure on both sides; long and distinctive so a leak is easy to spot.
+TEST_API_KEY = "sk-fake-paperscout-0123456789abcdef"
+
+Responder = Callable[[dict[str, Any]], str]
+FaultKind = Literal["status", "delay", "malformed", "truncate", "no_usage", "reject_json_schema", "disconnect"]
+
+_ERROR_TYPES = {
+    400: ("invalid_request_error", None),
+    401: ("invalid_request_error", "invalid_api_key"),
+    404: ("invalid_request_error", "unknown_url"),
+    429: ("requests", "rate_limit_exceeded"),
+}
+_WORD = re.compile(r"\w+")
+
+
+@dataclass(frozen=True)
+class Fault:
+    """One scripted misbehaviour of the fake. Build with the class methods."""
+
+    kind: FaultKind
+    status: int = 500
+    retry_after: float | None = None
+    seconds: float = 0.0
+
+    @classmethod
+    def rate_limit(cls, retry_after: float = 0.2) -> Fault:
+        """HTTP 429 with a ``retry-after`` header in seconds."""
+        return cls("status", status=429, retry_after=retry_after)
+
+    @classmethod
+    def server_error(cls, status: int = 500, retry_after: float | None = None) -> Fault:
+        """HTTP 5xx (500 by default), optionally with ``retry-after`` to keep retries fast in tests."""
+        return cls("status", status=status, retry_after=retry_after)
+
+    @classmethod
+    def unavailable(cls, retry_after: float | None = None) -> Fault:
+        """HTTP 503."""
+        return cls("status", status=503, retry_after=retry_after)
+
+    @classmethod
+    def status_code(cls, status: int) -> Fault:
+        """Any HTTP error status with an OpenAI-shaped error body."""
+        return cls("status", status=status)
+
+    @classmethod
+    def delay(cls, seconds: float) -> Fault:
+        """Answer normally, but only after `seconds` (longer than the client timeout to provoke one)."""
+        return cls("delay", seconds=seconds)
+
+    @classmethod
+    def malformed(cls) -> Fault:
+        """HTTP 200 with ``application/json`` and a body that is not JSON."""
+        return cls("malformed")
+
+    @classmethod
+    def truncated(cls) -> Fault:
+        """Half the content, with ``finish_reason: "length"``."""
+        return cls("truncate")
+
+    @classmethod
+    def no_usage(cls) -> Fault:
+        """A completion without the ``usage`` object (as some local servers send)."""
+        return cls("no_usage")
+
+    @classmethod
+    def reject_json_schema(cls) -> Fault:
+        """HTTP 400 if the request asks for ``response_format`` json_schema; no effect otherwise."""
+        return cls("reject_json_schema")
+
+    @classmethod
+    def disconnect(cls) -> Fault:
+        """Close the connection without answering."""
+        return cls("disconnect")
+
+
+@dataclass(frozen=True)
+class RecordedRequest:
+    """A request as the fake saw it. The Authorization value is never kept, only whether it matched."""
+
+    method: str
+    path: str
+    body: dict[str, Any] | None
+    headers: dict[str, str]
+    has_authorization: bool
+    authorized: bool
+    at: float = field(repr=False)  # time.monotonic() on arrival
+
+
+def default_responder(request: dict[str, Any]) -> str:
+    """A deterministic reply naming the start of the last user message."""
+    users = [m for m in request.get("messages", []) if m.get("role") == "user"]
+    last = users[-1].get("content", "") if users else ""
+    if not isinstance(last, str):
+        last = json.dumps(last)
+    return f"fake reply to: {last[:60]}"
+
+
+def fake_embedding(text: str, dimensions: int) -> list[float]:
+    """A deterministic unit vector from hashed words, so texts sharing words are close."""
+    vec = [0.0] * dimensions
+    for word in _WORD.findall(text.lower()):
+        digest = hashlib.sha256(word.encode()).digest()
+        index = int.from_bytes(digest[:4], "little") % dimensions
+        vec[index] += 1.0 if digest[4] & 1 else -1.0
+    norm = math.sqrt(sum(v * v for v in vec))
+    if norm == 0.0:
+        vec[0], norm = 1.0, 1.0
+    return [v / norm for v in vec]
+
+
+class FakeOpenAI:
+    """An OpenAI-compatible HTTP server in a background thread on an ephemeral 127.0.0.1 port."""
+
+    def __init__(
+        self,
+        responder: Responder | None = None,
+        *,
+        model: str = "fake-model",
+        api_key: str | None = None,
+        supports_json_schema: bool = True,
+        embedding_dimensions: int = 16,
+        latency_seconds: float = 0.0,
+        host: str = "127.0.0.1",
+        port: int = 0,
+    ) -> None:
+        """Configure the fake; `api_key`, when set, is required as ``Authorization: Bearer <key>``."""
+        self.responder: Responder = responder or default_responder
+        self.model = model
+        self.api_key = api_key
+        self.supports_json_schema = supports_json_schema
+        self.embedding_dimensions = embedding_dimensions
+        self.latency_seconds = latency_seconds
+        self._address = (host, port)
+        self._lock = threading.Lock()
+        self._faults: deque[Fault] = deque()
+        self._always: Fault | None = None
+        self._requests: list[RecordedRequest] = []
+        self._stopping = threading.Event()
+        self._httpd: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # --- lifecycle ---
+
+    def start(self) -> FakeOpenAI:
+        """Bind and serve in a daemon thread; returns self."""
+        if self._httpd is not None:
+            return self
+        self._stopping.clear()
+        httpd = ThreadingHTTPServer(self._address, _Handler)
+        httpd.daemon_threads = True
+        httpd.fake = self  # type: ignore[attr-defined]
+        self._httpd = httpd
+        self._thread = threading.Thread(
+            target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, name="fake-openai", daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving; requests still sleeping in a delay fault are cut short."""
+        self._stopping.set()
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+            self._httpd = None
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+
+    def __enter__(self) -> FakeOpenAI:
+        return self.start()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
+    @property
+    def port(self) -> int:
+        """The bound port (after `start`)."""
+        if self._httpd is None:
+            raise RuntimeError("FakeOpenAI is not running")
+        return int(self._httpd.server_address[1])
+
+    @property
+    def url(self) -> str:
+        """Server root, e.g. ``http://127.0.0.1:54321``."""
+        return f"http://{self._address[0]}:{self.port}"
+
+    @property
+    def base_url(self) -> str:
+        """What an OpenAI client takes as ``base_url``: the root plus ``/v1``."""
+        return f"{self.url}/v1"
+
+    # --- scripting ---
+
+    def enqueue(self, *faults: Fault) -> None:
+        """Queue one-shot faults; each POST request consumes the next one."""
+        with self._lock:
+            self._faults.extend(faults)
+
+    def always(self, fault: Fault | None) -> None:
+        """A fault applied to every POST once the one-shot queue is empty (None to clear)."""
+        with self._lock:
+            self._always = fault
+
+    def reset(self) -> None:
+        """Forget faults and recorded requests."""
+        with self._lock:
+            self._faults.clear()
+            self._always = None
+            self._requests.clear()
+
+    @property
+    def pending_faults(self) -> int:
+        """One-shot faults not yet consumed."""
+        with self._lock:
+            return len(self._faults)
+
+    @property
+    def requests(self) -> list[RecordedRequest]:
+        """Every request so far, oldest first."""
+        with self._lock:
+            return list(self._requests)
+
+    def chat_requests(self) -> list[RecordedRequest]:
+        """Only the chat completion requests."""
+        return [r for r in self.requests if r.path.endswith("/chat/completions")]
+
+    # --- used by the handler ---
+
+    def _record(self, request: RecordedRequest) -> None:
+        with self._lock:
+            self._requests.append(request)
+
+    def _next_fault(self) -> Fault | None:
+        with self._lock:
+            if self._faults:
+                return self._faults.popleft()
+            return self._always
+
+    def _sleep(self, seconds: float) -> None:
+        self._stopping.wait(seconds)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive, as the openai client's connection pool expects
+    server_version = "paperscout-fake-openai/1"
+    timeout = 30  # idle keep-alive connections end eventually
+
+    @property
+    def fake(self) -> FakeOpenAI:
+        return self.server.fake  # type: ignore[attr-defined]
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass  # quiet test output
+
+    # --- plumbing ---
+
+    def _send_json(self, status: int, payload: object, headers: dict[str, str] | None = None) -> None:
+        self._send_raw(status, json.dumps(payload).encode(), headers)
+
+    def _send_raw(self, status: int, data: bytes, headers: dict[str, str] | None = None) -> None:
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.send_header("x-request-id", f"req_{uuid.uuid4().hex[:16]}")
+            for name, value in (headers or {}).items():
+                self.send_header(name, value)
+            self.end_headers()
+            self.wfile.write(data)
+            self.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True  # the client gave up (e.g. its timeout fired)
+
+    def _send_error(
+        self,
+        status: int,
+        message: str,
+        *,
+        param: str | None = None,
+        code: str | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> None:
+        kind, default_code = _ERROR_TYPES.get(status, ("server_error", None))
+        error = {"message": message, "type": kind, "param": param, "code": code or default_code}
+        self._send_json(status, {"error": error}, headers)
+
+    def _read_body(self) -> tuple[dict[str, Any] | None, bool]:
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        if not raw:
+            return None, True
+        try:
+            body = json.loads(raw)
+        except ValueError:
+            return None, False
+        return (body, True) if isinstance(body, dict) else (None, False)
+
+    def _record_and_authorize(self, method: str, body: dict[str, Any] | None) -> bool:
+        presented = self.headers.get("Authorization")
+        expected = self.fake.api_key
+        authorized = expected is None or presented == f"Bearer {expected}"
+        headers = {k.lower(): v for k, v in self.headers.items() if k.lower() != "authorization"}
+        self.fake._record(
+            RecordedRequest(
+                method=method,
+                path=self.path,
+                body=body,
+                headers=headers,
+                has_authorization=presented is not None,
+                authorized=authorized,
+                at=time.monotonic(),
+            )
+        )
+        if not authorized:
+            given = (presented or "").removeprefix("Bearer ")
+            # Echoes the whole key on purpose: the worst a server might do, so redaction gets tested.
+            self._send_error(401, f"Incorrect API key provided: {given}. You can find your API key at example.")
+        return authorized
+
+    # --- routes ---
+
+    def do_GET(self) -> None:
+        if not self._record_and_authorize("GET", None):
+            return
+        path = self.path.split("?", 1)[0].rstrip("/")
+        if path in ("/v1/models", "/models"):
+            created = int(time.time())
+            model = {"id": self.fake.model, "object": "model", "created": created, "owned_by": "paperscout-fake"}
+            self._send_json(200, {"object": "list", "data": [model]})
+        else:
+            self._send_error(404, f"Invalid URL (GET {self.path})")
+
+    def do_POST(self) -> None:
+        body, ok = self._read_body()
+        if not self._record_and_authorize("POST", body):
+            return
+        path = self.path.split("?", 1)[0].rstrip("/")
+        if path not in ("/v1/chat/completions", "/chat/completions", "/v1/embeddings", "/embeddings"):
+            self._send_error(404, f"Invalid URL (POST {self.path})")
+            return
+        if not ok or body is None:
+            self._send_error(400, "We could not parse the JSON body of your request.")
+            return
+
+        fault = self.fake._next_fault()
+        if fault is not None and self._apply_early_fault(fault, body):
+            return
+        if self.fake.latency_seconds:
+            self.fake._sleep(self.fake.latency_seconds)
+        if path.endswith("/embeddings"):
+            self._embeddings(body)
+        else:
+            self._chat(body, fault)
+
+    def _apply_early_fault(self, fault: Fault, body: dict[str, Any]) -> bool:
+        """Handle faults that replace the answer; True when the response has been sent."""
+        if fault.kind == "status":
+            headers = {"retry-after": f"{fault.retry_after:g}"} if fault.retry_after is not None else None
+            try:
+                reason = HTTPStatus(fault.status).phrase
+            except ValueError:
+                reason = "Error"
+            self._send_error(fault.status, f"Fake {fault.status}: {reason}", headers=headers)
+            return True
+        if fault.kind == "delay":
+            self.fake._sleep(fault.seconds)
+            return False
+        if fault.kind == "malformed":
+            self._send_raw(200, b'{"id": "chatcmpl-broken", "object": "chat.completion", "choices": [{"ind')
+            return True
+        if fault.kind == "disconnect":
+            self.close_connection = True
+            self.connection.shutdown(socket.SHUT_RDWR)
+            return True
+        if fault.kind == "reject_json_schema" and _wants_json_schema(body):
+            self._reject_json_schema()
+            return True
+        return False
+
+    def _reject_json_schema(self) -> None:
+        self._send_error(
+            400,
+            "response_format of type 'json_schema' is not supported by this server.",
+            param="response_format",
+            code="unsupported_parameter",
+        )
+
+    def _chat(self, body: dict[str, Any], fault: Fault | None) -> None:
+        messages = body.get("messages")
+        if not isinstance(messages, list) or not messages:
+            self._send_error(400, "'messages' is a required property and must be a non-empty array.", param="messages")
+            return
+        if _wants_json_schema(body) and not self.fake.supports_json_schema:
+            self._reject_json_schema()
+            return
+        try:
+            content = self.fake.responder(body)
+        except Exception as exc:  # a broken responder is a test bug; make it visible as a 500
+            self._send_error(500, f"responder failed: {type(exc).__name__}: {exc}")
+            return
+
+        finish_reason = "stop"
+        limit = body.get("max_completion_tokens") or body.get("max_tokens")
+        if isinstance(limit, int) and limit > 0 and count_tokens_estimate(content) > limit:
+            content = content[: limit * CHARS_PER_TOKEN]
+            finish_reason = "length"
+        if fault is not None and fault.kind == "truncate":
+            content = content[: max(1, len(content) // 2)]
+            finish_reason = "length"
+
+        payload: dict[str, Any] = {
+            "id": f"chatcmpl-{uuid.uuid4().hex[:24]}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": body.get("model") or self.fake.model,
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": content, "refusal": None},
+                    "logprobs": None,
+                    "finish_reason": finish_reason,
+                }
+            ],
+            "system_fingerprint": "fp_fake",
+        }
+        if fault is None or fault.kind != "no_usage":
+            prompt_tokens = estimate_message_tokens(messages)
+            completion_tokens = count_tokens_estimate(content)
+            payload["usage"] = {
+                "prompt_tokens": prompt_tokens,
+                "completion_tokens": completion_tokens,
+                "total_tokens": prompt_tokens + completion_tokens,
+            }
+        self._send_json(200, payload)
+
+    def _embeddings(self, body: dict[str, Any]) -> None:
+        raw = body.get("input")
+        if isinstance(raw, str) or (isinstance(raw, list) and raw and all(isinstance(t, int) for t in raw)):
+            raw = [raw]
+        if not isinstance(raw, list) or not raw:
+            self._send_error(400, "'input' must be a string or a non-empty array.", param="input")
+            return
+        texts = [item if isinstance(item, str) else " ".join(map(str, item)) for item in raw]
+        dimensions = body.get("dimensions") or self.fake.embedding_dimensions
+        as_base64 = body.get("encoding_format") == "base64"
+        data = []
+        for index, text in enumerate(texts):
+            vector = fake_embedding(text, int(dimensions))
+            encoded: Any = base64.b64encode(struct.pack(f"<{len(vector)}f", *vector)).decode() if as_base64 else vector
+            data.append({"object": "embedding", "index": index, "embedding": encoded})
+        tokens = sum(count_tokens_estimate(t) for t in texts)
+        model = body.get("model") or self.fake.model
+        usage = {"prompt_tokens": tokens, "total_tokens": tokens}
+        self._send_json(200, {"object": "list", "data": data, "model": model, "usage": usage})
+
+
+def _wants_json_schema(body: dict[str, Any]) -> bool:
+    response_format = body.get("response_format")
+    return isinstance(response_format, dict) and response_format.get("type") == "json_schema"
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Serve the fake from the command line until interrupted."""
+    parser = argparse.ArgumentParser(description="OpenAI-compatible fake server for paperscout tests and benchmarks")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=0, help="0 picks a free port")
+    parser.add_argument("--model", default="fake-model")
+    parser.add_argument("--api-key", default=None, help="require this bearer key")
+    parser.add_argument("--reply", default=None, help="fixed assistant reply (default: echo the last user message)")
+    parser.add_argument("--latency", type=float, default=0.0, help="seconds added to every POST")
+    args = parser.parse_args(argv)
+    responder = (lambda _req: args.reply) if args.reply is not None else None
+    fake = FakeOpenAI(
+        responder,
+        model=args.model,
+        api_key=args.api_key,
+        latency_seconds=args.latency,
+        host=args.host,
+        port=args.port,
+    )
+    with fake:
+        print(f"fake OpenAI server at {fake.base_url} (Ctrl-C to stop)", flush=True)
+        try:
+            while True:
+                time.sleep(3600)
+        except KeyboardInterrupt:
+            pass
+
+
+if __name__ == "__main__":
+    main()

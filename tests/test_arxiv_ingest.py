@@ -1,0 +1,459 @@
+"""arXiv ingestion against the local fake: real httpx, feedparser and arxiv clients over HTTP on 127.0.0.1."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import itertools
+from pathlib import Path
+
+import feedparser
+import httpx
+import pytest
+
+from bot.config import Settings
+from bot.errors import ConfigError, FeedError, InputError, SourceUnavailable
+from bot.ingest import arxiv_api, rss
+from bot.ingest.arxiv_api import fetch_by_ids, fetch_range
+from bot.ingest.rss import fetch_rss, parse_rss
+from bot.ingest.throttle import Throttle, retry_after_seconds
+from tests.fakes.arxiv_server import (
+    FakeArxiv,
+    FakeRecord,
+    Fault,
+    listing_type,
+    load_jsonl,
+    render_rss,
+    select_api,
+)
+
+DAY = dt.date(2025, 5, 30)
+DATA_DIR = Path("/work/shared/data/arxiv")
+
+
+def record(
+    paper_id: str,
+    categories: tuple[str, ...] = ("cs.LG",),
+    *,
+    day: dt.date = DAY,
+    version: int = 1,
+    replacement: bool = False,
+    title: str | None = None,
+    authors: tuple[str, ...] = ("Ann Lee", "Bo Li"),
+    comment: str = "",
+    published: dt.datetime | None = None,
+) -> FakeRecord:
+    return FakeRecord(
+        id=paper_id,
+        title=title or f"Paper {paper_id}",
+        authors=authors,
+        abstract=f"Abstract of {paper_id}. It has two sentences.",
+        categories=categories,
+        announced=day,
+        comment=comment,
+        version=version,
+        replacement=replacement,
+        published=published,
+    )
+
+
+@pytest.fixture
+def day_records() -> list[FakeRecord]:
+    return [
+        record(
+            "2505.00001",
+            ("cs.LG", "stat.ML"),
+            version=2,
+            title="Bounds when $a<b$ & <i>c</i>\n  hold",
+            authors=("Ann Lee", "Bo Li (MIT, CMU)", "Cy Wu"),
+        ),
+        record("2505.00002", ("stat.ML", "cs.AI")),  # cross-listed into cs.AI
+        record("2505.00003", ("cs.AI",)),
+        record("2401.00004", ("cs.LG",), version=3, replacement=True),
+        record("2402.00005", ("math.OC", "cs.LG"), version=2, replacement=True),
+        record("2505.00006", ("math.CO",)),  # not in the asked categories
+        record("2505.00007", ("cs.LG",), day=DAY - dt.timedelta(days=1)),  # yesterday's
+    ]
+
+
+# --- RSS ---
+
+
+async def test_rss_day_new_and_cross_without_replacements(
+    fake_arxiv: FakeArxiv, arxiv_settings: Settings, day_records: list[FakeRecord]
+) -> None:
+    fake_arxiv.add(*day_records)
+    day = await fetch_rss(arxiv_settings, ["cs.LG", "cs.AI"])
+
+    assert day.announced == DAY
+    by_id = {p.id: p for p in day.papers}
+    assert sorted(by_id) == ["2505.00001", "2505.00002", "2505.00003"]
+    assert {i: p.announce_type for i, p in by_id.items()} == {
+        "2505.00001": "new",
+        "2505.00002": "cross",
+        "2505.00003": "new",
+    }
+    first = by_id["2505.00001"]
+    assert first.version == 2  # version kept, id version-less
+    assert first.title == "Bounds when $a<b$ & <i>c</i> hold"  # plain text, not HTML-sanitised
+    assert first.authors == ("Ann Lee", "Bo Li", "Cy Wu")
+    assert first.categories == ("cs.LG", "stat.ML")
+    assert first.abstract == "Abstract of 2505.00001. It has two sentences."
+    assert all(p.announced == DAY for p in day.papers)
+
+    [request] = fake_arxiv.requests
+    assert request.path == "/rss/cs.LG+cs.AI"
+    assert request.user_agent.startswith("paperscout/")
+
+
+async def test_rss_replacements_on_request(
+    fake_arxiv: FakeArxiv, arxiv_settings: Settings, day_records: list[FakeRecord]
+) -> None:
+    fake_arxiv.add(*day_records)
+    day = await fetch_rss(arxiv_settings, ["cs.LG"], include_replacements=True)
+    types = {p.id: (p.announce_type, p.version) for p in day.papers}
+    assert types["2401.00004"] == ("replace", 3)
+    assert types["2402.00005"] == ("replace-cross", 2)
+    assert types["2505.00001"] == ("new", 2)
+
+
+async def test_rss_uses_settings_categories_and_given_client(
+    fake_arxiv: FakeArxiv, tmp_path: Path, day_records: list[FakeRecord]
+) -> None:
+    fake_arxiv.add(*day_records)
+    settings = Settings(home=tmp_path, categories=["cs.AI"], **fake_arxiv.settings_overrides())
+    async with httpx.AsyncClient() as client:
+        day = await fetch_rss(settings, [], client=client)
+    assert sorted(p.id for p in day.papers) == ["2505.00002", "2505.00003"]
+    assert fake_arxiv.requests[0].path == "/rss/cs.AI"
+
+
+async def test_rss_empty_day_is_not_an_error(fake_arxiv: FakeArxiv, arxiv_settings: Settings) -> None:
+    fake_arxiv.add(record("2505.00001"))
+    fake_arxiv.rss_day = dt.date(2025, 5, 31)  # a Saturday: arXiv sends a channel without items
+    day = await fetch_rss(arxiv_settings, ["cs.LG"])
+    assert day.announced == dt.date(2025, 5, 31)
+    assert day.papers == []
+
+
+def test_parse_real_day_from_bundled_data() -> None:
+    records = load_jsonl(DATA_DIR / "2025-05-30.jsonl")
+    content = render_rss(["cs.LG", "cs.AI"], DAY, records)
+    day = parse_rss(content)
+    assert day.announced == DAY
+    assert len(day.papers) == len(records)
+    by_id = {p.id: p for p in day.papers}
+    for rec in records:
+        paper = by_id[rec.id]
+        assert paper.title == " ".join(rec.title.split())
+        assert paper.abstract == " ".join(rec.abstract.split())
+        assert paper.categories == rec.categories
+        assert paper.announce_type == ("new" if rec.categories[0] in ("cs.LG", "cs.AI") else "cross")
+
+
+async def test_retry_after_honoured_then_success(fake_arxiv: FakeArxiv, arxiv_settings: Settings) -> None:
+    fake_arxiv.add(record("2505.00001"))
+    fake_arxiv.enqueue(Fault.unavailable(retry_after=0.4).on("rss"), Fault.rate_limit(retry_after=0.3).on("rss"))
+    day = await fetch_rss(arxiv_settings, ["cs.LG"])
+    assert [p.id for p in day.papers] == ["2505.00001"]
+    statuses = [r.status for r in fake_arxiv.requests]
+    assert statuses == [503, 429, 200]
+    first, second, third = fake_arxiv.request_times("rss")
+    assert second - first >= 0.38
+    assert third - second >= 0.28
+
+
+async def test_persistent_503_gives_up(fake_arxiv: FakeArxiv, arxiv_settings: Settings) -> None:
+    fake_arxiv.always(Fault.unavailable(retry_after=0))
+    with pytest.raises(SourceUnavailable) as caught:
+        await fetch_rss(arxiv_settings, ["cs.LG"])
+    message = str(caught.value)
+    assert "503" in message and "127.0.0.1" in message and "\n" not in message
+    assert len(fake_arxiv.requests) == rss.MAX_ATTEMPTS
+
+
+async def test_retry_after_too_long_gives_up_at_once(fake_arxiv: FakeArxiv, arxiv_settings: Settings) -> None:
+    fake_arxiv.enqueue(Fault.rate_limit(retry_after=3600))
+    with pytest.raises(SourceUnavailable, match="429"):
+        await fetch_rss(arxiv_settings, ["cs.LG"])
+    assert len(fake_arxiv.requests) == 1
+
+
+@pytest.mark.parametrize("fault", [Fault.malformed(), Fault.truncated()], ids=["malformed", "truncated"])
+async def test_bad_xml_is_a_feed_error(fake_arxiv: FakeArxiv, arxiv_settings: Settings, fault: Fault) -> None:
+    fake_arxiv.add(*(record(f"2505.{n:05d}") for n in range(1, 30)))
+    fake_arxiv.enqueue(fault)
+    with pytest.raises(FeedError) as caught:
+        await fetch_rss(arxiv_settings, ["cs.LG"])
+    assert "not well-formed" in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_truncated_feed_never_gives_a_partial_result() -> None:
+    content = render_rss(["cs.LG"], DAY, [record(f"2505.{n:05d}") for n in range(1, 30)])
+    cut = content[: len(content) * 3 // 4]
+    assert feedparser.parse(cut).entries  # feedparser alone would hand back the items it got
+    with pytest.raises(FeedError):
+        parse_rss(cut)
+
+
+async def test_connection_cut_mid_body(fake_arxiv: FakeArxiv, arxiv_settings: Settings) -> None:
+    fake_arxiv.add(*(record(f"2505.{n:05d}") for n in range(1, 30)))
+    fake_arxiv.enqueue(Fault.disconnect())
+    with pytest.raises(SourceUnavailable, match=r"127\.0\.0\.1"):
+        await fetch_rss(arxiv_settings, ["cs.LG"])
+
+
+async def test_unreachable_host(fake_arxiv: FakeArxiv, arxiv_settings: Settings) -> None:
+    fake_arxiv.stop()
+    with pytest.raises(SourceUnavailable, match=r"cannot connect to arXiv RSS at 127\.0\.0\.1"):
+        await fetch_rss(arxiv_settings, ["cs.LG"])
+    with pytest.raises(SourceUnavailable, match=r"cannot connect to arXiv API at 127\.0\.0\.1"):
+        await fetch_by_ids(arxiv_settings, ["2505.00001"])
+
+
+async def test_timeout(fake_arxiv: FakeArxiv, tmp_path: Path) -> None:
+    settings = Settings(home=tmp_path, **fake_arxiv.settings_overrides(timeout_seconds=0.3))
+    fake_arxiv.enqueue(Fault.delay(2).on("rss"))
+    with pytest.raises(SourceUnavailable, match=r"did not answer within 0\.3 s"):
+        await fetch_rss(settings, ["cs.LG"])
+
+
+async def test_http_404_is_a_feed_error(fake_arxiv: FakeArxiv, arxiv_settings: Settings) -> None:
+    fake_arxiv.enqueue(Fault.status_code(404))
+    with pytest.raises(FeedError, match="HTTP 404"):
+        await fetch_rss(arxiv_settings, ["cs.LG"])
+    assert len(fake_arxiv.requests) == 1
+
+
+async def test_bad_category_is_refused_before_any_request(fake_arxiv: FakeArxiv, arxiv_settings: Settings) -> None:
+    with pytest.raises(ConfigError, match="not an arXiv category"):
+        await fetch_rss(arxiv_settings, ["cs.LG/../x"])
+    assert fake_arxiv.requests == []
+
+
+_CHANNEL = """<?xml version='1.0' encoding='UTF-8'?>
+<rss xmlns:arxiv="http://arxiv.org/schemas/atom" xmlns:dc="http://purl.org/dc/elements/1.1/" version="2.0">
+  <channel>
+    <title>cs.LG updates on arXiv.org</title>
+    <link>http://rss.arxiv.org/rss/cs.LG</link>
+    <description>cs.LG updates on the arXiv.org e-print archive.</description>
+    {pubdate}
+    {items}
+  </channel>
+</rss>
+"""
+_ITEM = """<item>
+      {title}
+      <link>https://arxiv.org/abs/2505.11111</link>
+      <description>arXiv:2505.11111v1 Announce Type: {kind} \nAbstract: Text.</description>
+      <guid isPermaLink="false">oai:arXiv.org:2505.11111v1</guid>
+      <category>cs.LG</category>
+      <arxiv:announce_type>{kind}</arxiv:announce_type>
+      <dc:creator>Ann Lee</dc:creator>
+    </item>"""
+_PUBDATE = "<pubDate>Fri, 30 May 2025 00:00:00 -0400</pubDate>"
+
+
+def _feed(*, pubdate: str = _PUBDATE, title: str = "<title>T</title>", kinds: tuple[str, ...] = ("new",)) -> bytes:
+    items = "\n".join(_ITEM.format(title=title, kind=k) for k in kinds)
+    return _CHANNEL.format(pubdate=pubdate, items=items).encode()
+
+
+def test_parse_rss_required_fields() -> None:
+    assert [p.id for p in parse_rss(_feed()).papers] == ["2505.11111"]
+    with pytest.raises(FeedError, match="no title"):
+        parse_rss(_feed(title=""))
+    with pytest.raises(FeedError, match="no pubDate"):
+        parse_rss(_feed(pubdate="", kinds=()))
+    with pytest.raises(FeedError, match="not an RSS feed"):
+        parse_rss(b"<html><body>Service temporarily down</body></html>")
+    with pytest.raises(FeedError, match="empty"):
+        parse_rss(b"  ")
+
+
+def test_parse_rss_keeps_one_listing_per_paper() -> None:
+    [paper] = parse_rss(_feed(kinds=("cross", "new"))).papers
+    assert paper.announce_type == "new"
+
+
+# --- API ---
+
+
+async def test_fetch_by_ids(fake_arxiv: FakeArxiv, arxiv_settings: Settings) -> None:
+    fake_arxiv.add(
+        record("2505.00001", ("cs.LG", "stat.ML"), version=2, comment="12 pages, 3 figures"),
+        record("2505.00002", ("stat.ML", "cs.AI")),
+        record("hep-th/9901001", ("hep-th",)),
+    )
+    papers = await fetch_by_ids(
+        arxiv_settings, ["arXiv:2505.00001", "https://arxiv.org/abs/2505.00002v1", "hep-th/9901001", "2505.09999"]
+    )
+    assert [p.id for p in papers] == ["2505.00001", "2505.00002", "hep-th/9901001"]
+    first = papers[0]
+    assert first.version == 2
+    assert first.categories == ("cs.LG", "stat.ML")
+    assert first.comment == "12 pages, 3 figures"
+    assert first.authors == ("Ann Lee", "Bo Li")
+    assert first.abstract == "Abstract of 2505.00001. It has two sentences."
+    assert first.announced == DAY  # the published date when no day is given
+    assert papers[1].version == 1
+
+    [request] = fake_arxiv.requests
+    assert request.query["id_list"] == "2505.00001,2505.00002v1,hep-th/9901001,2505.09999"
+
+    [again] = await fetch_by_ids(arxiv_settings, ["2505.00002"], announced=dt.date(2025, 6, 2))
+    assert again.announced == dt.date(2025, 6, 2)
+
+
+async def test_fetch_by_ids_rejects_non_ids(arxiv_settings: Settings) -> None:
+    with pytest.raises(InputError, match="not an arXiv id"):
+        await fetch_by_ids(arxiv_settings, ["2505.00001", "hello"])
+    assert await fetch_by_ids(arxiv_settings, []) == []
+
+
+async def test_fetch_range_pages_through_results(fake_arxiv: FakeArxiv, arxiv_settings: Settings) -> None:
+    start = dt.datetime(2025, 5, 26, 9, 0, tzinfo=dt.UTC)
+    inside = [
+        record(f"2505.{n:05d}", ("cs.LG",) if n % 2 else ("stat.ML", "cs.AI"), published=start + dt.timedelta(hours=n))
+        for n in range(1, 26)
+    ]
+    outside = [
+        record("2505.10000", ("cs.LG",), published=start - dt.timedelta(days=2)),
+        record("2505.10001", ("math.CO",), published=start),
+        record("2505.10002", ("cs.LG",), published=start + dt.timedelta(days=5)),
+    ]
+    fake_arxiv.add(*outside, *reversed(inside))
+
+    papers = await fetch_range(
+        arxiv_settings, ["cs.LG", "cs.AI"], dt.date(2025, 5, 26), dt.date(2025, 5, 27), 100, page_size=10
+    )
+    assert [p.id for p in papers] == [r.id for r in inside]  # oldest first, nothing outside
+    assert papers[0].announced == dt.date(2025, 5, 26) and papers[-1].announced == dt.date(2025, 5, 27)
+    assert papers[1].categories == ("stat.ML", "cs.AI")
+
+    api = [r for r in fake_arxiv.requests if r.endpoint == "api"]
+    assert [r.query["start"] for r in api] == ["0", "10", "20"]
+    assert api[0].query["search_query"] == "(cat:cs.LG OR cat:cs.AI) AND submittedDate:[202505260000 TO 202505272359]"
+    assert api[0].query["sortBy"] == "submittedDate" and api[0].query["sortOrder"] == "ascending"
+
+    fake_arxiv.reset()
+    capped = await fetch_range(
+        arxiv_settings, ["cs.LG", "cs.AI"], dt.date(2025, 5, 26), dt.date(2025, 5, 27), 15, page_size=10
+    )
+    assert [p.id for p in capped] == [r.id for r in inside[:15]]
+    assert len(fake_arxiv.requests) == 2
+
+
+async def test_fetch_range_rejects_reversed_dates(arxiv_settings: Settings) -> None:
+    with pytest.raises(InputError, match="before it starts"):
+        await fetch_range(arxiv_settings, ["cs.LG"], dt.date(2025, 5, 27), dt.date(2025, 5, 26), 10)
+
+
+async def test_api_retry_after_honoured(fake_arxiv: FakeArxiv, arxiv_settings: Settings) -> None:
+    fake_arxiv.add(record("2505.00001"))
+    fake_arxiv.enqueue(Fault.unavailable(retry_after=0.4).on("api"))
+    [paper] = await fetch_by_ids(arxiv_settings, ["2505.00001"])
+    assert paper.id == "2505.00001"
+    first, second = fake_arxiv.request_times("api")
+    assert second - first >= 0.38
+
+
+async def test_api_persistent_503(fake_arxiv: FakeArxiv, arxiv_settings: Settings) -> None:
+    fake_arxiv.always(Fault.unavailable(retry_after=0).on("api"))
+    with pytest.raises(SourceUnavailable, match=r"arXiv API at 127\.0\.0\.1 answered HTTP 503"):
+        await fetch_by_ids(arxiv_settings, ["2505.00001"])
+    assert len(fake_arxiv.requests) == arxiv_api.API_RETRIES + 1
+
+
+@pytest.mark.parametrize("fault", [Fault.malformed(), Fault.truncated()], ids=["malformed", "truncated"])
+async def test_api_bad_xml_is_a_feed_error(fake_arxiv: FakeArxiv, arxiv_settings: Settings, fault: Fault) -> None:
+    fake_arxiv.add(*(record(f"2505.{n:05d}") for n in range(1, 12)))
+    fake_arxiv.enqueue(fault)
+    with pytest.raises(FeedError, match="malformed XML"):
+        await fetch_range(arxiv_settings, ["cs.LG"], DAY, DAY, 50)
+
+
+async def test_api_rejection_is_not_retried(fake_arxiv: FakeArxiv, arxiv_settings: Settings) -> None:
+    fake_arxiv.enqueue(Fault.status_code(400))
+    with pytest.raises(FeedError, match="HTTP 400"):
+        await fetch_by_ids(arxiv_settings, ["2505.00001"])
+    assert len(fake_arxiv.requests) == 1
+
+
+async def test_api_connection_cut(fake_arxiv: FakeArxiv, arxiv_settings: Settings) -> None:
+    fake_arxiv.add(*(record(f"2505.{n:05d}") for n in range(1, 12)))
+    fake_arxiv.always(Fault.disconnect().on("api"))
+    with pytest.raises(SourceUnavailable, match=r"127\.0\.0\.1"):
+        await fetch_by_ids(arxiv_settings, ["2505.00001"])
+
+
+# --- throttle ---
+
+
+async def test_requests_are_spaced_by_the_shared_throttle(fake_arxiv: FakeArxiv, tmp_path: Path) -> None:
+    fake_arxiv.add(*(record(f"2505.{n:05d}") for n in range(1, 8)))
+    settings = Settings(home=tmp_path, **fake_arxiv.settings_overrides(delay_seconds=0.2))
+    # One shared client: building one (an SSL context) blocks the loop for tens of ms, which would delay a
+    # request already past the throttle and so shrink the gap the server sees.
+    async with httpx.AsyncClient() as client:
+        await asyncio.gather(
+            fetch_rss(settings, ["cs.LG"], client=client),
+            fetch_rss(settings, ["cs.AI"], client=client),
+            fetch_by_ids(settings, ["2505.00001"]),
+            fetch_range(settings, ["cs.LG"], DAY, DAY, 7, page_size=3),  # three pages
+        )
+    times = fake_arxiv.request_times()
+    assert len(times) == 6
+    gaps = [b - a for a, b in itertools.pairwise(times)]
+    assert min(gaps) >= 0.15, gaps  # 0.2 s apart, less scheduling jitter on the server side
+
+
+async def test_throttle_reserves_slots_in_order() -> None:
+    now = [100.0]
+    throttle = Throttle(2.0, clock=lambda: now[0])
+    assert [throttle._reserve() for _ in range(3)] == [0.0, 2.0, 4.0]
+    now[0] = 110.0
+    assert throttle._reserve() == 0.0
+    throttle.back_off(5.0)
+    assert throttle._reserve() == 5.0
+
+
+def test_retry_after_values() -> None:
+    assert retry_after_seconds("7") == 7.0
+    assert retry_after_seconds("0.5") == 0.5
+    assert retry_after_seconds(None) is None
+    assert retry_after_seconds("soon") is None
+    assert retry_after_seconds("nan") is None
+    now = dt.datetime(2025, 5, 30, 12, 0, 0, tzinfo=dt.UTC)
+    assert retry_after_seconds("Fri, 30 May 2025 12:00:30 GMT", now=now) == 30.0
+
+
+# --- the fake itself ---
+
+
+def test_fake_api_query_language() -> None:
+    records = [
+        record("2505.00001", ("cs.LG",), title="Sparse attention"),
+        record("2505.00002", ("cs.AI", "cs.LG"), title="Dense retrieval"),
+        record("2505.00003", ("math.CO",), title="Sparse graphs"),
+    ]
+
+    def ids(query: str) -> list[str]:
+        page, total, _, _ = select_api(records, {"search_query": query, "max_results": "50", "sortBy": "submittedDate"})
+        assert total == len(page)
+        return sorted(r.id for r, _ in page)
+
+    assert ids("cat:cs.LG") == ["2505.00001", "2505.00002"]
+    assert ids("cat:cs.LG ANDNOT cat:cs.AI") == ["2505.00001"]
+    assert ids("ti:sparse AND (cat:math.CO OR cat:cs.AI)") == ["2505.00003"]
+    assert ids('ti:"dense retrieval"') == ["2505.00002"]
+    assert ids("cat:cs.* AND submittedDate:[20250530 TO 20250530]") == ["2505.00001", "2505.00002"]
+
+
+def test_fake_rss_listing_types() -> None:
+    paper = record("2505.00001", ("stat.ML", "cs.LG"))
+    assert listing_type(paper, ["stat.ML"]) == "new"
+    assert listing_type(paper, ["cs.LG", "cs.AI"]) == "cross"
+    assert listing_type(paper, ["cs"]) == "cross"  # an archive stands for all its categories
+    assert listing_type(paper, ["math.CO"]) is None
+    assert listing_type(record("2401.00002", ("cs.LG",), replacement=True), ["cs.LG"]) == "replace"

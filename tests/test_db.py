@@ -1,0 +1,132 @@
+"""SQLite: migrations from an empty file, integrity checks, the repository's upserts and the posting ledger."""
+
+from __future__ import annotations
+
+import datetime as dt
+import sqlite3
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from bot.db.connection import open_database
+from bot.db.migrations import LATEST_VERSION
+from bot.db.repos import CachedScore, Repository
+from bot.errors import StateError
+from bot.models import Paper, Target
+from bot.profiles import load_profile
+
+DAY = dt.date(2025, 5, 26)
+
+
+def make_paper(paper_id: str = "2505.00001", **changes: object) -> Paper:
+    paper = Paper(
+        id=paper_id,
+        title="Sparse Mixture-of-Experts Routing",
+        authors=("Ada Lovelace", "Alan Turing"),
+        abstract="We propose a router. It works.",
+        categories=("cs.LG", "cs.AI"),
+        announced=DAY,
+        version=1,
+    )
+    return replace(paper, **changes)  # type: ignore[arg-type]
+
+
+async def test_migrates_an_empty_database_to_the_latest_version(tmp_path: Path) -> None:
+    conn = await open_database(tmp_path / "new.sqlite3")
+    try:
+        async with conn.execute("PRAGMA user_version") as cursor:
+            assert (await cursor.fetchone())[0] == LATEST_VERSION
+        async with conn.execute("PRAGMA journal_mode") as cursor:
+            assert (await cursor.fetchone())[0] == "wal"
+        async with conn.execute("SELECT name FROM sqlite_master WHERE type='table'") as cursor:
+            tables = {r[0] async for r in cursor}
+        assert {"papers", "profiles", "targets", "scores", "ledger", "ledger_papers", "papers_fts"} <= tables
+    finally:
+        await conn.close()
+    # reopening an up-to-date database changes nothing
+    conn = await open_database(tmp_path / "new.sqlite3")
+    await conn.close()
+
+
+async def test_a_database_from_a_newer_version_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "future.sqlite3"
+    with sqlite3.connect(path) as raw:
+        raw.execute(f"PRAGMA user_version = {LATEST_VERSION + 1}")
+    with pytest.raises(StateError, match="newer than this paperscout"):
+        await open_database(path)
+
+
+async def test_a_corrupt_database_file_is_a_state_error(tmp_path: Path) -> None:
+    path = tmp_path / "corrupt.sqlite3"
+    path.write_bytes(b"this is not a database" * 100)
+    with pytest.raises(StateError, match="not a usable SQLite file"):
+        await open_database(path)
+
+
+async def test_upsert_is_idempotent_and_replacements_update_in_place(tmp_path: Path) -> None:
+    repo = Repository(await open_database(tmp_path / "db.sqlite3"))
+    try:
+        first = await repo.upsert_papers([make_paper()])
+        again = await repo.upsert_papers([make_paper()])
+        assert (first.inserted, again.inserted, again.unchanged) == (1, 0, 1)
+        await repo.set_tldrs({"2505.00001": "A router."}, "extractive")
+
+        replaced = make_paper(abstract="We propose a better router.", version=2, announced=DAY + dt.timedelta(days=2))
+        counts = await repo.upsert_papers([replaced])
+        assert counts.updated == 1
+        stored = (await repo.get_papers(["2505.00001"]))[0]
+        assert stored.abstract == "We propose a better router."
+        assert stored.version == 2
+        assert stored.announced == DAY  # keeps the day it was first announced
+        assert await repo.tldrs(["2505.00001"]) == {}  # text changed: summarise again
+        assert await repo.count_papers() == 1
+        assert await repo.lexical_search(["better"], DAY, DAY, 5) != []
+    finally:
+        await repo.close()
+
+
+async def test_a_failed_batch_stores_nothing(tmp_path: Path) -> None:
+    repo = Repository(await open_database(tmp_path / "db.sqlite3"))
+    try:
+        await repo.upsert_papers([make_paper("2505.00001")])
+        broken = make_paper("2505.00002", title=None)  # NOT NULL violation half-way through the batch
+        with pytest.raises(sqlite3.IntegrityError):
+            await repo.upsert_papers([make_paper("2505.00003"), broken])
+        assert [p.id for p in await repo.papers_on(DAY)] == ["2505.00001"]
+    finally:
+        await repo.close()
+
+
+async def test_ledger_claims_once_and_takes_over_a_crashed_claim(tmp_path: Path) -> None:
+    repo = Repository(await open_database(tmp_path / "db.sqlite3"))
+    try:
+        profile = load_profile(Path(__file__).parents[1] / "bot" / "data" / "example_profile.toml")
+        await repo.save_profile("channel:console:main", profile)
+        target_id = await repo.save_target(Target("console", "main", profile.name), "channel:console:main")
+        await repo.upsert_papers([make_paper()])
+
+        assert await repo.claim_post(target_id, DAY)
+        # a crash here leaves the claim; the restarted bot may claim again and post
+        assert await repo.claim_post(target_id, DAY)
+        await repo.mark_sent(target_id, DAY, ["2505.00001"])
+        assert not await repo.claim_post(target_id, DAY)
+        assert await repo.was_sent(target_id, DAY)
+        assert await repo.sent_paper_ids([target_id], DAY) == {"2505.00001"}
+        [(target, stored_profile)] = await repo.targets()
+        assert target.id == target_id and stored_profile == profile
+    finally:
+        await repo.close()
+
+
+async def test_score_cache_round_trip(tmp_path: Path) -> None:
+    repo = Repository(await open_database(tmp_path / "db.sqlite3"))
+    try:
+        await repo.upsert_papers([make_paper()])
+        await repo.store_scores({"2505.00001": CachedScore(9, 7, "MoE routing")}, "fp1", "model-a")
+        assert await repo.cached_scores(["2505.00001"], "fp1", "model-a") == {
+            "2505.00001": CachedScore(9, 7, "MoE routing")
+        }
+        assert await repo.cached_scores(["2505.00001"], "fp2", "model-a") == {}
+    finally:
+        await repo.close()

@@ -1,0 +1,51 @@
+"""Profile files: the shared example loads as is; mistakes are named precisely."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bot.cli import bundled_file
+from bot.profiles import ProfileError, load_profile, profile_from_json, profile_to_json
+
+from .conftest import SHARED_DATA
+
+
+def test_the_shared_foundations_profile_loads_as_is() -> None:
+    path = SHARED_DATA / "profiles" / "foundations.toml"
+    if not path.exists():
+        path = bundled_file("example_profile.toml")
+    profile = load_profile(path)
+    assert profile.name == "ML foundations"
+    assert len(profile.topics) == 6
+    assert "mixture of experts" in profile.boost
+    assert "federated learning" in profile.penalize
+    assert profile.categories == ("cs.LG", "cs.AI")
+    assert profile.keep_if.startswith("relevance >= 8")
+    assert profile_from_json(profile_to_json(profile)) == profile
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('name = "x"\ncolour = "red"\n[[topics]]\nwant = "a"\n', "unknown field 'colour' in profile"),
+        ('[[topics]]\nwant = "a"\nwnat = "b"\n', "unknown field 'wnat' in topic 1"),
+        ('[[topics]]\nname = "t"\n', "topic 1 'want' must be non-empty text"),
+        ('[keywords]\nboost = "moe"\n', "keywords.boost must be a list of strings"),
+        ('name = "x"\n', "needs at least one topic"),
+        ("name = [unclosed\n", "not valid TOML"),
+    ],
+)
+def test_profile_mistakes_are_named(tmp_path: Path, text: str, message: str) -> None:
+    path = tmp_path / "p.toml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ProfileError, match=message.replace("(", r"\(")) as info:
+        load_profile(path)
+    assert str(path) in str(info.value)
+    assert "\n" not in str(info.value)
+
+
+def test_a_missing_profile_file_is_named(tmp_path: Path) -> None:
+    with pytest.raises(ProfileError, match="profile file not found"):
+        load_profile(tmp_path / "nope.toml")

@@ -1,0 +1,75 @@
+"""Markdown and JSON renderings of a digest, and the extractive TL;DR."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+
+from bot.models import Digest, Paper, ScoredPaper
+from bot.render import digest_json, digest_markdown, escape_markdown
+from bot.summarize import extractive_tldr
+
+PAPER = Paper(
+    id="2505.17639",
+    title="Routing *everything* with [MoE](http://evil.example)",
+    authors=tuple(f"Author {i}" for i in range(9)),
+    abstract=(
+        "Large models are expensive. However, existing routers are brittle. "
+        "We propose StableRoute, a mixture-of-experts router that balances load without auxiliary losses. "
+        "Experiments on five benchmarks show gains."
+    ),
+    categories=("cs.LG",),
+    announced=dt.date(2025, 5, 26),
+)
+
+
+def _digest(items: tuple[ScoredPaper, ...]) -> Digest:
+    return Digest(
+        day=dt.date(2025, 5, 26),
+        profile_name="ML foundations",
+        scanned=444,
+        items=items,
+        notes=("LLM budget reached; ranked locally.",),
+    )
+
+
+def test_markdown_has_header_link_scores_and_escaped_untrusted_text() -> None:
+    item = ScoredPaper(
+        PAPER,
+        0.71,
+        9.0,
+        7.0,
+        reasons=("topic: Model architecture", "keyword: MoE"),
+        author_hits=("Author 3",),
+        tldr=extractive_tldr(PAPER),
+    )
+    text = digest_markdown(_digest((item,)))
+    assert "Scanned 444 papers, picked 1." in text
+    assert "[arXiv:2505.17639](https://arxiv.org/abs/2505.17639)" in text
+    assert "Relevance **9**/10 · Novelty **7**/10" in text
+    assert r"\[MoE\](http://evil.example)" in text  # no link injected by a title
+    assert r"\*everything\*" in text
+    assert "et al. (9 authors)" in text
+    assert "Author watch: Author 3" in text
+    assert "LLM budget reached" in text
+
+
+def test_json_rendering_is_complete_and_parseable() -> None:
+    item = ScoredPaper(PAPER, 0.5, 6.0, 5.0, tldr="x")
+    data = json.loads(digest_json(_digest((item,))))
+    assert data["picked"] == 1 and data["scanned"] == 444
+    assert data["papers"][0]["url"] == "https://arxiv.org/abs/2505.17639"
+    assert data["papers"][0]["rank"] == 1
+
+
+def test_empty_digest_says_so() -> None:
+    assert "No papers matched" in digest_markdown(_digest(()))
+
+
+def test_extractive_tldr_picks_the_contribution_sentence() -> None:
+    assert extractive_tldr(PAPER).startswith("We propose StableRoute")
+    assert len(extractive_tldr(PAPER, limit=40)) <= 40
+
+
+def test_escape_markdown_leaves_plain_text_alone() -> None:
+    assert escape_markdown("plain words, 3.5 percent") == "plain words, 3.5 percent"
