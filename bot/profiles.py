@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from bot.errors import InputError
 from bot.models import Profile, Topic
 
 MAX_TEXT = 2000  # one topic's want/avoid text; longer text is almost always a paste accident
@@ -19,7 +20,7 @@ _KEYWORD_KEYS = {"boost", "penalize", "applications"}
 _SCORING_KEYS = {"keep_if"}
 
 
-class ProfileError(ValueError):
+class ProfileError(InputError, ValueError):
     """A profile file or mapping that cannot be used, with a message naming the problem."""
 
 

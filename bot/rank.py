@@ -94,7 +94,7 @@ class RankWeights:
 
 DEFAULT_WEIGHTS = RankWeights()
 
-_PROFILE_CHUNK_VECTORS = 32768  # bounds the papers x vectors block held in memory while scoring many profiles
+_CHUNK_ELEMENTS = 32 * 1024 * 1024  # bounds the (profile vectors x papers) block held in memory while scoring
 
 
 # ---------------------------------------------------------------- text normalisation
@@ -278,8 +278,10 @@ class ProfileModel:
     want_texts: tuple[str, ...]  # topic wants, then boost keywords
     want_topic: tuple[int, ...]  # topic index of each want vector; -1 for a boost keyword
     want_vecs: np.ndarray  # (n_want, dim) float32, L2-normalised
-    avoid_texts: tuple[str, ...]
+    avoid_texts: tuple[str, ...]  # topic avoids, then penalize and application keywords (for reasons)
     avoid_vecs: np.ndarray  # (n_avoid, dim)
+    avoid_keys: tuple[str, ...]  # the scored avoid set: one entry for all topic avoids, then the keywords
+    avoid_mix_vecs: np.ndarray  # (len(avoid_keys), dim)
     boost: tuple[tuple[str, str], ...]  # (keyword as written, normalised key)
     penalize: tuple[tuple[str, str], ...]
     applications: tuple[tuple[str, str], ...]
@@ -287,11 +289,6 @@ class ProfileModel:
     authors: tuple[str, ...]
     author_keys: tuple[_NameKey, ...]
     cue_sign: np.ndarray  # (len(_CUES),) +1 theory cue, -1 applied cue, 0 when the profile asks for the cue
-
-    @property
-    def dim(self) -> int:
-        """Embedding dimension (0 for a profile without texts)."""
-        return int(self.want_vecs.shape[1]) if self.want_vecs.size else int(self.avoid_vecs.shape[1])
 
 
 def _keywords(words: Iterable[str]) -> tuple[tuple[str, str], ...]:
@@ -318,10 +315,21 @@ def compile_profile(profile: Profile, embed: Embedder) -> ProfileModel:
     penalize = _keywords(profile.penalize)
     applications = _keywords(profile.applications)
     want_texts = [t.want for t in topics] + [word for word, _ in boost]
-    avoid_texts = [t.avoid for t in topics if t.avoid.strip()]
-    avoid_texts += [word for word, _ in penalize] + [word for word, _ in applications]
+    topic_avoids = [t.avoid for t in topics if t.avoid.strip()]
+    avoid_words = [word for word, _ in penalize] + [word for word, _ in applications]
+    avoid_texts = topic_avoids + avoid_words
     vecs = _embed(embed, want_texts + avoid_texts)
     dim = vecs.shape[1]
+    want_vecs = vecs[: len(want_texts)].reshape(len(want_texts), dim)
+    avoid_vecs = vecs[len(want_texts) :].reshape(len(avoid_texts), dim)
+    # Topic avoids are merged into one direction: separate vectors scored no better and cost one product row each.
+    avoid_keys = list(avoid_words)
+    avoid_mix = avoid_vecs[len(topic_avoids) :]
+    if topic_avoids:
+        centre = avoid_vecs[: len(topic_avoids)].mean(axis=0)
+        centre /= max(float(np.linalg.norm(centre)), 1e-12)
+        avoid_keys.insert(0, "\x00avoid\x00" + "\x00".join(topic_avoids))
+        avoid_mix = np.vstack([centre[None, :], avoid_mix])
     # A cue the profile wants (e.g. a profile about datasets) must not count against a paper.
     wanted = " ".join(" " + " ".join(text_tokens(t)) + " " for t in want_texts)
     unwanted = " ".join(f" {key} " for _, key in penalize + applications)
@@ -339,9 +347,11 @@ def compile_profile(profile: Profile, embed: Embedder) -> ProfileModel:
         topic_names=tuple(t.name for t in topics),
         want_texts=tuple(want_texts),
         want_topic=tuple(range(len(topics))) + (-1,) * len(boost),
-        want_vecs=vecs[: len(want_texts)].reshape(len(want_texts), dim),
+        want_vecs=want_vecs,
         avoid_texts=tuple(avoid_texts),
-        avoid_vecs=vecs[len(want_texts) :].reshape(len(avoid_texts), dim),
+        avoid_vecs=avoid_vecs,
+        avoid_keys=tuple(avoid_keys),
+        avoid_mix_vecs=np.ascontiguousarray(avoid_mix, dtype=np.float32),
         boost=boost,
         penalize=penalize,
         applications=applications,
@@ -372,54 +382,59 @@ class _Terms:
 
 def _soft_max_terms(vecs: np.ndarray, profiles: Sequence[ProfileModel], temperature: float) -> tuple[np.ndarray, ...]:
     """Log-mean-exp similarity to each profile's want vectors and to its avoid vectors, (profiles, papers) each."""
+    want_n = np.array([len(m.want_texts) for m in profiles], dtype=np.int64)
+    avoid_n = np.array([len(m.avoid_keys) for m in profiles], dtype=np.int64)
+    outputs = (
+        np.zeros((len(profiles), vecs.shape[0]), np.float32),
+        np.zeros((len(profiles), vecs.shape[0]), np.float32),
+    )
+    keys = [t for m in profiles for t in m.want_texts] + [t for m in profiles for t in m.avoid_keys]
+    if not keys:
+        return outputs
     # Profiles often share texts (keywords, copied topics): each distinct text costs one row of the product.
     column: dict[str, int] = {}
-    unique: list[np.ndarray] = []
-    entries: dict[str, tuple[list[int], list[int], list[float]]] = {"want": ([], [], []), "avoid": ([], [], [])}
-    for p, model in enumerate(profiles):
-        for kind, texts, kind_vecs in (
-            ("want", model.want_texts, model.want_vecs),
-            ("avoid", model.avoid_texts, model.avoid_vecs),
-        ):
-            rows, cols, vals = entries[kind]
-            for text, vec in zip(texts, kind_vecs, strict=True):
-                if text not in column:
-                    column[text] = len(unique)
-                    unique.append(vec)
-                rows.append(p)
-                cols.append(column[text])
-                vals.append(1.0 / len(texts))
-    results = []
-    expo = None
-    if unique:
-        expo = (np.stack(unique).astype(np.float32, copy=False) * temperature) @ vecs.T  # (distinct texts, papers)
-        expo -= temperature  # cosine <= 1, so exp stays in (0, 1]
-        np.exp(expo, out=expo)
-    for kind in ("want", "avoid"):
-        rows, cols, vals = entries[kind]
-        out = np.zeros((len(profiles), vecs.shape[0]), dtype=np.float32)
-        if rows and expo is not None:
-            mix = sp.csr_matrix((np.asarray(vals, np.float32), (rows, cols)), shape=(len(profiles), len(unique)))
+    cols = np.fromiter((column.setdefault(k, len(column)) for k in keys), dtype=np.int64, count=len(keys))
+    every = np.concatenate(
+        [m.want_vecs for m in profiles if m.want_texts] + [m.avoid_mix_vecs for m in profiles if m.avoid_keys]
+    )
+    first = np.empty(len(column), dtype=np.int64)
+    first[cols] = np.arange(len(cols))
+    expo = (every[first] * np.float32(temperature)) @ vecs.T  # (distinct texts, papers): the one large product
+    expo -= np.float32(temperature)  # cosine <= 1, so exp stays in (0, 1]
+    np.exp(expo, out=expo)
+    offset = 0
+    for counts, out in zip((want_n, avoid_n), outputs, strict=True):
+        total = int(counts.sum())
+        if total:
+            rows = np.repeat(np.arange(len(profiles)), counts)
+            vals = np.repeat(1.0 / np.maximum(counts, 1), counts).astype(np.float32)
+            mix = sp.csr_matrix((vals, (rows, cols[offset : offset + total])), shape=(len(profiles), len(column)))
             mean = np.asarray(mix @ expo, dtype=np.float32)
-            present = np.bincount(rows, minlength=len(profiles)) > 0
-            out[present] = 1.0 + np.log(mean[present]) / temperature
-        results.append(out)
-    return tuple(results)
+            present = counts > 0
+            out[present] = 1.0 + np.log(mean[present]) / np.float32(temperature)
+        offset += total
+    return outputs
 
 
-def _sparse_rows(pairs: list[tuple[int, int]], shape: tuple[int, int]) -> sp.csr_matrix:
-    rows = [r for r, _ in pairs]
-    cols = [c for _, c in pairs]
-    return sp.csr_matrix((np.ones(len(pairs), dtype=np.float32), (rows, cols)), shape=shape)
+def _membership(
+    profiles: Sequence[ProfileModel], items: Callable[[ProfileModel], Iterable[str]], column: dict[str, int]
+) -> sp.csr_matrix:
+    """(profiles, len(column)) 0/1 matrix: which of the column's keys each profile lists (unknown keys skipped)."""
+    per_profile = [[column[k] for k in items(m) if k in column] for m in profiles]
+    counts = np.fromiter((len(c) for c in per_profile), dtype=np.int64, count=len(profiles))
+    indices = np.fromiter((c for cols in per_profile for c in cols), dtype=np.int64, count=int(counts.sum()))
+    indptr = np.concatenate(([0], np.cumsum(counts)))
+    data = np.ones(len(indices), dtype=np.float32)
+    return sp.csr_matrix((data, indices, indptr), shape=(len(profiles), len(column)))
 
 
 def _terms(
     paper_vecs: np.ndarray, features: PaperFeatures, profiles: Sequence[ProfileModel], weights: RankWeights
 ) -> _Terms:
-    n, count = len(features), len(profiles)
+    n = len(features)
     vecs = np.asarray(paper_vecs, dtype=np.float32).reshape(n, -1)
     want, avoid = _soft_max_terms(vecs, profiles, weights.temperature)
-    has_avoid = np.array([bool(m.avoid_texts) for m in profiles])[:, None]
+    has_avoid = np.array([bool(m.avoid_keys) for m in profiles])[:, None]
     excess = np.maximum(avoid - want, 0.0) * has_avoid
 
     keys = sorted({key for m in profiles for _, key in m.boost + m.penalize + m.applications})
@@ -428,18 +443,15 @@ def _terms(
     cap = float(weights.keyword_cap)
     counts = {}
     for attr in ("boost", "penalize", "applications"):
-        pairs = [(p, kw_col[key]) for p, m in enumerate(profiles) for _, key in getattr(m, attr)]
-        hits = np.asarray(_sparse_rows(pairs, (count, len(keys))) @ kw_matrix, dtype=np.float32)
+        member = _membership(profiles, lambda m, attr=attr: (key for _, key in getattr(m, attr)), kw_col)
+        hits = np.asarray(member @ kw_matrix, dtype=np.float32)
         counts[attr] = np.minimum(hits, cap, out=hits)
 
     signs = np.stack([m.cue_sign for m in profiles])
     cue = features.cue_hits.astype(np.float32)
     theory = np.minimum(np.maximum(signs, 0.0) @ cue, cap)
     applied = np.minimum(np.maximum(-signs, 0.0) @ cue, cap)
-    codes = features.category_codes
-    member = _sparse_rows(
-        [(p, codes[c]) for p, m in enumerate(profiles) for c in m.categories if c in codes], (count, len(codes))
-    )
+    member = _membership(profiles, lambda m: m.categories, features.category_codes)
     category = np.asarray((member @ features.category_onehot).toarray(), dtype=np.float32)
     authors, _ = _author_hits(features, profiles)
     return _Terms(
@@ -480,16 +492,20 @@ def score_papers(
 ) -> np.ndarray:
     """Scores of shape (len(profiles), len(papers)); higher is better, comparable across days.
 
-    `paper_vecs` holds L2-normalised embeddings of `Paper.text`, in the order `features` was built from.
+    `paper_vecs` holds L2-normalised embeddings of `Paper.text`, in the order `features` was built from, made by
+    the same embedder as the profiles (texts shared by several profiles are scored once, keyed by the text).
     """
+    if np.shape(paper_vecs)[0] != len(features):
+        raise ValueError(f"{np.shape(paper_vecs)[0]} paper vectors for {len(features)} papers")
     out = np.zeros((len(profiles), len(features)), dtype=np.float32)
     if len(features) == 0 or not profiles:
         return out
+    budget = max(1024, _CHUNK_ELEMENTS // len(features))
     start = 0
     while start < len(profiles):
         stop, size = start, 0
-        while stop < len(profiles) and (stop == start or size < _PROFILE_CHUNK_VECTORS):
-            size += len(profiles[stop].want_texts) + len(profiles[stop].avoid_texts)
+        while stop < len(profiles) and (stop == start or size < budget):
+            size += len(profiles[stop].want_texts) + len(profiles[stop].avoid_keys)
             stop += 1
         out[start:stop] = _combine(_terms(paper_vecs, features, profiles[start:stop], weights), weights)
         start = stop

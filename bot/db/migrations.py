@@ -100,6 +100,46 @@ MIGRATIONS: list[str] = [
         VALUES (new.rowid, new.title, new.abstract, new.authors);
     END;
     """,
+    # 2: LLM token and cost accounting, one row per call
+    """
+    CREATE TABLE llm_usage (
+        id                INTEGER PRIMARY KEY,
+        at                TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')),
+        day               INTEGER NOT NULL,          -- yyyymmdd (UTC) the call was made, for the daily cap
+        purpose           TEXT NOT NULL,             -- score | summary | answer | ...
+        model             TEXT NOT NULL,
+        target            TEXT NOT NULL DEFAULT '',  -- target key or user key the call was made for
+        run_id            TEXT NOT NULL DEFAULT '',  -- groups the calls of one digest or question
+        prompt_tokens     INTEGER NOT NULL,
+        completion_tokens INTEGER NOT NULL,
+        cost_usd          REAL NOT NULL
+    );
+    CREATE INDEX llm_usage_by_day ON llm_usage(day);
+    CREATE INDEX llm_usage_by_run ON llm_usage(run_id);
+    """,
+    # 3: members with personal profiles, their digest preferences and their thumbs up/down
+    """
+    CREATE TABLE users (
+        key          TEXT PRIMARY KEY,               -- 'telegram:123', 'discord:456', 'console:local'
+        display_name TEXT NOT NULL DEFAULT '',
+        digest_mode  TEXT NOT NULL DEFAULT 'off' CHECK (digest_mode IN ('off', 'daily', 'weekly')),
+        post_time    TEXT NOT NULL DEFAULT '09:00',
+        timezone     TEXT NOT NULL DEFAULT 'UTC',
+        weekly_day   INTEGER NOT NULL DEFAULT 0,     -- 0 = Monday, for weekly digests
+        conversation TEXT NOT NULL DEFAULT '',       -- JSON of an unfinished onboarding, so it can resume
+        created_at   TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')),
+        updated_at   TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now'))
+    );
+
+    CREATE TABLE feedback (
+        user_key TEXT NOT NULL REFERENCES users(key) ON DELETE CASCADE,
+        paper_id TEXT NOT NULL,
+        value    INTEGER NOT NULL CHECK (value IN (-1, 1)),
+        at       TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')),
+        PRIMARY KEY (user_key, paper_id)
+    );
+    CREATE INDEX feedback_by_user ON feedback(user_key, at);
+    """,
 ]
 
 LATEST_VERSION = len(MIGRATIONS)

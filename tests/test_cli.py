@@ -1,0 +1,120 @@
+"""The `paperscout` command end to end, in-process: demo, ingest, digest, search, eval and its error lines."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from bot.cli import bundled_file, main
+
+BUNDLED_DAY = bundled_file("arxiv-2025-05-26.jsonl")
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A fresh PAPERSCOUT_HOME with arXiv pointed at a closed local port."""
+    monkeypatch.setenv("PAPERSCOUT_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("PAPERSCOUT_ARXIV_RSS_URL", "http://127.0.0.1:9/rss/")
+    monkeypatch.setenv("PAPERSCOUT_ARXIV_API_URL", "http://127.0.0.1:9/api/query")
+    monkeypatch.setenv("PAPERSCOUT_ARXIV_DELAY_SECONDS", "0")
+    monkeypatch.delenv("PAPERSCOUT_CONFIG", raising=False)
+    return tmp_path / "home"
+
+
+def small_day(tmp_path: Path, count: int = 30) -> Path:
+    """The first `count` papers of the bundled day as a JSONL file."""
+    path = tmp_path / "small.jsonl"
+    path.write_text("\n".join(BUNDLED_DAY.read_text(encoding="utf-8").splitlines()[:count]) + "\n", encoding="utf-8")
+    return path
+
+
+def one_error_line(err: str) -> str:
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert len(lines) == 1, err
+    assert lines[0].startswith("paperscout: error: ")
+    return lines[0]
+
+
+def test_demo_prints_a_digest_of_real_papers_and_a_search(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["demo", "--size", "12"]) == 0
+    out = capsys.readouterr().out
+    assert "Scanned 444 papers, picked 12." in out
+    assert out.count("](https://arxiv.org/abs/2505.") >= 10
+    assert out.count("**TL;DR**") == 12
+    assert "## Search:" in out
+    assert (home / "demo" / "paperscout.sqlite3").exists()
+
+
+def test_ingest_then_digest_json_and_search(home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["ingest", "--jsonl", str(small_day(tmp_path))]) == 0
+    assert "30 papers: 30 new" in capsys.readouterr().out
+    assert main(["ingest", "--jsonl", str(small_day(tmp_path))]) == 0
+    assert "0 new, 0 updated, 30 unchanged; 0 embedded" in capsys.readouterr().out
+
+    assert main(["digest", "--date", "2025-05-26", "--format", "json", "--size", "5"]) == 0
+    digest = json.loads(capsys.readouterr().out)
+    assert digest["scanned"] == 30 and digest["picked"] == 5
+    assert [p["rank"] for p in digest["papers"]] == [1, 2, 3, 4, 5]
+    assert all(p["url"].startswith("https://arxiv.org/abs/") and p["tldr"] for p in digest["papers"])
+
+    assert main(["search", "graph", "neural", "network", "--json", "--limit", "3"]) == 0
+    hits = json.loads(capsys.readouterr().out)
+    assert 1 <= len(hits) <= 3
+    assert main(["search", "graph", "--since", "2026-01-01"]) == 0
+    assert "No stored paper matches" in capsys.readouterr().out
+
+
+def test_a_malformed_jsonl_line_is_one_error_line_and_loses_nothing(
+    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["ingest", "--jsonl", str(small_day(tmp_path, 5))]) == 0
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(small_day(tmp_path, 3).read_text(encoding="utf-8") + '{"id": "2505.99999", "title": \n',
+                   encoding="utf-8")
+    capsys.readouterr()
+    assert main(["ingest", "--jsonl", str(bad)]) == 1
+    assert "bad.jsonl:4: not valid JSON" in one_error_line(capsys.readouterr().err)
+    assert main(["db"]) == 0
+    assert "papers:          5 " in capsys.readouterr().out
+
+
+def test_a_profile_with_an_unknown_field_is_one_error_line(
+    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    profile = tmp_path / "p.toml"
+    profile.write_text('name = "x"\nfavourite = "moe"\n[[topics]]\nwant = "moe"\n', encoding="utf-8")
+    assert main(["digest", "--profile", str(profile)]) == 1
+    assert "unknown field 'favourite'" in one_error_line(capsys.readouterr().err)
+
+
+def test_an_unreachable_arxiv_is_one_error_line(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["ingest"]) == 1
+    line = one_error_line(capsys.readouterr().err)
+    assert "127.0.0.1" in line
+
+
+def test_a_corrupt_state_dir_is_one_error_line(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    home.mkdir(parents=True)
+    (home / "paperscout.sqlite3").write_bytes(b"\x00garbage" * 512)
+    assert main(["db"]) == 1
+    assert "not a usable SQLite file" in one_error_line(capsys.readouterr().err)
+    assert (home / "paperscout.sqlite3").read_bytes().startswith(b"\x00garbage")  # left for the admin to restore
+
+
+def test_eval_json_prints_exactly_one_object(home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = tmp_path / "data"
+    (data / "arxiv").mkdir(parents=True)
+    (data / "labels").mkdir()
+    lines = BUNDLED_DAY.read_text(encoding="utf-8").splitlines()[:40]
+    (data / "arxiv" / "2025-05-26.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    picks = {json.loads(line)["id"]: {"relevance": 9, "novelty": 8} for line in lines[:5]}
+    (data / "labels" / "2025-05-26.json").write_text(json.dumps({"picks": picks}), encoding="utf-8")
+
+    assert main(["eval", "--data", str(data), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert set(report) == {"days", "mean"}
+    assert set(report["days"]["2025-05-26"]) == {"auc", "recall@50", "recall@100", "recall@150"}
+    assert 0.0 <= report["mean"]["auc"] <= 1.0
+    assert report["mean"]["recall@50"] == 1.0  # 40 papers: every pick is in the top 50
