@@ -45,10 +45,13 @@ def load_day(data: Path, count: int) -> list[Paper]:
     return [dataclasses.replace(p, announced=DAY) for p in papers[:count]]
 
 
+SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--papers", type=int, default=1000)
-    parser.add_argument("--data", type=Path, default=Path(__file__).resolve().parents[2] / "shared" / "data")
+    parser.add_argument("--data", type=Path, default=SHARED_DATA)
     args = parser.parse_args()
     papers = load_day(args.data, args.papers)
     profile = load_profile(bundled_file("example_profile.toml"))
@@ -66,7 +69,9 @@ async def main() -> None:
 
     print(f"papers in the day:            {len(papers)}")
     print(f"first ingest + embed:         {ingested - start:6.1f} s  ({first.line()})")
-    print(f"rank + digest:                {ranked - ingested:6.1f} s  (scanned {digest.scanned}, picked {digest.picked})")
+    print(
+        f"rank + digest:                {ranked - ingested:6.1f} s  ({digest.scanned} scanned, {digest.picked} picked)"
+    )
     print(f"ingest + embed + rank total:  {ranked - start:6.1f} s  (target <= 60 s)")
     print(f"second ingest of the day:     {again - ranked:6.2f} s  ({second.line()}; target <= 5 s)")
     print(f"peak RSS:                     {peak_rss_mb():6.0f} MB (target <= 1536 MB)")

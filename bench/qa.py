@@ -1,0 +1,111 @@
+"""Question answering quality on the shared arXiv week (2025-05-26..30).
+
+Each question has expected papers defined by a regular expression on titles, evaluated inside the window the
+question names. For each answer we measure recall (expected papers among the citations), on-topic share
+(citations whose title or abstract matches the pattern) and citations outside the window (must be 0).
+Targets (issue 4): mean recall >= 0.8, mean on-topic >= 0.7, 0 outside the window.
+
+    .venv/bin/python bench/qa.py [--home DIR] [--data ../shared/data] [-v]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import datetime as dt
+import re
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from bot.config import Settings
+from bot.core import Core, open_core
+from bot.ingest.jsonl import read_jsonl
+from bot.ingest.store import store_papers
+from bot.models import Paper
+from bot.rag import ask
+
+AS_OF = dt.date(2025, 5, 30)
+
+
+@dataclass(frozen=True)
+class Question:
+    text: str
+    pattern: str  # expected papers: titles matching this (case-insensitive) inside the window
+
+
+QUESTIONS = [
+    Question("what MoE papers this week?", r"mixture[- ]of[- ]experts?|MoE"),
+    Question("any quantization papers since Wednesday?", r"quantiz"),
+    Question("graph neural network papers this week", r"graph neural|\bGNNs?\b"),
+    Question("what's new on pruning this week?", r"\bprun"),
+    Question("KV cache papers this week", r"KV[- ]cache|key-value cache"),
+    Question("LoRA papers in the last 3 days", r"\bLoRA|low-rank adaptation"),
+    Question("in-context learning papers this week", r"in-context learning"),
+    Question("papers about hallucination on Monday", r"hallucinat"),
+    Question("protein papers this week", r"protein"),
+    Question("machine unlearning papers this week", r"unlearn"),
+    Question("anything on tabular data this week?", r"tabular"),
+    Question("watermarking papers this week", r"watermark"),
+    Question("scaling laws this week", r"scaling law"),
+    Question("federated learning papers today", r"federated"),
+    Question("time series papers yesterday", r"time[- ]series"),
+    Question("what about knowledge distillation since Wednesday?", r"distill"),
+    Question("contrastive learning papers this week", r"contrastive"),
+    Question("uncertainty quantification papers on Wednesday", r"uncertainty"),
+    Question("papers on causality this week", r"causal"),
+    Question("fairness papers in May", r"fairness|unfair"),
+    Question("sparse autoencoders this week", r"sparse autoencoder"),
+    Question("what about optimizers like SGD or Adam this week?", r"optimi[sz]er|\bSGD\b|\bAdam"),
+]
+
+
+SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--home", type=Path, help="state dir to reuse (ingested once); default a temp dir")
+    parser.add_argument("--data", type=Path, default=SHARED_DATA)
+    parser.add_argument("-v", "--verbose", action="store_true", help="print misses and off-topic citations")
+    args = parser.parse_args()
+    papers = read_jsonl(sorted((args.data / "arxiv").glob("*.jsonl")))
+    with tempfile.TemporaryDirectory() as scratch:
+        home = args.home or Path(scratch)
+        async with open_core(Settings(home=home)) as core:
+            await store_papers(core, papers)
+            rows = [await run_question(core, q, papers, args.verbose) for q in QUESTIONS]
+    print(f"{'question':<52} {'expect':>6} {'cited':>5} {'recall':>6} {'on-topic':>8} {'outside':>7}")
+    for q, (expected, cited, recall, on_topic, outside) in zip(QUESTIONS, rows, strict=True):
+        print(f"{q.text[:52]:<52} {expected:>6} {cited:>5} {recall:6.2f} {on_topic:8.2f} {outside:>7}")
+    n = len(rows)
+    print(
+        f"{'mean over ' + str(n) + ' questions':<52} {'':>6} {'':>5} {sum(r[2] for r in rows) / n:6.3f} "
+        f"{sum(r[3] for r in rows) / n:8.3f} {sum(r[4] for r in rows):>7}"
+    )
+
+
+async def run_question(
+    core: Core, question: Question, papers: list[Paper], verbose: bool
+) -> tuple[int, int, float, float, int]:
+    answer = await ask(core, question.text, today=AS_OF)
+    start, end = answer.window
+    pattern = re.compile(question.pattern, re.IGNORECASE)
+    expected = {p.id for p in papers if start <= p.announced <= end and pattern.search(p.title)}
+    cited = [p.id for p in answer.citations]
+    by_id = {p.id: p for p in papers}
+    on_topic = [i for i in cited if pattern.search(by_id[i].title) or pattern.search(by_id[i].abstract)]
+    outside = sum(1 for i in cited if not start <= by_id[i].announced <= end)
+    recall = len(expected & set(cited)) / len(expected) if expected else 1.0
+    share = len(on_topic) / len(cited) if cited else (1.0 if not expected else 0.0)
+    if verbose:
+        for i in sorted(expected - set(cited)):
+            print(f"  miss    [{question.text[:30]}] {i} {by_id[i].title[:90]}")
+        for i in cited:
+            if i not in on_topic:
+                print(f"  off     [{question.text[:30]}] {i} {by_id[i].title[:90]}")
+    return len(expected), len(cited), recall, share, outside
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

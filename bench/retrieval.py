@@ -1,0 +1,127 @@
+"""Retrieval latency with 100,000 stored papers: the dense (Chroma, date-filtered), lexical (SQLite FTS5 BM25)
+and fused hybrid steps of question answering, p50/p95 over many queries. Target (issue 4): p95 <= 30 ms.
+
+Vectors are synthetic (random unit vectors, as the issue allows); texts reuse real titles and abstracts from the
+shared week so BM25 sees realistic term statistics; papers are spread over 250 announcement days (400 a day).
+The query embedding is computed once up front: the model's time is not part of the retrieval step.
+
+    .venv/bin/python bench/retrieval.py [--papers 100000] [--queries 200] [--home DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import dataclasses
+import datetime as dt
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from bot.cli import bundled_file
+from bot.config import Settings
+from bot.core import open_core
+from bot.ingest.jsonl import read_jsonl
+from bot.search import query_terms, window_filter
+
+FIRST_DAY = dt.date(2024, 9, 2)
+PER_DAY = 400
+WINDOWS = (1, 5, 30)  # days in the date filter: one day, a week of announcements, a month
+QUERIES = [
+    "mixture of experts",
+    "quantization of large language models",
+    "graph neural networks",
+    "diffusion",
+    "federated learning privacy",
+    "kv cache compression",
+    "protein structure",
+    "in-context learning theory",
+]
+
+
+class NoModel:
+    """Stands in for the embedder: this benchmark stores precomputed synthetic vectors and never embeds text."""
+
+    name = "synthetic"
+    dim = 384
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        raise RuntimeError("the retrieval benchmark must not embed text")
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q / 100 * (len(ordered) - 1)))]
+
+
+SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--papers", type=int, default=100_000)
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--home", type=Path, help="reuse a state dir filled by an earlier run")
+    parser.add_argument("--data", type=Path, default=SHARED_DATA)
+    args = parser.parse_args()
+    sources = read_jsonl(sorted((args.data / "arxiv").glob("*.jsonl")) or [bundled_file("arxiv-2025-05-26.jsonl")])
+    rng = np.random.default_rng(7)
+
+    with tempfile.TemporaryDirectory() as scratch:
+        settings = Settings(home=args.home or Path(scratch))
+        async with open_core(settings, NoModel()) as core:  # type: ignore[arg-type]
+            if await core.repo.count_papers() < args.papers:
+                started = time.perf_counter()
+                for start in range(0, args.papers, 5000):
+                    batch = []
+                    for i in range(start, min(start + 5000, args.papers)):
+                        source = sources[i % len(sources)]
+                        day = FIRST_DAY + dt.timedelta(days=i // PER_DAY)
+                        batch.append(
+                            dataclasses.replace(source, id=f"{2400 + i // 90000}.{i % 90000:05d}", announced=day)
+                        )
+                    vectors = rng.standard_normal((len(batch), 384)).astype(np.float32)
+                    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+                    await core.repo.upsert_papers(batch)
+                    await core.vectors.upsert(batch, vectors)
+                print(f"stored {args.papers} papers in {time.perf_counter() - started:.0f} s")
+            last_day = FIRST_DAY + dt.timedelta(days=(args.papers - 1) // PER_DAY)
+            print(
+                f"papers: {await core.repo.count_papers()}, vectors: {await core.vectors.count()}, "
+                f"days {FIRST_DAY}..{last_day}"
+            )
+
+            query_vectors = rng.standard_normal((args.queries, 384)).astype(np.float32)
+            query_vectors /= np.linalg.norm(query_vectors, axis=1, keepdims=True)
+            await core.vectors.query(query_vectors[0], 10)  # open and warm the index
+            print(f"{'step':<10} {'window':>8} {'p50 ms':>8} {'p95 ms':>8}")
+            for days in WINDOWS:
+                since = last_day - dt.timedelta(days=days - 1)
+                dense_ms, lexical_ms, hybrid_ms = [], [], []
+                for i in range(args.queries):
+                    text = QUERIES[i % len(QUERIES)]
+                    t0 = time.perf_counter()
+                    await core.vectors.query(query_vectors[i], 120, where=window_filter(since, last_day))
+                    t1 = time.perf_counter()
+                    await core.repo.lexical_search(query_terms(text), since, last_day, 120)
+                    t2 = time.perf_counter()
+                    await asyncio.gather(
+                        core.vectors.query(query_vectors[i], 120, where=window_filter(since, last_day)),
+                        core.repo.lexical_search(query_terms(text), since, last_day, 120),
+                    )
+                    t3 = time.perf_counter()
+                    dense_ms.append((t1 - t0) * 1000)
+                    lexical_ms.append((t2 - t1) * 1000)
+                    hybrid_ms.append((t3 - t2) * 1000)
+                for name, values in (("dense", dense_ms), ("lexical", lexical_ms), ("hybrid", hybrid_ms)):
+                    print(
+                        f"{name:<10} {str(days) + ' d':>8} {statistics.median(values):8.1f} "
+                        f"{percentile(values, 95):8.1f}"
+                    )
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

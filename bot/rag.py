@@ -1,0 +1,480 @@
+"""Questions answered from the stored papers: question -> filters -> retrieve -> answer with citations.
+
+Filters come from the question itself (time words, "by <author>", arXiv categories, and the topic that is left).
+Retrieval is hybrid: dense similarity in Chroma and BM25 in SQLite, restricted to the window, then every
+candidate is scored by one formula (dense similarity plus lexical evidence) and cut where relevance drops.
+Only papers inside the window can be cited. The answer is extractive (the matching papers and their TL;DRs)
+unless an LLM is configured, in which case `bot.answer` writes a short answer citing [n].
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import json
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+from bot.core import Core
+from bot.models import Paper, Profile, day_to_int
+from bot.rank import phrase_key, text_tokens
+from bot.search import query_terms, window_filter
+from bot.timewords import MONTHS, WEEKDAYS, TimeWindow, find_time_window
+
+MAX_QUESTION = 1000
+MAX_CITATIONS = 15
+POOL = 120  # candidates taken from each of the dense and lexical lists
+
+# Relevance = cosine(question topic, paper) + lexical evidence. A topic phrase in the title is the strongest
+# sign a paper is about it; in the abstract it is weaker (often a passing mention).
+TITLE_BONUS = 0.15
+ABSTRACT_BONUS = 0.06
+PROFILE_WEIGHT = 0.10
+# A paper is cited when its relevance is within MARGIN of the best one and above FLOOR.
+MARGIN = 0.16
+FLOOR = 0.30
+COVERED = 0.5  # a text covering half the topic's weight (by word rarity) is about the topic
+
+# Acronyms researchers type and the phrases papers spell out (both directions are used).
+ACRONYMS: dict[str, str] = {
+    "moe": "mixture of experts",
+    "llm": "large language model",
+    "vlm": "vision language model",
+    "mllm": "multimodal large language model",
+    "rl": "reinforcement learning",
+    "rlhf": "reinforcement learning from human feedback",
+    "dpo": "direct preference optimization",
+    "gnn": "graph neural network",
+    "kv": "key value cache",
+    "lora": "low rank adaptation",
+    "peft": "parameter efficient fine tuning",
+    "icl": "in context learning",
+    "cot": "chain of thought",
+    "sae": "sparse autoencoder",
+    "rag": "retrieval augmented generation",
+    "ssm": "state space model",
+    "vit": "vision transformer",
+    "nerf": "neural radiance field",
+    "pinn": "physics informed neural network",
+    "gan": "generative adversarial network",
+    "vae": "variational autoencoder",
+    "nas": "neural architecture search",
+    "ood": "out of distribution",
+    "nlp": "natural language processing",
+    "asr": "automatic speech recognition",
+    "tts": "text to speech",
+    "marl": "multi agent reinforcement learning",
+}
+
+_FOLLOW_UP_REF = re.compile(r"\b(those|these|them|of the above|among them|that list)\b", re.IGNORECASE)
+# Words that never belong to a topic, wherever they stand.
+_META = frozenset(
+    """papers paper preprint preprints article articles works arxiv please anything something everything what's
+    whats there's theres tell show list give find""".split()
+)
+_CATEGORY = re.compile(
+    r"\b(cs|stat|math|eess|econ|q-bio|q-fin|physics|astro-ph|cond-mat|nlin|hep-[a-z]{2}|nucl-[a-z]{2}|quant-ph|gr-qc)"
+    r"\.([A-Za-z][A-Za-z\-]{1,12})\b",
+    re.IGNORECASE,
+)
+_UPPER_SUFFIX = {"cs", "stat", "math", "eess", "econ", "q-bio", "q-fin"}
+_BY_AUTHOR = re.compile(r"\b(?:by|from|authored by|written by)\s+((?:[A-Z][\w'\-\.]*\s*){1,4})")
+_FILLER = frozenset(
+    """what which who whose where when how why is are was were any some there here do does did can could would should
+    papers paper work works research article articles preprint preprints show me tell list give find get about on
+    regarding related to new recent latest published appeared came out arxiv and or the a an of in for with from
+    please i we you it this that those these them among also else other more again only just week today
+    yesterday month year since day days last past anything something everything interesting good notable cool
+    important worth reading read hi hey publish published released submitted out wrote write written did like such as
+    e.g eg etc especially mainly mostly""".split()
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Filters:
+    """What a question asks for, after parsing."""
+
+    topic: str
+    window: TimeWindow | None = None
+    authors: tuple[str, ...] = ()
+    categories: tuple[str, ...] = ()
+    restrict_to: tuple[str, ...] = ()  # a follow-up about "those" papers
+
+
+@dataclass(frozen=True, slots=True)
+class Retrieved:
+    """A candidate paper with its relevance and the evidence behind it."""
+
+    paper: Paper
+    relevance: float
+    dense: float
+    in_title: bool
+    in_abstract: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """The reply to a question: text citing [n], the cited papers in [n] order, and the window searched."""
+
+    text: str
+    citations: tuple[Paper, ...]
+    window: tuple[dt.date, dt.date]
+    filters: Filters
+    usage: dict[str, float] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, object]:
+        """The JSON shape printed by `paperscout ask --json`."""
+        return {
+            "answer": self.text,
+            "citations": [{"id": p.id, "title": p.title, "url": p.url} for p in self.citations],
+            "window": [self.window[0].isoformat(), self.window[1].isoformat()],
+        }
+
+
+@dataclass
+class Turn:
+    """The state a follow-up question can refer to."""
+
+    topic: str
+    window: tuple[str, str] | None
+    authors: list[str]
+    categories: list[str]
+    paper_ids: list[str]
+
+    def to_json(self) -> str:
+        """Serialise for the conversations table."""
+        return json.dumps(asdict(self))
+
+    @staticmethod
+    def from_json(text: str) -> Turn:
+        """Parse a stored turn."""
+        data = json.loads(text)
+        window = tuple(data["window"]) if data.get("window") else None
+        return Turn(data["topic"], window, data["authors"], data["categories"], data["paper_ids"])  # type: ignore[arg-type]
+
+
+# ---------------------------------------------------------------- parsing
+
+
+def normalise_category(prefix: str, suffix: str) -> str:
+    """'cs.lg' -> 'cs.LG', 'physics.comp-ph' stays lower case."""
+    prefix = prefix.lower()
+    return f"{prefix}.{suffix.upper() if prefix in _UPPER_SUFFIX else suffix.lower()}"
+
+
+def expand_terms(topic: str) -> list[str]:
+    """The topic's normalised phrases plus acronym expansions in both directions."""
+    key = phrase_key(topic)
+    phrases = [key] if key else []
+    tokens = key.split()
+    for token in tokens:
+        if token in ACRONYMS:
+            phrases.append(phrase_key(ACRONYMS[token]))
+    for acronym, expansion in ACRONYMS.items():
+        if phrase_key(expansion) in f" {key} ".replace("  ", " ") or f" {phrase_key(expansion)} " in f" {key} ":
+            phrases.append(acronym)
+    seen: dict[str, None] = {}
+    for phrase in phrases:
+        seen.setdefault(phrase, None)
+    return list(seen)
+
+
+def strip_phrases(question: str, phrases: Sequence[str]) -> str:
+    """Remove each phrase once (case-insensitive) from the question."""
+    for phrase in phrases:
+        if phrase:
+            question = re.sub(re.escape(phrase), " ", question, count=1, flags=re.IGNORECASE)
+    return question
+
+
+def topic_of(text: str) -> str:
+    """The topic left in a question: meta words dropped anywhere, filler words trimmed from both ends.
+
+    Small words between content words stay ("mixture of experts", "learning to rank").
+    """
+    words = [w for w in re.findall(r"[\w][\w\-\.+']*", text) if w.lower() not in _META and not w.isdigit()]
+    while words and words[0].lower().strip("'") in _FILLER:
+        words.pop(0)
+    while words and words[-1].lower().strip("'") in _FILLER:
+        words.pop()
+    return " ".join(words).strip(" .?!")
+
+
+def parse_question(question: str, today: dt.date, previous: Turn | None = None) -> Filters:
+    """Split a question into time window, authors, categories, the topic, and a follow-up restriction."""
+    question = question.strip()[:MAX_QUESTION]
+    window = find_time_window(question, today)
+    removed: list[str] = [window.phrase] if window else []
+    categories = tuple(dict.fromkeys(normalise_category(m.group(1), m.group(2)) for m in _CATEGORY.finditer(question)))
+    removed += [m.group(0) for m in _CATEGORY.finditer(question)]
+    authors: tuple[str, ...] = ()
+    by = _BY_AUTHOR.search(question)
+    if by:
+        name = by.group(1).strip().rstrip(".")
+        authors = (name,)
+        removed.append(by.group(0))
+    rest = strip_phrases(question, removed)
+    if window:  # the time phrase was matched in lower case; drop leftover joiners such as "since"
+        rest = re.sub(r"\b(since|from|in|on|during|between)\s*$", " ", rest.strip(" ?!."), flags=re.IGNORECASE)
+    topic = topic_of(rest)
+    restrict: tuple[str, ...] = ()
+    if previous is not None:
+        refers_back = bool(_FOLLOW_UP_REF.search(question))
+        # "and from last week?" has no topic of its own and continues the previous one
+        continues = refers_back or (not topic and not authors and not categories)
+        if refers_back:
+            restrict = tuple(previous.paper_ids)
+        if continues and not topic:
+            topic = previous.topic
+        if continues and window is None and previous.window:
+            start, end = (dt.date.fromisoformat(d) for d in previous.window)
+            window = TimeWindow(start, end, "as before")
+        if continues and not refers_back:
+            authors = authors or tuple(previous.authors)
+            categories = categories or tuple(previous.categories)
+    return Filters(topic=topic, window=window, authors=authors, categories=categories, restrict_to=restrict)
+
+
+# ---------------------------------------------------------------- retrieval
+
+
+def _word_in(word: str, tokens: set[str]) -> bool:
+    """`word` appears among `tokens`, allowing inflections ("distillation" ~ "distilling", "causal" ~ "causality")."""
+    if word in tokens:
+        return True
+    stem = word[: max(6, len(word) - 4)] if len(word) >= 6 else None
+    return any(t.startswith(word) or (stem is not None and t.startswith(stem)) for t in tokens)
+
+
+@dataclass(frozen=True, slots=True)
+class TopicEvidence:
+    """How to recognise the topic in a text: weighted words and whole phrases (acronyms and expansions)."""
+
+    weights: dict[str, float]  # content word -> inverse document frequency
+    phrases: tuple[str, ...]
+
+    def coverage(self, text: str) -> float:
+        """Share of the topic's weight found in `text` (1.0 when a whole phrase is there)."""
+        tokens = text_tokens(text)
+        joined = " " + " ".join(tokens) + " "
+        if any(f" {p} " in joined for p in self.phrases):
+            return 1.0
+        total = sum(self.weights.values())
+        if not total:
+            return 0.0
+        present = set(tokens)
+        return sum(w for word, w in self.weights.items() if _word_in(word, present)) / total
+
+
+async def topic_evidence(core: Core, topic: str) -> TopicEvidence:
+    """Weights of the topic's content words by rarity in the archive; rare words say more about a topic."""
+    words = [w for w in phrase_key(topic).split() if w not in _FILLER and len(w) > 1]
+    acronyms = {w for w in words if w in ACRONYMS}
+    plain = list(dict.fromkeys(w for w in words if w not in acronyms))
+    key = phrase_key(topic)
+    named_terms = [e for e in (phrase_key(x) for x in ACRONYMS.values()) if f" {e} " in f" {key} "]
+    if named_terms and len(named_terms[0].split()) >= len(plain) - 1:
+        # the topic names an established term ("in-context learning"): its words alone do not make a paper on it
+        plain = []
+    total = max(await core.repo.count_papers(), 1)
+    frequencies = await core.repo.document_frequencies(plain)
+    weights = {w: math.log((total + 1) / (frequencies.get(w, 0) + 1)) + 0.1 for w in plain}
+    phrases = [phrase_key(topic)] if len(words) > 1 else []
+    for acronym in acronyms:
+        phrases += [acronym, phrase_key(ACRONYMS[acronym])]
+    for acronym, expansion in ACRONYMS.items():
+        if f" {phrase_key(expansion)} " in f" {phrase_key(topic)} ":
+            phrases += [acronym, phrase_key(expansion)]
+    return TopicEvidence(weights=weights, phrases=tuple(dict.fromkeys(p for p in phrases if p)))
+
+
+async def _candidates(core: Core, filters: Filters, query_vector: np.ndarray) -> list[Paper]:
+    start = filters.window.start if filters.window else None
+    end = filters.window.end if filters.window else None
+    if filters.restrict_to:
+        papers = await core.repo.get_papers(list(filters.restrict_to))
+    elif filters.authors:
+        tokens = [t for t in re.findall(r"[\w\-']+", filters.authors[0]) if len(t) > 1]
+        papers = await core.repo.papers_by_author(tokens, start, end)
+    else:
+        where = window_filter(start, end, filters.categories)
+        dense = await core.vectors.query(query_vector, POOL, where=where)
+        terms = query_terms(" ".join(expand_terms(filters.topic)))
+        lexical = await core.repo.lexical_search(terms, start, end, POOL)
+        ids = list(dict.fromkeys([h.id for h in dense] + [i for i, _ in lexical]))
+        papers = await core.repo.get_papers(ids)
+    if filters.window:
+        papers = [p for p in papers if filters.window.contains(p.announced)]
+    if filters.categories:
+        wanted = set(filters.categories)
+        papers = [p for p in papers if wanted.intersection(p.categories)]
+    return papers
+
+
+async def retrieve(
+    core: Core, filters: Filters, *, profile: Profile | None = None, limit: int = MAX_CITATIONS
+) -> list[Retrieved]:
+    """The papers that answer `filters`, most relevant first, cut where relevance drops off."""
+    topic = filters.topic or " ".join(filters.authors)
+    if not topic and not filters.authors:
+        return []
+    query_text = " ".join(expand_terms(topic)) or topic
+    query_vector = (await asyncio.to_thread(core.embedder.embed, [query_text]))[0]
+    papers = await _candidates(core, filters, query_vector)
+    if not papers:
+        return []
+    vectors = await core.vectors.vectors([p.id for p in papers])
+    dense = vectors @ query_vector
+    topic_words = await topic_evidence(core, filters.topic) if filters.topic else None
+    relevance = dense.astype(np.float64).copy()
+    evidence = []
+    for i, paper in enumerate(papers):
+        title = topic_words.coverage(paper.title) if topic_words else 0.0
+        abstract = topic_words.coverage(paper.abstract) if topic_words else 0.0
+        relevance[i] += TITLE_BONUS * title + ABSTRACT_BONUS * abstract
+        evidence.append((title >= COVERED, abstract >= COVERED))
+    if profile is not None:
+        from bot.digest import rank_papers
+
+        ranked = await rank_papers(core, papers, profile)
+        by_id = {r.paper.id: r.score for r in ranked}
+        profile_scores = np.asarray([by_id[p.id] for p in papers])
+        spread = np.ptp(profile_scores) or 1.0
+        relevance += PROFILE_WEIGHT * (profile_scores - profile_scores.min()) / spread
+    order = np.argsort(-relevance)
+    results = [
+        Retrieved(papers[i], float(relevance[i]), float(dense[i]), evidence[i][0], evidence[i][1]) for i in order
+    ]
+    if filters.authors and not filters.topic:
+        return results[:limit]
+    best = results[0].relevance
+    if filters.restrict_to:
+        # "which of those is about X": the papers that name X, or failing that the closest few
+        named = [r for r in results if r.in_title or (r.in_abstract and r.relevance >= best - MARGIN / 2)]
+        return (named or results[:3])[:limit]
+    kept = [r for r in results if r.in_title or r.relevance >= max(FLOOR, best - MARGIN)]
+    return kept[:limit]
+
+
+# ---------------------------------------------------------------- answering
+
+
+_CALENDAR_WORDS = frozenset(WEEKDAYS) | frozenset(MONTHS)
+_AUTHORSHIP = re.compile(r"\b(publish\w*|wrote|written|authored|co-?authored|papers? of|work of|group)\b", re.I)
+_NAME_WORD = re.compile(r"(?<!^)(?<![.?!]\s)\b([A-Z][a-z\u00C0-\u024F'\-]{2,})\b")
+
+
+async def find_named_authors(core: Core, filters: Filters, question: str) -> Filters:
+    """Treat capitalised words that name stored authors in the window as an author filter.
+
+    Handles "what did Zdeborová publish this week?" where no "by" marks the name. A word counts only if some
+    stored paper in the window has an author with that name, so topic words are left alone.
+    """
+    if filters.authors or filters.restrict_to:
+        return filters
+    start = filters.window.start if filters.window else None
+    end = filters.window.end if filters.window else None
+    text = strip_phrases(question.strip(), [filters.window.phrase] if filters.window else [])
+    names = [m.group(1) for m in _NAME_WORD.finditer(text) if m.group(1).lower() not in _CALENDAR_WORDS]
+    # A lone capitalised word is often a method ("Adam", "Muon"); take it as a name only next to authorship words
+    if len(names) < 2 and not _AUTHORSHIP.search(question):
+        return filters
+    found = [n for n in names if n.lower() not in _FILLER and await core.repo.papers_by_author([n], start, end, 1)]
+    if not found:
+        return filters
+    topic = topic_of(strip_phrases(filters.topic, found))
+    return Filters(topic, filters.window, (" ".join(found),), filters.categories, filters.restrict_to)
+
+
+def describe_window(window: tuple[dt.date, dt.date]) -> str:
+    """'on 2025-05-28' or 'from 2025-05-26 to 2025-05-30'."""
+    start, end = window
+    return f"on {start}" if start == end else f"from {start} to {end}"
+
+
+def subject_of(filters: Filters) -> str:
+    """How the answer names what was asked: 'about MoE', 'by Lenka Zdeborová', 'about MoE by ...'."""
+    parts = []
+    if filters.topic:
+        parts.append(f"about {filters.topic}")
+    if filters.authors:
+        parts.append("by " + ", ".join(filters.authors))
+    if filters.categories:
+        parts.append("in " + ", ".join(filters.categories))
+    return " ".join(parts) or "matching that"
+
+
+def extractive_answer(
+    filters: Filters, papers: Sequence[Paper], tldrs: dict[str, str], window: tuple[dt.date, dt.date]
+) -> str:
+    """An answer without an LLM: the matching papers, numbered for citation, each with its TL;DR."""
+    subject = subject_of(filters)
+    if not papers:
+        hint = "Try a wider window (for example 'this month' or 'in 2025') or other words."
+        return f"No stored papers {subject} announced {describe_window(window)}. {hint}"
+    noun = "paper" if len(papers) == 1 else "papers"
+    lines = [f"{len(papers)} {noun} {subject} announced {describe_window(window)}:"]
+    for n, paper in enumerate(papers, 1):
+        tldr = tldrs.get(paper.id, "")
+        lines.append(f"[{n}] {paper.title}" + (f" — {tldr}" if tldr else ""))
+    return "\n".join(lines)
+
+
+async def effective_window(core: Core, filters: Filters, today: dt.date) -> tuple[dt.date, dt.date]:
+    """The window searched: the question's, or everything stored up to today."""
+    if filters.window:
+        return filters.window.start, filters.window.end
+    days = await core.repo.announcement_days()
+    return (days[0] if days else today), today
+
+
+async def ask(
+    core: Core,
+    question: str,
+    *,
+    today: dt.date | None = None,
+    conversation_id: str | None = None,
+    profile: Profile | None = None,
+) -> Answer:
+    """Answer `question` from stored papers; with `conversation_id`, follow-ups can refer to the previous turn."""
+    today = today or dt.date.today()
+    previous = None
+    if conversation_id:
+        stored = await core.repo.conversation_state(conversation_id)
+        previous = Turn.from_json(stored) if stored else None
+    filters = parse_question(question, today, previous)
+    window = await effective_window(core, filters, today)
+    if filters.window is None:
+        filters = Filters(
+            filters.topic,
+            TimeWindow(window[0], window[1], ""),
+            filters.authors,
+            filters.categories,
+            filters.restrict_to,
+        )
+    filters = await find_named_authors(core, filters, question)
+    found = await retrieve(core, filters, profile=profile)
+    papers = [r.paper for r in found]
+    assert all(window[0] <= p.announced <= window[1] for p in papers)
+    tldrs = await core.repo.tldrs([p.id for p in papers])
+    text = extractive_answer(filters, papers, tldrs, window)
+    answer = Answer(text=text, citations=tuple(papers), window=window, filters=filters)
+    if conversation_id:
+        turn = Turn(
+            topic=filters.topic,
+            window=(window[0].isoformat(), window[1].isoformat()) if filters.window and filters.window.phrase else None,
+            authors=list(filters.authors),
+            categories=list(filters.categories),
+            paper_ids=[p.id for p in papers],
+        )
+        await core.repo.save_conversation_state(conversation_id, turn.to_json())
+    return answer
+
+
+def in_window(paper: Paper, window: tuple[dt.date, dt.date]) -> bool:
+    """True when the paper was announced inside the window."""
+    return day_to_int(window[0]) <= day_to_int(paper.announced) <= day_to_int(window[1])

@@ -1,0 +1,194 @@
+"""Time words in questions ("this week", "since Monday", "in May") turned into announcement-date windows.
+
+All windows are inclusive [start, end] dates relative to `today` and never end after it. arXiv announces on
+weekdays, so "this week" is Monday to today, "last week" is last Monday to last Sunday.
+"""
+
+from __future__ import annotations
+
+import calendar
+import datetime as dt
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+WEEKDAYS = {name.lower(): i for i, name in enumerate(calendar.day_name)}
+WEEKDAYS.update({name.lower(): i for i, name in enumerate(calendar.day_abbr)})
+MONTHS = {name.lower(): i for i, name in enumerate(calendar.month_name) if name}
+MONTHS.update({name.lower(): i for i, name in enumerate(calendar.month_abbr) if name})
+MONTHS["sept"] = 9
+NUMBER_WORDS = {
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "fourteen": 14,
+    "thirty": 30,
+    "a": 1,
+}
+
+_WD = "|".join(sorted(WEEKDAYS, key=len, reverse=True))
+_MON = "|".join(sorted(MONTHS, key=len, reverse=True))
+_NUM = r"\d{1,3}|" + "|".join(NUMBER_WORDS)
+_ISO = r"\d{4}-\d{2}-\d{2}"
+_MONTH_DAY = rf"(?:{_MON})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?"
+_DAY_MONTH = rf"\d{{1,2}}(?:st|nd|rd|th)?\s+(?:{_MON})\.?(?:\s+\d{{4}})?"
+_DATE = rf"(?:{_ISO}|{_MONTH_DAY}|{_DAY_MONTH})"
+
+
+@dataclass(frozen=True, slots=True)
+class TimeWindow:
+    """An inclusive date window and the words it was read from."""
+
+    start: dt.date
+    end: dt.date
+    phrase: str
+
+    def contains(self, day: dt.date) -> bool:
+        """True when `day` falls inside the window."""
+        return self.start <= day <= self.end
+
+
+def _monday(day: dt.date) -> dt.date:
+    return day - dt.timedelta(days=day.weekday())
+
+
+def _last_weekday(today: dt.date, weekday: int) -> dt.date:
+    """The most recent `weekday` on or before today."""
+    return today - dt.timedelta(days=(today.weekday() - weekday) % 7)
+
+
+def _month_window(today: dt.date, month: int, year: int | None) -> tuple[dt.date, dt.date]:
+    if year is None:
+        year = today.year if month <= today.month else today.year - 1
+    last = calendar.monthrange(year, month)[1]
+    return dt.date(year, month, 1), dt.date(year, month, last)
+
+
+def parse_date(text: str, today: dt.date, *, allow_future: bool = False) -> dt.date | None:
+    """Parse '2025-05-26', 'May 26', 'May 26, 2025' or '26 May'.
+
+    Without a year it is the most recent such day, unless `allow_future` (the end of a range) keeps this year.
+    """
+    text = text.strip().lower().replace(",", " ")
+    try:
+        return dt.date.fromisoformat(text)
+    except ValueError:
+        pass
+    words = re.sub(r"(\d)(st|nd|rd|th)\b", r"\1", text).replace(".", " ").split()
+    month = next((MONTHS[w] for w in words if w in MONTHS), None)
+    numbers = [int(w) for w in words if w.isdigit()]
+    if month is None or not numbers:
+        return None
+    day = numbers[0] if numbers[0] <= 31 else None
+    year = next((n for n in numbers if n > 31), None)
+    if day is None:
+        return None
+    try:
+        candidate = dt.date(year or today.year, month, day)
+    except ValueError:
+        return None
+    if year is None and candidate > today and not allow_future:
+        candidate = candidate.replace(year=candidate.year - 1)
+    return candidate
+
+
+def _number(text: str) -> int:
+    return int(text) if text.isdigit() else NUMBER_WORDS[text]
+
+
+def find_time_window(question: str, today: dt.date) -> TimeWindow | None:
+    """The first time expression in `question` as a window ending no later than `today`, or None."""
+    q = question.lower()
+
+    def window(start: dt.date, end: dt.date, match: re.Match[str]) -> TimeWindow:
+        end = min(end, today)
+        return TimeWindow(min(start, end), end, match.group(0).strip())
+
+    rules: list[tuple[str, object]] = [
+        (rf"\b(?:between|from)\s+({_DATE})\s+(?:and|to|until|-)\s+({_DATE})", "range"),
+        (rf"\bsince\s+({_DATE})", "since_date"),
+        (rf"\bsince\s+(?:last\s+)?({_WD})\b", "since_weekday"),
+        (rf"\b(?:on\s+)?({_ISO})\b", "on_date"),
+        (r"\btoday\b|\bthis morning\b", "today"),
+        (r"\byesterday\b", "yesterday"),
+        (rf"\b(?:in\s+the\s+)?(?:last|past)\s+({_NUM})\s+days?\b", "last_days"),
+        (rf"\b(?:in\s+the\s+)?(?:last|past)\s+({_NUM})\s+weeks?\b", "last_weeks"),
+        (r"\b(?:in\s+the\s+)?(?:last|past)\s+day\b", "today"),
+        (r"\bthis\s+week\b|\bso\s+far\s+this\s+week\b", "this_week"),
+        (r"\blast\s+week\b|\bprevious\s+week\b", "last_week"),
+        (r"\b(?:in\s+the\s+)?(?:past|last)\s+week\b", "past_week"),
+        (r"\bthis\s+month\b", "this_month"),
+        (r"\blast\s+month\b|\bprevious\s+month\b", "last_month"),
+        (r"\bthis\s+year\b", "this_year"),
+        (rf"\bon\s+({_DATE})", "on_date"),
+        (rf"\b(?:on\s+|last\s+)({_WD})\b", "on_weekday"),
+        (rf"\b(?:in|during)\s+({_MON})\.?(?:\s+(\d{{4}}))?\b", "in_month"),
+        (r"\b(?:in|during)\s+(\d{4})\b", "in_year"),
+    ]
+    best: tuple[int, TimeWindow] | None = None
+    for pattern, kind in rules:
+        match = re.search(pattern, q)
+        if not match:
+            continue
+        found = _resolve(str(kind), match, today, window)
+        if found is not None and (best is None or match.start() < best[0]):
+            best = (match.start(), found)
+    return best[1] if best else None
+
+
+def _resolve(
+    kind: str, match: re.Match[str], today: dt.date, window: Callable[[dt.date, dt.date, re.Match[str]], TimeWindow]
+) -> TimeWindow | None:
+    if kind == "range":
+        first = parse_date(match.group(1), today)
+        second = parse_date(match.group(2), today, allow_future=True)
+        return window(first, second, match) if first and second else None
+    if kind == "since_date":
+        first = parse_date(match.group(1), today)
+        return window(first, today, match) if first else None
+    if kind == "since_weekday":
+        return window(_last_weekday(today, WEEKDAYS[match.group(1)]), today, match)
+    if kind == "on_date":
+        day = parse_date(match.group(1), today)
+        return window(day, day, match) if day else None
+    if kind == "today":
+        return window(today, today, match)
+    if kind == "yesterday":
+        day = today - dt.timedelta(days=1)
+        return window(day, day, match)
+    if kind == "last_days":
+        return window(today - dt.timedelta(days=_number(match.group(1)) - 1), today, match)
+    if kind == "last_weeks":
+        return window(today - dt.timedelta(days=7 * _number(match.group(1)) - 1), today, match)
+    if kind == "this_week":
+        return window(_monday(today), today, match)
+    if kind == "last_week":
+        start = _monday(today) - dt.timedelta(days=7)
+        return window(start, start + dt.timedelta(days=6), match)
+    if kind == "past_week":
+        return window(today - dt.timedelta(days=6), today, match)
+    if kind == "this_month":
+        return window(today.replace(day=1), today, match)
+    if kind == "last_month":
+        end = today.replace(day=1) - dt.timedelta(days=1)
+        return window(end.replace(day=1), end, match)
+    if kind == "this_year":
+        return window(dt.date(today.year, 1, 1), today, match)
+    if kind == "on_weekday":
+        day = _last_weekday(today, WEEKDAYS[match.group(1)])
+        return window(day, day, match)
+    if kind == "in_month":
+        year = int(match.group(2)) if match.group(2) else None
+        start, end = _month_window(today, MONTHS[match.group(1)], year)
+        return window(start, end, match) if start <= today else None
+    if kind == "in_year":
+        year = int(match.group(1))
+        return window(dt.date(year, 1, 1), dt.date(year, 12, 31), match) if 1991 <= year <= today.year else None
+    raise ValueError(kind)

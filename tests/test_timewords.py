@@ -1,0 +1,74 @@
+"""Time words in questions -> inclusive announcement-date windows, relative to a fixed 'today'."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from bot.timewords import find_time_window, parse_date
+
+FRIDAY = dt.date(2025, 5, 30)
+D = dt.date
+
+
+@pytest.mark.parametrize(
+    ("question", "start", "end"),
+    [
+        ("what MoE papers this week?", D(2025, 5, 26), D(2025, 5, 30)),
+        ("anything today?", D(2025, 5, 30), D(2025, 5, 30)),
+        ("and yesterday?", D(2025, 5, 29), D(2025, 5, 29)),
+        ("and from last week?", D(2025, 5, 19), D(2025, 5, 25)),
+        ("papers in the past week", D(2025, 5, 24), D(2025, 5, 30)),
+        ("in the last 3 days", D(2025, 5, 28), D(2025, 5, 30)),
+        ("over the past ten days", D(2025, 5, 21), D(2025, 5, 30)),
+        ("last two weeks", D(2025, 5, 17), D(2025, 5, 30)),
+        ("since Monday", D(2025, 5, 26), D(2025, 5, 30)),
+        ("since wednesday", D(2025, 5, 28), D(2025, 5, 30)),
+        ("since May 27", D(2025, 5, 27), D(2025, 5, 30)),
+        ("since 2025-05-20", D(2025, 5, 20), D(2025, 5, 30)),
+        ("on Tuesday", D(2025, 5, 27), D(2025, 5, 27)),
+        ("on 2025-05-28", D(2025, 5, 28), D(2025, 5, 28)),
+        ("on May 28th", D(2025, 5, 28), D(2025, 5, 28)),
+        ("between May 26 and May 28", D(2025, 5, 26), D(2025, 5, 28)),
+        ("from 2025-05-01 to 2025-05-10", D(2025, 5, 1), D(2025, 5, 10)),
+        ("in May", D(2025, 5, 1), D(2025, 5, 30)),
+        ("in June", D(2024, 6, 1), D(2024, 6, 30)),  # no June yet this year: last year's
+        ("during march 2024", D(2024, 3, 1), D(2024, 3, 31)),
+        ("in 2025", D(2025, 1, 1), D(2025, 5, 30)),
+        ("in 2024", D(2024, 1, 1), D(2024, 12, 31)),
+        ("this month", D(2025, 5, 1), D(2025, 5, 30)),
+        ("last month", D(2025, 4, 1), D(2025, 4, 30)),
+        ("this year", D(2025, 1, 1), D(2025, 5, 30)),
+    ],
+)
+def test_phrases_become_windows(question: str, start: dt.date, end: dt.date) -> None:
+    window = find_time_window(question, FRIDAY)
+    assert window is not None, question
+    assert (window.start, window.end) == (start, end)
+    assert window.contains(start) and window.contains(end)
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["sparse attention papers", "what is a mixture of experts", "papers that may help", "on transformers", "2025 MoE"],
+)
+def test_no_time_words_no_window(question: str) -> None:
+    assert find_time_window(question, FRIDAY) is None
+
+
+def test_this_week_on_a_monday_is_just_monday() -> None:
+    window = find_time_window("this week", D(2025, 5, 26))
+    assert window is not None and (window.start, window.end) == (D(2025, 5, 26), D(2025, 5, 26))
+
+
+def test_windows_never_end_in_the_future() -> None:
+    window = find_time_window("between May 28 and June 10", FRIDAY)
+    assert window is not None and window.end == FRIDAY
+
+
+def test_parse_date_forms() -> None:
+    assert parse_date("May 26, 2025", FRIDAY) == D(2025, 5, 26)
+    assert parse_date("26 May", FRIDAY) == D(2025, 5, 26)
+    assert parse_date("Dec 3", FRIDAY) == D(2024, 12, 3)
+    assert parse_date("Feb 30", FRIDAY) is None
