@@ -110,8 +110,30 @@ async def cmd_digest(core: Core, args: argparse.Namespace) -> int:
     day = args.date or await core.repo.latest_day()
     if day is None:
         raise InputError("no papers stored yet; run `paperscout ingest` first")
-    digest = await build_digest(core, profile, day, size=args.size)
+    digest = await build_digest(core, profile, day, size=args.size, target=f"cli:{profile.name}")
     print(digest_json(digest) if args.format == "json" else digest_markdown(digest), end="")
+    return 0
+
+
+async def cmd_usage(core: Core, args: argparse.Namespace) -> int:
+    """LLM tokens and dollars recorded in the state directory, grouped as asked."""
+    from dataclasses import asdict
+
+    from bot.usage import utc_today
+
+    since = utc_today() - dt.timedelta(days=args.days - 1)
+    totals = await core.repo.llm_usage_totals(by=args.by, since=since)
+    if args.json:
+        print(json.dumps({k: {**asdict(t), "total_tokens": t.total_tokens} for k, t in totals.items()}))
+        return 0
+    if not totals:
+        print(f"No LLM calls recorded since {since}.")
+        return 0
+    print(f"LLM usage since {since} (UTC) by {args.by}")
+    print(f"{args.by:<24} {'calls':>6} {'prompt':>10} {'completion':>11} {'cost USD':>10}")
+    for key, t in totals.items():
+        print(f"{key[:24]:<24} {t.calls:6d} {t.prompt_tokens:10,d} {t.completion_tokens:11,d} {t.cost_usd:10.4f}")
+    print(f"spent today: ${await core.repo.llm_spent_on(utc_today()):.4f} of ${core.settings.llm_daily_budget_usd:.2f}")
     return 0
 
 
@@ -176,6 +198,50 @@ async def cmd_eval(core: Core, args: argparse.Namespace) -> int:
     return 0
 
 
+async def cmd_console(core: Core, args: argparse.Namespace) -> int:
+    """Chat on the terminal: onboarding, personal digest, thumbs up/down, export and forget."""
+    from bot.adapters.console import run_console
+
+    return await run_console(core, user=args.user, size=args.size)
+
+
+async def cmd_ask(core: Core, args: argparse.Namespace) -> int:
+    """Answer a question from stored papers, citing them."""
+    from bot.rag import ask
+
+    profile = _load_profile_arg(args.profile) if args.profile else None
+    answer = await ask(
+        core, " ".join(args.question), today=args.as_of, conversation_id=args.conversation, profile=profile
+    )
+    if args.json:
+        print(json.dumps(answer.to_dict(), ensure_ascii=False))
+        return 0
+    print(answer.text)
+    if answer.citations:
+        print()
+        for n, paper in enumerate(answer.citations, 1):
+            print(f"[{n}] {paper.url}")
+    return 0
+
+
+async def cmd_paper(core: Core, args: argparse.Namespace) -> int:
+    """Show a stored paper's card."""
+    from bot.cards import paper_card
+
+    card = await paper_card(core, args.id)
+    print(json.dumps(card.to_dict(), ensure_ascii=False, indent=2) if args.json else card.text())
+    return 0
+
+
+async def cmd_why(core: Core, args: argparse.Namespace) -> int:
+    """Explain a paper's score for a profile."""
+    from bot.cards import explain_paper
+
+    explanation = await explain_paper(core, args.id, _load_profile_arg(args.profile))
+    print(explanation)
+    return 0
+
+
 async def cmd_db(core: Core, args: argparse.Namespace) -> int:
     """Show what the state directory holds."""
     from bot.db.migrations import LATEST_VERSION
@@ -205,7 +271,7 @@ async def cmd_demo(core: Core, args: argparse.Namespace) -> int:
     report = await store_papers(core, papers, Progress("embedding"))
     print(report.line(), end="\n\n")
     profile = _load_profile_arg(None)
-    digest = await build_digest(core, profile, DEMO_DAY, size=args.size)
+    digest = await build_digest(core, profile, DEMO_DAY, size=args.size, use_llm=False)  # offline, as promised
     print(digest_markdown(digest))
     print(f'## Search: "{DEMO_QUERY}"')
     _print_hits(await search_papers(core, DEMO_QUERY, since=DEMO_DAY, limit=5))
@@ -260,6 +326,35 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--train", metavar="DIR", help="learn from DIR's picks as thumbs up (personalisation)")
     evaluate.add_argument("--json", action="store_true", help="print exactly one JSON object")
     evaluate.set_defaults(handler=cmd_eval, eval=True)
+
+    usage = sub.add_parser("usage", help="LLM tokens and cost recorded per day, target, purpose or run")
+    usage.add_argument("--by", choices=("day", "target", "purpose", "run", "model"), default="day")
+    usage.add_argument("--days", type=int, default=7, help="how many days back, today included (default 7)")
+    usage.add_argument("--json", action="store_true", help="print JSON")
+    usage.set_defaults(handler=cmd_usage)
+
+    console = sub.add_parser("console", help="chat on the terminal: your profile, personal digest and feedback")
+    console.add_argument("--user", metavar="NAME", help="who you are (default: your login name)")
+    console.add_argument("--size", type=int, default=10, help="papers in a personal digest (default 10)")
+    console.set_defaults(handler=cmd_console)
+
+    ask = sub.add_parser("ask", help="ask a question answered from stored papers, with citations")
+    ask.add_argument("question", nargs="+", help='e.g. "what MoE papers this week?"')
+    ask.add_argument("--as-of", type=parse_day, metavar="D", help="treat D as today for time words (default: today)")
+    ask.add_argument("--conversation", metavar="ID", help="keep context across questions under this id")
+    ask.add_argument("--profile", metavar="FILE", help="re-rank answers by this TOML profile")
+    ask.add_argument("--json", action="store_true", help="print exactly one JSON object")
+    ask.set_defaults(handler=cmd_ask)
+
+    paper = sub.add_parser("paper", help="show a stored paper: title, authors, TL;DR, link")
+    paper.add_argument("id", help="arXiv id, e.g. 2505.17639")
+    paper.add_argument("--json", action="store_true")
+    paper.set_defaults(handler=cmd_paper)
+
+    why = sub.add_parser("why", help="why a paper got its score for a profile")
+    why.add_argument("id", help="arXiv id, e.g. 2505.17639")
+    why.add_argument("--profile", metavar="FILE", help="TOML profile (default: the bundled example)")
+    why.set_defaults(handler=cmd_why)
 
     db = sub.add_parser("db", help="show what the state directory holds")
     db.set_defaults(handler=cmd_db)

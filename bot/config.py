@@ -28,6 +28,10 @@ def _default_home() -> Path:
     return Path(user_data_dir("paperscout", appauthor=False))
 
 
+def _default_prompts_dir() -> Path:
+    return Path(__file__).resolve().parents[1] / "prompts"
+
+
 class Settings(BaseSettings):
     """Everything paperscout can be configured with; field descriptions double as documentation."""
 
@@ -71,6 +75,26 @@ class Settings(BaseSettings):
     llm_price_prompt_per_mtok: float = Field(default=0.15, ge=0, description="USD per million prompt tokens.")
     llm_price_completion_per_mtok: float = Field(default=0.60, ge=0, description="USD per million completion tokens.")
     llm_daily_budget_usd: float = Field(default=1.0, ge=0, description="Daily LLM spend cap; past it, local ranking.")
+    llm_shortlist_size: int = Field(
+        default=180,
+        ge=1,
+        le=2000,
+        description="Papers the local ranker hands to the LLM for scoring; 180 keeps >= 90% of the reference picks"
+        " on every shared day (bench/llm_tokens.py).",
+    )
+    llm_score_batch_size: int = Field(
+        default=90,
+        ge=1,
+        le=200,
+        description="Papers scored per LLM request; the instructions and profile are repeated in every request.",
+    )
+    llm_tldrs: bool = Field(
+        default=True, description="Write one-line TL;DRs with the LLM for papers that make a digest (else extractive)."
+    )
+    prompts_dir: Path = Field(
+        default_factory=_default_prompts_dir,
+        description="Folder with the prompt templates (score.md, tldr.md); checked for placeholders at start-up.",
+    )
 
     # --- chat platforms ---
     discord_token: SecretStr | None = Field(default=None, description="Discord bot token.")
@@ -79,7 +103,7 @@ class Settings(BaseSettings):
 
     log_level: str = Field(default="INFO", description="Python logging level.")
 
-    @field_validator("home", mode="after")
+    @field_validator("home", "prompts_dir", mode="after")
     @classmethod
     def _expand_home(cls, value: Path) -> Path:
         return value.expanduser()

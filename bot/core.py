@@ -11,7 +11,23 @@ from bot.config import Settings
 from bot.db.connection import open_database
 from bot.db.repos import Repository
 from bot.embed import Embedder, LocalEmbedder
+from bot.llm import LLMClient
+from bot.prompts import Prompts, load_prompts
+from bot.usage import UsageRecorder
 from bot.vectors import VectorStore
+
+
+@dataclass
+class LLMRuntime:
+    """The configured LLM endpoint, its checked prompt templates and usage recording, shared by every caller."""
+
+    client: LLMClient
+    prompts: Prompts
+
+    @property
+    def model(self) -> str:
+        """The configured model name; cached scores are keyed by it."""
+        return self.client.model
 
 
 @dataclass
@@ -24,6 +40,16 @@ class Core:
     embedder: Embedder
     # compiled profiles keyed by fingerprint: embedding profile text once per profile version
     profile_cache: dict[str, Any] = field(default_factory=dict)
+    # present only when an LLM is configured; everything works without it
+    llm: LLMRuntime | None = None
+
+
+def make_llm(settings: Settings, repo: Repository) -> LLMRuntime | None:
+    """The LLM runtime when one is configured (prompt templates checked now, at start-up), else None."""
+    if not settings.llm_enabled:
+        return None
+    prompts = load_prompts(settings.prompts_dir)
+    return LLMRuntime(client=LLMClient(settings, sink=UsageRecorder(repo)), prompts=prompts)
 
 
 def make_embedder(settings: Settings) -> Embedder:
@@ -37,8 +63,13 @@ async def open_core(settings: Settings, embedder: Embedder | None = None) -> Asy
     settings.home.mkdir(parents=True, exist_ok=True)
     conn = await open_database(settings.db_path)
     repo = Repository(conn)
-    embedder = embedder or make_embedder(settings)
+    llm = None
     try:
-        yield Core(settings=settings, repo=repo, vectors=VectorStore(settings, embedder), embedder=embedder)
+        llm = make_llm(settings, repo)
+        embedder = embedder or make_embedder(settings)
+        vectors = VectorStore(settings, embedder)
+        yield Core(settings=settings, repo=repo, vectors=vectors, embedder=embedder, llm=llm)
     finally:
+        if llm is not None:
+            await llm.client.aclose()
         await repo.close()

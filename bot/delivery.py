@@ -101,7 +101,9 @@ async def deliver_digest(core: Core, poster: Poster, target: Target, profile: Pr
         raise ValueError("a target must be saved before posting to it")
     if not await core.repo.claim_post(target.id, day):
         return DeliveryResult(target, day, "already-sent")
-    digest = await build_digest(core, profile, day, size=target.digest_size, categories=target.categories)
+    digest = await build_digest(
+        core, profile, day, size=target.digest_size, categories=target.categories, target=target.key
+    )
     try:
         refs = await send_with_retries(poster, target, digest)
     except DeliveryError as exc:

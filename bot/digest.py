@@ -1,6 +1,8 @@
-"""Building a day's digest for a profile: recommend (rank) -> attach TL;DRs -> Digest.
+"""Building a day's digest for a profile: recommend (rank) -> score (LLM, optional) -> summarize -> Digest.
 
-Rendering is in `bot.render`, delivery in `bot.delivery`.
+Without an LLM the ranker's top papers get their stored TL;DRs. With one, the ranker's shortlist is scored by the
+LLM (`bot.score`), the best papers get LLM TL;DRs (`bot.summarize`), and the run's tokens and cost go into
+`Digest.usage`. Rendering is in `bot.render`, delivery in `bot.delivery`.
 """
 
 from __future__ import annotations
@@ -10,12 +12,14 @@ import datetime as dt
 from collections.abc import Collection, Sequence
 from dataclasses import replace
 
-from bot.core import Core
+from bot.core import Core, LLMRuntime
 from bot.errors import InputError
 from bot.ingest.store import ensure_vectors
 from bot.models import Digest, Paper, Profile, ScoredPaper
 from bot.rank import ProfileModel, compile_profile, rank_for_profile
-from bot.summarize import extractive_tldr
+from bot.score import score_shortlist
+from bot.summarize import digest_tldrs, extractive_tldr
+from bot.usage import run_usage, usage_run
 
 
 async def profile_model(core: Core, profile: Profile) -> ProfileModel:
@@ -58,14 +62,53 @@ async def build_digest(
     size: int | None = None,
     categories: Sequence[str] | None = None,
     exclude: Collection[str] = (),
+    target: str = "",
+    use_llm: bool = True,
 ) -> Digest:
-    """The digest of `day` for `profile`: the top `size` unsent papers with TL;DRs."""
+    """The digest of `day` for `profile`: the top `size` unsent papers with TL;DRs.
+
+    With an LLM configured (and `use_llm`), papers are scored by it and its usage is recorded under `target`.
+    """
     size = size or core.settings.digest_size
     wanted = categories if categories is not None else profile.categories
     papers = await day_candidates(core, day, wanted)
     if not papers and not await core.repo.papers_on(day):
         raise InputError(f"no papers stored for {day.isoformat()}; run `paperscout ingest` first")
     fresh = [p for p in papers if p.id not in exclude]
+    if core.llm is not None and use_llm and fresh:
+        return await _llm_digest(core, core.llm, profile, day, fresh, size, len(papers), target)
     ranked = await rank_papers(core, fresh, profile, size)
     items = await attach_tldrs(core, ranked)
     return Digest(day=day, profile_name=profile.name, scanned=len(papers), items=tuple(items))
+
+
+async def _llm_digest(
+    core: Core,
+    llm: LLMRuntime,
+    profile: Profile,
+    day: dt.date,
+    fresh: Sequence[Paper],
+    size: int,
+    scanned: int,
+    target: str,
+) -> Digest:
+    shortlist = await rank_papers(core, fresh, profile, max(size, core.settings.llm_shortlist_size))
+    with usage_run(target or f"profile:{profile.name}") as run:
+        scored = await score_shortlist(core, llm, profile, shortlist)
+        top = scored.items[:size]
+        # After a budget stop or an endpoint failure, no further calls: TL;DRs stay extractive this time.
+        summaries = await digest_tldrs(core, None if scored.stopped else llm, [i.paper for i in top])
+        usage = await run_usage(core.repo, run.run_id)
+    items = [replace(i, tldr=summaries.tldrs[i.paper.id]) for i in top]
+    usage.update(
+        shortlist=len(shortlist),
+        scores_new=scored.fresh,
+        scores_cached=scored.cached,
+        scores_missing=scored.unscored,
+        tldrs_new=summaries.written,
+        tldrs_cached=summaries.reused,
+    )
+    notes = [*scored.notes, *([summaries.note] if summaries.note else [])]
+    return Digest(
+        day=day, profile_name=profile.name, scanned=scanned, items=tuple(items), notes=tuple(notes), usage=usage
+    )

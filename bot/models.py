@@ -161,3 +161,28 @@ class Digest:
     def picked(self) -> int:
         """How many papers made it into the digest."""
         return len(self.items)
+
+
+@dataclass(frozen=True, slots=True)
+class UserRecord:
+    """A member who talks to paperscout directly: personal digest settings and any unfinished onboarding."""
+
+    key: str  # platform:id, e.g. telegram:123 or console:alice
+    display_name: str = ""
+    digest_mode: str = "off"  # off | daily | weekly
+    post_time: str = "09:00"
+    timezone: str = "UTC"
+    weekly_day: int = 0  # 0 = Monday
+    conversation: str = ""  # JSON of an unfinished onboarding conversation, '' when none
+    created_at: str = ""
+    updated_at: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class FeedbackRecord:
+    """One thumbs up (+1) or down (-1) a user gave a paper, with the title for showing it back to them."""
+
+    paper_id: str
+    value: int
+    at: str
+    title: str = ""

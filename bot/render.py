@@ -40,6 +40,44 @@ def usage_line(usage: dict[str, float]) -> str:
     )
 
 
+_PURPOSE_NAMES = {"score": "scoring", "tldr": "TL;DRs", "answer": "answers"}
+
+
+def usage_table(usage: dict[str, float]) -> list[str]:
+    """Markdown lines for the header: what the LLM scored, then a token/cost table per LLM step.
+
+    Empty when no LLM ran. When every answer came from the cache, the line says no tokens were spent.
+    """
+    if "scores_new" not in usage and not usage.get("total_tokens"):
+        return []
+    purposes = sorted({key.split(".", 1)[0] for key in usage if "." in key})
+    lines = []
+    if "scores_new" in usage:
+        scores_cached, tldrs_cached = int(usage.get("scores_cached", 0)), int(usage.get("tldrs_cached", 0))
+        summary = (
+            f"LLM scored {int(usage.get('scores_new', 0)) + scores_cached} of"
+            f" {int(usage.get('shortlist', 0))} shortlisted papers"
+        )
+        if not purposes:
+            summary += ", spending no tokens"
+        if scores_cached or tldrs_cached:
+            summary += f" ({scores_cached} scores and {tldrs_cached} TL;DRs reused from earlier runs)"
+        lines.append(summary + ".")
+    if purposes:
+        if lines:
+            lines.append("")  # a Markdown table needs a blank line before it
+        lines += ["| LLM step | calls | prompt tokens | completion tokens | cost |", "|---|--:|--:|--:|--:|"]
+        for name in [*purposes, None]:
+            prefix = f"{name}." if name else ""
+            label = escape_markdown(_PURPOSE_NAMES.get(name, name)) if name else "**total**"
+            lines.append(
+                f"| {label} | {int(usage.get(prefix + 'calls', 0)):,}"
+                f" | {int(usage.get(prefix + 'prompt_tokens', 0)):,}"
+                f" | {int(usage.get(prefix + 'completion_tokens', 0)):,} | ${usage.get(prefix + 'cost_usd', 0.0):.4f} |"
+            )
+    return lines
+
+
 def _item_markdown(rank: int, item: ScoredPaper) -> str:
     paper = item.paper
     lines = [f"### {rank}. {escape_markdown(paper.title)}"]
@@ -62,10 +100,12 @@ def digest_markdown(digest: Digest) -> str:
         f"# {escape_markdown(digest.profile_name)}: arXiv digest for {digest.day.isoformat()}",
         f"Scanned {digest.scanned} papers, picked {digest.picked}.",
     ]
-    usage = usage_line(digest.usage)
-    if usage:
-        header.append(usage)
+    table = usage_table(digest.usage)
+    if not table and usage_line(digest.usage):
+        header.append(usage_line(digest.usage))
     parts = ["\n".join(header)]
+    if table:
+        parts.append("\n".join(table))
     if not digest.items:
         parts.append("No papers matched this profile today.")
     parts += [_item_markdown(i, item) for i, item in enumerate(digest.items, 1)]

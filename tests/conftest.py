@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from bot.cli import bundled_file
@@ -12,7 +13,9 @@ from bot.config import Settings
 from bot.core import Core, open_core
 from bot.embed import LocalEmbedder
 from bot.ingest.jsonl import read_jsonl
+from bot.ingest.limits import clean_paper
 from bot.models import Paper
+from bot.summarize import extractive_tldr
 from tests.fakes.arxiv_server import FakeArxiv
 from tests.fakes.openai_server import TEST_API_KEY, FakeOpenAI
 
@@ -42,10 +45,28 @@ def arxiv_settings(fake_arxiv: FakeArxiv, tmp_path: Path) -> Settings:
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 
 
+class MemoEmbedder(LocalEmbedder):
+    """The real model, remembering vectors by text so tests that store the same papers embed them once."""
+
+    def __init__(self) -> None:
+        super().__init__(batch_size=32)
+        self.memo: dict[str, np.ndarray] = {}
+        self.calls = 0
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        self.calls += 1
+        todo = list(dict.fromkeys(t for t in texts if t not in self.memo))
+        if todo:
+            self.memo.update(zip(todo, super().embed(todo), strict=True))
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return np.stack([self.memo[t] for t in texts])
+
+
 @pytest.fixture(scope="session")
 def embedder() -> LocalEmbedder:
     """The real MiniLM embedder (hash-checked, offline), shared by every test that needs vectors."""
-    return LocalEmbedder(batch_size=32)
+    return MemoEmbedder()
 
 
 @pytest.fixture(scope="session")
@@ -65,3 +86,30 @@ async def core(settings: Settings, embedder: LocalEmbedder) -> AsyncIterator[Cor
     """An opened Core (SQLite + embedded Chroma) in a temporary state directory."""
     async with open_core(settings, embedder) as opened:
         yield opened
+
+
+# --- users, onboarding and console (issue 5): a day's first papers, embedded once per test session ---
+
+StoreDay = Callable[[Core], Awaitable[list[Paper]]]
+
+
+@pytest.fixture(scope="session")
+def embedded_day(demo_papers: list[Paper], embedder: LocalEmbedder) -> tuple[list[Paper], np.ndarray]:
+    """The first 60 papers of the bundled day (cleaned as ingest cleans them) and their vectors."""
+    papers = [clean_paper(p) for p in demo_papers[:60]]
+    return papers, embedder.embed([p.text for p in papers])
+
+
+@pytest.fixture
+def store_day(embedded_day: tuple[list[Paper], np.ndarray]) -> StoreDay:
+    """Store `embedded_day` in a core as `store_papers` would, without embedding again; returns the papers."""
+    papers, vectors = embedded_day
+
+    async def store(target: Core) -> list[Paper]:
+        await target.repo.upsert_papers(papers)
+        tldrs = {p.id: extractive_tldr(p) for p in papers}
+        await target.repo.set_tldrs(tldrs, "extractive")
+        await target.vectors.upsert(papers, vectors, [tldrs[p.id] for p in papers])
+        return papers
+
+    return store

@@ -71,8 +71,9 @@ def test_a_malformed_jsonl_line_is_one_error_line_and_loses_nothing(
 ) -> None:
     assert main(["ingest", "--jsonl", str(small_day(tmp_path, 5))]) == 0
     bad = tmp_path / "bad.jsonl"
-    bad.write_text(small_day(tmp_path, 3).read_text(encoding="utf-8") + '{"id": "2505.99999", "title": \n',
-                   encoding="utf-8")
+    bad.write_text(
+        small_day(tmp_path, 3).read_text(encoding="utf-8") + '{"id": "2505.99999", "title": \n', encoding="utf-8"
+    )
     capsys.readouterr()
     assert main(["ingest", "--jsonl", str(bad)]) == 1
     assert "bad.jsonl:4: not valid JSON" in one_error_line(capsys.readouterr().err)

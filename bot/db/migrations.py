@@ -140,6 +140,14 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX feedback_by_user ON feedback(user_key, at);
     """,
+    # 4: question-answering conversations, so a follow-up can refer to the previous turn
+    """
+    CREATE TABLE conversations (
+        id         TEXT PRIMARY KEY,                 -- chosen by the adapter: channel/thread or DM id
+        state      TEXT NOT NULL,                    -- JSON of the last turn: filters and cited paper ids
+        updated_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now'))
+    );
+    """,
 ]
 
 LATEST_VERSION = len(MIGRATIONS)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import aiosqlite
 
-from bot.models import Paper, Profile, Target, day_to_int, int_to_day
+from bot.models import FeedbackRecord, Paper, Profile, Target, UserRecord, day_to_int, int_to_day
 from bot.profiles import profile_from_json, profile_to_json
 
 
@@ -34,6 +34,21 @@ class CachedScore:
     relevance: float
     novelty: float
     comment: str
+
+
+@dataclass(frozen=True, slots=True)
+class UsageTotals:
+    """Summed LLM usage of a group of calls (a run, a day, a target or a purpose)."""
+
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+
+    @property
+    def total_tokens(self) -> int:
+        """Prompt plus completion tokens."""
+        return self.prompt_tokens + self.completion_tokens
 
 
 def _paper_from_row(row: aiosqlite.Row) -> Paper:
@@ -392,3 +407,305 @@ class Repository:
                 " VALUES (?,?,?,?,?,?)",
                 [(pid, fingerprint, model, s.relevance, s.novelty, s.comment) for pid, s in scores.items()],
             )
+
+    # --- LLM usage accounting and LLM TL;DR bookkeeping (issue 3) ---
+
+    async def record_llm_usage(
+        self,
+        *,
+        day: dt.date,
+        purpose: str,
+        model: str,
+        target: str,
+        run_id: str,
+        prompt_tokens: int,
+        completion_tokens: int,
+        cost_usd: float,
+    ) -> None:
+        """Store one LLM call's tokens and cost."""
+        async with self.transaction() as conn:
+            await conn.execute(
+                "INSERT INTO llm_usage (day, purpose, model, target, run_id, prompt_tokens, completion_tokens,"
+                " cost_usd) VALUES (?,?,?,?,?,?,?,?)",
+                (day_to_int(day), purpose, model, target, run_id, prompt_tokens, completion_tokens, cost_usd),
+            )
+
+    async def llm_spent_on(self, day: dt.date) -> float:
+        """Dollars spent on LLM calls made on `day` (UTC), for the daily cap."""
+        async with self.conn.execute(
+            "SELECT COALESCE(SUM(cost_usd), 0) FROM llm_usage WHERE day=?", (day_to_int(day),)
+        ) as cursor:
+            row = await cursor.fetchone()
+        return float(row[0]) if row else 0.0
+
+    async def llm_usage_totals(
+        self,
+        *,
+        by: str = "purpose",
+        run_id: str | None = None,
+        day: dt.date | None = None,
+        since: dt.date | None = None,
+        target: str | None = None,
+        purpose: str | None = None,
+    ) -> dict[str, UsageTotals]:
+        """Usage summed per `by` (purpose, day, target, run or model) over the calls matching the filters."""
+        # Column names come from this fixed map only, never from the caller's text.
+        groups = {"purpose": "purpose", "day": "day", "target": "target", "run": "run_id", "model": "model"}
+        column = groups.get(by)
+        if column is None:
+            raise ValueError(f"cannot group LLM usage by {by!r}")
+        where, params = [], []
+        for clause, value in (
+            ("run_id=?", run_id),
+            ("day=?", day_to_int(day) if day else None),
+            ("day>=?", day_to_int(since) if since else None),
+            ("target=?", target),
+            ("purpose=?", purpose),
+        ):
+            if value is not None:
+                where.append(clause)
+                params.append(value)
+        query = (
+            f"SELECT {column} AS grp, COUNT(*) AS calls, SUM(prompt_tokens) AS p, SUM(completion_tokens) AS c,"
+            " SUM(cost_usd) AS cost FROM llm_usage"
+            + (" WHERE " + " AND ".join(where) if where else "")
+            + f" GROUP BY {column} ORDER BY {column}"
+        )
+        async with self.conn.execute(query, params) as cursor:
+            return {
+                str(r["grp"]): UsageTotals(int(r["calls"]), int(r["p"]), int(r["c"]), float(r["cost"]))
+                async for r in cursor
+            }
+
+    async def tldr_sources(self, ids: Sequence[str]) -> dict[str, str]:
+        """Who wrote each stored TL;DR among `ids` ('extractive' or a model name); papers without one are absent."""
+        found: dict[str, str] = {}
+        for chunk in _chunks(list(ids)):
+            async with self.conn.execute(
+                "SELECT id, tldr_source FROM papers WHERE tldr IS NOT NULL AND tldr_source IS NOT NULL"
+                f" AND id IN ({_placeholders(len(chunk))})",
+                chunk,
+            ) as cursor:
+                found.update({r["id"]: r["tldr_source"] async for r in cursor})
+        return found
+
+    # --- question answering: author look-ups and conversation state (issue 4) ---
+
+    async def papers_by_author(
+        self, name_tokens: Sequence[str], start: dt.date | None, end: dt.date | None, limit: int = 500
+    ) -> list[Paper]:
+        """Papers in the window with an author whose name contains every token (full-text match on authors)."""
+        clean = [t.replace('"', "") for t in name_tokens if t.replace('"', "").strip()]
+        if not clean:
+            return []
+        match = "authors : (" + " AND ".join(f'"{t}"' for t in clean) + ")"
+        low = day_to_int(start) if start else 0
+        high = day_to_int(end) if end else 99991231
+        async with self.conn.execute(
+            "SELECT p.* FROM papers_fts JOIN papers p ON p.rowid = papers_fts.rowid"
+            " WHERE papers_fts MATCH ? AND p.announced BETWEEN ? AND ? ORDER BY p.announced DESC LIMIT ?",
+            (match, low, high, limit),
+        ) as cursor:
+            return [_paper_from_row(r) async for r in cursor]
+
+    async def document_frequencies(self, words: Sequence[str]) -> dict[str, int]:
+        """How many stored papers mention each word in title or abstract (full-text index, stemmed)."""
+        counts: dict[str, int] = {}
+        for word in words:
+            clean = word.replace('"', "").strip()
+            if not clean:
+                continue
+            async with self.conn.execute(
+                "SELECT COUNT(*) FROM papers_fts WHERE papers_fts MATCH ?", ('{title abstract} : "' + clean + '"',)
+            ) as cursor:
+                row = await cursor.fetchone()
+            counts[word] = int(row[0]) if row else 0
+        return counts
+
+    async def conversation_state(self, conversation_id: str) -> str | None:
+        """The stored JSON state of a conversation's last turn, if any."""
+        async with self.conn.execute("SELECT state FROM conversations WHERE id=?", (conversation_id,)) as cursor:
+            row = await cursor.fetchone()
+        return str(row[0]) if row else None
+
+    async def save_conversation_state(self, conversation_id: str, state: str) -> None:
+        """Replace a conversation's last-turn state."""
+        async with self.transaction() as conn:
+            await conn.execute(
+                "INSERT INTO conversations (id, state) VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET"
+                " state=excluded.state, updated_at=strftime('%Y-%m-%dT%H:%M:%SZ','now')",
+                (conversation_id, state),
+            )
+
+    # --- users: members with personal profiles, digest settings, onboarding state and privacy (issue 5) ---
+
+    async def ensure_user(self, key: str, display_name: str = "") -> None:
+        """Create the user row if missing (feedback needs it); a non-empty `display_name` replaces the stored one."""
+        async with self.transaction() as conn:
+            await conn.execute(
+                "INSERT INTO users (key, display_name) VALUES (?,?) ON CONFLICT(key) DO UPDATE SET"
+                " display_name=CASE WHEN excluded.display_name != '' THEN excluded.display_name"
+                " ELSE users.display_name END",
+                (key, display_name),
+            )
+
+    async def get_user(self, key: str) -> UserRecord | None:
+        """The stored user, if any."""
+        async with self.conn.execute("SELECT * FROM users WHERE key=?", (key,)) as cursor:
+            row = await cursor.fetchone()
+        if row is None:
+            return None
+        return UserRecord(
+            key=row["key"],
+            display_name=row["display_name"],
+            digest_mode=row["digest_mode"],
+            post_time=row["post_time"],
+            timezone=row["timezone"],
+            weekly_day=row["weekly_day"],
+            conversation=row["conversation"],
+            created_at=row["created_at"],
+            updated_at=row["updated_at"],
+        )
+
+    async def save_user_settings(
+        self, key: str, *, digest_mode: str, post_time: str, timezone: str, weekly_day: int
+    ) -> None:
+        """Store a user's personal digest settings (creating the user if needed)."""
+        async with self.transaction() as conn:
+            await conn.execute(
+                "INSERT INTO users (key, digest_mode, post_time, timezone, weekly_day) VALUES (?,?,?,?,?)"
+                " ON CONFLICT(key) DO UPDATE SET digest_mode=excluded.digest_mode, post_time=excluded.post_time,"
+                " timezone=excluded.timezone, weekly_day=excluded.weekly_day,"
+                " updated_at=strftime('%Y-%m-%dT%H:%M:%SZ','now')",
+                (key, digest_mode, post_time, timezone, weekly_day),
+            )
+
+    async def save_user_conversation(self, key: str, state: str) -> None:
+        """Store (or clear, with '') a user's unfinished onboarding conversation."""
+        async with self.transaction() as conn:
+            await conn.execute(
+                "INSERT INTO users (key, conversation) VALUES (?,?) ON CONFLICT(key) DO UPDATE SET"
+                " conversation=excluded.conversation, updated_at=strftime('%Y-%m-%dT%H:%M:%SZ','now')",
+                (key, state),
+            )
+
+    async def users_with_digest(self) -> list[UserRecord]:
+        """Users who opted in to a personal digest (daily or weekly)."""
+        async with self.conn.execute("SELECT key FROM users WHERE digest_mode != 'off' ORDER BY key") as cursor:
+            keys = [r[0] async for r in cursor]
+        return [user for user in [await self.get_user(k) for k in keys] if user is not None]
+
+    async def user_feedback_rows(self, key: str) -> list[FeedbackRecord]:
+        """Every thumbs up/down of a user, oldest first, with paper titles where the paper is stored."""
+        async with self.conn.execute(
+            "SELECT f.paper_id, f.value, f.at, COALESCE(p.title, '') AS title FROM feedback f"
+            " LEFT JOIN papers p ON p.id = f.paper_id WHERE f.user_key=? ORDER BY f.at, f.paper_id",
+            (key,),
+        ) as cursor:
+            return [FeedbackRecord(r["paper_id"], r["value"], r["at"], r["title"]) async for r in cursor]
+
+    async def save_personal_target(self, target: Target, profile_owner: str) -> int:
+        """Create or update a user's own digest target; returns its id.
+
+        It is stored disabled: channel scheduling (`targets()`) never picks it up, while the posting ledger still
+        gives personal digests exactly-once delivery.
+        """
+        async with self.transaction() as conn:
+            async with conn.execute("SELECT id FROM profiles WHERE owner=?", (profile_owner,)) as cursor:
+                row = await cursor.fetchone()
+            if row is None:
+                raise KeyError(f"no profile owned by {profile_owner!r}")
+            await conn.execute(
+                "INSERT INTO targets (platform, chat_id, profile_id, categories, post_time, timezone, digest_size,"
+                " enabled) VALUES (?,?,?,?,?,?,?,0) ON CONFLICT(platform, chat_id) DO UPDATE SET"
+                " profile_id=excluded.profile_id, categories=excluded.categories, post_time=excluded.post_time,"
+                " timezone=excluded.timezone, digest_size=excluded.digest_size, enabled=0",
+                (
+                    target.platform,
+                    target.chat_id,
+                    row[0],
+                    json.dumps(list(target.categories)),
+                    target.post_time,
+                    target.timezone,
+                    target.digest_size,
+                ),
+            )
+            async with conn.execute(
+                "SELECT id FROM targets WHERE platform=? AND chat_id=?", (target.platform, target.chat_id)
+            ) as cursor:
+                saved = await cursor.fetchone()
+        assert saved is not None
+        return int(saved[0])
+
+    async def targets_of_profile(self, profile_owner: str) -> list[Target]:
+        """Targets (enabled or not) bound to the profile owned by `profile_owner`."""
+        async with self.conn.execute(
+            "SELECT t.*, p.name AS profile_name FROM targets t JOIN profiles p ON p.id = t.profile_id"
+            " WHERE p.owner=? ORDER BY t.id",
+            (profile_owner,),
+        ) as cursor:
+            rows = await cursor.fetchall()
+        return [
+            Target(
+                id=r["id"],
+                platform=r["platform"],
+                chat_id=r["chat_id"],
+                profile_name=r["profile_name"],
+                categories=tuple(json.loads(r["categories"])),
+                post_time=r["post_time"],
+                timezone=r["timezone"],
+                digest_size=r["digest_size"],
+            )
+            for r in rows
+        ]
+
+    async def channel_target_ids(self, platform: str) -> list[int]:
+        """Enabled (channel) targets on `platform`."""
+        async with self.conn.execute(
+            "SELECT id FROM targets WHERE platform=? AND enabled=1 ORDER BY id", (platform,)
+        ) as cursor:
+            return [int(r[0]) async for r in cursor]
+
+    async def sent_papers_by_day(self, target_ids: Sequence[int]) -> dict[dt.date, list[str]]:
+        """Papers delivered to `target_ids`, per announcement day in posting order (for showing a user's history)."""
+        if not target_ids:
+            return {}
+        found: dict[dt.date, list[str]] = {}
+        async with self.conn.execute(
+            f"SELECT day, paper_id FROM ledger_papers WHERE target_id IN ({_placeholders(len(target_ids))})"
+            " ORDER BY day, target_id, position",
+            tuple(target_ids),
+        ) as cursor:
+            async for r in cursor:
+                found.setdefault(int_to_day(r["day"]), []).append(r["paper_id"])
+        return found
+
+    async def delete_user(self, key: str, profile_owner: str, usage_targets: Sequence[str] = ()) -> dict[str, int]:
+        """Delete a user and everything stored for them in one transaction; returns row counts per kind.
+
+        Removes the user row, their profile, the targets bound to it with their ledger rows, and their feedback;
+        LLM usage rows recorded under `usage_targets` keep their cost (the daily budget needs it) but lose the name.
+        """
+        counts: dict[str, int] = {}
+        async with self.transaction() as conn:
+            async with conn.execute(
+                "SELECT t.id FROM targets t JOIN profiles p ON p.id = t.profile_id WHERE p.owner=?", (profile_owner,)
+            ) as cursor:
+                target_ids = [int(r[0]) async for r in cursor]
+            marks = _placeholders(len(target_ids))
+            for table in ("ledger_papers", "ledger", "targets"):
+                column = "id" if table == "targets" else "target_id"
+                cursor = await conn.execute(f"DELETE FROM {table} WHERE {column} IN ({marks})", target_ids)
+                counts[table] = cursor.rowcount
+            cursor = await conn.execute("DELETE FROM profiles WHERE owner=?", (profile_owner,))
+            counts["profiles"] = cursor.rowcount
+            cursor = await conn.execute("DELETE FROM feedback WHERE user_key=?", (key,))
+            counts["feedback"] = cursor.rowcount
+            cursor = await conn.execute("DELETE FROM users WHERE key=?", (key,))
+            counts["users"] = cursor.rowcount
+            names = [key, *usage_targets]
+            cursor = await conn.execute(
+                f"UPDATE llm_usage SET target='' WHERE target IN ({_placeholders(len(names))})", names
+            )
+            counts["llm_usage_anonymised"] = cursor.rowcount
+        return counts

@@ -11,6 +11,7 @@ In a test::
 From a shell (serves until Ctrl-C)::
 
     python -m tests.fakes.openai_server --port 8099 --reply "hello"
+    python -m tests.fakes.openai_server --port 8099 --scorer   # answers paperscout's score/TL;DR prompts
 
 Endpoints: ``POST /v1/chat/completions`` (also ``/chat/completions``), ``POST /v1/embeddings``,
 ``GET /v1/models``. Bodies and error bodies are shaped like OpenAI's. Token counts come from
@@ -512,8 +513,18 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--api-key", default=None, help="require this bearer key")
     parser.add_argument("--reply", default=None, help="fixed assistant reply (default: echo the last user message)")
     parser.add_argument("--latency", type=float, default=0.0, help="seconds added to every POST")
+    parser.add_argument(
+        "--scorer", action="store_true", help="answer paperscout's score and TL;DR prompts plausibly (valid JSON)"
+    )
+    parser.add_argument(
+        "--garbage-every", type=int, default=0, metavar="N", help="with --scorer: every Nth answer is junk"
+    )
     args = parser.parse_args(argv)
     responder = (lambda _req: args.reply) if args.reply is not None else None
+    if args.scorer:
+        from tests.fakes.paperscout_llm import PaperscoutResponder
+
+        responder = PaperscoutResponder(garbage_every=args.garbage_every)
     fake = FakeOpenAI(
         responder,
         model=args.model,

@@ -1,0 +1,282 @@
+"""Members as individuals: personal digest settings, personal digests ranked with what they taught us, and privacy.
+
+A user is identified by a key ``platform:id`` (``telegram:123``, ``discord:456``, ``console:alice``). Their profile is
+stored under the owner ``user:<key>``; their thumbs up/down live in `bot.learn`. A personal digest never repeats a
+paper the user already got in a channel digest that day: the console knows its channels itself, and chat adapters
+pass the ids of the channel targets the member belongs to (they know server/group membership, the core does not).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import difflib
+import json
+import re
+import zoneinfo
+from collections.abc import Sequence
+from dataclasses import replace
+from functools import cache
+from typing import Any
+
+from bot import learn
+from bot.core import Core
+from bot.delivery import DeliveryError, DeliveryResult, Poster, send_with_retries
+from bot.digest import attach_tldrs
+from bot.errors import InputError
+from bot.ingest.store import ensure_vectors
+from bot.models import Digest, Profile, Target, UserRecord
+from bot.profiles import profile_to_mapping
+
+DIGEST_MODES = ("off", "daily", "weekly")
+WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+PERSONAL_CHAT_PREFIX = "dm:"  # chat_id of a personal target: "dm:<id part of the user key>"
+MAX_USER_KEY = 200
+
+_USER_KEY = re.compile(r"^[a-z][a-z0-9_-]{0,31}:[^\s\x00-\x1f]{1,160}$")
+
+
+class SettingError(InputError):
+    """A digest setting that cannot be used; `suggestions` holds values the person may have meant."""
+
+    def __init__(self, message: str, suggestions: Sequence[str] = ()) -> None:
+        super().__init__(message)
+        self.suggestions = tuple(suggestions)
+
+
+def check_user_key(key: str) -> str:
+    """Return `key` if it has the form platform:id, else raise `InputError`."""
+    if len(key) > MAX_USER_KEY or not _USER_KEY.match(key):
+        raise InputError(f"not a user key (platform:id): {key[:40]!r}")
+    return key
+
+
+def profile_owner(user_key: str) -> str:
+    """The profiles-table owner of a user's personal profile."""
+    return "user:" + user_key
+
+
+# --- digest settings typed by a person ---
+
+_TIME = re.compile(r"^(\d{1,2})(?:\s*[:.h]\s*(\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)?$")
+
+
+def parse_post_time(text: str) -> str:
+    """'9', '9:30', '21.00', '7pm', '07:30 a.m.' -> 'HH:MM' (24-hour); raises `SettingError`."""
+    cleaned = text.strip().lower()
+    match = _TIME.match(cleaned) if len(cleaned) <= 12 else None
+    if not match:
+        raise SettingError(f"{text.strip()[:20]!r} is not a time of day (try 09:00, 18:30 or 7pm)")
+    hour, minute = int(match.group(1)), int(match.group(2) or 0)
+    suffix = (match.group(3) or "").replace(".", "")
+    if suffix:
+        if not 1 <= hour <= 12:
+            raise SettingError(f"{hour}{suffix} is not a time; with am/pm the hour is 1-12")
+        hour = hour % 12 + (12 if suffix == "pm" else 0)
+    if hour > 23 or minute > 59:
+        raise SettingError(f"{text.strip()!r} is not a time of day; use 00:00 to 23:59")
+    return f"{hour:02d}:{minute:02d}"
+
+
+@cache
+def _zones() -> dict[str, str]:
+    return {name.lower(): name for name in zoneinfo.available_timezones() if "/" in name or name == "UTC"}
+
+
+_OFFSET = re.compile(r"^(?:utc|gmt)?\s*([+-])\s*(\d{1,2})$")
+
+
+def parse_timezone(text: str) -> str:
+    """An IANA time zone from what a person types ('europe/berlin', 'Berlin', 'UTC+2'); raises `SettingError`."""
+    cleaned = text.strip()
+    if not cleaned or len(cleaned) > 64:
+        raise SettingError("time zones look like Europe/Berlin, America/New_York or UTC")
+    lowered = cleaned.lower().replace(" ", "_")
+    if lowered in {"utc", "gmt", "z", "zulu"}:
+        return "UTC"
+    zones = _zones()
+    if lowered in zones:
+        return zones[lowered]
+    offset = _OFFSET.match(lowered.replace("_", ""))
+    if offset:
+        hours = int(offset.group(2))
+        if hours > 14:
+            raise SettingError(f"{cleaned!r}: UTC offsets run from -12 to +14")
+        if hours == 0:
+            return "UTC"
+        # POSIX-style Etc zones have the sign inverted: UTC+2 is Etc/GMT-2.
+        return f"Etc/GMT{'-' if offset.group(1) == '+' else '+'}{hours}"
+    by_city = [name for low, name in zones.items() if low.rsplit("/", 1)[-1] == lowered]
+    if len(by_city) == 1:
+        return by_city[0]
+    suggestions = by_city or [zones[z] for z in difflib.get_close_matches(lowered, list(zones), n=3, cutoff=0.6)]
+    if not suggestions:
+        cities = {low.rsplit("/", 1)[-1]: name for low, name in zones.items()}
+        suggestions = [cities[c] for c in difflib.get_close_matches(lowered, list(cities), n=3, cutoff=0.7)]
+    raise SettingError(f"{cleaned[:64]!r} is not a time zone I know", suggestions)
+
+
+def parse_weekday(text: str) -> int:
+    """'monday', 'Mon', 'tu' -> 0..6 (Monday = 0); raises `SettingError`."""
+    cleaned = text.strip().lower()
+    if len(cleaned) >= 2:
+        found = [i for i, day in enumerate(WEEKDAYS) if day.lower().startswith(cleaned)]
+        if len(found) == 1:
+            return found[0]
+    raise SettingError("name a day of the week, e.g. Monday")
+
+
+def describe_settings(user: UserRecord | None) -> str:
+    """One line about a user's personal digest setting."""
+    if user is None or user.digest_mode == "off":
+        return "Personal digest: off"
+    when = f"every {WEEKDAYS[user.weekly_day % 7]}" if user.digest_mode == "weekly" else "every announcement day"
+    return f"Personal digest: {user.digest_mode}, {when} at {user.post_time} ({user.timezone})"
+
+
+# --- personal digests ---
+
+
+def personal_target(user_key: str, profile: Profile, user: UserRecord | None, size: int) -> Target:
+    """The target a user's personal digest is posted to: their DM on the user's platform."""
+    platform, _, ident = user_key.partition(":")
+    return Target(
+        platform=platform,
+        chat_id=PERSONAL_CHAT_PREFIX + ident,
+        profile_name=profile.name,
+        categories=profile.categories,
+        post_time=user.post_time if user else "09:00",
+        timezone=user.timezone if user else "UTC",
+        digest_size=size,
+    )
+
+
+async def channel_targets_of(core: Core, user_key: str) -> list[int]:
+    """Channel targets whose digests this user sees, where the core can know it: every console channel for a
+    console user. Discord and Telegram adapters know membership and pass target ids to `personal_digest`."""
+    platform = user_key.partition(":")[0]
+    if platform == "console":
+        return await core.repo.channel_target_ids("console")
+    return []
+
+
+async def personal_digest(
+    core: Core,
+    user_key: str,
+    day: dt.date,
+    *,
+    weekly: bool = False,
+    channel_targets: Sequence[int] | None = None,
+    size: int | None = None,
+) -> Digest:
+    """The user's digest of `day` (or of the 7 days ending on `day`), ranked with their profile and feedback.
+
+    Papers the user already got in a channel digest (of `channel_targets`, default `channel_targets_of`) on those
+    days, and papers they gave a thumbs down, are left out.
+    """
+    profile = await core.repo.get_profile(profile_owner(user_key))
+    if profile is None:
+        raise InputError("you have no personal profile yet; send /start to make one")
+    size = size or core.settings.digest_size
+    start = day - dt.timedelta(days=6) if weekly else day
+    papers = await core.repo.papers_between(start, day, list(profile.categories) or None)
+    targets = list(channel_targets) if channel_targets is not None else await channel_targets_of(core, user_key)
+    already: set[str] = set()
+    for offset in range((day - start).days + 1):
+        already |= await core.repo.sent_paper_ids(targets, start + dt.timedelta(days=offset))
+    disliked = {f.paper_id for f in await core.repo.user_feedback_rows(user_key) if f.value < 0}
+    fresh = [p for p in papers if p.id not in already and p.id not in disliked]
+    await ensure_vectors(core, fresh)
+    ranked = await learn.rank_for_user(core, user_key, profile, fresh, top_k=size)
+    items = await attach_tldrs(core, ranked[:size])
+    notes = []
+    if weekly:
+        notes.append(f"Papers announced {start.isoformat()} to {day.isoformat()}.")
+    seen = sum(1 for p in papers if p.id in already)
+    if seen:
+        notes.append(f"{seen} papers you already got in a channel digest are left out.")
+    hidden = sum(1 for p in papers if p.id in disliked and p.id not in already)
+    if hidden:
+        notes.append(f"{hidden} papers you gave a thumbs down are left out.")
+    if not papers and profile.categories:
+        notes.append(f"No stored papers in your categories ({', '.join(profile.categories)}) on these days.")
+    return Digest(day=day, profile_name=profile.name, scanned=len(papers), items=tuple(items), notes=tuple(notes))
+
+
+async def deliver_personal_digest(
+    core: Core, poster: Poster, user_key: str, day: dt.date, *, channel_targets: Sequence[int] | None = None
+) -> DeliveryResult:
+    """Build and post a user's personal digest for `day` once (the posting ledger guards against repeats)."""
+    profile = await core.repo.get_profile(profile_owner(user_key))
+    if profile is None:
+        raise InputError(f"{user_key} has no personal profile")
+    user = await core.repo.get_user(user_key)
+    target = personal_target(user_key, profile, user, core.settings.digest_size)
+    target = replace(target, id=await core.repo.save_personal_target(target, profile_owner(user_key)))
+    assert target.id is not None
+    if not await core.repo.claim_post(target.id, day):
+        return DeliveryResult(target, day, "already-sent")
+    weekly = user is not None and user.digest_mode == "weekly"
+    digest = await personal_digest(core, user_key, day, weekly=weekly, channel_targets=channel_targets)
+    try:
+        refs = await send_with_retries(poster, target, digest)
+    except DeliveryError as exc:
+        return DeliveryResult(target, day, "failed", str(exc))
+    await core.repo.mark_sent(target.id, day, [i.paper.id for i in digest.items], detail=",".join(refs)[:500])
+    return DeliveryResult(target, day, "sent", f"{digest.picked} papers")
+
+
+# --- privacy ---
+
+
+async def export_user(core: Core, user_key: str) -> dict[str, Any]:
+    """Everything paperscout stores about a user, as plain data they can read."""
+    owner = profile_owner(user_key)
+    user = await core.repo.get_user(user_key)
+    profile = await core.repo.get_profile(owner)
+    feedback = await core.repo.user_feedback_rows(user_key)
+    targets = await core.repo.targets_of_profile(owner)
+    sent = await core.repo.sent_papers_by_day([t.id for t in targets if t.id is not None])
+    draft: Any = None
+    if user is not None and user.conversation:
+        try:
+            draft = json.loads(user.conversation)
+        except ValueError:
+            draft = user.conversation
+    return {
+        "user_key": user_key,
+        "stored": user is not None or profile is not None or bool(feedback),
+        "user": None
+        if user is None
+        else {"display_name": user.display_name, "created_at": user.created_at, "updated_at": user.updated_at},
+        "personal_digest": None
+        if user is None
+        else {
+            "mode": user.digest_mode,
+            "post_time": user.post_time,
+            "timezone": user.timezone,
+            "weekly_day": WEEKDAYS[user.weekly_day % 7],
+        },
+        "profile": profile_to_mapping(profile) if profile else None,
+        "feedback": [
+            {"paper_id": f.paper_id, "title": f.title, "rating": "up" if f.value > 0 else "down", "at": f.at}
+            for f in feedback
+        ],
+        "feedback_vectors": "derived from the papers you rated; deleted with your feedback by /forget",
+        "unfinished_onboarding": draft,
+        "personal_targets": [t.key for t in targets],
+        "personal_digests_sent": [{"day": d.isoformat(), "papers": ids} for d, ids in sorted(sent.items())],
+    }
+
+
+async def forget_user(core: Core, user_key: str) -> dict[str, int]:
+    """Delete everything stored about a user: feedback and its vectors, profile, personal targets and their
+    ledger, settings and any unfinished onboarding. Returns how many rows of each kind went; safe to repeat."""
+    owner = profile_owner(user_key)
+    profile = await core.repo.get_profile(owner)
+    if profile is not None:
+        core.profile_cache.pop(profile.fingerprint, None)
+    targets = await core.repo.targets_of_profile(owner)
+    forgotten = await learn.forget_feedback(core, user_key)
+    counts = await core.repo.delete_user(user_key, owner, usage_targets=[owner, *(t.key for t in targets)])
+    counts["feedback"] = counts.get("feedback", 0) + forgotten
+    return counts

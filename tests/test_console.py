@@ -1,0 +1,137 @@
+"""`paperscout console` end to end: onboarding, personal digest, a thumbs down that changes the next digest,
+export and forget, and resuming an unfinished onboarding in a later session. Input comes from a pipe."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from bot.cli import main
+from bot.config import load_settings
+from bot.core import open_core
+from bot.embed import LocalEmbedder
+from bot.users import profile_owner
+from tests.conftest import StoreDay
+
+KEY = "console:ada"
+_DIGEST_ID = re.compile(r"^### \d+\. .*\n\[arXiv:([^\]]+)\]", re.MULTILINE)
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, embedder: LocalEmbedder, store_day: StoreDay) -> Path:
+    """A PAPERSCOUT_HOME holding the first 60 papers of the bundled day; the CLI reuses the session's model."""
+    monkeypatch.setenv("PAPERSCOUT_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("PAPERSCOUT_ARXIV_RSS_URL", "http://127.0.0.1:9/rss/")
+    monkeypatch.setenv("PAPERSCOUT_ARXIV_API_URL", "http://127.0.0.1:9/api/query")
+    monkeypatch.delenv("PAPERSCOUT_CONFIG", raising=False)
+    monkeypatch.delenv("PAPERSCOUT_LLM_BASE_URL", raising=False)
+    monkeypatch.delenv("PAPERSCOUT_LLM_API_KEY", raising=False)
+    monkeypatch.setattr("bot.core.make_embedder", lambda settings: embedder)
+
+    async def fill() -> None:
+        async with open_core(load_settings(), embedder) as core:
+            await store_day(core)
+
+    asyncio.run(fill())
+    return tmp_path / "home"
+
+
+def console(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], *lines: str) -> str:
+    """Run `paperscout console --user ada` with `lines` piped in; returns what it printed."""
+    monkeypatch.setattr("sys.stdin", io.StringIO("".join(line + "\n" for line in lines)))
+    capsys.readouterr()
+    assert main(["console", "--user", "ada"]) == 0
+    return capsys.readouterr().out
+
+
+def digests(out: str) -> list[list[str]]:
+    """The paper ids of every personal digest printed, in order."""
+    blocks = out.split("# ada (personal): arXiv digest for ")[1:]
+    return [_DIGEST_ID.findall(block.split("\n> ", 1)[0]) for block in blocks]
+
+
+async def stored(home: Path, embedder: LocalEmbedder) -> dict[str, object]:
+    async with open_core(load_settings(), embedder) as core:
+        return {
+            "user": await core.repo.get_user(KEY),
+            "profile": await core.repo.get_profile(profile_owner(KEY)),
+            "feedback": await core.repo.user_feedback_rows(KEY),
+        }
+
+
+ONBOARDING = [
+    "",  # empty: asked again
+    "x" * 5000,  # a paste accident: asked again
+    "graph neural networks; theory of deep learning optimisation",
+    "medical imaging",
+    "Judea Pearl; Nobody Atall",
+    "anyway",
+    "cs.LG",
+    "up",
+    "skip",
+    "down",
+    "skip",
+    "skip",
+    "daily",
+    "8:15",
+    "Europe/Paris",
+]
+
+
+def test_onboarding_digest_thumbs_down_changes_the_next_digest_then_export_and_forget(
+    home: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], embedder: LocalEmbedder
+) -> None:
+    out = console(
+        monkeypatch, capsys, *ONBOARDING, "/profile", "/digest", "/down 1", "/digest", "/export", "/forget", "yes"
+    )
+    assert "Hi! Let's set up your personal paper feed" in out
+    assert "I didn't get an answer." in out and "That message is 5,000 characters" in out
+    assert "no author called 'Nobody Atall'" in out and "Paper 1 of 5" in out and "All set!" in out
+    assert "Authors: Judea Pearl; Nobody Atall" in out
+    assert "Personal digest: daily, every announcement day at 08:15 (Europe/Paris)" in out
+
+    first, second = digests(out)
+    assert len(first) == 10 and len(second) == 10
+    downvoted = first[0]
+    assert "👎 noted for" in out
+    assert downvoted not in second
+    # what was learned reaches beyond the one paper: its closest neighbour in the first digest drops
+    vectors = asyncio.run(_vectors(embedder, first))
+    closest = first[1 + int(np.argmax(vectors[1:] @ vectors[0]))]
+    assert closest not in second or second.index(closest) > first.index(closest) - 1
+
+    export_text = out.split("> /export\n", 1)[1].split("\n> /forget", 1)[0]
+    exported = json.loads(export_text)
+    assert exported["user_key"] == KEY and exported["personal_digest"]["timezone"] == "Europe/Paris"
+    assert {"paper_id": downvoted, "rating": "down"}.items() <= next(
+        f for f in exported["feedback"] if f["paper_id"] == downvoted
+    ).items()
+    assert "Nothing about console:ada is stored any more" in out
+
+    left = asyncio.run(stored(home, embedder))
+    assert left["user"] is None and left["profile"] is None and left["feedback"] == []
+
+
+async def _vectors(embedder: LocalEmbedder, ids: list[str]) -> np.ndarray:
+    async with open_core(load_settings(), embedder) as core:
+        vecs = await core.vectors.vectors(ids)
+    return vecs / np.linalg.norm(vecs, axis=1, keepdims=True)
+
+
+def test_an_unfinished_onboarding_resumes_in_the_next_session(
+    home: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = console(monkeypatch, capsys, "sparse attention", "/digest")
+    assert "Let's finish your profile first" in out
+    assert out.rstrip().endswith("Anything unfinished is kept; run paperscout console again to continue.")
+    out = console(monkeypatch, capsys, "/status", "/skip", "/cancel", "/digest", "/quit")
+    assert "Welcome back! Let's continue where we stopped." in out
+    assert "Interests: sparse attention" in out
+    assert "Cancelled. Nothing new was saved" in out and "You have no profile yet" in out
+    assert out.rstrip().endswith("Bye.")

@@ -1,0 +1,144 @@
+"""Personal digests (no repeats of channel digests, weekly window, exactly-once delivery) and privacy."""
+
+from __future__ import annotations
+
+import datetime as dt
+import io
+from dataclasses import replace
+
+import numpy as np
+
+from bot import learn
+from bot.adapters.console import ConsolePoster
+from bot.core import Core
+from bot.delivery import deliver_digest
+from bot.models import Paper, Profile, Target
+from bot.onboarding import Draft, build_profile
+from bot.users import deliver_personal_digest, export_user, forget_user, personal_digest, profile_owner
+from tests.conftest import StoreDay
+
+KEY = "console:ada"
+DAY = dt.date(2025, 5, 26)
+
+
+async def make_user(core: Core, digest_mode: str = "daily") -> Profile:
+    """A user with a saved profile, as onboarding leaves one."""
+    draft = Draft(
+        interests=["graph neural networks", "theory of deep learning optimisation"], avoid=["medical imaging"]
+    )
+    profile = build_profile(draft, "Ada (personal)")
+    await core.repo.ensure_user(KEY, "Ada")
+    await core.repo.save_profile(profile_owner(KEY), profile)
+    await core.repo.save_user_settings(KEY, digest_mode=digest_mode, post_time="08:00", timezone="UTC", weekly_day=0)
+    return profile
+
+
+async def console_channel(core: Core, profile: Profile) -> Target:
+    """A console channel target with the same interests, so its digest overlaps the personal one."""
+    await core.repo.save_profile("channel:console:lab", replace(profile, name="lab"))
+    target = Target(platform="console", chat_id="lab", profile_name="lab", categories=(), digest_size=5)
+    return replace(target, id=await core.repo.save_target(target, "channel:console:lab"))
+
+
+async def test_a_personal_digest_never_repeats_what_a_channel_digest_sent_that_day(
+    core: Core, store_day: StoreDay
+) -> None:
+    await store_day(core)
+    profile = await make_user(core)
+    unfiltered = await personal_digest(core, KEY, DAY, channel_targets=[], size=8)
+    channel = await console_channel(core, profile)
+    result = await deliver_digest(core, ConsolePoster(io.StringIO()), channel, profile, DAY)
+    assert result.status == "sent"
+    sent = await core.repo.sent_paper_ids([channel.id or 0], DAY)
+    assert len(sent) == 5 and sent & {i.paper.id for i in unfiltered.items}
+
+    personal = await personal_digest(core, KEY, DAY, size=8)  # a console user sees the console channels
+    assert personal.picked == 8 and not sent & {i.paper.id for i in personal.items}
+    assert "5 papers you already got in a channel digest are left out." in personal.notes
+    assert all(i.tldr for i in personal.items)
+    # the day after, the same papers are not "already sent that day"
+    assert (await personal_digest(core, KEY, DAY + dt.timedelta(days=1))).picked == 0
+
+
+async def test_weekly_covers_seven_days_and_thumbs_down_papers_are_left_out(
+    core: Core, store_day: StoreDay, embedded_day: tuple[list[Paper], np.ndarray]
+) -> None:
+    papers = await store_day(core)
+    _, vectors = embedded_day
+    # the same texts announced three days earlier under other ids stand in for earlier days of the week
+    earlier = [replace(p, id=f"2505.9{i:04d}", announced=DAY - dt.timedelta(days=3)) for i, p in enumerate(papers)]
+    await core.repo.upsert_papers(earlier)
+    await core.vectors.upsert(earlier, vectors)
+    await make_user(core, "weekly")
+    daily = await personal_digest(core, KEY, DAY, size=50)
+    weekly = await personal_digest(core, KEY, DAY, weekly=True, size=200)
+    assert daily.scanned == 60 and weekly.scanned == 120
+    assert any(i.paper.announced < DAY for i in weekly.items)
+    assert any("2025-05-20 to 2025-05-26" in n for n in weekly.notes)
+
+    top = daily.items[0].paper.id
+    await learn.record_reaction(core, KEY, top, -1)
+    again = await personal_digest(core, KEY, DAY, size=50)
+    assert top not in {i.paper.id for i in again.items}
+    assert any("thumbs down" in n for n in again.notes)
+
+
+async def test_a_personal_digest_is_delivered_once_and_never_by_channel_scheduling(
+    core: Core, store_day: StoreDay
+) -> None:
+    await store_day(core)
+    await make_user(core)
+    out = io.StringIO()
+    first = await deliver_personal_digest(core, ConsolePoster(out), KEY, DAY)
+    assert first.status == "sent" and first.target.key == "console:dm:ada"
+    assert out.getvalue().startswith("--- to console:dm:ada ---\n# Ada (personal): arXiv digest for 2025-05-26")
+    again = await deliver_personal_digest(core, ConsolePoster(io.StringIO()), KEY, DAY)
+    assert again.status == "already-sent"
+    assert all(t.chat_id != "dm:ada" for t, _ in await core.repo.targets())
+
+
+async def test_export_shows_everything_and_forget_deletes_it_all(core: Core, store_day: StoreDay) -> None:
+    papers = await store_day(core)
+    profile = await make_user(core)
+    channel = await console_channel(core, profile)
+    await deliver_digest(core, ConsolePoster(io.StringIO()), channel, profile, DAY)
+    await learn.record_reaction(core, KEY, papers[0].id, 1)
+    await learn.record_reaction(core, KEY, papers[1].id, -1)
+    delivered = await deliver_personal_digest(core, ConsolePoster(io.StringIO()), KEY, DAY)
+    await core.repo.record_llm_usage(
+        day=DAY,
+        purpose="score",
+        model="m",
+        target=delivered.target.key,
+        run_id="r",
+        prompt_tokens=10,
+        completion_tokens=2,
+        cost_usd=0.01,
+    )
+
+    exported = await export_user(core, KEY)
+    assert exported["stored"] and exported["user"]["display_name"] == "Ada"
+    assert exported["personal_digest"]["mode"] == "daily"
+    assert exported["profile"]["topics"][0]["want"] == "graph neural networks"
+    assert {(f["paper_id"], f["rating"]) for f in exported["feedback"]} == {
+        (papers[0].id, "up"),
+        (papers[1].id, "down"),
+    }
+    assert exported["feedback"][0]["title"]
+    assert exported["personal_targets"] == ["console:dm:ada"]
+    assert exported["personal_digests_sent"][0]["day"] == "2025-05-26"
+
+    counts = await forget_user(core, KEY)
+    assert counts["users"] == 1 and counts["profiles"] == 1 and counts["feedback"] == 2
+    assert counts["targets"] == 1 and counts["ledger"] == 1 and counts["llm_usage_anonymised"] == 1
+    assert await core.repo.get_user(KEY) is None
+    assert await core.repo.get_profile(profile_owner(KEY)) is None
+    assert await core.repo.user_feedback_rows(KEY) == []
+    assert await core.repo.targets_of_profile(profile_owner(KEY)) == []
+    assert delivered.target.id is not None and not await core.repo.was_sent(delivered.target.id, DAY)
+    totals = await core.repo.llm_usage_totals(by="target")
+    assert set(totals) == {""} and totals[""].cost_usd == 0.01  # the cost stays for the budget, the name goes
+    # the channel and its ledger are not the user's: they stay
+    assert channel.id is not None and await core.repo.was_sent(channel.id, DAY)
+    assert (await export_user(core, KEY))["stored"] is False
+    assert (await forget_user(core, KEY))["users"] == 0  # forgetting twice is harmless
