@@ -22,7 +22,7 @@ import numpy as np
 from bot.core import Core
 from bot.models import Paper, Profile, day_to_int
 from bot.rank import phrase_key, text_tokens
-from bot.search import query_terms, window_filter
+from bot.search import query_terms
 from bot.timewords import MONTHS, WEEKDAYS, TimeWindow, find_time_window
 
 MAX_QUESTION = 1000
@@ -292,6 +292,16 @@ async def topic_evidence(core: Core, topic: str) -> TopicEvidence:
     return TopicEvidence(weights=weights, phrases=tuple(dict.fromkeys(p for p in phrases if p)))
 
 
+def lexical_groups(topic: str) -> list[list[str]]:
+    """Full-text alternatives for a topic: all its content words together, or any acronym/expansion phrase."""
+    words = query_terms(topic)
+    groups = [words] if words else []
+    for phrase in expand_terms(topic):
+        if phrase != phrase_key(topic):
+            groups.append([phrase])
+    return groups
+
+
 async def _candidates(core: Core, filters: Filters, query_vector: np.ndarray) -> list[Paper]:
     start = filters.window.start if filters.window else None
     end = filters.window.end if filters.window else None
@@ -301,11 +311,11 @@ async def _candidates(core: Core, filters: Filters, query_vector: np.ndarray) ->
         tokens = [t for t in re.findall(r"[\w\-']+", filters.authors[0]) if len(t) > 1]
         papers = await core.repo.papers_by_author(tokens, start, end)
     else:
-        where = window_filter(start, end, filters.categories)
-        dense = await core.vectors.query(query_vector, POOL, where=where)
-        terms = query_terms(" ".join(expand_terms(filters.topic)))
-        lexical = await core.repo.lexical_search(terms, start, end, POOL)
-        ids = list(dict.fromkeys([h.id for h in dense] + [i for i, _ in lexical]))
+        dense, lexical = await asyncio.gather(
+            core.vectors.search_window(query_vector, POOL, start, end, filters.categories),
+            core.repo.lexical_search(lexical_groups(filters.topic), start, end, POOL),
+        )
+        ids = list(dict.fromkeys([i for i, _ in dense] + [i for i, _ in lexical]))
         papers = await core.repo.get_papers(ids)
     if filters.window:
         papers = [p for p in papers if filters.window.contains(p.announced)]

@@ -76,13 +76,15 @@ async def search_papers(
         return []
     pool = max(pool, limit)
     vector = (await asyncio.to_thread(core.embedder.embed, [query]))[0]
-    dense_hits = await core.vectors.query(vector, pool, where=window_filter(since, until, categories))
-    lexical_hits = await core.repo.lexical_search(query_terms(query), since, until, pool * 2)
+    dense_hits, lexical_hits = await asyncio.gather(
+        core.vectors.search_window(vector, pool, since, until, categories),
+        core.repo.lexical_search([query_terms(query)], since, until, pool * 2),
+    )
     fused: dict[str, float] = {}
-    dense_sim = {h.id: h.similarity for h in dense_hits}
+    dense_sim = dict(dense_hits)
     lexical_score = dict(lexical_hits)
-    for rank, hit in enumerate(dense_hits, 1):
-        fused[hit.id] = fused.get(hit.id, 0.0) + 1.0 / (RRF_K + rank)
+    for rank, (paper_id, _) in enumerate(dense_hits, 1):
+        fused[paper_id] = fused.get(paper_id, 0.0) + 1.0 / (RRF_K + rank)
     for rank, (paper_id, _) in enumerate(lexical_hits, 1):
         fused[paper_id] = fused.get(paper_id, 0.0) + 1.0 / (RRF_K + rank)
     best = sorted(fused, key=fused.__getitem__, reverse=True)

@@ -8,6 +8,7 @@ chat adapters on it) responsive. By default the store is a `PersistentClient` un
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -20,6 +21,7 @@ from bot.config import Settings
 from bot.embed import ChromaEmbeddingAdapter, Embedder
 from bot.errors import ConfigError, StateError
 from bot.models import Paper, day_to_int
+from bot.window_index import WindowIndex
 
 log = logging.getLogger(__name__)
 
@@ -65,6 +67,8 @@ class VectorStore:
         self.embedder = embedder
         self._collection: Any = None
         self._lock = asyncio.Lock()
+        self._index: WindowIndex | None = None
+        self._index_lock = asyncio.Lock()
 
     def _open_sync(self) -> Any:
         import chromadb
@@ -125,6 +129,59 @@ class VectorStore:
             metadatas=metas,
             documents=[p.text for p in papers],
         )
+        if self._index is not None:
+            self._index.upsert(
+                [p.id for p in papers],
+                [day_to_int(p.announced) for p in papers],
+                vectors,
+                [p.categories for p in papers],
+            )
+
+    def _load_index_sync(self, collection: Any) -> WindowIndex:
+        index = WindowIndex(self.embedder.dim)
+        page = 5000
+        offset = 0
+        while True:
+            batch = collection.get(include=["embeddings", "metadatas"], limit=page, offset=offset)
+            if not batch["ids"]:
+                break
+            metas = [m or {} for m in batch["metadatas"]]
+            index.upsert(
+                batch["ids"],
+                [int(m.get("announced", 0)) for m in metas],
+                np.asarray(batch["embeddings"], dtype=np.float32),
+                [str(m.get("categories", "")).split() for m in metas],
+            )
+            offset += len(batch["ids"])
+        return index
+
+    async def window_index(self) -> WindowIndex:
+        """The in-memory date-window index, loaded from Chroma on first use and kept in step by upsert/delete."""
+        async with self._index_lock:
+            if self._index is None:
+                collection = await self.collection()
+                self._index = await asyncio.to_thread(self._load_index_sync, collection)
+                log.info("window index loaded: %d vectors", len(self._index))
+            return self._index
+
+    async def search_window(
+        self,
+        vector: np.ndarray,
+        n_results: int,
+        since: dt.date | None = None,
+        until: dt.date | None = None,
+        categories: Sequence[str] = (),
+    ) -> list[tuple[str, float]]:
+        """Most similar papers announced in [since, until] (and in any of `categories`): (id, cosine) pairs.
+
+        Unfiltered questions go to Chroma's HNSW index; windowed ones to the exact in-memory window index.
+        """
+        if since is None and until is None and not categories:
+            return [(h.id, h.similarity) for h in await self.query(vector, n_results)]
+        index = await self.window_index()
+        low = day_to_int(since) if since else None
+        high = day_to_int(until) if until else None
+        return await asyncio.to_thread(index.search, vector, n_results, low, high, list(categories))
 
     async def update_metadata(self, ids: Sequence[str], metadatas: Sequence[dict[str, Any]]) -> None:
         """Merge new metadata fields (e.g. a TL;DR) into stored papers without touching their vectors."""
@@ -175,3 +232,5 @@ class VectorStore:
         if ids:
             collection = await self.collection()
             await asyncio.to_thread(collection.delete, ids=list(ids))
+            if self._index is not None:
+                self._index.delete(ids)

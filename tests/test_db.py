@@ -81,7 +81,8 @@ async def test_upsert_is_idempotent_and_replacements_update_in_place(tmp_path: P
         assert stored.announced == DAY  # keeps the day it was first announced
         assert await repo.tldrs(["2505.00001"]) == {}  # text changed: summarise again
         assert await repo.count_papers() == 1
-        assert await repo.lexical_search(["better"], DAY, DAY, 5) != []
+        assert await repo.lexical_search([["better", "router"]], DAY, DAY, 5) != []
+        assert await repo.lexical_search([["better", "banana"]], DAY, DAY, 5) == []
     finally:
         await repo.close()
 

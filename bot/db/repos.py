@@ -206,21 +206,34 @@ class Repository:
         return sorted(names)
 
     async def lexical_search(
-        self, terms: Sequence[str], start: dt.date | None, end: dt.date | None, limit: int
+        self, groups: Sequence[Sequence[str]], start: dt.date | None, end: dt.date | None, limit: int
     ) -> list[tuple[str, float]]:
-        """BM25 full-text matches for any of `terms` within the date window, best first: (id, relevance > 0)."""
-        clean = [t.replace('"', "") for t in terms if t.replace('"', "").strip()]
-        if not clean:
+        """BM25 full-text matches within the date window, best first: (id, relevance > 0).
+
+        `groups` are alternatives: a paper matches when it contains every word (or phrase) of some group.
+        Requiring all words of a group keeps the match set small, which is what keeps BM25 fast at 100k papers.
+        """
+        clauses = []
+        for group in groups:
+            words = [w.replace('"', "").strip() for w in group]
+            words = [w for w in words if w]
+            if words:
+                clauses.append("(" + " AND ".join(f'"{w}"' for w in words) + ")")
+        if not clauses:
             return []
-        match = " OR ".join(f'"{t}"' for t in clean)
         low = day_to_int(start) if start else 0
         high = day_to_int(end) if end else 99991231
-        # bm25() is lower-is-better and negative; titles weigh most, then authors, then abstracts
+        # Papers are stored day by day, so a window's rows sit in a narrow rowid range; bounding the full-text
+        # match by it lets FTS5 skip the rest of the archive (the announced test below keeps it exact).
+        # bm25() is lower-is-better and negative; titles weigh most, then authors, then abstracts.
         async with self.conn.execute(
             "SELECT p.id, -bm25(papers_fts, 8.0, 1.0, 3.0) AS relevance FROM papers_fts"
             " JOIN papers p ON p.rowid = papers_fts.rowid"
-            " WHERE papers_fts MATCH ? AND p.announced BETWEEN ? AND ? ORDER BY relevance DESC LIMIT ?",
-            (match, low, high, limit),
+            " WHERE papers_fts MATCH :match"
+            " AND papers_fts.rowid BETWEEN (SELECT min(rowid) FROM papers WHERE announced BETWEEN :low AND :high)"
+            " AND (SELECT max(rowid) FROM papers WHERE announced BETWEEN :low AND :high)"
+            " AND p.announced BETWEEN :low AND :high ORDER BY relevance DESC LIMIT :limit",
+            {"match": " OR ".join(clauses), "low": low, "high": high, "limit": limit},
         ) as cursor:
             return [(r[0], float(r[1])) async for r in cursor]
 
@@ -448,7 +461,7 @@ class Repository:
         target: str | None = None,
         purpose: str | None = None,
     ) -> dict[str, UsageTotals]:
-        """Usage summed per `by` (purpose, day, target, run or model) over the calls matching the filters."""
+        """Usage summed per `by` (purpose, day as YYYY-MM-DD, target, run or model) over the matching calls."""
         # Column names come from this fixed map only, never from the caller's text.
         groups = {"purpose": "purpose", "day": "day", "target": "target", "run": "run_id", "model": "model"}
         column = groups.get(by)
@@ -473,7 +486,9 @@ class Repository:
         )
         async with self.conn.execute(query, params) as cursor:
             return {
-                str(r["grp"]): UsageTotals(int(r["calls"]), int(r["p"]), int(r["c"]), float(r["cost"]))
+                (int_to_day(r["grp"]).isoformat() if column == "day" else str(r["grp"])): UsageTotals(
+                    int(r["calls"]), int(r["p"]), int(r["c"]), float(r["cost"])
+                )
                 async for r in cursor
             }
 
