@@ -1,0 +1,39 @@
+"""The in-memory date-window index against a brute-force reference."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from bot.window_index import WindowIndex
+
+
+def _unit(rows: int, seed: int) -> np.ndarray:
+    vectors = np.random.default_rng(seed).standard_normal((rows, 8)).astype(np.float32)
+    return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+
+def test_search_matches_brute_force_inside_the_window() -> None:
+    vectors = _unit(300, 1)
+    days = [20250501 + i % 30 for i in range(300)]
+    cats = [["cs.LG"] if i % 2 else ["cs.CL", "cs.AI"] for i in range(300)]
+    index = WindowIndex(8)
+    ids = [f"p{i}" for i in range(300)]
+    index.upsert(ids, days, vectors, cats)
+    query = _unit(1, 2)[0]
+    hits = index.search(query, 5, 20250510, 20250512, ["cs.LG"])
+    allowed = [i for i in range(300) if 20250510 <= days[i] <= 20250512 and i % 2]
+    expected = sorted(allowed, key=lambda i: -float(vectors[i] @ query))[:5]
+    assert [h[0] for h in hits] == [f"p{i}" for i in expected]
+    assert all(a[1] >= b[1] for a, b in zip(hits, hits[1:], strict=False))
+
+
+def test_replace_and_delete() -> None:
+    index = WindowIndex(8)
+    vectors = _unit(3, 3)
+    index.upsert(["a", "b", "c"], [20250501, 20250502, 20250503], vectors, [[], [], []])
+    index.upsert(["a"], [20250503], vectors[2:3], [[]])  # replaced text moves "a" next to "c"
+    assert {h[0] for h in index.search(vectors[2], 5, 20250503, 20250503)} == {"a", "c"}
+    index.delete(["c"])
+    assert [h[0] for h in index.search(vectors[2], 5, 20250503, 20250503)] == ["a"]
+    assert len(index) == 2
+    assert index.search(vectors[0], 5, 20260101, 20260131) == []
