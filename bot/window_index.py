@@ -75,6 +75,7 @@ class WindowIndex:
                 row = self._row.pop(paper_id, None)
                 if row is not None:
                     self._alive[row] = False
+            self._order = None
 
     def _sorted(self) -> np.ndarray:
         if self._order is None:
