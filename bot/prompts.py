@@ -29,9 +29,10 @@ DATA_TAG = "papers"
 REQUIRED: dict[str, frozenset[str]] = {
     "score": frozenset({"profile", "papers"}),
     "tldr": frozenset({"papers"}),
+    "answer": frozenset({"question", "papers"}),
 }
 # Placeholders that carry untrusted data and therefore must sit in the user message.
-DATA_PLACEHOLDERS = frozenset({"papers"})
+DATA_PLACEHOLDERS = frozenset({"papers", "question"})
 
 _COMMENT = re.compile(r"<!--(?!\s*(?:system|user)\s*-->).*?-->", re.DOTALL)
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -66,6 +67,7 @@ class Prompts:
 
     score: PromptTemplate
     tldr: PromptTemplate
+    answer: PromptTemplate
 
 
 def _fields(text: str, where: str) -> list[str]:
@@ -111,7 +113,7 @@ def parse_template(name: str, text: str, where: str = "") -> PromptTemplate:
 
 
 def load_prompts(directory: Path) -> Prompts:
-    """Load and check every template from `directory` (``score.md``, ``tldr.md``)."""
+    """Load and check every template from `directory` (``score.md``, ``tldr.md``, ``answer.md``)."""
     templates = {}
     for name in REQUIRED:
         path = directory / f"{name}.md"

@@ -19,11 +19,13 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
+from bot.answer import write_answer
 from bot.core import Core
 from bot.models import Paper, Profile, day_to_int
 from bot.rank import phrase_key, text_tokens
 from bot.search import query_terms
 from bot.timewords import MONTHS, WEEKDAYS, TimeWindow, find_time_window
+from bot.usage import run_usage, usage_run
 
 MAX_QUESTION = 1000
 MAX_CITATIONS = 15
@@ -471,15 +473,23 @@ async def ask(
     papers = [r.paper for r in found]
     assert all(window[0] <= p.announced <= window[1] for p in papers)
     tldrs = await core.repo.tldrs([p.id for p in papers])
-    text = extractive_answer(filters, papers, tldrs, window)
-    answer = Answer(text=text, citations=tuple(papers), window=window, filters=filters)
+    text, cited, usage = extractive_answer(filters, papers, tldrs, window), tuple(papers), {}
+    if core.llm is not None and papers:
+        with usage_run(target=f"ask:{conversation_id or 'cli'}") as run:
+            written, problem = await write_answer(core, question, papers, tldrs)
+        usage = await run_usage(core.repo, run.run_id)
+        if written is not None:
+            text, cited = written.text, written.citations
+        else:
+            text += f"\n(No LLM answer: {problem}; these are the matching papers.)"
+    answer = Answer(text=text, citations=cited, window=window, filters=filters, usage=usage)
     if conversation_id:
         turn = Turn(
             topic=filters.topic,
             window=(window[0].isoformat(), window[1].isoformat()) if filters.window and filters.window.phrase else None,
             authors=list(filters.authors),
             categories=list(filters.categories),
-            paper_ids=[p.id for p in papers],
+            paper_ids=[p.id for p in cited],
         )
         await core.repo.save_conversation_state(conversation_id, turn.to_json())
     return answer
