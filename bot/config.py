@@ -29,7 +29,11 @@ def _default_home() -> Path:
 
 
 def _default_prompts_dir() -> Path:
-    return Path(__file__).resolve().parents[1] / "prompts"
+    # A source checkout (or editable install) has prompts/ next to bot/; an installed package does not, so the
+    # working directory's prompts/ is next (the Docker image runs from /app, which holds them).
+    beside = Path(__file__).resolve().parents[1] / "prompts"
+    here = Path.cwd() / "prompts"
+    return beside if beside.is_dir() or not here.is_dir() else here
 
 
 class Settings(BaseSettings):
@@ -86,14 +90,16 @@ class Settings(BaseSettings):
         default=90,
         ge=1,
         le=200,
-        description="Papers scored per LLM request; the instructions and profile are repeated in every request.",
+        description="Papers scored per LLM request (~36 prompt + 30 reply tokens each, plus ~600 for instructions"
+        " and profile); a request too long for a small local model's context is split automatically.",
     )
     llm_tldrs: bool = Field(
         default=True, description="Write one-line TL;DRs with the LLM for papers that make a digest (else extractive)."
     )
     prompts_dir: Path = Field(
         default_factory=_default_prompts_dir,
-        description="Folder with the prompt templates (score.md, tldr.md); checked for placeholders at start-up.",
+        description="Folder with the prompt templates (score.md, tldr.md), checked at start-up when an LLM is set;"
+        " default: the prompts/ folder of the source tree, else ./prompts.",
     )
 
     # --- chat platforms ---

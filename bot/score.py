@@ -22,10 +22,11 @@ from typing import Any
 from bot.core import Core, LLMRuntime
 from bot.db.repos import CachedScore
 from bot.errors import SourceUnavailable
+from bot.llm import LLMRequestRejected
 from bot.models import Paper, Profile, ScoredPaper
 from bot.prompts import clean_untrusted, papers_block, profile_text
 from bot.replies import as_grade, as_key, id_text_pairs, load_json_object
-from bot.usage import budget_today
+from bot.usage import budget_today, format_usd
 
 log = logging.getLogger(__name__)
 
@@ -40,8 +41,8 @@ RETRY_ROUNDS = 2
 # Completion budget per paper: a [N, r, n] triple is ~3 tokens, a comment ~25; this covers a comment on each.
 _TOKENS_PER_PAPER = 30
 _TOKENS_PER_REPLY = 32
-# Weight of the ranker's order in the final score, in points of relevance + novelty (out of 20): enough to
-# break the ties of integer LLM grades, never enough to overturn a clear LLM judgement.
+# Weight of the ranker's order in the final score, in points of relevance + novelty (out of 20): at most two
+# grade points, so it breaks the many ties of integer LLM grades and close calls, never a clear LLM judgement.
 RANKER_POINTS = 2.0
 AUTHOR_BONUS = 1.0
 
@@ -90,7 +91,7 @@ class ScoringResult:
 
 def paper_line(paper: Paper) -> str:
     """The compact text the model judges a paper by: its title and the opening of its abstract."""
-    opening = clean_untrusted(paper.abstract, ABSTRACT_CHARS)
+    opening = clean_untrusted(paper.abstract, ABSTRACT_CHARS) if ABSTRACT_CHARS > 0 else ""
     return f"{clean_untrusted(paper.title)}: {opening}" if opening else clean_untrusted(paper.title)
 
 
@@ -98,6 +99,10 @@ def score_messages(llm: LLMRuntime, profile_block: str, papers: Sequence[Paper])
     """The chat messages asking for scores of `papers`, numbered 1..n in the data block."""
     rows = [(i, paper_line(p)) for i, p in enumerate(papers, 1)]
     return llm.prompts.score.messages(profile=profile_block, papers=papers_block(rows))
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
 
 
 def parse_scores(text: str, count: int) -> dict[int, CachedScore]:
@@ -110,19 +115,19 @@ def parse_scores(text: str, count: int) -> dict[int, CachedScore]:
         if key is not None and 1 <= key <= count and r is not None and n is not None:
             grades.setdefault(key, (r, n))
 
-    data = load_json_object(text)
-    if isinstance(data, dict):
-        for entry in data.get("scores") or []:
-            if isinstance(entry, list | tuple) and len(entry) == 3:
-                add(as_key(entry[0]), entry[1], entry[2])
-            elif isinstance(entry, dict):  # {"id": 3, "relevance": 8, "novelty": 7, "comment": "..."}
-                add(as_key(entry.get("id")), entry.get("relevance"), entry.get("novelty"))
-                if isinstance(entry.get("comment"), str) and as_key(entry.get("id")) is not None:
-                    comments.setdefault(as_key(entry.get("id")) or 0, entry["comment"])
-        for entry in data.get("comments") or []:
-            key = as_key(entry.get("id")) if isinstance(entry, dict) else None
-            if key is not None and isinstance(entry.get("text"), str):
-                comments.setdefault(key, entry["text"])
+    data = load_json_object(text) or {}
+    for entry in _list(data.get("scores")):
+        if isinstance(entry, list) and len(entry) == 3:
+            add(as_key(entry[0]), entry[1], entry[2])
+        elif isinstance(entry, dict):  # {"id": 3, "relevance": 8, "novelty": 7, "comment": "..."}
+            key = as_key(entry.get("id"))
+            add(key, entry.get("relevance"), entry.get("novelty"))
+            if key is not None and isinstance(entry.get("comment"), str):
+                comments.setdefault(key, entry["comment"])
+    for entry in _list(data.get("comments")):
+        key = as_key(entry.get("id")) if isinstance(entry, dict) else None
+        if key is not None and isinstance(entry.get("text"), str):
+            comments.setdefault(key, entry["text"])
     if not grades:
         # Not JSON (or cut short, or shaped otherwise): keep every complete triple, comment or plain line there is.
         for match in _TRIPLE.finditer(text):
@@ -148,6 +153,15 @@ class _Stop(Exception):
         self.note = note
 
 
+class _TooLarge(Exception):
+    """The endpoint refused the request for its size (a small local context window): split the batch."""
+
+
+# How servers word "prompt + max_tokens does not fit" (OpenAI, vLLM, llama.cpp, Ollama).
+_CONTEXT_ERROR = re.compile(r"context|too long|too large|maximum .*tokens|max_tokens", re.IGNORECASE)
+_MAX_SPLITS = 3
+
+
 async def _score_batch(
     core: Core, llm: LLMRuntime, profile_block: str, papers: Sequence[Paper]
 ) -> tuple[dict[str, CachedScore], bool]:
@@ -156,9 +170,13 @@ async def _score_batch(
     max_tokens = _TOKENS_PER_REPLY + _TOKENS_PER_PAPER * len(papers)
     budget = await budget_today(core.repo, core.settings)
     if not budget.allows(llm.client.estimate_cost(messages, max_tokens)):
-        raise _Stop(f"Daily LLM budget of ${budget.cap_usd:.2f} reached")
+        raise _Stop(f"Daily LLM budget of {format_usd(budget.cap_usd)} reached")
     try:
         result = await llm.client.chat(messages, json_schema=SCORE_SCHEMA, max_tokens=max_tokens, purpose=PURPOSE)
+    except LLMRequestRejected as exc:
+        if exc.status_code in (400, 413) and len(papers) > 1 and _CONTEXT_ERROR.search(str(exc)):
+            raise _TooLarge() from None
+        raise _Stop(f"LLM scoring stopped: {exc}") from None
     except SourceUnavailable as exc:
         raise _Stop(f"LLM scoring stopped: {exc}") from None
     parsed = parse_scores(result.text, len(papers))
@@ -173,7 +191,8 @@ async def llm_scores(
     """LLM scores for as many of `papers` as possible, stored in the cache as they arrive.
 
     Returns (scores by paper id, why the LLM was stopped or ''). Only papers without a usable answer are asked
-    again, at most `RETRY_ROUNDS` times, in half-size batches after a reply was cut short.
+    again, at most `RETRY_ROUNDS` times, in half-size batches after a reply was cut short. A batch the endpoint
+    refuses as too long for its context is split in halves (small local models).
     """
     scores: dict[str, CachedScore] = {}
     stopped = ""
@@ -187,9 +206,19 @@ async def llm_scores(
             if round_number:
                 log.info("score retry %d: %d papers without a usable answer", round_number, len(todo))
             truncated_any = False
-            for start in range(0, len(todo), batch_size):
-                batch = todo[start : start + batch_size]
-                got, truncated = await _score_batch(core, llm, profile_block, batch)
+            pending = [(todo[i : i + batch_size], 0) for i in range(0, len(todo), batch_size)]
+            while pending:
+                batch, splits = pending.pop(0)
+                try:
+                    got, truncated = await _score_batch(core, llm, profile_block, batch)
+                except _TooLarge:
+                    if splits >= _MAX_SPLITS:
+                        raise _Stop("LLM scoring stopped: requests do not fit the model's context") from None
+                    half = (len(batch) + 1) // 2
+                    log.info("score batch of %d too large for the endpoint; splitting it", len(batch))
+                    pending[:0] = [(batch[:half], splits + 1), (batch[half:], splits + 1)]
+                    batch_size = min(batch_size, half)
+                    continue
                 truncated_any |= truncated
                 await core.repo.store_scores(got, profile.fingerprint, llm.model)
                 scores.update(got)

@@ -13,6 +13,7 @@ from bot.llm import Budget, LLMClient
 from bot.models import Paper
 from bot.prompts import PromptTemplate, clean_untrusted, papers_block
 from bot.replies import as_key, id_text_pairs, load_json_object
+from bot.usage import budget_today, format_usd
 
 if TYPE_CHECKING:
     from bot.core import Core, LLMRuntime
@@ -160,7 +161,10 @@ async def write_llm_tldrs(
             max_tokens = _TLDR_TOKENS_PER_REPLY + _TLDR_TOKENS_PER_PAPER * len(batch)
             current = await budget()
             if not current.allows(client.estimate_cost(messages, max_tokens)):
-                return out, f"Daily LLM budget of ${current.cap_usd:.2f} reached; remaining TL;DRs are extractive."
+                return (
+                    out,
+                    f"Daily LLM budget of {format_usd(current.cap_usd)} reached; remaining TL;DRs are extractive.",
+                )
             try:
                 result = await client.chat(
                     messages, json_schema=TLDR_SCHEMA, max_tokens=max_tokens, purpose=LLM_PURPOSE
@@ -201,8 +205,6 @@ async def digest_tldrs(core: Core, llm: LLMRuntime | None, papers: Sequence[Pape
     reused = len(papers) - len(todo)
     if not todo:
         return TldrReport(tldrs, reused=reused)
-
-    from bot.usage import budget_today
 
     async def budget() -> Budget:
         return await budget_today(core.repo, core.settings)

@@ -69,6 +69,11 @@ class UsageRecorder:
         )
 
 
+def format_usd(amount: float) -> str:
+    """Dollars for notes: cents for ordinary amounts, four decimals for the tiny caps of tests and trials."""
+    return f"${amount:.2f}" if amount >= 0.1 or amount == 0 else f"${amount:.4f}"
+
+
 async def budget_today(repo: Repository, settings: Settings) -> Budget:
     """Today's spend (all targets, UTC day) against the configured daily cap."""
     return Budget.from_settings(settings, await repo.llm_spent_on(utc_today()))

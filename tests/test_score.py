@@ -230,6 +230,22 @@ async def test_truncated_answer_retries_only_the_cut_papers(
     assert digest.usage["scores_new"] == SHORTLIST and not digest.notes
 
 
+async def test_request_too_large_for_the_context_is_split(
+    llm_core_factory: Callable[..., Any], fake_openai: FakeOpenAI
+) -> None:
+    fake_openai.enqueue(Fault.status_code(413))  # as a small local model's server refuses an over-long prompt
+    async with llm_core_factory() as core:
+        digest = await build_digest(core, PROFILE, DAY, size=SIZE)
+    assert [len(request_papers(b)) for b in score_requests(fake_openai)] == [
+        BATCH,
+        BATCH // 2,
+        BATCH // 2,
+        BATCH,
+        BATCH,
+    ]
+    assert digest.usage["scores_new"] == SHORTLIST and not digest.notes
+
+
 async def test_garbage_half_the_time_still_gives_a_complete_digest(
     llm_core_factory: Callable[..., Any], fake_openai: FakeOpenAI
 ) -> None:
@@ -280,7 +296,7 @@ async def test_timeout_falls_back_to_the_ranker_with_a_footer_note(
 
 
 async def test_daily_cap_reached_falls_back(llm_core_factory: Callable[..., Any], fake_openai: FakeOpenAI) -> None:
-    async with llm_core_factory(llm_daily_budget_usd=0.05) as core:
+    async with llm_core_factory(llm_daily_budget_usd=0.5) as core:
         with usage_run("elsewhere"):
             await core.repo.record_llm_usage(
                 day=utc_today(),
@@ -290,13 +306,13 @@ async def test_daily_cap_reached_falls_back(llm_core_factory: Callable[..., Any]
                 run_id="x",
                 prompt_tokens=1,
                 completion_tokens=1,
-                cost_usd=0.05,
+                cost_usd=0.5,
             )
         digest = await build_digest(core, PROFILE, DAY, size=SIZE)
         local = await build_digest(core, PROFILE, DAY, size=SIZE, use_llm=False)
     assert fake_openai.chat_requests() == []
     assert [i.paper.id for i in digest.items] == [i.paper.id for i in local.items]
-    assert any("Daily LLM budget of $0.05 reached" in note for note in digest.notes)
+    assert any("Daily LLM budget of $0.50 reached" in note for note in digest.notes)
     assert "Daily LLM budget" in digest_markdown(digest)
 
 
@@ -357,3 +373,51 @@ async def test_no_llm_configured_keeps_the_local_digest(core: Core, small_day: t
     digest = await build_digest(core, PROFILE, DAY, size=SIZE)
     assert digest.usage == {} and digest.notes == () and digest.picked == SIZE
     assert "LLM step" not in digest_markdown(digest) and "LLM scored" not in digest_markdown(digest)
+
+
+def test_usage_is_summed_per_day_target_purpose_and_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import asyncio
+
+    from bot.cli import main
+
+    home = tmp_path / "home"
+    today, before = utc_today(), utc_today() - dt.timedelta(days=3)
+
+    async def record() -> None:
+        async with open_core(Settings(home=home)) as core:
+            for day, purpose, target, run, tokens, cost in (
+                (today, "score", "discord:1", "r1", 100, 0.01),
+                (today, "tldr", "discord:1", "r1", 50, 0.02),
+                (today, "answer", "user:telegram:7", "r2", 30, 0.03),
+                (before, "score", "discord:1", "r0", 10, 0.5),
+            ):
+                await core.repo.record_llm_usage(
+                    day=day,
+                    purpose=purpose,
+                    model="m",
+                    target=target,
+                    run_id=run,
+                    prompt_tokens=tokens,
+                    completion_tokens=1,
+                    cost_usd=cost,
+                )
+            repo = core.repo
+            assert await repo.llm_spent_on(today) == pytest.approx(0.06)
+            runs = await repo.llm_usage_totals(by="run", day=today)
+            assert {k: v.total_tokens for k, v in runs.items()} == {"r1": 152, "r2": 31}
+            targets = await repo.llm_usage_totals(by="target", since=before)
+            assert targets["discord:1"].calls == 3 and targets["discord:1"].cost_usd == pytest.approx(0.53)
+            assert list(await repo.llm_usage_totals(by="purpose", purpose="answer")) == ["answer"]
+            with pytest.raises(ValueError):
+                await repo.llm_usage_totals(by="cost_usd; DROP TABLE llm_usage")
+
+    asyncio.run(record())
+    monkeypatch.setenv("PAPERSCOUT_HOME", str(home))
+    assert main(["usage", "--by", "target", "--days", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "discord:1" in out and "user:telegram:7" in out and "spent today: $0.0600" in out
+    assert main(["usage", "--by", "day", "--days", "7", "--json"]) == 0
+    by_day = json.loads(capsys.readouterr().out)
+    assert sorted(by_day) == [before.isoformat(), today.isoformat()]
