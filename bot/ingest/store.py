@@ -40,7 +40,8 @@ class IngestReport:
 async def ensure_vectors(core: Core, papers: Sequence[Paper], progress: Progress | None = None) -> int:
     """Embed and store vectors for the papers whose current text has none yet; returns how many were embedded."""
     stored = await core.vectors.stored_hashes([p.id for p in papers])
-    todo = [p for p in papers if stored.get(p.id) != p.content_hash]
+    # similar lengths in one batch waste less padding: sort by text length before chunking
+    todo = sorted((p for p in papers if stored.get(p.id) != p.content_hash), key=lambda p: len(p.text))
     if not todo:
         return 0
     tldrs = await core.repo.tldrs([p.id for p in todo])
