@@ -178,13 +178,16 @@ async def cmd_search(core: Core, args: argparse.Namespace) -> int:
 
 async def cmd_eval(core: Core, args: argparse.Namespace) -> int:
     """Evaluate the ranker on labelled days."""
-    from bot.evaluate import evaluate_cold_start, load_labelled_days
+    from bot.evaluate import evaluate_cold_start, evaluate_personalised, load_labelled_days
 
-    if args.train:
-        raise InputError("--train (learning from feedback) is not yet supported by this version")
     profile = _load_profile_arg(args.profile)
     days = load_labelled_days(Path(args.data))
-    report = await evaluate_cold_start(core, days, profile, Progress("embedding"))
+    if args.train:
+        # never trains on an evaluated day: leave-one-day-out when --train and --data hold the same days
+        train_days = load_labelled_days(Path(args.train))
+        report = await evaluate_personalised(core, days, train_days, profile, Progress("embedding"))
+    else:
+        report = await evaluate_cold_start(core, days, profile, Progress("embedding"))
     if args.json:
         print(json.dumps(report))
         return 0

@@ -40,6 +40,8 @@ class Core:
     embedder: Embedder
     # compiled profiles keyed by fingerprint: embedding profile text once per profile version
     profile_cache: dict[str, Any] = field(default_factory=dict)
+    # per-user feedback models (bot.learn), keyed by user key; replaced after every reaction
+    feedback_models: dict[str, Any] = field(default_factory=dict)
     # present only when an LLM is configured; everything works without it
     llm: LLMRuntime | None = None
 

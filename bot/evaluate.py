@@ -1,7 +1,9 @@
 """Offline evaluation of the ranker against labelled arXiv days (the layout of shared/data).
 
-`DIR/arxiv/DAY.jsonl` holds a day's papers, `DIR/labels/DAY.json` its picks. The ranker never sees the labels;
-they are read only to score its ranking (ROC AUC and recall@K of the picks).
+`DIR/arxiv/DAY.jsonl` holds a day's papers, `DIR/labels/DAY.json` its picks. The ranker never sees the labels
+of a day it ranks; they are read only to score its ranking (ROC AUC and recall@K of the picks). With feedback
+learning (`evaluate_personalised`), other days' picks play a reader's thumbs up and a sample of their non-picks
+the thumbs down, and the day being evaluated is never among them.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from bot.digest import rank_papers
 from bot.errors import InputError
 from bot.ingest.jsonl import read_jsonl
 from bot.ingest.store import store_papers
+from bot.learn import BACKGROUND_SIZE, FeedbackModel, personal_scores, train_feedback_model
 from bot.metrics import recall_at_k, roc_auc
 from bot.models import Paper, Profile
 
@@ -88,3 +91,111 @@ async def evaluate_cold_start(
         labels = np.asarray([p.id in day.picks for p in day.papers], dtype=np.int8)
         per_day[day.day.isoformat()] = day_metrics(scores, labels)
     return {"days": per_day, "mean": mean_metrics(per_day)}
+
+
+# ---------------------------------------------------------------- learning from feedback (issue 5)
+
+SKIM_DEPTH = 150  # how far down a day's ranking a reader skimming the digest goes
+
+
+@dataclass(frozen=True, eq=False)
+class DayArrays:
+    """A labelled day ready for learning: ids, cold-start scores, paper vectors and pick labels, aligned."""
+
+    day: dt.date
+    ids: tuple[str, ...]
+    cold: np.ndarray
+    vecs: np.ndarray
+    labels: np.ndarray  # bool
+
+
+def skim_reactions(cold: np.ndarray, labels: np.ndarray, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """A reader's reactions to one labelled day: (paper indices, values).
+
+    Every pick is a thumbs up. Thumbs down go to as many non-picks as there are picks, drawn uniformly (fixed seed)
+    from the non-picks among the top `SKIM_DEPTH` of the cold-start ranking: the papers a reader skimming the
+    digest actually sees, and the hardest negatives, since they already look relevant to the profile.
+    """
+    labels = np.asarray(labels, dtype=bool)
+    order = np.argsort(-np.asarray(cold), kind="stable")
+    seen = order[:SKIM_DEPTH]
+    pool = seen[~labels[seen]]
+    ups = np.flatnonzero(labels)
+    rng = np.random.default_rng(seed)
+    downs = np.sort(rng.choice(pool, size=min(len(ups), len(pool)), replace=False)) if len(pool) else pool
+    idx = np.concatenate([ups, downs]).astype(np.int64)
+    values = np.concatenate([np.ones(len(ups)), -np.ones(len(downs))]).astype(np.float32)
+    return idx, values
+
+
+def train_on_days(
+    train: Sequence[DayArrays], exclude_ids: frozenset[str] = frozenset(), seed: int = 0
+) -> FeedbackModel | None:
+    """Train a feedback model as if one reader had reacted to the `train` days (see `skim_reactions`).
+
+    Papers in `exclude_ids` (those of the day being evaluated) are never used, not even as weak negatives.
+    """
+    vecs, values, background = [], [], []
+    for day in train:
+        idx, vals = skim_reactions(day.cold, day.labels, seed + day.day.toordinal())
+        keep = np.array([day.ids[i] not in exclude_ids for i in idx], dtype=bool)
+        vecs.append(day.vecs[idx[keep]])
+        values.append(vals[keep])
+        unseen = np.array([i not in exclude_ids for i in day.ids], dtype=bool)
+        background.append(day.vecs[unseen])
+    if not vecs:
+        return None
+    pool = np.concatenate(background)
+    rng = np.random.default_rng(seed)
+    if len(pool) > BACKGROUND_SIZE:
+        pool = pool[np.sort(rng.choice(len(pool), BACKGROUND_SIZE, replace=False))]
+    return train_feedback_model(np.concatenate(vecs), np.concatenate(values), background=pool)
+
+
+def training_days_for(evaluated: dt.date, eval_days: Sequence[dt.date], train_days: Sequence[dt.date]) -> list[dt.date]:
+    """The days to learn from when evaluating `evaluated`: never that day, and no evaluated day at all unless
+    that would leave nothing (then leave one day out, as when the training and evaluation folders are the same).
+    """
+    others = [d for d in train_days if d not in set(eval_days)]
+    return others or [d for d in train_days if d != evaluated]
+
+
+async def _day_arrays(core: Core, day: LabelledDay, profile: Profile) -> DayArrays:
+    cold = await cold_start_scores(core, profile, day.papers)
+    vecs = await core.vectors.vectors([p.id for p in day.papers])
+    labels = np.asarray([p.id in day.picks for p in day.papers], dtype=bool)
+    return DayArrays(day.day, tuple(p.id for p in day.papers), cold, vecs, labels)
+
+
+async def evaluate_personalised(
+    core: Core,
+    days: Sequence[LabelledDay],
+    train_days: Sequence[LabelledDay],
+    profile: Profile,
+    progress: Callable[[int, int], None] | None = None,
+    seed: int = 0,
+) -> dict[str, dict[str, dict[str, float]] | dict[str, float] | dict[str, dict[str, object]]]:
+    """Cold start plus a model learned from other days' labels, per evaluated day; same report as cold start.
+
+    For each evaluated day the model trains on `train_days` minus every evaluated day, or, when that leaves none
+    (the same folder for both), on every other day: the evaluated day's labels and papers are never trained on.
+    The report adds "train": for each evaluated day, the days learned from and the thumbs up/down used.
+    """
+    for day in [*train_days, *days]:
+        await store_papers(core, day.papers, progress)
+    train_arrays = {d.day: await _day_arrays(core, d, profile) for d in train_days}
+    per_day: dict[str, dict[str, float]] = {}
+    trained: dict[str, dict[str, object]] = {}
+    for day in days:
+        target = await _day_arrays(core, day, profile)
+        chosen = training_days_for(day.day, [d.day for d in days], list(train_arrays))
+        model = train_on_days([train_arrays[d] for d in chosen], frozenset(target.ids), seed)
+        n = model.n_reactions if model is not None else 0
+        scores = personal_scores(target.cold, target.vecs, model, n)
+        per_day[day.day.isoformat()] = day_metrics(scores, target.labels.astype(np.int8))
+        trained[day.day.isoformat()] = {
+            "days": [d.isoformat() for d in chosen],
+            "up": model.n_up if model is not None else 0,
+            "down": model.n_down if model is not None else 0,
+        }
+    return {"days": per_day, "mean": mean_metrics(per_day), "train": trained}

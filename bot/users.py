@@ -193,13 +193,17 @@ async def personal_digest(
         notes.append(f"Papers announced {start.isoformat()} to {day.isoformat()}.")
     seen = sum(1 for p in papers if p.id in already)
     if seen:
-        notes.append(f"{seen} papers you already got in a channel digest are left out.")
+        notes.append(f"{_papers(seen)} you already got in a channel digest {'is' if seen == 1 else 'are'} left out.")
     hidden = sum(1 for p in papers if p.id in disliked and p.id not in already)
     if hidden:
-        notes.append(f"{hidden} papers you gave a thumbs down are left out.")
+        notes.append(f"{_papers(hidden)} you gave a thumbs down {'is' if hidden == 1 else 'are'} left out.")
     if not papers and profile.categories:
         notes.append(f"No stored papers in your categories ({', '.join(profile.categories)}) on these days.")
     return Digest(day=day, profile_name=profile.name, scanned=len(papers), items=tuple(items), notes=tuple(notes))
+
+
+def _papers(count: int) -> str:
+    return f"{count} paper" + ("" if count == 1 else "s")
 
 
 async def deliver_personal_digest(
@@ -211,7 +215,7 @@ async def deliver_personal_digest(
         raise InputError(f"{user_key} has no personal profile")
     user = await core.repo.get_user(user_key)
     target = personal_target(user_key, profile, user, core.settings.digest_size)
-    target = replace(target, id=await core.repo.save_personal_target(target, profile_owner(user_key)))
+    target = replace(target, id=await core.repo.save_target(target, profile_owner(user_key), scheduled=False))
     assert target.id is not None
     if not await core.repo.claim_post(target.id, day):
         return DeliveryResult(target, day, "already-sent")

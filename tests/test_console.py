@@ -20,7 +20,7 @@ from bot.users import profile_owner
 from tests.conftest import StoreDay
 
 KEY = "console:ada"
-_DIGEST_ID = re.compile(r"^### \d+\. .*\n\[arXiv:([^\]]+)\]", re.MULTILINE)
+_DIGEST_ITEM = re.compile(r"^### \d+\. .*\n\[arXiv:([^\]]+)\][\s\S]*?· score (-?[0-9.]+)$", re.MULTILINE)
 
 
 @pytest.fixture
@@ -50,10 +50,10 @@ def console(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
     return capsys.readouterr().out
 
 
-def digests(out: str) -> list[list[str]]:
-    """The paper ids of every personal digest printed, in order."""
+def digests(out: str) -> list[dict[str, float]]:
+    """Every personal digest printed: paper id -> score, in digest order."""
     blocks = out.split("# ada (personal): arXiv digest for ")[1:]
-    return [_DIGEST_ID.findall(block.split("\n> ", 1)[0]) for block in blocks]
+    return [{pid: float(score) for pid, score in _DIGEST_ITEM.findall(b.split("\n> ", 1)[0])} for b in blocks]
 
 
 async def stored(home: Path, embedder: LocalEmbedder) -> dict[str, object]:
@@ -98,13 +98,17 @@ def test_onboarding_digest_thumbs_down_changes_the_next_digest_then_export_and_f
 
     first, second = digests(out)
     assert len(first) == 10 and len(second) == 10
-    downvoted = first[0]
+    downvoted = next(iter(first))
     assert "👎 noted for" in out
     assert downvoted not in second
-    # what was learned reaches beyond the one paper: its closest neighbour in the first digest drops
-    vectors = asyncio.run(_vectors(embedder, first))
-    closest = first[1 + int(np.argmax(vectors[1:] @ vectors[0]))]
-    assert closest not in second or second.index(closest) > first.index(closest) - 1
+    # what was learned reaches beyond the one paper: papers like it lose more score than papers unlike it
+    common = [pid for pid in first if pid in second]
+    vectors = asyncio.run(_vectors(embedder, [downvoted, *common]))
+    by_likeness = [pid for _, pid in sorted(zip(vectors[1:] @ vectors[0], common, strict=True))]
+    change = {pid: second[pid] - first[pid] for pid in common}
+    assert any(change.values())
+    half = len(common) // 2
+    assert np.mean([change[p] for p in by_likeness[-half:]]) < np.mean([change[p] for p in by_likeness[:half]])
 
     export_text = out.split("> /export\n", 1)[1].split("\n> /forget", 1)[0]
     exported = json.loads(export_text)

@@ -252,7 +252,6 @@ class ConsoleChat:
             shown = f"1 to {len(self.last_digest)}" if self.last_digest else "a number after /digest"
             self.say(f"Which paper? Use {shown}, or a stored arXiv id, e.g. /down 3.")
             return
-        await self.core.repo.ensure_user(self.user_key)
         await learn.record_reaction(self.core, self.user_key, papers[0].id, value)
         thumb = "👍" if value > 0 else "👎"
         self.say(f"{thumb} noted for {papers[0].title}. /digest again to see the effect.")

@@ -287,18 +287,22 @@ class Repository:
             cursor = await conn.execute("DELETE FROM profiles WHERE owner=?", (owner,))
             return cursor.rowcount > 0
 
-    async def save_target(self, target: Target, profile_owner: str) -> int:
-        """Create or update the target for (platform, chat_id), bound to an existing profile."""
+    async def save_target(self, target: Target, profile_owner: str, *, scheduled: bool = True) -> int:
+        """Create or update the target for (platform, chat_id), bound to an existing profile; returns its id.
+
+        `scheduled=False` stores a target the channel schedule never picks up (a member's personal digest),
+        which still gets exactly-once delivery from the posting ledger.
+        """
         async with self.transaction() as conn:
             async with conn.execute("SELECT id FROM profiles WHERE owner=?", (profile_owner,)) as cursor:
                 row = await cursor.fetchone()
             if row is None:
                 raise KeyError(f"no profile owned by {profile_owner!r}")
             await conn.execute(
-                "INSERT INTO targets (platform, chat_id, profile_id, categories, post_time, timezone, digest_size)"
-                " VALUES (?,?,?,?,?,?,?) ON CONFLICT(platform, chat_id) DO UPDATE SET"
+                "INSERT INTO targets (platform, chat_id, profile_id, categories, post_time, timezone, digest_size,"
+                " enabled) VALUES (?,?,?,?,?,?,?,?) ON CONFLICT(platform, chat_id) DO UPDATE SET"
                 " profile_id=excluded.profile_id, categories=excluded.categories, post_time=excluded.post_time,"
-                " timezone=excluded.timezone, digest_size=excluded.digest_size, enabled=1",
+                " timezone=excluded.timezone, digest_size=excluded.digest_size, enabled=excluded.enabled",
                 (
                     target.platform,
                     target.chat_id,
@@ -307,6 +311,7 @@ class Repository:
                     target.post_time,
                     target.timezone,
                     target.digest_size,
+                    int(scheduled),
                 ),
             )
             async with conn.execute(
@@ -619,39 +624,6 @@ class Repository:
         ) as cursor:
             return [FeedbackRecord(r["paper_id"], r["value"], r["at"], r["title"]) async for r in cursor]
 
-    async def save_personal_target(self, target: Target, profile_owner: str) -> int:
-        """Create or update a user's own digest target; returns its id.
-
-        It is stored disabled: channel scheduling (`targets()`) never picks it up, while the posting ledger still
-        gives personal digests exactly-once delivery.
-        """
-        async with self.transaction() as conn:
-            async with conn.execute("SELECT id FROM profiles WHERE owner=?", (profile_owner,)) as cursor:
-                row = await cursor.fetchone()
-            if row is None:
-                raise KeyError(f"no profile owned by {profile_owner!r}")
-            await conn.execute(
-                "INSERT INTO targets (platform, chat_id, profile_id, categories, post_time, timezone, digest_size,"
-                " enabled) VALUES (?,?,?,?,?,?,?,0) ON CONFLICT(platform, chat_id) DO UPDATE SET"
-                " profile_id=excluded.profile_id, categories=excluded.categories, post_time=excluded.post_time,"
-                " timezone=excluded.timezone, digest_size=excluded.digest_size, enabled=0",
-                (
-                    target.platform,
-                    target.chat_id,
-                    row[0],
-                    json.dumps(list(target.categories)),
-                    target.post_time,
-                    target.timezone,
-                    target.digest_size,
-                ),
-            )
-            async with conn.execute(
-                "SELECT id FROM targets WHERE platform=? AND chat_id=?", (target.platform, target.chat_id)
-            ) as cursor:
-                saved = await cursor.fetchone()
-        assert saved is not None
-        return int(saved[0])
-
     async def targets_of_profile(self, profile_owner: str) -> list[Target]:
         """Targets (enabled or not) bound to the profile owned by `profile_owner`."""
         async with self.conn.execute(
@@ -724,3 +696,38 @@ class Repository:
             )
             counts["llm_usage_anonymised"] = cursor.rowcount
         return counts
+
+    # --- feedback: thumbs up/down per user and paper (issue 5, bot/learn.py) ---
+
+    async def add_feedback(self, user_key: str, paper_id: str, value: int) -> None:
+        """Store a reaction (+1/-1); a second reaction to the same paper replaces the first (a change of mind).
+
+        A user without a `users` row gets a bare one, so reactions work before any onboarding.
+        """
+        async with self.transaction() as conn:
+            await conn.execute("INSERT OR IGNORE INTO users (key) VALUES (?)", (user_key,))
+            await conn.execute(
+                "INSERT INTO feedback (user_key, paper_id, value) VALUES (?,?,?)"
+                " ON CONFLICT(user_key, paper_id) DO UPDATE SET value=excluded.value,"
+                " at=strftime('%Y-%m-%dT%H:%M:%SZ','now')",
+                (user_key, paper_id, value),
+            )
+
+    async def feedback(self, user_key: str) -> list[tuple[str, int]]:
+        """The user's reactions as (paper id, +1/-1), oldest first."""
+        async with self.conn.execute(
+            "SELECT paper_id, value FROM feedback WHERE user_key=? ORDER BY at, rowid", (user_key,)
+        ) as cursor:
+            return [(r["paper_id"], int(r["value"])) async for r in cursor]
+
+    async def count_feedback(self, user_key: str) -> int:
+        """How many papers the user has reacted to."""
+        async with self.conn.execute("SELECT COUNT(*) FROM feedback WHERE user_key=?", (user_key,)) as cursor:
+            row = await cursor.fetchone()
+        return int(row[0]) if row else 0
+
+    async def delete_feedback(self, user_key: str) -> int:
+        """Delete every reaction of the user; returns how many rows went."""
+        async with self.transaction() as conn:
+            cursor = await conn.execute("DELETE FROM feedback WHERE user_key=?", (user_key,))
+            return cursor.rowcount
