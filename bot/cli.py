@@ -198,6 +198,9 @@ async def cmd_eval(core: Core, args: argparse.Namespace) -> int:
             f"{name:<12} {m['auc']:6.3f} "
             + " ".join(f"{m[k]:10.3f}" for k in ("recall@50", "recall@100", "recall@150"))
         )
+    for name, t in report.get("train", {}).items():
+        learned = ", ".join(t["days"]) or "nothing (cold start)"
+        print(f"{name} learned from {learned}: {t['up']} thumbs up, {t['down']} thumbs down")
     return 0
 
 

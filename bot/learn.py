@@ -40,7 +40,7 @@ BACKGROUND_SIZE = 256  # weak negatives sampled from the days the user reacted o
 BACKGROUND_DAYS = 3  # most recent reaction days the weak negatives are drawn from
 MAX_WEIGHT = 0.1  # cosine units per logit once many reactions are in
 HALF_WEIGHT_AT = 5  # reactions at which the learned part has half of MAX_WEIGHT
-REASON_MIN_SHIFT = 0.01  # cosine units (about 0.3 relevance points): feedback moved the paper noticeably
+REASON_MIN_SHIFT = 0.02  # cosine units (about 0.6 relevance points): feedback moved the paper noticeably
 _NEWTON_STEPS = 30
 
 
@@ -300,9 +300,11 @@ async def rank_for_user(
     order = [row[item.paper.id] for item in ranked]
     cold = np.array([item.score for item in ranked], dtype=np.float32)
     scores = personal_scores(cold, vecs[order], model, model.n_reactions)
+    # the learned part moves every paper by some common amount too; only the movement relative to the day counts
     shift = scores - cold
+    shift -= np.median(shift)
     best = np.argsort(-scores, kind="stable")[: top_k or len(ranked)]
-    titles = await _reaction_titles(core, entry)
+    titles = await _reaction_titles(core, entry, papers)
     out = []
     for j in best:
         item = ranked[int(j)]
@@ -315,9 +317,13 @@ async def rank_for_user(
     return out
 
 
-async def _reaction_titles(core: Core, entry: _UserFeedback) -> dict[str, str]:
-    papers = await core.repo.get_papers([r.paper_id for r in entry.reactions if r.paper_id in entry.vectors])
-    return {p.id: p.title for p in papers}
+async def _reaction_titles(core: Core, entry: _UserFeedback, papers: Sequence[Paper]) -> dict[str, str]:
+    """Titles of the reacted papers, from the database or else from the papers being ranked."""
+    ids = [r.paper_id for r in entry.reactions if r.paper_id in entry.vectors]
+    wanted = set(ids)
+    titles = {p.id: p.title for p in papers if p.id in wanted}
+    titles.update({p.id: p.title for p in await core.repo.get_papers(ids)})
+    return titles
 
 
 def _feedback_reason(entry: _UserFeedback, titles: dict[str, str], vec: np.ndarray, up: bool) -> str:

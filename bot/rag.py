@@ -23,7 +23,6 @@ from bot.answer import write_answer
 from bot.core import Core
 from bot.models import Paper, Profile, day_to_int
 from bot.rank import phrase_key, text_tokens
-from bot.search import query_terms
 from bot.timewords import MONTHS, WEEKDAYS, TimeWindow, find_time_window
 from bot.usage import run_usage, usage_run
 
@@ -160,6 +159,22 @@ class Turn:
 
 
 # ---------------------------------------------------------------- parsing
+
+_TERM = re.compile(r"[A-Za-z0-9][A-Za-z0-9\-]*")
+_STOPWORDS = frozenset(
+    "a an and are about any as at be by do does for from has have how i in is it me of on or papers paper show "
+    "tell that the this to was what which who with find new recent latest there".split()
+)
+
+
+def query_terms(query: str) -> list[str]:
+    """Content words of a query for full-text matching (stopwords dropped, order kept, no duplicates)."""
+    seen: dict[str, None] = {}
+    for term in _TERM.findall(query[:MAX_QUESTION]):
+        lowered = term.lower()
+        if lowered not in _STOPWORDS and len(lowered) > 1:
+            seen.setdefault(lowered, None)
+    return list(seen)
 
 
 def normalise_category(prefix: str, suffix: str) -> str:
@@ -328,9 +343,9 @@ async def _candidates(core: Core, filters: Filters, query_vector: np.ndarray) ->
 
 
 async def retrieve(
-    core: Core, filters: Filters, *, profile: Profile | None = None, limit: int = MAX_CITATIONS
+    core: Core, filters: Filters, *, profile: Profile | None = None, limit: int = MAX_CITATIONS, cut: bool = True
 ) -> list[Retrieved]:
-    """The papers that answer `filters`, most relevant first, cut where relevance drops off."""
+    """The papers that answer `filters`, most relevant first, cut where relevance drops off (unless not `cut`)."""
     topic = filters.topic or " ".join(filters.authors)
     if not topic and not filters.authors:
         return []
@@ -361,7 +376,7 @@ async def retrieve(
     results = [
         Retrieved(papers[i], float(relevance[i]), float(dense[i]), evidence[i][0], evidence[i][1]) for i in order
     ]
-    if filters.authors and not filters.topic:
+    if not cut or (filters.authors and not filters.topic):
         return results[:limit]
     best = results[0].relevance
     if filters.restrict_to:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from bot.window_index import WindowIndex
@@ -24,7 +26,7 @@ def test_search_matches_brute_force_inside_the_window() -> None:
     allowed = [i for i in range(300) if 20250510 <= days[i] <= 20250512 and i % 2]
     expected = sorted(allowed, key=lambda i: -float(vectors[i] @ query))[:5]
     assert [h[0] for h in hits] == [f"p{i}" for i in expected]
-    assert all(a[1] >= b[1] for a, b in zip(hits, hits[1:], strict=False))
+    assert all(a[1] >= b[1] for a, b in itertools.pairwise(hits))
 
 
 def test_replace_and_delete() -> None:
