@@ -65,6 +65,20 @@ def _paper_from_row(row: aiosqlite.Row) -> Paper:
     )
 
 
+def _target_from_row(row: aiosqlite.Row) -> Target:
+    """A target from a `targets` row joined with its profile's name (as `profile_name`)."""
+    return Target(
+        id=row["id"],
+        platform=row["platform"],
+        chat_id=row["chat_id"],
+        profile_name=row["profile_name"],
+        categories=tuple(json.loads(row["categories"])),
+        post_time=row["post_time"],
+        timezone=row["timezone"],
+        digest_size=row["digest_size"],
+    )
+
+
 def _placeholders(count: int) -> str:
     return ",".join("?" * count)
 
@@ -331,22 +345,7 @@ class Repository:
             query += " WHERE t.enabled = 1"
         async with self.conn.execute(query + " ORDER BY t.id") as cursor:
             rows = await cursor.fetchall()
-        return [
-            (
-                Target(
-                    id=r["id"],
-                    platform=r["platform"],
-                    chat_id=r["chat_id"],
-                    profile_name=r["profile_name"],
-                    categories=tuple(json.loads(r["categories"])),
-                    post_time=r["post_time"],
-                    timezone=r["timezone"],
-                    digest_size=r["digest_size"],
-                ),
-                profile_from_json(r["profile_data"]),
-            )
-            for r in rows
-        ]
+        return [(_target_from_row(r), profile_from_json(r["profile_data"])) for r in rows]
 
     # --- the posting ledger: exactly one digest per target and announcement day ---
 
@@ -632,19 +631,7 @@ class Repository:
             (profile_owner,),
         ) as cursor:
             rows = await cursor.fetchall()
-        return [
-            Target(
-                id=r["id"],
-                platform=r["platform"],
-                chat_id=r["chat_id"],
-                profile_name=r["profile_name"],
-                categories=tuple(json.loads(r["categories"])),
-                post_time=r["post_time"],
-                timezone=r["timezone"],
-                digest_size=r["digest_size"],
-            )
-            for r in rows
-        ]
+        return [_target_from_row(r) for r in rows]
 
     async def channel_target_ids(self, platform: str) -> list[int]:
         """Enabled (channel) targets on `platform`."""
