@@ -21,7 +21,7 @@ import numpy as np
 
 from bot.answer import write_answer
 from bot.core import Core
-from bot.models import Paper, Profile, day_to_int
+from bot.models import Paper, Profile
 from bot.rank import phrase_key, text_tokens
 from bot.timewords import MONTHS, WEEKDAYS, TimeWindow, find_time_window
 from bot.usage import run_usage, usage_run
@@ -485,8 +485,8 @@ async def ask(
         )
     filters = await find_named_authors(core, filters, question)
     found = await retrieve(core, filters, profile=profile)
-    papers = [r.paper for r in found]
-    assert all(window[0] <= p.announced <= window[1] for p in papers)
+    # retrieval already filters by the window; this keeps "never cite outside it" true whatever changes upstream
+    papers = [r.paper for r in found if window[0] <= r.paper.announced <= window[1]]
     tldrs = await core.repo.tldrs([p.id for p in papers])
     text, cited, usage = extractive_answer(filters, papers, tldrs, window), tuple(papers), {}
     if core.llm is not None and papers:
@@ -508,8 +508,3 @@ async def ask(
         )
         await core.repo.save_conversation_state(conversation_id, turn.to_json())
     return answer
-
-
-def in_window(paper: Paper, window: tuple[dt.date, dt.date]) -> bool:
-    """True when the paper was announced inside the window."""
-    return day_to_int(window[0]) <= day_to_int(paper.announced) <= day_to_int(window[1])
