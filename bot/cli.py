@@ -227,6 +227,10 @@ async def cmd_ask(core: Core, args: argparse.Namespace) -> int:
         print()
         for n, paper in enumerate(answer.citations, 1):
             print(f"[{n}] {paper.url}")
+    from bot.render import usage_line
+
+    if usage_line(answer.usage):
+        print("\n" + usage_line(answer.usage))
     return 0
 
 
