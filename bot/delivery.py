@@ -47,28 +47,6 @@ class Poster(Protocol):
         ...
 
 
-def split_message(text: str, limit: int) -> list[str]:
-    """Split `text` into chunks of at most `limit` characters, preferring paragraph, then line, then word breaks."""
-    if limit <= 0:
-        raise ValueError("limit must be positive")
-    chunks: list[str] = []
-    rest = text
-    while len(rest) > limit:
-        window = rest[:limit]
-        cut = max(window.rfind("\n\n"), -1)
-        if cut < limit // 3:
-            cut = window.rfind("\n")
-        if cut < limit // 3:
-            cut = window.rfind(" ")
-        if cut <= 0:
-            cut = limit
-        chunks.append(rest[:cut].rstrip())
-        rest = rest[cut:].lstrip("\n ")
-    if rest.strip():
-        chunks.append(rest)
-    return chunks
-
-
 @dataclass(frozen=True, slots=True)
 class DeliveryResult:
     """What happened to one target's digest."""

@@ -237,8 +237,8 @@ async def _train_user(core: Core, user_key: str) -> _UserFeedback:
         if entry.trained_version == entry.version:
             return entry
         version = entry.version
-        rows = await core.repo.feedback(user_key)
-        entry.reactions = tuple(Reaction(pid, value) for pid, value in rows)
+        rows = await core.repo.user_feedback_rows(user_key)
+        entry.reactions = tuple(Reaction(row.paper_id, row.value) for row in rows)
         missing = [r.paper_id for r in entry.reactions if r.paper_id not in entry.vectors]
         if missing:
             entry.vectors.update(await _stored_vectors(core, missing))

@@ -161,10 +161,6 @@ class Turn:
 # ---------------------------------------------------------------- parsing
 
 _TERM = re.compile(r"[A-Za-z0-9][A-Za-z0-9\-]*")
-_STOPWORDS = frozenset(
-    "a an and are about any as at be by do does for from has have how i in is it me of on or papers paper show "
-    "tell that the this to was what which who with find new recent latest there".split()
-)
 
 
 def query_terms(query: str) -> list[str]:
@@ -172,7 +168,7 @@ def query_terms(query: str) -> list[str]:
     seen: dict[str, None] = {}
     for term in _TERM.findall(query[:MAX_QUESTION]):
         lowered = term.lower()
-        if lowered not in _STOPWORDS and len(lowered) > 1:
+        if lowered not in _FILLER and len(lowered) > 1:
             seen.setdefault(lowered, None)
     return list(seen)
 

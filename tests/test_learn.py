@@ -127,8 +127,9 @@ async def test_a_change_of_mind_replaces_the_reaction_and_users_are_created_on_d
     await core.repo.add_feedback("telegram:1", "2505.00002", 1)
     await core.repo.add_feedback("telegram:1", "2505.00001", -1)
     assert await core.repo.count_feedback("telegram:1") == 2
-    assert dict(await core.repo.feedback("telegram:1")) == {"2505.00001": -1, "2505.00002": 1}
-    assert await core.repo.feedback("telegram:2") == []
+    rows = await core.repo.user_feedback_rows("telegram:1")
+    assert {row.paper_id: row.value for row in rows} == {"2505.00001": -1, "2505.00002": 1}
+    assert await core.repo.user_feedback_rows("telegram:2") == []
 
 
 async def test_record_reaction_rejects_values_other_than_plus_or_minus_one(core: Core) -> None:

@@ -295,12 +295,6 @@ class Repository:
             row = await cursor.fetchone()
         return profile_from_json(row[0]) if row else None
 
-    async def delete_profile(self, owner: str) -> bool:
-        """Delete the profile owned by `owner` (and its targets); True if one existed."""
-        async with self.transaction() as conn:
-            cursor = await conn.execute("DELETE FROM profiles WHERE owner=?", (owner,))
-            return cursor.rowcount > 0
-
     async def save_target(self, target: Target, profile_owner: str, *, scheduled: bool = True) -> int:
         """Create or update the target for (platform, chat_id), bound to an existing profile; returns its id.
 
@@ -699,13 +693,6 @@ class Repository:
                 " at=strftime('%Y-%m-%dT%H:%M:%SZ','now')",
                 (user_key, paper_id, value),
             )
-
-    async def feedback(self, user_key: str) -> list[tuple[str, int]]:
-        """The user's reactions as (paper id, +1/-1), oldest first."""
-        async with self.conn.execute(
-            "SELECT paper_id, value FROM feedback WHERE user_key=? ORDER BY at, rowid", (user_key,)
-        ) as cursor:
-            return [(r["paper_id"], int(r["value"])) async for r in cursor]
 
     async def count_feedback(self, user_key: str) -> int:
         """How many papers the user has reacted to."""
