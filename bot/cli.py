@@ -222,15 +222,9 @@ async def cmd_ask(core: Core, args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(answer.to_dict(), ensure_ascii=False))
         return 0
-    print(answer.text)
-    if answer.citations:
-        print()
-        for n, paper in enumerate(answer.citations, 1):
-            print(f"[{n}] {paper.url}")
-    from bot.render import usage_line
+    from bot.render import answer_text
 
-    if usage_line(answer.usage):
-        print("\n" + usage_line(answer.usage))
+    print(answer_text(answer))
     return 0
 
 

@@ -67,6 +67,11 @@ class Settings(BaseSettings):
 
     # --- digest ---
     digest_size: int = Field(default=15, ge=1, le=100, description="Papers per digest unless a target says otherwise.")
+    followup_minutes: int = Field(
+        default=120,
+        ge=0,
+        description="How long a question's filters and citations stay available to follow-ups; 0 = no follow-ups.",
+    )
 
     # --- LLM (optional; without a key paperscout ranks and summarises locally) ---
     llm_base_url: str | None = Field(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import weakref
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -30,6 +32,28 @@ class LLMRuntime:
         return self.client.model
 
 
+class KeyedLocks:
+    """One asyncio lock per key (a user, a chat), made on first use and dropped once nobody holds or waits on it.
+
+    Adapters deliver a user's messages concurrently (two quick Telegram messages, a button press during a reply);
+    each step of a conversation reads, changes and stores its state, so two steps of one user must not interleave.
+    """
+
+    def __init__(self) -> None:
+        self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
+
+    def __call__(self, key: str) -> asyncio.Lock:
+        """The lock of `key`; hold a reference (``async with locks(key):``) for as long as it matters."""
+        lock = self._locks.get(key)
+        if lock is None:
+            lock = asyncio.Lock()
+            self._locks[key] = lock
+        return lock
+
+    def __len__(self) -> int:
+        return len(self._locks)
+
+
 @dataclass
 class Core:
     """Settings, storage and models for one process; adapters receive this instead of building their own."""
@@ -44,6 +68,8 @@ class Core:
     feedback_models: dict[str, Any] = field(default_factory=dict)
     # present only when an LLM is configured; everything works without it
     llm: LLMRuntime | None = None
+    # serialises each user's conversation steps (bot.onboarding) across concurrent messages
+    user_locks: KeyedLocks = field(default_factory=KeyedLocks)
 
 
 def make_llm(settings: Settings, repo: Repository) -> LLMRuntime | None:

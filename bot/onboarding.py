@@ -961,11 +961,9 @@ async def is_active(core: Core, user_key: str) -> bool:
     return await load(core, user_key) is not None
 
 
-async def start(core: Core, user_key: str, display_name: str = "") -> Reply:
-    """Begin onboarding (pre-filled from a stored profile, if any), or resume an unfinished conversation."""
-    check_user_key(user_key)
+async def _start(core: Core, user_key: str, display_name: str) -> Reply:
     if await load(core, user_key) is not None:
-        return await resume(core, user_key) or Reply(text=_HELP)
+        return await _resume(core, user_key) or Reply(text=_HELP)
     name = _one_line(clean_input(display_name), 80)
     await core.repo.ensure_user(user_key, name)
     profile = await core.repo.get_profile(profile_owner(user_key))
@@ -986,11 +984,9 @@ async def start(core: Core, user_key: str, display_name: str = "") -> Reply:
     return reply
 
 
-async def begin_edit(core: Core, user_key: str, field_name: str) -> Reply:
-    """Change one field of a saved profile (or, during onboarding, jump to that field and come back)."""
-    check_user_key(user_key)
+async def _begin_edit(core: Core, user_key: str, field_name: str) -> Reply:
     if await load(core, user_key) is not None:
-        return await handle(core, user_key, f"/edit {field_name}")
+        return await _handle(core, user_key, f"/edit {field_name}")
     profile = await core.repo.get_profile(profile_owner(user_key))
     if profile is None:
         return Reply(text="You have no profile yet; send /start to make one.", done=True)
@@ -1010,21 +1006,15 @@ async def begin_edit(core: Core, user_key: str, field_name: str) -> Reply:
     return reply
 
 
-async def handle(core: Core, user_key: str, text: str) -> Reply:
-    """Feed one message (or button value) into the user's conversation and return what to show them.
-
-    Without a conversation in progress, /edit FIELD starts editing that field; /start (or any message from someone
-    without a profile) starts onboarding.
-    """
-    check_user_key(user_key)
+async def _handle(core: Core, user_key: str, text: str) -> Reply:
     conv = await load(core, user_key)
     if conv is None:
         cleaned = clean_input(text)
         command = cleaned.split(" ", 1)[0].lower().split("@", 1)[0]
         if command == "/edit":
-            return await begin_edit(core, user_key, cleaned.partition(" ")[2])
+            return await _begin_edit(core, user_key, cleaned.partition(" ")[2])
         if command in ("/start", "/interests") or await core.repo.get_profile(profile_owner(user_key)) is None:
-            return await start(core, user_key)
+            return await _start(core, user_key, "")
         return Reply(
             text="Your profile is set up. /edit FIELD changes one answer; /start goes through all of it again.",
             done=True,
@@ -1034,14 +1024,49 @@ async def handle(core: Core, user_key: str, text: str) -> Reply:
     return reply
 
 
-async def resume(core: Core, user_key: str) -> Reply | None:
-    """Re-ask the question an unfinished conversation stopped at (None when there is none)."""
+async def _resume(core: Core, user_key: str) -> Reply | None:
     conv = await load(core, user_key)
     if conv is None:
         return None
     reply = await _again(core, conv, "Welcome back! Let's continue where we stopped.")
     await _store(core, None if reply.done else conv, user_key)
     return reply
+
+
+# One step at a time per user: every entry point reads the stored state, changes it and stores it again, and
+# adapters may deliver two messages of one user at once.
+
+
+async def start(core: Core, user_key: str, display_name: str = "") -> Reply:
+    """Begin onboarding (pre-filled from a stored profile, if any), or resume an unfinished conversation."""
+    check_user_key(user_key)
+    async with core.user_locks(user_key):
+        return await _start(core, user_key, display_name)
+
+
+async def begin_edit(core: Core, user_key: str, field_name: str) -> Reply:
+    """Change one field of a saved profile (or, during onboarding, jump to that field and come back)."""
+    check_user_key(user_key)
+    async with core.user_locks(user_key):
+        return await _begin_edit(core, user_key, field_name)
+
+
+async def handle(core: Core, user_key: str, text: str) -> Reply:
+    """Feed one message (or button value) into the user's conversation and return what to show them.
+
+    Without a conversation in progress, /edit FIELD starts editing that field; /start (or any message from someone
+    without a profile) starts onboarding.
+    """
+    check_user_key(user_key)
+    async with core.user_locks(user_key):
+        return await _handle(core, user_key, text)
+
+
+async def resume(core: Core, user_key: str) -> Reply | None:
+    """Re-ask the question an unfinished conversation stopped at (None when there is none)."""
+    check_user_key(user_key)
+    async with core.user_locks(user_key):
+        return await _resume(core, user_key)
 
 
 async def show_profile(core: Core, user_key: str) -> str:

@@ -462,12 +462,20 @@ async def ask(
     today: dt.date | None = None,
     conversation_id: str | None = None,
     profile: Profile | None = None,
+    asker: str = "",
 ) -> Answer:
-    """Answer `question` from stored papers; with `conversation_id`, follow-ups can refer to the previous turn."""
+    """Answer `question` from stored papers; with `conversation_id`, follow-ups can refer to the previous turn.
+
+    `asker` is the user key of whoever asked: the turn is stored under it (so /forget finds it) and the LLM cost
+    is recorded against it. A turn older than `settings.followup_minutes` is not followed up.
+    """
     today = today or dt.date.today()
+    ttl = dt.timedelta(minutes=core.settings.followup_minutes)
+    if not ttl:
+        conversation_id = None
     previous = None
     if conversation_id:
-        stored = await core.repo.conversation_state(conversation_id)
+        stored = await core.repo.conversation_state(conversation_id, max_age=ttl)
         previous = Turn.from_json(stored) if stored else None
     filters = parse_question(question, today, previous)
     window = await effective_window(core, filters, today)
@@ -486,7 +494,7 @@ async def ask(
     tldrs = await core.repo.tldrs([p.id for p in papers])
     text, cited, usage = extractive_answer(filters, papers, tldrs, window), tuple(papers), {}
     if core.llm is not None and papers:
-        with usage_run(target=f"ask:{conversation_id or 'cli'}") as run:
+        with usage_run(target=f"ask:{asker or conversation_id or 'cli'}") as run:
             written, problem = await write_answer(core, question, papers, tldrs)
         usage = await run_usage(core.repo, run.run_id)
         if written is not None:
@@ -502,5 +510,5 @@ async def ask(
             categories=list(filters.categories),
             paper_ids=[p.id for p in cited],
         )
-        await core.repo.save_conversation_state(conversation_id, turn.to_json())
+        await core.repo.save_conversation_state(conversation_id, turn.to_json(), asker, max_age=ttl)
     return answer

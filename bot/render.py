@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bot.models import Digest, ScoredPaper
+
+if TYPE_CHECKING:
+    from bot.rag import Answer
 
 MAX_AUTHORS_SHOWN = 6
 
@@ -150,3 +153,14 @@ def digest_to_dict(digest: Digest) -> dict[str, Any]:
 def digest_json(digest: Digest) -> str:
     """The digest as a JSON document."""
     return json.dumps(digest_to_dict(digest), ensure_ascii=False, indent=2)
+
+
+def answer_text(answer: Answer) -> str:
+    """A question's answer as plain text: the answer, its numbered sources and, when an LLM ran, its cost."""
+    lines = [answer.text]
+    if answer.citations:
+        lines.append("")
+        lines.extend(f"[{n}] {paper.title} {paper.url}" for n, paper in enumerate(answer.citations, 1))
+    if usage_line(answer.usage):
+        lines.extend(["", usage_line(answer.usage)])
+    return "\n".join(lines)

@@ -232,6 +232,13 @@ async def deliver_personal_digest(
 # --- privacy ---
 
 
+def _json_or_text(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
 async def export_user(core: Core, user_key: str) -> dict[str, Any]:
     """Everything paperscout stores about a user, as plain data they can read."""
     owner = profile_owner(user_key)
@@ -240,15 +247,11 @@ async def export_user(core: Core, user_key: str) -> dict[str, Any]:
     feedback = await core.repo.user_feedback_rows(user_key)
     targets = await core.repo.targets_of_profile(owner)
     sent = await core.repo.sent_papers_by_day([t.id for t in targets if t.id is not None])
-    draft: Any = None
-    if user is not None and user.conversation:
-        try:
-            draft = json.loads(user.conversation)
-        except ValueError:
-            draft = user.conversation
+    draft = _json_or_text(user.conversation) if user is not None and user.conversation else None
+    questions = await core.repo.conversations_of(user_key)
     return {
         "user_key": user_key,
-        "stored": user is not None or profile is not None or bool(feedback),
+        "stored": user is not None or profile is not None or bool(feedback) or bool(questions),
         "user": None
         if user is None
         else {"display_name": user.display_name, "created_at": user.created_at, "updated_at": user.updated_at},
@@ -267,6 +270,10 @@ async def export_user(core: Core, user_key: str) -> dict[str, Any]:
         ],
         "feedback_vectors": "derived from the papers you rated; deleted with your feedback by /forget",
         "unfinished_onboarding": draft,
+        "last_questions": [
+            {"conversation": conversation, "context": _json_or_text(state), "at": at}
+            for conversation, state, at in questions
+        ],
         "personal_targets": [t.key for t in targets],
         "personal_digests_sent": [{"day": d.isoformat(), "papers": ids} for d, ids in sorted(sent.items())],
     }
@@ -274,13 +281,16 @@ async def export_user(core: Core, user_key: str) -> dict[str, Any]:
 
 async def forget_user(core: Core, user_key: str) -> dict[str, int]:
     """Delete everything stored about a user: feedback and its vectors, profile, personal targets and their
-    ledger, settings and any unfinished onboarding. Returns how many rows of each kind went; safe to repeat."""
-    owner = profile_owner(user_key)
-    profile = await core.repo.get_profile(owner)
-    if profile is not None:
-        core.profile_cache.pop(profile.fingerprint, None)
-    targets = await core.repo.targets_of_profile(owner)
-    forgotten = await learn.forget_feedback(core, user_key)
-    counts = await core.repo.delete_user(user_key, owner, usage_targets=[owner, *(t.key for t in targets)])
+    ledger, settings, any unfinished onboarding and their last questions. Returns how many rows of each kind went;
+    safe to repeat."""
+    async with core.user_locks(user_key):  # an onboarding step in flight must not store its state afterwards
+        owner = profile_owner(user_key)
+        profile = await core.repo.get_profile(owner)
+        if profile is not None:
+            core.profile_cache.pop(profile.fingerprint, None)
+        targets = await core.repo.targets_of_profile(owner)
+        forgotten = await learn.forget_feedback(core, user_key)
+        usage_targets = [owner, f"ask:{user_key}", *(t.key for t in targets)]
+        counts = await core.repo.delete_user(user_key, owner, usage_targets=usage_targets)
     counts["feedback"] = counts.get("feedback", 0) + forgotten
     return counts

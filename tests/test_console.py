@@ -139,3 +139,35 @@ def test_an_unfinished_onboarding_resumes_in_the_next_session(
     assert "Interests: sparse attention" in out
     assert "Cancelled. Nothing new was saved" in out and "You have no profile yet" in out
     assert out.rstrip().endswith("Bye.")
+
+
+def test_questions_are_answered_with_citations_followed_up_and_forgotten(
+    home: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], embedder: LocalEmbedder
+) -> None:
+    out = console(
+        monkeypatch,
+        capsys,
+        "/ask papers about toxicity today",  # during onboarding: answered, onboarding untouched
+        "/cancel",
+        "which of those are about health?",  # not a command: a question, following up the last one
+        "/ask",
+        "/export",
+        "/forget",
+        "yes",
+    )
+    first = out.split("> /ask papers about toxicity today\n", 1)[1].split("\n> /cancel", 1)[0]
+    assert "[1] " in first and "https://arxiv.org/abs/2505.17068" in first and "2505.17078" in first
+    follow_up = out.split("> which of those are about health?\n", 1)[1].split("\n> /ask\n", 1)[0]
+    assert "https://arxiv.org/abs/2505.17068" in follow_up and "2505.17078" not in follow_up
+    assert "Ask something after /ask" in out
+
+    exported = json.loads(out.split("> /export\n", 1)[1].split("\n> /forget", 1)[0])
+    (question,) = exported["last_questions"]
+    assert question["conversation"] == KEY and question["context"]["paper_ids"] == ["2505.17068"]
+    assert "your last question" in out
+
+    async def conversations_left() -> list[tuple[str, str, str]]:
+        async with open_core(load_settings(), embedder) as core:
+            return await core.repo.conversations_of(KEY)
+
+    assert asyncio.run(conversations_left()) == []

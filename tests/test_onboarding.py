@@ -382,3 +382,18 @@ async def test_a_message_from_someone_with_a_profile_does_not_restart_onboarding
     assert reply.done and "/edit FIELD" in reply.text and not await onboarding.is_active(core, KEY)
     reply = await handle(core, KEY, "/start")
     assert reply.step == "interests" and "Now: sparse attention" in reply.text
+
+
+async def test_two_messages_at_once_are_taken_one_after_the_other(core: Core, store_day: StoreDay) -> None:
+    # an adapter may hand over a user's next message before the previous one is answered
+    import asyncio
+
+    await store_day(core)
+    await onboarding.start(core, KEY, "Ada")
+    first, second = await asyncio.gather(handle(core, KEY, GOOD["interests"]), handle(core, KEY, GOOD["avoid"]))
+    assert (first.step, second.step) == ("avoid", "authors")
+    state = await stored_state(core)
+    assert state is not None and state.step == "authors"
+    assert state.draft.interests and "graph neural networks" in state.draft.interests[0]
+    assert state.draft.avoid == ["medical imaging", "federated learning"]
+    assert len(core.user_locks) == 0  # nobody holds a lock any more, so none is kept

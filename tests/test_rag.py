@@ -160,3 +160,25 @@ async def test_llm_outage_falls_back_and_says_why(llm_core: Core, fake_openai: F
     answer = await ask(llm_core, "what MoE papers this week?", today=FRIDAY)
     assert [p.id for p in answer.citations] == [COMOE]
     assert "No LLM answer:" in answer.text
+
+
+async def test_a_stale_turn_is_not_followed_up_and_is_pruned(core: Core, week: list[Paper]) -> None:
+    await ask(core, "what MoE papers this week?", today=FRIDAY, conversation_id="c4", asker="console:ada")
+    assert [c for c, _, _ in await core.repo.conversations_of("console:ada")] == ["c4"]
+    # three hours later (the default keeps context for two), "and from last week?" has nothing to refer to
+    async with core.repo.transaction() as conn:
+        await conn.execute("UPDATE conversations SET updated_at='2000-01-01T00:00:00Z' WHERE id='c4'")
+    answer = await ask(core, "and from last week?", today=FRIDAY, conversation_id="c4", asker="console:bob")
+    assert answer.filters.topic != "moe" and PREMOE not in [p.id for p in answer.citations]
+    await ask(core, "what MoE papers this week?", today=FRIDAY, conversation_id="c5", asker="console:ada")
+    assert [c for c, _, _ in await core.repo.conversations_of("console:ada")] == ["c5"]
+    assert [c for c, _, _ in await core.repo.conversations_of("console:bob")] == ["c4"]  # asked last, owns it now
+
+
+async def test_follow_ups_can_be_switched_off(
+    settings: Settings, embedder: LocalEmbedder, demo_papers: list[Paper]
+) -> None:
+    async with open_core(settings.model_copy(update={"followup_minutes": 0}), embedder) as core:
+        await store_papers(core, [p for p in demo_papers if p.id in (COMOE, PREMOE)])
+        await ask(core, "mixture of experts papers in May", today=FRIDAY, conversation_id="c6", asker="console:ada")
+        assert await core.repo.conversations_of("console:ada") == []

@@ -116,6 +116,9 @@ async def test_export_shows_everything_and_forget_deletes_it_all(core: Core, sto
         cost_usd=0.01,
     )
 
+    await core.repo.save_conversation_state("telegram-chat-7", '{"topic": "gnn"}', asker=KEY)
+    await core.repo.save_conversation_state("telegram-chat-8", '{"topic": "moe"}', asker="console:bob")
+
     exported = await export_user(core, KEY)
     assert exported["stored"] and exported["user"]["display_name"] == "Ada"
     assert exported["personal_digest"]["mode"] == "daily"
@@ -127,10 +130,13 @@ async def test_export_shows_everything_and_forget_deletes_it_all(core: Core, sto
     assert exported["feedback"][0]["title"]
     assert exported["personal_targets"] == ["console:dm:ada"]
     assert exported["personal_digests_sent"][0]["day"] == "2025-05-26"
+    assert [q["context"] for q in exported["last_questions"]] == [{"topic": "gnn"}]
 
     counts = await forget_user(core, KEY)
     assert counts["users"] == 1 and counts["profiles"] == 1 and counts["feedback"] == 2
     assert counts["targets"] == 1 and counts["ledger"] == 1 and counts["llm_usage_anonymised"] == 1
+    assert counts["conversations"] == 1 and await core.repo.conversations_of(KEY) == []
+    assert await core.repo.conversation_state("telegram-chat-8") == '{"topic": "moe"}'  # someone else's stays
     assert await core.repo.get_user(KEY) is None
     assert await core.repo.get_profile(profile_owner(KEY)) is None
     assert await core.repo.user_feedback_rows(KEY) == []

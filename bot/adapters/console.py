@@ -14,7 +14,8 @@ from bot.core import Core
 from bot.errors import InputError
 from bot.models import Digest, InvalidPaperId, ScoredPaper, Target, split_arxiv_id
 from bot.onboarding import Reply
-from bot.render import digest_markdown
+from bot.rag import ask
+from bot.render import answer_text, digest_markdown
 from bot.users import export_user, forget_user, personal_digest, profile_owner
 
 
@@ -45,6 +46,8 @@ _UNSAFE = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-_]|[\x00-\x08\x0b-\x1f\x7f
 _LOGIN = re.compile(r"[^A-Za-z0-9._-]+")
 
 CONSOLE_HELP = """Commands:
+  /ask QUESTION      a question about the stored papers, answered with citations ("what MoE papers this week?");
+                     any line that is not a command is a question too, and follow-ups keep the context
   /digest [weekly]   your personal digest of the latest stored day (or the last 7 days), papers numbered
   /up N, /down N     thumbs up or down for paper N of the last digest (or an arXiv id); it teaches your profile
   /profile           what your profile says
@@ -186,12 +189,15 @@ class ConsoleChat:
             else:
                 self.confirm_forget = True
                 self.say(
-                    "This deletes your profile, your ratings (and what was learned from them), your digest settings "
-                    "and any unfinished setup. Type yes to confirm."
+                    "This deletes your profile, your ratings (and what was learned from them), your digest settings, "
+                    "any unfinished setup and your last question. Type yes to confirm."
                 )
             return True
         if command == "/export":
             self.say(json.dumps(await export_user(self.core, self.user_key), ensure_ascii=False, indent=2))
+            return True
+        if command == "/ask":  # also in the middle of onboarding: it does not touch the conversation
+            await self.ask(argument)
             return True
         if await onboarding.is_active(self.core, self.user_key):
             if command in {"/digest", "/up", "/down"}:
@@ -217,6 +223,8 @@ class ConsoleChat:
             await self.digest(weekly=argument.strip().lower() == "weekly")
         elif command in {"/up", "/down"}:
             await self.react(argument, 1 if command == "/up" else -1)
+        elif not text.startswith("/"):
+            await self.ask(text)
         else:
             self.say("I didn't understand that. " + CONSOLE_HELP)
         return True
@@ -255,6 +263,15 @@ class ConsoleChat:
         await learn.record_reaction(self.core, self.user_key, papers[0].id, value)
         thumb = "👍" if value > 0 else "👎"
         self.say(f"{thumb} noted for {papers[0].title}. /digest again to see the effect.")
+
+    async def ask(self, question: str) -> None:
+        """Answer a question from the stored papers; "this week" means the week of the latest stored day."""
+        if not question.strip():
+            self.say("Ask something after /ask, e.g. /ask what MoE papers this week?")
+            return
+        latest = await self.core.repo.latest_day()
+        answer = await ask(self.core, question, today=latest, conversation_id=self.user_key, asker=self.user_key)
+        self.say(answer_text(answer))
 
     async def forget(self) -> None:
         """Delete everything stored about this user."""

@@ -148,6 +148,12 @@ MIGRATIONS: list[str] = [
         updated_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now'))
     );
     """,
+    # 5: who asked a conversation's last turn, so /forget and the export find it
+    """
+    ALTER TABLE conversations ADD COLUMN asker TEXT NOT NULL DEFAULT '';
+    CREATE INDEX conversations_by_asker ON conversations(asker);
+    CREATE INDEX conversations_by_age ON conversations(updated_at);
+    """,
 ]
 
 LATEST_VERSION = len(MIGRATIONS)

@@ -79,6 +79,11 @@ def _target_from_row(row: aiosqlite.Row) -> Target:
     )
 
 
+def _utc_stamp(age: dt.timedelta) -> str:
+    """The UTC time `age` ago, in the format the tables' `strftime` defaults write (so strings compare by time)."""
+    return (dt.datetime.now(dt.UTC) - age).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
 def _placeholders(count: int) -> str:
     return ",".join("?" * count)
 
@@ -535,20 +540,35 @@ class Repository:
             counts[word] = int(row[0]) if row else 0
         return counts
 
-    async def conversation_state(self, conversation_id: str) -> str | None:
-        """The stored JSON state of a conversation's last turn, if any."""
-        async with self.conn.execute("SELECT state FROM conversations WHERE id=?", (conversation_id,)) as cursor:
+    async def conversation_state(self, conversation_id: str, max_age: dt.timedelta | None = None) -> str | None:
+        """The stored JSON state of a conversation's last turn, if any (and not older than `max_age`)."""
+        sql, args = "SELECT state FROM conversations WHERE id=?", [conversation_id]
+        if max_age is not None:
+            sql += " AND updated_at >= ?"
+            args.append(_utc_stamp(max_age))
+        async with self.conn.execute(sql, args) as cursor:
             row = await cursor.fetchone()
         return str(row[0]) if row else None
 
-    async def save_conversation_state(self, conversation_id: str, state: str) -> None:
-        """Replace a conversation's last-turn state."""
+    async def save_conversation_state(
+        self, conversation_id: str, state: str, asker: str = "", max_age: dt.timedelta | None = None
+    ) -> None:
+        """Replace a conversation's last-turn state, noting who asked; turns older than `max_age` are dropped."""
         async with self.transaction() as conn:
+            if max_age is not None:
+                await conn.execute("DELETE FROM conversations WHERE updated_at < ?", (_utc_stamp(max_age),))
             await conn.execute(
-                "INSERT INTO conversations (id, state) VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET"
-                " state=excluded.state, updated_at=strftime('%Y-%m-%dT%H:%M:%SZ','now')",
-                (conversation_id, state),
+                "INSERT INTO conversations (id, state, asker) VALUES (?, ?, ?) ON CONFLICT(id) DO UPDATE SET"
+                " state=excluded.state, asker=excluded.asker, updated_at=strftime('%Y-%m-%dT%H:%M:%SZ','now')",
+                (conversation_id, state, asker),
             )
+
+    async def conversations_of(self, asker: str) -> list[tuple[str, str, str]]:
+        """(conversation id, state JSON, updated_at) of the conversations whose last turn `asker` asked."""
+        async with self.conn.execute(
+            "SELECT id, state, updated_at FROM conversations WHERE asker=? ORDER BY updated_at", (asker,)
+        ) as cursor:
+            return [(str(r[0]), str(r[1]), str(r[2])) async for r in cursor]
 
     # --- users: members with personal profiles, digest settings, onboarding state and privacy (issue 5) ---
 
@@ -651,7 +671,8 @@ class Repository:
     async def delete_user(self, key: str, profile_owner: str, usage_targets: Sequence[str] = ()) -> dict[str, int]:
         """Delete a user and everything stored for them in one transaction; returns row counts per kind.
 
-        Removes the user row, their profile, the targets bound to it with their ledger rows, and their feedback;
+        Removes the user row, their profile, the targets bound to it with their ledger rows, their feedback and the
+        question-answering turns they asked last;
         LLM usage rows recorded under `usage_targets` keep their cost (the daily budget needs it) but lose the name.
         """
         counts: dict[str, int] = {}
@@ -671,6 +692,8 @@ class Repository:
             counts["feedback"] = cursor.rowcount
             cursor = await conn.execute("DELETE FROM users WHERE key=?", (key,))
             counts["users"] = cursor.rowcount
+            cursor = await conn.execute("DELETE FROM conversations WHERE asker=? OR id=?", (key, key))
+            counts["conversations"] = cursor.rowcount
             names = [key, *usage_targets]
             cursor = await conn.execute(
                 f"UPDATE llm_usage SET target='' WHERE target IN ({_placeholders(len(names))})", names
