@@ -11,9 +11,10 @@ from __future__ import annotations
 import datetime as dt
 import difflib
 import json
+import logging
 import re
 import zoneinfo
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 from functools import cache
 from typing import Any
@@ -22,10 +23,13 @@ from bot import learn
 from bot.core import Core
 from bot.delivery import DeliveryError, DeliveryResult, Poster, send_with_retries
 from bot.digest import attach_tldrs
-from bot.errors import InputError
+from bot.errors import InputError, PaperscoutError
 from bot.ingest.store import ensure_vectors
 from bot.models import Digest, Profile, Target, UserRecord
 from bot.profiles import profile_to_mapping
+from bot.schedule import DigestSchedule, due_days
+
+log = logging.getLogger(__name__)
 
 DIGEST_MODES = ("off", "daily", "weekly")
 WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
@@ -206,16 +210,22 @@ def _papers(count: int) -> str:
     return f"{count} paper" + ("" if count == 1 else "s")
 
 
-async def deliver_personal_digest(
-    core: Core, poster: Poster, user_key: str, day: dt.date, *, channel_targets: Sequence[int] | None = None
-) -> DeliveryResult:
-    """Build and post a user's personal digest for `day` once (the posting ledger guards against repeats)."""
+async def _saved_personal_target(core: Core, user_key: str) -> tuple[Target, UserRecord | None]:
+    """The user's personal digest target, saved (so it has an id for the ledger) and never channel-scheduled."""
     profile = await core.repo.get_profile(profile_owner(user_key))
     if profile is None:
         raise InputError(f"{user_key} has no personal profile")
     user = await core.repo.get_user(user_key)
     target = personal_target(user_key, profile, user, core.settings.digest_size)
     target = replace(target, id=await core.repo.save_target(target, profile_owner(user_key), scheduled=False))
+    return target, user
+
+
+async def deliver_personal_digest(
+    core: Core, poster: Poster, user_key: str, day: dt.date, *, channel_targets: Sequence[int] | None = None
+) -> DeliveryResult:
+    """Build and post a user's personal digest for `day` once (the posting ledger guards against repeats)."""
+    target, user = await _saved_personal_target(core, user_key)
     assert target.id is not None
     if not await core.repo.claim_post(target.id, day):
         return DeliveryResult(target, day, "already-sent")
@@ -227,6 +237,38 @@ async def deliver_personal_digest(
         return DeliveryResult(target, day, "failed", str(exc))
     await core.repo.mark_sent(target.id, day, [i.paper.id for i in digest.items], detail=",".join(refs)[:500])
     return DeliveryResult(target, day, "sent", f"{digest.picked} papers")
+
+
+async def deliver_due_personal_digests(
+    core: Core,
+    poster: Poster,
+    now: dt.datetime,
+    channel_targets: Callable[[str], Awaitable[Sequence[int] | None]] | None = None,
+) -> list[DeliveryResult]:
+    """Post every personal digest of `poster`'s platform that is due at `now` (see bot/schedule.py).
+
+    Meant to be called every few minutes by a scheduler. One user's failure is logged and reported, never
+    stops the others. `channel_targets(user_key)` names the channel targets whose digests the user already sees
+    (adapters know memberships); by default `channel_targets_of`.
+    """
+    days = await core.repo.announcement_days()
+    results: list[DeliveryResult] = []
+    for user in await core.repo.users_with_digest():
+        if user.key.partition(":")[0] != poster.platform:
+            continue
+        schedule = DigestSchedule(user.digest_mode, user.post_time, user.timezone, user.weekly_day)
+        try:
+            target, _ = await _saved_personal_target(core, user.key)
+            assert target.id is not None
+            due = due_days(schedule, now, days, await core.repo.last_sent_day(target.id))
+            seen = await channel_targets(user.key) if channel_targets is not None else None
+            for day in due:
+                results.append(await deliver_personal_digest(core, poster, user.key, day, channel_targets=seen))
+        except PaperscoutError as exc:
+            log.warning("personal digest for %s not posted: %s", user.key, exc)
+            unsaved = personal_target(user.key, Profile(name=user.display_name or user.key, topics=()), user, 0)
+            results.append(DeliveryResult(unsaved, now.date(), "failed", str(exc)))
+    return results
 
 
 # --- privacy ---

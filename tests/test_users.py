@@ -14,7 +14,14 @@ from bot.core import Core
 from bot.delivery import deliver_digest
 from bot.models import Paper, Profile, Target
 from bot.onboarding import Draft, build_profile
-from bot.users import deliver_personal_digest, export_user, forget_user, personal_digest, profile_owner
+from bot.users import (
+    deliver_due_personal_digests,
+    deliver_personal_digest,
+    export_user,
+    forget_user,
+    personal_digest,
+    profile_owner,
+)
 from tests.conftest import StoreDay
 
 KEY = "console:ada"
@@ -148,3 +155,32 @@ async def test_export_shows_everything_and_forget_deletes_it_all(core: Core, sto
     assert channel.id is not None and await core.repo.was_sent(channel.id, DAY)
     assert (await export_user(core, KEY))["stored"] is False
     assert (await forget_user(core, KEY))["users"] == 0  # forgetting twice is harmless
+
+
+async def test_due_personal_digests_go_out_at_each_users_time_once_and_only_on_their_platform(
+    core: Core, store_day: StoreDay
+) -> None:
+    await store_day(core)
+    await make_user(core)  # console:ada, daily at 08:00 UTC
+    await core.repo.save_profile(profile_owner("telegram:42"), (await core.repo.get_profile(profile_owner(KEY))))
+    await core.repo.save_user_settings(
+        "telegram:42", digest_mode="daily", post_time="07:00", timezone="UTC", weekly_day=0
+    )
+    await core.repo.ensure_user("console:bob")  # opted in, then forgot to finish: no profile
+    await core.repo.save_user_settings(
+        "console:bob", digest_mode="daily", post_time="07:00", timezone="UTC", weekly_day=0
+    )
+    out = io.StringIO()
+    poster = ConsolePoster(out)
+    morning = dt.datetime(2025, 5, 26, 7, 59, tzinfo=dt.UTC)
+
+    early = await deliver_due_personal_digests(core, poster, morning)
+    assert [(r.target.key, r.status) for r in early] == [("console:dm:bob", "failed")]  # and ada not yet
+    assert "no personal profile" in early[0].detail and out.getvalue() == ""
+
+    sent = await deliver_due_personal_digests(core, poster, morning + dt.timedelta(minutes=1))
+    assert [(r.target.key, r.day, r.status) for r in sent if r.status != "failed"] == [("console:dm:ada", DAY, "sent")]
+    assert out.getvalue().count("--- to console:dm:ada ---") == 1  # telegram:42 waits for the Telegram poster
+    later = await deliver_due_personal_digests(core, poster, morning + dt.timedelta(hours=6))
+    assert [r for r in later if r.status != "failed"] == []
+    assert out.getvalue().count("--- to console:dm:ada ---") == 1

@@ -387,6 +387,14 @@ class Repository:
         ) as cursor:
             return await cursor.fetchone() is not None
 
+    async def last_sent_day(self, target_id: int) -> dt.date | None:
+        """The latest day whose digest for `target_id` is recorded as delivered."""
+        async with self.conn.execute(
+            "SELECT MAX(day) FROM ledger WHERE target_id=? AND status='sent'", (target_id,)
+        ) as cursor:
+            row = await cursor.fetchone()
+        return int_to_day(int(row[0])) if row and row[0] is not None else None
+
     async def sent_paper_ids(self, target_ids: Sequence[int], day: dt.date) -> set[str]:
         """Papers already delivered to any of `target_ids` for `day`."""
         if not target_ids:

@@ -1,0 +1,83 @@
+"""When a personal digest is due: pure functions of a user's schedule, the clock and the stored announcement days.
+
+A daily digest covers one announcement day and goes out at the user's time of day, in their time zone, on that
+day's date there. arXiv announces around 00:00 UTC, so in time zones ahead of UTC the day's papers may arrive
+after the user's time of day has passed: the digest is then due as soon as they are stored. Days missed while
+the bot was down are caught up (at most `CATCH_UP_DAYS`, oldest first); a user who just opted in starts with the
+latest day, not the archive.
+
+A weekly digest covers the seven days ending on the user's weekday and goes out at their time on that weekday;
+only the latest missed week is caught up, and a week without any announcement is skipped.
+
+The ledger still guards every (target, day): these functions only say what to attempt.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import zoneinfo
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+CATCH_UP_DAYS = 3  # missed daily digests sent after downtime; older ones are dropped rather than flooding a DM
+
+
+@dataclass(frozen=True, slots=True)
+class DigestSchedule:
+    """A user's personal digest setting, as stored with the user."""
+
+    mode: str  # off | daily | weekly
+    post_time: str = "09:00"  # HH:MM, 24-hour, local time
+    timezone: str = "UTC"  # IANA name
+    weekly_day: int = 0  # 0 = Monday
+
+
+def local_time(now: dt.datetime, timezone: str) -> dt.datetime:
+    """`now` (timezone-aware) as wall-clock time in `timezone`; an unknown zone counts as UTC."""
+    if now.tzinfo is None:
+        raise ValueError("now must be timezone-aware")
+    try:
+        zone: dt.tzinfo = zoneinfo.ZoneInfo(timezone)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        zone = dt.UTC
+    return now.astimezone(zone)
+
+
+def _post_time(text: str) -> dt.time:
+    try:
+        hour, minute = (int(part) for part in text.split(":", 1))
+        return dt.time(hour, minute)
+    except ValueError:
+        return dt.time(9, 0)
+
+
+def _posted_by(schedule: DigestSchedule, now: dt.datetime) -> dt.date:
+    """The latest local date whose posting time has passed."""
+    local = local_time(now, schedule.timezone)
+    if local.time() >= _post_time(schedule.post_time):
+        return local.date()
+    return local.date() - dt.timedelta(days=1)
+
+
+def due_days(
+    schedule: DigestSchedule,
+    now: dt.datetime,
+    announcement_days: Sequence[dt.date],
+    last_sent: dt.date | None,
+    catch_up: int = CATCH_UP_DAYS,
+) -> list[dt.date]:
+    """The digest days to post now, oldest first: announcement days for daily, weekday dates for weekly."""
+    if schedule.mode not in ("daily", "weekly"):
+        return []
+    until = _posted_by(schedule, now)
+    if schedule.mode == "daily":
+        days = sorted(d for d in set(announcement_days) if d <= until and (last_sent is None or d > last_sent))
+        return days[-1:] if last_sent is None else days[-catch_up:]
+    weekday = schedule.weekly_day % 7
+    week_end = until - dt.timedelta(days=(until.weekday() - weekday) % 7)
+    if last_sent is not None and week_end <= last_sent:
+        return []
+    start = week_end - dt.timedelta(days=6)
+    if not any(start <= d <= week_end for d in announcement_days):
+        return []
+    return [week_end]
