@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +25,8 @@ from bot.ingest.store import store_papers
 from bot.learn import BACKGROUND_SIZE, FeedbackModel, personal_scores, train_feedback_model
 from bot.metrics import recall_at_k, roc_auc
 from bot.models import Paper, Profile
+
+log = logging.getLogger(__name__)
 
 RECALL_AT = (50, 100, 150)
 
@@ -43,9 +46,13 @@ def load_labelled_days(data_dir: Path) -> list[LabelledDay]:
     if not arxiv_dir.is_dir() or not labels_dir.is_dir():
         raise InputError(f"{data_dir}: expected arxiv/ and labels/ folders inside")
     days = []
+    unlabelled = sorted({f.stem for f in arxiv_dir.glob("*.jsonl")} - {f.stem for f in labels_dir.glob("*.json")})
+    if unlabelled:
+        log.warning("%s: no labels for %s; %s left out", data_dir, ", ".join(unlabelled), _plural(len(unlabelled)))
     for label_file in sorted(labels_dir.glob("*.json")):
         papers_file = arxiv_dir / f"{label_file.stem}.jsonl"
         if not papers_file.is_file():
+            log.warning("%s: labels for %s but no arxiv/%s.jsonl; left out", data_dir, label_file.stem, label_file.stem)
             continue
         try:
             day = dt.date.fromisoformat(label_file.stem)
@@ -57,6 +64,10 @@ def load_labelled_days(data_dir: Path) -> list[LabelledDay]:
     if not days:
         raise InputError(f"{data_dir}: no day has both arxiv/DAY.jsonl and labels/DAY.json")
     return days
+
+
+def _plural(count: int) -> str:
+    return "that day is" if count == 1 else "those days are"
 
 
 def day_metrics(scores: np.ndarray, labels: np.ndarray) -> dict[str, float]:

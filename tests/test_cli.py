@@ -104,7 +104,9 @@ def test_a_corrupt_state_dir_is_one_error_line(home: Path, capsys: pytest.Captur
     assert (home / "paperscout.sqlite3").read_bytes().startswith(b"\x00garbage")  # left for the admin to restore
 
 
-def test_eval_json_prints_exactly_one_object(home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_eval_json_prints_exactly_one_object(
+    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture
+) -> None:
     data = tmp_path / "data"
     (data / "arxiv").mkdir(parents=True)
     (data / "labels").mkdir()
@@ -119,3 +121,9 @@ def test_eval_json_prints_exactly_one_object(home: Path, tmp_path: Path, capsys:
     assert set(report["days"]["2025-05-26"]) == {"auc", "recall@50", "recall@100", "recall@150"}
     assert 0.0 <= report["mean"]["auc"] <= 1.0
     assert report["mean"]["recall@50"] == 1.0  # 40 papers: every pick is in the top 50
+
+    # a day without labels is left out with a warning, not silently
+    (data / "arxiv" / "2025-05-28.jsonl").write_text("\n".join(lines[:3]) + "\n", encoding="utf-8")
+    assert main(["eval", "--data", str(data), "--json"]) == 0
+    assert list(json.loads(capsys.readouterr().out)["days"]) == ["2025-05-26"]
+    assert "no labels for 2025-05-28; that day is left out" in caplog.text
