@@ -57,6 +57,10 @@ QUESTIONS = [
     Question("fairness papers in May", r"fairness|unfair"),
     Question("sparse autoencoders this week", r"sparse autoencoder"),
     Question("what about optimizers like SGD or Adam this week?", r"optimi[sz]er|\bSGD\b|\bAdam"),
+    # added with the alternatives rule ("A or B", "X like A"), written before it was run on them
+    Question("pruning or quantization papers since Wednesday", r"prun|quantiz"),
+    Question("what about RLHF or DPO this week?", r"RLHF|human feedback|\bDPO\b|direct preference"),
+    Question("papers on watermarking, unlearning or copyright this week", r"watermark|unlearn|copyright"),
 ]
 
 

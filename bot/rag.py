@@ -71,6 +71,7 @@ ACRONYMS: dict[str, str] = {
     "marl": "multi agent reinforcement learning",
 }
 
+_SEPARATORS = frozenset(",;/")
 _FOLLOW_UP_REF = re.compile(r"\b(those|these|them|of the above|among them|that list)\b", re.IGNORECASE)
 # Words that never belong to a topic, wherever they stand.
 _META = frozenset(
@@ -209,12 +210,13 @@ def topic_of(text: str) -> str:
 
     Small words between content words stay ("mixture of experts", "learning to rank").
     """
-    words = [w for w in re.findall(r"[\w][\w\-\.+']*", text) if w.lower() not in _META and not w.isdigit()]
-    while words and words[0].lower().strip("'") in _FILLER:
+    # list separators stay: "watermarking, unlearning or copyright" names three alternatives
+    words = [w for w in re.findall(r"[\w][\w\-\.+']*|[,;/]", text) if w.lower() not in _META and not w.isdigit()]
+    while words and (words[0].lower().strip("'") in _FILLER or words[0] in _SEPARATORS):
         words.pop(0)
-    while words and words[-1].lower().strip("'") in _FILLER:
+    while words and (words[-1].lower().strip("'") in _FILLER or words[-1] in _SEPARATORS):
         words.pop()
-    return " ".join(words).strip(" .?!")
+    return re.sub(r" ([,;])", r"\1", " ".join(words)).strip(" .?!")
 
 
 def parse_question(question: str, today: dt.date, previous: Turn | None = None) -> Filters:
@@ -263,12 +265,44 @@ def _word_in(word: str, tokens: set[str]) -> bool:
     return any(t.startswith(word) or (stem is not None and t.startswith(stem)) for t in tokens)
 
 
+_ALTERNATIVE = re.compile(r"\s*(?:,|;|/|\bor\b)\s*", re.IGNORECASE)
+_EXAMPLES = re.compile(r"\s*(?:\blike\b|\bsuch as\b|\bincluding\b|\be\.?g\.?)\s*", re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class Alternative:
+    """One of the topics a question accepts; `exact` when it is a class named before examples ("optimizers like
+    ...", where "optimization" papers are not meant), so its words match only as written (plurals aside)."""
+
+    text: str
+    exact: bool = False
+
+
+def topic_alternatives(topic: str) -> list[Alternative]:
+    """The topics a question accepts any of: "optimizers like SGD or Adam" -> optimizers (exact), SGD, Adam.
+
+    "or", commas and example markers ("like", "such as", "e.g.") separate alternatives; "and" does not (a paper
+    on "pruning and quantization" should be about both). A topic without them is its own single alternative.
+    """
+    head, marker, examples = (topic, "", "")
+    found = _EXAMPLES.search(topic)
+    if found:
+        head, marker, examples = topic[: found.start()], found.group(0), topic[found.end() :]
+    parts = [Alternative(topic_of(p)) for p in _ALTERNATIVE.split(head)]
+    if marker and len(parts) == 1:
+        parts = [Alternative(parts[0].text, exact=True)]
+    parts += [Alternative(topic_of(p)) for p in _ALTERNATIVE.split(examples)] if marker else []
+    unique = list(dict.fromkeys(p for p in parts if p.text))
+    return unique if len(unique) > 1 else ([Alternative(topic)] if topic else [])
+
+
 @dataclass(frozen=True, slots=True)
 class TopicEvidence:
-    """How to recognise the topic in a text: weighted words and whole phrases (acronyms and expansions)."""
+    """How to recognise one topic in a text: weighted words and whole phrases (acronyms and expansions)."""
 
     weights: dict[str, float]  # content word -> inverse document frequency
     phrases: tuple[str, ...]
+    exact: bool = False  # words match as written, without inflections
 
     def coverage(self, text: str) -> float:
         """Share of the topic's weight found in `text` (1.0 when a whole phrase is there)."""
@@ -280,11 +314,23 @@ class TopicEvidence:
         if not total:
             return 0.0
         present = set(tokens)
-        return sum(w for word, w in self.weights.items() if _word_in(word, present)) / total
+        found = (word in present if self.exact else _word_in(word, present) for word in self.weights)
+        return sum(w for w, hit in zip(self.weights.values(), found, strict=True) if hit) / total
 
 
-async def topic_evidence(core: Core, topic: str) -> TopicEvidence:
-    """Weights of the topic's content words by rarity in the archive; rare words say more about a topic."""
+@dataclass(frozen=True, slots=True)
+class QuestionTopic:
+    """A question's topic as alternatives, any of which a paper may be about."""
+
+    alternatives: tuple[TopicEvidence, ...]
+
+    def coverage(self, text: str) -> float:
+        """How much of the best-covered alternative `text` contains."""
+        return max((a.coverage(text) for a in self.alternatives), default=0.0)
+
+
+async def _evidence(core: Core, alternative: Alternative) -> TopicEvidence:
+    topic = alternative.text
     words = [w for w in phrase_key(topic).split() if w not in _FILLER and len(w) > 1]
     acronyms = {w for w in words if w in ACRONYMS}
     plain = list(dict.fromkeys(w for w in words if w not in acronyms))
@@ -302,16 +348,24 @@ async def topic_evidence(core: Core, topic: str) -> TopicEvidence:
     for acronym, expansion in ACRONYMS.items():
         if f" {phrase_key(expansion)} " in f" {phrase_key(topic)} ":
             phrases += [acronym, phrase_key(expansion)]
-    return TopicEvidence(weights=weights, phrases=tuple(dict.fromkeys(p for p in phrases if p)))
+    return TopicEvidence(weights, tuple(dict.fromkeys(p for p in phrases if p)), alternative.exact)
+
+
+async def topic_evidence(core: Core, topic: str) -> QuestionTopic:
+    """Each alternative's content words weighted by rarity in the archive; rare words say more about a topic."""
+    return QuestionTopic(tuple([await _evidence(core, alternative) for alternative in topic_alternatives(topic)]))
 
 
 def lexical_groups(topic: str) -> list[list[str]]:
-    """Full-text alternatives for a topic: all its content words together, or any acronym/expansion phrase."""
-    words = query_terms(topic)
-    groups = [words] if words else []
-    for phrase in expand_terms(topic):
-        if phrase != phrase_key(topic):
-            groups.append([phrase])
+    """Full-text alternatives for a topic: each alternative's content words together, or any acronym/expansion."""
+    groups: list[list[str]] = []
+    for alternative in topic_alternatives(topic):
+        words = query_terms(alternative.text)
+        if words:
+            groups.append(words)
+        for phrase in expand_terms(alternative.text):
+            if phrase != phrase_key(alternative.text):
+                groups.append([phrase])
     return groups
 
 

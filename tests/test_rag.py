@@ -15,7 +15,7 @@ from bot.core import Core, open_core
 from bot.embed import LocalEmbedder
 from bot.ingest.store import store_papers
 from bot.models import Paper
-from bot.rag import ask, parse_question
+from bot.rag import ask, parse_question, retrieve, topic_alternatives
 from tests.fakes.openai_server import TEST_API_KEY, FakeOpenAI, Fault
 
 FRIDAY = dt.date(2025, 5, 30)
@@ -182,3 +182,34 @@ async def test_follow_ups_can_be_switched_off(
         await store_papers(core, [p for p in demo_papers if p.id in (COMOE, PREMOE)])
         await ask(core, "mixture of experts papers in May", today=FRIDAY, conversation_id="c6", asker="console:ada")
         assert await core.repo.conversations_of("console:ada") == []
+
+
+def test_or_lists_and_examples_become_alternatives() -> None:
+    def texts(topic: str) -> list[tuple[str, bool]]:
+        return [(a.text, a.exact) for a in topic_alternatives(topic)]
+
+    assert texts("mixture of experts") == [("mixture of experts", False)]
+    assert texts("pruning and quantization") == [("pruning and quantization", False)]  # both, not either
+    assert texts("pruning or quantization") == [("pruning", False), ("quantization", False)]
+    assert texts("watermarking, unlearning or copyright") == [
+        ("watermarking", False),
+        ("unlearning", False),
+        ("copyright", False),
+    ]
+    # the class named before examples matches only as written: "optimizers" is not "optimization"
+    assert texts("optimizers like SGD or Adam") == [("optimizers", True), ("SGD", False), ("Adam", False)]
+    assert texts("diffusion models such as DDPM") == [("diffusion models", True), ("DDPM", False)]
+    assert parse_question("papers on watermarking, unlearning or copyright this week?", FRIDAY).topic == (
+        "watermarking, unlearning or copyright"
+    )
+
+
+async def test_a_question_with_alternatives_finds_papers_on_any_of_them(core: Core, demo_papers: list[Paper]) -> None:
+    wanted = {"2505.17160", "2505.17730", "2505.17965"}  # two unlearning papers and one on SGD
+    chosen = [p for p in demo_papers if p.id in wanted] + [p for p in demo_papers[:120] if p.id not in wanted]
+    await store_papers(core, chosen)
+    today = dt.date(2025, 5, 26)
+    answer = await retrieve(core, parse_question("any papers on unlearning, watermarking or SGD today?", today))
+    assert wanted <= {r.paper.id for r in answer if r.in_title}
+    one = await ask(core, "any papers on unlearning today?", today=today)
+    assert "2505.17965" not in {p.id for p in one.citations}
