@@ -262,6 +262,42 @@ async def cmd_db(core: Core, args: argparse.Namespace) -> int:
     return 0
 
 
+async def cmd_users(core: Core, args: argparse.Namespace) -> int:
+    """List members, or export or forget one (for privacy requests that reach the admin, not the bot)."""
+    from bot.users import check_user_key, describe_settings, export_user, forget_user, profile_owner
+
+    if args.action == "list":
+        members = await core.repo.all_users()
+        if not members:
+            print("No members yet: they appear after onboarding, a reaction or a question in chat.")
+            return 0
+        print(f"{'user':<32} {'name':<20} {'profile':<8} {'reactions':>9}  personal digest")
+        for user, reactions in members:
+            has_profile = await core.repo.get_profile(profile_owner(user.key)) is not None
+            print(
+                f"{user.key[:32]:<32} {user.display_name[:20]:<20} {'yes' if has_profile else 'no':<8} "
+                f"{reactions:>9}  {describe_settings(user)}"
+            )
+        return 0
+    if not args.key:
+        raise InputError(f"users {args.action} needs a user key, e.g. paperscout users {args.action} telegram:123")
+    key = check_user_key(args.key)
+    exported = await export_user(core, key)
+    if not exported["stored"]:
+        raise InputError(f"nothing is stored about {key} (see paperscout users)")
+    if args.action == "export":
+        print(json.dumps(exported, ensure_ascii=False, indent=2))
+        return 0
+    if not args.yes:
+        raise InputError(
+            f"this deletes {key}'s profile, {len(exported['feedback'])} reactions, settings and questions;"
+            " add --yes to confirm"
+        )
+    counts = await forget_user(core, key)
+    print(f"Deleted everything stored about {key}: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items()) if v))
+    return 0
+
+
 async def cmd_demo(core: Core, args: argparse.Namespace) -> int:
     """Offline demo: ingest the bundled real day, print its digest and one search."""
     from bot.digest import build_digest
@@ -359,6 +395,12 @@ def build_parser() -> argparse.ArgumentParser:
     why.add_argument("id", help="arXiv id, e.g. 2505.17639")
     why.add_argument("--profile", metavar="FILE", help="TOML profile (default: the bundled example)")
     why.set_defaults(handler=cmd_why)
+
+    users = sub.add_parser("users", help="members: list them, export or forget one (privacy requests)")
+    users.add_argument("action", nargs="?", choices=("list", "export", "forget"), default="list")
+    users.add_argument("key", nargs="?", metavar="USER", help="user key for export/forget, e.g. telegram:123")
+    users.add_argument("--yes", action="store_true", help="confirm forget")
+    users.set_defaults(handler=cmd_users)
 
     db = sub.add_parser("db", help="show what the state directory holds")
     db.set_defaults(handler=cmd_db)

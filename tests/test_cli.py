@@ -127,3 +127,40 @@ def test_eval_json_prints_exactly_one_object(
     assert main(["eval", "--data", str(data), "--json"]) == 0
     assert list(json.loads(capsys.readouterr().out)["days"]) == ["2025-05-26"]
     assert "no labels for 2025-05-28; that day is left out" in caplog.text
+
+
+def test_users_lists_exports_and_forgets_a_member_for_the_admin(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import asyncio
+
+    from bot.config import load_settings
+    from bot.core import open_core
+    from bot.models import Profile, Topic
+
+    async def member() -> None:
+        async with open_core(load_settings()) as core:
+            await core.repo.ensure_user("telegram:42", "Ada")
+            await core.repo.save_profile("user:telegram:42", Profile(name="Ada", topics=(Topic("t", "graph nets"),)))
+            await core.repo.save_user_settings(
+                "telegram:42", digest_mode="daily", post_time="08:00", timezone="Europe/Paris", weekly_day=0
+            )
+            await core.repo.add_feedback("telegram:42", "2505.17083", -1)
+
+    assert main(["users"]) == 0
+    assert "No members yet" in capsys.readouterr().out
+    asyncio.run(member())
+    assert main(["users"]) == 0
+    listed = capsys.readouterr().out
+    assert "telegram:42" in listed and "Ada" in listed and "08:00" in listed and "Europe/Paris" in listed
+    assert main(["users", "export", "telegram:42"]) == 0
+    exported = json.loads(capsys.readouterr().out)
+    assert exported["feedback"][0]["paper_id"] == "2505.17083" and exported["profile"]["name"] == "Ada"
+
+    assert main(["users", "forget", "telegram:42"]) == 1  # not without --yes
+    assert "add --yes to confirm" in one_error_line(capsys.readouterr().err)
+    assert main(["users", "forget", "telegram:42", "--yes"]) == 0
+    assert "Deleted everything stored about telegram:42" in capsys.readouterr().out
+    assert main(["users", "export", "telegram:42"]) == 1
+    assert "nothing is stored about telegram:42" in one_error_line(capsys.readouterr().err)
+    assert main(["users", "export"]) == 1
+    assert "needs a user key" in one_error_line(capsys.readouterr().err)
+    assert main(["users", "export", "not a key"]) == 1

@@ -79,6 +79,20 @@ def _target_from_row(row: aiosqlite.Row) -> Target:
     )
 
 
+def _user_from_row(row: aiosqlite.Row) -> UserRecord:
+    return UserRecord(
+        key=row["key"],
+        display_name=row["display_name"],
+        digest_mode=row["digest_mode"],
+        post_time=row["post_time"],
+        timezone=row["timezone"],
+        weekly_day=row["weekly_day"],
+        conversation=row["conversation"],
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+    )
+
+
 def _utc_stamp(age: dt.timedelta) -> str:
     """The UTC time `age` ago, in the format the tables' `strftime` defaults write (so strings compare by time)."""
     return (dt.datetime.now(dt.UTC) - age).strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -594,19 +608,15 @@ class Repository:
         """The stored user, if any."""
         async with self.conn.execute("SELECT * FROM users WHERE key=?", (key,)) as cursor:
             row = await cursor.fetchone()
-        if row is None:
-            return None
-        return UserRecord(
-            key=row["key"],
-            display_name=row["display_name"],
-            digest_mode=row["digest_mode"],
-            post_time=row["post_time"],
-            timezone=row["timezone"],
-            weekly_day=row["weekly_day"],
-            conversation=row["conversation"],
-            created_at=row["created_at"],
-            updated_at=row["updated_at"],
-        )
+        return _user_from_row(row) if row is not None else None
+
+    async def all_users(self) -> list[tuple[UserRecord, int]]:
+        """Every user with how many reactions they gave, by key."""
+        async with self.conn.execute(
+            "SELECT u.*, (SELECT COUNT(*) FROM feedback f WHERE f.user_key = u.key) AS reactions"
+            " FROM users u ORDER BY u.key"
+        ) as cursor:
+            return [(_user_from_row(row), int(row["reactions"])) async for row in cursor]
 
     async def save_user_settings(
         self, key: str, *, digest_mode: str, post_time: str, timezone: str, weekly_day: int
