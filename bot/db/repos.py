@@ -6,6 +6,7 @@ database as it was before the call.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import json
 from collections.abc import AsyncIterator, Iterable, Sequence
@@ -80,17 +81,8 @@ def _target_from_row(row: aiosqlite.Row) -> Target:
 
 
 def _user_from_row(row: aiosqlite.Row) -> UserRecord:
-    return UserRecord(
-        key=row["key"],
-        display_name=row["display_name"],
-        digest_mode=row["digest_mode"],
-        post_time=row["post_time"],
-        timezone=row["timezone"],
-        weekly_day=row["weekly_day"],
-        conversation=row["conversation"],
-        created_at=row["created_at"],
-        updated_at=row["updated_at"],
-    )
+    """A user from a `users` row: the table's columns are the record's fields."""
+    return UserRecord(**{f.name: row[f.name] for f in dataclasses.fields(UserRecord)})
 
 
 def _utc_stamp(age: dt.timedelta) -> str:
