@@ -11,7 +11,8 @@ other papers a deterministic 2-7), so the number of comments matches the number 
 `bot.llm.count_tokens_estimate` of the message text (4 characters per token), the same for every run.
 
 Targets: prompt + completion tokens <= 20% of `reference_run.total_tokens`, with the shortlist keeping >= 90%
-of the day's picks. Paper vectors are read from <emb-dir>/emb_DAY.npy when present (rows in JSONL order).
+of the day's picks. Paper vectors are built from <emb-dir>/emb_DAY.npy and title_DAY.npy when present (rows
+in JSONL order).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from bot import score, summarize
 from bot.config import Settings
 from bot.core import Core, open_core
 from bot.digest import build_digest, rank_papers
+from bot.embed import combine_vectors, paper_vectors
 from bot.ingest.jsonl import read_jsonl
 from bot.ingest.limits import clean_paper
 from bot.metrics import roc_auc
@@ -83,8 +85,10 @@ async def store_day(core: Core, papers: list[Paper], emb_dir: Path, day: str) ->
     """Store a day's papers; reuse cached MiniLM vectors when their rows match, else embed."""
     from bot.ingest.store import store_papers
 
-    cache = emb_dir / f"emb_{day}.npy"
-    vecs = np.load(cache) if cache.exists() else None
+    text_cache, title_cache = emb_dir / f"emb_{day}.npy", emb_dir / f"title_{day}.npy"
+    vecs = None
+    if text_cache.exists() and title_cache.exists():
+        vecs = combine_vectors(np.load(text_cache), np.load(title_cache))  # as bot.embed.paper_vectors makes them
     if vecs is not None and vecs.shape[0] == len(papers):
         cleaned = [clean_paper(p) for p in papers]
         same = [i for i, (a, b) in enumerate(zip(papers, cleaned, strict=True)) if a.text == b.text]
@@ -222,7 +226,7 @@ async def text_proxy(core: Core, data: Path, days: list[str]) -> None:
             top = [i.paper for i in ranked[: core.settings.llm_shortlist_size]]
             compact = [dataclasses.replace(p, abstract=extra(p)) for p in top]
             chars.append(np.mean([len(p.title) + len(p.abstract) for p in compact]))
-            vecs = await asyncio.to_thread(core.embedder.embed, [p.text for p in compact])
+            vecs = await asyncio.to_thread(paper_vectors, core.embedder.embed, compact)
             again = rank_for_profile(compact, vecs, model, len(compact), paper_features(compact))
             by_id = {i.paper.id: i.score for i in again}
             aucs.append(roc_auc([by_id[p.id] for p in top], [p.id in picks for p in top]))

@@ -5,8 +5,9 @@
     python bench/rank_quality.py --lodo          # weights chosen on 3 days by grid search, tested on the 4th
     python bench/rank_quality.py --timing        # score_papers for 1000 papers x 10000 synthetic profiles
 
-Paper embeddings are read from <emb-dir>/emb_DAY.npy when present (rows in JSONL order), else computed with the
-local MiniLM model. The baseline is the cosine similarity of each paper to the whole profile text (topic names and
+Paper vectors are made as bot.embed.paper_vectors stores them (text vector + title vector, normalised) from
+<emb-dir>/emb_DAY.npy and title_DAY.npy (rows in JSONL order), computed with the local MiniLM model and cached there
+when missing. The baseline is the cosine similarity of each paper to the whole profile text (topic names and
 wants, then the boost keywords) in one embedding. Labels are only read here, never by the ranker.
 """
 
@@ -29,6 +30,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bot import rank
+from bot.embed import combine_vectors
 from bot.metrics import recall_at_k, roc_auc
 from bot.models import Paper, Profile, Topic
 from bot.profiles import load_profile
@@ -85,15 +87,24 @@ class LazyModel:
         return np.asarray(self._model.encode(texts, normalize_embeddings=True, batch_size=64), dtype=np.float32)
 
 
+def _cached(path: Path, texts: list[str], embed: Callable[[list[str]], np.ndarray]) -> np.ndarray:
+    """Vectors of `texts` from the .npy cache at `path`, embedding (and caching) them when it is missing or stale."""
+    vecs = np.load(path) if path.exists() else None
+    if vecs is None or vecs.shape[0] != len(texts):
+        vecs = embed(texts)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        np.save(path, vecs)
+    return vecs
+
+
 def load_days(data: Path, emb_dir: Path, embed: Callable[[list[str]], np.ndarray]) -> list[Day]:
     """Papers, embeddings, labels and paper features of every labelled day."""
     days = []
     for name in DAYS:
         papers = load_papers(data / "arxiv" / f"{name}.jsonl")
-        cache = emb_dir / f"emb_{name}.npy"
-        vecs = np.load(cache) if cache.exists() else None
-        if vecs is None or vecs.shape[0] != len(papers):
-            vecs = embed([p.text for p in papers])
+        text_vecs = _cached(emb_dir / f"emb_{name}.npy", [p.text for p in papers], embed)
+        title_vecs = _cached(emb_dir / f"title_{name}.npy", [p.title for p in papers], embed)
+        vecs = combine_vectors(text_vecs, title_vecs)  # as bot.embed.paper_vectors stores them
         picks = json.loads((data / "labels" / f"{name}.json").read_text(encoding="utf-8"))["picks"]
         labels = np.array([p.id in picks for p in papers])
         days.append(Day(name, papers, vecs.astype(np.float32), labels, rank.paper_features(papers)))

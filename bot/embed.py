@@ -11,12 +11,14 @@ import hashlib
 import logging
 import os
 import threading
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
 
 from bot.errors import ConfigError
+from bot.models import Paper
 
 log = logging.getLogger(__name__)
 
@@ -34,6 +36,29 @@ class Embedder(Protocol):
     def embed(self, texts: list[str]) -> np.ndarray:
         """Embed `texts`; returns an array of shape (len(texts), dim)."""
         ...
+
+
+TITLE_WEIGHT = 1.0  # the title's share in a paper vector, relative to the title-and-abstract vector's
+
+
+def paper_vectors(embed: Callable[[list[str]], np.ndarray], papers: Sequence[Paper]) -> np.ndarray:
+    """The vectors papers are stored, ranked and searched by: title-and-abstract vector plus title vector, normalised.
+
+    MiniLM reads only the first 256 word pieces, so the vector of a long abstract stands mostly for its first half;
+    the title says in a few words what the paper is about. Adding the two lifted cold-start AUC on the labelled
+    days from 0.890 to 0.901 and the personalised one from 0.914 to 0.923 (docs/BENCHMARKS.md). One model call.
+    """
+    if not papers:
+        return np.zeros((0, 0), dtype=np.float32)
+    vectors = np.asarray(embed([p.text for p in papers] + [p.title for p in papers]), dtype=np.float32)
+    return combine_vectors(vectors[: len(papers)], vectors[len(papers) :])
+
+
+def combine_vectors(text_vectors: np.ndarray, title_vectors: np.ndarray) -> np.ndarray:
+    """Row-wise normalised text vector + `TITLE_WEIGHT` x title vector (see `paper_vectors`)."""
+    combined = np.asarray(text_vectors, dtype=np.float32) + np.float32(TITLE_WEIGHT) * title_vectors
+    norms = np.linalg.norm(combined, axis=1, keepdims=True)
+    return combined / np.where(norms > 0, norms, 1.0)
 
 
 def model_dir() -> Path:

@@ -46,6 +46,11 @@ def int_to_day(value: int) -> dt.date:
     return dt.date(value // 10000, value // 100 % 100, value % 100)
 
 
+
+# How paper vectors are made (bot.embed.paper_vectors). Bump it when that changes: stored vectors made another way
+# no longer match `Paper.vector_key` and are re-embedded on the next ingest.
+VECTOR_RECIPE = "text+title"
+
 @dataclass(frozen=True, slots=True)
 class Paper:
     """One arXiv paper as paperscout stores it (version-less id)."""
@@ -79,6 +84,11 @@ class Paper:
     def content_hash(self) -> str:
         """Changes when the embedded text changes, so a replaced paper is re-embedded once."""
         return hashlib.sha256(self.text.encode("utf-8")).hexdigest()[:16]
+
+    @property
+    def vector_key(self) -> str:
+        """What a stored vector was made from: the text and the recipe (`VECTOR_RECIPE`); a change re-embeds."""
+        return f"{self.content_hash}/{VECTOR_RECIPE}"
 
 
 @dataclass(frozen=True, slots=True)

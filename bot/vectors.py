@@ -41,7 +41,7 @@ def paper_metadata(paper: Paper, tldr: str = "") -> dict[str, Any]:
         "announced": day_to_int(paper.announced),
         "primary_category": paper.primary_category,
         "categories": " ".join(paper.categories),
-        "content_hash": paper.content_hash,
+        "content_hash": paper.vector_key,
     }
     if tldr:
         meta["tldr"] = tldr[:600]
@@ -109,7 +109,7 @@ class VectorStore:
             return self._collection
 
     async def stored_hashes(self, ids: Sequence[str]) -> dict[str, str]:
-        """Map each stored id among `ids` to the content hash its vector was computed from."""
+        """Map each stored id among `ids` to what its vector was computed from (`Paper.vector_key`)."""
         if not ids:
             return {}
         collection = await self.collection()

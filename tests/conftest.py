@@ -11,7 +11,7 @@ import pytest
 from bot.cli import bundled_file
 from bot.config import Settings
 from bot.core import Core, open_core
-from bot.embed import LocalEmbedder
+from bot.embed import LocalEmbedder, paper_vectors
 from bot.ingest.jsonl import read_jsonl
 from bot.ingest.limits import clean_paper
 from bot.models import Paper
@@ -97,7 +97,7 @@ StoreDay = Callable[[Core], Awaitable[list[Paper]]]
 def embedded_day(demo_papers: list[Paper], embedder: LocalEmbedder) -> tuple[list[Paper], np.ndarray]:
     """The first 60 papers of the bundled day (cleaned as ingest cleans them) and their vectors."""
     papers = [clean_paper(p) for p in demo_papers[:60]]
-    return papers, embedder.embed([p.text for p in papers])
+    return papers, paper_vectors(embedder.embed, papers)
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ from bot.cli import bundled_file
 from bot.config import Settings
 from bot.core import Core, open_core
 from bot.digest import build_digest
-from bot.embed import LocalEmbedder
+from bot.embed import LocalEmbedder, paper_vectors
 from bot.models import Paper
 from bot.profiles import load_profile
 from bot.render import digest_json, digest_markdown
@@ -85,7 +85,7 @@ def test_parse_tldrs_json_and_lines() -> None:
 def small_day(demo_papers: list[Paper], embedder: LocalEmbedder) -> tuple[list[Paper], np.ndarray]:
     """60 papers of the bundled day with their vectors, embedded once for the whole module."""
     papers = demo_papers[:60]
-    return papers, embedder.embed([p.text for p in papers])
+    return papers, paper_vectors(embedder.embed, papers)
 
 
 @pytest.fixture

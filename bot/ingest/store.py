@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from bot.core import Core
+from bot.embed import paper_vectors
 from bot.ingest.limits import clean_paper
 from bot.models import Paper
 from bot.summarize import extractive_tldr
@@ -41,14 +42,14 @@ async def ensure_vectors(core: Core, papers: Sequence[Paper], progress: Progress
     """Embed and store vectors for the papers whose current text has none yet; returns how many were embedded."""
     stored = await core.vectors.stored_hashes([p.id for p in papers])
     # similar lengths in one batch waste less padding: sort by text length before chunking
-    todo = sorted((p for p in papers if stored.get(p.id) != p.content_hash), key=lambda p: len(p.text))
+    todo = sorted((p for p in papers if stored.get(p.id) != p.vector_key), key=lambda p: len(p.text))
     if not todo:
         return 0
     tldrs = await core.repo.tldrs([p.id for p in todo])
     done = 0
     for start in range(0, len(todo), EMBED_CHUNK):
         chunk = todo[start : start + EMBED_CHUNK]
-        vectors = await asyncio.to_thread(core.embedder.embed, [p.text for p in chunk])
+        vectors = await asyncio.to_thread(paper_vectors, core.embedder.embed, chunk)
         await core.vectors.upsert(chunk, vectors, [tldrs.get(p.id, "") for p in chunk])
         done += len(chunk)
         if progress:
