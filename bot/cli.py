@@ -259,6 +259,11 @@ async def cmd_db(core: Core, args: argparse.Namespace) -> int:
     )
     print(f"vectors:         {await core.vectors.count()}")
     print(f"targets:         {len(await core.repo.targets(enabled_only=False))}")
+    if args.refresh_vectors:
+        from bot.ingest.store import refresh_vectors
+
+        seen, embedded = await refresh_vectors(core, Progress("embedding"))
+        print(f"vectors refreshed: {embedded} of {seen} papers embedded again, the rest were current")
     return 0
 
 
@@ -403,6 +408,11 @@ def build_parser() -> argparse.ArgumentParser:
     users.set_defaults(handler=cmd_users)
 
     db = sub.add_parser("db", help="show what the state directory holds")
+    db.add_argument(
+        "--refresh-vectors",
+        action="store_true",
+        help="embed again every paper whose vector is missing or was made another way (after an upgrade)",
+    )
     db.set_defaults(handler=cmd_db)
     return parser
 

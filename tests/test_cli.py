@@ -79,6 +79,8 @@ def test_a_malformed_jsonl_line_is_one_error_line_and_loses_nothing(
     assert "bad.jsonl:4: not valid JSON" in one_error_line(capsys.readouterr().err)
     assert main(["db"]) == 0
     assert "papers:          5 " in capsys.readouterr().out
+    assert main(["db", "--refresh-vectors"]) == 0
+    assert "vectors refreshed: 0 of 5 papers embedded again" in capsys.readouterr().out
 
 
 def test_a_profile_with_an_unknown_field_is_one_error_line(

@@ -6,14 +6,16 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from bot.core import Core
 from bot.errors import InputError
 from bot.ingest.jsonl import read_jsonl
-from bot.ingest.store import store_papers
+from bot.ingest.store import refresh_vectors, store_papers
 from bot.models import Paper
 from bot.search import search_papers
+from bot.vectors import paper_metadata
 
 
 async def test_second_ingest_embeds_nothing_and_a_replacement_is_embedded_once(
@@ -30,6 +32,23 @@ async def test_second_ingest_embeds_nothing_and_a_replacement_is_embedded_once(
     assert (third.updated, third.embedded) == (1, 1)
     assert await core.vectors.count() == 40
     assert await core.repo.count_papers() == 40
+
+
+async def test_vectors_made_another_way_are_refreshed_once(core: Core, demo_papers: list[Paper]) -> None:
+    papers = demo_papers[:12]
+    await store_papers(core, papers)
+    current = await core.vectors.vectors([p.id for p in papers])
+    # as a store from before title vectors had them: title-and-abstract vectors under the bare content hash
+    old_vectors = core.embedder.embed([p.text for p in papers[:5]])
+    collection = await core.vectors.collection()
+    collection.upsert(
+        ids=[p.id for p in papers[:5]],
+        embeddings=list(old_vectors),
+        metadatas=[{**paper_metadata(p), "content_hash": p.content_hash} for p in papers[:5]],
+    )
+    assert (await refresh_vectors(core)) == (12, 5)
+    assert np.allclose(await core.vectors.vectors([p.id for p in papers]), current, atol=1e-5)
+    assert (await refresh_vectors(core)) == (12, 0)
 
 
 async def test_every_stored_paper_gets_an_extractive_tldr_in_sqlite_and_chroma(

@@ -68,3 +68,16 @@ async def store_papers(core: Core, papers: Sequence[Paper], progress: Progress |
     report = IngestReport(len(cleaned), counts.inserted, counts.updated, counts.unchanged, embedded)
     log.info("ingest: %s", report.line())
     return report
+
+
+async def refresh_vectors(core: Core, progress: Progress | None = None) -> tuple[int, int]:
+    """Bring every stored paper's vector up to date (missing, or made from an older text or recipe), day by day.
+
+    Returns (papers looked at, papers embedded). Interrupting it loses nothing: a later run continues.
+    """
+    seen = embedded = 0
+    for day in await core.repo.announcement_days():
+        papers = await core.repo.papers_on(day)
+        seen += len(papers)
+        embedded += await ensure_vectors(core, papers, progress)
+    return seen, embedded
