@@ -258,10 +258,15 @@ async def deliver_due_personal_digests(
             continue
         schedule = DigestSchedule(user.digest_mode, user.post_time, user.timezone, user.weekly_day)
         try:
-            target, _ = await _saved_personal_target(core, user.key)
-            assert target.id is not None
-            due = due_days(schedule, now, days, await core.repo.last_sent_day(target.id))
-            seen = await channel_targets(user.key) if channel_targets is not None else None
+            # read-only until something is due: this runs for every member every few minutes
+            targets = await core.repo.targets_of_profile(profile_owner(user.key))
+            if not targets and await core.repo.get_profile(profile_owner(user.key)) is None:
+                log.debug("%s opted in to a personal digest but has no profile yet", user.key)
+                continue
+            personal = [t for t in targets if t.chat_id.startswith(PERSONAL_CHAT_PREFIX) and t.id is not None]
+            last_sent = await core.repo.last_sent_day(personal[0].id) if personal and personal[0].id else None
+            due = due_days(schedule, now, days, last_sent)
+            seen = await channel_targets(user.key) if due and channel_targets is not None else None
             for day in due:
                 results.append(await deliver_personal_digest(core, poster, user.key, day, channel_targets=seen))
         except PaperscoutError as exc:

@@ -11,7 +11,7 @@ import numpy as np
 from bot import learn
 from bot.adapters.console import ConsolePoster
 from bot.core import Core
-from bot.delivery import deliver_digest
+from bot.delivery import DeliveryError, deliver_digest
 from bot.models import Paper, Profile, Target
 from bot.onboarding import Draft, build_profile
 from bot.users import (
@@ -157,10 +157,22 @@ async def test_export_shows_everything_and_forget_deletes_it_all(core: Core, sto
     assert (await forget_user(core, KEY))["users"] == 0  # forgetting twice is harmless
 
 
+class BrokenPoster:
+    """A console poster whose platform refuses every post for good."""
+
+    platform = "console"
+
+    async def post_digest(self, target: Target, digest: object) -> list[str]:
+        raise DeliveryError("the platform refused the message", permanent=True)
+
+    async def send_text(self, target: Target, text: str) -> list[str]:
+        raise DeliveryError("the platform refused the message", permanent=True)
+
+
 async def test_due_personal_digests_go_out_at_each_users_time_once_and_only_on_their_platform(
     core: Core, store_day: StoreDay
 ) -> None:
-    await store_day(core)
+    papers = await store_day(core)
     await make_user(core)  # console:ada, daily at 08:00 UTC
     await core.repo.save_profile(profile_owner("telegram:42"), (await core.repo.get_profile(profile_owner(KEY))))
     await core.repo.save_user_settings(
@@ -174,13 +186,23 @@ async def test_due_personal_digests_go_out_at_each_users_time_once_and_only_on_t
     poster = ConsolePoster(out)
     morning = dt.datetime(2025, 5, 26, 7, 59, tzinfo=dt.UTC)
 
-    early = await deliver_due_personal_digests(core, poster, morning)
-    assert [(r.target.key, r.status) for r in early] == [("console:dm:bob", "failed")]  # and ada not yet
-    assert "no personal profile" in early[0].detail and out.getvalue() == ""
+    # before ada's time nothing goes out, and bob (no profile yet) is passed over quietly
+    assert await deliver_due_personal_digests(core, poster, morning) == []
+    assert out.getvalue() == "" and await core.repo.targets_of_profile(profile_owner(KEY)) == []
 
     sent = await deliver_due_personal_digests(core, poster, morning + dt.timedelta(minutes=1))
-    assert [(r.target.key, r.day, r.status) for r in sent if r.status != "failed"] == [("console:dm:ada", DAY, "sent")]
+    assert [(r.target.key, r.day, r.status) for r in sent] == [("console:dm:ada", DAY, "sent")]
     assert out.getvalue().count("--- to console:dm:ada ---") == 1  # telegram:42 waits for the Telegram poster
-    later = await deliver_due_personal_digests(core, poster, morning + dt.timedelta(hours=6))
-    assert [r for r in later if r.status != "failed"] == []
+    assert await deliver_due_personal_digests(core, poster, morning + dt.timedelta(hours=6)) == []
     assert out.getvalue().count("--- to console:dm:ada ---") == 1
+
+    # a platform that fails is reported, and the ledger keeps the day owed for the next round
+    await core.repo.save_user_settings(
+        "console:ada", digest_mode="daily", post_time="08:00", timezone="UTC", weekly_day=0
+    )
+    next_day = DAY + dt.timedelta(days=1)
+    await core.repo.upsert_papers([replace(p, id=p.id + "1", announced=next_day) for p in papers[:20]])
+    failing = await deliver_due_personal_digests(core, BrokenPoster(), dt.datetime(2025, 5, 27, 9, 0, tzinfo=dt.UTC))
+    assert [(r.day, r.status) for r in failing] == [(next_day, "failed")] and "refused" in failing[0].detail
+    retried = await deliver_due_personal_digests(core, poster, dt.datetime(2025, 5, 27, 9, 5, tzinfo=dt.UTC))
+    assert [(r.day, r.status) for r in retried] == [(next_day, "sent")]
