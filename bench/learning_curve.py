@@ -28,7 +28,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from rank_quality import DEFAULT_DATA, KS, Day, LazyModel, load_days
+from rank_quality import DEFAULT_DATA, KS, Day, LazyModel, load_days, measure
 
 from bot import learn, rank
 from bot.evaluate import DayArrays, skim_reactions, train_on_days
@@ -53,10 +53,6 @@ def day_arrays(days: list[Day], model: rank.ProfileModel) -> list[DayArrays]:
         cold = rank.score_papers(day.vecs, day.features, [model])[0]
         out.append(DayArrays(day.papers[0].announced, tuple(p.id for p in day.papers), cold, day.vecs, day.labels))
     return out
-
-
-def measure(scores: np.ndarray, labels: np.ndarray) -> list[float]:
-    return [roc_auc(scores, labels), *(recall_at_k(scores, labels, k) for k in KS)]
 
 
 def header(title: str) -> None:

@@ -31,10 +31,10 @@ from bot.usage import budget_today, format_usd
 log = logging.getLogger(__name__)
 
 PURPOSE = "score"
-# Characters of the abstract's opening sent with each title. Measured (bench/llm_tokens.py --text-proxy): within
-# the shortlist, title + 40 characters keeps as much ranking signal as + 60 (AUC 0.765 vs 0.742 for the title
-# alone, 0.798 for the whole abstract), more than the extractive key sentence at 250 characters, and lets the
-# 180-paper shortlist fit a fifth of the reference tokens together with the digest's TL;DRs.
+# Characters of the abstract's opening sent with each title. Measured (bench/llm_tokens.py --text-proxy, an
+# embedding proxy within the shortlist): title + 40 characters carries more signal than the title alone (AUC 0.716
+# vs 0.696; 0.782 for the whole abstract) and about as much as + 60, and lets the 180-paper shortlist fit a fifth of
+# the reference tokens together with the digest's TL;DRs; 100 characters would pass 20% (docs/BENCHMARKS.md).
 ABSTRACT_CHARS = 40
 COMMENT_CHARS = 200
 RETRY_ROUNDS = 2
