@@ -131,3 +131,20 @@ async def test_score_cache_round_trip(tmp_path: Path) -> None:
         assert await repo.cached_scores(["2505.00001"], "fp2", "model-a") == {}
     finally:
         await repo.close()
+
+
+async def test_concurrent_writers_take_turns_on_the_one_connection(tmp_path: Path) -> None:
+    # adapters handle several users at once: reactions and usage records must not collide mid-transaction
+    import asyncio
+
+    conn = await open_database(tmp_path / "db.sqlite3")
+    repo = Repository(conn)
+    try:
+        await asyncio.gather(
+            *(repo.add_feedback(f"console:u{i}", f"2505.{17000 + i}", 1) for i in range(5)),
+            *(repo.ensure_user(f"console:v{i}", "V") for i in range(5)),
+        )
+        assert [await repo.count_feedback(f"console:u{i}") for i in range(5)] == [1] * 5
+        assert all([await repo.get_user(f"console:v{i}") for i in range(5)])
+    finally:
+        await repo.close()

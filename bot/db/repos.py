@@ -6,6 +6,7 @@ database as it was before the call.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import datetime as dt
 import json
@@ -108,17 +109,21 @@ class Repository:
 
     def __init__(self, conn: aiosqlite.Connection) -> None:
         self.conn = conn
+        # One connection serves every task: two write blocks must not interleave on it (a second BEGIN fails, and
+        # one task's rollback would undo another's writes), so write transactions take turns.
+        self._write_lock = asyncio.Lock()
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[aiosqlite.Connection]:
-        """Run the block in one write transaction; roll back on any exception."""
-        await self.conn.execute("BEGIN IMMEDIATE")
-        try:
-            yield self.conn
-        except BaseException:
-            await self.conn.rollback()
-            raise
-        await self.conn.commit()
+        """Run the block in one write transaction, one at a time per connection; roll back on any exception."""
+        async with self._write_lock:
+            await self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self.conn
+            except BaseException:
+                await self.conn.rollback()
+                raise
+            await self.conn.commit()
 
     async def close(self) -> None:
         """Close the underlying connection."""
