@@ -227,8 +227,9 @@ def parse_question(question: str, today: dt.date, previous: Turn | None = None) 
     categories = tuple(dict.fromkeys(normalise_category(m.group(1), m.group(2)) for m in _CATEGORY.finditer(question)))
     removed += [m.group(0) for m in _CATEGORY.finditer(question)]
     authors: tuple[str, ...] = ()
-    by = _BY_AUTHOR.search(question)
-    if by:
+    # looked for after the time words are gone, so "from May 1 to May 5" or "from Monday" is not an author
+    by = _BY_AUTHOR.search(strip_phrases(question, removed))
+    if by and by.group(1).split()[0].lower().rstrip(".") not in _CALENDAR_WORDS:
         name = by.group(1).strip().rstrip(".")
         authors = (name,)
         removed.append(by.group(0))

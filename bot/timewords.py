@@ -113,8 +113,8 @@ def find_time_window(question: str, today: dt.date) -> TimeWindow | None:
 
     rules: list[tuple[str, object]] = [
         (rf"\b(?:between|from)\s+({_DATE})\s+(?:and|to|until|-)\s+({_DATE})", "range"),
-        (rf"\bsince\s+({_DATE})", "since_date"),
-        (rf"\bsince\s+(?:last\s+)?({_WD})\b", "since_weekday"),
+        (rf"\b(?:since|from)\s+({_DATE})", "since_date"),
+        (rf"\b(?:since|from)\s+(?:last\s+)?({_WD})\b", "since_weekday"),
         (rf"\b(?:on\s+)?({_ISO})\b", "on_date"),
         (r"\btoday\b|\bthis morning\b", "today"),
         (r"\byesterday\b", "yesterday"),
@@ -129,7 +129,7 @@ def find_time_window(question: str, today: dt.date) -> TimeWindow | None:
         (r"\bthis\s+year\b", "this_year"),
         (rf"\bon\s+({_DATE})", "on_date"),
         (rf"\b(?:on\s+|last\s+)({_WD})\b", "on_weekday"),
-        (rf"\b(?:in|during)\s+({_MON})\.?(?:\s+(\d{{4}}))?\b", "in_month"),
+        (rf"\b(?:in|during|from)\s+({_MON})\.?(?:\s+(\d{{4}}))?\b", "in_month"),
         (r"\b(?:in|during)\s+(\d{4})\b", "in_year"),
     ]
     best: tuple[int, TimeWindow] | None = None

@@ -19,6 +19,7 @@ from bot.rag import ask, parse_question, retrieve, topic_alternatives
 from tests.fakes.openai_server import TEST_API_KEY, FakeOpenAI, Fault
 
 FRIDAY = dt.date(2025, 5, 30)
+MONDAY = dt.date(2025, 5, 26)
 COMOE, PREMOE = "2505.17553", "2505.17639"  # the two mixture-of-experts papers of the bundled day
 
 
@@ -213,3 +214,11 @@ async def test_a_question_with_alternatives_finds_papers_on_any_of_them(core: Co
     assert wanted <= {r.paper.id for r in answer if r.in_title}
     one = await ask(core, "any papers on unlearning today?", today=today)
     assert "2505.17965" not in {p.id for p in one.citations}
+
+
+def test_from_a_month_or_weekday_is_time_not_an_author() -> None:
+    for question, start in (("MoE papers from May 1 to May 5", dt.date(2025, 5, 1)), ("MoE from Monday", MONDAY)):
+        filters = parse_question(question, FRIDAY)
+        assert filters.authors == () and filters.topic == "MoE" and filters.window is not None
+        assert filters.window.start == start
+    assert parse_question("MoE papers from Lenka Zdeborova", FRIDAY).authors == ("Lenka Zdeborova",)
