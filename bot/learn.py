@@ -204,15 +204,6 @@ def _normal_id(paper_id: str) -> str:
         return paper_id.strip()
 
 
-async def _stored_vectors(core: Core, ids: Sequence[str]) -> dict[str, np.ndarray]:
-    """Vectors of the ids that have one (papers never embedded are skipped, not an error)."""
-    present = list(await core.vectors.stored_hashes(list(ids)))
-    if not present:
-        return {}
-    vecs = await core.vectors.vectors(present)
-    return dict(zip(present, vecs, strict=True))
-
-
 async def _refresh_background(core: Core, user_key: str, entry: _UserFeedback) -> None:
     """Sample weak negatives from the latest days the user reacted on (kept until those days change)."""
     papers = await core.repo.get_papers([r.paper_id for r in entry.reactions])
@@ -225,7 +216,7 @@ async def _refresh_background(core: Core, user_key: str, entry: _UserFeedback) -
     if len(ids) > BACKGROUND_SIZE:
         rng = np.random.default_rng(zlib.crc32(user_key.encode("utf-8")))
         ids = [ids[i] for i in sorted(rng.choice(len(ids), BACKGROUND_SIZE, replace=False))]
-    found = await _stored_vectors(core, ids)
+    found = await core.vectors.found_vectors(ids)
     entry.background = np.stack(list(found.values())) if found else None
     entry.background_days = days
 
@@ -241,7 +232,7 @@ async def _train_user(core: Core, user_key: str) -> _UserFeedback:
         entry.reactions = tuple(Reaction(row.paper_id, row.value) for row in rows)
         missing = [r.paper_id for r in entry.reactions if r.paper_id not in entry.vectors]
         if missing:
-            entry.vectors.update(await _stored_vectors(core, missing))
+            entry.vectors.update(await core.vectors.found_vectors(missing))
         usable = [r for r in entry.reactions if r.paper_id in entry.vectors]
         model = None
         if len(usable) >= MIN_REACTIONS:

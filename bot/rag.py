@@ -403,9 +403,12 @@ async def retrieve(
     query_text = " ".join(expand_terms(topic)) or topic
     query_vector = (await asyncio.to_thread(core.embedder.embed, [query_text]))[0]
     papers = await _candidates(core, filters, query_vector)
+    # a paper found by words may not be embedded yet (asked while an ingest runs): it waits for its vector
+    found = await core.vectors.found_vectors([p.id for p in papers])
+    papers = [p for p in papers if p.id in found]
     if not papers:
         return []
-    vectors = await core.vectors.vectors([p.id for p in papers])
+    vectors = np.stack([found[p.id] for p in papers])
     dense = vectors @ query_vector
     topic_words = await topic_evidence(core, filters.topic) if filters.topic else None
     relevance = dense.astype(np.float64).copy()

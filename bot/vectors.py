@@ -194,15 +194,21 @@ class VectorStore:
         """Stored vectors for `ids`, in the order given; raises StateError when one is missing."""
         if not ids:
             return np.zeros((0, self.embedder.dim), dtype=np.float32)
-        collection = await self.collection()
-        result = await asyncio.to_thread(collection.get, ids=list(ids), include=["embeddings"])
-        by_id = dict(zip(result["ids"], result["embeddings"], strict=True))
+        by_id = await self.found_vectors(ids)
         missing = [i for i in ids if i not in by_id]
         if missing:
             raise StateError(
                 f"{len(missing)} papers have no stored vector (first: {missing[0]}); run paperscout ingest"
             )
         return np.asarray([by_id[i] for i in ids], dtype=np.float32)
+
+    async def found_vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """The stored vectors among `ids`, by id (papers not embedded yet are simply absent); one round trip."""
+        if not ids:
+            return {}
+        collection = await self.collection()
+        result = await asyncio.to_thread(collection.get, ids=list(ids), include=["embeddings"])
+        return {i: np.asarray(v, dtype=np.float32) for i, v in zip(result["ids"], result["embeddings"], strict=True)}
 
     async def query(self, vector: np.ndarray, n_results: int, where: dict[str, Any] | None = None) -> list[VectorHit]:
         """Nearest papers to `vector`, optionally filtered with a Chroma `where` clause."""

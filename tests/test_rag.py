@@ -222,3 +222,12 @@ def test_from_a_month_or_weekday_is_time_not_an_author() -> None:
         assert filters.authors == () and filters.topic == "MoE" and filters.window is not None
         assert filters.window.start == start
     assert parse_question("MoE papers from Lenka Zdeborova", FRIDAY).authors == ("Lenka Zdeborova",)
+
+
+async def test_a_question_during_ingest_skips_papers_not_embedded_yet(core: Core, demo_papers: list[Paper]) -> None:
+    embedded = [p for p in demo_papers if p.id == COMOE] + demo_papers[:20]
+    await store_papers(core, embedded)
+    pending = [p for p in demo_papers if p.id == PREMOE]
+    await core.repo.upsert_papers(pending)  # in SQLite (and its full-text index) but without a vector yet
+    answer = await ask(core, "mixture of experts papers", today=dt.date(2025, 5, 26))
+    assert [p.id for p in answer.citations] == [COMOE]
