@@ -43,9 +43,7 @@ def answer_messages(core: Core, question: str, papers: Sequence[Paper], tldrs: d
         (n, f"{p.title} ({p.announced}): {tldrs.get(p.id) or p.abstract[:SUMMARY_CHARS]}")
         for n, p in enumerate(papers, 1)
     ]
-    # angle brackets could close the <question> block; a question never needs them
-    safe_question = clean_untrusted(question.replace("<", " ").replace(">", " "), 1000)
-    return core.llm.prompts.answer.messages(question=safe_question, papers=papers_block(rows))
+    return core.llm.prompts.answer.messages(question=clean_untrusted(question, 1000), papers=papers_block(rows))
 
 
 def check_citations(text: str, papers: Sequence[Paper]) -> WrittenAnswer:
@@ -64,10 +62,10 @@ def check_citations(text: str, papers: Sequence[Paper]) -> WrittenAnswer:
             order.append(number)
         return f"[{order.index(number) + 1}]"
 
+    if len(text) > MAX_ANSWER_CHARS:  # cut first, so every paper cited is still cited in the text shown
+        text = text[: MAX_ANSWER_CHARS - 1].rsplit(" ", 1)[0] + "…"
     cleaned = _CITATION.sub(renumber, text)
     cleaned = re.sub(r"[ \t]+([.,;:])", r"\1", re.sub(r"[ \t]{2,}", " ", cleaned)).strip()
-    if len(cleaned) > MAX_ANSWER_CHARS:
-        cleaned = cleaned[: MAX_ANSWER_CHARS - 1].rsplit(" ", 1)[0] + "…"
     return WrittenAnswer(text=cleaned, citations=tuple(papers[n - 1] for n in order), dropped=dropped)
 
 

@@ -36,8 +36,8 @@ DATA_PLACEHOLDERS = frozenset({"papers", "question"})
 
 _COMMENT = re.compile(r"<!--(?!\s*(?:system|user)\s*-->).*?-->", re.DOTALL)
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-# Opening or closing tags of the data block, with any spacing or attributes, in any case.
-_DELIMITER = re.compile(rf"<\s*/?\s*{DATA_TAG}?\b[^>]*>", re.IGNORECASE)
+# Opening or closing tags of the data blocks (<papers>, <question>), with any spacing or attributes, in any case.
+_DELIMITER = re.compile(rf"<\s*/?\s*(?:{DATA_TAG}?|question)\b[^>]*>", re.IGNORECASE)
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
 

@@ -231,3 +231,13 @@ async def test_a_question_during_ingest_skips_papers_not_embedded_yet(core: Core
     await core.repo.upsert_papers(pending)  # in SQLite (and its full-text index) but without a vector yet
     answer = await ask(core, "mixture of experts papers", today=dt.date(2025, 5, 26))
     assert [p.id for p in answer.citations] == [COMOE]
+
+
+def test_a_cut_answer_cites_only_the_papers_its_text_still_shows(demo_papers: list[Paper]) -> None:
+    from bot.answer import MAX_ANSWER_CHARS, check_citations
+
+    papers = demo_papers[:3]
+    text = "Two papers [2] and [7] matter. " + "word " * (MAX_ANSWER_CHARS // 5) + "Also [3]."
+    written = check_citations(text, papers)
+    assert written.citations == (papers[1],) and written.dropped == 1
+    assert written.text.startswith("Two papers [1] and matter.") and "[2]" not in written.text
