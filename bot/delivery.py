@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import logging
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -73,15 +74,15 @@ async def send_with_retries(poster: Poster, target: Target, digest: Digest) -> l
     raise AssertionError("unreachable")
 
 
-async def deliver_digest(core: Core, poster: Poster, target: Target, profile: Profile, day: dt.date) -> DeliveryResult:
-    """Build and post the digest of `day` for `target` unless the ledger says it went out already."""
+async def deliver(
+    core: Core, poster: Poster, target: Target, day: dt.date, build: Callable[[], Awaitable[Digest]]
+) -> DeliveryResult:
+    """Build (with `build`) and post the digest of `day` for `target` unless the ledger says it went out already."""
     if target.id is None:
         raise ValueError("a target must be saved before posting to it")
     if not await core.repo.claim_post(target.id, day):
         return DeliveryResult(target, day, "already-sent")
-    digest = await build_digest(
-        core, profile, day, size=target.digest_size, categories=target.categories, target=target.key
-    )
+    digest = await build()
     try:
         refs = await send_with_retries(poster, target, digest)
     except DeliveryError as exc:
@@ -89,3 +90,16 @@ async def deliver_digest(core: Core, poster: Poster, target: Target, profile: Pr
         return DeliveryResult(target, day, "failed", str(exc))
     await core.repo.mark_sent(target.id, day, [i.paper.id for i in digest.items], detail=",".join(refs)[:500])
     return DeliveryResult(target, day, "sent", f"{digest.picked} papers")
+
+
+async def deliver_digest(core: Core, poster: Poster, target: Target, profile: Profile, day: dt.date) -> DeliveryResult:
+    """Build and post the channel digest of `day` for `target` once (see `deliver`)."""
+    return await deliver(
+        core,
+        poster,
+        target,
+        day,
+        lambda: build_digest(
+            core, profile, day, size=target.digest_size, categories=target.categories, target=target.key
+        ),
+    )

@@ -22,7 +22,8 @@ import asyncio
 import datetime as dt
 import logging
 import zlib
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -329,12 +330,19 @@ def _feedback_reason(entry: _UserFeedback, titles: dict[str, str], vec: np.ndarr
     return f"like papers you {'upvoted' if up else 'downvoted'}: {short}"
 
 
+@asynccontextmanager
+async def forgetting(core: Core, user_key: str) -> AsyncIterator[None]:
+    """Hold the user's model while their feedback is deleted inside the block, then drop every cached model and
+    vector of theirs: no retrain can cache what the deleted rows taught."""
+    entry = _entry(core, user_key)
+    async with entry.lock:
+        try:
+            yield
+        finally:
+            core.feedback_models.pop(user_key, None)
+
+
 async def forget_feedback(core: Core, user_key: str) -> int:
     """Delete the user's reactions and every cached model and vector of theirs; returns how many rows were deleted."""
-    entry = core.feedback_models.get(user_key)
-    if entry is not None:
-        async with entry.lock:
-            deleted = await core.repo.delete_feedback(user_key)
-            core.feedback_models.pop(user_key, None)
-        return deleted
-    return await core.repo.delete_feedback(user_key)
+    async with forgetting(core, user_key):
+        return await core.repo.delete_feedback(user_key)

@@ -21,10 +21,9 @@ from typing import Any
 
 from bot import learn
 from bot.core import Core
-from bot.delivery import DeliveryError, DeliveryResult, Poster, send_with_retries
+from bot.delivery import DeliveryResult, Poster, deliver
 from bot.digest import attach_tldrs
 from bot.errors import InputError, PaperscoutError
-from bot.ingest.store import ensure_vectors
 from bot.models import Digest, Profile, Target, UserRecord
 from bot.profiles import profile_to_mapping
 from bot.schedule import DigestSchedule, due_days
@@ -171,25 +170,23 @@ async def personal_digest(
     weekly: bool = False,
     channel_targets: Sequence[int] | None = None,
     size: int | None = None,
+    profile: Profile | None = None,
 ) -> Digest:
     """The user's digest of `day` (or of the 7 days ending on `day`), ranked with their profile and feedback.
 
     Papers the user already got in a channel digest (of `channel_targets`, default `channel_targets_of`) on those
-    days, and papers they gave a thumbs down, are left out.
+    days, and papers they gave a thumbs down, are left out. `profile` saves a read when the caller has it.
     """
-    profile = await core.repo.get_profile(profile_owner(user_key))
+    profile = profile or await core.repo.get_profile(profile_owner(user_key))
     if profile is None:
         raise InputError("you have no personal profile yet; send /start to make one")
     size = size or core.settings.digest_size
     start = day - dt.timedelta(days=6) if weekly else day
     papers = await core.repo.papers_between(start, day, list(profile.categories) or None)
     targets = list(channel_targets) if channel_targets is not None else await channel_targets_of(core, user_key)
-    already: set[str] = set()
-    for offset in range((day - start).days + 1):
-        already |= await core.repo.sent_paper_ids(targets, start + dt.timedelta(days=offset))
+    already = await core.repo.sent_paper_ids(targets, start, day)
     disliked = {f.paper_id for f in await core.repo.user_feedback_rows(user_key) if f.value < 0}
     fresh = [p for p in papers if p.id not in already and p.id not in disliked]
-    await ensure_vectors(core, fresh)
     ranked = await learn.rank_for_user(core, user_key, profile, fresh, top_k=size)
     items = await attach_tldrs(core, ranked[:size])
     notes = []
@@ -210,7 +207,7 @@ def _papers(count: int) -> str:
     return f"{count} paper" + ("" if count == 1 else "s")
 
 
-async def _saved_personal_target(core: Core, user_key: str) -> tuple[Target, UserRecord | None]:
+async def _saved_personal_target(core: Core, user_key: str) -> tuple[Target, Profile, UserRecord | None]:
     """The user's personal digest target, saved (so it has an id for the ledger) and never channel-scheduled."""
     profile = await core.repo.get_profile(profile_owner(user_key))
     if profile is None:
@@ -218,25 +215,28 @@ async def _saved_personal_target(core: Core, user_key: str) -> tuple[Target, Use
     user = await core.repo.get_user(user_key)
     target = personal_target(user_key, profile, user, core.settings.digest_size)
     target = replace(target, id=await core.repo.save_target(target, profile_owner(user_key), scheduled=False))
-    return target, user
+    return target, profile, user
 
 
 async def deliver_personal_digest(
     core: Core, poster: Poster, user_key: str, day: dt.date, *, channel_targets: Sequence[int] | None = None
 ) -> DeliveryResult:
-    """Build and post a user's personal digest for `day` once (the posting ledger guards against repeats)."""
-    target, user = await _saved_personal_target(core, user_key)
-    assert target.id is not None
-    if not await core.repo.claim_post(target.id, day):
-        return DeliveryResult(target, day, "already-sent")
-    weekly = user is not None and user.digest_mode == "weekly"
-    digest = await personal_digest(core, user_key, day, weekly=weekly, channel_targets=channel_targets)
-    try:
-        refs = await send_with_retries(poster, target, digest)
-    except DeliveryError as exc:
-        return DeliveryResult(target, day, "failed", str(exc))
-    await core.repo.mark_sent(target.id, day, [i.paper.id for i in digest.items], detail=",".join(refs)[:500])
-    return DeliveryResult(target, day, "sent", f"{digest.picked} papers")
+    """Build and post a user's personal digest for `day` once (the posting ledger guards against repeats).
+
+    Holds the user's lock, so a /forget waits for a delivery in progress and a later one finds nothing to send.
+    """
+    async with core.user_locks(user_key):
+        target, profile, user = await _saved_personal_target(core, user_key)
+        weekly = user is not None and user.digest_mode == "weekly"
+        return await deliver(
+            core,
+            poster,
+            target,
+            day,
+            lambda: personal_digest(
+                core, user_key, day, weekly=weekly, channel_targets=channel_targets, profile=profile
+            ),
+        )
 
 
 async def deliver_due_personal_digests(
@@ -269,8 +269,11 @@ async def deliver_due_personal_digests(
             seen = await channel_targets(user.key) if due and channel_targets is not None else None
             for day in due:
                 results.append(await deliver_personal_digest(core, poster, user.key, day, channel_targets=seen))
-        except PaperscoutError as exc:
-            log.warning("personal digest for %s not posted: %s", user.key, exc)
+        except Exception as exc:  # one member's trouble (even a bug) must not cost the others their digest
+            if isinstance(exc, PaperscoutError):
+                log.warning("personal digest for %s not posted: %s", user.key, exc)
+            else:
+                log.exception("personal digest for %s failed", user.key)
             unsaved = personal_target(user.key, Profile(name=user.display_name or user.key, topics=()), user, 0)
             results.append(DeliveryResult(unsaved, now.date(), "failed", str(exc)))
     return results
@@ -330,14 +333,12 @@ async def forget_user(core: Core, user_key: str) -> dict[str, int]:
     """Delete everything stored about a user: feedback and its vectors, profile, personal targets and their
     ledger, settings, any unfinished onboarding and their last questions. Returns how many rows of each kind went;
     safe to repeat."""
-    async with core.user_locks(user_key):  # an onboarding step in flight must not store its state afterwards
+    # the user's lock: an onboarding step or a delivery in flight must not store anything afterwards
+    async with core.user_locks(user_key), learn.forgetting(core, user_key):
         owner = profile_owner(user_key)
         profile = await core.repo.get_profile(owner)
         if profile is not None:
             core.profile_cache.pop(profile.fingerprint, None)
         targets = await core.repo.targets_of_profile(owner)
-        forgotten = await learn.forget_feedback(core, user_key)
         usage_targets = [owner, f"ask:{user_key}", *(t.key for t in targets)]
-        counts = await core.repo.delete_user(user_key, owner, usage_targets=usage_targets)
-    counts["feedback"] = counts.get("feedback", 0) + forgotten
-    return counts
+        return await core.repo.delete_user(user_key, owner, usage_targets=usage_targets)

@@ -206,3 +206,16 @@ async def test_due_personal_digests_go_out_at_each_users_time_once_and_only_on_t
     assert [(r.day, r.status) for r in failing] == [(next_day, "failed")] and "refused" in failing[0].detail
     retried = await deliver_due_personal_digests(core, poster, dt.datetime(2025, 5, 27, 9, 5, tzinfo=dt.UTC))
     assert [(r.day, r.status) for r in retried] == [(next_day, "sent")]
+
+
+async def test_forget_during_a_delivery_waits_for_it_and_leaves_nothing(core: Core, store_day: StoreDay) -> None:
+    import asyncio
+
+    await store_day(core)
+    await make_user(core)
+    out = io.StringIO()
+    delivered, counts = await asyncio.gather(
+        deliver_personal_digest(core, ConsolePoster(out), KEY, DAY), forget_user(core, KEY)
+    )
+    assert delivered.status == "sent" and counts["ledger"] == 1 and counts["profiles"] == 1
+    assert await core.repo.get_user(KEY) is None and await core.repo.targets_of_profile(profile_owner(KEY)) == []

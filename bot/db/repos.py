@@ -406,13 +406,14 @@ class Repository:
             row = await cursor.fetchone()
         return int_to_day(int(row[0])) if row and row[0] is not None else None
 
-    async def sent_paper_ids(self, target_ids: Sequence[int], day: dt.date) -> set[str]:
-        """Papers already delivered to any of `target_ids` for `day`."""
+    async def sent_paper_ids(self, target_ids: Sequence[int], day: dt.date, until: dt.date | None = None) -> set[str]:
+        """Papers already delivered to any of `target_ids` for `day` (or for any day from `day` to `until`)."""
         if not target_ids:
             return set()
         async with self.conn.execute(
-            f"SELECT paper_id FROM ledger_papers WHERE day=? AND target_id IN ({_placeholders(len(target_ids))})",
-            (day_to_int(day), *target_ids),
+            "SELECT paper_id FROM ledger_papers WHERE day BETWEEN ? AND ?"
+            f" AND target_id IN ({_placeholders(len(target_ids))})",
+            (day_to_int(day), day_to_int(until or day), *target_ids),
         ) as cursor:
             return {r[0] async for r in cursor}
 
@@ -639,9 +640,8 @@ class Repository:
 
     async def users_with_digest(self) -> list[UserRecord]:
         """Users who opted in to a personal digest (daily or weekly)."""
-        async with self.conn.execute("SELECT key FROM users WHERE digest_mode != 'off' ORDER BY key") as cursor:
-            keys = [r[0] async for r in cursor]
-        return [user for user in [await self.get_user(k) for k in keys] if user is not None]
+        async with self.conn.execute("SELECT * FROM users WHERE digest_mode != 'off' ORDER BY key") as cursor:
+            return [_user_from_row(row) async for row in cursor]
 
     async def user_feedback_rows(self, key: str) -> list[FeedbackRecord]:
         """Every thumbs up/down of a user, oldest first, with paper titles where the paper is stored."""
