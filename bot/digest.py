@@ -12,6 +12,8 @@ import datetime as dt
 from collections.abc import Collection, Sequence
 from dataclasses import replace
 
+import numpy as np
+
 from bot.core import Core, LLMRuntime
 from bot.errors import InputError
 from bot.ingest.store import ensure_vectors
@@ -36,16 +38,27 @@ async def day_candidates(core: Core, day: dt.date, categories: Sequence[str] = (
     return await core.repo.papers_on(day, list(categories) or None)
 
 
+async def rank_with_vectors(
+    core: Core, papers: Sequence[Paper], profile: Profile
+) -> tuple[list[ScoredPaper], np.ndarray]:
+    """Every paper scored for `profile`, best first, and the papers' vectors in the order of `papers`.
+
+    Embeds what has no vector yet; callers that go on to use the vectors (feedback, evaluation) read them once.
+    """
+    if not papers:
+        return [], np.zeros((0, core.embedder.dim), dtype=np.float32)
+    await ensure_vectors(core, papers)
+    vectors = await core.vectors.vectors([p.id for p in papers])
+    model = await profile_model(core, profile)
+    return rank_for_profile(papers, vectors, model, len(papers)), vectors
+
+
 async def rank_papers(
     core: Core, papers: Sequence[Paper], profile: Profile, top_k: int | None = None
 ) -> list[ScoredPaper]:
     """Score `papers` for `profile` and return them best first (all of them unless `top_k`)."""
-    if not papers:
-        return []
-    await ensure_vectors(core, papers)
-    vectors = await core.vectors.vectors([p.id for p in papers])
-    model = await profile_model(core, profile)
-    return rank_for_profile(papers, vectors, model, top_k or len(papers))
+    ranked, _ = await rank_with_vectors(core, papers, profile)
+    return ranked[: top_k or len(ranked)]
 
 
 async def attach_tldrs(core: Core, items: Sequence[ScoredPaper]) -> list[ScoredPaper]:

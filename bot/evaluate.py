@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from bot.core import Core
-from bot.digest import rank_papers
+from bot.digest import rank_papers, rank_with_vectors
 from bot.errors import InputError
 from bot.ingest.jsonl import read_jsonl
 from bot.ingest.store import store_papers
@@ -172,8 +172,9 @@ def training_days_for(evaluated: dt.date, eval_days: Sequence[dt.date], train_da
 
 
 async def _day_arrays(core: Core, day: LabelledDay, profile: Profile) -> DayArrays:
-    cold = await cold_start_scores(core, profile, day.papers)
-    vecs = await core.vectors.vectors([p.id for p in day.papers])
+    ranked, vecs = await rank_with_vectors(core, day.papers, profile)
+    by_id = {item.paper.id: item.score for item in ranked}
+    cold = np.asarray([by_id[p.id] for p in day.papers], dtype=np.float64)
     labels = np.asarray([p.id in day.picks for p in day.papers], dtype=bool)
     return DayArrays(day.day, tuple(p.id for p in day.papers), cold, vecs, labels)
 

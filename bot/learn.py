@@ -29,6 +29,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from bot.core import Core
+from bot.digest import rank_with_vectors
 from bot.errors import InputError
 from bot.models import InvalidPaperId, Paper, Profile, ScoredPaper, split_arxiv_id
 
@@ -274,16 +275,9 @@ async def rank_for_user(
 
     Without reactions this is the cold-start ranking. Papers that feedback lifted (or sank) say so in their reasons.
     """
-    from bot.digest import profile_model
-    from bot.ingest.store import ensure_vectors
-    from bot.rank import rank_for_profile
-
     if not papers:
         return []
-    await ensure_vectors(core, papers)
-    vecs = await core.vectors.vectors([p.id for p in papers])
-    compiled = await profile_model(core, profile)
-    ranked = rank_for_profile(papers, vecs, compiled, len(papers))
+    ranked, vecs = await rank_with_vectors(core, papers, profile)
     entry = await _train_user(core, user_key)
     model = entry.model
     if model is None:
