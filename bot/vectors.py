@@ -129,13 +129,15 @@ class VectorStore:
             metadatas=metas,
             documents=[p.text for p in papers],
         )
-        if self._index is not None:
-            self._index.upsert(
-                [p.id for p in papers],
-                [day_to_int(p.announced) for p in papers],
-                vectors,
-                [p.categories for p in papers],
-            )
+        # under the index lock: a load running now has either read these rows or will get them here, never neither
+        async with self._index_lock:
+            if self._index is not None:
+                self._index.upsert(
+                    [p.id for p in papers],
+                    [day_to_int(p.announced) for p in papers],
+                    vectors,
+                    [p.categories for p in papers],
+                )
 
     def _load_index_sync(self, collection: Any) -> WindowIndex:
         index = WindowIndex(self.embedder.dim)
@@ -238,5 +240,6 @@ class VectorStore:
         if ids:
             collection = await self.collection()
             await asyncio.to_thread(collection.delete, ids=list(ids))
-            if self._index is not None:
-                self._index.delete(ids)
+            async with self._index_lock:
+                if self._index is not None:
+                    self._index.delete(ids)

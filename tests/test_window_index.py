@@ -6,7 +6,9 @@ import itertools
 
 import numpy as np
 
+from bot.core import Core
 from bot.window_index import WindowIndex
+from tests.conftest import StoreDay
 
 
 def _unit(rows: int, seed: int) -> np.ndarray:
@@ -39,3 +41,29 @@ def test_replace_and_delete() -> None:
     assert [h[0] for h in index.search(vectors[2], 5, 20250503, 20250503)] == ["a"]
     assert len(index) == 2
     assert index.search(vectors[0], 5, 20260101, 20260131) == []
+
+
+async def test_a_paper_stored_while_the_index_loads_is_not_lost(core: Core, store_day: StoreDay) -> None:
+    import asyncio
+    import time
+    from dataclasses import replace
+
+    papers = await store_day(core)
+    store = core.vectors
+    load = store._load_index_sync
+
+    def slow_load(collection: object) -> WindowIndex:
+        index = load(collection)  # reads every row stored so far, then the new paper arrives
+        time.sleep(0.5)
+        return index
+
+    store._load_index_sync = slow_load  # type: ignore[method-assign]
+    late = replace(papers[0], id="2505.99999")
+    vector = np.asarray([1.0] + [0.0] * (store.embedder.dim - 1), dtype=np.float32)
+
+    async def store_late() -> None:
+        await asyncio.sleep(0.2)
+        await store.upsert([late], vector[None, :])
+
+    index, _ = await asyncio.gather(store.window_index(), store_late())
+    assert index.search(vector, 1, None, None, [])[0][0] == "2505.99999"
