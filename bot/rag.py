@@ -72,6 +72,7 @@ ACRONYMS: dict[str, str] = {
 }
 
 _SEPARATORS = frozenset(",;/")
+_EXPANSIONS: dict[str, str] = {acronym: phrase_key(text) for acronym, text in ACRONYMS.items()}
 _FOLLOW_UP_REF = re.compile(r"\b(those|these|them|of the above|among them|that list)\b", re.IGNORECASE)
 # Words that never belong to a topic, wherever they stand.
 _META = frozenset(
@@ -184,17 +185,9 @@ def expand_terms(topic: str) -> list[str]:
     """The topic's normalised phrases plus acronym expansions in both directions."""
     key = phrase_key(topic)
     phrases = [key] if key else []
-    tokens = key.split()
-    for token in tokens:
-        if token in ACRONYMS:
-            phrases.append(phrase_key(ACRONYMS[token]))
-    for acronym, expansion in ACRONYMS.items():
-        if phrase_key(expansion) in f" {key} ".replace("  ", " ") or f" {phrase_key(expansion)} " in f" {key} ":
-            phrases.append(acronym)
-    seen: dict[str, None] = {}
-    for phrase in phrases:
-        seen.setdefault(phrase, None)
-    return list(seen)
+    phrases += [_EXPANSIONS[token] for token in key.split() if token in _EXPANSIONS]
+    phrases += [acronym for acronym, expansion in _EXPANSIONS.items() if f" {expansion} " in f" {key} "]
+    return list(dict.fromkeys(phrases))
 
 
 def strip_phrases(question: str, phrases: Sequence[str]) -> str:
@@ -330,31 +323,30 @@ class QuestionTopic:
         return max((a.coverage(text) for a in self.alternatives), default=0.0)
 
 
-async def _evidence(core: Core, alternative: Alternative) -> TopicEvidence:
+async def _evidence(core: Core, alternative: Alternative, total: int) -> TopicEvidence:
     topic = alternative.text
-    words = [w for w in phrase_key(topic).split() if w not in _FILLER and len(w) > 1]
-    acronyms = {w for w in words if w in ACRONYMS}
-    plain = list(dict.fromkeys(w for w in words if w not in acronyms))
     key = phrase_key(topic)
-    named_terms = [e for e in (phrase_key(x) for x in ACRONYMS.values()) if f" {e} " in f" {key} "]
-    if named_terms and len(named_terms[0].split()) >= len(plain) - 1:
+    words = [w for w in key.split() if w not in _FILLER and len(w) > 1]
+    acronyms = [w for w in dict.fromkeys(words) if w in _EXPANSIONS]
+    plain = list(dict.fromkeys(w for w in words if w not in _EXPANSIONS))
+    spelled = [(a, e) for a, e in _EXPANSIONS.items() if f" {e} " in f" {key} "]
+    if spelled and len(spelled[0][1].split()) >= len(plain) - 1:
         # the topic names an established term ("in-context learning"): its words alone do not make a paper on it
         plain = []
-    total = max(await core.repo.count_papers(), 1)
     frequencies = await core.repo.document_frequencies(plain)
     weights = {w: math.log((total + 1) / (frequencies.get(w, 0) + 1)) + 0.1 for w in plain}
-    phrases = [phrase_key(topic)] if len(words) > 1 else []
+    phrases = [key] if len(words) > 1 else []
     for acronym in acronyms:
-        phrases += [acronym, phrase_key(ACRONYMS[acronym])]
-    for acronym, expansion in ACRONYMS.items():
-        if f" {phrase_key(expansion)} " in f" {phrase_key(topic)} ":
-            phrases += [acronym, phrase_key(expansion)]
+        phrases += [acronym, _EXPANSIONS[acronym]]
+    for acronym, expansion in spelled:
+        phrases += [acronym, expansion]
     return TopicEvidence(weights, tuple(dict.fromkeys(p for p in phrases if p)), alternative.exact)
 
 
 async def topic_evidence(core: Core, topic: str) -> QuestionTopic:
     """Each alternative's content words weighted by rarity in the archive; rare words say more about a topic."""
-    return QuestionTopic(tuple([await _evidence(core, alternative) for alternative in topic_alternatives(topic)]))
+    total = max(await core.repo.count_papers(), 1)
+    return QuestionTopic(tuple([await _evidence(core, a, total) for a in topic_alternatives(topic)]))
 
 
 def lexical_groups(topic: str) -> list[list[str]]:
@@ -509,8 +501,7 @@ async def effective_window(core: Core, filters: Filters, today: dt.date) -> tupl
     """The window searched: the question's, or everything stored up to today."""
     if filters.window:
         return filters.window.start, filters.window.end
-    days = await core.repo.announcement_days()
-    return (days[0] if days else today), today
+    return (await core.repo.earliest_day() or today), today
 
 
 async def ask(

@@ -104,8 +104,6 @@ def digest_markdown(digest: Digest) -> str:
         f"Scanned {digest.scanned} papers, picked {digest.picked}.",
     ]
     table = usage_table(digest.usage)
-    if not table and usage_line(digest.usage):
-        header.append(usage_line(digest.usage))
     parts = ["\n".join(header)]
     if table:
         parts.append("\n".join(table))
@@ -161,6 +159,7 @@ def answer_text(answer: Answer) -> str:
     if answer.citations:
         lines.append("")
         lines.extend(f"[{n}] {paper.title} {paper.url}" for n, paper in enumerate(answer.citations, 1))
-    if usage_line(answer.usage):
-        lines.extend(["", usage_line(answer.usage)])
+    cost = usage_line(answer.usage)
+    if cost:
+        lines.extend(["", cost])
     return "\n".join(lines)

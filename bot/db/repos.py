@@ -215,6 +215,12 @@ class Repository:
         async with self.conn.execute("SELECT DISTINCT announced FROM papers ORDER BY announced") as cursor:
             return [int_to_day(r[0]) async for r in cursor]
 
+    async def earliest_day(self) -> dt.date | None:
+        """The first announcement day stored, if any."""
+        async with self.conn.execute("SELECT MIN(announced) FROM papers") as cursor:
+            row = await cursor.fetchone()
+        return int_to_day(row[0]) if row and row[0] else None
+
     async def latest_day(self) -> dt.date | None:
         """The most recent announcement day stored, if any."""
         async with self.conn.execute("SELECT MAX(announced) FROM papers") as cursor:
