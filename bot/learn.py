@@ -22,7 +22,7 @@ import asyncio
 import datetime as dt
 import logging
 import zlib
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
 
@@ -253,11 +253,19 @@ async def record_reaction(core: Core, user_key: str, paper_id: str, value: int) 
 
     The user's cached model is invalidated and retrained in a worker thread, so the event loop stays free.
     """
-    if value not in (1, -1):
-        raise InputError(f"a reaction is +1 or -1, not {value!r}")
+    await record_reactions(core, user_key, {paper_id: value})
+
+
+async def record_reactions(core: Core, user_key: str, reactions: Mapping[str, int]) -> None:
+    """Store several reactions at once (the ratings of onboarding) and retrain once; see `record_reaction`."""
+    bad = [v for v in reactions.values() if v not in (1, -1)]
+    if bad:
+        raise InputError(f"a reaction is +1 or -1, not {bad[0]!r}")
     if not user_key.strip():
         raise InputError("a reaction needs a user")
-    await core.repo.add_feedback(user_key, _normal_id(paper_id), value)
+    if not reactions:
+        return
+    await core.repo.add_feedback_many(user_key, {_normal_id(pid): value for pid, value in reactions.items()})
     _entry(core, user_key).version += 1
     await _train_user(core, user_key)
 

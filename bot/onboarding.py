@@ -543,8 +543,7 @@ async def _finish(core: Core, conv: Conversation, prefix: str) -> Reply:
         timezone=draft.timezone,
         weekly_day=draft.weekly_day,
     )
-    for paper_id, value in draft.ratings.items():
-        await learn.record_reaction(core, user_key, paper_id, value)
+    await learn.record_reactions(core, user_key, draft.ratings)
     conv.choices = []
     head = f"Saved your new {conv.editing}." if conv.mode == "edit" else "All set! Your profile is saved."
     text = "\n".join(

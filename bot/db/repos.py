@@ -10,7 +10,7 @@ import asyncio
 import dataclasses
 import datetime as dt
 import json
-from collections.abc import AsyncIterator, Iterable, Sequence
+from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
@@ -725,17 +725,21 @@ class Repository:
     # --- feedback: thumbs up/down per user and paper (issue 5, bot/learn.py) ---
 
     async def add_feedback(self, user_key: str, paper_id: str, value: int) -> None:
-        """Store a reaction (+1/-1); a second reaction to the same paper replaces the first (a change of mind).
+        """Store a reaction (+1/-1); a second reaction to the same paper replaces the first (a change of mind)."""
+        await self.add_feedback_many(user_key, {paper_id: value})
+
+    async def add_feedback_many(self, user_key: str, reactions: Mapping[str, int]) -> None:
+        """Store several reactions of one user in one transaction (see `add_feedback`).
 
         A user without a `users` row gets a bare one, so reactions work before any onboarding.
         """
         async with self.transaction() as conn:
             await conn.execute("INSERT OR IGNORE INTO users (key) VALUES (?)", (user_key,))
-            await conn.execute(
+            await conn.executemany(
                 "INSERT INTO feedback (user_key, paper_id, value) VALUES (?,?,?)"
                 " ON CONFLICT(user_key, paper_id) DO UPDATE SET value=excluded.value,"
                 " at=strftime('%Y-%m-%dT%H:%M:%SZ','now')",
-                (user_key, paper_id, value),
+                [(user_key, paper_id, value) for paper_id, value in reactions.items()],
             )
 
     async def count_feedback(self, user_key: str) -> int:
