@@ -193,10 +193,14 @@ class Conversation:
 # --- input hygiene ---
 
 
+def strip_controls(text: str) -> str:
+    """`text` without terminal escape sequences or control characters (newlines and tabs kept)."""
+    return _ANSI.sub("", text).translate(_CONTROL)
+
+
 def clean_input(text: str) -> str:
     """NFC, no terminal escapes or control characters (newlines and tabs kept), trimmed."""
-    text = _ANSI.sub("", unicodedata.normalize("NFC", text))
-    return text.translate(_CONTROL).strip()
+    return strip_controls(unicodedata.normalize("NFC", text)).strip()
 
 
 def _has_words(text: str) -> bool:

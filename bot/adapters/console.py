@@ -13,7 +13,7 @@ from bot import learn, onboarding
 from bot.core import Core
 from bot.errors import InputError
 from bot.models import Digest, InvalidPaperId, ScoredPaper, Target, split_arxiv_id
-from bot.onboarding import Reply
+from bot.onboarding import Reply, strip_controls
 from bot.rag import ask
 from bot.render import answer_text, digest_markdown
 from bot.users import export_user, forget_user, personal_digest, profile_owner
@@ -42,7 +42,6 @@ class ConsolePoster:
 
 # --- the interactive console: onboarding, personal digests and feedback on the terminal ---
 
-_UNSAFE = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-_]|[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _LOGIN = re.compile(r"[^A-Za-z0-9._-]+")
 
 CONSOLE_HELP = """Commands:
@@ -60,7 +59,7 @@ CONSOLE_HELP = """Commands:
 
 def terminal_safe(text: str) -> str:
     """Text with terminal escape sequences and control characters removed (newlines and tabs kept)."""
-    return _UNSAFE.sub("", text)
+    return strip_controls(text)
 
 
 def console_user_key(name: str | None = None) -> str:
