@@ -7,6 +7,7 @@ list to choose from when several people fit, or close spellings when nothing fit
 
 from __future__ import annotations
 
+import asyncio
 import difflib
 import re
 import unicodedata
@@ -143,15 +144,14 @@ class AuthorIndex:
         return ("close", "", unique) if unique else ("none", "", ())
 
 
-_cache: dict[tuple[str, int], AuthorIndex] = {}
-
-
 async def author_index(core: Core) -> AuthorIndex:
-    """The index of every stored author, rebuilt only when the number of stored papers changes."""
-    key = (str(core.settings.db_path), await core.repo.count_papers())
-    index = _cache.get(key)
+    """The index of every stored author, kept on the Core and rebuilt (in a worker thread: it reads every name
+    of the archive) only when the number of stored papers changes."""
+    count = await core.repo.count_papers()
+    index = core.author_index.get(count)
     if index is None:
-        index = AuthorIndex(await core.repo.all_authors())
-        _cache.clear()  # one store per process in practice; keep memory bounded
-        _cache[key] = index
+        names = await core.repo.all_authors()
+        index = await asyncio.to_thread(AuthorIndex, names)
+        core.author_index.clear()  # only the current archive's index is worth keeping
+        core.author_index[count] = index
     return index

@@ -68,6 +68,8 @@ class Core:
     feedback_models: dict[str, Any] = field(default_factory=dict)
     # present only when an LLM is configured; everything works without it
     llm: LLMRuntime | None = None
+    # the index of stored author names (bot.authors), keyed by the number of stored papers it was built from
+    author_index: dict[int, Any] = field(default_factory=dict)
     # serialises each user's conversation steps (bot.onboarding) across concurrent messages
     user_locks: KeyedLocks = field(default_factory=KeyedLocks)
 

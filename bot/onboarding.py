@@ -13,6 +13,7 @@ a reply saying what would work, and the conversation stays at the same step.
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import json
 import re
@@ -617,8 +618,9 @@ async def _match_names(core: Core, conv: Conversation, names: list[str], first: 
     index = await author_index(core)
     notes: list[str] = []
     queued: list[dict[str, Any]] = []
-    for name in names:
-        found = index.match(name)
+    # typo matching compares against every stored name: off the event loop
+    matches = await asyncio.to_thread(lambda: [index.match(name) for name in names])
+    for name, found in zip(names, matches, strict=True):
         if found.kind == "exact":
             if found.name not in conv.draft.authors:
                 conv.draft.authors.append(found.name)
