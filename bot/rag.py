@@ -22,7 +22,7 @@ import numpy as np
 from bot.answer import write_answer
 from bot.core import Core
 from bot.models import Paper, Profile
-from bot.rank import phrase_key, text_tokens
+from bot.rank import phrase_key, rank_for_profile, text_tokens
 from bot.timewords import MONTHS, WEEKDAYS, TimeWindow, find_time_window
 from bot.usage import run_usage, usage_run
 
@@ -362,7 +362,7 @@ def lexical_groups(topic: str) -> list[list[str]]:
     return groups
 
 
-async def _candidates(core: Core, filters: Filters, query_vector: np.ndarray) -> list[Paper]:
+async def _candidates(core: Core, filters: Filters, query_vector: np.ndarray | None) -> list[Paper]:
     start = filters.window.start if filters.window else None
     end = filters.window.end if filters.window else None
     if filters.restrict_to:
@@ -371,6 +371,7 @@ async def _candidates(core: Core, filters: Filters, query_vector: np.ndarray) ->
         tokens = [t for t in re.findall(r"[\w\-']+", filters.authors[0]) if len(t) > 1]
         papers = await core.repo.papers_by_author(tokens, start, end)
     else:
+        assert query_vector is not None, "a topic search needs the topic's vector"
         dense, lexical = await asyncio.gather(
             core.vectors.search_window(query_vector, POOL, start, end, filters.categories),
             core.repo.lexical_search(lexical_groups(filters.topic), start, end, POOL),
@@ -389,11 +390,12 @@ async def retrieve(
     core: Core, filters: Filters, *, profile: Profile | None = None, limit: int = MAX_CITATIONS, cut: bool = True
 ) -> list[Retrieved]:
     """The papers that answer `filters`, most relevant first, cut where relevance drops off (unless not `cut`)."""
-    topic = filters.topic or " ".join(filters.authors)
-    if not topic and not filters.authors:
+    if not filters.topic and not filters.authors:
         return []
-    query_text = " ".join(expand_terms(topic)) or topic
-    query_vector = (await asyncio.to_thread(core.embedder.embed, [query_text]))[0]
+    query_vector = None  # an author alone: their papers newest first (or by profile); a name's vector says nothing
+    if filters.topic:
+        query_text = " ".join(expand_terms(filters.topic)) or filters.topic
+        query_vector = (await asyncio.to_thread(core.embedder.embed, [query_text]))[0]
     papers = await _candidates(core, filters, query_vector)
     # a paper found by words may not be embedded yet (asked while an ingest runs): it waits for its vector
     found = await core.vectors.found_vectors([p.id for p in papers])
@@ -401,7 +403,7 @@ async def retrieve(
     if not papers:
         return []
     vectors = np.stack([found[p.id] for p in papers])
-    dense = vectors @ query_vector
+    dense = vectors @ query_vector if query_vector is not None else np.zeros(len(papers), dtype=np.float32)
     topic_words = await topic_evidence(core, filters.topic) if filters.topic else None
     relevance = dense.astype(np.float64).copy()
     evidence = []
@@ -411,14 +413,14 @@ async def retrieve(
         relevance[i] += TITLE_BONUS * title + ABSTRACT_BONUS * abstract
         evidence.append((title >= COVERED, abstract >= COVERED))
     if profile is not None:
-        from bot.digest import rank_papers
+        from bot.digest import profile_model
 
-        ranked = await rank_papers(core, papers, profile)
+        ranked = rank_for_profile(papers, vectors, await profile_model(core, profile), len(papers))
         by_id = {r.paper.id: r.score for r in ranked}
         profile_scores = np.asarray([by_id[p.id] for p in papers])
         spread = np.ptp(profile_scores) or 1.0
         relevance += PROFILE_WEIGHT * (profile_scores - profile_scores.min()) / spread
-    order = np.argsort(-relevance)
+    order = np.argsort(-relevance, kind="stable")
     results = [
         Retrieved(papers[i], float(relevance[i]), float(dense[i]), evidence[i][0], evidence[i][1]) for i in order
     ]

@@ -241,3 +241,13 @@ def test_a_cut_answer_cites_only_the_papers_its_text_still_shows(demo_papers: li
     written = check_citations(text, papers)
     assert written.citations == (papers[1],) and written.dropped == 1
     assert written.text.startswith("Two papers [1] and matter.") and "[2]" not in written.text
+
+
+async def test_an_author_alone_lists_their_papers_newest_first(core: Core, demo_papers: list[Paper]) -> None:
+    older, newer = (p for p in demo_papers if p.id in ("2505.17067", "2505.17137"))  # both by Kristin Qi
+    await store_papers(
+        core,
+        [dataclasses.replace(older, announced=dt.date(2025, 5, 26)), dataclasses.replace(newer, announced=FRIDAY)],
+    )
+    answer = await ask(core, "papers by Kristin Qi this week", today=FRIDAY)
+    assert [p.id for p in answer.citations] == ["2505.17137", "2505.17067"]
