@@ -392,7 +392,7 @@ async def test_api_connection_cut(fake_arxiv: FakeArxiv, arxiv_settings: Setting
 
 async def test_requests_are_spaced_by_the_shared_throttle(fake_arxiv: FakeArxiv, tmp_path: Path) -> None:
     fake_arxiv.add(*(record(f"2505.{n:05d}") for n in range(1, 8)))
-    settings = Settings(home=tmp_path, **fake_arxiv.settings_overrides(delay_seconds=0.2))
+    settings = Settings(home=tmp_path, **fake_arxiv.settings_overrides(delay_seconds=0.4))
     # One shared client: building one (an SSL context) blocks the loop for tens of ms, which would delay a
     # request already past the throttle and so shrink the gap the server sees.
     async with httpx.AsyncClient() as client:
@@ -405,7 +405,9 @@ async def test_requests_are_spaced_by_the_shared_throttle(fake_arxiv: FakeArxiv,
     times = fake_arxiv.request_times()
     assert len(times) == 6
     gaps = [b - a for a, b in itertools.pairwise(times)]
-    assert min(gaps) >= 0.15, gaps  # 0.2 s apart, less scheduling jitter on the server side
+    # 0.4 s apart, less scheduling jitter: the API fetchers start their HTTP sessions in worker threads, which can
+    # hold the interpreter for ~0.1 s just as an RSS request that is already past the throttle goes out
+    assert min(gaps) >= 0.28, gaps
 
 
 async def test_throttle_reserves_slots_in_order() -> None:
