@@ -23,13 +23,17 @@ from bot.score import score_shortlist
 from bot.summarize import digest_tldrs, extractive_tldr
 from bot.usage import run_usage, usage_run
 
+PROFILE_CACHE_SIZE = 1024  # compiled profiles kept in memory (~30 KB each); more are compiled again on demand
+
 
 async def profile_model(core: Core, profile: Profile) -> ProfileModel:
     """The compiled form of `profile`, embedded once per profile version and cached."""
-    cached = core.profile_cache.get(profile.fingerprint)
+    cached = core.profile_cache.pop(profile.fingerprint, None)
     if cached is None:
         cached = await asyncio.to_thread(compile_profile, profile, core.embedder.embed)
-        core.profile_cache[profile.fingerprint] = cached
+    core.profile_cache[profile.fingerprint] = cached  # most recently used last
+    while len(core.profile_cache) > PROFILE_CACHE_SIZE:  # drafts and old versions of edited profiles age out
+        core.profile_cache.pop(next(iter(core.profile_cache)))
     return cached
 
 

@@ -30,7 +30,6 @@ from bot.schedule import DigestSchedule, due_days
 
 log = logging.getLogger(__name__)
 
-DIGEST_MODES = ("off", "daily", "weekly")
 WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 PERSONAL_CHAT_PREFIX = "dm:"  # chat_id of a personal target: "dm:<id part of the user key>"
 MAX_USER_KEY = 200
