@@ -27,10 +27,10 @@ import numpy as np
 from bot import learn
 from bot.arxiv_taxonomy import check_category, describe
 from bot.authors import MAX_NAMES, author_index, fold, split_names
+from bot.cards import PaperCard
 from bot.core import Core
 from bot.digest import rank_papers
 from bot.models import Paper, Profile, Topic, UserRecord
-from bot.render import authors_line
 from bot.users import (
     WEEKDAYS,
     SettingError,
@@ -99,18 +99,6 @@ class Choice:
 
     label: str
     value: str
-
-
-@dataclass(frozen=True, slots=True)
-class PaperCard:
-    """A paper shown for rating; fields are untrusted text for the adapter to escape."""
-
-    paper_id: str
-    title: str
-    authors: str
-    url: str
-    tldr: str
-    categories: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -351,17 +339,6 @@ async def papers_to_rate(core: Core, profile: Profile, exclude: set[str], k: int
     return [ranked[i].paper for i in order]
 
 
-def _card(paper: Paper, tldr: str) -> PaperCard:
-    return PaperCard(
-        paper_id=paper.id,
-        title=paper.title,
-        authors=authors_line(paper.authors, 4),
-        url=paper.url,
-        tldr=tldr,
-        categories=", ".join(paper.categories[:4]),
-    )
-
-
 # --- the questions ---
 
 _HELP = (
@@ -477,7 +454,7 @@ async def _ask_rating(core: Core, conv: Conversation, prefix: str) -> Reply:
     )
     text = f"{intro}Paper {conv.rate_index + 1} of {len(conv.rate_ids)}: would you like papers like this one?"
     choices = (Choice("👍 up", "up"), Choice("👎 down", "down"), Choice("skip", "skip"))
-    return _reply(conv, prefix, text, choices, (_card(papers[0], tldr),))
+    return _reply(conv, prefix, text, choices, (PaperCard(paper=papers[0], tldr=tldr),))
 
 
 def _join(*parts: str) -> str:

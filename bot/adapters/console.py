@@ -15,7 +15,7 @@ from bot.errors import InputError
 from bot.models import Digest, InvalidPaperId, ScoredPaper, Target, split_arxiv_id
 from bot.onboarding import Reply, strip_controls
 from bot.rag import ask
-from bot.render import answer_text, digest_markdown
+from bot.render import answer_text, authors_line, digest_markdown
 from bot.users import export_user, forget_user, personal_digest, profile_owner
 
 
@@ -105,10 +105,14 @@ class ConsoleChat:
         """Render an onboarding reply: text, paper cards, numbered choices."""
         parts = [reply.text]
         for card in reply.cards:
-            lines = [f"  [{card.paper_id}] {card.title}", f"  {card.authors} · {card.categories}"]
+            paper = card.paper
+            lines = [
+                f"  [{paper.id}] {paper.title}",
+                f"  {authors_line(paper.authors, 4)} · {', '.join(paper.categories[:4])}",
+            ]
             if card.tldr:
                 lines.append(f"  TL;DR {card.tldr}")
-            lines.append(f"  {card.url}")
+            lines.append(f"  {paper.url}")
             parts.append("\n".join(lines))
         if reply.choices:
             labels = [f"{i}) {c.label}" for i, c in enumerate(reply.choices, 1)]
