@@ -10,34 +10,17 @@ from __future__ import annotations
 import asyncio
 import difflib
 import re
-import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 from bot.core import Core
+from bot.names import name_tokens
 
 MAX_NAME = 120  # longer than any real name
 MAX_NAMES = 20  # per message
 MAX_CHOICES = 8
 
-_WORD = re.compile(r"[^\W\d_]+")
 _PARTS = re.compile(r"[\n;]+")
-
-
-def fold(text: str) -> str:
-    """Lowercase without diacritics or apostrophes: 'Schölkopf' -> 'scholkopf', "O'Neil" -> 'oneil'."""
-    decomposed = unicodedata.normalize("NFKD", text)
-    plain = "".join(c for c in decomposed if not unicodedata.combining(c))
-    return plain.lower().replace("'", "").replace("\u2019", "").replace("ß", "ss")
-
-
-def name_tokens(name: str) -> list[str]:
-    """The folded words of a name in 'first ... last' order ("LeCun, Yann" -> ['yann', 'lecun'])."""
-    text = fold(name)
-    if text.count(",") == 1:
-        last, first = text.split(",")
-        text = f"{first} {last}"
-    return _WORD.findall(text)
 
 
 def split_names(text: str) -> list[str]:

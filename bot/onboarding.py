@@ -26,11 +26,12 @@ import numpy as np
 
 from bot import learn
 from bot.arxiv_taxonomy import check_category, describe
-from bot.authors import MAX_NAMES, author_index, fold, split_names
+from bot.authors import MAX_NAMES, author_index, split_names
 from bot.cards import PaperCard
 from bot.core import Core
 from bot.digest import rank_papers
 from bot.models import Paper, Profile, Topic, UserRecord
+from bot.names import fold
 from bot.users import (
     WEEKDAYS,
     SettingError,

@@ -32,6 +32,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from bot.models import Paper, Profile, ScoredPaper
+from bot.names import name_tokens
 
 Embedder = Callable[[list[str]], np.ndarray]
 
@@ -140,11 +141,7 @@ class _NameKey:
 
 
 def _name_key(name: str) -> _NameKey | None:
-    text = _ascii_lower(name).replace("'", "").replace("\u2019", "")
-    if "," in text:  # "LeCun, Yann"
-        last, first = text.split(",", 1)
-        text = f"{first} {last}"
-    parts = _WORD.findall(text)
+    parts = name_tokens(name)
     if not parts:
         return None
     first, last = parts[0], parts[-1]
