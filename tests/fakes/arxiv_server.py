@@ -33,20 +33,15 @@ narrows one to an endpoint); `always` sets one that never runs out. `stop()` mak
 from __future__ import annotations
 
 import argparse
-import contextlib
 import dataclasses
 import datetime as dt
 import hashlib
 import json
 import re
-import socket
-import sys
-import threading
 import time
-from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import parse_qs, quote, unquote, urlsplit
@@ -54,6 +49,7 @@ from xml.sax.saxutils import escape, quoteattr
 from zoneinfo import ZoneInfo
 
 from bot.models import InvalidPaperId, Paper, split_arxiv_id
+from tests.fakes.loopback import LoopbackFake
 
 Endpoint = Literal["rss", "api"]
 FaultKind = Literal["status", "malformed", "truncate", "disconnect", "delay"]
@@ -239,8 +235,10 @@ class RecordedRequest:
 # --- the server ---
 
 
-class FakeArxiv:
+class FakeArxiv(LoopbackFake[Fault, RecordedRequest]):
     """arXiv's RSS and API endpoints in a background thread on an ephemeral 127.0.0.1 port."""
+
+    thread_name = "fake-arxiv"
 
     def __init__(
         self,
@@ -251,17 +249,9 @@ class FakeArxiv:
         port: int = 0,
     ) -> None:
         """Serve `records`; `rss_day` is the announcement day of the RSS feed (default: latest announced)."""
+        super().__init__(host, port)
         self.rss_day = rss_day
-        self._address = (host, port)
-        self._lock = threading.Lock()
         self._records: dict[str, FakeRecord] = {}
-        self._faults: deque[Fault] = deque()
-        self._always: Fault | None = None
-        self._requests: list[RecordedRequest] = []
-        self._connections: set[socket.socket] = set()
-        self._stopping = threading.Event()
-        self._httpd: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
         self.add(*records)
 
     @classmethod
@@ -269,57 +259,8 @@ class FakeArxiv:
         """A fake serving the records of JSONL files or directories (not started yet)."""
         return cls(load_jsonl(*paths), rss_day=rss_day)
 
-    # --- lifecycle ---
-
-    def start(self) -> FakeArxiv:
-        """Bind and serve in a daemon thread; returns self."""
-        if self._httpd is not None:
-            return self
-        self._stopping.clear()
-        httpd = _Server(self._address, _Handler)
-        httpd.daemon_threads = True
-        httpd.fake = self  # type: ignore[attr-defined]
-        self._httpd = httpd
-        # A short poll interval keeps stop() (and so every fixture teardown) fast.
-        self._thread = threading.Thread(
-            target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, name="fake-arxiv", daemon=True
-        )
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        """Stop serving and drop open keep-alive connections: afterwards the port refuses connections."""
-        self._stopping.set()
-        if self._httpd is not None:
-            self._httpd.shutdown()
-            self._httpd.server_close()
-            self._httpd = None
-        with self._lock:
-            connections = list(self._connections)
-        for conn in connections:
-            with contextlib.suppress(OSError):
-                conn.shutdown(socket.SHUT_RDWR)
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-            self._thread = None
-
-    def __enter__(self) -> FakeArxiv:
-        return self.start()
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.stop()
-
-    @property
-    def port(self) -> int:
-        """The bound port (after `start`)."""
-        if self._httpd is None:
-            raise RuntimeError("FakeArxiv is not running")
-        return int(self._httpd.server_address[1])
-
-    @property
-    def url(self) -> str:
-        """Server root, e.g. ``http://127.0.0.1:54321``."""
-        return f"http://{self._address[0]}:{self.port}"
+    def _handler_class(self) -> type[BaseHTTPRequestHandler]:
+        return _Handler
 
     @property
     def rss_url(self) -> str:
@@ -367,74 +308,17 @@ class FakeArxiv:
         days = [r.announced for r in self.records]
         return max(days) if days else dt.datetime.now(dt.UTC).date()
 
-    # --- scripting ---
-
-    def enqueue(self, *faults: Fault) -> None:
-        """Queue one-shot faults, each consumed by the first request it applies to."""
-        with self._lock:
-            self._faults.extend(faults)
-
-    def always(self, fault: Fault | None) -> None:
-        """A fault applied to every matching request once no one-shot fault applies (None to clear)."""
-        with self._lock:
-            self._always = fault
-
-    def reset(self) -> None:
-        """Forget faults and recorded requests (records stay)."""
-        with self._lock:
-            self._faults.clear()
-            self._always = None
-            self._requests.clear()
-
-    @property
-    def pending_faults(self) -> int:
-        """One-shot faults not yet consumed."""
-        with self._lock:
-            return len(self._faults)
+    # --- what the fake saw ---
 
     @property
     def requests(self) -> list[RecordedRequest]:
-        """Every request so far, in arrival order."""
+        """Every request so far, in arrival order (a request is recorded when answered, so sort by arrival)."""
         with self._lock:
             return sorted(self._requests, key=lambda r: r.at)
 
     def request_times(self, endpoint: Endpoint | None = None) -> list[float]:
         """Arrival times (time.monotonic) of the requests, optionally of one endpoint only."""
         return [r.at for r in self.requests if endpoint is None or r.endpoint == endpoint]
-
-    # --- used by the handler ---
-
-    def _record(self, request: RecordedRequest) -> None:
-        with self._lock:
-            self._requests.append(request)
-
-    def _next_fault(self, endpoint: str) -> Fault | None:
-        with self._lock:
-            for index, fault in enumerate(self._faults):
-                if fault.endpoint in (None, endpoint):
-                    del self._faults[index]
-                    return fault
-            if self._always is not None and self._always.endpoint in (None, endpoint):
-                return self._always
-            return None
-
-    def _track(self, conn: socket.socket, alive: bool) -> None:
-        with self._lock:
-            if alive:
-                self._connections.add(conn)
-            else:
-                self._connections.discard(conn)
-
-    def _sleep(self, seconds: float) -> None:
-        self._stopping.wait(seconds)
-
-
-class _Server(ThreadingHTTPServer):
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        # Clients that time out or drop pooled connections are part of the tests; stay quiet about them.
-        if isinstance(sys.exc_info()[1], ConnectionError | TimeoutError):
-            return
-        super().handle_error(request, client_address)
 
 
 class _Handler(BaseHTTPRequestHandler):

@@ -30,17 +30,16 @@ import math
 import re
 import socket
 import struct
-import threading
 import time
 import uuid
-from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http import HTTPStatus
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any, Literal
 
 from bot.llm import CHARS_PER_TOKEN, count_tokens_estimate, estimate_message_tokens
+from tests.fakes.loopback import LoopbackFake
 
 # The key tests configure on both sides; long and distinctive so a leak is easy to spot.
 TEST_API_KEY = "sk-fake-paperscout-0123456789abcdef"
@@ -152,8 +151,10 @@ def fake_embedding(text: str, dimensions: int) -> list[float]:
     return [v / norm for v in vec]
 
 
-class FakeOpenAI:
+class FakeOpenAI(LoopbackFake[Fault, RecordedRequest]):
     """An OpenAI-compatible HTTP server in a background thread on an ephemeral 127.0.0.1 port."""
+
+    thread_name = "fake-openai"
 
     def __init__(
         self,
@@ -168,121 +169,25 @@ class FakeOpenAI:
         port: int = 0,
     ) -> None:
         """Configure the fake; `api_key`, when set, is required as ``Authorization: Bearer <key>``."""
+        super().__init__(host, port)
         self.responder: Responder = responder or default_responder
         self.model = model
         self.api_key = api_key
         self.supports_json_schema = supports_json_schema
         self.embedding_dimensions = embedding_dimensions
         self.latency_seconds = latency_seconds
-        self._address = (host, port)
-        self._lock = threading.Lock()
-        self._faults: deque[Fault] = deque()
-        self._always: Fault | None = None
-        self._requests: list[RecordedRequest] = []
-        self._stopping = threading.Event()
-        self._httpd: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
 
-    # --- lifecycle ---
-
-    def start(self) -> FakeOpenAI:
-        """Bind and serve in a daemon thread; returns self."""
-        if self._httpd is not None:
-            return self
-        self._stopping.clear()
-        httpd = ThreadingHTTPServer(self._address, _Handler)
-        httpd.daemon_threads = True
-        httpd.fake = self  # type: ignore[attr-defined]
-        self._httpd = httpd
-        self._thread = threading.Thread(
-            target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, name="fake-openai", daemon=True
-        )
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        """Stop serving; requests still sleeping in a delay fault are cut short."""
-        self._stopping.set()
-        if self._httpd is not None:
-            self._httpd.shutdown()
-            self._httpd.server_close()
-            self._httpd = None
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-            self._thread = None
-
-    def __enter__(self) -> FakeOpenAI:
-        return self.start()
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.stop()
-
-    @property
-    def port(self) -> int:
-        """The bound port (after `start`)."""
-        if self._httpd is None:
-            raise RuntimeError("FakeOpenAI is not running")
-        return int(self._httpd.server_address[1])
-
-    @property
-    def url(self) -> str:
-        """Server root, e.g. ``http://127.0.0.1:54321``."""
-        return f"http://{self._address[0]}:{self.port}"
+    def _handler_class(self) -> type[BaseHTTPRequestHandler]:
+        return _Handler
 
     @property
     def base_url(self) -> str:
         """What an OpenAI client takes as ``base_url``: the root plus ``/v1``."""
         return f"{self.url}/v1"
 
-    # --- scripting ---
-
-    def enqueue(self, *faults: Fault) -> None:
-        """Queue one-shot faults; each POST request consumes the next one."""
-        with self._lock:
-            self._faults.extend(faults)
-
-    def always(self, fault: Fault | None) -> None:
-        """A fault applied to every POST once the one-shot queue is empty (None to clear)."""
-        with self._lock:
-            self._always = fault
-
-    def reset(self) -> None:
-        """Forget faults and recorded requests."""
-        with self._lock:
-            self._faults.clear()
-            self._always = None
-            self._requests.clear()
-
-    @property
-    def pending_faults(self) -> int:
-        """One-shot faults not yet consumed."""
-        with self._lock:
-            return len(self._faults)
-
-    @property
-    def requests(self) -> list[RecordedRequest]:
-        """Every request so far, oldest first."""
-        with self._lock:
-            return list(self._requests)
-
     def chat_requests(self) -> list[RecordedRequest]:
         """Only the chat completion requests."""
         return [r for r in self.requests if r.path.endswith("/chat/completions")]
-
-    # --- used by the handler ---
-
-    def _record(self, request: RecordedRequest) -> None:
-        with self._lock:
-            self._requests.append(request)
-
-    def _next_fault(self) -> Fault | None:
-        with self._lock:
-            if self._faults:
-                return self._faults.popleft()
-            return self._always
-
-    def _sleep(self, seconds: float) -> None:
-        self._stopping.wait(seconds)
 
 
 class _Handler(BaseHTTPRequestHandler):
