@@ -21,6 +21,7 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
+from bot.arxiv_taxonomy import validate_category
 from bot.errors import ConfigError
 
 
@@ -125,6 +126,15 @@ class Settings(BaseSettings):
         if isinstance(value, str):
             return [c.strip() for c in value.replace(",", " ").split() if c.strip()]
         return value
+
+    @field_validator("categories", mode="after")
+    @classmethod
+    def _known_categories(cls, value: list[str]) -> list[str]:
+        # arXiv answers an unknown category with an empty feed, which would look like a quiet day
+        codes = [validate_category(c) for c in value]
+        if not codes:
+            raise ValueError("at least one arXiv category is needed")
+        return list(dict.fromkeys(codes))
 
     @property
     def db_path(self) -> Path:

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from bot.arxiv_taxonomy import UnknownCategory, validate_category
 from bot.errors import InputError
 from bot.models import Profile, Topic
 
@@ -30,6 +31,19 @@ def _strings(value: Any, where: str) -> tuple[str, ...]:
     if len(value) > MAX_LIST:
         raise ProfileError(f"{where} has {len(value)} entries; at most {MAX_LIST}")
     return tuple(v.strip() for v in value if v.strip())
+
+
+def _categories(typed: tuple[str, ...]) -> tuple[str, ...]:
+    """Canonical arXiv codes ("cs.lg" -> "cs.LG"): papers are matched by exact code, so a typo must not pass."""
+    codes: list[str] = []
+    for text in typed:
+        try:
+            code = validate_category(text)
+        except UnknownCategory as exc:
+            raise ProfileError(f"categories: {exc}") from None
+        if code not in codes:
+            codes.append(code)
+    return tuple(codes)
 
 
 def _text(value: Any, where: str, required: bool = False) -> str:
@@ -76,7 +90,7 @@ def profile_from_mapping(data: Mapping[str, Any]) -> Profile:
         boost=_strings(keywords.get("boost", []), "keywords.boost"),
         penalize=_strings(keywords.get("penalize", []), "keywords.penalize"),
         applications=_strings(keywords.get("applications", []), "keywords.applications"),
-        categories=_strings(data.get("categories", []), "categories"),
+        categories=_categories(_strings(data.get("categories", []), "categories")),
         authors=_strings(data.get("authors", []), "authors"),
         keep_if=_text(scoring.get("keep_if"), "scoring.keep_if"),
     )

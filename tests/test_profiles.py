@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from bot.cli import bundled_file
-from bot.profiles import ProfileError, load_profile, profile_from_json, profile_to_json
+from bot.profiles import ProfileError, load_profile, profile_from_json, profile_from_mapping, profile_to_json
 
 from .conftest import SHARED_DATA
 
@@ -35,6 +35,7 @@ def test_the_shared_foundations_profile_loads_as_is() -> None:
         ('[keywords]\nboost = "moe"\n', "keywords.boost must be a list of strings"),
         ('name = "x"\n', "needs at least one topic"),
         ("name = [unclosed\n", "not valid TOML"),
+        ('categories = ["cs.ML"]\n[[topics]]\nwant = "a"\n', "'cs.ML': not an arXiv category; did you mean stat.ML"),
     ],
 )
 def test_profile_mistakes_are_named(tmp_path: Path, text: str, message: str) -> None:
@@ -44,6 +45,11 @@ def test_profile_mistakes_are_named(tmp_path: Path, text: str, message: str) -> 
         load_profile(path)
     assert str(path) in str(info.value)
     assert "\n" not in str(info.value)
+
+
+def test_profile_categories_are_canonical_codes() -> None:
+    data = {"categories": ["cs.lg", " STAT.ML ", "cs.LG", "computer vision"], "topics": [{"want": "a"}]}
+    assert profile_from_mapping(data).categories == ("cs.LG", "stat.ML", "cs.CV")
 
 
 def test_a_missing_profile_file_is_named(tmp_path: Path) -> None:

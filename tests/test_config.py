@@ -1,0 +1,28 @@
+"""Settings from the environment: categories are checked against arXiv's taxonomy before anything runs."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.config import load_settings
+from bot.errors import ConfigError
+
+
+def test_categories_from_the_environment_become_canonical_codes(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PAPERSCOUT_CATEGORIES", "cs.lg, stat.ml cs.LG")
+    assert load_settings().categories == ["cs.LG", "stat.ML"]
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ("cs.ML", r"invalid setting categories: .*'cs\.ML': not an arXiv category; did you mean stat\.ML"),
+        (" , ", "at least one arXiv category is needed"),
+    ],
+)
+def test_an_unknown_category_stops_start_up_with_suggestions(
+    monkeypatch: pytest.MonkeyPatch, value: str, message: str
+) -> None:
+    monkeypatch.setenv("PAPERSCOUT_CATEGORIES", value)
+    with pytest.raises(ConfigError, match=message):
+        load_settings()
