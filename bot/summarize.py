@@ -196,12 +196,12 @@ async def digest_tldrs(core: Core, llm: LLMRuntime | None, papers: Sequence[Pape
     sees them. Papers the LLM does not cover keep their stored (extractive) TL;DR.
     """
     ids = [p.id for p in papers]
-    stored = await core.repo.tldrs(ids)
-    sources = await core.repo.tldr_sources(ids)
-    tldrs = {p.id: stored.get(p.id) or extractive_tldr(p) for p in papers}
+    stored = await core.repo.tldrs_with_sources(ids)
+    tldrs = {p.id: stored.get(p.id, ("", None))[0] or extractive_tldr(p) for p in papers}
     if llm is None or not core.settings.llm_tldrs:
         return TldrReport(tldrs)
-    todo = [p for p in papers if sources.get(p.id, EXTRACTIVE_SOURCE) == EXTRACTIVE_SOURCE]
+    # a TL;DR of unknown origin counts as extractive: the LLM may improve on it
+    todo = [p for p in papers if (stored.get(p.id, ("", None))[1] or EXTRACTIVE_SOURCE) == EXTRACTIVE_SOURCE]
     reused = len(papers) - len(todo)
     if not todo:
         return TldrReport(tldrs, reused=reused)

@@ -150,7 +150,7 @@ async def test_llm_digest_has_scores_comments_tldrs_and_cost_table(
 
         # TL;DRs are stored with the model as source, and in Chroma next to the paper
         ids = [i.paper.id for i in digest.items]
-        assert set((await core.repo.tldr_sources(ids)).values()) == {"test-model"}
+        assert {source for _, source in (await core.repo.tldrs_with_sources(ids)).values()} == {"test-model"}
         stored = await core.repo.tldrs(ids)
         assert [stored[i] for i in ids] == [i.tldr for i in digest.items]
         collection = await core.vectors.collection()

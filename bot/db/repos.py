@@ -521,16 +521,17 @@ class Repository:
                 async for r in cursor
             }
 
-    async def tldr_sources(self, ids: Sequence[str]) -> dict[str, str]:
-        """Who wrote each stored TL;DR among `ids` ('extractive' or a model name); papers without one are absent."""
-        found: dict[str, str] = {}
+    async def tldrs_with_sources(self, ids: Sequence[str]) -> dict[str, tuple[str, str | None]]:
+        """Stored TL;DRs for `ids` and who wrote each ('extractive', a model name or None for unknown); papers
+        without one are absent."""
+        found: dict[str, tuple[str, str | None]] = {}
         for chunk in _chunks(list(ids)):
             async with self.conn.execute(
-                "SELECT id, tldr_source FROM papers WHERE tldr IS NOT NULL AND tldr_source IS NOT NULL"
+                "SELECT id, tldr, tldr_source FROM papers WHERE tldr IS NOT NULL"
                 f" AND id IN ({_placeholders(len(chunk))})",
                 chunk,
             ) as cursor:
-                found.update({r["id"]: r["tldr_source"] async for r in cursor})
+                found.update({r["id"]: (r["tldr"], r["tldr_source"]) async for r in cursor})
         return found
 
     # --- question answering: author look-ups and conversation state (issue 4) ---
