@@ -95,6 +95,20 @@ def _placeholders(count: int) -> str:
     return ",".join("?" * count)
 
 
+def _fts_all_of(words: Iterable[str]) -> str:
+    """An FTS5 query matching rows that contain every word or phrase: '("a" AND "b c")'; '' when none is left.
+
+    Quotes are dropped from the words, so user text can never change the query's syntax.
+    """
+    quoted = [f'"{clean}"' for clean in (w.replace('"', "").strip() for w in words) if clean]
+    return "(" + " AND ".join(quoted) + ")" if quoted else ""
+
+
+def _day_bounds(start: dt.date | None, end: dt.date | None) -> tuple[int, int]:
+    """A date window as the stored integer days, open ends made inclusive bounds."""
+    return (day_to_int(start) if start else 0, day_to_int(end) if end else 99991231)
+
+
 # SQLite's default limit on host parameters is 32766 on modern builds, but older ones allow 999.
 _CHUNK = 900
 
@@ -249,16 +263,10 @@ class Repository:
         `groups` are alternatives: a paper matches when it contains every word (or phrase) of some group.
         Requiring all words of a group keeps the match set small, which is what keeps BM25 fast at 100k papers.
         """
-        clauses = []
-        for group in groups:
-            words = [w.replace('"', "").strip() for w in group]
-            words = [w for w in words if w]
-            if words:
-                clauses.append("(" + " AND ".join(f'"{w}"' for w in words) + ")")
+        clauses = [clause for clause in map(_fts_all_of, groups) if clause]
         if not clauses:
             return []
-        low = day_to_int(start) if start else 0
-        high = day_to_int(end) if end else 99991231
+        low, high = _day_bounds(start, end)
         # Papers are stored day by day, so a window's rows sit in a narrow rowid range; bounding the full-text
         # match by it lets FTS5 skip the rest of the archive (the announced test below keeps it exact).
         # bm25() is lower-is-better and negative; titles weigh most, then authors, then abstracts.
@@ -540,12 +548,11 @@ class Repository:
         self, name_tokens: Sequence[str], start: dt.date | None, end: dt.date | None, limit: int = 500
     ) -> list[Paper]:
         """Papers in the window with an author whose name contains every token (full-text match on authors)."""
-        clean = [t.replace('"', "") for t in name_tokens if t.replace('"', "").strip()]
-        if not clean:
+        every_token = _fts_all_of(name_tokens)
+        if not every_token:
             return []
-        match = "authors : (" + " AND ".join(f'"{t}"' for t in clean) + ")"
-        low = day_to_int(start) if start else 0
-        high = day_to_int(end) if end else 99991231
+        match = "authors : " + every_token
+        low, high = _day_bounds(start, end)
         async with self.conn.execute(
             "SELECT p.* FROM papers_fts JOIN papers p ON p.rowid = papers_fts.rowid"
             " WHERE papers_fts MATCH ? AND p.announced BETWEEN ? AND ? ORDER BY p.announced DESC LIMIT ?",
@@ -557,11 +564,11 @@ class Repository:
         """How many stored papers mention each word in title or abstract (full-text index, stemmed)."""
         counts: dict[str, int] = {}
         for word in words:
-            clean = word.replace('"', "").strip()
-            if not clean:
+            phrase = _fts_all_of([word])
+            if not phrase:
                 continue
             async with self.conn.execute(
-                "SELECT COUNT(*) FROM papers_fts WHERE papers_fts MATCH ?", ('{title abstract} : "' + clean + '"',)
+                "SELECT COUNT(*) FROM papers_fts WHERE papers_fts MATCH ?", ("{title abstract} : " + phrase,)
             ) as cursor:
                 row = await cursor.fetchone()
             counts[word] = int(row[0]) if row else 0
