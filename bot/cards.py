@@ -14,7 +14,7 @@ from bot.summarize import extractive_tldr
 
 @dataclass(frozen=True, slots=True)
 class PaperCard:
-    """What paperscout knows about one stored paper."""
+    """What paperscout knows about one stored paper; every field is untrusted text for the adapter to escape."""
 
     paper: Paper
     tldr: str

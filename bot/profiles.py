@@ -33,14 +33,16 @@ def _strings(value: Any, where: str) -> tuple[str, ...]:
     return tuple(v.strip() for v in value if v.strip())
 
 
-def _categories(typed: tuple[str, ...]) -> tuple[str, ...]:
+def _categories(typed: tuple[str, ...], strict: bool) -> tuple[str, ...]:
     """Canonical arXiv codes ("cs.lg" -> "cs.LG"): papers are matched by exact code, so a typo must not pass."""
     codes: list[str] = []
     for text in typed:
         try:
             code = validate_category(text)
         except UnknownCategory as exc:
-            raise ProfileError(f"categories: {exc}") from None
+            if strict:
+                raise ProfileError(f"categories: {exc}") from None
+            code = text
         if code not in codes:
             codes.append(code)
     return tuple(codes)
@@ -62,8 +64,12 @@ def _unknown(keys: Mapping[str, Any], allowed: set[str], where: str) -> None:
         raise ProfileError(f"unknown field {extra[0]!r} in {where} (allowed: {', '.join(sorted(allowed))})")
 
 
-def profile_from_mapping(data: Mapping[str, Any]) -> Profile:
-    """Validate a parsed profile (TOML or JSON shape) and build a `Profile`."""
+def profile_from_mapping(data: Mapping[str, Any], strict_categories: bool = True) -> Profile:
+    """Validate a parsed profile (TOML or JSON shape) and build a `Profile`.
+
+    Categories become canonical arXiv codes; an unknown one is an error unless `strict_categories` is False (a
+    stored profile written before categories were checked keeps it, so reading it never fails).
+    """
     _unknown(data, _TOP_KEYS, "profile")
     topics_raw = data.get("topics", [])
     if not isinstance(topics_raw, list):
@@ -90,7 +96,7 @@ def profile_from_mapping(data: Mapping[str, Any]) -> Profile:
         boost=_strings(keywords.get("boost", []), "keywords.boost"),
         penalize=_strings(keywords.get("penalize", []), "keywords.penalize"),
         applications=_strings(keywords.get("applications", []), "keywords.applications"),
-        categories=_categories(_strings(data.get("categories", []), "categories")),
+        categories=_categories(_strings(data.get("categories", []), "categories"), strict_categories),
         authors=_strings(data.get("authors", []), "authors"),
         keep_if=_text(scoring.get("keep_if"), "scoring.keep_if"),
     )
@@ -137,4 +143,4 @@ def profile_to_json(profile: Profile) -> str:
 
 def profile_from_json(text: str) -> Profile:
     """Parse a profile stored with `profile_to_json`."""
-    return profile_from_mapping(json.loads(text))
+    return profile_from_mapping(json.loads(text), strict_categories=False)

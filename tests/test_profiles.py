@@ -50,6 +50,11 @@ def test_profile_mistakes_are_named(tmp_path: Path, text: str, message: str) -> 
 def test_profile_categories_are_canonical_codes() -> None:
     data = {"categories": ["cs.lg", " STAT.ML ", "cs.LG", "computer vision"], "topics": [{"want": "a"}]}
     assert profile_from_mapping(data).categories == ("cs.LG", "stat.ML", "cs.CV")
+    # a profile stored before categories were checked still loads, unknown codes and all
+    assert profile_from_json('{"categories": ["cs.ML", "cs.lg"], "topics": [{"want": "a"}]}').categories == (
+        "cs.ML",
+        "cs.LG",
+    )
 
 
 def test_a_missing_profile_file_is_named(tmp_path: Path) -> None:
