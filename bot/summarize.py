@@ -197,11 +197,15 @@ async def digest_tldrs(core: Core, llm: LLMRuntime | None, papers: Sequence[Pape
     """
     ids = [p.id for p in papers]
     stored = await core.repo.tldrs_with_sources(ids)
-    tldrs = {p.id: stored.get(p.id, ("", None))[0] or extractive_tldr(p) for p in papers}
+    tldrs: dict[str, str] = {}
+    todo: list[Paper] = []  # papers whose TL;DR the LLM may improve on: extractive or of unknown origin
+    for paper in papers:
+        text, source = stored.get(paper.id, ("", None))
+        tldrs[paper.id] = text or extractive_tldr(paper)
+        if (source or EXTRACTIVE_SOURCE) == EXTRACTIVE_SOURCE:
+            todo.append(paper)
     if llm is None or not core.settings.llm_tldrs:
         return TldrReport(tldrs)
-    # a TL;DR of unknown origin counts as extractive: the LLM may improve on it
-    todo = [p for p in papers if (stored.get(p.id, ("", None))[1] or EXTRACTIVE_SOURCE) == EXTRACTIVE_SOURCE]
     reused = len(papers) - len(todo)
     if not todo:
         return TldrReport(tldrs, reused=reused)
