@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import functools
 import re
 import sys
 from collections.abc import Callable
@@ -35,14 +36,13 @@ from rank_quality import DEFAULT_DATA, Day, LazyModel, load_days
 
 from bot import learn, rank
 from bot.embed import combine_vectors
-from bot.evaluate import DayArrays, skim_reactions
+from bot.evaluate import DayArrays, Skim, reader_reactions, skim_reactions
 from bot.metrics import recall_at_k, roc_auc
 from bot.models import Profile
 from bot.profiles import load_profile
 
 # (training days, test day, seed) -> scores of the test day's papers
 Scorer = Callable[[list[DayArrays], DayArrays, int], np.ndarray]
-Skim = Callable[[np.ndarray, np.ndarray, int], tuple[np.ndarray, np.ndarray]]
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(])")
 _CONTRIBUTION = re.compile(r"\b(we|our|this (paper|work|study|article)|here,)\b", re.IGNORECASE)
@@ -76,17 +76,11 @@ def learned(
     """The product's model (as `bot.evaluate.train_on_days` trains it) with constants replaced."""
 
     def score(train: list[DayArrays], test: DayArrays, seed: int) -> np.ndarray:
-        vecs, values = [], []
-        for day in train:
-            idx, vals = skim(day.cold, day.labels, seed + day.day.toordinal())
-            vecs.append(day.vecs[idx])
-            values.append(vals)
-        pool = np.concatenate([d.vecs for d in train])
-        rng = np.random.default_rng(seed)
-        if len(pool) > background_size:
-            pool = pool[np.sort(rng.choice(len(pool), background_size, replace=False))]
+        reactions = reader_reactions(train, frozenset(test.ids), seed, skim, background_size)
+        assert reactions is not None
+        vecs, values, background = reactions
         model = learn.train_feedback_model(
-            np.concatenate(vecs), np.concatenate(values), background=pool, l2=l2, background_weight=background_weight
+            vecs, values, background=background, l2=l2, background_weight=background_weight
         )
         if model is None:
             return test.cold
@@ -98,18 +92,7 @@ def learned(
 
 def skim_at(depth: int, downs_per_up: float) -> Skim:
     """A reader who skims the cold-start top `depth` and gives `downs_per_up` thumbs down per thumbs up."""
-
-    def skim(cold: np.ndarray, labels: np.ndarray, seed: int) -> tuple[np.ndarray, np.ndarray]:
-        labels = np.asarray(labels, dtype=bool)
-        seen = np.argsort(-np.asarray(cold), kind="stable")[:depth]
-        pool = seen[~labels[seen]]
-        ups = np.flatnonzero(labels)
-        size = min(int(downs_per_up * len(ups)), len(pool))
-        downs = np.sort(np.random.default_rng(seed).choice(pool, size=size, replace=False))
-        idx = np.concatenate([ups, downs]).astype(np.int64)
-        return idx, np.concatenate([np.ones(len(ups)), -np.ones(len(downs))]).astype(np.float32)
-
-    return skim
+    return functools.partial(skim_reactions, depth=depth, downs_per_up=downs_per_up)
 
 
 def smoothed(k: int, share: float) -> Scorer:

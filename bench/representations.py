@@ -31,8 +31,8 @@ from learning_curve import day_arrays
 from rank_quality import DEFAULT_DATA, Day, LazyModel, load_days
 
 from bot import rank
-from bot.evaluate import DayArrays, skim_reactions, train_on_days
-from bot.learn import BACKGROUND_SIZE, MAX_WEIGHT, train_feedback_model
+from bot.evaluate import DayArrays, reader_reactions, train_on_days
+from bot.learn import MAX_WEIGHT, train_feedback_model
 from bot.metrics import recall_at_k, roc_auc
 from bot.profiles import load_profile
 
@@ -113,14 +113,10 @@ def bagged(arrays: list[DayArrays], draws: int) -> np.ndarray:
         train = [d for d in arrays if d is not test]
         weights = []
         for seed in range(draws):
-            x, y = [], []
-            for d in train:
-                idx, vals = skim_reactions(d.cold, d.labels, seed + d.day.toordinal())
-                x.append(d.vecs[idx])
-                y.append(vals)
-            pool = np.concatenate([d.vecs for d in train])
-            background = pool[np.random.default_rng(seed).choice(len(pool), BACKGROUND_SIZE, replace=False)]
-            model = train_feedback_model(np.concatenate(x), np.concatenate(y), background=background)
+            reactions = reader_reactions(train, frozenset(test.ids), seed)
+            assert reactions is not None
+            x, y, background = reactions
+            model = train_feedback_model(x, y, background=background)
             assert model is not None
             weights.append(model.weights)
         scores = test.cold + MAX_WEIGHT * (test.vecs @ np.mean(weights, axis=0))

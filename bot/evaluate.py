@@ -120,35 +120,48 @@ class DayArrays:
     labels: np.ndarray  # bool
 
 
-def skim_reactions(cold: np.ndarray, labels: np.ndarray, seed: int) -> tuple[np.ndarray, np.ndarray]:
+def skim_reactions(
+    cold: np.ndarray, labels: np.ndarray, seed: int, depth: int = SKIM_DEPTH, downs_per_up: float = 1.0
+) -> tuple[np.ndarray, np.ndarray]:
     """A reader's reactions to one labelled day: (paper indices, values).
 
-    Every pick is a thumbs up. Thumbs down go to as many non-picks as there are picks, drawn uniformly (fixed seed)
-    from the non-picks among the top `SKIM_DEPTH` of the cold-start ranking: the papers a reader skimming the
-    digest actually sees, and the hardest negatives, since they already look relevant to the profile.
+    Every pick is a thumbs up. Thumbs down go to `downs_per_up` times as many non-picks as there are picks, drawn
+    uniformly (fixed seed) from the non-picks among the top `depth` of the cold-start ranking: the papers a reader
+    skimming the digest actually sees, and the hardest negatives, since they already look relevant to the profile.
     """
     labels = np.asarray(labels, dtype=bool)
     order = np.argsort(-np.asarray(cold), kind="stable")
-    seen = order[:SKIM_DEPTH]
+    seen = order[:depth]
     pool = seen[~labels[seen]]
     ups = np.flatnonzero(labels)
     rng = np.random.default_rng(seed)
-    downs = np.sort(rng.choice(pool, size=min(len(ups), len(pool)), replace=False)) if len(pool) else pool
+    size = min(int(downs_per_up * len(ups)), len(pool))
+    downs = np.sort(rng.choice(pool, size=size, replace=False)) if len(pool) else pool
     idx = np.concatenate([ups, downs]).astype(np.int64)
     values = np.concatenate([np.ones(len(ups)), -np.ones(len(downs))]).astype(np.float32)
     return idx, values
 
 
-def train_on_days(
-    train: Sequence[DayArrays], exclude_ids: frozenset[str] = frozenset(), seed: int = 0
-) -> FeedbackModel | None:
-    """Train a feedback model as if one reader had reacted to the `train` days (see `skim_reactions`).
+# (cold-start scores, labels, seed) -> (paper indices, values), like `skim_reactions`
+Skim = Callable[[np.ndarray, np.ndarray, int], tuple[np.ndarray, np.ndarray]]
 
-    Papers in `exclude_ids` (those of the day being evaluated) are never used, not even as weak negatives.
+
+def reader_reactions(
+    train: Sequence[DayArrays],
+    exclude_ids: frozenset[str] = frozenset(),
+    seed: int = 0,
+    skim: Skim = skim_reactions,
+    background_size: int = BACKGROUND_SIZE,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """(vectors, values, weak negatives) of one reader of the `train` days; None without days.
+
+    `skim` turns a day's labels into reactions (default `skim_reactions`); the weak negatives are a sample of the
+    days' papers. Papers in `exclude_ids` (those of the day being evaluated) are never used, not even as weak
+    negatives.
     """
     vecs, values, background = [], [], []
     for day in train:
-        idx, vals = skim_reactions(day.cold, day.labels, seed + day.day.toordinal())
+        idx, vals = skim(day.cold, day.labels, seed + day.day.toordinal())
         keep = np.array([day.ids[i] not in exclude_ids for i in idx], dtype=bool)
         vecs.append(day.vecs[idx[keep]])
         values.append(vals[keep])
@@ -158,9 +171,20 @@ def train_on_days(
         return None
     pool = np.concatenate(background)
     rng = np.random.default_rng(seed)
-    if len(pool) > BACKGROUND_SIZE:
-        pool = pool[np.sort(rng.choice(len(pool), BACKGROUND_SIZE, replace=False))]
-    return train_feedback_model(np.concatenate(vecs), np.concatenate(values), background=pool)
+    if len(pool) > background_size:
+        pool = pool[np.sort(rng.choice(len(pool), background_size, replace=False))]
+    return np.concatenate(vecs), np.concatenate(values), pool
+
+
+def train_on_days(
+    train: Sequence[DayArrays], exclude_ids: frozenset[str] = frozenset(), seed: int = 0
+) -> FeedbackModel | None:
+    """Train a feedback model as if one reader had reacted to the `train` days (see `reader_reactions`)."""
+    reactions = reader_reactions(train, exclude_ids, seed)
+    if reactions is None:
+        return None
+    vecs, values, background = reactions
+    return train_feedback_model(vecs, values, background=background)
 
 
 def training_days_for(evaluated: dt.date, eval_days: Sequence[dt.date], train_days: Sequence[dt.date]) -> list[dt.date]:
