@@ -1,0 +1,19 @@
+"""The application's storage API: every SQL statement of paperscout lives in this package.
+
+`Repository` joins one class per concept, each in its own module: `papers` (papers, full text, TL;DRs),
+`targets` (profiles, targets, posting ledger), `llm` (score cache, usage), `members` (users, feedback, question
+context). Callers get and pass plain models and never write a query.
+"""
+
+from __future__ import annotations
+
+from bot.db.repos.llm import CachedScore, LLMRepo, UsageTotals
+from bot.db.repos.members import MembersRepo
+from bot.db.repos.papers import PapersRepo, UpsertCounts
+from bot.db.repos.targets import TargetsRepo
+
+__all__ = ["CachedScore", "Repository", "UpsertCounts", "UsageTotals"]
+
+
+class Repository(PapersRepo, TargetsRepo, LLMRepo, MembersRepo):
+    """Storage over one aiosqlite connection: papers, targets and ledger, LLM cache and usage, members."""

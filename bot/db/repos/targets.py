@@ -1,0 +1,170 @@
+"""Profiles, the targets digests go to, and the posting ledger that makes each digest go out once."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections.abc import Sequence
+
+from bot.db.repos.base import RepositoryBase, placeholders, target_from_row
+from bot.models import Profile, Target, day_to_int, int_to_day
+from bot.profiles import profile_from_json, profile_to_json
+
+
+class TargetsRepo(RepositoryBase):
+    """Profiles by owner, targets bound to them, and the ledger of (target, day) posts."""
+
+    async def save_profile(self, owner: str, profile: Profile) -> int:
+        """Create or replace the profile owned by `owner`; returns its id."""
+        async with self.transaction() as conn:
+            await conn.execute(
+                "INSERT INTO profiles (owner, name, data, fingerprint) VALUES (?,?,?,?)"
+                " ON CONFLICT(owner) DO UPDATE SET name=excluded.name, data=excluded.data,"
+                " fingerprint=excluded.fingerprint, updated_at=strftime('%Y-%m-%dT%H:%M:%SZ','now')",
+                (owner, profile.name, profile_to_json(profile), profile.fingerprint),
+            )
+            async with conn.execute("SELECT id FROM profiles WHERE owner=?", (owner,)) as cursor:
+                row = await cursor.fetchone()
+        assert row is not None
+        return int(row[0])
+
+    async def get_profile(self, owner: str) -> Profile | None:
+        """The profile owned by `owner`, if any."""
+        async with self.conn.execute("SELECT data FROM profiles WHERE owner=?", (owner,)) as cursor:
+            row = await cursor.fetchone()
+        return profile_from_json(row[0]) if row else None
+
+    async def save_target(self, target: Target, profile_owner: str, *, scheduled: bool = True) -> int:
+        """Create or update the target for (platform, chat_id), bound to an existing profile; returns its id.
+
+        `scheduled=False` stores a target the channel schedule never picks up (a member's personal digest),
+        which still gets exactly-once delivery from the posting ledger.
+        """
+        async with self.transaction() as conn:
+            async with conn.execute("SELECT id FROM profiles WHERE owner=?", (profile_owner,)) as cursor:
+                row = await cursor.fetchone()
+            if row is None:
+                raise KeyError(f"no profile owned by {profile_owner!r}")
+            await conn.execute(
+                "INSERT INTO targets (platform, chat_id, profile_id, categories, post_time, timezone, digest_size,"
+                " enabled) VALUES (?,?,?,?,?,?,?,?) ON CONFLICT(platform, chat_id) DO UPDATE SET"
+                " profile_id=excluded.profile_id, categories=excluded.categories, post_time=excluded.post_time,"
+                " timezone=excluded.timezone, digest_size=excluded.digest_size, enabled=excluded.enabled",
+                (
+                    target.platform,
+                    target.chat_id,
+                    row[0],
+                    json.dumps(list(target.categories)),
+                    target.post_time,
+                    target.timezone,
+                    target.digest_size,
+                    int(scheduled),
+                ),
+            )
+            async with conn.execute(
+                "SELECT id FROM targets WHERE platform=? AND chat_id=?", (target.platform, target.chat_id)
+            ) as cursor:
+                saved = await cursor.fetchone()
+        assert saved is not None
+        return int(saved[0])
+
+    async def targets(self, enabled_only: bool = True) -> list[tuple[Target, Profile]]:
+        """Every target with its profile."""
+        query = (
+            "SELECT t.*, p.data AS profile_data, p.name AS profile_name FROM targets t"
+            " JOIN profiles p ON p.id = t.profile_id"
+        )
+        if enabled_only:
+            query += " WHERE t.enabled = 1"
+        async with self.conn.execute(query + " ORDER BY t.id") as cursor:
+            rows = await cursor.fetchall()
+        return [(target_from_row(r), profile_from_json(r["profile_data"])) for r in rows]
+
+    async def targets_of_profile(self, profile_owner: str) -> list[Target]:
+        """Targets (enabled or not) bound to the profile owned by `profile_owner`."""
+        async with self.conn.execute(
+            "SELECT t.*, p.name AS profile_name FROM targets t JOIN profiles p ON p.id = t.profile_id"
+            " WHERE p.owner=? ORDER BY t.id",
+            (profile_owner,),
+        ) as cursor:
+            rows = await cursor.fetchall()
+        return [target_from_row(r) for r in rows]
+
+    async def channel_target_ids(self, platform: str) -> list[int]:
+        """Enabled (channel) targets on `platform`."""
+        async with self.conn.execute(
+            "SELECT id FROM targets WHERE platform=? AND enabled=1 ORDER BY id", (platform,)
+        ) as cursor:
+            return [int(r[0]) async for r in cursor]
+
+    async def claim_post(self, target_id: int, day: dt.date) -> bool:
+        """Reserve (target, day) before posting; False when it was already sent.
+
+        A claim left by a crash before sending is taken over, so a restart posts it instead of skipping it.
+        """
+        async with self.transaction() as conn:
+            async with conn.execute(
+                "SELECT status FROM ledger WHERE target_id=? AND day=?", (target_id, day_to_int(day))
+            ) as cursor:
+                row = await cursor.fetchone()
+            if row is not None and row[0] == "sent":
+                return False
+            await conn.execute(
+                "INSERT INTO ledger (target_id, day, status) VALUES (?,?,'claimed')"
+                " ON CONFLICT(target_id, day) DO UPDATE SET claimed_at=strftime('%Y-%m-%dT%H:%M:%SZ','now')",
+                (target_id, day_to_int(day)),
+            )
+        return True
+
+    async def mark_sent(self, target_id: int, day: dt.date, paper_ids: Sequence[str], detail: str = "") -> None:
+        """Record that the digest for (target, day) was delivered, with the papers it contained."""
+        async with self.transaction() as conn:
+            await conn.execute(
+                "UPDATE ledger SET status='sent', detail=?, sent_at=strftime('%Y-%m-%dT%H:%M:%SZ','now')"
+                " WHERE target_id=? AND day=?",
+                (detail, target_id, day_to_int(day)),
+            )
+            await conn.executemany(
+                "INSERT OR IGNORE INTO ledger_papers (target_id, day, paper_id, position) VALUES (?,?,?,?)",
+                [(target_id, day_to_int(day), pid, i) for i, pid in enumerate(paper_ids, 1)],
+            )
+
+    async def was_sent(self, target_id: int, day: dt.date) -> bool:
+        """True when the digest for (target, day) is recorded as delivered."""
+        async with self.conn.execute(
+            "SELECT 1 FROM ledger WHERE target_id=? AND day=? AND status='sent'", (target_id, day_to_int(day))
+        ) as cursor:
+            return await cursor.fetchone() is not None
+
+    async def last_sent_day(self, target_id: int) -> dt.date | None:
+        """The latest day whose digest for `target_id` is recorded as delivered."""
+        async with self.conn.execute(
+            "SELECT MAX(day) FROM ledger WHERE target_id=? AND status='sent'", (target_id,)
+        ) as cursor:
+            row = await cursor.fetchone()
+        return int_to_day(int(row[0])) if row and row[0] is not None else None
+
+    async def sent_paper_ids(self, target_ids: Sequence[int], day: dt.date, until: dt.date | None = None) -> set[str]:
+        """Papers already delivered to any of `target_ids` for `day` (or for any day from `day` to `until`)."""
+        if not target_ids:
+            return set()
+        async with self.conn.execute(
+            "SELECT paper_id FROM ledger_papers WHERE day BETWEEN ? AND ?"
+            f" AND target_id IN ({placeholders(len(target_ids))})",
+            (day_to_int(day), day_to_int(until or day), *target_ids),
+        ) as cursor:
+            return {r[0] async for r in cursor}
+
+    async def sent_papers_by_day(self, target_ids: Sequence[int]) -> dict[dt.date, list[str]]:
+        """Papers delivered to `target_ids`, per announcement day in posting order (for showing a user's history)."""
+        if not target_ids:
+            return {}
+        found: dict[dt.date, list[str]] = {}
+        async with self.conn.execute(
+            f"SELECT day, paper_id FROM ledger_papers WHERE target_id IN ({placeholders(len(target_ids))})"
+            " ORDER BY day, target_id, position",
+            tuple(target_ids),
+        ) as cursor:
+            async for r in cursor:
+                found.setdefault(int_to_day(r["day"]), []).append(r["paper_id"])
+        return found
