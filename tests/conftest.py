@@ -18,6 +18,7 @@ from bot.models import Paper
 from bot.summarize import extractive_tldr
 from tests.fakes.arxiv_server import FakeArxiv
 from tests.fakes.openai_server import TEST_API_KEY, FakeOpenAI
+from tests.fakes.telegram_server import FakeTelegram
 
 
 @pytest.fixture
@@ -31,6 +32,13 @@ def fake_openai() -> Iterator[FakeOpenAI]:
 def fake_arxiv() -> Iterator[FakeArxiv]:
     """A fresh fake of arXiv's RSS feeds and Atom API on 127.0.0.1, without records (add them with `add`)."""
     with FakeArxiv() as fake:
+        yield fake
+
+
+@pytest.fixture
+def fake_telegram() -> Iterator[FakeTelegram]:
+    """A fresh fake Telegram Bot API server on 127.0.0.1 (no users or chats yet; no flood limits)."""
+    with FakeTelegram() as fake:
         yield fake
 
 
