@@ -19,7 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bot.cli import bundled_file
+from bot.bundled import bundled_file
 from bot.config import Settings
 from bot.core import open_core
 from bot.digest import build_digest

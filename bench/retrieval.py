@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bot.cli import bundled_file
+from bot.bundled import bundled_file
 from bot.config import Settings
 from bot.core import open_core
 from bot.ingest.jsonl import read_jsonl

@@ -10,6 +10,7 @@ from bot.errors import InputError
 from bot.models import InvalidPaperId, Paper, Profile, split_arxiv_id
 from bot.render import authors_line
 from bot.summarize import extractive_tldr
+from bot.views import standing
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,11 +72,8 @@ async def explain_paper(core: Core, raw_id: str, profile: Profile) -> str:
     ranked = await rank_papers(core, day_papers, profile)
     position = next(i for i, item in enumerate(ranked, 1) if item.paper.id == paper.id)
     item = ranked[position - 1]
-    lines = [
-        f"{paper.title} ({paper.url})",
-        f"For profile '{profile.name}': rank {position} of {len(ranked)} papers announced {paper.announced}; "
-        f"relevance {item.relevance:.0f}/10, novelty {item.novelty:.0f}/10, score {item.score:.3f}.",
-    ]
+    where = standing(position, len(ranked), f"announced {paper.announced}")
+    lines = [f"{paper.title} ({paper.url})", f"For profile '{profile.name}': {where}."]
     lines += [f"- {reason}" for reason in item.reasons]
     if item.author_hits:
         lines.append("- watched authors: " + ", ".join(item.author_hits))

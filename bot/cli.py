@@ -9,24 +9,20 @@ import json
 import logging
 import sys
 from collections.abc import Awaitable, Callable, Sequence
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from bot.bundled import DEMO_DAY, DEMO_DAY_FILE, EXAMPLE_PROFILE_FILE, bundled_file
 from bot.config import Settings, load_settings
 from bot.core import Core, open_core
+from bot.days import stored_days_note, stored_today
 from bot.errors import InputError, PaperscoutError
 from bot.models import Profile
+from bot.progress import Progress
 
 log = logging.getLogger("paperscout")
 
-DEMO_DAY = dt.date(2025, 5, 26)
 DEMO_QUERY = "sparse mixture-of-experts routing"
-
-
-def bundled_file(name: str) -> Path:
-    """A data file shipped inside the package (the demo day and the example profile)."""
-    return Path(str(resources.files("bot") / "data" / name))
 
 
 def parse_day(text: str) -> dt.date:
@@ -37,32 +33,10 @@ def parse_day(text: str) -> dt.date:
         raise argparse.ArgumentTypeError(f"not a date (YYYY-MM-DD): {text!r}") from None
 
 
-class Progress:
-    """A tqdm bar on stderr that appears only for work long enough to need one."""
-
-    def __init__(self, label: str, enabled: bool = True) -> None:
-        self.label = label
-        self.enabled = enabled and sys.stderr.isatty()
-        self._bar: Any = None
-
-    def __call__(self, done: int, total: int) -> None:
-        if not self.enabled:
-            return
-        if self._bar is None:
-            from tqdm import tqdm
-
-            self._bar = tqdm(total=total, desc=self.label, unit="paper", file=sys.stderr, leave=False)
-        self._bar.n = done
-        self._bar.refresh()
-        if done >= total:
-            self._bar.close()
-            self._bar = None
-
-
 def _load_profile_arg(path: str | None) -> Profile:
     from bot.profiles import load_profile
 
-    return load_profile(path or bundled_file("example_profile.toml"))
+    return load_profile(path or bundled_file(EXAMPLE_PROFILE_FILE))
 
 
 # --- subcommands ---
@@ -107,7 +81,7 @@ async def cmd_digest(core: Core, args: argparse.Namespace) -> int:
     from bot.render import digest_json, digest_markdown
 
     profile = _load_profile_arg(args.profile)
-    day = args.date or await core.repo.latest_day()
+    day = args.date or await stored_today(core)
     if day is None:
         raise InputError("no papers stored yet; run `paperscout ingest` first")
     digest = await build_digest(core, profile, day, size=args.size, target=f"cli:{profile.name}")
@@ -208,7 +182,7 @@ async def cmd_console(core: Core, args: argparse.Namespace) -> int:
     """Chat on the terminal: onboarding, personal digest, thumbs up/down, export and forget."""
     from bot.adapters.console import run_console
 
-    return await run_console(core, user=args.user, size=args.size)
+    return await run_console(core, user=args.user)
 
 
 async def cmd_ask(core: Core, args: argparse.Namespace) -> int:
@@ -216,15 +190,18 @@ async def cmd_ask(core: Core, args: argparse.Namespace) -> int:
     from bot.rag import ask
 
     profile = _load_profile_arg(args.profile) if args.profile else None
-    answer = await ask(
-        core, " ".join(args.question), today=args.as_of, conversation_id=args.conversation, profile=profile
-    )
+    today = args.as_of or await stored_today(core)
+    answer = await ask(core, " ".join(args.question), today=today, conversation_id=args.conversation, profile=profile)
     if args.json:
         print(json.dumps(answer.to_dict(), ensure_ascii=False))
         return 0
     from bot.render import answer_text
+    from bot.views import paper_view, usage_line
 
-    print(answer_text(answer))
+    text = answer.text if answer.citations else f"{answer.text}\n{await stored_days_note(core)}"
+    citations = [paper_view(p, number=n) for n, p in enumerate(answer.citations, 1)]
+    cost = usage_line(answer.usage)
+    print(answer_text(text, citations) + (f"\n\n{cost}" if cost else ""))
     return 0
 
 
@@ -311,7 +288,7 @@ async def cmd_demo(core: Core, args: argparse.Namespace) -> int:
     from bot.render import digest_markdown
     from bot.search import search_papers
 
-    papers = read_jsonl([bundled_file("arxiv-2025-05-26.jsonl")])
+    papers = read_jsonl([bundled_file(DEMO_DAY_FILE)])
     print(f"paperscout demo: {len(papers)} real cs.LG/cs.AI papers announced {DEMO_DAY}, state in {core.settings.home}")
     report = await store_papers(core, papers, Progress("embedding"))
     print(report.line(), end="\n\n")
@@ -320,7 +297,11 @@ async def cmd_demo(core: Core, args: argparse.Namespace) -> int:
     print(digest_markdown(digest))
     print(f'## Search: "{DEMO_QUERY}"')
     _print_hits(await search_papers(core, DEMO_QUERY, since=DEMO_DAY, limit=5))
-    print("\nNext: `paperscout digest --profile YOUR.toml`, `paperscout search WORDS`, `paperscout --help`.")
+    print(
+        "\nNext: `paperscout console` to set up your own profile and ask questions (it starts from this bundled day),"
+        " `paperscout ingest` to fetch today's papers into your archive, `paperscout --help` for everything else."
+        f"\nThe demo keeps its state apart in {core.settings.home}, so your archive starts empty."
+    )
     return 0
 
 
@@ -380,7 +361,6 @@ def build_parser() -> argparse.ArgumentParser:
 
     console = sub.add_parser("console", help="chat on the terminal: your profile, personal digest and feedback")
     console.add_argument("--user", metavar="NAME", help="who you are (default: your login name)")
-    console.add_argument("--size", type=int, default=10, help="papers in a personal digest (default 10)")
     console.set_defaults(handler=cmd_console)
 
     ask = sub.add_parser("ask", help="ask a question answered from stored papers, with citations")

@@ -135,6 +135,7 @@ class Target:
     timezone: str = "UTC"
     digest_size: int = 15
     id: int | None = None
+    paused: bool = False  # an admin paused the channel's digest (/pause); the schedule passes it over
 
     @property
     def key(self) -> str:
@@ -154,6 +155,7 @@ class ScoredPaper:
     author_hits: tuple[str, ...] = ()
     tldr: str = ""
     comment: str = ""
+    judged: bool = False  # relevance and novelty come from an LLM (else they are the ranker's internal scale)
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,6 +168,7 @@ class Digest:
     items: tuple[ScoredPaper, ...]
     notes: tuple[str, ...] = ()
     usage: dict[str, float] = field(default_factory=dict)
+    start: dt.date | None = None  # first day covered, when more than `day` (a weekly digest)
 
     @property
     def picked(self) -> int:
@@ -175,7 +178,7 @@ class Digest:
 
 @dataclass(frozen=True, slots=True)
 class UserRecord:
-    """A member who talks to paperscout directly: personal digest settings and any unfinished onboarding."""
+    """A member who talks to paperscout directly: their name and personal digest settings."""
 
     key: str  # platform:id, e.g. telegram:123 or console:alice
     display_name: str = ""
@@ -183,7 +186,6 @@ class UserRecord:
     post_time: str = "09:00"
     timezone: str = "UTC"
     weekly_day: int = 0  # 0 = Monday
-    conversation: str = ""  # JSON of an unfinished onboarding conversation, '' when none
     created_at: str = ""
     updated_at: str = ""
 

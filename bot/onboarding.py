@@ -53,6 +53,7 @@ RATE_POOL = 50  # the cold-start top-N the papers to rate are picked from
 RECENT_DAYS = 7
 DIVERSITY = 0.6  # weight of dissimilarity against relevance when picking papers to rate (MMR)
 STATE_VERSION = 1
+STATE_KIND = "onboarding"  # its kind in the chat_state table
 
 STEPS = ("interests", "avoid", "authors", "categories", "rate", "digest", "weekday", "time", "timezone")
 FIELDS: dict[str, str] = {  # what /edit accepts -> the step it starts at
@@ -539,6 +540,8 @@ async def _finish(core: Core, conv: Conversation, prefix: str) -> Reply:
 
 
 async def _answer_interests(core: Core, conv: Conversation, text: str) -> Reply:
+    if text.lower() in _NOTHING:
+        return _retry(conv, "Interests are what I rank papers by, so this one can't be skipped.")
     if not _has_words(text):
         return _retry(conv, "I need words to match papers against; emoji alone don't tell me what to look for.")
     items = split_items(text, MAX_TOPICS + 1)
@@ -627,8 +630,13 @@ async def _answer_authors(core: Core, conv: Conversation, text: str) -> Reply:
         if lowered in {"skip", "no", "n", "none"}:
             conv.pending.pop(0)
             return await _resolve_authors(core, conv, f"Skipped '{item['query']}'.")
-        if not _has_words(text):
-            return _retry(conv, "Pick one of the options, send a corrected name, or 'skip'.", keep_choices=True)
+        if not _has_words(text) or text.isdigit():
+            # a number that is not one of the choices is a slip, never a new name (it would drop this one)
+            count = len(conv.choices)
+            options = "1 or 2" if count == 2 else f"1 to {count}"
+            return _retry(
+                conv, f"Pick {options}, send a corrected spelling of '{item['query']}', or 'skip'.", keep_choices=True
+            )
         conv.pending.pop(0)  # a corrected spelling replaces the name being asked about
         notes = await _match_names(core, conv, split_names(text)[:MAX_NAMES], first=True)
         return await _resolve_authors(core, conv, ("Matched " + "; ".join(notes) + ".") if notes else "")
@@ -637,7 +645,8 @@ async def _answer_authors(core: Core, conv: Conversation, text: str) -> Reply:
         return await _next(core, conv, "authors", "No authors to follow.")
     if not _has_words(text):
         return _retry(conv, "Author names need letters; emoji won't match anyone.")
-    names = split_names(text)
+    every = split_names(text)
+    names = [name for name in every if _has_words(name) and not name.isdigit()]
     if len(names) > MAX_NAMES:
         return _retry(conv, f"Please send at most {MAX_NAMES} names at a time.")
     if any(len(n) > 120 for n in names):
@@ -647,6 +656,8 @@ async def _answer_authors(core: Core, conv: Conversation, text: str) -> Reply:
     if len(conv.draft.authors) > MAX_AUTHORS:
         conv.draft.authors = conv.draft.authors[:MAX_AUTHORS]
     prefix = ("Matched " + "; ".join(notes) + ".") if notes else ""
+    if len(names) < len(every):
+        prefix = _join(prefix, "I left out what isn't a name (emoji or numbers alone).")
     return await _resolve_authors(core, conv, prefix)
 
 
@@ -922,21 +933,31 @@ def _cancelled(conv: Conversation) -> Reply:
 
 async def load(core: Core, user_key: str) -> Conversation | None:
     """The user's unfinished conversation, if any (an unreadable or foreign one is dropped)."""
-    user = await core.repo.get_user(user_key)
-    if user is None or not user.conversation:
+    stored = await core.repo.chat_state(user_key, STATE_KIND)
+    if not stored:
         return None
     try:
-        conv = Conversation.from_json(user.conversation)
+        conv = Conversation.from_json(stored)
     except (ValueError, TypeError, KeyError):
         conv = None
     if conv is None or conv.user_key != user_key:
-        await core.repo.save_user_conversation(user_key, "")
+        await core.repo.save_chat_state(user_key, STATE_KIND, "")
         return None
     return conv
 
 
 async def _store(core: Core, conv: Conversation | None, user_key: str) -> None:
-    await core.repo.save_user_conversation(user_key, conv.to_json() if conv else "")
+    await core.repo.save_chat_state(user_key, STATE_KIND, conv.to_json() if conv else "")
+
+
+# Commands the conversation answers itself while it waits for an answer (the chat controller hands them over).
+FLOW_COMMANDS = frozenset({"cancel", "help", "status", "skip", "back", "edit", "start", "interests", "profile"})
+
+
+async def current_step(core: Core, user_key: str) -> str:
+    """The step the user's unfinished conversation waits at ('' when there is none)."""
+    conv = await load(core, user_key)
+    return conv.step if conv else ""
 
 
 async def is_active(core: Core, user_key: str) -> bool:
@@ -947,8 +968,8 @@ async def is_active(core: Core, user_key: str) -> bool:
 async def _start(core: Core, user_key: str, display_name: str) -> Reply:
     if await load(core, user_key) is not None:
         return await _resume(core, user_key) or Reply(text=_HELP)
+    # no `users` row yet: someone who starts and cancels has not become a member
     name = _one_line(clean_input(display_name), 80)
-    await core.repo.ensure_user(user_key, name)
     profile = await core.repo.get_profile(profile_owner(user_key))
     user = await core.repo.get_user(user_key)
     conv = Conversation(

@@ -105,6 +105,18 @@ def profile_from_mapping(data: Mapping[str, Any], strict_categories: bool = True
     return profile
 
 
+def profile_from_toml(text: str, source: str = "the profile") -> Profile:
+    """Parse TOML profile text (an uploaded file, a pasted profile); raises `ProfileError` naming `source`."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ProfileError(f"{source}: not valid TOML: {exc}") from None
+    try:
+        return profile_from_mapping(data)
+    except ProfileError as exc:
+        raise ProfileError(f"{source}: {exc}") from None
+
+
 def load_profile(path: str | Path) -> Profile:
     """Read a TOML profile file; raises `ProfileError` naming the file and the problem."""
     file = Path(path)

@@ -1,24 +1,25 @@
-"""Platform-neutral renderings of a digest: Markdown (terminal, files) and JSON (machines).
+"""Platform-neutral renderings of the core's views: Markdown (files), plain text (terminals) and JSON (machines).
 
-Chat platforms have their own markup rules; their renderers live in the adapters and cogs.
-Everything shown here came from outside (titles, abstracts, LLM text), so Markdown control characters
-are escaped and nothing is trusted to be markup.
+Chat platforms have their own markup rules; their renderers live in the adapters and cogs and lay out the same
+`PaperView`s. Everything shown came from outside (titles, abstracts, names, LLM text), so Markdown control
+characters are escaped and nothing is trusted to be markup.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import Any
 
-from bot.models import Digest, ScoredPaper
-
-if TYPE_CHECKING:
-    from bot.rag import Answer
+from bot.models import Digest
+from bot.views import DigestView, PaperView, digest_view, usage_line
 
 MAX_AUTHORS_SHOWN = 6
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|~])")
+
+__all__ = ["usage_line"]
 
 
 def escape_markdown(text: str) -> str:
@@ -26,21 +27,15 @@ def escape_markdown(text: str) -> str:
     return _MD_SPECIAL.sub(r"\\\1", text)
 
 
-def authors_line(authors: tuple[str, ...], limit: int = MAX_AUTHORS_SHOWN) -> str:
+def authors_line(authors: Sequence[str], limit: int = MAX_AUTHORS_SHOWN) -> str:
     """Authors joined with commas, shortened with 'et al.' past `limit`."""
     if len(authors) <= limit:
         return ", ".join(authors)
     return ", ".join(authors[:limit]) + f" et al. ({len(authors)} authors)"
 
 
-def usage_line(usage: dict[str, float]) -> str:
-    """The header line with LLM tokens and cost, empty when no LLM ran."""
-    if not usage.get("total_tokens"):
-        return ""
-    return (
-        f"LLM: {int(usage.get('prompt_tokens', 0)):,} prompt + {int(usage.get('completion_tokens', 0)):,} completion"
-        f" tokens, ${usage.get('cost_usd', 0.0):.4f}"
-    )
+def _as_view(digest: Digest | DigestView) -> DigestView:
+    return digest if isinstance(digest, DigestView) else digest_view(digest)
 
 
 _PURPOSE_NAMES = {"score": "scoring", "tldr": "TL;DRs", "answer": "answers"}
@@ -81,13 +76,22 @@ def usage_table(usage: dict[str, float]) -> list[str]:
     return lines
 
 
-def _item_markdown(rank: int, item: ScoredPaper) -> str:
-    paper = item.paper
-    lines = [f"### {rank}. {escape_markdown(paper.title)}"]
-    lines.append(f"[arXiv:{paper.id}]({paper.url}) · {escape_markdown(authors_line(paper.authors))}")
+def judgement_line(item: PaperView) -> str:
+    """'#3 of 444 papers on 2025-05-26 (top 1%) · LLM relevance 8/10, novelty 7/10' (the LLM part only if it ran)."""
+    parts = [item.standing] if item.standing else []
+    if item.relevance is not None and item.novelty is not None:
+        parts.append(f"LLM relevance {item.relevance:.0f}/10, novelty {item.novelty:.0f}/10")
+    return " · ".join(parts)
+
+
+def _item_markdown(item: PaperView) -> str:
+    lines = [f"### {item.number}. {escape_markdown(item.title)}"]
+    lines.append(f"[arXiv:{item.id}]({item.url}) · {escape_markdown(authors_line(item.authors))}")
     if item.tldr:
         lines.append(f"**TL;DR** {escape_markdown(item.tldr)}")
-    lines.append(f"Relevance **{item.relevance:.0f}**/10 · Novelty **{item.novelty:.0f}**/10 · score {item.score:.3f}")
+    judged = judgement_line(item)
+    if judged:
+        lines.append(judged)
     if item.author_hits:
         lines.append("Author watch: " + escape_markdown(", ".join(item.author_hits)))
     if item.comment:
@@ -97,69 +101,110 @@ def _item_markdown(rank: int, item: ScoredPaper) -> str:
     return "\n".join(lines)
 
 
-def digest_markdown(digest: Digest) -> str:
+def digest_markdown(digest: Digest | DigestView) -> str:
     """The whole digest as Markdown: header, one section per paper, notes as a footer."""
-    header = [
-        f"# {escape_markdown(digest.profile_name)}: arXiv digest for {digest.day.isoformat()}",
-        f"Scanned {digest.scanned} papers, picked {digest.picked}.",
-    ]
-    table = usage_table(digest.usage)
-    parts = ["\n".join(header)]
+    view = _as_view(digest)
+    parts = [f"# {escape_markdown(view.title)}\n{view.summary}"]
+    table = usage_table(view.usage)
     if table:
         parts.append("\n".join(table))
-    if not digest.items:
+    if not view.items:
         parts.append("No papers matched this profile today.")
-    parts += [_item_markdown(i, item) for i, item in enumerate(digest.items, 1)]
-    if digest.notes:
-        parts.append("\n".join(f"_{escape_markdown(note)}_" for note in digest.notes))
+    parts += [_item_markdown(item) for item in view.items]
+    if view.notes:
+        parts.append("\n".join(f"_{escape_markdown(note)}_" for note in view.notes))
     return "\n\n".join(parts) + "\n"
 
 
-def item_to_dict(rank: int, item: ScoredPaper) -> dict[str, Any]:
-    """One digest entry as plain data."""
-    paper = item.paper
+def paper_text(item: PaperView, *, indent: str = "    ") -> str:
+    """One paper as plain text for a terminal: numbered title, authors, TL;DR, standing and reasons, link."""
+    head = f"{item.number:2}. {item.title}" if item.number else item.title
+    lines = [head, f"{indent}{authors_line(item.authors, 4)} · {', '.join(item.categories[:4])}"]
+    if item.tldr:
+        lines.append(f"{indent}TL;DR {item.tldr}")
+    judged = judgement_line(item)
+    if judged:
+        lines.append(indent + judged)
+    if item.author_hits:
+        lines.append(f"{indent}Author watch: {', '.join(item.author_hits)}")
+    if item.comment:
+        lines.append(f"{indent}Comment: {item.comment}")
+    if item.reasons:
+        lines.append(f"{indent}Why: {'; '.join(item.reasons)}")
+    lines.append(indent + item.url)
+    return "\n".join(lines)
+
+
+def digest_text(digest: Digest | DigestView) -> str:
+    """The digest as readable plain text (a terminal is not a Markdown viewer)."""
+    view = _as_view(digest)
+    parts = [f"{view.title}\n{view.summary}"]
+    cost = usage_line(view.usage)
+    if cost:
+        parts[0] += "\n" + cost
+    if not view.items:
+        parts.append("No papers matched this profile.")
+    parts += [paper_text(item) for item in view.items]
+    if view.notes:
+        parts.append("\n".join(f"Note: {note}" for note in view.notes))
+    return "\n\n".join(parts) + "\n"
+
+
+def item_to_dict(item: PaperView) -> dict[str, Any]:
+    """One paper of a digest as plain data (relevance and novelty are null unless an LLM judged it)."""
     return {
-        "rank": rank,
-        "id": paper.id,
-        "title": paper.title,
-        "url": paper.url,
-        "authors": list(paper.authors),
-        "categories": list(paper.categories),
+        "rank": item.number,
+        "id": item.id,
+        "title": item.title,
+        "url": item.url,
+        "authors": list(item.authors),
+        "categories": list(item.categories),
+        "announced": item.announced.isoformat(),
         "tldr": item.tldr,
-        "score": round(item.score, 4),
-        "relevance": round(item.relevance, 1),
-        "novelty": round(item.novelty, 1),
+        "standing": item.standing,
+        "score": None if item.score is None else round(item.score, 4),
+        "relevance": None if item.relevance is None else round(item.relevance, 1),
+        "novelty": None if item.novelty is None else round(item.novelty, 1),
         "reasons": list(item.reasons),
         "author_hits": list(item.author_hits),
         "comment": item.comment,
     }
 
 
-def digest_to_dict(digest: Digest) -> dict[str, Any]:
+def digest_to_dict(digest: Digest | DigestView) -> dict[str, Any]:
     """The digest as plain data (the JSON rendering)."""
+    view = _as_view(digest)
     return {
-        "day": digest.day.isoformat(),
-        "profile": digest.profile_name,
-        "scanned": digest.scanned,
-        "picked": digest.picked,
-        "usage": digest.usage,
-        "notes": list(digest.notes),
-        "papers": [item_to_dict(i, item) for i, item in enumerate(digest.items, 1)],
+        "day": view.day.isoformat(),
+        "title": view.title,
+        "scanned": view.scanned,
+        "picked": view.picked,
+        "usage": view.usage,
+        "notes": list(view.notes),
+        "papers": [item_to_dict(item) for item in view.items],
     }
 
 
-def digest_json(digest: Digest) -> str:
+def digest_json(digest: Digest | DigestView) -> str:
     """The digest as a JSON document."""
     return json.dumps(digest_to_dict(digest), ensure_ascii=False, indent=2)
 
 
-def answer_text(answer: Answer) -> str:
-    """A question's answer as plain text: the answer, its numbered sources and, when an LLM ran, its cost."""
-    lines = [answer.text]
-    if answer.citations:
-        lines.append("")
-        lines.extend(f"[{n}] {paper.title} {paper.url}" for n, paper in enumerate(answer.citations, 1))
-    cost = usage_line(answer.usage)
+def citations_text(citations: Sequence[PaperView]) -> str:
+    """Numbered sources under an answer: '[1] Title https://arxiv.org/abs/...'."""
+    return "\n".join(f"[{n}] {paper.title} {paper.url}" for n, paper in enumerate(citations, 1))
+
+
+def answer_text(text: str, citations: Sequence[PaperView], usage: dict[str, float] | None = None) -> str:
+    """An answer as plain text: the answer, then its numbered sources unless the text already lists them
+    (the extractive answer is itself the list), then the LLM cost when one ran."""
+    lines = [text]
+    listed = all(f"[{n}] {paper.title}" in text for n, paper in enumerate(citations, 1))
+    if citations and not listed:
+        lines += ["", citations_text(citations)]
+    elif citations:
+        lines += ["", "\n".join(f"[{n}] {paper.url}" for n, paper in enumerate(citations, 1))]
+    cost = usage_line(usage or {})
     if cost:
-        lines.extend(["", cost])
+        lines += ["", cost]
     return "\n".join(lines)

@@ -242,7 +242,9 @@ def combine(shortlist: Sequence[ScoredPaper], scores: dict[str, CachedScore]) ->
         ranker_share = 1.0 - position / last
         judged = scores.get(item.paper.id)
         if judged is not None:
-            item = replace(item, relevance=judged.relevance, novelty=judged.novelty, comment=judged.comment)
+            item = replace(
+                item, relevance=judged.relevance, novelty=judged.novelty, comment=judged.comment, judged=True
+            )
         points = item.relevance + item.novelty + RANKER_POINTS * ranker_share
         score = points / (20.0 + RANKER_POINTS) + (AUTHOR_BONUS if item.author_hits else 0.0)
         out.append(replace(item, score=round(score, 4)))

@@ -199,7 +199,14 @@ async def personal_digest(
         notes.append(f"{_papers(hidden)} you gave a thumbs down {'is' if hidden == 1 else 'are'} left out.")
     if not papers and profile.categories:
         notes.append(f"No stored papers in your categories ({', '.join(profile.categories)}) on these days.")
-    return Digest(day=day, profile_name=profile.name, scanned=len(papers), items=tuple(items), notes=tuple(notes))
+    return Digest(
+        day=day,
+        profile_name=profile.name,
+        scanned=len(papers),
+        items=tuple(items),
+        notes=tuple(notes),
+        start=start,
+    )
 
 
 def _papers(count: int) -> str:
@@ -296,11 +303,11 @@ async def export_user(core: Core, user_key: str) -> dict[str, Any]:
     feedback = await core.repo.user_feedback_rows(user_key)
     targets = await core.repo.targets_of_profile(owner)
     sent = await core.repo.sent_papers_by_day([t.id for t in targets if t.id is not None])
-    draft = _json_or_text(user.conversation) if user is not None and user.conversation else None
+    flows = await core.repo.chat_states_of(user_key)
     questions = await core.repo.conversations_of(user_key)
     return {
         "user_key": user_key,
-        "stored": user is not None or profile is not None or bool(feedback) or bool(questions),
+        "stored": user is not None or profile is not None or bool(feedback) or bool(questions) or bool(flows),
         "user": None
         if user is None
         else {"display_name": user.display_name, "created_at": user.created_at, "updated_at": user.updated_at},
@@ -318,7 +325,10 @@ async def export_user(core: Core, user_key: str) -> dict[str, Any]:
             for f in feedback
         ],
         "feedback_vectors": "derived from the papers you rated; deleted with your feedback by /forget",
-        "unfinished_onboarding": draft,
+        "chat_state": [
+            {"kind": kind, "where": scope or "everywhere", "state": _json_or_text(data), "at": at}
+            for kind, scope, data, at in flows
+        ],
         "last_questions": [
             {"conversation": conversation, "context": _json_or_text(state), "at": at}
             for conversation, state, at in questions

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bot.cli import bundled_file
+from bot.bundled import bundled_file
 from bot.config import Settings
 from bot.core import Core, open_core
 from bot.embed import LocalEmbedder, paper_vectors

@@ -159,7 +159,7 @@ async def test_a_new_user_is_walked_through_every_step_and_everything_is_saved(c
         "19:30",
         "Europe/Berlin",
     )
-    assert user.conversation == "" and await stored_state(core) is None
+    assert await stored_state(core) is None
     ratings = sorted(f.value for f in await core.repo.user_feedback_rows(KEY))
     assert ratings == [-1, -1, -1, 1]
 
@@ -281,7 +281,7 @@ def test_the_state_round_trips_through_json() -> None:
 
 async def test_an_unreadable_stored_state_starts_over_politely(core: Core) -> None:
     await core.repo.ensure_user(KEY)
-    await core.repo.save_user_conversation(KEY, '{"version": 99}')
+    await core.repo.save_chat_state(KEY, "onboarding", '{"version": 99}')
     assert not await onboarding.is_active(core, KEY)
     reply = await handle(core, KEY, "hello")
     assert reply.step == "interests"

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.cli import bundled_file
+from bot.bundled import bundled_file
 from bot.profiles import ProfileError, load_profile, profile_from_json, profile_from_mapping, profile_to_json
 
 from .conftest import SHARED_DATA

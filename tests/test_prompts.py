@@ -10,7 +10,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from bot.cli import bundled_file
+from bot.bundled import bundled_file
 from bot.config import Settings
 from bot.core import open_core
 from bot.errors import ConfigError

@@ -6,7 +6,7 @@ import datetime as dt
 import json
 
 from bot.models import Digest, Paper, ScoredPaper
-from bot.render import digest_json, digest_markdown, escape_markdown
+from bot.render import digest_json, digest_markdown, digest_text, escape_markdown
 from bot.summarize import extractive_tldr
 
 PAPER = Paper(
@@ -46,7 +46,8 @@ def test_markdown_has_header_link_scores_and_escaped_untrusted_text() -> None:
     text = digest_markdown(_digest((item,)))
     assert "Scanned 444 papers, picked 1." in text
     assert "[arXiv:2505.17639](https://arxiv.org/abs/2505.17639)" in text
-    assert "Relevance **9**/10 · Novelty **7**/10" in text
+    assert "#1 of 444 papers on 2025-05-26 (top 1%)" in text
+    assert "Novelty" not in text and "novelty" not in text  # the ranker's cue-word novelty is never shown
     assert r"\[MoE\](http://evil.example)" in text  # no link injected by a title
     assert r"\*everything\*" in text
     assert "et al. (9 authors)" in text
@@ -73,3 +74,21 @@ def test_extractive_tldr_picks_the_contribution_sentence() -> None:
 
 def test_escape_markdown_leaves_plain_text_alone() -> None:
     assert escape_markdown("plain words, 3.5 percent") == "plain words, 3.5 percent"
+
+
+def test_llm_judgement_is_shown_only_when_an_llm_gave_it() -> None:
+    cold = ScoredPaper(PAPER, 0.7, 10.0, 9.0)
+    judged = ScoredPaper(PAPER, 0.7, 8.0, 7.0, comment="solid routing idea", judged=True)
+    assert "/10" not in digest_markdown(_digest((cold,)))
+    text = digest_markdown(_digest((judged,)))
+    assert "LLM relevance 8/10, novelty 7/10" in text and "Comment: solid routing idea" in text
+    data = json.loads(digest_json(_digest((cold,))))["papers"][0]
+    assert data["relevance"] is None and data["novelty"] is None and data["standing"].startswith("#1 of 444")
+
+
+def test_plain_text_digest_has_no_markdown() -> None:
+    item = ScoredPaper(PAPER, 0.71, 9.0, 7.0, reasons=("topic: MoE",), tldr="Routes tokens.")
+    text = digest_text(_digest((item,)))
+    assert "###" not in text and "**" not in text and "\\" not in text
+    assert " 1. Routing *everything* with [MoE](http://evil.example)" in text
+    assert "TL;DR Routes tokens." in text and "https://arxiv.org/abs/2505.17639" in text

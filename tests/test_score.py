@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from bot.cli import bundled_file
+from bot.bundled import bundled_file
 from bot.config import Settings
 from bot.core import Core, open_core
 from bot.digest import build_digest

@@ -154,6 +154,33 @@ MIGRATIONS: list[str] = [
     CREATE INDEX conversations_by_asker ON conversations(asker);
     CREATE INDEX conversations_by_age ON conversations(updated_at);
     """,
+    # 6: the chat controller's state (bot/chat): onboarding moves out of `users` (an unfinished onboarding no
+    # longer makes someone a member), plus pending confirmations, half-done /setup, digest numbering, the bot
+    # messages a reply can continue, and paused channel targets
+    """
+    CREATE TABLE chat_state (
+        user_key   TEXT NOT NULL,                   -- whose state: 'telegram:123'
+        scope      TEXT NOT NULL DEFAULT '',        -- '' for the person, else the place it belongs to
+        kind       TEXT NOT NULL,                   -- onboarding | setup | confirm | numbering
+        data       TEXT NOT NULL,                   -- JSON
+        updated_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')),
+        PRIMARY KEY (user_key, scope, kind)
+    );
+    INSERT INTO chat_state (user_key, kind, data)
+        SELECT key, 'onboarding', conversation FROM users WHERE conversation != '';
+    ALTER TABLE users DROP COLUMN conversation;
+
+    CREATE TABLE bot_messages (
+        place      TEXT NOT NULL,                   -- 'platform:chat_id' the message was sent in
+        message_id TEXT NOT NULL,                   -- the platform's id of the bot's message
+        context_id TEXT NOT NULL,                   -- the question context a reply to it continues
+        created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')),
+        PRIMARY KEY (place, message_id)
+    );
+    CREATE INDEX bot_messages_by_age ON bot_messages(created_at);
+
+    ALTER TABLE targets ADD COLUMN paused INTEGER NOT NULL DEFAULT 0;
+    """,
 ]
 
 LATEST_VERSION = len(MIGRATIONS)

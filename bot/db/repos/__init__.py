@@ -2,11 +2,12 @@
 
 `Repository` joins one class per concept, each in its own module: `papers` (papers, full text, TL;DRs),
 `targets` (profiles, targets, posting ledger), `llm` (score cache, usage), `members` (users, feedback, question
-context). Callers get and pass plain models and never write a query.
+context), `chat` (the chat controller's flow state). Callers get and pass plain models and never write a query.
 """
 
 from __future__ import annotations
 
+from bot.db.repos.chat import ChatRepo
 from bot.db.repos.llm import CachedScore, LLMRepo, UsageTotals
 from bot.db.repos.members import MembersRepo
 from bot.db.repos.papers import PapersRepo, UpsertCounts
@@ -15,5 +16,5 @@ from bot.db.repos.targets import TargetsRepo
 __all__ = ["CachedScore", "Repository", "UpsertCounts", "UsageTotals"]
 
 
-class Repository(PapersRepo, TargetsRepo, LLMRepo, MembersRepo):
-    """Storage over one aiosqlite connection: papers, targets and ledger, LLM cache and usage, members."""
+class Repository(PapersRepo, TargetsRepo, LLMRepo, MembersRepo, ChatRepo):
+    """Storage over one aiosqlite connection: papers, targets and ledger, LLM cache and usage, members, chat state."""

@@ -45,6 +45,7 @@ def target_from_row(row: aiosqlite.Row) -> Target:
         post_time=row["post_time"],
         timezone=row["timezone"],
         digest_size=row["digest_size"],
+        paused=bool(row["paused"]),
     )
 
 

@@ -49,15 +49,6 @@ class MembersRepo(RepositoryBase):
                 (key, digest_mode, post_time, timezone, weekly_day),
             )
 
-    async def save_user_conversation(self, key: str, state: str) -> None:
-        """Store (or clear, with '') a user's unfinished onboarding conversation."""
-        async with self.transaction() as conn:
-            await conn.execute(
-                "INSERT INTO users (key, conversation) VALUES (?,?) ON CONFLICT(key) DO UPDATE SET"
-                " conversation=excluded.conversation, updated_at=strftime('%Y-%m-%dT%H:%M:%SZ','now')",
-                (key, state),
-            )
-
     async def users_with_digest(self) -> list[UserRecord]:
         """Users who opted in to a personal digest (daily or weekly)."""
         async with self.conn.execute("SELECT * FROM users WHERE digest_mode != 'off' ORDER BY key") as cursor:
@@ -96,6 +87,8 @@ class MembersRepo(RepositoryBase):
             counts["feedback"] = cursor.rowcount
             cursor = await conn.execute("DELETE FROM users WHERE key=?", (key,))
             counts["users"] = cursor.rowcount
+            cursor = await conn.execute("DELETE FROM chat_state WHERE user_key=?", (key,))
+            counts["chat_state"] = cursor.rowcount
             cursor = await conn.execute("DELETE FROM conversations WHERE asker=? OR id=?", (key, key))
             counts["conversations"] = cursor.rowcount
             names = [key, *usage_targets]

@@ -120,9 +120,11 @@ class PapersRepo(RepositoryBase):
             row = await cursor.fetchone()
         return int_to_day(row[0]) if row and row[0] else None
 
-    async def latest_day(self) -> dt.date | None:
-        """The most recent announcement day stored, if any."""
-        async with self.conn.execute("SELECT MAX(announced) FROM papers") as cursor:
+    async def latest_day(self, until: dt.date | None = None) -> dt.date | None:
+        """The most recent announcement day stored (on or before `until`, when given), if any."""
+        async with self.conn.execute(
+            "SELECT MAX(announced) FROM papers WHERE announced <= ?", (day_to_int(until) if until else 99991231,)
+        ) as cursor:
             row = await cursor.fetchone()
         return int_to_day(row[0]) if row and row[0] else None
 

@@ -75,7 +75,7 @@ class TargetsRepo(RepositoryBase):
             " JOIN profiles p ON p.id = t.profile_id"
         )
         if enabled_only:
-            query += " WHERE t.enabled = 1"
+            query += " WHERE t.enabled = 1 AND t.paused = 0"
         async with self.conn.execute(query + " ORDER BY t.id") as cursor:
             rows = await cursor.fetchall()
         return [(target_from_row(r), profile_from_json(r["profile_data"])) for r in rows]
@@ -96,6 +96,23 @@ class TargetsRepo(RepositoryBase):
             "SELECT id FROM targets WHERE platform=? AND enabled=1 ORDER BY id", (platform,)
         ) as cursor:
             return [int(r[0]) async for r in cursor]
+
+    async def target_at(self, platform: str, chat_id: str) -> tuple[Target, Profile] | None:
+        """The target for (platform, chat_id) with its profile, paused or not; None when there is none."""
+        async with self.conn.execute(
+            "SELECT t.*, p.data AS profile_data, p.name AS profile_name FROM targets t"
+            " JOIN profiles p ON p.id = t.profile_id WHERE t.platform=? AND t.chat_id=?",
+            (platform, chat_id),
+        ) as cursor:
+            row = await cursor.fetchone()
+        return (target_from_row(row), profile_from_json(row["profile_data"])) if row else None
+
+    async def set_target_paused(self, target_id: int, paused: bool) -> None:
+        """Pause or resume a channel's digest (the schedule passes paused targets over)."""
+        async with self.transaction() as conn:
+            await conn.execute("UPDATE targets SET paused=? WHERE id=?", (int(paused), target_id))
+
+    # --- the posting ledger: exactly one digest per target and announcement day ---
 
     async def claim_post(self, target_id: int, day: dt.date) -> bool:
         """Reserve (target, day) before posting; False when it was already sent.

@@ -1,0 +1,40 @@
+"""The conversation core every chat front end drives: `ChatController` and the messages it takes and gives.
+
+See `bot.chat.messages` for the data a front end hands in and renders, and `bot.chat.controller` for the flows.
+"""
+
+from bot.chat.controller import ChatController
+from bot.chat.messages import (
+    Action,
+    AnswerReply,
+    Attachment,
+    Choice,
+    DigestReply,
+    DigestView,
+    FileReply,
+    Incoming,
+    PaperView,
+    Place,
+    Reply,
+    Speaker,
+    TextReply,
+    is_paperscout_button,
+)
+
+__all__ = [
+    "Action",
+    "AnswerReply",
+    "Attachment",
+    "ChatController",
+    "Choice",
+    "DigestReply",
+    "DigestView",
+    "FileReply",
+    "Incoming",
+    "PaperView",
+    "Place",
+    "Reply",
+    "Speaker",
+    "TextReply",
+    "is_paperscout_button",
+]

@@ -1,0 +1,186 @@
+"""What a front end hands the chat controller, and the structured replies it gets back.
+
+A front end (console, Discord cogs, Telegram handlers) translates a platform event into an `Incoming`: who spoke
+(`Speaker`), where (`Place`) and what (text, a command with arguments, a button value, a reply to one of the
+bot's messages, an attached file). The controller answers with a list of replies, each one of:
+
+- `TextReply`: text, optionally with paper cards (`PaperView`) and `Choice` buttons;
+- `DigestReply`: a digest (`DigestView`) whose papers each carry their actions (thumbs up/down, more like this, why);
+- `AnswerReply`: an answer to a question with its cited papers;
+- `FileReply`: a file to send (an export).
+
+Every string in a reply that came from outside (titles, abstracts, names, questions, LLM text) has been through
+the core's cleaning of untrusted text, but it is still plain text: each front end escapes it for its own markup.
+
+Buttons carry a compact value of at most 64 bytes (Telegram's callback_data limit; Discord allows 100), so a
+button on a month-old message works after a restart without any server-side state:
+
+- ``ps:up:2505.17639``, ``ps:down:…``, ``ps:more:…``, ``ps:why:…`` act on one paper;
+- ``ps:c:STEP:N`` picks choice N of the question asked at STEP (a stale button is recognised and answered politely).
+
+A front end passes a pressed button back as ``Incoming(button=value)``; `is_paperscout_button` tells it which
+presses are ours.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+
+from bot.views import BUTTON_PREFIX, PAPER_ACTIONS, Action, DigestView, PaperView, paper_button
+
+__all__ = [
+    "PAPER_ACTIONS",
+    "Action",
+    "AnswerReply",
+    "Attachment",
+    "Choice",
+    "DigestReply",
+    "DigestView",
+    "FileReply",
+    "Incoming",
+    "PaperView",
+    "Place",
+    "Reply",
+    "Speaker",
+    "TextReply",
+    "paper_button",
+]
+
+MAX_BUTTON_BYTES = 64
+
+
+def is_paperscout_button(value: str) -> bool:
+    """True when a platform's button value (callback data, custom_id) is one of ours."""
+    return value.startswith(BUTTON_PREFIX) and len(value.encode()) <= MAX_BUTTON_BYTES
+
+
+def choice_button(step: str, number: int) -> str:
+    """The button value of choice `number` (1-based) of the question asked at `step`."""
+    return f"{BUTTON_PREFIX}c:{step}:{number}"
+
+
+# --- in ---
+
+
+@dataclass(frozen=True, slots=True)
+class Place:
+    """Where something was said: a DM, or a channel/group (with its platform's chat id)."""
+
+    platform: str  # console | discord | telegram
+    chat_id: str
+    is_dm: bool = True
+    title: str = ""  # the channel or group name, for messages like "set up #papers"
+
+    @property
+    def key(self) -> str:
+        """'platform:chat_id', the key a channel's target and profile are stored under."""
+        return f"{self.platform}:{self.chat_id}"
+
+
+@dataclass(frozen=True, slots=True)
+class Speaker:
+    """Who spoke: their user key (platform:id), name, and whether they administer the place they spoke in.
+
+    Front ends decide `is_admin` from the platform (Discord Manage Server at run time, Telegram getChatMember);
+    the console's user administers the console.
+    """
+
+    user_key: str
+    display_name: str = ""
+    is_admin: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Attachment:
+    """A file sent with a message (a TOML profile for /setup), already downloaded and size-checked."""
+
+    name: str
+    data: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class Incoming:
+    """One thing a person did: typed `text`, ran `command` with `args`, pressed `button`, or replied to a message.
+
+    Front ends with real commands (Discord slash commands, Telegram /commands) set `command` (no slash,
+    lowercase) and `args`; front ends that only have text may pass the whole line as `text` and let
+    `Incoming.from_text` split it. `options` carries named arguments a front end already parsed (Discord's
+    `/setup categories:... time:...`). `reply_to` is the platform id of the bot message being replied to.
+    """
+
+    speaker: Speaker
+    place: Place
+    text: str = ""
+    command: str = ""
+    args: str = ""
+    options: dict[str, str] = field(default_factory=dict)
+    button: str = ""
+    reply_to: str = ""
+    attachment: Attachment | None = None
+
+    @classmethod
+    def from_text(cls, speaker: Speaker, place: Place, line: str, **extra: object) -> Incoming:
+        """A typed line: '/cmd args' (a Telegram '@botname' suffix dropped) becomes a command, anything else text."""
+        stripped = line.strip()
+        if stripped.startswith("/") and len(stripped) > 1:
+            word, _, args = stripped[1:].partition(" ")
+            command = word.split("@", 1)[0].lower()
+            return cls(speaker, place, text=stripped, command=command, args=args.strip(), **extra)  # type: ignore[arg-type]
+        return cls(speaker, place, text=line, **extra)  # type: ignore[arg-type]
+
+
+# --- out ---
+
+
+@dataclass(frozen=True, slots=True)
+class Choice:
+    """A button: show `label`, send `value` back (`choice_button` for question choices)."""
+
+    label: str
+    value: str
+
+
+@dataclass(frozen=True, slots=True)
+class TextReply:
+    """Plain text, then paper cards, then choice buttons; `ephemeral` asks for a reply only the speaker sees."""
+
+    text: str
+    cards: tuple[PaperView, ...] = ()
+    choices: tuple[Choice, ...] = ()
+    ephemeral: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class DigestReply:
+    """A digest to show, with per-paper actions."""
+
+    digest: DigestView
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerReply:
+    """An answer to a question: text citing [n], and the cited papers in [n] order.
+
+    `context_id` names the question context a reply to this message continues; front ends that support replies
+    pass it back through `ChatController.remember_message` with the platform message id they got.
+    """
+
+    text: str
+    citations: tuple[PaperView, ...]
+    window: tuple[dt.date, dt.date]
+    context_id: str = ""
+    usage_line: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class FileReply:
+    """A file for the speaker (an export): name, bytes, MIME type and a caption."""
+
+    name: str
+    data: bytes
+    mime: str
+    caption: str = ""
+
+
+Reply = TextReply | DigestReply | AnswerReply | FileReply

@@ -1,0 +1,393 @@
+"""The admin's `/setup` of a channel's daily digest: categories, post time and time zone, the channel's interest
+profile (free text or a TOML file) and the digest size.
+
+A front end with forms (Discord slash-command options) may hand every answer at once in `options`; the
+conversation then asks only for what is missing. Step by step, each question shows the current value and /skip
+keeps it, so running /setup again changes one thing. The half-done setup is stored per (admin, channel) in the
+chat_state table, so it survives a restart; nothing is saved to the channel until the last answer.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from dataclasses import replace as dc_replace
+
+from bot.arxiv_taxonomy import check_category
+from bot.chat.messages import Attachment, Choice, Place, TextReply, choice_button
+from bot.core import Core
+from bot.errors import InputError
+from bot.models import Profile, Target, Topic
+from bot.profiles import profile_from_mapping, profile_from_toml, profile_to_mapping
+from bot.users import SettingError, parse_post_time, parse_timezone
+
+KIND = "setup"
+VERSION = 1
+MAX_PROFILE_BYTES = 64_000  # an uploaded TOML profile; the bundled example is 2 KB
+MAX_INTERESTS = 20
+MAX_INTEREST_CHARS = 300
+MAX_DIGEST_SIZE = 50
+OPTION_NAMES = ("categories", "time", "timezone", "profile", "size")
+
+
+@dataclass
+class SetupDraft:
+    """The answers so far; a channel that was set up before starts from what is stored."""
+
+    step: str = "categories"
+    categories: list[str] = field(default_factory=list)
+    post_time: str = "09:00"
+    timezone: str = "UTC"
+    interests: list[str] = field(default_factory=list)
+    profile: dict[str, object] | None = None  # a whole profile (from a TOML file), replacing `interests`
+    size: int = 15
+    title: str = ""
+    existing: bool = False
+    choices: list[str] = field(default_factory=list)  # values of the last question's buttons
+    version: int = VERSION
+
+    def to_json(self) -> str:
+        """The draft as JSON for the chat_state table."""
+        return json.dumps(asdict(self), ensure_ascii=False)
+
+    @classmethod
+    def from_json(cls, text: str) -> SetupDraft:
+        """A stored draft; ValueError when it is not one of this version."""
+        data = json.loads(text)
+        if not isinstance(data, dict) or data.get("version") != VERSION:
+            raise ValueError("not a setup draft of this version")
+        draft = cls(**data)
+        if draft.step not in STEP_NAMES:
+            raise ValueError(f"unknown setup step {draft.step!r}")
+        return draft
+
+
+# --- reading answers (each raises InputError with what would work) ---
+
+
+def parse_categories(text: str) -> list[str]:
+    """arXiv category codes from 'cs.LG, cs.AI' (canonical); InputError naming the first unknown one."""
+    codes: list[str] = []
+    for part in text.replace(";", ",").replace(",", " ").split():
+        check = check_category(part)
+        if check.code is None:
+            hint = f"; did you mean {', '.join(check.suggestions)}?" if check.suggestions else ""
+            raise InputError(f"'{check.text}' is {check.reason}{hint}")
+        if check.code not in codes:
+            codes.append(check.code)
+    if not codes:
+        raise InputError("name at least one arXiv category, e.g. cs.LG")
+    return codes
+
+
+def parse_interests(text: str) -> list[str]:
+    """Interests one per line or separated by ';' (the channel profile in words)."""
+    items = [" ".join(item.split()) for item in text.replace(";", "\n").splitlines()]
+    items = [item for item in items if any(ch.isalnum() for ch in item)]
+    if not items:
+        raise InputError("describe the channel's interests in words, one topic per line or separated by ';'")
+    if len(items) > MAX_INTERESTS:
+        raise InputError(f"that is {len(items)} topics; a channel profile takes at most {MAX_INTERESTS}")
+    long = next((item for item in items if len(item) > MAX_INTEREST_CHARS), None)
+    if long is not None:
+        raise InputError(f"a topic is limited to {MAX_INTEREST_CHARS} characters: '{long[:40]}…'")
+    return list(dict.fromkeys(items))
+
+
+def parse_size(text: str) -> int:
+    """A digest size from 1 to `MAX_DIGEST_SIZE`."""
+    cleaned = text.strip()
+    if not cleaned.isascii() or not cleaned.isdigit() or not 1 <= int(cleaned) <= MAX_DIGEST_SIZE:
+        raise InputError(f"the digest size is a number from 1 to {MAX_DIGEST_SIZE}")
+    return int(cleaned)
+
+
+def parse_profile_file(attachment: Attachment) -> dict[str, object]:
+    """An uploaded TOML profile, validated, as a mapping to store in the draft."""
+    if len(attachment.data) > MAX_PROFILE_BYTES:
+        raise InputError(f"{attachment.name[:60]} is over {MAX_PROFILE_BYTES // 1000} KB; a profile is a few KB")
+    try:
+        text = attachment.data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError(f"{attachment.name[:60]} is not UTF-8 text; send the TOML profile file") from None
+    profile = profile_from_toml(text, attachment.name[:60] or "the attached file")
+    return profile_to_mapping(profile)
+
+
+# --- the steps ---
+
+
+@dataclass(frozen=True, slots=True)
+class SetupStep:
+    """One question of /setup: its prompt (from the draft), how an answer is applied, and the option name."""
+
+    name: str
+    prompt: Callable[[Core, SetupDraft], str]
+    apply: Callable[[SetupDraft, str], None]
+
+
+def _apply_categories(draft: SetupDraft, text: str) -> None:
+    draft.categories = parse_categories(text)
+
+
+def _apply_time(draft: SetupDraft, text: str) -> None:
+    draft.post_time = parse_post_time(text)
+
+
+def _apply_timezone(draft: SetupDraft, text: str) -> None:
+    draft.timezone = parse_timezone(text)
+
+
+def _apply_profile(draft: SetupDraft, text: str) -> None:
+    stripped = text.strip()
+    if stripped.startswith("[") or "\nname" in stripped or stripped.startswith("name"):
+        draft.profile = profile_to_mapping(profile_from_toml(stripped, "the pasted profile"))
+        draft.interests = []
+        return
+    draft.interests = parse_interests(text)
+    draft.profile = None
+
+
+def _apply_size(draft: SetupDraft, text: str) -> None:
+    draft.size = parse_size(text)
+
+
+def _profile_now(draft: SetupDraft) -> str:
+    if draft.profile is not None:
+        topics = draft.profile.get("topics") or []
+        return f"the TOML profile '{draft.profile.get('name', 'profile')}' ({len(topics)} topics)"  # type: ignore[arg-type]
+    return "; ".join(draft.interests)
+
+
+STEPS: tuple[SetupStep, ...] = (
+    SetupStep(
+        "categories",
+        lambda core, d: (
+            "Which arXiv categories should this channel's digest cover? (e.g. cs.LG, cs.CL, stat.ML)"
+            f"\nNow: {', '.join(d.categories or core.settings.categories)}"
+        ),
+        _apply_categories,
+    ),
+    SetupStep(
+        "time",
+        lambda core, d: f"At what time should it be posted? (e.g. 09:00 or 7pm)\nNow: {d.post_time}",
+        _apply_time,
+    ),
+    SetupStep(
+        "timezone",
+        lambda core, d: f"In which time zone? (e.g. Europe/Berlin, America/New_York, UTC)\nNow: {d.timezone}",
+        _apply_timezone,
+    ),
+    SetupStep(
+        "profile",
+        lambda core, d: (
+            "What should the channel read about? Send its interests in words, one topic per line or "
+            "separated by ';', or attach a TOML profile file."
+            + (f"\nNow: {_profile_now(d)}" if d.interests or d.profile else "")
+        ),
+        _apply_profile,
+    ),
+    SetupStep(
+        "size", lambda core, d: f"How many papers per digest? (1 to {MAX_DIGEST_SIZE})\nNow: {d.size}", _apply_size
+    ),
+)
+STEP_NAMES = tuple(step.name for step in STEPS)
+_BY_NAME = {step.name: step for step in STEPS}
+_OPTION_STEP = {
+    "categories": "categories",
+    "time": "time",
+    "timezone": "timezone",
+    "profile": "profile",
+    "size": "size",
+}
+
+
+def _has_answer(draft: SetupDraft, step: str) -> bool:
+    return step != "profile" or bool(draft.interests or draft.profile)
+
+
+# --- state ---
+
+
+async def load(core: Core, user_key: str, place: Place) -> SetupDraft | None:
+    """The admin's unfinished /setup of `place`, if any (an unreadable one is dropped)."""
+    stored = await core.repo.chat_state(user_key, KIND, place.key)
+    if not stored:
+        return None
+    try:
+        return SetupDraft.from_json(stored)
+    except (ValueError, TypeError):
+        await core.repo.save_chat_state(user_key, KIND, "", place.key)
+        return None
+
+
+async def _store(core: Core, user_key: str, place: Place, draft: SetupDraft | None) -> None:
+    await core.repo.save_chat_state(user_key, KIND, draft.to_json() if draft else "", place.key)
+
+
+async def _draft_from_stored(core: Core, place: Place) -> SetupDraft:
+    found = await core.repo.target_at(place.platform, place.chat_id)
+    if found is None:
+        return SetupDraft(categories=list(core.settings.categories), size=core.settings.digest_size, title=place.title)
+    target, profile = found
+    draft = SetupDraft(
+        categories=list(target.categories),
+        post_time=target.post_time,
+        timezone=target.timezone,
+        size=target.digest_size,
+        title=place.title,
+        existing=True,
+    )
+    if all(not t.avoid for t in profile.topics) and not (profile.boost or profile.penalize or profile.applications):
+        draft.interests = [t.want for t in profile.topics]
+    else:
+        draft.profile = profile_to_mapping(profile)
+    return draft
+
+
+def _question(core: Core, draft: SetupDraft, prefix: str = "") -> TextReply:
+    step = _BY_NAME[draft.step]
+    keep = "\n(/skip keeps it, /cancel stops without saving.)" if _has_answer(draft, draft.step) else ""
+    text = step.prompt(core, draft) + keep
+    choices = tuple(Choice(value, choice_button(f"setup-{draft.step}", n)) for n, value in enumerate(draft.choices, 1))
+    return TextReply("\n\n".join(p for p in (prefix, text) if p), choices=choices)
+
+
+async def begin(
+    core: Core, user_key: str, place: Place, options: dict[str, str], attachment: Attachment | None
+) -> TextReply:
+    """Start (or restart) /setup of `place`, applying any answers given at once; saves when nothing is missing."""
+    draft = await _draft_from_stored(core, place)
+    given: list[str] = []
+    for name, value in options.items():
+        step = name if name in OPTION_NAMES else None
+        if step is None or not value.strip():
+            continue
+        try:
+            _BY_NAME[step].apply(draft, value)
+        except InputError as exc:
+            return TextReply(f"/setup {name}: {exc}. Nothing was changed.", ephemeral=True)
+        given.append(step)
+    if attachment is not None:
+        try:
+            draft.profile, draft.interests = parse_profile_file(attachment), []
+        except InputError as exc:
+            return TextReply(f"/setup: {exc}. Nothing was changed.", ephemeral=True)
+        given.append("profile")
+    missing = [s for s in STEP_NAMES if s not in given and not (draft.existing and _has_answer(draft, s))]
+    if given and not missing:
+        return await _finish(core, user_key, place, draft)
+    # step by step from the first unanswered question, or through every one when re-running /setup bare
+    todo = [s for s in STEP_NAMES if s not in given]
+    draft.step = todo[0] if given else STEP_NAMES[0]
+    await _store(core, user_key, place, draft)
+    where = f" for {place.title}" if place.title else ""
+    head = (
+        f"Let's change the digest settings{where}; /skip keeps an answer."
+        if draft.existing
+        else f"Let's set up the daily arXiv digest{where}. /cancel stops at any time."
+    )
+    return _question(core, draft, head)
+
+
+async def answer(core: Core, user_key: str, place: Place, text: str, attachment: Attachment | None) -> TextReply:
+    """Apply one answer (or /skip, /back) to the stored draft and ask the next question, or save."""
+    draft = await load(core, user_key, place)
+    if draft is None:
+        return TextReply("There is no /setup in progress here; send /setup to start one.")
+    command = text.strip().lower()
+    try:
+        if attachment is not None and draft.step == "profile":
+            draft.profile, draft.interests = parse_profile_file(attachment), []
+        elif command == "/skip":
+            if not _has_answer(draft, draft.step):
+                raise InputError("this channel needs interests to rank papers by, so this one can't be skipped")
+        elif command == "/back":
+            index = STEP_NAMES.index(draft.step)
+            draft.step = STEP_NAMES[max(0, index - 1)]
+            draft.choices = []
+            await _store(core, user_key, place, draft)
+            return _question(core, draft, "Going back.")
+        elif not text.strip():
+            raise InputError("I didn't get an answer")
+        else:
+            value = text.strip()
+            if value.isdigit() and draft.choices and 1 <= int(value) <= len(draft.choices):
+                value = draft.choices[int(value) - 1]
+            _BY_NAME[draft.step].apply(draft, value)
+    except SettingError as exc:
+        draft.choices = list(exc.suggestions)
+        await _store(core, user_key, place, draft)
+        hint = " Did you mean one of these?" if exc.suggestions else ""
+        return _question(core, draft, f"{exc}.{hint}")
+    except InputError as exc:
+        return _question(core, draft, f"{exc}.")
+    draft.choices = []
+    index = STEP_NAMES.index(draft.step)
+    if index + 1 < len(STEP_NAMES):
+        draft.step = STEP_NAMES[index + 1]
+        await _store(core, user_key, place, draft)
+        return _question(core, draft)
+    return await _finish(core, user_key, place, draft)
+
+
+def channel_profile(draft: SetupDraft, place: Place) -> Profile:
+    """The profile a finished draft describes (its categories are the channel's)."""
+    if draft.profile is not None:
+        profile = profile_from_mapping(draft.profile)
+        return profile if profile.categories else dc_replace(profile, categories=tuple(draft.categories))
+    name = f"{draft.title or place.key} digest"
+    topics = tuple(Topic(name=item[:40], want=item) for item in draft.interests)
+    return Profile(name=name, topics=topics, categories=tuple(draft.categories))
+
+
+async def _finish(core: Core, user_key: str, place: Place, draft: SetupDraft) -> TextReply:
+    if not draft.interests and draft.profile is None:
+        draft.step = "profile"
+        await _store(core, user_key, place, draft)
+        return _question(core, draft, "One thing is missing: what the channel should read about.")
+    profile = channel_profile(draft, place)
+    await core.repo.save_profile(place.key, profile)
+    target = Target(
+        platform=place.platform,
+        chat_id=place.chat_id,
+        profile_name=profile.name,
+        categories=tuple(draft.categories),
+        post_time=draft.post_time,
+        timezone=draft.timezone,
+        digest_size=draft.size,
+    )
+    await core.repo.save_target(target, place.key)
+    await _store(core, user_key, place, None)
+    head = "Saved. " if draft.existing else "All set! "
+    return TextReply(head + "This channel's digest:\n" + await describe_target(core, place))
+
+
+async def cancel(core: Core, user_key: str, place: Place) -> bool:
+    """Drop an unfinished /setup of `place`; True when there was one."""
+    if await load(core, user_key, place) is None:
+        return False
+    await _store(core, user_key, place, None)
+    return True
+
+
+async def describe_target(core: Core, place: Place) -> str:
+    """A channel's digest settings in a few lines ('' when it has none)."""
+    found = await core.repo.target_at(place.platform, place.chat_id)
+    if found is None:
+        return ""
+    target, profile = found
+    topics = "; ".join(t.name for t in profile.topics) or "(none)"
+    lines = [
+        f"Categories: {', '.join(target.categories)}",
+        f"Posted: every announcement day at {target.post_time} ({target.timezone}), {target.digest_size} papers",
+        f"Profile: {profile.name}: {topics}",
+    ]
+    extras = [
+        f"{len(v)} {k}" for k, v in (("boost keywords", profile.boost), ("watched authors", profile.authors)) if v
+    ]
+    if extras:
+        lines.append("Also: " + ", ".join(extras))
+    lines.append("Status: paused (/resume starts it again)" if target.paused else "Status: active (/pause stops it)")
+    return "\n".join(lines)

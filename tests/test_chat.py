@@ -1,0 +1,202 @@
+"""The chat controller driven as a front end drives it: a member's and an admin's whole journey, with the core
+closed and opened again in the middle of each flow (every piece of conversation state lives in SQLite)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from bot.bundled import EXAMPLE_PROFILE_FILE, bundled_file
+from bot.chat import (
+    AnswerReply,
+    Attachment,
+    ChatController,
+    DigestReply,
+    FileReply,
+    Incoming,
+    Place,
+    Reply,
+    Speaker,
+    TextReply,
+)
+from bot.config import Settings
+from bot.core import open_core
+from bot.embed import LocalEmbedder
+from bot.users import profile_owner
+from tests.conftest import StoreDay
+
+ADA = Speaker("telegram:100", "Ada")
+DM = Place("telegram", "100", is_dm=True)
+CHANNEL = Place("discord", "555", is_dm=False, title="#papers")
+MEMBER = Speaker("discord:7", "Bob")
+ADMIN = Speaker("discord:8", "Cleo", is_admin=True)
+
+
+class Session:
+    """A controller over a core that the test can restart, as a process restart would."""
+
+    def __init__(self, settings: Settings, embedder: LocalEmbedder) -> None:
+        self.settings, self.embedder = settings, embedder
+
+    @asynccontextmanager
+    async def open(self) -> AsyncIterator[ChatController]:
+        async with open_core(self.settings, self.embedder) as core:
+            yield ChatController(core)
+
+
+async def say(ctl: ChatController, speaker: Speaker, place: Place, line: str, **extra: object) -> list[Reply]:
+    """Send a typed line (a '/command' or text)."""
+    return await ctl.handle(Incoming.from_text(speaker, place, line, **extra))
+
+
+async def press(ctl: ChatController, speaker: Speaker, place: Place, value: str) -> list[Reply]:
+    """Press a button."""
+    return await ctl.handle(Incoming(speaker, place, button=value))
+
+
+def text_of(replies: list[Reply]) -> str:
+    return "\n".join(r.text for r in replies if isinstance(r, TextReply | AnswerReply))
+
+
+def only_text(replies: list[Reply]) -> TextReply:
+    (reply,) = replies
+    assert isinstance(reply, TextReply), reply
+    return reply
+
+
+def the_digest(replies: list[Reply]) -> DigestReply:
+    return next(r for r in replies if isinstance(r, DigestReply))
+
+
+async def test_a_member_journey_through_the_controller_survives_restarts(
+    settings: Settings, embedder: LocalEmbedder, store_day: StoreDay
+) -> None:
+    session = Session(settings, embedder)
+    async with session.open() as ctl:
+        papers = await store_day(ctl.core)
+        # any first DM from someone without a profile starts onboarding
+        reply = only_text(await say(ctl, ADA, DM, "hi"))
+        assert "set up your personal paper feed" in reply.text
+        reply = only_text(await say(ctl, ADA, DM, ""))
+        assert "I didn't get an answer" in reply.text and "read about" in reply.text
+        reply = only_text(await say(ctl, ADA, DM, "skip"))
+        assert "can't be skipped" in reply.text
+        await say(ctl, ADA, DM, "graph neural networks; theory of deep learning optimisation")
+        await say(ctl, ADA, DM, "medical imaging")
+        # an emoji is not a name to watch; an unknown name is asked about, with buttons
+        reply = only_text(await say(ctl, ADA, DM, "Judea Pearl; 🙂; Nobody Atall"))
+        assert "🙂" not in reply.text and "'Nobody Atall'" in reply.text
+        assert [c.value for c in reply.choices] == ["ps:c:authors:1", "ps:c:authors:2"]
+        # a number that is not one of the offered choices keeps the pending name and says what would work
+        reply = only_text(await say(ctl, ADA, DM, "7"))
+        assert "1 or 2" in reply.text and "'Nobody Atall'" in reply.text
+
+    async with session.open() as ctl:  # restarted in the middle of onboarding
+        reply = only_text(await press(ctl, ADA, DM, "ps:c:authors:1"))  # "watch 'Nobody Atall' anyway"
+        assert "I'll watch for 'Nobody Atall'" in reply.text and "categories" in reply.text
+        await say(ctl, ADA, DM, "cs.LG")
+        # ratings by button value; a stale button from an earlier question is refused politely
+        stale = only_text(await press(ctl, ADA, DM, "ps:c:authors:2"))
+        assert "earlier question" in stale.text
+        for _ in range(5):
+            reply = only_text(await press(ctl, ADA, DM, "ps:c:rate:1"))
+            if "rate" not in reply.choices[0].value if reply.choices else True:
+                break
+        assert "personal digest" in reply.text.lower() or "off, daily or weekly" in reply.text
+        reply = only_text(await say(ctl, ADA, DM, "off"))
+        assert "All set!" in reply.text and "Ratings:" in reply.text
+
+        first = the_digest(await say(ctl, ADA, DM, "/digest")).digest
+        assert first.items and all(item.relevance is None and item.novelty is None for item in first.items)
+        assert first.items[0].standing.startswith("#1 of ")
+        down = first.items[0]
+        assert [a.value for a in down.actions] == [f"ps:up:{down.id}", f"ps:down:{down.id}", f"ps:more:{down.id}"]
+        reply = only_text(await press(ctl, ADA, DM, f"ps:down:{down.id}"))
+        assert "👎 noted" in reply.text and reply.ephemeral
+        second = the_digest(await say(ctl, ADA, DM, "/digest")).digest
+        assert down.id not in [item.id for item in second.items]
+
+        more = the_digest(await press(ctl, ADA, DM, f"ps:more:{second.items[0].id}")).digest
+        assert more.items and second.items[0].id not in [i.id for i in more.items]
+        assert len({i.id for i in more.items} & {p.id for p in papers}) == len(more.items)
+        reply = only_text(await say(ctl, ADA, DM, "/up 2"))  # numbers refer to the last list shown
+        assert more.items[1].title in reply.text
+
+        (answer,) = await say(ctl, ADA, DM, "/ask papers about toxicity today")
+        assert isinstance(answer, AnswerReply) and answer.citations and answer.context_id == ADA.user_key
+        (follow,) = await say(ctl, ADA, DM, "which of those are about health?")
+        assert isinstance(follow, AnswerReply)
+        assert {c.id for c in follow.citations} <= {c.id for c in answer.citations}
+        why = only_text(await say(ctl, ADA, DM, "/why 1"))
+        assert "ada (personal)" in why.text.lower() and "/10" not in why.text
+
+    async with session.open() as ctl:  # restarted: numbering and profile are still there
+        exported = next(r for r in await say(ctl, ADA, DM, "/export") if isinstance(r, FileReply))
+        data = json.loads(exported.data)
+        assert data["profile"]["topics"] and any(f["rating"] == "down" for f in data["feedback"])
+        reply = only_text(await say(ctl, ADA, DM, "/forget"))
+        assert "Type yes" in reply.text and len(reply.choices) == 2
+
+    async with session.open() as ctl:  # the pending confirmation survived the restart
+        reply = only_text(await say(ctl, ADA, DM, "yes"))
+        assert "Nothing about you is stored any more" in reply.text
+        assert await ctl.core.repo.get_user(ADA.user_key) is None
+        assert await ctl.core.repo.get_profile(profile_owner(ADA.user_key)) is None
+        assert await ctl.core.repo.chat_states_of(ADA.user_key) == []
+
+
+async def test_an_admin_sets_up_a_channel_step_by_step_and_with_a_toml_file(
+    settings: Settings, embedder: LocalEmbedder, store_day: StoreDay
+) -> None:
+    session = Session(settings, embedder)
+    async with session.open() as ctl:
+        await store_day(ctl.core)
+        refused = only_text(await say(ctl, MEMBER, CHANNEL, "/setup"))
+        assert "admins" in refused.text and refused.ephemeral
+        assert await ctl.core.repo.target_at("discord", "555") is None
+        reply = only_text(await say(ctl, ADMIN, CHANNEL, "/setup"))
+        assert "#papers" in reply.text and "categories" in reply.text
+        reply = only_text(await say(ctl, ADMIN, CHANNEL, "cs.LG, cs.ML"))  # a typo: named, with a suggestion
+        assert "cs.ML" in reply.text and "stat.ML" in reply.text
+        await say(ctl, ADMIN, CHANNEL, "cs.LG, cs.AI")
+        # someone else chatting in the channel is not taken as an answer
+        assert await say(ctl, MEMBER, CHANNEL, "nice bot") == []
+        reply = only_text(await say(ctl, ADMIN, CHANNEL, "8am"))
+        assert "time zone" in reply.text
+
+    async with session.open() as ctl:  # restarted half-way through /setup
+        reply = only_text(await say(ctl, ADMIN, CHANNEL, "Berlin"))
+        assert "interests" in reply.text or "read about" in reply.text
+        await say(ctl, ADMIN, CHANNEL, "graph neural networks; optimisation theory")
+        reply = only_text(await say(ctl, ADMIN, CHANNEL, "10"))
+        assert "All set!" in reply.text
+        target, profile = await ctl.core.repo.target_at("discord", "555") or (None, None)
+        assert target is not None and profile is not None
+        assert (target.categories, target.post_time, target.timezone, target.digest_size) == (
+            ("cs.LG", "cs.AI"),
+            "08:00",
+            "Europe/Berlin",
+            10,
+        )
+        assert [t.want for t in profile.topics] == ["graph neural networks", "optimisation theory"]
+        settings_text = only_text(await say(ctl, MEMBER, CHANNEL, "/settings")).text
+        assert "08:00 (Europe/Berlin)" in settings_text and "active" in settings_text
+        assert "Paused" in only_text(await say(ctl, ADMIN, CHANNEL, "/pause")).text
+        assert all(t.chat_id != "555" for t, _ in await ctl.core.repo.targets())
+        assert "paused" in only_text(await say(ctl, ADMIN, CHANNEL, "/settings")).text
+        assert "Resumed" in only_text(await say(ctl, ADMIN, CHANNEL, "/resume")).text
+
+        # a form-style /setup (Discord options) with an attached TOML profile saves at once
+        toml = Attachment("lab.toml", bundled_file(EXAMPLE_PROFILE_FILE).read_bytes())
+        other = Place("discord", "556", is_dm=False, title="#lab")
+        options = {"categories": "cs.LG", "time": "07:30", "timezone": "UTC", "size": "5"}
+        reply = only_text(await ctl.handle(Incoming(ADMIN, other, command="setup", options=options, attachment=toml)))
+        assert "All set!" in reply.text
+        found = await ctl.core.repo.target_at("discord", "556")
+        assert found is not None and found[1].boost and found[0].digest_size == 5
+        bad = Attachment("bad.toml", b"name = [unclosed")
+        reply = only_text(await ctl.handle(Incoming(ADMIN, other, command="setup", attachment=bad)))
+        assert "not valid TOML" in reply.text and "Nothing was changed" in reply.text
+        preview = await say(ctl, ADMIN, other, "/digest preview")
+        assert the_digest(preview).digest.items and len(the_digest(preview).digest.items) <= 5
