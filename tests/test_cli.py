@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.bundled import bundled_file, main
+from bot.bundled import bundled_file
+from bot.cli import main
 
 BUNDLED_DAY = bundled_file("arxiv-2025-05-26.jsonl")
 

@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 
 from bot import learn
-from bot.bundled import bundled_file, main
+from bot.bundled import bundled_file
+from bot.cli import main
 from bot.core import Core
 from bot.evaluate import SKIM_DEPTH, skim_reactions, training_days_for
 from bot.models import Paper, Profile, Topic

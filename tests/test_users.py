@@ -98,7 +98,7 @@ async def test_a_personal_digest_is_delivered_once_and_never_by_channel_scheduli
     out = io.StringIO()
     first = await deliver_personal_digest(core, ConsolePoster(out), KEY, DAY)
     assert first.status == "sent" and first.target.key == "console:dm:ada"
-    assert out.getvalue().startswith("--- to console:dm:ada ---\n# Ada (personal): arXiv digest for 2025-05-26")
+    assert out.getvalue().startswith("--- to console:dm:ada ---\nAda (personal): arXiv digest for 2025-05-26")
     again = await deliver_personal_digest(core, ConsolePoster(io.StringIO()), KEY, DAY)
     assert again.status == "already-sent"
     assert all(t.chat_id != "dm:ada" for t, _ in await core.repo.targets())
