@@ -4,6 +4,9 @@ A fake subclasses `LoopbackFake` and returns its request handler class from `_ha
 `self.fake` to record requests (`_record`), take the next fault (`_next_fault`) and sleep in a way `stop()` cuts
 short (`_sleep`). Faults are one-shot and consumed in order; a fault with an `endpoint` attribute other than None
 applies only to requests of that endpoint. `always` sets one that applies once no one-shot fault does.
+
+`ScriptedFake` is the scripting half alone (faults, request log, the stop event), for a fake whose server is not
+http.server (the Discord fake serves aiohttp, for its gateway websocket).
 """
 
 from __future__ import annotations
@@ -31,19 +34,79 @@ class QuietServer(ThreadingHTTPServer):
         super().handle_error(request, client_address)
 
 
-class LoopbackFake(Generic[FaultT, RequestT]):
-    """Lifecycle, fault queue and request log of a fake service; subclasses name their handler and thread."""
+class ScriptedFake(Generic[FaultT, RequestT]):
+    """Fault queue, request log and stop event of a fake service, whatever serves it. Thread-safe."""
 
-    thread_name = "fake-service"
-
-    def __init__(self, host: str = "127.0.0.1", port: int = 0) -> None:
-        self._address = (host, port)
+    def __init__(self) -> None:
         self._lock = threading.Lock()
         self._faults: deque[FaultT] = deque()
         self._always: FaultT | None = None
         self._requests: list[RequestT] = []
-        self._connections: set[socket.socket] = set()
         self._stopping = threading.Event()
+
+    # --- scripting ---
+
+    def enqueue(self, *faults: FaultT) -> None:
+        """Queue one-shot faults, each consumed by the first request it applies to."""
+        with self._lock:
+            self._faults.extend(faults)
+
+    def always(self, fault: FaultT | None) -> None:
+        """A fault applied to every matching request once no one-shot fault applies (None to clear)."""
+        with self._lock:
+            self._always = fault
+
+    def reset(self) -> None:
+        """Forget faults and recorded requests."""
+        with self._lock:
+            self._faults.clear()
+            self._always = None
+            self._requests.clear()
+
+    @property
+    def pending_faults(self) -> int:
+        """One-shot faults not yet consumed."""
+        with self._lock:
+            return len(self._faults)
+
+    @property
+    def requests(self) -> list[RequestT]:
+        """Every request so far, in arrival order."""
+        with self._lock:
+            return list(self._requests)
+
+    # --- used by the handlers ---
+
+    def _record(self, request: RequestT) -> None:
+        with self._lock:
+            self._requests.append(request)
+
+    def _next_fault(self, endpoint: str | None = None) -> FaultT | None:
+        def applies(fault: FaultT) -> bool:
+            return getattr(fault, "endpoint", None) in (None, endpoint)
+
+        with self._lock:
+            for index, fault in enumerate(self._faults):
+                if applies(fault):
+                    del self._faults[index]
+                    return fault
+            if self._always is not None and applies(self._always):
+                return self._always
+            return None
+
+    def _sleep(self, seconds: float) -> None:
+        self._stopping.wait(seconds)
+
+
+class LoopbackFake(ScriptedFake[FaultT, RequestT]):
+    """An http.server fake: lifecycle on top of the scripting; subclasses name their handler and thread."""
+
+    thread_name = "fake-service"
+
+    def __init__(self, host: str = "127.0.0.1", port: int = 0) -> None:
+        super().__init__()
+        self._address = (host, port)
+        self._connections: set[socket.socket] = set()
         self._httpd: QuietServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -104,62 +167,9 @@ class LoopbackFake(Generic[FaultT, RequestT]):
         """Server root, e.g. ``http://127.0.0.1:54321``."""
         return f"http://{self._address[0]}:{self.port}"
 
-    # --- scripting ---
-
-    def enqueue(self, *faults: FaultT) -> None:
-        """Queue one-shot faults, each consumed by the first request it applies to."""
-        with self._lock:
-            self._faults.extend(faults)
-
-    def always(self, fault: FaultT | None) -> None:
-        """A fault applied to every matching request once no one-shot fault applies (None to clear)."""
-        with self._lock:
-            self._always = fault
-
-    def reset(self) -> None:
-        """Forget faults and recorded requests."""
-        with self._lock:
-            self._faults.clear()
-            self._always = None
-            self._requests.clear()
-
-    @property
-    def pending_faults(self) -> int:
-        """One-shot faults not yet consumed."""
-        with self._lock:
-            return len(self._faults)
-
-    @property
-    def requests(self) -> list[RequestT]:
-        """Every request so far, in arrival order."""
-        with self._lock:
-            return list(self._requests)
-
-    # --- used by the handlers ---
-
-    def _record(self, request: RequestT) -> None:
-        with self._lock:
-            self._requests.append(request)
-
-    def _next_fault(self, endpoint: str | None = None) -> FaultT | None:
-        def applies(fault: FaultT) -> bool:
-            return getattr(fault, "endpoint", None) in (None, endpoint)
-
-        with self._lock:
-            for index, fault in enumerate(self._faults):
-                if applies(fault):
-                    del self._faults[index]
-                    return fault
-            if self._always is not None and applies(self._always):
-                return self._always
-            return None
-
     def _track(self, conn: socket.socket, alive: bool) -> None:
         with self._lock:
             if alive:
                 self._connections.add(conn)
             else:
                 self._connections.discard(conn)
-
-    def _sleep(self, seconds: float) -> None:
-        self._stopping.wait(seconds)
