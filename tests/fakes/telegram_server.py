@@ -476,6 +476,13 @@ class FakeTelegram(LoopbackFake[Fault, ApiCall]):
             self._chats[info["id"]] = _Chat(info=info, members=roles, bot_status=bot)
         return info
 
+    def open_private_chat(self, user_id: int) -> dict[str, Any]:
+        """The user has pressed Start before (no update now): the bot may write to them; returns the Chat."""
+        with self._state:
+            chat = self._chats.get(user_id) or self._private_chat(self._user(user_id), started=True)
+            chat.started = True
+            return chat.info
+
     def set_member_status(self, chat_id: int, user_id: int, status: str) -> None:
         """Change a user's role in a group or channel: creator, administrator, member, left or kicked."""
         with self._state:
