@@ -111,7 +111,23 @@ class Settings(BaseSettings):
     # --- chat platforms ---
     discord_token: SecretStr | None = Field(default=None, description="Discord bot token.")
     telegram_token: SecretStr | None = Field(default=None, description="Telegram bot token from @BotFather.")
-    telegram_api_url: str = Field(default="https://api.telegram.org", description="Telegram Bot API server.")
+    telegram_base_url: str = Field(
+        default="https://api.telegram.org",
+        description="Telegram Bot API server root (a self-hosted telegram-bot-api server, or a local fake in tests);"
+        " the bot path /bot<token>/ and the file path /file/bot<token>/ are appended.",
+    )
+    telegram_chat_interval_seconds: float = Field(
+        default=1.05, ge=0, description="Least time between two messages to one Telegram chat (Telegram: about 1 s)."
+    )
+    telegram_group_per_minute: int = Field(
+        default=20, ge=1, description="Most messages to one Telegram group or channel in any minute (Telegram: 20)."
+    )
+    telegram_max_retries: int = Field(
+        default=3, ge=0, le=10, description="Retries after Telegram's 429 flood control, waiting its retry_after."
+    )
+    telegram_poll_timeout_seconds: int = Field(
+        default=30, ge=0, le=50, description="Long-polling timeout of getUpdates (seconds held open by Telegram)."
+    )
 
     log_level: str = Field(default="INFO", description="Python logging level.")
 

@@ -1,0 +1,89 @@
+"""Telegram HTML built from plain pieces: every piece of outside text escaped, the visible text kept alongside.
+
+`Markup` writes the same content twice: as Telegram HTML (only ``b i a`` tags, text escaped) and as the plain text
+a reader sees. The plain form measures a message the way Telegram counts it (after entity parsing, in UTF-16
+units) and is the fallback sent without a parse mode if Telegram ever refuses our HTML.
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass, field
+from typing import Self
+
+ELLIPSIS = "…"
+
+
+def escape_html(text: str) -> str:
+    """Text for Telegram's HTML parse mode: ``< > &`` (and quotes, for attributes) as entities Telegram accepts."""
+    # html.escape writes ' as &#x27;, a numeric entity Telegram accepts; the named ones it emits are the four allowed.
+    return html.escape(text, quote=True)
+
+
+def utf16_length(text: str) -> int:
+    """Length as Telegram counts message text: UTF-16 code units."""
+    return len(text.encode("utf-16-le")) // 2
+
+
+def clip(text: str, limit: int) -> str:
+    """`text` cut to at most `limit` characters, ending in an ellipsis when cut."""
+    text = text.strip()
+    if len(text) <= limit:
+        return text
+    return text[: max(0, limit - 1)].rstrip() + ELLIPSIS
+
+
+@dataclass
+class Markup:
+    """Telegram HTML and its visible plain text, built together."""
+
+    html_parts: list[str] = field(default_factory=list)
+    plain_parts: list[str] = field(default_factory=list)
+
+    def text(self, raw: str) -> Self:
+        """Outside or literal text, escaped."""
+        self.html_parts.append(escape_html(raw))
+        self.plain_parts.append(raw)
+        return self
+
+    def bold(self, raw: str) -> Self:
+        """Bold text."""
+        return self._wrap("b", raw)
+
+    def italic(self, raw: str) -> Self:
+        """Italic text."""
+        return self._wrap("i", raw)
+
+    def link(self, raw: str, url: str, *, bold: bool = False) -> Self:
+        """Text linking to `url`; the plain form shows the URL after the text."""
+        inner = f"<b>{escape_html(raw)}</b>" if bold else escape_html(raw)
+        self.html_parts.append(f'<a href="{escape_html(url)}">{inner}</a>')
+        self.plain_parts.append(f"{raw} ({url})")
+        return self
+
+    def line(self) -> Self:
+        """A line break."""
+        return self.text("\n")
+
+    def _wrap(self, tag: str, raw: str) -> Self:
+        self.html_parts.append(f"<{tag}>{escape_html(raw)}</{tag}>")
+        self.plain_parts.append(raw)
+        return self
+
+    @property
+    def html(self) -> str:
+        """The Telegram HTML."""
+        return "".join(self.html_parts)
+
+    @property
+    def plain(self) -> str:
+        """What a reader sees (and the plain-text fallback)."""
+        return "".join(self.plain_parts)
+
+    @property
+    def length(self) -> int:
+        """Length of the plain fallback in UTF-16 units; never less than the visible text of the HTML form."""
+        return utf16_length(self.plain)
+
+    def __bool__(self) -> bool:
+        return any(self.plain_parts)

@@ -1,0 +1,55 @@
+"""The Telegram `Poster`: digests rendered as HTML messages and sent to a chat, resumable inside one process.
+
+A digest is several messages. When one of them fails with a retryable error (flood control, a timeout),
+`bot.delivery` calls `post_digest` again: the messages already delivered are remembered by (chat, day) and not
+sent twice.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from bot.adapters.tg.markup import Markup
+from bot.adapters.tg.render import BUDGET, TgMessage, render_digest, split_text
+from bot.adapters.tg.sending import TelegramSender
+from bot.models import Digest, Target
+from bot.users import PERSONAL_CHAT_PREFIX
+from bot.views import digest_view
+
+PLATFORM = "telegram"
+
+
+def chat_id_of(target: Target) -> int:
+    """The Telegram chat of a target: a group or channel id, or for a personal digest ('dm:<user id>') the DM."""
+    return int(target.chat_id.removeprefix(PERSONAL_CHAT_PREFIX))
+
+
+class TelegramPoster:
+    """Posts digests and plain text to Telegram chats (a `bot.delivery.Poster`)."""
+
+    platform = PLATFORM
+
+    def __init__(self, sender: TelegramSender) -> None:
+        self.sender = sender
+        self._delivered: dict[tuple[str, dt.date], list[str]] = {}
+
+    async def post_digest(self, target: Target, digest: Digest) -> list[str]:
+        """Send `digest` to the target's chat; returns the message ids (as strings)."""
+        chat_id = chat_id_of(target)
+        messages = render_digest(digest_view(digest))
+        key = (target.chat_id, digest.day)
+        done = self._delivered.setdefault(key, [])
+        for message in messages[len(done) :]:
+            sent = await self.sender.send(chat_id, message)
+            done.append(str(sent.message_id))
+        return self._delivered.pop(key)
+
+    async def send_text(self, target: Target, text: str) -> list[str]:
+        """Send plain text, split under Telegram's limit."""
+        chat_id = chat_id_of(target)
+        refs = []
+        for piece in split_text(text, BUDGET):
+            markup = Markup().text(piece)
+            sent = await self.sender.send(chat_id, TgMessage(markup.html, markup.plain))
+            refs.append(str(sent.message_id))
+        return refs

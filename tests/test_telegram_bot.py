@@ -1,0 +1,289 @@
+"""The Telegram front end end to end: the real PTB Application (AIORateLimiter, long polling) started the way
+`paperscout run` starts it, over real HTTP to the fake Bot API, driving the real chat controller and core."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+import pytest
+from pydantic import SecretStr
+
+from bot.adapters.tg.app import TelegramHandle, start_telegram
+from bot.bundled import EXAMPLE_PROFILE_FILE, bundled_file
+from bot.config import Settings
+from bot.core import Core
+from bot.delivery import deliver
+from bot.models import Digest, Paper, Profile, ScoredPaper, Target, Topic
+from bot.users import deliver_personal_digest, profile_owner
+from tests.conftest import StoreDay
+from tests.fakes.telegram_server import FakeTelegram, Fault, RatePolicy, SentMessage
+from tests.test_telegram_render import hostile_digest
+
+ADA, BOB, CLEO = 1001, 1002, 1003
+GROUP = -1001234567890
+
+
+@pytest.fixture
+def fake(fake_telegram: FakeTelegram) -> FakeTelegram:
+    fake_telegram.add_user(ADA, "Ada", username="ada")
+    fake_telegram.add_user(BOB, "Bob")
+    fake_telegram.add_user(CLEO, "Cleo")
+    fake_telegram.add_group(GROUP, "Reading group", creator=CLEO, members=[BOB, ADA])
+    return fake_telegram
+
+
+@pytest.fixture
+def tg_settings(settings: Settings, fake: FakeTelegram) -> Settings:
+    """Settings pointing the bot at the fake, with pacing short enough for tests."""
+    return settings.model_copy(
+        update={
+            "telegram_token": SecretStr(fake.token),
+            "telegram_base_url": fake.url,
+            "telegram_chat_interval_seconds": 0.05,
+            "telegram_poll_timeout_seconds": 2,
+        }
+    )
+
+
+@asynccontextmanager
+async def telegram_bot(core: Core, settings: Settings) -> AsyncIterator[TelegramHandle]:
+    handle = await start_telegram(core, settings)
+    try:
+        yield handle
+    finally:
+        await handle.stop()
+
+
+def scored(papers: list[Paper]) -> tuple[ScoredPaper, ...]:
+    """Papers as a digest's items, in order."""
+    return tuple(ScoredPaper(p, score=1.0 - n / 10, relevance=5, novelty=5) for n, p in enumerate(papers))
+
+
+async def say(fake: FakeTelegram, chat: int, user: int, text: str, *, expect: int = 1) -> list[SentMessage]:
+    """A user writes; returns the bot's new messages in that chat (waits for `expect` of them)."""
+    before = len(fake.sent(chat)) if chat in fake._chats else 0
+    fake.inject_message(chat, user, text)
+    sent = await fake.wait_for_sent(chat, before + expect)
+    return sent[before:]
+
+
+async def press(fake: FakeTelegram, chat: int, user: int, message: SentMessage, data: str) -> list[SentMessage]:
+    """A user presses a button of a bot message; returns the bot's new messages in that chat."""
+    before = len(fake.sent(chat))
+    query = fake.press_button(chat, message.message_id, user, data)
+    await fake.wait_until(lambda: fake.callback_answered(query), what="the press to be answered")
+    await fake.wait_until(lambda: len(fake.sent(chat)) > before, what="a reply")
+    return fake.sent(chat)[before:]
+
+
+async def test_start_in_a_dm_runs_onboarding_end_to_end(
+    core: Core, tg_settings: Settings, fake: FakeTelegram, store_day: StoreDay
+) -> None:
+    await store_day(core)
+    async with telegram_bot(core, tg_settings):
+        [welcome] = await say(fake, ADA, ADA, "/start")
+        assert "set up your personal paper feed" in welcome.text
+        assert fake.chat_actions(ADA)[:1] == ["typing"]
+        await say(fake, ADA, ADA, "graph neural networks; theory of deep learning optimisation")
+        await say(fake, ADA, ADA, "medical imaging")
+        [asked] = await say(fake, ADA, ADA, "Judea Pearl; Nobody Atall")
+        assert "'Nobody Atall'" in asked.text and asked.callback_data == ["ps:c:authors:1", "ps:c:authors:2"]
+        [categories] = await press(fake, ADA, ADA, asked, "ps:c:authors:1")
+        assert "categories" in categories.text
+        reply = await say(fake, ADA, ADA, "cs.LG")
+        for _ in range(6):  # rate sample papers with their buttons until the digest question
+            last = reply[-1]
+            rate = [d for d in last.callback_data if d.startswith("ps:c:rate:")]
+            if not rate:
+                break
+            reply = await press(fake, ADA, ADA, last, rate[0])
+        assert "daily or weekly" in reply[-1].text or "personal digest" in reply[-1].text.lower()
+        [done] = await say(fake, ADA, ADA, "off")
+        assert "All set!" in done.text
+    assert await core.repo.get_profile(profile_owner(f"telegram:{ADA}")) is not None
+    # (the long poll cut short at shutdown ends with 409 once the final getUpdates arrives, as Telegram's would)
+    assert [c.status for c in fake.calls() if c.status != 200 and c.method != "getUpdates"] == []
+
+
+async def test_setup_by_an_admin_with_a_toml_file_and_refused_for_a_member(
+    core: Core, tg_settings: Settings, fake: FakeTelegram, store_day: StoreDay
+) -> None:
+    await store_day(core)
+    async with telegram_bot(core, tg_settings):
+        [refused] = await say(fake, GROUP, BOB, "/setup@paperscout_test_bot")
+        assert "admins" in refused.text and refused.reply_to_message_id is not None
+        assert await core.repo.target_at("telegram", str(GROUP)) is None
+
+        before = len(fake.sent(GROUP))
+        toml = bundled_file(EXAMPLE_PROFILE_FILE).read_bytes()
+        caption = "/setup categories=cs.LG, cs.AI time=07:30 timezone=Europe/Berlin size=5"
+        fake.inject_document(GROUP, CLEO, "lab.toml", toml, mime_type="application/toml", caption=caption)
+        [done] = (await fake.wait_for_sent(GROUP, before + 1))[before:]
+        assert "All set!" in done.text
+        [settings] = await say(fake, GROUP, BOB, "/settings")
+        assert "07:30 (Europe/Berlin)" in settings.text
+    found = await core.repo.target_at("telegram", str(GROUP))
+    assert found is not None
+    target, profile = found
+    assert (target.categories, target.post_time, target.digest_size) == (("cs.LG", "cs.AI"), "07:30", 5)
+    assert profile.boost, "the profile came from the attached TOML file, fetched with getFile"
+    assert [c.method for c in fake.calls("getFile")] == ["getFile"]
+    assert [c.params["user_id"] for c in fake.calls("getChatMember")] == [str(BOB), str(CLEO)]
+
+
+async def test_a_60_paper_hostile_digest_posts_split_with_no_parse_error(
+    core: Core, tg_settings: Settings, fake: FakeTelegram
+) -> None:
+    # the group's flood limits enforced by the fake, scaled down in time: our pacing must keep under them
+    fake.set_rate_policy(RatePolicy(overall_per_second=30, per_chat_per_second=10, per_group_per_minute=None))
+    digest = hostile_digest(60)
+    target = Target("telegram", str(GROUP), digest.profile_name, id=1)
+    async with telegram_bot(core, tg_settings.model_copy(update={"telegram_chat_interval_seconds": 0.11})) as bot:
+        refs = await bot.poster.post_digest(target, digest)
+    sent = fake.sent(GROUP)
+    assert [str(m.message_id) for m in sent] == refs and len(sent) >= 8
+    assert [c.status for c in fake.calls("sendMessage")] == [200] * len(sent)
+    shown = "\n".join(m.text for m in sent)
+    assert "<script>alert('x')</script> & friends" in shown and "Unbalanced <b>bold and <i>italic" in shown
+    buttons = [data for m in sent for data in m.callback_data]
+    assert len(buttons) == 3 * 60 and all(m.html is not None for m in sent)
+
+
+async def test_a_thumbs_up_pressed_after_a_restart_is_stored(
+    core: Core, tg_settings: Settings, fake: FakeTelegram, store_day: StoreDay
+) -> None:
+    papers = await store_day(core)
+    fake.open_private_chat(ADA)
+    digest = Digest(day=papers[0].announced, profile_name="Ada", scanned=60, items=scored(papers[:3]))
+    async with telegram_bot(core, tg_settings) as first:
+        await first.poster.post_digest(Target("telegram", f"dm:{ADA}", "Ada", id=1), digest)
+    [posted] = fake.sent(ADA)
+    up = f"ps:up:{papers[1].id}"
+    assert up in posted.callback_data
+    async with telegram_bot(core, tg_settings):  # a new process: nothing in memory about the message
+        query = fake.press_button(ADA, posted.message_id, ADA, up)
+        await fake.wait_until(lambda: fake.callback_answered(query), what="the press to be answered")
+    rows = await core.repo.user_feedback_rows(f"telegram:{ADA}")
+    assert [(r.paper_id, r.value) for r in rows] == [(papers[1].id, 1)]
+    [answer] = [a for a in fake.callback_answers if a["callback_query_id"] == query]
+    assert "👍" in answer["text"], "a short acknowledgement is the button's toast, not a new message"
+    assert len(fake.sent(ADA)) == 1
+
+
+async def test_ask_is_answered_with_citations_and_a_reply_continues_it(
+    core: Core, tg_settings: Settings, fake: FakeTelegram, store_day: StoreDay
+) -> None:
+    await store_day(core)
+    async with telegram_bot(core, tg_settings):
+        answer = await say(fake, GROUP, BOB, "/ask papers about toxicity today")
+        links = [url for m in answer for e in m.entities if e["type"] == "text_link" for url in [e["url"]]]
+        assert links and all(url.startswith("https://arxiv.org/abs/") for url in links)
+        assert "[1]" in answer[0].text and answer[0].reply_to_message_id is not None
+        assert "typing" in fake.chat_actions(GROUP)
+        before = len(fake.sent(GROUP))
+        fake.inject_message(GROUP, BOB, "which of those are about health?", reply_to=answer[0].message_id)
+        follow = (await fake.wait_for_sent(GROUP, before + 1))[before:]
+        assert "[1]" in follow[0].text
+
+
+async def test_blocked_member_and_kicked_group_are_marked_inactive_after_one_403(
+    core: Core, tg_settings: Settings, fake: FakeTelegram, store_day: StoreDay
+) -> None:
+    papers = await store_day(core)
+    key = f"telegram:{ADA}"
+    profile = Profile("Ada", (Topic("graphs", "graph neural networks"),), categories=("cs.LG",))
+    await core.repo.save_profile(profile_owner(key), profile)
+    await core.repo.save_user_settings(key, digest_mode="daily", post_time="08:00", timezone="UTC", weekly_day=0)
+    await core.repo.save_profile(f"telegram:{GROUP}", profile)
+    target_id = await core.repo.save_target(
+        Target("telegram", str(GROUP), "Group", categories=("cs.LG",)), f"telegram:{GROUP}"
+    )
+    fake.open_private_chat(ADA)
+    fake.block(ADA)
+    fake.kick(GROUP)
+    day = papers[0].announced
+    async with telegram_bot(core, tg_settings) as bot:
+        result = await deliver_personal_digest(core, bot.poster, key, day)
+        assert result.status == "failed"
+        saved = (await core.repo.target_at("telegram", str(GROUP)) or (None,))[0]
+        assert saved is not None
+        digest = Digest(day=day, profile_name="Group", scanned=1, items=scored(papers[:1]))
+
+        async def build() -> Digest:
+            return digest
+
+        group_result = await deliver(core, bot.poster, saved, day, build)
+        assert group_result.status == "failed"
+    user = await core.repo.get_user(key)
+    assert user is not None and user.digest_mode == "off"
+    found = await core.repo.target_at("telegram", str(GROUP))
+    assert found is not None and found[0].paused and found[0].id == target_id
+    refused = [c for c in fake.calls("sendMessage") if c.status == 403]
+    assert [c.chat_id for c in refused] == [ADA, GROUP], "one 403 each, never retried"
+
+
+async def test_flood_control_waits_and_a_refused_html_falls_back_to_plain_text_once(
+    core: Core, tg_settings: Settings, fake: FakeTelegram, caplog: pytest.LogCaptureFixture
+) -> None:
+    fake.open_private_chat(ADA)
+    target = Target("telegram", f"dm:{ADA}", "Ada", id=1)
+    async with telegram_bot(core, tg_settings) as bot:
+        fake.enqueue(Fault.rate_limit(retry_after=1).on("sendMessage"))
+        await bot.poster.send_text(target, "after a 429")
+        fake.enqueue(Fault.bad_request('can\'t parse entities: Unsupported start tag "x" at byte offset 0'))
+        with caplog.at_level(logging.ERROR, logger="bot.adapters.tg.sending"):
+            await bot.poster.send_text(target, "a <b>plain</b> & fallback")
+    assert [c.status for c in fake.calls("sendMessage")] == [429, 200, 400, 200]
+    first, second = fake.sent(ADA)
+    assert first.text == "after a 429"
+    assert second.text == "a <b>plain</b> & fallback" and second.html is None
+    assert any("escaping bug" in r.message for r in caplog.records)
+
+
+async def test_export_is_a_document_and_only_ever_sent_in_a_dm(
+    core: Core, tg_settings: Settings, fake: FakeTelegram
+) -> None:
+    fake.open_private_chat(ADA)
+    async with telegram_bot(core, tg_settings):
+        await say(fake, ADA, ADA, "/export")
+        [note] = await say(fake, GROUP, ADA, "/export")
+    assert "direct message" in note.text
+    exports = [m for m in fake.sent(ADA) if m.document is not None]
+    assert len(exports) == 2 and all(m.document.file_name.endswith(".json") for m in exports)
+    assert json.loads(exports[0].document.content) is not None
+    assert not any(m.document for m in fake.sent(GROUP))
+
+
+async def test_removal_from_a_group_pauses_its_digest_at_once_and_a_channel_admin_sets_up_by_posting(
+    core: Core, tg_settings: Settings, fake: FakeTelegram, store_day: StoreDay
+) -> None:
+    await store_day(core)
+    channel = -1009876543210
+    fake.add_channel(channel, "Papers daily", username="papers_daily", admins=[CLEO])
+    profile = Profile("Group", (Topic("graphs", "graph neural networks"),), categories=("cs.LG",))
+    await core.repo.save_profile(f"telegram:{GROUP}", profile)
+    await core.repo.save_target(Target("telegram", str(GROUP), "Group"), f"telegram:{GROUP}")
+    async with telegram_bot(core, tg_settings):
+        fake.kick(GROUP)
+
+        async def paused() -> bool:
+            found = await core.repo.target_at("telegram", str(GROUP))
+            return found is not None and found[0].paused
+
+        for _ in range(100):
+            if await paused():
+                break
+            await asyncio.sleep(0.05)
+        assert await paused()
+        fake.inject_channel_post(
+            channel, "/setup categories=cs.LG time=06:00 timezone=UTC size=3 profile=graph learning"
+        )
+        [done] = await fake.wait_for_sent(channel)
+        assert "All set!" in done.text
+    assert fake.calls("sendMessage")[0].chat_id == channel, "nothing was sent to the group the bot left"
+    found = await core.repo.target_at("telegram", str(channel))
+    assert found is not None and found[0].digest_size == 3
