@@ -199,6 +199,7 @@ MAX_CATEGORY_INPUT = 60  # longer than any code or name; anything longer is not 
 
 _BY_LOWER = {code.lower(): code for code in CATEGORIES}
 _NAME_WORD = re.compile(r"[a-z]+")
+MAX_ARCHIVE_SUGGESTIONS = 24  # buttons: Discord shows 25 per message, one is "skip"
 
 
 @dataclass(frozen=True, slots=True)
@@ -247,9 +248,30 @@ def _initials(name: str) -> str:
     return "".join(w[0] for w in _NAME_WORD.findall(name.lower()) if w not in {"and", "of", "in"})
 
 
+def archive_members(archive: str) -> tuple[str, ...]:
+    """The categories of an archive ('q-bio' -> q-bio.BM, q-bio.CB, ...); a category-less archive names itself."""
+    lowered = archive.lower()
+    members = tuple(c for c in CATEGORIES if c.lower().startswith(lowered + "."))
+    return members or tuple(c for c in CATEGORIES if c.lower() == lowered)
+
+
+def _archives_by_words(text: str) -> list[str]:
+    # "quant-bio" -> q-bio (Quantitative Biology): every typed word begins a word of the archive's name
+    words = _NAME_WORD.findall(text.lower())
+    if not words or any(len(w) < 3 for w in words):
+        return []
+    return [
+        archive
+        for archive, name in ARCHIVES.items()
+        if all(any(part.startswith(w) for part in _NAME_WORD.findall(name.lower())) for w in words)
+    ]
+
+
 def _suggest(text: str) -> tuple[str, ...]:
     lowered = text.lower()
     found: list[str] = []
+    for archive in _archives_by_words(lowered.partition(".")[0]):
+        found += archive_members(archive)[:4]
     archive, _, subject = lowered.partition(".")
     if subject:
         # The same subject class in another archive ("cs.ML" -> stat.ML) is the commonest slip.
@@ -279,12 +301,13 @@ def check_category(text: str) -> CategoryCheck:
     if exact:
         return CategoryCheck(cleaned, exact)
     if cleaned.lower() in ARCHIVES:
-        members = tuple(c for c in CATEGORIES if c.lower().startswith(cleaned.lower() + "."))
+        members = archive_members(cleaned)
         return CategoryCheck(
             cleaned,
             None,
-            suggestions=members[:6],
-            reason=f"{cleaned} is a whole archive ({ARCHIVES[cleaned.lower()]}); pick its categories",
+            suggestions=members[:MAX_ARCHIVE_SUGGESTIONS],
+            reason=f"a whole archive ({ARCHIVES[cleaned.lower()]}); pick among its {len(members)} categories: "
+            + ", ".join(members),
         )
     named = _by_name(cleaned)
     if len(named) == 1:

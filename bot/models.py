@@ -112,6 +112,7 @@ class Profile:
     categories: tuple[str, ...] = ()
     authors: tuple[str, ...] = ()
     keep_if: str = ""
+    avoid: tuple[str, ...] = ()  # what to avoid across every topic, one item each (a member's "avoid" answer)
 
     @property
     def fingerprint(self) -> str:
@@ -120,6 +121,8 @@ class Profile:
         parts += ["b:" + "|".join(self.boost), "p:" + "|".join(self.penalize)]
         parts += ["a:" + "|".join(self.applications), "c:" + "|".join(self.categories)]
         parts += ["w:" + "|".join(self.authors)]
+        if self.avoid:  # only when set, so profiles without it keep their fingerprints (and cached LLM scores)
+            parts += ["v:" + "|".join(self.avoid)]
         return hashlib.sha256("\n".join(parts).encode("utf-8")).hexdigest()[:12]
 
 

@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import difflib
 import json
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -137,6 +138,7 @@ class Draft:
     weekly_day: int = 0
     # parts of a profile made elsewhere (a TOML file) that this conversation does not ask about but must keep
     boost: list[str] = field(default_factory=list)
+    penalize: list[str] = field(default_factory=list)
     applications: list[str] = field(default_factory=list)
     keep_if: str = ""
 
@@ -230,22 +232,18 @@ def profile_name(display_name: str, user_key: str) -> str:
 
 
 def build_profile(draft: Draft, name: str) -> Profile:
-    """The profile a finished draft describes: one topic per interest, avoid texts shared by every topic.
-
-    Short avoid items (a few words) also become penalize keywords, so an exact mention weighs in as well.
-    """
-    avoid = "; ".join(draft.avoid)
-    topics = tuple(Topic(name=_topic_name(w), want=w, avoid=avoid) for w in draft.interests)
-    penalize = tuple(a for a in draft.avoid if len(a.split()) <= 4)
+    """The profile a finished draft describes: one topic per interest, and what to avoid once for all of them."""
+    topics = tuple(Topic(name=_topic_name(w), want=w) for w in draft.interests)
     return Profile(
         name=name,
         topics=topics,
         boost=tuple(draft.boost),
-        penalize=penalize,
+        penalize=tuple(draft.penalize),
         applications=tuple(draft.applications),
         categories=tuple(draft.categories),
         authors=tuple(draft.authors),
         keep_if=draft.keep_if,
+        avoid=tuple(draft.avoid),
     )
 
 
@@ -254,11 +252,14 @@ def draft_from_saved(profile: Profile | None, user: UserRecord | None) -> Draft:
     draft = Draft()
     if profile is not None:
         draft.interests = [t.want for t in profile.topics]
-        avoid: list[str] = []
+        # profiles saved before `Profile.avoid` existed carry the answer in every topic and as penalize keywords
+        avoid = list(profile.avoid)
         for topic in profile.topics:
             avoid += [a.strip() for a in topic.avoid.split(";") if a.strip()]
-        avoid += list(profile.penalize)
+        legacy = not profile.avoid and any(t.avoid for t in profile.topics)
+        avoid += list(profile.penalize) if legacy else []
         draft.avoid = list(dict.fromkeys(avoid))
+        draft.penalize = [] if legacy else list(profile.penalize)
         draft.authors = list(profile.authors)
         draft.categories = list(profile.categories)
         draft.boost = list(profile.boost)
@@ -276,8 +277,11 @@ def _list_or(items: Sequence[str], empty: str) -> str:
     return "; ".join(items) if items else empty
 
 
-def summary(draft: Draft) -> str:
-    """What the draft (or a stored profile, via `draft_from_saved`) says, one line per field."""
+def summary(draft: Draft, stored_ratings: Mapping[str, int] | None = None) -> str:
+    """What the draft (or a stored profile, via `draft_from_saved`) says, one line per field.
+
+    `stored_ratings` (paper id -> +1/-1) are the thumbs already recorded; the draft's own ratings count on top.
+    """
     settings = UserRecord(
         key="",
         digest_mode=draft.digest_mode,
@@ -291,9 +295,10 @@ def summary(draft: Draft) -> str:
         f"Authors: {_list_or(draft.authors, 'none')}",
         f"Categories: {_list_or([describe(c) for c in draft.categories], 'all that paperscout collects')}",
     ]
-    if draft.ratings:
-        ups = sum(1 for v in draft.ratings.values() if v > 0)
-        lines.append(f"Ratings: {ups} up, {len(draft.ratings) - ups} down")
+    ratings = {**(stored_ratings or {}), **draft.ratings}
+    if ratings:
+        ups = sum(1 for v in ratings.values() if v > 0)
+        lines.append(f"Ratings: {ups} up, {len(ratings) - ups} down")
     lines.append(describe_settings(settings))
     return "\n".join(lines)
 
@@ -530,9 +535,8 @@ async def _finish(core: Core, conv: Conversation, prefix: str) -> Reply:
     await learn.record_reactions(core, user_key, draft.ratings)
     conv.choices = []
     head = f"Saved your new {conv.editing}." if conv.mode == "edit" else "All set! Your profile is saved."
-    text = "\n".join(
-        [*([prefix, ""] if prefix else []), head, "", summary(draft), "", "Change one thing with /edit FIELD."]
-    )
+    shown = summary(draft, await _stored_ratings(core, user_key))
+    text = "\n".join([*([prefix, ""] if prefix else []), head, "", shown, "", "Change one thing with /edit FIELD."])
     return Reply(text=text, step="", done=True, saved=True)
 
 
@@ -635,7 +639,7 @@ async def _answer_authors(core: Core, conv: Conversation, text: str) -> Reply:
             count = len(conv.choices)
             options = "1 or 2" if count == 2 else f"1 to {count}"
             return _retry(
-                conv, f"Pick {options}, send a corrected spelling of '{item['query']}', or 'skip'.", keep_choices=True
+                conv, f"Pick {options}, send a corrected spelling of '{item['query']}', or /skip.", keep_choices=True
             )
         conv.pending.pop(0)  # a corrected spelling replaces the name being asked about
         notes = await _match_names(core, conv, split_names(text)[:MAX_NAMES], first=True)
@@ -664,7 +668,7 @@ async def _answer_authors(core: Core, conv: Conversation, text: str) -> Reply:
 def _category_question(item: dict[str, Any]) -> tuple[str, tuple[Choice, ...]]:
     suggestions: list[str] = item.get("candidates", [])
     text = f"'{item['query']}' is {item['reason']}."
-    text += " Did you mean one of these?" if suggestions else " Send a corrected category, or 'skip'."
+    text += " Did you mean one of these?" if suggestions else " Send a corrected category, or /skip."
     return text, (*(Choice(describe(c), c) for c in suggestions), Choice("skip it", "skip"))
 
 
@@ -719,7 +723,7 @@ async def _answer_categories(core: Core, conv: Conversation, text: str) -> Reply
             conv.pending.pop(0)
             return await _resolve_categories(core, conv, f"Skipped '{item['query']}'.")
         if not _has_words(text):
-            return _retry(conv, "Pick one of the suggestions, send a corrected category, or 'skip'.", True)
+            return _retry(conv, "Pick one of the suggestions, send a corrected category, or /skip.", True)
         conv.pending.pop(0)
         return await _check_categories(core, conv, _split_categories(text))
     if text.lower() in _NOTHING:
@@ -817,13 +821,11 @@ async def _skip(core: Core, conv: Conversation) -> Reply:
         if conv.draft.interests:
             return await _next(core, conv, step, "Kept your interests.")
         return _retry(conv, "Interests are what I rank papers by, so this one can't be skipped.")
+    # with a name or category in question, /skip leaves out that one, like its "skip" button
     if step == "authors" and conv.pending:
-        dropped = ", ".join(f"'{p['query']}'" for p in conv.pending)
-        conv.pending = []
-        return await _resolve_authors(core, conv, f"Skipped {dropped}.")
+        return await _resolve_authors(core, conv, f"Skipped '{conv.pending.pop(0)['query']}'.")
     if step == "categories" and conv.pending:
-        conv.pending = []
-        return await _resolve_categories(core, conv, "Skipped the categories I didn't know.")
+        return await _resolve_categories(core, conv, f"Skipped '{conv.pending.pop(0)['query']}'.")
     if step == "rate":
         conv.rate_index = len(conv.rate_ids)
         return await _next(core, conv, step, "Skipped the rest of the ratings.")
@@ -837,14 +839,23 @@ async def _edit(core: Core, conv: Conversation, argument: str) -> Reply:
     name = argument.strip().lower()
     name = _FIELD_ALIASES.get(name, name)
     if name not in FIELDS:
-        fields = ", ".join(FIELDS)
-        return _retry(conv, f"Which field? /edit one of: {fields}.", keep_choices=True)
+        return _retry(conv, _which_field(name), keep_choices=True)
     if conv.mode == "onboarding" and FIELDS[name] != conv.step:
         conv.return_to = conv.return_to or conv.step
     conv.editing = name
     if name == "ratings":
         conv.rate_ids, conv.rate_index = [], 0
     return await _ask(core, conv, _field_steps(name)[0], f"Let's change your {name}.")
+
+
+def _which_field(typed: str) -> str:
+    """'/edit autors' -> did you mean authors?; '/edit' alone lists the fields."""
+    fields = ", ".join(FIELDS)
+    close = difflib.get_close_matches(typed, [*FIELDS, *_FIELD_ALIASES], n=1, cutoff=0.6) if typed else []
+    if close:
+        meant = _FIELD_ALIASES.get(close[0], close[0])
+        return f"There is no field '{typed[:30]}'; did you mean /edit {meant}? The fields: {fields}."
+    return f"Which field? /edit one of: {fields}."
 
 
 async def _back(core: Core, conv: Conversation) -> Reply:
@@ -996,7 +1007,7 @@ async def _begin_edit(core: Core, user_key: str, field_name: str) -> Reply:
         return Reply(text="You have no profile yet; send /start to make one.", done=True)
     name = _FIELD_ALIASES.get(field_name.strip().lower(), field_name.strip().lower())
     if name not in FIELDS:
-        return Reply(text=f"Which field? /edit one of: {', '.join(FIELDS)}.", done=True)
+        return Reply(text=_which_field(name), done=True)
     user = await core.repo.get_user(user_key)
     conv = Conversation(
         user_key=user_key,
@@ -1079,4 +1090,8 @@ async def show_profile(core: Core, user_key: str) -> str:
     if profile is None:
         return ""
     user = await core.repo.get_user(user_key)
-    return summary(draft_from_saved(profile, user))
+    return summary(draft_from_saved(profile, user), await _stored_ratings(core, user_key))
+
+
+async def _stored_ratings(core: Core, user_key: str) -> dict[str, int]:
+    return {f.paper_id: f.value for f in await core.repo.user_feedback_rows(user_key)}

@@ -15,7 +15,7 @@ from bot.models import Profile, Topic
 MAX_TEXT = 2000  # one topic's want/avoid text; longer text is almost always a paste accident
 MAX_LIST = 200
 
-_TOP_KEYS = {"name", "categories", "authors", "topics", "keywords", "scoring", "description"}
+_TOP_KEYS = {"name", "categories", "authors", "avoid", "topics", "keywords", "scoring", "description"}
 _TOPIC_KEYS = {"name", "want", "avoid"}
 _KEYWORD_KEYS = {"boost", "penalize", "applications"}
 _SCORING_KEYS = {"keep_if"}
@@ -99,6 +99,7 @@ def profile_from_mapping(data: Mapping[str, Any], strict_categories: bool = True
         categories=_categories(_strings(data.get("categories", []), "categories"), strict_categories),
         authors=_strings(data.get("authors", []), "authors"),
         keep_if=_text(scoring.get("keep_if"), "scoring.keep_if"),
+        avoid=_strings(data.get("avoid", []), "avoid"),
     )
     if not profile.topics and not profile.boost and not profile.authors:
         raise ProfileError("a profile needs at least one topic, boost keyword or watched author")
@@ -138,13 +139,14 @@ def profile_to_mapping(profile: Profile) -> dict[str, Any]:
         "name": profile.name,
         "categories": list(profile.categories),
         "authors": list(profile.authors),
-        "topics": [{"name": t.name, "want": t.want, "avoid": t.avoid} for t in profile.topics],
+        "topics": [{"name": t.name, "want": t.want, **({"avoid": t.avoid} if t.avoid else {})} for t in profile.topics],
         "keywords": {
             "boost": list(profile.boost),
             "penalize": list(profile.penalize),
             "applications": list(profile.applications),
         },
         "scoring": {"keep_if": profile.keep_if} if profile.keep_if else {},
+        **({"avoid": list(profile.avoid)} if profile.avoid else {}),
     }
 
 

@@ -312,7 +312,7 @@ def compile_profile(profile: Profile, embed: Embedder) -> ProfileModel:
     penalize = _keywords(profile.penalize)
     applications = _keywords(profile.applications)
     want_texts = [t.want for t in topics] + [word for word, _ in boost]
-    topic_avoids = [t.avoid for t in topics if t.avoid.strip()]
+    topic_avoids = [t.avoid for t in topics if t.avoid.strip()] + [a for a in profile.avoid if a.strip()]
     avoid_words = [word for word, _ in penalize] + [word for word, _ in applications]
     avoid_texts = topic_avoids + avoid_words
     vecs = _embed(embed, want_texts + avoid_texts)

@@ -11,8 +11,9 @@ from bot.authors import AuthorIndex, split_names
 from bot.config import Settings
 from bot.core import Core, open_core
 from bot.embed import LocalEmbedder
-from bot.models import Paper
+from bot.models import Paper, Profile, Topic
 from bot.onboarding import Conversation, Reply, handle, papers_to_rate, pick_diverse
+from bot.profiles import profile_to_mapping
 from bot.users import SettingError, parse_post_time, parse_timezone, parse_weekday, profile_owner
 from tests.conftest import StoreDay
 
@@ -148,8 +149,12 @@ async def test_a_new_user_is_walked_through_every_step_and_everything_is_saved(c
     profile = await core.repo.get_profile(profile_owner(KEY))
     assert profile is not None and profile.name == "Ada (personal)"
     assert [t.want for t in profile.topics] == ["graph neural networks", "theory of deep learning optimisation"]
-    assert all(t.avoid == "medical imaging; federated learning" for t in profile.topics)
-    assert profile.penalize == ("medical imaging", "federated learning")
+    # the avoid answer is stored once for the whole profile, not copied into every topic or into keywords
+    assert profile.avoid == ("medical imaging", "federated learning")
+    assert all(t.avoid == "" for t in profile.topics) and profile.penalize == ()
+    exported = profile_to_mapping(profile)
+    assert exported["avoid"] == ["medical imaging", "federated learning"]
+    assert all("avoid" not in topic for topic in exported["topics"]) and exported["keywords"]["penalize"] == []
     assert profile.authors == ("Judea Pearl", "Matéo Mahaut", "Jiequn Han")
     assert profile.categories == ("cs.LG", "stat.ML")
     user = await core.repo.get_user(KEY)
@@ -301,7 +306,8 @@ async def test_edit_changes_one_field_and_keeps_the_rest(core: Core, store_day: 
     assert reply.saved and "Saved your new categories" in reply.text
     after = await core.repo.get_profile(profile_owner(KEY))
     assert after is not None and after.categories == ("cs.CL",)
-    assert (after.topics, after.authors, after.penalize) == (before.topics, before.authors, before.penalize)
+    assert (after.topics, after.authors, after.avoid) == (before.topics, before.authors, before.avoid)
+    assert "Ratings: " in reply.text  # an edit's summary still counts the ratings given before
     assert await core.repo.user_feedback_rows(KEY) == ratings
 
     reply = await onboarding.begin_edit(core, KEY, "schedule")  # an alias of digest
@@ -397,3 +403,31 @@ async def test_two_messages_at_once_are_taken_one_after_the_other(core: Core, st
     assert state.draft.interests and "graph neural networks" in state.draft.interests[0]
     assert state.draft.avoid == ["medical imaging", "federated learning"]
     assert len(core.user_locks) == 0  # nobody holds a lock any more, so none is kept
+
+
+async def test_a_profile_saved_before_profile_level_avoid_is_read_back_without_duplicates(core: Core) -> None:
+    legacy = Profile(
+        name="Ada (personal)",
+        topics=(
+            Topic("a", "graph neural networks", "medical imaging; benchmarks"),
+            Topic("b", "optimisation", "medical imaging; benchmarks"),
+        ),
+        penalize=("medical imaging", "benchmarks"),
+    )
+    draft = onboarding.draft_from_saved(legacy, None)
+    assert draft.avoid == ["medical imaging", "benchmarks"] and draft.penalize == []
+    rebuilt = onboarding.build_profile(draft, legacy.name)
+    assert rebuilt.avoid == ("medical imaging", "benchmarks") and rebuilt.penalize == ()
+
+
+def test_edit_names_a_field_it_does_not_know_with_a_suggestion() -> None:
+    assert "did you mean /edit authors?" in onboarding._which_field("autors")
+    listed = onboarding._which_field("")
+    assert listed.startswith("Which field?") and "interests" in listed and "digest" in listed
+
+
+def test_archives_list_every_category_and_loose_names_get_suggestions() -> None:
+    check = check_category("q-bio")
+    assert len(check.suggestions) == 10 and check.reason.count("q-bio.") == 10
+    assert "is a whole archive" not in check.reason  # the question says "'q-bio' is ..." itself
+    assert check_category("quant-bio").suggestions[0].startswith("q-bio.")
