@@ -128,6 +128,11 @@ async def test_a_member_journey_through_the_controller_survives_restarts(
         (follow,) = await say(ctl, ADA, DM, "which of those are about health?")
         assert isinstance(follow, AnswerReply)
         assert {c.id for c in follow.citations} <= {c.id for c in answer.citations}
+        # no words: asked for words instead of silently repeating the last answer; a paste is refused unechoed
+        assert "I need words" in only_text(await say(ctl, ADA, DM, "🤔🤔")).text
+        pasted = "why " + "lorem ipsum " * 340
+        refused = only_text(await say(ctl, ADA, DM, pasted)).text
+        assert "limited to 2,000" in refused and "lorem" not in refused
         why = only_text(await say(ctl, ADA, DM, "/why 1"))
         assert "ada (personal)" in why.text.lower() and "/10" not in why.text
 

@@ -46,6 +46,10 @@ def test_demo_prints_a_digest_of_real_papers_and_a_search(home: Path, capsys: py
     assert out.count("**TL;DR**") == 12
     assert "## Search:" in out
     assert (home / "demo" / "paperscout.sqlite3").exists()
+    # the closing tip leads somewhere that works from here: the console starts from the bundled day, and the
+    # digest command (which reads the real, still empty archive) is not offered as the next step
+    tip = out.rsplit("Next:", 1)[1]
+    assert "paperscout console" in tip and "digest --profile" not in tip and "starts empty" in tip
 
 
 def test_ingest_then_digest_json_and_search(home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

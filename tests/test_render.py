@@ -6,8 +6,9 @@ import datetime as dt
 import json
 
 from bot.models import Digest, Paper, ScoredPaper
-from bot.render import digest_json, digest_markdown, digest_text, escape_markdown
+from bot.render import answer_text, digest_json, digest_markdown, digest_text, escape_markdown
 from bot.summarize import extractive_tldr
+from bot.views import paper_view
 
 PAPER = Paper(
     id="2505.17639",
@@ -92,3 +93,12 @@ def test_plain_text_digest_has_no_markdown() -> None:
     assert "###" not in text and "**" not in text and "\\" not in text
     assert " 1. Routing *everything* with [MoE](http://evil.example)" in text
     assert "TL;DR Routes tokens." in text and "https://arxiv.org/abs/2505.17639" in text
+
+
+def test_an_extractive_answer_lists_each_title_once() -> None:
+    views = [paper_view(PAPER, number=1)]
+    listed = f"1 paper about routing announced on 2025-05-26:\n[1] {PAPER.title} — Routes tokens."
+    text = answer_text(listed, views)
+    assert text.count(PAPER.title) == 1 and "[1] https://arxiv.org/abs/2505.17639" in text
+    written = answer_text("StableRoute balances load [1].", views)  # an LLM answer: sources listed under it
+    assert f"[1] {PAPER.title} https://arxiv.org/abs/2505.17639" in written
