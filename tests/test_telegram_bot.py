@@ -16,7 +16,7 @@ from bot.adapters.tg.app import TelegramHandle, start_telegram
 from bot.bundled import EXAMPLE_PROFILE_FILE, bundled_file
 from bot.config import Settings
 from bot.core import Core
-from bot.delivery import deliver
+from bot.delivery import DeliveryError, deliver
 from bot.models import Digest, Paper, Profile, ScoredPaper, Target, Topic
 from bot.users import deliver_personal_digest, profile_owner
 from tests.conftest import StoreDay
@@ -287,3 +287,20 @@ async def test_removal_from_a_group_pauses_its_digest_at_once_and_a_channel_admi
     assert fake.calls("sendMessage")[0].chat_id == channel, "nothing was sent to the group the bot left"
     found = await core.repo.target_at("telegram", str(channel))
     assert found is not None and found[0].digest_size == 3
+
+
+async def test_a_digest_retried_after_a_failure_half_way_does_not_repeat_what_went_out(
+    core: Core, tg_settings: Settings, fake: FakeTelegram
+) -> None:
+    digest = hostile_digest(20)
+    target = Target("telegram", str(GROUP), digest.profile_name, id=1)
+    async with telegram_bot(core, tg_settings) as bot:
+        # the first message goes through, the second meets a server error
+        fake.enqueue(Fault.delay(0).on("sendMessage"), Fault.server_error(500).on("sendMessage"))
+        with pytest.raises(DeliveryError) as failed:
+            await bot.poster.post_digest(target, digest)
+        assert not failed.value.permanent
+        refs = await bot.poster.post_digest(target, digest)  # what bot.delivery does on a transient error
+    sent = fake.sent(GROUP)
+    assert [str(m.message_id) for m in sent] == refs and len(sent) == 3
+    assert [c.status for c in fake.calls("sendMessage")] == [200, 500, 200, 200]

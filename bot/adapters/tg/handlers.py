@@ -147,13 +147,15 @@ class TelegramFrontEnd:
                 speaker, place, text=text, command="setup", args=incoming.args,
                 options=setup_options(incoming.args), reply_to=reply_to, attachment=attachment,
             )  # fmt: skip
-        async with self._typing(chat.id):
+        if not (incoming.command or incoming.text.strip() or attachment is not None):
+            return
+        # "typing…" only where we are addressed: group chatter the controller passes over must not show it
+        addressed = place.is_dm or bool(incoming.command) or bool(reply_to)
+        async with self._typing(chat.id) if addressed else contextlib.nullcontext():
             if incoming.command == "start" and place.is_dm and not incoming.args:
                 replies = await self.controller.greet(speaker, place)
-            elif incoming.command or incoming.text.strip() or attachment is not None:
-                replies = await self.controller.handle(incoming)
             else:
-                return
+                replies = await self.controller.handle(incoming)
         await self._reply(chat.id, message, replies, place)
 
     async def _speaker_of(self, message: TgApiMessage, chat: Chat) -> Speaker | None:

@@ -12,6 +12,7 @@ import datetime as dt
 from bot.adapters.tg.markup import Markup
 from bot.adapters.tg.render import BUDGET, TgMessage, render_digest, split_text
 from bot.adapters.tg.sending import TelegramSender
+from bot.delivery import DeliveryError
 from bot.models import Digest, Target
 from bot.users import PERSONAL_CHAT_PREFIX
 from bot.views import digest_view
@@ -39,9 +40,14 @@ class TelegramPoster:
         messages = render_digest(digest_view(digest))
         key = (target.chat_id, digest.day)
         done = self._delivered.setdefault(key, [])
-        for message in messages[len(done) :]:
-            sent = await self.sender.send(chat_id, message)
-            done.append(str(sent.message_id))
+        try:
+            for message in messages[len(done) :]:
+                sent = await self.sender.send(chat_id, message)
+                done.append(str(sent.message_id))
+        except DeliveryError as error:
+            if error.permanent:  # never retried: nothing to resume
+                self._delivered.pop(key, None)
+            raise
         return self._delivered.pop(key)
 
     async def send_text(self, target: Target, text: str) -> list[str]:
