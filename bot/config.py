@@ -125,6 +125,15 @@ class Settings(BaseSettings):
     telegram_max_retries: int = Field(
         default=3, ge=0, le=10, description="Retries after Telegram's 429 flood control, waiting its retry_after."
     )
+    telegram_webhook_url: str | None = Field(
+        default=None,
+        description="Public HTTPS URL Telegram posts updates to (webhook mode, e.g. behind a reverse proxy);"
+        " unset: long polling.",
+    )
+    telegram_webhook_listen: str = Field(
+        default="127.0.0.1", description="Address the webhook server listens on (the proxy forwards to it)."
+    )
+    telegram_webhook_port: int = Field(default=8443, ge=1, le=65535, description="Port of the webhook server.")
     telegram_poll_timeout_seconds: int = Field(
         default=30, ge=0, le=50, description="Long-polling timeout of getUpdates (seconds held open by Telegram)."
     )

@@ -9,6 +9,7 @@ import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
+import httpx
 import pytest
 from pydantic import SecretStr
 
@@ -304,3 +305,21 @@ async def test_a_digest_retried_after_a_failure_half_way_does_not_repeat_what_we
     sent = fake.sent(GROUP)
     assert [str(m.message_id) for m in sent] == refs and len(sent) == 3
     assert [c.status for c in fake.calls("sendMessage")] == [200, 500, 200, 200]
+
+
+async def test_webhook_mode_receives_updates_posted_by_telegram(
+    core: Core, tg_settings: Settings, fake: FakeTelegram, unused_tcp_port: int
+) -> None:
+    url = f"http://127.0.0.1:{unused_tcp_port}/telegram/hook"
+    webhook = tg_settings.model_copy(update={"telegram_webhook_url": url, "telegram_webhook_port": unused_tcp_port})
+    async with telegram_bot(core, webhook) as bot:
+        [welcome] = await say(fake, ADA, ADA, "/start")
+        assert "set up your personal paper feed" in welcome.text
+        info = await bot.application.bot.get_webhook_info()
+        assert info.url == url and info.pending_update_count == 0
+        async with httpx.AsyncClient(trust_env=False) as client:  # someone else posting a forged update
+            forged = await client.post(url, json={"update_id": 1, "message": {"text": "/forget yes"}})
+        assert forged.status_code == 403
+    [set_call] = fake.calls("setWebhook")
+    assert len(set_call.params["secret_token"]) >= 32
+    assert fake.calls("getUpdates") == [] and len(fake.webhook_deliveries) == 1

@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 import pytest
+from aiohttp import web
 from telegram import (
     Bot,
     BotCommand,
@@ -438,3 +439,37 @@ async def test_wrong_token_is_refused_and_faults_map_to_ptb_errors(fake: FakeTel
             await app.bot.send_message(GROUP, "x")
     finally:
         await app.shutdown()
+
+
+async def test_webhook_set_posts_updates_and_getupdates_conflicts(fake: FakeTelegram, unused_tcp_port: int) -> None:
+    received: list[tuple[str, dict]] = []
+
+    async def hook(request: web.Request) -> web.Response:
+        received.append((request.headers.get("X-Telegram-Bot-Api-Secret-Token", ""), await request.json()))
+        return web.Response(status=500 if len(received) == 1 else 200)  # the first delivery fails and is retried
+
+    server = web.Application()
+    server.router.add_post("/hook", hook)
+    runner = web.AppRunner(server)
+    await runner.setup()
+    await web.TCPSite(runner, "127.0.0.1", unused_tcp_port).start()
+    app = build(fake)
+    await app.initialize()
+    try:
+        with pytest.raises(BadRequest, match=r"(?i)https url must be provided"):
+            await app.bot.set_webhook("http://example.org/hook")
+        await app.bot.set_webhook(f"http://127.0.0.1:{unused_tcp_port}/hook", secret_token="s3cret")
+        with pytest.raises(Conflict, match="webhook is active"):
+            await app.bot.get_updates()
+        fake.inject_message(ALICE, ALICE, "hello")
+        await fake.wait_until(lambda: len(received) == 2, what="a retried delivery")
+        assert [secret for secret, _ in received] == ["s3cret", "s3cret"]
+        assert received[1][1]["message"]["text"] == "hello" and fake.pending_updates() == 0
+        assert "500" in (await app.bot.get_webhook_info()).last_error_message
+        await app.bot.delete_webhook()
+        fake.inject_message(ALICE, ALICE, "polling again")
+        [update] = await app.bot.get_updates(timeout=0)
+        assert update.message.text == "polling again"
+    finally:
+        await app.shutdown()
+        await runner.cleanup()

@@ -17,7 +17,9 @@ Point the unmodified python-telegram-bot at it::
 Served routes: ``/bot<token>/<method>`` (GET query, form-encoded or JSON POST, multipart for uploads, method names
 case-insensitive like Telegram's) and ``/file/bot<token>/<file_path>`` for downloads. Methods: getMe, getUpdates
 (offset, limit, timeout long polling, allowed_updates; a newer call ends an older waiting one with 409 Conflict),
-deleteWebhook, getWebhookInfo, sendMessage, editMessageText, editMessageReplyMarkup, answerCallbackQuery,
+deleteWebhook, getWebhookInfo, setWebhook (updates are then POSTed to the bot's URL in order, with the secret
+token header, retried with back-off until accepted; plain http is accepted for loopback URLs only, so tests need no
+TLS), sendMessage, editMessageText, editMessageReplyMarkup, answerCallbackQuery,
 getChatMember, getChatAdministrators, sendChatAction, sendDocument, getFile, setMyCommands, getMyCommands,
 deleteMyCommands. Anything else is 404 "Not Found", a wrong token 401 "Unauthorized", as Telegram answers.
 
@@ -47,6 +49,8 @@ import math
 import re
 import threading
 import time
+import urllib.error
+import urllib.request
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -342,6 +346,16 @@ class _Callback:
     answer: dict[str, Any] | None = None
 
 
+@dataclass
+class _Webhook:
+    url: str
+    secret_token: str
+    max_connections: int
+    last_error: str = ""
+    last_error_date: int = 0
+    delivered: list[int] = field(default_factory=list)  # update ids the bot's server accepted
+
+
 # --- the server ---
 
 
@@ -385,6 +399,8 @@ class FakeTelegram(LoopbackFake[Fault, ApiCall]):
         self._allowed_updates: frozenset[str] = DEFAULT_UPDATE_KINDS
         self._commands: dict[tuple[str, str], list[dict[str, str]]] = {}
         self._poll_generation = 0
+        self._webhook: _Webhook | None = None
+        self._webhook_thread: threading.Thread | None = None
         self._ids = itertools.count(1)
         self._next_update_id = 700000001
 
@@ -1109,13 +1125,89 @@ class FakeTelegram(LoopbackFake[Fault, ApiCall]):
         with self._state:
             if _bool(params, "drop_pending_updates"):
                 self._updates.clear()
+            self._webhook = None
+            self._state.notify_all()
+        return True
+
+    def _set_webhook(self, params: dict[str, Any]) -> bool:
+        url = str(params.get("url") or "")
+        if not url:
+            return self._delete_webhook(params)
+        parts = urlsplit(url)
+        loopback = parts.scheme == "http" and parts.hostname in ("127.0.0.1", "localhost", "::1")
+        if parts.scheme != "https" and not loopback:
+            raise _bad("bad webhook: An HTTPS URL must be provided for webhook")
+        secret = str(params.get("secret_token") or "")
+        if secret and not re.fullmatch(r"[A-Za-z0-9_-]{1,256}", secret):
+            raise _bad("secret token contains unallowed characters")
+        allowed = _json(params, "allowed_updates", "allowed_updates") if params.get("allowed_updates") else None
+        with self._state:
+            if _bool(params, "drop_pending_updates"):
+                self._updates.clear()
+            if allowed is not None:
+                self._allowed_updates = frozenset(allowed) or DEFAULT_UPDATE_KINDS
+            maximum = _int(params, "max_connections") if params.get("max_connections") else 40
+            self._webhook = _Webhook(url, secret, maximum)
+            self._poll_generation += 1  # a long poll in progress ends with 409
+            self._state.notify_all()
+            if self._webhook_thread is None or not self._webhook_thread.is_alive():
+                self._webhook_thread = threading.Thread(target=self._push_to_webhook, name="fake-telegram-webhook")
+                self._webhook_thread.daemon = True
+                self._webhook_thread.start()
         return True
 
     def _webhook_info(self, params: dict[str, Any]) -> dict[str, Any]:
         with self._state:
-            return {"url": "", "has_custom_certificate": False, "pending_update_count": len(self._updates)}
+            hook = self._webhook
+            info: dict[str, Any] = {
+                "url": hook.url if hook else "",
+                "has_custom_certificate": False,
+                "pending_update_count": len(self._updates),
+            }
+            if hook is not None:
+                info["max_connections"] = hook.max_connections
+                info["allowed_updates"] = sorted(self._allowed_updates)
+                if hook.last_error:
+                    info.update(last_error_date=hook.last_error_date, last_error_message=hook.last_error)
+            return info
+
+    def _push_to_webhook(self) -> None:
+        """Telegram's side of webhook mode: POST each update in order, retrying with back-off until accepted."""
+        backoff = 0.1
+        while not self._stopping.is_set():
+            with self._state:
+                self._updates = [u for u in self._updates if _update_kind(u) in self._allowed_updates]
+                hook = self._webhook
+                if hook is None or not self._updates:
+                    self._state.wait(0.1)
+                    continue
+                update = self._updates[0]
+            error = _post_update(hook, update)
+            with self._state:
+                if error is None:
+                    hook.delivered.append(update["update_id"])
+                    self._delivered.add(update["update_id"])
+                    self._updates = [u for u in self._updates if u["update_id"] != update["update_id"]]
+                    backoff = 0.1
+                    continue
+                hook.last_error, hook.last_error_date = error, int(time.time())
+            self._stopping.wait(backoff)
+            backoff = min(backoff * 2, 2.0)
+
+    @property
+    def webhook_deliveries(self) -> list[int]:
+        """Update ids the bot's webhook server accepted (2xx), in order."""
+        with self._state:
+            return list(self._webhook.delivered) if self._webhook else []
 
     def _get_updates(self, params: dict[str, Any]) -> list[Any]:
+        with self._state:
+            if self._webhook is not None:
+                raise ApiError(
+                    409,
+                    "Conflict: can't use getUpdates method while webhook is active; "
+                    "use deleteWebhook to delete the webhook first",
+                )
         offset = _int(params, "offset") if params.get("offset") not in (None, "") else None
         limit = _int(params, "limit") if params.get("limit") not in (None, "") else 100
         timeout = float(params.get("timeout") or 0)
@@ -1138,6 +1230,7 @@ _METHODS: dict[str, Callable[[FakeTelegram, dict[str, Any]], Any]] = {
     "getUpdates": FakeTelegram._get_updates,
     "deleteWebhook": FakeTelegram._delete_webhook,
     "getWebhookInfo": FakeTelegram._webhook_info,
+    "setWebhook": FakeTelegram._set_webhook,
     "sendMessage": FakeTelegram._send_message,
     "sendDocument": FakeTelegram._send_document,
     "editMessageText": FakeTelegram._edit_text,
@@ -1486,6 +1579,25 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.flush()
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True
+
+
+_NO_PROXY = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # a loopback webhook never via a proxy
+
+
+def _post_update(hook: _Webhook, update: dict[str, Any]) -> str | None:
+    """POST one update to the bot's webhook; None when accepted, else the error Telegram would report."""
+    headers = {"Content-Type": "application/json"}
+    if hook.secret_token:
+        headers["X-Telegram-Bot-Api-Secret-Token"] = hook.secret_token
+    request = urllib.request.Request(hook.url, json.dumps(update).encode(), headers, method="POST")
+    try:
+        with _NO_PROXY.open(request, timeout=10) as response:
+            response.read()
+        return None
+    except urllib.error.HTTPError as error:
+        return f"Wrong response from the webhook: {error.code} {error.reason}"
+    except (OSError, ValueError) as error:
+        return f"Connection failed: {error}"
 
 
 def _loggable(params: Mapping[str, Any]) -> dict[str, Any]:

@@ -2,15 +2,18 @@
 
 `start_telegram(core, settings)` builds the application (`AIORateLimiter` with retries, no PTB job queue or
 persistence: the schedule and the conversation state are ours), registers the handlers, publishes the command
-lists, and starts long polling with ``initialize``, ``start`` and ``updater.start_polling``; never ``run_polling``,
-which would take over the loop the scheduler and Discord share. `TelegramHandle.stop` does the reverse.
+lists, and starts receiving updates with ``initialize``, ``start`` and ``updater.start_polling`` (or
+``updater.start_webhook`` when `Settings.telegram_webhook_url` is set); never ``run_polling``, which would take
+over the loop the scheduler and Discord share. `TelegramHandle.stop` does the reverse.
 The handle's `poster` is the `bot.delivery.Poster` the scheduler posts digests with.
 """
 
 from __future__ import annotations
 
 import logging
+import secrets
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 from telegram import BotCommand, BotCommandScopeAllGroupChats, BotCommandScopeAllPrivateChats
 from telegram.ext import AIORateLimiter, Application, ApplicationBuilder
@@ -108,17 +111,40 @@ async def start_telegram(core: Core, settings: Settings, controller: ChatControl
         await app.bot.set_my_commands(private, scope=BotCommandScopeAllPrivateChats())
         await app.bot.set_my_commands(groups, scope=BotCommandScopeAllGroupChats())
         await app.start()
-        assert app.updater is not None
+        await _start_updates(app, settings)
+    except BaseException:
+        await handle.stop()
+        raise
+    return handle
+
+
+async def _start_updates(app: Application, settings: Settings) -> None:
+    """Long polling by default; a webhook server (and setWebhook) when a public webhook URL is configured."""
+    assert app.updater is not None
+    if not settings.telegram_webhook_url:
         await app.updater.start_polling(
             timeout=settings.telegram_poll_timeout_seconds,
             allowed_updates=list(ALLOWED_UPDATES),
             drop_pending_updates=False,
         )
-    except BaseException:
-        await handle.stop()
-        raise
-    log.info("Telegram bot @%s polling", app.bot.username)
-    return handle
+        log.info("Telegram bot @%s polling", app.bot.username)
+        return
+    # A fresh secret per start: Telegram sends it with every update, PTB's server refuses requests without it.
+    await app.updater.start_webhook(
+        listen=settings.telegram_webhook_listen,
+        port=settings.telegram_webhook_port,
+        url_path=urlsplit(settings.telegram_webhook_url).path.lstrip("/"),
+        webhook_url=settings.telegram_webhook_url,
+        secret_token=secrets.token_urlsafe(32),
+        allowed_updates=list(ALLOWED_UPDATES),
+        drop_pending_updates=False,
+    )
+    log.info(
+        "Telegram bot @%s receiving updates on %s:%s",
+        app.bot.username,
+        settings.telegram_webhook_listen,
+        settings.telegram_webhook_port,
+    )
 
 
 __all__ = ["TelegramHandle", "build_application", "mark_gone", "start_telegram"]
