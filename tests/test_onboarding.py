@@ -12,7 +12,7 @@ from bot.config import Settings
 from bot.core import Core, open_core
 from bot.embed import LocalEmbedder
 from bot.models import Paper, Profile, Topic
-from bot.onboarding import Conversation, Reply, handle, papers_to_rate, pick_diverse
+from bot.onboarding import OnboardingState, Reply, handle, papers_to_rate, pick_diverse
 from bot.profiles import profile_to_mapping
 from bot.users import SettingError, parse_post_time, parse_timezone, parse_weekday, profile_owner
 from tests.conftest import StoreDay
@@ -48,7 +48,7 @@ async def drive_to(core: Core, step: str) -> Reply:
     return reply
 
 
-async def stored_state(core: Core) -> Conversation | None:
+async def stored_state(core: Core) -> OnboardingState | None:
     return await onboarding.load(core, KEY)
 
 
@@ -272,21 +272,25 @@ async def test_the_conversation_resumes_after_a_restart(settings: Settings, embe
 
 
 def test_the_state_round_trips_through_json() -> None:
-    conv = Conversation(user_key=KEY, step="authors", display_name="Ada")
+    conv = OnboardingState(user_key=KEY, step="authors", display_name="Ada")
     conv.draft.interests = ["sparse attention", "émergent behaviour 🤖"]
     conv.draft.ratings = {"2505.17032": 1, "2505.17101": -1}
     conv.pending = [{"query": "Han", "kind": "ambiguous", "candidates": ["Dongsu Han", "Jiequn Han"]}]
     conv.choices = [["Dongsu Han", "Dongsu Han"], ["skip this name", "skip"]]
-    again = Conversation.from_json(conv.to_json())
+    again = OnboardingState.from_json(conv.to_json())
     assert again == conv
-    for broken in ("{}", "[1]", '{"version": 1, "step": "nowhere", "draft": {}}', "not json"):
+    for broken in ("{}", "[1]", '{"version": 1, "mode": "nowhere", "draft": {}}', "not json"):
         with pytest.raises((ValueError, TypeError, KeyError)):
-            Conversation.from_json(broken)
+            OnboardingState.from_json(broken)
 
 
 async def test_an_unreadable_stored_state_starts_over_politely(core: Core) -> None:
     await core.repo.ensure_user(KEY)
     await core.repo.save_chat_state(KEY, "onboarding", '{"version": 99}')
+    assert not await onboarding.is_active(core, KEY)
+    # a state at a step this version does not have (an older release's) is dropped the same way
+    gone = OnboardingState(user_key=KEY, step="nowhere").to_json()
+    await core.repo.save_chat_state(KEY, "onboarding", gone)
     assert not await onboarding.is_active(core, KEY)
     reply = await handle(core, KEY, "hello")
     assert reply.step == "interests"
@@ -421,8 +425,8 @@ async def test_a_profile_saved_before_profile_level_avoid_is_read_back_without_d
 
 
 def test_edit_names_a_field_it_does_not_know_with_a_suggestion() -> None:
-    assert "did you mean /edit authors?" in onboarding._which_field("autors")
-    listed = onboarding._which_field("")
+    assert "did you mean /edit authors?" in onboarding.which_field("autors")
+    listed = onboarding.which_field("")
     assert listed.startswith("Which field?") and "interests" in listed and "digest" in listed
 
 
