@@ -1527,6 +1527,15 @@ class DiscordFake(ScriptedFake[Fault, RecordedRequest]):
             raise DiscordError.of(404, 10015, "Unknown Webhook")
         payload = body if isinstance(body, dict) else {}
         check_message(payload, files=len(files))
+        with self._state_lock:
+            original = self.messages.get(state.original_id or 0)
+            loading = original is not None and bool(int(original.get("flags", 0)) & LOADING)
+        if loading:
+            # The first followup after a deferred response replaces the "thinking" message; its ephemerality
+            # was decided by the defer, not by this request's flags.
+            assert state.original_id is not None
+            kept = int(original["flags"]) & EPHEMERAL  # type: ignore[index]
+            return self._edit_message(state.original_id, {**payload, "flags": kept}, files)
         message = self._new_message(
             state.channel_id,
             payload,
@@ -1572,6 +1581,10 @@ class DiscordFake(ScriptedFake[Fault, RecordedRequest]):
         target = self._webhook_message_id(state, message_id)
         with self._state_lock:
             self.messages.pop(target, None)
+            if state.original_id == target:
+                state.original_id = None
+            if target in state.followup_ids:
+                state.followup_ids.remove(target)
         return None
 
     # --- gateway ---

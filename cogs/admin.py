@@ -1,0 +1,135 @@
+"""Channel administration: /setup (options with autocomplete, or step by step), /settings, and syncing the slash
+commands on demand (the application owner's ``@paperscout sync``, then /sync), never at every start.
+
+Manage Server is checked when a command runs (by the controller, from the member's permissions in the interaction),
+not only through the commands' default permissions, which a server can override.
+"""
+
+from __future__ import annotations
+
+import zoneinfo
+from typing import Literal
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.adapters.discord_app import MAX_CHOICES, PaperscoutBot, place_of, speaker_of
+from bot.arxiv_taxonomy import CATEGORIES
+from bot.chat import setup as channel_setup
+
+REPLY_HINT = "(Answer by replying to this message; /setup with options sets everything at once.)"
+SETUP_PERMISSIONS = (
+    "view_channel",
+    "send_messages",
+    "embed_links",
+    "create_public_threads",
+    "send_messages_in_threads",
+)
+
+
+class Admin(commands.Cog):
+    """/setup, /settings and command syncing."""
+
+    def __init__(self, bot: PaperscoutBot) -> None:
+        self.bot = bot
+        self._zones = sorted(zoneinfo.available_timezones())
+
+    @app_commands.command(name="setup", description="Set up this channel's daily arXiv digest (Manage Server)")
+    @app_commands.default_permissions(manage_guild=True)
+    @app_commands.guild_only()
+    @app_commands.describe(
+        channel="The channel that gets the digest (default: this one)",
+        categories="arXiv categories, e.g. cs.LG, cs.CL",
+        time="Post time, e.g. 09:00",
+        timezone="Time zone, e.g. Europe/Berlin",
+        profile="What the channel reads about, in words (or attach a TOML profile)",
+        profile_file="A TOML channel profile",
+        size="Papers per digest",
+    )
+    async def setup(
+        self,
+        interaction: discord.Interaction,
+        channel: discord.TextChannel | None = None,
+        categories: str = "",
+        time: str = "",
+        timezone: str = "",
+        profile: app_commands.Range[str, 0, 2000] = "",
+        profile_file: discord.Attachment | None = None,
+        size: app_commands.Range[int, 1, 50] | None = None,
+    ) -> None:
+        await interaction.response.defer(thinking=True)
+        where = channel or interaction.channel
+        place = place_of(where, interaction.user)
+        options = {"categories": categories, "time": time, "timezone": timezone, "profile": profile}
+        if size is not None:
+            options["size"] = str(size)
+        attachment = await self.bot.read_attachment(profile_file)
+        replies = await self.bot.run_command(interaction, "setup", place=place, options=options, attachment=attachment)
+        speaker = speaker_of(interaction)
+        if speaker.is_admin and await channel_setup.load(self.bot.core, speaker.user_key, place) is not None:
+            await self.bot.tell(interaction, REPLY_HINT)
+        missing = self._missing_permissions(where)
+        if speaker.is_admin and replies and missing:
+            await self.bot.tell(interaction, "I can't post there yet; I need: " + ", ".join(missing) + ".")
+
+    def _missing_permissions(self, channel: object) -> list[str]:
+        if not isinstance(channel, discord.TextChannel):
+            return []
+        mine = channel.permissions_for(channel.guild.me)
+        return [name.replace("_", " ") for name in SETUP_PERMISSIONS if not getattr(mine, name)]
+
+    @setup.autocomplete("categories")
+    async def _categories(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
+        head, _, last = current.rpartition(",")
+        typed = last.strip().lower()
+        prefix = f"{head.strip()}, " if head.strip() else ""
+        found = [
+            code
+            for code, name in CATEGORIES.items()
+            if code.lower().startswith(typed) or (typed and typed in name.lower())
+        ]
+        return [
+            app_commands.Choice(name=f"{prefix}{code} ({CATEGORIES[code]})"[:100], value=f"{prefix}{code}"[:100])
+            for code in found[:MAX_CHOICES]
+        ]
+
+    @setup.autocomplete("timezone")
+    async def _timezones(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
+        typed = current.strip().lower().replace(" ", "_")
+        found = [zone for zone in self._zones if typed in zone.lower()]
+        return [app_commands.Choice(name=zone, value=zone) for zone in found[:MAX_CHOICES]]
+
+    @app_commands.command(name="settings", description="This channel's digest settings")
+    @app_commands.guild_only()
+    async def settings(self, interaction: discord.Interaction) -> None:
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        await self.bot.run_command(interaction, "settings", ephemeral=True)
+
+    @commands.command(name="sync")
+    @commands.is_owner()
+    async def sync_text(
+        self, ctx: commands.Context[PaperscoutBot], scope: Literal["global", "here"] = "global"
+    ) -> None:
+        """``@paperscout sync`` (owner): register the slash commands with Discord, globally or in this server."""
+        count = await self._sync(ctx.guild if scope == "here" else None)
+        await ctx.reply(f"Synced {count} commands{' here' if scope == 'here' else ''}.")
+
+    @app_commands.command(name="sync", description="Register the slash commands with Discord (the bot's owner)")
+    async def sync_slash(self, interaction: discord.Interaction, scope: Literal["global", "here"] = "global") -> None:
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        if not await self.bot.is_owner(interaction.user):
+            await self.bot.tell(interaction, "Only the bot's owner syncs its commands.")
+            return
+        count = await self._sync(interaction.guild if scope == "here" else None)
+        await self.bot.tell(interaction, f"Synced {count} commands.")
+
+    async def _sync(self, guild: discord.abc.Snowflake | None) -> int:
+        if guild is not None:
+            self.bot.tree.copy_global_to(guild=guild)
+        return len(await self.bot.tree.sync(guild=guild))
+
+
+async def setup(bot: PaperscoutBot) -> None:
+    """Add the cog."""
+    await bot.add_cog(Admin(bot))

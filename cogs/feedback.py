@@ -1,0 +1,56 @@
+"""Buttons that teach the ranker, and /up and /down: a press trains only the member who pressed it.
+
+The persistent `PaperButton` is registered here, while the bot's `setup_hook` loads this cog, so a thumbs-up on a
+month-old digest still reaches the controller after any number of restarts.
+"""
+
+from __future__ import annotations
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.adapters.discord_app import PaperscoutBot, place_of, speaker_of
+from bot.adapters.discord_send import PaperButton
+from bot.chat import Incoming
+
+
+class Feedback(commands.Cog):
+    """Paper buttons (thumbs up/down, more like this, choices) and the /up and /down commands."""
+
+    def __init__(self, bot: PaperscoutBot) -> None:
+        self.bot = bot
+
+    @commands.Cog.listener()
+    async def on_paperscout_button(self, interaction: discord.Interaction, value: str) -> None:
+        """A press: acknowledge at once, then the controller's replies, only for the presser outside DMs."""
+        place = place_of(interaction.channel, interaction.user)
+        try:
+            await interaction.response.defer(ephemeral=not place.is_dm, thinking=True)
+            replies = await self.bot.controller.handle(Incoming(speaker_of(interaction), place, button=value))
+            await self.bot.answer(interaction, place, replies, ephemeral=True if not place.is_dm else None)
+        except Exception as exc:  # a press has no command tree to report through
+            await self.bot.report(interaction, exc)
+
+    @app_commands.command(name="up", description="Thumbs up for a paper: your digests learn from it")
+    @app_commands.describe(paper="arXiv id, or the paper's number in your last list")
+    async def up(self, interaction: discord.Interaction, paper: str) -> None:
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        await self.bot.run_command(interaction, "up", paper, ephemeral=True)
+
+    @app_commands.command(name="down", description="Thumbs down for a paper: fewer like it in your digests")
+    @app_commands.describe(paper="arXiv id, or the paper's number in your last list")
+    async def down(self, interaction: discord.Interaction, paper: str) -> None:
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        await self.bot.run_command(interaction, "down", paper, ephemeral=True)
+
+    @up.autocomplete("paper")
+    @down.autocomplete("paper")
+    async def _paper_choices(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
+        return await self.bot.paper_choices(current)
+
+
+async def setup(bot: PaperscoutBot) -> None:
+    """Register the persistent buttons and the cog."""
+    bot.add_dynamic_items(PaperButton)
+    await bot.add_cog(Feedback(bot))

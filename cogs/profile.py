@@ -1,0 +1,90 @@
+"""A member's own things, set up in DMs: /interests (or any DM) starts or resumes onboarding; /profile,
+/mydigest, /export (a file), /forget. A member who closed their DMs gets an ephemeral note in the channel."""
+
+from __future__ import annotations
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.adapters.discord_app import PaperscoutBot, place_of, speaker_of, speaker_of_message
+from bot.chat import Incoming
+
+DMS_CLOSED = 50007
+
+
+class Profile(commands.Cog):
+    """Onboarding in DMs and the member's profile commands."""
+
+    def __init__(self, bot: PaperscoutBot) -> None:
+        self.bot = bot
+
+    @app_commands.command(name="interests", description="Set up (or go through again) your personal profile in a DM")
+    async def interests(self, interaction: discord.Interaction) -> None:
+        if interaction.guild is None:
+            await interaction.response.defer(thinking=True)
+            await self.bot.run_command(interaction, "interests")
+            return
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        try:
+            dm = await interaction.user.create_dm()
+            place = place_of(dm, interaction.user)
+            replies = await self.bot.controller.handle(Incoming(speaker_of(interaction), place, command="interests"))
+            await self.bot.post(dm, place, replies)
+        except discord.Forbidden as exc:
+            if exc.code != DMS_CLOSED:
+                raise
+            await self.bot.tell(
+                interaction,
+                "I can't send you a DM: your DMs are closed for this server. Allow direct messages from server "
+                "members (Privacy Settings), then run /interests again.",
+            )
+            return
+        await self.bot.tell(interaction, "I sent you a DM: your profile takes about two minutes.")
+
+    @app_commands.command(name="profile", description="What your profile says")
+    async def profile(self, interaction: discord.Interaction) -> None:
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        await self.bot.run_command(interaction, "profile", ephemeral=True)
+
+    @app_commands.command(name="mydigest", description="Your personal digest: off, daily or weekly, at your time")
+    @app_commands.describe(schedule="e.g. daily 08:30 Europe/Berlin, weekly Monday 9am, off (empty: show it)")
+    async def mydigest(self, interaction: discord.Interaction, schedule: str = "") -> None:
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        await self.bot.run_command(interaction, "mydigest", schedule, ephemeral=True)
+
+    @app_commands.command(name="export", description="Everything paperscout stores about you, as a file")
+    async def export(self, interaction: discord.Interaction) -> None:
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        await self.bot.run_command(interaction, "export", ephemeral=True)
+
+    @app_commands.command(name="forget", description="Delete everything paperscout stores about you (asks first)")
+    async def forget(self, interaction: discord.Interaction) -> None:
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        await self.bot.run_command(interaction, "forget", ephemeral=True)
+
+    @commands.Cog.listener()
+    async def on_message(self, message: discord.Message) -> None:
+        """Any DM is the conversation: onboarding answers, typed commands, or questions."""
+        if message.guild is not None or message.author.bot or not isinstance(message.channel, discord.DMChannel):
+            return
+        place = place_of(message.channel, message.author)
+        try:
+            attachment = await self.bot.read_attachment(message)
+            incoming = Incoming.from_text(
+                speaker_of_message(message),
+                place,
+                message.content,
+                reply_to=str(message.reference.message_id) if message.reference else "",
+                attachment=attachment,
+            )
+            replies = await self.bot.controller.handle(incoming)
+            if replies:
+                await self.bot.post(message.channel, place, replies)
+        except Exception as exc:
+            await self.bot.report_in_channel(message, exc)
+
+
+async def setup(bot: PaperscoutBot) -> None:
+    """Add the cog."""
+    await bot.add_cog(Profile(bot))

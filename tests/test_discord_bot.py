@@ -1,0 +1,419 @@
+"""The Discord front end end to end: the real discord.py client in `PaperscoutBot`, the real Core and controller,
+the Discord fake on 127.0.0.1 (REST and gateway). Members act through the gateway: slash commands, button presses,
+DMs, replies."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import datetime as dt
+import time
+from typing import Any
+
+import discord
+import pytest
+
+from bot.adapters.discord_app import PaperscoutBot, start_discord
+from bot.adapters.discord_render import digest_messages
+from bot.config import Settings
+from bot.core import Core
+from bot.delivery import DeliveryError
+from bot.models import Digest, Paper, ScoredPaper, Target
+from bot.views import digest_view
+from tests.conftest import StoreDay
+from tests.fakes.discord_client import pointed_at, running
+from tests.fakes.discord_server import DiscordFake, Fault, check_message
+
+HOSTILE = [
+    "@everyone read this <@&{role}> now",
+    "**bold** __under__ `code` ||spoiler|| [click](javascript:alert(1)) <t:0:R> # Heading",
+    "$\\mathcal{O}(n^2)$ bounds for \\textbf{sparse} attention with $x_i^{(k)}$ and \\\\ breaks",
+    "<@{member}> and @here and <#123> ~~strike~~ > quote\n- list",
+    "A" * 2000,
+]
+
+
+@pytest.fixture
+def fake():
+    with DiscordFake() as server, pointed_at(server):
+        yield server
+
+
+def new_bot(core: Core) -> PaperscoutBot:
+    return PaperscoutBot(core, guild_ready_timeout=0.05)
+
+
+async def synced(fake: DiscordFake) -> None:
+    """The owner registers the slash commands the documented way: '@paperscout sync' in a channel."""
+    fake.say(fake.channel_id, f"<@{fake.bot_id}> sync", user=fake.owner_id)
+    await fake.wait_for(lambda: fake.global_commands)
+    await fake.wait_for(lambda: any("Synced" in m["content"] for m in fake.channel_messages(fake.channel_id)))
+
+
+def no_refusals(fake: DiscordFake) -> None:
+    refused = [(r.endpoint, r.status, r.response) for r in fake.requests if r.status >= 400]
+    assert refused == []
+
+
+def every_message_suppressed_mentions(fake: DiscordFake) -> None:
+    messages = fake.message_requests()
+    assert messages and all(r.mentions_suppressed for r in messages), [r.endpoint for r in messages]
+    assert fake.pinging_messages() == []
+
+
+async def test_setup_refused_for_a_member_and_done_by_an_admin(fake: DiscordFake, core: Core) -> None:
+    bot = new_bot(core)
+    async with running(bot, fake):
+        await synced(fake)
+        options = {
+            "categories": "cs.LG, cs.CL",
+            "time": "08:30",
+            "timezone": "Europe/Berlin",
+            "profile": "mixture of experts; sparse attention",
+            "size": 12,
+        }
+        refused = fake.slash("setup", options, user=fake.member_id)
+        (note,) = await fake.wait_for_followups(refused)
+        assert note["flags"] & 64 and "admins" in note["content"]
+        assert await core.repo.target_at("discord", str(fake.channel_id)) is None
+
+        done = fake.slash("setup", options, user=fake.owner_id)
+        (saved,) = await fake.wait_for_followups(done)
+        assert "All set" in saved["content"] and not saved["flags"] & 64
+        target, profile = await core.repo.target_at("discord", str(fake.channel_id))
+        assert target.categories == ("cs.LG", "cs.CL") and target.timezone == "Europe/Berlin"
+        assert target.post_time == "08:30" and [t.want for t in profile.topics] == [
+            "mixture of experts",
+            "sparse attention",
+        ]
+        settings = fake.slash("settings", user=fake.member_id)
+        (shown,) = await fake.wait_for_followups(settings)
+        assert "Europe/Berlin" in shown["content"]
+    no_refusals(fake)
+    every_message_suppressed_mentions(fake)
+
+
+async def test_setup_with_a_toml_profile_file_and_autocomplete(fake: DiscordFake, core: Core) -> None:
+    bot = new_bot(core)
+    toml = b'name = "Reading group"\ncategories = ["cs.LG"]\n\n[[topics]]\nname = "MoE"\nwant = "mixture of experts"\n'
+    async with running(bot, fake):
+        await synced(fake)
+        zones = fake.autocomplete("setup", {"timezone": "berl"}, focused="timezone", user=fake.owner_id)
+        choices = (await fake.wait_for_response(zones)).responses[0]["data"]["choices"]
+        assert {"name": "Europe/Berlin", "value": "Europe/Berlin"} in choices
+        cats = fake.autocomplete("setup", {"categories": "cs.LG, machine"}, focused="categories", user=fake.owner_id)
+        choices = (await fake.wait_for_response(cats)).responses[0]["data"]["choices"]
+        assert any(c["value"] == "cs.LG, stat.ML" for c in choices)
+
+        upload = fake.add_attachment("group.toml", toml)
+        options = {
+            "time": "09:00",
+            "timezone": "UTC",
+            "categories": "cs.LG",
+            "profile_file": fake.attachment_option(upload),
+            "size": 10,
+        }
+        done = fake.slash("setup", options, user=fake.owner_id)
+        (saved,) = await fake.wait_for_followups(done)
+        assert "All set" in saved["content"], saved["content"]
+        _, profile = await core.repo.target_at("discord", str(fake.channel_id))
+        assert profile.name == "Reading group" and profile.topics[0].want == "mixture of experts"
+
+
+def hostile_digest(papers: list[Paper], fake: DiscordFake) -> Digest:
+    items = []
+    for number, paper in enumerate(papers[:60]):
+        title = (
+            HOSTILE[number % len(HOSTILE)]
+            .replace("{role}", str(fake.admin_role_id))
+            .replace("{member}", str(fake.member_id))
+        )
+        hostile = dataclasses.replace(paper, title=title, authors=("@everyone", *paper.authors))
+        items.append(
+            ScoredPaper(
+                hostile,
+                score=1.0 - number / 100,
+                relevance=5.0,
+                novelty=5.0,
+                reasons=("matches **you** <@&1>",),
+                tldr=HOSTILE[(number + 1) % len(HOSTILE)],
+            )
+        )
+    return Digest(
+        day=papers[0].announced,
+        profile_name="**Group** @everyone",
+        scanned=444,
+        items=tuple(items),
+        usage={"total_tokens": 1234, "prompt_tokens": 1000, "completion_tokens": 234, "cost_usd": 0.0123},
+    )
+
+
+async def test_a_60_paper_hostile_digest_fits_every_limit_and_pings_nobody(
+    fake: DiscordFake, core: Core, store_day: StoreDay
+) -> None:
+    papers = await store_day(core)
+    bot = new_bot(core)
+    target = Target(platform="discord", chat_id=str(fake.channel_id), profile_name="group")
+    async with running(bot, fake):
+        refs = await bot.poster.post_digest(target, hostile_digest(papers, fake))
+    no_refusals(fake)  # the fake refuses exactly what Discord refuses: nothing was
+    every_message_suppressed_mentions(fake)
+    (header, *first_papers) = fake.channel_messages(fake.channel_id)[0]["embeds"]
+    assert "444" in header["description"] and "$0.0123" in header["description"]
+    (thread,) = fake.threads_of(fake.channel_id)
+    in_thread = fake.channel_messages(int(thread["id"]))
+    assert len(refs) == 1 + len(in_thread)
+    embeds = first_papers + [e for m in in_thread for e in m["embeds"]]
+    assert len(embeds) == 60
+    buttons = [
+        b["custom_id"]
+        for m in [fake.channel_messages(fake.channel_id)[0], *in_thread]
+        for row in m["components"]
+        for b in row["components"]
+    ]
+    assert buttons[:3] == [f"ps:up:{papers[0].id}", f"ps:down:{papers[0].id}", f"ps:more:{papers[0].id}"]
+    assert len(buttons) == 180
+    for embed in embeds:  # every hostile string is escaped: no live markup, mention or link syntax left
+        text = embed["title"] + embed["description"]
+        assert "@everyone" not in text.replace("\\@everyone", "")
+        assert "<@" not in text.replace("\\<@", "") and "**bold**" not in text and "[click](" not in text
+        assert embed["url"].startswith("https://arxiv.org/abs/")
+
+
+async def test_thumbs_up_after_a_restart_is_stored_for_that_member(
+    fake: DiscordFake, core: Core, store_day: StoreDay
+) -> None:
+    papers = await store_day(core)
+    digest = Digest(
+        day=papers[0].announced,
+        profile_name="group",
+        scanned=60,
+        items=tuple(ScoredPaper(p, 1.0, 5.0, 5.0) for p in papers[:3]),
+    )
+    target = Target(platform="discord", chat_id=str(fake.channel_id), profile_name="group")
+    first = new_bot(core)
+    async with running(first, fake):
+        (ref,) = await first.poster.post_digest(target, digest)
+    await fake.wait_for(lambda: fake.connected == 0)
+
+    second = new_bot(core)  # a new process: it never saw the digest message
+    async with running(second, fake):
+        press = fake.press(int(ref), f"ps:up:{papers[1].id}", user=fake.member_id)
+        (ack,) = await fake.wait_for_followups(press)
+        assert fake.interaction(press).response_type == 5
+        assert ack["flags"] & 64 and "👍" in ack["content"]
+    member_rows = await core.repo.user_feedback_rows(f"discord:{fake.member_id}")
+    assert [(r.paper_id, r.value) for r in member_rows] == [(papers[1].id, 1)]
+    assert await core.repo.user_feedback_rows(f"discord:{fake.owner_id}") == []
+    no_refusals(fake)
+
+
+async def test_ask_is_deferred_answered_with_citations_cooled_down_and_followed_up(
+    fake: DiscordFake, core: Core, store_day: StoreDay
+) -> None:
+    await store_day(core)
+    core.settings.discord_ask_cooldown_seconds = 60
+    bot = new_bot(core)
+    fake.interaction_deadline = 3.0
+    async with running(bot, fake):
+        await synced(fake)
+        asked = fake.slash("ask", {"question": "which papers are about toxicity today?"})
+        answer = (await fake.wait_for_followups(asked, within=30))[0]
+        assert fake.interaction(asked).response_type == 5  # deferred at once
+        assert not answer["flags"] & 64
+        sources = next(e for e in answer["embeds"] if e.get("title") == "Sources")
+        assert "](https://arxiv.org/abs/" in sources["description"]
+
+        again = fake.slash("ask", {"question": "and transformers?"})
+        state = await fake.wait_for_response(again)
+        assert state.response_type == 4
+        (cool,) = fake.response_messages(again)
+        assert cool["flags"] & 64 and "ask again in" in cool["content"]
+
+        follow = fake.say(fake.channel_id, "which of those use attention?", reply_to=int(answer["id"]))
+        reply = await fake.wait_for(
+            lambda: [
+                m
+                for m in fake.channel_messages(fake.channel_id)
+                if (m.get("message_reference") or {}).get("message_id") == follow["id"]
+            ],
+            within=30,
+        )
+        assert reply[0]["embeds"]
+    no_refusals(fake)
+    every_message_suppressed_mentions(fake)
+
+
+async def dm_turn(fake: DiscordFake, user: int, text: str = "", press: str = "") -> list[dict[str, Any]]:
+    """The member writes (or presses a button on the bot's last DM); returns the bot's DM messages that followed."""
+    channel = fake.dm_channel_of(user)
+    before = {m["id"] for m in fake.channel_messages(channel)} if channel else set()
+    if press:
+        last = [m for m in fake.channel_messages(channel) if m["components"]][-1]
+        sent = fake.press(int(last["id"]), press, user=user)
+        await fake.wait_for_followups(sent, within=30)
+        return fake.response_messages(sent)
+    fake.dm(user, text)
+    channel = fake.dm_channel_of(user)
+
+    def bot_messages() -> list[dict[str, Any]]:
+        return [
+            m for m in fake.channel_messages(channel) if m["id"] not in before and int(m["author"]["id"]) == fake.bot_id
+        ]
+
+    await fake.wait_for(bot_messages, within=30)
+    count = -1
+    while count != len(bot_messages()):  # the turn is over once nothing more arrives for a moment
+        count = len(bot_messages())
+        await asyncio.sleep(0.3)
+    return bot_messages()
+
+
+async def test_dm_onboarding_end_to_end(fake: DiscordFake, core: Core, store_day: StoreDay) -> None:
+    await store_day(core)
+    bot = new_bot(core)
+    user = fake.member_id
+    async with running(bot, fake):
+        first = await dm_turn(fake, user, "hi")
+        assert "Let's set up your personal paper feed" in first[0]["content"]
+        for answer in (
+            "graph neural networks; theory of deep learning optimisation",
+            "medical imaging",
+            "Judea Pearl",
+            "cs.LG",
+        ):
+            replies = await dm_turn(fake, user, answer)
+        assert any("Paper 1 of" in m["content"] or m["embeds"] for m in replies)
+        ratings = 0
+        while ratings < 6:
+            latest = [m for m in fake.channel_messages(fake.dm_channel_of(user)) if m["components"]][-1]
+            thumbs = [b for row in latest["components"] for b in row["components"] if b["label"].startswith("👍")]
+            if "Paper " not in latest["content"] or not thumbs:
+                break
+            await dm_turn(fake, user, press=thumbs[0]["custom_id"])
+            ratings += 1
+        for answer in ("daily", "8:15", "Europe/Paris"):
+            replies = await dm_turn(fake, user, answer)
+        assert any("All set" in m["content"] for m in replies), [m["content"] for m in replies]
+    profile = await core.repo.get_profile(f"user:discord:{user}")
+    assert profile is not None and profile.authors
+    stored = await core.repo.get_user(f"discord:{user}")
+    assert stored.digest_mode == "daily" and stored.timezone == "Europe/Paris"
+    assert len(await core.repo.user_feedback_rows(f"discord:{user}")) == ratings >= 1
+    no_refusals(fake)
+
+
+async def test_interests_with_closed_dms_gets_an_ephemeral_note(fake: DiscordFake, core: Core) -> None:
+    bot = new_bot(core)
+    async with running(bot, fake):
+        await synced(fake)
+        opened = fake.slash("interests", user=fake.owner_id)
+        (note,) = await fake.wait_for_followups(opened)
+        assert "sent you a DM" in note["content"]
+        assert "Let's set up" in fake.channel_messages(fake.dm_channel_of(fake.owner_id))[0]["content"]
+        fake.close_dms(fake.member_id)
+        closed = fake.slash("interests", user=fake.member_id)
+        (note,) = await fake.wait_for_followups(closed)
+        assert note["flags"] & 64 and "DMs are closed" in note["content"]
+
+
+async def test_a_refused_answer_becomes_an_ephemeral_note_with_a_reference(
+    fake: DiscordFake, core: Core, store_day: StoreDay, caplog: pytest.LogCaptureFixture
+) -> None:
+    await store_day(core)
+    bot = new_bot(core)
+    async with running(bot, fake):
+        await synced(fake)
+        fake.enqueue(Fault.error(400, 50035, "Invalid Form Body", endpoint="followup"))
+        sent = fake.slash("search", {"words": "graph neural networks"})
+        note = await fake.wait_for(lambda: [m for m in fake.response_messages(sent) if "ref " in m["content"]])
+    assert note[0]["flags"] & 64 and "Traceback" not in note[0]["content"]
+    ref = note[0]["content"].split("ref ", 1)[1][:6]
+    assert any(ref in record.getMessage() for record in caplog.records)
+
+
+async def test_a_personal_digest_to_closed_dms_is_a_permanent_delivery_error(
+    fake: DiscordFake, core: Core, store_day: StoreDay
+) -> None:
+    papers = await store_day(core)
+    digest = Digest(
+        day=papers[0].announced,
+        profile_name="me",
+        scanned=60,
+        items=tuple(ScoredPaper(p, 1.0, 5.0, 5.0) for p in papers[:7]),
+    )
+    fake.close_dms(fake.member_id)
+    target = Target(platform="discord", chat_id=f"dm:{fake.member_id}", profile_name="me")
+    bot = new_bot(core)
+    async with running(bot, fake):
+        with pytest.raises(DeliveryError) as refused:
+            await bot.poster.post_digest(target, digest)
+        assert refused.value.permanent and "DMs" in str(refused.value)
+        fake.enqueue(Fault.rate_limit(0.2, endpoint="send_message"))
+        started = time.monotonic()
+        channel = Target(platform="discord", chat_id=str(fake.channel_id), profile_name="group")
+        refs = await bot.poster.post_digest(channel, digest)
+        assert len(refs) == 2 and time.monotonic() - started >= 0.2  # header + one thread message after a 429
+    assert fake.invalid_requests == 2  # the 50007 and the 429; nothing retried that could not succeed
+
+
+async def test_start_discord_connects_with_least_intents_and_stops(fake: DiscordFake, core: Core) -> None:
+    settings = Settings(
+        home=core.settings.home,
+        discord_token=fake.token,
+        discord_api_url=fake.api_base,
+        discord_gateway_url=fake.gateway_url,
+    )
+    handle = await start_discord(core, settings, guild_ready_timeout=0.05)
+    try:
+        await handle.wait_until_ready(10)
+        intents = discord.Intents._from_value(fake.identifies[0]["intents"])
+        assert intents.guilds and intents.guild_messages and intents.dm_messages
+        assert not (intents.message_content or intents.members or intents.presences)
+        assert handle.bot.allowed_mentions.to_dict() == {"parse": []}
+        assert fake.global_commands == []  # nothing synced at start
+    finally:
+        await handle.stop()
+    assert handle.task.done()
+    await fake.wait_for(lambda: fake.connected == 0)
+
+
+async def test_wrong_token_fails_at_once(fake: DiscordFake, core: Core) -> None:
+    settings = Settings(
+        home=core.settings.home,
+        discord_token="nope",
+        discord_api_url=fake.api_base,
+        discord_gateway_url=fake.gateway_url,
+    )
+    with pytest.raises(discord.LoginFailure):
+        await start_discord(core, settings)
+    assert len(fake.requests_to("login")) == 1
+
+
+def test_rendered_digest_messages_pass_discords_checks() -> None:
+    paper = Paper("2505.17639", "T" * 5000, ("A" * 400,) * 50, "abs", ("cs.LG",), dt.date(2025, 5, 26))
+    items = tuple(
+        ScoredPaper(
+            dataclasses.replace(paper, id=f"2505.{10000 + n}"),
+            1.0,
+            9.0,
+            9.0,
+            reasons=("r" * 3000,),
+            author_hits=("h" * 500,),
+            tldr="t" * 5000,
+            comment="c" * 900,
+        )
+        for n in range(40)
+    )
+    view = digest_view(Digest(paper.announced, "p" * 500, 10**6, items, notes=("n" * 3000,) * 9))
+    messages = digest_messages(view)
+    assert sum(len(m.embeds) for m in messages) == 41
+    for message in messages:
+        rows = [
+            {
+                "type": 1,
+                "components": [{"type": 2, "style": 2, "custom_id": b.custom_id, "label": b.label} for b in row],
+            }
+            for row in message.rows
+        ]
+        check_message({"content": message.content, "embeds": [e.to_dict() for e in message.embeds], "components": rows})
