@@ -59,6 +59,7 @@ PLATFORM = "telegram"
 MAX_ATTACHMENT_BYTES = 1_000_000  # the controller refuses profiles over 64 KB with a message; bigger is not fetched
 MAX_TOAST = 200  # answerCallbackQuery text limit
 ADMIN_CACHE_SECONDS = 60.0
+ADMIN_CACHE_SIZE = 4096  # past this many answers, expired ones are dropped
 TYPING_EVERY_SECONDS = 4.5  # Telegram shows "typing…" for 5 s
 ADMIN_STATUSES = frozenset({"creator", "administrator"})
 REMOVED_STATUSES = frozenset({"kicked", "left"})
@@ -127,10 +128,10 @@ class TelegramFrontEnd:
         message, chat = update.effective_message, update.effective_chat
         if message is None or chat is None:
             return
+        if for_another_bot(message, context.bot.username):
+            return
         speaker = await self._speaker_of(message, chat)
         if speaker is None:
-            return
-        if for_another_bot(message, context.bot.username):
             return
         text = message.text or message.caption or ""
         place = place_of(chat)
@@ -140,7 +141,8 @@ class TelegramFrontEnd:
             await self._reply(chat.id, message, [TextReply(str(too_big), ephemeral=True)], place)
             return
         replied = message.reply_to_message
-        reply_to = str(replied.message_id) if replied and replied.from_user and replied.from_user.is_bot else ""
+        ours = replied is not None and replied.from_user is not None and replied.from_user.id == context.bot.id
+        reply_to = str(replied.message_id) if ours and replied is not None else ""
         incoming = Incoming.from_text(speaker, place, text, reply_to=reply_to, attachment=attachment)
         if incoming.command == "setup" and incoming.args:
             incoming = Incoming(
@@ -180,6 +182,8 @@ class TelegramFrontEnd:
             log.warning("getChatMember(%s, %s) failed: %s", chat_id, user_id, error)
             return False
         answer = member.status in ADMIN_STATUSES
+        if len(self._admins) >= ADMIN_CACHE_SIZE:
+            self._admins = {key: entry for key, entry in self._admins.items() if entry[0] > now}
         self._admins[(chat_id, user_id)] = (now + ADMIN_CACHE_SECONDS, answer)
         return answer
 
