@@ -150,6 +150,8 @@ async def test_a_60_paper_hostile_digest_posts_split_with_no_parse_error(
     assert [c.status for c in fake.calls("sendMessage")] == [200] * len(sent)
     shown = "\n".join(m.text for m in sent)
     assert "<script>alert('x')</script> & friends" in shown and "Unbalanced <b>bold and <i>italic" in shown
+    assert "Ping @\u2060alice_lab" in shown, "shown, but not as a mention"
+    assert not [e for m in sent for e in m.entities if e["type"] == "mention"], "nobody is pinged by a title"
     buttons = [data for m in sent for data in m.callback_data]
     assert len(buttons) == 3 * 60 and all(m.html is not None for m in sent)
 

@@ -141,16 +141,19 @@ async def test_polling_application_answers_a_command_in_html(fake: FakeTelegram)
 
     async def start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         assert update.effective_message is not None
-        await update.effective_message.reply_html(f"Hello <b>{update.effective_user.first_name}</b> &amp; welcome")
+        await update.effective_message.reply_html(
+            f"Hello <b>{update.effective_user.first_name}</b> &amp; welcome @alice"
+        )
 
     app.add_handler(CommandHandler("start", start))
     async with running(app):
         assert app.bot.username == "paperscout_test_bot"
         fake.inject_message(ALICE, ALICE, "/start")
         [sent] = await fake.wait_for_sent(ALICE)
-    assert sent.text == "Hello Alice & welcome"
+    assert sent.text == "Hello Alice & welcome @alice"
     assert sent.entity_texts("bold") == ["Alice"]
-    assert sent.html == "Hello <b>Alice</b> &amp; welcome"
+    assert sent.html == "Hello <b>Alice</b> &amp; welcome @alice"
+    assert [e["type"] for e in sent.entities] == ["bold", "mention"], "Telegram finds @alice by itself"
     assert fake.pending_updates() == 0, "stopping the updater confirms what it fetched"
     assert [c.method for c in fake.calls()][:2] == ["getMe", "deleteWebhook"]
 

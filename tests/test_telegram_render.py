@@ -28,6 +28,7 @@ HOSTILE = [
     "R&D at scale: &nbsp; &amp;amp; </b> closing first",
     'Quotes " and \' and <a href="javascript:alert(1)">links</a>',
     "🎉 emoji 𝔘𝔫𝔦𝔠𝔬𝔡𝔢 titles " + "long " * 10,
+    "Ping @alice_lab and @everyone",
 ]
 
 
@@ -86,7 +87,7 @@ def test_a_digest_of_60_hostile_papers_splits_at_paper_boundaries_and_always_par
     assert seen == [item.id for item in view.items], "every paper once, in order, never split"
     first_text, _ = parse_html(messages[0].html)
     assert first_text.startswith("Lab <b>& co: arXiv digest for 2025-05-26")
-    assert "<script>alert('x')</script> & friends #5" in first_text
+    assert "<script>alert('x')</script> & friends #6" in first_text
     assert parse_html(messages[-1].html)[0].endswith("Note with <tags> & ampersands")
 
 
@@ -142,6 +143,7 @@ def test_markup_escapes_every_piece() -> None:
     text, entities = parse_html(markup.html)
     assert text == '<b> & a "quoted" <title>'
     assert entities[1]["url"] == 'https://x.org/?a=1&b="2"'
+    assert Markup().text("by @alice_lab, mail a@b.org").plain == "by @\u2060alice_lab, mail a@\u2060b.org"
 
 
 async def test_pacer_spaces_one_chat_and_leaves_others_alone() -> None:

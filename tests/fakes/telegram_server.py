@@ -26,7 +26,8 @@ deleteMyCommands. Anything else is 404 "Not Found", a wrong token 401 "Unauthori
 What it validates like Telegram (400 "Bad Request: ..."): HTML parse mode (`tests.fakes.telegram_html`), text
 1-4,096 and captions 0-1,024 UTF-16 units after entity parsing, callback_data 1-64 bytes (BUTTON_DATA_INVALID),
 unknown chats, messages and callback queries, editing to the same content, a bot without rights in a channel, chat
-actions. 403 for a user who blocked the bot, was deactivated or never started it, and for a group the bot was
+actions. Like Telegram it finds @username mentions in what the bot sends (returned as "mention" entities: they
+notify that user). 403 for a user who blocked the bot, was deactivated or never started it, and for a group the bot was
 kicked from (`block`, `deactivate`, `kick`). 429 with ``parameters.retry_after`` from a scripted `Fault` or from a
 `RatePolicy` (30 messages/s overall, 1/s per chat, 20/minute per group or channel; off unless given).
 
@@ -100,6 +101,7 @@ DEFAULT_UPDATE_KINDS = frozenset(
 SENDING_METHODS = frozenset({"sendMessage", "sendDocument"})
 _COMMAND = re.compile(r"(?<![\w/])/[A-Za-z0-9_]{1,32}(?:@[A-Za-z0-9_]{3,32})?")
 _BOT_COMMAND_NAME = re.compile(r"^[a-z0-9_]{1,32}$")
+_MENTION = re.compile(r"(?<![\w@])@[A-Za-z][A-Za-z0-9_]{3,31}\b")
 
 FaultKind = Literal["error", "html_error", "delay", "disconnect", "malformed"]
 ChatKind = Literal["private", "group", "supergroup", "channel"]
@@ -1318,7 +1320,18 @@ def _formatted(
         raise _bad("message text is empty")
     if utf16_length(text) > limit:
         raise _bad("message is too long" if name == "text" else "message caption is too long")
-    return text, entities, html
+    return text, entities + _mention_entities(text, entities), html
+
+
+def _mention_entities(text: str, entities: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """@username mentions Telegram finds in a sent text by itself (they notify that user) outside code and links."""
+    covered = [(e["offset"], e["offset"] + e["length"]) for e in entities if e["type"] in ("code", "pre", "text_link")]
+    found = []
+    for match in _MENTION.finditer(text):
+        start = utf16_length(text[: match.start()])
+        if not any(low <= start < high for low, high in covered):
+            found.append({"type": "mention", "offset": start, "length": utf16_length(match.group())})
+    return found
 
 
 def _reply_markup(params: Mapping[str, Any]) -> dict[str, Any] | None:

@@ -1,4 +1,5 @@
-"""Telegram HTML built from plain pieces: every piece of outside text escaped, the visible text kept alongside.
+"""Telegram HTML built from plain pieces: every piece of outside text escaped (and its @mentions defused), the
+visible text kept alongside.
 
 `Markup` writes the same content twice: as Telegram HTML (only ``b i a`` tags, text escaped) and as the plain text
 a reader sees. The plain form measures a message the way Telegram counts it (after entity parsing, in UTF-16
@@ -8,16 +9,28 @@ units) and is the fallback sent without a parse mode if Telegram ever refuses ou
 from __future__ import annotations
 
 import html
+import re
 from dataclasses import dataclass, field
 from typing import Self
 
 ELLIPSIS = "…"
+WORD_JOINER = "\u2060"
+_MENTION = re.compile(r"@(?=\w)")
 
 
 def escape_html(text: str) -> str:
     """Text for Telegram's HTML parse mode: ``< > &`` (and quotes, for attributes) as entities Telegram accepts."""
     # html.escape writes ' as &#x27;, a numeric entity Telegram accepts; the named ones it emits are the four allowed.
     return html.escape(text, quote=True)
+
+
+def defuse_mentions(text: str) -> str:
+    """Text whose ``@name``s Telegram will not turn into mentions (which notify that user): a word joiner after @.
+
+    Telegram has no switch like Discord's allowed mentions; an invisible character is the way to show a title
+    containing "@alice" without pinging Alice in every group the digest reaches.
+    """
+    return _MENTION.sub("@" + WORD_JOINER, text)
 
 
 def utf16_length(text: str) -> int:
@@ -41,7 +54,8 @@ class Markup:
     plain_parts: list[str] = field(default_factory=list)
 
     def text(self, raw: str) -> Self:
-        """Outside or literal text, escaped."""
+        """Outside or literal text, escaped, its @mentions defused."""
+        raw = defuse_mentions(raw)
         self.html_parts.append(escape_html(raw))
         self.plain_parts.append(raw)
         return self
@@ -56,6 +70,7 @@ class Markup:
 
     def link(self, raw: str, url: str, *, bold: bool = False) -> Self:
         """Text linking to `url`; the plain form shows the URL after the text."""
+        raw = defuse_mentions(raw)
         inner = f"<b>{escape_html(raw)}</b>" if bold else escape_html(raw)
         self.html_parts.append(f'<a href="{escape_html(url)}">{inner}</a>')
         self.plain_parts.append(f"{raw} ({url})")
@@ -66,6 +81,7 @@ class Markup:
         return self.text("\n")
 
     def _wrap(self, tag: str, raw: str) -> Self:
+        raw = defuse_mentions(raw)
         self.html_parts.append(f"<{tag}>{escape_html(raw)}</{tag}>")
         self.plain_parts.append(raw)
         return self
