@@ -1,49 +1,13 @@
-"""One paper at a time: its card (`/paper ID`) and why it scored as it did for a profile (`/why ID`)."""
+"""One paper at a time: finding it by id, its view (`/paper ID`) and why it scored as it did (`/why ID`)."""
 
 from __future__ import annotations
-
-from dataclasses import dataclass
 
 from bot.core import Core
 from bot.digest import rank_papers
 from bot.errors import InputError
 from bot.models import InvalidPaperId, Paper, Profile, split_arxiv_id
-from bot.render import authors_line
 from bot.summarize import extractive_tldr
-from bot.views import standing
-
-
-@dataclass(frozen=True, slots=True)
-class PaperCard:
-    """What paperscout knows about one stored paper; every field is untrusted text for the adapter to escape."""
-
-    paper: Paper
-    tldr: str
-
-    def text(self) -> str:
-        """A plain-text card for terminals and as the base of platform renderings."""
-        paper = self.paper
-        return "\n".join(
-            [
-                paper.title,
-                authors_line(paper.authors, 10),
-                f"{paper.url} · {', '.join(paper.categories)} · announced {paper.announced}",
-                f"TL;DR: {self.tldr}",
-            ]
-        )
-
-    def to_dict(self) -> dict[str, object]:
-        """The card as plain data."""
-        paper = self.paper
-        return {
-            "id": paper.id,
-            "title": paper.title,
-            "authors": list(paper.authors),
-            "categories": list(paper.categories),
-            "announced": paper.announced.isoformat(),
-            "url": paper.url,
-            "tldr": self.tldr,
-        }
+from bot.views import PaperView, paper_view, standing
 
 
 async def stored_paper(core: Core, raw_id: str) -> Paper:
@@ -58,11 +22,11 @@ async def stored_paper(core: Core, raw_id: str) -> Paper:
     return found[0]
 
 
-async def paper_card(core: Core, raw_id: str) -> PaperCard:
-    """The card of a stored paper."""
+async def paper_card(core: Core, raw_id: str) -> PaperView:
+    """The view of a stored paper with its TL;DR (extractive when none is stored yet)."""
     paper = await stored_paper(core, raw_id)
     tldrs = await core.repo.tldrs([paper.id])
-    return PaperCard(paper=paper, tldr=tldrs.get(paper.id) or extractive_tldr(paper))
+    return paper_view(paper, tldr=tldrs.get(paper.id) or extractive_tldr(paper))
 
 
 async def explain_paper(core: Core, raw_id: str, profile: Profile) -> str:

@@ -208,9 +208,10 @@ async def cmd_ask(core: Core, args: argparse.Namespace) -> int:
 async def cmd_paper(core: Core, args: argparse.Namespace) -> int:
     """Show a stored paper's card."""
     from bot.cards import paper_card
+    from bot.render import item_to_dict, paper_text
 
     card = await paper_card(core, args.id)
-    print(json.dumps(card.to_dict(), ensure_ascii=False, indent=2) if args.json else card.text())
+    print(json.dumps(item_to_dict(card), ensure_ascii=False, indent=2) if args.json else paper_text(card, indent=""))
     return 0
 
 

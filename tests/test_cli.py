@@ -70,6 +70,19 @@ def test_ingest_then_digest_json_and_search(home: Path, tmp_path: Path, capsys: 
     assert main(["search", "graph", "--since", "2026-01-01"]) == 0
     assert "No stored paper matches" in capsys.readouterr().out
 
+    first = digest["papers"][0]
+    assert main(["paper", first["id"], "--json"]) == 0
+    card = json.loads(capsys.readouterr().out)
+    assert card["id"] == first["id"] and card["tldr"] and card["relevance"] is None
+    assert main(["paper", f"arXiv:{first['id']}v2"]) == 0
+    assert capsys.readouterr().out.startswith(first["title"])
+    assert main(["why", first["id"]]) == 0
+    why = capsys.readouterr().out
+    assert "#1 of 30 papers announced 2025-05-26" in why and "/10" not in why  # no made-up 1-10 scores
+    # "today" is the latest stored day at or before now, for every command
+    assert main(["ask", "graph", "papers", "today"]) == 0
+    assert "2025-05-26" in capsys.readouterr().out
+
 
 def test_a_malformed_jsonl_line_is_one_error_line_and_loses_nothing(
     home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]

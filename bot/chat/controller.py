@@ -219,10 +219,9 @@ class ChatController:
     # --- flows that span turns ---
 
     async def _onboarding_reply(self, reply: onboarding.Reply) -> TextReply:
-        cards = tuple(paper_view(card.paper, tldr=card.tldr, actions=()) for card in reply.cards)
         choices = tuple(Choice(choice.label, choice_button(reply.step, n)) for n, choice in enumerate(reply.choices, 1))
         text = reply.text + ("\n\nTry /digest to see your personal digest." if reply.saved else "")
-        return TextReply(text, cards=cards, choices=choices)
+        return TextReply(text, cards=reply.cards, choices=choices)
 
     async def _cancel(self, turn: Turn) -> list[Reply]:
         user = turn.user

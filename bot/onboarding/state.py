@@ -8,7 +8,7 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from bot.cards import PaperCard
+from bot.views import PaperView
 
 STATE_VERSION = 1
 STATE_KIND = "onboarding"  # its kind in the chat_state table
@@ -32,7 +32,7 @@ class Reply:
 
     text: str
     choices: tuple[Choice, ...] = ()
-    cards: tuple[PaperCard, ...] = ()
+    cards: tuple[PaperView, ...] = ()
     step: str = ""
     done: bool = False
     saved: bool = False

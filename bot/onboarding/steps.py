@@ -17,7 +17,6 @@ from typing import Any
 
 from bot.arxiv_taxonomy import check_category, describe
 from bot.authors import MAX_NAMES, author_index, split_names
-from bot.cards import PaperCard
 from bot.core import Core
 from bot.names import fold
 from bot.onboarding.drafts import build_profile
@@ -25,6 +24,7 @@ from bot.onboarding.hygiene import has_words, split_items
 from bot.onboarding.rating import papers_to_rate
 from bot.onboarding.state import Choice, Draft, OnboardingState, Reply
 from bot.users import WEEKDAYS, SettingError, parse_post_time, parse_timezone, parse_weekday
+from bot.views import PaperView, paper_view
 
 MAX_TOPICS = 12
 MAX_AVOID = 12
@@ -61,7 +61,7 @@ def reply_to(
     prefix: str,
     text: str,
     choices: tuple[Choice, ...] = (),
-    cards: tuple[PaperCard, ...] = (),
+    cards: tuple[PaperView, ...] = (),
 ) -> Reply:
     conv.choices = [[c.label, c.value] for c in choices]
     body = f"{prefix}\n\n{text}" if prefix else text
@@ -357,7 +357,7 @@ async def _ask_rating(core: Core, conv: OnboardingState, prefix: str) -> Outcome
     )
     text = f"{intro}Paper {conv.rate_index + 1} of {len(conv.rate_ids)}: would you like papers like this one?"
     choices = (Choice("👍 up", "up"), Choice("👎 down", "down"), Choice("skip", "skip"))
-    return reply_to(conv, prefix, text, choices, (PaperCard(paper=papers[0], tldr=tldr),))
+    return reply_to(conv, prefix, text, choices, (paper_view(papers[0], tldr=tldr, actions=()),))
 
 
 async def _answer_rate(core: Core, conv: OnboardingState, text: str) -> Outcome:
