@@ -417,3 +417,58 @@ def test_rendered_digest_messages_pass_discords_checks() -> None:
             for row in message.rows
         ]
         check_message({"content": message.content, "embeds": [e.to_dict() for e in message.embeds], "components": rows})
+
+
+async def test_digest_now_posts_once_through_the_ledger_for_admins_only(
+    fake: DiscordFake, core: Core, store_day: StoreDay
+) -> None:
+    await store_day(core)
+    bot = new_bot(core)
+    async with running(bot, fake):
+        await synced(fake)
+        options = {
+            "categories": "cs.LG, cs.CL, cs.AI",
+            "time": "09:00",
+            "timezone": "UTC",
+            "size": 7,
+            "profile": "language models; toxicity",
+        }
+        await fake.wait_for_followups(fake.slash("setup", options, user=fake.owner_id))
+        before = len(fake.channel_messages(fake.channel_id))
+
+        refused = fake.slash("digest", {"action": "now"}, user=fake.member_id)
+        (note,) = await fake.wait_for_followups(refused)
+        assert note["flags"] & 64 and "admins" in note["content"]
+
+        posted = fake.slash("digest", {"action": "now"}, user=fake.owner_id)
+        (note,) = await fake.wait_for_followups(posted, within=30)
+        assert "Posted the digest of 2025-05-26" in note["content"] and note["flags"] & 64
+        (header,) = fake.channel_messages(fake.channel_id)[before:]
+        (thread,) = fake.threads_of(fake.channel_id)
+        shown = len(header["embeds"]) - 1 + sum(len(m["embeds"]) for m in fake.channel_messages(int(thread["id"])))
+        assert shown == 7
+
+        again = fake.slash("digest", {"action": "now"}, user=fake.owner_id)
+        (note,) = await fake.wait_for_followups(again, within=30)
+        assert "already posted" in note["content"]
+        assert len(fake.channel_messages(fake.channel_id)) == before + 1
+
+        preview = fake.slash("digest", {"action": "preview"}, user=fake.owner_id)
+        shown = await fake.wait_for_followups(preview, count=2, within=30)
+        assert all(m["flags"] & 64 for m in shown)  # a preview is only for the admin who asked
+    no_refusals(fake)
+
+
+async def test_export_is_a_file_only_the_member_sees(fake: DiscordFake, core: Core) -> None:
+    bot = new_bot(core)
+    async with running(bot, fake):
+        await synced(fake)
+        await fake.wait_for_followups(fake.slash("mydigest", user=fake.member_id))
+        exported = fake.slash("export", user=fake.member_id)
+        (message,) = await fake.wait_for_followups(exported)
+        assert message["flags"] & 64
+        (attachment,) = message["attachments"]
+        assert attachment["filename"] == "paperscout-export.json"
+        data = fake.attachments[int(attachment["id"])][1]
+        assert f'"discord:{fake.member_id}"' in data.decode()
+    no_refusals(fake)

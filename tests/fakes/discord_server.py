@@ -22,6 +22,8 @@ given its ``allowed_mentions``, and every request is recorded with its response.
 Faults (one-shot, in order; `endpoint` narrows one to a route name such as ``"send_message"`` or ``"callback"``):
 `Fault.rate_limit` is a 429 as Discord sends it (``retry_after`` in the body, ``Via`` and ``X-RateLimit-*``
 headers, ``global``); `Fault.cloudflare_ban` a 429 without them, which discord.py does not retry.
+
+From a shell: ``python -m tests.fakes.discord_server --port 8090`` serves until Ctrl-C and prints the settings.
 """
 
 from __future__ import annotations
@@ -1790,3 +1792,22 @@ async def _read_body(request: web.Request) -> tuple[Any, list[tuple[str, bytes]]
         return json.loads(raw), []
     except ValueError:
         return raw.decode(errors="replace"), []
+
+
+def main() -> None:
+    """Serve the fake until Ctrl-C and print the settings that point paperscout at it."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description="A Discord REST API and gateway fake on 127.0.0.1")
+    parser.add_argument("--port", type=int, default=0)
+    args = parser.parse_args()
+    with DiscordFake(port=args.port) as fake:
+        print(f"PAPERSCOUT_DISCORD_TOKEN={fake.token}")
+        print(f"PAPERSCOUT_DISCORD_API_URL={fake.api_base}")
+        print(f"PAPERSCOUT_DISCORD_GATEWAY_URL={fake.gateway_url}", flush=True)
+        with contextlib.suppress(KeyboardInterrupt):
+            threading.Event().wait()
+
+
+if __name__ == "__main__":
+    main()
