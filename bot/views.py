@@ -30,6 +30,14 @@ PAPER_VIEW_ACTIONS = ("up", "down", "more")  # 'why' is a command; three buttons
 
 
 @dataclass(frozen=True, slots=True)
+class Choice:
+    """A button under a question: show `label`, send `value` back (typing the value or its number works too)."""
+
+    label: str
+    value: str
+
+
+@dataclass(frozen=True, slots=True)
 class Action:
     """Something a reader can do with one paper: a button with its label and value."""
 

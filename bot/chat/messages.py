@@ -27,7 +27,7 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass, field
 
-from bot.views import BUTTON_PREFIX, PAPER_ACTIONS, Action, DigestView, PaperView, paper_button
+from bot.views import BUTTON_PREFIX, PAPER_ACTIONS, Action, Choice, DigestView, PaperView, paper_button
 
 __all__ = [
     "PAPER_ACTIONS",
@@ -131,14 +131,6 @@ class Incoming:
 
 
 # --- out ---
-
-
-@dataclass(frozen=True, slots=True)
-class Choice:
-    """A button: show `label`, send `value` back (`choice_button` for question choices)."""
-
-    label: str
-    value: str
 
 
 @dataclass(frozen=True, slots=True)

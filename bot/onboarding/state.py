@@ -8,18 +8,10 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from bot.views import PaperView
+from bot.views import Choice, PaperView
 
 STATE_VERSION = 1
 STATE_KIND = "onboarding"  # its kind in the chat_state table
-
-
-@dataclass(frozen=True, slots=True)
-class Choice:
-    """A button: show `label`, send `value` back as the answer (typing the value or its number works too)."""
-
-    label: str
-    value: str
 
 
 @dataclass(frozen=True, slots=True)
