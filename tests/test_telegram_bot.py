@@ -325,3 +325,26 @@ async def test_webhook_mode_receives_updates_posted_by_telegram(
     [set_call] = fake.calls("setWebhook")
     assert len(set_call.params["secret_token"]) >= 32
     assert fake.calls("getUpdates") == [] and len(fake.webhook_deliveries) == 1
+
+
+async def test_paper_buttons_in_a_group_answer_the_presser_alone(
+    core: Core, tg_settings: Settings, fake: FakeTelegram, store_day: StoreDay
+) -> None:
+    papers = await store_day(core)
+    fake.open_private_chat(BOB)
+    digest = Digest(day=papers[0].announced, profile_name="Group", scanned=60, items=scored(papers[:2]))
+    async with telegram_bot(core, tg_settings) as bot:
+        await bot.poster.post_digest(Target("telegram", str(GROUP), "Group", id=1), digest)
+        [posted] = fake.sent(GROUP)
+        thumbs = fake.press_button(GROUP, posted.message_id, BOB, f"ps:up:{papers[0].id}")
+        more = fake.press_button(GROUP, posted.message_id, BOB, f"ps:more:{papers[0].id}")
+        stranger = fake.press_button(GROUP, posted.message_id, ADA, f"ps:more:{papers[0].id}")
+        for query in (thumbs, more, stranger):
+            await fake.wait_until(lambda q=query: fake.callback_answered(q), what="every press answered")
+    toasts = {a["callback_query_id"]: a["text"] for a in fake.callback_answers}
+    assert "👍" in toasts[thumbs] and toasts[more] == "Sent you a direct message."
+    assert "press Start" in toasts[stranger]
+    assert len(fake.sent(GROUP)) == 1, "nothing posted to the group for one member's press"
+    similar = fake.sent(BOB)
+    assert similar and all(papers[0].id not in m.callback_data[0] for m in similar if m.callback_data)
+    assert await core.repo.user_feedback_rows(f"telegram:{BOB}")

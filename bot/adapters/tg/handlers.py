@@ -6,7 +6,7 @@ the chat; what: a command, text, a reply to one of our messages, an attached fil
 replies with `bot.adapters.tg.render`. Where a reply goes is the one platform decision made here:
 
 - a reply to a message goes to the same chat (quoting the message in groups);
-- a short ephemeral answer to a button press ("👍 noted") is the button's toast;
+- an ephemeral text answering a button press ("👍 noted") is the button's toast (cut to 200 characters);
 - anything longer answering a paper button (thumbs, more like this) pressed in a group or channel concerns only
   the presser and goes to their DM (the toast says so); answers to choice buttons go to the chat of the question;
 - a file (an export) is personal data and always goes to the DM.
@@ -34,6 +34,7 @@ from telegram.ext import (
     filters,
 )
 
+from bot.adapters.tg.markup import clip
 from bot.adapters.tg.render import file_caption, render_answer, render_digest, render_text
 from bot.adapters.tg.sending import TelegramSender
 from bot.chat import (
@@ -311,9 +312,9 @@ class _TooBig(Exception):
 
 
 def _short_toast(replies: Sequence[Reply]) -> str | None:
-    """The text of an answer that fits a button toast (one short ephemeral text), else None."""
+    """The text of an answer that is a button toast (one ephemeral text, cut to the toast's 200), else None."""
     if len(replies) == 1 and isinstance(replies[0], TextReply):
         reply = replies[0]
-        if reply.ephemeral and not reply.cards and not reply.choices and len(reply.text) <= MAX_TOAST:
-            return reply.text
+        if reply.ephemeral and not reply.cards and not reply.choices:
+            return clip(reply.text, MAX_TOAST)
     return None
