@@ -12,6 +12,7 @@ from contextlib import asynccontextmanager
 import httpx
 import pytest
 from pydantic import SecretStr
+from telegram.error import InvalidToken
 
 from bot.adapters.tg.app import TelegramHandle, start_telegram
 from bot.bundled import EXAMPLE_PROFILE_FILE, bundled_file
@@ -348,3 +349,10 @@ async def test_paper_buttons_in_a_group_answer_the_presser_alone(
     similar = fake.sent(BOB)
     assert similar and all(papers[0].id not in m.callback_data[0] for m in similar if m.callback_data)
     assert await core.repo.user_feedback_rows(f"telegram:{BOB}")
+
+
+async def test_a_refused_token_fails_start_up_at_once(core: Core, tg_settings: Settings, fake: FakeTelegram) -> None:
+    wrong = tg_settings.model_copy(update={"telegram_token": SecretStr("42:not-the-token")})
+    with pytest.raises(InvalidToken):
+        await start_telegram(core, wrong)
+    assert [c.method for c in fake.calls()] == ["getMe"]

@@ -92,8 +92,14 @@ def command_lists() -> tuple[list[BotCommand], list[BotCommand]]:
     return private, groups
 
 
-async def start_telegram(core: Core, settings: Settings, controller: ChatController | None = None) -> TelegramHandle:
-    """Build, start and begin long polling inside the running loop; returns the handle to post with and stop."""
+async def start_telegram(
+    core: Core, settings: Settings | None = None, *, controller: ChatController | None = None
+) -> TelegramHandle:
+    """Build, start and begin receiving updates inside the running loop; returns the handle to post with and stop.
+
+    Raises `telegram.error.InvalidToken` at once for a token Telegram refuses.
+    """
+    settings = settings or core.settings
     app = build_application(settings)
     controller = controller or ChatController(core)
     pacer = ChatPacer(settings.telegram_chat_interval_seconds, settings.telegram_group_per_minute)
