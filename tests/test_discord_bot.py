@@ -472,3 +472,33 @@ async def test_export_is_a_file_only_the_member_sees(fake: DiscordFake, core: Co
         data = fake.attachments[int(attachment["id"])][1]
         assert f'"discord:{fake.member_id}"' in data.decode()
     no_refusals(fake)
+
+
+async def test_a_429_storm_delivers_every_digest_and_waits_out_every_retry_after(
+    fake: DiscordFake, core: Core, store_day: StoreDay
+) -> None:
+    papers = await store_day(core)
+    digest = Digest(
+        day=papers[0].announced,
+        profile_name="group",
+        scanned=60,
+        items=tuple(ScoredPaper(p, 1.0, 5.0, 5.0) for p in papers[:12]),
+    )
+    channels = [fake.add_channel(f"papers-{n}") for n in range(12)]
+    fake.storm(0.2, retry_after=0.15, seed=1)
+    bot = new_bot(core)
+    async with running(bot, fake):
+        targets = [Target(platform="discord", chat_id=str(c), profile_name="group") for c in channels]
+        refs = await asyncio.gather(*(bot.poster.post_digest(t, digest) for t in targets))
+    sends = fake.requests_to("send_message")
+    limited = [r for r in sends if r.status == 429]
+    assert len(limited) >= 5  # the storm happened (seeded: the same draws every run)
+    assert all(len(r) == 3 for r in refs)  # header + two thread messages, every channel
+    for channel in channels:
+        (thread,) = fake.threads_of(channel)
+        shown = len(fake.channel_messages(channel)[0]["embeds"]) - 1
+        shown += sum(len(m["embeds"]) for m in fake.channel_messages(int(thread["id"])))
+        assert shown == 12
+    for hit in limited:  # nothing sent to that channel inside the retry_after Discord asked for
+        later = [r for r in sends if r.path == hit.path and r.at > hit.at]
+        assert later and later[0].at - hit.at >= 0.15 - 0.01

@@ -32,6 +32,7 @@ import asyncio
 import contextlib
 import itertools
 import json
+import random
 import re
 import secrets
 import threading
@@ -383,6 +384,7 @@ class DiscordFake(ScriptedFake[Fault, RecordedRequest]):
         self._sockets: list[_GatewayConnection] = []
         self._sessions: dict[str, int] = {}  # session id -> intents, for RESUME
         self._recent: deque[float] = deque()
+        self._storm: tuple[float, float, str, random.Random] | None = None
         self.invalid_requests = 0  # answers with 401, 403 or 429, which Discord counts toward a temporary ban
         self.identifies: list[dict[str, Any]] = []
         self.users: dict[int, dict[str, Any]] = {}
@@ -410,9 +412,17 @@ class DiscordFake(ScriptedFake[Fault, RecordedRequest]):
         self.member_roles[self.bot_id] = [bot_role]
         self.add_member(self.owner_id, "ada", roles=[self.admin_role_id])
         self.add_member(self.member_id, "grace")
-        for position, (cid, name) in enumerate(((self.channel_id, "papers"), (self.other_channel_id, "general"))):
-            self.channels[cid] = {
-                "id": str(cid),
+        self.add_channel("papers", self.channel_id)
+        self.add_channel("general", self.other_channel_id)
+
+    def add_channel(self, name: str, channel_id: int | None = None) -> int:
+        """A text channel in the guild; returns its id. Channels added after READY reach the bot on its next
+        connection (or through `get_channel`'s REST fallback, `fetch_channel`)."""
+        channel_id = channel_id or self.new_id()
+        with self._state_lock:
+            position = sum(1 for c in self.channels.values() if c["type"] == 0)
+            self.channels[channel_id] = {
+                "id": str(channel_id),
                 "type": 0,
                 "guild_id": str(self.guild_id),
                 "name": name,
@@ -424,6 +434,7 @@ class DiscordFake(ScriptedFake[Fault, RecordedRequest]):
                 "parent_id": None,
                 "rate_limit_per_user": 0,
             }
+        return channel_id
 
     @staticmethod
     def _role(role_id: int, name: str, permissions: int, position: int, managed: bool = False) -> dict[str, Any]:
@@ -1107,7 +1118,7 @@ class DiscordFake(ScriptedFake[Fault, RecordedRequest]):
         authorized = request.headers.get("Authorization") == f"Bot {self.token}"
         status, response, headers = 200, None, {}
         try:
-            fault = self._next_fault(endpoint)
+            fault = self._next_fault(endpoint) or self._random_rate_limit(endpoint)
             if fault is not None:
                 raise _FaultAnswer(fault)
             if endpoint != "callback" and self.global_rate_limit is not None:
@@ -1146,6 +1157,20 @@ class DiscordFake(ScriptedFake[Fault, RecordedRequest]):
         return web.Response(
             status=status, body=json.dumps(response).encode(), headers={"Content-Type": "application/json", **headers}
         )
+
+    def storm(self, share: float, retry_after: float = 0.1, *, endpoint: str = "send_message", seed: int = 0) -> None:
+        """Answer about `share` of the requests to `endpoint` with a 429 (seeded, so a run repeats); 0 stops it."""
+        with self._state_lock:
+            self._storm = (share, retry_after, endpoint, random.Random(seed)) if share > 0 else None
+
+    def _random_rate_limit(self, endpoint: str) -> Fault | None:
+        with self._state_lock:
+            if self._storm is None:
+                return None
+            share, retry_after, storm_endpoint, rng = self._storm
+            if endpoint != storm_endpoint or rng.random() >= share:
+                return None
+        return Fault.rate_limit(retry_after, endpoint=endpoint)
 
     def _count_for_global_limit(self) -> None:
         now = time.monotonic()
