@@ -1,5 +1,5 @@
 """Questions and lookups: /ask (deferred, answered with citations, a follow-up by replying), /search, /paper,
-/why, /similar, with autocomplete for arXiv ids and a per-member cool-down on /ask."""
+/why, /similar, with autocomplete for arXiv ids and a per-member cool-down on /ask; /help."""
 
 from __future__ import annotations
 
@@ -29,6 +29,10 @@ class Ask(commands.Cog):
     async def ask(self, interaction: discord.Interaction, question: app_commands.Range[str, 1, 2000]) -> None:
         await interaction.response.defer(thinking=True)
         await self.bot.run_command(interaction, "ask", question)
+
+    @app_commands.command(name="help", description="What paperscout can do here")
+    async def help(self, interaction: discord.Interaction) -> None:
+        await self.bot.run_command(interaction, "help", ephemeral=True)
 
     @app_commands.command(name="search", description="Stored papers matching words")
     @app_commands.describe(words="e.g. sparse attention")

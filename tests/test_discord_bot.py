@@ -346,6 +346,10 @@ async def test_a_personal_digest_to_closed_dms_is_a_permanent_delivery_error(
     target = Target(platform="discord", chat_id=f"dm:{fake.member_id}", profile_name="me")
     bot = new_bot(core)
     async with running(bot, fake):
+        open_dm = Target(platform="discord", chat_id=f"dm:{fake.owner_id}", profile_name="me")
+        assert len(await bot.poster.post_digest(open_dm, digest)) == 2  # no thread in a DM: the rest follows
+        in_dm = fake.channel_messages(fake.dm_channel_of(fake.owner_id))
+        assert sum(len(m["embeds"]) for m in in_dm) == 8
         with pytest.raises(DeliveryError) as refused:
             await bot.poster.post_digest(target, digest)
         assert refused.value.permanent and "DMs" in str(refused.value)
@@ -355,6 +359,7 @@ async def test_a_personal_digest_to_closed_dms_is_a_permanent_delivery_error(
         refs = await bot.poster.post_digest(channel, digest)
         assert len(refs) == 2 and time.monotonic() - started >= 0.2  # header + one thread message after a 429
     assert fake.invalid_requests == 2  # the 50007 and the 429; nothing retried that could not succeed
+    assert [r.status for r in fake.requests_to("send_message")].count(403) == 1
 
 
 async def test_start_discord_connects_with_least_intents_and_stops(fake: DiscordFake, core: Core) -> None:
@@ -502,3 +507,38 @@ async def test_a_429_storm_delivers_every_digest_and_waits_out_every_retry_after
     for hit in limited:  # nothing sent to that channel inside the retry_after Discord asked for
         later = [r for r in sends if r.path == hit.path and r.at > hit.at]
         assert later and later[0].at - hit.at >= 0.15 - 0.01
+
+
+async def test_setup_step_by_step_by_replying_to_the_bot(fake: DiscordFake, core: Core) -> None:
+    bot = new_bot(core)
+    async with running(bot, fake):
+        await synced(fake)
+        started = fake.slash("setup", {"categories": "cs.LG"}, user=fake.owner_id)
+        question = (await fake.wait_for_followups(started))[0]
+        assert "time" in question["content"].lower() and not question["flags"] & 64
+        hint = await fake.wait_for(lambda: [m for m in fake.response_messages(started) if "replying" in m["content"]])
+        assert hint[0]["flags"] & 64
+        last = question
+        for answer in ("08:15", "Europe/Paris", "protein folding; enzyme design", "5"):
+            sent = fake.say(fake.channel_id, answer, user=fake.owner_id, reply_to=int(last["id"]))
+
+            def answered(sent: dict[str, Any] = sent) -> list[dict[str, Any]]:
+                return [
+                    m
+                    for m in fake.channel_messages(fake.channel_id)
+                    if (m.get("message_reference") or {}).get("message_id") == sent["id"]
+                ]
+
+            last = (await fake.wait_for(answered))[0]
+        assert "All set" in last["content"], last["content"]
+        member_reply = fake.say(fake.channel_id, "cs.AI", user=fake.member_id, reply_to=int(question["id"]))
+        await asyncio.sleep(0.3)
+        assert not [
+            m
+            for m in fake.channel_messages(fake.channel_id)
+            if (m.get("message_reference") or {}).get("message_id") == member_reply["id"]
+        ]
+    target, profile = await core.repo.target_at("discord", str(fake.channel_id))
+    assert target.timezone == "Europe/Paris" and target.digest_size == 5 and target.categories == ("cs.LG",)
+    assert [t.want for t in profile.topics] == ["protein folding", "enzyme design"]
+    no_refusals(fake)
