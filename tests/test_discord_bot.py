@@ -542,3 +542,33 @@ async def test_setup_step_by_step_by_replying_to_the_bot(fake: DiscordFake, core
     assert target.timezone == "Europe/Paris" and target.digest_size == 5 and target.categories == ("cs.LG",)
     assert [t.want for t in profile.topics] == ["protein folding", "enzyme design"]
     no_refusals(fake)
+
+
+async def test_forget_asks_with_buttons_and_paper_ids_autocomplete(
+    fake: DiscordFake, core: Core, store_day: StoreDay
+) -> None:
+    papers = await store_day(core)
+    bot = new_bot(core)
+    user = f"discord:{fake.member_id}"
+    async with running(bot, fake):
+        await synced(fake)
+        typed = papers[0].id[:6]
+        completing = fake.autocomplete("paper", {"paper": typed}, focused="paper")
+        choices = (await fake.wait_for_response(completing)).responses[0]["data"]["choices"]
+        assert choices and all(c["value"].startswith(typed) for c in choices)
+        assert papers[0].id in {c["value"] for c in choices}
+        by_title = fake.autocomplete("why", {"paper": papers[1].title.split()[0].lower()}, focused="paper")
+        choices = (await fake.wait_for_response(by_title)).responses[0]["data"]["choices"]
+        assert papers[1].id in {c["value"] for c in choices}
+
+        await fake.wait_for_followups(fake.slash("up", {"paper": papers[0].id}))
+        assert len(await core.repo.user_feedback_rows(user)) == 1
+        asked = fake.slash("forget")
+        (question,) = await fake.wait_for_followups(asked)
+        assert question["flags"] & 64
+        yes = next(b for row in question["components"] for b in row["components"] if b["label"].startswith("Yes"))
+        pressed = fake.press(int(question["id"]), yes["custom_id"])
+        (done,) = await fake.wait_for_followups(pressed)
+        assert done["flags"] & 64
+    assert await core.repo.user_feedback_rows(user) == []
+    no_refusals(fake)
