@@ -79,13 +79,16 @@ class Ask(commands.Cog):
             return
         text = message.content.replace(f"<@{me.id}>", "").replace(f"<@!{me.id}>", "").strip()
         place = place_of(message.channel, message.author)
-        attachment = await self.bot.read_attachment(message)
-        incoming = Incoming(
-            speaker_of_message(message), place, text=text, reply_to=str(reply_to or ""), attachment=attachment
-        )
-        replies = await self.bot.controller.handle(incoming)
-        if replies:
-            await self.bot.post(message.channel, place, replies, reply_to=message)
+        try:
+            attachment = await self.bot.read_attachment(message)
+            incoming = Incoming(
+                speaker_of_message(message), place, text=text, reply_to=str(reply_to or ""), attachment=attachment
+            )
+            replies = await self.bot.controller.handle(incoming)
+            if replies:
+                await self.bot.post(message.channel, place, replies, reply_to=message)
+        except Exception as exc:
+            await self.bot.report_in_channel(message, exc)
 
 
 async def setup(bot: PaperscoutBot) -> None:

@@ -572,3 +572,22 @@ async def test_forget_asks_with_buttons_and_paper_ids_autocomplete(
         assert done["flags"] & 64
     assert await core.repo.user_feedback_rows(user) == []
     no_refusals(fake)
+
+
+async def test_an_oversized_profile_file_in_a_reply_gets_one_line(fake: DiscordFake, core: Core) -> None:
+    bot = new_bot(core)
+    async with running(bot, fake):
+        await synced(fake)
+        started = fake.slash("setup", {"categories": "cs.LG", "time": "09:00", "timezone": "UTC"}, user=fake.owner_id)
+        question = (await fake.wait_for_followups(started))[0]
+        big = fake.add_attachment("huge.toml", b"#" * 70_000)
+        sent = fake.say(fake.channel_id, "here", user=fake.owner_id, reply_to=int(question["id"]), attachments=[big])
+        reply = await fake.wait_for(
+            lambda: [
+                m
+                for m in fake.channel_messages(fake.channel_id)
+                if (m.get("message_reference") or {}).get("message_id") == sent["id"]
+            ]
+        )
+    assert "over 64 KB" in reply[0]["content"] and "ref " not in reply[0]["content"]
+    assert not fake.requests_to("attachment")  # refused by its size, never downloaded
