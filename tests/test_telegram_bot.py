@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import random
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -15,12 +16,14 @@ from pydantic import SecretStr
 from telegram.error import InvalidToken
 
 from bot.adapters.tg.app import TelegramHandle, start_telegram
+from bot.adapters.tg.render import render_digest
 from bot.bundled import EXAMPLE_PROFILE_FILE, bundled_file
 from bot.config import Settings
 from bot.core import Core
-from bot.delivery import DeliveryError, deliver
+from bot.delivery import DeliveryError, deliver, send_with_retries
 from bot.models import Digest, Paper, Profile, ScoredPaper, Target, Topic
 from bot.users import deliver_personal_digest, profile_owner
+from bot.views import digest_view
 from tests.conftest import StoreDay
 from tests.fakes.telegram_server import FakeTelegram, Fault, RatePolicy, SentMessage
 from tests.test_telegram_render import hostile_digest
@@ -356,3 +359,37 @@ async def test_a_refused_token_fails_start_up_at_once(core: Core, tg_settings: S
     with pytest.raises(InvalidToken):
         await start_telegram(core, wrong)
     assert [c.method for c in fake.calls()] == ["getMe"]
+
+
+async def test_a_failure_inside_the_core_is_answered_with_one_line(
+    core: Core, tg_settings: Settings, fake: FakeTelegram, caplog: pytest.LogCaptureFixture
+) -> None:
+    fake.open_private_chat(ADA)
+    async with telegram_bot(core, tg_settings):
+        await core.repo.close()  # the database goes away under the running bot
+        with caplog.at_level(logging.ERROR, logger="bot.adapters.tg.handlers"):
+            [reply] = await say(fake, ADA, ADA, "/profile")
+    assert "went wrong on my side" in reply.text
+    assert any("failed" in r.message for r in caplog.records)
+
+
+async def test_a_429_storm_delays_but_never_loses_or_repeats_a_digest(
+    core: Core, tg_settings: Settings, fake: FakeTelegram
+) -> None:
+    rng = random.Random(13)
+    storm = [Fault.rate_limit(retry_after=1) if rng.random() < 0.3 else Fault.delay(0) for _ in range(40)]
+    fake.enqueue(*(fault.on("sendMessage") for fault in storm))
+    digest = hostile_digest(24)
+    target = Target("telegram", str(GROUP), digest.profile_name, id=1)
+    async with telegram_bot(core, tg_settings) as bot:
+        refs = await send_with_retries(bot.poster, target, digest)
+    calls = fake.calls("sendMessage")
+    limited = [c for c in calls if c.status == 429]
+    assert limited, "the seeded storm hit"
+    for hit in limited:  # nothing is sent to Telegram inside a retry_after it gave
+        later = [c.at for c in calls if c.at > hit.at]
+        assert not later or min(later) - hit.at >= 1.0
+    sent = fake.sent(GROUP)
+    assert [str(m.message_id) for m in sent] == refs and len(sent) == len(render_digest(digest_view(digest)))
+    shown = [data for m in sent for data in m.callback_data if data.startswith("ps:up:")]
+    assert shown == [f"ps:up:{item.paper.id}" for item in digest.items], "each paper exactly once, in order"

@@ -62,6 +62,7 @@ MAX_TOAST = 200  # answerCallbackQuery text limit
 ADMIN_CACHE_SECONDS = 60.0
 ADMIN_CACHE_SIZE = 4096  # past this many answers, expired ones are dropped
 TYPING_EVERY_SECONDS = 4.5  # Telegram shows "typing…" for 5 s
+FAILED = "Something went wrong on my side (it is logged); please try again later."
 ADMIN_STATUSES = frozenset({"creator", "administrator"})
 REMOVED_STATUSES = frozenset({"kicked", "left"})
 # `/setup categories=cs.LG,cs.AI time=08:30 timezone=Europe/Berlin size=10 profile=...`: the options a Discord
@@ -154,11 +155,15 @@ class TelegramFrontEnd:
             return
         # "typing…" only where we are addressed: group chatter the controller passes over must not show it
         addressed = place.is_dm or bool(incoming.command) or bool(reply_to)
-        async with self._typing(chat.id) if addressed else contextlib.nullcontext():
-            if incoming.command == "start" and place.is_dm and not incoming.args:
-                replies = await self.controller.greet(speaker, place)
-            else:
-                replies = await self.controller.handle(incoming)
+        try:
+            async with self._typing(chat.id) if addressed else contextlib.nullcontext():
+                if incoming.command == "start" and place.is_dm and not incoming.args:
+                    replies = await self.controller.greet(speaker, place)
+                else:
+                    replies = await self.controller.handle(incoming)
+        except Exception:
+            log.exception("handling a Telegram message in chat %s failed", chat.id)
+            replies = [TextReply(FAILED, ephemeral=True)] if addressed else []
         await self._reply(chat.id, message, replies, place)
 
     async def _speaker_of(self, message: TgApiMessage, chat: Chat) -> Speaker | None:
@@ -216,7 +221,11 @@ class TelegramFrontEnd:
         place = place_of(chat)
         is_admin = chat.type != ChatType.PRIVATE and await self.is_admin(chat.id, query.from_user.id)
         speaker = Speaker(user_key(query.from_user.id), query.from_user.full_name, is_admin=is_admin)
-        replies = await self.controller.handle(Incoming(speaker, place, button=data))
+        try:
+            replies = await self.controller.handle(Incoming(speaker, place, button=data))
+        except Exception:
+            log.exception("handling a button press in chat %s failed", chat.id)
+            replies = [TextReply(FAILED, ephemeral=True)]
         short = _short_toast(replies)
         if short is not None or not replies:
             await self._toast(query, short or "")
