@@ -7,15 +7,14 @@ not only through the commands' default permissions, which a server can override.
 
 from __future__ import annotations
 
-import zoneinfo
 from typing import Literal
 
 import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.adapters.discord_app import MAX_CHOICES, PaperscoutBot, place_of, speaker_of
-from bot.arxiv_taxonomy import CATEGORIES
+from bot.adapters.discord_app import PaperscoutBot, place_of, speaker_of
+from bot.adapters.discord_choices import category_choices, timezone_choices
 from bot.chat import setup as channel_setup
 
 REPLY_HINT = "(Answer by replying to this message; /setup with options sets everything at once.)"
@@ -33,7 +32,6 @@ class Admin(commands.Cog):
 
     def __init__(self, bot: PaperscoutBot) -> None:
         self.bot = bot
-        self._zones = sorted(zoneinfo.available_timezones())
 
     @app_commands.command(name="setup", description="Set up this channel's daily arXiv digest (Manage Server)")
     @app_commands.default_permissions(manage_guild=True)
@@ -81,24 +79,11 @@ class Admin(commands.Cog):
 
     @setup.autocomplete("categories")
     async def _categories(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
-        head, _, last = current.rpartition(",")
-        typed = last.strip().lower()
-        prefix = f"{head.strip()}, " if head.strip() else ""
-        found = [
-            code
-            for code, name in CATEGORIES.items()
-            if code.lower().startswith(typed) or (typed and typed in name.lower())
-        ]
-        return [
-            app_commands.Choice(name=f"{prefix}{code} ({CATEGORIES[code]})"[:100], value=f"{prefix}{code}"[:100])
-            for code in found[:MAX_CHOICES]
-        ]
+        return category_choices(current)
 
     @setup.autocomplete("timezone")
     async def _timezones(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
-        typed = current.strip().lower().replace(" ", "_")
-        found = [zone for zone in self._zones if typed in zone.lower()]
-        return [app_commands.Choice(name=zone, value=zone) for zone in found[:MAX_CHOICES]]
+        return timezone_choices(current)
 
     @app_commands.command(name="settings", description="This channel's digest settings")
     @app_commands.guild_only()

@@ -18,10 +18,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import datetime as dt
 import logging
 import secrets
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -32,6 +30,7 @@ import yarl
 from discord import app_commands
 from discord.ext import commands
 
+from bot.adapters.discord_choices import RecentPapers
 from bot.adapters.discord_poster import DiscordPoster
 from bot.adapters.discord_render import CONTENT_MAX, Outgoing, clip, escape_discord, render_replies
 from bot.adapters.discord_send import send_to_channel, send_to_interaction
@@ -40,16 +39,11 @@ from bot.chat.setup import MAX_PROFILE_BYTES
 from bot.config import Settings
 from bot.core import Core
 from bot.errors import InputError, PaperscoutError
-from bot.models import Paper
 
 log = logging.getLogger(__name__)
 
 COGS = ("cogs.admin", "cogs.ask", "cogs.digest", "cogs.feedback", "cogs.profile")
 PLATFORM = "discord"
-MAX_CHOICES = 25  # autocomplete choices Discord shows
-CHOICE_NAME_MAX = 100
-RECENT_DAYS = 6  # the week of papers id autocomplete offers
-RECENT_PAPERS_SECONDS = 300.0
 
 
 def least_intents() -> discord.Intents:
@@ -127,7 +121,7 @@ class PaperscoutBot(commands.Bot):
         self.controller = controller or ChatController(core)
         self.poster = DiscordPoster(self)
         self.initial_extensions = tuple(extensions)
-        self._recent: tuple[float, list[Paper]] | None = None
+        self.recent_papers = RecentPapers(core)
 
     async def setup_hook(self) -> None:
         """Load the cogs (the feedback cog registers the persistent buttons); route command errors."""
@@ -267,33 +261,9 @@ class PaperscoutBot(commands.Bot):
         await self.answer(interaction, place, replies, ephemeral=ephemeral)
         return replies
 
-    async def recent_papers(self) -> list[Paper]:
-        """The last week's stored papers, newest first, for id autocomplete (re-read every few minutes)."""
-        now = time.monotonic()
-        if self._recent is None or now - self._recent[0] > RECENT_PAPERS_SECONDS:
-            latest = await self.core.repo.latest_day()
-            papers: list[Paper] = []
-            if latest is not None:
-                papers = await self.core.repo.papers_between(latest - dt.timedelta(days=RECENT_DAYS), latest)
-            papers.sort(key=lambda p: (p.announced, p.id), reverse=True)
-            self._recent = (now, papers)
-        return self._recent[1]
-
     async def paper_choices(self, current: str) -> list[app_commands.Choice[str]]:
-        """Up to 25 recent papers for an id option: by id prefix when digits are typed, else by title words."""
-        text = current.strip().lower()
-        papers = await self.recent_papers()
-        if not text:
-            hits = papers
-        elif text[0].isdigit():
-            hits = [p for p in papers if p.id.startswith(text)]
-        else:
-            words = text.split()
-            hits = [p for p in papers if all(w in p.title.lower() for w in words)]
-        return [
-            app_commands.Choice(name=clip(" ".join(f"{p.id} {p.title}".split()), CHOICE_NAME_MAX), value=p.id)
-            for p in hits[:MAX_CHOICES]
-        ]
+        """Up to 25 recent papers for an arXiv id option."""
+        return await self.recent_papers.choices(current)
 
     async def _remember(self, place: Place, sent: Sequence[tuple[Outgoing, int]]) -> None:
         for message, message_id in sent:
