@@ -393,3 +393,31 @@ async def test_a_429_storm_delays_but_never_loses_or_repeats_a_digest(
     assert [str(m.message_id) for m in sent] == refs and len(sent) == len(render_digest(digest_view(digest)))
     shown = [data for m in sent for data in m.callback_data if data.startswith("ps:up:")]
     assert shown == [f"ps:up:{item.paper.id}" for item in digest.items], "each paper exactly once, in order"
+
+
+async def test_setup_step_by_step_in_a_group_by_replying_to_the_bot(
+    core: Core, tg_settings: Settings, fake: FakeTelegram, store_day: StoreDay
+) -> None:
+    await store_day(core)
+
+    async def answer(user: int, text: str, question: SentMessage) -> list[SentMessage]:
+        before = len(fake.sent(GROUP))
+        fake.inject_message(GROUP, user, text, reply_to=question.message_id)
+        return (await fake.wait_for_sent(GROUP, before + 1))[before:]
+
+    async with telegram_bot(core, tg_settings):
+        [question] = await say(fake, GROUP, CLEO, "/setup")
+        assert "categories" in question.text
+        # plain chatter never reaches the bot (privacy mode); a member's reply is not taken as an answer
+        fake.inject_message(GROUP, BOB, "cs.CV")
+        fake.inject_message(GROUP, BOB, "cs.CV", reply_to=question.message_id)
+        [question] = await answer(CLEO, "cs.LG, cs.AI", question)
+        assert "time" in question.text.lower()
+        [question] = await answer(CLEO, "8am", question)
+        [question] = await answer(CLEO, "Berlin", question)
+        [question] = await answer(CLEO, "graph neural networks; optimisation theory", question)
+        [done] = await answer(CLEO, "10", question)
+        assert "All set!" in done.text
+    found = await core.repo.target_at("telegram", str(GROUP))
+    assert found is not None and found[0].categories == ("cs.LG", "cs.AI") and found[0].digest_size == 10
+    assert len(fake.sent(GROUP)) == 6, "nothing answered Bob"
