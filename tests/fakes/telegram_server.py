@@ -31,10 +31,11 @@ notify that user). 403 for a user who blocked the bot, was deactivated or never 
 kicked from (`block`, `deactivate`, `kick`). 429 with ``parameters.retry_after`` from a scripted `Fault` or from a
 `RatePolicy` (30 messages/s overall, 1/s per chat, 20/minute per group or channel; off unless given).
 
-Tests drive the other side: `add_user`, `add_group`, `add_channel`, `inject_message` (commands get bot_command
-entities; group messages are filtered by privacy mode unless the bot is an admin), `inject_channel_post`,
-`inject_document`, `press_button`; and read what the bot did: `sent`, `wait_for_sent`, `chat_actions`,
-`callback_answers`, `calls`, `commands`.
+Tests drive the other side: `add_user`, `add_group`, `add_channel`, `open_private_chat`, `set_member_status`,
+`block`, `deactivate`, `kick`, `unblock`, `set_rate_policy`, `inject_message` (commands get bot_command entities;
+group messages are filtered by privacy mode unless the bot is an admin), `inject_channel_post`, `inject_document`,
+`press_button`; and read what the bot did: `sent`, `wait_for_sent`, `wait_until`, `chat_actions`,
+`callback_answers`, `callback_answered`, `calls`, `commands`, `webhook_deliveries`.
 """
 
 from __future__ import annotations
