@@ -23,6 +23,13 @@ Faults (one-shot, in order; `endpoint` narrows one to a route name such as ``"se
 `Fault.rate_limit` is a 429 as Discord sends it (``retry_after`` in the body, ``Via`` and ``X-RateLimit-*``
 headers, ``global``); `Fault.cloudflare_ban` a 429 without them, which discord.py does not retry.
 
+Scripting the world: `add_user`, `add_member`, `add_channel`, `add_attachment`, `close_dms`, `deny_bot`.
+Driving the bot: `slash` (with `options`, `channel_option`, `attachment_option`), `autocomplete`, `press`, `say`,
+`dm`, `dispatch`, `disconnect_gateway`. Misbehaving: `enqueue`, `always`, `storm`, `global_rate_limit`,
+`interaction_deadline`. Reading: `requests`, `requests_to`, `message_requests`, `channel_messages`, `message`,
+`threads_of`, `interaction`, `response_messages`, `wait_for`, `wait_for_response`, `wait_for_followups`,
+`pinging_messages`, `dm_channel_of`, `identifies`, `invalid_requests`, `connected`, `global_commands`.
+
 From a shell: ``python -m tests.fakes.discord_server --port 8090`` serves until Ctrl-C and prints the settings.
 """
 
