@@ -591,3 +591,57 @@ async def test_an_oversized_profile_file_in_a_reply_gets_one_line(fake: DiscordF
         )
     assert "over 64 KB" in reply[0]["content"] and "ref " not in reply[0]["content"]
     assert not fake.requests_to("attachment")  # refused by its size, never downloaded
+
+
+async def test_a_digest_resumes_message_by_message_after_a_restart_without_duplicates(
+    fake: DiscordFake, core: Core, store_day: StoreDay
+) -> None:
+    papers = await store_day(core)
+    digest = Digest(
+        day=papers[0].announced,
+        profile_name="group",
+        scanned=60,
+        items=tuple(ScoredPaper(p, 1.0, 5.0, 5.0) for p in papers[:14]),
+    )
+    target = Target(platform="discord", chat_id=str(fake.channel_id), profile_name="group")
+    nonce = f"ledger-7-2025-05-26-{'x' * 30}"  # longer than Discord's 25: the poster hashes it
+    first = new_bot(core)
+    async with running(first, fake):
+        messages = first.poster.digest_messages(target, digest)
+        assert len(messages) == 3 and messages == first.poster.digest_messages(target, digest)
+        sent = [await first.poster.send_digest_message(target, messages[0], 0, [], f"{nonce}:0")]
+        sent.append(await first.poster.send_digest_message(target, messages[1], 1, sent, f"{nonce}:1"))
+    # the process died after Discord took message 1 but before the ledger recorded it
+    second = new_bot(core)
+    async with running(second, fake):
+        messages = second.poster.digest_messages(target, digest)
+        again = await second.poster.send_digest_message(target, messages[1], 1, sent[:1], f"{nonce}:1")
+        assert again == sent[1]  # Discord returned the message it had, by nonce
+        sent.append(await second.poster.send_digest_message(target, messages[2], 2, sent, f"{nonce}:2"))
+    (thread,) = fake.threads_of(fake.channel_id)
+    assert thread["id"] == sent[0]
+    in_thread = fake.channel_messages(int(thread["id"]))
+    assert [m["id"] for m in in_thread] == sent[1:]
+    assert len(fake.channel_messages(fake.channel_id)) == 1
+    assert sum(len(m["embeds"]) for m in in_thread) + len(fake.message(int(sent[0]))["embeds"]) - 1 == 14
+    no_refusals(fake)
+
+
+async def test_without_thread_permission_the_digest_continues_in_the_channel(
+    fake: DiscordFake, core: Core, store_day: StoreDay
+) -> None:
+    papers = await store_day(core)
+    digest = Digest(
+        day=papers[0].announced,
+        profile_name="group",
+        scanned=60,
+        items=tuple(ScoredPaper(p, 1.0, 5.0, 5.0) for p in papers[:14]),
+    )
+    fake.deny_threads(fake.channel_id)
+    bot = new_bot(core)
+    async with running(bot, fake):
+        target = Target(platform="discord", chat_id=str(fake.channel_id), profile_name="group")
+        refs = await bot.poster.post_digest(target, digest)
+    assert [m["id"] for m in fake.channel_messages(fake.channel_id)] == refs and len(refs) == 3
+    assert fake.threads_of(fake.channel_id) == []
+    assert fake.invalid_requests == 1  # asked for a thread once, not once per message

@@ -393,3 +393,15 @@ async def test_mentions_resolve_when_the_client_allows_them(fake: DiscordFake) -
     (pinging,) = fake.pinging_messages()
     assert pinging["mention_everyone"] and pinging["mentions"][0]["id"] == str(fake.member_id)
     assert not fake.requests_to("send_message")[0].mentions_suppressed
+
+
+async def test_a_nonce_sent_twice_returns_the_first_message(fake: DiscordFake) -> None:
+    bot = Probe()
+    async with running(bot, fake):
+        channel = bot.get_channel(fake.channel_id)
+        first = await channel.send("once", nonce="digest-1-0")
+        second = await channel.send("once", nonce="digest-1-0")
+        assert first.id == second.id and len(fake.channel_messages(fake.channel_id)) == 1
+        with pytest.raises(discord.HTTPException) as too_long:
+            await channel.send("x", nonce="n" * 26)
+        assert too_long.value.code == 50035

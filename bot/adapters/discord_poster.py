@@ -9,13 +9,17 @@ user that is gone; with the wait Discord asked for on a rate limit; retryable fo
 
 from __future__ import annotations
 
+import hashlib
 import logging
+import secrets
+from collections.abc import Sequence
 
 import aiohttp
 import discord
 
-from bot.adapters.discord_render import CONTENT_MAX, clip, digest_messages, escape_discord, split_text
+from bot.adapters.discord_render import CONTENT_MAX, clip, escape_discord, split_text
 from bot.adapters.discord_render import Outgoing as OutgoingMessage
+from bot.adapters.discord_render import digest_messages as render_digest
 from bot.adapters.discord_send import send_to_channel
 from bot.delivery import DeliveryError
 from bot.models import Digest, Target
@@ -34,6 +38,8 @@ PERMANENT_CODES = {
     50013: "the bot lacks a permission in the channel",
 }
 CLOUDFLARE_WAIT_SECONDS = 60.0
+NONCE_MAX = 25
+THREAD_EXISTS = 160004
 
 
 def delivery_error(exc: Exception, target: Target) -> DeliveryError:
@@ -54,13 +60,23 @@ def delivery_error(exc: Exception, target: Target) -> DeliveryError:
     return DeliveryError(f"{target.key}: {type(exc).__name__}: {exc}")
 
 
+def message_nonce(key: str) -> str:
+    """A Discord nonce (at most 25 characters) that is the same for the same message across restarts."""
+    return key if len(key) <= NONCE_MAX else hashlib.sha256(key.encode()).hexdigest()[:NONCE_MAX]
+
+
 class DiscordPoster:
-    """Posts digests and text to Discord channels and members' DMs through a logged-in client."""
+    """Posts digests and text to Discord channels and members' DMs through a logged-in client.
+
+    A digest is sent message by message (`digest_messages`, then `send_digest_message` for each), so the delivery
+    ledger can resume after the last message that went out; `post_digest` sends them all in one go.
+    """
 
     platform = "discord"
 
     def __init__(self, client: discord.Client) -> None:
         self.client = client
+        self._threadless: set[int] = set()  # headers whose channel refused a thread: the rest goes in the channel
 
     async def _destination(self, target: Target) -> discord.abc.Messageable:
         chat_id = target.chat_id
@@ -73,30 +89,64 @@ class DiscordPoster:
             raise DeliveryError(f"{target.key}: not a channel messages can be posted in", permanent=True)
         return channel
 
-    async def post_digest(self, target: Target, digest: Digest) -> list[str]:
-        """Post the digest: the header message, then the rest in a thread under it; returns the message ids."""
+    def digest_messages(self, target: Target, digest: Digest) -> list[OutgoingMessage]:
+        """The digest as Discord messages, in sending order: the header (with the first papers), then the rest,
+        which go into a thread under the header. The same digest always gives the same messages."""
         view = digest_view(digest)
-        messages = digest_messages(view)
+        messages = render_digest(view)
+        for message in messages[1:]:
+            message.thread = clip(f"More papers: {view.title}", THREAD_NAME_MAX)
+        return messages
+
+    async def send_digest_message(
+        self, target: Target, message: object, position: int, sent: Sequence[str], nonce: str
+    ) -> str:
+        """Send one digest message; the first goes to the channel, the others into the thread under it (`sent[0]`).
+
+        The nonce makes Discord return the message already sent instead of a second copy when a crash came between
+        Discord accepting it and the ledger recording it.
+        """
+        if not isinstance(message, OutgoingMessage):
+            raise TypeError(f"not a Discord digest message: {type(message).__name__}")
         try:
             channel = await self._destination(target)
-            ((_, header),) = await send_to_channel(channel, messages[:1])
-            posted = [header]
-            if len(messages) > 1:
-                where = await self._thread_under(header, view.title) or channel
-                posted += [message for _, message in await send_to_channel(where, messages[1:])]
+            if position > 0 and sent:
+                channel = await self._continuation(channel, int(sent[0]), message.thread)
+            ((_, posted),) = await send_to_channel(channel, [message], nonce=message_nonce(nonce))
         except (discord.DiscordException, aiohttp.ClientError, OSError) as exc:
             raise delivery_error(exc, target) from exc
-        return [str(message.id) for message in posted]
+        return str(posted.id)
 
-    async def _thread_under(self, header: discord.Message, title: str) -> discord.Thread | None:
-        if not isinstance(header.channel, discord.TextChannel):
-            return None
-        name = clip(f"More papers: {title}", THREAD_NAME_MAX)
+    async def _continuation(
+        self, channel: discord.abc.Messageable, header_id: int, thread_name: str
+    ) -> discord.abc.Messageable:
+        """Where a digest continues: the thread started from its header (made on first use), else the channel."""
+        if not isinstance(channel, discord.TextChannel) or not thread_name or header_id in self._threadless:
+            return channel
+        thread = channel.guild.get_thread(header_id)  # a thread started from a message has the message's id
+        if thread is not None:
+            return thread
         try:
-            return await header.create_thread(name=name, auto_archive_duration=THREAD_ARCHIVE_MINUTES)
+            return await channel.get_partial_message(header_id).create_thread(
+                name=thread_name, auto_archive_duration=THREAD_ARCHIVE_MINUTES
+            )
         except discord.Forbidden:
-            log.warning("no thread allowed in %s; posting the rest of the digest in the channel", header.channel.id)
-            return None
+            log.warning("no thread allowed in %s; the rest of the digest goes in the channel", channel.id)
+            self._threadless.add(header_id)
+            return channel
+        except discord.HTTPException as exc:
+            if exc.code != THREAD_EXISTS:  # made by an earlier process that stopped before recording more
+                raise
+            found = await self.client.fetch_channel(header_id)
+            return found if isinstance(found, discord.Thread) else channel
+
+    async def post_digest(self, target: Target, digest: Digest) -> list[str]:
+        """Post the whole digest (header, then the thread under it); returns the message ids."""
+        sent: list[str] = []
+        key = f"{target.key}:{digest.day.isoformat()}:{secrets.token_hex(4)}"
+        for position, message in enumerate(self.digest_messages(target, digest)):
+            sent.append(await self.send_digest_message(target, message, position, sent, f"{key}:{position}"))
+        return sent
 
     async def send_text(self, target: Target, text: str) -> list[str]:
         """Post plain text (escaped, split at 2,000 characters)."""

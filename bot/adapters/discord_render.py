@@ -87,6 +87,7 @@ class Outgoing:
     file: FileReply | None = None
     ephemeral: bool = False
     answer: AnswerReply | None = None
+    thread: str = ""  # a digest message after the first: the name of the thread under the header it goes into
 
 
 def embed_size(embed: discord.Embed) -> int:

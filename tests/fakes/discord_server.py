@@ -23,7 +23,8 @@ Faults (one-shot, in order; `endpoint` narrows one to a route name such as ``"se
 `Fault.rate_limit` is a 429 as Discord sends it (``retry_after`` in the body, ``Via`` and ``X-RateLimit-*``
 headers, ``global``); `Fault.cloudflare_ban` a 429 without them, which discord.py does not retry.
 
-Scripting the world: `add_user`, `add_member`, `add_channel`, `add_attachment`, `close_dms`, `deny_bot`.
+Scripting the world: `add_user`, `add_member`, `add_channel`, `add_attachment`, `close_dms`, `deny_bot`,
+`deny_threads`.
 Driving the bot: `slash` (with `options`, `channel_option`, `attachment_option`), `autocomplete`, `press`, `say`,
 `dm`, `dispatch`, `disconnect_gateway`. Misbehaving: `enqueue`, `always`, `storm`, `global_rate_limit`,
 `interaction_deadline`. Reading: `requests`, `requests_to`, `message_requests`, `channel_messages`, `message`,
@@ -73,6 +74,8 @@ CUSTOM_ID_MAX = 100
 BUTTON_LABEL_MAX = 80
 CHOICES_MAX = 25
 THREAD_NAME_MAX = 100
+NONCE_MAX = 25
+NONCE_WINDOW_SECONDS = 300
 INTERACTION_DEADLINE = 3.0
 INTERACTION_TOKEN_LIFETIME = 15 * 60
 
@@ -406,6 +409,7 @@ class DiscordFake(ScriptedFake[Fault, RecordedRequest]):
         self.closed_dms: set[int] = set()
         self.dm_channels: dict[int, int] = {}  # user id -> DM channel id
         self.bot_denied_channels: set[int] = set()
+        self.threads_denied: set[int] = set()
         self._seed()
 
     # --- the world ---
@@ -485,6 +489,11 @@ class DiscordFake(ScriptedFake[Fault, RecordedRequest]):
         """The user no longer accepts DMs from the bot: sending one answers 403 code 50007."""
         with self._state_lock:
             self.closed_dms.add(user_id)
+
+    def deny_threads(self, channel_id: int) -> None:
+        """The bot may post in this channel but not start threads there (403 code 50013 on thread creation)."""
+        with self._state_lock:
+            self.threads_denied.add(channel_id)
 
     def deny_bot(self, channel_id: int) -> None:
         """The bot may no longer send in this channel (403 code 50013)."""
@@ -1076,6 +1085,8 @@ class DiscordFake(ScriptedFake[Fault, RecordedRequest]):
             "flags": int(payload.get("flags") or 0) | flags,
             "allowed_mentions": payload.get("allowed_mentions"),
         }
+        if payload.get("nonce") is not None:
+            message["nonce"] = str(payload["nonce"])
         if webhook:
             message["webhook_id"] = str(self.application_id)
             message["application_id"] = str(self.application_id)
@@ -1357,6 +1368,24 @@ class DiscordFake(ScriptedFake[Fault, RecordedRequest]):
             parent = int(channel.get("parent_id") or channel["id"]) if channel["type"] == 11 else int(channel["id"])
             if parent in self.bot_denied_channels or int(channel["id"]) in self.bot_denied_channels:
                 raise DiscordError.of(403, 50013, "Missing Permissions")
+        nonce = payload.get("nonce")
+        if nonce is not None and len(str(nonce)) > NONCE_MAX:
+            errors = FormErrors()
+            errors.max_length(("nonce",), NONCE_MAX)
+            raise DiscordError(400, errors.body())
+        if nonce is not None and payload.get("enforce_nonce"):
+            # Discord hands back the message this author already sent with this nonce in the last few minutes.
+            with self._state_lock:
+                earlier = [
+                    m
+                    for m in self.messages.values()
+                    if m["channel_id"] == channel_id
+                    and m.get("nonce") == str(nonce)
+                    and int(m["author"]["id"]) == self.bot_id
+                    and time.time() * 1000 - _snowflake_time_ms(int(m["id"])) < NONCE_WINDOW_SECONDS * 1000
+                ]
+            if earlier:
+                return dict(earlier[-1])
         reference = (payload.get("message_reference") or {}).get("message_id")
         with self._state_lock:
             author = dict(self.users[self.bot_id])
@@ -1403,7 +1432,7 @@ class DiscordFake(ScriptedFake[Fault, RecordedRequest]):
             errors = FormErrors()
             errors.add(("name",), "BASE_TYPE_BAD_LENGTH", f"Must be between 1 and {THREAD_NAME_MAX} in length.")
             raise DiscordError(400, errors.body())
-        if int(channel_id) in self.bot_denied_channels:
+        if int(channel_id) in self.bot_denied_channels or int(channel_id) in self.threads_denied:
             raise DiscordError.of(403, 50013, "Missing Permissions")
         with self._state_lock:
             if int(message_id) in self.channels:
