@@ -32,6 +32,29 @@ AS_OF = dt.date(2025, 5, 30)
 class Question:
     text: str
     pattern: str  # expected papers: titles matching this (case-insensitive) inside the window
+    authors: tuple[str, ...] = ()  # or: papers with an author matching each of these regexes
+
+
+def author_match(question: Question, paper: Paper) -> bool:
+    """The paper has, for every author regex of the question, an author matching it."""
+    return all(any(re.search(a, name) for name in paper.authors) for a in question.authors)
+
+
+def expected_ids(question: Question, papers: list[Paper], start: dt.date, end: dt.date) -> set[str]:
+    """The papers a question should cite inside [start, end]: by title pattern, or by author."""
+    pattern = re.compile(question.pattern, re.IGNORECASE)
+    inside = [p for p in papers if start <= p.announced <= end]
+    if question.authors:
+        return {p.id for p in inside if author_match(question, p)}
+    return {p.id for p in inside if pattern.search(p.title)}
+
+
+def is_on_topic(question: Question, paper: Paper) -> bool:
+    """A citation is on topic when its title or abstract matches the pattern (or the authors match)."""
+    if question.authors:
+        return author_match(question, paper)
+    pattern = re.compile(question.pattern, re.IGNORECASE)
+    return bool(pattern.search(paper.title) or pattern.search(paper.abstract))
 
 
 QUESTIONS = [
@@ -94,11 +117,10 @@ async def run_question(
 ) -> tuple[int, int, float, float, int]:
     answer = await ask(core, question.text, today=AS_OF)
     start, end = answer.window
-    pattern = re.compile(question.pattern, re.IGNORECASE)
-    expected = {p.id for p in papers if start <= p.announced <= end and pattern.search(p.title)}
+    expected = expected_ids(question, papers, start, end)
     cited = [p.id for p in answer.citations]
     by_id = {p.id: p for p in papers}
-    on_topic = [i for i in cited if pattern.search(by_id[i].title) or pattern.search(by_id[i].abstract)]
+    on_topic = [i for i in cited if is_on_topic(question, by_id[i])]
     outside = sum(1 for i in cited if not start <= by_id[i].announced <= end)
     recall = len(expected & set(cited)) / len(expected) if expected else 1.0
     share = len(on_topic) / len(cited) if cited else (1.0 if not expected else 0.0)

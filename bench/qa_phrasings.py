@@ -1,0 +1,132 @@
+"""Question understanding across phrasings (issue 14), on the shared arXiv week (2025-05-26..30).
+
+The intents of `bench/questions_phrasings.py`, each asked in four phrasings, are answered by `bot.rag.ask` and
+scored as `bench/qa.py` scores its questions (recall, on-topic share, citations outside the window), then
+averaged per phrasing style. Also: /search precision@5 on each intent's search phrasings (on-topic hits among
+the top five, out of the on-topic papers that exist when fewer than five do), and for one-line member interests
+the precision of the top 10 of each shared day's personal ranking by title pattern (recall of all of them in the
+top 10 when the day has fewer than 10).
+Targets: recall >= 0.9 and on-topic >= 0.9 for every style, 0 outside; /search P@5 >= 0.9; interests >= 0.8.
+
+    .venv/bin/python bench/qa_phrasings.py [--data ../shared/data] [-v]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import re
+import tempfile
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+from qa import AS_OF, SHARED_DATA, Question, is_on_topic, run_question
+from questions_phrasings import INTENTS, INTERESTS, STYLES, Intent, Interest
+
+from bot.config import Settings
+from bot.core import Core, open_core
+from bot.digest import profile_model
+from bot.ingest.jsonl import read_jsonl
+from bot.ingest.store import store_papers
+from bot.models import Paper, Profile, Topic
+from bot.rank import rank_for_profile
+from bot.search import search_papers
+
+Row = tuple[int, int, float, float, int]
+
+
+def kind_of(intent: Intent) -> str:
+    """author, compound or topic."""
+    return "author" if intent.authors else ("compound" if intent.compound else "topic")
+
+
+async def questions(core: Core, papers: list[Paper], verbose: bool) -> None:
+    by_style: dict[str, list[Row]] = defaultdict(list)
+    by_kind: dict[str, list[Row]] = defaultdict(list)
+    for intent in INTENTS:
+        for style, text in zip(STYLES, intent.phrasings, strict=True):
+            row = await run_question(core, Question(text, intent.pattern, intent.authors), papers, verbose)
+            by_style[style].append(row)
+            by_kind[kind_of(intent)].append(row)
+            if verbose:
+                print(f"  {style:<14} {text[:60]:<60} exp {row[0]:>2} cited {row[1]:>2} R {row[2]:.2f} on {row[3]:.2f}")
+    print(f"{'phrasing style':<20} {'questions':>9} {'recall':>7} {'on-topic':>8} {'outside':>7}")
+    for label, rows in [*by_style.items(), *((f"({k} intents)", r) for k, r in by_kind.items())]:
+        n = len(rows)
+        recall = sum(r[2] for r in rows) / n
+        share = sum(r[3] for r in rows) / n
+        print(f"{label:<20} {n:>9} {recall:7.3f} {share:8.3f} {sum(r[4] for r in rows):>7}")
+
+
+async def search_precision(core: Core, papers: list[Paper], verbose: bool) -> None:
+    values = []
+    for intent in INTENTS:
+        question = Question("", intent.pattern)
+        available = sum(1 for p in papers if is_on_topic(question, p))
+        for query in intent.search:
+            hits = await search_papers(core, query)
+            top = hits[:5]
+            good = sum(1 for h in top if is_on_topic(question, h.paper))
+            value = good / min(5, available) if available else (1.0 if not top else 0.0)
+            values.append(min(value, 1.0))
+            if verbose:
+                print(f"  search {query[:40]:<40} hits {len(hits):>2} P@5 {values[-1]:.2f}")
+                for h in top:
+                    if not is_on_topic(question, h.paper):
+                        print(f"      off  {h.paper.title[:90]}")
+    print(f"/search precision@5 over {len(values)} queries: mean {np.mean(values):.3f}, min {min(values):.2f}")
+
+
+async def interests(core: Core, papers: list[Paper], verbose: bool) -> None:
+    days = sorted({p.announced for p in papers})
+    print(f"{'one-line interest':<34} " + " ".join(f"{d.isoformat()[5:]:>9}" for d in days) + f" {'mean':>6}")
+    means = []
+    for interest in INTERESTS:
+        cells, values = [], []
+        profile = Profile(name=f"bench:{interest.text}", topics=(Topic(name=interest.text, want=interest.text),))
+        model = await profile_model(core, profile)
+        for day in days:
+            value, expected = await interest_day(core, [p for p in papers if p.announced == day], model, interest)
+            values.append(value)
+            cells.append(f"{value:5.2f}{'p' if expected >= 10 else 'r'}{expected:>2}")
+        means.append(float(np.mean(values)))
+        print(f"{interest.text[:34]:<34} " + " ".join(f"{c:>9}" for c in cells) + f" {means[-1]:6.2f}")
+    print(f"mean over {len(INTERESTS)} interests: {np.mean(means):.3f}, min {min(means):.2f}")
+    print("(cell: value, p = precision@10 (day has >= 10 such papers) or r = recall in top 10, then their number)")
+
+
+async def interest_day(core: Core, day: list[Paper], model: object, interest: Interest) -> tuple[float, int]:
+    pattern = re.compile(interest.pattern, re.IGNORECASE)
+    found = await core.vectors.found_vectors([p.id for p in day])
+    day = [p for p in day if p.id in found]
+    ranked = rank_for_profile(day, np.stack([found[p.id] for p in day]), model, 10)  # type: ignore[arg-type]
+    expected = {p.id for p in day if pattern.search(p.title)}
+    top = [r.paper.id for r in ranked]
+    if len(expected) >= 10:
+        return sum(1 for i in top if i in expected) / 10, len(expected)
+    return (len(expected & set(top)) / len(expected) if expected else 1.0), len(expected)
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--home", type=Path, help="state dir to reuse (ingested once); default a temp dir")
+    parser.add_argument("--data", type=Path, default=SHARED_DATA)
+    parser.add_argument("--only", choices=["questions", "search", "interests"], help="run one part")
+    parser.add_argument("-v", "--verbose", action="store_true", help="print each question, misses, off-topic")
+    args = parser.parse_args()
+    papers = read_jsonl(sorted((args.data / "arxiv").glob("*.jsonl")))
+    print(f"as of {AS_OF}; {len(INTENTS)} intents x {len(STYLES)} phrasings; {len(INTERESTS)} interests")
+    with tempfile.TemporaryDirectory() as scratch:
+        async with open_core(Settings(home=args.home or Path(scratch))) as core:
+            await store_papers(core, papers)
+            if args.only in (None, "questions"):
+                await questions(core, papers, args.verbose)
+            if args.only in (None, "search"):
+                await search_precision(core, papers, args.verbose)
+            if args.only in (None, "interests"):
+                await interests(core, papers, args.verbose)
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
