@@ -9,9 +9,11 @@ import json
 import logging
 import sys
 from collections.abc import Awaitable, Callable, Sequence
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
+from bot.archive_lock import hold_archive
 from bot.bundled import DEMO_DAY, DEMO_DAY_FILE, EXAMPLE_PROFILE_FILE, bundled_file
 from bot.config import Settings, load_settings
 from bot.core import Core, open_core
@@ -224,6 +226,23 @@ async def cmd_why(core: Core, args: argparse.Namespace) -> int:
     return 0
 
 
+async def cmd_run(core: Core, args: argparse.Namespace) -> int:
+    """Run the bot: the configured front ends and the schedule, until SIGTERM or Ctrl-C."""
+    from bot.runner import run_until_stopped
+
+    return await run_until_stopped(core, core.settings)
+
+
+async def cmd_status(core: Core, args: argparse.Namespace) -> int:
+    """Next runs, the last run of each job, and the ledger of the latest stored day."""
+    from bot.scheduler import utc_now
+    from bot.status import status_report, status_text
+
+    report = await status_report(core, utc_now())
+    print(json.dumps(report, ensure_ascii=False, indent=2) if args.json else status_text(report))
+    return 0
+
+
 async def cmd_db(core: Core, args: argparse.Namespace) -> int:
     """Show what the state directory holds."""
     from bot.db.migrations import LATEST_VERSION
@@ -330,7 +349,8 @@ def build_parser() -> argparse.ArgumentParser:
     ingest.add_argument("--until", type=parse_day, metavar="D", help="last day of a backfill (default today)")
     ingest.add_argument("--categories", nargs="+", metavar="CAT", help="arXiv categories (default from settings)")
     ingest.add_argument("--max-results", type=int, default=2000, help="cap for a backfill (default 2000)")
-    ingest.set_defaults(handler=cmd_ingest)
+    ingest.add_argument("--wait", action="store_true", help="wait for another writer of the archive to finish")
+    ingest.set_defaults(handler=cmd_ingest, writes=True)
 
     digest = sub.add_parser("digest", help="print a day's ranked digest for a profile")
     digest.add_argument("--date", type=parse_day, metavar="D", help="announcement day (default: latest stored)")
@@ -388,12 +408,23 @@ def build_parser() -> argparse.ArgumentParser:
     users.add_argument("--yes", action="store_true", help="confirm forget")
     users.set_defaults(handler=cmd_users)
 
+    run_cmd = sub.add_parser(
+        "run", help="run the bot: front ends for the configured tokens, ingest and digests on schedule"
+    )
+    run_cmd.add_argument("--wait", action="store_true", help="wait for another writer of the archive to finish")
+    run_cmd.set_defaults(handler=cmd_run, writes=True)
+
+    status = sub.add_parser("status", help="next runs, last job runs and today's digests (sent, pending, paused)")
+    status.add_argument("--json", action="store_true", help="print JSON")
+    status.set_defaults(handler=cmd_status)
+
     db = sub.add_parser("db", help="show what the state directory holds")
     db.add_argument(
         "--refresh-vectors",
         action="store_true",
         help="embed again every paper whose vector is missing or was made another way (after an upgrade)",
     )
+    db.add_argument("--wait", action="store_true", help="wait for another writer of the archive to finish")
     db.set_defaults(handler=cmd_db)
     return parser
 
@@ -410,8 +441,11 @@ def settings_for(args: argparse.Namespace, settings: Settings) -> Settings:
 async def run(args: argparse.Namespace, settings: Settings) -> int:
     """Open the core and run the chosen subcommand."""
     handler: Callable[[Core, argparse.Namespace], Awaitable[int]] = args.handler
-    async with open_core(settings_for(args, settings)) as core:
-        return await handler(core, args)
+    settings = settings_for(args, settings)
+    writes = getattr(args, "writes", False) or getattr(args, "refresh_vectors", False)
+    with hold_archive(settings, args.command, wait=getattr(args, "wait", False)) if writes else nullcontext():
+        async with open_core(settings) as core:
+            return await handler(core, args)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

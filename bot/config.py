@@ -149,6 +149,15 @@ class Settings(BaseSettings):
         default=30, ge=0, le=50, description="Long-polling timeout of getUpdates (seconds held open by Telegram)."
     )
 
+    # --- paperscout run ---
+    catchup_hours: float = Field(
+        default=6.0,
+        ge=0,
+        le=48,
+        description="A digest whose post time passed while paperscout was down goes out on start if it is at most"
+        " this many hours late; older ones are skipped and logged.",
+    )
+
     log_level: str = Field(default="INFO", description="Python logging level.")
 
     @field_validator("home", "prompts_dir", mode="after")

@@ -3,21 +3,28 @@
 The posting ledger makes a digest for (target, day) go out once: it is claimed before sending and marked
 sent after, so a crash in between posts it on restart rather than skipping it, and a finished post is
 never repeated.
+
+A poster that can split a digest into its messages (`MessagePoster`: `digest_messages` and `send_message`) gets
+message-level exactly-once: the digest is frozen in the ledger when claimed, each message is recorded with its
+platform id the moment the platform accepts it, and a restart after a crash sends only the messages that had not
+gone out. A plain `Poster` (`post_digest`) is retried as a whole.
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import datetime as dt
+import json
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from bot.core import Core
 from bot.digest import build_digest
 from bot.errors import PaperscoutError
-from bot.models import Digest, Profile, Target
+from bot.models import Digest, Paper, Profile, ScoredPaper, Target
 
 log = logging.getLogger(__name__)
 
@@ -48,14 +55,30 @@ class Poster(Protocol):
         ...
 
 
+@runtime_checkable
+class MessagePoster(Protocol):
+    """A poster that sends a digest one message at a time, so delivery can record and resume each message."""
+
+    platform: str
+
+    def digest_messages(self, target: Target, digest: Digest) -> Sequence[object]:
+        """The digest rendered as the platform's messages, in order (the same digest gives the same messages)."""
+        ...
+
+    async def send_message(self, target: Target, message: object) -> str:
+        """Send one message; returns the platform's id for it. Raises `DeliveryError` when it did not go out."""
+        ...
+
+
 @dataclass(frozen=True, slots=True)
 class DeliveryResult:
     """What happened to one target's digest."""
 
     target: Target
     day: dt.date
-    status: str  # sent | already-sent | failed
+    status: str  # sent | already-sent | failed | skipped
     detail: str = ""
+    permanent: bool = False  # failed for good (the bot was removed, the user blocked it): do not retry
 
 
 async def send_with_retries(poster: Poster, target: Target, digest: Digest) -> list[str]:
@@ -82,14 +105,89 @@ async def deliver(
         raise ValueError("a target must be saved before posting to it")
     if not await core.repo.claim_post(target.id, day):
         return DeliveryResult(target, day, "already-sent")
-    digest = await build()
     try:
-        refs = await send_with_retries(poster, target, digest)
+        if isinstance(poster, MessagePoster):
+            digest, refs = await _send_by_message(core, poster, target, day, build)
+        else:
+            digest = await build()
+            refs = await send_with_retries(poster, target, digest)
     except DeliveryError as exc:
         log.error("digest for %s on %s not delivered: %s", target.key, day, exc)
-        return DeliveryResult(target, day, "failed", str(exc))
+        return DeliveryResult(target, day, "failed", str(exc), permanent=exc.permanent)
     await core.repo.mark_sent(target.id, day, [i.paper.id for i in digest.items], detail=",".join(refs)[:500])
+    log.info("digest for %s on %s sent: %d papers in %d messages", target.key, day, digest.picked, len(refs))
     return DeliveryResult(target, day, "sent", f"{digest.picked} papers")
+
+
+async def _send_by_message(
+    core: Core, poster: MessagePoster, target: Target, day: dt.date, build: Callable[[], Awaitable[Digest]]
+) -> tuple[Digest, list[str]]:
+    """Send the digest's messages not recorded as sent yet, recording each as it goes out."""
+    assert target.id is not None
+    frozen = await core.repo.frozen_digest(target.id, day)
+    if not frozen:
+        frozen = await core.repo.freeze_digest(target.id, day, digest_to_json(await build()))
+    digest = digest_from_json(frozen)
+    messages = poster.digest_messages(target, digest)
+    sent = await core.repo.sent_messages(target.id, day)
+    delay = 2.0
+    for seq, message in enumerate(messages):
+        if seq in sent:
+            continue
+        for attempt in range(1, MAX_ATTEMPTS + 1):
+            try:
+                sent[seq] = await poster.send_message(target, message)
+                break
+            except DeliveryError as exc:
+                if exc.permanent or attempt == MAX_ATTEMPTS:
+                    raise
+                wait = min(exc.retry_after if exc.retry_after is not None else delay, MAX_BACKOFF_SECONDS)
+                log.warning("message %d to %s failed (%s); retry %d in %.1fs", seq, target.key, exc, attempt, wait)
+                await asyncio.sleep(wait)
+                delay *= 2
+        await core.repo.record_message(target.id, day, seq, sent[seq])
+    return digest, [sent[i] for i in sorted(sent)]
+
+
+def digest_to_json(digest: Digest) -> str:
+    """A digest as JSON, to freeze it in the ledger."""
+    return json.dumps(dataclasses.asdict(digest), default=_json_default, ensure_ascii=False)
+
+
+def digest_from_json(text: str) -> Digest:
+    """The digest frozen by `digest_to_json`."""
+    data = json.loads(text)
+    items = []
+    for raw in data.pop("items"):
+        paper = raw.pop("paper")
+        paper = Paper(
+            **{
+                **paper,
+                "authors": tuple(paper["authors"]),
+                "categories": tuple(paper["categories"]),
+                "announced": dt.date.fromisoformat(paper["announced"]),
+            }
+        )
+        items.append(
+            ScoredPaper(
+                paper=paper, **{**raw, "reasons": tuple(raw["reasons"]), "author_hits": tuple(raw["author_hits"])}
+            )
+        )
+    return Digest(
+        **{
+            **data,
+            "day": dt.date.fromisoformat(data["day"]),
+            "start": dt.date.fromisoformat(data["start"]) if data.get("start") else None,
+            "items": tuple(items),
+            "notes": tuple(data["notes"]),
+        }
+    )
+
+
+def _json_default(value: object) -> object:
+    if isinstance(value, dt.date):
+        return value.isoformat()
+    raise TypeError(f"cannot store {type(value).__name__} in a frozen digest")
 
 
 async def deliver_digest(core: Core, poster: Poster, target: Target, profile: Profile, day: dt.date) -> DeliveryResult:

@@ -87,6 +87,15 @@ class ConsolePoster:
         """Print the digest."""
         return await self.send_text(target, digest_text(digest_view(digest, with_actions=False)))
 
+    def digest_messages(self, target: Target, digest: Digest) -> list[str]:
+        """The digest as one printed message (a terminal has no length limit)."""
+        return [digest_text(digest_view(digest, with_actions=False))]
+
+    async def send_message(self, target: Target, message: object) -> str:
+        """Print one message; its id is its running number."""
+        (ref,) = await self.send_text(target, str(message))
+        return ref
+
     async def send_text(self, target: Target, text: str) -> list[str]:
         """Print `text` with a separator line naming the target."""
         self.sent += 1

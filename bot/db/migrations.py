@@ -181,6 +181,32 @@ MIGRATIONS: list[str] = [
 
     ALTER TABLE targets ADD COLUMN paused INTEGER NOT NULL DEFAULT 0;
     """,
+    # 7: `paperscout run`: each message of a digest is recorded as it goes out (a restart resumes after the last
+    # one), the digest is frozen when claimed (a resumed post sends the same papers), and job runs are kept for
+    # `paperscout status`
+    """
+    ALTER TABLE ledger ADD COLUMN digest TEXT NOT NULL DEFAULT '';  -- JSON of the digest as built when claimed
+
+    CREATE TABLE ledger_messages (
+        target_id  INTEGER NOT NULL,
+        day        INTEGER NOT NULL,
+        seq        INTEGER NOT NULL,                -- 0-based position of the message in the digest
+        message_id TEXT NOT NULL,                   -- the platform's id of the sent message
+        sent_at    TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')),
+        PRIMARY KEY (target_id, day, seq),
+        FOREIGN KEY (target_id, day) REFERENCES ledger(target_id, day) ON DELETE CASCADE
+    );
+
+    CREATE TABLE job_runs (
+        id          INTEGER PRIMARY KEY,
+        job         TEXT NOT NULL,                  -- ingest | digests
+        started_at  TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')),
+        finished_at TEXT,
+        outcome     TEXT NOT NULL DEFAULT 'running', -- running | ok | nothing | failed
+        detail      TEXT NOT NULL DEFAULT ''
+    );
+    CREATE INDEX job_runs_by_job ON job_runs(job, id);
+    """,
 ]
 
 LATEST_VERSION = len(MIGRATIONS)

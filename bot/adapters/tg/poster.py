@@ -1,8 +1,8 @@
-"""The Telegram `Poster`: digests rendered as HTML messages and sent to a chat, resumable inside one process.
+"""The Telegram `Poster`: digests rendered as HTML messages and sent to a chat.
 
-A digest is several messages. When one of them fails with a retryable error (flood control, a timeout),
-`bot.delivery` calls `post_digest` again: the messages already delivered are remembered by (chat, day) and not
-sent twice.
+A digest is several messages. As a `bot.delivery.MessagePoster` it hands delivery the messages one by one, and the
+ledger records each message id as it goes out, so a restart resumes after the last one. `post_digest` (for callers
+outside the ledger) remembers the messages already delivered by (chat, day) within the process.
 """
 
 from __future__ import annotations
@@ -49,6 +49,16 @@ class TelegramPoster:
                 self._delivered.pop(key, None)
             raise
         return self._delivered.pop(key)
+
+    def digest_messages(self, target: Target, digest: Digest) -> list[TgMessage]:
+        """The digest as Telegram messages, split at paper boundaries (`bot.delivery.MessagePoster`)."""
+        return render_digest(digest_view(digest))
+
+    async def send_message(self, target: Target, message: object) -> str:
+        """Send one message of a digest; the ledger records its id, so a restart resumes after it."""
+        assert isinstance(message, TgMessage)
+        sent = await self.sender.send(chat_id_of(target), message)
+        return str(sent.message_id)
 
     async def send_text(self, target: Target, text: str) -> list[str]:
         """Send plain text, split under Telegram's limit."""

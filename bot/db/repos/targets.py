@@ -133,6 +133,86 @@ class TargetsRepo(RepositoryBase):
             )
         return True
 
+    async def freeze_digest(self, target_id: int, day: dt.date, digest_json: str) -> str:
+        """Store the digest built for a claimed (target, day) unless one is stored already; returns the stored one.
+
+        A post resumed after a crash must send the same papers in the same messages, whatever was ingested since.
+        """
+        async with self.transaction() as conn:
+            await conn.execute(
+                "UPDATE ledger SET digest=? WHERE target_id=? AND day=? AND digest=''",
+                (digest_json, target_id, day_to_int(day)),
+            )
+            async with conn.execute(
+                "SELECT digest FROM ledger WHERE target_id=? AND day=?", (target_id, day_to_int(day))
+            ) as cursor:
+                row = await cursor.fetchone()
+        return str(row[0]) if row else digest_json
+
+    async def frozen_digest(self, target_id: int, day: dt.date) -> str:
+        """The digest JSON frozen for (target, day) by an earlier attempt ('' when none)."""
+        async with self.conn.execute(
+            "SELECT digest FROM ledger WHERE target_id=? AND day=?", (target_id, day_to_int(day))
+        ) as cursor:
+            row = await cursor.fetchone()
+        return str(row[0]) if row else ""
+
+    async def sent_messages(self, target_id: int, day: dt.date) -> dict[int, str]:
+        """The messages of (target, day) already out: position -> platform message id."""
+        async with self.conn.execute(
+            "SELECT seq, message_id FROM ledger_messages WHERE target_id=? AND day=? ORDER BY seq",
+            (target_id, day_to_int(day)),
+        ) as cursor:
+            return {int(r[0]): str(r[1]) async for r in cursor}
+
+    async def record_message(self, target_id: int, day: dt.date, seq: int, message_id: str) -> None:
+        """Record that message `seq` of (target, day) went out, the moment the platform accepted it."""
+        async with self.transaction() as conn:
+            await conn.execute(
+                "INSERT OR REPLACE INTO ledger_messages (target_id, day, seq, message_id) VALUES (?,?,?,?)",
+                (target_id, day_to_int(day), seq, message_id),
+            )
+
+    async def ledger_on(self, day: dt.date) -> list[tuple[int, str, str, int]]:
+        """(target id, status, detail, messages sent) of every ledger row for `day`."""
+        async with self.conn.execute(
+            "SELECT l.target_id, l.status, l.detail, (SELECT COUNT(*) FROM ledger_messages m"
+            " WHERE m.target_id = l.target_id AND m.day = l.day) AS messages FROM ledger l WHERE l.day=?"
+            " ORDER BY l.target_id",
+            (day_to_int(day),),
+        ) as cursor:
+            return [(int(r[0]), str(r[1]), str(r[2]), int(r[3])) async for r in cursor]
+
+    async def day_stored_at(self, day: dt.date) -> str | None:
+        """When the first paper of announcement day `day` was stored (UTC 'YYYY-MM-DDTHH:MM:SSZ'), if any."""
+        async with self.conn.execute(
+            "SELECT MIN(created_at) FROM papers WHERE announced=?", (day_to_int(day),)
+        ) as cursor:
+            row = await cursor.fetchone()
+        return str(row[0]) if row and row[0] else None
+
+    async def start_job_run(self, job: str) -> int:
+        """Note that a job started; returns the run's id."""
+        async with self.transaction() as conn:
+            cursor = await conn.execute("INSERT INTO job_runs (job) VALUES (?)", (job,))
+            return int(cursor.lastrowid or 0)
+
+    async def finish_job_run(self, run_id: int, outcome: str, detail: str = "") -> None:
+        """Note how a job run ended (ok | nothing | failed) and what it did."""
+        async with self.transaction() as conn:
+            await conn.execute(
+                "UPDATE job_runs SET outcome=?, detail=?, finished_at=strftime('%Y-%m-%dT%H:%M:%SZ','now') WHERE id=?",
+                (outcome, detail[:500], run_id),
+            )
+
+    async def last_job_runs(self) -> dict[str, tuple[str, str | None, str, str]]:
+        """The latest run of each job: job -> (started_at, finished_at, outcome, detail)."""
+        async with self.conn.execute(
+            "SELECT job, started_at, finished_at, outcome, detail FROM job_runs"
+            " WHERE id IN (SELECT MAX(id) FROM job_runs GROUP BY job) ORDER BY job"
+        ) as cursor:
+            return {str(r[0]): (str(r[1]), r[2], str(r[3]), str(r[4])) async for r in cursor}
+
     async def mark_sent(self, target_id: int, day: dt.date, paper_ids: Sequence[str], detail: str = "") -> None:
         """Record that the digest for (target, day) was delivered, with the papers it contained."""
         async with self.transaction() as conn:

@@ -1,0 +1,76 @@
+"""The nightly ingest of `paperscout run`: one poll of the RSS feed, and polling until the day is announced.
+
+A day counts as announced only when the feed's channel date moves past the last day stored and the feed lists
+new or cross-listed papers: an empty feed (weekend, arXiv holiday) or an unchanged one (not rebuilt yet) is
+not a day, so nothing is stored and no digest can be posted for it. Replacements only update papers that are
+stored already; a replaced paper is never one of the day's new papers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from bot.core import Core
+from bot.errors import FeedError, SourceUnavailable
+from bot.ingest.rss import RssDay, fetch_rss
+from bot.ingest.store import store_papers
+
+log = logging.getLogger(__name__)
+
+NEW_TYPES = ("new", "cross")
+
+
+@dataclass(frozen=True, slots=True)
+class PollOutcome:
+    """What one poll of the feed found: a new day (stored), or why there was none."""
+
+    announced: bool
+    day: dt.date | None
+    detail: str
+
+
+async def poll_once(core: Core, fetch: Callable[..., Awaitable[RssDay]] = fetch_rss) -> PollOutcome:
+    """Fetch the feed once; store the day's papers when a new day is announced."""
+    feed = await fetch(core.settings, core.settings.categories, include_replacements=True)
+    latest = await core.repo.latest_day()
+    fresh = [p for p in feed.papers if p.announce_type in NEW_TYPES]
+    if latest is not None and feed.announced <= latest:
+        return PollOutcome(False, feed.announced, f"feed still dated {feed.announced} (stored up to {latest})")
+    if not fresh:
+        return PollOutcome(False, feed.announced, f"feed dated {feed.announced} lists no new papers")
+    replaced = [p for p in feed.papers if p.announce_type not in NEW_TYPES]
+    known = {p.id for p in await core.repo.get_papers([p.id for p in replaced])}
+    report = await store_papers(core, [*fresh, *(p for p in replaced if p.id in known)])
+    return PollOutcome(True, feed.announced, f"{feed.announced}: {report.line()}")
+
+
+async def ingest_until_announced(
+    core: Core,
+    *,
+    deadline: dt.datetime,
+    pauses_minutes: tuple[float, ...],
+    clock: Callable[[], dt.datetime],
+    sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    fetch: Callable[..., Awaitable[RssDay]] = fetch_rss,
+) -> PollOutcome:
+    """Poll with growing pauses until a new day is stored or `deadline` passes ("no announcement")."""
+    attempt = 0
+    while True:
+        try:
+            outcome = await poll_once(core, fetch)
+        except (SourceUnavailable, FeedError) as exc:  # arXiv down or a broken answer: try again later
+            outcome = PollOutcome(False, None, f"feed unavailable: {exc}")
+        log.info("ingest poll %d: %s", attempt + 1, outcome.detail)
+        if outcome.announced:
+            return outcome
+        pause = pauses_minutes[min(attempt, len(pauses_minutes) - 1)] * 60
+        if clock() + dt.timedelta(seconds=pause) > deadline:
+            return PollOutcome(
+                False, outcome.day, f"no announcement by {deadline:%Y-%m-%d %H:%M} UTC: {outcome.detail}"
+            )
+        attempt += 1
+        await sleep(pause)

@@ -1,0 +1,198 @@
+"""`paperscout run`: one asyncio process with the core, the configured front ends and one scheduler.
+
+Front ends start when their token is set (Telegram with `PAPERSCOUT_TELEGRAM_TOKEN`, Discord with
+`PAPERSCOUT_DISCORD_TOKEN`); with neither, the console is the front end and digests of console targets (set up
+with `/setup` in `paperscout console`) are printed. The process holds the archive's writer lock for its whole
+life. SIGTERM and SIGINT stop it cleanly: no new send starts, the one in flight finishes (or, past a grace
+period, is left claimable in the ledger, to be resumed after its last recorded message), the front ends stop
+and the database closes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import logging
+import signal
+from collections.abc import Awaitable, Callable
+from typing import Any, Protocol
+
+from bot.config import Settings
+from bot.core import Core
+from bot.delivery import Poster
+from bot.ingest.nightly import PollOutcome, ingest_until_announced, poll_once
+from bot.scheduler import (
+    ARXIV_ZONE,
+    INGEST_CUTOFF_HOURS,
+    INGEST_DAYS,
+    INGEST_HOUR,
+    INGEST_PAUSES_MINUTES,
+    MISFIRE_GRACE_SECONDS,
+    TICK_SECONDS,
+    Clock,
+    DigestJobs,
+    utc_now,
+)
+
+log = logging.getLogger(__name__)
+
+STOP_GRACE_SECONDS = 20.0  # how long a stop waits for the digest in flight before leaving it claimable
+
+
+class FrontEnd(Protocol):
+    """A running chat front end (`start_telegram`, `start_discord`): its digest poster and how to stop it."""
+
+    @property
+    def poster(self) -> Poster:
+        """Posts digests to this platform."""
+        ...
+
+    async def stop(self) -> None:
+        """Stop receiving updates and close connections."""
+        ...
+
+
+async def start_front_ends(core: Core, settings: Settings) -> list[FrontEnd]:
+    """The front ends whose tokens are configured, started; none is fine."""
+    started: list[FrontEnd] = []
+    try:
+        if settings.telegram_token is not None:
+            from bot.adapters.tg.app import start_telegram
+
+            started.append(await start_telegram(core, settings))
+        if settings.discord_token is not None:
+            from bot.adapters.discord_app import start_discord
+
+            started.append(await start_discord(core, settings))
+    except BaseException:
+        for front_end in started:
+            await front_end.stop()
+        raise
+    return started
+
+
+class Runner:
+    """The scheduler, its jobs and the front ends of one `paperscout run` process."""
+
+    def __init__(self, core: Core, posters: dict[str, Poster], *, clock: Clock = utc_now) -> None:
+        from apscheduler.schedulers.asyncio import AsyncIOScheduler
+
+        self.core = core
+        self.clock = clock
+        self.jobs = DigestJobs(core, posters, clock=clock, catchup_hours=core.settings.catchup_hours)
+        # coalesce and max_instances: a late tick runs once, never twice at a time; the grace period keeps a
+        # tick delayed by a busy loop from being dropped (APScheduler's default grace is one second)
+        self.scheduler = AsyncIOScheduler(
+            timezone=dt.UTC,
+            job_defaults={"coalesce": True, "max_instances": 1, "misfire_grace_time": MISFIRE_GRACE_SECONDS},
+        )
+        self._running: set[asyncio.Task[Any]] = set()
+
+    def start(self) -> None:
+        """Schedule the jobs: digests every minute from now (a catch-up on start), ingest on announcement nights."""
+        from apscheduler.triggers.cron import CronTrigger
+        from apscheduler.triggers.interval import IntervalTrigger
+
+        self.scheduler.add_job(
+            self._guarded(self.jobs.tick, "digests"),
+            IntervalTrigger(seconds=TICK_SECONDS, timezone=dt.UTC),
+            id="digests",
+            next_run_time=self.clock(),
+        )
+        self.scheduler.add_job(
+            self._guarded(self.ingest_night, "ingest"),
+            CronTrigger(day_of_week=INGEST_DAYS, hour=INGEST_HOUR, minute=0, timezone=ARXIV_ZONE),
+            id="ingest",
+            misfire_grace_time=int(INGEST_CUTOFF_HOURS * 3600),  # started late is still worth polling
+        )
+        self.scheduler.start()
+        self._track(asyncio.ensure_future(self._guarded(self.catch_up_feed, "ingest")()))
+
+    def _guarded(self, job: Callable[[], Awaitable[object]], name: str) -> Callable[[], Awaitable[None]]:
+        async def run() -> None:
+            if self.jobs.stopping:
+                return
+            task = asyncio.current_task()
+            if task is not None:
+                self._track(task)
+            try:
+                await job()
+            except Exception:  # one failed run must not stop the schedule; it is logged and recorded
+                log.exception("%s job failed", name)
+
+        return run
+
+    def _track(self, task: asyncio.Task[Any]) -> None:
+        self._running.add(task)
+        task.add_done_callback(self._running.discard)
+
+    async def catch_up_feed(self) -> PollOutcome | None:
+        """On start: one look at the feed, so a day announced while the process was down is stored."""
+        run_id = await self.core.repo.start_job_run("ingest")
+        try:
+            outcome = await poll_once(self.core)
+        except Exception as exc:
+            await self.core.repo.finish_job_run(run_id, "failed", f"start-up check: {exc}")
+            log.warning("start-up check of the feed failed: %s", exc)
+            return None
+        await self.core.repo.finish_job_run(run_id, "ok" if outcome.announced else "nothing", outcome.detail)
+        log.info("start-up check of the feed: %s", outcome.detail)
+        return outcome
+
+    async def ingest_night(self) -> PollOutcome:
+        """The announcement-night job: poll until the day is stored or the cut-off ("no announcement")."""
+        run_id = await self.core.repo.start_job_run("ingest")
+        deadline = self.clock() + dt.timedelta(hours=INGEST_CUTOFF_HOURS)
+        try:
+            outcome = await ingest_until_announced(
+                self.core, deadline=deadline, pauses_minutes=INGEST_PAUSES_MINUTES, clock=self.clock
+            )
+        except Exception as exc:
+            await self.core.repo.finish_job_run(run_id, "failed", str(exc))
+            raise
+        await self.core.repo.finish_job_run(run_id, "ok" if outcome.announced else "nothing", outcome.detail)
+        log.info("ingest: %s", outcome.detail)
+        return outcome
+
+    async def stop(self) -> None:
+        """No new sends; wait a little for the ones in flight, then cancel what is left (it stays claimable)."""
+        self.jobs.stopping = True
+        if self.scheduler.running:
+            self.scheduler.shutdown(wait=False)
+        pending = [t for t in self._running if not t.done() and t is not asyncio.current_task()]
+        if pending:
+            _, late = await asyncio.wait(pending, timeout=STOP_GRACE_SECONDS)
+            for task in late:
+                task.cancel()
+            await asyncio.gather(*late, return_exceptions=True)
+
+
+async def run_until_stopped(core: Core, settings: Settings, stop: asyncio.Event | None = None) -> int:
+    """Start everything, run until SIGTERM/SIGINT (or `stop` is set), then stop cleanly."""
+    from bot.adapters.console import ConsolePoster
+
+    stop = stop or asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    front_ends = await start_front_ends(core, settings)
+    posters: dict[str, Poster] = {}
+    for front_end in front_ends:
+        posters[front_end.poster.platform] = front_end.poster
+    if not posters:
+        posters["console"] = ConsolePoster()
+        log.info("no chat token set: the console is the front end (set up a digest with /setup in paperscout console)")
+    runner = Runner(core, posters)
+    runner.start()
+    log.info("paperscout run: %s; digests checked every %ds", ", ".join(sorted(posters)), TICK_SECONDS)
+    try:
+        await stop.wait()
+    finally:
+        log.info("stopping: no new sends; waiting for the one in flight")
+        await runner.stop()
+        for front_end in front_ends:
+            await front_end.stop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.remove_signal_handler(sig)
+    log.info("paperscout run stopped")
+    return 0

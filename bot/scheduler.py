@@ -1,0 +1,186 @@
+"""The schedule of `paperscout run`: ingest after arXiv's announcement, every digest at its local time, once.
+
+One APScheduler `AsyncIOScheduler` (no second scheduler: Telegram's JobQueue is off) runs two jobs:
+
+- **ingest**, Sunday to Thursday at 20:00 America/New_York (arXiv's announcement time, never the machine's zone):
+  polls the RSS feed with growing pauses until its channel date moves past the last stored day with new or
+  cross-listed papers, or until the cut-off, when it logs "no announcement" (weekends, arXiv holidays, a late
+  feed that never came). Replacements only update papers already stored; they are never papers of the day.
+- **digests**, every minute: for every channel target (and every member's personal digest) works out from the
+  clock, the target's own time zone and the stored days which digests are due, and delivers them through the
+  ledger (`bot.delivery`). A minute's tick instead of one cron job per target is deliberate: settings changed in
+  chat apply at the next tick without a restart, daylight-saving shifts are handled by `zoneinfo` when each
+  local post time is computed (a post time that does not exist on a spring-forward day is taken an hour later,
+  one that happens twice on a fall-back day counts once), and a restart catches up by the same rule.
+
+A digest is due from its post time (local date of the announcement day at the target's `post_time`), or from
+when the day's papers were stored if that is later (a post time before the announcement waits for it), until
+`catchup_hours` after the post time; past that it is skipped and logged, so a bot that was down for a day does
+not post yesterday's digest as today's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import logging
+import zoneinfo
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+from bot.core import Core
+from bot.delivery import DeliveryResult, Poster, deliver_digest
+from bot.errors import PaperscoutError
+from bot.models import Target
+
+log = logging.getLogger(__name__)
+
+ARXIV_ZONE = zoneinfo.ZoneInfo("America/New_York")
+INGEST_HOUR = 20  # arXiv announces Sunday-Thursday at 20:00 US Eastern
+INGEST_DAYS = "sun,mon,tue,wed,thu"
+INGEST_PAUSES_MINUTES = (10, 20, 30, 30, 30, 60)  # between polls of an unchanged feed; the last one repeats
+INGEST_CUTOFF_HOURS = 10.0  # after 20:00 ET: the feed is rebuilt around midnight ET, late ones by early morning
+TICK_SECONDS = 60
+MISFIRE_GRACE_SECONDS = 300  # a tick delayed by a busy loop still runs (APScheduler's default is 1 s)
+MAX_PARALLEL_POSTS = 8  # targets posted to at once; each platform's sender paces its own requests
+DAYS_CONSIDERED = 10  # announcement days looked at per target and tick (catch-up is hours, not weeks)
+
+Clock = Callable[[], dt.datetime]
+
+
+def utc_now() -> dt.datetime:
+    """The current time, timezone-aware (UTC)."""
+    return dt.datetime.now(dt.UTC)
+
+
+def _zone(name: str) -> dt.tzinfo:
+    try:
+        return zoneinfo.ZoneInfo(name)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        return dt.UTC
+
+
+def post_moment(target: Target, day: dt.date) -> dt.datetime:
+    """When the digest of announcement day `day` is meant to go out for `target`, in UTC.
+
+    The local time is normalised through UTC, so a post time skipped by a spring-forward shift lands just after
+    the gap and one repeated by a fall-back shift means its first occurrence: either way there is one moment.
+    """
+    try:
+        hour, minute = (int(part) for part in target.post_time.split(":", 1))
+    except ValueError:
+        hour, minute = 9, 0
+    local = dt.datetime(day.year, day.month, day.day, hour, minute, tzinfo=_zone(target.timezone))
+    return local.astimezone(dt.UTC)
+
+
+@dataclass(frozen=True, slots=True)
+class DueDays:
+    """What a target should post now, and which days it missed beyond the catch-up window."""
+
+    due: tuple[dt.date, ...]
+    skipped: tuple[dt.date, ...]
+
+
+def due_channel_days(
+    target: Target,
+    now: dt.datetime,
+    days: Sequence[dt.date],
+    last_sent: dt.date | None,
+    stored_at: Mapping[dt.date, dt.datetime],
+    catchup: dt.timedelta,
+) -> DueDays:
+    """The announcement days whose digest `target` should post at `now`, oldest first (see the module docstring)."""
+    due: list[dt.date] = []
+    skipped: list[dt.date] = []
+    for day in sorted(set(days)):
+        if last_sent is not None and day <= last_sent:
+            continue
+        planned = post_moment(target, day)
+        ready = max(planned, stored_at.get(day, planned))
+        if now < ready:
+            continue
+        (due if now - planned <= catchup else skipped).append(day)
+    return DueDays(tuple(due), tuple(skipped))
+
+
+def _stamp(text: str) -> dt.datetime:
+    return dt.datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=dt.UTC)
+
+
+class DigestJobs:
+    """The digest tick: every due channel and personal digest, delivered once through the ledger."""
+
+    def __init__(
+        self, core: Core, posters: Mapping[str, Poster], *, clock: Clock = utc_now, catchup_hours: float = 6.0
+    ) -> None:
+        self.core = core
+        self.posters = dict(posters)
+        self.clock = clock
+        self.catchup = dt.timedelta(hours=catchup_hours)
+        self.stopping = False
+        self._skip_logged: set[tuple[int, dt.date]] = set()
+
+    async def tick(self) -> list[DeliveryResult]:
+        """Deliver everything due now; one line per delivery in the log, a job-run row for `paperscout status`."""
+        run_id = await self.core.repo.start_job_run("digests")
+        try:
+            results = await self._deliver_due()
+        except Exception as exc:
+            await self.core.repo.finish_job_run(run_id, "failed", str(exc))
+            raise
+        sent = sum(1 for r in results if r.status == "sent")
+        failed = sum(1 for r in results if r.status == "failed")
+        outcome = "failed" if failed else ("ok" if sent else "nothing")
+        await self.core.repo.finish_job_run(run_id, outcome, f"{sent} sent, {failed} failed")
+        return results
+
+    async def _deliver_due(self) -> list[DeliveryResult]:
+        now = self.clock()
+        days = (await self.core.repo.announcement_days())[-DAYS_CONSIDERED:]
+        stored_at: dict[dt.date, dt.datetime] = {}
+        for day in days:
+            stamp = await self.core.repo.day_stored_at(day)
+            if stamp:
+                stored_at[day] = _stamp(stamp)
+        work = []
+        for target, profile in await self.core.repo.targets():
+            poster = self.posters.get(target.platform)
+            if poster is None or target.id is None:
+                continue
+            found = due_channel_days(
+                target, now, days, await self.core.repo.last_sent_day(target.id), stored_at, self.catchup
+            )
+            for day in found.skipped:
+                if (target.id, day) not in self._skip_logged:
+                    self._skip_logged.add((target.id, day))
+                    log.warning(
+                        "digest for %s on %s skipped: its post time passed more than %s ago",
+                        target.key,
+                        day,
+                        self.catchup,
+                    )
+            work += [(poster, target, profile, day) for day in found.due]
+        gate = asyncio.Semaphore(MAX_PARALLEL_POSTS)
+
+        async def post(poster: Poster, target: Target, profile: object, day: dt.date) -> DeliveryResult | None:
+            async with gate:
+                if self.stopping:  # no new sends once a stop was asked for; the ledger keeps it claimable
+                    return None
+                try:
+                    result = await deliver_digest(self.core, poster, target, profile, day)  # type: ignore[arg-type]
+                except PaperscoutError as exc:
+                    log.error("digest for %s on %s not built: %s", target.key, day, exc)
+                    return DeliveryResult(target, day, "failed", str(exc))
+                if result.status == "failed" and result.permanent and target.id is not None:
+                    await self.core.repo.set_target_paused(target.id, True)
+                    log.warning("digest of %s paused: %s", target.key, result.detail)
+                return result
+
+        results = [r for r in await asyncio.gather(*(post(*w) for w in work)) if r is not None]
+        if not self.stopping:
+            from bot.users import deliver_due_personal_digests
+
+            for poster in self.posters.values():
+                results += await deliver_due_personal_digests(self.core, poster, now)
+        return results

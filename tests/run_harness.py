@@ -1,0 +1,167 @@
+"""A scripted `paperscout run` against the Telegram fake, killed at random points: shared by the kill test in
+tests/test_run_process.py and bench/kill.py (which runs it 100 times and prints the counts).
+
+The archive holds one announcement day dated today, whose post time passed an hour ago for every target, so the
+first digest tick of each start owes every target its digest (the catch-up on start)."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import os
+import random
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from bot.config import Settings
+from bot.core import open_core
+from bot.embed import Embedder, paper_vectors
+from bot.models import Paper, Profile, Target, Topic
+from bot.summarize import extractive_tldr
+from tests.fakes.telegram_server import FakeTelegram
+
+PROFILE = Profile(
+    name="reading group", topics=(Topic("graphs", "graph neural networks"), Topic("llm", "language models"))
+)
+FIRST_CHAT = -1001000000000
+
+
+@dataclass(frozen=True, slots=True)
+class KillReport:
+    """What the chats received after the kills and a final run to completion."""
+
+    kills: int
+    targets: int
+    delivered: int  # targets whose digest is recorded as sent
+    messages: int
+    duplicates: int  # messages a chat received twice
+    missing: int  # messages of a recorded digest a chat never received
+
+
+def chat_ids(count: int) -> list[int]:
+    """The group chats the digests go to."""
+    return [FIRST_CHAT - i for i in range(count)]
+
+
+async def prepare_archive(
+    home: Path, papers: Sequence[Paper], embed: Embedder, targets: int, fake: FakeTelegram
+) -> None:
+    """Store `papers` as today's announcement and `targets` Telegram group targets posting an hour ago (UTC)."""
+    now = dt.datetime.now(dt.UTC)
+    today = now.date()
+    dated = [replace(p, announced=today) for p in papers]
+    settings = Settings(home=home, arxiv_rss_url="http://127.0.0.1:9/rss/", arxiv_delay_seconds=0)
+    async with open_core(settings, embed) as core:  # type: ignore[arg-type]
+        await core.repo.upsert_papers(dated)
+        tldrs = {p.id: extractive_tldr(p) for p in dated}
+        await core.repo.set_tldrs(tldrs, "extractive")
+        await core.vectors.upsert(dated, paper_vectors(embed.embed, dated), [tldrs[p.id] for p in dated])
+        post = (now - dt.timedelta(hours=1)).strftime("%H:%M")
+        for chat in chat_ids(targets):
+            fake.add_group(chat, f"group {chat}")
+            owner = f"telegram:{chat}"
+            await core.repo.save_profile(owner, PROFILE)
+            target = Target("telegram", str(chat), PROFILE.name, ("cs.LG", "cs.AI"), post, "UTC", digest_size=8)
+            await core.repo.save_target(target, owner)
+        # the day counts as stored an hour and a half ago, before its post time
+        stamp = (now - dt.timedelta(minutes=90)).strftime("%Y-%m-%dT%H:%M:%SZ")
+        await core.repo.conn.execute("UPDATE papers SET created_at=?", (stamp,))
+        await core.repo.conn.commit()
+
+
+def run_env(home: Path, fake: FakeTelegram) -> dict[str, str]:
+    """The environment of a `paperscout run` that talks to the fake and to nothing else."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PAPERSCOUT_")}
+    env.update(
+        PAPERSCOUT_HOME=str(home),
+        PAPERSCOUT_TELEGRAM_TOKEN=fake.token,
+        PAPERSCOUT_TELEGRAM_BASE_URL=fake.url,
+        PAPERSCOUT_ARXIV_RSS_URL="http://127.0.0.1:9/rss/",
+        PAPERSCOUT_ARXIV_API_URL="http://127.0.0.1:9/api/query",
+        PAPERSCOUT_ARXIV_DELAY_SECONDS="0",
+        PYTHONPATH=str(Path(__file__).resolve().parents[1]),
+    )
+    return env
+
+
+def start_run(home: Path, fake: FakeTelegram, log: Path) -> subprocess.Popen[bytes]:
+    """Start `paperscout run` in its own process, logging to `log`."""
+    with open(log, "ab") as out:
+        return subprocess.Popen(
+            [sys.executable, "-m", "bot.cli", "-v", "run", "--wait"],
+            env=run_env(home, fake),
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+
+
+def delivered(home: Path) -> int:
+    """Targets whose digest the ledger records as sent."""
+    with sqlite3.connect(home / "paperscout.sqlite3", timeout=30) as db:
+        return int(db.execute("SELECT COUNT(*) FROM ledger WHERE status='sent'").fetchone()[0])
+
+
+def first_message_sent(fake: FakeTelegram) -> bool:
+    """True once any digest message reached the fake."""
+    return any(fake.sent(chat) for chat in chat_ids(1))
+
+
+def kill_and_restart(home: Path, fake: FakeTelegram, targets: int, kills: int, seed: int, log: Path) -> KillReport:
+    """Kill `paperscout run` with SIGKILL `kills` times at random points of the fan-out, then let it finish."""
+    rng = random.Random(seed)
+    done_kills = 0
+    while done_kills < kills and delivered(home) < targets:
+        process = start_run(home, fake, log)
+        # wait until sending has begun (start-up costs seconds), then kill somewhere inside the fan-out
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and process.poll() is None:
+            if sum(len(fake.sent(c)) for c in chat_ids(targets)) > 0:
+                break
+            time.sleep(0.05)
+        time.sleep(rng.uniform(0.0, 1.5))
+        process.send_signal(signal.SIGKILL)
+        process.wait(timeout=30)
+        done_kills += 1
+    process = start_run(home, fake, log)
+    deadline = time.monotonic() + 300
+    while delivered(home) < targets and time.monotonic() < deadline:
+        time.sleep(0.2)
+    process.send_signal(signal.SIGTERM)  # a clean stop: exit code 0
+    code = process.wait(timeout=60)
+    if code != 0:
+        raise RuntimeError(f"paperscout run exited {code} on SIGTERM; see {log}")
+    return count(home, fake, targets, done_kills)
+
+
+def count(home: Path, fake: FakeTelegram, targets: int, kills: int) -> KillReport:
+    """Compare what each chat received with what the ledger says was sent."""
+    with sqlite3.connect(home / "paperscout.sqlite3", timeout=30) as db:
+        recorded = {
+            int(chat): int(n)
+            for chat, n in db.execute(
+                "SELECT t.chat_id, COUNT(m.seq) FROM targets t LEFT JOIN ledger_messages m ON m.target_id = t.id"
+                " GROUP BY t.id"
+            )
+        }
+    duplicates = missing = messages = 0
+    for chat in chat_ids(targets):
+        texts = [m.text for m in fake.sent(chat)]
+        messages += len(texts)
+        duplicates += len(texts) - len(set(texts))
+        missing += max(0, recorded.get(chat, 0) - len(set(texts)))
+    return KillReport(kills, targets, delivered(home), messages, duplicates, missing)
+
+
+def run_kill_test(
+    home: Path, papers: Sequence[Paper], embed: Embedder, targets: int, kills: int, seed: int
+) -> KillReport:
+    """The whole kill test in a fresh home."""
+    with FakeTelegram() as fake:
+        asyncio.run(prepare_archive(home, papers, embed, targets, fake))
+        return kill_and_restart(home, fake, targets, kills, seed, home / "run.log")

@@ -1,0 +1,24 @@
+"""`paperscout run` as a real process against the Telegram fake: killed with SIGKILL at random points of the
+fan-out and restarted, every target still gets its digest exactly once, every message once; SIGTERM stops it
+cleanly. (bench/kill.py runs the same with 100 kills.)"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from bot.models import Paper
+from tests.conftest import MemoEmbedder
+from tests.run_harness import run_kill_test
+
+
+def test_killed_at_random_points_every_digest_arrives_once(
+    tmp_path: Path, embedded_day: tuple[list[Paper], np.ndarray], embedder: MemoEmbedder
+) -> None:
+    papers, _ = embedded_day
+    report = run_kill_test(tmp_path / "home", papers, embedder, targets=50, kills=3, seed=11)
+    assert report.kills == 3
+    assert report.delivered == 50
+    assert report.duplicates == 0 and report.missing == 0
+    assert report.messages >= 50
