@@ -19,6 +19,7 @@ from bot.config import Settings, load_settings
 from bot.core import Core, open_core
 from bot.days import stored_days_note, stored_today
 from bot.errors import InputError, PaperscoutError
+from bot.logs import configure_logging
 from bot.models import Profile
 from bot.progress import Progress
 
@@ -451,13 +452,10 @@ async def run(args: argparse.Namespace, settings: Settings) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `paperscout` console script."""
     args = build_parser().parse_args(argv)
-    logging.basicConfig(
-        level=logging.INFO if args.verbose else logging.WARNING,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-        stream=sys.stderr,
-    )
+    configure_logging(args.verbose)
     try:
         settings = load_settings()
+        configure_logging(args.verbose, settings)  # now with the configured secrets to mask
         return asyncio.run(run(args, settings))
     except PaperscoutError as exc:
         print(f"paperscout: error: {exc}", file=sys.stderr)

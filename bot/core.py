@@ -15,6 +15,7 @@ from bot.db.repos import Repository
 from bot.embed import Embedder, LocalEmbedder
 from bot.llm import LLMClient
 from bot.prompts import Prompts, load_prompts
+from bot.sent_journal import JOURNAL_FILE, SentJournal
 from bot.usage import UsageRecorder
 from bot.vectors import VectorStore
 
@@ -72,6 +73,8 @@ class Core:
     author_index: dict[int, Any] = field(default_factory=dict)
     # serialises each user's conversation steps (bot.onboarding) across concurrent messages
     user_locks: KeyedLocks = field(default_factory=KeyedLocks)
+    # digest messages noted the moment a platform accepts them (bot.delivery); None for a core without a home
+    sent_journal: SentJournal | None = None
 
 
 def make_llm(settings: Settings, repo: Repository) -> LLMRuntime | None:
@@ -98,7 +101,9 @@ async def open_core(settings: Settings, embedder: Embedder | None = None) -> Asy
         llm = make_llm(settings, repo)
         embedder = embedder or make_embedder(settings)
         vectors = VectorStore(settings, embedder)
-        yield Core(settings=settings, repo=repo, vectors=vectors, embedder=embedder, llm=llm)
+        journal = SentJournal(settings.home / JOURNAL_FILE)
+        yield Core(settings=settings, repo=repo, vectors=vectors, embedder=embedder, llm=llm, sent_journal=journal)
+        journal.close()
     finally:
         if llm is not None:
             await llm.client.aclose()

@@ -129,7 +129,8 @@ async def _send_by_message(
         frozen = await core.repo.freeze_digest(target.id, day, digest_to_json(await build()))
     digest = digest_from_json(frozen)
     messages = poster.digest_messages(target, digest)
-    sent = await core.repo.sent_messages(target.id, day)
+    journal = core.sent_journal
+    sent = {**(journal.sent(target.id, day) if journal else {}), **await core.repo.sent_messages(target.id, day)}
     delay = 2.0
     for seq, message in enumerate(messages):
         if seq in sent:
@@ -137,6 +138,8 @@ async def _send_by_message(
         for attempt in range(1, MAX_ATTEMPTS + 1):
             try:
                 sent[seq] = await poster.send_message(target, message)
+                if journal is not None:  # at once, before waiting for the database (see bot.sent_journal)
+                    journal.note(target.id, day, seq, sent[seq])
                 break
             except DeliveryError as exc:
                 if exc.permanent or attempt == MAX_ATTEMPTS:
@@ -146,6 +149,8 @@ async def _send_by_message(
                 await asyncio.sleep(wait)
                 delay *= 2
         await core.repo.record_message(target.id, day, seq, sent[seq])
+    for seq, message_id in sent.items():  # lines only the journal had (a crash before the ledger got them)
+        await core.repo.record_message(target.id, day, seq, message_id)
     return digest, [sent[i] for i in sorted(sent)]
 
 

@@ -88,6 +88,17 @@ class Runner:
         )
         self._running: set[asyncio.Task[Any]] = set()
 
+    async def settle_journal(self) -> int:
+        """Move what the sent-message journal holds into the ledger, then empty it (this process is the writer)."""
+        journal = self.core.sent_journal
+        if journal is None:
+            return 0
+        entries = journal.entries()
+        for target_id, day, seq, message_id in entries:
+            await self.core.repo.record_message(target_id, day, seq, message_id)
+        journal.clear()
+        return len(entries)
+
     def start(self) -> None:
         """Schedule the jobs: digests every minute from now (a catch-up on start), ingest on announcement nights."""
         from apscheduler.triggers.cron import CronTrigger
@@ -183,6 +194,9 @@ async def run_until_stopped(core: Core, settings: Settings, stop: asyncio.Event 
         posters["console"] = ConsolePoster()
         log.info("no chat token set: the console is the front end (set up a digest with /setup in paperscout console)")
     runner = Runner(core, posters)
+    settled = await runner.settle_journal()
+    if settled:
+        log.info("%d sent messages from before a crash recorded in the ledger", settled)
     runner.start()
     log.info("paperscout run: %s; digests checked every %ds", ", ".join(sorted(posters)), TICK_SECONDS)
     try:

@@ -299,3 +299,20 @@ async def test_status_reports_jobs_targets_and_the_next_ingest(core: Core, store
 def test_the_schema_has_the_message_ledger(settings: Settings, core: Core) -> None:
     tables = {r[0] for r in sqlite3.connect(Path(settings.db_path)).execute("SELECT name FROM sqlite_master")}
     assert {"ledger_messages", "job_runs"} <= tables
+
+
+def test_log_lines_never_show_a_token_or_url_credentials(capsys: pytest.CaptureFixture[str]) -> None:
+    import logging
+
+    from pydantic import SecretStr
+
+    from bot.logs import configure_logging
+
+    token = "123456789:AAFakeTokenThatMustNotLeak_0123456789"
+    configure_logging(True, Settings(telegram_token=SecretStr(token), llm_api_key=SecretStr("sk-secret-key-123")))
+    logging.getLogger("httpx").info('HTTP Request: POST http://127.0.0.1:1/bot%s/sendMessage "200 OK"', token)
+    logging.getLogger("x").warning("calling https://user:hunter2@llm.example/v1?key=abc123&x=1 with sk-secret-key-123")
+    err = capsys.readouterr().err
+    assert token not in err and "AAFake" not in err and "hunter2" not in err and "abc123" not in err
+    assert "sk-secret-key-123" not in err and "/bot***/sendMessage" in err and "x=1" in err
+    configure_logging(False)

@@ -168,9 +168,11 @@ class TargetsRepo(RepositoryBase):
     async def record_message(self, target_id: int, day: dt.date, seq: int, message_id: str) -> None:
         """Record that message `seq` of (target, day) went out, the moment the platform accepted it."""
         async with self.transaction() as conn:
+            # a digest forgotten meanwhile (its target deleted) has no ledger row: nothing to record then
             await conn.execute(
-                "INSERT OR REPLACE INTO ledger_messages (target_id, day, seq, message_id) VALUES (?,?,?,?)",
-                (target_id, day_to_int(day), seq, message_id),
+                "INSERT OR REPLACE INTO ledger_messages (target_id, day, seq, message_id) SELECT ?,?,?,?"
+                " WHERE EXISTS (SELECT 1 FROM ledger WHERE target_id=? AND day=?)",
+                (target_id, day_to_int(day), seq, message_id, target_id, day_to_int(day)),
             )
 
     async def ledger_on(self, day: dt.date) -> list[tuple[int, str, str, int]]:
