@@ -4,7 +4,7 @@ The posting ledger makes a digest for (target, day) go out once: it is claimed b
 sent after, so a crash in between posts it on restart rather than skipping it, and a finished post is
 never repeated.
 
-A poster that can split a digest into its messages (`MessagePoster`: `digest_messages` and `send_message`) gets
+A poster that can split a digest into its messages (`MessagePoster`: `digest_messages` and `send_digest_message`) gets
 message-level exactly-once: the digest is frozen in the ledger when claimed, each message is recorded with its
 platform id the moment the platform accepts it, and a restart after a crash sends only the messages that had not
 gone out. A plain `Poster` (`post_digest`) is retried as a whole.
@@ -65,8 +65,14 @@ class MessagePoster(Protocol):
         """The digest rendered as the platform's messages, in order (the same digest gives the same messages)."""
         ...
 
-    async def send_message(self, target: Target, message: object) -> str:
-        """Send one message; returns the platform's id for it. Raises `DeliveryError` when it did not go out."""
+    async def send_digest_message(
+        self, target: Target, message: object, position: int, sent: Sequence[str], nonce: str
+    ) -> str:
+        """Send message `position`; returns the platform's id for it, or raises `DeliveryError`.
+
+        `sent` holds the ids of the messages before it, in order (a platform may thread the rest under the first);
+        `nonce` is the same for this message across restarts, for platforms that can refuse a second copy.
+        """
         ...
 
 
@@ -137,7 +143,8 @@ async def _send_by_message(
             continue
         for attempt in range(1, MAX_ATTEMPTS + 1):
             try:
-                sent[seq] = await poster.send_message(target, message)
+                before = [sent[i] for i in range(seq) if i in sent]
+                sent[seq] = await poster.send_digest_message(target, message, seq, before, f"{target.id}:{day}:{seq}")
                 if journal is not None:  # at once, before waiting for the database (see bot.sent_journal)
                     journal.note(target.id, day, seq, sent[seq])
                 break

@@ -7,6 +7,7 @@ from __future__ import annotations
 import datetime as dt
 import sqlite3
 import zoneinfo
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -106,7 +107,9 @@ class RecordingPoster:
     def digest_messages(self, target: Target, digest: Digest) -> list[str]:
         return [f"{digest.day} header"] + [f"{digest.day} {item.paper.id}" for item in digest.items]
 
-    async def send_message(self, target: Target, message: object) -> str:
+    async def send_digest_message(
+        self, target: Target, message: object, position: int, sent: Sequence[str], nonce: str
+    ) -> str:
         if self.fail_after is not None and self.count >= self.fail_after:
             raise self.error or DeliveryError("flaky")
         self.count += 1
@@ -186,11 +189,13 @@ async def test_a_429_storm_delivers_everything_waiting_what_the_platform_asks(
     monkeypatch.setattr("bot.delivery.asyncio.sleep", no_sleep)
 
     class Stormy(RecordingPoster):
-        async def send_message(self, target: Target, message: object) -> str:
+        async def send_digest_message(
+            self, target: Target, message: object, position: int, sent: Sequence[str], nonce: str
+        ) -> str:
             self.calls = getattr(self, "calls", 0) + 1
             if self.calls % 5 == 0:  # every fifth send is refused with a retry-after
                 raise DeliveryError("Too Many Requests", retry_after=3)
-            return await super().send_message(target, message)
+            return await super().send_digest_message(target, message, position, sent, nonce)
 
     poster = Stormy()
     targets = [await _add_target(core, target("UTC", "09:00", f"c{i}")) for i in range(10)]

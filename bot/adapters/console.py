@@ -12,6 +12,7 @@ import asyncio
 import getpass
 import re
 import sys
+from collections.abc import Sequence
 from typing import TextIO
 
 from bot.chat import (
@@ -91,7 +92,9 @@ class ConsolePoster:
         """The digest as one printed message (a terminal has no length limit)."""
         return [digest_text(digest_view(digest, with_actions=False))]
 
-    async def send_message(self, target: Target, message: object) -> str:
+    async def send_digest_message(
+        self, target: Target, message: object, position: int, sent: Sequence[str], nonce: str
+    ) -> str:
         """Print one message; its id is its running number."""
         (ref,) = await self.send_text(target, str(message))
         return ref

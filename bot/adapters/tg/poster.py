@@ -8,6 +8,7 @@ outside the ledger) remembers the messages already delivered by (chat, day) with
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 
 from bot.adapters.tg.markup import Markup
 from bot.adapters.tg.render import BUDGET, TgMessage, render_digest, split_text
@@ -54,8 +55,13 @@ class TelegramPoster:
         """The digest as Telegram messages, split at paper boundaries (`bot.delivery.MessagePoster`)."""
         return render_digest(digest_view(digest))
 
-    async def send_message(self, target: Target, message: object) -> str:
-        """Send one message of a digest; the ledger records its id, so a restart resumes after it."""
+    async def send_digest_message(
+        self, target: Target, message: object, position: int, sent: Sequence[str], nonce: str
+    ) -> str:
+        """Send one message of a digest; the ledger records its id, so a restart resumes after it.
+
+        Telegram has no idempotency key, so `nonce` is unused: the sent-message journal keeps the window small.
+        """
         assert isinstance(message, TgMessage)
         sent = await self.sender.send(chat_id_of(target), message)
         return str(sent.message_id)
