@@ -20,6 +20,7 @@ from pathlib import Path
 
 from bot.errors import ConfigError
 from bot.models import Profile
+from bot.safetext import clean_text
 
 SYSTEM_MARK = "<!-- system -->"
 USER_MARK = "<!-- user -->"
@@ -127,7 +128,7 @@ def load_prompts(directory: Path) -> Prompts:
 
 def clean_untrusted(text: str, limit: int | None = None) -> str:
     """`text` on one line, without control characters or data-block delimiters, cut at a word to `limit` chars."""
-    text = _DELIMITER.sub(" ", _CONTROL.sub(" ", text))
+    text = _DELIMITER.sub(" ", clean_text(_CONTROL.sub(" ", text)))
     text = " ".join(text.split())
     if limit is not None and len(text) > limit:
         cut = text[: max(0, limit - 1)]

@@ -8,23 +8,16 @@ characters are escaped and nothing is trusted to be markup.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Sequence
 from typing import Any
 
 from bot.models import Digest
+from bot.safetext import escape_markdown
 from bot.views import DigestView, PaperView, digest_view, usage_line
 
 MAX_AUTHORS_SHOWN = 6
 
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|~])")
-
-__all__ = ["usage_line"]
-
-
-def escape_markdown(text: str) -> str:
-    """Escape characters that Markdown would treat as markup."""
-    return _MD_SPECIAL.sub(r"\\\1", text)
+__all__ = ["escape_markdown", "usage_line"]
 
 
 def authors_line(authors: Sequence[str], limit: int = MAX_AUTHORS_SHOWN) -> str:

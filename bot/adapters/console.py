@@ -27,19 +27,14 @@ from bot.chat import (
 )
 from bot.core import Core
 from bot.models import Digest, Target
-from bot.onboarding import strip_controls
 from bot.render import answer_text, digest_text, paper_text
+from bot.safetext import terminal_safe
 from bot.views import digest_view
 
 CONSOLE_PLACE = Place(platform="console", chat_id="terminal", is_dm=True, title="the terminal")
 QUIT_WORDS = frozenset({"/quit", "/exit"})
 
 _LOGIN = re.compile(r"[^A-Za-z0-9._-]+")
-
-
-def terminal_safe(text: str) -> str:
-    """Text with terminal escape sequences and control characters removed (newlines and tabs kept)."""
-    return strip_controls(text)
 
 
 def console_user_key(name: str | None = None) -> str:

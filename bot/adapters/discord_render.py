@@ -9,7 +9,6 @@ content, 10 embeds, 6,000 characters across its embeds or 5 rows of at most 5 bu
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -17,6 +16,7 @@ import discord
 
 from bot.chat import AnswerReply, Choice, DigestReply, FileReply, Reply, TextReply
 from bot.render import authors_line, judgement_line
+from bot.safetext import escape_discord
 from bot.views import DigestView, PaperView, usage_line
 
 # Discord's limits (https://discord.com/developers/docs/resources/message, .../components).
@@ -37,15 +37,7 @@ HEADER_EMBED_MAX = 1200
 TEXT_EMBED_MAX = DESCRIPTION_MAX
 COLOUR = discord.Colour(0xB31B1B)  # arXiv red
 
-_INLINE_MARKUP = re.compile(r"([\\*_~`|\[\]<@])")
-_LINE_START_MARKUP = re.compile(r"^(\s*)([#>-])", re.MULTILINE)
-
-
-def escape_discord(text: str) -> str:
-    """`text` with every character Discord markdown acts on backslash-escaped: emphasis, code, spoilers, masked
-    links, mentions (``@everyone``, ``<@&id>``), custom emoji and timestamps anywhere; headings, subtext, quotes
-    and lists at the start of a line."""
-    return _LINE_START_MARKUP.sub(r"\1\\\2", _INLINE_MARKUP.sub(r"\\\1", text))
+__all__ = ["escape_discord"]  # the one escaping lives in bot.safetext
 
 
 def clip(text: str, limit: int) -> str:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import re
-import unicodedata
 from dataclasses import replace
 
 from bot.models import Paper
+from bot.safetext import clean_text as clean_for_display
 
 MAX_TITLE = 500
 MAX_ABSTRACT = 6000
@@ -14,15 +15,22 @@ MAX_AUTHORS = 300
 MAX_AUTHOR_NAME = 200
 MAX_COMMENT = 1000
 MAX_CATEGORIES = 20
+MAX_LINE = 1_000_000  # characters in one JSONL line; a real record is a few kilobytes
+FIRST_ANNOUNCED = dt.date(1991, 8, 14)  # arXiv's first day; nothing is announced before it
+
+
+def announced_in_range(day: dt.date, today: dt.date | None = None) -> bool:
+    """True when `day` is between arXiv's first day and tomorrow (a later date would be "today" for every digest)."""
+    today = today or dt.date.today()
+    return FIRST_ANNOUNCED <= day <= today + dt.timedelta(days=1)
+
 
 _SPACE = re.compile(r"\s+")
-_CONTROL = dict.fromkeys(c for c in range(32) if c not in (9, 10, 13))
 
 
 def clean_text(text: str, limit: int) -> str:
-    """Normalise Unicode, drop control characters, fold white space and cap the length."""
-    text = unicodedata.normalize("NFC", text).translate(_CONTROL)
-    text = _SPACE.sub(" ", text).strip()
+    """The one cleaning (`bot.safetext.clean_text`), white space folded, capped at `limit` characters."""
+    text = _SPACE.sub(" ", clean_for_display(text)).strip()
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 

@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 import re
-import unicodedata
+
+from bot.safetext import clean_input, strip_controls
 
 MAX_INPUT = 2000  # characters per answer; a 5,000-character paste is an accident, not an answer
-
-_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-_]")
-
-_CONTROL = dict.fromkeys(c for c in (*range(32), *range(127, 160)) if c not in (9, 10))
 
 _HAS_WORD = re.compile(r"[^\W_]")
 
@@ -17,15 +14,7 @@ _ITEM_SPLIT = re.compile(r"[\n;]+")
 
 _BULLET = re.compile(r"^\s*(?:[-*•·]|\d+[.)])\s+")
 
-
-def strip_controls(text: str) -> str:
-    """`text` without terminal escape sequences or control characters (newlines and tabs kept)."""
-    return _ANSI.sub("", text).translate(_CONTROL)
-
-
-def clean_input(text: str) -> str:
-    """NFC, no terminal escapes or control characters (newlines and tabs kept), trimmed."""
-    return strip_controls(unicodedata.normalize("NFC", text)).strip()
+__all__ = ["clean_input", "strip_controls"]  # the one cleaning lives in bot.safetext
 
 
 def has_words(text: str) -> bool:

@@ -8,10 +8,11 @@ units) and is the fallback sent without a parse mode if Telegram ever refuses ou
 
 from __future__ import annotations
 
-import html
 import re
 from dataclasses import dataclass, field
 from typing import Self
+
+from bot.safetext import clean_text, telegram_entities
 
 ELLIPSIS = "…"
 WORD_JOINER = "\u2060"
@@ -19,9 +20,8 @@ _MENTION = re.compile(r"@(?=\w)")
 
 
 def escape_html(text: str) -> str:
-    """Text for Telegram's HTML parse mode: ``< > &`` (and quotes, for attributes) as entities Telegram accepts."""
-    # html.escape writes ' as &#x27;, a numeric entity Telegram accepts; the named ones it emits are the four allowed.
-    return html.escape(text, quote=True)
+    """Text for Telegram's HTML parse mode: ``< > & "`` as the named entities Telegram supports."""
+    return telegram_entities(text)
 
 
 def defuse_mentions(text: str) -> str:
@@ -30,7 +30,8 @@ def defuse_mentions(text: str) -> str:
     Telegram has no switch like Discord's allowed mentions; an invisible character is the way to show a title
     containing "@alice" without pinging Alice in every group the digest reaches.
     """
-    return _MENTION.sub("@" + WORD_JOINER, text)
+    # Cleaned first: the cleaning removes zero-width characters, so it must not run after the joiner is in.
+    return _MENTION.sub("@" + WORD_JOINER, clean_text(text))
 
 
 def utf16_length(text: str) -> int:

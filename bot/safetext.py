@@ -1,0 +1,101 @@
+"""The one cleaning of untrusted text for display, and the per-platform escapes applied on top of it.
+
+Everything paperscout shows came from outside: titles, abstracts, authors, comments, questions, profile text, LLM
+output. `clean_text` makes such text inert for any output: no C0/C1 control characters or DEL (U+009B is a
+terminal CSI on its own), no ANSI/terminal escape sequences, no bidi overrides or isolates (which reorder what a
+reader sees), no zero-width characters (which hide words from filters and split mentions invisibly), no lone
+surrogates (which cannot be encoded); newlines and tabs stay and the result is NFC. The escapes then neutralise
+what each platform would act on: Markdown markup, Discord markdown and mentions, Telegram HTML, terminals.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+# One bound for a question typed by a person, shared by every place a question enters (chat, CLI, RAG).
+MAX_QUESTION = 1000
+
+_ESCAPE_SEQUENCE = re.compile(
+    r"\x1b\][^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"  # OSC (window titles, hyperlinks) up to BEL or ST
+    r"|\x1b[P^_X][^\x1b\x9c]*(?:\x1b\\|\x9c)?"  # DCS, PM, APC, SOS strings
+    r"|\x1b\[[0-?]*[ -/]*[@-~]"  # CSI: colours, cursor moves, screen clears
+    r"|\x9b[0-?]*[ -/]*[@-~]"  # the same with the one-byte C1 CSI
+    r"|\x1b[ -/]*[0-~]"  # two-character escapes (charset switches, resets)
+)
+
+_BIDI = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c"
+_ZERO_WIDTH = "\u200b\u200c\u200d\u2060\ufeff"
+_REMOVED = dict.fromkeys(
+    [
+        *(c for c in range(32) if c not in (9, 10)),
+        *range(127, 160),
+        *(ord(c) for c in _BIDI + _ZERO_WIDTH),
+        *range(0xD800, 0xE000),  # lone surrogates (from JSON "\ud800") cannot be encoded anywhere
+    ]
+)
+
+
+def strip_controls(text: str) -> str:
+    """`text` without escape sequences, control, bidi, zero-width or surrogate characters (newlines, tabs kept)."""
+    return _ESCAPE_SEQUENCE.sub("", text).translate(_REMOVED)
+
+
+def clean_text(text: str, limit: int | None = None) -> str:
+    """`text` NFC-normalised and stripped of everything `strip_controls` removes, cut to `limit` characters."""
+    text = strip_controls(unicodedata.normalize("NFC", strip_controls(text)))
+    if limit is not None and len(text) > limit:
+        text = text[: max(0, limit - 1)].rstrip() + "…"
+    return text
+
+
+def clean_input(text: str) -> str:
+    """What a person typed, cleaned as `clean_text` and trimmed."""
+    return clean_text(text).strip()
+
+
+def terminal_safe(text: str) -> str:
+    """Text that a terminal shows as written: no escape sequences, controls, bidi or zero-width characters."""
+    return strip_controls(text)
+
+
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|~])")
+# "@" followed by U+2024 ONE DOT LEADER looks like "@." and is no mention anywhere; it is visible, so it
+# cannot be used to hide text the way a zero-width joiner can.
+_MASS_MENTION = re.compile(r"@(everyone|here)\b", re.IGNORECASE)
+_BROKEN_AT = "@\u2024"
+
+
+def _break_mass_mentions(text: str) -> str:
+    return _MASS_MENTION.sub(lambda m: _BROKEN_AT + m.group(1), text)
+
+
+def escape_markdown(text: str) -> str:
+    """Clean text with every character generic Markdown treats as markup backslash-escaped, mass mentions broken."""
+    return _MD_SPECIAL.sub(r"\\\1", _break_mass_mentions(clean_text(text)))
+
+
+_DISCORD_INLINE = re.compile(r"([\\*_~`|\[\]<@])")
+_DISCORD_LINE_START = re.compile(r"^([ \t]*)([#>-])", re.MULTILINE)
+
+
+def escape_discord(text: str) -> str:
+    """Clean text that Discord shows as written: emphasis, code, spoilers, masked links, quotes, headings, lists,
+    user/role/channel mentions, slash-command mentions, custom emoji and timestamps are all escaped, and
+    ``@everyone``/``@here`` are escaped so they ping nobody even where allowed mentions are not set."""
+    text = _DISCORD_INLINE.sub(r"\\\1", clean_text(text))  # "\@everyone" pings nobody
+    return _DISCORD_LINE_START.sub(r"\1\\\2", text)
+
+
+_TELEGRAM_ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"}
+_TELEGRAM_SPECIAL = re.compile(r'[&<>"]')
+
+
+def telegram_entities(text: str) -> str:
+    """``& < > "`` as the four named entities Telegram's HTML parse mode supports; for already clean text."""
+    return _TELEGRAM_SPECIAL.sub(lambda m: _TELEGRAM_ENTITIES[m.group(0)], text)
+
+
+def escape_telegram_html(text: str) -> str:
+    """Clean text for Telegram's HTML parse mode, using only the four named entities Telegram supports."""
+    return telegram_entities(clean_text(text))
