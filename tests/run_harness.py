@@ -108,9 +108,11 @@ def delivered(home: Path) -> int:
         return int(db.execute("SELECT COUNT(*) FROM ledger WHERE status='sent'").fetchone()[0])
 
 
-def first_message_sent(fake: FakeTelegram) -> bool:
-    """True once any digest message reached the fake."""
-    return any(fake.sent(chat) for chat in chat_ids(1))
+def digest_runs(home: Path) -> int:
+    """How many digest ticks have finished in this archive (a started `paperscout run` makes one at once)."""
+    with sqlite3.connect(home / "paperscout.sqlite3", timeout=30) as db:
+        row = db.execute("SELECT COUNT(*) FROM job_runs WHERE job='digests' AND finished_at IS NOT NULL").fetchone()
+    return int(row[0])
 
 
 def kill_and_restart(home: Path, fake: FakeTelegram, targets: int, kills: int, seed: int, log: Path) -> KillReport:
@@ -137,9 +139,11 @@ def kill_and_restart(home: Path, fake: FakeTelegram, targets: int, kills: int, s
             process.send_signal(signal.SIGKILL)
             process.wait(timeout=30)
             done_kills += 1
+        runs_before = digest_runs(home)
         process = start_run(home, fake, log)
         deadline = time.monotonic() + 300
-        while delivered(home) < targets and time.monotonic() < deadline:
+        # until every digest is out and this process is up (its first digest tick ran: signals are handled)
+        while (delivered(home) < targets or digest_runs(home) <= runs_before) and time.monotonic() < deadline:
             time.sleep(0.1)
         process.send_signal(signal.SIGTERM)  # a clean stop: exit code 0
         code = process.wait(timeout=60)
