@@ -36,6 +36,21 @@ def parse_day(text: str) -> dt.date:
         raise argparse.ArgumentTypeError(f"not a date (YYYY-MM-DD): {text!r}") from None
 
 
+def bounded_int(low: int, high: int) -> Callable[[str], int]:
+    """An argparse type for a whole number between `low` and `high`, with a readable error."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{value} is out of range; use {low} to {high}")
+        return value
+
+    return parse
+
+
 def _load_profile_arg(path: str | None) -> Profile:
     from bot.profiles import load_profile
 
@@ -339,7 +354,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     demo = sub.add_parser("demo", help="offline demo on a bundled real arXiv day (no keys, no network)")
-    demo.add_argument("--size", type=int, default=15, help="papers in the digest (default 15)")
+    demo.add_argument("--size", type=bounded_int(1, 100), default=15, help="papers in the digest (default 15)")
     demo.set_defaults(handler=cmd_demo, demo=True)
 
     ingest = sub.add_parser("ingest", help="fetch and store papers (default: today's arXiv RSS)")
@@ -349,7 +364,9 @@ def build_parser() -> argparse.ArgumentParser:
     source.add_argument("--since", type=parse_day, metavar="D", help="backfill through the API from this day")
     ingest.add_argument("--until", type=parse_day, metavar="D", help="last day of a backfill (default today)")
     ingest.add_argument("--categories", nargs="+", metavar="CAT", help="arXiv categories (default from settings)")
-    ingest.add_argument("--max-results", type=int, default=2000, help="cap for a backfill (default 2000)")
+    ingest.add_argument(
+        "--max-results", type=bounded_int(1, 30000), default=2000, help="cap for a backfill (default 2000)"
+    )
     ingest.add_argument("--wait", action="store_true", help="wait for another writer of the archive to finish")
     ingest.set_defaults(handler=cmd_ingest, writes=True)
 
@@ -357,14 +374,14 @@ def build_parser() -> argparse.ArgumentParser:
     digest.add_argument("--date", type=parse_day, metavar="D", help="announcement day (default: latest stored)")
     digest.add_argument("--profile", metavar="FILE", help="TOML profile (default: the bundled example)")
     digest.add_argument("--format", choices=("md", "json"), default="md")
-    digest.add_argument("--size", type=int, help="papers in the digest (default from settings)")
+    digest.add_argument("--size", type=bounded_int(1, 100), help="papers in the digest (default from settings)")
     digest.set_defaults(handler=cmd_digest)
 
     search = sub.add_parser("search", help="search stored papers (dense + full-text)")
     search.add_argument("query", nargs="+", help="words to search for")
     search.add_argument("--since", type=parse_day, metavar="D", help="only papers announced on or after D")
     search.add_argument("--until", type=parse_day, metavar="D", help="only papers announced on or before D")
-    search.add_argument("--limit", type=int, default=10)
+    search.add_argument("--limit", type=bounded_int(1, 200), default=10)
     search.add_argument("--json", action="store_true", help="print JSON")
     search.set_defaults(handler=cmd_search)
 
@@ -377,7 +394,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     usage = sub.add_parser("usage", help="LLM tokens and cost recorded per day, target, purpose or run")
     usage.add_argument("--by", choices=("day", "target", "purpose", "run", "model"), default="day")
-    usage.add_argument("--days", type=int, default=7, help="how many days back, today included (default 7)")
+    usage.add_argument(
+        "--days", type=bounded_int(1, 36500), default=7, help="how many days back, today included (default 7)"
+    )
     usage.add_argument("--json", action="store_true", help="print JSON")
     usage.set_defaults(handler=cmd_usage)
 
@@ -458,11 +477,30 @@ def main(argv: Sequence[str] | None = None) -> int:
         configure_logging(args.verbose, settings)  # now with the configured secrets to mask
         return asyncio.run(run(args, settings))
     except PaperscoutError as exc:
-        print(f"paperscout: error: {exc}", file=sys.stderr)
+        print(f"paperscout: error: {one_line_error(exc)}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("paperscout: interrupted; everything finished before the interrupt is stored", file=sys.stderr)
         return 130
+    except OSError as exc:  # a path that is a directory, a home that is a file, a full disk
+        log.info("OS error", exc_info=True)
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"paperscout: error: {where}{exc.strerror or exc}; check the path and its permissions", file=sys.stderr)
+        return 1
+    except Exception as exc:  # the last line of defence: one line, never a traceback
+        log.info("unexpected error", exc_info=True)
+        print(
+            f"paperscout: error: {exc.__class__.__name__}: {one_line_error(exc)} (run with -v for details)",
+            file=sys.stderr,
+        )
+        return 1
+
+
+def one_line_error(exc: BaseException) -> str:
+    """The error's message on one line, cleaned and bounded, for stderr."""
+    from bot.safetext import clean_text
+
+    return " ".join(clean_text(str(exc), 500).split()) or exc.__class__.__name__
 
 
 if __name__ == "__main__":

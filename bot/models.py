@@ -14,7 +14,11 @@ from dataclasses import dataclass, field
 ARXIV_ABS_URL = "https://arxiv.org/abs/"
 
 # New-style ids (2505.17083) and old-style ids (hep-th/9901001), with an optional version suffix.
-_ARXIV_ID = re.compile(r"^(?P<base>(\d{4}\.\d{4,5})|([a-z\-]+(\.[A-Z]{2})?/\d{7}))(v(?P<version>\d+))?$")
+# ASCII digits only ([0-9], not \d: Devanagari or full-width digits would store one paper under several ids), and
+# a version of at most four digits (SQLite integers end at 2**63; arXiv versions are in the tens).
+_ARXIV_ID = re.compile(
+    r"^(?P<base>([0-9]{4}\.[0-9]{4,5})|([a-z\-]+(\.[A-Z]{2})?/[0-9]{7}))(v(?P<version>[1-9][0-9]{0,3}))?$"
+)
 
 
 class InvalidPaperId(ValueError):

@@ -14,6 +14,8 @@ from bot.models import Profile, Topic
 
 MAX_TEXT = 2000  # one topic's want/avoid text; longer text is almost always a paste accident
 MAX_LIST = 200
+MAX_TOPICS = 50  # a 10,000-topic profile made one digest take 50 s; people write a handful
+MAX_PROFILE_FILE = 200_000  # bytes of TOML; the bundled example is under 2,000
 
 _TOP_KEYS = {"name", "categories", "authors", "avoid", "topics", "keywords", "scoring", "description"}
 _TOPIC_KEYS = {"name", "want", "avoid"}
@@ -74,6 +76,8 @@ def profile_from_mapping(data: Mapping[str, Any], strict_categories: bool = True
     topics_raw = data.get("topics", [])
     if not isinstance(topics_raw, list):
         raise ProfileError("topics must be a list of [[topics]] tables")
+    if len(topics_raw) > MAX_TOPICS:
+        raise ProfileError(f"the profile has {len(topics_raw)} topics; at most {MAX_TOPICS}")
     topics = []
     for i, raw in enumerate(topics_raw, 1):
         if not isinstance(raw, Mapping):
@@ -122,11 +126,17 @@ def load_profile(path: str | Path) -> Profile:
     """Read a TOML profile file; raises `ProfileError` naming the file and the problem."""
     file = Path(path)
     try:
+        if file.stat().st_size > MAX_PROFILE_FILE:
+            raise ProfileError(f"{file}: {file.stat().st_size:,} bytes; a profile is at most {MAX_PROFILE_FILE:,}")
         data = tomllib.loads(file.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise ProfileError(f"profile file not found: {file}") from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise ProfileError(f"{file}: not valid TOML: {exc}") from None
+    except IsADirectoryError:
+        raise ProfileError(f"{file} is a directory; give a TOML profile file") from None
+    except OSError as exc:
+        raise ProfileError(f"{file}: cannot be read ({exc.strerror or exc.__class__.__name__})") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError, RecursionError) as exc:
+        raise ProfileError(f"{file}: not valid TOML: {exc.__class__.__name__}: {exc}") from None
     try:
         return profile_from_mapping(data)
     except ProfileError as exc:

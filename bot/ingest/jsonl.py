@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.errors import InputError
-from bot.ingest.limits import clean_paper
+from bot.ingest.limits import FIRST_ANNOUNCED, MAX_LINE, announced_in_range, clean_paper
 from bot.models import InvalidPaperId, Paper, split_arxiv_id
 
 REQUIRED = ("id", "title", "authors", "abstract", "categories", "announced")
@@ -25,8 +25,10 @@ def paper_from_record(record: Mapping[str, Any], where: str) -> Paper:
     missing = [k for k in REQUIRED if k not in record]
     if missing:
         raise InputError(f"{where}: missing field {missing[0]!r}")
+    if not isinstance(record["id"], str):
+        raise InputError(f"{where}: 'id' must be a string like \"2505.17639\", got {type(record['id']).__name__}")
     try:
-        paper_id, version = split_arxiv_id(str(record["id"]))
+        paper_id, version = split_arxiv_id(record["id"])
     except InvalidPaperId as exc:
         raise InputError(f"{where}: {exc}") from None
     authors, categories = record["authors"], record["categories"]
@@ -38,13 +40,20 @@ def paper_from_record(record: Mapping[str, Any], where: str) -> Paper:
         if not isinstance(record[key], str) or not record[key].strip():
             raise InputError(f"{where}: {key!r} must be non-empty text")
     try:
-        announced = dt.date.fromisoformat(str(record["announced"]))
+        if not isinstance(record["announced"], str):
+            raise ValueError
+        announced = dt.date.fromisoformat(record["announced"])
     except ValueError:
         raise InputError(f"{where}: 'announced' must be a date like 2025-05-26, got {record['announced']!r}") from None
+    if not announced_in_range(announced):
+        raise InputError(f"{where}: 'announced' {announced} is outside arXiv's range ({FIRST_ANNOUNCED} to tomorrow)")
     comment = record.get("comment") or ""
     if not isinstance(comment, str):
         raise InputError(f"{where}: 'comment' must be text")
-    return clean_paper(
+    announce_type = record.get("announce_type") or "new"
+    if not isinstance(announce_type, str):
+        raise InputError(f"{where}: 'announce_type' must be text like \"new\"")
+    paper = clean_paper(
         Paper(
             id=paper_id,
             title=record["title"],
@@ -54,9 +63,13 @@ def paper_from_record(record: Mapping[str, Any], where: str) -> Paper:
             announced=announced,
             comment=comment,
             version=version,
-            announce_type=str(record.get("announce_type") or "new"),
+            announce_type=announce_type[:20],
         )
     )
+    for key in ("title", "abstract"):
+        if not getattr(paper, key):
+            raise InputError(f"{where}: {key!r} has no visible text once control characters are removed")
+    return paper
 
 
 def read_jsonl(paths: Iterable[str | Path]) -> list[Paper]:
@@ -70,14 +83,20 @@ def read_jsonl(paths: Iterable[str | Path]) -> list[Paper]:
             raise InputError(f"{path}: no such file") from None
         except (UnicodeDecodeError, IsADirectoryError) as exc:
             raise InputError(f"{path}: cannot read as UTF-8 text ({exc.__class__.__name__})") from None
+        except OSError as exc:
+            raise InputError(f"{path}: cannot be read ({exc.strerror or exc.__class__.__name__})") from None
         for number, line in enumerate(lines, 1):
             if not line.strip():
                 continue
             where = f"{path}:{number}"
+            if len(line) > MAX_LINE:
+                raise InputError(f"{where}: line of {len(line):,} characters; a record is at most {MAX_LINE:,}")
             try:
                 record = json.loads(line)
             except json.JSONDecodeError as exc:
                 raise InputError(f"{where}: not valid JSON ({exc.msg} at column {exc.colno})") from None
+            except (ValueError, RecursionError):  # a 5,000-digit number, arrays nested thousands deep
+                raise InputError(f"{where}: not a paper record (numbers too long or nesting too deep)") from None
             paper = paper_from_record(record, where)
             # a later line for the same paper is a newer record of it
             papers[paper.id] = paper
