@@ -33,12 +33,13 @@ REQUIRED: dict[str, frozenset[str]] = {
     "answer": frozenset({"question", "papers"}),
 }
 # Placeholders that carry untrusted data and therefore must sit in the user message.
-DATA_PLACEHOLDERS = frozenset({"papers", "question"})
+# A member's or channel's profile is typed by people too: it is data like an abstract, never an instruction.
+DATA_PLACEHOLDERS = frozenset({"papers", "question", "profile"})
 
 _COMMENT = re.compile(r"<!--(?!\s*(?:system|user)\s*-->).*?-->", re.DOTALL)
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 # Opening or closing tags of the data blocks (<papers>, <question>), with any spacing or attributes, in any case.
-_DELIMITER = re.compile(rf"<\s*/?\s*(?:{DATA_TAG}?|question)\b[^>]*>", re.IGNORECASE)
+_DELIMITER = re.compile(rf"<\s*/?\s*(?:{DATA_TAG}?|question|profile)\b[^>]*>", re.IGNORECASE)
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
 

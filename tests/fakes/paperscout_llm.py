@@ -3,9 +3,9 @@
 `PaperscoutResponder` reads the numbered ``N| text`` lines of the ``<papers>`` block and answers the way a
 compliant model would: valid JSON with a [N, relevance, novelty] triple per paper, a comment of about ten
 words for papers with relevance 8 or more, and TL;DRs of about 20 words. Grades come from `grade`, which by
-default measures word overlap with the profile in the system prompt (deterministic, plausible enough for a
-manual check); tests and benchmarks override it. Lengths are realistic on purpose: the token benchmark counts
-them.
+default measures word overlap with the profile, the ``<profile>`` block of the user message (deterministic,
+plausible enough for a manual check); tests and benchmarks override it. Lengths are realistic on purpose:
+the token benchmark counts them.
 """
 
 from __future__ import annotations
@@ -49,10 +49,11 @@ def request_papers(request: dict[str, Any]) -> list[tuple[int, str]]:
 
 
 def profile_topics(request: dict[str, Any]) -> list[tuple[str, set[str]]]:
-    """(topic name, its words) for each ``- name: want`` line of the system prompt."""
-    system = " ".join(str(m.get("content", "")) for m in request.get("messages", []) if m.get("role") == "system")
+    """(topic name, its words) for each ``- name: want`` line of the user message's ``<profile>`` block."""
+    user = "\n".join(str(m.get("content", "")) for m in request.get("messages", []) if m.get("role") == "user")
+    block = user.split("<profile>", 1)[1].split("</profile>", 1)[0] if "<profile>" in user else ""
     topics = []
-    for line in system.splitlines():
+    for line in block.splitlines():
         if line.startswith("- ") and ":" in line:
             name, want = line[2:].split(":", 1)
             want = want.split("(not:", 1)[0]
