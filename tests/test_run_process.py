@@ -1,6 +1,6 @@
 """`paperscout run` as a real process against the Telegram fake: killed with SIGKILL at random points of the
-fan-out and restarted, every target still gets its digest exactly once, every message once; SIGTERM stops it
-cleanly. (bench/kill.py runs the same with 100 kills.)"""
+fan-out and restarted, every target still gets its digest, each message once but for the one a kill may catch
+between Telegram's answer and the journal; SIGTERM stops it cleanly. (bench/kill.py runs it with 100 kills.)"""
 
 from __future__ import annotations
 
@@ -20,5 +20,8 @@ def test_killed_at_random_points_every_digest_arrives_once(
     report = run_kill_test(tmp_path / "home", papers, embedder, targets=50, kills=3, seed=11)
     assert report.kills == 3
     assert report.delivered == 50
-    assert report.duplicates == 0 and report.missing == 0
-    assert report.messages >= 50
+    assert report.missing == 0 and report.messages >= 50
+    # Telegram has no idempotency key: a kill after Telegram accepted a message and before the journal noted it
+    # (microseconds on a quiet machine) sends that one message again. Never a whole digest again: at most the
+    # messages in flight at each kill.
+    assert report.duplicates <= report.kills
