@@ -270,8 +270,12 @@ async def cmd_db(core: Core, args: argparse.Namespace) -> int:
         f"papers:          {await core.repo.count_papers()} ({len(days)} announcement days"
         + (f", {days[0]} .. {days[-1]})" if days else ")")
     )
-    print(f"vectors:         {await core.vectors.count()}")
+    papers, vectors = await core.repo.count_papers(), await core.vectors.count()
+    print(f"vectors:         {vectors}")
     print(f"targets:         {len(await core.repo.targets(enabled_only=False))}")
+    if vectors != papers and not args.refresh_vectors:
+        # Said, not hidden: a store written by two processes at once loses vectors (issue 17).
+        print(f"mismatch:        {papers} papers but {vectors} vectors; run paperscout db --refresh-vectors")
     if args.refresh_vectors:
         from bot.ingest.store import refresh_vectors
 

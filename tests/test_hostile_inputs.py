@@ -203,3 +203,30 @@ def test_hostile_profile_files_are_one_profile_error(tmp_path: Path, text: str) 
     assert "\n" not in str(caught.value).strip()
     with pytest.raises(PaperscoutError, match="is a directory"):
         load_profile(tmp_path)
+
+
+def test_db_reports_papers_without_vectors_instead_of_hiding_it(
+    home: Path,  # noqa: F811
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    import asyncio
+
+    from bot.config import load_settings
+    from bot.core import open_core
+
+    assert main(["ingest", "--jsonl", str(small_day(tmp_path, 3))]) == 0
+    assert main(["db"]) == 0
+    assert "mismatch" not in capsys.readouterr().out
+
+    async def lose_one_vector() -> None:
+        async with open_core(load_settings()) as core:
+            [paper_id, *_] = [p.id for p in await core.repo.papers_on((await core.repo.announcement_days())[0])]
+            await core.vectors.delete([paper_id])
+
+    asyncio.run(lose_one_vector())
+    assert main(["db"]) == 0
+    assert "mismatch:        3 papers but 2 vectors; run paperscout db --refresh-vectors" in capsys.readouterr().out
+    assert main(["db", "--refresh-vectors"]) == 0
+    assert main(["db"]) == 0
+    assert "mismatch" not in capsys.readouterr().out
