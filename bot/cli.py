@@ -501,10 +501,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def one_line_error(exc: BaseException) -> str:
-    """The error's message on one line, cleaned and bounded, for stderr."""
+    """The error's message on one line, cleaned, bounded and without URL credentials, for stderr."""
+    from bot.logs import RedactSecrets
     from bot.safetext import clean_text
 
-    return " ".join(clean_text(str(exc), 500).split()) or exc.__class__.__name__
+    text = RedactSecrets([]).redact(" ".join(clean_text(str(exc)).split()))
+    return clean_text(text, 500) or exc.__class__.__name__
 
 
 if __name__ == "__main__":

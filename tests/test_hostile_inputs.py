@@ -230,3 +230,11 @@ def test_db_reports_papers_without_vectors_instead_of_hiding_it(
     assert main(["db", "--refresh-vectors"]) == 0
     assert main(["db"]) == 0
     assert "mismatch" not in capsys.readouterr().out
+
+
+def test_a_one_line_error_carries_no_url_credentials_controls_or_line_breaks() -> None:
+    from bot.cli import one_line_error
+
+    line = one_line_error(ValueError("cannot reach https://bob:hunter22@llm.example/v1?key=sk-123\n\x1b[2J@here"))
+    assert "hunter22" not in line and "sk-123" not in line and "\n" not in line and "\x1b" not in line
+    assert line.startswith("cannot reach https://")
