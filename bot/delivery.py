@@ -17,6 +17,7 @@ import dataclasses
 import datetime as dt
 import json
 import logging
+import random
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
@@ -30,6 +31,7 @@ log = logging.getLogger(__name__)
 
 MAX_ATTEMPTS = 4
 MAX_BACKOFF_SECONDS = 300.0
+FIRST_BACKOFF_SECONDS = 2.0
 
 
 class DeliveryError(PaperscoutError):
@@ -87,19 +89,26 @@ class DeliveryResult:
     permanent: bool = False  # failed for good (the bot was removed, the user blocked it): do not retry
 
 
+def retry_wait(error: DeliveryError, attempt: int, rng: random.Random | None = None) -> float:
+    """How long to wait before retry `attempt` (1-based): the platform's retry_after when it gave one (never
+    less), else an exponential back-off with jitter, so many targets failing at once do not retry in step."""
+    if error.retry_after is not None:
+        return min(error.retry_after, MAX_BACKOFF_SECONDS)
+    ceiling = min(FIRST_BACKOFF_SECONDS * 2 ** (attempt - 1), MAX_BACKOFF_SECONDS)
+    return (rng or random).uniform(ceiling / 2, ceiling)
+
+
 async def send_with_retries(poster: Poster, target: Target, digest: Digest) -> list[str]:
     """Post with bounded retries, waiting what the platform asks (or an exponential back-off)."""
-    delay = 2.0
     for attempt in range(1, MAX_ATTEMPTS + 1):
         try:
             return await poster.post_digest(target, digest)
         except DeliveryError as exc:
             if exc.permanent or attempt == MAX_ATTEMPTS:
                 raise
-            wait = min(exc.retry_after if exc.retry_after is not None else delay, MAX_BACKOFF_SECONDS)
+            wait = retry_wait(exc, attempt)
             log.warning("posting to %s failed (%s); retry %d in %.1fs", target.key, exc, attempt, wait)
             await asyncio.sleep(wait)
-            delay *= 2
     raise AssertionError("unreachable")
 
 
@@ -119,6 +128,7 @@ async def deliver(
             refs = await send_with_retries(poster, target, digest)
     except DeliveryError as exc:
         log.error("digest for %s on %s not delivered: %s", target.key, day, exc)
+        await core.repo.note_post_failure(target.id, day, str(exc))
         return DeliveryResult(target, day, "failed", str(exc), permanent=exc.permanent)
     await core.repo.mark_sent(target.id, day, [i.paper.id for i in digest.items], detail=",".join(refs)[:500])
     log.info("digest for %s on %s sent: %d papers in %d messages", target.key, day, digest.picked, len(refs))
@@ -137,7 +147,6 @@ async def _send_by_message(
     messages = poster.digest_messages(target, digest)
     journal = core.sent_journal
     sent = {**(journal.sent(target.id, day) if journal else {}), **await core.repo.sent_messages(target.id, day)}
-    delay = 2.0
     for seq, message in enumerate(messages):
         if seq in sent:
             continue
@@ -151,10 +160,9 @@ async def _send_by_message(
             except DeliveryError as exc:
                 if exc.permanent or attempt == MAX_ATTEMPTS:
                     raise
-                wait = min(exc.retry_after if exc.retry_after is not None else delay, MAX_BACKOFF_SECONDS)
+                wait = retry_wait(exc, attempt)
                 log.warning("message %d to %s failed (%s); retry %d in %.1fs", seq, target.key, exc, attempt, wait)
                 await asyncio.sleep(wait)
-                delay *= 2
         await core.repo.record_message(target.id, day, seq, sent[seq])
     for seq, message_id in sent.items():  # lines only the journal had (a crash before the ledger got them)
         await core.repo.record_message(target.id, day, seq, message_id)

@@ -7,6 +7,7 @@ from typing import Any
 
 from bot.core import Core
 from bot.days import stored_today
+from bot.schedule import local_time
 from bot.scheduler import ARXIV_ZONE, INGEST_HOUR, post_moment
 
 _INGEST_WEEKDAYS = {6, 0, 1, 2, 3}  # Sunday to Thursday (Monday = 0)
@@ -31,31 +32,41 @@ async def status_report(core: Core, now: dt.datetime) -> dict[str, Any]:
         if day
         else {}
     )
+    inactive = await core.repo.inactive_reasons()
     targets = []
     for target, _profile in await core.repo.targets(enabled_only=False):
         if target.id is None or target.chat_id.startswith("dm:"):
             continue
         status, detail, messages = ledger.get(target.id, ("", "", 0))
-        if target.paused:
+        if target.id in inactive:
+            state, detail = "inactive", inactive[target.id]
+        elif target.paused:
             state = "paused"
         elif status == "sent":
             state = "sent"
+        elif status == "claimed" and detail:
+            state = f"failed ({messages} messages out; retried at the next tick)"
         elif status == "claimed":
             state = f"in progress ({messages} messages out)"
         else:
             state = "not yet"
-        upcoming = post_moment(target, now.astimezone(dt.UTC).date())
+        local_today = local_time(now, target.timezone).date()
+        upcoming = post_moment(target, local_today)
         if upcoming <= now:
-            upcoming = post_moment(target, now.astimezone(dt.UTC).date() + dt.timedelta(days=1))
+            upcoming = post_moment(target, local_today + dt.timedelta(days=1))
         targets.append(
             {
                 "target": target.key,
                 "post_time": f"{target.post_time} {target.timezone}",
                 "next_post_utc": upcoming.strftime("%Y-%m-%d %H:%M"),
                 "today": state,
-                "detail": detail if status == "sent" else "",
+                "detail": detail,
             }
         )
+    summary = {name: 0 for name in ("sent", "pending", "failed", "inactive", "paused")}
+    for entry in targets:
+        state = entry["today"].split(" ", 1)[0]
+        summary[{"in": "pending", "not": "pending"}.get(state, state)] += 1
     runs = await core.repo.last_job_runs()
     return {
         "now_utc": now.astimezone(dt.UTC).strftime("%Y-%m-%d %H:%M"),
@@ -65,6 +76,7 @@ async def status_report(core: Core, now: dt.datetime) -> dict[str, Any]:
             job: {"started": started, "finished": finished, "outcome": outcome, "detail": detail}
             for job, (started, finished, outcome, detail) in runs.items()
         },
+        "ledger": summary,
         "targets": targets,
     }
 
@@ -79,11 +91,16 @@ def status_text(report: dict[str, Any]) -> str:
         lines.append(f"last {job} run: {run['started']} -> {run['outcome']} {run['detail']}".rstrip())
     if not report["jobs"]:
         lines.append("no job has run yet (paperscout run records every run)")
+    counts = report["ledger"]
+    lines.append(
+        f"digests of {report['latest_day'] or '-'}: {counts['sent']} sent, {counts['pending']} pending,"
+        f" {counts['failed']} failed, {counts['inactive']} inactive, {counts['paused']} paused"
+    )
     if not report["targets"]:
         lines.append("no channel digests set up (/setup in a channel, or in paperscout console)")
     for target in report["targets"]:
         lines.append(
             f"{target['target']}: {target['today']} for {report['latest_day']}; posts at {target['post_time']}, "
-            f"next {target['next_post_utc']} UTC"
+            f"next {target['next_post_utc']} UTC" + (f" ({target['detail']})" if target["today"] == "inactive" else "")
         )
     return "\n".join(lines)

@@ -207,6 +207,11 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX job_runs_by_job ON job_runs(job, id);
     """,
+    # 8: a target the platform refuses for good (bot removed, chat deleted, user blocked the bot) is inactive with
+    # the platform's reason, apart from an admin's /pause; setting the target up again clears it
+    """
+    ALTER TABLE targets ADD COLUMN inactive TEXT NOT NULL DEFAULT '';  -- '' = active, else why it is not
+    """,
 ]
 
 LATEST_VERSION = len(MIGRATIONS)

@@ -49,7 +49,8 @@ class TargetsRepo(RepositoryBase):
                 "INSERT INTO targets (platform, chat_id, profile_id, categories, post_time, timezone, digest_size,"
                 " enabled) VALUES (?,?,?,?,?,?,?,?) ON CONFLICT(platform, chat_id) DO UPDATE SET"
                 " profile_id=excluded.profile_id, categories=excluded.categories, post_time=excluded.post_time,"
-                " timezone=excluded.timezone, digest_size=excluded.digest_size, enabled=excluded.enabled",
+                " timezone=excluded.timezone, digest_size=excluded.digest_size, enabled=excluded.enabled,"
+                " inactive=''",
                 (
                     target.platform,
                     target.chat_id,
@@ -75,7 +76,7 @@ class TargetsRepo(RepositoryBase):
             " JOIN profiles p ON p.id = t.profile_id"
         )
         if enabled_only:
-            query += " WHERE t.enabled = 1 AND t.paused = 0"
+            query += " WHERE t.enabled = 1 AND t.paused = 0 AND t.inactive = ''"
         async with self.conn.execute(query + " ORDER BY t.id") as cursor:
             rows = await cursor.fetchall()
         return [(target_from_row(r), profile_from_json(r["profile_data"])) for r in rows]
@@ -106,6 +107,24 @@ class TargetsRepo(RepositoryBase):
         ) as cursor:
             row = await cursor.fetchone()
         return (target_from_row(row), profile_from_json(row["profile_data"])) if row else None
+
+    async def set_target_inactive(self, target_id: int, reason: str) -> None:
+        """Stop scheduling a target the platform refuses for good; `reason` is what the platform said."""
+        async with self.transaction() as conn:
+            await conn.execute("UPDATE targets SET inactive=? WHERE id=?", (reason[:300] or "gone", target_id))
+
+    async def inactive_reasons(self) -> dict[int, str]:
+        """Target id -> why it is inactive, for every inactive target."""
+        async with self.conn.execute("SELECT id, inactive FROM targets WHERE inactive != ''") as cursor:
+            return {int(r[0]): str(r[1]) async for r in cursor}
+
+    async def note_post_failure(self, target_id: int, day: dt.date, error: str) -> None:
+        """Keep why the claimed post of (target, day) failed (shown by `paperscout status`; a retry may follow)."""
+        async with self.transaction() as conn:
+            await conn.execute(
+                "UPDATE ledger SET detail=? WHERE target_id=? AND day=? AND status='claimed'",
+                (error[:500], target_id, day_to_int(day)),
+            )
 
     async def set_target_paused(self, target_id: int, paused: bool) -> None:
         """Pause or resume a channel's digest (the schedule passes paused targets over)."""
