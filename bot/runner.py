@@ -20,7 +20,7 @@ from typing import Any, Protocol
 from bot.config import Settings
 from bot.core import Core
 from bot.delivery import Poster
-from bot.ingest.nightly import PollOutcome, ingest_until_announced, poll_once
+from bot.ingest.nightly import PollOutcome, catch_up_missed_days, ingest_until_announced, poll_once
 from bot.scheduler import (
     ARXIV_ZONE,
     INGEST_CUTOFF_HOURS,
@@ -138,7 +138,8 @@ class Runner:
         task.add_done_callback(self._running.discard)
 
     async def catch_up_feed(self) -> PollOutcome | None:
-        """On start: one look at the feed, so a day announced while the process was down is stored."""
+        """On start: the days missed while down from arXiv's API, then one look at the feed for the latest one."""
+        await self.catch_up_missed()
         run_id = await self.core.repo.start_job_run("ingest")
         try:
             outcome = await poll_once(self.core)
@@ -149,6 +150,19 @@ class Runner:
         await self.core.repo.finish_job_run(run_id, "ok" if outcome.announced else "nothing", outcome.detail)
         log.info("start-up check of the feed: %s", outcome.detail)
         return outcome
+
+    async def catch_up_missed(self) -> list[dt.date]:
+        """Days announced while the process was down, older than the feed's current one, from arXiv's API."""
+        run_id = await self.core.repo.start_job_run("catch-up")
+        try:
+            days = await catch_up_missed_days(self.core, self.clock())
+        except Exception as exc:  # arXiv's API down: the digests of those days are simply not posted
+            await self.core.repo.finish_job_run(run_id, "failed", str(exc))
+            log.warning("catching up missed days from the arXiv API failed: %s", exc)
+            return []
+        detail = ", ".join(map(str, days)) or "no day missed"
+        await self.core.repo.finish_job_run(run_id, "ok" if days else "nothing", detail)
+        return days
 
     async def ingest_night(self) -> PollOutcome:
         """The announcement-night job: poll until the day is stored or the cut-off ("no announcement")."""

@@ -28,12 +28,12 @@ async def test_a_gone_chat_turns_inactive_a_flaky_one_shows_failed_and_setup_rea
     await _add_target(core, target("UTC", "09:00", "fine"))
 
     class Refusing(RecordingPoster):
-        async def send_message(self, tgt, message):  # type: ignore[no-untyped-def]
+        async def send_digest_message(self, tgt, message, position, sent, nonce):  # type: ignore[no-untyped-def]
             if tgt.chat_id == "gone":
                 raise DeliveryError("Forbidden: bot was kicked from the group chat", permanent=True)
             if tgt.chat_id == "flaky":
                 raise DeliveryError("Bad Gateway", retry_after=0)
-            return await super().send_message(tgt, message)
+            return await super().send_digest_message(tgt, message, position, sent, nonce)
 
     poster = Refusing()
     jobs = DigestJobs(core, {"test": poster}, clock=lambda: at("2026-06-01T09:05:00"))

@@ -23,6 +23,7 @@ from requests.adapters import HTTPAdapter
 
 from bot.config import Settings
 from bot.errors import FeedError, InputError, SourceUnavailable
+from bot.ingest.announce import announcement_day
 from bot.ingest.rss import MAX_RETRY_AFTER_SECONDS, USER_AGENT, checked_categories
 from bot.ingest.throttle import Throttle, retry_after_seconds, shared_throttle
 from bot.models import InvalidPaperId, Paper, split_arxiv_id
@@ -138,10 +139,12 @@ async def fetch_range(
     max_results: int,
     *,
     page_size: int = PAGE_SIZE,
+    by_announcement_day: bool = False,
 ) -> list[Paper]:
     """Papers in `categories` submitted from `start` to `end` (inclusive, UTC days), oldest first.
 
-    At most `max_results`, fetched `page_size` per request; each paper's announced day is its published date.
+    At most `max_results`, fetched `page_size` per request; each paper's announced day is its published date, or
+    with `by_announcement_day` the day arXiv announced its first version (`bot.ingest.announce`).
     """
     if end < start:
         raise InputError(f"backfill range ends ({end}) before it starts ({start})")
@@ -159,7 +162,9 @@ async def fetch_range(
         sort_order=arxiv.SortOrder.Ascending,
     )
     results = await asyncio.to_thread(_collect, settings, search, max(1, min(page_size, max_results)))
-    papers = _unique([_to_paper(result, None) for result in results])
+    papers = _unique(
+        [_to_paper(result, announcement_day(result.published) if by_announcement_day else None) for result in results]
+    )
     logger.info("arXiv API backfill %s %s..%s: %d papers", "+".join(cats), start, end, len(papers))
     return papers
 

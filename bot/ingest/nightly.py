@@ -1,4 +1,5 @@
-"""The nightly ingest of `paperscout run`: one poll of the RSS feed, and polling until the day is announced.
+"""The nightly ingest of `paperscout run`: one poll of the RSS feed, polling until the day is announced, and the
+days missed while the process was down, from arXiv's API.
 
 A day counts as announced only when the feed's channel date moves past the last day stored and the feed lists
 new or cross-listed papers: an empty feed (weekend, arXiv holiday) or an unchanged one (not rebuilt yet) is
@@ -16,12 +17,17 @@ from dataclasses import dataclass
 
 from bot.core import Core
 from bot.errors import FeedError, SourceUnavailable
+from bot.ingest.announce import announcement_days, latest_announcement_day, submission_window
+from bot.ingest.arxiv_api import fetch_range
 from bot.ingest.rss import RssDay, fetch_rss
 from bot.ingest.store import store_papers
+from bot.models import Paper
 
 log = logging.getLogger(__name__)
 
 NEW_TYPES = ("new", "cross")
+MAX_CATCH_UP_DAYS = 5  # a week of downtime at most; beyond that `paperscout ingest --since` is the tool
+CATCH_UP_MAX_RESULTS = 5000
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,3 +80,45 @@ async def ingest_until_announced(
             )
         attempt += 1
         await sleep(pause)
+
+
+async def catch_up_missed_days(
+    core: Core,
+    now: dt.datetime,
+    fetch: Callable[..., Awaitable[list[Paper]]] = fetch_range,
+    *,
+    max_days: int = MAX_CATCH_UP_DAYS,
+) -> list[dt.date]:
+    """Store the announcement days missed while the process was down, from arXiv's API; returns them.
+
+    Only days after the last stored one and before the latest listing that has gone out are considered (that one
+    comes from the RSS feed, with its cross-lists and replacements; never the archive before the first day
+    stored), at most `max_days` of the most recent. The API knows submission times,
+    not listings, so each paper is put on the announcement day of its first version's submission
+    (`bot.ingest.announce`); replacements of those days are not listed by the API and are not needed.
+    """
+    latest = await core.repo.latest_day()
+    if latest is None:
+        return []
+    missed = announcement_days(latest + dt.timedelta(days=1), latest_announcement_day(now))[:-1][-max_days:]
+    if not missed:
+        return []
+    start, _ = submission_window(missed[0])
+    _, end = submission_window(missed[-1])
+    papers = await fetch(
+        core.settings,
+        core.settings.categories,
+        start.astimezone(dt.UTC).date(),
+        end.astimezone(dt.UTC).date(),
+        CATCH_UP_MAX_RESULTS,
+        by_announcement_day=True,
+    )
+    wanted = set(missed)
+    found = [p for p in papers if p.announced in wanted]
+    if found:
+        report = await store_papers(core, found)
+        log.info("caught up %s from the arXiv API: %s", ", ".join(map(str, missed)), report.line())
+    stored = sorted({p.announced for p in found})
+    for day in sorted(wanted - set(stored)):
+        log.info("caught up nothing for %s: the API lists no paper submitted for it", day)
+    return stored
