@@ -51,6 +51,34 @@ def _post_time(text: str) -> dt.time:
         return dt.time(9, 0)
 
 
+def post_moment(day: dt.date, post_time: str, timezone: str) -> dt.datetime:
+    """When a digest meant for `post_time` local time on `day` in `timezone` goes out, in UTC.
+
+    The local time is normalised through UTC, so a post time skipped by a spring-forward shift lands just after
+    the gap and one repeated by a fall-back shift means its first occurrence: either way there is one moment.
+    An unknown zone counts as UTC, an unreadable time as 09:00.
+    """
+    when = _post_time(post_time)
+    try:
+        zone: dt.tzinfo = zoneinfo.ZoneInfo(timezone)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        zone = dt.UTC
+    return dt.datetime.combine(day, when, tzinfo=zone).astimezone(dt.UTC)
+
+
+def split_by_catchup(
+    schedule: DigestSchedule, days: Sequence[dt.date], now: dt.datetime, catchup: dt.timedelta
+) -> tuple[list[dt.date], list[dt.date]]:
+    """`days` (from `due_days`) as (still due, skipped): a digest whose post time passed more than `catchup` ago
+    (the bot was down) is skipped rather than posted late."""
+    due: list[dt.date] = []
+    skipped: list[dt.date] = []
+    for day in days:
+        late = now - post_moment(day, schedule.post_time, schedule.timezone)
+        (due if late <= catchup else skipped).append(day)
+    return due, skipped
+
+
 def _posted_by(schedule: DigestSchedule, now: dt.datetime) -> dt.date:
     """The latest local date whose posting time has passed."""
     local = local_time(now, schedule.timezone)

@@ -32,6 +32,7 @@ from bot.core import Core
 from bot.delivery import DeliveryResult, Poster, deliver_digest
 from bot.errors import PaperscoutError
 from bot.models import Target
+from bot.schedule import post_moment as schedule_post_moment
 
 log = logging.getLogger(__name__)
 
@@ -53,25 +54,9 @@ def utc_now() -> dt.datetime:
     return dt.datetime.now(dt.UTC)
 
 
-def _zone(name: str) -> dt.tzinfo:
-    try:
-        return zoneinfo.ZoneInfo(name)
-    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
-        return dt.UTC
-
-
 def post_moment(target: Target, day: dt.date) -> dt.datetime:
-    """When the digest of announcement day `day` is meant to go out for `target`, in UTC.
-
-    The local time is normalised through UTC, so a post time skipped by a spring-forward shift lands just after
-    the gap and one repeated by a fall-back shift means its first occurrence: either way there is one moment.
-    """
-    try:
-        hour, minute = (int(part) for part in target.post_time.split(":", 1))
-    except ValueError:
-        hour, minute = 9, 0
-    local = dt.datetime(day.year, day.month, day.day, hour, minute, tzinfo=_zone(target.timezone))
-    return local.astimezone(dt.UTC)
+    """When the digest of announcement day `day` is meant to go out for `target`, in UTC (`bot.schedule`)."""
+    return schedule_post_moment(day, target.post_time, target.timezone)
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,5 +167,5 @@ class DigestJobs:
             from bot.users import deliver_due_personal_digests
 
             for poster in self.posters.values():
-                results += await deliver_due_personal_digests(self.core, poster, now)
+                results += await deliver_due_personal_digests(self.core, poster, now, catchup=self.catchup)
         return results

@@ -26,11 +26,12 @@ from bot.digest import attach_tldrs
 from bot.errors import InputError, PaperscoutError
 from bot.models import Digest, Profile, Target, UserRecord
 from bot.profiles import profile_to_mapping
-from bot.schedule import DigestSchedule, due_days
+from bot.schedule import DigestSchedule, due_days, split_by_catchup
 
 log = logging.getLogger(__name__)
 
 WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+_SKIP_LOGGED: set[tuple[str, dt.date]] = set()  # personal digests already logged as skipped by this process
 PERSONAL_CHAT_PREFIX = "dm:"  # chat_id of a personal target: "dm:<id part of the user key>"
 MAX_USER_KEY = 200
 
@@ -250,8 +251,12 @@ async def deliver_due_personal_digests(
     poster: Poster,
     now: dt.datetime,
     channel_targets: Callable[[str], Awaitable[Sequence[int] | None]] | None = None,
+    *,
+    catchup: dt.timedelta | None = None,
 ) -> list[DeliveryResult]:
     """Post every personal digest of `poster`'s platform that is due at `now` (see bot/schedule.py).
+
+    With `catchup` (`paperscout run`), a digest whose post time passed longer ago than that is skipped and logged.
 
     Meant to be called every few minutes by a scheduler. One user's failure is logged and reported, never
     stops the others. `channel_targets(user_key)` names the channel targets whose digests the user already sees
@@ -272,6 +277,17 @@ async def deliver_due_personal_digests(
             personal = [t for t in targets if t.chat_id.startswith(PERSONAL_CHAT_PREFIX) and t.id is not None]
             last_sent = await core.repo.last_sent_day(personal[0].id) if personal and personal[0].id else None
             due = due_days(schedule, now, days, last_sent)
+            if catchup is not None and due:
+                due, skipped = split_by_catchup(schedule, due, now, catchup)
+                for day in skipped:
+                    if (user.key, day) not in _SKIP_LOGGED:
+                        _SKIP_LOGGED.add((user.key, day))
+                        log.warning(
+                            "personal digest for %s on %s skipped: its post time passed over %s ago",
+                            user.key,
+                            day,
+                            catchup,
+                        )
             seen = await channel_targets(user.key) if due and channel_targets is not None else None
             for day in due:
                 results.append(await deliver_personal_digest(core, poster, user.key, day, channel_targets=seen))
