@@ -75,13 +75,17 @@ async def cmd_ingest(core: Core, args: argparse.Namespace) -> int:
     elif args.since:
         from bot.ingest.arxiv_api import fetch_range
 
-        papers = await fetch_range(
+        from bot.ingest.announce import latest_announcement_day
+
+        backfill = await fetch_range(
             core.settings,
             args.categories or core.settings.categories,
             args.since,
-            args.until or dt.date.today(),
+            args.until or latest_announcement_day(dt.datetime.now(dt.UTC)),
             args.max_results,
         )
+        papers = backfill.papers
+        print(backfill.line())
     else:
         from bot.ingest.rss import fetch_rss
 
@@ -365,8 +369,8 @@ def build_parser() -> argparse.ArgumentParser:
     source = ingest.add_mutually_exclusive_group()
     source.add_argument("--jsonl", nargs="+", metavar="FILE", help="JSONL files in the shared/data/arxiv format")
     source.add_argument("--ids", nargs="+", metavar="ID", help="arXiv ids to look up through the API")
-    source.add_argument("--since", type=parse_day, metavar="D", help="backfill through the API from this day")
-    ingest.add_argument("--until", type=parse_day, metavar="D", help="last day of a backfill (default today)")
+    source.add_argument("--since", type=parse_day, metavar="D", help="backfill through the API from this announcement day")
+    ingest.add_argument("--until", type=parse_day, metavar="D", help="last announcement day of a backfill (default the latest one)")
     ingest.add_argument("--categories", nargs="+", metavar="CAT", help="arXiv categories (default from settings)")
     ingest.add_argument(
         "--max-results", type=bounded_int(1, 30000), default=2000, help="cap for a backfill (default 2000)"

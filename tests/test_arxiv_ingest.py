@@ -311,37 +311,134 @@ async def test_fetch_by_ids_rejects_non_ids(arxiv_settings: Settings) -> None:
     assert await fetch_by_ids(arxiv_settings, []) == []
 
 
-async def test_fetch_range_pages_through_results(fake_arxiv: FakeArxiv, arxiv_settings: Settings) -> None:
-    start = dt.datetime(2025, 5, 26, 9, 0, tzinfo=dt.UTC)
-    inside = [
-        record(f"2505.{n:05d}", ("cs.LG",) if n % 2 else ("stat.ML", "cs.AI"), published=start + dt.timedelta(hours=n))
-        for n in range(1, 26)
-    ]
-    outside = [
-        record("2505.10000", ("cs.LG",), published=start - dt.timedelta(days=2)),
-        record("2505.10001", ("math.CO",), published=start),
-        record("2505.10002", ("cs.LG",), published=start + dt.timedelta(days=5)),
-    ]
-    fake_arxiv.add(*outside, *reversed(inside))
+def utc(month: int, day: int, hour: int, minute: int = 0) -> dt.datetime:
+    return dt.datetime(2025, month, day, hour, minute, tzinfo=dt.UTC)
 
-    papers = await fetch_range(
-        arxiv_settings, ["cs.LG", "cs.AI"], dt.date(2025, 5, 26), dt.date(2025, 5, 27), 100, page_size=10
+
+# Submission times as arXiv reports them around the 14:00 US Eastern (18:00 UTC in May) cut-off, each with the day
+# the RSS feed lists the paper on. The first twenty reproduce the real sample (29 April, 16:00-18:00 UTC).
+WEEK = [
+    *(
+        record(
+            f"2504.2{n:04d}",
+            ("cs.LG",),
+            day=dt.date(2025, 4, 30),
+            published=utc(4, 29, 16) + dt.timedelta(minutes=6 * n),
+        )
+        for n in range(20)
+    ),
+    record("2504.21000", ("stat.ML", "cs.AI"), day=dt.date(2025, 4, 30), published=utc(4, 28, 18, 30)),  # Mon late
+    record("2504.21001", ("cs.AI",), day=dt.date(2025, 5, 1), published=utc(4, 29, 18, 0)),  # 14:00 EDT sharp
+    record("2505.00010", ("cs.LG",), day=dt.date(2025, 5, 5), published=utc(5, 2, 17, 59)),  # Friday before
+    record("2505.00011", ("cs.LG",), day=dt.date(2025, 5, 6), published=utc(5, 2, 18, 1)),  # Friday after
+    record("2505.00012", ("cs.AI",), day=dt.date(2025, 5, 6), published=utc(5, 3, 11)),  # Saturday
+    record("2505.00013", ("cs.LG",), day=dt.date(2025, 5, 6), published=utc(5, 5, 3)),  # Sunday night Eastern
+]
+OUTSIDE = [
+    record("2504.19999", ("cs.LG",), day=dt.date(2025, 4, 29), published=utc(4, 28, 17, 59)),  # the day before
+    record("2505.00014", ("cs.LG",), day=dt.date(2025, 5, 7), published=utc(5, 6, 18, 0)),  # the day after
+    record("2505.00015", ("math.CO",), day=dt.date(2025, 5, 5), published=utc(5, 1, 12)),  # another category
+    # An old paper cross-listed into cs.LG on 5 May: the RSS feed lists it that day, a submittedDate query cannot.
+    record("2301.00001", ("math.OC", "cs.LG"), day=dt.date(2025, 5, 5), published=utc(1, 2, 9).replace(year=2023)),
+]
+
+
+async def test_backfill_files_each_paper_under_the_day_the_rss_feed_lists_it(
+    fake_arxiv: FakeArxiv, arxiv_settings: Settings
+) -> None:
+    fake_arxiv.add(*OUTSIDE, *reversed(WEEK))
+    backfill = await fetch_range(arxiv_settings, ["cs.LG", "cs.AI"], dt.date(2025, 4, 30), dt.date(2025, 5, 6), 100)
+    assert backfill.incomplete is None
+    assert backfill.days == [
+        dt.date(2025, 4, 30),
+        dt.date(2025, 5, 1),
+        dt.date(2025, 5, 2),
+        dt.date(2025, 5, 5),
+        dt.date(2025, 5, 6),
+    ]
+    assert {p.id: p.announced for p in backfill.papers} == {r.id: r.announced for r in WEEK}
+    # The RSS feed of each day lists the same papers under the same day.
+    for day in backfill.days:
+        fake_arxiv.rss_day = day
+        listed = await fetch_rss(arxiv_settings, ["cs.LG", "cs.AI"])
+        from_rss = {p.id for p in listed.papers}
+        old_cross = {"2301.00001"} if day == dt.date(2025, 5, 5) else set()  # only the feed can have it
+        assert from_rss == {p.id for p in backfill.papers if p.announced == day} | old_cross
+    [api] = [r for r in fake_arxiv.requests if r.endpoint == "api"]
+    # From Monday 28 April 14:00 EDT to Monday 5 May 13:59 EDT (the cut-off for Tuesday), in UTC.
+    assert api.query["search_query"] == "(cat:cs.LG OR cat:cs.AI) AND submittedDate:[202504281800 TO 202505051759]"
+    assert api.query["sortBy"] == "submittedDate" and api.query["sortOrder"] == "ascending"
+
+
+async def test_backfill_pages_and_caps(fake_arxiv: FakeArxiv, arxiv_settings: Settings) -> None:
+    fake_arxiv.add(*WEEK)
+    backfill = await fetch_range(
+        arxiv_settings, ["cs.LG", "cs.AI"], dt.date(2025, 4, 30), dt.date(2025, 5, 6), 100, page_size=10
     )
-    assert [p.id for p in papers] == [r.id for r in inside]  # oldest first, nothing outside
-    assert papers[0].announced == dt.date(2025, 5, 26) and papers[-1].announced == dt.date(2025, 5, 27)
-    assert papers[1].categories == ("stat.ML", "cs.AI")
-
-    api = [r for r in fake_arxiv.requests if r.endpoint == "api"]
-    assert [r.query["start"] for r in api] == ["0", "10", "20"]
-    assert api[0].query["search_query"] == "(cat:cs.LG OR cat:cs.AI) AND submittedDate:[202505260000 TO 202505272359]"
-    assert api[0].query["sortBy"] == "submittedDate" and api[0].query["sortOrder"] == "ascending"
-
+    assert [p.id for p in backfill.papers] == [r.id for r in sorted(WEEK, key=lambda r: r.submitted)]
+    assert [r.query["start"] for r in fake_arxiv.requests] == ["0", "10", "20"]
     fake_arxiv.reset()
-    capped = await fetch_range(
-        arxiv_settings, ["cs.LG", "cs.AI"], dt.date(2025, 5, 26), dt.date(2025, 5, 27), 15, page_size=10
+    capped = await fetch_range(arxiv_settings, ["cs.LG"], dt.date(2025, 4, 30), dt.date(2025, 5, 6), 15, page_size=10)
+    assert len(capped.papers) == 15 and len(fake_arxiv.requests) == 2
+
+
+async def test_backfill_of_days_without_announcements_asks_nothing(
+    fake_arxiv: FakeArxiv, arxiv_settings: Settings
+) -> None:
+    backfill = await fetch_range(arxiv_settings, ["cs.LG"], dt.date(2025, 5, 3), dt.date(2025, 5, 4), 100)
+    assert backfill.papers == [] and backfill.days == [] and fake_arxiv.requests == []
+
+
+async def test_backfill_keeps_the_pages_before_an_empty_page(fake_arxiv: FakeArxiv, arxiv_settings: Settings) -> None:
+    fake_arxiv.add(*WEEK)
+    # Page one arrives; every later answer is arXiv's empty-page flake, which the package retries, then gives up.
+    fake_arxiv.enqueue(Fault.delay(0).on("api"), *[Fault.empty_page().on("api")] * (arxiv_api.API_RETRIES + 1))
+    backfill = await fetch_range(
+        arxiv_settings, ["cs.LG", "cs.AI"], dt.date(2025, 4, 30), dt.date(2025, 5, 6), 100, page_size=10
     )
-    assert [p.id for p in capped] == [r.id for r in inside[:15]]
-    assert len(fake_arxiv.requests) == 2
+    assert len(backfill.papers) == 10
+    assert backfill.incomplete and "empty pages" in backfill.incomplete
+    assert "INCOMPLETE" in backfill.line() and "10 papers" in backfill.line()
+    assert len(fake_arxiv.requests) == 1 + arxiv_api.API_RETRIES + 1
+
+
+async def test_backfill_retries_an_empty_first_page(fake_arxiv: FakeArxiv, arxiv_settings: Settings) -> None:
+    fake_arxiv.add(*WEEK)
+    fake_arxiv.enqueue(Fault.empty_page().on("api"))
+    backfill = await fetch_range(arxiv_settings, ["cs.LG", "cs.AI"], dt.date(2025, 4, 30), dt.date(2025, 5, 6), 100)
+    assert len(backfill.papers) == len(WEEK) and backfill.incomplete is None
+
+
+async def test_backfill_failing_before_any_paper_raises(fake_arxiv: FakeArxiv, arxiv_settings: Settings) -> None:
+    fake_arxiv.add(*WEEK)
+    fake_arxiv.always(Fault.empty_page().on("api"))
+    with pytest.raises(SourceUnavailable, match="empty pages"):
+        await fetch_range(arxiv_settings, ["cs.LG"], dt.date(2025, 4, 30), dt.date(2025, 5, 6), 100)
+
+
+async def test_our_user_agent_reaches_the_api(fake_arxiv: FakeArxiv, arxiv_settings: Settings) -> None:
+    fake_arxiv.add(record("2505.00001"))
+    await fetch_by_ids(arxiv_settings, ["2505.00001"])
+    await fetch_range(arxiv_settings, ["cs.LG"], DAY, DAY, 10)
+    assert [r.user_agent for r in fake_arxiv.requests] == [rss.USER_AGENT, rss.USER_AGENT]
+
+
+async def test_api_backs_off_without_retry_after(fake_arxiv: FakeArxiv, tmp_path: Path) -> None:
+    fake_arxiv.add(record("2505.00001"))
+    settings = Settings(home=tmp_path, **fake_arxiv.settings_overrides(delay_seconds=0.2))
+    fake_arxiv.enqueue(Fault.unavailable(retry_after=None).on("api"), Fault.rate_limit(retry_after=None).on("api"))
+    [paper] = await fetch_by_ids(settings, ["2505.00001"])
+    assert paper.id == "2505.00001"
+    times = fake_arxiv.request_times("api")
+    gaps = [b - a for a, b in itertools.pairwise(times)]
+    # The throttle alone would space them 0.2 s; the back-off doubles: 0.2 s, then 0.4 s.
+    assert len(times) == 3 and gaps[1] >= 0.38, gaps
+
+
+async def test_unknown_category_gets_arxivs_reason(fake_arxiv: FakeArxiv, arxiv_settings: Settings) -> None:
+    with pytest.raises(FeedError, match=r"HTTP 400: unknown category cs\.XY"):
+        await fetch_range(arxiv_settings, ["cs.XY"], DAY, DAY, 10)
+    assert len(fake_arxiv.requests) == 1
 
 
 async def test_fetch_range_rejects_reversed_dates(arxiv_settings: Settings) -> None:
@@ -449,7 +546,7 @@ def test_fake_api_query_language() -> None:
     assert ids("cat:cs.LG ANDNOT cat:cs.AI") == ["2505.00001"]
     assert ids("ti:sparse AND (cat:math.CO OR cat:cs.AI)") == ["2505.00003"]
     assert ids('ti:"dense retrieval"') == ["2505.00002"]
-    assert ids("cat:cs.* AND submittedDate:[20250530 TO 20250530]") == ["2505.00001", "2505.00002"]
+    assert ids("cat:cs.* AND submittedDate:[20250529 TO 20250529]") == ["2505.00001", "2505.00002"]
 
 
 def test_fake_rss_listing_types() -> None:

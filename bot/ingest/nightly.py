@@ -17,11 +17,10 @@ from dataclasses import dataclass
 
 from bot.core import Core
 from bot.errors import FeedError, SourceUnavailable
-from bot.ingest.announce import announcement_days, latest_announcement_day, submission_window
-from bot.ingest.arxiv_api import fetch_range
+from bot.ingest.announce import announcement_days, latest_announcement_day
+from bot.ingest.arxiv_api import Backfill, fetch_range
 from bot.ingest.rss import RssDay, fetch_rss
 from bot.ingest.store import store_papers
-from bot.models import Paper
 
 log = logging.getLogger(__name__)
 
@@ -85,7 +84,7 @@ async def ingest_until_announced(
 async def catch_up_missed_days(
     core: Core,
     now: dt.datetime,
-    fetch: Callable[..., Awaitable[list[Paper]]] = fetch_range,
+    fetch: Callable[..., Awaitable[Backfill]] = fetch_range,
     *,
     max_days: int = MAX_CATCH_UP_DAYS,
 ) -> list[dt.date]:
@@ -103,18 +102,12 @@ async def catch_up_missed_days(
     missed = announcement_days(latest + dt.timedelta(days=1), latest_announcement_day(now))[:-1][-max_days:]
     if not missed:
         return []
-    start, _ = submission_window(missed[0])
-    _, end = submission_window(missed[-1])
-    papers = await fetch(
-        core.settings,
-        core.settings.categories,
-        start.astimezone(dt.UTC).date(),
-        end.astimezone(dt.UTC).date(),
-        CATCH_UP_MAX_RESULTS,
-        by_announcement_day=True,
-    )
+    # fetch_range takes announcement days and files each paper under its own (bot.ingest.announce).
+    backfill = await fetch(core.settings, core.settings.categories, missed[0], missed[-1], CATCH_UP_MAX_RESULTS)
+    if backfill.incomplete:
+        log.warning("%s", backfill.line())
     wanted = set(missed)
-    found = [p for p in papers if p.announced in wanted]
+    found = [p for p in backfill.papers if p.announced in wanted]
     if found:
         report = await store_papers(core, found)
         log.info("caught up %s from the arXiv API: %s", ", ".join(map(str, missed)), report.line())

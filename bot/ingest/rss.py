@@ -25,7 +25,7 @@ import httpx
 
 from bot.config import Settings
 from bot.errors import ConfigError, FeedError, SourceUnavailable
-from bot.ingest.throttle import Throttle, retry_after_seconds, shared_throttle
+from bot.ingest.throttle import Throttle, backoff_seconds, retry_after_seconds, shared_throttle
 from bot.models import InvalidPaperId, Paper, split_arxiv_id
 
 logger = logging.getLogger(__name__)
@@ -136,7 +136,7 @@ async def _download(client: httpx.AsyncClient, url: str, settings: Settings, thr
             raise SourceUnavailable(f"arXiv RSS at {host} answered HTTP {status} {attempt} times in a row; giving up")
         wait = retry_after_seconds(response.headers.get("Retry-After"))
         if wait is None:
-            wait = settings.arxiv_delay_seconds * 2 ** (attempt - 1)
+            wait = backoff_seconds(settings.arxiv_delay_seconds, attempt)
         if wait > MAX_RETRY_AFTER_SECONDS:
             raise SourceUnavailable(f"arXiv RSS at {host} answered HTTP {status} and asked to wait {wait:.0f} s")
         logger.warning("arXiv RSS at %s answered HTTP %d; retrying in %.1f s", host, status, wait)

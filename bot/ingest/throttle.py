@@ -72,6 +72,11 @@ def shared_throttle(interval: float) -> Throttle:
         return _shared
 
 
+def backoff_seconds(base: float, attempt: int) -> float:
+    """The pause before retry number `attempt` (1, 2, ...) after a 429/5xx that named no Retry-After: doubling."""
+    return base * 2 ** (attempt - 1)
+
+
 def retry_after_seconds(value: str | None, *, now: dt.datetime | None = None) -> float | None:
     """Seconds to wait from a Retry-After header (delta-seconds or an HTTP date); None when absent or unreadable."""
     if value is None or not value.strip():

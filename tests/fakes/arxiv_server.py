@@ -23,8 +23,8 @@ Endpoints:
   ``ANDNOT``, parentheses), ``start``, ``max_results``, ``sortBy``, ``sortOrder``, and opensearch paging elements.
   Bad ids or queries get HTTP 400 with arXiv's Atom error entry.
 
-A record's submission time is its ``published`` field or, when absent, noon UTC of its announcement day, so a
-backfill of a day returns the papers announced that day.
+A record's submission time is its ``published`` field or, when absent, a time shortly before the 14:00 US Eastern
+cut-off that put it on its announcement day (the day before, or the Friday before a Monday), as arXiv has it.
 
 Faults are one-shot and consumed in order by the first request they apply to (``.on("rss")`` or ``.on("api")``
 narrows one to an endpoint); `always` sets one that never runs out. `stop()` makes the port refuse connections.
@@ -48,17 +48,20 @@ from urllib.parse import parse_qs, quote, unquote, urlsplit
 from xml.sax.saxutils import escape, quoteattr
 from zoneinfo import ZoneInfo
 
+from bot.arxiv_taxonomy import CATEGORIES
+from bot.ingest.announce import cutoff, is_announcement_day
 from bot.models import InvalidPaperId, Paper, split_arxiv_id
 from tests.fakes.loopback import LoopbackFake
 
 Endpoint = Literal["rss", "api"]
-FaultKind = Literal["status", "malformed", "truncate", "disconnect", "delay"]
+FaultKind = Literal["status", "malformed", "truncate", "disconnect", "delay", "empty"]
 
 RSS_LIMIT = 2000
 API_PAGE_LIMIT = 2000
 _EASTERN = ZoneInfo("America/New_York")
 _LICENSE = "http://creativecommons.org/licenses/by/4.0/"
 _LISTING_RANK = {"new": 0, "cross": 1, "replace": 2, "replace-cross": 3}
+_KNOWN_CATEGORIES = frozenset(CATEGORIES)
 _CATEGORY = re.compile(r"^[a-z][a-z\-]*(\.[A-Za-z][A-Za-z\-]*)?$")
 _XML_INVALID = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
 _RSS_NS = (
@@ -93,8 +96,19 @@ class FakeRecord:
 
     @property
     def submitted(self) -> dt.datetime:
-        """The v1 submission time the API reports and ``submittedDate`` filters on."""
-        return self.published or dt.datetime.combine(self.announced, dt.time(12, 0), tzinfo=dt.UTC)
+        """The v1 submission time the API reports and ``submittedDate`` filters on.
+
+        Without ``published``: as arXiv has it, before the 14:00 US Eastern cut-off of the last weekday before the
+        announcement day (for a Monday, the Friday before), spread over the two hours before it by id, so on a
+        different UTC (and Eastern) date than the announcement day. A record on a day without announcements
+        gets 10:00 US Eastern of the day before.
+        """
+        if self.published is not None:
+            return self.published
+        if not is_announcement_day(self.announced):
+            return dt.datetime.combine(self.announced - dt.timedelta(days=1), dt.time(10, 0), tzinfo=_EASTERN)
+        spread = int(hashlib.sha1(self.id.encode()).hexdigest(), 16) % 7200
+        return cutoff(self.announced) - dt.timedelta(seconds=1 + spread)
 
     @property
     def updated(self) -> dt.datetime:
@@ -208,6 +222,11 @@ class Fault:
     def disconnect(cls) -> Fault:
         """Promise the whole document in Content-Length, send half, then close the connection."""
         return cls("disconnect")
+
+    @classmethod
+    def empty_page(cls) -> Fault:
+        """An API page without entries whose header still counts them (a known arXiv API flake; RSS: no items)."""
+        return cls("empty")
 
     @classmethod
     def delay(cls, seconds: float) -> Fault:
@@ -372,11 +391,14 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(fault.status, f"HTTP {fault.status} from the fake arXiv\n".encode(), "text/plain", headers)
             return
 
-        if endpoint == "rss":
+        if endpoint == "rss" and fault is not None and fault.kind == "empty":
+            status, body = self._rss(path, empty=True)
+            content_type = "application/rss+xml; charset=utf-8"
+        elif endpoint == "rss":
             status, body = self._rss(path)
             content_type = "application/rss+xml; charset=utf-8"
         elif endpoint == "api":
-            status, body = self._api(query)
+            status, body = self._api(query, empty=fault is not None and fault.kind == "empty")
             content_type = "application/atom+xml; charset=utf-8"
         else:
             record(404)
@@ -395,20 +417,20 @@ class _Handler(BaseHTTPRequestHandler):
 
     # --- endpoints ---
 
-    def _rss(self, path: str) -> tuple[int, bytes]:
+    def _rss(self, path: str, *, empty: bool = False) -> tuple[int, bytes]:
         query = path[len("/rss/") :].strip("/")
         cats = [c for c in re.split(r"[+ ]", query) if c]
         day = self.fake.feed_day()
         if not cats or not all(_CATEGORY.match(c) for c in cats):
             return 400, render_rss_error(query, day)
-        return 200, render_rss(cats, day, self.fake.records)
+        return 200, render_rss(cats, day, [] if empty else self.fake.records)
 
-    def _api(self, query: dict[str, str]) -> tuple[int, bytes]:
+    def _api(self, query: dict[str, str], *, empty: bool = False) -> tuple[int, bytes]:
         try:
             entries, total, start, max_results = select_api(self.fake.records, query)
         except _ApiError as exc:
             return 400, render_api_error(query, str(exc))
-        return 200, render_api(query, entries, total, start, max_results)
+        return 200, render_api(query, [] if empty else entries, total, start, max_results)
 
     # --- plumbing ---
 
@@ -622,6 +644,9 @@ def _term(name: str, value: str, is_range: bool) -> Predicate:
 
         return in_range
     if name == "cat":
+        if not value.endswith("*") and value not in _KNOWN_CATEGORIES:
+            # arXiv answers a well-formed but unknown category with HTTP 400 and an Atom error entry.
+            raise _ApiError(f"unknown category {value}")
         if value.endswith("*"):
             prefix = value[:-1]
             return lambda r: any(c.startswith(prefix) for c in r.categories)
