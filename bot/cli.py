@@ -73,9 +73,8 @@ async def cmd_ingest(core: Core, args: argparse.Namespace) -> int:
 
         papers = await fetch_by_ids(core.settings, args.ids)
     elif args.since:
-        from bot.ingest.arxiv_api import fetch_range
-
         from bot.ingest.announce import latest_announcement_day
+        from bot.ingest.arxiv_api import fetch_range
 
         backfill = await fetch_range(
             core.settings,
@@ -369,8 +368,10 @@ def build_parser() -> argparse.ArgumentParser:
     source = ingest.add_mutually_exclusive_group()
     source.add_argument("--jsonl", nargs="+", metavar="FILE", help="JSONL files in the shared/data/arxiv format")
     source.add_argument("--ids", nargs="+", metavar="ID", help="arXiv ids to look up through the API")
-    source.add_argument("--since", type=parse_day, metavar="D", help="backfill through the API from this announcement day")
-    ingest.add_argument("--until", type=parse_day, metavar="D", help="last announcement day of a backfill (default the latest one)")
+    source.add_argument("--since", type=parse_day, metavar="D", help="API backfill from this announcement day")
+    ingest.add_argument(
+        "--until", type=parse_day, metavar="D", help="last announcement day of a backfill (default: latest)"
+    )
     ingest.add_argument("--categories", nargs="+", metavar="CAT", help="arXiv categories (default from settings)")
     ingest.add_argument(
         "--max-results", type=bounded_int(1, 30000), default=2000, help="cap for a backfill (default 2000)"
