@@ -3,13 +3,17 @@
 `LLMClient.chat` sends messages, optionally asks for JSON that follows a schema, counts tokens and cost,
 reports usage to a `UsageSink` and turns every failure into a `SourceUnavailable` whose message is one line
 and never contains the API key. Retries of 429 (honouring ``retry-after``), 5xx, timeouts and dropped
-connections are left to the openai client, configured with ``llm_max_retries``.
+connections are left to the openai client, configured with ``llm_max_retries``; a 429 ``insufficient_quota``
+(no credit left) is not retried and switches the LLM off until the next UTC day. The completion limit is sent as
+``max_tokens`` (what local servers understand) or ``max_completion_tokens`` (what OpenAI wants, and all that its
+reasoning models accept), switching once for good when the endpoint rejects the one it got. A refusal is flagged.
 
 `Budget` decides whether another call fits under the daily cap; where the spend is stored is not its concern.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import logging
 import re
@@ -30,10 +34,23 @@ OPENAI_BASE_URL = "https://api.openai.com/v1"
 # Local servers (Ollama, llama.cpp, vLLM without --api-key) ignore the key, but the openai client insists on one.
 PLACEHOLDER_API_KEY = "not-needed"
 CHARS_PER_TOKEN = 4
+# OpenAI's chat format wraps each message in start/role/end tokens and primes the reply with three more; local
+# chat templates add about as much. Leaving them out made the budget pre-check ~20% low on our short prompts.
+TOKENS_PER_MESSAGE = 4
+TOKENS_PER_REPLY = 3
+_TOKEN_LIMIT_PARAMS = ("max_tokens", "max_completion_tokens")
 _MAX_SERVER_MESSAGE = 200
 _SCHEMA_NAME_BAD_CHARS = re.compile(r"[^A-Za-z0-9_-]+")
 
 Messages = Sequence[Mapping[str, Any]]
+
+
+class LLMQuotaExhausted(SourceUnavailable):
+    """The account behind the endpoint has no quota left (429 ``insufficient_quota``): no LLM calls until tomorrow."""
+
+    def __init__(self, message: str, *, until: dt.date) -> None:
+        super().__init__(message)
+        self.until = until  # the first UTC day on which calls are tried again
 
 
 class LLMRequestRejected(SourceUnavailable):
@@ -60,6 +77,12 @@ class ChatResult:
     finish_reason: str | None
     usage_estimated: bool = False
     structured: bool = False  # True when the server enforced the requested JSON schema
+    refusal: str | None = None  # the model declined (OpenAI's ``message.refusal``); `text` is then empty
+
+    @property
+    def refused(self) -> bool:
+        """True when the model refused to answer, so the empty text is not an answer."""
+        return self.refusal is not None
 
     @property
     def truncated(self) -> bool:
@@ -120,8 +143,11 @@ def _content_text(content: Any) -> str:
 
 
 def estimate_message_tokens(messages: Messages) -> int:
-    """Estimate the prompt tokens of chat `messages` with `count_tokens_estimate` on each message's text."""
-    return sum(count_tokens_estimate(_content_text(m.get("content"))) for m in messages)
+    """Estimate the prompt tokens of chat `messages`: each message's text, its framing, and the reply's priming."""
+    if not messages:
+        return 0
+    text = sum(count_tokens_estimate(_content_text(m.get("content"))) for m in messages)
+    return text + TOKENS_PER_MESSAGE * len(messages) + TOKENS_PER_REPLY
 
 
 def _schema_name(purpose: str) -> str:
@@ -154,11 +180,17 @@ class LLMClient:
         self.model = settings.llm_model
         # None until a call with a schema tells us; False is remembered for the client's lifetime.
         self.json_schema_supported: bool | None = None
+        # OpenAI itself wants max_completion_tokens (its reasoning models reject max_tokens); other servers may
+        # know only max_tokens. A rejection of either switches to the other for the client's lifetime.
+        self.token_limit_param = "max_completion_tokens" if self.endpoint == OPENAI_BASE_URL else "max_tokens"
+        self.quota_note: str | None = None  # set while the account is out of quota
+        self._quota_until: dt.date | None = None
         self._client = openai.AsyncOpenAI(
             api_key=self._api_key,
             base_url=base_url,
             timeout=settings.llm_timeout_seconds,
             max_retries=settings.llm_max_retries,
+            http_client=openai.DefaultAsyncHttpxClient(event_hooks={"response": [_no_retry_without_quota]}),
         )
 
     async def __aenter__(self) -> LLMClient:
@@ -197,6 +229,7 @@ class LLMClient:
         schema again by this client. Callers should parse the text tolerantly either way and check
         `ChatResult.truncated`. Raises `SourceUnavailable` (or its `LLMRequestRejected`) on any failure.
         """
+        self._check_quota()
         started = time.monotonic()
         schema_format = None
         if json_schema is not None and self.json_schema_supported is not False:
@@ -260,18 +293,48 @@ class LLMClient:
 
     async def _create(self, messages: Messages, max_tokens: int | None, response_format: dict[str, Any] | None) -> Any:
         kwargs: dict[str, Any] = {"model": self.model, "messages": [dict(m) for m in messages]}
-        if max_tokens is not None:
-            # max_tokens rather than max_completion_tokens: every local server understands it.
-            kwargs["max_tokens"] = max_tokens
         if response_format is not None:
             kwargs["response_format"] = response_format
-        return await self._client.chat.completions.create(**kwargs)
+        if max_tokens is None:
+            return await self._client.chat.completions.create(**kwargs)
+        try:
+            return await self._client.chat.completions.create(**kwargs, **{self.token_limit_param: max_tokens})
+        except openai.BadRequestError as exc:
+            if not self._rejects_token_limit_param(exc):
+                raise
+            rejected = self.token_limit_param
+            self.token_limit_param = next(p for p in _TOKEN_LIMIT_PARAMS if p != rejected)
+            log.info(
+                "LLM endpoint %s rejects %s; sending %s from now on", self.endpoint, rejected, self.token_limit_param
+            )
+            return await self._client.chat.completions.create(**kwargs, **{self.token_limit_param: max_tokens})
+
+    def _rejects_token_limit_param(self, exc: openai.BadRequestError) -> bool:
+        """True for a 400 naming the completion-limit parameter we sent as unsupported (OpenAI's or a local wording)."""
+        param = getattr(exc, "param", None)
+        if param == self.token_limit_param:
+            return True
+        message = self._server_message(exc)
+        return (
+            self.token_limit_param in message
+            and re.search(r"unsupported|not supported|unrecognized|unknown", message, re.I) is not None
+        )
+
+    def _check_quota(self) -> None:
+        """Refuse at once, without a request, while the account is out of quota today."""
+        if self._quota_until is None:
+            return
+        if dt.datetime.now(dt.UTC).date() >= self._quota_until:
+            self._quota_until, self.quota_note = None, None
+            return
+        raise LLMQuotaExhausted(self.quota_note or "LLM quota exhausted", until=self._quota_until)
 
     def _result(self, completion: Any, messages: Messages, *, structured: bool) -> ChatResult:
         try:
             choice = completion.choices[0]
             text = choice.message.content or ""
             finish_reason = choice.finish_reason
+            refusal = getattr(choice.message, "refusal", None)
         except (AttributeError, IndexError, TypeError):
             raise SourceUnavailable(f"LLM endpoint {self.endpoint} returned a completion without choices") from None
         usage = getattr(completion, "usage", None)
@@ -291,6 +354,7 @@ class LLMClient:
             finish_reason=finish_reason,
             usage_estimated=estimated,
             structured=structured,
+            refusal=" ".join(str(refusal).split())[:_MAX_SERVER_MESSAGE] if refusal else None,
         )
 
     def _redact(self, text: str) -> str:
@@ -330,6 +394,13 @@ class LLMClient:
                     f"{where} refused the API key (HTTP {status})", status_code=status, code=exc.code
                 )
             detail = self._server_message(exc)
+            if status == 429 and _is_out_of_quota(exc):
+                self._quota_until = dt.datetime.now(dt.UTC).date() + dt.timedelta(days=1)
+                self.quota_note = (
+                    f"{where} says the account has no quota left (insufficient_quota): {detail}. "
+                    f"LLM features are off until {self._quota_until} 00:00 UTC; add credit or raise the limit."
+                )
+                return LLMQuotaExhausted(self.quota_note, until=self._quota_until)
             if status == 429:
                 return SourceUnavailable(f"{where} kept rate-limiting (HTTP 429){after}: {detail}")
             if status >= 500 or status in (408, 409):
@@ -340,3 +411,25 @@ class LLMClient:
         if isinstance(exc, openai.APIError):
             return SourceUnavailable(f"{where} returned an unexpected response ({type(exc).__name__})")
         return SourceUnavailable(f"{where} failed ({type(exc).__name__})")
+
+
+def _is_out_of_quota(exc: openai.APIStatusError) -> bool:
+    body = exc.body
+    inner = body.get("error", body) if isinstance(body, dict) else None
+    if not isinstance(inner, dict):
+        return False
+    return "insufficient_quota" in (inner.get("code"), inner.get("type"))
+
+
+async def _no_retry_without_quota(response: Any) -> None:
+    """Tell the openai client not to retry a 429 ``insufficient_quota``: waiting does not bring credit back."""
+    if response.status_code != 429:
+        return
+    await response.aread()
+    try:
+        body = response.json()
+    except ValueError:
+        return
+    inner = body.get("error") if isinstance(body, dict) else None
+    if isinstance(inner, dict) and "insufficient_quota" in (inner.get("code"), inner.get("type")):
+        response.headers["x-should-retry"] = "false"

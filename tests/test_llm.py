@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import logging
 import time
@@ -14,14 +15,16 @@ import pytest
 from bot.config import Settings
 from bot.errors import ConfigError, SourceUnavailable
 from bot.llm import (
+    OPENAI_BASE_URL,
     PLACEHOLDER_API_KEY,
     Budget,
     LLMClient,
+    LLMQuotaExhausted,
     LLMRequestRejected,
     count_tokens_estimate,
     estimate_message_tokens,
 )
-from tests.fakes.openai_server import TEST_API_KEY, FakeOpenAI, Fault
+from tests.fakes.openai_server import TEST_API_KEY, FakeOpenAI, Fault, tokenizer_shaped_count
 
 MESSAGES = [
     {"role": "system", "content": "You score arXiv papers for a reader."},
@@ -71,8 +74,9 @@ async def test_good_answer_has_usage_and_cost(fake_openai: FakeOpenAI, tmp_path:
         result = await client.chat(MESSAGES, max_tokens=50, purpose="score")
 
     assert json.loads(result.text) == {"score": 9}
-    assert result.prompt_tokens == estimate_message_tokens(MESSAGES)
-    assert result.completion_tokens == count_tokens_estimate(result.text)
+    # The server's own count, not our estimate.
+    assert result.prompt_tokens == tokenizer_shaped_count(MESSAGES) != estimate_message_tokens(MESSAGES)
+    assert result.completion_tokens == 7
     expected_cost = (result.prompt_tokens * 2.0 + result.completion_tokens * 8.0) / 1e6
     assert result.cost_usd == pytest.approx(expected_cost)
     assert result.model == "test-model"
@@ -224,10 +228,11 @@ async def test_missing_usage_is_estimated(fake_openai: FakeOpenAI, tmp_path: Pat
         reported = await client.chat(MESSAGES, purpose="summary")
 
     assert estimated.usage_estimated and not reported.usage_estimated
-    # Same counting rule on both sides, so the estimate equals what the server reports.
-    assert estimated.prompt_tokens == reported.prompt_tokens
-    assert estimated.completion_tokens == reported.completion_tokens
-    assert estimated.cost_usd == pytest.approx(reported.cost_usd) and estimated.cost_usd > 0
+    # Our estimate when the server says nothing, its own count when it does.
+    assert estimated.prompt_tokens == estimate_message_tokens(MESSAGES)
+    assert estimated.completion_tokens == count_tokens_estimate(estimated.text)
+    assert reported.prompt_tokens == tokenizer_shaped_count(MESSAGES)
+    assert estimated.cost_usd > 0 and reported.cost_usd > 0
 
 
 async def test_length_finish_reason_is_surfaced(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
@@ -314,7 +319,7 @@ def test_client_needs_an_endpoint(tmp_path: Path) -> None:
 def test_estimates_and_cost(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
     assert [count_tokens_estimate(t) for t in ("", "a", "abcd", "abcde")] == [0, 1, 1, 2]
     parts = [{"role": "user", "content": [{"type": "text", "text": "abcdefgh"}]}]
-    assert estimate_message_tokens(parts) == 2
+    assert estimate_message_tokens(parts) == 2 + 4 + 3  # text, the message's framing, the reply's priming
     client = LLMClient(make_settings(fake_openai, tmp_path))
     assert client.cost_usd(1_000_000, 1_000_000) == pytest.approx(10.0)
     prompt = estimate_message_tokens(MESSAGES)
@@ -343,3 +348,107 @@ async def test_fake_serves_embeddings_and_models(fake_openai: FakeOpenAI) -> Non
     assert floats.usage.prompt_tokens == 2 * count_tokens_estimate("sparse attention")
     assert isinstance(packed.data[0].embedding, str)  # base64 float32, decoded by the caller
     assert models == ["fake-model"]
+
+
+# --- the endpoint as it really answers ---
+
+
+async def test_reasoning_models_get_max_completion_tokens(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+    async with LLMClient(make_settings(fake_openai, tmp_path, llm_model="gpt-5")) as client:
+        assert client.token_limit_param == "max_tokens"  # what local servers understand
+        first = await client.chat(MESSAGES, max_tokens=50, purpose="score")
+        second = await client.chat(MESSAGES, max_tokens=50, purpose="score")
+    assert first.text and second.text
+    sent = [r.body for r in fake_openai.chat_requests()]
+    # One rejected try, then max_completion_tokens for good.
+    assert ["max_tokens" in b for b in sent] == [True, False, False]
+    assert [b.get("max_completion_tokens") for b in sent] == [None, 50, 50]
+    assert client.token_limit_param == "max_completion_tokens"
+
+
+def test_openai_itself_gets_max_completion_tokens_from_the_start(tmp_path: Path) -> None:
+    settings = Settings(home=tmp_path, llm_base_url=None, llm_api_key=TEST_API_KEY, llm_model="gpt-5")
+    assert LLMClient(settings).endpoint == OPENAI_BASE_URL
+    assert LLMClient(settings).token_limit_param == "max_completion_tokens"
+
+
+async def test_insufficient_quota_stops_the_llm_for_the_day(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+    fake_openai.always(Fault.quota_exhausted())
+    async with LLMClient(make_settings(fake_openai, tmp_path, llm_max_retries=2)) as client:
+        with pytest.raises(LLMQuotaExhausted) as first:
+            await client.chat(MESSAGES, purpose="score")
+        with pytest.raises(LLMQuotaExhausted) as again:
+            await client.chat(MESSAGES, purpose="score")
+    message = str(first.value)
+    assert "no quota left" in message and "insufficient_quota" in message and "rate-limit" not in message
+    assert "until" in message and first.value.until == again.value.until
+    assert isinstance(first.value, SourceUnavailable)  # callers that fall back to the local ranker still do
+    # Not retried, and the second call never left the process.
+    assert len(fake_openai.chat_requests()) == 1
+
+
+async def test_rate_limit_is_still_retried(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+    fake_openai.enqueue(Fault.rate_limit(0.3, in_ms=True), Fault.rate_limit(0.1))
+    async with LLMClient(make_settings(fake_openai, tmp_path, llm_max_retries=2)) as client:
+        result = await client.chat(MESSAGES, purpose="score")
+    assert result.text
+    times = [r.at for r in fake_openai.chat_requests()]
+    assert len(times) == 3 and times[1] - times[0] >= 0.28 and times[2] - times[1] >= 0.09
+
+
+async def test_refusal_is_flagged(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+    fake_openai.enqueue(Fault.refusal("I can't help with that."))
+    async with LLMClient(make_settings(fake_openai, tmp_path)) as client:
+        refused = await client.chat(MESSAGES, purpose="answer")
+        answered = await client.chat(MESSAGES, purpose="answer")
+    assert refused.refused and refused.refusal == "I can't help with that." and refused.text == ""
+    assert not answered.refused and answered.refusal is None
+
+
+async def test_unknown_model_is_rejected_with_the_servers_reason(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+    fake_openai.models = {"gpt-4o-mini"}
+    async with LLMClient(make_settings(fake_openai, tmp_path, llm_model="gpt-4o-mni")) as client:
+        with pytest.raises(LLMRequestRejected, match="`gpt-4o-mni` does not exist") as caught:
+            await client.chat(MESSAGES, purpose="score")
+    assert caught.value.status_code == 404 and caught.value.code == "model_not_found"
+    assert len(fake_openai.chat_requests()) == 1
+
+
+async def test_context_length_exceeded_is_a_rejection(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+    fake_openai.context_window = 60
+    async with LLMClient(make_settings(fake_openai, tmp_path)) as client:
+        with pytest.raises(LLMRequestRejected, match="maximum context length is 60 tokens") as caught:
+            await client.chat(MESSAGES, max_tokens=50, purpose="score")
+    assert caught.value.status_code == 400 and caught.value.code == "context_length_exceeded"
+
+
+async def test_dated_model_name_is_what_is_recorded(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+    sink = ListSink()
+    async with LLMClient(make_settings(fake_openai, tmp_path, llm_model="gpt-4o-mini"), sink=sink) as client:
+        result = await client.chat(MESSAGES, purpose="score")
+    assert result.model == "gpt-4o-mini-2024-07-18"
+    assert fake_openai.chat_requests()[0].body["model"] == "gpt-4o-mini"
+    assert sink.records[0][1] == "gpt-4o-mini-2024-07-18"
+
+
+def _real_abstracts(count: int) -> list[str]:
+    path = next(iter(sorted(Path("/work/shared/data/arxiv").glob("*.jsonl"))))
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return [json.loads(line)["abstract"] for line in itertools.islice(lines, count)]
+
+
+@pytest.mark.parametrize("turns", [1, 3, 6])
+def test_prompt_estimate_is_not_below_what_the_server_counts(turns: int) -> None:
+    # The shapes the bot sends: a system prompt, then paper text and short questions and answers.
+    abstracts = _real_abstracts(turns)
+    messages: list[dict[str, str]] = [{"role": "system", "content": "You score arXiv papers for a reader."}]
+    for abstract in abstracts:
+        messages += [
+            {"role": "user", "content": f"Paper: {abstract[:300]}"},
+            {"role": "assistant", "content": '{"score": 7}'},
+        ]
+    messages.append({"role": "user", "content": "Why?"})
+    reported = tokenizer_shaped_count(messages)
+    estimate = estimate_message_tokens(messages)
+    # Within 10% below or 25% above what the endpoint will bill: the pre-check neither overspends nor starves.
+    assert 0.9 * reported <= estimate <= 1.25 * reported, (estimate, reported)

@@ -14,8 +14,15 @@ From a shell (serves until Ctrl-C)::
     python -m tests.fakes.openai_server --port 8099 --scorer   # answers paperscout's score/TL;DR prompts
 
 Endpoints: ``POST /v1/chat/completions`` (also ``/chat/completions``), ``POST /v1/embeddings``,
-``GET /v1/models``. Bodies and error bodies are shaped like OpenAI's. Token counts come from
-`bot.llm.count_tokens_estimate`, so every run counts the same way and the client's estimates match.
+``GET /v1/models``. Bodies and error bodies are shaped like OpenAI's (see tests/fixtures/openai/README.md for
+where each shape was seen). Like the real service:
+
+- prompt tokens are counted by `tokenizer_shaped_count` (word pieces plus OpenAI's chat framing), not by our
+  estimate, so reported usage differs from what the client guessed;
+- an alias answers with its dated snapshot name (``gpt-4o-mini`` -> ``gpt-4o-mini-2024-07-18``);
+- ``models``, when given, lists the only models that exist: others get 404 ``model_not_found``;
+- reasoning models (o1/o3/o4/gpt-5...) reject ``max_tokens`` with 400 ``unsupported_parameter``;
+- ``context_window``, when given, rejects a longer prompt plus completion limit with 400 ``context_length_exceeded``.
 
 Faults are one-shot and consumed in order, one per POST request; `always` sets one that never runs out.
 """
@@ -38,14 +45,16 @@ from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler
 from typing import Any, Literal
 
-from bot.llm import CHARS_PER_TOKEN, count_tokens_estimate, estimate_message_tokens
+from bot.llm import CHARS_PER_TOKEN, count_tokens_estimate
 from tests.fakes.loopback import LoopbackFake
 
 # The key tests configure on both sides; long and distinctive so a leak is easy to spot.
 TEST_API_KEY = "sk-fake-paperscout-0123456789abcdef"
 
 Responder = Callable[[dict[str, Any]], str]
-FaultKind = Literal["status", "delay", "malformed", "truncate", "no_usage", "reject_json_schema", "disconnect"]
+FaultKind = Literal[
+    "status", "delay", "malformed", "truncate", "no_usage", "reject_json_schema", "disconnect", "quota", "refusal"
+]
 
 _ERROR_TYPES = {
     400: ("invalid_request_error", None),
@@ -54,6 +63,11 @@ _ERROR_TYPES = {
     429: ("requests", "rate_limit_exceeded"),
 }
 _WORD = re.compile(r"\w+")
+# Word pieces roughly as a BPE tokenizer cuts English and LaTeX: letters in pieces of up to 6, digits in threes,
+# every other non-space character alone.
+_PIECE = re.compile(r"[A-Za-z]{1,6}|\d{1,3}|[^\sA-Za-z\d]")
+DATED_MODELS = {"gpt-4o-mini": "gpt-4o-mini-2024-07-18", "gpt-4o": "gpt-4o-2024-08-06", "gpt-5": "gpt-5-2025-08-07"}
+_REASONING_MODEL = re.compile(r"^(o\d|gpt-5)")
 
 
 @dataclass(frozen=True)
@@ -65,10 +79,23 @@ class Fault:
     retry_after: float | None = None
     seconds: float = 0.0
 
+    in_ms: bool = False
+    text: str = ""
+
     @classmethod
-    def rate_limit(cls, retry_after: float = 0.2) -> Fault:
-        """HTTP 429 with a ``retry-after`` header in seconds."""
-        return cls("status", status=429, retry_after=retry_after)
+    def rate_limit(cls, retry_after: float = 0.2, *, in_ms: bool = False) -> Fault:
+        """HTTP 429 with ``retry-after`` in seconds (or ``retry-after-ms``, as OpenAI also sends)."""
+        return cls("status", status=429, retry_after=retry_after, in_ms=in_ms)
+
+    @classmethod
+    def quota_exhausted(cls) -> Fault:
+        """HTTP 429 ``insufficient_quota``: the account has no credit left (OpenAI's exact error body)."""
+        return cls("quota", status=429)
+
+    @classmethod
+    def refusal(cls, text: str = "I'm sorry, I can't help with that.") -> Fault:
+        """HTTP 200 whose message has ``content: null`` and ``refusal`` set, as OpenAI's safety refusals."""
+        return cls("refusal", text=text)
 
     @classmethod
     def server_error(cls, status: int = 500, retry_after: float | None = None) -> Fault:
@@ -161,6 +188,8 @@ class FakeOpenAI(LoopbackFake[Fault, RecordedRequest]):
         responder: Responder | None = None,
         *,
         model: str = "fake-model",
+        models: set[str] | None = None,
+        context_window: int | None = None,
         api_key: str | None = None,
         supports_json_schema: bool = True,
         embedding_dimensions: int = 16,
@@ -172,6 +201,8 @@ class FakeOpenAI(LoopbackFake[Fault, RecordedRequest]):
         super().__init__(host, port)
         self.responder: Responder = responder or default_responder
         self.model = model
+        self.models = models
+        self.context_window = context_window
         self.api_key = api_key
         self.supports_json_schema = supports_json_schema
         self.embedding_dimensions = embedding_dimensions
@@ -228,10 +259,11 @@ class _Handler(BaseHTTPRequestHandler):
         *,
         param: str | None = None,
         code: str | None = None,
+        kind: str | None = None,
         headers: dict[str, str] | None = None,
     ) -> None:
-        kind, default_code = _ERROR_TYPES.get(status, ("server_error", None))
-        error = {"message": message, "type": kind, "param": param, "code": code or default_code}
+        default_kind, default_code = _ERROR_TYPES.get(status, ("server_error", None))
+        error = {"message": message, "type": kind or default_kind, "param": param, "code": code or default_code}
         self._send_json(status, {"error": error}, headers)
 
     def _read_body(self) -> tuple[dict[str, Any] | None, bool]:
@@ -304,8 +336,21 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _apply_early_fault(self, fault: Fault, body: dict[str, Any]) -> bool:
         """Handle faults that replace the answer; True when the response has been sent."""
+        if fault.kind == "quota":
+            self._send_error(
+                429,
+                "You exceeded your current quota, please check your plan and billing details. For more "
+                "information on this error, read the docs: https://platform.openai.com/docs/guides/error-codes/api-errors.",
+                code="insufficient_quota",
+                kind="insufficient_quota",
+            )
+            return True
         if fault.kind == "status":
-            headers = {"retry-after": f"{fault.retry_after:g}"} if fault.retry_after is not None else None
+            headers = None
+            if fault.retry_after is not None and fault.in_ms:
+                headers = {"retry-after-ms": f"{fault.retry_after * 1000:.0f}"}
+            elif fault.retry_after is not None:
+                headers = {"retry-after": f"{fault.retry_after:g}"}
             try:
                 reason = HTTPStatus(fault.status).phrase
             except ValueError:
@@ -343,6 +388,39 @@ class _Handler(BaseHTTPRequestHandler):
         if _wants_json_schema(body) and not self.fake.supports_json_schema:
             self._reject_json_schema()
             return
+        model = str(body.get("model") or self.fake.model)
+        if self.fake.models is not None and model not in self.fake.models:
+            self._send_error(
+                404,
+                f"The model `{model}` does not exist or you do not have access to it.",
+                code="model_not_found",
+            )
+            return
+        if "max_tokens" in body and _REASONING_MODEL.match(model):
+            self._send_error(
+                400,
+                "Unsupported parameter: 'max_tokens' is not supported with this model. "
+                "Use 'max_completion_tokens' instead.",
+                param="max_tokens",
+                code="unsupported_parameter",
+            )
+            return
+        prompt_tokens = tokenizer_shaped_count(messages)
+        limit = body.get("max_completion_tokens") or body.get("max_tokens")
+        window = self.fake.context_window
+        if window is not None and prompt_tokens + (limit if isinstance(limit, int) else 0) > window:
+            asked = f"{prompt_tokens} in the messages" + (
+                f", {limit} in the completion" if isinstance(limit, int) else ""
+            )
+            self._send_error(
+                400,
+                f"This model's maximum context length is {window} tokens. However, you requested "
+                f"{prompt_tokens + (limit if isinstance(limit, int) else 0)} tokens ({asked}). "
+                "Please reduce the length of the messages or completion.",
+                param="messages",
+                code="context_length_exceeded",
+            )
+            return
         try:
             content = self.fake.responder(body)
         except Exception as exc:  # a broken responder is a test bug; make it visible as a 500
@@ -350,7 +428,6 @@ class _Handler(BaseHTTPRequestHandler):
             return
 
         finish_reason = "stop"
-        limit = body.get("max_completion_tokens") or body.get("max_tokens")
         if isinstance(limit, int) and limit > 0 and count_tokens_estimate(content) > limit:
             content = content[: limit * CHARS_PER_TOKEN]
             finish_reason = "length"
@@ -362,7 +439,7 @@ class _Handler(BaseHTTPRequestHandler):
             "id": f"chatcmpl-{uuid.uuid4().hex[:24]}",
             "object": "chat.completion",
             "created": int(time.time()),
-            "model": body.get("model") or self.fake.model,
+            "model": DATED_MODELS.get(model, model),
             "choices": [
                 {
                     "index": 0,
@@ -373,9 +450,13 @@ class _Handler(BaseHTTPRequestHandler):
             ],
             "system_fingerprint": "fp_fake",
         }
+        if fault is not None and fault.kind == "refusal":
+            payload["choices"][0]["message"].update(content=None, refusal=fault.text)
+            content = fault.text
         if fault is None or fault.kind != "no_usage":
-            prompt_tokens = estimate_message_tokens(messages)
-            completion_tokens = count_tokens_estimate(content)
+            completion_tokens = len(_PIECE.findall(content))
+            if finish_reason == "length" and isinstance(limit, int) and limit > 0:
+                completion_tokens = limit  # a server stopped by the limit has spent all of it
             payload["usage"] = {
                 "prompt_tokens": prompt_tokens,
                 "completion_tokens": completion_tokens,
@@ -402,6 +483,18 @@ class _Handler(BaseHTTPRequestHandler):
         model = body.get("model") or self.fake.model
         usage = {"prompt_tokens": tokens, "total_tokens": tokens}
         self._send_json(200, {"object": "list", "data": data, "model": model, "usage": usage})
+
+
+def tokenizer_shaped_count(messages: list[Any]) -> int:
+    """Prompt tokens as a real chat endpoint reports them: word pieces of each text, 3 framing tokens and the
+    role per message, 3 priming the reply (OpenAI's documented chat format)."""
+    total = 3
+    for message in messages:
+        content = message.get("content") if isinstance(message, dict) else ""
+        if isinstance(content, list):
+            content = "".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
+        total += 3 + len(_PIECE.findall(str(message.get("role", "")))) + len(_PIECE.findall(str(content or "")))
+    return total
 
 
 def _wants_json_schema(body: dict[str, Any]) -> bool:
