@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import datetime as dt
 import itertools
 from pathlib import Path
@@ -556,3 +557,22 @@ def test_fake_rss_listing_types() -> None:
     assert listing_type(paper, ["cs"]) == "cross"  # an archive stands for all its categories
     assert listing_type(paper, ["math.CO"]) is None
     assert listing_type(record("2401.00002", ("cs.LG",), replacement=True), ["cs.LG"]) == "replace"
+
+
+async def test_affiliations_in_rss_creators_never_change_the_authors(
+    fake_arxiv: FakeArxiv, arxiv_settings: Settings
+) -> None:
+    authors = ("Ann Lee", "Bo Li", "Cy Wu", "Di Xu")
+    nested = dataclasses.replace(
+        record("2505.00001", authors=authors), affiliations=("MIT (CSAIL), CMU", "", "Univ. of X (Y)", "")
+    )
+    # An unclosed bracket, as submitters sometimes type it: it must not swallow the authors after it.
+    unclosed = dataclasses.replace(record("2505.00002", authors=authors), affiliations=("MIT, CMU (Pittsburgh",))
+    fake_arxiv.add(nested, unclosed)
+    day = await fetch_rss(arxiv_settings, ["cs.LG"])
+    by_id = {p.id: p.authors for p in day.papers}
+    assert by_id["2505.00001"] == authors
+    assert by_id["2505.00002"][0] == "Ann Lee" and by_id["2505.00002"][-3:] == ("Bo Li", "Cy Wu", "Di Xu")
+    # The API names them the same way.
+    api = {p.id: p.authors for p in await fetch_by_ids(arxiv_settings, ["2505.00001", "2505.00002"])}
+    assert api["2505.00001"] == authors == api["2505.00002"]

@@ -207,23 +207,30 @@ def _id_from_guid_or_link(entry: Any) -> str:
 def _authors(entry: Any) -> tuple[str, ...]:
     names: list[str] = []
     for author in entry.get("authors", ()):
-        for part in _split_top_level_commas(str(author.get("name") or "")):
-            # "Bo Li (MIT, CMU)": the affiliation is not part of the name people watch for.
-            name = _collapse(re.sub(r"\s*\([^()]*\)\s*$", "", part))
+        for part in _split_authors(str(author.get("name") or "")):
+            # "Bo Li (MIT, CMU)", "Bo Li (MIT (CSAIL))", "Bo Li (MIT": the affiliation is not part of the name.
+            name = _collapse(part.split("(", 1)[0].replace(")", ""))
             if name:
                 names.append(name)
     return tuple(names)
 
 
-def _split_top_level_commas(text: str) -> list[str]:
-    parts: list[str] = []
+def _split_authors(text: str) -> list[str]:
+    """Split a creator list at the commas outside affiliations; with unbalanced brackets, at every comma.
+
+    An unclosed bracket would otherwise swallow every later author into one name.
+    """
     depth = 0
+    balanced = True
+    for char in text:
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        balanced = balanced and depth >= 0
+    if not balanced or depth != 0:
+        return text.split(",")
+    parts: list[str] = []
     current: list[str] = []
     for char in text:
-        if char == "(":
-            depth += 1
-        elif char == ")":
-            depth = max(0, depth - 1)
+        depth += {"(": 1, ")": -1}.get(char, 0)
         if char == "," and depth == 0:
             parts.append("".join(current))
             current = []

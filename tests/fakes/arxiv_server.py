@@ -93,6 +93,9 @@ class FakeRecord:
     published: dt.datetime | None = None  # v1 submission time (UTC)
     doi: str = ""
     journal_ref: str = ""
+    # Per author, as arXiv's RSS creator line writes it after the name ("MIT (CSAIL), CMU"; "" for none). The
+    # feed prints what submitters typed, unclosed brackets included; the API gives <arxiv:affiliation> apart.
+    affiliations: tuple[str, ...] = ()
 
     @property
     def submitted(self) -> dt.datetime:
@@ -532,6 +535,23 @@ def _rss_channel(
     return "\n".join(lines).encode("utf-8")
 
 
+def creator_line(record: FakeRecord) -> str:
+    """The RSS ``dc:creator`` text: names joined by ", ", each followed by " (affiliation)" when it has one.
+
+    An affiliation with more opening than closing brackets is printed as typed, without a closing one.
+    """
+    names = []
+    for index, author in enumerate(record.authors):
+        affiliation = record.affiliations[index] if index < len(record.affiliations) else ""
+        if not affiliation:
+            names.append(author)
+        elif affiliation.count("(") > affiliation.count(")"):
+            names.append(f"{author} ({affiliation}")
+        else:
+            names.append(f"{author} ({affiliation})")
+    return ", ".join(names)
+
+
 def _rss_item(kind: str, record: FakeRecord, pub_date: str) -> str:
     versioned = f"{record.id}v{record.version}"
     lines = [
@@ -549,7 +569,7 @@ def _rss_item(kind: str, record: FakeRecord, pub_date: str) -> str:
         lines.append(f"      <arxiv:DOI>{_x(record.doi)}</arxiv:DOI>")
     if record.journal_ref:
         lines.append(f"      <arxiv:journal_reference>{_x(record.journal_ref)}</arxiv:journal_reference>")
-    lines += [f"      <dc:creator>{_x(', '.join(record.authors))}</dc:creator>", "    </item>"]
+    lines += [f"      <dc:creator>{_x(creator_line(record))}</dc:creator>", "    </item>"]
     return "\n".join(lines)
 
 
@@ -803,8 +823,12 @@ def _atom_entry(record: FakeRecord, version: int) -> str:
         lines.append(f"    <arxiv:journal_ref>{_x(record.journal_ref)}</arxiv:journal_ref>")
     if record.doi:
         lines.append(f"    <arxiv:doi>{_x(record.doi)}</arxiv:doi>")
-    for author in record.authors:
-        lines += ["    <author>", f"      <name>{_x(author)}</name>", "    </author>"]
+    for index, author in enumerate(record.authors):
+        affiliation = record.affiliations[index] if index < len(record.affiliations) else ""
+        lines += ["    <author>", f"      <name>{_x(author)}</name>"]
+        if affiliation:
+            lines.append(f"      <arxiv:affiliation>{_x(affiliation)}</arxiv:affiliation>")
+        lines.append("    </author>")
     lines.append("  </entry>")
     return "\n".join(lines)
 
