@@ -576,3 +576,19 @@ async def test_affiliations_in_rss_creators_never_change_the_authors(
     # The API names them the same way.
     api = {p.id: p.authors for p in await fetch_by_ids(arxiv_settings, ["2505.00001", "2505.00002"])}
     assert api["2505.00001"] == authors == api["2505.00002"]
+
+
+async def test_replacements_and_old_cross_lists_stay_out_of_a_backfill(
+    fake_arxiv: FakeArxiv, arxiv_settings: Settings, day_records: list[FakeRecord]
+) -> None:
+    fake_arxiv.add(*day_records)
+    backfill = await fetch_range(arxiv_settings, ["cs.LG", "cs.AI"], DAY, DAY, 100)
+    # The RSS day lists replacements (2401.00004, 2402.00005), first submitted long before; a backfill of the
+    # day's submissions gets only the new papers, each under the day the feed lists it.
+    assert sorted(p.id for p in backfill.papers) == ["2505.00001", "2505.00002", "2505.00003"]
+    assert {p.announced for p in backfill.papers} == {DAY}
+    listed = await fetch_rss(arxiv_settings, ["cs.LG", "cs.AI"], include_replacements=True)
+    kinds = {p.id: p.announce_type for p in listed.papers}
+    assert kinds["2401.00004"] == "replace" and kinds["2402.00005"] == "replace-cross"
+    [replaced] = fake_arxiv.records[3:4]
+    assert replaced.submitted < replaced.updated and arxiv_api.announcement_day(replaced.updated) == DAY

@@ -108,15 +108,23 @@ class FakeRecord:
         """
         if self.published is not None:
             return self.published
+        if self.replacement:
+            # A replacement listed today was first submitted weeks earlier (a month per later version).
+            return self._before_cutoff() - dt.timedelta(days=30 * max(1, self.version - 1))
+        return self._before_cutoff()
+
+    @property
+    def updated(self) -> dt.datetime:
+        """When the current version was submitted: for a replacement, before the cut-off of its listing day."""
+        if self.replacement:
+            return self._before_cutoff()
+        return self.submitted + dt.timedelta(days=self.version - 1)
+
+    def _before_cutoff(self) -> dt.datetime:
         if not is_announcement_day(self.announced):
             return dt.datetime.combine(self.announced - dt.timedelta(days=1), dt.time(10, 0), tzinfo=_EASTERN)
         spread = int(hashlib.sha1(self.id.encode()).hexdigest(), 16) % 7200
         return cutoff(self.announced) - dt.timedelta(seconds=1 + spread)
-
-    @property
-    def updated(self) -> dt.datetime:
-        """When the current version was submitted (a day per extra version after v1)."""
-        return self.submitted + dt.timedelta(days=self.version - 1)
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any]) -> FakeRecord:
@@ -803,7 +811,7 @@ def _atom_head(query: dict[str, str], start: int, max_results: int, total: int) 
 
 def _atom_entry(record: FakeRecord, version: int) -> str:
     versioned = f"{record.id}v{version}"
-    updated = record.submitted + dt.timedelta(days=version - 1)
+    updated = record.updated if version == record.version else record.submitted + dt.timedelta(days=version - 1)
     lines = [
         "  <entry>",
         f"    <id>http://arxiv.org/abs/{versioned}</id>",
