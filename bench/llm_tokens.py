@@ -251,7 +251,8 @@ async def main() -> None:
     days = sorted(p.stem for p in (args.data / "labels").glob("*.json"))
 
     print("command: .venv/bin/python bench/llm_tokens.py " + " ".join(sys.argv[1:]))
-    with FakeOpenAI() as fake, tempfile.TemporaryDirectory() as home:
+    # Usage as our estimate, so the figures stay comparable with the recorded ones (see the docstring).
+    with FakeOpenAI(usage_counting="estimate") as fake, tempfile.TemporaryDirectory() as home:
         overrides: dict[str, Any] = {"home": Path(home), "llm_base_url": fake.base_url, "llm_daily_budget_usd": 100.0}
         if args.shortlist:
             overrides["llm_shortlist_size"] = args.shortlist

@@ -592,3 +592,62 @@ async def test_replacements_and_old_cross_lists_stay_out_of_a_backfill(
     assert kinds["2401.00004"] == "replace" and kinds["2402.00005"] == "replace-cross"
     [replaced] = fake_arxiv.records[3:4]
     assert replaced.submitted < replaced.updated and arxiv_api.announcement_day(replaced.updated) == DAY
+
+
+# --- real saved responses (tests/fixtures/arxiv/README.md says where each comes from) ---
+
+FIXTURES = Path(__file__).parent / "fixtures" / "arxiv"
+
+
+async def test_real_api_page_parses_and_is_filed_under_its_announcement_day(
+    fake_arxiv: FakeArxiv, arxiv_settings: Settings
+) -> None:
+    fake_arxiv.enqueue(Fault.saved((FIXTURES / "api_id_list_1111.2011v2.xml").read_bytes()).on("api"))
+    [paper] = await fetch_by_ids(arxiv_settings, ["1111.2011v2"])
+    assert (paper.id, paper.version) == ("1111.2011", 2)
+    assert paper.authors == ("James M. Murray", "Adrian Del Maestro", "Zlatko Tesanovic")
+    assert paper.categories == ("cond-mat.str-el", "cond-mat.stat-mech")
+    assert paper.title == "Quantum Criticality for Extended Nodes on a Bethe Lattice in the Large Connectivity Limit"
+    assert paper.comment == "8 pages, 3 figures. Published version"
+    # Submitted Tuesday 8 November 2011 18:48 UTC = 13:48 EST, before the cut-off: Wednesday's listing.
+    assert paper.announced == dt.date(2011, 11, 9)
+
+
+async def test_real_api_error_feed_reason_is_kept(fake_arxiv: FakeArxiv, arxiv_settings: Settings) -> None:
+    body = (FIXTURES / "api_error_400_incorrect_id.xml").read_bytes()
+    fake_arxiv.enqueue(Fault.saved(body, status=400).on("api"))
+    with pytest.raises(FeedError, match="rejected the query with HTTP 400: incorrect id format for abc"):
+        await fetch_by_ids(arxiv_settings, ["2505.00001"])
+    assert len(fake_arxiv.requests) == 1
+
+
+# Ids and v1 submission times of the first entries of a real API page (cs.LG OR cs.AI, newest first, fetched
+# 2026-04-30 17:33 UTC), as saved in CrSamson/brevio-ai tests/fixtures/arxiv_cs_lg.xml: all submitted on
+# Wednesday 29 April 2026 before 14:00 EDT, all in Thursday 30 April's listing.
+REAL_APRIL_29 = {
+    "2604.26951": "2026-04-29T17:59:01Z",
+    "2604.26942": "2026-04-29T17:52:05Z",
+    "2604.26932": "2026-04-29T17:45:52Z",
+    "2604.26926": "2026-04-29T17:40:25Z",
+    "2604.26922": "2026-04-29T17:38:25Z",
+    "2604.26919": "2026-04-29T17:34:33Z",
+    "2604.26904": "2026-04-29T17:12:22Z",
+}
+
+
+async def test_real_submission_times_of_a_day_land_on_the_next_days_listing(
+    fake_arxiv: FakeArxiv, arxiv_settings: Settings
+) -> None:
+    listed_on = dt.date(2026, 4, 30)
+    fake_arxiv.add(
+        *(
+            record(i, ("cs.LG",), day=listed_on, published=dt.datetime.fromisoformat(t))
+            for i, t in REAL_APRIL_29.items()
+        )
+    )
+    backfill = await fetch_range(arxiv_settings, ["cs.LG"], listed_on, listed_on, 100)
+    assert sorted(p.id for p in backfill.papers) == sorted(REAL_APRIL_29)
+    assert {p.announced for p in backfill.papers} == {listed_on}
+    # The submission day itself has none of them.
+    fake_arxiv.reset()
+    assert (await fetch_range(arxiv_settings, ["cs.LG"], dt.date(2026, 4, 29), dt.date(2026, 4, 29), 100)).papers == []

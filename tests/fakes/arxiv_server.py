@@ -54,7 +54,7 @@ from bot.models import InvalidPaperId, Paper, split_arxiv_id
 from tests.fakes.loopback import LoopbackFake
 
 Endpoint = Literal["rss", "api"]
-FaultKind = Literal["status", "malformed", "truncate", "disconnect", "delay", "empty"]
+FaultKind = Literal["status", "malformed", "truncate", "disconnect", "delay", "empty", "body"]
 
 RSS_LIMIT = 2000
 API_PAGE_LIMIT = 2000
@@ -198,6 +198,12 @@ class Fault:
     retry_after: float | None = None
     seconds: float = 0.0
     endpoint: Endpoint | None = None
+    body: bytes = b""
+
+    @classmethod
+    def saved(cls, body: bytes, status: int = 200) -> Fault:
+        """Answer with `body` exactly, e.g. a real saved arXiv response from tests/fixtures/arxiv."""
+        return cls("body", status=status, body=body)
 
     @classmethod
     def unavailable(cls, retry_after: float | None = 1.0) -> Fault:
@@ -396,6 +402,11 @@ class _Handler(BaseHTTPRequestHandler):
 
         if fault is not None and fault.kind == "delay":
             self.fake._sleep(fault.seconds)
+        if fault is not None and fault.kind == "body":
+            record(fault.status)
+            kind = "application/rss+xml" if endpoint == "rss" else "application/atom+xml"
+            self._send(fault.status, fault.body, f"{kind}; charset=utf-8")
+            return
         if fault is not None and fault.kind == "status":
             record(fault.status)
             headers = {} if fault.retry_after is None else {"Retry-After": f"{fault.retry_after:g}"}

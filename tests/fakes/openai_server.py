@@ -45,7 +45,7 @@ from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler
 from typing import Any, Literal
 
-from bot.llm import CHARS_PER_TOKEN, count_tokens_estimate
+from bot.llm import CHARS_PER_TOKEN, count_tokens_estimate, estimate_message_tokens
 from tests.fakes.loopback import LoopbackFake
 
 # The key tests configure on both sides; long and distinctive so a leak is easy to spot.
@@ -190,6 +190,7 @@ class FakeOpenAI(LoopbackFake[Fault, RecordedRequest]):
         model: str = "fake-model",
         models: set[str] | None = None,
         context_window: int | None = None,
+        usage_counting: Literal["tokenizer", "estimate"] = "tokenizer",
         api_key: str | None = None,
         supports_json_schema: bool = True,
         embedding_dimensions: int = 16,
@@ -203,6 +204,8 @@ class FakeOpenAI(LoopbackFake[Fault, RecordedRequest]):
         self.model = model
         self.models = models
         self.context_window = context_window
+        # "estimate" reports our own estimate as usage (benchmarks comparing runs made before the honest counts)
+        self.usage_counting = usage_counting
         self.api_key = api_key
         self.supports_json_schema = supports_json_schema
         self.embedding_dimensions = embedding_dimensions
@@ -405,7 +408,10 @@ class _Handler(BaseHTTPRequestHandler):
                 code="unsupported_parameter",
             )
             return
-        prompt_tokens = tokenizer_shaped_count(messages)
+        if self.fake.usage_counting == "estimate":
+            prompt_tokens = estimate_message_tokens(messages)
+        else:
+            prompt_tokens = tokenizer_shaped_count(messages)
         limit = body.get("max_completion_tokens") or body.get("max_tokens")
         window = self.fake.context_window
         if window is not None and prompt_tokens + (limit if isinstance(limit, int) else 0) > window:
@@ -454,7 +460,11 @@ class _Handler(BaseHTTPRequestHandler):
             payload["choices"][0]["message"].update(content=None, refusal=fault.text)
             content = fault.text
         if fault is None or fault.kind != "no_usage":
-            completion_tokens = len(_PIECE.findall(content))
+            completion_tokens = (
+                count_tokens_estimate(content)
+                if self.fake.usage_counting == "estimate"
+                else len(_PIECE.findall(content))
+            )
             if finish_reason == "length" and isinstance(limit, int) and limit > 0:
                 completion_tokens = limit  # a server stopped by the limit has spent all of it
             payload["usage"] = {
