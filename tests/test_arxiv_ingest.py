@@ -651,3 +651,22 @@ async def test_real_submission_times_of_a_day_land_on_the_next_days_listing(
     # The submission day itself has none of them.
     fake_arxiv.reset()
     assert (await fetch_range(arxiv_settings, ["cs.LG"], dt.date(2026, 4, 29), dt.date(2026, 4, 29), 100)).papers == []
+
+
+def test_cli_backfill_names_announcement_days_and_its_count(
+    fake_arxiv: FakeArxiv, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from bot.cli import main
+
+    for name, value in {
+        "PAPERSCOUT_HOME": str(tmp_path / "home"),
+        "PAPERSCOUT_ARXIV_RSS_URL": fake_arxiv.rss_url,
+        "PAPERSCOUT_ARXIV_API_URL": fake_arxiv.api_url,
+        "PAPERSCOUT_ARXIV_DELAY_SECONDS": "0",
+    }.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.delenv("PAPERSCOUT_CONFIG", raising=False)
+    fake_arxiv.add(*WEEK[20:])
+    assert main(["ingest", "--since", "2025-04-30", "--until", "2025-05-06", "--categories", "cs.LG", "cs.AI"]) == 0
+    out = capsys.readouterr().out
+    assert f"arXiv API backfill 2025-04-30..2025-05-06: {len(WEEK[20:])} papers" in out and "INCOMPLETE" not in out
