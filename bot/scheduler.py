@@ -25,13 +25,14 @@ import asyncio
 import datetime as dt
 import logging
 import zoneinfo
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from bot.core import Core
-from bot.delivery import DeliveryResult, Poster, deliver_digest
+from bot.delivery import DeliveryResult, Poster, deliver
+from bot.digest import build_digest
 from bot.errors import PaperscoutError
-from bot.models import Target
+from bot.models import Digest, Profile, Target
 from bot.schedule import post_moment as schedule_post_moment
 
 log = logging.getLogger(__name__)
@@ -147,13 +148,30 @@ class DigestJobs:
                     )
             work += [(poster, target, profile, day) for day in found.due]
         gate = asyncio.Semaphore(MAX_PARALLEL_POSTS)
+        # many channels often share a profile (a lab's reading groups): build each distinct digest once per tick
+        built: dict[tuple[str, dt.date, tuple[str, ...], int], asyncio.Future[Digest]] = {}
 
-        async def post(poster: Poster, target: Target, profile: object, day: dt.date) -> DeliveryResult | None:
+        def build(target: Target, profile: Profile, day: dt.date) -> Awaitable[Digest]:
+            key = (profile.fingerprint, day, tuple(target.categories), target.digest_size)
+            if key not in built:
+                built[key] = asyncio.ensure_future(
+                    build_digest(
+                        self.core,
+                        profile,
+                        day,
+                        size=target.digest_size,
+                        categories=target.categories,
+                        target=target.key,
+                    )
+                )
+            return asyncio.shield(built[key])
+
+        async def post(poster: Poster, target: Target, profile: Profile, day: dt.date) -> DeliveryResult | None:
             async with gate:
                 if self.stopping:  # no new sends once a stop was asked for; the ledger keeps it claimable
                     return None
                 try:
-                    result = await deliver_digest(self.core, poster, target, profile, day)  # type: ignore[arg-type]
+                    result = await deliver(self.core, poster, target, day, lambda: build(target, profile, day))
                 except PaperscoutError as exc:
                     log.error("digest for %s on %s not built: %s", target.key, day, exc)
                     return DeliveryResult(target, day, "failed", str(exc))
