@@ -37,6 +37,7 @@ def main() -> int:
         report = run_kill_test(Path(tmp) / "home", papers, LocalEmbedder(), args.targets, args.kills, args.seed)
     print(f"kills: {report.kills} in {report.rounds} rounds  targets: {report.targets}  delivered: {report.delivered}")
     print(f"messages received: {report.messages}  duplicates: {report.duplicates}  missing: {report.missing}")
+    print(f"most duplicates in one chat: {report.worst_chat_duplicates}")
     print(f"wall time: {time.monotonic() - started:.0f} s")
     return 0 if report.duplicates == report.missing == 0 and report.delivered == report.targets else 1
 

@@ -10,6 +10,7 @@ import sys
 from bot.config import Settings
 
 MASK = "***"
+HANDLER_NAME = "paperscout"
 # credentials inside URLs: user:password@host, /bot<token>/ paths, ?key= / token= / api_key= query values
 _URL_SECRETS = (
     re.compile(r"(?<=://)[^/\s:@]+:[^/\s@]+(?=@)"),
@@ -55,8 +56,9 @@ def configure_logging(verbose: bool, settings: Settings | None = None) -> None:
             if value is not None:
                 secrets.append(value.get_secret_value())
     handler.addFilter(RedactSecrets(secrets))
+    handler.set_name(HANDLER_NAME)
     root = logging.getLogger()
-    for old in list(root.handlers):
+    for old in [h for h in root.handlers if h.get_name() == HANDLER_NAME]:  # ours from an earlier call only
         root.removeHandler(old)
     root.addHandler(handler)
     root.setLevel(logging.INFO if verbose else logging.WARNING)

@@ -43,6 +43,7 @@ class KillReport:
     duplicates: int  # messages a chat received twice
     missing: int  # messages of a recorded digest a chat never received
     rounds: int = 1  # times every target was owed a digest (a new round starts once all went out)
+    worst_chat_duplicates: int = 0  # the most messages one chat received twice
 
 
 def chat_ids(count: int) -> list[int]:
@@ -123,7 +124,7 @@ def kill_and_restart(home: Path, fake: FakeTelegram, targets: int, kills: int, s
     owes every target a digest again, as a new announcement day would.
     """
     rng = random.Random(seed)
-    done_kills = rounds = messages = duplicates = missing = 0
+    done_kills = rounds = messages = duplicates = missing = worst = 0
     while done_kills < kills or rounds == 0:
         baseline = {chat: len(fake.sent(chat)) for chat in chat_ids(targets)}
         while done_kills < kills and delivered(home) < targets:
@@ -152,6 +153,7 @@ def kill_and_restart(home: Path, fake: FakeTelegram, targets: int, kills: int, s
         rounds += 1
         counted = count(home, fake, targets, baseline)
         messages, duplicates, missing = messages + counted[0], duplicates + counted[1], missing + counted[2]
+        worst = max(worst, counted[3])
         if delivered(home) < targets:
             break
         if done_kills < kills:
@@ -159,11 +161,11 @@ def kill_and_restart(home: Path, fake: FakeTelegram, targets: int, kills: int, s
                 db.execute("DELETE FROM ledger_messages")
                 db.execute("DELETE FROM ledger_papers")
                 db.execute("DELETE FROM ledger")
-    return KillReport(done_kills, targets, delivered(home), messages, duplicates, missing, rounds)
+    return KillReport(done_kills, targets, delivered(home), messages, duplicates, missing, rounds, worst)
 
 
-def count(home: Path, fake: FakeTelegram, targets: int, baseline: dict[int, int]) -> tuple[int, int, int]:
-    """(messages, duplicates, missing) of this round: what each chat received since `baseline` against the ledger."""
+def count(home: Path, fake: FakeTelegram, targets: int, baseline: dict[int, int]) -> tuple[int, int, int, int]:
+    """This round's (messages, duplicates, missing, most duplicates in one chat), against the ledger."""
     with sqlite3.connect(home / "paperscout.sqlite3", timeout=30) as db:
         recorded = {
             int(chat): int(n)
@@ -172,13 +174,14 @@ def count(home: Path, fake: FakeTelegram, targets: int, baseline: dict[int, int]
                 " GROUP BY t.id"
             )
         }
-    duplicates = missing = messages = 0
+    duplicates = missing = messages = worst = 0
     for chat in chat_ids(targets):
         texts = [m.text for m in fake.sent(chat)[baseline.get(chat, 0) :]]
         messages += len(texts)
         duplicates += len(texts) - len(set(texts))
+        worst = max(worst, len(texts) - len(set(texts)))
         missing += max(0, recorded.get(chat, 0) - len(set(texts)))
-    return messages, duplicates, missing
+    return messages, duplicates, missing, worst
 
 
 def run_kill_test(

@@ -22,6 +22,6 @@ def test_killed_at_random_points_every_digest_arrives_once(
     assert report.delivered == 50
     assert report.missing == 0 and report.messages >= 50
     # Telegram has no idempotency key: a kill after Telegram accepted a message and before the journal noted it
-    # (microseconds on a quiet machine) sends that one message again. Never a whole digest again: at most the
-    # messages in flight at each kill.
-    assert report.duplicates <= report.kills
+    # (microseconds on a quiet machine, longer on a loaded one) sends that one message again. Never a whole digest
+    # again: a chat gets at most its one message in flight repeated per kill.
+    assert report.worst_chat_duplicates <= report.kills
