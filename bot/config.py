@@ -133,6 +133,9 @@ class Settings(BaseSettings):
     telegram_group_per_minute: int = Field(
         default=20, ge=1, description="Most messages to one Telegram group or channel in any minute (Telegram: 20)."
     )
+    telegram_overall_per_second: int = Field(
+        default=30, ge=1, description="Most messages the Telegram bot sends in any second, to all chats (Telegram: 30)."
+    )
     telegram_max_retries: int = Field(
         default=3, ge=0, le=10, description="Retries after Telegram's 429 flood control, waiting its retry_after."
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 
 import pytest
 
@@ -171,3 +172,20 @@ def test_pacer_keeps_groups_to_their_minute(chat: int, expected: float) -> None:
         pacer._note(chat)
     now[0] = 1030.0
     assert pacer.wait_seconds(chat) == pytest.approx(expected)
+
+
+async def test_pacer_keeps_all_chats_together_under_the_overall_rate() -> None:
+    import asyncio
+    import time
+
+    pacer = ChatPacer(interval=0.0, group_per_minute=20, overall_per_second=3)
+    starts: list[float] = []
+
+    async def send(chat: int) -> None:
+        async with pacer.turn(chat):
+            starts.append(time.monotonic())
+
+    await asyncio.gather(*(send(chat) for chat in range(1, 7)))
+    starts.sort()
+    gaps = [b - a for a, b in itertools.pairwise(starts)]
+    assert min(gaps) >= 0.33, "evenly spaced at 3 per 1.05 s, never a burst"

@@ -102,7 +102,11 @@ async def start_telegram(
     settings = settings or core.settings
     app = build_application(settings)
     controller = controller or ChatController(core)
-    pacer = ChatPacer(settings.telegram_chat_interval_seconds, settings.telegram_group_per_minute)
+    pacer = ChatPacer(
+        settings.telegram_chat_interval_seconds,
+        settings.telegram_group_per_minute,
+        settings.telegram_overall_per_second,
+    )
 
     async def on_gone(chat_id: int, reason: str) -> None:
         await mark_gone(core, chat_id)

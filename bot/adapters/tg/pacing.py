@@ -1,10 +1,11 @@
 """Our own pacing of sends per chat, on top of PTB's `AIORateLimiter`.
 
-The limiter keeps the bot under 30 messages/s overall and 20/minute per group, but does not space messages to one
-private chat; Telegram asks for at most about one message per second in any chat. `ChatPacer.turn(chat_id)`
-waits until a chat may get its next message: `interval` seconds after the previous one, and for groups and
-channels (negative chat ids) no more than `group_per_minute` in any 60 seconds. Waiting holds only that chat:
-other chats go on.
+The limiter does not space messages to one private chat, and its overall limit is a leaky bucket that lets a burst
+of 30 through on top of the steady 30/s, which Telegram (and the fake, which counts any one-second window) answers
+with 429 during a fan-out. `ChatPacer.turn(chat_id)` waits until a chat may get its next message: `interval`
+seconds after the previous one, for groups and channels (negative chat ids) no more than `group_per_minute` in any
+60 seconds, and overall sends evenly spaced at `overall_per_second` per `OVERALL_WINDOW_SECONDS`. Waiting for its
+own spacing holds only that chat: other chats go on.
 """
 
 from __future__ import annotations
@@ -16,20 +17,28 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
 GROUP_WINDOW_SECONDS = 60.0
+OVERALL_WINDOW_SECONDS = 1.05  # a little over a second, for the same jitter reason as the per-chat interval
 
 
 class ChatPacer:
     """Per-chat spacing of messages (see the module docstring)."""
 
     def __init__(
-        self, interval: float = 1.05, group_per_minute: int = 20, clock: Callable[[], float] = time.monotonic
+        self,
+        interval: float = 1.05,
+        group_per_minute: int = 20,
+        overall_per_second: int = 30,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         """`interval` a little over 1 s, so network jitter never makes two sends arrive closer than a second."""
         self.interval = interval
         self.group_per_minute = group_per_minute
+        self.overall_per_second = overall_per_second
         self._clock = clock
         self._locks: dict[int, asyncio.Lock] = {}
         self._sent: dict[int, deque[float]] = {}
+        self._overall_lock = asyncio.Lock()
+        self._last_start = float("-inf")
 
     @asynccontextmanager
     async def turn(self, chat_id: int) -> AsyncIterator[None]:
@@ -37,10 +46,23 @@ class ChatPacer:
         lock = self._locks.setdefault(chat_id, asyncio.Lock())
         async with lock:
             await asyncio.sleep(self.wait_seconds(chat_id))
+            await self._overall_slot()
             try:
                 yield
             finally:
                 self._note(chat_id)
+
+    async def _overall_slot(self) -> None:
+        """Wait for the next overall slot: sends start evenly spaced, `OVERALL_WINDOW_SECONDS / overall_per_second`
+        apart, never in bursts (a burst's arrivals spread by network jitter into the next second and get 429)."""
+        if self.overall_per_second <= 0:
+            return
+        spacing = OVERALL_WINDOW_SECONDS / self.overall_per_second
+        async with self._overall_lock:
+            wait = self._last_start + spacing - self._clock()
+            if wait > 0:
+                await asyncio.sleep(wait)
+            self._last_start = self._clock()
 
     def wait_seconds(self, chat_id: int) -> float:
         """How long the next message to `chat_id` must wait from now."""
