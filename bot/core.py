@@ -71,6 +71,8 @@ class Core:
     llm: LLMRuntime | None = None
     # the index of stored author names (bot.authors), keyed by the number of stored papers it was built from
     author_index: dict[int, Any] = field(default_factory=dict)
+    # the words of stored titles (bot.spelling), keyed by the number of stored papers they were read from
+    title_vocabulary: dict[int, Any] = field(default_factory=dict)
     # serialises each user's conversation steps (bot.onboarding) across concurrent messages
     user_locks: KeyedLocks = field(default_factory=KeyedLocks)
     # digest messages noted the moment a platform accepts them (bot.delivery); None for a core without a home

@@ -15,18 +15,24 @@ import json
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
 import numpy as np
 
 from bot.answer import write_answer
+from bot.asked_authors import find_named_authors
 from bot.core import Core
 from bot.models import Paper, Profile
 from bot.rank import phrase_key, rank_for_profile, text_tokens
+from bot.spelling import corrected
 from bot.timewords import MONTHS, WEEKDAYS, TimeWindow, find_time_window
 from bot.usage import run_usage, usage_run
 
 MAX_QUESTION = 1000
+NOTHING_ASKED = (
+    "I found nothing to search for in that. Ask about a topic or an author, for example "
+    "'MoE papers this week' or 'what did Lenka Zdeborová post since Monday?'."
+)
 MAX_CITATIONS = 15
 POOL = 120  # candidates taken from each of the dense and lexical lists
 
@@ -39,11 +45,15 @@ PROFILE_WEIGHT = 0.10
 MARGIN = 0.16
 FLOOR = 0.30
 COVERED = 0.5  # a text covering half the topic's weight (by word rarity) is about the topic
+TERM_SHARE = 0.05  # a named term in fewer papers than this share is specific enough to stand for a topic
+GENERIC_SHARE = 0.1  # a single word in more papers than this share is generic ("learning", "data", "machine")
+PARTIAL = 0.4  # what part of a compound topic's words count for (always below COVERED)
 
 # Acronyms researchers type and the phrases papers spell out (both directions are used).
 ACRONYMS: dict[str, str] = {
     "moe": "mixture of experts",
     "llm": "large language model",
+    "lm": "language model",
     "vlm": "vision language model",
     "mllm": "multimodal large language model",
     "rl": "reinforcement learning",
@@ -72,6 +82,7 @@ ACRONYMS: dict[str, str] = {
 }
 
 _SEPARATORS = frozenset(",;/")
+_CALENDAR_WORDS = frozenset(WEEKDAYS) | frozenset(MONTHS)
 _EXPANSIONS: dict[str, str] = {acronym: phrase_key(text) for acronym, text in ACRONYMS.items()}
 _FOLLOW_UP_REF = re.compile(r"\b(those|these|them|of the above|among them|that list)\b", re.IGNORECASE)
 # Words that never belong to a topic, wherever they stand.
@@ -93,7 +104,8 @@ _FILLER = frozenset(
     please i we you it this that those these them among also else other more again only just week today
     yesterday month year since day days last past anything something everything interesting good notable cool
     important worth reading read hi hey publish published released submitted out wrote write written did like such as
-    e.g eg etc especially mainly mostly""".split()
+    e.g eg etc especially mainly mostly post posts posted posting put putting stuff things thing hey hello anyone
+    someone somebody has have had been lately recently together novel""".split()
 )
 
 
@@ -181,9 +193,14 @@ def normalise_category(prefix: str, suffix: str) -> str:
     return f"{prefix}.{suffix.upper() if prefix in _UPPER_SUFFIX else suffix.lower()}"
 
 
+def topic_key(topic: str) -> str:
+    """`phrase_key` with plural acronyms made singular too ("LMs" -> "lm", as "models" -> "model")."""
+    return " ".join(w[:-1] if w.endswith("s") and w[:-1] in _EXPANSIONS else w for w in phrase_key(topic).split())
+
+
 def expand_terms(topic: str) -> list[str]:
     """The topic's normalised phrases plus acronym expansions in both directions."""
-    key = phrase_key(topic)
+    key = topic_key(topic)
     phrases = [key] if key else []
     phrases += [_EXPANSIONS[token] for token in key.split() if token in _EXPANSIONS]
     phrases += [acronym for acronym, expansion in _EXPANSIONS.items() if f" {expansion} " in f" {key} "]
@@ -212,16 +229,27 @@ def topic_of(text: str) -> str:
     return re.sub(r" ([,;])", r"\1", " ".join(words)).strip(" .?!")
 
 
-def parse_question(question: str, today: dt.date, previous: Turn | None = None) -> Filters:
-    """Split a question into time window, authors, categories, the topic, and a follow-up restriction."""
+def has_words(question: str) -> bool:
+    """True when the question holds at least one letter or digit (not only emoji or punctuation)."""
+    return any(c.isalnum() for c in question)
+
+
+def parse_question(
+    question: str, today: dt.date, previous: Turn | None = None, *, authors: tuple[str, ...] | None = None
+) -> Filters:
+    """Split a question into time window, authors, categories, the topic, and a follow-up restriction.
+
+    `authors`, when given, are the authors already found in the question (their names removed from it), so
+    "by <Name>" is not looked for again and a question naming only authors is not a follow-up.
+    """
     question = question.strip()[:MAX_QUESTION]
     window = find_time_window(question, today)
     removed: list[str] = [window.phrase] if window else []
     categories = tuple(dict.fromkeys(normalise_category(m.group(1), m.group(2)) for m in _CATEGORY.finditer(question)))
     removed += [m.group(0) for m in _CATEGORY.finditer(question)]
-    authors: tuple[str, ...] = ()
     # looked for after the time words are gone, so "from May 1 to May 5" or "from Monday" is not an author
-    by = _BY_AUTHOR.search(strip_phrases(question, removed))
+    by = _BY_AUTHOR.search(strip_phrases(question, removed)) if authors is None else None
+    authors = authors or ()
     if by and by.group(1).split()[0].lower().rstrip(".") not in _CALENDAR_WORDS:
         name = by.group(1).strip().rstrip(".")
         authors = (name,)
@@ -231,7 +259,7 @@ def parse_question(question: str, today: dt.date, previous: Turn | None = None) 
         rest = re.sub(r"\b(since|from|in|on|during|between)\s*$", " ", rest.strip(" ?!."), flags=re.IGNORECASE)
     topic = topic_of(rest)
     restrict: tuple[str, ...] = ()
-    if previous is not None:
+    if previous is not None and has_words(question):
         refers_back = bool(_FOLLOW_UP_REF.search(question))
         # "and from last week?" has no topic of its own and continues the previous one
         continues = refers_back or (not topic and not authors and not categories)
@@ -246,6 +274,21 @@ def parse_question(question: str, today: dt.date, previous: Turn | None = None) 
             authors = authors or tuple(previous.authors)
             categories = categories or tuple(previous.categories)
     return Filters(topic=topic, window=window, authors=authors, categories=categories, restrict_to=restrict)
+
+
+_NOT_NAMES = _FILLER | _META
+
+
+async def understand(core: Core, question: str, today: dt.date, previous: Turn | None = None) -> Filters:
+    """`parse_question` with the authors a question names found in the stored archive first (typos, initials,
+    "X et al.", "X's", "by X and Y" included), so their names never become topic."""
+    question = question.strip()[:MAX_QUESTION]
+    window = find_time_window(question, today)
+    start, end = (window.start, window.end) if window else (None, None)
+    named = await find_named_authors(core, question, start, end, _NOT_NAMES)
+    if not named.authors:
+        return parse_question(question, today, previous)
+    return parse_question(named.rest, today, previous, authors=named.authors)
 
 
 # ---------------------------------------------------------------- retrieval
@@ -292,24 +335,60 @@ def topic_alternatives(topic: str) -> list[Alternative]:
 
 @dataclass(frozen=True, slots=True)
 class TopicEvidence:
-    """How to recognise one topic in a text: weighted words and whole phrases (acronyms and expansions)."""
+    """How to recognise one topic in a text: weighted units and whole phrases (acronyms and expansions).
 
-    weights: dict[str, float]  # content word -> inverse document frequency
+    A unit is a content word, or a named term with its acronym ("kv" / "key value cache"); each weighs its
+    rarity in the archive. A topic of several units is a compound, about the whole thing: a title with only
+    some of them counts for little, unless the paper's abstract holds the rest and the title the rarest one
+    ("Jailbreak" in the title, "attacks" in the abstract, for "jailbreak attacks").
+    """
+
+    weights: dict[str, float]  # unit -> inverse document frequency
     phrases: tuple[str, ...]
     exact: bool = False  # words match as written, without inflections
+    forms: dict[str, tuple[str, ...]] = field(default_factory=dict)  # unit -> how a text may write it
+    generic: frozenset[str] = frozenset()  # units so common ("learning", "data") a compound may leave them out
 
-    def coverage(self, text: str) -> float:
-        """Share of the topic's weight found in `text` (1.0 when a whole phrase is there)."""
-        tokens = text_tokens(text)
+    def _present(self, tokens: list[str]) -> list[bool]:
+        present = set(tokens)
         joined = " " + " ".join(tokens) + " "
-        if any(f" {p} " in joined for p in self.phrases):
+        found = []
+        for unit in self.weights:
+            hit = False
+            for form in self.forms.get(unit, (unit,)):
+                if " " in form:
+                    hit = hit or f" {form} " in joined
+                else:
+                    hit = hit or (form in present if self.exact else _word_in(form, present))
+            found.append(hit)
+        return found
+
+    def _phrase_in(self, tokens: list[str]) -> bool:
+        joined = " " + " ".join(tokens) + " "
+        return any(f" {p} " in joined for p in self.phrases)
+
+    def coverage(self, text: str, context: str = "") -> float:
+        """Share of the topic's weight found in `text` (1.0 when a whole phrase is there); `context` (the
+        abstract, for a title) may supply a compound's other units."""
+        tokens = text_tokens(text)
+        if self._phrase_in(tokens):
             return 1.0
         total = sum(self.weights.values())
         if not total:
             return 0.0
-        present = set(tokens)
-        found = (word in present if self.exact else _word_in(word, present) for word in self.weights)
-        return sum(w for w, hit in zip(self.weights.values(), found, strict=True) if hit) / total
+        found = self._present(tokens)
+        share = sum(w for w, hit in zip(self.weights.values(), found, strict=True) if hit) / total
+        if len(self.weights) < 2 or share >= 1.0 - 1e-9:
+            return share
+        if context:
+            rarest = max(range(len(found)), key=lambda i: list(self.weights.values())[i])
+            elsewhere = self._present(text_tokens(context))
+            units = list(self.weights)
+            if found[rarest] and all(
+                a or b or u in self.generic for u, a, b in zip(units, found, elsewhere, strict=True)
+            ):
+                return 1.0
+        return PARTIAL * share
 
 
 @dataclass(frozen=True, slots=True)
@@ -318,29 +397,32 @@ class QuestionTopic:
 
     alternatives: tuple[TopicEvidence, ...]
 
-    def coverage(self, text: str) -> float:
-        """How much of the best-covered alternative `text` contains."""
-        return max((a.coverage(text) for a in self.alternatives), default=0.0)
+    def coverage(self, text: str, context: str = "") -> float:
+        """How much of the best-covered alternative `text` contains (see `TopicEvidence.coverage`)."""
+        return max((a.coverage(text, context) for a in self.alternatives), default=0.0)
 
 
 async def _evidence(core: Core, alternative: Alternative, total: int) -> TopicEvidence:
-    topic = alternative.text
-    key = phrase_key(topic)
+    key = topic_key(alternative.text)
     words = [w for w in key.split() if w not in _FILLER and len(w) > 1]
-    acronyms = [w for w in dict.fromkeys(words) if w in _EXPANSIONS]
-    plain = list(dict.fromkeys(w for w in words if w not in _EXPANSIONS))
     spelled = [(a, e) for a, e in _EXPANSIONS.items() if f" {e} " in f" {key} "]
-    if spelled and len(spelled[0][1].split()) >= len(plain) - 1:
-        # the topic names an established term ("in-context learning"): its words alone do not make a paper on it
-        plain = []
-    frequencies = await core.repo.document_frequencies(plain)
-    weights = {w: math.log((total + 1) / (frequencies.get(w, 0) + 1)) + 0.1 for w in plain}
+    spelled_words = {w for _, e in spelled for w in e.split()}
+    acronyms = [(w, _EXPANSIONS[w]) for w in dict.fromkeys(words) if w in _EXPANSIONS]
+    terms = list(dict.fromkeys(acronyms + spelled))
+    forms: dict[str, tuple[str, ...]] = {w: (w,) for w in words if w not in _EXPANSIONS and w not in spelled_words}
+    for acronym, expansion in terms:
+        forms[expansion] = (acronym, expansion)
+    frequencies = await core.repo.document_frequencies(list(forms))
+    weights = {u: math.log((total + 1) / (frequencies.get(u, 0) + 1)) + 0.1 for u in forms}
     phrases = [key] if len(words) > 1 else []
-    for acronym in acronyms:
-        phrases += [acronym, _EXPANSIONS[acronym]]
-    for acronym, expansion in spelled:
-        phrases += [acronym, expansion]
-    return TopicEvidence(weights, tuple(dict.fromkeys(p for p in phrases if p)), alternative.exact)
+    for acronym, expansion in terms:
+        phrases += [f" {key} ".replace(f" {expansion} ", f" {acronym} ").strip()]
+        phrases += [f" {key} ".replace(f" {acronym} ", f" {expansion} ").strip()]
+        # a rare named term with at most one other word stands for the topic ("sparse MoE", "ICL papers")
+        if len(forms) <= 2 and frequencies.get(expansion, 0) < TERM_SHARE * total:
+            phrases += [acronym, expansion]
+    generic = frozenset(u for u in forms if " " not in u and frequencies.get(u, 0) >= GENERIC_SHARE * total)
+    return TopicEvidence(weights, tuple(dict.fromkeys(p for p in phrases if p)), alternative.exact, forms, generic)
 
 
 async def topic_evidence(core: Core, topic: str) -> QuestionTopic:
@@ -368,8 +450,12 @@ async def _candidates(core: Core, filters: Filters, query_vector: np.ndarray | N
     if filters.restrict_to:
         papers = await core.repo.get_papers(list(filters.restrict_to))
     elif filters.authors:
-        tokens = [t for t in re.findall(r"[\w\-']+", filters.authors[0]) if len(t) > 1]
-        papers = await core.repo.papers_by_author(tokens, start, end)
+        papers = []
+        for n, author in enumerate(filters.authors):  # "by X and Y": the papers they wrote together
+            tokens = [t for t in re.findall(r"[\w\-']+", author) if len(t) > 1]
+            theirs = await core.repo.papers_by_author(tokens, start, end)
+            ids = {p.id for p in theirs}
+            papers = theirs if n == 0 else [p for p in papers if p.id in ids]
     else:
         assert query_vector is not None, "a topic search needs the topic's vector"
         dense, lexical = await asyncio.gather(
@@ -408,7 +494,7 @@ async def retrieve(
     relevance = dense.astype(np.float64).copy()
     evidence = []
     for i, paper in enumerate(papers):
-        title = topic_words.coverage(paper.title) if topic_words else 0.0
+        title = topic_words.coverage(paper.title, paper.abstract) if topic_words else 0.0
         abstract = topic_words.coverage(paper.abstract) if topic_words else 0.0
         relevance[i] += TITLE_BONUS * title + ABSTRACT_BONUS * abstract
         evidence.append((title >= COVERED, abstract >= COVERED))
@@ -436,33 +522,6 @@ async def retrieve(
 
 
 # ---------------------------------------------------------------- answering
-
-
-_CALENDAR_WORDS = frozenset(WEEKDAYS) | frozenset(MONTHS)
-_AUTHORSHIP = re.compile(r"\b(publish\w*|wrote|written|authored|co-?authored|papers? of|work of|group)\b", re.I)
-_NAME_WORD = re.compile(r"(?<!^)(?<![.?!]\s)\b([A-Z][a-z\u00C0-\u024F'\-]{2,})\b")
-
-
-async def find_named_authors(core: Core, filters: Filters, question: str) -> Filters:
-    """Treat capitalised words that name stored authors in the window as an author filter.
-
-    Handles "what did Zdeborová publish this week?" where no "by" marks the name. A word counts only if some
-    stored paper in the window has an author with that name, so topic words are left alone.
-    """
-    if filters.authors or filters.restrict_to:
-        return filters
-    start = filters.window.start if filters.window else None
-    end = filters.window.end if filters.window else None
-    text = strip_phrases(question.strip(), [filters.window.phrase] if filters.window else [])
-    names = [m.group(1) for m in _NAME_WORD.finditer(text) if m.group(1).lower() not in _CALENDAR_WORDS]
-    # A lone capitalised word is often a method ("Adam", "Muon"); take it as a name only next to authorship words
-    if len(names) < 2 and not _AUTHORSHIP.search(question):
-        return filters
-    found = [n for n in names if n.lower() not in _FILLER and await core.repo.papers_by_author([n], start, end, 1)]
-    if not found:
-        return filters
-    topic = topic_of(strip_phrases(filters.topic, found))
-    return Filters(topic, filters.window, (" ".join(found),), filters.categories, filters.restrict_to)
 
 
 def describe_window(window: tuple[dt.date, dt.date]) -> str:
@@ -528,7 +587,9 @@ async def ask(
     if conversation_id:
         stored = await core.repo.conversation_state(conversation_id, max_age=ttl)
         previous = Turn.from_json(stored) if stored else None
-    filters = parse_question(question, today, previous)
+    filters = await understand(core, question, today, previous)
+    if filters.topic:
+        filters = replace(filters, topic=await corrected(core, filters.topic))
     window = await effective_window(core, filters, today)
     if filters.window is None:
         filters = Filters(
@@ -538,7 +599,9 @@ async def ask(
             filters.categories,
             filters.restrict_to,
         )
-    filters = await find_named_authors(core, filters, question)
+    if not has_words(question):
+        # emoji or punctuation only: say so, and keep the conversation's context for the next real question
+        return Answer(text=NOTHING_ASKED, citations=(), window=window, filters=filters)
     found = await retrieve(core, filters, profile=profile)
     # retrieval already filters by the window; this keeps "never cite outside it" true whatever changes upstream
     papers = [r.paper for r in found if window[0] <= r.paper.announced <= window[1]]

@@ -1,4 +1,4 @@
-"""Paper search: the question-answering retrieval (dense + BM25, topic evidence) without the relevance cut."""
+"""Paper search: the question-answering retrieval (dense + BM25, topic evidence) and its relevance cut-off."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from typing import Any
 from bot.core import Core
 from bot.models import Paper, day_to_int
 from bot.rag import MAX_QUESTION, Filters, retrieve
+from bot.spelling import corrected
 from bot.timewords import TimeWindow
 from bot.vectors import category_key
 
@@ -48,13 +49,19 @@ async def search_papers(
     until: dt.date | None = None,
     categories: Sequence[str] = (),
     limit: int = 10,
+    cut: bool = True,
 ) -> list[SearchHit]:
-    """The `limit` stored papers best matching `query` inside the window, most relevant first."""
+    """At most `limit` stored papers matching `query` inside the window, most relevant first.
+
+    With `cut` (the default) only the papers that pass the question-answering relevance cut-off are returned
+    (a query with two good matches returns two); without it, the `limit` nearest whatever their relevance.
+    """
     query = query.strip()[:MAX_QUESTION]
-    if not query:
+    if not any(c.isalnum() for c in query):
         return []
+    query = await corrected(core, query)
     window = TimeWindow(since or dt.date.min, until or dt.date.max, "") if since or until else None
     found = await retrieve(
-        core, Filters(topic=query, window=window, categories=tuple(categories)), limit=limit, cut=False
+        core, Filters(topic=query, window=window, categories=tuple(categories)), limit=limit, cut=cut
     )
     return [SearchHit(r.paper, r.relevance, r.dense) for r in found]

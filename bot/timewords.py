@@ -34,6 +34,7 @@ NUMBER_WORDS = {
 }
 
 _WD = "|".join(sorted(WEEKDAYS, key=len, reverse=True))
+_FULL_WD = "|".join(name.lower() for name in calendar.day_name)
 _MON = "|".join(sorted(MONTHS, key=len, reverse=True))
 _NUM = r"\d{1,3}|" + "|".join(NUMBER_WORDS)
 _ISO = r"\d{4}-\d{2}-\d{2}"
@@ -129,6 +130,7 @@ def find_time_window(question: str, today: dt.date) -> TimeWindow | None:
         (r"\bthis\s+year\b", "this_year"),
         (rf"\bon\s+({_DATE})", "on_date"),
         (rf"\b(?:on\s+|last\s+)({_WD})\b", "on_weekday"),
+        (rf"\b({_FULL_WD})\b", "on_weekday"),  # "T. Okita Thursday": a full day name alone
         (rf"\b(?:in|during|from)\s+({_MON})\.?(?:\s+(\d{{4}}))?\b", "in_month"),
         (r"\b(?:in|during)\s+(\d{4})\b", "in_year"),
     ]

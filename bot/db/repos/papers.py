@@ -142,6 +142,11 @@ class PapersRepo(RepositoryBase):
                 names.update(json.loads(row[0]))
         return sorted(names)
 
+    async def all_titles(self) -> list[str]:
+        """Every stored paper's title (for the vocabulary questions' typos are corrected against)."""
+        async with self.conn.execute("SELECT title FROM papers") as cursor:
+            return [row[0] async for row in cursor]
+
     async def lexical_search(
         self, groups: Sequence[Sequence[str]], start: dt.date | None, end: dt.date | None, limit: int
     ) -> list[tuple[str, float]]:

@@ -1,0 +1,125 @@
+"""Questions in the forms people type (issue 14): authors named any way, compound topics, typos, no words."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+
+import pytest
+
+from bot.core import Core
+from bot.ingest.store import store_papers
+from bot.models import Paper
+from bot.rag import COVERED, NOTHING_ASKED, ask, topic_evidence
+from bot.search import search_papers
+from bot.spelling import corrected, edits
+from bot.timewords import find_time_window
+
+MONDAY = dt.date(2025, 5, 26)
+NAMED = ("Thomas L. Griffiths", "Lenka Zdeborová", "Hinrich Schütze", "Lei Bai", "Fenghua Ling")
+
+
+@pytest.fixture
+async def day(core: Core, demo_papers: list[Paper]) -> list[Paper]:
+    """The bundled Monday's papers by the authors these tests name, its mixture-of-experts and diffusion papers,
+    and 30 others."""
+    wanted = [
+        p
+        for p in demo_papers
+        if set(p.authors) & set(NAMED) or "Mixture" in p.title or "MoE" in p.title or "Diffusion" in p.title
+    ]
+    others = [p for p in demo_papers if p not in wanted][:30]
+    await store_papers(core, wanted + others)
+    return wanted + others
+
+
+def by(papers: list[Paper], *names: str) -> set[str]:
+    return {p.id for p in papers if all(n in p.authors for n in names)}
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "papers by Thomas Griffiths today",
+        "What did Thomas Griffiths post today?",
+        "Griffiths et al. today",
+        "papers by Grifiths today",  # a typo, as onboarding forgives it
+        "anything from T. Griffiths today?",
+        "Griffiths's new papers",
+    ],
+)
+async def test_an_author_is_found_whatever_the_phrasing(core: Core, day: list[Paper], question: str) -> None:
+    answer = await ask(core, question, today=MONDAY)
+    assert answer.filters.authors == ("Thomas L. Griffiths",)
+    assert answer.filters.topic == ""  # "post", "new", "anything" are not topic
+    assert {p.id for p in answer.citations} == by(day, "Thomas L. Griffiths")
+
+
+async def test_by_two_authors_means_their_joint_papers(core: Core, day: list[Paper]) -> None:
+    joint = by(day, "Lei Bai", "Fenghua Ling")
+    assert joint and joint != by(day, "Lei Bai")
+    for question in ("papers by Lei Bai and Fenghua Ling today", "Lei Bai & Fengua Ling today"):
+        answer = await ask(core, question, today=MONDAY)
+        assert answer.filters.authors == ("Lei Bai", "Fenghua Ling")
+        assert {p.id for p in answer.citations} == joint
+
+
+async def test_accents_and_possessives_are_forgiven(core: Core, day: list[Paper]) -> None:
+    answer = await ask(core, "what did Zdeborova publish today?", today=MONDAY)
+    assert answer.filters.authors == ("Lenka Zdeborová",)
+    answer = await ask(core, "Schutze's papers today", today=MONDAY)
+    assert {p.id for p in answer.citations} == by(day, "Hinrich Schütze")
+
+
+async def test_a_capitalised_topic_is_not_taken_for_a_name(core: Core, day: list[Paper]) -> None:
+    answer = await ask(core, "Bayesian optimization today", today=MONDAY)
+    assert answer.filters.authors == () and answer.filters.topic == "Bayesian optimization"
+
+
+async def test_a_compound_topic_is_about_the_whole_compound(core: Core, day: list[Paper]) -> None:
+    evidence = await topic_evidence(core, "diffusion language models")
+    assert evidence.coverage("Dual Ascent Diffusion for Inverse Problems") < COVERED
+    assert evidence.coverage("Diffusion LMs for code") == 1.0  # the acronym of a part counts as the part
+    assert evidence.coverage("A Convergence Theory for Diffusion Language Models") == 1.0
+    # a rare named term with a modifier is the term ("sparse MoE" is about mixture-of-experts papers)
+    moe = await topic_evidence(core, "sparse mixture-of-experts")
+    assert moe.coverage("CoMoE: Contrastive Representation for Mixture-of-Experts") >= COVERED
+    assert moe.coverage("Spectral Mixture Kernels for Bayesian Optimization") < COVERED
+
+
+async def test_search_cuts_where_relevance_drops(core: Core, day: list[Paper]) -> None:
+    hits = await search_papers(core, "mixture of experts")
+    assert hits and len(hits) < 10
+    assert all("MoE" in h.paper.title or "Mixture" in h.paper.title for h in hits)
+    assert len(await search_papers(core, "mixture of experts", cut=False)) == 10
+    assert await search_papers(core, "🤔🤔") == []
+
+
+async def test_typos_in_topic_words_are_corrected_against_stored_titles(core: Core, day: list[Paper]) -> None:
+    assert await corrected(core, "difusion modles") == "diffusion model"
+    assert await corrected(core, "Mixture of Experts") == "Mixture of Experts"  # known words stay as typed
+    assert edits("modle", "model") == 1 and edits("experst", "expert") == 1
+
+
+async def test_a_question_without_words_does_not_repeat_the_previous_answer(core: Core, day: list[Paper]) -> None:
+    first = await ask(core, "mixture of experts papers today", today=MONDAY, conversation_id="c1")
+    assert first.citations
+    answer = await ask(core, "🤔👍", today=MONDAY, conversation_id="c1")
+    assert answer.citations == () and answer.text == NOTHING_ASKED
+    # the context is kept for the next real question
+    again = await ask(core, "and today?", today=MONDAY, conversation_id="c1")
+    assert [p.id for p in again.citations] == [p.id for p in first.citations]
+
+
+def test_a_day_name_alone_is_that_day() -> None:
+    window = find_time_window("T. Okita Thursday", dt.date(2025, 5, 30))
+    assert window is not None and window.start == window.end == dt.date(2025, 5, 29)
+
+
+def test_an_author_only_question_with_a_previous_turn_is_not_a_follow_up() -> None:
+    from bot.rag import Turn, parse_question
+
+    previous = Turn("moe", None, [], [], ["x"])
+    filters = parse_question("papers  this week", MONDAY, previous, authors=("Lei Bai",))
+    assert filters.topic == "" and filters.authors == ("Lei Bai",)
+    assert dataclasses.asdict(previous)["topic"] == "moe"
