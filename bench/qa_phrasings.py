@@ -65,7 +65,7 @@ async def search_precision(core: Core, papers: list[Paper], verbose: bool) -> No
         question = Question("", intent.pattern)
         available = sum(1 for p in papers if is_on_topic(question, p))
         for query in intent.search:
-            hits = await search_papers(core, query)
+            hits = await search_papers(core, query, cut=True)
             top = hits[:5]
             good = sum(1 for h in top if is_on_topic(question, h.paper))
             value = good / min(5, available) if available else (1.0 if not top else 0.0)

@@ -49,12 +49,12 @@ async def search_papers(
     until: dt.date | None = None,
     categories: Sequence[str] = (),
     limit: int = 10,
-    cut: bool = True,
+    cut: bool = False,
 ) -> list[SearchHit]:
     """At most `limit` stored papers matching `query` inside the window, most relevant first.
 
-    With `cut` (the default) only the papers that pass the question-answering relevance cut-off are returned
-    (a query with two good matches returns two); without it, the `limit` nearest whatever their relevance.
+    With `cut` (what /search should pass) only the papers that pass the question-answering relevance cut-off are
+    returned (a query with two good matches returns two); without it, the `limit` nearest whatever their relevance.
     """
     query = query.strip()[:MAX_QUESTION]
     if not any(c.isalnum() for c in query):

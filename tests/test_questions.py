@@ -88,7 +88,7 @@ async def test_a_compound_topic_is_about_the_whole_compound(core: Core, day: lis
 
 
 async def test_search_cuts_where_relevance_drops(core: Core, day: list[Paper]) -> None:
-    hits = await search_papers(core, "mixture of experts")
+    hits = await search_papers(core, "mixture of experts", cut=True)
     assert hits and len(hits) < 10
     assert all("MoE" in h.paper.title or "Mixture" in h.paper.title for h in hits)
     assert len(await search_papers(core, "mixture of experts", cut=False)) == 10
