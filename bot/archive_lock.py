@@ -17,9 +17,12 @@ import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from bot.config import Settings
 from bot.errors import StateError
+
+if TYPE_CHECKING:  # only for type hints: `paperscout --help` need not load pydantic
+    from bot.config import Settings
 
 LOCK_FILE = "writer.lock"
 WAIT_POLL_SECONDS = 0.5

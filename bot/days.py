@@ -5,8 +5,10 @@ week means the last stored day, and says which days it holds when a question's w
 from __future__ import annotations
 
 import datetime as dt
+from typing import TYPE_CHECKING
 
-from bot.core import Core
+if TYPE_CHECKING:
+    from bot.core import Core
 
 
 def utc_date(now: dt.datetime | None = None) -> dt.date:

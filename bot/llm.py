@@ -20,13 +20,14 @@ import re
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import urlsplit
-
-import openai
 
 from bot.config import Settings
 from bot.errors import ConfigError, SourceUnavailable
+
+if TYPE_CHECKING:  # imported where a client is built or its errors read: 0.5 s a start-up without an LLM saves
+    import openai
 
 log = logging.getLogger(__name__)
 
@@ -185,6 +186,8 @@ class LLMClient:
         self.token_limit_param = "max_completion_tokens" if self.endpoint == OPENAI_BASE_URL else "max_tokens"
         self.quota_note: str | None = None  # set while the account is out of quota
         self._quota_until: dt.date | None = None
+        import openai
+
         self._client = openai.AsyncOpenAI(
             api_key=self._api_key,
             base_url=base_url,
@@ -230,6 +233,8 @@ class LLMClient:
         `ChatResult.truncated`. Raises `SourceUnavailable` (or its `LLMRequestRejected`) on any failure.
         """
         self._check_quota()
+        import openai
+
         started = time.monotonic()
         schema_format = None
         if json_schema is not None and self.json_schema_supported is not False:
@@ -292,6 +297,8 @@ class LLMClient:
         return {"type": "json_schema", "json_schema": spec}
 
     async def _create(self, messages: Messages, max_tokens: int | None, response_format: dict[str, Any] | None) -> Any:
+        import openai
+
         kwargs: dict[str, Any] = {"model": self.model, "messages": [dict(m) for m in messages]}
         if response_format is not None:
             kwargs["response_format"] = response_format
@@ -379,6 +386,8 @@ class LLMClient:
 
     def _translate(self, exc: openai.OpenAIError) -> SourceUnavailable:
         """One line for the person running paperscout; deliberately drops the openai exception (and its body)."""
+        import openai
+
         where = f"LLM endpoint {self.endpoint}"
         retries = self._settings.llm_max_retries
         after = f" after {retries} retr{'y' if retries == 1 else 'ies'}" if retries else ""

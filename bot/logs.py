@@ -6,8 +6,11 @@ from __future__ import annotations
 import logging
 import re
 import sys
+from typing import TYPE_CHECKING
 
-from bot.config import Settings
+if TYPE_CHECKING:  # only for type hints: `paperscout --help` need not load pydantic
+    from bot.config import Settings
+
 
 MASK = "***"
 HANDLER_NAME = "paperscout"

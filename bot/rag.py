@@ -472,12 +472,20 @@ async def _candidates(core: Core, filters: Filters, query_vector: np.ndarray | N
     return papers
 
 
+async def _window_holds_papers(core: Core, window: TimeWindow | None) -> bool:
+    """Whether any paper is stored inside `window` (anywhere, without one)."""
+    latest = await core.repo.latest_day(until=window.end if window else None)
+    return latest is not None and (window is None or latest >= window.start)
+
+
 async def retrieve(
     core: Core, filters: Filters, *, profile: Profile | None = None, limit: int = MAX_CITATIONS, cut: bool = True
 ) -> list[Retrieved]:
     """The papers that answer `filters`, most relevant first, cut where relevance drops off (unless not `cut`)."""
     if not filters.topic and not filters.authors:
         return []
+    if not filters.restrict_to and not await _window_holds_papers(core, filters.window):
+        return []  # before the topic's vector: nothing to find needs no embedding model (seconds to load)
     query_vector = None  # an author alone: their papers newest first (or by profile); a name's vector says nothing
     if filters.topic:
         query_text = " ".join(expand_terms(filters.topic)) or filters.topic

@@ -27,12 +27,15 @@ import unicodedata
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
-import scipy.sparse as sp
 
 from bot.models import Paper, Profile, ScoredPaper
 from bot.names import name_tokens
+
+if TYPE_CHECKING:  # scipy loads where a ranking is computed: a question's retrieval needs only the tokenizers here
+    import scipy.sparse as sp
 
 Embedder = Callable[[list[str]], np.ndarray]
 
@@ -233,6 +236,8 @@ class PaperFeatures:
 
 def paper_features(papers: Sequence[Paper]) -> PaperFeatures:
     """Tokenise, index and pre-match one day's papers; independent of any profile."""
+    import scipy.sparse as sp
+
     joined: list[str] = []
     postings_lists: dict[str, list[int]] = defaultdict(list)
     codes: dict[str, int] = {}
@@ -379,6 +384,8 @@ class _Terms:
 
 def _soft_max_terms(vecs: np.ndarray, profiles: Sequence[ProfileModel], temperature: float) -> tuple[np.ndarray, ...]:
     """Log-mean-exp similarity to each profile's want vectors and to its avoid vectors, (profiles, papers) each."""
+    import scipy.sparse as sp
+
     want_n = np.array([len(m.want_texts) for m in profiles], dtype=np.int64)
     avoid_n = np.array([len(m.avoid_keys) for m in profiles], dtype=np.int64)
     outputs = (
@@ -417,6 +424,8 @@ def _membership(
     profiles: Sequence[ProfileModel], items: Callable[[ProfileModel], Iterable[str]], column: dict[str, int]
 ) -> sp.csr_matrix:
     """(profiles, len(column)) 0/1 matrix: which of the column's keys each profile lists (unknown keys skipped)."""
+    import scipy.sparse as sp
+
     per_profile = [[column[k] for k in items(m) if k in column] for m in profiles]
     counts = np.fromiter((len(c) for c in per_profile), dtype=np.int64, count=len(profiles))
     indices = np.fromiter((c for cols in per_profile for c in cols), dtype=np.int64, count=int(counts.sum()))

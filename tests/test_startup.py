@@ -1,0 +1,130 @@
+"""Start-up cost (issue 10): a command loads the embedding model, torch, Chroma and openai only when it needs them.
+
+Each check runs `paperscout` in a fresh interpreter, as a user starts it, and reads which modules it imported.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from bot.config import Settings
+from bot.core import open_core
+from bot.embed import LocalEmbedder, model_dir
+from bot.errors import ConfigError
+from tests.conftest import StoreDay
+
+ROOT = Path(__file__).resolve().parents[1]
+HEAVY = ("torch", "sentence_transformers", "transformers", "openai", "chromadb", "sklearn")
+
+# Runs the CLI in-process of a fresh interpreter, then prints what it printed and the heavy modules it imported.
+_PROBE = """
+import contextlib, io, json, sys
+from bot.cli import main
+out = io.StringIO()
+with contextlib.redirect_stdout(out):
+    try:
+        code = main(sys.argv[1:])
+    except SystemExit as exc:
+        code = exc.code
+heavy = sorted({name.split(".")[0] for name in sys.modules} & set(HEAVY_NAMES))
+print(json.dumps({"code": code, "out": out.getvalue(), "heavy": heavy}))
+"""
+
+
+def run_cold(home: Path, *args: str) -> dict[str, object]:
+    """`paperscout ARGS` in a new interpreter with state in `home` and no LLM configured."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PAPERSCOUT_")}
+    env.update(PAPERSCOUT_HOME=str(home), PYTHONPATH=str(ROOT))
+    probe = _PROBE.replace("HEAVY_NAMES", repr(HEAVY))
+    done = subprocess.run(
+        [sys.executable, "-c", probe, *args], env=env, capture_output=True, text=True, timeout=120, check=True
+    )
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+def test_help_imports_no_model_chroma_or_openai(tmp_path: Path) -> None:
+    result = run_cold(tmp_path / "home", "--help")
+    assert result["code"] == 0
+    assert "ask" in str(result["out"])
+    assert result["heavy"] == []
+
+
+def test_ask_and_search_on_an_empty_store_load_neither_model_nor_chroma(tmp_path: Path) -> None:
+    asked = run_cold(tmp_path / "home", "ask", "what MoE papers this week?")
+    assert asked["code"] == 0
+    assert "No papers are stored yet." in str(asked["out"])
+    assert asked["heavy"] == []
+    searched = run_cold(tmp_path / "home", "search", "sparse attention")
+    assert searched["code"] == 0
+    assert "No stored paper matches" in str(searched["out"])
+    assert searched["heavy"] == []
+
+
+async def test_a_question_outside_the_stored_days_or_by_author_loads_no_model(
+    tmp_path: Path, embedder: LocalEmbedder, store_day: StoreDay
+) -> None:
+    home = tmp_path / "home"
+    async with open_core(Settings(home=home), embedder) as core:
+        papers = await store_day(core)
+    author = papers[0].authors[0].split()[-1]
+
+    empty_window = run_cold(home, "ask", "--as-of", "2025-05-26", "what MoE papers in April?")
+    assert "No stored papers" in str(empty_window["out"])
+    assert empty_window["heavy"] == []
+
+    by_author = run_cold(home, "ask", "--as-of", "2025-05-26", f"papers by {author} today")
+    assert papers[0].id in str(by_author["out"])
+    assert by_author["heavy"] == ["chromadb"]  # the stored vectors are read, none is computed
+
+
+def test_the_interpreter_skips_its_exit_collections_after_a_command(tmp_path: Path) -> None:
+    # registered before main(), so it runs after main's exit handler (atexit runs last-in first-out)
+    code = (
+        "import atexit, gc, sys\n"
+        "atexit.register(lambda: print('frozen', gc.get_freeze_count()))\n"
+        "from bot.cli import main\n"
+        "main(['ask', 'MoE papers'])\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PAPERSCOUT_")}
+    env.update(PAPERSCOUT_HOME=str(tmp_path / "home"), PYTHONPATH=str(ROOT))
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    frozen = int(done.stdout.split("frozen")[-1])
+    assert frozen > 10_000
+
+
+def copy_model(target: Path) -> Path:
+    """A private copy of the bundled MiniLM directory (weights included) that a test may damage."""
+    shutil.copytree(model_dir(), target)
+    return target
+
+
+def test_the_model_loads_on_first_embed_after_its_hash_check_and_only_once(tmp_path: Path) -> None:
+    model = copy_model(tmp_path / "minilm")
+    weights = model / "model.safetensors"
+    embedder = LocalEmbedder(model_path=model)
+    weights.write_bytes(weights.read_bytes()[:-1] + b"\0")  # damaged after construction: nothing was read yet
+    with pytest.raises(ConfigError, match="sha256"):
+        embedder.embed(["sparse attention"])
+
+    shutil.copyfile(model_dir() / "model.safetensors", weights)
+    first = embedder.embed(["sparse attention"])
+    weights.unlink()  # once loaded, the weights are not opened (nor checked) again
+    again = embedder.embed(["sparse attention", "graph neural networks"])
+    assert first.shape == (1, 384)
+    assert np.allclose(again[0], first[0], atol=1e-5)
+    assert np.allclose(np.linalg.norm(again, axis=1), 1.0, atol=1e-5)
+
+
+def test_building_an_embedder_reads_nothing(tmp_path: Path) -> None:
+    embedder = LocalEmbedder(model_path=tmp_path / "missing")
+    assert embedder.embed([]).shape == (0, 384)
+    with pytest.raises(ConfigError, match="missing"):
+        embedder.embed(["anything"])
