@@ -69,7 +69,7 @@ def build_application(settings: Settings) -> Application:
 
 
 async def mark_gone(core: Core, chat_id: int) -> None:
-    """After a 403 (blocked, kicked, deactivated): a member's personal digest goes off, a chat's digest pauses."""
+    """After a 403 (blocked, kicked, deactivated): a member's digest goes off, a chat's digest turns inactive."""
     if chat_id > 0:
         key = user_key(chat_id)
         user = await core.repo.get_user(key)
@@ -80,9 +80,10 @@ async def mark_gone(core: Core, chat_id: int) -> None:
             log.warning("personal digest of %s turned off: the bot cannot write to them", key)
         return
     found = await core.repo.target_at(PLATFORM, str(chat_id))
-    if found is not None and found[0].id is not None and not found[0].paused:
-        await core.repo.set_target_paused(found[0].id, True)
-        log.warning("digest of %s:%s paused: the bot cannot post there", PLATFORM, chat_id)
+    if found is not None and found[0].id is not None:
+        # inactive, not paused: an admin's /setup after adding the bot back clears it
+        await core.repo.set_target_inactive(found[0].id, "the bot was removed from the chat or cannot post there")
+        log.warning("digest of %s:%s inactive: the bot cannot post there", PLATFORM, chat_id)
 
 
 def command_lists() -> tuple[list[BotCommand], list[BotCommand]]:
