@@ -469,7 +469,7 @@ async def _search(ctl: ChatController, turn: Turn) -> list[Reply]:
     words = turn.args.strip()
     if not _has_words(words) or len(words) > MAX_QUESTION_CHARS:
         return _text("Search for some words, e.g. /search sparse attention", ephemeral=True)
-    hits = await search_papers(ctl.core, words, until=await ctl.today(), limit=MAX_LIST)
+    hits = await search_papers(ctl.core, words, until=await ctl.today(), limit=MAX_LIST, cut=True)
     if not hits:
         return _text(f"No stored paper matches '{words[:80]}'. {await stored_days_note(ctl.core)}")
     tldrs = await ctl.core.repo.tldrs([h.paper.id for h in hits])
