@@ -327,6 +327,17 @@ async def cmd_users(core: Core, args: argparse.Namespace) -> int:
     return 0
 
 
+async def cmd_site(core: Core, args: argparse.Namespace) -> int:
+    """Build the static web archive: a page per channel per day, monthly overviews, an index and search."""
+    from bot.site.build import build_site
+
+    extra = _load_profile_arg(args.profile) if args.profile else None
+    report = await build_site(core, Path(args.out), _load_profile_arg(None), extra)
+    print(report.line())
+    print(f"open {Path(args.out) / 'index.html'} in a browser, or serve the folder with any static web server")
+    return 0
+
+
 async def cmd_demo(core: Core, args: argparse.Namespace) -> int:
     """Offline demo: ingest the bundled real day, print its digest and one search."""
     from bot.digest import build_digest
@@ -450,6 +461,14 @@ def build_parser() -> argparse.ArgumentParser:
     status = sub.add_parser("status", help="next runs, last job runs and today's digests (sent, pending, paused)")
     status.add_argument("--json", action="store_true", help="print JSON")
     status.set_defaults(handler=cmd_status)
+
+    site = sub.add_parser("site", help="build the static web archive of posted digests (HTML, no server needed)")
+    site.add_argument("action", choices=("build",), help="build: write the site into OUT")
+    site.add_argument("out", metavar="OUT", help="folder for the site (created; a previous build there is replaced)")
+    site.add_argument(
+        "--profile", metavar="FILE", help="also add a preview archive of every stored day for this TOML profile"
+    )
+    site.set_defaults(handler=cmd_site)
 
     db = sub.add_parser("db", help="show what the state directory holds")
     db.add_argument(

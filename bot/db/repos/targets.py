@@ -5,10 +5,22 @@ from __future__ import annotations
 import datetime as dt
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from bot.db.repos.base import RepositoryBase, placeholders, target_from_row
 from bot.models import Profile, Target, day_to_int, int_to_day
 from bot.profiles import profile_from_json, profile_to_json
+
+
+@dataclass(frozen=True, slots=True)
+class PostedDigest:
+    """One digest a channel got: its day, the digest JSON frozen when claimed ('' for a plain poster's post),
+    when it was sent (UTC) and the ids of its papers in posting order."""
+
+    day: dt.date
+    digest_json: str
+    sent_at: str
+    paper_ids: tuple[str, ...]
 
 
 class TargetsRepo(RepositoryBase):
@@ -286,3 +298,32 @@ class TargetsRepo(RepositoryBase):
             async for r in cursor:
                 found.setdefault(int_to_day(r["day"]), []).append(r["paper_id"])
         return found
+
+    # --- the web archive (bot/site): what channels were sent, read in one pass ---
+
+    async def channel_targets(self) -> list[tuple[Target, Profile]]:
+        """Every channel target with its profile, paused or inactive too (members' personal digests excluded)."""
+        async with self.conn.execute(
+            "SELECT t.*, p.data AS profile_data, p.name AS profile_name FROM targets t"
+            " JOIN profiles p ON p.id = t.profile_id WHERE t.enabled = 1 ORDER BY t.id"
+        ) as cursor:
+            rows = await cursor.fetchall()
+        return [(target_from_row(r), profile_from_json(r["profile_data"])) for r in rows]
+
+    async def posted_digests(self, target_id: int) -> list[PostedDigest]:
+        """The digests recorded as sent to `target_id`, oldest day first, each frozen digest with its paper ids."""
+        papers: dict[int, list[str]] = {}
+        async with self.conn.execute(
+            "SELECT day, paper_id FROM ledger_papers WHERE target_id=? ORDER BY day, position", (target_id,)
+        ) as cursor:
+            async for r in cursor:
+                papers.setdefault(int(r[0]), []).append(str(r[1]))
+        async with self.conn.execute(
+            "SELECT day, digest, COALESCE(sent_at, claimed_at) FROM ledger WHERE target_id=? AND status='sent'"
+            " ORDER BY day",
+            (target_id,),
+        ) as cursor:
+            return [
+                PostedDigest(int_to_day(int(r[0])), str(r[1]), str(r[2]), tuple(papers.get(int(r[0]), ())))
+                async for r in cursor
+            ]
