@@ -14,6 +14,7 @@ from bot.models import Digest, Paper, Profile, ScoredPaper, Target, Topic
 
 DAYS = (dt.date(2025, 5, 29), dt.date(2025, 5, 30), dt.date(2025, 6, 2))
 HOSTILE_TITLE = '<script>window.__pwned = 1</script> @everyone \u202eevil\u202c <img src=x onerror=alert(1)> & "quoted"'
+HOSTILE_SHOWN = '<script>window.__pwned = 1</script> @everyone evil <img src=x onerror=alert(1)> & "quoted"'
 HOSTILE_AUTHOR = 'Eve "<b>bold</b>" Mallory'
 PRIVATE_TITLE = "A paper only one member was sent"
 TOPICS = ("Model compression and efficiency", "Learning theory")
