@@ -148,3 +148,28 @@ async def test_concurrent_writers_take_turns_on_the_one_connection(tmp_path: Pat
         assert all([await repo.get_user(f"console:v{i}") for i in range(5)])
     finally:
         await repo.close()
+
+
+async def test_a_moved_chat_takes_its_target_profile_and_setup_along_unless_the_new_chat_has_its_own(
+    tmp_path: Path,
+) -> None:
+    repo = Repository(await open_database(tmp_path / "s.sqlite3"))
+    profile = load_profile(Path(__file__).parents[1] / "bot" / "data" / "example_profile.toml")
+    try:
+        for chat in ("-1", "-3"):
+            await repo.save_profile(f"telegram:{chat}", profile)
+            await repo.save_target(Target("telegram", chat, profile.name), f"telegram:{chat}")
+        await repo.save_chat_state("telegram:7", "setup", '{"step": 2}', "telegram:-1")
+        assert await repo.move_chat("telegram", "-1", "-2") == "moved"
+        assert await repo.target_at("telegram", "-1") is None
+        assert await repo.target_at("telegram", "-2") is not None
+        assert await repo.get_profile("telegram:-2") is not None
+        assert await repo.chat_state("telegram:7", "setup", "telegram:-2") == '{"step": 2}'
+        await repo.save_profile("telegram:-4", profile)
+        await repo.save_target(Target("telegram", "-4", profile.name), "telegram:-4")
+        assert await repo.move_chat("telegram", "-3", "-4") == "kept"
+        kept = await repo.target_at("telegram", "-3")
+        assert kept is not None and kept[0].id in await repo.inactive_reasons()
+        assert await repo.move_chat("telegram", "-9", "-10") == "none"
+    finally:
+        await repo.close()

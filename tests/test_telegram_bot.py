@@ -421,3 +421,54 @@ async def test_setup_step_by_step_in_a_group_by_replying_to_the_bot(
     found = await core.repo.target_at("telegram", str(GROUP))
     assert found is not None and found[0].categories == ("cs.LG", "cs.AI") and found[0].digest_size == 10
     assert len(fake.sent(GROUP)) == 6, "nothing answered Bob"
+
+
+async def test_a_group_upgraded_to_a_supergroup_keeps_its_digest_under_the_new_id(
+    core: Core, tg_settings: Settings, fake: FakeTelegram, store_day: StoreDay
+) -> None:
+    papers = await store_day(core)
+    basic, upgraded = -4001, -1004000000001
+    fake.add_group(basic, "Basic group", creator=CLEO, members=[BOB], supergroup=False)
+    profile = Profile("Group", (Topic("graphs", "graph neural networks"),), categories=("cs.LG",))
+    await core.repo.save_profile(f"telegram:{basic}", profile)
+    target_id = await core.repo.save_target(
+        Target("telegram", str(basic), "Group", categories=("cs.LG",)), f"telegram:{basic}"
+    )
+    day = papers[0].announced
+    digest = Digest(day=day, profile_name="Group", scanned=2, items=scored(papers[:2]))
+
+    async def build() -> Digest:
+        return digest
+
+    stale = (await core.repo.target_at("telegram", str(basic)) or (None,))[0]
+    assert stale is not None
+    fake.migrate_group(basic, upgraded)
+    async with telegram_bot(core, tg_settings) as bot:
+        result = await deliver(core, bot.poster, stale, day, build)
+    assert result.status == "sent"
+    assert [c.status for c in fake.calls("sendMessage")][:1] == [400], "the old id is refused once"
+    assert len(fake.sent(upgraded)) == len(render_digest(digest_view(digest)))
+    moved = await core.repo.target_at("telegram", str(upgraded))
+    assert moved is not None and moved[0].id == target_id and moved[1] == profile
+    assert await core.repo.target_at("telegram", str(basic)) is None
+    assert await core.repo.get_profile(f"telegram:{upgraded}") == profile
+    assert await core.repo.sent_messages(target_id, day), "the same ledger row: no second digest that day"
+
+
+async def test_the_upgrade_service_message_alone_moves_the_digest(
+    core: Core, tg_settings: Settings, fake: FakeTelegram
+) -> None:
+    basic, upgraded = -4002, -1004000000002
+    fake.add_group(basic, "Basic group", creator=CLEO, members=[BOB], supergroup=False)
+    profile = Profile("Group", (Topic("graphs", "graph neural networks"),), categories=("cs.LG",))
+    await core.repo.save_profile(f"telegram:{basic}", profile)
+    await core.repo.save_target(Target("telegram", str(basic), "Group"), f"telegram:{basic}")
+    async with telegram_bot(core, tg_settings):
+        fake.migrate_group(basic, upgraded)
+        for _ in range(100):
+            if await core.repo.target_at("telegram", str(upgraded)) is not None:
+                break
+            await asyncio.sleep(0.05)
+    assert await core.repo.target_at("telegram", str(upgraded)) is not None
+    assert await core.repo.target_at("telegram", str(basic)) is None
+    assert not fake.calls("sendMessage"), "nothing is said about it in either chat"

@@ -325,6 +325,7 @@ class _Chat:
     bot_status: str = "member"  # member | administrator | left | kicked
     forbidden: str | None = None  # the 403 description sends get (blocked, deactivated, kicked)
     started: bool = True  # private chats: the user pressed Start (or wrote) once
+    migrated_to: int | None = None  # a basic group upgraded to this supergroup id
     messages: dict[int, dict[str, Any]] = field(default_factory=dict)
     html: dict[int, str | None] = field(default_factory=dict)
     sent_at: dict[int, float] = field(default_factory=dict)
@@ -494,6 +495,28 @@ class FakeTelegram(LoopbackFake[Fault, ApiCall]):
                 self._user(uid)
             self._chats[info["id"]] = _Chat(info=info, members=roles, bot_status=bot)
         return info
+
+    def migrate_group(self, chat_id: int, new_chat_id: int) -> dict[str, Any]:
+        """A basic group is upgraded to a supergroup under `new_chat_id`, like Telegram: members and the bot move,
+        a service message in each chat says so (`migrate_to_chat_id` / `migrate_from_chat_id`), and every method
+        sent to the old id answers 400 with ``parameters.migrate_to_chat_id``. Returns the new Chat."""
+        with self._state:
+            old = self._chat(chat_id)
+            if old.kind != "group":
+                raise ValueError("only a basic group can be upgraded to a supergroup")
+            info = {"id": new_chat_id, "type": "supergroup", "title": old.info["title"]}
+            self._chats[new_chat_id] = _Chat(info=info, members=dict(old.members), bot_status=old.bot_status)
+            old.migrated_to = new_chat_id
+            actor = self._users.get(next(iter(old.members), 0), self.bot_user)
+            for chat, field_name, other in (
+                (old, "migrate_to_chat_id", new_chat_id),
+                (self._chats[new_chat_id], "migrate_from_chat_id", chat_id),
+            ):
+                message = self._new_message(chat, actor, None)
+                message[field_name] = other
+                chat.messages[message["message_id"]] = message
+                self._push("message", message)
+            return info
 
     def open_private_chat(self, user_id: int) -> dict[str, Any]:
         """The user has pressed Start before (no update now): the bot may write to them; returns the Chat."""
@@ -886,6 +909,12 @@ class FakeTelegram(LoopbackFake[Fault, ApiCall]):
             raise _forbidden("bot can't initiate conversation with a user")
         if chat is None:
             raise _bad("chat not found")
+        if chat.migrated_to is not None:
+            raise ApiError(
+                400,
+                "Bad Request: group chat was upgraded to a supergroup chat",
+                {"migrate_to_chat_id": chat.migrated_to},
+            )
         if chat.forbidden is not None:
             raise _forbidden(chat.forbidden)
         if chat.kind == "private" and not chat.started:

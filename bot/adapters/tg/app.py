@@ -86,6 +86,17 @@ async def mark_gone(core: Core, chat_id: int) -> None:
         log.warning("digest of %s:%s inactive: the bot cannot post there", PLATFORM, chat_id)
 
 
+async def mark_moved(core: Core, old_chat_id: int, new_chat_id: int) -> None:
+    """A group became a supergroup under a new id: its digest, profile and half-done /setup follow it."""
+    outcome = await core.repo.move_chat(PLATFORM, str(old_chat_id), str(new_chat_id))
+    if outcome == "moved":
+        log.warning("digest of %s:%s moved to %s (the group became a supergroup)", PLATFORM, old_chat_id, new_chat_id)
+    elif outcome == "kept":
+        log.warning(
+            "%s:%s became %s, which has its own digest; the old one is inactive", PLATFORM, old_chat_id, new_chat_id
+        )
+
+
 def command_lists() -> tuple[list[BotCommand], list[BotCommand]]:
     """The command menus for private chats and for groups, from the controller's command table."""
     private = [BotCommand(name, c.help[:256]) for name, c in COMMANDS.items() if c.where in ("any", "dm")]
@@ -112,7 +123,10 @@ async def start_telegram(
     async def on_gone(chat_id: int, reason: str) -> None:
         await mark_gone(core, chat_id)
 
-    sender = TelegramSender(app.bot, pacer, on_gone=on_gone)
+    async def on_moved(old_chat_id: int, new_chat_id: int) -> None:
+        await mark_moved(core, old_chat_id, new_chat_id)
+
+    sender = TelegramSender(app.bot, pacer, on_gone=on_gone, on_moved=on_moved)
     front_end = TelegramFrontEnd(controller, sender)
     front_end.register(app)
     handle = TelegramHandle(app, TelegramPoster(sender), front_end)
@@ -158,4 +172,4 @@ async def _start_updates(app: Application, settings: Settings) -> None:
     )
 
 
-__all__ = ["TelegramHandle", "build_application", "mark_gone", "start_telegram"]
+__all__ = ["TelegramHandle", "build_application", "mark_gone", "mark_moved", "start_telegram"]

@@ -109,6 +109,7 @@ class TelegramFrontEnd:
 
     def register(self, app: Application) -> None:
         """Add the handlers: messages and channel posts (not edits), button presses, and an error logger."""
+        app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, self.on_migrate))
         app.add_handler(MessageHandler(filters.UpdateType.MESSAGE | filters.UpdateType.CHANNEL_POST, self.on_message))
         app.add_handler(CallbackQueryHandler(self.on_button))
         app.add_handler(ChatMemberHandler(self.on_my_status, ChatMemberHandler.MY_CHAT_MEMBER))
@@ -122,6 +123,16 @@ class TelegramFrontEnd:
         log.warning("bot removed from chat %s (%s)", change.chat.id, change.new_chat_member.status)
         if self.sender.on_gone is not None:
             await self.sender.on_gone(change.chat.id, change.new_chat_member.status)
+
+    async def on_migrate(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        """A group became a supergroup (Telegram says so in both chats): the digest follows the new chat id."""
+        message = update.effective_message
+        if message is None or self.sender.on_moved is None:
+            return
+        if message.migrate_to_chat_id:
+            await self.sender.on_moved(message.chat.id, message.migrate_to_chat_id)
+        elif message.migrate_from_chat_id:
+            await self.sender.on_moved(message.migrate_from_chat_id, message.chat.id)
 
     # --- messages ---
 

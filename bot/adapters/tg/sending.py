@@ -6,6 +6,8 @@
   once more as plain text;
 - 403 (blocked, kicked, deactivated) and 400 "chat not found" -> the `on_gone` hook (which marks the target or the
   member's digest inactive) and a permanent `DeliveryError`: never retried;
+- 400 with `migrate_to_chat_id` (`ChatMigrated`: the group became a supergroup under a new id) -> the `on_moved`
+  hook (the target follows the chat) and the same message sent once to the new id;
 - other 400s are permanent; timeouts and network errors are transient.
 """
 
@@ -24,7 +26,7 @@ from telegram import (
     ReplyParameters,
 )
 from telegram.constants import ParseMode
-from telegram.error import BadRequest, Forbidden, RetryAfter, TelegramError
+from telegram.error import BadRequest, ChatMigrated, Forbidden, RetryAfter, TelegramError
 
 from bot.adapters.tg.markup import Markup
 from bot.adapters.tg.pacing import ChatPacer
@@ -34,6 +36,7 @@ from bot.delivery import DeliveryError
 log = logging.getLogger(__name__)
 
 GoneHook = Callable[[int, str], Awaitable[None]]
+MovedHook = Callable[[int, int], Awaitable[None]]
 NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
 
 
@@ -58,13 +61,23 @@ def is_parse_error(error: BadRequest) -> bool:
 class TelegramSender:
     """Paced sends to chats with Telegram's errors mapped (see the module docstring)."""
 
-    def __init__(self, bot: Bot, pacer: ChatPacer, on_gone: GoneHook | None = None) -> None:
+    def __init__(
+        self, bot: Bot, pacer: ChatPacer, on_gone: GoneHook | None = None, on_moved: MovedHook | None = None
+    ) -> None:
         self.bot = bot
         self.pacer = pacer
         self.on_gone = on_gone
+        self.on_moved = on_moved
 
     async def send(self, chat_id: int, message: TgMessage, *, reply_to: int | None = None) -> Message:
         """Send one message (HTML, plain text once if Telegram refuses the HTML); DeliveryError when it fails."""
+        try:
+            return await self._send(chat_id, message, reply_to)
+        except ChatMigrated as moved:
+            new_chat_id = await self._moved(chat_id, moved)
+            return await self._send(new_chat_id, message, None)  # the replied-to message stayed in the old chat
+
+    async def _send(self, chat_id: int, message: TgMessage, reply_to: int | None) -> Message:
         markup = keyboard_markup(message.keyboard)
         reply = ReplyParameters(reply_to, allow_sending_without_reply=True) if reply_to else None
         try:
@@ -90,8 +103,18 @@ class TelegramSender:
                         reply_parameters=reply,
                         link_preview_options=NO_PREVIEW,
                     )
+        except ChatMigrated:
+            raise
         except TelegramError as error:
             raise await self._delivery_error(chat_id, error) from error
+
+    async def _moved(self, chat_id: int, moved: ChatMigrated) -> int:
+        """Telegram says the group now lives under a new id: tell the hook, return the new id."""
+        new_chat_id = int(moved.new_chat_id)
+        log.warning("chat %s became supergroup %s; its digest follows it", chat_id, new_chat_id)
+        if self.on_moved is not None:
+            await self.on_moved(chat_id, new_chat_id)
+        return new_chat_id
 
     async def send_many(
         self, chat_id: int, messages: Sequence[TgMessage], *, reply_to: int | None = None
@@ -106,6 +129,14 @@ class TelegramSender:
         self, chat_id: int, name: str, data: bytes, caption: Markup, *, reply_to: int | None = None
     ) -> Message:
         """Send a file with an HTML caption."""
+        try:
+            return await self._send_document(chat_id, name, data, caption, reply_to)
+        except ChatMigrated as moved:
+            return await self._send_document(await self._moved(chat_id, moved), name, data, caption, None)
+
+    async def _send_document(
+        self, chat_id: int, name: str, data: bytes, caption: Markup, reply_to: int | None
+    ) -> Message:
         reply = ReplyParameters(reply_to, allow_sending_without_reply=True) if reply_to else None
         try:
             async with self.pacer.turn(chat_id):
@@ -117,6 +148,8 @@ class TelegramSender:
                     parse_mode=ParseMode.HTML,
                     reply_parameters=reply,
                 )
+        except ChatMigrated:
+            raise
         except TelegramError as error:
             raise await self._delivery_error(chat_id, error) from error
 

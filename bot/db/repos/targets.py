@@ -125,6 +125,35 @@ class TargetsRepo(RepositoryBase):
         async with self.transaction() as conn:
             await conn.execute("UPDATE targets SET inactive=? WHERE id=?", (reason[:300] or "gone", target_id))
 
+    async def move_chat(self, platform: str, old_chat_id: str, new_chat_id: str) -> str:
+        """A chat got a new id (a Telegram group upgraded to a supergroup): its target, channel profile and
+        half-done conversations follow it, so its ledger and settings carry on. Returns what happened:
+        'moved', 'kept' (the new chat already has its own digest: the old one turns inactive) or 'none'."""
+        old_key, new_key = f"{platform}:{old_chat_id}", f"{platform}:{new_chat_id}"
+        async with self.transaction() as conn:
+            async with conn.execute(
+                "SELECT id FROM targets WHERE platform=? AND chat_id=?", (platform, old_chat_id)
+            ) as cursor:
+                old = await cursor.fetchone()
+            async with conn.execute(
+                "SELECT id FROM targets WHERE platform=? AND chat_id=?", (platform, new_chat_id)
+            ) as cursor:
+                new = await cursor.fetchone()
+            await conn.execute(
+                "UPDATE OR IGNORE chat_state SET scope=? WHERE scope=?", (new_key, old_key)
+            )  # a flow already started in the new chat wins over the old chat's
+            if old is None:
+                return "none"
+            if new is not None:
+                await conn.execute(
+                    "UPDATE targets SET inactive=? WHERE id=?",
+                    (f"the chat moved to {new_key}, which has its own digest", old[0]),
+                )
+                return "kept"
+            await conn.execute("UPDATE targets SET chat_id=? WHERE id=?", (new_chat_id, old[0]))
+            await conn.execute("UPDATE OR IGNORE profiles SET owner=? WHERE owner=?", (new_key, old_key))
+        return "moved"
+
     async def inactive_reasons(self) -> dict[int, str]:
         """Target id -> why it is inactive, for every inactive target."""
         async with self.conn.execute("SELECT id, inactive FROM targets WHERE inactive != ''") as cursor:
