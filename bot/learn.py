@@ -270,12 +270,6 @@ async def record_reactions(core: Core, user_key: str, reactions: Mapping[str, in
     await _train_user(core, user_key)
 
 
-async def user_model(core: Core, user_key: str) -> tuple[FeedbackModel | None, int]:
-    """The user's current model (None until MIN_REACTIONS usable reactions) and how many reactions it learned from."""
-    entry = await _train_user(core, user_key)
-    return entry.model, entry.model.n_reactions if entry.model is not None else 0
-
-
 async def rank_for_user(
     core: Core, user_key: str, profile: Profile, papers: Sequence[Paper], top_k: int | None = None
 ) -> list[ScoredPaper]:

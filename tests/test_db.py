@@ -112,7 +112,7 @@ async def test_ledger_claims_once_and_takes_over_a_crashed_claim(tmp_path: Path)
         assert await repo.claim_post(target_id, DAY)
         await repo.mark_sent(target_id, DAY, ["2505.00001"])
         assert not await repo.claim_post(target_id, DAY)
-        assert await repo.was_sent(target_id, DAY)
+        assert await repo.last_sent_day(target_id) == DAY
         assert await repo.sent_paper_ids([target_id], DAY) == {"2505.00001"}
         [(target, stored_profile)] = await repo.targets()
         assert target.id == target_id and stored_profile == profile
@@ -144,7 +144,7 @@ async def test_concurrent_writers_take_turns_on_the_one_connection(tmp_path: Pat
             *(repo.add_feedback(f"console:u{i}", f"2505.{17000 + i}", 1) for i in range(5)),
             *(repo.ensure_user(f"console:v{i}", "V") for i in range(5)),
         )
-        assert [await repo.count_feedback(f"console:u{i}") for i in range(5)] == [1] * 5
+        assert [len(await repo.user_feedback_rows(f"console:u{i}")) for i in range(5)] == [1] * 5
         assert all([await repo.get_user(f"console:v{i}") for i in range(5)])
     finally:
         await repo.close()

@@ -123,7 +123,7 @@ async def test_a_change_of_mind_replaces_the_reaction_and_users_are_created_on_d
     await core.repo.add_feedback("telegram:1", "2505.00001", 1)
     await core.repo.add_feedback("telegram:1", "2505.00002", 1)
     await core.repo.add_feedback("telegram:1", "2505.00001", -1)
-    assert await core.repo.count_feedback("telegram:1") == 2
+    assert len(await core.repo.user_feedback_rows("telegram:1")) == 2
     rows = await core.repo.user_feedback_rows("telegram:1")
     assert {row.paper_id: row.value for row in rows} == {"2505.00001": -1, "2505.00002": 1}
     assert await core.repo.user_feedback_rows("telegram:2") == []
@@ -134,7 +134,7 @@ async def test_record_reaction_rejects_values_other_than_plus_or_minus_one(core:
 
     with pytest.raises(InputError):
         await learn.record_reaction(core, "console:local", "2505.17083", 0)
-    assert await core.repo.count_feedback("console:local") == 0
+    assert len(await core.repo.user_feedback_rows("console:local")) == 0
 
 
 async def test_reactions_reorder_the_users_ranking_and_say_why(core: Core, forty: list[Paper]) -> None:
@@ -183,7 +183,7 @@ async def test_forget_feedback_removes_rows_and_the_cached_model(core: Core, for
     assert core.feedback_models["telegram:9"].model is not None
     assert await learn.forget_feedback(core, "telegram:9") == 4
     assert "telegram:9" not in core.feedback_models
-    assert await core.repo.count_feedback("telegram:9") == 0
+    assert len(await core.repo.user_feedback_rows("telegram:9")) == 0
     again = await learn.rank_for_user(core, "telegram:9", PROFILE, forty)
     assert [(i.paper.id, i.score) for i in again] == [(i.paper.id, i.score) for i in cold]
     assert await learn.forget_feedback(core, "telegram:9") == 0
@@ -193,9 +193,9 @@ async def test_a_reaction_to_a_paper_without_a_vector_is_stored_but_not_learned(
     await learn.rank_for_user(core, "console:local", PROFILE, forty)  # stores the papers' vectors
     await learn.record_reaction(core, "console:local", "2501.00001", 1)  # never ingested
     await learn.record_reaction(core, "console:local", forty[0].id, 1)
-    assert await core.repo.count_feedback("console:local") == 2
-    model, n = await learn.user_model(core, "console:local")
-    assert model is None and n == 0  # one usable reaction is below the minimum
+    assert len(await core.repo.user_feedback_rows("console:local")) == 2
+    await learn.rank_for_user(core, "console:local", PROFILE, forty)
+    assert core.feedback_models["console:local"].model is None  # one usable reaction is below the minimum
 
 
 # ---------------------------------------------------------------- evaluation protocol

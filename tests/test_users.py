@@ -148,11 +148,11 @@ async def test_export_shows_everything_and_forget_deletes_it_all(core: Core, sto
     assert await core.repo.get_profile(profile_owner(KEY)) is None
     assert await core.repo.user_feedback_rows(KEY) == []
     assert await core.repo.targets_of_profile(profile_owner(KEY)) == []
-    assert delivered.target.id is not None and not await core.repo.was_sent(delivered.target.id, DAY)
+    assert delivered.target.id is not None and await core.repo.last_sent_day(delivered.target.id) is None
     totals = await core.repo.llm_usage_totals(by="target")
     assert set(totals) == {""} and totals[""].cost_usd == 0.01  # the cost stays for the budget, the name goes
     # the channel and its ledger are not the user's: they stay
-    assert channel.id is not None and await core.repo.was_sent(channel.id, DAY)
+    assert channel.id is not None and await core.repo.last_sent_day(channel.id) == DAY
     assert (await export_user(core, KEY))["stored"] is False
     assert (await forget_user(core, KEY))["users"] == 0  # forgetting twice is harmless
 

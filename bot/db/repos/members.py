@@ -116,12 +116,6 @@ class MembersRepo(RepositoryBase):
                 [(user_key, paper_id, value) for paper_id, value in reactions.items()],
             )
 
-    async def count_feedback(self, user_key: str) -> int:
-        """How many papers the user has reacted to."""
-        async with self.conn.execute("SELECT COUNT(*) FROM feedback WHERE user_key=?", (user_key,)) as cursor:
-            row = await cursor.fetchone()
-        return int(row[0]) if row else 0
-
     async def delete_feedback(self, user_key: str) -> int:
         """Delete every reaction of the user; returns how many rows went."""
         async with self.transaction() as conn:

@@ -288,13 +288,6 @@ class TargetsRepo(RepositoryBase):
                 [(target_id, day_to_int(day), pid, i) for i, pid in enumerate(paper_ids, 1)],
             )
 
-    async def was_sent(self, target_id: int, day: dt.date) -> bool:
-        """True when the digest for (target, day) is recorded as delivered."""
-        async with self.conn.execute(
-            "SELECT 1 FROM ledger WHERE target_id=? AND day=? AND status='sent'", (target_id, day_to_int(day))
-        ) as cursor:
-            return await cursor.fetchone() is not None
-
     async def last_sent_day(self, target_id: int) -> dt.date | None:
         """The latest day whose digest for `target_id` is recorded as delivered."""
         async with self.conn.execute(
