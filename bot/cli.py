@@ -470,6 +470,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     site.set_defaults(handler=cmd_site)
 
+    doctor = sub.add_parser(
+        "doctor", help="check the configuration and every configured connection; exit 0 only when all is well"
+    )
+    doctor.add_argument(
+        "--offline", action="store_true", help="skip the checks that reach the internet (arXiv, LLM, Discord, Telegram)"
+    )
+    doctor.add_argument(
+        "--running",
+        action="store_true",
+        help="only check that a paperscout run is alive in this state directory (for container healthchecks)",
+    )
+
     db = sub.add_parser("db", help="show what the state directory holds")
     db.add_argument(
         "--refresh-vectors",
@@ -515,6 +527,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     atexit.unregister(gc.freeze)
     atexit.register(gc.freeze)
     try:
+        if args.command == "doctor":  # reads the settings itself: a bad setting is one of its findings
+            from bot.doctor import doctor_main
+
+            return doctor_main(offline=args.offline, running=args.running, verbose=args.verbose)
         settings = load_settings()
         configure_logging(args.verbose, settings)  # now with the configured secrets to mask
         return asyncio.run(run(args, settings))

@@ -20,6 +20,7 @@ from typing import Any, Protocol
 from bot.config import Settings
 from bot.core import Core
 from bot.delivery import Poster
+from bot.heartbeat import HEARTBEAT_SECONDS, beat
 from bot.ingest.nightly import PollOutcome, catch_up_missed_days, ingest_until_announced, poll_once
 from bot.scheduler import (
     ARXIV_ZONE,
@@ -116,6 +117,12 @@ class Runner:
             id="ingest",
             misfire_grace_time=int(INGEST_CUTOFF_HOURS * 3600),  # started late is still worth polling
         )
+        self.scheduler.add_job(
+            self._guarded(self.heartbeat, "heartbeat"),
+            IntervalTrigger(seconds=HEARTBEAT_SECONDS, timezone=dt.UTC),
+            id="heartbeat",
+            next_run_time=self.clock(),
+        )
         self.scheduler.start()
         self._track(asyncio.ensure_future(self._guarded(self.catch_up_feed, "ingest")()))
 
@@ -136,6 +143,10 @@ class Runner:
     def _track(self, task: asyncio.Task[Any]) -> None:
         self._running.add(task)
         task.add_done_callback(self._running.discard)
+
+    async def heartbeat(self) -> None:
+        """Tell `paperscout doctor --running` (a container healthcheck) that the event loop still turns."""
+        await asyncio.to_thread(beat, self.core.settings.home)
 
     async def catch_up_feed(self) -> PollOutcome | None:
         """On start: the days missed while down from arXiv's API, then one look at the feed for the latest one."""

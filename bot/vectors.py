@@ -59,6 +59,36 @@ class VectorHit:
     metadata: dict[str, Any]
 
 
+def chroma_client(settings: Settings) -> Any:
+    """A Chroma client for `settings`: an `HttpClient` when `chroma_url` is set, else the embedded store under home.
+
+    The embedded store's directory is created when missing; a server is contacted at once (Chroma checks its
+    tenant), so an unreachable one raises here.
+    """
+    import chromadb
+    from chromadb.config import Settings as ChromaSettings
+    from chromadb.utils.embedding_functions import register_embedding_function
+
+    register_embedding_function(ChromaEmbeddingAdapter)
+
+    chroma_settings = ChromaSettings(anonymized_telemetry=False, allow_reset=False)
+    if settings.chroma_url:
+        url = urlparse(settings.chroma_url)
+        if not url.hostname:
+            raise ConfigError(f"PAPERSCOUT_CHROMA_URL is not a URL: {settings.chroma_url!r}")
+        return chromadb.HttpClient(
+            host=url.hostname,
+            port=url.port or (443 if url.scheme == "https" else 8000),
+            ssl=url.scheme == "https",
+            settings=chroma_settings,
+        )
+    settings.chroma_path.mkdir(parents=True, exist_ok=True)
+    try:
+        return chromadb.PersistentClient(path=str(settings.chroma_path), settings=chroma_settings)
+    except Exception as exc:  # Chroma raises assorted errors for a damaged directory
+        raise StateError(f"cannot open the vector store at {settings.chroma_path}: {exc}") from None
+
+
 class VectorStore:
     """Paper vectors and metadata in a Chroma collection; all methods are async and thread-offloaded."""
 
@@ -71,29 +101,7 @@ class VectorStore:
         self._index_lock = asyncio.Lock()
 
     def _open_sync(self) -> Any:
-        import chromadb
-        from chromadb.config import Settings as ChromaSettings
-        from chromadb.utils.embedding_functions import register_embedding_function
-
-        register_embedding_function(ChromaEmbeddingAdapter)
-
-        chroma_settings = ChromaSettings(anonymized_telemetry=False, allow_reset=False)
-        if self.settings.chroma_url:
-            url = urlparse(self.settings.chroma_url)
-            if not url.hostname:
-                raise ConfigError(f"PAPERSCOUT_CHROMA_URL is not a URL: {self.settings.chroma_url!r}")
-            client = chromadb.HttpClient(
-                host=url.hostname,
-                port=url.port or (443 if url.scheme == "https" else 8000),
-                ssl=url.scheme == "https",
-                settings=chroma_settings,
-            )
-        else:
-            self.settings.chroma_path.mkdir(parents=True, exist_ok=True)
-            try:
-                client = chromadb.PersistentClient(path=str(self.settings.chroma_path), settings=chroma_settings)
-            except Exception as exc:  # Chroma raises assorted errors for a damaged directory
-                raise StateError(f"cannot open the vector store at {self.settings.chroma_path}: {exc}") from None
+        client = chroma_client(self.settings)
         return client.get_or_create_collection(
             name=self.settings.chroma_collection,
             embedding_function=ChromaEmbeddingAdapter(self.embedder),  # type: ignore[arg-type]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import sqlite3
 from pathlib import Path
+from urllib.parse import quote
 
 import aiosqlite
 
@@ -79,3 +80,29 @@ async def open_database(path: Path) -> aiosqlite.Connection:
         await conn.close()
         raise
     return conn
+
+
+async def open_read_only(path: Path) -> aiosqlite.Connection:
+    """Open an existing database for reading only: no migration, nothing created (for `paperscout doctor`)."""
+    uri = f"file:{quote(str(path))}?mode=ro"
+    try:
+        conn = await aiosqlite.connect(uri, uri=True, isolation_level=None)
+    except sqlite3.Error as exc:
+        raise StateError(f"cannot open the database {path}: {exc}") from None
+    conn.row_factory = aiosqlite.Row
+    try:
+        await conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    except BaseException:
+        await conn.close()
+        raise
+    return conn
+
+
+async def schema_state(conn: aiosqlite.Connection) -> tuple[int, str]:
+    """The schema version (``PRAGMA user_version``) and the result of SQLite's quick integrity check."""
+    async with conn.execute("PRAGMA user_version") as cursor:
+        row = await cursor.fetchone()
+    version = int(row[0]) if row else 0
+    async with conn.execute("PRAGMA quick_check") as cursor:
+        row = await cursor.fetchone()
+    return version, str(row[0]) if row else "no answer"

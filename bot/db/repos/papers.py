@@ -134,6 +134,11 @@ class PapersRepo(RepositoryBase):
             row = await cursor.fetchone()
         return int(row[0]) if row else 0
 
+    async def all_paper_ids(self) -> set[str]:
+        """The id of every stored paper (to compare with the vector store)."""
+        async with self.conn.execute("SELECT id FROM papers") as cursor:
+            return {row[0] async for row in cursor}
+
     async def all_authors(self) -> list[str]:
         """Distinct author names across stored papers (for fuzzy matching watched authors)."""
         names: set[str] = set()

@@ -1,0 +1,449 @@
+"""`paperscout doctor` over real HTTP on 127.0.0.1: the fakes of OpenAI, Discord, Telegram and arXiv, a real
+Chroma server, and state directories that cannot be written. One line per check; exit 0 only when all is well."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import datetime as dt
+import os
+import socket
+import sqlite3
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from bot.cli import main
+from bot.config import Settings
+from bot.core import open_core
+from bot.db.migrations import LATEST_VERSION
+from bot.embed import LocalEmbedder
+from bot.heartbeat import HEARTBEAT_FILE, STALE_SECONDS, beat
+from bot.models import Paper
+from bot.vectors import chroma_client
+from tests.conftest import StoreDay
+from tests.fakes.arxiv_server import FakeArxiv
+from tests.fakes.discord_server import DiscordFake
+from tests.fakes.openai_server import TEST_API_KEY, FakeOpenAI
+from tests.fakes.telegram_server import TEST_TOKEN, FakeTelegram
+
+
+@pytest.fixture
+def env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> pytest.MonkeyPatch:
+    """No PAPERSCOUT_* variable, and a user home under tmp_path (the default state directory lives there)."""
+    for name in list(os.environ):
+        if name.startswith("PAPERSCOUT_"):
+            monkeypatch.delenv(name)
+    monkeypatch.setenv("HOME", str(tmp_path / "user"))
+    monkeypatch.delenv("XDG_DATA_HOME", raising=False)
+    return monkeypatch
+
+
+@pytest.fixture
+def online(env: pytest.MonkeyPatch, fake_arxiv: FakeArxiv) -> pytest.MonkeyPatch:
+    """`env` with arXiv's RSS and API on the fake: checks that are not --offline never leave 127.0.0.1."""
+    point_at(env, **fake_arxiv.settings_overrides())
+    return env
+
+
+def doctor(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, list[str]]:
+    """Run `paperscout doctor ARGS` in this process; its exit code and printed lines."""
+    code = main(["doctor", *args])
+    return code, capsys.readouterr().out.splitlines()
+
+
+def fails(lines: list[str]) -> list[str]:
+    return [line for line in lines if line.startswith("FAIL")]
+
+
+def line_of(lines: list[str], check: str) -> str:
+    return next(line for line in lines if line[6:].startswith(f"{check}:"))
+
+
+def point_at(env: pytest.MonkeyPatch, **settings: object) -> None:
+    for name, value in settings.items():
+        env.setenv(f"PAPERSCOUT_{name.upper()}", str(value))
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+# --- a fresh install ---
+
+
+def test_a_fresh_install_without_configuration_lists_what_is_optional_and_exits_0(
+    env: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    code, lines = doctor(capsys, "--offline")
+    assert code == 0, lines
+    assert fails(lines) == []
+    home = tmp_path / "user" / ".local" / "share" / "paperscout"
+    assert (
+        line_of(lines, "state directory")
+        == f"OK    state directory: {home} does not exist yet; the first run creates it"
+    )
+    assert line_of(lines, "database").startswith(f"OK    database: none yet; the first run creates {home}")
+    assert "sha256 53aa51172d14... verified" in line_of(lines, "embedding model")
+    for optional in ("LLM", "Discord", "Telegram"):
+        assert line_of(lines, optional).startswith(f"--    {optional}: not configured (optional)")
+    assert line_of(lines, "arXiv") == "skip  arXiv: RSS feed and API not asked (--offline)"
+    assert lines[-1].startswith("doctor: all is well")
+    assert not home.exists()  # doctor only reads: nothing created
+
+
+def test_everything_configured_and_answering_is_all_ok_and_no_secret_is_printed(
+    env: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    fake_openai: FakeOpenAI,
+    fake_telegram: FakeTelegram,
+    fake_arxiv: FakeArxiv,
+) -> None:
+    with DiscordFake() as discord:
+        point_at(
+            env,
+            home=tmp_path / "home",
+            llm_base_url=fake_openai.base_url,
+            llm_api_key=TEST_API_KEY,
+            discord_token=discord.token,
+            discord_api_url=discord.api_base,
+            telegram_token=TEST_TOKEN,
+            telegram_base_url=fake_telegram.url,
+            **fake_arxiv.settings_overrides(),
+        )
+        code, lines = doctor(capsys)
+        assert [r.endpoint for r in discord.requests] == ["login"]
+    assert code == 0, lines
+    assert all(line.startswith("OK") for line in lines[:-1]), lines
+    assert "token accepted: bot paperscout" in line_of(lines, "Discord")
+    assert "token accepted: @" in line_of(lines, "Telegram")
+    assert line_of(lines, "LLM").startswith(f"OK    LLM: {fake_openai.base_url} answered with model")
+    assert "OK    arXiv RSS" in "\n".join(lines) and "OK    arXiv API" in "\n".join(lines)
+    [chat] = fake_openai.chat_requests()
+    assert chat.body is not None and chat.body["max_tokens"] == 1  # one token, not a real request's worth
+    printed = "\n".join(lines)
+    for secret in (TEST_API_KEY, TEST_TOKEN, discord.token, TEST_TOKEN.split(":")[1]):
+        assert secret not in printed
+
+
+# --- one problem, one line, exit 1 ---
+
+
+def test_a_wrong_chroma_url_is_named_in_one_line(
+    env: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    port = free_port()  # nothing listens there
+    point_at(env, home=tmp_path / "home", chroma_url=f"http://127.0.0.1:{port}")
+    code, lines = doctor(capsys, "--offline")
+    assert code == 1
+    assert fails(lines) == [
+        f"FAIL  vector store: Chroma server http://127.0.0.1:{port}: cannot be reached (all connection attempts"
+        " failed); fix: start it (docker compose up -d chroma) or correct PAPERSCOUT_CHROMA_URL"
+    ]
+
+
+def test_a_chroma_url_that_is_no_chroma_server_is_named(
+    env: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path, fake_openai: FakeOpenAI
+) -> None:
+    point_at(env, home=tmp_path / "home", chroma_url=fake_openai.url)
+    code, lines = doctor(capsys, "--offline")
+    assert code == 1
+    [failure] = fails(lines)
+    assert "answered HTTP 401 to /api/v2/heartbeat: not a Chroma server" in failure
+
+
+def _immutable(path: Path) -> bool:
+    """Make `path` unwritable even for root (chattr +i); False when the file system or privileges do not allow it."""
+    if os.geteuid() != 0:
+        path.chmod(0o555)
+        return True
+    done = subprocess.run(["chattr", "+i", str(path)], capture_output=True, check=False)
+    if done.returncode != 0:
+        return False
+    try:
+        (path / "probe").touch()
+    except PermissionError:
+        return True
+    (path / "probe").unlink()
+    return False
+
+
+@pytest.mark.parametrize("kind", ["read-only directory", "a file", "under a file"])
+def test_an_unwritable_home_is_named_in_one_line(
+    env: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path, kind: str
+) -> None:
+    if kind == "read-only directory":
+        home = tmp_path / "home"
+        home.mkdir()
+        if not _immutable(home):
+            pytest.skip("running as root where chattr +i is not permitted: no way to make a directory unwritable")
+        expected = f"{home} is not writable ("
+    elif kind == "a file":
+        home = tmp_path / "home"
+        home.write_text("not a directory")
+        expected = f"{home} is a file, not a directory"
+    else:
+        (tmp_path / "file").write_text("")
+        home = tmp_path / "file" / "home"
+        expected = f"{home} cannot be created: {tmp_path / 'file'} is a file"
+    point_at(env, home=home)
+    try:
+        code, lines = doctor(capsys, "--offline")
+    finally:
+        if kind == "read-only directory" and os.geteuid() == 0:
+            subprocess.run(["chattr", "-i", str(home)], check=True)
+    assert code == 1
+    [failure] = [line for line in fails(lines) if line.startswith("FAIL  state directory")]
+    assert expected in failure
+    assert "fix: make" in failure and "writable" in failure
+
+
+def test_a_bad_telegram_token_is_refused_like_telegram_does(
+    online: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path, fake_telegram: FakeTelegram
+) -> None:
+    wrong = "987654321:AAWrongTokenWrongTokenWrongToken00"
+    point_at(online, home=tmp_path / "home", telegram_token=wrong, telegram_base_url=fake_telegram.url)
+    code, lines = doctor(capsys)
+    assert code == 1
+    assert fails(lines) == [
+        "FAIL  Telegram: Telegram refused PAPERSCOUT_TELEGRAM_TOKEN (HTTP 401 Unauthorized); fix: copy the token"
+        " again from @BotFather (/mybots > your bot > API Token)"
+    ]
+    assert [c.status for c in fake_telegram.requests] == [401]
+    assert wrong not in "\n".join(lines) and "AAWrongToken" not in "\n".join(lines)
+
+
+def test_a_bad_discord_token_is_refused_like_discord_does(
+    online: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    with DiscordFake() as discord:
+        point_at(online, home=tmp_path / "home", discord_token="not-the-token", discord_api_url=discord.api_base)
+        code, lines = doctor(capsys, "--offline")
+        assert discord.requests == []  # --offline asks nobody
+        assert line_of(lines, "Discord").startswith("skip  Discord: token not checked")
+        code, lines = doctor(capsys)
+        assert discord.invalid_requests == 1
+    assert code == 1
+    assert fails(lines) == [
+        "FAIL  Discord: Discord refused PAPERSCOUT_DISCORD_TOKEN (HTTP 401 Unauthorized); fix: copy the bot token"
+        " again from the Developer Portal (your application > Bot > Reset Token)"
+    ]
+
+
+def test_a_bad_llm_key_is_named_without_echoing_it(
+    online: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path, fake_openai: FakeOpenAI
+) -> None:
+    point_at(online, home=tmp_path / "home", llm_base_url=fake_openai.base_url, llm_api_key="sk-wrong-key-123456")
+    code, lines = doctor(capsys, "--offline")
+    assert code == 0 and fake_openai.requests == []
+    code, lines = doctor(capsys)
+    assert code == 1
+    [failure] = fails(lines)
+    assert failure == (
+        f"FAIL  LLM: LLM endpoint {fake_openai.base_url} refused the API key (HTTP 401); fix: check"
+        " PAPERSCOUT_LLM_API_KEY"
+    )
+    assert "sk-wrong-key" not in "\n".join(lines)  # the fake echoes the key in its error body, as some servers do
+
+
+def test_an_unreachable_arxiv_is_named_per_endpoint(
+    env: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path, fake_arxiv: FakeArxiv
+) -> None:
+    port = free_port()
+    point_at(
+        env,
+        home=tmp_path / "home",
+        arxiv_rss_url=f"http://127.0.0.1:{port}/rss/",
+        arxiv_api_url=fake_arxiv.api_url,
+        arxiv_delay_seconds=0,
+    )
+    code, lines = doctor(capsys)
+    assert code == 1
+    assert fails(lines) == [
+        f"FAIL  arXiv RSS: http://127.0.0.1:{port}/rss/cs.LG cannot be reached (all connection attempts failed);"
+        " fix: check the network and PAPERSCOUT_ARXIV_RSS_URL"
+    ]
+    assert line_of(lines, "arXiv API").startswith("OK")
+
+
+def test_a_misspelt_setting_is_named_with_the_setting_meant(
+    env: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    point_at(env, home=tmp_path / "home", telegram_tokn="123:abc")
+    code, lines = doctor(capsys, "--offline")
+    assert code == 1
+    assert fails(lines) == [
+        "FAIL  configuration: unknown setting PAPERSCOUT_TELEGRAM_TOKN (did you mean PAPERSCOUT_TELEGRAM_TOKEN?):"
+        " ignored by paperscout; fix: rename or remove it (deploy/.env.example lists every setting)"
+    ]
+
+
+def test_an_invalid_setting_stops_the_checks_with_one_line(
+    env: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    point_at(env, categories="cs.ML")
+    code, lines = doctor(capsys, "--offline")
+    assert code == 1
+    assert len(lines) == 1 and lines[0].startswith("FAIL  configuration: invalid setting categories:")
+
+
+# --- the archive: schema and vectors ---
+
+
+async def _stored(settings: Settings, embedder: LocalEmbedder, store_day: StoreDay) -> list[Paper]:
+    async with open_core(settings, embedder) as core:
+        return await store_day(core)
+
+
+def test_a_consistent_archive_passes_and_a_lost_vector_is_named(
+    env: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    embedder: LocalEmbedder,
+    store_day: StoreDay,
+) -> None:
+    settings = Settings(home=tmp_path / "home")
+    papers = asyncio.run(_stored(settings, embedder, store_day))
+    point_at(env, home=settings.home)
+    code, lines = doctor(capsys, "--offline")
+    assert code == 0, lines
+    assert line_of(lines, "database") == (
+        f"OK    database: {settings.db_path}: schema version {LATEST_VERSION} (current), {len(papers)} papers"
+    )
+    assert f"has one vector per paper ({len(papers)})" in line_of(lines, "vector store")
+
+    chroma_client(settings).get_collection(settings.chroma_collection).delete(ids=[papers[0].id])
+    code, lines = doctor(capsys, "--offline")
+    assert code == 1
+    assert fails(lines) == [
+        f"FAIL  vector store: embedded store {settings.chroma_path}: collection 'papers' does not match the database:"
+        f" 1 papers have no vector (e.g. {papers[0].id}); fix: run paperscout db --refresh-vectors"
+    ]
+
+
+def test_a_database_from_a_newer_paperscout_is_named(
+    env: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    with contextlib.closing(sqlite3.connect(home / "paperscout.sqlite3")) as conn:
+        conn.execute(f"PRAGMA user_version = {LATEST_VERSION + 1}")
+    point_at(env, home=home)
+    code, lines = doctor(capsys, "--offline")
+    assert code == 1
+    assert fails(lines) == [
+        f"FAIL  database: {home / 'paperscout.sqlite3'} is at schema version {LATEST_VERSION + 1}, newer than this"
+        f" paperscout ({LATEST_VERSION}); fix: upgrade paperscout to the version that wrote it"
+    ]
+
+
+@pytest.fixture
+def chroma_server(tmp_path: Path) -> Iterator[str]:
+    """A real Chroma server (`chroma run` from the chromadb package) on 127.0.0.1; yields its URL."""
+    port = free_port()
+    process = subprocess.Popen(
+        [str(Path(sys.executable).with_name("chroma")), "run", "--path", str(tmp_path / "server"), "--port", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"{url}/api/v2/heartbeat", timeout=1):
+                    break
+            except OSError:
+                if time.monotonic() > deadline or process.poll() is not None:
+                    raise RuntimeError("chroma server did not start") from None
+                time.sleep(0.2)
+        yield url
+    finally:
+        process.terminate()
+        process.wait(timeout=20)
+
+
+def test_a_chroma_server_is_checked_against_the_database(
+    env: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    chroma_server: str,
+    embedder: LocalEmbedder,
+    store_day: StoreDay,
+) -> None:
+    settings = Settings(home=tmp_path / "home", chroma_url=chroma_server)
+    point_at(env, home=settings.home, chroma_url=chroma_server, chroma_collection="empty")
+    code, lines = doctor(capsys, "--offline")  # nothing stored yet: an absent collection is fine
+    assert code == 0 and "collection 'empty' is created by the first ingest" in line_of(lines, "vector store")
+
+    papers = asyncio.run(_stored(settings, embedder, store_day))
+    code, lines = doctor(capsys, "--offline")  # papers stored, but this collection is not theirs
+    assert code == 1
+    assert fails(lines) == [
+        f"FAIL  vector store: Chroma server {chroma_server} has no collection 'empty' but {len(papers)} papers are"
+        " stored; fix: check PAPERSCOUT_CHROMA_URL and PAPERSCOUT_CHROMA_COLLECTION; if right, run paperscout db"
+        " --refresh-vectors"
+    ]
+    env.delenv("PAPERSCOUT_CHROMA_COLLECTION")
+    code, lines = doctor(capsys, "--offline")
+    assert code == 0, lines
+    assert line_of(lines, "vector store") == (
+        f"OK    vector store: Chroma server {chroma_server}: collection 'papers' has one vector per paper"
+        f" ({len(papers)})"
+    )
+
+
+# --- --running: the container healthcheck ---
+
+
+def test_running_checks_the_heartbeat_of_paperscout_run(
+    env: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    point_at(env, home=home)
+    code, lines = doctor(capsys, "--running")
+    assert code == 1 and len(lines) == 1 and lines[0].startswith(f"FAIL  paperscout run: no heartbeat in {home}")
+
+    beat(home)
+    code, lines = doctor(capsys, "--running")
+    assert code == 0 and lines[0].startswith(f"OK    paperscout run: pid {os.getpid()} alive")
+
+    beat(home, dt.datetime.now(dt.UTC) - dt.timedelta(seconds=STALE_SECONDS + 60))
+    code, lines = doctor(capsys, "--running")
+    assert code == 1 and "its event loop is stuck" in lines[0]
+
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    (home / HEARTBEAT_FILE).write_text(
+        f'{{"pid": {int(gone.stdout)}, "at": "{dt.datetime.now(dt.UTC).isoformat()}"}}', encoding="utf-8"
+    )
+    code, lines = doctor(capsys, "--running")
+    assert code == 1 and f"(pid {int(gone.stdout)}) is gone" in lines[0]
+
+
+async def test_paperscout_run_beats_on_start(tmp_path: Path, embedder: LocalEmbedder) -> None:
+    from bot.runner import run_until_stopped
+
+    nowhere = "http://127.0.0.1:9"  # the start-up look at arXiv fails at once, offline
+    settings = Settings(
+        home=tmp_path / "home", arxiv_rss_url=f"{nowhere}/rss/", arxiv_api_url=f"{nowhere}/api", arxiv_delay_seconds=0
+    )
+    stop = asyncio.Event()
+    async with open_core(settings, embedder) as core:
+        running = asyncio.create_task(run_until_stopped(core, settings, stop))
+        deadline = time.monotonic() + 20
+        while not (settings.home / HEARTBEAT_FILE).exists():
+            assert time.monotonic() < deadline, "no heartbeat within 20 s of start"
+            await asyncio.sleep(0.05)
+        stop.set()
+        assert await running == 0
+    text = (settings.home / HEARTBEAT_FILE).read_text(encoding="utf-8")
+    assert f'"pid": {os.getpid()}' in text
