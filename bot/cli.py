@@ -103,14 +103,15 @@ async def cmd_ingest(core: Core, args: argparse.Namespace) -> int:
 async def cmd_digest(core: Core, args: argparse.Namespace) -> int:
     """Build and print the digest of one day for a profile file."""
     from bot.digest import build_digest
-    from bot.render import digest_json, digest_markdown
+    from bot.render import digest_json, digest_markdown, digest_text
 
     profile = _load_profile_arg(args.profile)
     day = args.date or await stored_today(core)
     if day is None:
         raise InputError("no papers stored yet; run `paperscout ingest` first")
     digest = await build_digest(core, profile, day, size=args.size, target=f"cli:{profile.name}")
-    print(digest_json(digest) if args.format == "json" else digest_markdown(digest), end="")
+    render = {"json": digest_json, "md": digest_markdown, "text": digest_text}[args.format]
+    print(render(digest), end="")
     return 0
 
 
@@ -343,7 +344,7 @@ async def cmd_demo(core: Core, args: argparse.Namespace) -> int:
     from bot.digest import build_digest
     from bot.ingest.jsonl import read_jsonl
     from bot.ingest.store import store_papers
-    from bot.render import digest_markdown
+    from bot.render import digest_text
     from bot.search import search_papers
 
     papers = read_jsonl([bundled_file(DEMO_DAY_FILE)])
@@ -352,8 +353,8 @@ async def cmd_demo(core: Core, args: argparse.Namespace) -> int:
     print(report.line(), end="\n\n")
     profile = _load_profile_arg(None)
     digest = await build_digest(core, profile, DEMO_DAY, size=args.size, use_llm=False)  # offline, as promised
-    print(digest_markdown(digest))
-    print(f'## Search: "{DEMO_QUERY}"')
+    print(digest_text(digest))
+    print(f'Search: "{DEMO_QUERY}"')
     _print_hits(await search_papers(core, DEMO_QUERY, since=DEMO_DAY, limit=5))
     print(
         "\nNext: `paperscout console` to set up your own profile and ask questions (it starts from this bundled day),"
@@ -397,7 +398,12 @@ def build_parser() -> argparse.ArgumentParser:
     digest = sub.add_parser("digest", help="print a day's ranked digest for a profile")
     digest.add_argument("--date", type=parse_day, metavar="D", help="announcement day (default: latest stored)")
     digest.add_argument("--profile", metavar="FILE", help="TOML profile (default: the bundled example)")
-    digest.add_argument("--format", choices=("md", "json"), default="md")
+    digest.add_argument(
+        "--format",
+        choices=("text", "md", "json"),
+        default="text",
+        help="text for a terminal (default), md for Markdown (a file, a wiki), json for scripts",
+    )
     digest.add_argument("--size", type=bounded_int(1, 100), help="papers in the digest (default from settings)")
     digest.set_defaults(handler=cmd_digest)
 
