@@ -335,6 +335,8 @@ async def cmd_site(core: Core, args: argparse.Namespace) -> int:
     extra = _load_profile_arg(args.profile) if args.profile else None
     report = await build_site(core, Path(args.out), _load_profile_arg(None), extra)
     print(report.line())
+    if not report.day_pages and not args.demo:
+        print("no papers are stored yet: `paperscout ingest` first, or `paperscout site build OUT --demo` after a demo")
     print(f"open {Path(args.out) / 'index.html'} in a browser, or serve the folder with any static web server")
     return 0
 
@@ -474,6 +476,7 @@ def build_parser() -> argparse.ArgumentParser:
     site.add_argument(
         "--profile", metavar="FILE", help="also add a preview archive of every stored day for this TOML profile"
     )
+    site.add_argument("--demo", action="store_true", help="build from the state `paperscout demo` keeps apart")
     site.set_defaults(handler=cmd_site)
 
     doctor = sub.add_parser(

@@ -3,6 +3,7 @@ overviews, the index and search data, escaping of hostile text, links that resol
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 from html.parser import HTMLParser
@@ -13,7 +14,9 @@ import pytest
 
 from bot.bundled import EXAMPLE_PROFILE_FILE, bundled_file
 from bot.cli import main
-from bot.core import Core
+from bot.config import Settings
+from bot.core import Core, open_core
+from bot.embed import LocalEmbedder
 from bot.errors import InputError
 from bot.models import Paper, Profile, Target, Topic
 from bot.profiles import load_profile
@@ -265,14 +268,28 @@ async def test_nothing_posted_yet_previews_the_stored_days(core: Core, store_day
 
 
 def test_the_command_builds_the_site(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    demo_papers: list[Paper],
+    embedder: LocalEmbedder,
 ) -> None:
     monkeypatch.setenv("PAPERSCOUT_HOME", str(tmp_path / "home"))
     monkeypatch.delenv("PAPERSCOUT_CONFIG", raising=False)
     assert main(["site", "build", str(tmp_path / "out")]) == 0
-    assert "site: 0 archives, 0 day pages" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "site: 0 archives, 0 day pages" in out and "--demo" in out
     assert (tmp_path / "out" / "index.html").is_file()
     (tmp_path / "other").mkdir()
     (tmp_path / "other" / "x").write_text("x", encoding="utf-8")
     assert main(["site", "build", str(tmp_path / "other")]) == 1
     assert "holds no paperscout site" in capsys.readouterr().err
+
+    async def fill_demo() -> None:  # the state `paperscout demo` keeps apart, under home/demo
+        async with open_core(Settings(home=tmp_path / "home" / "demo"), embedder) as demo:
+            await fill_site_store(demo, demo_papers)
+
+    asyncio.run(fill_demo())
+    assert main(["site", "build", str(tmp_path / "demo-site"), "--demo"]) == 0
+    assert "site: 2 archives, 4 day pages" in capsys.readouterr().out
+    assert (tmp_path / "demo-site" / "ml-foundations" / "2025-06-02.html").is_file()

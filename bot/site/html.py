@@ -33,7 +33,6 @@ def page(
     root: str,
     crumbs: list[tuple[str, str]] | None = None,
     scripts: tuple[str, ...] = (),
-    search_value: str = "",
 ) -> str:
     """A whole page: `body` is markup built by the caller; `root` is the relative way up to the site's top ('../').
 
@@ -57,7 +56,7 @@ def page(
 <nav aria-label="Breadcrumbs"><ol class="crumbs"><li>{link(root + "index.html", SITE_NAME)}</li>{trail}</ol></nav>
 <form class="search" role="search" action="{esc(root)}search.html" method="get">
 <label for="q" class="visually-hidden">Search the archive</label>
-<input id="q" name="q" type="search" placeholder="Search titles, authors, TL;DRs" value="{esc(search_value)}">
+<input id="q" name="q" type="search" placeholder="Search titles, authors, TL;DRs">
 <button type="submit">Search</button>
 </form>
 </header>
