@@ -121,6 +121,15 @@ async def test_the_archive_in_headless_chromium(
         assert await browser.eval("document.querySelectorAll('#results img').length") == 0
         assert browser.errors == []
 
+        # opened from disk: styles apply and the search works (a script, not a fetch of JSON, carries the index)
+        await browser.goto(f"{(out / 'search.html').as_uri()}?q={quote(words)}")
+        assert store.known_title in await browser.eval(
+            "[...document.querySelectorAll('#results li a')].map(a => a.textContent)"
+        )
+        await browser.goto((out / "ml-foundations" / f"{DAYS[0].isoformat()}.html").as_uri())
+        assert await browser.eval("getComputedStyle(document.querySelector('article.paper')).borderTopStyle") == "solid"
+        assert browser.errors == []
+
         # reading needs no JavaScript
         day = f"{base}ml-foundations/{DAYS[1].isoformat()}.html"
         await browser.send("Emulation.setScriptExecutionDisabled", value=True)

@@ -19,7 +19,7 @@ from bot.views import PaperView, usage_line
 
 TOP_TOPICS = 5
 SEARCH_SCRIPTS = ("search-index.js", "search.js")
-_TOPIC = re.compile(r"^closest to (?:topic )?'(?P<topic>.+)' \(similarity")
+_TOPIC = re.compile(r"^closest to topic '(?P<topic>.+)' \(similarity")
 
 
 def day_file(day: dt.date) -> str:
@@ -48,7 +48,8 @@ def paper_anchor(paper_id: str) -> str:
 
 
 def paper_topics(item: PaperView) -> list[str]:
-    """The profile topics a paper matched, from the ranker's reasons ('closest to topic 'X' ...')."""
+    """The profile topic a paper matched, from the ranker's reasons ('closest to topic 'X' ...'; a boost keyword
+    that matched closer is not a topic)."""
     return [m.group("topic") for reason in item.reasons if (m := _TOPIC.match(reason))]
 
 
