@@ -268,8 +268,9 @@ async def cmd_status(core: Core, args: argparse.Namespace) -> int:
 
 
 async def cmd_db(core: Core, args: argparse.Namespace) -> int:
-    """Show what the state directory holds."""
+    """Show what the state directory holds, check the vector store against SQLite, and repair it on request."""
     from bot.db.migrations import LATEST_VERSION
+    from bot.repair import check_store, repair_store
 
     days = await core.repo.announcement_days()
     print(f"state directory: {core.settings.home}")
@@ -278,12 +279,20 @@ async def cmd_db(core: Core, args: argparse.Namespace) -> int:
         f"papers:          {await core.repo.count_papers()} ({len(days)} announcement days"
         + (f", {days[0]} .. {days[-1]})" if days else ")")
     )
-    papers, vectors = await core.repo.count_papers(), await core.vectors.count()
-    print(f"vectors:         {vectors}")
+    if args.repair:
+        report = await repair_store(core, Progress("embedding"))
+        print(f"vectors:         {report.after.vectors}")
+        print(f"targets:         {len(await core.repo.targets(enabled_only=False))}")
+        for line in report.lines():
+            print(f"repair:          {line}")
+        return 0 if report.after.consistent else 1
+    check = await check_store(core)
+    print(f"vectors:         {check.vectors}")
     print(f"targets:         {len(await core.repo.targets(enabled_only=False))}")
-    if vectors != papers and not args.refresh_vectors:
+    if not check.consistent and not args.refresh_vectors:
         # Said, not hidden: a store written by two processes at once loses vectors (issue 17).
-        print(f"mismatch:        {papers} papers but {vectors} vectors; run paperscout db --refresh-vectors")
+        print(f"mismatch:        {check.papers} papers but {check.vectors} vectors: {'; '.join(check.problems())}")
+        print("                 run paperscout db --repair to rebuild what disagrees from the stored papers")
     if args.refresh_vectors:
         from bot.ingest.store import refresh_vectors
 
@@ -497,6 +506,11 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="embed again every paper whose vector is missing or was made another way (after an upgrade)",
     )
+    db.add_argument(
+        "--repair",
+        action="store_true",
+        help="check the vector store against the stored papers and rebuild what disagrees (takes the writer lock)",
+    )
     db.add_argument("--wait", action="store_true", help="wait for another writer of the archive to finish")
     db.set_defaults(handler=cmd_db)
     return parser
@@ -517,7 +531,7 @@ async def run(args: argparse.Namespace, settings: Settings) -> int:
 
     handler: Callable[[Core, argparse.Namespace], Awaitable[int]] = args.handler
     settings = settings_for(args, settings)
-    writes = getattr(args, "writes", False) or getattr(args, "refresh_vectors", False)
+    writes = any(getattr(args, flag, False) for flag in ("writes", "refresh_vectors", "repair"))
     with hold_archive(settings, args.command, wait=getattr(args, "wait", False)) if writes else nullcontext():
         async with open_core(settings) as core:
             return await handler(core, args)
@@ -556,10 +570,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     except Exception as exc:  # the last line of defence: one line, never a traceback
         log.info("unexpected error", exc_info=True)
-        print(
-            f"paperscout: error: {exc.__class__.__name__}: {one_line_error(exc)} (run with -v for details)",
-            file=sys.stderr,
-        )
+        hint = "run with -v for details"
+        if type(exc).__module__.startswith("chromadb"):  # e.g. InternalError "Error finding id" (issue 17)
+            hint = "the vector store may be damaged: paperscout db shows it, paperscout db --repair rebuilds it"
+        print(f"paperscout: error: {exc.__class__.__name__}: {one_line_error(exc)} ({hint})", file=sys.stderr)
         return 1
 
 

@@ -230,7 +230,9 @@ async def check_vector_store(settings: Settings, paper_ids: set[str] | None) -> 
             "vector store",
             "fail",
             f"{where}: {exc.__class__.__name__}: {' '.join(str(exc).split())[:200]}",
-            "check the server's logs" if settings.chroma_url else "restore the state directory from a backup",
+            "check the server's logs"
+            if settings.chroma_url
+            else "run paperscout db --repair (with the bot stopped): it rebuilds the store from the stored papers",
         )
     if found is None:
         if paper_ids:

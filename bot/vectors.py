@@ -25,6 +25,7 @@ from bot.window_index import WindowIndex
 
 log = logging.getLogger(__name__)
 
+CHECK_PAGE = 1000  # vectors read per call when `paperscout db` checks the store
 CATEGORY_FLAG = "cat_"  # metadata key prefix: {"cat_cs.LG": True} lets `where` filter on one category
 
 
@@ -86,7 +87,10 @@ def chroma_client(settings: Settings) -> Any:
     try:
         return chromadb.PersistentClient(path=str(settings.chroma_path), settings=chroma_settings)
     except Exception as exc:  # Chroma raises assorted errors for a damaged directory
-        raise StateError(f"cannot open the vector store at {settings.chroma_path}: {exc}") from None
+        raise StateError(
+            f"cannot open the vector store at {settings.chroma_path}: {exc}; "
+            "paperscout db --repair rebuilds it from the stored papers"
+        ) from None
 
 
 class VectorStore:
@@ -95,6 +99,7 @@ class VectorStore:
     def __init__(self, settings: Settings, embedder: Embedder) -> None:
         self.settings = settings
         self.embedder = embedder
+        self._client: Any = None
         self._collection: Any = None
         self._lock = asyncio.Lock()
         self._index: WindowIndex | None = None
@@ -102,6 +107,7 @@ class VectorStore:
 
     def _open_sync(self) -> Any:
         client = chroma_client(self.settings)
+        self._client = client
         return client.get_or_create_collection(
             name=self.settings.chroma_collection,
             embedding_function=ChromaEmbeddingAdapter(self.embedder),  # type: ignore[arg-type]
@@ -251,3 +257,89 @@ class VectorStore:
             async with self._index_lock:
                 if self._index is not None:
                     self._index.delete(ids)
+
+    # --- checks and rebuilds for `paperscout db` (bot/repair.py) ---
+
+    def _listing_sync(self, collection: Any) -> dict[str, str]:
+        listing: dict[str, str] = {}
+        while True:
+            batch = collection.get(include=["metadatas"], limit=CHECK_PAGE, offset=len(listing))
+            if not batch["ids"]:
+                return listing
+            listing.update(
+                (i, str((m or {}).get("content_hash", "")))
+                for i, m in zip(batch["ids"], batch["metadatas"], strict=True)
+            )
+
+    async def listing(self) -> dict[str, str]:
+        """Every stored id with what its vector says it was made from (`Paper.vector_key`), read page by page."""
+        collection = await self.collection()
+        return await asyncio.to_thread(self._listing_sync, collection)
+
+    def _unreadable_sync(self, collection: Any, ids: list[str]) -> list[str]:
+        try:
+            got = collection.get(ids=ids, include=["embeddings"])
+        except Exception:  # e.g. chromadb InternalError "Error finding id": find the ids that cause it
+            if len(ids) == 1:
+                return ids
+            half = len(ids) // 2
+            return self._unreadable_sync(collection, ids[:half]) + self._unreadable_sync(collection, ids[half:])
+        vectors = dict(zip(got["ids"], got["embeddings"], strict=True))
+        bad = []
+        for i in ids:
+            vector = np.asarray(vectors[i], dtype=np.float32) if i in vectors else None
+            whole = vector is not None and vector.shape == (self.embedder.dim,) and np.isfinite(vector).all()
+            if not (whole and np.linalg.norm(vector) > 0):
+                bad.append(i)
+        return bad
+
+    async def unreadable(self, ids: Sequence[str]) -> list[str]:
+        """The ids among `ids` whose vector cannot be read back whole (missing, wrong size, not finite, or an error)."""
+        collection = await self.collection()
+        bad: list[str] = []
+        for start in range(0, len(ids), CHECK_PAGE):
+            bad += await asyncio.to_thread(self._unreadable_sync, collection, list(ids[start : start + CHECK_PAGE]))
+        return bad
+
+    async def unsearchable(self, ids: Sequence[str]) -> list[str]:
+        """The ids among `ids` that a nearest-neighbour query asking for every stored vector does not return.
+
+        Two processes writing one embedded store each save their own copy of the index, so a store can list a
+        paper whose vector the index never returns: searches silently miss it and filtered ones fail.
+        """
+        collection = await self.collection()
+        count = int(await asyncio.to_thread(collection.count))
+        if not count:
+            return list(ids)
+        probe = np.full(self.embedder.dim, 1.0 / np.sqrt(self.embedder.dim), dtype=np.float32)
+        result = await asyncio.to_thread(collection.query, query_embeddings=[probe], n_results=count, include=[])
+        found = set(result["ids"][0])
+        return [i for i in ids if i not in found]
+
+    def _rebuild_sync(self) -> None:
+        from chromadb.api.shared_system_client import SharedSystemClient
+
+        try:
+            if self._client is None:
+                self._open_sync()
+            self._client.delete_collection(self.settings.chroma_collection)
+            return
+        except Exception:
+            if self.settings.chroma_url:
+                raise
+            log.warning("the vector store at %s cannot be emptied; setting it aside", self.settings.chroma_path)
+        # The embedded directory is damaged beyond deleting a collection: put it aside and start a new one.
+        SharedSystemClient.clear_system_cache()
+        self._client = None
+        stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%d%H%M%S")
+        path = self.settings.chroma_path
+        if path.exists():
+            path.rename(path.with_name(f"{path.name}.damaged-{stamp}"))
+
+    async def rebuild(self) -> None:
+        """Start the collection again empty (deleting it, or setting a damaged embedded directory aside)."""
+        async with self._lock:
+            await asyncio.to_thread(self._rebuild_sync)
+            self._collection = None
+        async with self._index_lock:
+            self._index = None

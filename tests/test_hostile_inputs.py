@@ -226,8 +226,11 @@ def test_db_reports_papers_without_vectors_instead_of_hiding_it(
 
     asyncio.run(lose_one_vector())
     assert main(["db"]) == 0
-    assert "mismatch:        3 papers but 2 vectors; run paperscout db --refresh-vectors" in capsys.readouterr().out
-    assert main(["db", "--refresh-vectors"]) == 0
+    out = capsys.readouterr().out
+    assert "mismatch:        3 papers but 2 vectors: 1 papers without a vector (first: " in out
+    assert "run paperscout db --repair" in out
+    assert main(["db", "--repair"]) == 0
+    assert "repaired: 0 vectors deleted, 1 papers embedded again" in capsys.readouterr().out
     assert main(["db"]) == 0
     assert "mismatch" not in capsys.readouterr().out
 

@@ -10,12 +10,14 @@ import numpy as np
 import pytest
 
 from bot.core import Core
+from bot.embed import paper_vectors
 from bot.errors import InputError
 from bot.ingest.jsonl import read_jsonl
 from bot.ingest.store import refresh_vectors, store_papers
 from bot.models import Paper
 from bot.search import search_papers
 from bot.vectors import paper_metadata
+from tests.conftest import StoreDay
 
 
 async def test_second_ingest_embeds_nothing_and_a_replacement_is_embedded_once(
@@ -111,3 +113,23 @@ def test_versions_are_stripped_and_text_bounded(tmp_path: Path) -> None:
     [paper] = read_jsonl([path])
     assert (paper.id, paper.version, paper.title) == ("2505.00001", 4, "Title with space")
     assert len(paper.abstract) <= 6000
+
+
+async def test_repair_rebuilds_vectors_that_claim_a_text_they_were_not_made_from(
+    core: Core, store_day: StoreDay
+) -> None:
+    """Hashes are trusted by ingest and --refresh-vectors; --repair embeds a sample again and rebuilds on a lie."""
+    from bot.repair import check_store, repair_store
+
+    papers = await store_day(core)
+    noise = np.random.default_rng(17).normal(size=(len(papers), core.embedder.dim)).astype(np.float32)
+    await core.vectors.upsert(papers, noise / np.linalg.norm(noise, axis=1, keepdims=True))  # hashes still match
+    assert (await check_store(core)).consistent  # nothing a listing can see
+    report = await repair_store(core)
+    assert report.rebuilt.endswith("vectors checked differ from their paper's text") and report.after.consistent
+    stored = await core.vectors.vectors([p.id for p in papers])
+    assert np.allclose(stored, paper_vectors(core.embedder.embed, papers), atol=1e-5)
+    again = await repair_store(core)
+    assert not again.rebuilt and again.lines() == [
+        f"vector store consistent: {len(papers)} papers, {len(papers)} vectors; nothing to do"
+    ]
