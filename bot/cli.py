@@ -10,6 +10,7 @@ import gc
 import json
 import logging
 import sys
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from contextlib import nullcontext
 from pathlib import Path
@@ -19,7 +20,7 @@ from bot.archive_lock import hold_archive
 from bot.bundled import DEMO_DAY, DEMO_DAY_FILE, EXAMPLE_PROFILE_FILE, bundled_file
 from bot.days import stored_days_note, stored_today
 from bot.errors import InputError, PaperscoutError
-from bot.logs import configure_logging
+from bot.logs import configure_logging, elapsed_ms, json_logging, log_event, redact
 from bot.models import Profile
 from bot.progress import Progress
 
@@ -540,49 +541,73 @@ async def run(args: argparse.Namespace, settings: Settings) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `paperscout` console script."""
     args = build_parser().parse_args(argv)
-    configure_logging(args.verbose)
-    from bot.config import load_settings
-
+    service = args.command == "run"
+    configure_logging(args.verbose, service=service)
     # CPython's last garbage collections at exit walk every object the libraries built (torch, Chroma, pydantic
     # schemas): 1.5 s of a cold `ask` on two cores, freeing memory the OS takes back anyway. Frozen objects are
     # skipped. Nothing relies on them: run() has closed the database and the vector store by then, and the
     # interpreter still flushes the standard streams. In-process callers (tests) only have it at their own exit.
     atexit.unregister(gc.freeze)
     atexit.register(gc.freeze)
+    started = time.monotonic()
+    code = _main(args, service)
+    log_event(
+        log,
+        "command finished",
+        event="command",
+        command=args.command,
+        outcome={0: "ok", 130: "interrupted"}.get(code, "error"),
+        exit_code=code,
+        duration_ms=elapsed_ms(started),
+    )
+    return code
+
+
+def _main(args: argparse.Namespace, service: bool) -> int:
+    from bot.config import load_settings
+
     try:
         if args.command == "doctor":  # reads the settings itself: a bad setting is one of its findings
             from bot.doctor import doctor_main
 
             return doctor_main(offline=args.offline, running=args.running, verbose=args.verbose)
         settings = load_settings()
-        configure_logging(args.verbose, settings)  # now with the configured secrets to mask
+        configure_logging(args.verbose, settings, service=service)  # now with the configured secrets to mask
         return asyncio.run(run(args, settings))
     except PaperscoutError as exc:
-        print(f"paperscout: error: {one_line_error(exc)}", file=sys.stderr)
+        _error(f"paperscout: error: {one_line_error(exc)}")
         return 1
     except KeyboardInterrupt:
-        print("paperscout: interrupted; everything finished before the interrupt is stored", file=sys.stderr)
+        _error("paperscout: interrupted; everything finished before the interrupt is stored")
         return 130
     except OSError as exc:  # a path that is a directory, a home that is a file, a full disk
         log.info("OS error", exc_info=True)
         where = f"{exc.filename}: " if exc.filename else ""
-        print(f"paperscout: error: {where}{exc.strerror or exc}; check the path and its permissions", file=sys.stderr)
+        _error(f"paperscout: error: {where}{exc.strerror or exc}; check the path and its permissions")
         return 1
     except Exception as exc:  # the last line of defence: one line, never a traceback
         log.info("unexpected error", exc_info=True)
         hint = "run with -v for details"
         if type(exc).__module__.startswith("chromadb"):  # e.g. InternalError "Error finding id" (issue 17)
             hint = "the vector store may be damaged: paperscout db shows it, paperscout db --repair rebuilds it"
-        print(f"paperscout: error: {exc.__class__.__name__}: {one_line_error(exc)} ({hint})", file=sys.stderr)
+        _error(f"paperscout: error: {exc.__class__.__name__}: {one_line_error(exc)} ({hint})")
         return 1
+
+
+def _error(line: str) -> None:
+    """The one error line on stderr, with secrets masked; a JSON log record instead when logs are JSON, so a log
+    collector reading stderr sees nothing but JSON."""
+    if json_logging():
+        log.error(line)
+    else:
+        print(redact(line), file=sys.stderr)
 
 
 def one_line_error(exc: BaseException) -> str:
     """The error's message on one line, cleaned, bounded and without URL credentials, for stderr."""
-    from bot.logs import RedactSecrets
     from bot.safetext import clean_text
 
-    text = RedactSecrets([]).redact(" ".join(clean_text(str(exc)).split()))
+    text = redact(" ".join(clean_text(str(exc)).split()))
     return clean_text(text, 500) or exc.__class__.__name__
 
 

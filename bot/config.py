@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from platformdirs import user_data_dir
 from pydantic import Field, SecretStr, ValidationError, field_validator
@@ -161,12 +161,38 @@ class Settings(BaseSettings):
         " this many hours late; older ones are skipped and logged.",
     )
 
-    log_level: str = Field(default="INFO", description="Python logging level.")
+    # --- logs ---
+    log_level: str | None = Field(
+        default=None,
+        description="Logging level: DEBUG, INFO, WARNING or ERROR. Unset: INFO for paperscout run (one line per job"
+        " run and per chat command), WARNING for other commands (INFO with -v).",
+    )
+    log_format: Literal["text", "json"] = Field(
+        default="text",
+        description="Log line format on stderr: text, or json (one JSON object per line with time, level, logger,"
+        " message and fields such as event, command, job, target, duration_ms, outcome). Secrets are masked in both.",
+    )
 
     @field_validator("home", "prompts_dir", mode="after")
     @classmethod
     def _expand_home(cls, value: Path) -> Path:
         return value.expanduser()
+
+    @field_validator("log_level", mode="before")
+    @classmethod
+    def _known_level(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            if not value.strip():
+                return None
+            value = value.strip().upper()
+            if value not in ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"):
+                raise ValueError(f"{value!r} is not a logging level; use DEBUG, INFO, WARNING or ERROR")
+        return value
+
+    @field_validator("log_format", mode="before")
+    @classmethod
+    def _lower_format(cls, value: Any) -> Any:
+        return value.strip().lower() if isinstance(value, str) else value
 
     @field_validator("categories", mode="before")
     @classmethod

@@ -32,6 +32,7 @@ from bot.scheduler import (
     TICK_SECONDS,
     Clock,
     DigestJobs,
+    JobRun,
     utc_now,
 )
 
@@ -151,43 +152,39 @@ class Runner:
     async def catch_up_feed(self) -> PollOutcome | None:
         """On start: the days missed while down from arXiv's API, then one look at the feed for the latest one."""
         await self.catch_up_missed()
-        run_id = await self.core.repo.start_job_run("ingest")
+        job = await JobRun.start(self.core, "ingest")
         try:
             outcome = await poll_once(self.core)
         except Exception as exc:
-            await self.core.repo.finish_job_run(run_id, "failed", f"start-up check: {exc}")
-            log.warning("start-up check of the feed failed: %s", exc)
+            await job.finish("failed", f"start-up check of the feed: {exc}")
             return None
-        await self.core.repo.finish_job_run(run_id, "ok" if outcome.announced else "nothing", outcome.detail)
-        log.info("start-up check of the feed: %s", outcome.detail)
+        await job.finish("ok" if outcome.announced else "nothing", f"start-up check of the feed: {outcome.detail}")
         return outcome
 
     async def catch_up_missed(self) -> list[dt.date]:
         """Days announced while the process was down, older than the feed's current one, from arXiv's API."""
-        run_id = await self.core.repo.start_job_run("catch-up")
+        job = await JobRun.start(self.core, "catch-up")
         try:
             days = await catch_up_missed_days(self.core, self.clock())
         except Exception as exc:  # arXiv's API down: the digests of those days are simply not posted
-            await self.core.repo.finish_job_run(run_id, "failed", str(exc))
-            log.warning("catching up missed days from the arXiv API failed: %s", exc)
+            await job.finish("failed", f"catching up missed days from the arXiv API: {exc}")
             return []
         detail = ", ".join(map(str, days)) or "no day missed"
-        await self.core.repo.finish_job_run(run_id, "ok" if days else "nothing", detail)
+        await job.finish("ok" if days else "nothing", detail)
         return days
 
     async def ingest_night(self) -> PollOutcome:
         """The announcement-night job: poll until the day is stored or the cut-off ("no announcement")."""
-        run_id = await self.core.repo.start_job_run("ingest")
+        job = await JobRun.start(self.core, "ingest")
         deadline = self.clock() + dt.timedelta(hours=INGEST_CUTOFF_HOURS)
         try:
             outcome = await ingest_until_announced(
                 self.core, deadline=deadline, pauses_minutes=INGEST_PAUSES_MINUTES, clock=self.clock
             )
         except Exception as exc:
-            await self.core.repo.finish_job_run(run_id, "failed", str(exc))
+            await job.finish("failed", str(exc))
             raise
-        await self.core.repo.finish_job_run(run_id, "ok" if outcome.announced else "nothing", outcome.detail)
-        log.info("ingest: %s", outcome.detail)
+        await job.finish("ok" if outcome.announced else "nothing", outcome.detail)
         return outcome
 
     async def stop(self) -> None:

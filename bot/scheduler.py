@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import logging
+import time
 import zoneinfo
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -32,6 +33,7 @@ from bot.core import Core
 from bot.delivery import DeliveryResult, Poster, deliver
 from bot.digest import build_digest
 from bot.errors import PaperscoutError
+from bot.logs import elapsed_ms, log_event
 from bot.models import Digest, Profile, Target
 from bot.schedule import post_moment as schedule_post_moment
 
@@ -58,6 +60,35 @@ def utc_now() -> dt.datetime:
 def post_moment(target: Target, day: dt.date) -> dt.datetime:
     """When the digest of announcement day `day` is meant to go out for `target`, in UTC (`bot.schedule`)."""
     return schedule_post_moment(day, target.post_time, target.timezone)
+
+
+@dataclass(frozen=True, slots=True)
+class JobRun:
+    """One run of a scheduled job: a `job_runs` row for `paperscout status`, and one log line when it ends."""
+
+    core: Core
+    job: str
+    run_id: int
+    started: float
+
+    @classmethod
+    async def start(cls, core: Core, job: str) -> JobRun:
+        """Record that `job` started now."""
+        return cls(core, job, await core.repo.start_job_run(job), time.monotonic())
+
+    async def finish(self, outcome: str, detail: str) -> None:
+        """Record how the run ended (ok, nothing, failed) and log it: a warning when it failed."""
+        await self.core.repo.finish_job_run(self.run_id, outcome, detail)
+        log_event(
+            log,
+            "job finished",
+            level=logging.WARNING if outcome == "failed" else logging.INFO,
+            event="job",
+            job=self.job,
+            outcome=outcome,
+            detail=detail,
+            duration_ms=elapsed_ms(self.started),
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,16 +140,16 @@ class DigestJobs:
 
     async def tick(self) -> list[DeliveryResult]:
         """Deliver everything due now; one line per delivery in the log, a job-run row for `paperscout status`."""
-        run_id = await self.core.repo.start_job_run("digests")
+        job = await JobRun.start(self.core, "digests")
         try:
             results = await self._deliver_due()
         except Exception as exc:
-            await self.core.repo.finish_job_run(run_id, "failed", str(exc))
+            await job.finish("failed", str(exc))
             raise
         sent = sum(1 for r in results if r.status == "sent")
         failed = sum(1 for r in results if r.status == "failed")
         outcome = "failed" if failed else ("ok" if sent else "nothing")
-        await self.core.repo.finish_job_run(run_id, outcome, f"{sent} sent, {failed} failed")
+        await job.finish(outcome, f"{sent} sent, {failed} failed")
         return results
 
     async def _deliver_due(self) -> list[DeliveryResult]:

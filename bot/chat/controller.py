@@ -17,6 +17,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
@@ -40,6 +41,7 @@ from bot.chat.messages import (
 from bot.core import Core
 from bot.days import stored_days_note, stored_today
 from bot.errors import InputError
+from bot.logs import elapsed_ms, log_event
 from bot.models import InvalidPaperId, Paper, Profile, split_arxiv_id
 from bot.users import (
     WEEKDAYS,
@@ -104,6 +106,33 @@ def _has_words(text: str) -> bool:
     return any(ch.isalnum() for ch in text)
 
 
+def command_label(msg: Incoming) -> str:
+    """What kind of turn `msg` is, for the log: ``/ask``, ``button:up`` or ``text``; never the words typed (a
+    question or a profile is the member's, and an unknown command is logged as ``/unknown``)."""
+    if msg.button:
+        kind = msg.button[len(BUTTON_PREFIX) :].partition(":")[0] if msg.button.startswith(BUTTON_PREFIX) else ""
+        return f"button:{kind if kind in (*PAPER_ACTIONS, 'c') else 'other'}"
+    if msg.command:
+        name = msg.command.lower().lstrip("/")
+        known = name in COMMANDS or name in ALIASES or name in onboarding.FLOW_COMMANDS or name in ("skip", "back")
+        return f"/{name if known else 'unknown'}"
+    return "text"
+
+
+def _log_turn(command: str, place: Place, outcome: str, started: float) -> None:
+    # a DM's chat id is the member's own id: logs name the platform only, so /forget leaves no trace of who spoke
+    target = f"{place.platform}:dm" if place.is_dm else place.key
+    log_event(
+        log,
+        "chat command",
+        event="chat",
+        command=command,
+        target=target,
+        outcome=outcome,
+        duration_ms=elapsed_ms(started),
+    )
+
+
 class ChatController:
     """The conversation core every front end drives (see the module docstring)."""
 
@@ -113,16 +142,34 @@ class ChatController:
     # --- the entry points ---
 
     async def handle(self, msg: Incoming) -> list[Reply]:
-        """Everything the speaker should see in answer to `msg`, in order (possibly nothing)."""
+        """Everything the speaker should see in answer to `msg`, in order (possibly nothing); one log line each."""
+        started, outcome = time.monotonic(), "error"
+        replies: list[Reply] = []
         try:
             async with self.core.user_locks("chat|" + msg.speaker.user_key):
-                return await self._route(msg)
+                replies = await self._route(msg)
+            outcome = "ok"
+            return replies
         except InputError as exc:
+            outcome = "refused"
             return _text(str(exc), ephemeral=True)
+        finally:
+            label = command_label(msg)
+            if replies or outcome != "ok" or label != "text":  # channel chatter that is not for us is not a turn
+                _log_turn(label, msg.place, outcome, started)
 
     async def greet(self, speaker: Speaker, place: Place) -> list[Reply]:
         """What someone opening a conversation sees (the console's start, Telegram's /start in a DM): an unfinished
         onboarding resumed, a new one for someone without a profile, else a welcome back."""
+        started, outcome = time.monotonic(), "error"
+        try:
+            replies = await self._greet(speaker, place)
+            outcome = "ok"
+            return replies
+        finally:
+            _log_turn("/start", place, outcome, started)
+
+    async def _greet(self, speaker: Speaker, place: Place) -> list[Reply]:
         async with self.core.user_locks("chat|" + speaker.user_key):
             resumed = await onboarding.resume(self.core, speaker.user_key)
             if resumed is not None:
