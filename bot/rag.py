@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import json
-import math
 import re
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
@@ -23,9 +22,10 @@ from bot.answer import write_answer
 from bot.asked_authors import find_named_authors
 from bot.core import Core
 from bot.models import Paper, Profile
-from bot.rank import phrase_key, rank_for_profile, text_tokens
+from bot.rank import rank_for_profile
 from bot.spelling import corrected
 from bot.timewords import MONTHS, WEEKDAYS, TimeWindow, find_time_window
+from bot.topics import COVERED, FILLER, META, QuestionTopic, evidence, full_text_groups, spellings_of
 from bot.usage import run_usage, usage_run
 
 MAX_QUESTION = 1000
@@ -44,52 +44,10 @@ PROFILE_WEIGHT = 0.10
 # A paper is cited when its relevance is within MARGIN of the best one and above FLOOR.
 MARGIN = 0.16
 FLOOR = 0.30
-COVERED = 0.5  # a text covering half the topic's weight (by word rarity) is about the topic
-TERM_SHARE = 0.05  # a named term in fewer papers than this share is specific enough to stand for a topic
-GENERIC_SHARE = 0.1  # a single word in more papers than this share is generic ("learning", "data", "machine")
-PARTIAL = 0.4  # what part of a compound topic's words count for (always below COVERED)
-
-# Acronyms researchers type and the phrases papers spell out (both directions are used).
-ACRONYMS: dict[str, str] = {
-    "moe": "mixture of experts",
-    "llm": "large language model",
-    "lm": "language model",
-    "vlm": "vision language model",
-    "mllm": "multimodal large language model",
-    "rl": "reinforcement learning",
-    "rlhf": "reinforcement learning from human feedback",
-    "dpo": "direct preference optimization",
-    "gnn": "graph neural network",
-    "kv": "key value cache",
-    "lora": "low rank adaptation",
-    "peft": "parameter efficient fine tuning",
-    "icl": "in context learning",
-    "cot": "chain of thought",
-    "sae": "sparse autoencoder",
-    "rag": "retrieval augmented generation",
-    "ssm": "state space model",
-    "vit": "vision transformer",
-    "nerf": "neural radiance field",
-    "pinn": "physics informed neural network",
-    "gan": "generative adversarial network",
-    "vae": "variational autoencoder",
-    "nas": "neural architecture search",
-    "ood": "out of distribution",
-    "nlp": "natural language processing",
-    "asr": "automatic speech recognition",
-    "tts": "text to speech",
-    "marl": "multi agent reinforcement learning",
-}
 
 _SEPARATORS = frozenset(",;/")
 _CALENDAR_WORDS = frozenset(WEEKDAYS) | frozenset(MONTHS)
-_EXPANSIONS: dict[str, str] = {acronym: phrase_key(text) for acronym, text in ACRONYMS.items()}
 _FOLLOW_UP_REF = re.compile(r"\b(those|these|them|of the above|among them|that list)\b", re.IGNORECASE)
-# Words that never belong to a topic, wherever they stand.
-_META = frozenset(
-    """papers paper preprint preprints article articles works arxiv please anything something everything what's
-    whats there's theres tell show list give find""".split()
-)
 _CATEGORY = re.compile(
     r"\b(cs|stat|math|eess|econ|q-bio|q-fin|physics|astro-ph|cond-mat|nlin|hep-[a-z]{2}|nucl-[a-z]{2}|quant-ph|gr-qc)"
     r"\.([A-Za-z][A-Za-z\-]{1,12})\b",
@@ -97,16 +55,6 @@ _CATEGORY = re.compile(
 )
 _UPPER_SUFFIX = {"cs", "stat", "math", "eess", "econ", "q-bio", "q-fin"}
 _BY_AUTHOR = re.compile(r"\b(?:by|from|authored by|written by)\s+((?:[A-Z][\w'\-\.]*\s*){1,4})")
-_FILLER = frozenset(
-    """what which who whose where when how why is are was were any some there here do does did can could would should
-    papers paper work works research article articles preprint preprints show me tell list give find get about on
-    regarding related to new recent latest published appeared came out arxiv and or the a an of in for with from
-    please i we you it this that those these them among also else other more again only just week today
-    yesterday month year since day days last past anything something everything interesting good notable cool
-    important worth reading read hi hey publish published released submitted out wrote write written did like such as
-    e.g eg etc especially mainly mostly post posts posted posting put putting stuff things thing hey hello anyone
-    someone somebody has have had been lately recently together novel""".split()
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,7 +130,7 @@ def query_terms(query: str) -> list[str]:
     seen: dict[str, None] = {}
     for term in _TERM.findall(query[:MAX_QUESTION]):
         lowered = term.lower()
-        if lowered not in _FILLER and len(lowered) > 1:
+        if lowered not in FILLER and len(lowered) > 1:
             seen.setdefault(lowered, None)
     return list(seen)
 
@@ -193,18 +141,9 @@ def normalise_category(prefix: str, suffix: str) -> str:
     return f"{prefix}.{suffix.upper() if prefix in _UPPER_SUFFIX else suffix.lower()}"
 
 
-def topic_key(topic: str) -> str:
-    """`phrase_key` with plural acronyms made singular too ("LMs" -> "lm", as "models" -> "model")."""
-    return " ".join(w[:-1] if w.endswith("s") and w[:-1] in _EXPANSIONS else w for w in phrase_key(topic).split())
-
-
 def expand_terms(topic: str) -> list[str]:
-    """The topic's normalised phrases plus acronym expansions in both directions."""
-    key = topic_key(topic)
-    phrases = [key] if key else []
-    phrases += [_EXPANSIONS[token] for token in key.split() if token in _EXPANSIONS]
-    phrases += [acronym for acronym, expansion in _EXPANSIONS.items() if f" {expansion} " in f" {key} "]
-    return list(dict.fromkeys(phrases))
+    """The topic's normalised phrases with each named term in its other spellings (for the query's vector)."""
+    return [p for a in topic_alternatives(topic) for p in spellings_of(a.text)] or spellings_of(topic)
 
 
 def strip_phrases(question: str, phrases: Sequence[str]) -> str:
@@ -221,10 +160,10 @@ def topic_of(text: str) -> str:
     Small words between content words stay ("mixture of experts", "learning to rank").
     """
     # list separators stay: "watermarking, unlearning or copyright" names three alternatives
-    words = [w for w in re.findall(r"[\w][\w\-\.+']*|[,;/]", text) if w.lower() not in _META and not w.isdigit()]
-    while words and (words[0].lower().strip("'") in _FILLER or words[0] in _SEPARATORS):
+    words = [w for w in re.findall(r"[\w][\w\-\.+']*|[,;/]", text) if w.lower() not in META and not w.isdigit()]
+    while words and (words[0].lower().strip("'") in FILLER or words[0] in _SEPARATORS):
         words.pop(0)
-    while words and (words[-1].lower().strip("'") in _FILLER or words[-1] in _SEPARATORS):
+    while words and (words[-1].lower().strip("'") in FILLER or words[-1] in _SEPARATORS):
         words.pop()
     return re.sub(r" ([,;])", r"\1", " ".join(words)).strip(" .?!")
 
@@ -276,7 +215,7 @@ def parse_question(
     return Filters(topic=topic, window=window, authors=authors, categories=categories, restrict_to=restrict)
 
 
-_NOT_NAMES = _FILLER | _META
+_NOT_NAMES = FILLER | META
 
 
 async def understand(core: Core, question: str, today: dt.date, previous: Turn | None = None) -> Filters:
@@ -292,14 +231,6 @@ async def understand(core: Core, question: str, today: dt.date, previous: Turn |
 
 
 # ---------------------------------------------------------------- retrieval
-
-
-def _word_in(word: str, tokens: set[str]) -> bool:
-    """`word` appears among `tokens`, allowing inflections ("distillation" ~ "distilling", "causal" ~ "causality")."""
-    if word in tokens:
-        return True
-    stem = word[: max(6, len(word) - 4)] if len(word) >= 6 else None
-    return any(t.startswith(word) or (stem is not None and t.startswith(stem)) for t in tokens)
 
 
 _ALTERNATIVE = re.compile(r"\s*(?:,|;|/|\bor\b)\s*", re.IGNORECASE)
@@ -333,115 +264,14 @@ def topic_alternatives(topic: str) -> list[Alternative]:
     return unique if len(unique) > 1 else ([Alternative(topic)] if topic else [])
 
 
-@dataclass(frozen=True, slots=True)
-class TopicEvidence:
-    """How to recognise one topic in a text: weighted units and whole phrases (acronyms and expansions).
-
-    A unit is a content word, or a named term with its acronym ("kv" / "key value cache"); each weighs its
-    rarity in the archive. A topic of several units is a compound, about the whole thing: a title with only
-    some of them counts for little, unless the paper's abstract holds the rest and the title the rarest one
-    ("Jailbreak" in the title, "attacks" in the abstract, for "jailbreak attacks").
-    """
-
-    weights: dict[str, float]  # unit -> inverse document frequency
-    phrases: tuple[str, ...]
-    exact: bool = False  # words match as written, without inflections
-    forms: dict[str, tuple[str, ...]] = field(default_factory=dict)  # unit -> how a text may write it
-    generic: frozenset[str] = frozenset()  # units so common ("learning", "data") a compound may leave them out
-
-    def _present(self, tokens: list[str]) -> list[bool]:
-        present = set(tokens)
-        joined = " " + " ".join(tokens) + " "
-        found = []
-        for unit in self.weights:
-            hit = False
-            for form in self.forms.get(unit, (unit,)):
-                if " " in form:
-                    hit = hit or f" {form} " in joined
-                else:
-                    hit = hit or (form in present if self.exact else _word_in(form, present))
-            found.append(hit)
-        return found
-
-    def _phrase_in(self, tokens: list[str]) -> bool:
-        joined = " " + " ".join(tokens) + " "
-        return any(f" {p} " in joined for p in self.phrases)
-
-    def coverage(self, text: str, context: str = "") -> float:
-        """Share of the topic's weight found in `text` (1.0 when a whole phrase is there); `context` (the
-        abstract, for a title) may supply a compound's other units."""
-        tokens = text_tokens(text)
-        if self._phrase_in(tokens):
-            return 1.0
-        total = sum(self.weights.values())
-        if not total:
-            return 0.0
-        found = self._present(tokens)
-        share = sum(w for w, hit in zip(self.weights.values(), found, strict=True) if hit) / total
-        if len(self.weights) < 2 or share >= 1.0 - 1e-9:
-            return share
-        if context:
-            rarest = max(range(len(found)), key=lambda i: list(self.weights.values())[i])
-            elsewhere = self._present(text_tokens(context))
-            units = list(self.weights)
-            if found[rarest] and all(
-                a or b or u in self.generic for u, a, b in zip(units, found, elsewhere, strict=True)
-            ):
-                return 1.0
-        return PARTIAL * share
-
-
-@dataclass(frozen=True, slots=True)
-class QuestionTopic:
-    """A question's topic as alternatives, any of which a paper may be about."""
-
-    alternatives: tuple[TopicEvidence, ...]
-
-    def coverage(self, text: str, context: str = "") -> float:
-        """How much of the best-covered alternative `text` contains (see `TopicEvidence.coverage`)."""
-        return max((a.coverage(text, context) for a in self.alternatives), default=0.0)
-
-
-async def _evidence(core: Core, alternative: Alternative, total: int) -> TopicEvidence:
-    key = topic_key(alternative.text)
-    words = [w for w in key.split() if w not in _FILLER and len(w) > 1]
-    spelled = [(a, e) for a, e in _EXPANSIONS.items() if f" {e} " in f" {key} "]
-    spelled_words = {w for _, e in spelled for w in e.split()}
-    acronyms = [(w, _EXPANSIONS[w]) for w in dict.fromkeys(words) if w in _EXPANSIONS]
-    terms = list(dict.fromkeys(acronyms + spelled))
-    forms: dict[str, tuple[str, ...]] = {w: (w,) for w in words if w not in _EXPANSIONS and w not in spelled_words}
-    for acronym, expansion in terms:
-        forms[expansion] = (acronym, expansion)
-    frequencies = await core.repo.document_frequencies(list(forms))
-    weights = {u: math.log((total + 1) / (frequencies.get(u, 0) + 1)) + 0.1 for u in forms}
-    phrases = [key] if len(words) > 1 else []
-    for acronym, expansion in terms:
-        phrases += [f" {key} ".replace(f" {expansion} ", f" {acronym} ").strip()]
-        phrases += [f" {key} ".replace(f" {acronym} ", f" {expansion} ").strip()]
-        # a rare named term with at most one other word stands for the topic ("sparse MoE", "ICL papers")
-        if len(forms) <= 2 and frequencies.get(expansion, 0) < TERM_SHARE * total:
-            phrases += [acronym, expansion]
-    generic = frozenset(u for u in forms if " " not in u and frequencies.get(u, 0) >= GENERIC_SHARE * total)
-    return TopicEvidence(weights, tuple(dict.fromkeys(p for p in phrases if p)), alternative.exact, forms, generic)
-
-
 async def topic_evidence(core: Core, topic: str) -> QuestionTopic:
-    """Each alternative's content words weighted by rarity in the archive; rare words say more about a topic."""
-    total = max(await core.repo.count_papers(), 1)
-    return QuestionTopic(tuple([await _evidence(core, a, total) for a in topic_alternatives(topic)]))
+    """Each alternative's units weighted by rarity in the archive (see `bot.topics`)."""
+    return QuestionTopic(tuple([await evidence(core, a.text, a.exact) for a in topic_alternatives(topic)]))
 
 
 def lexical_groups(topic: str) -> list[list[str]]:
-    """Full-text alternatives for a topic: each alternative's content words together, or any acronym/expansion."""
-    groups: list[list[str]] = []
-    for alternative in topic_alternatives(topic):
-        words = query_terms(alternative.text)
-        if words:
-            groups.append(words)
-        for phrase in expand_terms(alternative.text):
-            if phrase != phrase_key(alternative.text):
-                groups.append([phrase])
-    return groups
+    """Full-text alternatives for a topic: each alternative's content words, with named terms spelled any way."""
+    return [g for a in topic_alternatives(topic) for g in full_text_groups(a.text)]
 
 
 async def _candidates(core: Core, filters: Filters, query_vector: np.ndarray | None) -> list[Paper]:
@@ -525,7 +355,12 @@ async def retrieve(
         # "which of those is about X": the papers that name X, or failing that the closest few
         named = [r for r in results if r.in_title or (r.in_abstract and r.relevance >= best - MARGIN / 2)]
         return (named or results[:3])[:limit]
-    kept = [r for r in results if r.in_title or r.relevance >= max(FLOOR, best - MARGIN)]
+    # a paper about the topic by its title, or by its abstract when close enough, or simply close to the best
+    kept = [
+        r
+        for r in results
+        if r.in_title or (r.in_abstract and r.dense >= FLOOR) or r.relevance >= max(FLOOR, best - MARGIN)
+    ]
     return kept[:limit]
 
 
