@@ -22,6 +22,11 @@ SEARCH_SCRIPTS = ("search-index.js", "search.js")
 _TOPIC = re.compile(r"^closest to topic '(?P<topic>.+)' \(similarity")
 
 
+def count_of(n: int, noun: str) -> str:
+    """'1 day', '3 days'."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def day_file(day: dt.date) -> str:
     """'2025-05-26.html'."""
     return f"{day.isoformat()}.html"
@@ -200,7 +205,7 @@ def archive_index(archive: Archive) -> str:
         )
         sections.append(f'<h2>{link(month_file(month), month_name(month))}</h2>\n<ul class="days">{days}</ul>')
     body = f"""<h1>{esc(archive.title)}</h1>
-<p class="lede">{esc(archive.where)} · {len(archive.days)} day{"s" if len(archive.days) != 1 else ""}</p>
+<p class="lede">{esc(archive.where)} · {count_of(len(archive.days), "day")}</p>
 {chr(10).join(sections)}"""
     return page(title=f"{archive.title} · {SITE_NAME}", body=body, root="../")
 
@@ -218,14 +223,14 @@ def site_index(archives: Sequence[Archive]) -> str:
         latest = archive.days[-1]
         months = "".join(
             f"<li>{link(f'{archive.slug}/{month_file(m)}', month_name(m))} "
-            f'<span class="count">{len(entries)} days</span></li>'
+            f'<span class="count">{count_of(len(entries), "day")}</span></li>'
             for m, entries in reversed(months_of(archive).items())
         )
         latest_link = link(f"{archive.slug}/{day_file(latest.day)}", latest.day.isoformat())
         sections.append(
             f'<section class="archive"><h2>{link(archive.slug + "/index.html", archive.title)}</h2>\n'
             f"<p>{esc(archive.where)}</p>\n<p>Latest: {latest_link} ({latest.view.picked} papers)"
-            f' · {len(archive.days)} days</p>\n<ul class="months">{months}</ul></section>'
+            f' · {count_of(len(archive.days), "day")}</p>\n<ul class="months">{months}</ul></section>'
         )
     body = f"<h1>{esc(SITE_NAME)}</h1>\n" + "\n".join(sections)
     return page(title=SITE_NAME, body=body, root="")
