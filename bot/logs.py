@@ -147,13 +147,29 @@ def redact(text: str) -> str:
     return RedactSecrets([]).redact(text)
 
 
+class StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
+    """Writes to whatever `sys.stderr` is when a record is emitted, not the stream of the moment it was made
+    (a replaced stderr, such as a test's capture, may be closed by the time a library thread logs)."""
+
+    def __init__(self) -> None:
+        super().__init__(sys.stderr)
+
+    @property  # type: ignore[override]
+    def stream(self) -> object:
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, value: object) -> None:  # logging.StreamHandler assigns it; the property always wins
+        pass
+
+
 def configure_logging(verbose: bool, settings: Settings | None = None, *, service: bool = False) -> None:
     """Log to stderr with secrets masked in every line, as text or JSON (`PAPERSCOUT_LOG_FORMAT`).
 
     The level is `PAPERSCOUT_LOG_LEVEL` when set; otherwise INFO with -v or for a long-running `service`
     (`paperscout run`), else WARNING, so a one-off command prints only its result.
     """
-    handler = logging.StreamHandler(sys.stderr)
+    handler = StderrHandler()
     handler.setFormatter(JsonFormatter() if log_format(settings) == "json" else TextFormatter())
     secrets = []
     if settings is not None:

@@ -77,12 +77,17 @@ class JobRun:
         return cls(core, job, await core.repo.start_job_run(job), time.monotonic())
 
     async def finish(self, outcome: str, detail: str) -> None:
-        """Record how the run ended (ok, nothing, failed) and log it: a warning when it failed."""
+        """Record how the run ended (ok, nothing, failed) and log it: a warning when it failed; the minute's
+        digest check that found nothing due only at DEBUG (else 1,440 lines a day say nothing)."""
         await self.core.repo.finish_job_run(self.run_id, outcome, detail)
         log_event(
             log,
             "job finished",
-            level=logging.WARNING if outcome == "failed" else logging.INFO,
+            level=logging.WARNING
+            if outcome == "failed"
+            else logging.DEBUG
+            if (outcome, self.job) == ("nothing", "digests")
+            else logging.INFO,
             event="job",
             job=self.job,
             outcome=outcome,

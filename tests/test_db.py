@@ -173,3 +173,18 @@ async def test_a_moved_chat_takes_its_target_profile_and_setup_along_unless_the_
         assert await repo.move_chat("telegram", "-9", "-10") == "none"
     finally:
         await repo.close()
+
+
+async def test_job_runs_older_than_a_month_go_but_the_latest_of_each_outcome_stays(tmp_path: Path) -> None:
+    repo = Repository(await open_database(tmp_path / "s.sqlite3"))
+    try:
+        for job, outcome in [("digests", "nothing")] * 3 + [("ingest", "ok"), ("ingest", "failed")]:
+            await repo.finish_job_run(await repo.start_job_run(job), outcome)
+        await repo.conn.execute("UPDATE job_runs SET started_at='2020-01-01T00:00:00Z'")
+        await repo.conn.commit()
+        await repo.finish_job_run(await repo.start_job_run("digests"), "nothing")
+        async with repo.conn.execute("SELECT job, outcome FROM job_runs ORDER BY id") as cursor:
+            kept = [tuple(row) async for row in cursor]
+        assert kept == [("digests", "nothing"), ("ingest", "ok"), ("ingest", "failed"), ("digests", "nothing")]
+    finally:
+        await repo.close()

@@ -169,13 +169,19 @@ async def test_each_job_run_writes_one_line(
     entries = json_lines(capsys.readouterr().err)
     job_lines = events(entries, "job")
     assert [(e["job"], e["outcome"], e["level"]) for e in job_lines] == [
-        ("digests", "nothing", "INFO"),
-        ("digests", "nothing", "INFO"),
         ("catch-up", "nothing", "INFO"),
         ("ingest", "failed", "WARNING"),
-    ]
-    assert job_lines[0]["detail"] == "0 sent, 0 failed"
-    assert "start-up check of the feed" in job_lines[3]["detail"]
+    ]  # the minute's digest checks that found nothing due log at DEBUG only
+    assert "start-up check of the feed" in job_lines[1]["detail"]
+    configure_logging(False, settings.model_copy(update={"log_format": "json", "log_level": "DEBUG"}), service=True)
+    await jobs.tick()
+    [quiet] = events(json_lines(capsys.readouterr().err), "job")
+    assert (quiet["job"], quiet["outcome"], quiet["level"], quiet["detail"]) == (
+        "digests",
+        "nothing",
+        "DEBUG",
+        "0 sent, 0 failed",
+    )
     assert all(isinstance(e["duration_ms"], int) for e in job_lines)
     # the schedule's own run/finish chatter is left out: one line per run is ours
     assert not [e for e in entries if e["logger"].startswith("apscheduler")]

@@ -7,7 +7,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from bot.db.repos.base import RepositoryBase, placeholders, target_from_row
+from bot.db.repos.base import RepositoryBase, placeholders, target_from_row, utc_stamp
 from bot.models import Profile, Target, day_to_int, int_to_day
 from bot.profiles import profile_from_json, profile_to_json
 
@@ -21,6 +21,9 @@ class PostedDigest:
     digest_json: str
     sent_at: str
     paper_ids: tuple[str, ...]
+
+
+JOB_RUN_DAYS = 30  # how long `job_runs` keeps every run
 
 
 class TargetsRepo(RepositoryBase):
@@ -254,8 +257,14 @@ class TargetsRepo(RepositoryBase):
         return str(row[0]) if row and row[0] else None
 
     async def start_job_run(self, job: str) -> int:
-        """Note that a job started; returns the run's id."""
+        """Note that a job started; returns the run's id. Runs older than `JOB_RUN_DAYS` go (the digest check runs
+        every minute), except the latest of each job and outcome, which `paperscout status` shows."""
         async with self.transaction() as conn:
+            await conn.execute(
+                "DELETE FROM job_runs WHERE started_at < ? AND id NOT IN"
+                " (SELECT MAX(id) FROM job_runs GROUP BY job, outcome)",
+                (utc_stamp(dt.timedelta(days=JOB_RUN_DAYS)),),
+            )
             cursor = await conn.execute("INSERT INTO job_runs (job) VALUES (?)", (job,))
             return int(cursor.lastrowid or 0)
 
