@@ -102,9 +102,15 @@ class Settings(BaseSettings):
     llm_tldrs: bool = Field(
         default=True, description="Write one-line TL;DRs with the LLM for papers that make a digest (else extractive)."
     )
+    llm_parse_questions: bool = Field(
+        default=False,
+        description="Parse each question into filters with the LLM too (one short call; the rules take over on any"
+        " failure or doubtful reply). Off: the rules alone, which meet the question benchmarks.",
+    )
     prompts_dir: Path = Field(
         default_factory=_default_prompts_dir,
-        description="Folder with the prompt templates (score.md, tldr.md), checked at start-up when an LLM is set;"
+        description="Folder with the prompt templates (score.md, tldr.md, answer.md, question.md), checked at"
+        " start-up when an LLM is set;"
         " default: the prompts/ folder of the source tree, else ./prompts.",
     )
 

@@ -31,6 +31,7 @@ REQUIRED: dict[str, frozenset[str]] = {
     "score": frozenset({"profile", "papers"}),
     "tldr": frozenset({"papers"}),
     "answer": frozenset({"question", "papers"}),
+    "question": frozenset({"question", "today"}),
 }
 # Placeholders that carry untrusted data and therefore must sit in the user message.
 # A member's or channel's profile is typed by people too: it is data like an abstract, never an instruction.
@@ -70,6 +71,7 @@ class Prompts:
     score: PromptTemplate
     tldr: PromptTemplate
     answer: PromptTemplate
+    question: PromptTemplate
 
 
 def _fields(text: str, where: str) -> list[str]:
@@ -115,7 +117,7 @@ def parse_template(name: str, text: str, where: str = "") -> PromptTemplate:
 
 
 def load_prompts(directory: Path) -> Prompts:
-    """Load and check every template from `directory` (``score.md``, ``tldr.md``, ``answer.md``)."""
+    """Load and check every template from `directory` (``score.md``, ``tldr.md``, ``answer.md``, ``question.md``)."""
     templates = {}
     for name in REQUIRED:
         path = directory / f"{name}.md"

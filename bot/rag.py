@@ -22,6 +22,7 @@ from bot.answer import write_answer
 from bot.asked_authors import find_named_authors
 from bot.core import Core
 from bot.models import Paper, Profile
+from bot.question_llm import parse_with_llm
 from bot.rank import rank_for_profile
 from bot.spelling import corrected
 from bot.timewords import MONTHS, WEEKDAYS, TimeWindow, find_time_window
@@ -431,6 +432,10 @@ async def ask(
         stored = await core.repo.conversation_state(conversation_id, max_age=ttl)
         previous = Turn.from_json(stored) if stored else None
     filters = await understand(core, question, today, previous)
+    if core.llm is not None and core.settings.llm_parse_questions and previous is None and has_words(question):
+        parsed = await parse_with_llm(core, question, today)
+        if parsed is not None:
+            filters = Filters(parsed.topic, parsed.window, parsed.authors, parsed.categories)
     if filters.topic:
         filters = replace(filters, topic=await corrected(core, filters.topic))
     window = await effective_window(core, filters, today)
