@@ -15,22 +15,20 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import re
 import tempfile
 from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
+from interests import run_interests
 from qa import AS_OF, SHARED_DATA, Question, is_on_topic, run_question
-from questions_phrasings import INTENTS, INTERESTS, STYLES, Intent, Interest
+from questions_phrasings import INTENTS, INTERESTS, STYLES, Intent
 
 from bot.config import Settings
 from bot.core import Core, open_core
-from bot.digest import profile_model
 from bot.ingest.jsonl import read_jsonl
 from bot.ingest.store import store_papers
-from bot.models import Paper, Profile, Topic
-from bot.rank import rank_for_profile
+from bot.models import Paper
 from bot.search import search_papers
 
 Row = tuple[int, int, float, float, int]
@@ -78,36 +76,6 @@ async def search_precision(core: Core, papers: list[Paper], verbose: bool) -> No
     print(f"/search precision@5 over {len(values)} queries: mean {np.mean(values):.3f}, min {min(values):.2f}")
 
 
-async def interests(core: Core, papers: list[Paper], verbose: bool) -> None:
-    days = sorted({p.announced for p in papers})
-    print(f"{'one-line interest':<34} " + " ".join(f"{d.isoformat()[5:]:>9}" for d in days) + f" {'mean':>6}")
-    means = []
-    for interest in INTERESTS:
-        cells, values = [], []
-        profile = Profile(name=f"bench:{interest.text}", topics=(Topic(name=interest.text, want=interest.text),))
-        model = await profile_model(core, profile)
-        for day in days:
-            value, expected = await interest_day(core, [p for p in papers if p.announced == day], model, interest)
-            values.append(value)
-            cells.append(f"{value:5.2f}{'p' if expected >= 10 else 'r'}{expected:>2}")
-        means.append(float(np.mean(values)))
-        print(f"{interest.text[:34]:<34} " + " ".join(f"{c:>9}" for c in cells) + f" {means[-1]:6.2f}")
-    print(f"mean over {len(INTERESTS)} interests: {np.mean(means):.3f}, min {min(means):.2f}")
-    print("(cell: value, p = precision@10 (day has >= 10 such papers) or r = recall in top 10, then their number)")
-
-
-async def interest_day(core: Core, day: list[Paper], model: object, interest: Interest) -> tuple[float, int]:
-    pattern = re.compile(interest.pattern, re.IGNORECASE)
-    found = await core.vectors.found_vectors([p.id for p in day])
-    day = [p for p in day if p.id in found]
-    ranked = rank_for_profile(day, np.stack([found[p.id] for p in day]), model, 10)  # type: ignore[arg-type]
-    expected = {p.id for p in day if pattern.search(p.title)}
-    top = [r.paper.id for r in ranked]
-    if len(expected) >= 10:
-        return sum(1 for i in top if i in expected) / 10, len(expected)
-    return (len(expected & set(top)) / len(expected) if expected else 1.0), len(expected)
-
-
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--home", type=Path, help="state dir to reuse (ingested once); default a temp dir")
@@ -125,7 +93,7 @@ async def main() -> None:
             if args.only in (None, "search"):
                 await search_precision(core, papers, args.verbose)
             if args.only in (None, "interests"):
-                await interests(core, papers, args.verbose)
+                await run_interests(core, papers, INTERESTS, args.verbose)
 
 
 if __name__ == "__main__":

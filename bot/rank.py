@@ -7,6 +7,10 @@ The score of paper x for profile p is a sum of terms, all in cosine-similarity u
     avoid     - w_avoid * max(0, avoid - want), where avoid is the same soft maximum over the topics' `avoid`
               texts and the penalize/application keywords. Only the excess counts, because avoid texts are
               usually close to the field the profile wants.
+    phrase    + w_title * (title share)^2 + w_text * (title-and-abstract share)^2 of the best short topic phrase
+              ("sparse mixture-of-experts", or one item of a topic's list, scaled by w_list), where a share is the
+              weight of the phrase's units found (named terms such as "MoE" / "mixture of experts" count whole,
+              see `bot.terms`): a compound is about the whole thing, not any one of its words
     keywords  + w_boost * min(boost hits, cap) - w_penalize * min(...) - w_application * min(...), where a hit is
               a whole-word phrase match that ignores case, hyphens and plurals
     category  + w_category if the primary category is one of the profile's categories
@@ -23,7 +27,6 @@ matched once per distinct keyword per day (`PaperFeatures` caches them) and comb
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -33,6 +36,7 @@ import numpy as np
 
 from bot.models import Paper, Profile, ScoredPaper
 from bot.names import name_tokens
+from bot.terms import Unit, UnitIndex, interest_core, named_terms_text, phrase_key, phrase_units, text_tokens
 
 if TYPE_CHECKING:  # scipy loads where a ranking is computed: a question's retrieval needs only the tokenizers here
     import scipy.sparse as sp
@@ -90,6 +94,9 @@ class RankWeights:
     category: float = 0.01
     novelty: float = 0.025
     author: float = 1.0
+    phrase_title: float = 0.3
+    phrase_text: float = 0.05
+    phrase_list: float = 0.3  # what a phrase counts for when it is one item of a topic's list
     keyword_cap: int = 2
     # Cosine similarities of MiniLM that map to relevance 1 and 10; another embedding model needs its own.
     relevance_low: float = 0.05
@@ -99,38 +106,6 @@ class RankWeights:
 DEFAULT_WEIGHTS = RankWeights()
 
 _CHUNK_ELEMENTS = 32 * 1024 * 1024  # bounds the (profile vectors x papers) block held in memory while scoring
-
-
-# ---------------------------------------------------------------- text normalisation
-
-
-def _fold(token: str) -> str:
-    # Crude plural folding, applied identically to texts and keywords, so "experts" ~ "expert", "MoEs" ~ "MoE".
-    if len(token) > 4 and token.endswith("ies"):
-        return token[:-3] + "y"
-    if len(token) > 4 and token.endswith(("ses", "xes", "zes", "ches", "shes")):
-        return token[:-2]
-    if len(token) > 3 and token.endswith("s") and not token.endswith(("ss", "us", "is")):
-        return token[:-1]
-    return token
-
-
-def _ascii_lower(text: str) -> str:
-    decomposed = unicodedata.normalize("NFKD", text)
-    return "".join(c for c in decomposed if not unicodedata.combining(c)).lower()
-
-
-_WORD = re.compile(r"[^\W_]+")
-
-
-def text_tokens(text: str) -> list[str]:
-    """Lowercase, diacritic-free, plural-folded word tokens; hyphens and punctuation separate words."""
-    return [_fold(t) for t in _WORD.findall(_ascii_lower(text))]
-
-
-def phrase_key(phrase: str) -> str:
-    """The normalised form a keyword is matched by ("Mixture-of-Experts" -> "mixture of expert")."""
-    return " ".join(text_tokens(phrase))
 
 
 # ---------------------------------------------------------------- authors
@@ -197,6 +172,7 @@ class PaperFeatures:
     joined: tuple[str, ...]  # " token token ... " of title and abstract, for phrase look-ups
     postings: dict[str, np.ndarray]  # token -> indices of papers containing it
     cue_hits: np.ndarray  # (len(_CUES), papers) bool
+    units: UnitIndex  # titles and abstracts indexed for the units of topic phrases
     _keyword_cache: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
 
     def __len__(self) -> int:
@@ -247,8 +223,10 @@ def paper_features(papers: Sequence[Paper]) -> PaperFeatures:
         (np.ones(len(papers), dtype=np.float32), ([codes[p.primary_category] for p in papers], range(len(papers)))),
         shape=(len(codes), len(papers)),
     )
+    token_lists = []
     for i, paper in enumerate(papers):
         tokens = text_tokens(paper.text)
+        token_lists.append(tokens)
         joined.append(" " + " ".join(tokens) + " ")
         for token in set(tokens):
             postings_lists[token].append(i)
@@ -262,6 +240,7 @@ def paper_features(papers: Sequence[Paper]) -> PaperFeatures:
         joined=tuple(joined),
         postings={t: np.array(ix, dtype=np.int64) for t, ix in postings_lists.items()},
         cue_hits=np.zeros((len(_CUES), len(papers)), dtype=bool),
+        units=UnitIndex([p.title for p in papers], [p.text for p in papers], token_lists),
     )
     features.cue_hits = features.keyword_matrix([phrase_key(c) for c in _CUES]).astype(bool)
     return features
@@ -291,6 +270,7 @@ class ProfileModel:
     authors: tuple[str, ...]
     author_keys: tuple[_NameKey, ...]
     cue_sign: np.ndarray  # (len(_CUES),) +1 theory cue, -1 applied cue, 0 when the profile asks for the cue
+    phrases: tuple[TopicPhrase, ...] = ()  # the short phrases of the topics
 
 
 def _keywords(words: Iterable[str]) -> tuple[tuple[str, str], ...]:
@@ -300,6 +280,41 @@ def _keywords(words: Iterable[str]) -> tuple[tuple[str, str], ...]:
         if key and key not in seen:
             seen[key] = word
     return tuple((word, key) for key, word in seen.items())
+
+
+MAX_PHRASE_UNITS = 4  # a longer item is a description, not a phrase to find in titles
+_ITEM_SPLIT = re.compile(r"[,;\n]")
+
+
+@dataclass(frozen=True, slots=True)
+class TopicPhrase:
+    """A short phrase of a topic, as units; `whole` when it is the topic's whole text, not an item of a list."""
+
+    topic: int
+    text: str
+    units: tuple[Unit, ...]
+    whole: bool
+
+
+def topic_phrases(want: str, topic: int = 0) -> list[TopicPhrase]:
+    """The short phrases of a topic's text: the whole text when it is one phrase ("sparse mixture-of-experts"),
+    else each item of a list ("sparsity, pruning, KV cache") that is short enough."""
+    items = [i.strip() for i in _ITEM_SPLIT.split(want) if i.strip()]
+    out = []
+    for item in items:
+        units = phrase_units(item)
+        if 0 < len(units) <= MAX_PHRASE_UNITS:
+            out.append(TopicPhrase(topic, item, units, whole=len(items) == 1))
+    return out
+
+
+def _embedded_want(want: str) -> str:
+    """What is embedded for a topic: a one-phrase topic without its framing words and with its named terms
+    spelled out ("I'm into MoE papers" -> "MoE (mixture of experts)"); a longer description as written."""
+    phrases = topic_phrases(want)
+    if len(phrases) == 1 and phrases[0].whole:
+        return named_terms_text(interest_core(want))
+    return want
 
 
 def _embed(embed: Embedder, texts: list[str]) -> np.ndarray:
@@ -320,7 +335,10 @@ def compile_profile(profile: Profile, embed: Embedder) -> ProfileModel:
     topic_avoids = [t.avoid for t in topics if t.avoid.strip()] + [a for a in profile.avoid if a.strip()]
     avoid_words = [word for word, _ in penalize] + [word for word, _ in applications]
     avoid_texts = topic_avoids + avoid_words
-    vecs = _embed(embed, want_texts + avoid_texts)
+    # A topic that is one short phrase is embedded with its named terms spelled out: MiniLM knows "mixture of
+    # experts" far better than "MoE".
+    embedded = [_embedded_want(t.want) for t in topics]
+    vecs = _embed(embed, embedded + want_texts[len(topics) :] + avoid_texts)
     dim = vecs.shape[1]
     want_vecs = vecs[: len(want_texts)].reshape(len(want_texts), dim)
     avoid_vecs = vecs[len(want_texts) :].reshape(len(avoid_texts), dim)
@@ -361,6 +379,7 @@ def compile_profile(profile: Profile, embed: Embedder) -> ProfileModel:
         authors=tuple(profile.authors),
         author_keys=author_keys,
         cue_sign=np.array(signs, dtype=np.float32),
+        phrases=tuple(p for i, topic in enumerate(topics) for p in topic_phrases(topic.want, i)),
     )
 
 
@@ -380,6 +399,41 @@ class _Terms:
     theory: np.ndarray
     applied: np.ndarray
     authors: np.ndarray
+    phrase: np.ndarray  # how wholly a topic phrase is in the paper, the title counting most (weights applied)
+
+
+def _phrase_item(features: PaperFeatures, units: tuple[Unit, ...], weights: RankWeights) -> np.ndarray:
+    """The phrase score of one topic phrase for each paper: full when the paper holds every unit (the title's
+    share of them adds to it), a small part of that when it holds only some ("mixture" is not a unit of
+    "sparse mixture-of-experts"; the named term "mixture of experts" is)."""
+    total = sum(u.weight for u in units)
+    title = np.zeros(len(features), dtype=np.float32)
+    text = np.zeros(len(features), dtype=np.float32)
+    for unit in units:
+        in_title, in_text = features.units.hits(unit)
+        title += np.float32(unit.weight) * in_title
+        text += np.float32(unit.weight) * in_text
+    title /= np.float32(total)
+    text /= np.float32(total)
+    # squared shares: a part of a compound counts for much less than the whole of it
+    return np.float32(weights.phrase_text) * text**2 + np.float32(weights.phrase_title) * title**2
+
+
+def _phrase_scores(features: PaperFeatures, profiles: Sequence[ProfileModel], weights: RankWeights) -> np.ndarray:
+    """(profiles, papers): the best phrase score over each profile's topic phrases (0 without phrases)."""
+    out = np.zeros((len(profiles), len(features)), dtype=np.float32)
+    if not (weights.phrase_title or weights.phrase_text):
+        return out
+    items: dict[tuple[str, ...], np.ndarray] = {}
+    for p, model in enumerate(profiles):
+        for phrase in model.phrases:
+            key = tuple(u.cache_key for u in phrase.units)
+            score = items.get(key)
+            if score is None:
+                score = items[key] = _phrase_item(features, phrase.units, weights)
+            scale = np.float32(1.0 if phrase.whole else weights.phrase_list)
+            np.maximum(out[p], scale * score, out=out[p])
+    return out
 
 
 def _soft_max_terms(vecs: np.ndarray, profiles: Sequence[ProfileModel], temperature: float) -> tuple[np.ndarray, ...]:
@@ -470,11 +524,12 @@ def _terms(
         theory=theory,
         applied=applied,
         authors=authors.astype(np.float32),
+        phrase=_phrase_scores(features, profiles, weights),
     )
 
 
 def _combine(terms: _Terms, weights: RankWeights) -> np.ndarray:
-    score = terms.want.astype(np.float32, copy=True)
+    score = terms.want + terms.phrase
     for value, weight in (
         (terms.avoid_excess, -weights.avoid),
         (terms.boost, weights.boost),
@@ -525,6 +580,18 @@ def _scale(value: float, low: float, high: float) -> float:
     return float(np.clip(1.0 + 9.0 * (value - low) / (high - low), 1.0, 10.0))
 
 
+def _phrase_reason(features: PaperFeatures, model: ProfileModel, j: int) -> str:
+    """Which topic phrase paper `j` holds whole, and where ("'state space models' in the title"), or ""."""
+    best, best_rank = "", 0
+    for phrase in model.phrases:
+        hits = [features.units.hits(u) for u in phrase.units]
+        if all(text[j] for _, text in hits):
+            rank = 2 if all(title[j] for title, _ in hits) else 1
+            if rank > best_rank:
+                best, best_rank = f"phrase '{phrase.text}' in the {'title' if rank == 2 else 'text'}", rank
+    return best
+
+
 def rank_for_profile(
     papers: Sequence[Paper],
     paper_vecs: np.ndarray,
@@ -557,6 +624,9 @@ def rank_for_profile(
                 f"topic '{profile_model.topic_names[topic]}'" if topic >= 0 else f"'{profile_model.want_texts[best]}'"
             )
             reasons.append(f"closest to {label} (similarity {sims[best]:.2f})")
+        phrase = _phrase_reason(features, profile_model, j)
+        if phrase:
+            reasons.append(phrase)
         for title, attr in (("keywords", "boost"), ("penalized", "penalize"), ("application", "applications")):
             hit = [word for word, key in getattr(profile_model, attr) if features.keyword_hits(key)[j]]
             if hit:
