@@ -7,8 +7,8 @@ The score of paper x for profile p is a sum of terms, all in cosine-similarity u
     avoid     - w_avoid * max(0, avoid - want), where avoid is the same soft maximum over the topics' `avoid`
               texts and the penalize/application keywords. Only the excess counts, because avoid texts are
               usually close to the field the profile wants.
-    phrase    + w_title * (title share)^2 + w_text * (title-and-abstract share)^2 of the best short topic phrase
-              ("sparse mixture-of-experts", or one item of a topic's list, scaled by w_list), where a share is the
+    phrase    + w_title * (title share)^2 + w_text * (title-and-abstract share)^2 of the best topic that is one
+              short phrase ("sparse mixture-of-experts"; not a list or a description), where a share is the
               weight of the phrase's units found (named terms such as "MoE" / "mixture of experts" count whole,
               see `bot.terms`): a compound is about the whole thing, not any one of its words
     keywords  + w_boost * min(boost hits, cap) - w_penalize * min(...) - w_application * min(...), where a hit is
@@ -26,7 +26,6 @@ matched once per distinct keyword per day (`PaperFeatures` caches them) and comb
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -96,7 +95,6 @@ class RankWeights:
     author: float = 1.0
     phrase_title: float = 0.3
     phrase_text: float = 0.05
-    phrase_list: float = 0.3  # what a phrase counts for when it is one item of a topic's list
     keyword_cap: int = 2
     # Cosine similarities of MiniLM that map to relevance 1 and 10; another embedding model needs its own.
     relevance_low: float = 0.05
@@ -270,7 +268,7 @@ class ProfileModel:
     authors: tuple[str, ...]
     author_keys: tuple[_NameKey, ...]
     cue_sign: np.ndarray  # (len(_CUES),) +1 theory cue, -1 applied cue, 0 when the profile asks for the cue
-    phrases: tuple[TopicPhrase, ...] = ()  # the short phrases of the topics
+    phrases: tuple[TopicPhrase, ...] = ()  # the topics that are one short phrase
 
 
 def _keywords(words: Iterable[str]) -> tuple[tuple[str, str], ...]:
@@ -282,39 +280,32 @@ def _keywords(words: Iterable[str]) -> tuple[tuple[str, str], ...]:
     return tuple((word, key) for key, word in seen.items())
 
 
-MAX_PHRASE_UNITS = 4  # a longer item is a description, not a phrase to find in titles
-_ITEM_SPLIT = re.compile(r"[,;\n]")
+MAX_PHRASE_UNITS = 4  # a longer topic is a description, matched by meaning only
 
 
 @dataclass(frozen=True, slots=True)
 class TopicPhrase:
-    """A short phrase of a topic, as units; `whole` when it is the topic's whole text, not an item of a list."""
+    """A topic whose whole text is one short phrase ("sparse mixture-of-experts"), as units."""
 
     topic: int
     text: str
     units: tuple[Unit, ...]
-    whole: bool
 
 
-def topic_phrases(want: str, topic: int = 0) -> list[TopicPhrase]:
-    """The short phrases of a topic's text: the whole text when it is one phrase ("sparse mixture-of-experts"),
-    else each item of a list ("sparsity, pruning, KV cache") that is short enough."""
-    items = [i.strip() for i in _ITEM_SPLIT.split(want) if i.strip()]
-    out = []
-    for item in items:
-        units = phrase_units(item)
-        if 0 < len(units) <= MAX_PHRASE_UNITS:
-            out.append(TopicPhrase(topic, item, units, whole=len(items) == 1))
-    return out
+def topic_phrase(want: str, topic: int = 0) -> TopicPhrase | None:
+    """The topic as a phrase to find in papers, or None when its text is a description or a list: an item of
+    a list ("sparsity, pruning, KV cache") is one of several things, and matching it as if it were the whole
+    topic lifted list-matching papers over what the embedding and the keywords rank."""
+    if any(mark in want for mark in ",;\n"):
+        return None
+    units = phrase_units(want)
+    return TopicPhrase(topic, want.strip(), units) if 0 < len(units) <= MAX_PHRASE_UNITS else None
 
 
 def _embedded_want(want: str) -> str:
     """What is embedded for a topic: a one-phrase topic without its framing words and with its named terms
     spelled out ("I'm into MoE papers" -> "MoE (mixture of experts)"); a longer description as written."""
-    phrases = topic_phrases(want)
-    if len(phrases) == 1 and phrases[0].whole:
-        return named_terms_text(interest_core(want))
-    return want
+    return named_terms_text(interest_core(want)) if topic_phrase(want) is not None else want
 
 
 def _embed(embed: Embedder, texts: list[str]) -> np.ndarray:
@@ -379,7 +370,7 @@ def compile_profile(profile: Profile, embed: Embedder) -> ProfileModel:
         authors=tuple(profile.authors),
         author_keys=author_keys,
         cue_sign=np.array(signs, dtype=np.float32),
-        phrases=tuple(p for i, topic in enumerate(topics) for p in topic_phrases(topic.want, i)),
+        phrases=tuple(p for p in (topic_phrase(t.want, i) for i, t in enumerate(topics)) if p is not None),
     )
 
 
@@ -431,8 +422,7 @@ def _phrase_scores(features: PaperFeatures, profiles: Sequence[ProfileModel], we
             score = items.get(key)
             if score is None:
                 score = items[key] = _phrase_item(features, phrase.units, weights)
-            scale = np.float32(1.0 if phrase.whole else weights.phrase_list)
-            np.maximum(out[p], scale * score, out=out[p])
+            np.maximum(out[p], score, out=out[p])
     return out
 
 

@@ -92,16 +92,17 @@ def test_a_one_line_interest_puts_papers_about_the_whole_phrase_first() -> None:
     assert {r.paper.id for r in ranked[:2]} == {"a", "b"}
 
 
-def test_a_phrase_in_a_list_counts_less_than_a_topic_that_is_one_phrase() -> None:
+def test_only_a_topic_that_is_one_short_phrase_is_matched_as_a_phrase() -> None:
     papers = [paper("1", "KV cache eviction for long contexts", "We evict entries of the key-value cache.")]
     vecs = fake_embed([p.text for p in papers])
     alone = rank.compile_profile(one_line("KV cache"), fake_embed)
     listed = rank.compile_profile(one_line("KV cache, pruning, quantization"), fake_embed)
-    assert [p.whole for p in alone.phrases] == [True] and [p.whole for p in listed.phrases] == [False] * 3
+    described = rank.compile_profile(one_line("how transformers store facts in their weights and caches"), fake_embed)
+    assert [p.text for p in alone.phrases] == ["KV cache"] and listed.phrases == () and described.phrases == ()
     features = rank.paper_features(papers)
     terms = rank._terms(vecs, features, [alone, listed], rank.DEFAULT_WEIGHTS)
     assert terms.phrase[0, 0] == pytest.approx(rank.DEFAULT_WEIGHTS.phrase_title + rank.DEFAULT_WEIGHTS.phrase_text)
-    assert terms.phrase[1, 0] == pytest.approx(terms.phrase[0, 0] * rank.DEFAULT_WEIGHTS.phrase_list)
+    assert terms.phrase[1, 0] == 0.0
 
 
 @pytest.fixture(scope="module")
