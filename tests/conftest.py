@@ -16,6 +16,7 @@ from bot.ingest.jsonl import read_jsonl
 from bot.ingest.limits import clean_paper
 from bot.models import Paper
 from bot.summarize import extractive_tldr
+from tests.chroma_run import chroma_run
 from tests.fakes.arxiv_server import FakeArxiv
 from tests.fakes.openai_server import TEST_API_KEY, FakeOpenAI
 from tests.fakes.telegram_server import FakeTelegram
@@ -121,3 +122,14 @@ def store_day(embedded_day: tuple[list[Paper], np.ndarray]) -> StoreDay:
         return papers
 
     return store
+
+
+# --- a real Chroma server (issue 15) ---
+
+
+@pytest.fixture
+def chroma_server(tmp_path: Path) -> Iterator[str]:
+    """`chroma run` (the server the chromadb/chroma image runs, from the pinned package) on 127.0.0.1, its data
+    under tmp_path; yields its URL."""
+    with chroma_run(tmp_path / "chroma-server") as url:
+        yield url

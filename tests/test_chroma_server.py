@@ -7,12 +7,6 @@ and must give the same results: moving the vectors to a server changes where the
 from __future__ import annotations
 
 import json
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
@@ -28,41 +22,6 @@ from bot.embed import LocalEmbedder
 from bot.ingest.store import store_papers
 from bot.models import Paper
 from bot.search import search_papers
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-@pytest.fixture
-def chroma_server(tmp_path: Path) -> Iterator[str]:
-    """A Chroma server process with its data under tmp_path; yields its URL."""
-    binary = Path(sys.executable).with_name("chroma")
-    if not binary.exists():
-        pytest.fail(f"the chroma command should come with the chromadb package, not found at {binary}")
-    port = _free_port()
-    process = subprocess.Popen(
-        [str(binary), "run", "--path", str(tmp_path / "server"), "--host", "127.0.0.1", "--port", str(port)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(f"{url}/api/v2/heartbeat", timeout=1):
-                    break
-            except OSError:
-                if time.monotonic() > deadline or process.poll() is not None:
-                    raise RuntimeError("chroma server did not start") from None
-                time.sleep(0.2)
-        yield url
-    finally:
-        process.terminate()
-        process.wait(timeout=20)
 
 
 async def test_papers_are_stored_and_searched_through_a_chroma_server(

@@ -6,20 +6,18 @@ import json
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
-import time
-import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 
 from bot import config_docs
 from bot.cli import build_parser
 from bot.config import Settings
+from tests.chroma_run import free_port
 from tests.fakes.openai_server import FakeOpenAI
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -137,39 +135,8 @@ def _healthcheck_script(port: int) -> str:
     return test[3].replace("/8000", f"/{port}")
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-@pytest.fixture
-def chroma_server(tmp_path: Path) -> Iterator[int]:
-    """`chroma run` (the server the chromadb/chroma image runs, from the pinned package) on 127.0.0.1; its port."""
-    port = _free_port()
-    process = subprocess.Popen(
-        [str(BIN / "chroma"), "run", "--path", str(tmp_path / "server"), "--port", str(port)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/v2/heartbeat", timeout=1):
-                    break
-            except OSError:
-                if time.monotonic() > deadline or process.poll() is not None:
-                    raise RuntimeError("chroma server did not start") from None
-                time.sleep(0.2)
-        yield port
-    finally:
-        process.terminate()
-        process.wait(timeout=20)
-
-
 def test_the_chroma_healthcheck_passes_on_a_chroma_server_and_fails_otherwise(
-    chroma_server: int, fake_openai: FakeOpenAI
+    chroma_server: str, fake_openai: FakeOpenAI
 ) -> None:
     bash = shutil.which("bash")
     assert bash, "bash runs the healthcheck in the chroma image; it is needed here to test it"
@@ -177,8 +144,8 @@ def test_the_chroma_healthcheck_passes_on_a_chroma_server_and_fails_otherwise(
     def check(port: int) -> int:
         return subprocess.run([bash, "-c", _healthcheck_script(port)], capture_output=True, timeout=10).returncode
 
-    assert check(chroma_server) == 0
-    assert check(_free_port()) != 0  # nothing listening
+    assert check(urlsplit(chroma_server).port or 0) == 0
+    assert check(free_port()) != 0  # nothing listening
     assert check(fake_openai.port) != 0  # an HTTP server that is not Chroma (401 to the heartbeat)
 
 

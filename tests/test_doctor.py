@@ -7,13 +7,10 @@ import asyncio
 import contextlib
 import datetime as dt
 import os
-import socket
 import sqlite3
 import subprocess
 import sys
 import time
-import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -26,6 +23,7 @@ from bot.embed import LocalEmbedder
 from bot.heartbeat import HEARTBEAT_FILE, STALE_SECONDS, beat
 from bot.models import Paper
 from bot.vectors import chroma_client
+from tests.chroma_run import free_port
 from tests.conftest import StoreDay
 from tests.fakes.arxiv_server import FakeArxiv
 from tests.fakes.discord_server import DiscordFake
@@ -68,12 +66,6 @@ def line_of(lines: list[str], check: str) -> str:
 def point_at(env: pytest.MonkeyPatch, **settings: object) -> None:
     for name, value in settings.items():
         env.setenv(f"PAPERSCOUT_{name.upper()}", str(value))
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 # --- a fresh install ---
@@ -343,32 +335,6 @@ def test_a_database_from_a_newer_paperscout_is_named(
         f"FAIL  database: {home / 'paperscout.sqlite3'} is at schema version {LATEST_VERSION + 1}, newer than this"
         f" paperscout ({LATEST_VERSION}); fix: upgrade paperscout to the version that wrote it"
     ]
-
-
-@pytest.fixture
-def chroma_server(tmp_path: Path) -> Iterator[str]:
-    """A real Chroma server (`chroma run` from the chromadb package) on 127.0.0.1; yields its URL."""
-    port = free_port()
-    process = subprocess.Popen(
-        [str(Path(sys.executable).with_name("chroma")), "run", "--path", str(tmp_path / "server"), "--port", str(port)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(f"{url}/api/v2/heartbeat", timeout=1):
-                    break
-            except OSError:
-                if time.monotonic() > deadline or process.poll() is not None:
-                    raise RuntimeError("chroma server did not start") from None
-                time.sleep(0.2)
-        yield url
-    finally:
-        process.terminate()
-        process.wait(timeout=20)
 
 
 def test_a_chroma_server_is_checked_against_the_database(
