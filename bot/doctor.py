@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import difflib
 import os
+import re
 import shutil
 import sqlite3
 import tempfile
@@ -26,6 +27,7 @@ from bot.errors import ConfigError, PaperscoutError
 
 if TYPE_CHECKING:  # the core libraries load only once a check needs them
     import httpx
+    from pydantic import SecretStr
 
     from bot.config import Settings
 
@@ -53,12 +55,28 @@ class Finding:
 
 
 def public_url(url: str) -> str:
-    """`url` as it may be printed: scheme, host, port and path; no credentials, query or fragment."""
-    parts = urlsplit(url)
-    host = parts.hostname or "?"
-    if parts.port:
-        host = f"{host}:{parts.port}"
-    return f"{parts.scheme}://{host}{parts.path}".rstrip("/")
+    """`url` as it may be printed: scheme, host, port and path; no credentials, query or fragment.
+
+    Text that is no http(s) URL is shown as written, minus anything that could be credentials or a query."""
+    parts = urlsplit(url.strip())
+    if parts.scheme in ("http", "https") and parts.netloc:
+        host = parts.netloc.rpartition("@")[2]
+        return f"{parts.scheme}://{host}{parts.path}".rstrip("/")
+    return re.split(r"[?#]", url.strip().rpartition("@")[2], maxsplit=1)[0]
+
+
+def url_problem(url: str) -> str:
+    """What keeps `url` from being an http(s) URL a client can ask ("" when nothing does), e.g. a missing scheme."""
+    parts = urlsplit(url.strip())
+    if parts.scheme not in ("http", "https"):
+        return f"is {public_url(url)!r}, not an http:// or https:// URL"
+    try:
+        parts.port  # noqa: B018 -- raises ValueError for a port out of range or not a number
+    except ValueError:
+        return f"is {public_url(url)!r}: its port is not a number from 1 to 65535"
+    if not parts.hostname:
+        return f"is {public_url(url)!r}: it names no host"
+    return ""
 
 
 def _reason(exc: BaseException) -> str:
@@ -204,6 +222,14 @@ async def check_vector_store(settings: Settings, paper_ids: set[str] | None) -> 
     name = settings.chroma_collection
     if settings.chroma_url:
         where = f"Chroma server {public_url(settings.chroma_url)}"
+        wrong_url = _chroma_url_problem(settings.chroma_url)
+        if wrong_url:
+            return Finding(
+                "vector store",
+                "fail",
+                f"PAPERSCOUT_CHROMA_URL {wrong_url}",
+                "correct PAPERSCOUT_CHROMA_URL (compose sets http://chroma:8000)",
+            )
         problem = await _chroma_heartbeat(settings)
         if problem:
             return Finding(
@@ -277,15 +303,26 @@ async def check_vector_store(settings: Settings, paper_ids: set[str] | None) -> 
     return Finding("vector store", "ok", f"{where}: collection '{name}' has one vector per paper ({len(vector_ids)})")
 
 
+def _chroma_url_problem(url: str) -> str:
+    """What is wrong with a Chroma server URL ("" when nothing): not http(s), or a path the client would ignore."""
+    problem = url_problem(url)
+    if problem:
+        return problem
+    path = urlsplit(url.strip()).path
+    if path.strip("/"):
+        return f"has a path ({path}), which the Chroma client ignores: give only scheme, host and port"
+    return ""
+
+
 async def _chroma_heartbeat(settings: Settings) -> str:
     """Why the Chroma server does not answer its heartbeat, or "" when it does."""
     import httpx
 
-    url = f"{settings.chroma_url.rstrip('/')}/api/v2/heartbeat" if settings.chroma_url else ""
+    url = f"{(settings.chroma_url or '').strip().rstrip('/')}/api/v2/heartbeat"
     try:
         async with httpx.AsyncClient(timeout=_timeout(settings)) as client:
             response = await client.get(url)
-    except (httpx.HTTPError, ValueError) as exc:
+    except (httpx.HTTPError, httpx.InvalidURL) as exc:
         return f"cannot be reached ({_reason(exc)})"
     if response.status_code != 200:
         return f"answered HTTP {response.status_code} to /api/v2/heartbeat: not a Chroma server of version 1 or later"
@@ -358,6 +395,13 @@ async def check_llm(settings: Settings, *, offline: bool) -> Finding:
         load_prompts(settings.prompts_dir)
     except ConfigError as exc:
         return Finding("LLM", "fail", f"prompt templates: {exc}", "set PAPERSCOUT_PROMPTS_DIR to paperscout's prompts/")
+    if settings.llm_base_url and (problem := url_problem(settings.llm_base_url)):
+        return Finding(
+            "LLM",
+            "fail",
+            f"PAPERSCOUT_LLM_BASE_URL {problem}",
+            "correct PAPERSCOUT_LLM_BASE_URL (an OpenAI-compatible server's root, e.g. http://localhost:11434/v1)",
+        )
     if offline:
         return Finding("LLM", "skipped", f"prompts checked; {public_url(_llm_base(settings))} not asked (--offline)")
     one_shot = settings.model_copy(update={"llm_max_retries": 0, "llm_timeout_seconds": _timeout(settings)})
@@ -400,32 +444,67 @@ async def _get(settings: Settings, url: str, **kwargs: Any) -> httpx.Response:
         return await client.get(url, **kwargs)
 
 
-async def check_discord(settings: Settings, *, offline: bool) -> Finding:
-    """Discord accepts the bot token: GET /users/@me."""
-    if settings.discord_token is None:
-        return Finding("Discord", "optional", "not configured (optional): set PAPERSCOUT_DISCORD_TOKEN to use Discord")
-    api = public_url(settings.discord_api_url)
+async def _who_am_i(
+    settings: Settings,
+    platform: str,
+    token: SecretStr | None,
+    api_url: str,
+    url_setting: str,
+    request: Callable[[str], tuple[str, dict[str, str]]],
+    refused_fix: str,
+    *,
+    offline: bool,
+) -> httpx.Response | Finding:
+    """Ask `platform` who `token` is: its answer, or the finding when it is not configured, --offline, not a
+    token, unreachable or refused (401). `request` gives the URL and headers for the token."""
+    setting = f"PAPERSCOUT_{platform.upper()}_TOKEN"
+    if token is None:
+        return Finding(platform, "optional", f"not configured (optional): set {setting} to use {platform}")
+    api = public_url(api_url)
+    problem = url_problem(api_url)
+    if problem:
+        return Finding(platform, "fail", f"{url_setting} {problem}", f"correct {url_setting}")
     if offline:
-        return Finding("Discord", "skipped", f"token not checked with {api} (--offline)")
+        return Finding(platform, "skipped", f"token not checked with {api} (--offline)")
+    secret = token.get_secret_value()
+    if not secret.isascii() or not secret.isprintable() or any(c.isspace() for c in secret):
+        return Finding(
+            platform,
+            "fail",
+            f"{setting} holds spaces or characters no token has (copied with surrounding text?)",
+            refused_fix,
+        )
     import httpx
 
-    token = settings.discord_token.get_secret_value()
+    url, headers = request(secret)
     try:
-        response = await _get(
-            settings, f"{settings.discord_api_url.rstrip('/')}/users/@me", headers={"Authorization": f"Bot {token}"}
-        )
-    except httpx.HTTPError as exc:
-        return Finding("Discord", "fail", f"{api} cannot be reached ({_reason(exc)})", "check the network")
+        response = await _get(settings, url, headers=headers)
+    except (httpx.HTTPError, httpx.InvalidURL) as exc:
+        return Finding(platform, "fail", f"{api} cannot be reached ({_reason(exc)})", "check the network")
     if response.status_code == 401:
-        return Finding(
-            "Discord",
-            "fail",
-            "Discord refused PAPERSCOUT_DISCORD_TOKEN (HTTP 401 Unauthorized)",
-            "copy the bot token again from the Developer Portal (your application > Bot > Reset Token)",
-        )
-    if response.status_code != 200:
-        return Finding("Discord", "fail", f"{api}/users/@me answered HTTP {response.status_code}", "try again later")
-    me = _json(response)
+        return Finding(platform, "fail", f"{platform} refused {setting} (HTTP 401 Unauthorized)", refused_fix)
+    return response
+
+
+async def check_discord(settings: Settings, *, offline: bool) -> Finding:
+    """Discord accepts the bot token: GET /users/@me."""
+    base = settings.discord_api_url.rstrip("/")
+    answer = await _who_am_i(
+        settings,
+        "Discord",
+        settings.discord_token,
+        settings.discord_api_url,
+        "PAPERSCOUT_DISCORD_API_URL",
+        lambda token: (f"{base}/users/@me", {"Authorization": f"Bot {token}"}),
+        "copy the bot token again from the Developer Portal (your application > Bot > Reset Token)",
+        offline=offline,
+    )
+    if isinstance(answer, Finding):
+        return answer
+    if answer.status_code != 200:
+        api = public_url(settings.discord_api_url)
+        return Finding("Discord", "fail", f"{api}/users/@me answered HTTP {answer.status_code}", "try again later")
+    me = _json(answer)
     if not me.get("bot"):
         return Finding(
             "Discord",
@@ -438,37 +517,30 @@ async def check_discord(settings: Settings, *, offline: bool) -> Finding:
 
 async def check_telegram(settings: Settings, *, offline: bool) -> Finding:
     """Telegram accepts the bot token: getMe."""
-    if settings.telegram_token is None:
-        return Finding(
-            "Telegram", "optional", "not configured (optional): set PAPERSCOUT_TELEGRAM_TOKEN to use Telegram"
-        )
+    base = settings.telegram_base_url.rstrip("/")
+    answer = await _who_am_i(
+        settings,
+        "Telegram",
+        settings.telegram_token,
+        settings.telegram_base_url,
+        "PAPERSCOUT_TELEGRAM_BASE_URL",
+        lambda token: (f"{base}/bot{token}/getMe", {}),
+        "copy the token again from @BotFather (/mybots > your bot > API Token)",
+        offline=offline,
+    )
+    if isinstance(answer, Finding):
+        return answer
     api = public_url(settings.telegram_base_url)
-    if offline:
-        return Finding("Telegram", "skipped", f"token not checked with {api} (--offline)")
-    import httpx
-
-    token = settings.telegram_token.get_secret_value()
-    try:
-        response = await _get(settings, f"{settings.telegram_base_url.rstrip('/')}/bot{token}/getMe")
-    except httpx.HTTPError as exc:
-        return Finding("Telegram", "fail", f"{api} cannot be reached ({_reason(exc)})", "check the network")
-    if response.status_code == 401:
-        return Finding(
-            "Telegram",
-            "fail",
-            "Telegram refused PAPERSCOUT_TELEGRAM_TOKEN (HTTP 401 Unauthorized)",
-            "copy the token again from @BotFather (/mybots > your bot > API Token)",
-        )
-    if response.status_code == 404:
+    if answer.status_code == 404:
         return Finding(
             "Telegram",
             "fail",
             f"{api} answered HTTP 404 to getMe: PAPERSCOUT_TELEGRAM_TOKEN is malformed or the base URL is wrong",
             "a token looks like 123456789:AAE...; PAPERSCOUT_TELEGRAM_BASE_URL is the server root",
         )
-    me = _json(response).get("result") or {}
-    if response.status_code != 200 or not me:
-        return Finding("Telegram", "fail", f"{api} answered HTTP {response.status_code} to getMe", "try again later")
+    me = _json(answer).get("result") or {}
+    if answer.status_code != 200 or not me:
+        return Finding("Telegram", "fail", f"{api} answered HTTP {answer.status_code} to getMe", "try again later")
     return Finding("Telegram", "ok", f"token accepted: @{me.get('username', '?')} (id {me.get('id', '?')})")
 
 
@@ -502,9 +574,13 @@ async def check_arxiv(settings: Settings, *, offline: bool) -> list[Finding]:
         if number:
             await asyncio.sleep(settings.arxiv_delay_seconds)
         shown = public_url(url)
+        problem = url_problem(url)
+        if problem:
+            findings.append(Finding(name, "fail", f"{setting} {problem}", f"correct {setting}"))
+            continue
         try:
             response = await _get(settings, url, **kwargs)
-        except httpx.HTTPError as exc:
+        except (httpx.HTTPError, httpx.InvalidURL) as exc:
             findings.append(
                 Finding(name, "fail", f"{shown} cannot be reached ({_reason(exc)})", f"check the network and {setting}")
             )

@@ -152,6 +152,70 @@ def test_a_chroma_url_that_is_no_chroma_server_is_named(
     assert "answered HTTP 401 to /api/v2/heartbeat: not a Chroma server" in failure
 
 
+@pytest.mark.parametrize(
+    ("url", "problem"),
+    [
+        ("localhost:8000", "is 'localhost:8000', not an http:// or https:// URL"),
+        ("http://127.0.0.1:99999", "is 'http://127.0.0.1:99999': its port is not a number from 1 to 65535"),
+        ("http://:8000", "is 'http://:8000': it names no host"),
+        ("http://user:pw@chroma:8000/api/v2", "has a path (/api/v2), which the Chroma client ignores"),
+    ],
+)
+def test_a_malformed_chroma_url_is_named_before_anything_is_asked(
+    env: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path, url: str, problem: str
+) -> None:
+    point_at(env, home=tmp_path / "home", chroma_url=url)
+    code, lines = doctor(capsys, "--offline")
+    assert code == 1
+    [failure] = fails(lines)
+    assert failure.startswith(f"FAIL  vector store: PAPERSCOUT_CHROMA_URL {problem}")
+    assert failure.endswith("fix: correct PAPERSCOUT_CHROMA_URL (compose sets http://chroma:8000)")
+    assert "pw" not in failure
+
+
+def test_malformed_service_urls_are_named_by_their_setting(
+    env: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    point_at(
+        env,
+        home=tmp_path / "home",
+        llm_base_url="localhost:11434/v1",
+        telegram_token=TEST_TOKEN,
+        telegram_base_url="api.telegram.org",
+        discord_token="a.discord.token",
+        discord_api_url="https://discord.com:0x1/api",
+        arxiv_rss_url="rss.arxiv.org/rss/",
+        arxiv_api_url="ftp://export.arxiv.org/api/query",
+        arxiv_delay_seconds=0,
+    )
+    code, lines = doctor(capsys)  # not --offline: still nothing is asked, the URLs are wrong before any request
+    assert code == 1
+    assert [line.split(";")[0] for line in fails(lines)] == [
+        "FAIL  LLM: PAPERSCOUT_LLM_BASE_URL is 'localhost:11434/v1', not an http:// or https:// URL",
+        "FAIL  Discord: PAPERSCOUT_DISCORD_API_URL is 'https://discord.com:0x1/api': its port is not a number from 1"
+        " to 65535",
+        "FAIL  Telegram: PAPERSCOUT_TELEGRAM_BASE_URL is 'api.telegram.org', not an http:// or https:// URL",
+        "FAIL  arXiv RSS: PAPERSCOUT_ARXIV_RSS_URL is 'rss.arxiv.org/rss/cs.LG', not an http:// or https:// URL",
+        "FAIL  arXiv API: PAPERSCOUT_ARXIV_API_URL is 'ftp://export.arxiv.org/api/query', not an http:// or https://"
+        " URL",
+    ]
+
+
+@pytest.mark.parametrize("token", ["abc\u00e9def123", "Bot abcdef123456", "abc\x7fdef123"])
+def test_a_token_no_platform_issues_is_named_without_a_request(
+    online: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path, token: str
+) -> None:
+    with DiscordFake() as discord:
+        point_at(online, home=tmp_path / "home", discord_token=token, discord_api_url=discord.api_base)
+        code, lines = doctor(capsys)
+        assert discord.requests == []
+    assert code == 1
+    assert fails(lines) == [
+        "FAIL  Discord: PAPERSCOUT_DISCORD_TOKEN holds spaces or characters no token has (copied with surrounding"
+        " text?); fix: copy the bot token again from the Developer Portal (your application > Bot > Reset Token)"
+    ]
+
+
 def _immutable(path: Path) -> bool:
     """Make `path` unwritable even for root (chattr +i); False when the file system or privileges do not allow it."""
     if os.geteuid() != 0:
