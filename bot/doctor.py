@@ -663,17 +663,12 @@ async def run_checks(settings: Settings, *, offline: bool, emit: Callable[[Findi
 
 def doctor_main(*, offline: bool, running: bool, verbose: bool) -> int:
     """`paperscout doctor`: print one line per check; 0 when nothing failed, else 1."""
-    from bot.logs import RedactSecrets, configure_logging
+    from bot.logs import configure_logging, redact
 
     started = time.monotonic()
     first, settings = check_configuration(dict(os.environ))
-    secrets: list[str] = []
     if settings is not None:
-        configure_logging(verbose, settings)
-        for value in (settings.telegram_token, settings.discord_token, settings.llm_api_key):
-            if value is not None:
-                secrets.append(value.get_secret_value())
-    redact = RedactSecrets(secrets).redact
+        configure_logging(verbose, settings)  # from here on `redact` masks the configured secrets too
     failed = False
 
     def emit(finding: Finding) -> None:
