@@ -22,6 +22,7 @@ from bot.models import Paper, Profile, Target, Topic
 from bot.profiles import load_profile
 from bot.site.build import MANIFEST, SiteReport, build_site
 from bot.site.collect import PREVIEW_NOTE, REBUILT_NOTE, slugify, unique_slugs
+from bot.site.html import link
 from tests.conftest import StoreDay
 from tests.site_store import DAYS, HOSTILE_AUTHOR, PRIVATE_TITLE, SiteStore, fill_site_store
 
@@ -166,6 +167,37 @@ async def test_hostile_titles_are_text_everywhere(site: tuple[Path, SiteStore, S
         if path.is_file():
             content = path.read_text(encoding="utf-8")
             assert "\u202e" not in content and "\\u202e" not in content and "\u202c" not in content, path
+
+
+@pytest.mark.parametrize(
+    "href",
+    [
+        "javascript:alert(1)",
+        "JavaScript:alert(1)",
+        " javascript:alert(1)",
+        "java\tscript:alert(1)",
+        "java\u200bscript:alert(1)",
+        "data:text/html,<script>alert(1)</script>",
+        "vbscript:msgbox(1)",
+        "//evil.example/x",
+    ],
+)
+def test_a_link_is_never_a_script_or_another_scheme(href: str) -> None:
+    shown = link(href, 'a "title"')
+    assert shown == "a &quot;title&quot;" and "href" not in shown
+
+
+def test_links_within_the_site_and_to_arxiv_stay_links() -> None:
+    assert link("https://arxiv.org/abs/2505.17639", "arXiv") == '<a href="https://arxiv.org/abs/2505.17639">arXiv</a>'
+    assert link("../index.html", "up", rel="prev") == '<a href="../index.html" rel="prev">up</a>'
+    assert link('2025-05-30.html#p-x"y', "day") == '<a href="2025-05-30.html#p-x&quot;y">day</a>'
+
+
+def test_the_report_line_counts_in_words() -> None:
+    one = SiteReport(archives=1, day_pages=1, files=8, bytes=33 * 1024, changed=1, previews=1)
+    assert one.line() == "site: 1 archive (1 preview), 1 day page, 8 files, 33 KiB; 1 file written"
+    two = SiteReport(archives=2, day_pages=4, files=12, bytes=2048, changed=0, previews=0)
+    assert two.line() == "site: 2 archives, 4 day pages, 12 files, 2 KiB; 0 files written"
 
 
 async def test_every_internal_link_resolves(site: tuple[Path, SiteStore, SiteReport]) -> None:

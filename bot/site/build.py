@@ -19,6 +19,7 @@ from bot.models import Profile
 from bot.site.collect import Archive, collect_archives
 from bot.site.pages import (
     archive_index,
+    count_of,
     day_file,
     day_page,
     month_file,
@@ -46,10 +47,10 @@ class SiteReport:
 
     def line(self) -> str:
         """One line for the terminal."""
-        kind = f" ({self.previews} preview{'s' if self.previews != 1 else ''})" if self.previews else ""
+        kind = f" ({count_of(self.previews, 'preview')})" if self.previews else ""
         return (
-            f"site: {self.archives} archive{'s' if self.archives != 1 else ''}{kind}, {self.day_pages} day pages,"
-            f" {self.files} files, {self.bytes / 1024:.0f} KiB; {self.changed} files written"
+            f"site: {count_of(self.archives, 'archive')}{kind}, {count_of(self.day_pages, 'day page')},"
+            f" {count_of(self.files, 'file')}, {self.bytes / 1024:.0f} KiB; {count_of(self.changed, 'file')} written"
         )
 
 

@@ -9,6 +9,7 @@ included, so it is text wherever it lands, in an element or an attribute. Markup
 from __future__ import annotations
 
 import html
+import re
 
 from bot.safetext import clean_text
 
@@ -20,8 +21,20 @@ def esc(text: object) -> str:
     return html.escape(clean_text(str(text)), quote=True)
 
 
+def safe_href(href: str) -> bool:
+    """Whether `href` may be a link: a relative path within the site, or an http(s) URL (never javascript:, data:
+    or any other scheme, however it is disguised with case, spaces or control characters)."""
+    bare = re.sub(r"[\x00-\x20\x7f]", "", clean_text(href)).lower()  # browsers drop these before the scheme
+    scheme = re.match(r"^([a-z][a-z0-9+.-]*):", bare)
+    if scheme:
+        return scheme.group(1) in ("http", "https")
+    return not bare.startswith("//")  # a scheme-relative URL leaves the site
+
+
 def link(href: str, text: str, *, rel: str = "") -> str:
-    """An anchor; `href` and `text` are escaped here."""
+    """An anchor; `href` and `text` are escaped here. An `href` that is no safe link gives the text alone."""
+    if not safe_href(href):
+        return esc(text)
     rel_attr = f' rel="{esc(rel)}"' if rel else ""
     return f'<a href="{esc(href)}"{rel_attr}>{esc(text)}</a>'
 

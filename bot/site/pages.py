@@ -92,8 +92,8 @@ def _paper_html(item: PaperView) -> str:
 
 def _pager(prev: tuple[str, str] | None, up: tuple[str, str], nxt: tuple[str, str] | None, label: str) -> str:
     """Previous / up / next links; a missing side is shown greyed, not as a link."""
-    left = f'<a rel="prev" href="{esc(prev[0])}">← {esc(prev[1])}</a>' if prev else '<span class="none">← none</span>'
-    right = f'<a rel="next" href="{esc(nxt[0])}">{esc(nxt[1])} →</a>' if nxt else '<span class="none">none →</span>'
+    left = link(prev[0], f"← {prev[1]}", rel="prev") if prev else '<span class="none">← none</span>'
+    right = link(nxt[0], f"{nxt[1]} →", rel="next") if nxt else '<span class="none">none →</span>'
     return f'<nav class="pager" aria-label="{esc(label)}">{left}{link(up[0], up[1])}{right}</nav>'
 
 
