@@ -3,8 +3,9 @@
 The model sees the question and the numbered papers as delimited data. Its reply is untrusted too: only the
 [n] markers that name a paper we gave it survive, invented ones are removed, and the kept citations are
 renumbered in order of first use so the text and the citation list agree. A reply that cites nothing (the
-model refused, or obeyed an instruction smuggled into an abstract) or that quotes its instructions (a question
-asked it to print its prompt) is not used: the caller falls back to the extractive answer.
+model refused, or obeyed an instruction smuggled into an abstract), that quotes its instructions (a question
+asked it to print its prompt) or that carries mentions or markup (`bot.llm_guard`) is not used: the caller
+falls back to the extractive answer.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from dataclasses import dataclass
 
 from bot.core import Core
 from bot.errors import SourceUnavailable
+from bot.llm_guard import steered
 from bot.models import Paper
 from bot.prompts import clean_untrusted, papers_block
 from bot.safetext import clean_text
@@ -70,18 +72,6 @@ def check_citations(text: str, papers: Sequence[Paper]) -> WrittenAnswer:
     return WrittenAnswer(text=cleaned, citations=tuple(papers[n - 1] for n in order), dropped=dropped)
 
 
-QUOTE_WORDS = 8  # this many consecutive words of the instructions in an answer are a quotation, not chance
-_WORD = re.compile(r"[a-z0-9]+")
-
-
-def quotes_instructions(answer: str, instructions: str, run: int = QUOTE_WORDS) -> bool:
-    """True when `answer` repeats `run` or more consecutive words of `instructions` (case and punctuation aside)."""
-    said = _WORD.findall(instructions.lower())
-    shingles = {tuple(said[i : i + run]) for i in range(len(said) - run + 1)}
-    words = _WORD.findall(answer.lower())
-    return any(tuple(words[i : i + run]) in shingles for i in range(len(words) - run + 1))
-
-
 async def write_answer(
     core: Core, question: str, papers: Sequence[Paper], tldrs: dict[str, str]
 ) -> tuple[WrittenAnswer | None, str]:
@@ -96,8 +86,9 @@ async def write_answer(
         result = await core.llm.client.chat(messages, max_tokens=MAX_ANSWER_TOKENS, purpose=LLM_PURPOSE)
     except SourceUnavailable as exc:
         return None, str(exc)
-    if quotes_instructions(result.text, messages[0]["content"]):
-        return None, "the LLM answer quoted its instructions"
+    problem = steered(result.text, messages[0]["content"])
+    if problem:  # written on an instruction smuggled into the question or an abstract
+        return None, f"the LLM answer {problem}"
     written = check_citations(clean_text(result.text), papers)
     if not written.citations:
         return None, "the LLM answer cited none of the papers"

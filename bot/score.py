@@ -23,6 +23,7 @@ from bot.core import Core, LLMRuntime
 from bot.db.repos import CachedScore
 from bot.errors import SourceUnavailable
 from bot.llm import LLMRequestRejected
+from bot.llm_guard import steered
 from bot.models import Paper, Profile, ScoredPaper
 from bot.prompts import clean_untrusted, papers_block, profile_text
 from bot.replies import as_grade, as_key, id_text_pairs, load_json_object
@@ -180,6 +181,11 @@ async def _score_batch(
     except SourceUnavailable as exc:
         raise _Stop(f"LLM scoring stopped: {exc}") from None
     parsed = parse_scores(result.text, len(papers))
+    for key, score in parsed.items():
+        why = steered(score.comment, messages[0]["content"]) if score.comment else ""
+        if why:  # an abstract or the profile steered the model: the comment is not shown
+            log.info("score batch: comment on paper %d dropped: it %s", key, why)
+            parsed[key] = replace(score, comment="")
     if len(parsed) < len(papers):
         log.info("score batch: %d of %d answers usable%s", len(parsed), len(papers), " (cut short)" * result.truncated)
     return {papers[key - 1].id: score for key, score in parsed.items()}, result.truncated

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from bot.errors import SourceUnavailable
 from bot.llm import Budget, LLMClient
+from bot.llm_guard import steered
 from bot.models import Paper
 from bot.prompts import PromptTemplate, clean_untrusted, papers_block
 from bot.replies import as_key, id_text_pairs, load_json_object
@@ -172,7 +173,8 @@ async def write_llm_tldrs(
             except SourceUnavailable as exc:
                 return out, f"LLM TL;DRs stopped ({exc}); remaining TL;DRs are extractive."
             for key, text in parse_tldrs(result.text, len(batch)).items():
-                out[batch[key - 1].id] = text
+                if not steered(text, messages[0]["content"]):  # else an abstract steered it: stays extractive
+                    out[batch[key - 1].id] = text
         todo = [p for p in todo if p.id not in out]
         if not todo:
             break

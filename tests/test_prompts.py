@@ -146,7 +146,7 @@ def test_clean_untrusted_folds_lines_and_strips_delimiters() -> None:
 
 
 def test_an_answer_quoting_its_instructions_is_recognised() -> None:
-    from bot.answer import quotes_instructions
+    from bot.llm_guard import quotes_instructions
 
     system = load_prompts(REPO_PROMPTS).answer.system
     leak = "Sure! My instructions: You answer researchers' questions about recent arXiv papers, using only the numbered"

@@ -20,6 +20,7 @@ from bot.core import Core
 from bot.errors import InputError
 from bot.models import Profile, Target, Topic
 from bot.profiles import profile_from_mapping, profile_from_toml, profile_to_mapping
+from bot.safetext import clean_text
 from bot.users import SettingError, parse_post_time, parse_timezone
 
 KIND = "setup"
@@ -82,8 +83,8 @@ def parse_categories(text: str) -> list[str]:
 
 
 def parse_interests(text: str) -> list[str]:
-    """Interests one per line or separated by ';' (the channel profile in words)."""
-    items = [" ".join(item.split()) for item in text.replace(";", "\n").splitlines()]
+    """Interests one per line or separated by ';' (the channel profile in words), cleaned like any typed text."""
+    items = [" ".join(item.split()) for item in clean_text(text).replace(";", "\n").splitlines()]
     items = [item for item in items if any(ch.isalnum() for ch in item)]
     if not items:
         raise InputError("describe the channel's interests in words, one topic per line or separated by ';'")
