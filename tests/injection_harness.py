@@ -38,6 +38,7 @@ from bot.onboarding.drafts import build_profile
 from bot.onboarding.hygiene import clean_input, split_items
 from bot.onboarding.state import Draft
 from bot.onboarding.steps import MAX_TOPICS
+from bot.prompts import clean_untrusted, profile_text
 from bot.rag import Answer, ask
 from bot.render import answer_text, digest_markdown, digest_text
 from bot.site.collect import Archive, DayEntry
@@ -190,6 +191,7 @@ class Figures:
     markup: int = 0  # markup a rendering would act on (HTML tags, links, terminal escapes) from the data
     profile_in_system: int = 0  # LLM requests whose system message differed from the template's
     refused: int = 0  # items refused where they entered (a one-line error, nothing stored)
+    unreached: list[str] = field(default_factory=list)  # items no prompt carried, with their notes
     findings: list[str] = field(default_factory=list)
 
     def lines(self) -> list[str]:
@@ -197,7 +199,8 @@ class Figures:
         kinds = ", ".join(f"{k} {v}" for k, v in sorted(self.by_kind.items()))
         return [
             f"inputs tried: {self.inputs} ({kinds})",
-            f"reached the model inside a prompt: {self.reached_model}; refused at entry: {self.refused}",
+            f"reached the model inside a prompt: {self.reached_model}; refused at entry: {self.refused}"
+            + (f"; not in any prompt: {', '.join(self.unreached)}" if self.unreached else ""),
             f"replies the fake wrote obeying an injected instruction: {self.obeyed}",
             f"renderings checked (Markdown, Discord, Telegram HTML, terminal, site): {self.renderings}",
             f"instructions followed that reach any rendering: {self.followed}",
@@ -324,8 +327,7 @@ async def run_corpus(
         except PaperscoutError:
             figures.refused += 1
             continue
-        probe = re.sub(r"\s+", " ", item.text).strip()[:12]
-        note_reached(start, {item.number: probe if probe.isascii() else ""})
+        note_reached(start, {item.number: clean_untrusted(item.text)[:30]})  # as the answer prompt carries it
         checker.check(f"the answer to item {item.number} ({item.note})", answer_renderings(answer))
 
     # Digests: the hostile papers' day for a profile that wants them (scored and summarised by the LLM) ...
@@ -344,9 +346,7 @@ async def run_corpus(
             continue
         start = len(requests())
         digest = await build_digest(core, profile, HOSTILE_DAY, size=5, use_llm=True)
-        topic_text = profile.topics[0].want if profile.topics else ""
-        probe = " ".join(re.findall(r"[A-Za-z]{3,}", topic_text)[:2])
-        note_reached(start, {item.number: probe})
+        note_reached(start, {item.number: profile_text(profile)})  # the whole profile, as the scoring prompt has it
         for request in requests()[start:]:
             system = [m for m in request.get("messages", []) if m.get("role") == "system"]
             if not system or system[0].get("content") not in systems.values():
@@ -355,5 +355,6 @@ async def run_corpus(
         checker.check(f"the digest for item {item.number} ({item.note})", digest_renderings(digest_view(digest)))
 
     figures.reached_model = len(reached)
+    figures.unreached = [f"{i.number} ({i.note})" for i in items if i.number not in reached]
     figures.obeyed = responder.obeyed - obeyed_on_benign
     return figures

@@ -78,7 +78,9 @@ def assert_consistent(home: Path, papers: int) -> None:
         assert "arxiv.org/abs/2505." in done.stdout, (args, done.stdout)
 
 
-def test_two_ingests_at_once_one_runs_the_other_names_the_holder_or_waits(tmp_path: Path) -> None:
+def test_two_ingests_at_once_one_runs_the_other_names_the_holder_or_waits(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     home = tmp_path / "home"
     days = [day_file(tmp_path, day) for day in ("2025-05-28", "2025-05-29", "2025-05-30")]
 
@@ -100,7 +102,7 @@ def test_two_ingests_at_once_one_runs_the_other_names_the_holder_or_waits(tmp_pa
         start(home, "ingest", "--wait", "--jsonl", str(days[2])),
         start(home, "ingest", "--wait", "--jsonl", str(refused_day)),
     ]
-    during = 0
+    during = total = 0
     readers = [
         ("search", "graph", "--since", "2025-05-01"),
         ("ask", "what language model papers this month?", "--as-of", "2025-05-30"),
@@ -110,12 +112,19 @@ def test_two_ingests_at_once_one_runs_the_other_names_the_holder_or_waits(tmp_pa
         done = cli(home, *args)
         assert done.returncode == 0 and "error" not in done.stderr, (args, done.stderr)
         during += any(w.poll() is None for w in writers)  # finished while a writer was still writing
+        total += 1
     for writer in writers:
         out, err = writer.communicate()
         assert writer.returncode == 0, err
         assert f"{PAPERS_PER_DAY} papers: {PAPERS_PER_DAY} new" in out
     assert during >= 1, "no reader ran during a write"
     assert_consistent(home, 3 * PAPERS_PER_DAY)
+    with capsys.disabled():
+        print(f"\ntwo ingests at once: exit codes {codes}; the refused one said: {line}")
+        print(f"two ingests with --wait: both exit 0; readers: {total} (search, ask), {during} of them finished while")
+        print(
+            f"a writer was writing, all exit 0; afterwards {3 * PAPERS_PER_DAY} papers = vectors, search and ask work"
+        )
 
 
 def break_by_racing(home: Path, attempts: int = 4) -> bool:
@@ -138,7 +147,7 @@ def break_by_racing(home: Path, attempts: int = 4) -> bool:
     return False
 
 
-def test_db_repair_rebuilds_a_broken_store_from_sqlite(tmp_path: Path) -> None:
+def test_db_repair_rebuilds_a_broken_store_from_sqlite(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     home = tmp_path / "home"
     papers = 40
     assert cli(home, "ingest", "--jsonl", str(day_file(tmp_path, "2025-05-28", papers))).returncode == 0
@@ -163,6 +172,8 @@ def test_db_repair_rebuilds_a_broken_store_from_sqlite(tmp_path: Path) -> None:
     repaired = cli(home, "db", "--repair")
     assert repaired.returncode == 0, repaired.stderr
     assert f"now: {papers} papers, {papers} vectors, consistent" in repaired.stdout, repaired.stdout
+    with capsys.disabled():
+        print(f"\nbroken store, db said: {mismatch}\n" + "\n".join(repaired.stdout.splitlines()[-5:]))
     assert "5 papers embedded again" in repaired.stdout or "rebuilt" in repaired.stdout, repaired.stdout
     assert_consistent(home, papers)
 
@@ -172,5 +183,7 @@ def test_db_repair_rebuilds_a_broken_store_from_sqlite(tmp_path: Path) -> None:
     repaired = cli(home, "db", "--repair")
     assert repaired.returncode == 0, repaired.stderr
     assert "rebuilt the vector store from SQLite (it could not be read)" in repaired.stdout
+    with capsys.disabled():
+        print("overwritten chroma.sqlite3:\n" + "\n".join(repaired.stdout.splitlines()[-4:]))
     assert [p.name for p in home.iterdir() if p.name.startswith("chroma.damaged-")]
     assert_consistent(home, papers)
