@@ -256,7 +256,10 @@ def load_settings(**overrides: Any) -> Settings:
         return Settings(**overrides)
     except ValidationError as exc:
         first = exc.errors()[0]
-        where = ".".join(str(p) for p in first.get("loc", ())) or "settings"
+        loc = first.get("loc", ())
+        where = ".".join(str(p) for p in loc) or "settings"
+        if loc and loc[0] in Settings.model_fields:  # name the variable too: that is what the user wrote
+            where += f" ({Settings.model_config.get('env_prefix', '')}{str(loc[0]).upper()})"
         raise ConfigError(f"invalid setting {where}: {first.get('msg')}") from None
     except ValueError as exc:  # TOML decode errors surface as ValueError
         raise ConfigError(f"cannot read settings: {exc}") from None

@@ -16,7 +16,11 @@ def test_categories_from_the_environment_become_canonical_codes(monkeypatch: pyt
 @pytest.mark.parametrize(
     ("value", "message"),
     [
-        ("cs.ML", r"invalid setting categories: .*'cs\.ML': not an arXiv category; did you mean stat\.ML"),
+        (
+            "cs.ML",
+            r"invalid setting categories \(PAPERSCOUT_CATEGORIES\): .*'cs\.ML': not an arXiv category;"
+            r" did you mean stat\.ML",
+        ),
         (" , ", "at least one arXiv category is needed"),
     ],
 )

@@ -348,7 +348,9 @@ def test_an_invalid_setting_stops_the_checks_with_one_line(
     point_at(env, categories="cs.ML")
     code, lines = doctor(capsys, "--offline")
     assert code == 1
-    assert len(lines) == 1 and lines[0].startswith("FAIL  configuration: invalid setting categories:")
+    assert len(lines) == 1 and lines[0].startswith(
+        "FAIL  configuration: invalid setting categories (PAPERSCOUT_CATEGORIES):"
+    )
 
 
 # --- the archive: schema and vectors ---
