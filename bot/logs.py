@@ -82,8 +82,11 @@ def elapsed_ms(started: float) -> int:
 
 
 def _text_value(value: Any) -> str:
+    """A field's value as written after ``key=``: quoted (JSON string) when empty or when it holds a space, quote,
+    equals sign or a line break or other control, so one record stays one parseable line."""
     text = str(value)
-    return json.dumps(text, ensure_ascii=False) if not text or any(c in text for c in ' "=') else text
+    plain = text and text.isprintable() and not any(c in text for c in ' "=')
+    return text if plain else json.dumps(text, ensure_ascii=False)
 
 
 class TextFormatter(logging.Formatter):

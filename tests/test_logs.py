@@ -4,6 +4,7 @@ and never a secret, even when every configured service echoes back the credentia
 from __future__ import annotations
 
 import json
+import logging
 import os
 import threading
 from collections.abc import Iterator
@@ -19,7 +20,7 @@ from bot.chat.messages import Incoming, Place, Speaker
 from bot.cli import main
 from bot.config import Settings
 from bot.core import Core
-from bot.logs import configure_logging
+from bot.logs import configure_logging, log_event
 from bot.runner import Runner
 from bot.scheduler import DigestJobs
 from tests.conftest import StoreDay
@@ -105,6 +106,15 @@ def test_text_logs_carry_the_same_fields(home: Path, monkeypatch: pytest.MonkeyP
     lines = [line for line in capsys.readouterr().err.splitlines() if "event=command" in line]
     assert len(lines) == 1
     assert " INFO paperscout: command finished event=command command=db outcome=ok exit_code=0 duration_ms=" in lines[0]
+
+
+def test_a_text_field_with_a_line_break_stays_on_one_line(
+    home: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    configure_logging(False, Settings(log_format="text", log_level="INFO"))
+    log_event(logging.getLogger("paperscout.test"), "job finished", job="x", detail="one\ntwo\tend")
+    [line] = capsys.readouterr().err.splitlines()
+    assert line.endswith('job finished job=x detail="one\\ntwo\\tend"')
 
 
 def test_without_a_level_one_off_commands_stay_quiet(home: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
