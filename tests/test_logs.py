@@ -284,6 +284,7 @@ def test_no_secret_in_any_line_when_services_echo_them(
             (["ingest", "--ids", "2505.17063"], 1),  # arXiv's API echoes the credentialed URL
             (["ingest"], 1),  # so does the RSS feed
             (["run"], 1),  # Telegram's getMe echoes the token in its path
+            (["doctor"], 1),  # every check asks its service, which echoes what it was sent
         ]:
             assert main(argv) == code, capsys.readouterr().err[-2000:]
             outputs.append(capsys.readouterr())
@@ -302,8 +303,8 @@ def test_no_secret_in_any_line_when_services_echo_them(
     assert "c2NvdXQ6" not in err  # nor the base64 of scout:password that the Authorization header carried
     if log_format == "json":
         entries = [e for o in outputs for e in json_lines(o.err)]
-        assert len(events(entries, "command")) == 7
+        assert len(events(entries, "command")) == 8
         assert any(e["logger"].startswith("httpx") for e in entries)  # the HTTP library's lines were there
     else:
-        assert err.count("event=command") == 7
+        assert err.count("event=command") == 8
     assert "***" in err  # the echoed secrets were masked, not merely absent
