@@ -12,7 +12,7 @@ from typing import Any
 from bot.config import Settings
 from bot.db.connection import open_database
 from bot.db.repos import Repository
-from bot.embed import Embedder, LocalEmbedder
+from bot.embed import VERIFIED_WEIGHTS, Embedder, LocalEmbedder
 from bot.llm import LLMClient
 from bot.prompts import Prompts, load_prompts
 from bot.sent_journal import JOURNAL_FILE, SentJournal
@@ -89,7 +89,9 @@ def make_llm(settings: Settings, repo: Repository) -> LLMRuntime | None:
 
 def make_embedder(settings: Settings) -> Embedder:
     """The configured embedder (the local MiniLM model)."""
-    return LocalEmbedder(batch_size=settings.embed_batch_size, threads=settings.embed_threads)
+    return LocalEmbedder(
+        batch_size=settings.embed_batch_size, threads=settings.embed_threads, verified=settings.home / VERIFIED_WEIGHTS
+    )
 
 
 @asynccontextmanager

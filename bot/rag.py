@@ -303,6 +303,14 @@ async def _candidates(core: Core, filters: Filters, query_vector: np.ndarray | N
     return papers
 
 
+async def _open_vectors(core: Core, filters: Filters) -> None:
+    """Open what the candidate search reads: the window index for a windowed topic search, else the collection."""
+    if not filters.restrict_to and not filters.authors and (filters.window or filters.categories):
+        await core.vectors.window_index()
+    else:
+        await core.vectors.collection()
+
+
 async def _window_holds_papers(core: Core, window: TimeWindow | None) -> bool:
     """Whether any paper is stored inside `window` (anywhere, without one)."""
     latest = await core.repo.latest_day(until=window.end if window else None)
@@ -320,7 +328,11 @@ async def retrieve(
     query_vector = None  # an author alone: their papers newest first (or by profile); a name's vector says nothing
     if filters.topic:
         query_text = " ".join(expand_terms(filters.topic)) or filters.topic
-        query_vector = (await asyncio.to_thread(core.embedder.embed, [query_text]))[0]
+        # cold, the model (torch) and the vector store (Chroma) each take a second or more to load: both at once
+        embedded, _ = await asyncio.gather(
+            asyncio.to_thread(core.embedder.embed, [query_text]), _open_vectors(core, filters)
+        )
+        query_vector = embedded[0]
     papers = await _candidates(core, filters, query_vector)
     # a paper found by words may not be embedded yet (asked while an ingest runs): it waits for its vector
     found = await core.vectors.found_vectors([p.id for p in papers])

@@ -29,6 +29,8 @@ def _fold(token: str) -> str:
 
 
 def _ascii_lower(text: str) -> str:
+    if text.isascii():  # most titles and abstracts: NFKD leaves ASCII as it is and no character combines
+        return text.lower()
     decomposed = unicodedata.normalize("NFKD", text)
     return "".join(c for c in decomposed if not unicodedata.combining(c)).lower()
 

@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 
 from bot.config import Settings
-from bot.core import open_core
-from bot.embed import LocalEmbedder, model_dir
+from bot.core import make_embedder, open_core
+from bot.embed import MINILM_SHA256, VERIFIED_WEIGHTS, LocalEmbedder, model_dir, verify_weights
 from bot.errors import ConfigError
 from bot.models import Paper
 from tests.conftest import StoreDay
@@ -126,6 +126,44 @@ def test_the_model_loads_on_first_embed_after_its_hash_check_and_only_once(tmp_p
     assert first.shape == (1, 384)
     assert np.allclose(again[0], first[0], atol=1e-5)
     assert np.allclose(np.linalg.norm(again, axis=1), 1.0, atol=1e-5)
+
+
+def test_a_verified_weights_file_is_not_hashed_again_until_it_changes(tmp_path: Path) -> None:
+    weights = copy_model(tmp_path / "minilm") / "model.safetensors"
+    record = tmp_path / "home" / VERIFIED_WEIGHTS
+    record.parent.mkdir()
+    assert verify_weights(weights, record=record) is True  # hashed, and its identity recorded
+    assert verify_weights(weights, record=record) is False  # unchanged: the record vouches for it
+    assert verify_weights(weights) is True  # without a record, always hashed
+
+    # one byte changed in place, size and mtime put back: the ctime moved, so it is hashed again and fails
+    before = weights.stat()
+    data = bytearray(weights.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    with weights.open("r+b") as handle:
+        handle.write(data)
+    os.utime(weights, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert (weights.stat().st_size, weights.stat().st_mtime_ns) == (before.st_size, before.st_mtime_ns)
+    with pytest.raises(ConfigError, match="sha256"):
+        verify_weights(weights, record=record)
+    with pytest.raises(ConfigError, match="sha256"):  # a failed check leaves no record that vouches for it
+        verify_weights(weights, record=record)
+
+    # the good file back (a new write): hashed once, then vouched for; a forged record for another hash is not
+    shutil.copyfile(model_dir() / "model.safetensors", weights)
+    assert verify_weights(weights, record=record) is True
+    assert verify_weights(weights, record=record) is False
+    with pytest.raises(ConfigError, match="sha256"):
+        verify_weights(weights, "0" * 64, record=record)
+    record.write_text("not json")
+    assert verify_weights(weights, record=record) is True
+
+
+def test_the_core_embedder_keeps_its_verified_record_in_the_state_directory(tmp_path: Path) -> None:
+    embedder = make_embedder(Settings(home=tmp_path / "home"))
+    (tmp_path / "home").mkdir()
+    assert embedder.embed(["sparse attention"]).shape == (1, 384)
+    assert json.loads((tmp_path / "home" / VERIFIED_WEIGHTS).read_text())["sha256"] == MINILM_SHA256
 
 
 def test_building_an_embedder_reads_nothing(tmp_path: Path) -> None:
