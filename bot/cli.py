@@ -425,7 +425,7 @@ def build_parser() -> argparse.ArgumentParser:
     search.add_argument("--until", type=parse_day, metavar="D", help="only papers announced on or before D")
     search.add_argument("--limit", type=bounded_int(1, 200), default=10)
     search.add_argument("--json", action="store_true", help="print JSON")
-    search.set_defaults(handler=cmd_search)
+    search.set_defaults(handler=cmd_search, embeds_once=True)
 
     evaluate = sub.add_parser("eval", help="measure ranking quality on labelled days (AUC, recall@K)")
     evaluate.add_argument("--data", required=True, metavar="DIR", help="folder with arxiv/*.jsonl and labels/*.json")
@@ -452,7 +452,7 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("--conversation", metavar="ID", help="keep context across questions under this id")
     ask.add_argument("--profile", metavar="FILE", help="re-rank answers by this TOML profile")
     ask.add_argument("--json", action="store_true", help="print exactly one JSON object")
-    ask.set_defaults(handler=cmd_ask)
+    ask.set_defaults(handler=cmd_ask, embeds_once=True)
 
     paper = sub.add_parser("paper", help="show a stored paper: title, authors, TL;DR, link")
     paper.add_argument("id", help="arXiv id, e.g. 2505.17639")
@@ -528,14 +528,20 @@ def settings_for(args: argparse.Namespace, settings: Settings) -> Settings:
 
 async def run(args: argparse.Namespace, settings: Settings) -> int:
     """Open the core and run the chosen subcommand."""
-    from bot.core import open_core
+    from bot.core import helper_embedder, open_core
 
     handler: Callable[[Core, argparse.Namespace], Awaitable[int]] = args.handler
     settings = settings_for(args, settings)
     writes = any(getattr(args, flag, False) for flag in ("writes", "refresh_vectors", "repair"))
+    # a question embeds one text, if any: the model loads on the other core while Chroma opens (bot.embed_process)
+    embedder = helper_embedder(settings) if getattr(args, "embeds_once", False) else None
     with hold_archive(settings, args.command, wait=getattr(args, "wait", False)) if writes else nullcontext():
-        async with open_core(settings) as core:
-            return await handler(core, args)
+        try:
+            async with open_core(settings, embedder) as core:
+                return await handler(core, args)
+        finally:
+            if embedder is not None:
+                embedder.close()
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import weakref
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bot.config import Settings
 from bot.db.connection import open_database
@@ -18,6 +19,9 @@ from bot.prompts import Prompts, load_prompts
 from bot.sent_journal import JOURNAL_FILE, SentJournal
 from bot.usage import UsageRecorder
 from bot.vectors import VectorStore
+
+if TYPE_CHECKING:
+    from bot.embed_process import ProcessEmbedder
 
 
 @dataclass
@@ -85,6 +89,19 @@ def make_llm(settings: Settings, repo: Repository) -> LLMRuntime | None:
         return None
     prompts = load_prompts(settings.prompts_dir)
     return LLMRuntime(client=LLMClient(settings, sink=UsageRecorder(repo)), prompts=prompts)
+
+
+def helper_embedder(settings: Settings) -> ProcessEmbedder | None:
+    """The local model in a helper process (`bot.embed_process`) for a one-shot command, on a machine with a
+    second core for it; None on one core, where the command is better off loading the model itself."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    if cores < 2:
+        return None
+    from bot.embed_process import ProcessEmbedder
+
+    return ProcessEmbedder(
+        batch_size=settings.embed_batch_size, threads=settings.embed_threads, verified=settings.home / VERIFIED_WEIGHTS
+    )
 
 
 def make_embedder(settings: Settings) -> Embedder:

@@ -18,7 +18,8 @@ import pytest
 from bot.config import Settings
 from bot.core import make_embedder, open_core
 from bot.embed import MINILM_SHA256, VERIFIED_WEIGHTS, LocalEmbedder, model_dir, verify_weights
-from bot.errors import ConfigError
+from bot.embed_process import ProcessEmbedder
+from bot.errors import ConfigError, PaperscoutError
 from bot.models import Paper
 from tests.conftest import StoreDay
 
@@ -40,13 +41,14 @@ print(json.dumps({"code": code, "out": out.getvalue(), "heavy": heavy}))
 """
 
 
-def run_cold(home: Path, *args: str) -> dict[str, object]:
-    """`paperscout ARGS` in a new interpreter with state in `home` and no LLM configured."""
+def run_cold(home: Path, *args: str, cores: int = 0) -> dict[str, object]:
+    """`paperscout ARGS` in a new interpreter with state in `home` and no LLM configured (on `cores` CPUs)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("PAPERSCOUT_")}
     env.update(PAPERSCOUT_HOME=str(home), PYTHONPATH=str(ROOT))
     probe = _PROBE.replace("HEAVY_NAMES", repr(HEAVY))
+    pinned = ["taskset", "--cpu-list", "0"] if cores == 1 else []
     done = subprocess.run(
-        [sys.executable, "-c", probe, *args], env=env, capture_output=True, text=True, timeout=120, check=True
+        [*pinned, sys.executable, "-c", probe, *args], env=env, capture_output=True, text=True, timeout=120, check=True
     )
     return json.loads(done.stdout.splitlines()[-1])
 
@@ -87,7 +89,11 @@ async def test_only_a_question_with_papers_to_compare_loads_the_model(
 
     topic = run_cold(home, "ask", "--as-of", "2025-05-26", f"{papers[0].title} today")
     assert papers[0].id in str(topic["out"])
-    assert topic["heavy"] == ["chromadb", "torch"]  # the question's vector: torch, not sentence-transformers
+    # the question's vector comes from the helper process (bot.embed_process), which loads torch on another core
+    assert topic["heavy"] == ["chromadb"]
+    one_core = run_cold(home, "ask", "--as-of", "2025-05-26", f"{papers[0].title} today", cores=1)
+    assert papers[0].id in str(one_core["out"])
+    assert one_core["heavy"] == ["chromadb", "torch"]  # one core: in this process, torch, not sentence-transformers
 
 
 def test_the_interpreter_skips_its_exit_collections_after_a_command(tmp_path: Path) -> None:
@@ -164,6 +170,55 @@ def test_the_core_embedder_keeps_its_verified_record_in_the_state_directory(tmp_
     (tmp_path / "home").mkdir()
     assert embedder.embed(["sparse attention"]).shape == (1, 384)
     assert json.loads((tmp_path / "home" / VERIFIED_WEIGHTS).read_text())["sha256"] == MINILM_SHA256
+
+
+def test_the_helper_process_gives_the_same_vectors_bit_for_bit(demo_papers: list[Paper]) -> None:
+    texts = [p.text for p in demo_papers[:40]] + [p.title for p in demo_papers[:40]]
+    texts += ["what MoE papers this week?", "  padded  ", "Ünïcödé — 数学 and emoji 🤔", ""]
+    helper = ProcessEmbedder(batch_size=16)
+    try:
+        assert helper.embed([]).shape == (0, 384)
+        assert helper._child is None  # nothing to embed starts nothing
+        np.testing.assert_array_equal(helper.embed(texts), LocalEmbedder(batch_size=16).embed(texts))
+        child = helper._child
+        assert child is not None
+        for question in ("what MoE papers today?", "graph neural networks"):  # one text, as a question: batch of 1
+            np.testing.assert_array_equal(helper.embed([question]), LocalEmbedder().embed([question]))
+        assert helper._child is child  # one helper serves every request
+    finally:
+        helper.close()
+    assert child.returncode == 0
+
+
+def test_the_helper_process_checks_the_weights_and_reports_a_damaged_file(tmp_path: Path) -> None:
+    model = copy_model(tmp_path / "minilm")
+    weights = model / "model.safetensors"
+    weights.write_bytes(weights.read_bytes()[:-1] + b"\0")
+    helper = ProcessEmbedder(model_path=model)
+    with pytest.raises(ConfigError, match="sha256"):
+        helper.embed(["sparse attention"])
+    assert helper._child is None  # stopped; the next text starts a new one
+    shutil.copyfile(model_dir() / "model.safetensors", weights)
+    try:
+        assert helper.embed(["sparse attention"]).shape == (1, 384)
+    finally:
+        helper.close()
+    with pytest.raises(ConfigError, match="missing"):
+        ProcessEmbedder(model_path=tmp_path / "missing").embed(["anything"])
+
+
+def test_a_helper_process_that_dies_is_an_error_not_a_hang() -> None:
+    helper = ProcessEmbedder()
+    try:
+        helper.embed(["sparse attention"])
+        assert helper._child is not None
+        helper._child.kill()
+        helper._child.wait()
+        with pytest.raises(PaperscoutError, match="helper process stopped"):
+            helper.embed(["sparse attention"])
+        assert helper.embed(["sparse attention"]).shape == (1, 384)  # a new helper
+    finally:
+        helper.close()
 
 
 def test_building_an_embedder_reads_nothing(tmp_path: Path) -> None:
