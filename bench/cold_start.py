@@ -1,6 +1,7 @@
 """Cold start-up cost of the `paperscout` command: every run is a fresh interpreter, as a user starts it.
 
-Prints, per command, the median and smallest wall time and the median user+sys CPU time of several runs.
+Prints, per command, the median and smallest wall time and the median user+sys CPU time of several runs (the
+CPU time includes the embedding helper process a question starts, which the command waits for at exit).
 On a shared machine wall time grows with the other processes' load while CPU time mostly does not, so both
 are printed, with the load average before and after. Targets (issue 10): `ask` on the bundled day <= 4 s and
 `ask` on an empty store <= 1.5 s on the 2-core reference machine.
@@ -52,7 +53,7 @@ CASES = [
 @dataclass(frozen=True)
 class Run:
     wall_s: float
-    cpu_s: float  # user + sys of the child process
+    cpu_s: float  # user + sys of the child process and of the processes it waited for
 
 
 def environment(home: Path) -> dict[str, str]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import sys
 import weakref
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -95,7 +96,7 @@ def helper_embedder(settings: Settings) -> ProcessEmbedder | None:
     """The local model in a helper process (`bot.embed_process`) for a one-shot command, on a machine with a
     second core for it; None on one core, where the command is better off loading the model itself."""
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    if cores < 2:
+    if cores < 2 or not sys.executable:
         return None
     from bot.embed_process import ProcessEmbedder
 
