@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 from interests import run_interests
 from qa import AS_OF, SHARED_DATA, Question, is_on_topic, run_question
+from questions_heldout import HELDOUT, HELDOUT_2, HELDOUT_SEARCH
 from questions_phrasings import INTENTS, INTERESTS, STYLES, Intent
 
 from bot.config import Settings
@@ -76,11 +77,35 @@ async def search_precision(core: Core, papers: list[Paper], verbose: bool) -> No
     print(f"/search precision@5 over {len(values)} queries: mean {np.mean(values):.3f}, min {min(values):.2f}")
 
 
+async def heldout(core: Core, papers: list[Paper], verbose: bool) -> None:
+    """The held-out questions and searches (written after the code changed), reported apart."""
+    for label, questions in (("held-out questions", HELDOUT), ("held-out questions, second list", HELDOUT_2)):
+        rows = []
+        for question in questions:
+            rows.append(await run_question(core, question, papers, verbose))
+            if verbose:
+                r = rows[-1]
+                print(f"  held-out {question.text[:50]:<50} exp {r[0]:>2} cited {r[1]:>2} R {r[2]:.2f} on {r[3]:.2f}")
+        n = len(rows)
+        recall, share = sum(r[2] for r in rows) / n, sum(r[3] for r in rows) / n
+        print(f"{label}: {n}, recall {recall:.3f}, on-topic {share:.3f}, outside {sum(r[4] for r in rows)}")
+    values = []
+    for question in HELDOUT_SEARCH:
+        available = sum(1 for p in papers if is_on_topic(question, p))
+        top = (await search_papers(core, question.text, cut=True))[:5]
+        good = sum(1 for h in top if is_on_topic(question, h.paper))
+        values.append(min(good / min(5, available), 1.0) if available else float(not top))
+        if verbose:
+            print(f"  held-out search {question.text[:40]:<40} hits {len(top):>2} P@5 {values[-1]:.2f}")
+    print(f"held-out /search precision@5 over {len(values)} queries: mean {np.mean(values):.3f}, min {min(values):.2f}")
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--home", type=Path, help="state dir to reuse (ingested once); default a temp dir")
     parser.add_argument("--data", type=Path, default=SHARED_DATA)
     parser.add_argument("--only", choices=["questions", "search", "interests"], help="run one part")
+    parser.add_argument("--heldout", action="store_true", help="only the held-out questions and searches")
     parser.add_argument("-v", "--verbose", action="store_true", help="print each question, misses, off-topic")
     args = parser.parse_args()
     papers = read_jsonl(sorted((args.data / "arxiv").glob("*.jsonl")))
@@ -88,6 +113,9 @@ async def main() -> None:
     with tempfile.TemporaryDirectory() as scratch:
         async with open_core(Settings(home=args.home or Path(scratch))) as core:
             await store_papers(core, papers)
+            if args.heldout:
+                await heldout(core, papers, args.verbose)
+                return
             if args.only in (None, "questions"):
                 await questions(core, papers, args.verbose)
             if args.only in (None, "search"):

@@ -15,7 +15,7 @@ from collections import Counter, defaultdict
 
 from bot.core import Core
 from bot.rank import phrase_key, text_tokens
-from bot.topics import is_term_spelling
+from bot.topics import FILLER, is_term_spelling
 
 MIN_LENGTH = 4  # shorter words are acronyms or too ambiguous to correct
 CUTOFF = 0.75  # difflib similarity of a typo to its correction ("experst" ~ "expert")
@@ -78,7 +78,7 @@ async def corrected(core: Core, topic: str) -> str:
     if not words and " " not in topic.strip() and "-" not in topic:
         return topic
     vocabulary = await title_vocabulary(core)
-    out = await _written_out(core, topic, vocabulary)
+    out = await _written_out(core, await _joined(core, topic), vocabulary)
     words = [m for m in _PIECE.finditer(out) if len(m.group(0)) >= MIN_LENGTH]
     frequencies = await core.repo.document_frequencies([m.group(0).lower() for m in words])
     unknown = [m for m in words if not frequencies.get(m.group(0).lower())]
@@ -93,29 +93,50 @@ _PIECE = re.compile(r"[^\W\d_][\w']*")  # hyphenated words are corrected piece b
 _PAIR = re.compile(r"\b(?=([A-Za-z]{3,})([- ])([A-Za-z]{3,})\b)")  # overlapping: "sparse auto-encoders"
 SHORT = (3, 6)  # an abbreviation's length in letters ("spec", "diff")
 MIN_PHRASE = 2  # papers that must use the written-out phrase
+CANDIDATES = 5  # written-out forms checked word for word
+SAMPLE = 50  # papers read to check one
 
 
 async def _written_out(core: Core, topic: str, vocabulary: TitleVocabulary) -> str:
-    """Write out an abbreviated first word of a pair that no stored paper uses as typed: "spec decoding" ->
-    "speculative decoding" when papers say that (the title word it starts, followed by the same word)."""
-    out = topic
+    """Write out an abbreviated word of a pair that no stored paper uses as typed, as papers write the pair: "spec
+    decoding" -> "speculative decoding", "code gen" -> "code generation" (a title word the abbreviation starts)."""
+    out, changed_from = topic, len(topic)
     for match in reversed(list(_PAIR.finditer(topic))):
-        short, second = match.group(1), match.group(3)
-        if not SHORT[0] <= len(short) <= SHORT[1] or is_term_spelling(short) or is_term_spelling(second):
+        first, second = match.group(1), match.group(3)
+        if match.end(3) > changed_from or any(w.lower() in FILLER or is_term_spelling(w) for w in (first, second)):
             continue
-        typed = f"{short} {second}".lower()
-        longer = [w for w in vocabulary.by_letter.get(short[0].lower(), []) if w.startswith(short.lower())]
-        longer = sorted((w for w in longer if len(w) >= len(short) + 3), key=lambda w: -vocabulary.counts[w])[:20]
-        if not longer:
+        typed = f"{first} {second}".lower()
+        options = [(1, w, f"{w} {second.lower()}") for w in _longer(first, vocabulary)]
+        options += [(3, w, f"{first.lower()} {w}") for w in _longer(second, vocabulary)]
+        if not options:
             continue
-        counts = await core.repo.document_frequencies([typed, *(f"{w} {second.lower()}" for w in longer)])
+        counts = await core.repo.document_frequencies([typed, *(phrase for _, _, phrase in options)])
         if counts.get(typed, 0):
             continue
-        # the full-text index stems ("differential", "differentiable"): among equals the shortest word
-        best = max(longer, key=lambda w: (counts.get(f"{w} {second.lower()}", 0), -len(w)))
-        if counts.get(f"{best} {second.lower()}", 0) >= MIN_PHRASE:
-            out = out[: match.start(1)] + best + out[match.end(1) :]  # pairs are visited from the end
+        likely = sorted((o for o in options if counts.get(o[2], 0) >= MIN_PHRASE), key=lambda o: -counts[o[2]])
+        # the full-text index stems ("general" and "generation" are one word to it): count the phrase as written
+        written = {o: await _written_as(core, o[2]) for o in likely[:CANDIDATES]}
+        best = max(written, key=lambda o: written[o], default=None)
+        if best is not None and written[best] >= MIN_PHRASE:
+            group, word = best[0], best[1]
+            out = out[: match.start(group)] + word + out[match.end(group) :]  # pairs are visited from the end
+            changed_from = match.start(1)
     return out
+
+
+async def _written_as(core: Core, phrase: str) -> int:
+    """How many stored papers (of the first few the full-text index finds) write `phrase` exactly."""
+    ids = [i for i, _ in await core.repo.lexical_search([[phrase]], None, None, SAMPLE)]
+    pattern = re.compile(r"\b" + r"[\s\-]+".join(map(re.escape, phrase.split())) + r"s?\b", re.IGNORECASE)
+    return sum(1 for p in await core.repo.get_papers(ids) if pattern.search(f"{p.title} {p.abstract}"))
+
+
+def _longer(short: str, vocabulary: TitleVocabulary) -> list[str]:
+    """The title words an abbreviation may stand for (most used first), none when it is no abbreviation's length."""
+    if not SHORT[0] <= len(short) <= SHORT[1]:
+        return []
+    words = [w for w in vocabulary.by_letter.get(short[0].lower(), []) if w.startswith(short.lower())]
+    return sorted((w for w in words if len(w) >= len(short) + 3), key=lambda w: -vocabulary.counts[w])[:20]
 
 
 async def _joined(core: Core, topic: str) -> str:

@@ -376,7 +376,7 @@ async def evidence(core: Core, text: str, exact: bool = False) -> TopicEvidence:
             frequency = frequencies.get(part.tokens[0], 0)
             units.append(Unit(part.tokens[0], (part.tokens,), (), _idf(total, frequency)))
         shares.append(frequency / total)
-    optional = [_optional(shares, i, u.term) for i, u in enumerate(units)]
+    optional = [_optional(shares, [u.term for u in units], i) for i in range(len(units))]
     if all(optional):
         optional = [False] * len(units)
     units = [Unit(u.name, u.forms, u.acronyms, u.weight, o, u.term) for u, o in zip(units, optional, strict=True)]
@@ -397,18 +397,21 @@ async def evidence(core: Core, text: str, exact: bool = False) -> TopicEvidence:
     return TopicEvidence(tuple(units), tuple(standalone), exact)
 
 
-def _optional(shares: Sequence[float], i: int, term: bool) -> bool:
+def _optional(shares: Sequence[float], terms: Sequence[bool], i: int) -> bool:
     """Whether unit `i` of a compound may be missing from a text about it, by how common each unit is.
 
-    Almost every paper says "model" or "learning" (words; a named term is never filler). A common unit before a
-    rare last one only says where the topic lives ("knowledge distillation", "LLM hallucinations"), and so does a
-    common one after a specific one ("jailbreaking LLMs"); not when both are common enough to make the compound
-    ("Bayesian optimization", "diffusion language models", "neural operators").
+    Almost every paper says "model" or "learning": such a word may be missing next to a named term or a rare word
+    ("MoE models", "protein modelling", "federated learning"), not next to a common one ("world models",
+    "diffusion models"); a named term is never filler. A common unit before a rare last one only says where the
+    topic lives ("knowledge distillation", "LLM hallucinations"), and so does a common one after a specific one
+    ("jailbreaking LLMs"); not when both are common enough to make the compound ("Bayesian optimization",
+    "diffusion language models", "neural operators").
     """
     share = shares[i]
-    if share >= VERY_GENERIC and not term:  # a named term is never filler, however common
-        return True
-    if share < GENERIC_SHARE or len(shares) < 2:
+    others = [j for j in range(len(shares)) if j != i]
+    if share >= VERY_GENERIC and not terms[i]:
+        return any(terms[j] or shares[j] < TERM_SHARE for j in others)
+    if share < GENERIC_SHARE or not others:
         return False
     last = shares[-1]
     if i < len(shares) - 1 and last < TERM_SHARE:
