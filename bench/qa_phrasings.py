@@ -8,7 +8,8 @@ the precision of the top 10 of each shared day's personal ranking by title patte
 top 10 when the day has fewer than 10).
 Targets: recall >= 0.9 and on-topic >= 0.9 for every style, 0 outside; /search P@5 >= 0.9; interests >= 0.8.
 
-    .venv/bin/python bench/qa_phrasings.py [--data ../shared/data] [-v]
+    .venv/bin/python bench/qa_phrasings.py [--data ../shared/data] [--only PART] [-v]
+    .venv/bin/python bench/qa_phrasings.py --heldout [-v]   # bench/questions_heldout.py, written after the code
 """
 
 from __future__ import annotations

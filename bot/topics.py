@@ -25,62 +25,44 @@ from dataclasses import dataclass
 
 from bot.core import Core
 from bot.rank import phrase_key, text_tokens
+from bot.terms import NAMED_TERMS
 
-# Named terms: every spelling in a row means the same thing; the first is the canonical one. Acronyms are written
-# in their usual case: they also match as the end of a method's name ("CoMoE", "UniRAG", "QLoRA"), case-sensitively.
-TERMS: tuple[tuple[str, ...], ...] = (
-    ("mixture of experts", "MoE"),
-    ("large language model", "LLM", "language model", "LM"),
-    ("vision language model", "VLM"),
-    ("multimodal large language model", "MLLM", "multimodal LLM"),
-    ("vision language action model", "VLA", "vision language action"),
+# Spellings a question reads as one thing beyond the named terms the ranker knows (`bot.terms.NAMED_TERMS`):
+# synonyms and near forms. A row sharing a spelling with a row there joins it ("language model" joins "LLM": a
+# question about LLMs takes "Diffusion Language Models", one about language models takes "LLM" titles).
+QUESTION_TERMS: tuple[tuple[str, ...], ...] = (
+    ("large language model", "language model", "LM"),
+    ("multimodal large language model", "multimodal LLM"),
+    ("graph neural network", "graph neural"),
     ("large reasoning model", "LRM"),
-    ("reinforcement learning from human feedback", "RLHF"),
-    ("reinforcement learning with verifiable rewards", "RLVR"),
-    ("multi agent reinforcement learning", "MARL"),
-    ("reinforcement learning", "RL"),
-    ("direct preference optimization", "DPO"),
-    ("proximal policy optimization", "PPO"),
-    ("group relative policy optimization", "GRPO"),
-    ("supervised fine tuning", "SFT"),
-    ("parameter efficient fine tuning", "PEFT"),
-    ("low rank adaptation", "LoRA"),
-    ("process reward model", "PRM"),
-    ("graph neural network", "GNN", "graph neural"),
-    ("graph convolutional network", "GCN"),
-    ("convolutional neural network", "CNN"),
-    ("recurrent neural network", "RNN"),
     ("spiking neural network", "SNN"),
-    ("long short term memory", "LSTM"),
     ("multilayer perceptron", "MLP"),
     ("kolmogorov arnold network", "KAN"),
-    ("key value cache", "KV cache"),
-    ("in context learning", "ICL"),
-    ("chain of thought", "CoT"),
-    ("sparse autoencoder", "SAE"),
-    ("variational autoencoder", "VAE"),
-    ("generative adversarial network", "GAN"),
-    ("retrieval augmented generation", "RAG", "retrieval augmented"),
-    ("state space model", "SSM", "state space", "Mamba"),
-    ("vision transformer", "ViT"),
-    ("neural radiance field", "NeRF"),
-    ("physics informed neural network", "PINN", "physics informed"),
-    ("fourier neural operator", "FNO"),
-    ("neural tangent kernel", "NTK"),
-    ("neural architecture search", "NAS"),
-    ("gaussian process", "GP"),
-    ("bayesian optimization", "BO"),
     ("optimal transport", "OT", "Wasserstein"),
-    ("out of distribution", "OOD"),
-    ("natural language processing", "NLP"),
-    ("automatic speech recognition", "ASR"),
-    ("text to speech", "TTS"),
-    ("stochastic gradient descent", "SGD"),
     ("continual learning", "lifelong learning"),
     ("differential privacy", "differentially private"),
     ("speculative decoding", "speculative sampling"),
     ("test time scaling", "test time compute", "inference time scaling"),
 )
+
+
+def _merged(rows: Sequence[tuple[str, ...]]) -> tuple[tuple[str, ...], ...]:
+    """Rows that share a spelling (by `phrase_key`) made one, in first-seen order; the first spelling leads."""
+    groups: list[list[str]] = []
+    for row in rows:
+        keys = {phrase_key(s) for s in row}
+        joined = [g for g in groups if keys & {phrase_key(s) for s in g}]
+        target = joined[0] if joined else []
+        for other in joined[1:]:
+            target += other
+            groups.remove(other)
+        target += row
+        if not joined:
+            groups.append(target)
+    return tuple(tuple(dict.fromkeys(g)) for g in groups)
+
+
+TERMS: tuple[tuple[str, ...], ...] = _merged([*NAMED_TERMS, *QUESTION_TERMS])
 
 MAX_GAP = 2  # words a text may put inside a phrase ("mixture of [low-rank] experts")
 SPAN_SLACK = 2  # extra words a compound's units may be spread over ("scaling test-time compute")
