@@ -41,12 +41,14 @@ class Heartbeat:
 
 
 def last_beat(home: Path) -> Heartbeat | None:
-    """The heartbeat in `home`, or None when there is none (never started, or unreadable)."""
+    """The heartbeat in `home`, or None when there is none (never started, or unreadable: not one that `beat`
+    wrote, such as a pid of 0 or below, which `os.kill` reads as a process group, or a time without its zone)."""
     try:
         data = json.loads((home / HEARTBEAT_FILE).read_text(encoding="utf-8"))
-        return Heartbeat(pid=int(data["pid"]), at=dt.datetime.fromisoformat(data["at"]))
+        found = Heartbeat(pid=int(data["pid"]), at=dt.datetime.fromisoformat(data["at"]))
     except (OSError, ValueError, KeyError, TypeError):
         return None
+    return found if found.pid > 0 and found.at.tzinfo is not None else None
 
 
 def process_exists(pid: int) -> bool:

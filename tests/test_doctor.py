@@ -461,6 +461,26 @@ def test_running_checks_the_heartbeat_of_paperscout_run(
     assert code == 1 and f"(pid {int(gone.stdout)}) is gone" in lines[0]
 
 
+@pytest.mark.parametrize(
+    "content",
+    ['{"pid": 0, "at": "2026-01-01T00:00:00+00:00"}', '{"pid": -1, "at": "NOW"}', '{"pid": 1, "at": "NAIVE"}', "{"],
+)
+def test_a_heartbeat_file_paperscout_run_did_not_write_is_no_heartbeat(
+    env: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path, content: str
+) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    now = dt.datetime.now(dt.UTC)
+    content = content.replace("NOW", now.isoformat()).replace("NAIVE", now.replace(tzinfo=None).isoformat())
+    (home / HEARTBEAT_FILE).write_text(content, encoding="utf-8")
+    point_at(env, home=home)
+    code, lines = doctor(capsys, "--running")
+    assert code == 1 and lines == [
+        f"FAIL  paperscout run: no heartbeat in {home}: paperscout run is not running with this state directory;"
+        " fix: start it (paperscout run), or point PAPERSCOUT_HOME at its state directory"
+    ]
+
+
 async def test_paperscout_run_beats_on_start(tmp_path: Path, embedder: LocalEmbedder) -> None:
     from bot.runner import run_until_stopped
 
