@@ -376,6 +376,7 @@ def check_model() -> Finding:
 
 
 def _timeout(settings: Settings) -> float:
+    """Seconds a network check may take: the configured HTTP timeout, capped so doctor answers quickly."""
     return min(settings.http_timeout_seconds, CHECK_TIMEOUT_SECONDS)
 
 
@@ -435,6 +436,7 @@ def _llm_base(settings: Settings) -> str:
 
 
 async def _get(settings: Settings, url: str, **kwargs: Any) -> httpx.Response:
+    """One GET with paperscout's User-Agent, redirects followed, within `_timeout`."""
     import httpx
 
     from bot.ingest.rss import USER_AGENT

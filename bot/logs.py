@@ -55,6 +55,7 @@ class RedactSecrets(logging.Filter):
         return _QUERY_SECRET.sub(rf"\g<1>{MASK}", text)
 
     def filter(self, record: logging.LogRecord) -> bool:
+        """Mask the record's message, traceback, stack and structured fields in place; never drops a record."""
         message = record.getMessage()
         cleaned = self.redact(message)
         if record.exc_info and not record.exc_text:
