@@ -159,6 +159,11 @@ def check_state_directory(settings: Settings) -> Finding:
     return Finding("state directory", "ok", f"{home} is writable ({free / 2**30:.1f} GB free)")
 
 
+def _papers(count: int) -> str:
+    """'1 paper', '3 papers'."""
+    return f"{count} paper" if count == 1 else f"{count} papers"
+
+
 def _user() -> str:
     try:
         import pwd
@@ -206,12 +211,12 @@ async def check_database(settings: Settings) -> tuple[Finding, set[str] | None]:
             Finding(
                 "database",
                 "ok",
-                f"{path}: schema version {version}, {len(ids)} papers; the next start migrates it to"
+                f"{path}: schema version {version}, {_papers(len(ids))}; the next start migrates it to"
                 f" {LATEST_VERSION} (a backup first is wise)",
             ),
             ids,
         )
-    return Finding("database", "ok", f"{path}: schema version {version} (current), {len(ids)} papers"), ids
+    return Finding("database", "ok", f"{path}: schema version {version} (current), {_papers(len(ids))}"), ids
 
 
 # --- vector store -----------------------------------------------------------------------------------------------
@@ -245,7 +250,7 @@ async def check_vector_store(settings: Settings, paper_ids: set[str] | None) -> 
                 return Finding(
                     "vector store",
                     "fail",
-                    f"{len(paper_ids)} papers are stored but {settings.chroma_path} is missing",
+                    f"the database holds {_papers(len(paper_ids))} but {settings.chroma_path} is missing",
                     "run paperscout db --refresh-vectors (with the bot stopped)",
                 )
             return Finding("vector store", "ok", f"{where} not created yet; the first ingest creates it")
@@ -265,7 +270,7 @@ async def check_vector_store(settings: Settings, paper_ids: set[str] | None) -> 
             return Finding(
                 "vector store",
                 "fail",
-                f"{where} has no collection '{name}' but {len(paper_ids)} papers are stored",
+                f"{where} has no collection '{name}' but the database holds {_papers(len(paper_ids))}",
                 "check PAPERSCOUT_CHROMA_URL and PAPERSCOUT_CHROMA_COLLECTION; if right, run paperscout db"
                 " --refresh-vectors",
             )
@@ -286,9 +291,9 @@ async def check_vector_store(settings: Settings, paper_ids: set[str] | None) -> 
     if missing or extra:
         parts = []
         if missing:
-            parts.append(f"{len(missing)} papers have no vector (e.g. {min(missing)})")
+            parts.append(f"no vector for {_papers(len(missing))} (e.g. {min(missing)})")
         if extra:
-            parts.append(f"{len(extra)} vectors have no paper (e.g. {min(extra)})")
+            parts.append(f"no paper for {len(extra)} vector{'s' if len(extra) != 1 else ''} (e.g. {min(extra)})")
         fix = (
             "run paperscout db --refresh-vectors"
             if not extra

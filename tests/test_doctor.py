@@ -383,7 +383,7 @@ def test_a_consistent_archive_passes_and_a_lost_vector_is_named(
     assert code == 1
     assert fails(lines) == [
         f"FAIL  vector store: embedded store {settings.chroma_path}: collection 'papers' does not match the database:"
-        f" 1 papers have no vector (e.g. {papers[0].id}); fix: run paperscout db --refresh-vectors"
+        f" no vector for 1 paper (e.g. {papers[0].id}); fix: run paperscout db --refresh-vectors"
     ]
 
 
@@ -420,9 +420,9 @@ def test_a_chroma_server_is_checked_against_the_database(
     code, lines = doctor(capsys, "--offline")  # papers stored, but this collection is not theirs
     assert code == 1
     assert fails(lines) == [
-        f"FAIL  vector store: Chroma server {chroma_server} has no collection 'empty' but {len(papers)} papers are"
-        " stored; fix: check PAPERSCOUT_CHROMA_URL and PAPERSCOUT_CHROMA_COLLECTION; if right, run paperscout db"
-        " --refresh-vectors"
+        f"FAIL  vector store: Chroma server {chroma_server} has no collection 'empty' but the database holds"
+        f" {len(papers)} papers; fix: check PAPERSCOUT_CHROMA_URL and PAPERSCOUT_CHROMA_COLLECTION; if right, run"
+        " paperscout db --refresh-vectors"
     ]
     env.delenv("PAPERSCOUT_CHROMA_COLLECTION")
     code, lines = doctor(capsys, "--offline")
