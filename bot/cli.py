@@ -345,7 +345,9 @@ async def cmd_site(core: Core, args: argparse.Namespace) -> int:
     extra = _load_profile_arg(args.profile) if args.profile else None
     report = await build_site(core, Path(args.out), _load_profile_arg(None), extra)
     print(report.line())
-    if not report.day_pages and not args.demo:
+    if not report.day_pages and args.demo:
+        print("the demo has stored no papers yet: run `paperscout demo` first, then build again")
+    elif not report.day_pages:
         print("no papers are stored yet: `paperscout ingest` first, or `paperscout site build OUT --demo` after a demo")
     print(f"open {Path(args.out) / 'index.html'} in a browser, or serve the folder with any static web server")
     return 0

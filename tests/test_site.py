@@ -317,6 +317,9 @@ def test_the_command_builds_the_site(
     assert main(["site", "build", str(tmp_path / "other")]) == 1
     assert "holds no paperscout site" in capsys.readouterr().err
 
+    assert main(["site", "build", str(tmp_path / "demo-site"), "--demo"]) == 0  # before any demo
+    assert "run `paperscout demo` first" in capsys.readouterr().out
+
     async def fill_demo() -> None:  # the state `paperscout demo` keeps apart, under home/demo
         async with open_core(Settings(home=tmp_path / "home" / "demo"), embedder) as demo:
             await fill_site_store(demo, demo_papers)
