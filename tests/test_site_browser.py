@@ -20,7 +20,8 @@ from bot.core import Core
 from bot.models import Paper
 from bot.profiles import load_profile
 from bot.site.build import build_site
-from tests.cdp import chromium_page, decode_png, find_chromium
+from tests.cdp import chromium_page, find_chromium
+from tests.png import decode_png
 from tests.site_store import DAYS, HOSTILE_SHOWN, fill_site_store
 
 
