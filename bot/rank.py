@@ -393,36 +393,50 @@ class _Terms:
     phrase: np.ndarray  # how wholly a topic phrase is in the paper, the title counting most (weights applied)
 
 
-def _phrase_item(features: PaperFeatures, units: tuple[Unit, ...], weights: RankWeights) -> np.ndarray:
-    """The phrase score of one topic phrase for each paper: full when the paper holds every unit (the title's
-    share of them adds to it), a small part of that when it holds only some ("mixture" is not a unit of
-    "sparse mixture-of-experts"; the named term "mixture of experts" is)."""
-    total = sum(u.weight for u in units)
-    title = np.zeros(len(features), dtype=np.float32)
-    text = np.zeros(len(features), dtype=np.float32)
-    for unit in units:
-        in_title, in_text = features.units.hits(unit)
-        title += np.float32(unit.weight) * in_title
-        text += np.float32(unit.weight) * in_text
-    title /= np.float32(total)
-    text /= np.float32(total)
-    # squared shares: a part of a compound counts for much less than the whole of it
-    return np.float32(weights.phrase_text) * text**2 + np.float32(weights.phrase_title) * title**2
-
-
 def _phrase_scores(features: PaperFeatures, profiles: Sequence[ProfileModel], weights: RankWeights) -> np.ndarray:
-    """(profiles, papers): the best phrase score over each profile's topic phrases (0 without phrases)."""
+    """(profiles, papers): the best phrase score over each profile's topic phrases (0 without phrases).
+
+    A phrase's score is w_text * s_text^2 + w_title * s_title^2, s being the weighted share of its units found in
+    the title and abstract, or in the title: full when a paper holds every unit, little for some of them
+    ("mixture" is not a unit of "sparse mixture-of-experts"; the named term "mixture of experts" is). Each
+    distinct unit is matched once; the shares are sparse products of phrase weights with unit hits.
+    """
+    import scipy.sparse as sp
+
     out = np.zeros((len(profiles), len(features)), dtype=np.float32)
     if not (weights.phrase_title or weights.phrase_text):
         return out
-    items: dict[tuple[str, ...], np.ndarray] = {}
+    unit_of: dict[str, int] = {}
+    units: list[Unit] = []
+    # the k-th phrase of every profile that has one: profile rows, and (row, unit column, share) entries
+    slots: list[tuple[list[int], list[int], list[int], list[float]]] = []
     for p, model in enumerate(profiles):
-        for phrase in model.phrases:
-            key = tuple(u.cache_key for u in phrase.units)
-            score = items.get(key)
-            if score is None:
-                score = items[key] = _phrase_item(features, phrase.units, weights)
-            np.maximum(out[p], score, out=out[p])
+        for k, phrase in enumerate(model.phrases):
+            if len(slots) <= k:
+                slots.append(([], [], [], []))
+            profile_rows, rows, cols, shares = slots[k]
+            total = sum(u.weight for u in phrase.units)
+            for unit in phrase.units:
+                col = unit_of.setdefault(unit.cache_key, len(units))
+                if col == len(units):
+                    units.append(unit)
+                rows.append(len(profile_rows))
+                cols.append(col)
+                shares.append(unit.weight / total)
+            profile_rows.append(p)
+    if not units:
+        return out
+    hits = [features.units.hits(u) for u in units]
+    in_title = np.stack([h[0] for h in hits]).astype(np.float32)  # (units, papers)
+    in_text = np.stack([h[1] for h in hits]).astype(np.float32)
+    for profile_rows, rows, cols, shares in slots:
+        share = sp.csr_matrix(
+            (np.array(shares, dtype=np.float32), (rows, cols)), shape=(len(profile_rows), len(units)), dtype=np.float32
+        )
+        title = np.asarray(share @ in_title)
+        text = np.asarray(share @ in_text)
+        score = np.float32(weights.phrase_text) * text * text + np.float32(weights.phrase_title) * title * title
+        out[profile_rows] = np.maximum(out[profile_rows], score)
     return out
 
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
-from functools import cache
+from dataclasses import dataclass, field
+from functools import cache, lru_cache
 
 import numpy as np
 
@@ -152,11 +152,12 @@ class Unit:
     suffixes: tuple[str, ...] = ()  # case-sensitive forms that may end a longer name ("GraphRAG")
     weight: float = 1.0
     named: bool = False
+    cache_key: str = field(init=False, repr=False, compare=False)  # identifies how the unit matches
 
-    @property
-    def cache_key(self) -> str:
-        """A key that identifies how the unit matches (for per-day caches)."""
-        return "\x00".join((self.key, str(self.named), *self.forms, "|", *self.suffixes))
+    def __post_init__(self) -> None:
+        object.__setattr__(
+            self, "cache_key", "\x00".join((self.key, str(self.named), *self.forms, "|", *self.suffixes))
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,15 +196,23 @@ def _terms() -> tuple[_Term, ...]:
     return tuple(sorted(out, key=lambda t: -len(t.key.split())))
 
 
-def _find_term(tokens: list[str], start: int) -> tuple[_Term, int] | None:
-    """The longest named term written at `tokens[start:]` in any of its forms, and how many tokens it spans."""
-    best: tuple[_Term, int] | None = None
+@cache
+def _by_first_token() -> dict[str, tuple[tuple[tuple[str, ...], _Term], ...]]:
+    """Every form of every named term, by its first token, longest first."""
+    index: dict[str, list[tuple[tuple[str, ...], _Term]]] = {}
     for term in _terms():
         for form in term.forms:
-            words = form.split()
-            if tokens[start : start + len(words)] == words and (best is None or len(words) > best[1]):
-                best = (term, len(words))
-    return best
+            words = tuple(form.split())
+            index.setdefault(words[0], []).append((words, term))
+    return {first: tuple(sorted(forms, key=lambda f: -len(f[0]))) for first, forms in index.items()}
+
+
+def _find_term(tokens: list[str], start: int) -> tuple[_Term, int] | None:
+    """The longest named term written at `tokens[start:]` in any of its forms, and how many tokens it spans."""
+    for words, term in _by_first_token().get(tokens[start], ()) if start < len(tokens) else ():
+        if tuple(tokens[start : start + len(words)]) == words:
+            return term, len(words)
+    return None
 
 
 def interest_core(text: str) -> str:
@@ -221,6 +230,7 @@ def interest_core(text: str) -> str:
     return text[words[start][0] : words[end - 1][1]]
 
 
+@lru_cache(maxsize=4096)
 def phrase_units(text: str) -> tuple[Unit, ...]:
     """The units of a short topic phrase: its named terms and its other content words, in order."""
     tokens = phrase_key(interest_core(text)).split()
@@ -243,6 +253,11 @@ def phrase_units(text: str) -> tuple[Unit, ...]:
     return tuple(units.values())
 
 
+@cache
+def _spelled() -> dict[str, str]:
+    return {phrase_key(forms[0]): forms[0] for forms in NAMED_TERMS}
+
+
 def named_terms_text(text: str) -> str:
     """`text` with the named terms it holds only as acronyms or names spelled out ("MoE routing" -> "MoE routing
     (mixture of experts)"), for an embedding model that knows the spelled-out words better than an acronym."""
@@ -251,8 +266,7 @@ def named_terms_text(text: str) -> str:
     for unit in phrase_units(text):
         if not unit.named:
             continue
-        spelled = next(t[0] for t in NAMED_TERMS if phrase_key(t[0]) == unit.key)
-        extra += [spelled] if f" {unit.key} " not in key else []
+        extra += [_spelled()[unit.key]] if f" {unit.key} " not in key else []
     return f"{text} ({', '.join(extra)})" if extra else text
 
 

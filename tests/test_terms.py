@@ -105,6 +105,23 @@ def test_only_a_topic_that_is_one_short_phrase_is_matched_as_a_phrase() -> None:
     assert terms.phrase[1, 0] == 0.0
 
 
+def test_profiles_with_any_number_of_phrases_score_together_as_alone() -> None:
+    profiles = [
+        one_line("sparse mixture-of-experts"),
+        Profile(name="two", topics=(Topic("a", "KV cache"), Topic("b", "linear mixture MDPs"))),
+        one_line("KV cache, pruning, quantization"),  # no phrase
+        Profile(name="three", topics=(Topic("a", "MoE"), Topic("b", "Bayesian optimization"), Topic("c", "kernels"))),
+    ]
+    models = [rank.compile_profile(p, fake_embed) for p in profiles]
+    assert [len(m.phrases) for m in models] == [1, 2, 0, 3]
+    vecs, features = fake_embed([p.text for p in ADVERSARIAL]), rank.paper_features(ADVERSARIAL)
+    together = rank.score_papers(vecs, features, models)
+    alone = np.stack([rank.score_papers(vecs, features, [m])[0] for m in models])
+    np.testing.assert_allclose(together, alone, rtol=1e-5, atol=1e-6)
+    phrase = rank._terms(vecs, features, models, rank.DEFAULT_WEIGHTS).phrase
+    assert phrase[1, 1] > 0 and phrase[2].max() == 0 and phrase[3, 2] > 0  # "linear mixture", none, MoE
+
+
 @pytest.fixture(scope="module")
 def moe_day(demo_papers: list[Paper], embedder: LocalEmbedder) -> tuple[list[Paper], np.ndarray]:
     """Real papers of the bundled day: two about MoE, the two other 'mixtures' of issue 14, and 40 more."""
