@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
 
 from bot.errors import ConfigError, PaperscoutError
+from bot.safetext import terminal_safe
 
 if TYPE_CHECKING:  # the core libraries load only once a check needs them
     import httpx
@@ -668,12 +669,18 @@ async def run_checks(settings: Settings, *, offline: bool, emit: Callable[[Findi
     return findings
 
 
+def printable_line(text: str) -> str:
+    """`text` as one terminal line: what services answered (a bot's name, a model, an error body) may hold escape
+    sequences or line breaks; they are removed or become spaces."""
+    return re.sub(r"[\r\n\t]", " ", terminal_safe(text))
+
+
 def doctor_main(*, offline: bool, running: bool, verbose: bool) -> int:
     """`paperscout doctor`: print one line per check; 0 when nothing failed, else 1."""
     from bot.logs import configure_logging, redact
 
     started = time.monotonic()
-    first, settings = check_configuration(dict(os.environ))
+    configuration, settings = check_configuration(dict(os.environ))
     if settings is not None:
         configure_logging(verbose, settings)  # from here on `redact` masks the configured secrets too
     failed = False
@@ -681,15 +688,15 @@ def doctor_main(*, offline: bool, running: bool, verbose: bool) -> int:
     def emit(finding: Finding) -> None:
         nonlocal failed
         failed = failed or finding.status == "fail"
-        print(redact(finding.line()), flush=True)
+        print(printable_line(redact(finding.line())), flush=True)
 
     if running:
         if settings is None:
-            emit(first)
+            emit(configuration)
         else:
             emit(check_running(settings))
         return 1 if failed else 0
-    emit(first)
+    emit(configuration)
     if settings is None:
         return 1
     asyncio.run(run_checks(settings, offline=offline, emit=emit))

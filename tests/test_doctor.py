@@ -126,6 +126,17 @@ def test_everything_configured_and_answering_is_all_ok_and_no_secret_is_printed(
         assert secret not in printed
 
 
+def test_what_a_service_answers_is_printed_without_escape_sequences(
+    online: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    with FakeTelegram(bot_username="evil\x1b]0;owned\x07\x1b[2Jbot\nFAIL  forged line") as telegram:
+        point_at(online, home=tmp_path / "home", telegram_token=TEST_TOKEN, telegram_base_url=telegram.url)
+        code, lines = doctor(capsys)
+    assert code == 0, lines
+    assert line_of(lines, "Telegram").startswith("OK    Telegram: token accepted: @evilbot FAIL  forged line (id ")
+    assert not [line for line in lines if "\x1b" in line or "\x07" in line]
+
+
 # --- one problem, one line, exit 1 ---
 
 
