@@ -40,7 +40,11 @@ def _default_prompts_dir() -> Path:
 class Settings(BaseSettings):
     """Everything paperscout can be configured with; field descriptions double as documentation."""
 
-    model_config = SettingsConfigDict(env_prefix="PAPERSCOUT_", extra="forbid", validate_default=True)
+    # An empty variable is an unset one: `PAPERSCOUT_HOME=` uncommented from deploy/.env.example keeps the default
+    # (not the working directory), and an empty token disables its platform instead of failing its login.
+    model_config = SettingsConfigDict(
+        env_prefix="PAPERSCOUT_", extra="forbid", validate_default=True, env_ignore_empty=True
+    )
 
     # --- state ---
     home: Path = Field(default_factory=_default_home, description="State directory: SQLite file and Chroma data.")

@@ -45,16 +45,22 @@ def test_env_example_lists_every_setting_once_and_nothing_else() -> None:
 
 
 def test_env_example_defaults_uncommented_load_as_the_defaults(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    # Uncommenting any line as it stands must be valid and change nothing.
+    # Uncommenting any line as it stands must be valid and change nothing, empty ones (PAPERSCOUT_HOME=, a token)
+    # included: an empty variable is an unset one, not a state directory '.' or an empty token.
     for env in SETTINGS_ENV:
         monkeypatch.delenv(env, raising=False)
     monkeypatch.delenv("PAPERSCOUT_CONFIG", raising=False)
-    defaults = Settings(home=tmp_path)
-    for env, value in _example_assignments().items():
-        if value:
-            monkeypatch.setenv(env, value)
-    from_example = Settings(home=tmp_path)
+    monkeypatch.setenv("HOME", str(tmp_path / "user"))
+    monkeypatch.delenv("XDG_DATA_HOME", raising=False)
+    defaults = Settings()
+    assignments = _example_assignments()
+    assert {"PAPERSCOUT_HOME", "PAPERSCOUT_DISCORD_TOKEN"} <= {env for env, value in assignments.items() if not value}
+    for env, value in assignments.items():
+        monkeypatch.setenv(env, value)
+    from_example = Settings()
     assert from_example.model_dump() == defaults.model_dump()
+    assert from_example.home == tmp_path / "user" / ".local" / "share" / "paperscout"
+    assert from_example.discord_token is None and from_example.telegram_token is None
 
 
 def test_setting_rows_mark_secrets_and_keep_machine_defaults_in_words() -> None:
