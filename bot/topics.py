@@ -1,11 +1,12 @@
 """What a topic is made of and when a text is about it: named terms, compounds, and their evidence in a text.
 
 A topic ("sparse mixture-of-experts", "KV cache compression", "diffusion language models") is split into units:
-named terms from `TERMS` (each with its acronym and other spellings: "SSM", "state space model", "Mamba") and
-the remaining content words. A text is about the topic when every unit it needs appears close together (a
-compound is about the whole thing, not any one of its words), allowing inflections ("modeling" ~ "model",
-"quantized" ~ "quantization"), a word or two inside ("Mixture of Low-Rank Experts"), and a prefix joined to the
-first word ("Hypergraph Neural Networks"). Some parts may stand for the whole:
+named terms from `TERMS` (the ranker's `bot.terms.NAMED_TERMS` plus the synonyms questions add, each with its
+acronym and other spellings: "SSM", "state space model", "Mamba") and the remaining content words. A text is
+about the topic when every unit it needs appears close together (a compound is about the whole thing, not any one
+of its words), allowing inflections ("modeling" ~ "model", "quantized" ~ "quantization"), a word or two inside
+("Mixture of Low-Rank Experts"), and a prefix joined to the first word ("Hypergraph Neural Networks").
+Some parts may stand for the whole:
 
 - a rare named term with at most one other unit ("sparse MoE" -> MoE papers);
 - a sub-phrase the archive seldom uses outside the whole phrase (measured, not listed: "unlearning" for "machine
@@ -16,6 +17,7 @@ first word ("Hypergraph Neural Networks"). Some parts may stand for the whole:
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import re
@@ -140,8 +142,14 @@ def same_word(word: str, token: str, exact: bool = False) -> bool:
     "continual" ~ "continuous" or "optimization" ~ "optimal". Words under four letters (acronyms) match exactly."""
     if word == token:
         return True
-    if exact or len(word) < 4 or len(token) < 4:
+    if exact or len(word) < 4 or len(token) < 4 or word[:2] != token[:2]:
         return False
+    return _inflected(word, token)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _inflected(word: str, token: str) -> bool:
+    # the same few words meet the same tokens across a question's candidates: worth remembering
     word, token = _british(word), _british(token)
     n = _common(word, token)
     a, b = word[n:], token[n:]
@@ -170,6 +178,7 @@ class Text:
 
     tokens: tuple[str, ...]
     raw: tuple[str, ...]
+    joined: str  # the tokens, then the raw words, as one string: most forms are ruled out by a substring test
 
     @staticmethod
     def of(text: str) -> Text:
@@ -177,11 +186,14 @@ class Text:
         plain = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
         tokens = tuple(text_tokens(plain))
         raw = tuple(re.findall(r"[^\W_]+", plain))
-        return Text(tokens, raw if len(raw) == len(tokens) else tokens)
+        raw = raw if len(raw) == len(tokens) else tokens
+        return Text(tokens, raw, " ".join(tokens) + "\n" + " ".join(raw))
 
 
 def _occurrences(form: tuple[str, ...], text: Text, exact: bool, acronym: str = "") -> list[tuple[int, int]]:
     """Where `form` appears in `text` as (first, last) token positions, with inflections and small gaps."""
+    if form[0][:4] not in text.joined and not (acronym and acronym in text.joined):
+        return []  # every match shares its first four letters with the form (or holds the acronym)
     tokens = text.tokens
     found: list[tuple[int, int]] = []
     for i, token in enumerate(tokens):
