@@ -472,8 +472,6 @@ async def _who_am_i(
     problem = url_problem(api_url)
     if problem:
         return Finding(platform, "fail", f"{url_setting} {problem}", f"correct {url_setting}")
-    if offline:
-        return Finding(platform, "skipped", f"token not checked with {api} (--offline)")
     secret = token.get_secret_value()
     if not secret.isascii() or not secret.isprintable() or any(c.isspace() for c in secret):
         return Finding(
@@ -482,6 +480,8 @@ async def _who_am_i(
             f"{setting} holds spaces or characters no token has (copied with surrounding text?)",
             refused_fix,
         )
+    if offline:
+        return Finding(platform, "skipped", f"token not checked with {api} (--offline)")
     import httpx
 
     url, headers = request(secret)

@@ -218,13 +218,15 @@ def test_a_token_no_platform_issues_is_named_without_a_request(
 ) -> None:
     with DiscordFake() as discord:
         point_at(online, home=tmp_path / "home", discord_token=token, discord_api_url=discord.api_base)
-        code, lines = doctor(capsys)
+        for args in ((), ("--offline",)):  # a local check: --offline makes it too
+            code, lines = doctor(capsys, *args)
+            assert code == 1
+            assert fails(lines) == [
+                "FAIL  Discord: PAPERSCOUT_DISCORD_TOKEN holds spaces or characters no token has (copied with"
+                " surrounding text?); fix: copy the bot token again from the Developer Portal (your application >"
+                " Bot > Reset Token)"
+            ]
         assert discord.requests == []
-    assert code == 1
-    assert fails(lines) == [
-        "FAIL  Discord: PAPERSCOUT_DISCORD_TOKEN holds spaces or characters no token has (copied with surrounding"
-        " text?); fix: copy the bot token again from the Developer Portal (your application > Bot > Reset Token)"
-    ]
 
 
 def _immutable(path: Path) -> bool:
