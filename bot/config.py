@@ -7,6 +7,7 @@ Secrets are `SecretStr`: they print as ``**********`` and are only unwrapped whe
 
 from __future__ import annotations
 
+import difflib
 import os
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -262,8 +263,13 @@ def load_settings(**overrides: Any) -> Settings:
         first = exc.errors()[0]
         loc = first.get("loc", ())
         where = ".".join(str(p) for p in loc) or "settings"
+        if first.get("type") == "extra_forbidden":  # only a TOML file can name a field that does not exist
+            close = difflib.get_close_matches(str(loc[0]), list(Settings.model_fields), n=1) if loc else []
+            guess = f" (did you mean {close[0]}?)" if close else ""
+            raise ConfigError(f"unknown setting {where} in {config_file}{guess}") from None
         if loc and loc[0] in Settings.model_fields:  # name the variable too: that is what the user wrote
             where += f" ({Settings.model_config.get('env_prefix', '')}{str(loc[0]).upper()})"
-        raise ConfigError(f"invalid setting {where}: {first.get('msg')}") from None
+        message = str(first.get("msg", "")).removeprefix("Value error, ")  # pydantic's prefix for our ValueErrors
+        raise ConfigError(f"invalid setting {where}: {message}") from None
     except ValueError as exc:  # TOML decode errors surface as ValueError
         raise ConfigError(f"cannot read settings: {exc}") from None

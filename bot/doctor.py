@@ -111,7 +111,9 @@ def check_configuration(environ: dict[str, str]) -> tuple[Finding, Settings | No
     try:
         settings = load_settings()
     except ConfigError as exc:
-        return Finding("configuration", "fail", str(exc), "correct it in the environment (.env file)"), None
+        return Finding(
+            "configuration", "fail", str(exc), "correct it in the environment (.env file) or the PAPERSCOUT_CONFIG file"
+        ), None
     unknown = unknown_variables(environ)
     if unknown:
         known = [row.env for row in setting_rows()]

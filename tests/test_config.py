@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from bot.config import load_settings
@@ -18,7 +20,7 @@ def test_categories_from_the_environment_become_canonical_codes(monkeypatch: pyt
     [
         (
             "cs.ML",
-            r"invalid setting categories \(PAPERSCOUT_CATEGORIES\): .*'cs\.ML': not an arXiv category;"
+            r"^invalid setting categories \(PAPERSCOUT_CATEGORIES\): 'cs\.ML': not an arXiv category;"
             r" did you mean stat\.ML",
         ),
         (" , ", "at least one arXiv category is needed"),
@@ -30,3 +32,14 @@ def test_an_unknown_category_stops_start_up_with_suggestions(
     monkeypatch.setenv("PAPERSCOUT_CATEGORIES", value)
     with pytest.raises(ConfigError, match=message):
         load_settings()
+
+
+def test_a_misspelt_key_in_the_config_file_is_named_with_the_setting_meant(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    config = tmp_path / "paperscout.toml"
+    config.write_text('chroma_ur = "http://localhost:8000"\n', encoding="utf-8")
+    monkeypatch.setenv("PAPERSCOUT_CONFIG", str(config))
+    with pytest.raises(ConfigError) as raised:
+        load_settings()
+    assert str(raised.value) == f"unknown setting chroma_ur in {config} (did you mean chroma_url?)"
