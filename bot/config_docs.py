@@ -111,7 +111,7 @@ def render_env_example() -> str:
     """The text of `deploy/.env.example`: every setting commented out at its default, with its description."""
     out = [
         "# paperscout settings: copy to deploy/.env (Docker compose) or /etc/paperscout/paperscout.env (systemd),",
-        "# uncomment what you change. Every setting is optional; unset ones keep the default shown.",
+        "# uncomment what you change. Every setting is optional; unset or empty ones keep the default shown.",
         "# A TOML file named by PAPERSCOUT_CONFIG can hold the same settings (field names without the prefix);",
         "# the environment wins over it. Secrets are read only from here and are never logged.",
         "# Generated from bot/config.py by `python -m bot.config_docs --write`: edit the field descriptions, not this.",
