@@ -588,6 +588,9 @@ def _main(args: argparse.Namespace, service: bool) -> int:
     except KeyboardInterrupt:
         _error("paperscout: interrupted; everything finished before the interrupt is stored")
         return 130
+    except BrokenPipeError:  # the reader of stdout went away (`paperscout doctor | head -3`): nothing to report
+        _discard_stdout()
+        return 141  # what a shell reports for a process ended by SIGPIPE
     except OSError as exc:  # a path that is a directory, a home that is a file, a full disk
         log.info("OS error", exc_info=True)
         where = f"{exc.filename}: " if exc.filename else ""
@@ -600,6 +603,17 @@ def _main(args: argparse.Namespace, service: bool) -> int:
             hint = "the vector store may be damaged: paperscout db shows it, paperscout db --repair rebuilds it"
         _error(f"paperscout: error: {exc.__class__.__name__}: {one_line_error(exc)} ({hint})")
         return 1
+
+
+def _discard_stdout() -> None:
+    """Point stdout at /dev/null, so the interpreter's last flush does not fail on the closed pipe again."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # no real file descriptor (a test's capture)
+        pass
 
 
 def _error(line: str) -> None:

@@ -128,7 +128,7 @@ def check_configuration(environ: dict[str, str]) -> tuple[Finding, Settings | No
             ),
             settings,
         )
-    given = sum(1 for row in setting_rows() if row.env in environ)
+    given = sum(1 for row in setting_rows() if environ.get(row.env))  # an empty variable is an unset one
     source = "the environment" + (f" and {environ['PAPERSCOUT_CONFIG']}" if environ.get("PAPERSCOUT_CONFIG") else "")
     return Finding("configuration", "ok", f"{given} setting(s) from {source}, defaults for the rest"), settings
 

@@ -137,6 +137,24 @@ def test_what_a_service_answers_is_printed_without_escape_sequences(
     assert not [line for line in lines if "\x1b" in line or "\x07" in line]
 
 
+def test_a_reader_that_stops_early_gets_no_error_line(env: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    # `paperscout doctor | head -3`: the pipe closes while doctor still prints; that is no error to report
+    point_at(env, home=tmp_path / "home")
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # closed before doctor prints its first line (it needs a moment to start)
+    try:
+        done = subprocess.run(
+            [str(Path(sys.executable).with_name("paperscout")), "doctor", "--offline"],
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+        )
+    finally:
+        os.close(write_end)
+    assert (done.returncode, done.stderr) == (141, "")
+
+
 # --- one problem, one line, exit 1 ---
 
 
