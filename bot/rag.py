@@ -303,9 +303,14 @@ async def _candidates(core: Core, filters: Filters, query_vector: np.ndarray | N
     return papers
 
 
+def _searches_window_index(filters: Filters) -> bool:
+    """Whether the candidates come from the in-memory window index (a topic search with a window or categories)."""
+    return not filters.restrict_to and not filters.authors and bool(filters.window or filters.categories)
+
+
 async def _open_vectors(core: Core, filters: Filters) -> None:
     """Open what the candidate search reads: the window index for a windowed topic search, else the collection."""
-    if not filters.restrict_to and not filters.authors and (filters.window or filters.categories):
+    if _searches_window_index(filters):
         await core.vectors.window_index()
     else:
         await core.vectors.collection()
@@ -334,8 +339,14 @@ async def retrieve(
         )
         query_vector = embedded[0]
     papers = await _candidates(core, filters, query_vector)
-    # a paper found by words may not be embedded yet (asked while an ingest runs): it waits for its vector
-    found = await core.vectors.found_vectors([p.id for p in papers])
+    # a paper found by words may not be embedded yet (asked while an ingest runs): it waits for its vector. With a
+    # window the vectors come from the index the dense search read, one snapshot: asked again after another process
+    # wrote, Chroma's metadata is ahead of the vectors this process loaded and it fails with "Error finding id"
+    ids = [p.id for p in papers]
+    if _searches_window_index(filters):
+        found = await core.vectors.window_vectors(ids)
+    else:
+        found = await core.vectors.found_vectors(ids)
     papers = [p for p in papers if p.id in found]
     if not papers:
         return []

@@ -218,6 +218,11 @@ class VectorStore:
             )
         return np.asarray([by_id[i] for i in ids], dtype=np.float32)
 
+    async def window_vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """The vectors among `ids` that the window index holds (what `search_window` searched with a window)."""
+        index = await self.window_index()
+        return index.vectors(ids)
+
     async def found_vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
         """The stored vectors among `ids`, by id (papers not embedded yet are simply absent); one round trip."""
         if not ids:

@@ -83,6 +83,12 @@ class WindowIndex:
             self._order = live[np.argsort(self._days[live], kind="stable")]
         return self._order
 
+    def vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """The vectors of the ids this index holds, by id (the others are absent)."""
+        with self._lock:
+            rows = {i: self._row[i] for i in ids if i in self._row}
+            return {i: self._matrix[row].copy() for i, row in rows.items()}
+
     def search(
         self,
         vector: np.ndarray,

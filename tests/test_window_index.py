@@ -41,6 +41,11 @@ def test_replace_and_delete() -> None:
     assert [h[0] for h in index.search(vectors[2], 5, 20250503, 20250503)] == ["a"]
     assert len(index) == 2
     assert index.search(vectors[0], 5, 20260101, 20260131) == []
+    held = index.vectors(["a", "b", "c", "never"])  # the deleted and the unknown are absent, as not embedded
+    assert set(held) == {"a", "b"}
+    np.testing.assert_array_equal(held["a"], vectors[2])
+    held["a"][:] = 0  # a copy: the index keeps its own
+    np.testing.assert_array_equal(index.vectors(["a"])["a"], vectors[2])
 
 
 async def test_a_paper_stored_while_the_index_loads_is_not_lost(core: Core, store_day: StoreDay) -> None:
