@@ -136,6 +136,20 @@ def verify_weights(path: Path, expected_sha256: str = MINILM_SHA256, record: Pat
     return True
 
 
+def load_encoder(path: Path, threads: int = 0, verified: Path | None = None) -> Any:
+    """The MiniLM encoder (`bot.minilm.MiniLMEncoder`) from the model folder `path`, its weights' hash checked
+    first; `threads` > 0 sets torch's thread count. Every process that embeds loads the model through this."""
+    verify_weights(path / "model.safetensors", record=verified)
+    import torch
+
+    from bot.minilm import MiniLMEncoder
+
+    if threads:
+        torch.set_num_threads(threads)
+    log.info("loading %s from %s", MINILM_NAME, path)
+    return MiniLMEncoder(path)
+
+
 class LocalEmbedder:
     """all-MiniLM-L6-v2 on the CPU (`bot.minilm`), loaded on first use: building one reads nothing."""
 
@@ -155,16 +169,7 @@ class LocalEmbedder:
     def _load(self) -> Any:
         with self._lock:
             if self._model is None:
-                path = self._model_path or model_dir()
-                verify_weights(path / "model.safetensors", record=self._verified)
-                import torch
-
-                from bot.minilm import MiniLMEncoder
-
-                if self.threads:
-                    torch.set_num_threads(self.threads)
-                log.info("loading %s from %s", self.name, path)
-                self._model = MiniLMEncoder(path)
+                self._model = load_encoder(self._model_path or model_dir(), self.threads, self._verified)
         return self._model
 
     def embed(self, texts: list[str]) -> np.ndarray:

@@ -30,7 +30,7 @@ from typing import IO, Any
 
 import numpy as np
 
-from bot.embed import MINILM_DIM, MINILM_NAME, model_dir, verify_weights
+from bot.embed import MINILM_DIM, MINILM_NAME, load_encoder, model_dir
 from bot.errors import ConfigError, PaperscoutError
 
 _HELPER = (
@@ -122,15 +122,13 @@ class ProcessEmbedder:
             self._stop()
 
 
-def _import_torch_for_inference() -> Any:
+def _import_torch_for_inference() -> None:
     """torch without its Python meta kernels: a quarter of its import time (0.25 s), spent registering shape
     functions that only meta and fake tensors use (torch.compile, torch.export). Eager inference on the CPU, all
     this process ever runs, never calls them; the vectors are checked bit for bit against sentence-transformers."""
     if "torch" not in sys.modules:
         sys.modules.setdefault("torch._meta_registrations", types.ModuleType("torch._meta_registrations"))
-    import torch
-
-    return torch
+    import torch  # noqa: F401
 
 
 def _reply(out: IO[bytes], header: dict[str, Any], payload: bytes = b"") -> None:
@@ -141,14 +139,8 @@ def _reply(out: IO[bytes], header: dict[str, Any], payload: bytes = b"") -> None
 def serve(path: Path, threads: int, verified: Path | None, requests: IO[bytes], out: IO[bytes]) -> int:
     """The helper's side: load the model as `LocalEmbedder` does, then answer requests until the input ends."""
     try:
-        verify_weights(path / "model.safetensors", record=verified)
-        torch = _import_torch_for_inference()
-
-        from bot.minilm import MiniLMEncoder
-
-        if threads:
-            torch.set_num_threads(threads)
-        encoder = MiniLMEncoder(path)
+        _import_torch_for_inference()  # before `load_encoder` imports torch the usual way
+        encoder = load_encoder(path, threads, verified)
     except PaperscoutError as exc:
         requests.readline()  # answer the first request with the error, as `LocalEmbedder.embed` raises it
         _reply(out, {"error": str(exc)})
