@@ -70,24 +70,22 @@ class JobRun:
     job: str
     run_id: int
     started: float
+    frequent: bool = False  # runs every minute: a run that found nothing to do logs at DEBUG only
 
     @classmethod
-    async def start(cls, core: Core, job: str) -> JobRun:
+    async def start(cls, core: Core, job: str, *, frequent: bool = False) -> JobRun:
         """Record that `job` started now."""
-        return cls(core, job, await core.repo.start_job_run(job), time.monotonic())
+        return cls(core, job, await core.repo.start_job_run(job), time.monotonic(), frequent)
 
     async def finish(self, outcome: str, detail: str) -> None:
-        """Record how the run ended (ok, nothing, failed) and log it: a warning when it failed; the minute's
-        digest check that found nothing due only at DEBUG (else 1,440 lines a day say nothing)."""
+        """Record how the run ended (ok, nothing, failed) and log it: a warning when it failed; a frequent job's
+        run that found nothing only at DEBUG (else the minute's digest check says nothing 1,440 times a day)."""
         await self.core.repo.finish_job_run(self.run_id, outcome, detail)
+        quiet = self.frequent and outcome == "nothing"
         log_event(
             log,
             "job finished",
-            level=logging.WARNING
-            if outcome == "failed"
-            else logging.DEBUG
-            if (outcome, self.job) == ("nothing", "digests")
-            else logging.INFO,
+            level=logging.WARNING if outcome == "failed" else logging.DEBUG if quiet else logging.INFO,
             event="job",
             job=self.job,
             outcome=outcome,
@@ -145,7 +143,7 @@ class DigestJobs:
 
     async def tick(self) -> list[DeliveryResult]:
         """Deliver everything due now; one line per delivery in the log, a job-run row for `paperscout status`."""
-        job = await JobRun.start(self.core, "digests")
+        job = await JobRun.start(self.core, "digests", frequent=True)
         try:
             results = await self._deliver_due()
         except Exception as exc:
