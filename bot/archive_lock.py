@@ -26,12 +26,22 @@ if TYPE_CHECKING:  # only for type hints: `paperscout --help` need not load pyda
 
 LOCK_FILE = "writer.lock"
 WAIT_POLL_SECONDS = 0.5
+HOLDER_RECORD_WAIT_SECONDS = 2.0
 
 
 def _holder(path: Path) -> str:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8") or "{}")
-    except (OSError, ValueError):
+    """Who holds the lock, from the record it writes just after taking it (waiting a moment for that record: a
+    holder that has only just taken the lock has not written it yet)."""
+    deadline = time.monotonic() + HOLDER_RECORD_WAIT_SECONDS
+    while True:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8") or "{}")
+        except (OSError, ValueError):
+            data = {}
+        if "pid" in data or time.monotonic() >= deadline:
+            break
+        time.sleep(0.02)
+    if not data:
         return "another process"
     return f"pid {data.get('pid', '?')} ({data.get('command', '?')}, since {data.get('since', '?')})"
 

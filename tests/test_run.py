@@ -5,7 +5,10 @@ writer lock, and `paperscout status`."""
 from __future__ import annotations
 
 import datetime as dt
+import fcntl
 import sqlite3
+import threading
+import time
 import zoneinfo
 from collections.abc import Sequence
 from dataclasses import replace
@@ -13,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.archive_lock import hold_archive
+from bot.archive_lock import LOCK_FILE, hold_archive
 from bot.config import Settings
 from bot.core import Core
 from bot.delivery import DeliveryError, deliver_digest
@@ -285,6 +288,26 @@ def test_a_second_writer_is_told_who_holds_the_archive(settings: Settings) -> No
         pass
     with hold_archive(settings, "run"):  # released when the first writer finished
         pass
+
+
+def test_a_writer_that_has_only_just_taken_the_lock_is_named_once_it_writes_its_record(settings: Settings) -> None:
+    settings.home.mkdir(parents=True, exist_ok=True)
+    with open(settings.home / LOCK_FILE, "a+", encoding="utf-8") as holder:
+        fcntl.flock(holder, fcntl.LOCK_EX | fcntl.LOCK_NB)  # taken, its record not written yet
+
+        def write_record() -> None:
+            time.sleep(0.3)
+            holder.write('{"pid": 4242, "command": "ingest", "since": "2026-11-23 13:00:00 UTC"}')
+            holder.flush()
+
+        writer = threading.Thread(target=write_record)
+        writer.start()
+        with (
+            pytest.raises(StateError, match=r"being written by pid 4242 \(ingest, since"),
+            hold_archive(settings, "run"),
+        ):
+            pass
+        writer.join()
 
 
 async def test_status_reports_jobs_targets_and_the_next_ingest(core: Core, store_day: StoreDay) -> None:
