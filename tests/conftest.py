@@ -14,6 +14,7 @@ from bot.core import Core, open_core
 from bot.embed import LocalEmbedder, paper_vectors
 from bot.ingest.jsonl import read_jsonl
 from bot.ingest.limits import clean_paper
+from bot.logs import configure_logging
 from bot.models import Paper
 from bot.summarize import extractive_tldr
 from tests.chroma_run import chroma_run
@@ -47,6 +48,15 @@ def fake_telegram() -> Iterator[FakeTelegram]:
 def arxiv_settings(fake_arxiv: FakeArxiv, tmp_path: Path) -> Settings:
     """Settings pointing at `fake_arxiv`, with no delay between arXiv requests and state under `tmp_path`."""
     return Settings(home=tmp_path / "home", **fake_arxiv.settings_overrides())
+
+
+@pytest.fixture(autouse=True)
+def _reset_logging() -> Iterator[None]:
+    """Every test starts and ends with logging as a plain command sets it (text, WARNING): a test that ran the
+    CLI with -v or a DEBUG level must not leave library chatter on the terminal for the tests after it."""
+    configure_logging(False)
+    yield
+    configure_logging(False)
 
 
 # --- core fixtures: the real local embedding model, loaded once per test session ---

@@ -7,7 +7,6 @@ import json
 import logging
 import os
 import threading
-from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
@@ -27,12 +26,6 @@ from tests.conftest import StoreDay
 from tests.fakes.loopback import QuietServer
 
 JSON_KEYS = {"time", "level", "logger", "message"}
-
-
-@pytest.fixture(autouse=True)
-def _reset_logging() -> Iterator[None]:
-    yield
-    configure_logging(False)  # back to text at WARNING on the real stderr for the tests that follow
 
 
 def json_lines(err: str) -> list[dict[str, Any]]:
