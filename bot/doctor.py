@@ -341,20 +341,21 @@ def _collection_state(settings: Settings) -> tuple[str, set[str]] | None:
     """The collection's embedding model and vector ids, or None when it does not exist. Creates nothing."""
     from chromadb.errors import NotFoundError
 
-    from bot.vectors import chroma_client
+    from bot.vectors import chroma_client, store_lock
 
-    client = chroma_client(settings)
-    try:
-        collection = client.get_collection(settings.chroma_collection)
-    except (NotFoundError, ValueError):  # older clients say ValueError for a missing collection
-        return None
-    ids: set[str] = set()
-    while True:
-        batch = collection.get(include=[], limit=PAGE, offset=len(ids))
-        if not batch["ids"]:
-            break
-        ids.update(batch["ids"])
-    return str((collection.metadata or {}).get("embedding_model", "")), ids
+    with store_lock(settings):  # a `paperscout run` may be writing
+        client = chroma_client(settings)
+        try:
+            collection = client.get_collection(settings.chroma_collection)
+        except (NotFoundError, ValueError):  # older clients say ValueError for a missing collection
+            return None
+        ids: set[str] = set()
+        while True:
+            batch = collection.get(include=[], limit=PAGE, offset=len(ids))
+            if not batch["ids"]:
+                break
+            ids.update(batch["ids"])
+        return str((collection.metadata or {}).get("embedding_model", "")), ids
 
 
 # --- model ------------------------------------------------------------------------------------------------------

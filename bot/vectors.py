@@ -8,11 +8,13 @@ chat adapters on it) responsive. By default the store is a `PersistentClient` un
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime as dt
+import fcntl
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urlparse
 
 import numpy as np
@@ -26,7 +28,10 @@ from bot.window_index import WindowIndex
 log = logging.getLogger(__name__)
 
 CHECK_PAGE = 1000  # vectors read per call when `paperscout db` checks the store
+LOAD_PAGE = 5000  # vectors read per call when the window index is loaded
 CATEGORY_FLAG = "cat_"  # metadata key prefix: {"cat_cs.LG": True} lets `where` filter on one category
+LOCK_FILE = "vectors.lock"
+T = TypeVar("T")
 
 
 def category_key(category: str) -> str:
@@ -58,6 +63,38 @@ class VectorHit:
     id: str
     similarity: float
     metadata: dict[str, Any]
+
+
+@contextlib.contextmanager
+def store_lock(settings: Settings) -> Iterator[None]:
+    """Hold the embedded store's cross-process lock for one Chroma call (nothing to hold with a Chroma server).
+
+    The embedded store is not safe for two processes at once, even when only one writes: each process applies
+    the store's log to its own copy of the vector index once, on its first read, and may save that copy to disk,
+    while another process's write updates the shared metadata at once. A read interleaved with a write can load
+    half-saved index files, and a later read sees ids its copy lacks ("Error finding id"). Every call from every
+    process holds this `flock` (threads of one process too: each call opens its own file description), so a call
+    sees the store between writes, never during one.
+    """
+    if settings.chroma_url:
+        yield
+        return
+    path = settings.home / LOCK_FILE
+    try:
+        settings.home.mkdir(parents=True, exist_ok=True)
+        handle = open(path, "a", encoding="utf-8")  # noqa: SIM115 - held open for the block
+    except OSError as exc:
+        raise StateError(f"cannot open the vector store's lock file {path}: {exc.strerror or exc}") from None
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
+    finally:
+        handle.close()  # closing the file releases the lock
+
+
+def _is_stale_view(exc: Exception) -> bool:
+    """Whether `exc` is Chroma's error for an id this process's copy of the index lacks."""
+    return type(exc).__name__ == "InternalError" and type(exc).__module__.startswith("chromadb")
 
 
 def chroma_client(settings: Settings) -> Any:
@@ -115,33 +152,65 @@ class VectorStore:
             metadata={"embedding_model": self.embedder.name},
         )
 
+    def _open_locked(self) -> Any:
+        with store_lock(self.settings):
+            return self._open_sync()
+
     async def collection(self) -> Any:
         """The Chroma collection, opened on first use."""
         async with self._lock:
             if self._collection is None:
-                self._collection = await asyncio.to_thread(self._open_sync)
+                self._collection = await asyncio.to_thread(self._open_locked)
             return self._collection
+
+    def _reopen_sync(self) -> Any:
+        """A new client and collection, so the next read applies the store's log again (see `store_lock`)."""
+        if self._client is not None:
+            with contextlib.suppress(Exception):
+                self._client.close()
+        self._collection = self._open_sync()
+        return self._collection
+
+    def _call_sync(self, op: Callable[[Any], T], retry: bool) -> T:
+        with store_lock(self.settings):
+            try:
+                return op(self._collection)
+            except Exception as exc:
+                # another process wrote after this one first read: read again from a fresh copy, still locked
+                if not (retry and _is_stale_view(exc)):
+                    raise
+                log.info("the vector store changed since this process first read it; reading it again")
+                return op(self._reopen_sync())
+
+    async def _read(self, op: Callable[[Any], T], *, retry: bool = True) -> T:
+        """Run `op(collection)` in a worker thread under the store lock; a stale view is reopened and read again."""
+        await self.collection()
+        return await asyncio.to_thread(self._call_sync, op, retry)
+
+    async def _write(self, op: Callable[[Any], T]) -> T:
+        """Run `op(collection)` in a worker thread under the store lock."""
+        await self.collection()
+        return await asyncio.to_thread(self._call_sync, op, False)
 
     async def stored_hashes(self, ids: Sequence[str]) -> dict[str, str]:
         """Map each stored id among `ids` to what its vector was computed from (`Paper.vector_key`)."""
         if not ids:
             return {}
-        collection = await self.collection()
-        result = await asyncio.to_thread(collection.get, ids=list(ids), include=["metadatas"])
+        result = await self._read(lambda c: c.get(ids=list(ids), include=["metadatas"]))
         return {i: (m or {}).get("content_hash", "") for i, m in zip(result["ids"], result["metadatas"], strict=True)}
 
     async def upsert(self, papers: Sequence[Paper], vectors: np.ndarray, tldrs: Sequence[str] | None = None) -> None:
         """Store vectors and metadata for `papers` (row i of `vectors` belongs to papers[i])."""
         if not papers:
             return
-        collection = await self.collection()
         metas = [paper_metadata(p, (tldrs[i] if tldrs else "")) for i, p in enumerate(papers)]
-        await asyncio.to_thread(
-            collection.upsert,
-            ids=[p.id for p in papers],
-            embeddings=[v for v in vectors],
-            metadatas=metas,
-            documents=[p.text for p in papers],
+        await self._write(
+            lambda c: c.upsert(
+                ids=[p.id for p in papers],
+                embeddings=[v for v in vectors],
+                metadatas=metas,
+                documents=[p.text for p in papers],
+            )
         )
         # under the index lock: a load running now has either read these rows or will get them here, never neither
         async with self._index_lock:
@@ -153,12 +222,11 @@ class VectorStore:
                     [p.categories for p in papers],
                 )
 
-    def _load_index_sync(self, collection: Any) -> WindowIndex:
+    def _load_index(self, collection: Any) -> WindowIndex:
         index = WindowIndex(self.embedder.dim)
-        page = 5000
         offset = 0
         while True:
-            batch = collection.get(include=["embeddings", "metadatas"], limit=page, offset=offset)
+            batch = collection.get(include=["embeddings", "metadatas"], limit=LOAD_PAGE, offset=offset)
             if not batch["ids"]:
                 break
             metas = [m or {} for m in batch["metadatas"]]
@@ -169,14 +237,16 @@ class VectorStore:
                 [str(m.get("categories", "")).split() for m in metas],
             )
             offset += len(batch["ids"])
+            if len(batch["ids"]) < LOAD_PAGE:
+                break
         return index
 
     async def window_index(self) -> WindowIndex:
         """The in-memory date-window index, loaded from Chroma on first use and kept in step by upsert/delete."""
         async with self._index_lock:
             if self._index is None:
-                collection = await self.collection()
-                self._index = await asyncio.to_thread(self._load_index_sync, collection)
+                # every page in one locked call: the index is one snapshot of the store
+                self._index = await self._read(self._load_index)
                 log.info("window index loaded: %d vectors", len(self._index))
             return self._index
 
@@ -203,8 +273,7 @@ class VectorStore:
         """Merge new metadata fields (e.g. a TL;DR) into stored papers without touching their vectors."""
         if not ids:
             return
-        collection = await self.collection()
-        await asyncio.to_thread(collection.update, ids=list(ids), metadatas=list(metadatas))
+        await self._write(lambda c: c.update(ids=list(ids), metadatas=list(metadatas)))
 
     async def vectors(self, ids: Sequence[str]) -> np.ndarray:
         """Stored vectors for `ids`, in the order given; raises StateError when one is missing."""
@@ -227,23 +296,26 @@ class VectorStore:
         """The stored vectors among `ids`, by id (papers not embedded yet are simply absent); one round trip."""
         if not ids:
             return {}
-        collection = await self.collection()
-        result = await asyncio.to_thread(collection.get, ids=list(ids), include=["embeddings"])
+        result = await self._read(lambda c: c.get(ids=list(ids), include=["embeddings"]))
         return {i: np.asarray(v, dtype=np.float32) for i, v in zip(result["ids"], result["embeddings"], strict=True)}
 
     async def query(self, vector: np.ndarray, n_results: int, where: dict[str, Any] | None = None) -> list[VectorHit]:
         """Nearest papers to `vector`, optionally filtered with a Chroma `where` clause."""
-        collection = await self.collection()
-        count = await asyncio.to_thread(collection.count)
-        if count == 0:
+
+        def nearest(collection: Any) -> dict[str, Any] | None:
+            count = collection.count()
+            if count == 0:
+                return None
+            return collection.query(
+                query_embeddings=[vector],
+                n_results=min(n_results, count),
+                where=where,
+                include=["metadatas", "distances"],
+            )
+
+        result = await self._read(nearest)
+        if result is None:
             return []
-        result = await asyncio.to_thread(
-            collection.query,
-            query_embeddings=[vector],
-            n_results=min(n_results, count),
-            where=where,
-            include=["metadatas", "distances"],
-        )
         return [
             VectorHit(id=i, similarity=1.0 - float(d), metadata=m or {})
             for i, d, m in zip(result["ids"][0], result["distances"][0], result["metadatas"][0], strict=True)
@@ -251,14 +323,12 @@ class VectorStore:
 
     async def count(self) -> int:
         """How many papers have a vector."""
-        collection = await self.collection()
-        return int(await asyncio.to_thread(collection.count))
+        return int(await self._read(lambda c: c.count()))
 
     async def delete(self, ids: Sequence[str]) -> None:
         """Remove vectors (used when feedback vectors or papers are forgotten)."""
         if ids:
-            collection = await self.collection()
-            await asyncio.to_thread(collection.delete, ids=list(ids))
+            await self._write(lambda c: c.delete(ids=list(ids)))
             async with self._index_lock:
                 if self._index is not None:
                     self._index.delete(ids)
@@ -278,8 +348,7 @@ class VectorStore:
 
     async def listing(self) -> dict[str, str]:
         """Every stored id with what its vector says it was made from (`Paper.vector_key`), read page by page."""
-        collection = await self.collection()
-        return await asyncio.to_thread(self._listing_sync, collection)
+        return await self._read(self._listing_sync)
 
     def _unreadable_sync(self, collection: Any, ids: list[str]) -> list[str]:
         try:
@@ -300,10 +369,11 @@ class VectorStore:
 
     async def unreadable(self, ids: Sequence[str]) -> list[str]:
         """The ids among `ids` whose vector cannot be read back whole (missing, wrong size, not finite, or an error)."""
-        collection = await self.collection()
         bad: list[str] = []
         for start in range(0, len(ids), CHECK_PAGE):
-            bad += await asyncio.to_thread(self._unreadable_sync, collection, list(ids[start : start + CHECK_PAGE]))
+            page = list(ids[start : start + CHECK_PAGE])
+            # no second reading: errors are what this looks for, and `db` holds the writer lock (nothing changes)
+            bad += await self._read(lambda c, page=page: self._unreadable_sync(c, page), retry=False)
         return bad
 
     async def unsearchable(self, ids: Sequence[str]) -> list[str]:
@@ -312,13 +382,15 @@ class VectorStore:
         Two processes writing one embedded store each save their own copy of the index, so a store can list a
         paper whose vector the index never returns: searches silently miss it and filtered ones fail.
         """
-        collection = await self.collection()
-        count = int(await asyncio.to_thread(collection.count))
-        if not count:
-            return list(ids)
         probe = np.full(self.embedder.dim, 1.0 / np.sqrt(self.embedder.dim), dtype=np.float32)
-        result = await asyncio.to_thread(collection.query, query_embeddings=[probe], n_results=count, include=[])
-        found = set(result["ids"][0])
+
+        def every_id(collection: Any) -> set[str]:
+            count = int(collection.count())
+            if not count:
+                return set()
+            return set(collection.query(query_embeddings=[probe], n_results=count, include=[])["ids"][0])
+
+        found = await self._read(every_id, retry=False)
         return [i for i in ids if i not in found]
 
     def _rebuild_sync(self) -> None:
@@ -341,10 +413,14 @@ class VectorStore:
         if path.exists():
             path.rename(path.with_name(f"{path.name}.damaged-{stamp}"))
 
+    def _rebuild_locked(self) -> None:
+        with store_lock(self.settings):
+            self._rebuild_sync()
+
     async def rebuild(self) -> None:
         """Start the collection again empty (deleting it, or setting a damaged embedded directory aside)."""
         async with self._lock:
-            await asyncio.to_thread(self._rebuild_sync)
+            await asyncio.to_thread(self._rebuild_locked)
             self._collection = None
         async with self._index_lock:
             self._index = None

@@ -55,14 +55,14 @@ async def test_a_paper_stored_while_the_index_loads_is_not_lost(core: Core, stor
 
     papers = await store_day(core)
     store = core.vectors
-    load = store._load_index_sync
+    load = store._load_index
 
     def slow_load(collection: object) -> WindowIndex:
         index = load(collection)  # reads every row stored so far, then the new paper arrives
         time.sleep(0.5)
         return index
 
-    store._load_index_sync = slow_load  # type: ignore[method-assign]
+    store._load_index = slow_load  # type: ignore[method-assign]
     late = replace(papers[0], id="2505.99999")
     vector = np.asarray([1.0] + [0.0] * (store.embedder.dim - 1), dtype=np.float32)
 
