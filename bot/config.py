@@ -81,7 +81,9 @@ class Settings(BaseSettings):
 
     # --- LLM (optional; without a key paperscout ranks and summarises locally) ---
     llm_base_url: str | None = Field(
-        default=None, description="OpenAI-compatible endpoint, e.g. http://localhost:11434/v1."
+        default=None,
+        description="OpenAI-compatible endpoint, e.g. http://localhost:11434/v1. A query (?api-version=...) is sent"
+        " with every request; user:password@ is sent as Basic auth to a proxy (then set no API key).",
     )
     llm_api_key: SecretStr | None = Field(default=None, description="API key for the LLM endpoint.")
     llm_model: str = Field(default="gpt-4o-mini", description="Model name sent to the endpoint.")

@@ -21,7 +21,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
-from urllib.parse import urlsplit
+from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 from bot.config import Settings
 from bot.errors import ConfigError, SourceUnavailable
@@ -165,6 +165,31 @@ def _safe_endpoint(base_url: str) -> str:
     return f"{parts.scheme}://{host}{parts.path}".rstrip("/")
 
 
+@dataclass(frozen=True, slots=True)
+class Endpoint:
+    """`PAPERSCOUT_LLM_BASE_URL` split the way the openai client takes it.
+
+    The client appends paths such as ``/chat/completions`` to its base URL as text, so a query left in the URL
+    would end up before the path (``/v1?api-version=1chat/completions``): the query goes into every request as
+    parameters instead. A ``user:password@`` stays in the URL: httpx sends it as Basic authentication, for a proxy
+    in front of a server without API keys.
+    """
+
+    url: str
+    query: dict[str, str]
+    has_user_info: bool
+
+
+def split_endpoint(base_url: str) -> Endpoint:
+    """The endpoint without its query and fragment, the query as parameters, and whether it names a user."""
+    parts = urlsplit(base_url.strip())
+    return Endpoint(
+        url=urlunsplit((parts.scheme, parts.netloc, parts.path, "", "")),
+        query=dict(parse_qsl(parts.query, keep_blank_values=True)),
+        has_user_info="@" in parts.netloc,
+    )
+
+
 class LLMClient:
     """Chat completions against the configured OpenAI-compatible endpoint, with accounting and clean errors."""
 
@@ -177,6 +202,13 @@ class LLMClient:
         key = settings.llm_api_key.get_secret_value() if settings.llm_api_key is not None else ""
         self._api_key = key or PLACEHOLDER_API_KEY
         base_url = settings.llm_base_url or OPENAI_BASE_URL
+        endpoint = split_endpoint(base_url)
+        if endpoint.has_user_info and key:
+            raise ConfigError(
+                "PAPERSCOUT_LLM_BASE_URL carries a user name and password and PAPERSCOUT_LLM_API_KEY is set too: "
+                "both would go in the one Authorization header; keep the URL's for a proxy with Basic "
+                "authentication, the key for an API"
+            )
         self.endpoint = _safe_endpoint(base_url)
         self.model = settings.llm_model
         # None until a call with a schema tells us; False is remembered for the client's lifetime.
@@ -190,7 +222,8 @@ class LLMClient:
 
         self._client = openai.AsyncOpenAI(
             api_key=self._api_key,
-            base_url=base_url,
+            base_url=endpoint.url,
+            default_query=endpoint.query or None,
             timeout=settings.llm_timeout_seconds,
             max_retries=settings.llm_max_retries,
             http_client=openai.DefaultAsyncHttpxClient(event_hooks={"response": [_no_retry_without_quota]}),

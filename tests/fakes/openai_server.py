@@ -192,13 +192,15 @@ class FakeOpenAI(LoopbackFake[Fault, RecordedRequest]):
         context_window: int | None = None,
         usage_counting: Literal["tokenizer", "estimate"] = "tokenizer",
         api_key: str | None = None,
+        basic_auth: tuple[str, str] | None = None,
         supports_json_schema: bool = True,
         embedding_dimensions: int = 16,
         latency_seconds: float = 0.0,
         host: str = "127.0.0.1",
         port: int = 0,
     ) -> None:
-        """Configure the fake; `api_key`, when set, is required as ``Authorization: Bearer <key>``."""
+        """Configure the fake; `api_key`, when set, is required as ``Authorization: Bearer <key>``, and
+        `basic_auth` (user, password), when set, as ``Authorization: Basic ...`` (a proxy in front of the server)."""
         super().__init__(host, port)
         self.responder: Responder = responder or default_responder
         self.model = model
@@ -207,6 +209,7 @@ class FakeOpenAI(LoopbackFake[Fault, RecordedRequest]):
         # "estimate" reports our own estimate as usage (benchmarks comparing runs made before the honest counts)
         self.usage_counting = usage_counting
         self.api_key = api_key
+        self.basic_auth = basic_auth
         self.supports_json_schema = supports_json_schema
         self.embedding_dimensions = embedding_dimensions
         self.latency_seconds = latency_seconds
@@ -221,7 +224,7 @@ class FakeOpenAI(LoopbackFake[Fault, RecordedRequest]):
 
     def chat_requests(self) -> list[RecordedRequest]:
         """Only the chat completion requests."""
-        return [r for r in self.requests if r.path.endswith("/chat/completions")]
+        return [r for r in self.requests if r.path.split("?", 1)[0].endswith("/chat/completions")]
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -284,6 +287,9 @@ class _Handler(BaseHTTPRequestHandler):
         presented = self.headers.get("Authorization")
         expected = self.fake.api_key
         authorized = expected is None or presented == f"Bearer {expected}"
+        if self.fake.basic_auth is not None:
+            pair = ":".join(self.fake.basic_auth).encode()
+            authorized = presented == f"Basic {base64.b64encode(pair).decode()}"
         headers = {k.lower(): v for k, v in self.headers.items() if k.lower() != "authorization"}
         self.fake._record(
             RecordedRequest(
