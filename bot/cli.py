@@ -299,7 +299,8 @@ async def cmd_db(core: Core, args: argparse.Namespace) -> int:
 
         seen, embedded = await refresh_vectors(core, Progress("embedding"))
         print(f"vectors refreshed: {embedded} of {seen} papers embedded again, the rest were current")
-    return 0
+        return 0
+    return 0 if check.consistent else 1  # a script or healthcheck running `paperscout db` learns of it too
 
 
 async def cmd_users(core: Core, args: argparse.Namespace) -> int:

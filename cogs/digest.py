@@ -9,9 +9,6 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.adapters.discord_app import PaperscoutBot, place_of
-from bot.delivery import deliver_digest
-
-NOT_ADMIN = "/digest in a channel is for its admins (Manage Server); in a DM with me, /digest is your own."
 
 
 class Digest(commands.Cog):
@@ -32,31 +29,9 @@ class Digest(commands.Cog):
             await interaction.response.defer(thinking=True)
             await self.bot.run_command(interaction, "digest", action or "")
             return
+        # the controller checks Manage Server and posts "now" through the ledger, as on every platform
         await interaction.response.defer(ephemeral=True, thinking=True)
-        if not interaction.permissions.manage_guild:
-            await self.bot.tell(interaction, NOT_ADMIN)
-            return
-        if action == "now":
-            await self.post_now(interaction)
-            return
         await self.bot.run_command(interaction, "digest", action or "preview", ephemeral=True)
-
-    async def post_now(self, interaction: discord.Interaction) -> None:
-        """Post today's digest to this channel through the ledger: the scheduled post then knows it went out."""
-        core = self.bot.core
-        found = await core.repo.target_at("discord", str(interaction.channel_id))
-        if found is None:
-            await self.bot.tell(interaction, "This channel has no digest yet; /setup makes one.")
-            return
-        target, profile = found
-        day = await self.bot.controller.today()
-        result = await deliver_digest(core, self.bot.poster, target, profile, day)
-        notes = {
-            "sent": f"Posted the digest of {day.isoformat()} ({result.detail}).",
-            "already-sent": f"The digest of {day.isoformat()} was already posted here.",
-            "failed": f"The digest could not be posted: {result.detail[:300]}",
-        }
-        await self.bot.tell(interaction, notes.get(result.status, result.status))
 
 
 async def setup(bot: PaperscoutBot) -> None:

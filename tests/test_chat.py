@@ -205,3 +205,17 @@ async def test_an_admin_sets_up_a_channel_step_by_step_and_with_a_toml_file(
         assert "not valid TOML" in reply.text and "Nothing was changed" in reply.text
         preview = await say(ctl, ADMIN, other, "/digest preview")
         assert the_digest(preview).digest.items and len(the_digest(preview).digest.items) <= 5
+
+
+async def test_digest_now_without_a_poster_says_where_it_can_be_posted(
+    settings: Settings, embedder: LocalEmbedder, store_day: StoreDay
+) -> None:
+    async with Session(settings, embedder).open() as ctl:
+        await store_day(ctl.core)
+        assert "/setup makes one" in only_text(await say(ctl, ADMIN, CHANNEL, "/digest now")).text
+        options = {"categories": "cs.LG", "time": "09:00", "timezone": "UTC", "size": "3", "profile": "graphs"}
+        assert "All set!" in text_of(await ctl.handle(Incoming(ADMIN, CHANNEL, command="setup", options=options)))
+        assert "admins" in only_text(await say(ctl, MEMBER, CHANNEL, "/digest now")).text
+        reply = only_text(await say(ctl, ADMIN, CHANNEL, "/digest now"))
+        assert "needs the running bot" in reply.text and reply.ephemeral
+        assert "now, preview, pause or resume" in only_text(await say(ctl, ADMIN, CHANNEL, "/digest weekly")).text

@@ -225,7 +225,7 @@ def test_db_reports_papers_without_vectors_instead_of_hiding_it(
             await core.vectors.delete([paper_id])
 
     asyncio.run(lose_one_vector())
-    assert main(["db"]) == 0
+    assert main(["db"]) == 1
     out = capsys.readouterr().out
     assert "mismatch:        3 papers but 2 vectors: 1 papers without a vector (first: " in out
     assert "run paperscout db --repair" in out

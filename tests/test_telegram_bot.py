@@ -472,3 +472,30 @@ async def test_the_upgrade_service_message_alone_moves_the_digest(
     assert await core.repo.target_at("telegram", str(upgraded)) is not None
     assert await core.repo.target_at("telegram", str(basic)) is None
     assert not fake.calls("sendMessage"), "nothing is said about it in either chat"
+
+
+async def test_a_group_admin_posts_the_digest_now_once_and_a_member_is_refused(
+    core: Core, tg_settings: Settings, fake: FakeTelegram, store_day: StoreDay
+) -> None:
+    await store_day(core)
+    profile = Profile("Group", (Topic("language models", "large language models"),), categories=("cs.CL",))
+    await core.repo.save_profile(f"telegram:{GROUP}", profile)
+    await core.repo.save_target(Target("telegram", str(GROUP), "Group", digest_size=4), f"telegram:{GROUP}")
+    async with telegram_bot(core, tg_settings):
+        [refused] = await say(fake, GROUP, BOB, "/digest now")
+        assert "admins" in refused.text
+        before = len(fake.sent(GROUP))
+        fake.inject_message(GROUP, CLEO, "/digest now")
+        await fake.wait_for_sent(GROUP, before + 2)
+        for _ in range(100):  # the digest's messages, then the note to the admin
+            if "Posted the digest of 2025-05-26" in fake.sent(GROUP)[-1].text:
+                break
+            await asyncio.sleep(0.05)
+        sent = fake.sent(GROUP)[before:]
+        assert "Posted the digest of 2025-05-26" in sent[-1].text
+        assert any("arxiv.org/abs/" in (m.html or "") for m in sent[:-1])  # the digest went to the group
+        [again] = await say(fake, GROUP, CLEO, "/digest now")
+        assert "already posted" in again.text
+    found = await core.repo.target_at("telegram", str(GROUP))
+    assert found is not None
+    assert [p.day.isoformat() for p in await core.repo.posted_digests(found[0].id)] == ["2025-05-26"]

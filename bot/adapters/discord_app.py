@@ -118,8 +118,9 @@ class PaperscoutBot(commands.Bot):
         )
         self.core = core
         self.settings = core.settings
-        self.controller = controller or ChatController(core)
         self.poster = DiscordPoster(self)
+        self.controller = controller or ChatController(core)
+        self.controller.poster = self.controller.poster or self.poster  # for an admin's /digest now
         self.initial_extensions = tuple(extensions)
         self.recent_papers = RecentPapers(core)
 

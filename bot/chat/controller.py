@@ -20,6 +20,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from bot import learn, onboarding
 from bot.cards import explain_paper, stored_paper
@@ -42,7 +43,7 @@ from bot.core import Core
 from bot.days import stored_days_note, stored_today
 from bot.errors import InputError
 from bot.logs import elapsed_ms, log_event
-from bot.models import InvalidPaperId, Paper, Profile, split_arxiv_id
+from bot.models import InvalidPaperId, Paper, Profile, Target, split_arxiv_id
 from bot.users import (
     WEEKDAYS,
     SettingError,
@@ -56,6 +57,9 @@ from bot.users import (
     profile_owner,
 )
 from bot.views import DigestView, PaperView, digest_view, paper_view, usage_line
+
+if TYPE_CHECKING:  # the digest poster is only needed for /digest now
+    from bot.delivery import Poster
 
 log = logging.getLogger(__name__)
 
@@ -136,8 +140,11 @@ def _log_turn(command: str, place: Place, outcome: str, started: float) -> None:
 class ChatController:
     """The conversation core every front end drives (see the module docstring)."""
 
-    def __init__(self, core: Core) -> None:
+    def __init__(self, core: Core, poster: Poster | None = None) -> None:
+        """`poster` is the front end's digest poster, for an admin's "/digest now"; without one (the console) a
+        channel's digest can only be previewed."""
         self.core = core
+        self.poster = poster
 
     # --- the entry points ---
 
@@ -442,6 +449,10 @@ async def _channel_digest(ctl: ChatController, turn: Turn, word: str) -> list[Re
     found = await ctl.core.repo.target_at(turn.place.platform, turn.place.chat_id)
     if found is None:
         return _text("This channel has no digest yet; /setup makes one.", ephemeral=True)
+    if word == "now":
+        return await _post_now(ctl, *found)
+    if word not in ("", "preview"):
+        return _text("In a channel: /digest now, preview, pause or resume.", ephemeral=True)
     from bot.digest import build_digest
 
     target, profile = found
@@ -453,6 +464,22 @@ async def _channel_digest(ctl: ChatController, turn: Turn, word: str) -> list[Re
         TextReply("Preview (not posted, and it does not count as today's post):", ephemeral=True),
         DigestReply(digest_view(digest)),
     ]
+
+
+async def _post_now(ctl: ChatController, target: Target, profile: Profile) -> list[Reply]:
+    """Post the channel's digest of today through the ledger, so the scheduled post knows it went out."""
+    if ctl.poster is None:
+        return _text("Posting needs the running bot (paperscout run); /digest preview shows it here.", ephemeral=True)
+    from bot.delivery import deliver_digest
+
+    day = await ctl.today()
+    result = await deliver_digest(ctl.core, ctl.poster, target, profile, day)
+    notes = {
+        "sent": f"Posted the digest of {day.isoformat()} ({result.detail}).",
+        "already-sent": f"The digest of {day.isoformat()} was already posted here.",
+        "failed": f"The digest could not be posted: {result.detail[:300]}",
+    }
+    return _text(notes.get(result.status, result.status), ephemeral=True)
 
 
 async def _react(ctl: ChatController, turn: Turn, value: int) -> list[Reply]:
@@ -622,7 +649,11 @@ async def _resume(ctl: ChatController, turn: Turn) -> list[Reply]:
 COMMANDS: dict[str, Command] = {
     "help": Command(_help, "", "this list"),
     "start": Command(_start, "", "set up your personal profile (or go through it again)", where="dm"),
-    "digest": Command(_digest, "[weekly]", "your personal digest of the latest day, numbered for /up and /down"),
+    "digest": Command(
+        _digest,
+        "[weekly] (in a channel, its admins: now|preview|pause|resume)",
+        "your personal digest of the latest day, numbered for /up and /down",
+    ),
     "up": Command(_up, "N|ID", "thumbs up for paper N of your last list (or an arXiv id); teaches your profile"),
     "down": Command(_down, "N|ID", "thumbs down, likewise"),
     "more": Command(_more, "N|ID", "stored papers like that one, ordered with your profile"),

@@ -127,9 +127,11 @@ async def start_telegram(
         await mark_moved(core, old_chat_id, new_chat_id)
 
     sender = TelegramSender(app.bot, pacer, on_gone=on_gone, on_moved=on_moved)
+    poster = TelegramPoster(sender)
+    controller.poster = controller.poster or poster  # for a group admin's /digest now
     front_end = TelegramFrontEnd(controller, sender)
     front_end.register(app)
-    handle = TelegramHandle(app, TelegramPoster(sender), front_end)
+    handle = TelegramHandle(app, poster, front_end)
     await app.initialize()
     try:
         private, groups = command_lists()
