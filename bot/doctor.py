@@ -298,9 +298,10 @@ async def check_vector_store(settings: Settings, paper_ids: set[str] | None) -> 
         if extra:
             parts.append(f"no paper for {len(extra)} vector{'s' if len(extra) != 1 else ''} (e.g. {min(extra)})")
         fix = (
-            "run paperscout db --refresh-vectors"
+            "run paperscout db --repair (with the bot stopped): it embeds the missing papers again"
             if not extra
-            else "a collection shared with another archive? set PAPERSCOUT_CHROMA_COLLECTION per archive"
+            else "a collection shared with another archive? set PAPERSCOUT_CHROMA_COLLECTION per archive;"
+            " if not, paperscout db --repair (with the bot stopped) deletes the strays"
         )
         return Finding(
             "vector store",

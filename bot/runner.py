@@ -147,7 +147,9 @@ class Runner:
 
     async def heartbeat(self) -> None:
         """Tell `paperscout doctor --running` (a container healthcheck) that the event loop still turns."""
-        await asyncio.to_thread(beat, self.core.settings.home)
+        # on the loop itself (one small file write): through the thread pool, a pool busy with long work would
+        # delay the beat and make a live bot look stuck
+        beat(self.core.settings.home)
 
     async def catch_up_feed(self) -> PollOutcome | None:
         """On start: the days missed while down from arXiv's API, then one look at the feed for the latest one."""

@@ -7,6 +7,7 @@ not only through the commands' default permissions, which a server can override.
 
 from __future__ import annotations
 
+import time
 from typing import Literal
 
 import discord
@@ -15,7 +16,9 @@ from discord.ext import commands
 
 from bot.adapters.discord_app import PaperscoutBot, place_of, speaker_of
 from bot.adapters.discord_choices import category_choices, timezone_choices
+from bot.chat import Place
 from bot.chat import setup as channel_setup
+from bot.chat.controller import log_turn
 
 REPLY_HINT = "(Answer by replying to this message; /setup with options sets everything at once.)"
 SETUP_PERMISSIONS = (
@@ -97,22 +100,31 @@ class Admin(commands.Cog):
         self, ctx: commands.Context[PaperscoutBot], scope: Literal["global", "here"] = "global"
     ) -> None:
         """``@paperscout sync`` (owner): register the slash commands with Discord, globally or in this server."""
-        count = await self._sync(ctx.guild if scope == "here" else None)
+        place = place_of(ctx.channel, ctx.author)
+        count = await self._sync(place, ctx.guild if scope == "here" else None)
         await ctx.reply(f"Synced {count} commands{' here' if scope == 'here' else ''}.")
 
     @app_commands.command(name="sync", description="Register the slash commands with Discord (the bot's owner)")
     async def sync_slash(self, interaction: discord.Interaction, scope: Literal["global", "here"] = "global") -> None:
         await interaction.response.defer(ephemeral=True, thinking=True)
+        place = place_of(interaction.channel, interaction.user)
         if not await self.bot.is_owner(interaction.user):
+            log_turn("/sync", place, "refused", time.monotonic())
             await self.bot.tell(interaction, "Only the bot's owner syncs its commands.")
             return
-        count = await self._sync(interaction.guild if scope == "here" else None)
+        count = await self._sync(place, interaction.guild if scope == "here" else None)
         await self.bot.tell(interaction, f"Synced {count} commands.")
 
-    async def _sync(self, guild: discord.abc.Snowflake | None) -> int:
-        if guild is not None:
-            self.bot.tree.copy_global_to(guild=guild)
-        return len(await self.bot.tree.sync(guild=guild))
+    async def _sync(self, place: Place, guild: discord.abc.Snowflake | None) -> int:
+        started, outcome = time.monotonic(), "error"
+        try:
+            if guild is not None:
+                self.bot.tree.copy_global_to(guild=guild)
+            count = len(await self.bot.tree.sync(guild=guild))
+            outcome = "ok"
+            return count
+        finally:
+            log_turn("/sync", place, outcome, started)
 
 
 async def setup(bot: PaperscoutBot) -> None:

@@ -5,6 +5,7 @@ DMs, replies."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import dataclasses
 import datetime as dt
 import time
@@ -18,6 +19,7 @@ from bot.adapters.discord_render import digest_messages
 from bot.config import Settings
 from bot.core import Core
 from bot.delivery import DeliveryError
+from bot.logs import FIELDS
 from bot.models import Digest, Paper, ScoredPaper, Target
 from bot.views import digest_view
 from tests.conftest import StoreDay
@@ -425,10 +427,11 @@ def test_rendered_digest_messages_pass_discords_checks() -> None:
 
 
 async def test_digest_now_posts_once_through_the_ledger_for_admins_only(
-    fake: DiscordFake, core: Core, store_day: StoreDay
+    fake: DiscordFake, core: Core, store_day: StoreDay, caplog: pytest.LogCaptureFixture
 ) -> None:
     await store_day(core)
     bot = new_bot(core)
+    caplog.set_level(logging.INFO, logger="bot.chat.controller")
     async with running(bot, fake):
         await synced(fake)
         options = {
@@ -462,6 +465,16 @@ async def test_digest_now_posts_once_through_the_ledger_for_admins_only(
         shown = await fake.wait_for_followups(preview, count=2, within=30)
         assert all(m["flags"] & 64 for m in shown)  # a preview is only for the admin who asked
     no_refusals(fake)
+    # one log line per command, the owner's sync and each /digest included
+    logged = [getattr(r, FIELDS) for r in caplog.records if r.getMessage() == "chat command"]
+    assert [(f["command"], f["outcome"]) for f in logged] == [
+        ("/sync", "ok"),
+        ("/setup", "ok"),
+        ("/digest", "ok"),  # a member's: answered with "for its admins", as the controller answers any refusal
+        ("/digest", "ok"),
+        ("/digest", "ok"),
+        ("/digest", "ok"),
+    ]
 
 
 async def test_export_is_a_file_only_the_member_sees(fake: DiscordFake, core: Core) -> None:

@@ -414,7 +414,8 @@ def test_a_consistent_archive_passes_and_a_lost_vector_is_named(
     assert code == 1
     assert fails(lines) == [
         f"FAIL  vector store: embedded store {settings.chroma_path}: collection 'papers' does not match the database:"
-        f" no vector for 1 paper (e.g. {papers[0].id}); fix: run paperscout db --refresh-vectors"
+        f" no vector for 1 paper (e.g. {papers[0].id}); fix: run paperscout db --repair (with the bot"
+        " stopped): it embeds the missing papers again"
     ]
 
 

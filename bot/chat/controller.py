@@ -123,7 +123,9 @@ def command_label(msg: Incoming) -> str:
     return "text"
 
 
-def _log_turn(command: str, place: Place, outcome: str, started: float) -> None:
+def log_turn(command: str, place: Place, outcome: str, started: float) -> None:
+    """The one log line of a chat command (also for the few a front end answers itself, such as Discord's sync):
+    `outcome` is ok, refused or error, `started` its `time.monotonic()` start."""
     # a DM's chat id is the member's own id: logs name the platform only, so /forget leaves no trace of who spoke
     target = f"{place.platform}:dm" if place.is_dm else place.key
     log_event(
@@ -163,7 +165,7 @@ class ChatController:
         finally:
             label = command_label(msg)
             if replies or outcome != "ok" or label != "text":  # channel chatter that is not for us is not a turn
-                _log_turn(label, msg.place, outcome, started)
+                log_turn(label, msg.place, outcome, started)
 
     async def greet(self, speaker: Speaker, place: Place) -> list[Reply]:
         """What someone opening a conversation sees (the console's start, Telegram's /start in a DM): an unfinished
@@ -174,7 +176,7 @@ class ChatController:
             outcome = "ok"
             return replies
         finally:
-            _log_turn("/start", place, outcome, started)
+            log_turn("/start", place, outcome, started)
 
     async def _greet(self, speaker: Speaker, place: Place) -> list[Reply]:
         async with self.core.user_locks("chat|" + speaker.user_key):
