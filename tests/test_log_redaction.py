@@ -8,25 +8,39 @@ from pathlib import Path
 import pytest
 
 from bot.cli import main
-from tests.fakes.openai_server import TEST_API_KEY, FakeOpenAI
+from tests.fakes.openai_server import TEST_API_KEY, FakeOpenAI, RecordedRequest
 from tests.test_cli import home, small_day  # noqa: F401 - the fixture is used by name
+
+QUESTION = ("recurrent neural network music", "--as-of", "2025-05-26")
+
+
+@pytest.fixture
+def stored(home: Path, tmp_path: Path) -> Path:  # noqa: F811
+    """A home with three papers of the bundled day stored."""
+    assert main(["ingest", "--jsonl", str(small_day(tmp_path, 3))]) == 0
+    return home
+
+
+def ask_through(
+    fake: FakeOpenAI, url: str, key: str | None, monkeypatch: pytest.MonkeyPatch, *flags: str
+) -> tuple[int, list[RecordedRequest]]:
+    """`paperscout ask` with the LLM at `url` (and `key`): its exit code and the chat requests the fake saw."""
+    monkeypatch.setenv("PAPERSCOUT_LLM_BASE_URL", url)
+    if key:
+        monkeypatch.setenv("PAPERSCOUT_LLM_API_KEY", key)
+    return main([*flags, "ask", *QUESTION]), fake.chat_requests()
 
 
 def test_llm_base_url_credentials_are_masked_in_httpx_log_lines_with_v(
-    home: Path,  # noqa: F811
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
+    stored: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(["ingest", "--jsonl", str(small_day(tmp_path, 3))]) == 0
     # a proxy with Basic authentication in front of a server that wants a key in the query
     with FakeOpenAI(responder=lambda request: "It is [1].", basic_auth=("bob", "hunter22pass")) as fake:
         url = fake.base_url.replace("http://", "http://bob:hunter22pass@") + "?key=sk-querysecret99"
-        monkeypatch.setenv("PAPERSCOUT_LLM_BASE_URL", url)
         capsys.readouterr()
-        assert main(["-v", "ask", "recurrent neural network music", "--as-of", "2025-05-26"]) == 0
-        sent = fake.chat_requests()
+        code, sent = ask_through(fake, url, None, monkeypatch, "-v")
     out, err = capsys.readouterr()
+    assert code == 0
     assert sent and all(r.authorized for r in sent), sent  # the URL's user and password went as Basic auth
     assert all(r.path == "/v1/chat/completions?key=sk-querysecret99" for r in sent), [r.path for r in sent]
     requests = [line for line in err.splitlines() if "HTTP Request: POST" in line]
@@ -37,34 +51,24 @@ def test_llm_base_url_credentials_are_masked_in_httpx_log_lines_with_v(
 
 
 def test_a_query_in_the_llm_base_url_reaches_every_request_after_the_path(
-    home: Path,  # noqa: F811
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
+    stored: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Azure-style endpoints want ?api-version=...; the openai client appends paths to its base URL as text."""
-    assert main(["ingest", "--jsonl", str(small_day(tmp_path, 3))]) == 0
     with FakeOpenAI(responder=lambda request: "It is [1].", api_key=TEST_API_KEY) as fake:
-        monkeypatch.setenv("PAPERSCOUT_LLM_BASE_URL", fake.base_url + "/?api-version=2024-06-01")
-        monkeypatch.setenv("PAPERSCOUT_LLM_API_KEY", TEST_API_KEY)
-        assert main(["ask", "recurrent neural network music", "--as-of", "2025-05-26"]) == 0
-        sent = fake.chat_requests()
-    assert sent and all(r.authorized for r in sent)
+        code, sent = ask_through(fake, fake.base_url + "/?api-version=2024-06-01", TEST_API_KEY, monkeypatch)
+    assert code == 0 and sent and all(r.authorized for r in sent)
     assert {r.path for r in sent} == {"/v1/chat/completions?api-version=2024-06-01"}
 
 
 def test_a_user_in_the_llm_base_url_and_an_api_key_are_refused_in_one_line(
-    home: Path,  # noqa: F811
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
+    stored: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(["ingest", "--jsonl", str(small_day(tmp_path, 3))]) == 0
-    monkeypatch.setenv("PAPERSCOUT_LLM_BASE_URL", "http://bob:hunter22pass@127.0.0.1:9/v1")
-    monkeypatch.setenv("PAPERSCOUT_LLM_API_KEY", TEST_API_KEY)
-    capsys.readouterr()
-    assert main(["ask", "recurrent neural network music", "--as-of", "2025-05-26"]) == 1
+    with FakeOpenAI() as fake:
+        capsys.readouterr()
+        url = fake.base_url.replace("http://", "http://bob:hunter22pass@")
+        code, sent = ask_through(fake, url, TEST_API_KEY, monkeypatch)
     out, err = capsys.readouterr()
+    assert code == 1 and not sent
     [line] = err.splitlines()
     assert "PAPERSCOUT_LLM_BASE_URL carries a user name and password and PAPERSCOUT_LLM_API_KEY is set" in line
     assert "hunter22pass" not in err + out and TEST_API_KEY not in err + out
