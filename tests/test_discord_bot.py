@@ -5,9 +5,9 @@ DMs, replies."""
 from __future__ import annotations
 
 import asyncio
-import logging
 import dataclasses
 import datetime as dt
+import logging
 import time
 from typing import Any
 
