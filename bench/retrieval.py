@@ -5,7 +5,12 @@ Vectors are synthetic (random unit vectors, as the issue allows); texts reuse re
 shared week so BM25 sees realistic term statistics; papers are spread over 250 announcement days (400 a day).
 The query embedding is computed once up front: the model's time is not part of the retrieval step.
 
-    .venv/bin/python bench/retrieval.py [--papers 100000] [--queries 200] [--home DIR]
+It also prints what the first windowed search costs a fresh process (a CLI `ask` or `search`): each window is
+searched in a new Python process that opens the store, so the window index loads only that window's days; "all"
+loads the whole store first, as every windowed search did before the index loaded on demand. Memory is the peak
+resident set during that first search minus the resident set before it (median of --cold-runs runs).
+
+    .venv/bin/python bench/retrieval.py [--papers 100000] [--queries 200] [--home DIR] [--cold-runs 3]
 """
 
 from __future__ import annotations
@@ -14,7 +19,12 @@ import argparse
 import asyncio
 import dataclasses
 import datetime as dt
+import json
+import os
+import re
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -27,10 +37,12 @@ from bot.core import open_core
 from bot.ingest.jsonl import read_jsonl
 from bot.rag import lexical_groups
 from bot.search import window_filter
+from bot.vectors import VectorStore
 
 FIRST_DAY = dt.date(2024, 9, 2)
 PER_DAY = 400
 WINDOWS = (1, 5, 30)  # days in the date filter: one day, a week of announcements, a month
+COLD = (1, 5, 30, 0)  # first windowed search in a fresh process; 0: load the whole store first (the old way)
 QUERIES = [
     "mixture of experts",
     "quantization of large language models",
@@ -58,7 +70,66 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q / 100 * (len(ordered) - 1)))]
 
 
-SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+ROOT = Path(__file__).resolve().parents[1]
+SHARED_DATA = ROOT.parent / "shared" / "data"
+
+
+def _status_mb(key: str) -> float:
+    """A figure of this process from /proc/self/status (VmRSS, VmHWM), in MB."""
+    with open("/proc/self/status", encoding="ascii") as status:
+        match = re.search(rf"^{key}:\s+(\d+) kB", status.read(), re.MULTILINE)
+    return int(match.group(1)) / 1024 if match else float("nan")
+
+
+def _reset_peak() -> None:
+    """Start VmHWM (the peak resident set) again from the current resident set (Linux's clear_refs 5)."""
+    with open("/proc/self/clear_refs", "w", encoding="ascii") as refs:
+        refs.write("5")
+
+
+async def cold_search(home: Path, days: int, last_day: dt.date) -> dict[str, float]:
+    """In this (fresh) process: open the store, then time the first search of the last `days` days (0: the whole
+    store loaded first) and a second one; the memory the first search added."""
+    store = VectorStore(Settings(home=home), NoModel())  # type: ignore[arg-type]
+    started = time.perf_counter()
+    await store.collection()
+    opened = time.perf_counter() - started
+    vector = np.random.default_rng(days).standard_normal(384).astype(np.float32)
+    since = last_day - dt.timedelta(days=max(days, 1) - 1)
+    before = _status_mb("VmRSS")
+    _reset_peak()
+    started = time.perf_counter()
+    if not days:
+        await store.window_index()
+    await store.search_window(vector, 120, since, last_day)
+    first = time.perf_counter() - started
+    peak = _status_mb("VmHWM")
+    started = time.perf_counter()
+    await store.search_window(vector, 120, since, last_day)
+    again = time.perf_counter() - started
+    held = len(await store.window_index(since, last_day))
+    return {"open": opened, "first": first, "again": again * 1000, "held": held, "memory": peak - before}
+
+
+def cold_table(home: Path, papers: int, runs: int) -> None:
+    """Print the median cold figures of each window in COLD, each run in a new process."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    print(
+        f"{'first windowed search, new process':<36} {'window':>7} {'open s':>7} {'first s':>8} "
+        f"{'again ms':>9} {'vectors':>8} {'peak MB':>8}"
+    )
+    for days in COLD:
+        results = []
+        for _ in range(runs):
+            command = [sys.executable, __file__, "--home", str(home), "--papers", str(papers), "--cold", str(days)]
+            done = subprocess.run(command, env=env, capture_output=True, text=True, check=True)
+            results.append(json.loads(done.stdout.strip().splitlines()[-1]))
+        median = {key: statistics.median(r[key] for r in results) for key in results[0]}
+        label = "window index: whole store, then" if not days else "window index: on demand"
+        print(
+            f"{label:<36} {(str(days) + ' d') if days else '1 d':>7} {median['open']:7.2f} {median['first']:8.2f} "
+            f"{median['again']:9.1f} {int(median['held']):8d} {median['memory']:8.0f}"
+        )
 
 
 async def main() -> None:
@@ -67,7 +138,13 @@ async def main() -> None:
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--home", type=Path, help="reuse a state dir filled by an earlier run")
     parser.add_argument("--data", type=Path, default=SHARED_DATA)
+    parser.add_argument("--cold-runs", type=int, default=3, help="fresh processes per window for the cold figures")
+    parser.add_argument("--cold", type=int, help=argparse.SUPPRESS)  # one cold run, in a process of its own
     args = parser.parse_args()
+    last_day = FIRST_DAY + dt.timedelta(days=(args.papers - 1) // PER_DAY)
+    if args.cold is not None:
+        print(json.dumps(await cold_search(args.home, args.cold, last_day)))
+        return
     sources = read_jsonl(sorted((args.data / "arxiv").glob("*.jsonl")) or [bundled_file("arxiv-2025-05-26.jsonl")])
     rng = np.random.default_rng(7)
 
@@ -89,12 +166,13 @@ async def main() -> None:
                     await core.repo.upsert_papers(batch)
                     await core.vectors.upsert(batch, vectors)
                 print(f"stored {args.papers} papers in {time.perf_counter() - started:.0f} s")
-            last_day = FIRST_DAY + dt.timedelta(days=(args.papers - 1) // PER_DAY)
             print(
                 f"papers: {await core.repo.count_papers()}, vectors: {await core.vectors.count()}, "
                 f"days {FIRST_DAY}..{last_day}"
             )
 
+            if args.cold_runs:
+                cold_table(settings.home, args.papers, args.cold_runs)
             query_vectors = rng.standard_normal((args.queries, 384)).astype(np.float32)
             query_vectors /= np.linalg.norm(query_vectors, axis=1, keepdims=True)
             await core.vectors.query(query_vectors[0], 10)  # open and warm Chroma's index

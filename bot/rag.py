@@ -309,9 +309,11 @@ def _searches_window_index(filters: Filters) -> bool:
 
 
 async def _open_vectors(core: Core, filters: Filters) -> None:
-    """Open what the candidate search reads: the window index for a windowed topic search, else the collection."""
+    """Open what the candidate search reads: the window's part of the window index for a windowed topic search
+    (all of it for categories alone), else the collection."""
     if _searches_window_index(filters):
-        await core.vectors.window_index()
+        window = filters.window
+        await core.vectors.window_index(window.start if window else None, window.end if window else None)
     else:
         await core.vectors.collection()
 

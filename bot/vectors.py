@@ -23,7 +23,7 @@ from bot.config import Settings
 from bot.embed import ChromaEmbeddingAdapter, Embedder
 from bot.errors import ConfigError, StateError
 from bot.models import Paper, day_to_int
-from bot.window_index import WindowIndex
+from bot.window_index import DayRanges, DaySpan, WindowIndex
 
 log = logging.getLogger(__name__)
 
@@ -37,6 +37,18 @@ T = TypeVar("T")
 def category_key(category: str) -> str:
     """The metadata key that marks a paper as listed in `category`."""
     return CATEGORY_FLAG + category
+
+
+def day_range_filter(low: int | None, high: int | None) -> dict[str, Any] | None:
+    """A Chroma `where` clause for papers announced in [low, high] (yyyymmdd ints, None an open end)."""
+    clauses: list[dict[str, Any]] = []
+    if low is not None:
+        clauses.append({"announced": {"$gte": low}})
+    if high is not None:
+        clauses.append({"announced": {"$lte": high}})
+    if not clauses:
+        return None
+    return clauses[0] if len(clauses) == 1 else {"$and": clauses}
 
 
 def paper_metadata(paper: Paper, tldr: str = "") -> dict[str, Any]:
@@ -140,6 +152,7 @@ class VectorStore:
         self._collection: Any = None
         self._lock = asyncio.Lock()
         self._index: WindowIndex | None = None
+        self._loaded = DayRanges()  # the announcement days `_index` holds every stored vector of
         self._index_lock = asyncio.Lock()
 
     def _open_sync(self) -> Any:
@@ -222,32 +235,56 @@ class VectorStore:
                     [p.categories for p in papers],
                 )
 
-    def _load_index(self, collection: Any) -> WindowIndex:
-        index = WindowIndex(self.embedder.dim)
-        offset = 0
-        while True:
-            batch = collection.get(include=["embeddings", "metadatas"], limit=LOAD_PAGE, offset=offset)
-            if not batch["ids"]:
-                break
-            metas = [m or {} for m in batch["metadatas"]]
-            index.upsert(
-                batch["ids"],
-                [int(m.get("announced", 0)) for m in metas],
-                np.asarray(batch["embeddings"], dtype=np.float32),
-                [str(m.get("categories", "")).split() for m in metas],
-            )
-            offset += len(batch["ids"])
-            if len(batch["ids"]) < LOAD_PAGE:
-                break
-        return index
+    def _load_index(self, collection: Any, spans: Sequence[DaySpan]) -> int:
+        """Read every stored vector announced in `spans` into the window index, page by page; how many were read.
 
-    async def window_index(self) -> WindowIndex:
-        """The in-memory date-window index, loaded from Chroma on first use and kept in step by upsert/delete."""
+        Called inside one `_read`: all the spans come from one snapshot of the store. A retried call (stale view)
+        reads them again, and the index replaces rows by id.
+        """
+        index = self._index
+        assert index is not None, "the window index is created before it is loaded"
+        everything = list(spans) == [(None, None)]
+        if everything:
+            index.reserve(int(collection.count()))
+        read = 0
+        for low, high in spans:
+            where = None if everything else day_range_filter(low, high)
+            offset = 0
+            while True:
+                batch = collection.get(include=["embeddings", "metadatas"], where=where, limit=LOAD_PAGE, offset=offset)
+                if not batch["ids"]:
+                    break
+                metas = [m or {} for m in batch["metadatas"]]
+                index.upsert(
+                    batch["ids"],
+                    [int(m.get("announced", 0)) for m in metas],
+                    np.asarray(batch["embeddings"], dtype=np.float32),
+                    [str(m.get("categories", "")).split() for m in metas],
+                )
+                offset += len(batch["ids"])
+                if len(batch["ids"]) < LOAD_PAGE:
+                    break
+            read += offset
+        return read
+
+    async def window_index(self, since: dt.date | None = None, until: dt.date | None = None) -> WindowIndex:
+        """The in-memory date-window index, holding at least every stored vector announced in [since, until].
+
+        An open end reaches the first (last) stored day; no window at all means the whole store. Only the days not
+        loaded yet are read from Chroma; upsert/delete keep the loaded rows in step (and add rows of other days).
+        """
+        low = day_to_int(since) if since else None
+        high = day_to_int(until) if until else None
         async with self._index_lock:
             if self._index is None:
-                # every page in one locked call: the index is one snapshot of the store
-                self._index = await self._read(self._load_index)
-                log.info("window index loaded: %d vectors", len(self._index))
+                self._index = WindowIndex(self.embedder.dim)
+                self._loaded.clear()
+            missing = self._loaded.missing(low, high)
+            if missing:
+                # every missing span in one locked call: what a window adds is one snapshot of the store
+                read = await self._read(lambda c: self._load_index(c, missing))
+                self._loaded.add(low, high)
+                log.info("window index: %d vectors read for days %s; %d held", read, missing, len(self._index))
             return self._index
 
     async def search_window(
@@ -264,7 +301,7 @@ class VectorStore:
         """
         if since is None and until is None and not categories:
             return [(h.id, h.similarity) for h in await self.query(vector, n_results)]
-        index = await self.window_index()
+        index = await self.window_index(since, until)
         low = day_to_int(since) if since else None
         high = day_to_int(until) if until else None
         return await asyncio.to_thread(index.search, vector, n_results, low, high, list(categories))
@@ -288,9 +325,12 @@ class VectorStore:
         return np.asarray([by_id[i] for i in ids], dtype=np.float32)
 
     async def window_vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
-        """The vectors among `ids` that the window index holds (what `search_window` searched with a window)."""
-        index = await self.window_index()
-        return index.vectors(ids)
+        """The vectors among `ids` that the window index holds (what `search_window` searched with a window).
+
+        Nothing is loaded here: the ids come from a window `search_window` (or `window_index`) has loaded.
+        """
+        index = self._index
+        return index.vectors(ids) if index is not None else {}
 
     async def found_vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
         """The stored vectors among `ids`, by id (papers not embedded yet are simply absent); one round trip."""
@@ -424,3 +464,4 @@ class VectorStore:
             self._collection = None
         async with self._index_lock:
             self._index = None
+            self._loaded.clear()

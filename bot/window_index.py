@@ -4,16 +4,91 @@ Chroma stays the store of record, but its metadata-filtered queries cost 70-230 
 (docs/BENCHMARKS.md), while questions nearly always name a window ("this week"). This index mirrors the stored
 vectors in one float32 matrix with each row's announcement day; a window is a contiguous slice of the rows
 sorted by day, so a query is one matrix-vector product over that slice. 100,000 papers take about 150 MB.
+
+The index need not hold the whole archive: `DayRanges` records which announcement days it holds completely, so a
+process asking about one week (a CLI `ask`) reads that week from Chroma and not the other 100,000 vectors.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import threading
 from collections.abc import Sequence
 
 import numpy as np
 
+from bot.models import day_to_int, int_to_day
+
 _GROW = 1.5
+_FIRST = -(10**9)  # stands for an open start: before every yyyymmdd day (and the 0 of a missing one)
+_LAST = 10**9  # stands for an open end: after every yyyymmdd day
+
+DaySpan = tuple[int | None, int | None]  # inclusive yyyymmdd days; None is an open end
+
+
+def _step(day: int, days: int) -> int:
+    """The yyyymmdd day `days` after `day` (20250131 -> 20250201), or plain integer steps for a non-date."""
+    try:
+        return day_to_int(int_to_day(day) + dt.timedelta(days=days))
+    except (ValueError, OverflowError):
+        return day + days
+
+
+class DayRanges:
+    """A set of inclusive announcement-day ranges (yyyymmdd ints), kept merged: which days an index holds in full.
+
+    Consecutive days merge across month ends (..20250131 and 20250201.. are one range), so no empty gap between
+    them is ever asked for.
+    """
+
+    def __init__(self) -> None:
+        self._spans: list[tuple[int, int]] = []  # sorted, disjoint, never adjacent
+
+    @staticmethod
+    def _bounds(low: int | None, high: int | None) -> tuple[int, int]:
+        return (_FIRST if low is None else low, _LAST if high is None else high)
+
+    @property
+    def spans(self) -> list[DaySpan]:
+        """The ranges held, in order (None for an open end)."""
+        return [(None if a == _FIRST else a, None if b == _LAST else b) for a, b in self._spans]
+
+    def missing(self, low: int | None, high: int | None) -> list[DaySpan]:
+        """The parts of [low, high] not held yet, in order (None for an open end); empty when all is held."""
+        start, end = self._bounds(low, high)
+        gaps: list[tuple[int, int]] = []
+        cursor = start
+        for a, b in self._spans:
+            if b < cursor:
+                continue
+            if a > end:
+                break
+            if a > cursor:
+                gaps.append((cursor, _step(a, -1)))
+            cursor = _step(b, 1)
+            if cursor > end:
+                break
+        if cursor <= end:
+            gaps.append((cursor, end))
+        return [(None if a == _FIRST else a, None if b == _LAST else b) for a, b in gaps if a <= b]
+
+    def add(self, low: int | None, high: int | None) -> None:
+        """Record [low, high] as held, merging it with the ranges it overlaps or touches."""
+        start, end = self._bounds(low, high)
+        if start > end:
+            return
+        kept: list[tuple[int, int]] = []
+        for a, b in self._spans:
+            if _step(b, 1) < start or a > _step(end, 1):
+                kept.append((a, b))
+            else:
+                start, end = min(start, a), max(end, b)
+        kept.append((start, end))
+        self._spans = sorted(kept)
+
+    def clear(self) -> None:
+        """Forget every range."""
+        self._spans = []
 
 
 class WindowIndex:
@@ -33,6 +108,11 @@ class WindowIndex:
 
     def __len__(self) -> int:
         return int(self._alive[: self._size].sum())
+
+    def reserve(self, extra: int) -> None:
+        """Make room for `extra` more rows at once (a load that knows its size grows the matrix once)."""
+        with self._lock:
+            self._reserve(extra)
 
     def _reserve(self, extra: int) -> None:
         needed = self._size + extra

@@ -7,7 +7,7 @@ import itertools
 import numpy as np
 
 from bot.core import Core
-from bot.window_index import WindowIndex
+from bot.window_index import DaySpan, WindowIndex
 from tests.conftest import StoreDay
 
 
@@ -57,10 +57,10 @@ async def test_a_paper_stored_while_the_index_loads_is_not_lost(core: Core, stor
     store = core.vectors
     load = store._load_index
 
-    def slow_load(collection: object) -> WindowIndex:
-        index = load(collection)  # reads every row stored so far, then the new paper arrives
+    def slow_load(collection: object, spans: list[DaySpan]) -> int:
+        read = load(collection, spans)  # reads every row stored so far, then the new paper arrives
         time.sleep(0.5)
-        return index
+        return read
 
     store._load_index = slow_load  # type: ignore[method-assign]
     late = replace(papers[0], id="2505.99999")
