@@ -7,8 +7,10 @@ The query embedding is computed once up front: the model's time is not part of t
 
 It also prints what the first windowed search costs a fresh process (a CLI `ask` or `search`): each window is
 searched in a new Python process that opens the store, so the window index loads only that window's days; "all"
-loads the whole store first, as every windowed search did before the index loaded on demand. Memory is the peak
-resident set during that first search minus the resident set before it (median of --cold-runs runs).
+loads the whole store first, as every windowed search did before the index loaded on demand; "no window" is an
+unfiltered search (Chroma's HNSW index, no window index), i.e. what Chroma's own first read costs. Memory: the peak
+resident set during that first search, and the resident set after it, minus the one before it; every cold figure
+is the median of --cold-runs processes.
 
     .venv/bin/python bench/retrieval.py [--papers 100000] [--queries 200] [--home DIR] [--cold-runs 3]
 """
@@ -42,7 +44,9 @@ from bot.vectors import VectorStore
 FIRST_DAY = dt.date(2024, 9, 2)
 PER_DAY = 400
 WINDOWS = (1, 5, 30)  # days in the date filter: one day, a week of announcements, a month
-COLD = (1, 5, 30, 0)  # first windowed search in a fresh process; 0: load the whole store first (the old way)
+# first search in a fresh process: windows of 1, 5, 30 days; 0: the whole store loaded first (as before on-demand
+# loading); -1: no window (Chroma's HNSW index, no window index: what Chroma's own first read costs)
+COLD = (1, 5, 30, 0, -1)
 QUERIES = [
     "mixture of experts",
     "quantization of large language models",
@@ -89,26 +93,39 @@ def _reset_peak() -> None:
 
 async def cold_search(home: Path, days: int, last_day: dt.date) -> dict[str, float]:
     """In this (fresh) process: open the store, then time the first search of the last `days` days (0: the whole
-    store loaded first) and a second one; the memory the first search added."""
+    store loaded first; -1: no window) and the median of five more; the memory the first search took at its peak
+    and kept (resident set minus the one before it)."""
     store = VectorStore(Settings(home=home), NoModel())  # type: ignore[arg-type]
     started = time.perf_counter()
     await store.collection()
     opened = time.perf_counter() - started
-    vector = np.random.default_rng(days).standard_normal(384).astype(np.float32)
-    since = last_day - dt.timedelta(days=max(days, 1) - 1)
+    vector = np.random.default_rng(abs(days)).standard_normal(384).astype(np.float32)
+    since: dt.date | None = last_day - dt.timedelta(days=max(days, 1) - 1)
+    until: dt.date | None = last_day
+    if days < 0:
+        since = until = None
     before = _status_mb("VmRSS")
     _reset_peak()
     started = time.perf_counter()
     if not days:
         await store.window_index()
-    await store.search_window(vector, 120, since, last_day)
+    await store.search_window(vector, 120, since, until)
     first = time.perf_counter() - started
-    peak = _status_mb("VmHWM")
-    started = time.perf_counter()
-    await store.search_window(vector, 120, since, last_day)
-    again = time.perf_counter() - started
-    held = len(await store.window_index(since, last_day))
-    return {"open": opened, "first": first, "again": again * 1000, "held": held, "memory": peak - before}
+    peak, after = _status_mb("VmHWM"), _status_mb("VmRSS")
+    again = []
+    for _ in range(5):
+        started = time.perf_counter()
+        await store.search_window(vector, 120, since, until)
+        again.append((time.perf_counter() - started) * 1000)
+    vectors = len(store._index) if store._index is not None else 0
+    return {
+        "open": opened,
+        "first": first,
+        "again": statistics.median(again),
+        "vectors": vectors,
+        "peak": peak - before,
+        "kept": after - before,
+    }
 
 
 def cold_table(home: Path, papers: int, runs: int) -> None:
@@ -116,7 +133,7 @@ def cold_table(home: Path, papers: int, runs: int) -> None:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
     print(
         f"{'first windowed search, new process':<36} {'window':>7} {'open s':>7} {'first s':>8} "
-        f"{'again ms':>9} {'vectors':>8} {'peak MB':>8}"
+        f"{'again ms':>9} {'vectors':>8} {'peak MB':>8} {'kept MB':>8}"
     )
     for days in COLD:
         results = []
@@ -125,10 +142,13 @@ def cold_table(home: Path, papers: int, runs: int) -> None:
             done = subprocess.run(command, env=env, capture_output=True, text=True, check=True)
             results.append(json.loads(done.stdout.strip().splitlines()[-1]))
         median = {key: statistics.median(r[key] for r in results) for key in results[0]}
-        label = "window index: whole store, then" if not days else "window index: on demand"
+        label = {0: "window index: whole store, then", -1: "no window: Chroma HNSW"}.get(
+            days, "window index: on demand"
+        )
+        window = {0: "1 d", -1: "-"}.get(days, f"{days} d")
         print(
-            f"{label:<36} {(str(days) + ' d') if days else '1 d':>7} {median['open']:7.2f} {median['first']:8.2f} "
-            f"{median['again']:9.1f} {int(median['held']):8d} {median['memory']:8.0f}"
+            f"{label:<36} {window:>7} {median['open']:7.2f} {median['first']:8.2f} "
+            f"{median['again']:9.1f} {int(median['vectors']):8d} {median['peak']:8.0f} {median['kept']:8.0f}"
         )
 
 
