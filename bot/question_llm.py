@@ -21,8 +21,8 @@ from bot.asked_authors import find_named_authors
 from bot.core import Core
 from bot.errors import SourceUnavailable
 from bot.prompts import clean_untrusted
-from bot.rank import text_tokens
 from bot.spelling import edits
+from bot.terms import text_tokens
 from bot.timewords import TimeWindow
 from bot.topics import FILLER, META, split_units, topic_key
 from bot.usage import budget_today

@@ -33,9 +33,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from bot.interest_units import interest_core, named_terms_text, phrase_units
 from bot.models import Paper, Profile, ScoredPaper
 from bot.names import name_tokens
-from bot.terms import Unit, UnitIndex, interest_core, named_terms_text, phrase_key, phrase_units, text_tokens
+from bot.terms import Unit, UnitIndex, phrase_key, text_tokens
 
 if TYPE_CHECKING:  # scipy loads where a ranking is computed: a question's retrieval needs only the tokenizers here
     import scipy.sparse as sp

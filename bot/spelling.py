@@ -14,7 +14,7 @@ import re
 from collections import Counter, defaultdict
 
 from bot.core import Core
-from bot.rank import phrase_key, text_tokens
+from bot.terms import phrase_key, text_tokens
 from bot.topics import FILLER, is_term_spelling
 
 MIN_LENGTH = 4  # shorter words are acronyms or too ambiguous to correct

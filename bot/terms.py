@@ -1,20 +1,36 @@
-"""Named terms of the field and how a short topic phrase breaks into units.
+"""The topic vocabulary: words, named terms, and how a short phrase breaks into units found in a text.
 
-A named term is one thing however it is written: "mixture of experts", "MoE", "Mixture-of-Experts";
-"state space model", "SSM", "Mamba". A topic phrase ("sparse mixture-of-experts", "LLM hallucination") is read as
-units: each named term it contains is one unit, every other content word another. A text is about the phrase
-when it holds every unit; a named term only counts whole (the "mixture" of "Linear Mixture MDPs" is not part of
-"mixture of experts"). Everything here works on `phrase_key` tokens (lowercase, hyphens split, plurals folded).
+One place for what the ranker (one-line interests: `bot.interest_units`, `bot.rank`) and the questions and /search
+(`bot.topics`) need to tell whether a text is about a short phrase:
+
+- words: `text_tokens` (lowercase, no diacritics, hyphens split, plurals folded) and `same_word` (one word in any
+  inflection: "modeling" ~ "model", "quantized" ~ "quantization");
+- named terms: one thing however it is written ("mixture of experts", "MoE", "Mixture-of-Experts"; "state space
+  model", "SSM", "Mamba"), looked up in a `TermTable`;
+- units: a phrase ("sparse mixture-of-experts", "LLM hallucination") is read as units, each named term it contains
+  one unit and every other content word another (`split_units`). A text is about the phrase when it holds every
+  unit; a named term only counts whole (the "mixture" of "Linear Mixture MDPs" is not part of "mixture of
+  experts"). A unit is found in a text (`Unit.where`, `UnitIndex` for a whole day) in any inflection of its words,
+  with up to two words inside a name ("Mixture of Low-Rank Experts"), a word joined in front of it ("Hypergraph
+  Neural Networks") and an acronym ending a longer name ("CoMoE", "GraphRAG", "RiverMamba").
+
+The ranker and the questions read phrases with one table each (`RANKER`, `QUESTIONS`), on purpose: a question about
+language models takes LLM papers ("language model" = LLM), a member's interest keeps them apart; a member writes
+framing words ("I'm into ... papers"), a question has its own filler words (`bot.topics.FILLER`); a member's units
+weigh what they say of a topic, a question's weigh their rarity in the archive.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import cache, lru_cache
 
 import numpy as np
+
+# ---------------------------------------------------------------- words
 
 
 def _fold(token: str) -> str:
@@ -28,19 +44,18 @@ def _fold(token: str) -> str:
     return token
 
 
-def _ascii_lower(text: str) -> str:
+def _plain(text: str) -> str:
     if text.isascii():  # most titles and abstracts: NFKD leaves ASCII as it is and no character combines
-        return text.lower()
-    decomposed = unicodedata.normalize("NFKD", text)
-    return "".join(c for c in decomposed if not unicodedata.combining(c)).lower()
+        return text
+    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
 
 
-_WORD = re.compile(r"[^\W_]+")
+WORD = re.compile(r"[^\W_]+")  # a word, as `text_tokens` splits a text
 
 
 def text_tokens(text: str) -> list[str]:
     """Lowercase, diacritic-free, plural-folded word tokens; hyphens and punctuation separate words."""
-    return [_fold(t) for t in _WORD.findall(_ascii_lower(text))]
+    return [_fold(t) for t in WORD.findall(_plain(text).lower())]
 
 
 def phrase_key(phrase: str) -> str:
@@ -48,8 +63,118 @@ def phrase_key(phrase: str) -> str:
     return " ".join(text_tokens(phrase))
 
 
-# Each entry: the forms of one term, the spelled-out one first. A form with a capital letter is written so
-# in papers, and also counts at the end of a longer name ("GraphRAG", "OpenVLA", "RiverMamba").
+INFLECTIONS = frozenset({"", "e", "s", "es", "ed", "d", "ing", "er", "ers", "ling", "led"})
+DERIVATIONS = INFLECTIONS | frozenset(
+    """ation ations ization izations ize izes ized izing izer izers al ally ly ity ic ical ive ion ions ment ments
+    ness y or ors""".split()
+)
+_NEGATIONS = ("un", "non", "in", "im", "il", "ir", "dis", "de", "anti", "a")
+
+
+def _british(word: str) -> str:
+    return re.sub(r"is(ation|ations|e|es|ed|ing|er|ers)$", r"iz\1", word)
+
+
+def same_word(word: str, token: str, exact: bool = False) -> bool:
+    """`token` is `word` or an inflection of it: "model" ~ "modeling", "quantization" ~ "quantized"; never
+    "continual" ~ "continuous" or "optimization" ~ "optimal". Words under four letters (acronyms) match exactly."""
+    if word == token:
+        return True
+    if exact or len(word) < 4 or len(token) < 4 or word[:2] != token[:2]:
+        return False
+    return _inflected(word, token)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _inflected(word: str, token: str) -> bool:
+    # the same few words meet the same tokens across a question's candidates: worth remembering
+    word, token = _british(word), _british(token)
+    n = _common(word, token)
+    a, b = word[n:], token[n:]
+    return (n >= 4 and a in INFLECTIONS and b in INFLECTIONS) or (n >= 6 and a in DERIVATIONS and b in DERIVATIONS)
+
+
+def _common(a: str, b: str) -> int:
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+def joined_to(word: str, token: str) -> bool:
+    """`token` is `word` with another word joined in front ("hypergraph" for "graph"), not a negation of it."""
+    if len(word) < 5 or len(token) < len(word) + 2 or not token.endswith(word):
+        return False
+    return token[: -len(word)] not in _NEGATIONS
+
+
+def starts_as(word: str, token: str, exact: bool = False) -> bool:
+    """`token` may be the first word of a name whose first word is `word`: the word inflected, or (unless
+    `exact`) with another word joined in front."""
+    return same_word(word, token, exact) or (not exact and joined_to(word, token))
+
+
+@functools.cache
+def ending_pattern(acronyms: tuple[str, ...]) -> re.Pattern[str] | None:
+    """Where an acronym, case as written, ends a longer name ("GraphRAG", "VRAG-RL", "CoMoE") or is written as a
+    plural ("GPs"): a pattern to search a text or one word of it with."""
+    if not acronyms:
+        return None
+    alternatives = "|".join(re.escape(a) for a in sorted(acronyms, key=len, reverse=True))
+    return re.compile(rf"(?:[^\W_](?:{alternatives})s?|(?<![^\W_])(?:{alternatives})s)(?![^\W_])")
+
+
+def _holds(pattern: re.Pattern[str], acronyms: tuple[str, ...], text: str) -> bool:
+    # a substring test first: most texts hold none of the acronyms, and the pattern has no literal to start from
+    return any(a in text for a in acronyms) and pattern.search(text) is not None
+
+
+@dataclass(frozen=True, slots=True)
+class Text:
+    """A text as folded tokens, with the words as written (for acronyms inside method names)."""
+
+    tokens: tuple[str, ...]
+    raw: tuple[str, ...]
+    joined: str  # the tokens, then the raw words, as one string: most forms are ruled out by a substring test
+
+    @staticmethod
+    def of(text: str) -> Text:
+        """Tokenise `text` (lower case, no diacritics, plurals folded) keeping each word as written."""
+        plain = _plain(text)
+        tokens = tuple(text_tokens(plain))
+        raw = tuple(WORD.findall(plain))
+        raw = raw if len(raw) == len(tokens) else tokens
+        return Text(tokens, raw, " ".join(tokens) + "\n" + " ".join(raw))
+
+
+MAX_GAP = 2  # words a text may put inside a name ("mixture of [low-rank] experts")
+
+
+def form_spans(
+    form: Sequence[Callable[[str], bool]], tokens: Sequence[str], starts: Iterable[int]
+) -> list[tuple[int, int]]:
+    """(first, last) positions where a name's words follow each other in `tokens` with at most MAX_GAP words
+    between them, starting at `starts` (the positions where its first word is); `form[k]` tells a token standing
+    for word k."""
+    found: list[tuple[int, int]] = []
+    for i in starts:
+        position = i
+        for stands_for in form[1:]:
+            limit = min(len(tokens), position + 2 + MAX_GAP)
+            position = next((j for j in range(position + 1, limit) if stands_for(tokens[j])), -1)
+            if position < 0:
+                break
+        if position >= 0:
+            found.append((i, position))
+    return found
+
+
+# ---------------------------------------------------------------- named terms
+
+# Each entry: the forms of one term, the spelled-out one first. A form with a capital letter and no space is an
+# acronym or a name: written so in papers, it also counts at the end of a longer name ("GraphRAG", "RiverMamba").
 NAMED_TERMS: tuple[tuple[str, ...], ...] = (
     ("mixture of experts", "MoE"),
     ("large language model", "LLM"),
@@ -107,188 +232,183 @@ NAMED_TERMS: tuple[tuple[str, ...], ...] = (
     ("partial differential equation", "PDE"),
 )
 
-# Words that say little alone: a unit made of one of them weighs less than a content word.
-GENERIC_WORDS = frozenset(
-    phrase_key(w)
-    for w in """model network method approach system framework learning data task problem analysis technique
-    algorithm based using deep""".split()
+# Spellings a question reads as one thing beyond the named terms: synonyms and near forms. A row sharing a
+# spelling with a row of NAMED_TERMS joins it ("language model" joins "LLM": a question about LLMs takes "Diffusion
+# Language Models", one about language models takes "LLM" titles).
+QUESTION_TERMS: tuple[tuple[str, ...], ...] = (
+    ("large language model", "language model", "LM"),
+    ("multimodal large language model", "multimodal LLM"),
+    ("graph neural network", "graph neural"),
+    ("large reasoning model", "LRM"),
+    ("spiking neural network", "SNN"),
+    ("multilayer perceptron", "MLP"),
+    ("kolmogorov arnold network", "KAN"),
+    ("optimal transport", "OT", "Wasserstein"),
+    ("continual learning", "lifelong learning"),
+    ("differential privacy", "differentially private"),
+    ("speculative decoding", "speculative sampling"),
+    ("test time scaling", "test time compute", "inference time scaling"),
 )
-GENERIC_WEIGHT = 0.3
-# A named term says more than a plain word: "sparse MoE" is mostly about MoE, "LLM hallucination" about
-# hallucination, since LLMs (like the other broad terms below) are in a good share of all papers.
-NAMED_WEIGHT = 3.0
-BROAD_TERMS = (
-    "large language model",
-    "language model",
-    "small language model",
-    "vision language model",
-    "multimodal large language model",
-    "reinforcement learning",
-    "natural language processing",
-    "convolutional neural network",
-    "partial differential equation",
-)
-# Function words inside a phrase, never units.
-STOP_WORDS = frozenset(
-    "a an the of for in on to and or with by from via at as into over under about its their using".split()
-)
-# Words that frame an interest rather than name it ("I'm interested in ...", "... papers").
-_LEAD = frozenset(
-    phrase_key(w)
-    for w in """i m d ve ll am we me my our really very also mostly mainly especially interested interest into like love
-    want to read about in on regarding around anything something everything papers paper work works research new
-    recent latest stuff things topic topics please the would be keen looking for show send give all any some more
-    of related""".split()
-)
-_TRAIL = frozenset(phrase_key(w) for w in "papers work research stuff things topics in general please etc".split())
+
+
+@dataclass(frozen=True, slots=True)
+class Term:
+    """A named term: its canonical spelling, every spelling as tokens, and its acronyms and names as written."""
+
+    name: str
+    spellings: tuple[tuple[str, ...], ...]
+    acronyms: tuple[str, ...]
+
+
+def _is_acronym(form: str) -> bool:
+    return " " not in form and any(c.isupper() for c in form)
+
+
+def _merged(rows: Sequence[tuple[str, ...]]) -> tuple[tuple[str, ...], ...]:
+    """Rows that share a spelling (by `phrase_key`) made one, in first-seen order; the first spelling leads."""
+    groups: list[list[str]] = []
+    for row in rows:
+        keys = {phrase_key(s) for s in row}
+        joined = [g for g in groups if keys & {phrase_key(s) for s in g}]
+        target = joined[0] if joined else []
+        for other in joined[1:]:
+            target += other
+            groups.remove(other)
+        target += row
+        if not joined:
+            groups.append(target)
+    return tuple(tuple(dict.fromkeys(g)) for g in groups)
+
+
+class TermTable:
+    """Named terms by spelling: which term a run of tokens spells, the longest spelling first."""
+
+    def __init__(self, rows: Sequence[tuple[str, ...]], broader_takes_narrower: bool = False) -> None:
+        """`rows` as in NAMED_TERMS. With `broader_takes_narrower` a term is also written in the spellings of the
+        terms that name it inside theirs ("language model" is also written "LLM" or "large language model"); a
+        phrase still reads a spelling as the term of its own row ("LLM" is a large language model)."""
+        terms = [
+            Term(
+                phrase_key(row[0]),
+                tuple(dict.fromkeys(tuple(text_tokens(s)) for s in row)),
+                tuple(s for s in row if _is_acronym(s)),
+            )
+            for row in rows
+        ]
+        self.by_spelling: dict[tuple[str, ...], Term] = {}
+        for term in terms:  # the first row naming a spelling owns it
+            for spelling in term.spellings:
+                self.by_spelling.setdefault(spelling, term)
+        if broader_takes_narrower:
+            terms = [self._with_narrower(term, terms) for term in terms]
+            by_name = {t.name: t for t in terms}
+            self.by_spelling = {s: by_name[t.name] for s, t in self.by_spelling.items()}
+        self.longest = max(len(s) for s in self.by_spelling)
+
+    @staticmethod
+    def _with_narrower(term: Term, terms: Sequence[Term]) -> Term:
+        spellings, acronyms = list(term.spellings), list(term.acronyms)
+        for other in terms:
+            if other.name != term.name and f" {term.name} " in f" {other.name} ":
+                spellings += other.spellings
+                acronyms += other.acronyms
+        return Term(term.name, tuple(dict.fromkeys(spellings)), tuple(dict.fromkeys(acronyms)))
+
+    def find(self, tokens: Sequence[str], start: int) -> tuple[Term, int] | None:
+        """The named term spelled at `tokens[start:]` by its longest spelling there, and how many tokens it spans."""
+        for n in range(min(self.longest, len(tokens) - start), 0, -1):
+            term = self.by_spelling.get(tuple(tokens[start : start + n]))
+            if term is not None:
+                return term, n
+        return None
+
+    def spells(self, tokens: Sequence[str]) -> bool:
+        """True when `tokens` are a whole spelling of a named term ("ssm", "rag")."""
+        return tuple(tokens) in self.by_spelling
+
+    def key(self, phrase: str) -> str:
+        """`phrase_key` with plural acronyms made singular ("LMs" -> "lm", "GPs" -> "gp", as "models" -> "model")."""
+        words = phrase_key(phrase).split()
+        return " ".join(w[:-1] if w.endswith("s") and (w[:-1],) in self.by_spelling else w for w in words)
+
+
+# The ranker's table: a member's interest in language models is no interest in LLMs, but an LLM paper is a paper
+# about language models. The questions' table: a question about language models asks about LLMs too.
+RANKER = TermTable(NAMED_TERMS, broader_takes_narrower=True)
+QUESTIONS = TermTable(_merged([*NAMED_TERMS, *QUESTION_TERMS]))
+
+
+# ---------------------------------------------------------------- units
+
+
+@dataclass(frozen=True, slots=True)
+class Part:
+    """A piece of a phrase as typed (normalised): a named term's spelling, or one content word."""
+
+    tokens: tuple[str, ...]
+    term: Term | None
+
+
+def split_units(key: str, table: TermTable, skip: Callable[[str], bool]) -> list[Part]:
+    """A normalised phrase split into named terms (longest spelling first) and the content words `skip` keeps."""
+    tokens = key.split()
+    parts: list[Part] = []
+    i = 0
+    while i < len(tokens):
+        found = table.find(tokens, i)
+        if found is not None:
+            term, span = found
+            parts.append(Part(tuple(tokens[i : i + span]), term))
+            i += span
+            continue
+        if not skip(tokens[i]):
+            parts.append(Part((tokens[i],), None))
+        i += 1
+    return parts
 
 
 @dataclass(frozen=True, slots=True)
 class Unit:
-    """One unit of a topic phrase: a named term (all its forms) or a single content word."""
+    """One unit of a phrase: a named term (all its spellings) or a content word, with its weight."""
 
-    key: str  # the spelled-out form or the word, as `phrase_key` writes it
-    forms: tuple[str, ...]  # phrase keys any of which stands for the unit
-    suffixes: tuple[str, ...] = ()  # case-sensitive forms that may end a longer name ("GraphRAG")
+    key: str  # the term's canonical spelling or the word, as `phrase_key` writes it
+    forms: tuple[tuple[str, ...], ...]  # spellings as tokens, any of which stands for the unit
+    acronyms: tuple[str, ...] = ()  # as written: also found ending a longer name ("GraphRAG") or as plurals
     weight: float = 1.0
     named: bool = False
+    optional: bool = False  # a text about the phrase may lack it
     cache_key: str = field(init=False, repr=False, compare=False)  # identifies how the unit matches
 
     def __post_init__(self) -> None:
-        object.__setattr__(
-            self, "cache_key", "\x00".join((self.key, str(self.named), *self.forms, "|", *self.suffixes))
-        )
+        forms = (" ".join(f) for f in self.forms)
+        object.__setattr__(self, "cache_key", "\x00".join((self.key, str(self.named), *forms, "|", *self.acronyms)))
+
+    @staticmethod
+    def of(part: Part, weight: float = 1.0) -> Unit:
+        """The unit a part of a phrase stands for: a named term in all its spellings, or the word."""
+        if part.term is None:
+            return Unit(part.tokens[0], (part.tokens,), (), weight)
+        return Unit(part.term.name, part.term.spellings, part.term.acronyms, weight, named=True)
+
+    def where(self, text: Text, exact: bool = False) -> list[tuple[int, int]]:
+        """Every (first, last) token position of this unit in `text`; with `exact`, words only as written."""
+        tokens = text.tokens
+        spots: list[tuple[int, int]] = []
+        for form in self.forms:
+            if form[0][:4] not in text.joined:
+                continue  # every match shares its first four letters with the form
+            first = form[0]
+            starts = [i for i, t in enumerate(tokens) if starts_as(first, t, exact)]
+            if starts:
+                spots += form_spans(_standing_for(form, exact), tokens, starts)
+        pattern = ending_pattern(self.acronyms)
+        if pattern is not None and any(a in text.joined for a in self.acronyms):
+            spots += [(i, i) for i, raw in enumerate(text.raw) if _holds(pattern, self.acronyms, raw)]
+        return sorted(set(spots))
 
 
-@dataclass(frozen=True, slots=True)
-class _Term:
-    key: str
-    forms: tuple[str, ...]
-    suffixes: tuple[str, ...]
-
-
-_BROAD = frozenset(phrase_key(t) for t in BROAD_TERMS)
-
-
-def _is_cased(form: str) -> bool:
-    return any(c.isupper() for c in form) and " " not in form.strip() and len(form) >= 3
-
-
-@cache
-def _terms() -> tuple[_Term, ...]:
-    """The named terms with every form a text may use; a broader term also takes its narrower terms' forms
-    ("language model" is also written "LLM" or "large language model")."""
-    base = []
-    for forms in NAMED_TERMS:
-        keys = [phrase_key(f) for f in forms]
-        # plural folding leaves short words alone: "GPs" and "LMs" are written out here
-        keys += [k + "s" for k in keys if " " not in k and len(k) <= 3]
-        base.append((keys[0], list(dict.fromkeys(keys)), [f for f in forms if _is_cased(f)]))
-    out = []
-    for key, forms, suffixes in base:
-        all_forms, all_suffixes = list(forms), list(suffixes)
-        for other_key, other_forms, other_suffixes in base:
-            if other_key != key and f" {key} " in f" {other_key} ":
-                all_forms += other_forms
-                all_suffixes += other_suffixes
-        out.append(_Term(key, tuple(dict.fromkeys(all_forms)), tuple(dict.fromkeys(all_suffixes))))
-    # longest first, so "large language model" wins over "language model" inside a phrase
-    return tuple(sorted(out, key=lambda t: -len(t.key.split())))
-
-
-@cache
-def _by_first_token() -> dict[str, tuple[tuple[tuple[str, ...], _Term], ...]]:
-    """Every form of every named term, by its first token, longest first."""
-    index: dict[str, list[tuple[tuple[str, ...], _Term]]] = {}
-    for term in _terms():
-        for form in term.forms:
-            words = tuple(form.split())
-            index.setdefault(words[0], []).append((words, term))
-    return {first: tuple(sorted(forms, key=lambda f: -len(f[0]))) for first, forms in index.items()}
-
-
-def _find_term(tokens: list[str], start: int) -> tuple[_Term, int] | None:
-    """The longest named term written at `tokens[start:]` in any of its forms, and how many tokens it spans."""
-    for words, term in _by_first_token().get(tokens[start], ()) if start < len(tokens) else ():
-        if tuple(tokens[start : start + len(words)]) == words:
-            return term, len(words)
-    return None
-
-
-def interest_core(text: str) -> str:
-    """A one-line interest without the words that frame it, as written ("I'm into sparse MoE papers" ->
-    "sparse MoE"); the text itself when nothing would be left."""
-    words = [(m.start(), m.end(), (text_tokens(m.group()) or [""])[0]) for m in _WORD.finditer(text)]
-    tokens = [w[2] for w in words]
-    start, end = 0, len(words)
-    while start < end and tokens[start] in _LEAD and _find_term(tokens, start) is None:  # "in context learning"
-        start += 1
-    while end > start and tokens[end - 1] in _TRAIL:
-        end -= 1
-    if start >= end:
-        return text.strip()
-    return text[words[start][0] : words[end - 1][1]]
-
-
-@lru_cache(maxsize=4096)
-def phrase_units(text: str) -> tuple[Unit, ...]:
-    """The units of a short topic phrase: its named terms and its other content words, in order."""
-    tokens = phrase_key(interest_core(text)).split()
-    units: dict[str, Unit] = {}
-    i = 0
-    while i < len(tokens):
-        found = _find_term(tokens, i)
-        if found is not None:
-            term, span = found
-            weight = 1.0 if term.key in _BROAD else NAMED_WEIGHT
-            units.setdefault(term.key, Unit(term.key, term.forms, term.suffixes, weight, named=True))
-            i += span
-            continue
-        word = tokens[i]
-        i += 1
-        if word in STOP_WORDS or len(word) < 2 or word.isdigit():
-            continue
-        weight = GENERIC_WEIGHT if word in GENERIC_WORDS else 1.0
-        units.setdefault(word, Unit(word, (word,), (), weight))
-    return tuple(units.values())
-
-
-@cache
-def _spelled() -> dict[str, str]:
-    return {phrase_key(forms[0]): forms[0] for forms in NAMED_TERMS}
-
-
-def named_terms_text(text: str) -> str:
-    """`text` with the named terms it holds only as acronyms or names spelled out ("MoE routing" -> "MoE routing
-    (mixture of experts)"), for an embedding model that knows the spelled-out words better than an acronym."""
-    key = f" {phrase_key(text)} "
-    extra: list[str] = []
-    for unit in phrase_units(text):
-        if not unit.named:
-            continue
-        extra += [_spelled()[unit.key]] if f" {unit.key} " not in key else []
-    return f"{text} ({', '.join(extra)})" if extra else text
-
-
-@cache
-def suffix_pattern(suffixes: tuple[str, ...]) -> re.Pattern[str] | None:
-    """A case-sensitive pattern for forms that end a longer name ("GraphRAG", "VRAG-RL", "RiverMamba")."""
-    if not suffixes:
-        return None
-    alternatives = "|".join(re.escape(s) for s in sorted(suffixes, key=len, reverse=True))
-    return re.compile(rf"[A-Za-z0-9](?:{alternatives})s?(?![A-Za-z])")
-
-
-_SUFFIXES = ("ations", "ation", "ating", "ated", "ate", "ings", "ing", "ers", "er", "ed", "es", "e", "y")
-
-
-def word_stem(word: str) -> str:
-    """A crude stem for matching a topic word in any inflection ("forecasting" ~ "forecast", "hallucinate" ~
-    "hallucination"); applied identically to both sides, never leaving fewer than four letters."""
-    for suffix in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
-            return word[: -len(suffix)]
-    return word
+def _standing_for(form: tuple[str, ...], exact: bool) -> list[Callable[[str], bool]]:
+    return [functools.partial(same_word, word, exact=exact) for word in form]
 
 
 class UnitIndex:
@@ -297,13 +417,13 @@ class UnitIndex:
     def __init__(self, titles: list[str], texts: list[str], text_tokens_of: list[list[str]] | None = None) -> None:
         self.raw_titles = titles
         self.raw_texts = texts
-        title_tokens = [text_tokens(t) for t in titles]
-        body_tokens = text_tokens_of if text_tokens_of is not None else [text_tokens(t) for t in texts]
-        self.title_joined = [" " + " ".join(t) + " " for t in title_tokens]
-        self.text_joined = [" " + " ".join(t) + " " for t in body_tokens]
-        self.title_postings = self._postings(title_tokens)
-        self.text_postings = self._postings(body_tokens)
-        self._stems: dict[str, list[str]] | None = None
+        self.title_tokens = [text_tokens(t) for t in titles]
+        self.text_tokens = text_tokens_of if text_tokens_of is not None else [text_tokens(t) for t in texts]
+        self.title_postings = self._postings(self.title_tokens)
+        self.text_postings = self._postings(self.text_tokens)
+        self._by_prefix: dict[str, list[str]] = {}  # the day's tokens by their first two letters
+        self._by_suffix: dict[str, list[str]] = {}  # and by their last five
+        self._words: dict[tuple[str, bool], frozenset[str]] = {}
         self._cache: dict[str, tuple[np.ndarray, np.ndarray]] = {}
 
     def __len__(self) -> int:
@@ -317,23 +437,40 @@ class UnitIndex:
                 lists.setdefault(token, []).append(i)
         return {t: np.array(ix, dtype=np.int64) for t, ix in lists.items()}
 
-    def _inflections(self, word: str) -> list[str]:
-        if self._stems is None:
-            self._stems = {}
+    def _tokens(self, word: str, first: bool) -> frozenset[str]:
+        """The day's tokens standing for `word` (as the first word of a name when `first`, see `starts_as`)."""
+        cached = self._words.get((word, first))
+        if cached is not None:
+            return cached
+        if not self._by_prefix:
             for token in self.text_postings:
-                self._stems.setdefault(word_stem(token), []).append(token)
-        return self._stems.get(word_stem(word), [word])
+                self._by_prefix.setdefault(token[:2], []).append(token)
+                self._by_suffix.setdefault(token[-5:], []).append(token)
+        found = {t for t in self._by_prefix.get(word[:2], ()) if same_word(word, t)}
+        if first:  # every token `word` is joined to ends with its last five letters
+            found |= {t for t in self._by_suffix.get(word[-5:], ()) if joined_to(word, t)}
+        self._words[word, first] = out = frozenset(found | {word})
+        return out
 
-    def _phrase(self, words: list[str], joined: list[str], postings: dict[str, np.ndarray], out: np.ndarray) -> None:
-        lists = [postings.get(w) for w in words]
-        if any(p is None for p in lists):
-            return
-        # a long name may have a word or two inside ("mixture of low-rank experts")
-        gap = r"(?: \S+){0,2}" if len(words) >= 3 else ""
-        pattern = re.compile(" " + (gap + " ").join(re.escape(w) for w in words) + " ")
-        for i in min(lists, key=len):  # type: ignore[arg-type,return-value]
-            if pattern.search(joined[i]):
+    def _form(self, form: tuple[str, ...], token_lists: list[list[str]], postings: dict[str, np.ndarray]) -> np.ndarray:
+        out = np.zeros(len(self), dtype=bool)
+        words = [self._tokens(w, k == 0) for k, w in enumerate(form)]
+        papers = None
+        for allowed in words:
+            found = [postings[t] for t in allowed if t in postings]
+            if not found:
+                return out
+            ids = np.unique(np.concatenate(found))
+            papers = ids if papers is None else np.intersect1d(papers, ids, assume_unique=True)
+        if len(form) == 1:
+            out[papers] = True
+            return out
+        tests = [allowed.__contains__ for allowed in words]
+        for i in papers:  # type: ignore[union-attr]
+            tokens = token_lists[i]
+            if form_spans(tests, tokens, (j for j, t in enumerate(tokens) if t in words[0])):
                 out[i] = True
+        return out
 
     def hits(self, unit: Unit) -> tuple[np.ndarray, np.ndarray]:
         """(in the title, in the title or abstract): boolean vectors over the day's papers."""
@@ -344,23 +481,15 @@ class UnitIndex:
         n = len(self)
         title, text = np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)
         for form in unit.forms:
-            words = form.split()
-            if len(words) == 1:
-                for token in [form] if unit.named else self._inflections(form):
-                    for postings, out in ((self.title_postings, title), (self.text_postings, text)):
-                        found = postings.get(token)
-                        if found is not None:
-                            out[found] = True
-            else:
-                self._phrase(words, self.title_joined, self.title_postings, title)
-                self._phrase(words, self.text_joined, self.text_postings, text)
-        pattern = suffix_pattern(unit.suffixes)
+            title |= self._form(form, self.title_tokens, self.title_postings)
+            text |= self._form(form, self.text_tokens, self.text_postings)
+        pattern = ending_pattern(unit.acronyms)
         if pattern is not None:
             for i in range(n):
-                if pattern.search(self.raw_titles[i]):
+                if _holds(pattern, unit.acronyms, self.raw_titles[i]):
                     title[i] = True
                     text[i] = True
-                elif not text[i] and pattern.search(self.raw_texts[i]):
+                elif not text[i] and _holds(pattern, unit.acronyms, self.raw_texts[i]):
                     text[i] = True
         text |= title
         self._cache[key] = (title, text)

@@ -12,8 +12,9 @@ from bot.core import Core
 from bot.digest import profile_model
 from bot.embed import LocalEmbedder, paper_vectors
 from bot.ingest.limits import clean_paper
+from bot.interest_units import interest_core, named_terms_text, phrase_units
 from bot.models import Paper, Profile, Topic
-from bot.terms import UnitIndex, interest_core, named_terms_text, phrase_units
+from bot.terms import Text, UnitIndex
 from bot.users import profile_owner
 from tests.conftest import StoreDay
 from tests.test_rank import fake_embed, paper
@@ -26,9 +27,9 @@ def one_line(text: str) -> Profile:
 def test_a_phrase_breaks_into_named_terms_and_content_words() -> None:
     units = phrase_units("sparse mixture-of-experts")
     assert [(u.key, u.named) for u in units] == [("sparse", False), ("mixture of expert", True)]
-    assert {"moe", "mixture of expert"} <= set(units[1].forms) and units[1].weight > units[0].weight
+    assert {("moe",), ("mixture", "of", "expert")} <= set(units[1].forms) and units[1].weight > units[0].weight
     (ssm,) = phrase_units("state space models")  # a compound named term is one unit, not three words
-    assert {"ssm", "mamba", "state space"} <= set(ssm.forms)
+    assert {("ssm",), ("mamba",), ("state", "space")} <= set(ssm.forms)
     assert [u.key for u in phrase_units("GPs")] == ["gaussian process"]  # plural acronym
     assert [u.key for u in phrase_units("LLM hallucination")] == ["large language model", "hallucination"]
     # a broad term (LLMs are everywhere) weighs like a word; a specific one more
@@ -68,6 +69,37 @@ def test_units_match_whole_terms_in_any_form() -> None:
     assert list(np.flatnonzero(title)) == [4, 5] and list(np.flatnonzero(text)) == [4, 5]
     series_title, series_text = index.hits(phrase_units("time series")[1])
     assert not series_title.any() and list(np.flatnonzero(series_text)) == [5]
+
+
+def test_a_days_index_and_one_text_find_a_unit_alike() -> None:
+    """The ranker's index of a day and a question's reading of one text apply the same rules (`bot.terms`)."""
+    titles = [
+        "HyperIMTS: Hypergraph Neural Network for Irregular Multivariate Time Series",  # a word joined in front
+        "SAMamba: Adaptive State Space Modeling for Small Targets",  # an inflection inside a name, and a name
+        "Deep GPs for tabular data",  # a plural acronym
+        "Unlearning in large models",  # a negation is no word joined in front of "learning"
+        "Linear Mixture Distributionally Robust Markov Decision Processes",
+        "MoRE: A Mixture of Low-Rank Experts",
+        "Spaces of Models",
+    ]
+    index = UnitIndex(titles, titles)
+    units = [
+        u
+        for phrase in ("GNNs", "state space models", "GPs", "learning", "MoE", "KV cache")
+        for u in phrase_units(phrase)
+    ]
+    expected = {
+        "graph neural network": [0],
+        "state space model": [1],
+        "gaussian process": [2],
+        "learning": [],
+        "mixture of expert": [5],
+        "key value cache": [],
+    }
+    for unit in units:
+        in_title = list(np.flatnonzero(index.hits(unit)[0]))
+        assert in_title == [i for i, t in enumerate(titles) if unit.where(Text.of(t))], unit.key
+        assert in_title == expected[unit.key], unit.key
 
 
 ADVERSARIAL = [

@@ -8,7 +8,8 @@ from bot.core import Core
 from bot.models import Paper
 from bot.rag import COVERED, topic_evidence
 from bot.spelling import corrected
-from bot.topics import same_word, split_units, topic_key
+from bot.terms import same_word
+from bot.topics import split_units, topic_key
 
 
 @pytest.fixture
