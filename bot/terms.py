@@ -14,10 +14,10 @@ One place for what the ranker (one-line interests: `bot.interest_units`, `bot.ra
   with up to two words inside a name ("Mixture of Low-Rank Experts"), a word joined in front of it ("Hypergraph
   Neural Networks") and an acronym ending a longer name ("CoMoE", "GraphRAG", "RiverMamba").
 
-The ranker and the questions read phrases with one table each (`RANKER`, `QUESTIONS`), on purpose: a question about
-language models takes LLM papers ("language model" = LLM), a member's interest keeps them apart; a member writes
-framing words ("I'm into ... papers"), a question has its own filler words (`bot.topics.FILLER`); a member's units
-weigh what they say of a topic, a question's weigh their rarity in the archive.
+The two readers share all of it except, on purpose, one row of named terms (`QUESTION_SYNONYMS`: for a question
+"language model" = LLM, for a member's interest not; tables `RANKER` and `QUESTIONS`), the words that are never
+units (a member's framing words, `bot.interest_units`; a question's filler, `bot.topics.FILLER`) and how units are
+weighed (by what they say of a topic; by their rarity in the archive).
 """
 
 from __future__ import annotations
@@ -181,7 +181,7 @@ NAMED_TERMS: tuple[tuple[str, ...], ...] = (
     ("language model", "LM"),
     ("small language model", "SLM"),
     ("vision language model", "VLM"),
-    ("multimodal large language model", "MLLM"),
+    ("multimodal large language model", "MLLM", "multimodal LLM"),
     ("vision language action model", "VLA", "vision language action"),
     ("reinforcement learning", "RL"),
     ("reinforcement learning from human feedback", "RLHF"),
@@ -189,7 +189,7 @@ NAMED_TERMS: tuple[tuple[str, ...], ...] = (
     ("direct preference optimization", "DPO"),
     ("proximal policy optimization", "PPO"),
     ("group relative policy optimization", "GRPO"),
-    ("graph neural network", "GNN"),
+    ("graph neural network", "GNN", "graph neural"),
     ("graph convolutional network", "GCN"),
     ("convolutional neural network", "CNN"),
     ("recurrent neural network", "RNN"),
@@ -230,15 +230,6 @@ NAMED_TERMS: tuple[tuple[str, ...], ...] = (
     ("fourier neural operator", "FNO"),
     ("neural ordinary differential equation", "neural ODE"),
     ("partial differential equation", "PDE"),
-)
-
-# Spellings a question reads as one thing beyond the named terms: synonyms and near forms. A row sharing a
-# spelling with a row of NAMED_TERMS joins it ("language model" joins "LLM": a question about LLMs takes "Diffusion
-# Language Models", one about language models takes "LLM" titles).
-QUESTION_TERMS: tuple[tuple[str, ...], ...] = (
-    ("large language model", "language model", "LM"),
-    ("multimodal large language model", "multimodal LLM"),
-    ("graph neural network", "graph neural"),
     ("large reasoning model", "LRM"),
     ("spiking neural network", "SNN"),
     ("multilayer perceptron", "MLP"),
@@ -249,6 +240,12 @@ QUESTION_TERMS: tuple[tuple[str, ...], ...] = (
     ("speculative decoding", "speculative sampling"),
     ("test time scaling", "test time compute", "inference time scaling"),
 )
+
+# What a question reads as one thing and a member's interest does not: a question about language models asks
+# about LLMs too ("Diffusion Language Models" for a question about LLMs, "LLM" titles for one about language
+# models), while a member interested in language models is not asking for every LLM paper. A row sharing a
+# spelling with a row of NAMED_TERMS joins it.
+QUESTION_SYNONYMS: tuple[tuple[str, ...], ...] = (("large language model", "language model", "LM"),)
 
 
 @dataclass(frozen=True, slots=True)
@@ -283,10 +280,10 @@ def _merged(rows: Sequence[tuple[str, ...]]) -> tuple[tuple[str, ...], ...]:
 class TermTable:
     """Named terms by spelling: which term a run of tokens spells, the longest spelling first."""
 
-    def __init__(self, rows: Sequence[tuple[str, ...]], broader_takes_narrower: bool = False) -> None:
-        """`rows` as in NAMED_TERMS. With `broader_takes_narrower` a term is also written in the spellings of the
-        terms that name it inside theirs ("language model" is also written "LLM" or "large language model"); a
-        phrase still reads a spelling as the term of its own row ("LLM" is a large language model)."""
+    def __init__(self, rows: Sequence[tuple[str, ...]]) -> None:
+        """`rows` as in NAMED_TERMS. A term is also written in the spellings of the terms that name it inside theirs
+        ("reinforcement learning" is also written "RLHF" or "MARL"), while a phrase reads a spelling as the term of
+        its own row ("RLHF" is reinforcement learning from human feedback)."""
         terms = [
             Term(
                 phrase_key(row[0]),
@@ -295,14 +292,12 @@ class TermTable:
             )
             for row in rows
         ]
-        self.by_spelling: dict[tuple[str, ...], Term] = {}
+        owners: dict[tuple[str, ...], str] = {}
         for term in terms:  # the first row naming a spelling owns it
             for spelling in term.spellings:
-                self.by_spelling.setdefault(spelling, term)
-        if broader_takes_narrower:
-            terms = [self._with_narrower(term, terms) for term in terms]
-            by_name = {t.name: t for t in terms}
-            self.by_spelling = {s: by_name[t.name] for s, t in self.by_spelling.items()}
+                owners.setdefault(spelling, term.name)
+        by_name = {t.name: self._with_narrower(t, terms) for t in terms}
+        self.by_spelling = {spelling: by_name[name] for spelling, name in owners.items()}
         self.longest = max(len(s) for s in self.by_spelling)
 
     @staticmethod
@@ -332,10 +327,8 @@ class TermTable:
         return " ".join(w[:-1] if w.endswith("s") and (w[:-1],) in self.by_spelling else w for w in words)
 
 
-# The ranker's table: a member's interest in language models is no interest in LLMs, but an LLM paper is a paper
-# about language models. The questions' table: a question about language models asks about LLMs too.
-RANKER = TermTable(NAMED_TERMS, broader_takes_narrower=True)
-QUESTIONS = TermTable(_merged([*NAMED_TERMS, *QUESTION_TERMS]))
+RANKER = TermTable(NAMED_TERMS)  # a member's interest (`bot.interest_units`)
+QUESTIONS = TermTable(_merged([*NAMED_TERMS, *QUESTION_SYNONYMS]))  # a question's or a search's topic
 
 
 # ---------------------------------------------------------------- units

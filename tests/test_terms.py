@@ -15,6 +15,7 @@ from bot.ingest.limits import clean_paper
 from bot.interest_units import interest_core, named_terms_text, phrase_units
 from bot.models import Paper, Profile, Topic
 from bot.terms import Text, UnitIndex
+from bot.topics import split_units, topic_key
 from bot.users import profile_owner
 from tests.conftest import StoreDay
 from tests.test_rank import fake_embed, paper
@@ -36,6 +37,25 @@ def test_a_phrase_breaks_into_named_terms_and_content_words() -> None:
     assert phrase_units("LLM hallucination")[0].weight == 1.0
     # "in" starts a named term here, so it is not taken for a framing word
     assert [u.key for u in phrase_units("in-context learning")] == ["in context learning"]
+
+
+def question_term(topic: str) -> str:
+    (part,) = split_units(topic_key(topic))
+    assert part.term is not None
+    return part.term.name
+
+
+def test_members_and_questions_read_named_terms_alike_but_for_language_models() -> None:
+    assert [u.key for u in phrase_units("lifelong learning")] == ["continual learning"]  # a synonym, for both
+    assert question_term("lifelong learning") == "continual learning"
+    # a question about language models asks about LLMs; a member's interest in them is not one in every LLM paper
+    assert question_term("language models") == "large language model"
+    assert [u.key for u in phrase_units("language models")] == ["language model"]
+    # an LLM paper is still a paper about language models, and an RLHF paper one about reinforcement learning
+    (lm,) = phrase_units("language models")
+    assert {("llm",), ("large", "language", "model")} <= set(lm.forms) and "LLM" in lm.acronyms
+    rl = split_units(topic_key("RL"))[0].term
+    assert rl is not None and ("rlhf",) in rl.spellings
 
 
 def test_framing_words_are_dropped_and_acronyms_spelled_out_for_the_embedding() -> None:
