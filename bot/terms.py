@@ -410,10 +410,10 @@ class UnitIndex:
     def __init__(self, titles: list[str], texts: list[str], text_tokens_of: list[list[str]] | None = None) -> None:
         self.raw_titles = titles
         self.raw_texts = texts
-        self.title_tokens = [text_tokens(t) for t in titles]
-        self.text_tokens = text_tokens_of if text_tokens_of is not None else [text_tokens(t) for t in texts]
-        self.title_postings = self._postings(self.title_tokens)
-        self.text_postings = self._postings(self.text_tokens)
+        self.title_words = [text_tokens(t) for t in titles]
+        self.text_words = text_tokens_of if text_tokens_of is not None else [text_tokens(t) for t in texts]
+        self.title_postings = self._postings(self.title_words)
+        self.text_postings = self._postings(self.text_words)
         self._by_prefix: dict[str, list[str]] = {}  # the day's tokens by their first two letters
         self._by_suffix: dict[str, list[str]] = {}  # and by their last five
         self._words: dict[tuple[str, bool], frozenset[str]] = {}
@@ -448,18 +448,18 @@ class UnitIndex:
     def _form(self, form: tuple[str, ...], token_lists: list[list[str]], postings: dict[str, np.ndarray]) -> np.ndarray:
         out = np.zeros(len(self), dtype=bool)
         words = [self._tokens(w, k == 0) for k, w in enumerate(form)]
-        papers = None
+        having: list[np.ndarray] = []  # for each word, the papers holding a token standing for it
         for allowed in words:
             found = [postings[t] for t in allowed if t in postings]
             if not found:
                 return out
-            ids = np.unique(np.concatenate(found))
-            papers = ids if papers is None else np.intersect1d(papers, ids, assume_unique=True)
+            having.append(np.unique(np.concatenate(found)))
+        papers = functools.reduce(lambda a, b: np.intersect1d(a, b, assume_unique=True), having)
         if len(form) == 1:
             out[papers] = True
             return out
         tests = [allowed.__contains__ for allowed in words]
-        for i in papers:  # type: ignore[union-attr]
+        for i in papers:
             tokens = token_lists[i]
             if form_spans(tests, tokens, (j for j, t in enumerate(tokens) if t in words[0])):
                 out[i] = True
@@ -474,8 +474,8 @@ class UnitIndex:
         n = len(self)
         title, text = np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)
         for form in unit.forms:
-            title |= self._form(form, self.title_tokens, self.title_postings)
-            text |= self._form(form, self.text_tokens, self.text_postings)
+            title |= self._form(form, self.title_words, self.title_postings)
+            text |= self._form(form, self.text_words, self.text_postings)
         pattern = ending_pattern(unit.acronyms)
         if pattern is not None:
             for i in range(n):
