@@ -156,14 +156,29 @@ class VectorStore:
         self._index_lock = asyncio.Lock()
 
     def _open_sync(self) -> Any:
+        # the client opened before is closed first, and a client whose collection does not open is closed too: an
+        # embedded store is read afresh only by a process's one open client (Chroma shares it per directory)
+        self._close_client()
         client = chroma_client(self.settings)
+        try:
+            collection = client.get_or_create_collection(
+                name=self.settings.chroma_collection,
+                embedding_function=ChromaEmbeddingAdapter(self.embedder),  # type: ignore[arg-type]
+                configuration={"hnsw": {"space": "cosine"}},
+                metadata={"embedding_model": self.embedder.name},
+            )
+        except BaseException:
+            with contextlib.suppress(Exception):
+                client.close()
+            raise
         self._client = client
-        return client.get_or_create_collection(
-            name=self.settings.chroma_collection,
-            embedding_function=ChromaEmbeddingAdapter(self.embedder),  # type: ignore[arg-type]
-            configuration={"hnsw": {"space": "cosine"}},
-            metadata={"embedding_model": self.embedder.name},
-        )
+        return collection
+
+    def _close_client(self) -> None:
+        client, self._client, self._collection = self._client, None, None
+        if client is not None:
+            with contextlib.suppress(Exception):
+                client.close()
 
     def _open_locked(self) -> Any:
         with store_lock(self.settings):
@@ -178,16 +193,16 @@ class VectorStore:
 
     def _reopen_sync(self) -> Any:
         """A new client and collection, so the next read applies the store's log again (see `store_lock`)."""
-        if self._client is not None:
-            with contextlib.suppress(Exception):
-                self._client.close()
         self._collection = self._open_sync()
         return self._collection
 
     def _call_sync(self, op: Callable[[Any], T], retry: bool) -> T:
         with store_lock(self.settings):
+            collection = self._collection
+            if collection is None:  # a reopen failed since `collection()` opened it: open it again
+                collection = self._collection = self._open_sync()
             try:
-                return op(self._collection)
+                return op(collection)
             except Exception as exc:
                 # another process wrote after this one first read: read again from a fresh copy, still locked
                 if not (retry and _is_stale_view(exc)):

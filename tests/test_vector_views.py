@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from bot.config import Settings
 from bot.vectors import VectorStore
@@ -67,3 +68,45 @@ def test_the_store_lock_is_held_for_a_call_and_released_after(tmp_path: Path) ->
     assert held, "another holder could take the lock during a call"
     with open(settings.home / LOCK_FILE, "a") as other:
         fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)  # free again: this raises if it is not
+
+
+def test_a_reopen_that_fails_leaves_the_store_to_open_again_on_the_next_call(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    settings = Settings(home=home)
+    store = VectorStore(settings, NoModel())  # type: ignore[arg-type]
+    first = made_up(1, range(20))
+
+    async def scenario() -> None:
+        await store.upsert(first, random_vectors(np.random.default_rng(0), len(first)))
+        assert await store.count() == 20
+        write_from_another_process(home, 2, 30)
+        later = [p.id for p in made_up(2, range(30))]
+        # the stale read opens the store again, and the store cannot be opened just then (a file in its place)
+        aside = settings.chroma_path.with_name("chroma-aside")
+        settings.chroma_path.rename(aside)
+        settings.chroma_path.write_text("not a directory")
+        with pytest.raises(FileExistsError):
+            await store.found_vectors(later)
+        settings.chroma_path.unlink()
+        aside.rename(settings.chroma_path)
+        found = await store.found_vectors([p.id for p in first] + later)
+        assert set(found) == {p.id for p in first} | set(later)
+
+    asyncio.run(scenario())
+
+
+def test_a_store_started_again_empty_still_reads_what_another_process_writes(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    store = VectorStore(Settings(home=home), NoModel())  # type: ignore[arg-type]
+    first = made_up(1, range(20))
+
+    async def scenario() -> None:
+        await store.upsert(first, random_vectors(np.random.default_rng(0), len(first)))
+        await store.rebuild()  # what `paperscout db --repair` does before it stores every vector again
+        await store.upsert(first, random_vectors(np.random.default_rng(0), len(first)))
+        assert await store.count() == 20
+        write_from_another_process(home, 2, 30)
+        later = [p.id for p in made_up(2, range(30))]
+        assert set(await store.found_vectors(later)) == set(later)
+
+    asyncio.run(scenario())
