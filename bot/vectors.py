@@ -28,7 +28,7 @@ from bot.window_index import DayRanges, DaySpan, WindowIndex
 log = logging.getLogger(__name__)
 
 CHECK_PAGE = 1000  # vectors read per call when `paperscout db` checks the store
-LOAD_PAGE = 5000  # vectors read per call when the window index is loaded
+LOAD_PAGE = 1000  # vectors read per call when the window index is loaded (bench/retrieval.py)
 CATEGORY_FLAG = "cat_"  # metadata key prefix: {"cat_cs.LG": True} lets `where` filter on one category
 LOCK_FILE = "vectors.lock"
 T = TypeVar("T")
@@ -251,24 +251,21 @@ class VectorStore:
                 )
 
     def _load_index(self, collection: Any, spans: Sequence[DaySpan]) -> int:
-        """Read every stored vector announced in `spans` into the window index, page by page; how many were read.
+        """Read every stored vector announced in `spans` into the window index; how many were read.
 
         Called inside one `_read`: all the spans come from one snapshot of the store. A retried call (stale view)
-        reads them again, and the index replaces rows by id.
+        reads them again, and the index replaces rows by id. The ids come first, then vectors and metadata by id
+        a page at a time: Chroma evaluates a `where` clause over the whole store on every call (paging it with
+        offsets repeats that), a page by id costs only its rows, and small pages keep the memory peak low.
         """
         index = self._index
         assert index is not None, "the window index is created before it is loaded"
-        everything = list(spans) == [(None, None)]
-        if everything:
-            index.reserve(int(collection.count()))
         read = 0
         for low, high in spans:
-            where = None if everything else day_range_filter(low, high)
-            offset = 0
-            while True:
-                batch = collection.get(include=["embeddings", "metadatas"], where=where, limit=LOAD_PAGE, offset=offset)
-                if not batch["ids"]:
-                    break
+            ids = collection.get(where=day_range_filter(low, high), include=[])["ids"]
+            index.reserve(len(ids))
+            for start in range(0, len(ids), LOAD_PAGE):
+                batch = collection.get(ids=ids[start : start + LOAD_PAGE], include=["embeddings", "metadatas"])
                 metas = [m or {} for m in batch["metadatas"]]
                 index.upsert(
                     batch["ids"],
@@ -276,10 +273,7 @@ class VectorStore:
                     np.asarray(batch["embeddings"], dtype=np.float32),
                     [str(m.get("categories", "")).split() for m in metas],
                 )
-                offset += len(batch["ids"])
-                if len(batch["ids"]) < LOAD_PAGE:
-                    break
-            read += offset
+            read += len(ids)
         return read
 
     async def window_index(self, since: dt.date | None = None, until: dt.date | None = None) -> WindowIndex:
