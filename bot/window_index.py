@@ -20,6 +20,9 @@ import numpy as np
 from bot.models import day_to_int, int_to_day
 
 _GROW = 1.5
+# rows per matrix-vector product: OpenBLAS hands a bigger product to its threads, and on a busy machine waiting for
+# them cost a 30-day window 15-24 ms at p95 instead of 2.5 ms (bench/retrieval.py, docs/BENCHMARKS.md)
+_BLOCK = 256
 _FIRST = -(10**9)  # stands for an open start: before every yyyymmdd day (and the 0 of a missing one)
 _LAST = 10**9  # stands for an open end: after every yyyymmdd day
 
@@ -189,7 +192,11 @@ class WindowIndex:
                 rows = rows[[bool(wanted & self._categories[r]) for r in rows]]
             if len(rows) == 0:
                 return []
-            sims = self._matrix[rows] @ np.asarray(vector, dtype=np.float32)
+            query = np.asarray(vector, dtype=np.float32)
+            sims = np.empty(len(rows), dtype=np.float32)
+            for first in range(0, len(rows), _BLOCK):
+                block = rows[first : first + _BLOCK]
+                sims[first : first + len(block)] = self._matrix[block] @ query
             top = min(k, len(rows))
             best = np.argpartition(-sims, top - 1)[:top]
             best = best[np.argsort(-sims[best])]
