@@ -399,7 +399,7 @@ async def check_llm(settings: Settings, *, offline: bool) -> Finding:
             "not configured (optional): ranking and TL;DRs are local; set PAPERSCOUT_LLM_BASE_URL and/or"
             " PAPERSCOUT_LLM_API_KEY to use one",
         )
-    from bot.llm import LLMClient, LLMRequestRejected
+    from bot.llm import LLMClient, LLMRequestRejected, credentials_problem
     from bot.prompts import load_prompts
 
     try:
@@ -412,6 +412,14 @@ async def check_llm(settings: Settings, *, offline: bool) -> Finding:
             "fail",
             f"PAPERSCOUT_LLM_BASE_URL {problem}",
             "correct PAPERSCOUT_LLM_BASE_URL (an OpenAI-compatible server's root, e.g. http://localhost:11434/v1)",
+        )
+    if problem := credentials_problem(settings):
+        return Finding(
+            "LLM",
+            "fail",
+            problem,
+            "remove PAPERSCOUT_LLM_API_KEY (a proxy with Basic authentication) or the user:password@ of"
+            " PAPERSCOUT_LLM_BASE_URL (an API with a key)",
         )
     if offline:
         return Finding("LLM", "skipped", f"prompts checked; {public_url(_llm_base(settings))} not asked (--offline)")

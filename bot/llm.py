@@ -190,6 +190,18 @@ def split_endpoint(base_url: str) -> Endpoint:
     )
 
 
+def credentials_problem(settings: Settings) -> str:
+    """Why the endpoint's credentials cannot be sent ("" when they can): a user in the URL and an API key both."""
+    key = settings.llm_api_key.get_secret_value() if settings.llm_api_key is not None else ""
+    if key and settings.llm_base_url and split_endpoint(settings.llm_base_url).has_user_info:
+        return (
+            "PAPERSCOUT_LLM_BASE_URL carries a user name and password and PAPERSCOUT_LLM_API_KEY is set too: "
+            "both would go in the one Authorization header; keep the URL's for a proxy with Basic "
+            "authentication, the key for an API"
+        )
+    return ""
+
+
 class LLMClient:
     """Chat completions against the configured OpenAI-compatible endpoint, with accounting and clean errors."""
 
@@ -203,12 +215,8 @@ class LLMClient:
         self._api_key = key or PLACEHOLDER_API_KEY
         base_url = settings.llm_base_url or OPENAI_BASE_URL
         endpoint = split_endpoint(base_url)
-        if endpoint.has_user_info and key:
-            raise ConfigError(
-                "PAPERSCOUT_LLM_BASE_URL carries a user name and password and PAPERSCOUT_LLM_API_KEY is set too: "
-                "both would go in the one Authorization header; keep the URL's for a proxy with Basic "
-                "authentication, the key for an API"
-            )
+        if problem := credentials_problem(settings):
+            raise ConfigError(problem)
         self.endpoint = _safe_endpoint(base_url)
         self.model = settings.llm_model
         # None until a call with a schema tells us; False is remembered for the client's lifetime.

@@ -341,6 +341,21 @@ def test_a_bad_llm_key_is_named_without_echoing_it(
     assert "sk-wrong-key" not in "\n".join(lines)  # the fake echoes the key in its error body, as some servers do
 
 
+def test_a_user_in_the_llm_url_and_an_api_key_are_a_setting_to_correct_even_offline(
+    online: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path, fake_openai: FakeOpenAI
+) -> None:
+    url = fake_openai.base_url.replace("http://", "http://bob:hunter22pass@")
+    point_at(online, home=tmp_path / "home", llm_base_url=url, llm_api_key=TEST_API_KEY)
+    for args in (["--offline"], []):
+        code, lines = doctor(capsys, *args)
+        assert code == 1
+        [failure] = fails(lines)
+        assert failure.startswith("FAIL  LLM: PAPERSCOUT_LLM_BASE_URL carries a user name and password"), failure
+        assert "is the server up" not in failure and "fix: remove PAPERSCOUT_LLM_API_KEY" in failure, failure
+        assert "hunter22pass" not in "\n".join(lines) and TEST_API_KEY not in "\n".join(lines)
+    assert fake_openai.requests == []
+
+
 def test_an_unreachable_arxiv_is_named_per_endpoint(
     env: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path, fake_arxiv: FakeArxiv
 ) -> None:
