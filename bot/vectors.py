@@ -421,7 +421,8 @@ class VectorStore:
         bad: list[str] = []
         for start in range(0, len(ids), CHECK_PAGE):
             page = list(ids[start : start + CHECK_PAGE])
-            # no second reading: errors are what this looks for, and `db` holds the writer lock (nothing changes)
+            # no second reading: errors are what this looks for. `db --repair` holds the writer lock; a plain `db` does
+            # not, but its ids come from `listing`, the read that gave this process its copy of the index
             bad += await self._read(lambda c, page=page: self._unreadable_sync(c, page), retry=False)
         return bad
 
