@@ -219,3 +219,18 @@ async def test_digest_now_without_a_poster_says_where_it_can_be_posted(
         reply = only_text(await say(ctl, ADMIN, CHANNEL, "/digest now"))
         assert "needs the running bot" in reply.text and reply.ephemeral
         assert "now, preview, pause or resume" in only_text(await say(ctl, ADMIN, CHANNEL, "/digest weekly")).text
+
+
+async def test_digest_now_in_the_console_says_the_running_bot_posts_it(
+    settings: Settings, embedder: LocalEmbedder, store_day: StoreDay
+) -> None:
+    from bot.adapters.console import CONSOLE_PLACE
+
+    me = Speaker("console:ada", "ada", is_admin=True)
+    async with Session(settings, embedder).open() as ctl:
+        await store_day(ctl.core)
+        options = {"categories": "cs.LG", "time": "09:00", "timezone": "UTC", "size": "3", "profile": "graphs"}
+        assert "All set!" in text_of(await ctl.handle(Incoming(me, CONSOLE_PLACE, command="setup", options=options)))
+        assert the_digest(await say(ctl, me, CONSOLE_PLACE, "/digest preview")).digest.items
+        # the terminal is the console's one channel: "now" is about its digest, as preview is, not a personal one
+        assert "needs the running bot" in only_text(await say(ctl, me, CONSOLE_PLACE, "/digest now")).text

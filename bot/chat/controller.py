@@ -423,7 +423,7 @@ async def _profile(ctl: ChatController, turn: Turn) -> list[Reply]:
 
 async def _digest(ctl: ChatController, turn: Turn) -> list[Reply]:
     word = turn.args.lower()
-    if not turn.place.is_dm or word in ("preview", "pause", "resume"):
+    if not turn.place.is_dm or word in ("now", "preview", "pause", "resume"):  # the console's channel is a DM
         return await _channel_digest(ctl, turn, word)
     if word not in ("", "daily", "weekly", "today"):
         return _text("Use /digest or /digest weekly.", ephemeral=True)
