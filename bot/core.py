@@ -78,7 +78,7 @@ class Core:
     author_index: dict[int, Any] = field(default_factory=dict)
     # the words of stored titles (bot.spelling), keyed by the number of stored papers they were read from
     title_vocabulary: dict[int, Any] = field(default_factory=dict)
-    # serialises each user's conversation steps (bot.onboarding) across concurrent messages
+    # serialises each user's conversation steps (bot.onboarding) and each digest's delivery (bot.delivery)
     user_locks: KeyedLocks = field(default_factory=KeyedLocks)
     # digest messages noted the moment a platform accepts them (bot.delivery); None for a core without a home
     sent_journal: SentJournal | None = None

@@ -118,6 +118,17 @@ async def deliver(
     """Build (with `build`) and post the digest of `day` for `target` unless the ledger says it went out already."""
     if target.id is None:
         raise ValueError("a target must be saved before posting to it")
+    # one delivery of a digest at a time in this process: the ledger lets a claim take over a "claimed" row (how a
+    # restart resumes a digest a crash cut short), so the scheduled post and an admin's /digest now at the same
+    # moment would both send; the second waits here and then finds it sent
+    async with core.user_locks(f"deliver|{target.id}|{day.isoformat()}"):
+        return await _deliver_claimed(core, poster, target, day, build)
+
+
+async def _deliver_claimed(
+    core: Core, poster: Poster, target: Target, day: dt.date, build: Callable[[], Awaitable[Digest]]
+) -> DeliveryResult:
+    assert target.id is not None
     if not await core.repo.claim_post(target.id, day):
         return DeliveryResult(target, day, "already-sent")
     try:

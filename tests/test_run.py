@@ -4,6 +4,7 @@ writer lock, and `paperscout status`."""
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import fcntl
 import sqlite3
@@ -176,6 +177,26 @@ async def test_a_crash_mid_digest_resumes_after_the_last_message_with_the_same_p
     assert len(first) == 2 and len(rest) == 2 and not set(first) & set(rest)
     assert (await deliver_digest(core, RecordingPoster(), tgt, PROFILE, day)).status == "already-sent"
     assert sorted((await core.repo.sent_messages(tgt.id or 0, day)).values()) == ["m1", "m1", "m2", "m2"]
+
+
+async def test_two_deliveries_of_one_digest_at_once_post_it_once(core: Core, store_day: StoreDay) -> None:
+    """The scheduled post and an admin's /digest now in the same moment: one posts, the other finds it sent."""
+    papers = await store_day(core)
+    day = dt.date(2026, 6, 1)
+    await _redate(core, papers[:30], day, "2026-06-01T04:00:00Z")
+    tgt = await _add_target(core, target("UTC", "09:00", "lab"))
+
+    class Slow(RecordingPoster):
+        async def send_digest_message(
+            self, target: Target, message: object, position: int, sent: Sequence[str], nonce: str
+        ) -> str:
+            await asyncio.sleep(0.05)  # the other delivery runs while this one waits on the platform
+            return await super().send_digest_message(target, message, position, sent, nonce)
+
+    poster = Slow()
+    results = await asyncio.gather(*(deliver_digest(core, poster, tgt, PROFILE, day) for _ in range(2)))
+    assert sorted(r.status for r in results) == ["already-sent", "sent"]
+    assert len(poster.sent["lab"]) == len(set(poster.sent["lab"])) == 4
 
 
 async def test_a_429_storm_delivers_everything_waiting_what_the_platform_asks(
