@@ -32,18 +32,23 @@ def write_from_another_process(home: Path, tag: int, count: int) -> None:
     )
 
 
+async def store_then_another_process_writes(store: VectorStore, home: Path) -> tuple[list[str], list[str]]:
+    """20 vectors stored and read back by this process, then 30 more written by another: both id lists."""
+    first = made_up(1, range(20))
+    await store.upsert(first, random_vectors(np.random.default_rng(0), len(first)))
+    assert await store.count() == 20  # this process has read (and so copied) the store
+    write_from_another_process(home, 2, 30)
+    return [p.id for p in first], [p.id for p in made_up(2, range(30))]
+
+
 def test_a_reader_sees_vectors_another_process_wrote_after_its_first_read(tmp_path: Path) -> None:
     home = tmp_path / "home"
     store = VectorStore(Settings(home=home), NoModel())  # type: ignore[arg-type]
-    first = made_up(1, range(20))
 
     async def scenario() -> None:
-        await store.upsert(first, random_vectors(np.random.default_rng(0), len(first)))
-        assert await store.count() == 20  # this process has read (and so copied) the store
-        write_from_another_process(home, 2, 30)
-        later = [p.id for p in made_up(2, range(30))]
-        found = await store.found_vectors([p.id for p in first] + later)
-        assert set(found) == {p.id for p in first} | set(later)
+        first, later = await store_then_another_process_writes(store, home)
+        found = await store.found_vectors(first + later)
+        assert set(found) == {*first, *later}
         assert all(v.shape == (384,) for v in found.values())
         index = await store.window_index()  # loaded after the other write: every vector, in one snapshot
         assert len(index) == 50
@@ -74,13 +79,9 @@ def test_a_reopen_that_fails_leaves_the_store_to_open_again_on_the_next_call(tmp
     home = tmp_path / "home"
     settings = Settings(home=home)
     store = VectorStore(settings, NoModel())  # type: ignore[arg-type]
-    first = made_up(1, range(20))
 
     async def scenario() -> None:
-        await store.upsert(first, random_vectors(np.random.default_rng(0), len(first)))
-        assert await store.count() == 20
-        write_from_another_process(home, 2, 30)
-        later = [p.id for p in made_up(2, range(30))]
+        first, later = await store_then_another_process_writes(store, home)
         # the stale read opens the store again, and the store cannot be opened just then (a file in its place)
         aside = settings.chroma_path.with_name("chroma-aside")
         settings.chroma_path.rename(aside)
@@ -89,8 +90,8 @@ def test_a_reopen_that_fails_leaves_the_store_to_open_again_on_the_next_call(tmp
             await store.found_vectors(later)
         settings.chroma_path.unlink()
         aside.rename(settings.chroma_path)
-        found = await store.found_vectors([p.id for p in first] + later)
-        assert set(found) == {p.id for p in first} | set(later)
+        found = await store.found_vectors(first + later)
+        assert set(found) == {*first, *later}
 
     asyncio.run(scenario())
 
