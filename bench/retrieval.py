@@ -37,9 +37,9 @@ from bot.bundled import bundled_file
 from bot.config import Settings
 from bot.core import open_core
 from bot.ingest.jsonl import read_jsonl
+from bot.models import day_to_int
 from bot.rag import lexical_groups
-from bot.search import window_filter
-from bot.vectors import VectorStore
+from bot.vectors import VectorStore, day_range_filter
 
 FIRST_DAY = dt.date(2024, 9, 2)
 PER_DAY = 400
@@ -213,7 +213,7 @@ async def main() -> None:
                     vector = query_vectors[i]
                     steps = {
                         "dense: Chroma where filter": lambda v=vector, s=since: core.vectors.query(
-                            v, 120, where=window_filter(s, last_day)
+                            v, 120, where=day_range_filter(day_to_int(s), day_to_int(last_day))
                         ),
                         "dense: window index": lambda v=vector, s=since: core.vectors.search_window(
                             v, 120, s, last_day

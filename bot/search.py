@@ -5,14 +5,12 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from bot.core import Core
-from bot.models import Paper, day_to_int
+from bot.models import Paper
 from bot.rag import MAX_QUESTION, Filters, retrieve
 from bot.spelling import corrected
 from bot.timewords import TimeWindow
-from bot.vectors import category_key
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,23 +20,6 @@ class SearchHit:
     paper: Paper
     score: float
     dense: float
-
-
-def window_filter(
-    since: dt.date | None, until: dt.date | None, categories: Sequence[str] = ()
-) -> dict[str, Any] | None:
-    """A Chroma `where` clause for an announcement-date window and any of `categories`."""
-    clauses: list[dict[str, Any]] = []
-    if since:
-        clauses.append({"announced": {"$gte": day_to_int(since)}})
-    if until:
-        clauses.append({"announced": {"$lte": day_to_int(until)}})
-    if categories:
-        flags: list[dict[str, Any]] = [{category_key(c): True} for c in categories]
-        clauses.append(flags[0] if len(flags) == 1 else {"$or": flags})
-    if not clauses:
-        return None
-    return clauses[0] if len(clauses) == 1 else {"$and": clauses}
 
 
 async def search_papers(
