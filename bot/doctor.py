@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
 
 from bot.errors import ConfigError, PaperscoutError
+from bot.logs import public_url
 from bot.safetext import terminal_safe
 
 if TYPE_CHECKING:  # the core libraries load only once a check needs them
@@ -53,17 +54,6 @@ class Finding:
         """The one line doctor prints for this finding."""
         text = f"{_LABELS[self.status]:<4}  {self.check}: {self.detail}"
         return f"{text}; fix: {self.fix}" if self.fix else text
-
-
-def public_url(url: str) -> str:
-    """`url` as it may be printed: scheme, host, port and path; no credentials, query or fragment.
-
-    Text that is no http(s) URL is shown as written, minus anything that could be credentials or a query."""
-    parts = urlsplit(url.strip())
-    if parts.scheme in ("http", "https") and parts.netloc:
-        host = parts.netloc.rpartition("@")[2]
-        return f"{parts.scheme}://{host}{parts.path}".rstrip("/")
-    return re.split(r"[?#]", url.strip().rpartition("@")[2], maxsplit=1)[0]
 
 
 def url_problem(url: str) -> str:

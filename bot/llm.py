@@ -25,6 +25,7 @@ from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 from bot.config import Settings
 from bot.errors import ConfigError, SourceUnavailable
+from bot.logs import public_url
 
 if TYPE_CHECKING:  # imported where a client is built or its errors read: 0.5 s a start-up without an LLM saves
     import openai
@@ -156,15 +157,6 @@ def _schema_name(purpose: str) -> str:
     return name or "response"
 
 
-def _safe_endpoint(base_url: str) -> str:
-    """The endpoint as it may appear in messages: no user info, query or fragment."""
-    parts = urlsplit(base_url)
-    host = parts.hostname or "?"
-    if parts.port:
-        host = f"{host}:{parts.port}"
-    return f"{parts.scheme}://{host}{parts.path}".rstrip("/")
-
-
 @dataclass(frozen=True, slots=True)
 class Endpoint:
     """`PAPERSCOUT_LLM_BASE_URL` split the way the openai client takes it.
@@ -217,7 +209,7 @@ class LLMClient:
         endpoint = split_endpoint(base_url)
         if problem := credentials_problem(settings):
             raise ConfigError(problem)
-        self.endpoint = _safe_endpoint(base_url)
+        self.endpoint = public_url(base_url)
         self.model = settings.llm_model
         # None until a call with a schema tells us; False is remembered for the client's lifetime.
         self.json_schema_supported: bool | None = None

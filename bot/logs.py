@@ -16,6 +16,7 @@ import re
 import sys
 import time
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 if TYPE_CHECKING:  # only for type hints: `paperscout --help` need not load pydantic
     from bot.config import Settings
@@ -70,6 +71,17 @@ class RedactSecrets(logging.Filter):
         if fields:
             setattr(record, FIELDS, {k: self.redact(v) if isinstance(v, str) else v for k, v in fields.items()})
         return True
+
+
+def public_url(url: str) -> str:
+    """`url` as it may be printed: scheme, host, port and path; no credentials, query or fragment.
+
+    Text that is no http(s) URL is shown as written, minus anything that could be credentials or a query."""
+    parts = urlsplit(url.strip())
+    if parts.scheme in ("http", "https") and parts.netloc:
+        host = parts.netloc.rpartition("@")[2]
+        return f"{parts.scheme}://{host}{parts.path}".rstrip("/")
+    return re.split(r"[?#]", url.strip().rpartition("@")[2], maxsplit=1)[0]
 
 
 def log_event(logger: logging.Logger, message: str, *, level: int = logging.INFO, **fields: Any) -> None:
