@@ -150,8 +150,9 @@ def load_encoder(path: Path, threads: int = 0, verified: Path | None = None) -> 
     return MiniLMEncoder(path)
 
 
-class LocalEmbedder:
-    """all-MiniLM-L6-v2 on the CPU (`bot.minilm`), loaded on first use: building one reads nothing."""
+class MiniLMEmbedder:
+    """What both MiniLM embedders are set up with (in this process, `LocalEmbedder`; in a helper process,
+    `bot.embed_process.ProcessEmbedder`): building one reads nothing."""
 
     name = MINILM_NAME
     dim = MINILM_DIM
@@ -163,8 +164,13 @@ class LocalEmbedder:
         self.threads = threads
         self._model_path = model_path
         self._verified = verified  # the record of a verified weights file (`verify_weights`); None: hash every load
-        self._model: Any = None
         self._lock = threading.Lock()
+
+
+class LocalEmbedder(MiniLMEmbedder):
+    """all-MiniLM-L6-v2 on the CPU (`bot.minilm`), loaded on first use: building one reads nothing."""
+
+    _model: Any = None
 
     def _load(self) -> Any:
         with self._lock:

@@ -23,14 +23,13 @@ import os
 import signal
 import subprocess
 import sys
-import threading
 import types
 from pathlib import Path
 from typing import IO, Any
 
 import numpy as np
 
-from bot.embed import MINILM_DIM, MINILM_NAME, load_encoder, model_dir
+from bot.embed import MiniLMEmbedder, load_encoder, model_dir
 from bot.errors import ConfigError, PaperscoutError
 
 _HELPER = (
@@ -48,22 +47,11 @@ def _import_path() -> list[str]:
     return path
 
 
-class ProcessEmbedder:
+class ProcessEmbedder(MiniLMEmbedder):
     """all-MiniLM-L6-v2 computed by a helper process that the first text to embed starts (building one reads
     nothing)."""
 
-    name = MINILM_NAME
-    dim = MINILM_DIM
-
-    def __init__(
-        self, batch_size: int = 32, threads: int = 0, model_path: Path | None = None, verified: Path | None = None
-    ) -> None:
-        self.batch_size = batch_size
-        self.threads = threads
-        self._model_path = model_path
-        self._verified = verified
-        self._child: subprocess.Popen[bytes] | None = None
-        self._lock = threading.Lock()
+    _child: subprocess.Popen[bytes] | None = None
 
     def _start(self) -> subprocess.Popen[bytes]:
         if self._child is None:
