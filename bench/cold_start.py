@@ -27,7 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bot.bundled import DEMO_DAY, DEMO_DAY_FILE, bundled_file  # noqa: E402
+from bot.ingest.bundled import DEMO_DAY, DEMO_DAY_FILE, bundled_file  # noqa: E402
 
 # what the `paperscout` console script runs, with this checkout's `bot` first on the path
 ENTRY = "import sys; from bot.cli import main; sys.exit(main())"

@@ -22,14 +22,14 @@ from pydantic import SecretStr
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bot.adapters.tg.app import start_telegram
-from bot.bundled import DEMO_DAY_FILE, bundled_file
 from bot.config import Settings
 from bot.core import open_core
-from bot.embed import LocalEmbedder
+from bot.embeddings.embedder import LocalEmbedder
+from bot.frontends.telegram.app import start_telegram
+from bot.ingest.bundled import DEMO_DAY_FILE, bundled_file
 from bot.ingest.jsonl import read_jsonl
 from bot.ingest.limits import clean_paper
-from bot.scheduler import DigestJobs
+from bot.ops.scheduler import DigestJobs
 from tests.fakes.telegram_server import FakeTelegram, RatePolicy
 from tests.run_harness import chat_ids, prepare_archive
 

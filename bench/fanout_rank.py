@@ -5,9 +5,10 @@
 
 Papers are real (the labelled days' embeddings from <emb-dir>/emb_DAY.npy, else the local MiniLM). Profiles are
 synthetic (3 topics, 5 boost, 3 penalize and 2 application keywords from a shared vocabulary, random text vectors).
-Feedback models are real models (bot/learn.py) trained on random reactions to real papers, 20 to 300 each, shared
+Feedback models are real models (bot/ranking/learn.py) trained on random reactions to real papers, 20 to 300 each,
+shared
 round-robin by the users: the product of the users' stacked weights with the paper vectors does not depend on
-the values. The whole pass is: cold-start scores (bot/rank.score_papers), the stacked weight matrix, one matrix
+the values. The whole pass is: cold-start scores (bot/ranking/rank.score_papers), the stacked weight matrix, one matrix
 product for the personal part, and each user's top 15.
 """
 
@@ -25,8 +26,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from rank_quality import DEFAULT_DATA, LazyModel, _fake_embed, load_days
 
-from bot import learn, rank
 from bot.models import Profile, Topic
+from bot.ranking import learn, rank
 
 DIGEST = 15
 

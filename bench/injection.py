@@ -21,12 +21,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from pydantic import SecretStr
 
-from bot.bundled import DEMO_DAY_FILE, bundled_file
 from bot.config import Settings
 from bot.core import open_core
-from bot.embed import LocalEmbedder
+from bot.embeddings.embedder import LocalEmbedder
+from bot.ingest.bundled import DEMO_DAY_FILE, bundled_file
 from bot.ingest.jsonl import read_jsonl
-from bot.ingest.store import store_papers
+from bot.ingest.save import store_papers
 from tests.fakes.obedient_llm import ObedientResponder
 from tests.fakes.openai_server import TEST_API_KEY, FakeOpenAI
 from tests.injection_harness import run_corpus

@@ -24,11 +24,11 @@ from questions_phrasings import INTERESTS, Interest
 
 from bot.config import Settings
 from bot.core import Core, open_core
-from bot.digest import profile_model
+from bot.digests.build import profile_model
 from bot.ingest.jsonl import read_jsonl
-from bot.ingest.store import store_papers
+from bot.ingest.save import store_papers
 from bot.models import Paper, Profile, Topic
-from bot.rank import ProfileModel, rank_for_profile
+from bot.ranking.rank import ProfileModel, rank_for_profile
 
 # Other short interests a member might type, written before the ranker changed and never run while tuning it.
 # After the first run two patterns were corrected, not the ranker: "merging|merge" also matched "emergence", and

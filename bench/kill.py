@@ -17,8 +17,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bot.bundled import DEMO_DAY_FILE, bundled_file
-from bot.embed import LocalEmbedder
+from bot.embeddings.embedder import LocalEmbedder
+from bot.ingest.bundled import DEMO_DAY_FILE, bundled_file
 from bot.ingest.jsonl import read_jsonl
 from bot.ingest.limits import clean_paper
 from tests.run_harness import run_kill_test

@@ -1,11 +1,12 @@
-"""Learning from thumbs up/down (bot/learn.py) on the labelled arXiv days: folds, alternatives, learning curve.
+"""Learning from thumbs up/down (bot/ranking/learn.py) on the labelled arXiv days: folds, alternatives, learning curve.
 
     python bench/learning_curve.py               # 3 days -> 4th folds and the learning curve
     python bench/learning_curve.py --compare     # also the alternative models and reader protocols tried
     python bench/learning_curve.py --vague       # also the learning curve of a user whose profile is one line
 
 Folds: each day is ranked after learning from the other three days' labels as a reader's reactions: every pick a
-thumbs up, and as many non-picks, sampled from the cold-start top 150, thumbs down (`bot.evaluate.skim_reactions`,
+thumbs up, and as many non-picks, sampled from the cold-start top 150, thumbs down
+(`bot.ranking.evaluate.skim_reactions`,
 the protocol of `paperscout eval --train`).
 
 Learning curve: a simulated reader of the three training days. Each "digest" shows the 15 best not yet shown
@@ -30,11 +31,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from rank_quality import DEFAULT_DATA, KS, Day, LazyModel, load_days, measure
 
-from bot import learn, rank
-from bot.evaluate import DayArrays, skim_reactions, train_on_days
-from bot.metrics import recall_at_k, roc_auc
 from bot.models import Profile, Topic
-from bot.profiles import load_profile
+from bot.ranking import learn, rank
+from bot.ranking.evaluate import DayArrays, skim_reactions, train_on_days
+from bot.ranking.metrics import recall_at_k, roc_auc
+from bot.ranking.profiles import load_profile
 
 CHECKPOINTS = (0, 5, 10, 20, 50, 100)
 DIGEST_SIZE = 15
@@ -69,7 +70,7 @@ def row(label: str, values: list[float] | np.ndarray) -> None:
 
 def folds(arrays: list[DayArrays], seeds: range) -> None:
     """The product model, trained as `paperscout eval --train` trains it, on 3 days; tested on the 4th."""
-    header(f"3 days -> 4th: cold start + learned (bot/learn.py), mean of {len(seeds)} negative samples")
+    header(f"3 days -> 4th: cold start + learned (bot/ranking/learn.py), mean of {len(seeds)} negative samples")
     results = []
     for test in arrays:
         train = [d for d in arrays if d is not test]

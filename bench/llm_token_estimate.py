@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from bot.llm import count_tokens_estimate, estimate_message_tokens
+from bot.llm.client import count_tokens_estimate, estimate_message_tokens
 from tests.fakes.openai_server import tokenizer_shaped_count
 
 DATA = Path("/work/shared/data/arxiv")

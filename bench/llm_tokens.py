@@ -8,7 +8,7 @@ the real openai client) against the OpenAI-compatible fake on 127.0.0.1. The fak
 model: valid JSON, a [N, relevance, novelty] triple per paper, a ~10-word comment for papers with relevance 8
 or more and ~20-word TL;DRs. Its grades come from the day's labels (an oracle: picks get their labelled grades,
 other papers a deterministic 2-7), so the number of comments matches the number of picks. Token counts are
-`bot.llm.count_tokens_estimate` of the message text (4 characters per token), the same for every run.
+`bot.llm.client.count_tokens_estimate` of the message text (4 characters per token), the same for every run.
 
 Targets: prompt + completion tokens <= 20% of `reference_run.total_tokens`, with the shortlist keeping >= 90%
 of the day's picks. Paper vectors are built from <emb-dir>/emb_DAY.npy and title_DAY.npy when present (rows
@@ -34,17 +34,18 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bot import score, summarize
 from bot.config import Settings
 from bot.core import Core, open_core
-from bot.digest import build_digest, rank_papers
-from bot.embed import combine_vectors, paper_vectors
+from bot.digests.build import build_digest, rank_papers
+from bot.embeddings.embedder import combine_vectors, paper_vectors
 from bot.ingest.jsonl import read_jsonl
 from bot.ingest.limits import clean_paper
-from bot.metrics import roc_auc
+from bot.llm.prompts import clean_untrusted
 from bot.models import Paper
-from bot.profiles import load_profile
-from bot.prompts import clean_untrusted
+from bot.ranking import llm_score as score
+from bot.ranking.metrics import roc_auc
+from bot.ranking.profiles import load_profile
+from bot.text import tldr as summarize
 from tests.fakes.openai_server import FakeOpenAI
 from tests.fakes.paperscout_llm import PaperscoutResponder
 
@@ -83,12 +84,14 @@ class OracleResponder(PaperscoutResponder):
 
 async def store_day(core: Core, papers: list[Paper], emb_dir: Path, day: str) -> None:
     """Store a day's papers; reuse cached MiniLM vectors when their rows match, else embed."""
-    from bot.ingest.store import store_papers
+    from bot.ingest.save import store_papers
 
     text_cache, title_cache = emb_dir / f"emb_{day}.npy", emb_dir / f"title_{day}.npy"
     vecs = None
     if text_cache.exists() and title_cache.exists():
-        vecs = combine_vectors(np.load(text_cache), np.load(title_cache))  # as bot.embed.paper_vectors makes them
+        vecs = combine_vectors(
+            np.load(text_cache), np.load(title_cache)
+        )  # as bot.embeddings.embedder.paper_vectors makes them
     if vecs is not None and vecs.shape[0] == len(papers):
         cleaned = [clean_paper(p) for p in papers]
         same = [i for i, (a, b) in enumerate(zip(papers, cleaned, strict=True)) if a.text == b.text]
@@ -209,8 +212,8 @@ async def text_proxy(core: Core, data: Path, days: list[str]) -> None:
         "title + whole abstract": lambda p: p.abstract,
     }
     profile = load_profile(data / "profiles" / "foundations.toml")
-    from bot.digest import profile_model
-    from bot.rank import paper_features, rank_for_profile
+    from bot.digests.build import profile_model
+    from bot.ranking.rank import paper_features, rank_for_profile
 
     model = await profile_model(core, profile)
     print(

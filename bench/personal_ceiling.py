@@ -2,7 +2,7 @@
 
     python bench/personal_ceiling.py [--emb-dir /tmp] [--seeds 3]
 
-Every row is the product's personalised ranking (`bot.learn`, trained as `paperscout eval --train` trains it:
+Every row is the product's personalised ranking (`bot.ranking.learn`, trained as `paperscout eval --train` trains it:
 3 days -> 4th, `skim_reactions`) with one thing changed, mean AUC and recall@100 over the 4 folds and `--seeds`
 draws of the thumbs down, and the per-fold figures. The groups:
 
@@ -34,12 +34,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from rank_quality import DEFAULT_DATA, Day, LazyModel, load_days
 
-from bot import learn, rank
-from bot.embed import combine_vectors
-from bot.evaluate import DayArrays, Skim, reader_reactions, skim_reactions
-from bot.metrics import recall_at_k, roc_auc
+from bot.embeddings.embedder import combine_vectors
 from bot.models import Profile
-from bot.profiles import load_profile
+from bot.ranking import learn, rank
+from bot.ranking.evaluate import DayArrays, Skim, reader_reactions, skim_reactions
+from bot.ranking.metrics import recall_at_k, roc_auc
+from bot.ranking.profiles import load_profile
 
 # (training days, test day, seed) -> scores of the test day's papers
 Scorer = Callable[[list[DayArrays], DayArrays, int], np.ndarray]
@@ -73,7 +73,7 @@ def learned(
     background_size: int = learn.BACKGROUND_SIZE,
     skim: Skim = skim_reactions,
 ) -> Scorer:
-    """The product's model (as `bot.evaluate.train_on_days` trains it) with constants replaced."""
+    """The product's model (as `bot.ranking.evaluate.train_on_days` trains it) with constants replaced."""
 
     def score(train: list[DayArrays], test: DayArrays, seed: int) -> np.ndarray:
         reactions = reader_reactions(train, frozenset(test.ids), seed, skim, background_size)

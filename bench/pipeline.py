@@ -19,14 +19,14 @@ import tempfile
 import time
 from pathlib import Path
 
-from bot.bundled import bundled_file
 from bot.config import Settings
 from bot.core import open_core
-from bot.digest import build_digest
+from bot.digests.build import build_digest
+from bot.ingest.bundled import bundled_file
 from bot.ingest.jsonl import read_jsonl
-from bot.ingest.store import store_papers
+from bot.ingest.save import store_papers
 from bot.models import Paper
-from bot.profiles import load_profile
+from bot.ranking.profiles import load_profile
 
 DAY = dt.date(2025, 6, 2)
 

@@ -21,9 +21,9 @@ from pathlib import Path
 from bot.config import Settings
 from bot.core import Core, open_core
 from bot.ingest.jsonl import read_jsonl
-from bot.ingest.store import store_papers
+from bot.ingest.save import store_papers
 from bot.models import Paper
-from bot.rag import ask
+from bot.questions.rag import ask
 
 AS_OF = dt.date(2025, 5, 30)
 

@@ -1,6 +1,6 @@
 """Question understanding across phrasings (issue 14), on the shared arXiv week (2025-05-26..30).
 
-The intents of `bench/questions_phrasings.py`, each asked in four phrasings, are answered by `bot.rag.ask` and
+The intents of `bench/questions_phrasings.py`, each asked in four phrasings, are answered by `bot.questions.rag.ask` and
 scored as `bench/qa.py` scores its questions (recall, on-topic share, citations outside the window), then
 averaged per phrasing style. Also: /search precision@5 on each intent's search phrasings (on-topic hits among
 the top five, out of the on-topic papers that exist when fewer than five do), and for one-line member interests
@@ -29,9 +29,9 @@ from questions_phrasings import INTENTS, INTERESTS, STYLES, Intent
 from bot.config import Settings
 from bot.core import Core, open_core
 from bot.ingest.jsonl import read_jsonl
-from bot.ingest.store import store_papers
+from bot.ingest.save import store_papers
 from bot.models import Paper
-from bot.search import search_papers
+from bot.questions.search import search_papers
 
 Row = tuple[int, int, float, float, int]
 

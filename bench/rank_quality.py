@@ -1,11 +1,12 @@
-"""Ranking quality of the cold-start ranker (bot/rank.py) on the labelled arXiv days.
+"""Ranking quality of the cold-start ranker (bot/ranking/rank.py) on the labelled arXiv days.
 
     python bench/rank_quality.py                 # per-day and mean AUC, recall@50/100/150, vs the baseline
     python bench/rank_quality.py --ablation      # each score term removed from / added to the full score
     python bench/rank_quality.py --lodo          # weights chosen on 3 days by grid search, tested on the 4th
     python bench/rank_quality.py --timing        # score_papers for 1000 papers x 10000 synthetic profiles
 
-Paper vectors are made as bot.embed.paper_vectors stores them (text vector + title vector, normalised) from
+Paper vectors are made as bot.embeddings.embedder.paper_vectors stores them (text vector + title vector, normalised)
+from
 <emb-dir>/emb_DAY.npy and title_DAY.npy (rows in JSONL order), computed with the local MiniLM model and cached there
 when missing. The baseline is the cosine similarity of each paper to the whole profile text (topic names and
 wants, then the boost keywords) in one embedding. Labels are only read here, never by the ranker.
@@ -29,11 +30,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bot import rank
-from bot.embed import combine_vectors
-from bot.metrics import recall_at_k, roc_auc
+from bot.embeddings.embedder import combine_vectors
 from bot.models import Paper, Profile, Topic
-from bot.profiles import load_profile
+from bot.ranking import rank
+from bot.ranking.metrics import recall_at_k, roc_auc
+from bot.ranking.profiles import load_profile
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 DAYS = ("2025-05-26", "2025-05-28", "2025-05-29", "2025-05-30")
@@ -104,7 +105,7 @@ def load_days(data: Path, emb_dir: Path, embed: Callable[[list[str]], np.ndarray
         papers = load_papers(data / "arxiv" / f"{name}.jsonl")
         text_vecs = _cached(emb_dir / f"emb_{name}.npy", [p.text for p in papers], embed)
         title_vecs = _cached(emb_dir / f"title_{name}.npy", [p.title for p in papers], embed)
-        vecs = combine_vectors(text_vecs, title_vecs)  # as bot.embed.paper_vectors stores them
+        vecs = combine_vectors(text_vecs, title_vecs)  # as bot.embeddings.embedder.paper_vectors stores them
         picks = json.loads((data / "labels" / f"{name}.json").read_text(encoding="utf-8"))["picks"]
         labels = np.array([p.id in picks for p in papers])
         days.append(Day(name, papers, vecs.astype(np.float32), labels, rank.paper_features(papers)))
@@ -136,7 +137,7 @@ def report(days: list[Day], model: rank.ProfileModel, base_vec: np.ndarray) -> N
     for day in days:
         ours.append(measure(rank.score_papers(day.vecs, day.features, [model])[0], day.labels))
         base.append(measure(day.vecs @ base_vec, day.labels))
-    header("cold-start ranker (bot/rank.py, default weights)")
+    header("cold-start ranker (bot/ranking/rank.py, default weights)")
     for day, values in zip(days, ours, strict=True):
         row(f"{day.name} ({int(day.labels.sum())}/{len(day.papers)})", values)
     row("mean", np.mean(ours, axis=0))

@@ -9,7 +9,8 @@ vectors, and sums or concatenations with the title-and-abstract vector), trains 
 (3 days -> 4th, the protocol of `paperscout eval --train`, on top of the product's cold start) and prints held-out
 AUC and recall@100 at three fusion weights, plus two changes of the model itself on the stored vectors: bagging
 over the thumbs-down draws, and a prototype term (highest cosine to an upvoted paper) added to the learned part.
-The product's stored vector is title-and-abstract plus title (`bot.embed.paper_vectors`), a change this benchmark
+The product's stored vector is title-and-abstract plus title (`bot.embeddings.embedder.paper_vectors`), a change this
+benchmark
 led to.
 
 The extra vectors take about two minutes to compute on two cores; they are cached under --cache.
@@ -30,11 +31,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from learning_curve import day_arrays
 from rank_quality import DEFAULT_DATA, Day, LazyModel, load_days
 
-from bot import rank
-from bot.evaluate import DayArrays, reader_reactions, train_on_days
-from bot.learn import MAX_WEIGHT, train_feedback_model
-from bot.metrics import recall_at_k, roc_auc
-from bot.profiles import load_profile
+from bot.ranking import rank
+from bot.ranking.evaluate import DayArrays, reader_reactions, train_on_days
+from bot.ranking.learn import MAX_WEIGHT, train_feedback_model
+from bot.ranking.metrics import recall_at_k, roc_auc
+from bot.ranking.profiles import load_profile
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(])")
 MULTIPLIERS = (0.5, 1.0, 1.5)  # times the model's fusion weight

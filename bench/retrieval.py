@@ -33,13 +33,13 @@ from pathlib import Path
 
 import numpy as np
 
-from bot.bundled import bundled_file
 from bot.config import Settings
 from bot.core import open_core
+from bot.ingest.bundled import bundled_file
 from bot.ingest.jsonl import read_jsonl
 from bot.models import day_to_int
-from bot.rag import lexical_groups
-from bot.vectors import VectorStore, day_range_filter
+from bot.questions.rag import lexical_groups
+from bot.store.vectors import VectorStore, day_range_filter
 
 FIRST_DAY = dt.date(2024, 9, 2)
 PER_DAY = 400

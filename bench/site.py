@@ -27,14 +27,14 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from bot.bundled import EXAMPLE_PROFILE_FILE, bundled_file
 from bot.config import Settings
 from bot.core import Core, open_core
-from bot.delivery import deliver_digest, digest_from_json, digest_to_json
+from bot.digests.delivery import deliver_digest, digest_from_json, digest_to_json
+from bot.ingest.bundled import EXAMPLE_PROFILE_FILE, bundled_file
 from bot.ingest.jsonl import read_jsonl
-from bot.ingest.store import store_papers
+from bot.ingest.save import store_papers
 from bot.models import Digest, Target
-from bot.profiles import load_profile
+from bot.ranking.profiles import load_profile
 from bot.site.build import SiteReport, build_site
 
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"

@@ -16,13 +16,13 @@ from contextlib import nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bot.archive_lock import hold_archive
-from bot.bundled import DEMO_DAY, DEMO_DAY_FILE, EXAMPLE_PROFILE_FILE, bundled_file
 from bot.days import stored_days_note, stored_today
 from bot.errors import InputError, PaperscoutError
-from bot.logs import configure_logging, elapsed_ms, json_logging, log_event, redact
+from bot.ingest.bundled import DEMO_DAY, DEMO_DAY_FILE, EXAMPLE_PROFILE_FILE, bundled_file
 from bot.models import Profile
-from bot.progress import Progress
+from bot.ops.logs import configure_logging, elapsed_ms, json_logging, log_event, redact
+from bot.ops.progress import Progress
+from bot.store.archive_lock import hold_archive
 
 if TYPE_CHECKING:  # the core (pydantic, numpy, SQLite, Chroma) loads only once a command runs, not for --help
     from bot.config import Settings
@@ -57,7 +57,7 @@ def bounded_int(low: int, high: int) -> Callable[[str], int]:
 
 
 def _load_profile_arg(path: str | None) -> Profile:
-    from bot.profiles import load_profile
+    from bot.ranking.profiles import load_profile
 
     return load_profile(path or bundled_file(EXAMPLE_PROFILE_FILE))
 
@@ -67,7 +67,7 @@ def _load_profile_arg(path: str | None) -> Profile:
 
 async def cmd_ingest(core: Core, args: argparse.Namespace) -> int:
     """Store papers from JSONL files, today's RSS, arXiv ids, or an API backfill range."""
-    from bot.ingest.store import store_papers
+    from bot.ingest.save import store_papers
 
     if args.jsonl:
         from bot.ingest.jsonl import read_jsonl
@@ -103,8 +103,8 @@ async def cmd_ingest(core: Core, args: argparse.Namespace) -> int:
 
 async def cmd_digest(core: Core, args: argparse.Namespace) -> int:
     """Build and print the digest of one day for a profile file."""
-    from bot.digest import build_digest
-    from bot.render import digest_json, digest_markdown, digest_text
+    from bot.digests.build import build_digest
+    from bot.views.render import digest_json, digest_markdown, digest_text
 
     profile = _load_profile_arg(args.profile)
     day = args.date or await stored_today(core)
@@ -120,7 +120,7 @@ async def cmd_usage(core: Core, args: argparse.Namespace) -> int:
     """LLM tokens and dollars recorded in the state directory, grouped as asked."""
     from dataclasses import asdict
 
-    from bot.usage import utc_today
+    from bot.llm.usage import utc_today
 
     since = utc_today() - dt.timedelta(days=args.days - 1)
     totals = await core.repo.llm_usage_totals(by=args.by, since=since)
@@ -139,7 +139,7 @@ async def cmd_usage(core: Core, args: argparse.Namespace) -> int:
 
 
 def _print_hits(hits: Sequence[Any]) -> None:
-    from bot.render import authors_line
+    from bot.views.render import authors_line
 
     for i, hit in enumerate(hits, 1):
         paper = hit.paper
@@ -149,7 +149,7 @@ def _print_hits(hits: Sequence[Any]) -> None:
 
 async def cmd_search(core: Core, args: argparse.Namespace) -> int:
     """Hybrid search over stored papers."""
-    from bot.search import search_papers
+    from bot.questions.search import search_papers
 
     query = " ".join(args.query)
     hits = await search_papers(core, query, since=args.since, until=args.until, limit=args.limit)
@@ -179,7 +179,7 @@ async def cmd_search(core: Core, args: argparse.Namespace) -> int:
 
 async def cmd_eval(core: Core, args: argparse.Namespace) -> int:
     """Evaluate the ranker on labelled days."""
-    from bot.evaluate import evaluate_cold_start, evaluate_personalised, load_labelled_days
+    from bot.ranking.evaluate import evaluate_cold_start, evaluate_personalised, load_labelled_days
 
     profile = _load_profile_arg(args.profile)
     days = load_labelled_days(Path(args.data))
@@ -207,14 +207,14 @@ async def cmd_eval(core: Core, args: argparse.Namespace) -> int:
 
 async def cmd_console(core: Core, args: argparse.Namespace) -> int:
     """Chat on the terminal: onboarding, personal digest, thumbs up/down, export and forget."""
-    from bot.adapters.console import run_console
+    from bot.frontends.console import run_console
 
     return await run_console(core, user=args.user)
 
 
 async def cmd_ask(core: Core, args: argparse.Namespace) -> int:
     """Answer a question from stored papers, citing them."""
-    from bot.rag import ask
+    from bot.questions.rag import ask
 
     profile = _load_profile_arg(args.profile) if args.profile else None
     today = args.as_of or await stored_today(core)
@@ -222,8 +222,8 @@ async def cmd_ask(core: Core, args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(answer.to_dict(), ensure_ascii=False))
         return 0
-    from bot.render import answer_text
-    from bot.views import paper_view, usage_line
+    from bot.views.model import paper_view, usage_line
+    from bot.views.render import answer_text
 
     text = answer.text if answer.citations else f"{answer.text}\n{await stored_days_note(core)}"
     citations = [paper_view(p, number=n) for n, p in enumerate(answer.citations, 1)]
@@ -234,8 +234,8 @@ async def cmd_ask(core: Core, args: argparse.Namespace) -> int:
 
 async def cmd_paper(core: Core, args: argparse.Namespace) -> int:
     """Show a stored paper's card."""
-    from bot.cards import paper_card
-    from bot.render import item_to_dict, paper_text
+    from bot.views.cards import paper_card
+    from bot.views.render import item_to_dict, paper_text
 
     card = await paper_card(core, args.id)
     print(json.dumps(item_to_dict(card), ensure_ascii=False, indent=2) if args.json else paper_text(card, indent=""))
@@ -244,7 +244,7 @@ async def cmd_paper(core: Core, args: argparse.Namespace) -> int:
 
 async def cmd_why(core: Core, args: argparse.Namespace) -> int:
     """Explain a paper's score for a profile."""
-    from bot.cards import explain_paper
+    from bot.views.cards import explain_paper
 
     explanation = await explain_paper(core, args.id, _load_profile_arg(args.profile))
     print(explanation)
@@ -253,15 +253,15 @@ async def cmd_why(core: Core, args: argparse.Namespace) -> int:
 
 async def cmd_run(core: Core, args: argparse.Namespace) -> int:
     """Run the bot: the configured front ends and the schedule, until SIGTERM or Ctrl-C."""
-    from bot.runner import run_until_stopped
+    from bot.ops.runner import run_until_stopped
 
     return await run_until_stopped(core, core.settings)
 
 
 async def cmd_status(core: Core, args: argparse.Namespace) -> int:
     """Next runs, the last run of each job, and the ledger of the latest stored day."""
-    from bot.scheduler import utc_now
-    from bot.status import status_report, status_text
+    from bot.ops.scheduler import utc_now
+    from bot.ops.status import status_report, status_text
 
     report = await status_report(core, utc_now())
     print(json.dumps(report, ensure_ascii=False, indent=2) if args.json else status_text(report))
@@ -270,8 +270,8 @@ async def cmd_status(core: Core, args: argparse.Namespace) -> int:
 
 async def cmd_db(core: Core, args: argparse.Namespace) -> int:
     """Show what the state directory holds, check the vector store against SQLite, and repair it on request."""
-    from bot.db.migrations import LATEST_VERSION
-    from bot.repair import check_store, repair_store
+    from bot.store.migrations import LATEST_VERSION
+    from bot.store.repair import check_store, repair_store
 
     days = await core.repo.announcement_days()
     print(f"state directory: {core.settings.home}")
@@ -295,7 +295,7 @@ async def cmd_db(core: Core, args: argparse.Namespace) -> int:
         print(f"mismatch:        {check.papers} papers but {check.vectors} vectors: {'; '.join(check.problems())}")
         print("                 run paperscout db --repair to rebuild what disagrees from the stored papers")
     if args.refresh_vectors:
-        from bot.ingest.store import refresh_vectors
+        from bot.ingest.save import refresh_vectors
 
         seen, embedded = await refresh_vectors(core, Progress("embedding"))
         print(f"vectors refreshed: {embedded} of {seen} papers embedded again, the rest were current")
@@ -305,7 +305,7 @@ async def cmd_db(core: Core, args: argparse.Namespace) -> int:
 
 async def cmd_users(core: Core, args: argparse.Namespace) -> int:
     """List members, or export or forget one (for privacy requests that reach the admin, not the bot)."""
-    from bot.users import check_user_key, describe_settings, export_user, forget_user, profile_owner
+    from bot.members.users import check_user_key, describe_settings, export_user, forget_user, profile_owner
 
     if args.action == "list":
         members = await core.repo.all_users()
@@ -356,11 +356,11 @@ async def cmd_site(core: Core, args: argparse.Namespace) -> int:
 
 async def cmd_demo(core: Core, args: argparse.Namespace) -> int:
     """Offline demo: ingest the bundled real day, print its digest and one search."""
-    from bot.digest import build_digest
+    from bot.digests.build import build_digest
     from bot.ingest.jsonl import read_jsonl
-    from bot.ingest.store import store_papers
-    from bot.render import digest_text
-    from bot.search import search_papers
+    from bot.ingest.save import store_papers
+    from bot.questions.search import search_papers
+    from bot.views.render import digest_text
 
     papers = read_jsonl([bundled_file(DEMO_DAY_FILE)])
     print(f"paperscout demo: {len(papers)} real cs.LG/cs.AI papers announced {DEMO_DAY}, state in {core.settings.home}")
@@ -536,7 +536,7 @@ async def run(args: argparse.Namespace, settings: Settings) -> int:
     handler: Callable[[Core, argparse.Namespace], Awaitable[int]] = args.handler
     settings = settings_for(args, settings)
     writes = any(getattr(args, flag, False) for flag in ("writes", "refresh_vectors", "repair"))
-    # a question embeds one text, if any: the model loads on the other core while Chroma opens (bot.embed_process)
+    # a question embeds one text, if any: the model loads on the other core while Chroma opens (bot.embeddings.process)
     embedder = helper_embedder(settings) if getattr(args, "embeds_once", False) else None
     with hold_archive(settings, args.command, wait=getattr(args, "wait", False)) if writes else nullcontext():
         try:
@@ -577,7 +577,7 @@ def _main(args: argparse.Namespace, service: bool) -> int:
 
     try:
         if args.command == "doctor":  # reads the settings itself: a bad setting is one of its findings
-            from bot.doctor import doctor_main
+            from bot.ops.doctor import doctor_main
 
             return doctor_main(offline=args.offline, running=args.running, verbose=args.verbose)
         settings = load_settings()
@@ -628,7 +628,7 @@ def _error(line: str) -> None:
 
 def one_line_error(exc: BaseException) -> str:
     """The error's message on one line, cleaned, bounded and without URL credentials, for stderr."""
-    from bot.safetext import clean_text
+    from bot.text.safetext import clean_text
 
     text = redact(" ".join(clean_text(str(exc)).split()))
     return clean_text(text, 500) or exc.__class__.__name__

@@ -22,8 +22,8 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
-from bot.arxiv_taxonomy import validate_category
 from bot.errors import ConfigError
+from bot.ingest.taxonomy import validate_category
 
 
 def _default_home() -> Path:

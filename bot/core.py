@@ -12,17 +12,17 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from bot.config import Settings
-from bot.db.connection import open_database
-from bot.db.repos import Repository
-from bot.embed import VERIFIED_WEIGHTS, Embedder, LocalEmbedder
-from bot.llm import LLMClient
-from bot.prompts import Prompts, load_prompts
-from bot.sent_journal import JOURNAL_FILE, SentJournal
-from bot.usage import UsageRecorder
-from bot.vectors import VectorStore
+from bot.digests.sent_journal import JOURNAL_FILE, SentJournal
+from bot.embeddings.embedder import VERIFIED_WEIGHTS, Embedder, LocalEmbedder
+from bot.llm.client import LLMClient
+from bot.llm.prompts import Prompts, load_prompts
+from bot.llm.usage import UsageRecorder
+from bot.store.connection import open_database
+from bot.store.repos import Repository
+from bot.store.vectors import VectorStore
 
 if TYPE_CHECKING:
-    from bot.embed_process import ProcessEmbedder
+    from bot.embeddings.process import ProcessEmbedder
 
 
 @dataclass
@@ -70,17 +70,18 @@ class Core:
     embedder: Embedder
     # compiled profiles keyed by fingerprint: embedding profile text once per profile version
     profile_cache: dict[str, Any] = field(default_factory=dict)
-    # per-user feedback models (bot.learn), keyed by user key; replaced after every reaction
+    # per-user feedback models (bot.ranking.learn), keyed by user key; replaced after every reaction
     feedback_models: dict[str, Any] = field(default_factory=dict)
     # present only when an LLM is configured; everything works without it
     llm: LLMRuntime | None = None
-    # the index of stored author names (bot.authors), keyed by the number of stored papers it was built from
+    # the index of stored author names (bot.questions.authors), keyed by the number of stored papers it was built from
     author_index: dict[int, Any] = field(default_factory=dict)
-    # the words of stored titles (bot.spelling), keyed by the number of stored papers they were read from
+    # the words of stored titles (bot.questions.spelling), keyed by the number of stored papers they were read from
     title_vocabulary: dict[int, Any] = field(default_factory=dict)
-    # serialises each user's conversation steps (bot.onboarding) and each digest's delivery (bot.delivery)
+    # serialises each user's conversation steps (bot.members.onboarding) and each digest's delivery
+    # (bot.digests.delivery)
     user_locks: KeyedLocks = field(default_factory=KeyedLocks)
-    # digest messages noted the moment a platform accepts them (bot.delivery); None for a core without a home
+    # digest messages noted the moment a platform accepts them (bot.digests.delivery); None for a core without a home
     sent_journal: SentJournal | None = None
 
 
@@ -93,12 +94,12 @@ def make_llm(settings: Settings, repo: Repository) -> LLMRuntime | None:
 
 
 def helper_embedder(settings: Settings) -> ProcessEmbedder | None:
-    """The local model in a helper process (`bot.embed_process`) for a one-shot command, on a machine with a
+    """The local model in a helper process (`bot.embeddings.process`) for a one-shot command, on a machine with a
     second core for it; None on one core, where the command is better off loading the model itself."""
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
     if cores < 2 or not sys.executable:
         return None
-    from bot.embed_process import ProcessEmbedder
+    from bot.embeddings.process import ProcessEmbedder
 
     return ProcessEmbedder(
         batch_size=settings.embed_batch_size, threads=settings.embed_threads, verified=settings.home / VERIFIED_WEIGHTS

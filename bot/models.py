@@ -50,7 +50,8 @@ def int_to_day(value: int) -> dt.date:
     return dt.date(value // 10000, value // 100 % 100, value % 100)
 
 
-# How paper vectors are made (bot.embed.paper_vectors). Bump it when that changes: stored vectors made another way
+# How paper vectors are made (bot.embeddings.embedder.paper_vectors). Bump it when that changes: stored vectors made
+# another way
 # no longer match `Paper.vector_key` and are re-embedded on the next ingest.
 VECTOR_RECIPE = "text+title"
 

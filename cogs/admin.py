@@ -14,11 +14,11 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.adapters.discord_app import PaperscoutBot, place_of, speaker_of
-from bot.adapters.discord_choices import category_choices, timezone_choices
 from bot.chat import Place
 from bot.chat import setup as channel_setup
 from bot.chat.controller import log_turn
+from bot.frontends.discord.app import PaperscoutBot, place_of, speaker_of
+from bot.frontends.discord.choices import category_choices, timezone_choices
 
 REPLY_HINT = "(Answer by replying to this message; /setup with options sets everything at once.)"
 SETUP_PERMISSIONS = (

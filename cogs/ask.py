@@ -7,8 +7,8 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.adapters.discord_app import PaperscoutBot, place_of, speaker_of_message
 from bot.chat import Incoming
+from bot.frontends.discord.app import PaperscoutBot, place_of, speaker_of_message
 
 
 def ask_cooldown(interaction: discord.Interaction) -> app_commands.Cooldown | None:

@@ -8,7 +8,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.adapters.discord_app import PaperscoutBot, place_of
+from bot.frontends.discord.app import PaperscoutBot, place_of
 
 
 class Digest(commands.Cog):

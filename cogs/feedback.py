@@ -10,9 +10,9 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.adapters.discord_app import PaperscoutBot, place_of, speaker_of
-from bot.adapters.discord_send import PaperButton
 from bot.chat import Incoming
+from bot.frontends.discord.app import PaperscoutBot, place_of, speaker_of
+from bot.frontends.discord.send import PaperButton
 
 
 class Feedback(commands.Cog):

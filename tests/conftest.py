@@ -8,15 +8,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bot.bundled import bundled_file
 from bot.config import Settings
 from bot.core import Core, open_core
-from bot.embed import LocalEmbedder, paper_vectors
+from bot.embeddings.embedder import LocalEmbedder, paper_vectors
+from bot.ingest.bundled import bundled_file
 from bot.ingest.jsonl import read_jsonl
 from bot.ingest.limits import clean_paper
-from bot.logs import configure_logging
 from bot.models import Paper
-from bot.summarize import extractive_tldr
+from bot.ops.logs import configure_logging
+from bot.text.tldr import extractive_tldr
 from tests.chroma_run import chroma_run
 from tests.fakes.arxiv_server import FakeArxiv
 from tests.fakes.openai_server import TEST_API_KEY, FakeOpenAI

@@ -24,26 +24,26 @@ from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
 
-from bot.adapters.discord_render import answer_messages, digest_messages
-from bot.adapters.tg.render import render_answer, render_digest
 from bot.chat.messages import AnswerReply, Place
 from bot.chat.setup import SetupDraft, channel_profile, parse_interests
 from bot.core import Core
-from bot.digest import build_digest
+from bot.digests.build import build_digest
 from bot.errors import PaperscoutError
-from bot.ingest.store import store_papers
-from bot.llm_guard import quotes_instructions
+from bot.frontends.discord.render import answer_messages, digest_messages
+from bot.frontends.telegram.render import render_answer, render_digest
+from bot.ingest.save import store_papers
+from bot.llm.guard import quotes_instructions
+from bot.llm.prompts import clean_untrusted, profile_text
+from bot.members.onboarding.drafts import build_profile
+from bot.members.onboarding.hygiene import clean_input, split_items
+from bot.members.onboarding.state import Draft
+from bot.members.onboarding.steps import MAX_TOPICS
 from bot.models import Paper, Profile, Topic
-from bot.onboarding.drafts import build_profile
-from bot.onboarding.hygiene import clean_input, split_items
-from bot.onboarding.state import Draft
-from bot.onboarding.steps import MAX_TOPICS
-from bot.prompts import clean_untrusted, profile_text
-from bot.rag import Answer, ask
-from bot.render import answer_text, digest_markdown, digest_text
+from bot.questions.rag import Answer, ask
 from bot.site.collect import Archive, DayEntry
 from bot.site.pages import day_page
-from bot.views import DigestView, digest_view, paper_view, usage_line
+from bot.views.model import DigestView, digest_view, paper_view, usage_line
+from bot.views.render import answer_text, digest_markdown, digest_text
 from tests.fakes.obedient_llm import CANARY, ObedientResponder
 
 CORPUS = Path(__file__).resolve().parent / "fixtures" / "injection" / "corpus.jsonl"

@@ -21,9 +21,9 @@ from pathlib import Path
 
 from bot.config import Settings
 from bot.core import open_core
-from bot.embed import Embedder, paper_vectors
+from bot.embeddings.embedder import Embedder, paper_vectors
 from bot.models import Paper, Profile, Target, Topic
-from bot.summarize import extractive_tldr
+from bot.text.tldr import extractive_tldr
 from tests.fakes.telegram_server import FakeTelegram
 
 PROFILE = Profile(

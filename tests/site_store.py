@@ -8,7 +8,7 @@ import datetime as dt
 from dataclasses import dataclass, replace
 
 from bot.core import Core
-from bot.delivery import digest_to_json
+from bot.digests.delivery import digest_to_json
 from bot.ingest.limits import clean_paper
 from bot.models import Digest, Paper, Profile, ScoredPaper, Target, Topic
 
@@ -46,7 +46,7 @@ def _scored(paper: Paper, n: int) -> ScoredPaper:
 
 
 async def _post(core: Core, target_id: int, day: dt.date, digest: Digest | None, ids: list[str]) -> None:
-    """What bot.delivery does for one post: claim, freeze the digest (a message poster), mark sent."""
+    """What bot.digests.delivery does for one post: claim, freeze the digest (a message poster), mark sent."""
     assert await core.repo.claim_post(target_id, day)
     if digest is not None:
         await core.repo.freeze_digest(target_id, day, digest_to_json(digest))

@@ -22,9 +22,9 @@ import numpy as np
 
 from bot.config import Settings
 from bot.core import open_core
-from bot.ingest.store import EMBED_CHUNK
+from bot.ingest.save import EMBED_CHUNK
 from bot.models import Paper
-from bot.vectors import VectorStore
+from bot.store.vectors import VectorStore
 
 DIM = 384
 

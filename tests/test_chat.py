@@ -7,7 +7,6 @@ import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from bot.bundled import EXAMPLE_PROFILE_FILE, bundled_file
 from bot.chat import (
     AnswerReply,
     Attachment,
@@ -22,8 +21,9 @@ from bot.chat import (
 )
 from bot.config import Settings
 from bot.core import open_core
-from bot.embed import LocalEmbedder
-from bot.users import profile_owner
+from bot.embeddings.embedder import LocalEmbedder
+from bot.ingest.bundled import EXAMPLE_PROFILE_FILE, bundled_file
+from bot.members.users import profile_owner
 from tests.conftest import StoreDay
 
 ADA = Speaker("telegram:100", "Ada")
@@ -224,7 +224,7 @@ async def test_digest_now_without_a_poster_says_where_it_can_be_posted(
 async def test_digest_now_in_the_console_says_the_running_bot_posts_it(
     settings: Settings, embedder: LocalEmbedder, store_day: StoreDay
 ) -> None:
-    from bot.adapters.console import CONSOLE_PLACE
+    from bot.frontends.console import CONSOLE_PLACE
 
     me = Speaker("console:ada", "ada", is_admin=True)
     async with Session(settings, embedder).open() as ctl:

@@ -14,14 +14,14 @@ from urllib.parse import urlparse
 import chromadb
 import pytest
 
-from bot.bundled import DEMO_DAY_FILE, bundled_file
 from bot.cli import main
 from bot.config import Settings
 from bot.core import open_core
-from bot.embed import LocalEmbedder
-from bot.ingest.store import store_papers
+from bot.embeddings.embedder import LocalEmbedder
+from bot.ingest.bundled import DEMO_DAY_FILE, bundled_file
+from bot.ingest.save import store_papers
 from bot.models import Paper
-from bot.search import search_papers
+from bot.questions.search import search_papers
 
 
 async def test_papers_are_stored_and_searched_through_a_chroma_server(

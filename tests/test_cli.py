@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.bundled import bundled_file
 from bot.cli import main
+from bot.ingest.bundled import bundled_file
 
 BUNDLED_DAY = bundled_file("arxiv-2025-05-26.jsonl")
 

@@ -14,8 +14,8 @@ import pytest
 from bot.cli import main
 from bot.config import load_settings
 from bot.core import open_core
-from bot.embed import LocalEmbedder
-from bot.users import profile_owner
+from bot.embeddings.embedder import LocalEmbedder
+from bot.members.users import profile_owner
 from tests.conftest import StoreDay
 
 KEY = "console:ada"

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from bot.db.connection import open_database
-from bot.db.migrations import LATEST_VERSION
-from bot.db.repos import CachedScore, Repository
 from bot.errors import StateError
 from bot.models import Paper, Target
-from bot.profiles import load_profile
+from bot.ranking.profiles import load_profile
+from bot.store.connection import open_database
+from bot.store.migrations import LATEST_VERSION
+from bot.store.repos import CachedScore, Repository
 
 DAY = dt.date(2025, 5, 26)
 
@@ -102,7 +102,7 @@ async def test_a_failed_batch_stores_nothing(tmp_path: Path) -> None:
 async def test_ledger_claims_once_and_takes_over_a_crashed_claim(tmp_path: Path) -> None:
     repo = Repository(await open_database(tmp_path / "db.sqlite3"))
     try:
-        profile = load_profile(Path(__file__).parents[1] / "bot" / "data" / "example_profile.toml")
+        profile = load_profile(Path(__file__).parents[1] / "bot" / "ingest" / "data" / "example_profile.toml")
         await repo.save_profile("channel:console:main", profile)
         target_id = await repo.save_target(Target("console", "main", profile.name), "channel:console:main")
         await repo.upsert_papers([make_paper()])
@@ -154,7 +154,7 @@ async def test_a_moved_chat_takes_its_target_profile_and_setup_along_unless_the_
     tmp_path: Path,
 ) -> None:
     repo = Repository(await open_database(tmp_path / "s.sqlite3"))
-    profile = load_profile(Path(__file__).parents[1] / "bot" / "data" / "example_profile.toml")
+    profile = load_profile(Path(__file__).parents[1] / "bot" / "ingest" / "data" / "example_profile.toml")
     try:
         for chat in ("-1", "-3"):
             await repo.save_profile(f"telegram:{chat}", profile)

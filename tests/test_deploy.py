@@ -195,7 +195,7 @@ def test_systemd_unit_passes_systemd_analyze_verify(tmp_path: Path) -> None:
 
 
 def test_systemd_unit_restarts_stops_cleanly_and_is_hardened() -> None:
-    from bot.runner import STOP_GRACE_SECONDS
+    from bot.ops.runner import STOP_GRACE_SECONDS
 
     unit = _unit()
     settings = dict(unit)

@@ -14,14 +14,14 @@ from typing import Any
 import discord
 import pytest
 
-from bot.adapters.discord_app import PaperscoutBot, start_discord
-from bot.adapters.discord_render import digest_messages
 from bot.config import Settings
 from bot.core import Core
-from bot.delivery import DeliveryError
-from bot.logs import FIELDS
+from bot.digests.delivery import DeliveryError
+from bot.frontends.discord.app import PaperscoutBot, start_discord
+from bot.frontends.discord.render import digest_messages
 from bot.models import Digest, Paper, ScoredPaper, Target
-from bot.views import digest_view
+from bot.ops.logs import FIELDS
+from bot.views.model import digest_view
 from tests.conftest import StoreDay
 from tests.fakes.discord_client import pointed_at, running
 from tests.fakes.discord_server import DiscordFake, Fault, check_message

@@ -18,11 +18,11 @@ import pytest
 from bot.cli import main
 from bot.config import Settings
 from bot.core import open_core
-from bot.db.migrations import LATEST_VERSION
-from bot.embed import LocalEmbedder
-from bot.heartbeat import HEARTBEAT_FILE, STALE_SECONDS, beat
+from bot.embeddings.embedder import LocalEmbedder
 from bot.models import Paper
-from bot.vectors import chroma_client
+from bot.ops.heartbeat import HEARTBEAT_FILE, STALE_SECONDS, beat
+from bot.store.migrations import LATEST_VERSION
+from bot.store.vectors import chroma_client
 from tests.chroma_run import free_port
 from tests.conftest import StoreDay
 from tests.fakes.arxiv_server import FakeArxiv
@@ -529,7 +529,7 @@ def test_a_heartbeat_file_paperscout_run_did_not_write_is_no_heartbeat(
 
 
 async def test_paperscout_run_beats_on_start(tmp_path: Path, embedder: LocalEmbedder) -> None:
-    from bot.runner import run_until_stopped
+    from bot.ops.runner import run_until_stopped
 
     nowhere = "http://127.0.0.1:9"  # the start-up look at arXiv fails at once, offline
     settings = Settings(

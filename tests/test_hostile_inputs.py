@@ -194,7 +194,7 @@ def test_cli_turns_every_bad_input_into_one_line_and_changes_nothing(
 )
 def test_hostile_profile_files_are_one_profile_error(tmp_path: Path, text: str) -> None:
     from bot.errors import PaperscoutError
-    from bot.profiles import load_profile
+    from bot.ranking.profiles import load_profile
 
     path = tmp_path / "p.toml"
     path.write_text(text, encoding="utf-8")

@@ -11,11 +11,11 @@ from __future__ import annotations
 import pytest
 from pydantic import SecretStr
 
-from bot.answer import check_citations
 from bot.config import Settings
 from bot.core import open_core
-from bot.llm_guard import steered
-from bot.prompts import load_prompts
+from bot.llm.guard import steered
+from bot.llm.prompts import load_prompts
+from bot.questions.answer import check_citations
 from tests.conftest import MemoEmbedder, StoreDay
 from tests.fakes.obedient_llm import ACTIONS, CANARY, ObedientResponder, obedient_text
 from tests.fakes.openai_server import TEST_API_KEY, FakeOpenAI

@@ -11,12 +11,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bot import learn
-from bot.bundled import bundled_file
 from bot.cli import main
 from bot.core import Core
-from bot.evaluate import SKIM_DEPTH, skim_reactions, training_days_for
+from bot.ingest.bundled import bundled_file
 from bot.models import Paper, Profile, Topic
+from bot.ranking import learn
+from bot.ranking.evaluate import SKIM_DEPTH, skim_reactions, training_days_for
 
 PROFILE = Profile(
     name="test",
@@ -274,7 +274,7 @@ def test_a_reaction_dataclass_is_frozen() -> None:
 
 
 async def test_compiled_profiles_are_kept_up_to_a_bound(core: Core, monkeypatch: pytest.MonkeyPatch) -> None:
-    from bot import digest
+    from bot.digests import build as digest
 
     monkeypatch.setattr(digest, "PROFILE_CACHE_SIZE", 2)
     profiles = [Profile(name=f"p{i}", topics=(Topic("t", f"topic number {i}"),)) for i in range(3)]

@@ -14,7 +14,7 @@ import pytest
 
 from bot.config import Settings
 from bot.errors import ConfigError, SourceUnavailable
-from bot.llm import (
+from bot.llm.client import (
     OPENAI_BASE_URL,
     PLACEHOLDER_API_KEY,
     Budget,
@@ -185,7 +185,7 @@ async def test_json_schema_is_requested_when_supported(fake_openai: FakeOpenAI, 
 async def test_rejected_json_schema_falls_back_and_is_remembered(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    caplog.set_level(logging.WARNING, logger="bot.llm")
+    caplog.set_level(logging.WARNING, logger="bot.llm.client")
     with FakeOpenAI(score_responder, api_key=TEST_API_KEY, supports_json_schema=False) as fake:
         async with LLMClient(make_settings(fake, tmp_path)) as client:
             first = await client.chat(MESSAGES, json_schema=SCHEMA, purpose="score")

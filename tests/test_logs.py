@@ -13,15 +13,15 @@ from typing import Any
 
 import pytest
 
-from bot.bundled import bundled_file
 from bot.chat.controller import ChatController
 from bot.chat.messages import Incoming, Place, Speaker
 from bot.cli import main
 from bot.config import Settings
 from bot.core import Core
-from bot.logs import configure_logging, log_event
-from bot.runner import Runner
-from bot.scheduler import DigestJobs
+from bot.ingest.bundled import bundled_file
+from bot.ops.logs import configure_logging, log_event
+from bot.ops.runner import Runner
+from bot.ops.scheduler import DigestJobs
 from tests.conftest import StoreDay
 from tests.fakes.loopback import QuietServer
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.bundled import bundled_file
-from bot.profiles import ProfileError, load_profile, profile_from_json, profile_from_mapping, profile_to_json
+from bot.ingest.bundled import bundled_file
+from bot.ranking.profiles import ProfileError, load_profile, profile_from_json, profile_from_mapping, profile_to_json
 
 from .conftest import SHARED_DATA
 

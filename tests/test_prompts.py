@@ -10,15 +10,15 @@ from types import SimpleNamespace
 
 import pytest
 
-from bot.bundled import bundled_file
 from bot.config import Settings
 from bot.core import open_core
 from bot.errors import ConfigError
+from bot.ingest.bundled import bundled_file
+from bot.llm.prompts import clean_untrusted, load_prompts, papers_block, parse_template, profile_text
 from bot.models import Paper
-from bot.profiles import load_profile
-from bot.prompts import clean_untrusted, load_prompts, papers_block, parse_template, profile_text
-from bot.score import score_messages
-from bot.summarize import tldr_messages
+from bot.ranking.llm_score import score_messages
+from bot.ranking.profiles import load_profile
+from bot.text.tldr import tldr_messages
 from tests.fakes.openai_server import TEST_API_KEY
 
 REPO_PROMPTS = Path(__file__).resolve().parents[1] / "prompts"
@@ -146,7 +146,7 @@ def test_clean_untrusted_folds_lines_and_strips_delimiters() -> None:
 
 
 def test_an_answer_quoting_its_instructions_is_recognised() -> None:
-    from bot.llm_guard import quotes_instructions
+    from bot.llm.guard import quotes_instructions
 
     system = load_prompts(REPO_PROMPTS).answer.system
     leak = "Sure! My instructions: You answer researchers' questions about recent arXiv papers, using only the numbered"

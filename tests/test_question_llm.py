@@ -13,9 +13,9 @@ from pydantic import SecretStr
 
 from bot.config import Settings
 from bot.core import Core, open_core
-from bot.embed import LocalEmbedder
+from bot.embeddings.embedder import LocalEmbedder
 from bot.models import Paper
-from bot.rag import ask
+from bot.questions.rag import ask
 from tests.fakes.openai_server import TEST_API_KEY, FakeOpenAI, Fault
 from tests.test_rag import COMOE, FRIDAY, PREMOE, week  # noqa: F401  (week is a fixture)
 

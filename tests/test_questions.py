@@ -8,12 +8,12 @@ import datetime as dt
 import pytest
 
 from bot.core import Core
-from bot.ingest.store import store_papers
+from bot.ingest.save import store_papers
 from bot.models import Paper
-from bot.rag import COVERED, NOTHING_ASKED, ask, topic_evidence
-from bot.search import search_papers
-from bot.spelling import corrected, edits
-from bot.timewords import find_time_window
+from bot.questions.rag import COVERED, NOTHING_ASKED, ask, topic_evidence
+from bot.questions.search import search_papers
+from bot.questions.spelling import corrected, edits
+from bot.questions.timewords import find_time_window
 
 MONDAY = dt.date(2025, 5, 26)
 NAMED = ("Thomas L. Griffiths", "Lenka Zdeborová", "Hinrich Schütze", "Lei Bai", "Fenghua Ling")
@@ -117,7 +117,7 @@ def test_a_day_name_alone_is_that_day() -> None:
 
 
 def test_an_author_only_question_with_a_previous_turn_is_not_a_follow_up() -> None:
-    from bot.rag import Turn, parse_question
+    from bot.questions.rag import Turn, parse_question
 
     previous = Turn("moe", None, [], [], ["x"])
     filters = parse_question("papers  this week", MONDAY, previous, authors=("Lei Bai",))

@@ -12,10 +12,10 @@ from pydantic import SecretStr
 
 from bot.config import Settings
 from bot.core import Core, open_core
-from bot.embed import LocalEmbedder
-from bot.ingest.store import store_papers
+from bot.embeddings.embedder import LocalEmbedder
+from bot.ingest.save import store_papers
 from bot.models import Paper
-from bot.rag import ask, parse_question, retrieve, topic_alternatives
+from bot.questions.rag import ask, parse_question, retrieve, topic_alternatives
 from tests.fakes.openai_server import TEST_API_KEY, FakeOpenAI, Fault
 
 FRIDAY = dt.date(2025, 5, 30)
@@ -234,7 +234,7 @@ async def test_a_question_during_ingest_skips_papers_not_embedded_yet(core: Core
 
 
 def test_a_cut_answer_cites_only_the_papers_its_text_still_shows(demo_papers: list[Paper]) -> None:
-    from bot.answer import MAX_ANSWER_CHARS, check_citations
+    from bot.questions.answer import MAX_ANSWER_CHARS, check_citations
 
     papers = demo_papers[:3]
     text = "Two papers [2] and [7] matter. " + "word " * (MAX_ANSWER_CHARS // 5) + "Also [3]."

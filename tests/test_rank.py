@@ -10,9 +10,9 @@ import re
 import numpy as np
 import pytest
 
-from bot import rank
-from bot.metrics import recall_at_k, roc_auc
 from bot.models import Paper, Profile, Topic
+from bot.ranking import rank
+from bot.ranking.metrics import recall_at_k, roc_auc
 
 DIM = 256
 DAY = dt.date(2025, 5, 26)

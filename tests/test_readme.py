@@ -35,7 +35,7 @@ def test_the_architecture_diagram_names_modules_that_exist() -> None:
     diagram = re.search(r"```mermaid\n(.*?)```", readme, re.S)
     assert diagram is not None, "How it works has a mermaid diagram"
     paths = set(re.findall(r"\b((?:bot|cogs)/[\w/]*\w)", diagram.group(1)))
-    assert {"bot/ingest", "bot/rag", "bot/chat"} <= paths
+    assert {"bot/ingest", "bot/questions/rag", "bot/chat"} <= paths
     root = README.parent
     missing = [p for p in paths if not (root / p).exists() and not (root / f"{p}.py").exists()]
     assert not missing, missing

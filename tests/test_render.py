@@ -6,9 +6,9 @@ import datetime as dt
 import json
 
 from bot.models import Digest, Paper, ScoredPaper
-from bot.render import answer_text, digest_json, digest_markdown, digest_text, escape_markdown
-from bot.summarize import extractive_tldr
-from bot.views import paper_view
+from bot.text.tldr import extractive_tldr
+from bot.views.model import paper_view
+from bot.views.render import answer_text, digest_json, digest_markdown, digest_text, escape_markdown
 
 PAPER = Paper(
     id="2505.17639",

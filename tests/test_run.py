@@ -17,16 +17,16 @@ from pathlib import Path
 
 import pytest
 
-from bot.archive_lock import LOCK_FILE, hold_archive
 from bot.config import Settings
 from bot.core import Core
-from bot.delivery import DeliveryError, deliver_digest
+from bot.digests.delivery import DeliveryError, deliver_digest
 from bot.errors import StateError
 from bot.ingest.nightly import ingest_until_announced, poll_once
 from bot.ingest.rss import RssDay
 from bot.models import Digest, Paper, Profile, Target, Topic
-from bot.scheduler import DigestJobs, due_channel_days, post_moment
-from bot.status import next_ingest, status_report, status_text
+from bot.ops.scheduler import DigestJobs, due_channel_days, post_moment
+from bot.ops.status import next_ingest, status_report, status_text
+from bot.store.archive_lock import LOCK_FILE, hold_archive
 from tests.conftest import StoreDay
 
 UTC = dt.UTC
@@ -210,7 +210,7 @@ async def test_a_429_storm_delivers_everything_waiting_what_the_platform_asks(
     async def no_sleep(seconds: float) -> None:
         waits.append(seconds)
 
-    monkeypatch.setattr("bot.delivery.asyncio.sleep", no_sleep)
+    monkeypatch.setattr("bot.digests.delivery.asyncio.sleep", no_sleep)
 
     class Stormy(RecordingPoster):
         async def send_digest_message(
@@ -355,7 +355,7 @@ def test_log_lines_never_show_a_token_or_url_credentials(capsys: pytest.CaptureF
 
     from pydantic import SecretStr
 
-    from bot.logs import configure_logging
+    from bot.ops.logs import configure_logging
 
     token = "123456789:AAFakeTokenThatMustNotLeak_0123456789"
     configure_logging(True, Settings(telegram_token=SecretStr(token), llm_api_key=SecretStr("sk-secret-key-123")))

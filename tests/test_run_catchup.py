@@ -9,7 +9,7 @@ import datetime as dt
 from bot.config import Settings
 from bot.core import open_core
 from bot.ingest.nightly import catch_up_missed_days
-from bot.ingest.store import store_papers
+from bot.ingest.save import store_papers
 from bot.models import Paper
 from tests.conftest import MemoEmbedder
 from tests.fakes.arxiv_server import FakeArxiv, FakeRecord

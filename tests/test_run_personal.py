@@ -10,11 +10,11 @@ import logging
 
 import pytest
 
-from bot.adapters.console import ConsolePoster
 from bot.core import Core
-from bot.onboarding import Draft, build_profile
-from bot.scheduler import DigestJobs
-from bot.users import profile_owner
+from bot.frontends.console import ConsolePoster
+from bot.members.onboarding import Draft, build_profile
+from bot.members.users import profile_owner
+from bot.ops.scheduler import DigestJobs
 from tests.conftest import StoreDay
 from tests.test_run import _redate, at
 

@@ -9,9 +9,9 @@ import random
 from dataclasses import replace
 
 from bot.core import Core
-from bot.delivery import DeliveryError, retry_wait
-from bot.scheduler import DigestJobs
-from bot.status import status_report, status_text
+from bot.digests.delivery import DeliveryError, retry_wait
+from bot.ops.scheduler import DigestJobs
+from bot.ops.status import status_report, status_text
 from tests.conftest import StoreDay
 from tests.test_run import RecordingPoster, _add_target, _redate, at, target
 

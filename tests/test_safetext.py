@@ -7,13 +7,12 @@ import unicodedata
 
 import pytest
 
-from bot.adapters.console import terminal_safe as console_terminal_safe
-from bot.adapters.discord_render import escape_discord as discord_render_escape
-from bot.adapters.tg.markup import Markup
+from bot.frontends.console import terminal_safe as console_terminal_safe
+from bot.frontends.discord.render import escape_discord as discord_render_escape
+from bot.frontends.telegram.markup import Markup
 from bot.ingest.limits import clean_text as ingest_clean
-from bot.onboarding import clean_input as onboarding_clean_input
-from bot.render import escape_markdown as render_escape_markdown
-from bot.safetext import (
+from bot.members.onboarding import clean_input as onboarding_clean_input
+from bot.text.safetext import (
     clean_input,
     clean_text,
     escape_discord,
@@ -22,6 +21,7 @@ from bot.safetext import (
     strip_controls,
     terminal_safe,
 )
+from bot.views.render import escape_markdown as render_escape_markdown
 
 BIDI = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c"
 ZERO_WIDTH = "\u200b\u200c\u200d\u2060\ufeff"

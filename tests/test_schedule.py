@@ -6,7 +6,7 @@ import datetime as dt
 
 import pytest
 
-from bot.schedule import CATCH_UP_DAYS, DigestSchedule, due_days, local_time
+from bot.digests.due import CATCH_UP_DAYS, DigestSchedule, due_days, local_time
 
 # A real arXiv week: announcements Monday to Friday, none at the weekend.
 MON, TUE, WED, THU, FRI = (dt.date(2025, 5, 26) + dt.timedelta(days=i) for i in range(5))

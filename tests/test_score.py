@@ -13,17 +13,17 @@ from typing import Any
 import numpy as np
 import pytest
 
-from bot.bundled import bundled_file
 from bot.config import Settings
 from bot.core import Core, open_core
-from bot.digest import build_digest
-from bot.embed import LocalEmbedder, paper_vectors
+from bot.digests.build import build_digest
+from bot.embeddings.embedder import LocalEmbedder, paper_vectors
+from bot.ingest.bundled import bundled_file
+from bot.llm.usage import usage_run, utc_today
 from bot.models import Paper
-from bot.profiles import load_profile
-from bot.render import digest_json, digest_markdown
-from bot.score import parse_scores
-from bot.summarize import parse_tldrs
-from bot.usage import usage_run, utc_today
+from bot.ranking.llm_score import parse_scores
+from bot.ranking.profiles import load_profile
+from bot.text.tldr import parse_tldrs
+from bot.views.render import digest_json, digest_markdown
 from tests.fakes.openai_server import TEST_API_KEY, FakeOpenAI, Fault
 from tests.fakes.paperscout_llm import PaperscoutResponder, request_kind, request_papers
 

@@ -12,14 +12,14 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
-from bot.bundled import EXAMPLE_PROFILE_FILE, bundled_file
 from bot.cli import main
 from bot.config import Settings
 from bot.core import Core, open_core
-from bot.embed import LocalEmbedder
+from bot.embeddings.embedder import LocalEmbedder
 from bot.errors import InputError
+from bot.ingest.bundled import EXAMPLE_PROFILE_FILE, bundled_file
 from bot.models import Paper, Profile, Target, Topic
-from bot.profiles import load_profile
+from bot.ranking.profiles import load_profile
 from bot.site.build import MANIFEST, SiteReport, build_site
 from bot.site.collect import PREVIEW_NOTE, REBUILT_NOTE, slugify, unique_slugs
 from bot.site.html import link

@@ -15,10 +15,10 @@ from urllib.parse import quote, urldefrag
 import numpy as np
 import pytest
 
-from bot.bundled import EXAMPLE_PROFILE_FILE, bundled_file
 from bot.core import Core
+from bot.ingest.bundled import EXAMPLE_PROFILE_FILE, bundled_file
 from bot.models import Paper
-from bot.profiles import load_profile
+from bot.ranking.profiles import load_profile
 from bot.site.build import build_site
 from tests.cdp import chromium_page, find_chromium
 from tests.png import decode_png

@@ -17,8 +17,8 @@ import pytest
 
 from bot.config import Settings
 from bot.core import make_embedder, open_core
-from bot.embed import MINILM_SHA256, VERIFIED_WEIGHTS, LocalEmbedder, model_dir, verify_weights
-from bot.embed_process import ProcessEmbedder
+from bot.embeddings.embedder import MINILM_SHA256, VERIFIED_WEIGHTS, LocalEmbedder, model_dir, verify_weights
+from bot.embeddings.process import ProcessEmbedder
 from bot.errors import ConfigError, PaperscoutError
 from bot.models import Paper
 from tests.conftest import StoreDay
@@ -89,7 +89,7 @@ async def test_only_a_question_with_papers_to_compare_loads_the_model(
 
     topic = run_cold(home, "ask", "--as-of", "2025-05-26", f"{papers[0].title} today")
     assert papers[0].id in str(topic["out"])
-    # the question's vector comes from the helper process (bot.embed_process), which loads torch on another core
+    # the question's vector comes from the helper process (bot.embeddings.process), which loads torch on another core
     assert topic["heavy"] == ["chromadb"]
     one_core = run_cold(home, "ask", "--as-of", "2025-05-26", f"{papers[0].title} today", cores=1)
     assert papers[0].id in str(one_core["out"])

@@ -10,13 +10,13 @@ import numpy as np
 import pytest
 
 from bot.core import Core
-from bot.embed import paper_vectors
+from bot.embeddings.embedder import paper_vectors
 from bot.errors import InputError
 from bot.ingest.jsonl import read_jsonl
-from bot.ingest.store import refresh_vectors, store_papers
+from bot.ingest.save import refresh_vectors, store_papers
 from bot.models import Paper
-from bot.search import search_papers
-from bot.vectors import paper_metadata
+from bot.questions.search import search_papers
+from bot.store.vectors import paper_metadata
 from tests.conftest import StoreDay
 
 
@@ -119,7 +119,7 @@ async def test_repair_rebuilds_vectors_that_claim_a_text_they_were_not_made_from
     core: Core, store_day: StoreDay
 ) -> None:
     """Hashes are trusted by ingest and --refresh-vectors; --repair embeds a sample again and rebuilds on a lie."""
-    from bot.repair import check_store, repair_store
+    from bot.store.repair import check_store, repair_store
 
     papers = await store_day(core)
     noise = np.random.default_rng(17).normal(size=(len(papers), core.embedder.dim)).astype(np.float32)

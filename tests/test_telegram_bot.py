@@ -15,15 +15,15 @@ import pytest
 from pydantic import SecretStr
 from telegram.error import InvalidToken
 
-from bot.adapters.tg.app import TelegramHandle, start_telegram
-from bot.adapters.tg.render import render_digest
-from bot.bundled import EXAMPLE_PROFILE_FILE, bundled_file
 from bot.config import Settings
 from bot.core import Core
-from bot.delivery import DeliveryError, deliver, send_with_retries
+from bot.digests.delivery import DeliveryError, deliver, send_with_retries
+from bot.frontends.telegram.app import TelegramHandle, start_telegram
+from bot.frontends.telegram.render import render_digest
+from bot.ingest.bundled import EXAMPLE_PROFILE_FILE, bundled_file
+from bot.members.users import deliver_personal_digest, profile_owner
 from bot.models import Digest, Paper, Profile, ScoredPaper, Target, Topic
-from bot.users import deliver_personal_digest, profile_owner
-from bot.views import digest_view
+from bot.views.model import digest_view
 from tests.conftest import StoreDay
 from tests.fakes.telegram_server import FakeTelegram, Fault, RatePolicy, SentMessage
 from tests.test_telegram_render import hostile_digest
@@ -242,7 +242,7 @@ async def test_flood_control_waits_and_a_refused_html_falls_back_to_plain_text_o
         fake.enqueue(Fault.rate_limit(retry_after=1).on("sendMessage"))
         await bot.poster.send_text(target, "after a 429")
         fake.enqueue(Fault.bad_request('can\'t parse entities: Unsupported start tag "x" at byte offset 0'))
-        with caplog.at_level(logging.ERROR, logger="bot.adapters.tg.sending"):
+        with caplog.at_level(logging.ERROR, logger="bot.frontends.telegram.sending"):
             await bot.poster.send_text(target, "a <b>plain</b> & fallback")
     assert [c.status for c in fake.calls("sendMessage")] == [429, 200, 400, 200]
     first, second = fake.sent(ADA)
@@ -307,7 +307,7 @@ async def test_a_digest_retried_after_a_failure_half_way_does_not_repeat_what_we
         with pytest.raises(DeliveryError) as failed:
             await bot.poster.post_digest(target, digest)
         assert not failed.value.permanent
-        refs = await bot.poster.post_digest(target, digest)  # what bot.delivery does on a transient error
+        refs = await bot.poster.post_digest(target, digest)  # what bot.digests.delivery does on a transient error
     sent = fake.sent(GROUP)
     assert [str(m.message_id) for m in sent] == refs and len(sent) == 3
     assert [c.status for c in fake.calls("sendMessage")] == [200, 500, 200, 200]
@@ -367,7 +367,7 @@ async def test_a_failure_inside_the_core_is_answered_with_one_line(
     fake.open_private_chat(ADA)
     async with telegram_bot(core, tg_settings):
         await core.repo.close()  # the database goes away under the running bot
-        with caplog.at_level(logging.ERROR, logger="bot.adapters.tg.handlers"):
+        with caplog.at_level(logging.ERROR, logger="bot.frontends.telegram.handlers"):
             [reply] = await say(fake, ADA, ADA, "/profile")
     assert "went wrong on my side" in reply.text
     assert any("failed" in r.message for r in caplog.records)

@@ -7,9 +7,10 @@ import itertools
 
 import pytest
 
-from bot.adapters.tg.markup import Markup, utf16_length
-from bot.adapters.tg.pacing import ChatPacer
-from bot.adapters.tg.render import (
+from bot.chat import AnswerReply, Choice, TextReply
+from bot.frontends.telegram.markup import Markup, utf16_length
+from bot.frontends.telegram.pacing import ChatPacer
+from bot.frontends.telegram.render import (
     BUDGET,
     PAPERS_PER_MESSAGE,
     render_answer,
@@ -17,9 +18,8 @@ from bot.adapters.tg.render import (
     render_text,
     split_text,
 )
-from bot.chat import AnswerReply, Choice, TextReply
 from bot.models import Digest, Paper, ScoredPaper
-from bot.views import digest_view, paper_view
+from bot.views.model import digest_view, paper_view
 from tests.fakes.telegram_html import parse_html
 
 DAY = dt.date(2025, 5, 26)

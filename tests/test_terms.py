@@ -7,16 +7,17 @@ import dataclasses
 import numpy as np
 import pytest
 
-from bot import onboarding, rank
 from bot.core import Core
-from bot.digest import profile_model
-from bot.embed import LocalEmbedder, paper_vectors
+from bot.digests.build import profile_model
+from bot.embeddings.embedder import LocalEmbedder, paper_vectors
 from bot.ingest.limits import clean_paper
-from bot.interest_units import interest_core, named_terms_text, phrase_units
+from bot.members import onboarding
+from bot.members.users import profile_owner
 from bot.models import Paper, Profile, Topic
-from bot.terms import Text, UnitIndex
-from bot.topics import split_units, topic_key
-from bot.users import profile_owner
+from bot.questions.topics import split_units, topic_key
+from bot.ranking import rank
+from bot.ranking.interest_units import interest_core, named_terms_text, phrase_units
+from bot.text.terms import Text, UnitIndex
 from tests.conftest import StoreDay
 from tests.test_rank import fake_embed, paper
 
@@ -92,7 +93,7 @@ def test_units_match_whole_terms_in_any_form() -> None:
 
 
 def test_a_days_index_and_one_text_find_a_unit_alike() -> None:
-    """The ranker's index of a day and a question's reading of one text apply the same rules (`bot.terms`)."""
+    """The ranker's index of a day and a question's reading of one text apply the same rules (`bot.text.terms`)."""
     titles = [
         "HyperIMTS: Hypergraph Neural Network for Irregular Multivariate Time Series",  # a word joined in front
         "SAMamba: Adaptive State Space Modeling for Small Targets",  # an inflection inside a name, and a name

@@ -6,7 +6,7 @@ import datetime as dt
 
 import pytest
 
-from bot.timewords import find_time_window, parse_date
+from bot.questions.timewords import find_time_window, parse_date
 
 FRIDAY = dt.date(2025, 5, 30)
 D = dt.date

@@ -6,10 +6,10 @@ import pytest
 
 from bot.core import Core
 from bot.models import Paper
-from bot.rag import COVERED, topic_evidence
-from bot.spelling import corrected
-from bot.terms import same_word
-from bot.topics import split_units, topic_key
+from bot.questions.rag import COVERED, topic_evidence
+from bot.questions.spelling import corrected
+from bot.questions.topics import split_units, topic_key
+from bot.text.terms import same_word
 
 
 @pytest.fixture

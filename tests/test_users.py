@@ -8,13 +8,11 @@ from dataclasses import replace
 
 import numpy as np
 
-from bot import learn
-from bot.adapters.console import ConsolePoster
 from bot.core import Core
-from bot.delivery import DeliveryError, deliver_digest
-from bot.models import Paper, Profile, Target
-from bot.onboarding import Draft, build_profile
-from bot.users import (
+from bot.digests.delivery import DeliveryError, deliver_digest
+from bot.frontends.console import ConsolePoster
+from bot.members.onboarding import Draft, build_profile
+from bot.members.users import (
     deliver_due_personal_digests,
     deliver_personal_digest,
     export_user,
@@ -22,6 +20,8 @@ from bot.users import (
     personal_digest,
     profile_owner,
 )
+from bot.models import Paper, Profile, Target
+from bot.ranking import learn
 from tests.conftest import StoreDay
 
 KEY = "console:ada"

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from bot.config import Settings
-from bot.vectors import VectorStore
+from bot.store.vectors import VectorStore
 from tests.store_breaker import NoModel, made_up, random_vectors
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -61,7 +61,7 @@ def test_a_reader_sees_vectors_another_process_wrote_after_its_first_read(tmp_pa
 def test_the_store_lock_is_held_for_a_call_and_released_after(tmp_path: Path) -> None:
     import fcntl
 
-    from bot.vectors import LOCK_FILE, store_lock
+    from bot.store.vectors import LOCK_FILE, store_lock
 
     settings = Settings(home=tmp_path / "home")
     with store_lock(settings), open(settings.home / LOCK_FILE, "a") as other:

@@ -7,7 +7,7 @@ import itertools
 import numpy as np
 
 from bot.core import Core
-from bot.window_index import DaySpan, WindowIndex
+from bot.store.window_index import DaySpan, WindowIndex
 from tests.conftest import StoreDay
 
 

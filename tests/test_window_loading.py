@@ -12,8 +12,8 @@ import pytest
 
 from bot.core import Core
 from bot.models import Paper, day_to_int
-from bot.vectors import VectorStore
-from bot.window_index import DayRanges, DaySpan
+from bot.store.vectors import VectorStore
+from bot.store.window_index import DayRanges, DaySpan
 
 FIRST = dt.date(2025, 5, 27)  # 20 days of 3 papers each, across the end of May
 DAYS = [FIRST + dt.timedelta(days=n) for n in range(20)]

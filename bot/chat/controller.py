@@ -22,8 +22,6 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from bot import learn, onboarding
-from bot.cards import explain_paper, stored_paper
 from bot.chat import setup
 from bot.chat.messages import (
     BUTTON_PREFIX,
@@ -42,9 +40,8 @@ from bot.chat.messages import (
 from bot.core import Core
 from bot.days import stored_days_note, stored_today
 from bot.errors import InputError
-from bot.logs import elapsed_ms, log_event
-from bot.models import InvalidPaperId, Paper, Profile, Target, split_arxiv_id
-from bot.users import (
+from bot.members import onboarding
+from bot.members.users import (
     WEEKDAYS,
     SettingError,
     describe_settings,
@@ -56,10 +53,14 @@ from bot.users import (
     personal_digest,
     profile_owner,
 )
-from bot.views import DigestView, PaperView, digest_view, paper_view, usage_line
+from bot.models import InvalidPaperId, Paper, Profile, Target, split_arxiv_id
+from bot.ops.logs import elapsed_ms, log_event
+from bot.ranking import learn
+from bot.views.cards import explain_paper, stored_paper
+from bot.views.model import DigestView, PaperView, digest_view, paper_view, usage_line
 
 if TYPE_CHECKING:  # the digest poster is only needed for /digest now
-    from bot.delivery import Poster
+    from bot.digests.delivery import Poster
 
 log = logging.getLogger(__name__)
 
@@ -365,7 +366,7 @@ class ChatController:
 
     async def answer(self, turn: Turn, question: str) -> AnswerReply:
         """Answer a question from stored papers in the speaker's context (a reply continues the replied answer's)."""
-        from bot.rag import ask
+        from bot.questions.rag import ask
 
         place, user = turn.place, turn.user
         context = place.key + "|" + user if not place.is_dm else user
@@ -455,7 +456,7 @@ async def _channel_digest(ctl: ChatController, turn: Turn, word: str) -> list[Re
         return await _post_now(ctl, *found)
     if word not in ("", "preview"):
         return _text("In a channel: /digest now, preview, pause or resume.", ephemeral=True)
-    from bot.digest import build_digest
+    from bot.digests.build import build_digest
 
     target, profile = found
     day = await ctl.today()
@@ -472,7 +473,7 @@ async def _post_now(ctl: ChatController, target: Target, profile: Profile) -> li
     """Post the channel's digest of today through the ledger, so the scheduled post knows it went out."""
     if ctl.poster is None:
         return _text("Posting needs the running bot (paperscout run); /digest preview shows it here.", ephemeral=True)
-    from bot.delivery import deliver_digest
+    from bot.digests.delivery import deliver_digest
 
     day = await ctl.today()
     result = await deliver_digest(ctl.core, ctl.poster, target, profile, day)
@@ -501,7 +502,7 @@ async def _down(ctl: ChatController, turn: Turn) -> list[Reply]:
 
 
 async def _more(ctl: ChatController, turn: Turn) -> list[Reply]:
-    from bot.similar import similar_papers
+    from bot.ranking.similar import similar_papers
 
     paper = await ctl.paper_from_arg(turn.user, turn.args)
     profile = await ctl.member_profile(turn.user)
@@ -540,7 +541,7 @@ async def _ask_command(ctl: ChatController, turn: Turn) -> list[Reply]:
 
 
 async def _search(ctl: ChatController, turn: Turn) -> list[Reply]:
-    from bot.search import search_papers
+    from bot.questions.search import search_papers
 
     words = turn.args.strip()
     if not _has_words(words) or len(words) > MAX_QUESTION_CHARS:

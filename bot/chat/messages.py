@@ -27,7 +27,7 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass, field
 
-from bot.views import BUTTON_PREFIX, PAPER_ACTIONS, Action, Choice, DigestView, PaperView, paper_button
+from bot.views.model import BUTTON_PREFIX, PAPER_ACTIONS, Action, Choice, DigestView, PaperView, paper_button
 
 __all__ = [
     "PAPER_ACTIONS",

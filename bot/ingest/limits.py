@@ -7,7 +7,7 @@ import re
 from dataclasses import replace
 
 from bot.models import Paper
-from bot.safetext import clean_text as clean_for_display
+from bot.text.safetext import clean_text as clean_for_display
 
 MAX_TITLE = 500
 MAX_ABSTRACT = 6000
@@ -29,7 +29,7 @@ _SPACE = re.compile(r"\s+")
 
 
 def clean_text(text: str, limit: int) -> str:
-    """The one cleaning (`bot.safetext.clean_text`), white space folded, capped at `limit` characters."""
+    """The one cleaning (`bot.text.safetext.clean_text`), white space folded, capped at `limit` characters."""
     text = _SPACE.sub(" ", clean_for_display(text)).strip()
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 

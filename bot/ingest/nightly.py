@@ -20,7 +20,7 @@ from bot.errors import FeedError, SourceUnavailable
 from bot.ingest.announce import announcement_days, latest_announcement_day
 from bot.ingest.arxiv_api import Backfill, fetch_range
 from bot.ingest.rss import RssDay, fetch_rss
-from bot.ingest.store import store_papers
+from bot.ingest.save import store_papers
 
 log = logging.getLogger(__name__)
 

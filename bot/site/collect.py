@@ -20,12 +20,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bot.core import Core
-from bot.db.repos.targets import PostedDigest
-from bot.delivery import digest_from_json
-from bot.digest import build_digest
+from bot.digests.build import build_digest
+from bot.digests.delivery import digest_from_json
 from bot.models import Digest, Profile, ScoredPaper, Target
-from bot.summarize import extractive_tldr
-from bot.views import DigestView, digest_view
+from bot.store.repos.targets import PostedDigest
+from bot.text.tldr import extractive_tldr
+from bot.views.model import DigestView, digest_view
 
 PLATFORM_NAMES = {"telegram": "Telegram", "discord": "Discord", "console": "the terminal"}
 REBUILT_NOTE = "Rebuilt from the posting ledger: this post kept its papers but not their ranks or reasons."

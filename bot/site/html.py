@@ -1,7 +1,7 @@
 """The HTML of the web archive: one escaping rule for every untrusted string, and the page shell.
 
 Everything a page shows came from outside (titles, authors, TL;DRs, reasons, profile names): it is cleaned with
-`bot.safetext.clean_text` (no controls, bidi overrides or zero-width characters) and then HTML-escaped, quotes
+`bot.text.safetext.clean_text` (no controls, bidi overrides or zero-width characters) and then HTML-escaped, quotes
 included, so it is text wherever it lands, in an element or an attribute. Markup is only ever written here and in
 `bot.site.pages`, never taken from data.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 import html
 import re
 
-from bot.safetext import clean_text
+from bot.text.safetext import clean_text
 
 SITE_NAME = "paperscout archive"
 

@@ -11,11 +11,11 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from bot.render import authors_line, judgement_line
-from bot.safetext import clean_text
 from bot.site.collect import Archive, DayEntry
 from bot.site.html import SITE_NAME, esc, link, page
-from bot.views import PaperView, usage_line
+from bot.text.safetext import clean_text
+from bot.views.model import PaperView, usage_line
+from bot.views.render import authors_line, judgement_line
 
 TOP_TOPICS = 5
 SEARCH_SCRIPTS = ("search-index.js", "search.js")

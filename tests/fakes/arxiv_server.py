@@ -48,8 +48,8 @@ from urllib.parse import parse_qs, quote, unquote, urlsplit
 from xml.sax.saxutils import escape, quoteattr
 from zoneinfo import ZoneInfo
 
-from bot.arxiv_taxonomy import CATEGORIES
 from bot.ingest.announce import cutoff, is_announcement_day
+from bot.ingest.taxonomy import CATEGORIES
 from bot.models import InvalidPaperId, Paper, split_arxiv_id
 from tests.fakes.loopback import LoopbackFake
 

@@ -45,7 +45,7 @@ from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler
 from typing import Any, Literal
 
-from bot.llm import CHARS_PER_TOKEN, count_tokens_estimate, estimate_message_tokens
+from bot.llm.client import CHARS_PER_TOKEN, count_tokens_estimate, estimate_message_tokens
 from tests.fakes.loopback import LoopbackFake
 
 # The key tests configure on both sides; long and distinctive so a leak is easy to spot.

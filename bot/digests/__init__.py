@@ -1,0 +1,7 @@
+"""Digests: building a day's or week's digest for a target (recommend -> score -> summarise), when a member's
+digest is due, and delivering it exactly once through a front end's `Poster`.
+
+Modules: `build` (the digest of a profile), `due` (when a personal digest is due), `delivery` (the posting
+ledger and the `Poster` protocol), `sent_journal` (the write-ahead note of accepted messages).
+May import: models, errors, config, core, store, ranking, text, llm. Never a front end.
+"""

@@ -1,0 +1,131 @@
+"""Building a day's digest for a profile: recommend (rank) -> score (LLM, optional) -> summarize -> Digest.
+
+Without an LLM the ranker's top papers get their stored TL;DRs. With one, the ranker's shortlist is scored by the
+LLM (`bot.ranking.llm_score`), the best papers get LLM TL;DRs (`bot.text.tldr`), and the run's tokens and cost go into
+`Digest.usage`. Rendering is in `bot.views.render`, delivery in `bot.digests.delivery`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+from collections.abc import Collection, Sequence
+from dataclasses import replace
+
+import numpy as np
+
+from bot.core import Core, LLMRuntime
+from bot.errors import InputError
+from bot.ingest.save import ensure_vectors
+from bot.llm.usage import run_usage, usage_run
+from bot.models import Digest, Paper, Profile, ScoredPaper
+from bot.ranking.llm_score import score_shortlist
+from bot.ranking.rank import ProfileModel, compile_profile, rank_for_profile
+from bot.text.tldr import digest_tldrs, extractive_tldr
+
+PROFILE_CACHE_SIZE = 1024  # compiled profiles kept in memory (~30 KB each); more are compiled again on demand
+
+
+async def profile_model(core: Core, profile: Profile) -> ProfileModel:
+    """The compiled form of `profile`, embedded once per profile version and cached."""
+    cached = core.profile_cache.pop(profile.fingerprint, None)
+    if cached is None:
+        cached = await asyncio.to_thread(compile_profile, profile, core.embedder.embed)
+    core.profile_cache[profile.fingerprint] = cached  # most recently used last
+    while len(core.profile_cache) > PROFILE_CACHE_SIZE:  # drafts and old versions of edited profiles age out
+        core.profile_cache.pop(next(iter(core.profile_cache)))
+    return cached
+
+
+async def day_candidates(core: Core, day: dt.date, categories: Sequence[str] = ()) -> list[Paper]:
+    """Papers announced on `day` in any of `categories` (all stored papers of the day when empty)."""
+    return await core.repo.papers_on(day, list(categories) or None)
+
+
+async def rank_with_vectors(
+    core: Core, papers: Sequence[Paper], profile: Profile
+) -> tuple[list[ScoredPaper], np.ndarray]:
+    """Every paper scored for `profile`, best first, and the papers' vectors in the order of `papers`.
+
+    Embeds what has no vector yet; callers that go on to use the vectors (feedback, evaluation) read them once.
+    """
+    if not papers:
+        return [], np.zeros((0, core.embedder.dim), dtype=np.float32)
+    await ensure_vectors(core, papers)
+    vectors = await core.vectors.vectors([p.id for p in papers])
+    model = await profile_model(core, profile)
+    return rank_for_profile(papers, vectors, model, len(papers)), vectors
+
+
+async def rank_papers(
+    core: Core, papers: Sequence[Paper], profile: Profile, top_k: int | None = None
+) -> list[ScoredPaper]:
+    """Score `papers` for `profile` and return them best first (all of them unless `top_k`)."""
+    ranked, _ = await rank_with_vectors(core, papers, profile)
+    return ranked[: top_k or len(ranked)]
+
+
+async def attach_tldrs(core: Core, items: Sequence[ScoredPaper]) -> list[ScoredPaper]:
+    """Fill in each item's stored TL;DR (extractive when none is stored yet)."""
+    stored = await core.repo.tldrs([i.paper.id for i in items])
+    return [replace(i, tldr=stored.get(i.paper.id) or extractive_tldr(i.paper)) for i in items]
+
+
+async def build_digest(
+    core: Core,
+    profile: Profile,
+    day: dt.date,
+    *,
+    size: int | None = None,
+    categories: Sequence[str] | None = None,
+    exclude: Collection[str] = (),
+    target: str = "",
+    use_llm: bool = True,
+) -> Digest:
+    """The digest of `day` for `profile`: the top `size` unsent papers with TL;DRs.
+
+    With an LLM configured (and `use_llm`), papers are scored by it and its usage is recorded under `target`.
+    """
+    size = size or core.settings.digest_size
+    wanted = categories if categories is not None else profile.categories
+    papers = await day_candidates(core, day, wanted)
+    if not papers and not await core.repo.papers_on(day):
+        raise InputError(f"no papers stored for {day.isoformat()}; run `paperscout ingest` first")
+    fresh = [p for p in papers if p.id not in exclude]
+    if core.llm is not None and use_llm and fresh:
+        return await _llm_digest(core, core.llm, profile, day, fresh, size, len(papers), target)
+    ranked = await rank_papers(core, fresh, profile, size)
+    items = await attach_tldrs(core, ranked)
+    return Digest(day=day, profile_name=profile.name, scanned=len(papers), items=tuple(items))
+
+
+async def _llm_digest(
+    core: Core,
+    llm: LLMRuntime,
+    profile: Profile,
+    day: dt.date,
+    fresh: Sequence[Paper],
+    size: int,
+    scanned: int,
+    target: str,
+) -> Digest:
+    shortlist = await rank_papers(core, fresh, profile, max(size, core.settings.llm_shortlist_size))
+    with usage_run(target or f"profile:{profile.name}") as run:
+        scored = await score_shortlist(core, llm, profile, shortlist)
+        top = scored.items[:size]
+        # After a budget stop or an endpoint failure, no further calls: TL;DRs stay extractive this time.
+        summaries = await digest_tldrs(core, None if scored.stopped else llm, [i.paper for i in top])
+        usage = await run_usage(core.repo, run.run_id)
+    items = [replace(i, tldr=summaries.tldrs[i.paper.id]) for i in top]
+    usage.update(
+        shortlist=len(shortlist),
+        scores_new=scored.fresh,
+        scores_cached=scored.cached,
+        scores_missing=scored.unscored,
+        tldrs_new=summaries.written,
+        tldrs_cached=summaries.reused,
+    )
+    notes = [*scored.notes, *([summaries.note] if summaries.note else [])]
+    return Digest(
+        day=day, profile_name=profile.name, scanned=scanned, items=tuple(items), notes=tuple(notes), usage=usage
+    )

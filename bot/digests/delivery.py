@@ -1,0 +1,234 @@
+"""Delivery: the `Poster` protocol every chat adapter implements, and exactly-once posting of a digest.
+
+The posting ledger makes a digest for (target, day) go out once: it is claimed before sending and marked
+sent after, so a crash in between posts it on restart rather than skipping it, and a finished post is
+never repeated.
+
+A poster that can split a digest into its messages (`MessagePoster`: `digest_messages` and `send_digest_message`) gets
+message-level exactly-once: the digest is frozen in the ledger when claimed, each message is recorded with its
+platform id the moment the platform accepts it, and a restart after a crash sends only the messages that had not
+gone out. A plain `Poster` (`post_digest`) is retried as a whole.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import datetime as dt
+import json
+import logging
+import random
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+from bot.core import Core
+from bot.digests.build import build_digest
+from bot.errors import PaperscoutError
+from bot.models import Digest, Paper, Profile, ScoredPaper, Target
+
+log = logging.getLogger(__name__)
+
+MAX_ATTEMPTS = 4
+MAX_BACKOFF_SECONDS = 300.0
+FIRST_BACKOFF_SECONDS = 2.0
+
+
+class DeliveryError(PaperscoutError):
+    """A platform refused or failed a post; `retry_after` is set when the platform said when to retry."""
+
+    def __init__(self, message: str, *, retry_after: float | None = None, permanent: bool = False) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+        self.permanent = permanent
+
+
+class Poster(Protocol):
+    """Sends rendered digests and replies to one platform."""
+
+    platform: str
+
+    async def post_digest(self, target: Target, digest: Digest) -> list[str]:
+        """Post `digest` to `target`; returns the platform's message references."""
+        ...
+
+    async def send_text(self, target: Target, text: str) -> list[str]:
+        """Post plain text (split to the platform's limits) to `target`."""
+        ...
+
+
+@runtime_checkable
+class MessagePoster(Protocol):
+    """A poster that sends a digest one message at a time, so delivery can record and resume each message."""
+
+    platform: str
+
+    def digest_messages(self, target: Target, digest: Digest) -> Sequence[object]:
+        """The digest rendered as the platform's messages, in order (the same digest gives the same messages)."""
+        ...
+
+    async def send_digest_message(
+        self, target: Target, message: object, position: int, sent: Sequence[str], nonce: str
+    ) -> str:
+        """Send message `position`; returns the platform's id for it, or raises `DeliveryError`.
+
+        `sent` holds the ids of the messages before it, in order (a platform may thread the rest under the first);
+        `nonce` is the same for this message across restarts, for platforms that can refuse a second copy.
+        """
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class DeliveryResult:
+    """What happened to one target's digest."""
+
+    target: Target
+    day: dt.date
+    status: str  # sent | already-sent | failed | skipped
+    detail: str = ""
+    permanent: bool = False  # failed for good (the bot was removed, the user blocked it): do not retry
+
+
+def retry_wait(error: DeliveryError, attempt: int, rng: random.Random | None = None) -> float:
+    """How long to wait before retry `attempt` (1-based): the platform's retry_after when it gave one (never
+    less), else an exponential back-off with jitter, so many targets failing at once do not retry in step."""
+    if error.retry_after is not None:
+        return min(error.retry_after, MAX_BACKOFF_SECONDS)
+    ceiling = min(FIRST_BACKOFF_SECONDS * 2 ** (attempt - 1), MAX_BACKOFF_SECONDS)
+    return (rng or random).uniform(ceiling / 2, ceiling)
+
+
+async def send_with_retries(poster: Poster, target: Target, digest: Digest) -> list[str]:
+    """Post with bounded retries, waiting what the platform asks (or an exponential back-off)."""
+    for attempt in range(1, MAX_ATTEMPTS + 1):
+        try:
+            return await poster.post_digest(target, digest)
+        except DeliveryError as exc:
+            if exc.permanent or attempt == MAX_ATTEMPTS:
+                raise
+            wait = retry_wait(exc, attempt)
+            log.warning("posting to %s failed (%s); retry %d in %.1fs", target.key, exc, attempt, wait)
+            await asyncio.sleep(wait)
+    raise AssertionError("unreachable")
+
+
+async def deliver(
+    core: Core, poster: Poster, target: Target, day: dt.date, build: Callable[[], Awaitable[Digest]]
+) -> DeliveryResult:
+    """Build (with `build`) and post the digest of `day` for `target` unless the ledger says it went out already."""
+    if target.id is None:
+        raise ValueError("a target must be saved before posting to it")
+    # one delivery of a digest at a time in this process: the ledger lets a claim take over a "claimed" row (how a
+    # restart resumes a digest a crash cut short), so the scheduled post and an admin's /digest now at the same
+    # moment would both send; the second waits here and then finds it sent
+    async with core.user_locks(f"deliver|{target.id}|{day.isoformat()}"):
+        return await _deliver_claimed(core, poster, target, day, build)
+
+
+async def _deliver_claimed(
+    core: Core, poster: Poster, target: Target, day: dt.date, build: Callable[[], Awaitable[Digest]]
+) -> DeliveryResult:
+    assert target.id is not None
+    if not await core.repo.claim_post(target.id, day):
+        return DeliveryResult(target, day, "already-sent")
+    try:
+        if isinstance(poster, MessagePoster):
+            digest, refs = await _send_by_message(core, poster, target, day, build)
+        else:
+            digest = await build()
+            refs = await send_with_retries(poster, target, digest)
+    except DeliveryError as exc:
+        log.error("digest for %s on %s not delivered: %s", target.key, day, exc)
+        await core.repo.note_post_failure(target.id, day, str(exc))
+        return DeliveryResult(target, day, "failed", str(exc), permanent=exc.permanent)
+    await core.repo.mark_sent(target.id, day, [i.paper.id for i in digest.items], detail=",".join(refs)[:500])
+    log.info("digest for %s on %s sent: %d papers in %d messages", target.key, day, digest.picked, len(refs))
+    return DeliveryResult(target, day, "sent", f"{digest.picked} papers")
+
+
+async def _send_by_message(
+    core: Core, poster: MessagePoster, target: Target, day: dt.date, build: Callable[[], Awaitable[Digest]]
+) -> tuple[Digest, list[str]]:
+    """Send the digest's messages not recorded as sent yet, recording each as it goes out."""
+    assert target.id is not None
+    frozen = await core.repo.frozen_digest(target.id, day)
+    if not frozen:
+        frozen = await core.repo.freeze_digest(target.id, day, digest_to_json(await build()))
+    digest = digest_from_json(frozen)
+    messages = poster.digest_messages(target, digest)
+    journal = core.sent_journal
+    sent = {**(journal.sent(target.id, day) if journal else {}), **await core.repo.sent_messages(target.id, day)}
+    for seq, message in enumerate(messages):
+        if seq in sent:
+            continue
+        for attempt in range(1, MAX_ATTEMPTS + 1):
+            try:
+                before = [sent[i] for i in range(seq) if i in sent]
+                sent[seq] = await poster.send_digest_message(target, message, seq, before, f"{target.id}:{day}:{seq}")
+                if journal is not None:  # at once, before waiting for the database (see bot.digests.sent_journal)
+                    journal.note(target.id, day, seq, sent[seq])
+                break
+            except DeliveryError as exc:
+                if exc.permanent or attempt == MAX_ATTEMPTS:
+                    raise
+                wait = retry_wait(exc, attempt)
+                log.warning("message %d to %s failed (%s); retry %d in %.1fs", seq, target.key, exc, attempt, wait)
+                await asyncio.sleep(wait)
+        await core.repo.record_message(target.id, day, seq, sent[seq])
+    for seq, message_id in sent.items():  # lines only the journal had (a crash before the ledger got them)
+        await core.repo.record_message(target.id, day, seq, message_id)
+    return digest, [sent[i] for i in sorted(sent)]
+
+
+def digest_to_json(digest: Digest) -> str:
+    """A digest as JSON, to freeze it in the ledger."""
+    return json.dumps(dataclasses.asdict(digest), default=_json_default, ensure_ascii=False)
+
+
+def digest_from_json(text: str) -> Digest:
+    """The digest frozen by `digest_to_json`."""
+    data = json.loads(text)
+    items = []
+    for raw in data.pop("items"):
+        paper = raw.pop("paper")
+        paper = Paper(
+            **{
+                **paper,
+                "authors": tuple(paper["authors"]),
+                "categories": tuple(paper["categories"]),
+                "announced": dt.date.fromisoformat(paper["announced"]),
+            }
+        )
+        items.append(
+            ScoredPaper(
+                paper=paper, **{**raw, "reasons": tuple(raw["reasons"]), "author_hits": tuple(raw["author_hits"])}
+            )
+        )
+    return Digest(
+        **{
+            **data,
+            "day": dt.date.fromisoformat(data["day"]),
+            "start": dt.date.fromisoformat(data["start"]) if data.get("start") else None,
+            "items": tuple(items),
+            "notes": tuple(data["notes"]),
+        }
+    )
+
+
+def _json_default(value: object) -> object:
+    if isinstance(value, dt.date):
+        return value.isoformat()
+    raise TypeError(f"cannot store {type(value).__name__} in a frozen digest")
+
+
+async def deliver_digest(core: Core, poster: Poster, target: Target, profile: Profile, day: dt.date) -> DeliveryResult:
+    """Build and post the channel digest of `day` for `target` once (see `deliver`)."""
+    return await deliver(
+        core,
+        poster,
+        target,
+        day,
+        lambda: build_digest(
+            core, profile, day, size=target.digest_size, categories=target.categories, target=target.key
+        ),
+    )

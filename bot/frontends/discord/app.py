@@ -1,0 +1,331 @@
+"""The Discord front end: one `commands.Bot` around the Core and the chat controller, and its start and stop.
+
+Made as discord.py's advanced start-up example makes a bot: the Core (and everything it holds) is created once by
+the caller and handed in; the cogs are loaded in `setup_hook`; the client never pings (`AllowedMentions.none()`)
+and asks for the least intents that work (guilds, guild messages for replies to answers and the owner's
+``@paperscout sync``, DMs for onboarding; no privileged intent). Slash commands are synced on demand by the
+application owner (``@paperscout sync`` in a channel, or ``/sync`` once synced), not at every start.
+
+`start_discord(core, settings)` logs in, connects in a background task and returns a `DiscordHandle` whose
+`poster` posts digests and whose `stop()` closes the connection; `paperscout run` calls it when
+``PAPERSCOUT_DISCORD_TOKEN`` is set.
+
+Errors never reach a member as a traceback: they are logged with a short correlation id, and the member gets an
+ephemeral line naming it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import discord
+import discord.gateway
+import discord.http
+import yarl
+from discord import app_commands
+from discord.ext import commands
+
+from bot.chat import Attachment, ChatController, Incoming, Place, Reply, Speaker
+from bot.chat.setup import MAX_PROFILE_BYTES
+from bot.config import Settings
+from bot.core import Core
+from bot.errors import InputError, PaperscoutError
+from bot.frontends.discord.choices import RecentPapers
+from bot.frontends.discord.poster import DiscordPoster
+from bot.frontends.discord.render import CONTENT_MAX, Outgoing, clip, escape_discord, render_replies
+from bot.frontends.discord.send import send_to_channel, send_to_interaction
+
+log = logging.getLogger(__name__)
+
+COGS = ("cogs.admin", "cogs.ask", "cogs.digest", "cogs.feedback", "cogs.profile")
+PLATFORM = "discord"
+
+
+def least_intents() -> discord.Intents:
+    """Guilds (channels, roles), guild messages (replies to answers, the owner's sync), DMs (onboarding).
+
+    Message content is privileged and not asked for: Discord still sends it for DMs and for messages that mention
+    the bot, which a reply to the bot's answer does unless its author turned the ping off.
+    """
+    intents = discord.Intents.none()
+    intents.guilds = True
+    intents.guild_messages = True
+    intents.dm_messages = True
+    return intents
+
+
+def user_key(user: discord.abc.User) -> str:
+    """The core's key for a Discord user: 'discord:<id>'."""
+    return f"{PLATFORM}:{user.id}"
+
+
+def speaker_of(interaction: discord.Interaction) -> Speaker:
+    """Who ran a command or pressed a button; an admin holds Manage Server, checked now, not from defaults."""
+    user = interaction.user
+    is_admin = interaction.guild is not None and interaction.permissions.manage_guild
+    return Speaker(user_key=user_key(user), display_name=user.display_name, is_admin=is_admin)
+
+
+def speaker_of_message(message: discord.Message) -> Speaker:
+    """Who wrote a message; in a guild an admin holds Manage Server in that channel."""
+    author = message.author
+    is_admin = isinstance(author, discord.Member) and message.channel.permissions_for(author).manage_guild
+    return Speaker(user_key=user_key(author), display_name=author.display_name, is_admin=is_admin)
+
+
+def place_of(channel: discord.abc.Messageable | discord.abc.GuildChannel | None, user: discord.abc.User) -> Place:
+    """Where something happened: a DM (keyed by the user's DM channel) or a guild channel named for messages."""
+    if channel is None:
+        return Place(platform=PLATFORM, chat_id=f"dm-{user.id}", is_dm=True)
+    if isinstance(channel, discord.DMChannel) or getattr(channel, "guild", None) is None:
+        return Place(platform=PLATFORM, chat_id=str(channel.id), is_dm=True)
+    name = getattr(channel, "name", "") or ""
+    return Place(platform=PLATFORM, chat_id=str(channel.id), is_dm=False, title=f"#{name}" if name else "")
+
+
+def correlation_id() -> str:
+    """A short id naming one error in the log and in the member's message."""
+    return secrets.token_hex(3)
+
+
+def error_note(ref: str) -> str:
+    """What a member sees when something broke."""
+    return f"Something went wrong on my side (ref {ref}); it is logged. Try again in a moment."
+
+
+class PaperscoutBot(commands.Bot):
+    """The Discord client of one `paperscout` process (see the module docstring)."""
+
+    def __init__(
+        self,
+        core: Core,
+        controller: ChatController | None = None,
+        *,
+        extensions: Sequence[str] = COGS,
+        **options: object,
+    ) -> None:
+        super().__init__(
+            command_prefix=commands.when_mentioned,
+            intents=least_intents(),
+            allowed_mentions=discord.AllowedMentions.none(),
+            help_command=None,
+            **options,  # type: ignore[arg-type]
+        )
+        self.core = core
+        self.settings = core.settings
+        self.poster = DiscordPoster(self)
+        self.controller = controller or ChatController(core)
+        self.controller.poster = self.controller.poster or self.poster  # for an admin's /digest now
+        self.initial_extensions = tuple(extensions)
+        self.recent_papers = RecentPapers(core)
+
+    async def setup_hook(self) -> None:
+        """Load the cogs (the feedback cog registers the persistent buttons); route command errors."""
+        for extension in self.initial_extensions:
+            await self.load_extension(extension)
+        self.tree.on_error = self.on_app_command_error
+
+    async def on_app_command_error(self, interaction: discord.Interaction, error: app_commands.AppCommandError) -> None:
+        """A friendly ephemeral line for refusals and cool-downs; a correlation id for everything else."""
+        if isinstance(error, app_commands.CommandOnCooldown):
+            await self.tell(interaction, f"One question at a time: you can ask again in {error.retry_after:.0f} s.")
+            return
+        if isinstance(error, app_commands.CheckFailure):
+            await self.tell(interaction, str(error) or "You can't use this command here.")
+            return
+        original = getattr(error, "original", error)
+        if isinstance(original, PaperscoutError):
+            await self.tell(interaction, str(original))
+            return
+        await self.report(interaction, original)
+
+    async def tell(self, interaction: discord.Interaction, text: str) -> None:
+        """An ephemeral line to the member, as the response or a followup; never raises."""
+        try:
+            await self._unshare_thinking(interaction)
+            await send_to_interaction(interaction, [Outgoing(content=text[:CONTENT_MAX], ephemeral=True)])
+        except discord.HTTPException:
+            log.warning("could not tell %s: %s", interaction.user.id, text[:80])
+
+    async def _unshare_thinking(self, interaction: discord.Interaction) -> None:
+        """Remove a public "thinking..." message, so the next followup can be ephemeral.
+
+        The first followup after a deferred response takes the defer's visibility, whatever it asks for.
+        """
+        if not interaction.response.is_done() or interaction.guild is None:
+            return
+        try:
+            original = await interaction.original_response()
+        except discord.HTTPException:
+            return
+        if original.flags.loading and not original.flags.ephemeral:
+            with contextlib.suppress(discord.HTTPException):
+                await interaction.delete_original_response()
+
+    async def report(self, interaction: discord.Interaction, error: BaseException) -> None:
+        """Log `error` with a correlation id and show the member the id, ephemerally."""
+        ref = correlation_id()
+        name = interaction.command.qualified_name if interaction.command else interaction.data
+        log.error("discord interaction failed (ref %s, %s)", ref, name, exc_info=error)
+        await self.tell(interaction, error_note(ref))
+
+    async def report_in_channel(self, message: discord.Message, error: BaseException) -> None:
+        """A failure while handling a message: our own errors as their line, others logged with a correlation id."""
+        if isinstance(error, PaperscoutError):
+            text = str(error)
+        else:
+            ref = correlation_id()
+            log.error("discord message handling failed (ref %s)", ref, exc_info=error)
+            text = error_note(ref)
+        try:
+            await send_to_channel(
+                message.channel, [Outgoing(content=clip(escape_discord(text), CONTENT_MAX))], reply_to=message
+            )
+        except discord.HTTPException:
+            log.warning("could not report an error in channel %s", message.channel.id)
+
+    async def read_attachment(self, source: discord.Message | discord.Attachment | None) -> Attachment | None:
+        """A message's first attached file (or the given one), downloaded when it is small enough to be a profile."""
+        if isinstance(source, discord.Message):
+            source = source.attachments[0] if source.attachments else None
+        if source is None:
+            return None
+        if source.size > MAX_PROFILE_BYTES:
+            raise InputError(f"{source.filename[:60]} is over {MAX_PROFILE_BYTES // 1000} KB; a profile is a few KB")
+        return Attachment(name=source.filename, data=await source.read())
+
+    async def answer(
+        self,
+        interaction: discord.Interaction,
+        place: Place,
+        replies: Sequence[Reply],
+        *,
+        ephemeral: bool | None = None,
+    ) -> None:
+        """Send the controller's replies to an interaction and remember answers for follow-up replies.
+
+        When the interaction was deferred publicly and the first reply is only for the speaker (a refusal), the
+        public "thinking" message is removed and the replies go out ephemerally.
+        """
+        messages = render_replies(replies)
+        if not messages:
+            if not interaction.response.is_done():
+                await interaction.response.send_message("Done.", ephemeral=True)
+            else:
+                with contextlib.suppress(discord.HTTPException):
+                    await interaction.delete_original_response()
+            return
+        if messages[0].ephemeral and ephemeral is None and not place.is_dm:
+            await self._unshare_thinking(interaction)
+        sent = await send_to_interaction(interaction, messages, ephemeral=ephemeral)
+        await self._remember(place, sent)
+
+    async def post(
+        self,
+        channel: discord.abc.Messageable,
+        place: Place,
+        replies: Sequence[Reply],
+        *,
+        reply_to: discord.Message | None = None,
+    ) -> None:
+        """Post the controller's replies in a channel (ephemeral wishes cannot apply there); remember answers."""
+        sent = await send_to_channel(channel, render_replies(replies), reply_to=reply_to)
+        await self._remember(place, [(message, posted.id) for message, posted in sent])
+
+    async def run_command(
+        self,
+        interaction: discord.Interaction,
+        command: str,
+        args: str = "",
+        *,
+        place: Place | None = None,
+        options: dict[str, str] | None = None,
+        attachment: Attachment | None = None,
+        ephemeral: bool | None = None,
+    ) -> list[Reply]:
+        """Hand a slash command to the controller as the member who ran it and send its replies back."""
+        place = place or place_of(interaction.channel, interaction.user)
+        incoming = Incoming(
+            speaker_of(interaction),
+            place,
+            command=command,
+            args=args.strip(),
+            options=dict(options or {}),
+            attachment=attachment,
+        )
+        replies = await self.controller.handle(incoming)
+        await self.answer(interaction, place, replies, ephemeral=ephemeral)
+        return replies
+
+    async def paper_choices(self, current: str) -> list[app_commands.Choice[str]]:
+        """Up to 25 recent papers for an arXiv id option."""
+        return await self.recent_papers.choices(current)
+
+    async def _remember(self, place: Place, sent: Sequence[tuple[Outgoing, int]]) -> None:
+        for message, message_id in sent:
+            if message.answer is not None and message_id:
+                await self.controller.remember_message(place, str(message_id), message.answer)
+
+
+@dataclass
+class DiscordHandle:
+    """A running Discord front end: its bot, its `poster` for digests, and `stop()`."""
+
+    bot: PaperscoutBot
+    task: asyncio.Task[None]
+
+    @property
+    def poster(self) -> DiscordPoster:
+        """Posts channel and DM digests through this bot."""
+        return self.bot.poster
+
+    async def wait_until_ready(self, timeout: float = 60.0) -> None:  # noqa: ASYNC109 - a start-up bound
+        """Wait for the gateway's READY (and the guilds), or raise what ended the connection."""
+        ready = asyncio.create_task(self.bot.wait_until_ready())
+        try:
+            done, _ = await asyncio.wait({ready, self.task}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            ready.cancel()
+        if self.task in done:
+            self.task.result()
+            raise ConnectionError("the Discord connection ended before it was ready")
+        if ready not in done:
+            raise TimeoutError(f"Discord was not ready within {timeout:.0f} s")
+
+    async def stop(self) -> None:
+        """Close the connection (no new interactions are taken) and wait for the client to finish."""
+        await self.bot.close()
+        with contextlib.suppress(asyncio.CancelledError, discord.ConnectionClosed):
+            await asyncio.wait_for(self.task, 30)
+
+
+def point_at(settings: Settings) -> None:
+    """Use the configured Discord endpoints (a fake in tests) through discord.py's own class attributes."""
+    discord.http.Route.BASE = settings.discord_api_url.rstrip("/")
+    discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(settings.discord_gateway_url)
+
+
+async def start_discord(
+    core: Core, settings: Settings | None = None, *, controller: ChatController | None = None, **options: object
+) -> DiscordHandle:
+    """Log in with ``PAPERSCOUT_DISCORD_TOKEN`` and connect in a background task; returns the handle.
+
+    Raises `discord.LoginFailure` at once for a wrong token (no retry: Discord bans clients that keep failing).
+    """
+    settings = settings or core.settings
+    if settings.discord_token is None:
+        raise PaperscoutError("PAPERSCOUT_DISCORD_TOKEN is not set")
+    point_at(settings)
+    bot = PaperscoutBot(core, controller, **options)
+    try:
+        await bot.login(settings.discord_token.get_secret_value())
+    except BaseException:
+        await bot.close()
+        raise
+    task = asyncio.create_task(bot.connect(reconnect=True), name="discord-gateway")
+    return DiscordHandle(bot, task)

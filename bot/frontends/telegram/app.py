@@ -1,0 +1,177 @@
+"""The Telegram bot inside `paperscout run`: a PTB `Application` started in the running event loop.
+
+`start_telegram(core, settings)` builds the application (`AIORateLimiter` with retries, no PTB job queue or
+persistence: the schedule and the conversation state are ours), registers the handlers, publishes the command
+lists, and starts receiving updates with ``initialize``, ``start`` and ``updater.start_polling`` (or
+``updater.start_webhook`` when `Settings.telegram_webhook_url` is set); never ``run_polling``, which would take
+over the loop the scheduler and Discord share. `TelegramHandle.stop` does the reverse.
+The handle's `poster` is the `bot.digests.delivery.Poster` the scheduler posts digests with.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+from telegram import BotCommand, BotCommandScopeAllGroupChats, BotCommandScopeAllPrivateChats
+from telegram.ext import AIORateLimiter, Application, ApplicationBuilder
+
+from bot.chat import ChatController
+from bot.chat.controller import COMMANDS
+from bot.config import Settings
+from bot.core import Core
+from bot.errors import ConfigError
+from bot.frontends.telegram.handlers import PLATFORM, TelegramFrontEnd, user_key
+from bot.frontends.telegram.pacing import ChatPacer
+from bot.frontends.telegram.poster import TelegramPoster
+from bot.frontends.telegram.sending import TelegramSender
+
+log = logging.getLogger(__name__)
+
+ALLOWED_UPDATES = ("message", "channel_post", "callback_query", "my_chat_member")
+
+
+@dataclass
+class TelegramHandle:
+    """A running Telegram bot: its PTB application, the digest poster, and `stop`."""
+
+    application: Application
+    poster: TelegramPoster
+    front_end: TelegramFrontEnd
+
+    async def stop(self) -> None:
+        """Stop polling, then the application, then release its resources (the reverse of `start_telegram`)."""
+        app = self.application
+        if app.updater is not None and app.updater.running:
+            await app.updater.stop()
+        if app.running:
+            await app.stop()
+        await app.shutdown()
+
+
+def build_application(settings: Settings) -> Application:
+    """The PTB application for `settings` (token and Bot API server), not started."""
+    if settings.telegram_token is None:
+        raise ConfigError("PAPERSCOUT_TELEGRAM_TOKEN is not set")
+    root = settings.telegram_base_url.rstrip("/")
+    return (
+        ApplicationBuilder()
+        .token(settings.telegram_token.get_secret_value())
+        .base_url(f"{root}/bot")
+        .base_file_url(f"{root}/file/bot")
+        .rate_limiter(AIORateLimiter(max_retries=settings.telegram_max_retries))
+        .concurrent_updates(True)  # one slow answer must not hold up everyone; the controller locks per user
+        .job_queue(None)
+        .build()
+    )
+
+
+async def mark_gone(core: Core, chat_id: int) -> None:
+    """After a 403 (blocked, kicked, deactivated): a member's digest goes off, a chat's digest turns inactive."""
+    if chat_id > 0:
+        key = user_key(chat_id)
+        user = await core.repo.get_user(key)
+        if user is not None and user.digest_mode != "off":
+            await core.repo.save_user_settings(
+                key, digest_mode="off", post_time=user.post_time, timezone=user.timezone, weekly_day=user.weekly_day
+            )
+            log.warning("personal digest of %s turned off: the bot cannot write to them", key)
+        return
+    found = await core.repo.target_at(PLATFORM, str(chat_id))
+    if found is not None and found[0].id is not None:
+        # inactive, not paused: an admin's /setup after adding the bot back clears it
+        await core.repo.set_target_inactive(found[0].id, "the bot was removed from the chat or cannot post there")
+        log.warning("digest of %s:%s inactive: the bot cannot post there", PLATFORM, chat_id)
+
+
+async def mark_moved(core: Core, old_chat_id: int, new_chat_id: int) -> None:
+    """A group became a supergroup under a new id: its digest, profile and half-done /setup follow it."""
+    outcome = await core.repo.move_chat(PLATFORM, str(old_chat_id), str(new_chat_id))
+    if outcome == "moved":
+        log.warning("digest of %s:%s moved to %s (the group became a supergroup)", PLATFORM, old_chat_id, new_chat_id)
+    elif outcome == "kept":
+        log.warning(
+            "%s:%s became %s, which has its own digest; the old one is inactive", PLATFORM, old_chat_id, new_chat_id
+        )
+
+
+def command_lists() -> tuple[list[BotCommand], list[BotCommand]]:
+    """The command menus for private chats and for groups, from the controller's command table."""
+    private = [BotCommand(name, c.help[:256]) for name, c in COMMANDS.items() if c.where in ("any", "dm")]
+    groups = [BotCommand(name, c.help[:256]) for name, c in COMMANDS.items() if c.where in ("any", "channel")]
+    return private, groups
+
+
+async def start_telegram(
+    core: Core, settings: Settings | None = None, *, controller: ChatController | None = None
+) -> TelegramHandle:
+    """Build, start and begin receiving updates inside the running loop; returns the handle to post with and stop.
+
+    Raises `telegram.error.InvalidToken` at once for a token Telegram refuses.
+    """
+    settings = settings or core.settings
+    app = build_application(settings)
+    controller = controller or ChatController(core)
+    pacer = ChatPacer(
+        settings.telegram_chat_interval_seconds,
+        settings.telegram_group_per_minute,
+        settings.telegram_overall_per_second,
+    )
+
+    async def on_gone(chat_id: int, reason: str) -> None:
+        await mark_gone(core, chat_id)
+
+    async def on_moved(old_chat_id: int, new_chat_id: int) -> None:
+        await mark_moved(core, old_chat_id, new_chat_id)
+
+    sender = TelegramSender(app.bot, pacer, on_gone=on_gone, on_moved=on_moved)
+    poster = TelegramPoster(sender)
+    controller.poster = controller.poster or poster  # for a group admin's /digest now
+    front_end = TelegramFrontEnd(controller, sender)
+    front_end.register(app)
+    handle = TelegramHandle(app, poster, front_end)
+    await app.initialize()
+    try:
+        private, groups = command_lists()
+        await app.bot.set_my_commands(private, scope=BotCommandScopeAllPrivateChats())
+        await app.bot.set_my_commands(groups, scope=BotCommandScopeAllGroupChats())
+        await app.start()
+        await _start_updates(app, settings)
+    except BaseException:
+        await handle.stop()
+        raise
+    return handle
+
+
+async def _start_updates(app: Application, settings: Settings) -> None:
+    """Long polling by default; a webhook server (and setWebhook) when a public webhook URL is configured."""
+    assert app.updater is not None
+    if not settings.telegram_webhook_url:
+        await app.updater.start_polling(
+            timeout=settings.telegram_poll_timeout_seconds,
+            allowed_updates=list(ALLOWED_UPDATES),
+            drop_pending_updates=False,
+        )
+        log.info("Telegram bot @%s polling", app.bot.username)
+        return
+    # A fresh secret per start: Telegram sends it with every update, PTB's server refuses requests without it.
+    await app.updater.start_webhook(
+        listen=settings.telegram_webhook_listen,
+        port=settings.telegram_webhook_port,
+        url_path=urlsplit(settings.telegram_webhook_url).path.lstrip("/"),
+        webhook_url=settings.telegram_webhook_url,
+        secret_token=secrets.token_urlsafe(32),
+        allowed_updates=list(ALLOWED_UPDATES),
+        drop_pending_updates=False,
+    )
+    log.info(
+        "Telegram bot @%s receiving updates on %s:%s",
+        app.bot.username,
+        settings.telegram_webhook_listen,
+        settings.telegram_webhook_port,
+    )
+
+
+__all__ = ["TelegramHandle", "build_application", "mark_gone", "mark_moved", "start_telegram"]

@@ -1,0 +1,150 @@
+"""Authors named in a question, in the forms people type, matched against stored authors.
+
+"papers by Grifiths", "what did Thomas Griffiths post", "Schütze's new papers", "anything from Edward Choi",
+"by Lei Bai and Fenghua Ling", "Levine et al.": capitalised name runs are looked up in the same typo- and
+initial-tolerant `AuthorIndex` onboarding uses. A run counts as a name only when the index knows it and the
+question says it is about authorship (a cue such as "by", "et al.", "'s", "post", "publish") or it is all the
+question asks about, so topic words written with a capital ("Bayesian optimization") stay topic.
+"""
+
+from __future__ import annotations
+
+import calendar
+import datetime as dt
+import re
+from dataclasses import dataclass
+
+from bot.core import Core
+from bot.questions.authors import AuthorIndex, author_index
+
+# One word of a name: "Griffiths", "Kai-Wei", "LeCun", "Zdeborová", "O'Neil", or an initial "E." / "E".
+_NAME_PIECE = r"[A-Z\u00C0-\u00DE][a-z\u00DF-\u024F']*(?:[A-Z][a-z\u00DF-\u024F']+)*"
+_NAME_WORD = re.compile(rf"^(?:{_NAME_PIECE}(?:-{_NAME_PIECE})*\.?|[A-Z]\.?)$")
+_TOKEN = re.compile(r"[^\W\d_][\w'\u2019\-\.]*|&|,")
+_PARTICLES = frozenset({"van", "von", "der", "den", "de", "da", "del", "di", "la", "le", "du", "dos", "ter", "bin"})
+_JOINERS = frozenset({"and", "&", ","})
+_STRONG_BEFORE = frozenset({"by", "from"})
+_AUTHORSHIP = re.compile(
+    r"\b(?:by|from|et\s+al|post\w*|put\s+out|publish\w*|wrote|writ\w*|authored|co-?authored|release\w*|"
+    r"papers?\s+of|work\s+of|group)\b|['\u2019]s\b",
+    re.IGNORECASE,
+)
+_ET_AL = re.compile(r"^\s*et\.?\s+al\b\.?", re.IGNORECASE)
+_POSSESSIVE = re.compile(r"['\u2019]s$")
+_CUE_BEFORE = re.compile(r"(?:\b(?:papers?\s+)?(?:by|from|authored by|written by)\s+|(?:\band\b|&|,)\s*)$", re.I)
+# full names only: "Sun", "Wed" or "Jan" may well be part of a name
+_CALENDAR = frozenset(n.lower() for n in [*calendar.day_name, *calendar.month_name] if n)
+
+
+@dataclass(frozen=True, slots=True)
+class NamedAuthors:
+    """The stored authors a question names (all of them wanted) and the question with their names taken out."""
+
+    authors: tuple[str, ...]
+    rest: str
+
+
+@dataclass
+class _Run:
+    words: list[str]
+    start: int
+    end: int
+    strong: bool = False  # "by X", "from X", "X et al.", "X's"
+
+
+def _runs(text: str, not_names: frozenset[str]) -> list[_Run]:
+    """Maximal runs of name-like words, each with its character span (possessive and "et al." included)."""
+    runs: list[_Run] = []
+    current: _Run | None = None
+    previous = ""
+    for match in _TOKEN.finditer(text):
+        word = match.group(0)
+        bare = _POSSESSIVE.sub("", word.rstrip(".,")) if word not in "&," else word
+        lowered = bare.lower()
+        is_name = bool(_NAME_WORD.match(bare)) and lowered not in not_names and lowered not in _CALENDAR
+        if is_name or (current is not None and lowered in _PARTICLES):
+            if current is None:
+                current = _Run([], match.start(), match.end(), strong=previous in _STRONG_BEFORE)
+            current.words.append(bare.rstrip("."))
+            current.end = match.end()
+            if _POSSESSIVE.search(word.rstrip(".,")):
+                current.strong = True
+                runs.append(current)
+                current = None
+        elif current is not None:
+            runs.append(current)
+            current = None
+        previous = lowered
+    if current is not None:
+        runs.append(current)
+    for run in runs:
+        tail = _ET_AL.match(text[run.end :])
+        if tail:
+            run.end += tail.end()
+            run.strong = True
+    return runs
+
+
+async def _in_window(core: Core, names: list[str], start: dt.date | None, end: dt.date | None) -> list[str]:
+    """The names with at least one stored paper inside the window."""
+    kept = []
+    for name in names:
+        tokens = [t for t in re.findall(r"[\w\-']+", name) if len(t) > 1]
+        if tokens and await core.repo.papers_by_author(tokens, start, end, 1):
+            kept.append(name)
+    return kept
+
+
+async def _resolve(
+    core: Core, index: AuthorIndex, run: _Run, start: dt.date | None, end: dt.date | None, lenient: bool
+) -> str | None:
+    """The stored author a run names, or None. `lenient` allows typo matches and surname-only look-ups."""
+    typed = " ".join(run.words)
+    match = index.match(typed)
+    if match.kind == "exact":
+        return match.name
+    if not lenient:
+        return None
+    if match.kind in ("ambiguous", "close"):
+        present = await _in_window(core, list(match.candidates), start, end)
+        if len(present) == 1 or (present and match.kind == "close"):
+            return present[0]
+        if match.kind == "ambiguous" and len(present) > 1:
+            return typed  # several people of that name wrote in the window: any of them
+    return None
+
+
+async def find_named_authors(
+    core: Core, text: str, start: dt.date | None, end: dt.date | None, not_names: frozenset[str]
+) -> NamedAuthors:
+    """The authors `text` names (time words already removed) and the text without their names and cues.
+
+    `not_names` are lower-case words that never start a name (question and filler words such as "What").
+    """
+    runs = _runs(text, not_names)
+    if not runs:
+        return NamedAuthors((), text)
+    index = await author_index(core)
+    cue = bool(_AUTHORSHIP.search(text))
+    leftover = text
+    for run in runs:
+        leftover = leftover.replace(text[run.start : run.end], " ", 1)
+    # the names are all the question is about ("Zdeborová this week"): no other content word is left
+    alone = not [w for w in re.findall(r"[^\W\d_]+", leftover) if w.lower() not in not_names]
+    found: list[tuple[_Run, str]] = []
+    for run in runs:
+        several = len(run.words) > 1
+        if not (cue or alone or several):
+            continue
+        lenient = run.strong or (several and (cue or alone)) or alone
+        name = await _resolve(core, index, run, start, end, lenient)
+        if name is not None and name not in [n for _, n in found]:
+            found.append((run, name))
+    if not found:
+        return NamedAuthors((), text)
+    rest = text
+    for run, _ in sorted(found, key=lambda pair: -pair[0].start):
+        before = _CUE_BEFORE.search(rest[: run.start])
+        cut_from = before.start() if before else run.start
+        rest = rest[:cut_from] + " " + rest[run.end :]
+    return NamedAuthors(tuple(name for _, name in found), rest)

@@ -1,0 +1,48 @@
+"""Paper search: the question-answering retrieval (dense + BM25, topic evidence) and its relevance cut-off."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from bot.core import Core
+from bot.models import Paper
+from bot.questions.rag import MAX_QUESTION, Filters, retrieve
+from bot.questions.spelling import corrected
+from bot.questions.timewords import TimeWindow
+
+
+@dataclass(frozen=True, slots=True)
+class SearchHit:
+    """A paper found by search: its relevance (similarity plus topic evidence) and the dense similarity alone."""
+
+    paper: Paper
+    score: float
+    dense: float
+
+
+async def search_papers(
+    core: Core,
+    query: str,
+    *,
+    since: dt.date | None = None,
+    until: dt.date | None = None,
+    categories: Sequence[str] = (),
+    limit: int = 10,
+    cut: bool = False,
+) -> list[SearchHit]:
+    """At most `limit` stored papers matching `query` inside the window, most relevant first.
+
+    With `cut` (what /search should pass) only the papers that pass the question-answering relevance cut-off are
+    returned (a query with two good matches returns two); without it, the `limit` nearest whatever their relevance.
+    """
+    query = query.strip()[:MAX_QUESTION]
+    if not any(c.isalnum() for c in query):
+        return []
+    query = await corrected(core, query)
+    window = TimeWindow(since or dt.date.min, until or dt.date.max, "") if since or until else None
+    found = await retrieve(
+        core, Filters(topic=query, window=window, categories=tuple(categories)), limit=limit, cut=cut
+    )
+    return [SearchHit(r.paper, r.relevance, r.dense) for r in found]

@@ -1,0 +1,158 @@
+"""Typos in a question's topic words corrected against the words of stored titles.
+
+"difusion language modles" -> "diffusion language model": a word no stored title or abstract contains is
+replaced by the closest title word starting with the same letter; an abbreviation papers never use before the next
+word is written out as they do ("spec decoding" -> "speculative decoding"); two words that papers write as one
+("auto encoders") are joined. Words the archive knows are never changed, so names of new methods stay as typed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import difflib
+import re
+from collections import Counter, defaultdict
+
+from bot.core import Core
+from bot.questions.topics import FILLER, is_term_spelling
+from bot.text.terms import phrase_key, text_tokens
+
+MIN_LENGTH = 4  # shorter words are acronyms or too ambiguous to correct
+CUTOFF = 0.75  # difflib similarity of a typo to its correction ("experst" ~ "expert")
+_WORD = re.compile(r"[^\W\d_][\w\-']*")
+
+
+class TitleVocabulary:
+    """Title words by first letter, with how many titles use each."""
+
+    def __init__(self, titles: list[str]) -> None:
+        self.counts: Counter[str] = Counter()
+        for title in titles:
+            self.counts.update(set(text_tokens(title)))
+        self.by_letter: dict[str, list[str]] = defaultdict(list)
+        for word in self.counts:
+            if len(word) >= MIN_LENGTH - 1:
+                self.by_letter[word[0]].append(word)
+
+    def closest(self, word: str) -> str | None:
+        """The known title word closest to `word` (most used first among equally close ones), or None."""
+        key = "".join(text_tokens(word))
+        found = difflib.get_close_matches(key, self.by_letter.get(key[:1], []), n=6, cutoff=CUTOFF)
+        if not found:
+            return None
+        # fewest edits first (a swap of two letters is one edit), then the word more titles use
+        return min(found, key=lambda w: (edits(key, w), -self.counts[w]))
+
+
+def edits(a: str, b: str) -> int:
+    """Edit distance counting insertions, deletions, substitutions and swaps of adjacent letters."""
+    rows = [list(range(len(b) + 1))]
+    for i in range(1, len(a) + 1):
+        row = [i] + [0] * len(b)
+        for j in range(1, len(b) + 1):
+            cost = 0 if a[i - 1] == b[j - 1] else 1
+            row[j] = min(rows[-1][j] + 1, row[j - 1] + 1, rows[-1][j - 1] + cost)
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                row[j] = min(row[j], rows[-2][j - 2] + 1)
+        rows.append(row)
+    return rows[-1][-1]
+
+
+async def title_vocabulary(core: Core) -> TitleVocabulary:
+    """The vocabulary of stored titles, kept on the Core and rebuilt when the number of stored papers changes."""
+    count = await core.repo.count_papers()
+    vocabulary = core.title_vocabulary.get(count)
+    if vocabulary is None:
+        titles = await core.repo.all_titles()
+        vocabulary = await asyncio.to_thread(TitleVocabulary, titles)
+        core.title_vocabulary.clear()
+        core.title_vocabulary[count] = vocabulary
+    return vocabulary
+
+
+async def corrected(core: Core, topic: str) -> str:
+    """`topic` with words unknown to the archive replaced by their closest title word (unchanged if none), an
+    abbreviated word written out where the archive only uses the full one ("spec decoding"), and two words
+    the archive writes as one joined ("auto-encoders")."""
+    words = [m for m in _PIECE.finditer(topic) if len(m.group(0)) >= MIN_LENGTH]
+    if not words and " " not in topic.strip() and "-" not in topic:
+        return topic
+    vocabulary = await title_vocabulary(core)
+    out = await _written_out(core, await _joined(core, topic), vocabulary)
+    words = [m for m in _PIECE.finditer(out) if len(m.group(0)) >= MIN_LENGTH]
+    frequencies = await core.repo.document_frequencies([m.group(0).lower() for m in words])
+    unknown = [m for m in words if not frequencies.get(m.group(0).lower())]
+    for match in reversed(unknown):
+        better = vocabulary.closest(match.group(0))
+        if better:
+            out = out[: match.start()] + better + out[match.end() :]
+    return await _joined(core, out)
+
+
+_PIECE = re.compile(r"[^\W\d_][\w']*")  # hyphenated words are corrected piece by piece
+_PAIR = re.compile(r"\b(?=([A-Za-z]{3,})([- ])([A-Za-z]{3,})\b)")  # overlapping: "sparse auto-encoders"
+SHORT = (3, 6)  # an abbreviation's length in letters ("spec", "diff")
+MIN_PHRASE = 2  # papers that must use the written-out phrase
+CANDIDATES = 5  # written-out forms checked word for word
+SAMPLE = 50  # papers read to check one
+
+
+async def _written_out(core: Core, topic: str, vocabulary: TitleVocabulary) -> str:
+    """Write out an abbreviated word of a pair that no stored paper uses as typed, as papers write the pair: "spec
+    decoding" -> "speculative decoding", "code gen" -> "code generation" (a title word the abbreviation starts)."""
+    out, changed_from = topic, len(topic)
+    for match in reversed(list(_PAIR.finditer(topic))):
+        first, second = match.group(1), match.group(3)
+        if match.end(3) > changed_from or any(w.lower() in FILLER or is_term_spelling(w) for w in (first, second)):
+            continue
+        typed = f"{first} {second}".lower()
+        options = [(1, w, f"{w} {second.lower()}") for w in _longer(first, vocabulary)]
+        options += [(3, w, f"{first.lower()} {w}") for w in _longer(second, vocabulary)]
+        if not options:
+            continue
+        counts = await core.repo.document_frequencies([typed, *(phrase for _, _, phrase in options)])
+        if counts.get(typed, 0):
+            continue
+        likely = sorted((o for o in options if counts.get(o[2], 0) >= MIN_PHRASE), key=lambda o: -counts[o[2]])
+        # the full-text index stems ("general" and "generation" are one word to it): count the phrase as written
+        written = {o: await _written_as(core, o[2]) for o in likely[:CANDIDATES]}
+        best = max(written, key=lambda o: written[o], default=None)
+        if best is not None and written[best] >= MIN_PHRASE:
+            group, word = best[0], best[1]
+            out = out[: match.start(group)] + word + out[match.end(group) :]  # pairs are visited from the end
+            changed_from = match.start(1)
+    return out
+
+
+async def _written_as(core: Core, phrase: str) -> int:
+    """How many stored papers (of the first few the full-text index finds) write `phrase` exactly."""
+    ids = [i for i, _ in await core.repo.lexical_search([[phrase]], None, None, SAMPLE)]
+    pattern = re.compile(r"\b" + r"[\s\-]+".join(map(re.escape, phrase.split())) + r"s?\b", re.IGNORECASE)
+    return sum(1 for p in await core.repo.get_papers(ids) if pattern.search(f"{p.title} {p.abstract}"))
+
+
+def _longer(short: str, vocabulary: TitleVocabulary) -> list[str]:
+    """The title words an abbreviation may stand for (most used first), none when it is no abbreviation's length."""
+    if not SHORT[0] <= len(short) <= SHORT[1]:
+        return []
+    words = [w for w in vocabulary.by_letter.get(short[0].lower(), []) if w.startswith(short.lower())]
+    return sorted((w for w in words if len(w) >= len(short) + 3), key=lambda w: -vocabulary.counts[w])[:20]
+
+
+async def _joined(core: Core, topic: str) -> str:
+    """Join two adjacent words (or a hyphenated pair) that papers write as one word more often: "auto-encoders"."""
+    pairs = list(_PAIR.finditer(topic))
+    if not pairs:
+        return topic
+    asked = [
+        (m, "".join(text_tokens(m.group(1) + m.group(3))), phrase_key(f"{m.group(1)} {m.group(3)}")) for m in pairs
+    ]
+    counts = await core.repo.document_frequencies([w for _, whole, split in asked for w in (whole, split)])
+    out, changed_from = topic, len(topic)
+    for match, whole, split in reversed(asked):
+        if match.end(3) > changed_from:
+            continue  # overlaps a pair already joined
+        if counts.get(whole, 0) >= MIN_PHRASE and counts.get(whole, 0) > counts.get(split, 0):
+            out = out[: match.start(1)] + match.group(1) + match.group(3).lower() + out[match.end(3) :]
+            changed_from = match.start(1)
+    return out

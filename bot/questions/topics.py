@@ -1,0 +1,230 @@
+"""When a text is about a question's topic: the units of each alternative weighed by rarity, and their evidence.
+
+A topic ("sparse mixture-of-experts", "KV cache compression", "diffusion language models") is split into units by
+the questions' reading of `bot.text.terms` (named terms from `bot.text.terms.QUESTIONS`, the ranker's named terms plus
+the
+synonyms questions add, and the remaining content words). A text is about the topic when every unit it needs
+appears close together (a compound is about the whole thing, not any one of its words); `bot.text.terms.Unit.where`
+finds a unit with inflections, words inside a name, a joined prefix and acronyms ending a method's name.
+Some parts may stand for the whole:
+
+- a rare named term with at most one other unit ("sparse MoE" -> MoE papers);
+- a sub-phrase the archive seldom uses outside the whole phrase (measured, not listed: "unlearning" for "machine
+  unlearning", "speculative" for "speculative decoding"; not "Bayesian" for "Bayesian optimization");
+- words almost every paper uses ("model", "learning") may be left out, and so may a common unit that only says
+  where a rarer one lives ("LLM hallucinations", "knowledge distillation"; see `_optional`).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from bot.core import Core
+from bot.text.terms import QUESTIONS, Part, Text, Unit, text_tokens
+from bot.text.terms import split_units as _split
+
+SPAN_SLACK = 2  # extra words a compound's units may be spread over ("scaling test-time compute")
+TERM_SHARE = 0.05  # a named term in fewer papers than this share is specific enough to stand for a topic
+VERY_GENERIC = 0.4  # a word in more papers than this share ("model", "learning") may be left out of a compound
+GENERIC_SHARE = 0.1  # a unit this common ("LLM", "knowledge") may only say where a rarer one lives
+SPECIFIC_SHARE = 0.01  # a unit this rare ("jailbreaking", "unlearning") is the topic wherever it lives
+PART_RATIO = 2.0  # a sub-phrase used at most this many times as often as the whole phrase stands for it
+PARTIAL = 0.4  # what part of a compound's units count for (always below COVERED)
+COVERED = 0.5  # coverage at which a text is about the topic
+
+# Words that never belong to a topic, wherever they stand.
+META = frozenset(
+    """papers paper preprint preprints article articles works arxiv please anything something everything what's
+    whats there's theres tell show list give find""".split()
+)
+FILLER = frozenset(
+    """what which who whose where when how why is are was were any some there here do does did can could would should
+    papers paper work works research article articles preprint preprints show me tell list give find get about on
+    regarding related to new recent latest published appeared came out arxiv and or the a an of in for with from
+    please i we you it this that those these them among also else other more again only just week today
+    yesterday month year since day days last past anything something everything interesting good notable cool
+    important worth reading read hi hey publish published released submitted out wrote write written did like such as
+    e.g eg etc especially mainly mostly post posts posted posting put putting stuff things thing hey hello anyone
+    someone somebody has have had been lately recently together novel""".split()
+)
+
+
+@dataclass(frozen=True, slots=True)
+class TopicEvidence:
+    """How to recognise one topic in a text: its units, and the parts that alone stand for the whole."""
+
+    units: tuple[Unit, ...]
+    standalone: tuple[Unit, ...] = ()
+    exact: bool = False  # words match as written (plurals aside), without inflections
+
+    @property
+    def span(self) -> int:
+        """How many tokens the needed units may be spread over."""
+        return sum(len(u.forms[0]) for u in self.units if not u.optional) + SPAN_SLACK
+
+    def _whole(self, text: Text) -> bool:
+        if any(u.where(text, self.exact) for u in self.standalone):
+            return True
+        needed = [u.where(text, self.exact) for u in self.units if not u.optional]
+        if not needed or not all(needed):
+            return False
+        for choice in itertools.product(*(spots[:8] for spots in needed)):
+            if max(e for _, e in choice) - min(s for s, _ in choice) + 1 <= self.span:
+                return True
+        return False
+
+    def coverage(self, text: str, context: str = "") -> float:
+        """1.0 when `text` is about the whole topic; otherwise a share below COVERED of the units it holds.
+
+        With `context` (the abstract, for a title): a title holding the topic's rarest unit is about the topic
+        when the context holds the whole of it ("Jailbreaking" in the title, "jailbreak attacks" in the abstract).
+        """
+        tokens = Text.of(text)
+        if self._whole(tokens):
+            return 1.0
+        total = sum(u.weight for u in self.units)
+        if not total:
+            return 0.0
+        present = [bool(u.where(tokens, self.exact)) for u in self.units]
+        share = sum(u.weight for u, hit in zip(self.units, present, strict=True) if hit) / total
+        if len(self.units) == 1:
+            return share
+        if context:
+            rarest = max(range(len(self.units)), key=lambda i: self.units[i].weight)
+            if present[rarest] and self._whole(Text.of(context)):
+                return 1.0
+        return PARTIAL * share
+
+
+@dataclass(frozen=True, slots=True)
+class QuestionTopic:
+    """A question's topic as alternatives, any of which a paper may be about."""
+
+    alternatives: tuple[TopicEvidence, ...]
+
+    def coverage(self, text: str, context: str = "") -> float:
+        """How much of the best-covered alternative `text` contains (see `TopicEvidence.coverage`)."""
+        return max((a.coverage(text, context) for a in self.alternatives), default=0.0)
+
+
+def _filler(word: str) -> bool:
+    return word in FILLER or len(word) < 2
+
+
+def split_units(key: str) -> list[Part]:
+    """A normalised topic (see `topic_key`) split into named terms (longest spelling first) and content words."""
+    return _split(key, QUESTIONS, _filler)
+
+
+def is_term_spelling(word: str) -> bool:
+    """True when `word` alone is a spelling of a named term ("SSM", "RAG")."""
+    return QUESTIONS.spells(text_tokens(word))
+
+
+def topic_key(topic: str) -> str:
+    """`phrase_key` with plural acronyms made singular ("LMs" -> "lm", "SSMs" -> "ssm", as "models" -> "model")."""
+    return QUESTIONS.key(topic)
+
+
+def _words(tokens: Sequence[str]) -> str:
+    return " ".join(tokens)
+
+
+def _idf(total: int, frequency: int) -> float:
+    return math.log((total + 1) / (frequency + 1)) + 0.1
+
+
+async def evidence(core: Core, text: str, exact: bool = False) -> TopicEvidence:
+    """The units of one topic alternative, weighted by rarity in the archive, and the parts standing for it."""
+    key = topic_key(text)
+    parts = split_units(key)
+    if not parts:
+        return TopicEvidence((), (), exact)
+    total = max(await core.repo.count_papers(), 1)
+    asked: list[str] = []
+    for part in parts:
+        spellings = part.term.spellings if part.term else (part.tokens,)
+        asked.append(_words(spellings[0]))
+    runs = [(i, j) for i in range(len(parts)) for j in range(i + 1, len(parts) + 1) if (i, j) != (0, len(parts))]
+    typed = [_words(t for p in parts[i:j] for t in p.tokens) for i, j in runs]
+    whole = key
+    frequencies = await core.repo.document_frequencies(list(dict.fromkeys([*asked, *typed, whole])))
+    units: list[Unit] = []
+    shares: list[float] = []  # the share of stored papers using each unit
+    for part in parts:
+        # a named term by its canonical spelling: "CoMoE" is no "MoE"
+        frequency = frequencies.get(_words(part.term.spellings[0] if part.term else part.tokens), 0)
+        units.append(Unit.of(part, _idf(total, frequency)))
+        shares.append(frequency / total)
+    optional = [_optional(shares, [u.named for u in units], i) for i in range(len(units))]
+    if all(optional):
+        optional = [False] * len(units)
+    units = [replace(u, optional=o) for u, o in zip(units, optional, strict=True)]
+    standalone: list[Unit] = []
+    needed = [u for u in units if not u.optional]
+    for u, s in zip(units, shares, strict=True):
+        # a rare named term with at most one other unit is the topic ("sparse MoE", "KV cache compression")
+        if u.named and not u.optional and s < TERM_SHARE and len(needed) <= 2:
+            standalone.append(u)
+    whole_frequency = frequencies.get(whole, 0)  # a phrase no paper uses has no part that stands for it
+    for (i, j), phrase in zip(runs, typed, strict=True):
+        run = parts[i:j]
+        if all(units[k].optional for k in range(i, j)) or any(p.term for p in run):
+            continue
+        if frequencies.get(phrase, 0) <= PART_RATIO * whole_frequency and frequencies.get(phrase, 0) > 0:
+            tokens = tuple(phrase.split())
+            standalone.append(Unit(phrase, (tokens,), (), _idf(total, frequencies.get(phrase, 0))))
+    return TopicEvidence(tuple(units), tuple(standalone), exact)
+
+
+def _optional(shares: Sequence[float], terms: Sequence[bool], i: int) -> bool:
+    """Whether unit `i` of a compound may be missing from a text about it, by how common each unit is.
+
+    Almost every paper says "model" or "learning": such a word may be missing next to a named term or a rare word
+    ("MoE models", "protein modelling", "federated learning"), not next to a common one ("world models",
+    "diffusion models"); a named term is never filler. A common unit before a rare last one only says where the
+    topic lives ("knowledge distillation", "LLM hallucinations"), and so does a common one after a specific one
+    ("jailbreaking LLMs"); not when both are common enough to make the compound ("Bayesian optimization",
+    "diffusion language models", "neural operators").
+    """
+    share = shares[i]
+    others = [j for j in range(len(shares)) if j != i]
+    if share >= VERY_GENERIC and not terms[i]:
+        return any(terms[j] or shares[j] < TERM_SHARE for j in others)
+    if share < GENERIC_SHARE or not others:
+        return False
+    last = shares[-1]
+    if i < len(shares) - 1 and last < TERM_SHARE:
+        return True
+    return any(other < SPECIFIC_SHARE for j, other in enumerate(shares) if j < i)
+
+
+def spellings_of(topic: str) -> list[str]:
+    """The topic's normalised phrase plus the same phrase with each named term in its other spellings."""
+    key = topic_key(topic)
+    phrases = [key] if key else []
+    for part in split_units(key):
+        if part.term is None:
+            continue
+        typed = _words(part.tokens)
+        for spelling in part.term.spellings[:2]:
+            phrases.append(f" {key} ".replace(f" {typed} ", f" {_words(spelling)} ").strip())
+    return list(dict.fromkeys(p for p in phrases if p))
+
+
+def full_text_groups(topic: str) -> list[list[str]]:
+    """Full-text alternatives for one topic: its content words together, or with a named term spelled any way."""
+    key = topic_key(topic)
+    parts = split_units(key)
+    words = [t for p in parts for t in p.tokens]
+    groups = [words] if words else []
+    for n, part in enumerate(parts):
+        if part.term is None:
+            continue
+        others = [t for m, p in enumerate(parts) if m != n for t in p.tokens]
+        for spelling in part.term.spellings:
+            groups.append([*others, _words(spelling)])
+    return groups

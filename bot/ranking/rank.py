@@ -1,0 +1,667 @@
+"""Cold-start ranking: score a day's papers against interest profiles without an LLM or any feedback.
+
+The score of paper x for profile p is a sum of terms, all in cosine-similarity units:
+
+    want      soft maximum (log-mean-exp, temperature T) of cos(x, v) over the profile's want vectors:
+              one per topic `want` text and one per boost keyword
+    avoid     - w_avoid * max(0, avoid - want), where avoid is the same soft maximum over the topics' `avoid`
+              texts and the penalize/application keywords. Only the excess counts, because avoid texts are
+              usually close to the field the profile wants.
+    phrase    + w_title * (title share)^2 + w_text * (title-and-abstract share)^2 of the best topic that is one
+              short phrase ("sparse mixture-of-experts"; not a list or a description), where a share is the
+              weight of the phrase's units found (named terms such as "MoE" / "mixture of experts" count whole,
+              see `bot.text.terms`): a compound is about the whole thing, not any one of its words
+    keywords  + w_boost * min(boost hits, cap) - w_penalize * min(...) - w_application * min(...), where a hit is
+              a whole-word phrase match that ignores case, hyphens and plurals
+    category  + w_category if the primary category is one of the profile's categories
+    cues      + w_novelty * (min(theory cues, cap) - min(resource/application cues, cap)): generic signs of a
+              new method or theory versus a dataset, case study or application; a cue the profile itself
+              asks for (in its wants or boost keywords) is not held against it
+    authors   + w_author when a watched author wrote the paper, enough to lift it above every other paper
+
+No term uses statistics of the day, so scores are comparable across days. Several profiles are scored at once:
+the dense part is one matrix product against the distinct vectors of a chunk of profiles, and keywords are
+matched once per distinct keyword per day (`PaperFeatures` caches them) and combined by sparse products.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from bot.models import Paper, Profile, ScoredPaper
+from bot.ranking.interest_units import interest_core, named_terms_text, phrase_units
+from bot.text.names import name_tokens
+from bot.text.terms import Unit, UnitIndex, phrase_key, text_tokens
+
+if TYPE_CHECKING:  # scipy loads where a ranking is computed: a question's retrieval needs only the tokenizers here
+    import scipy.sparse as sp
+
+Embedder = Callable[[list[str]], np.ndarray]
+
+# Generic contribution cues. Profile-independent on purpose: they stand for "new theory or method" versus
+# "a resource, an evaluation or an application", the novelty axis of the digest.
+THEORY_CUES: tuple[str, ...] = (
+    "theorem",
+    "prove",
+    "proved",
+    "proof",
+    "provably",
+    "provable",
+    "theoretical",
+    "theoretically",
+    "theory",
+    "guarantee",
+    "convergence",
+    "upper bound",
+    "lower bound",
+    "asymptotic",
+    "closed form",
+    "we show that",
+)
+APPLIED_CUES: tuple[str, ...] = (
+    "dataset",
+    "case study",
+    "we evaluate",
+    "survey",
+    "real world",
+    "application",
+    "pipeline",
+    "platform",
+    "open source",
+    "toolkit",
+    "clinical",
+    "patient",
+    "medical",
+    "healthcare",
+)
+_CUES: tuple[str, ...] = THEORY_CUES + APPLIED_CUES
+
+
+@dataclass(frozen=True, slots=True)
+class RankWeights:
+    """The few constants of the cold-start score (cosine units), chosen by leave-one-day-out checks."""
+
+    temperature: float = 10.0
+    avoid: float = 0.3
+    boost: float = 0.02
+    penalize: float = 0.04
+    application: float = 0.02
+    category: float = 0.01
+    novelty: float = 0.025
+    author: float = 1.0
+    phrase_title: float = 0.3
+    phrase_text: float = 0.05
+    keyword_cap: int = 2
+    # Cosine similarities of MiniLM that map to relevance 1 and 10; another embedding model needs its own.
+    relevance_low: float = 0.05
+    relevance_high: float = 0.35
+
+
+DEFAULT_WEIGHTS = RankWeights()
+
+_CHUNK_ELEMENTS = 32 * 1024 * 1024  # bounds the (profile vectors x papers) block held in memory while scoring
+
+
+# ---------------------------------------------------------------- authors
+
+
+@dataclass(frozen=True, slots=True)
+class _NameKey:
+    full: str  # first and last name
+    initial: str  # first initial and last name
+    is_initial: bool  # the name was written with an initial ("Y. LeCun")
+
+
+def _name_key(name: str) -> _NameKey | None:
+    parts = name_tokens(name)
+    if not parts:
+        return None
+    first, last = parts[0], parts[-1]
+    if len(parts) == 1:
+        return _NameKey(first, first, False)
+    return _NameKey(f"{first} {last}", f"{first[0]} {last}", len(first) == 1)
+
+
+def _author_hits(
+    features: PaperFeatures, profiles: Sequence[ProfileModel]
+) -> tuple[np.ndarray, dict[tuple[int, int], list[str]]]:
+    """Which (profile, paper) pairs share a watched author, by dictionary look-ups instead of pairwise checks."""
+    full: dict[str, list[int]] = defaultdict(list)
+    initial_any: dict[str, list[int]] = defaultdict(list)
+    initial_only: dict[str, list[int]] = defaultdict(list)
+    for p, model in enumerate(profiles):
+        for key in model.author_keys:
+            initial_any[key.initial].append(p)
+            (initial_only[key.initial] if key.is_initial else full[key.full]).append(p)
+    hits = np.zeros((len(profiles), len(features)), dtype=bool)
+    names: dict[tuple[int, int], list[str]] = defaultdict(list)
+    if not initial_any:
+        return hits, names
+    for j, keys in enumerate(features.author_keys):
+        for name, key in zip(features.authors[j], keys, strict=True):
+            if key is None:
+                continue
+            matched = initial_any.get(key.initial, []) if key.is_initial else full.get(key.full, [])
+            if not key.is_initial:
+                matched = matched + initial_only.get(key.initial, [])
+            for p in set(matched):
+                hits[p, j] = True
+                names[(p, j)].append(name)
+    return hits, names
+
+
+# ---------------------------------------------------------------- per-day paper features
+
+
+@dataclass(eq=False)
+class PaperFeatures:
+    """Profile-independent pieces of one day's papers, computed once and shared by every profile."""
+
+    ids: tuple[str, ...]
+    primary: tuple[str, ...]  # primary category per paper
+    category_codes: dict[str, int]  # primary category -> row of `category_onehot`
+    category_onehot: sp.csr_matrix  # (distinct primary categories, papers)
+    authors: tuple[tuple[str, ...], ...]
+    author_keys: tuple[tuple[_NameKey | None, ...], ...]
+    joined: tuple[str, ...]  # " token token ... " of title and abstract, for phrase look-ups
+    postings: dict[str, np.ndarray]  # token -> indices of papers containing it
+    cue_hits: np.ndarray  # (len(_CUES), papers) bool
+    units: UnitIndex  # titles and abstracts indexed for the units of topic phrases
+    _keyword_cache: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def keyword_hits(self, key: str) -> np.ndarray:
+        """Boolean vector: which papers contain the normalised phrase `key` (see `phrase_key`)."""
+        cached = self._keyword_cache.get(key)
+        if cached is not None:
+            return cached
+        out = np.zeros(len(self), dtype=bool)
+        tokens = key.split()
+        if tokens:
+            postings = [self.postings.get(t) for t in tokens]
+            if all(p is not None for p in postings):
+                candidates = min(postings, key=len)
+                if len(tokens) == 1:
+                    out[candidates] = True
+                else:
+                    needle = f" {key} "
+                    for i in candidates:
+                        if needle in self.joined[i]:
+                            out[i] = True
+            if len(tokens) > 1:  # "low-rank" also matches "lowrank"
+                closed = self.postings.get("".join(tokens))
+                if closed is not None:
+                    out[closed] = True
+        self._keyword_cache[key] = out
+        return out
+
+    def keyword_matrix(self, keys: Sequence[str]) -> np.ndarray:
+        """(len(keys), papers) float32 matrix of keyword hits."""
+        if not keys:
+            return np.zeros((0, len(self)), dtype=np.float32)
+        return np.stack([self.keyword_hits(k) for k in keys]).astype(np.float32)
+
+
+def paper_features(papers: Sequence[Paper]) -> PaperFeatures:
+    """Tokenise, index and pre-match one day's papers; independent of any profile."""
+    import scipy.sparse as sp
+
+    joined: list[str] = []
+    postings_lists: dict[str, list[int]] = defaultdict(list)
+    codes: dict[str, int] = {}
+    for paper in papers:
+        codes.setdefault(paper.primary_category, len(codes))
+    onehot = sp.csr_matrix(
+        (np.ones(len(papers), dtype=np.float32), ([codes[p.primary_category] for p in papers], range(len(papers)))),
+        shape=(len(codes), len(papers)),
+    )
+    token_lists = []
+    for i, paper in enumerate(papers):
+        tokens = text_tokens(paper.text)
+        token_lists.append(tokens)
+        joined.append(" " + " ".join(tokens) + " ")
+        for token in set(tokens):
+            postings_lists[token].append(i)
+    features = PaperFeatures(
+        ids=tuple(p.id for p in papers),
+        primary=tuple(p.primary_category for p in papers),
+        category_codes=codes,
+        category_onehot=onehot,
+        authors=tuple(tuple(p.authors) for p in papers),
+        author_keys=tuple(tuple(_name_key(a) for a in p.authors) for p in papers),
+        joined=tuple(joined),
+        postings={t: np.array(ix, dtype=np.int64) for t, ix in postings_lists.items()},
+        cue_hits=np.zeros((len(_CUES), len(papers)), dtype=bool),
+        units=UnitIndex([p.title for p in papers], [p.text for p in papers], token_lists),
+    )
+    features.cue_hits = features.keyword_matrix([phrase_key(c) for c in _CUES]).astype(bool)
+    return features
+
+
+# ---------------------------------------------------------------- compiled profiles
+
+
+@dataclass(frozen=True, eq=False)
+class ProfileModel:
+    """A profile compiled for scoring: embedded want/avoid texts, normalised keywords, categories, authors."""
+
+    name: str
+    fingerprint: str
+    topic_names: tuple[str, ...]
+    want_texts: tuple[str, ...]  # topic wants, then boost keywords
+    want_topic: tuple[int, ...]  # topic index of each want vector; -1 for a boost keyword
+    want_vecs: np.ndarray  # (n_want, dim) float32, L2-normalised
+    avoid_texts: tuple[str, ...]  # topic avoids, then penalize and application keywords (for reasons)
+    avoid_vecs: np.ndarray  # (n_avoid, dim)
+    avoid_keys: tuple[str, ...]  # the scored avoid set: one entry for all topic avoids, then the keywords
+    avoid_mix_vecs: np.ndarray  # (len(avoid_keys), dim)
+    boost: tuple[tuple[str, str], ...]  # (keyword as written, normalised key)
+    penalize: tuple[tuple[str, str], ...]
+    applications: tuple[tuple[str, str], ...]
+    categories: frozenset[str]
+    authors: tuple[str, ...]
+    author_keys: tuple[_NameKey, ...]
+    cue_sign: np.ndarray  # (len(_CUES),) +1 theory cue, -1 applied cue, 0 when the profile asks for the cue
+    phrases: tuple[TopicPhrase, ...] = ()  # the topics that are one short phrase
+
+
+def _keywords(words: Iterable[str]) -> tuple[tuple[str, str], ...]:
+    seen: dict[str, str] = {}
+    for word in words:
+        key = phrase_key(word)
+        if key and key not in seen:
+            seen[key] = word
+    return tuple((word, key) for key, word in seen.items())
+
+
+MAX_PHRASE_UNITS = 4  # a longer topic is a description, matched by meaning only
+
+
+@dataclass(frozen=True, slots=True)
+class TopicPhrase:
+    """A topic whose whole text is one short phrase ("sparse mixture-of-experts"), as units."""
+
+    topic: int
+    text: str
+    units: tuple[Unit, ...]
+
+
+def topic_phrase(want: str, topic: int = 0) -> TopicPhrase | None:
+    """The topic as a phrase to find in papers, or None when its text is a description or a list: an item of
+    a list ("sparsity, pruning, KV cache") is one of several things, and matching it as if it were the whole
+    topic lifted list-matching papers over what the embedding and the keywords rank."""
+    if any(mark in want for mark in ",;\n"):
+        return None
+    units = phrase_units(want)
+    return TopicPhrase(topic, want.strip(), units) if 0 < len(units) <= MAX_PHRASE_UNITS else None
+
+
+def _embedded_want(want: str) -> str:
+    """What is embedded for a topic: a one-phrase topic without its framing words and with its named terms
+    spelled out ("I'm into MoE papers" -> "MoE (mixture of experts)"); a longer description as written."""
+    return named_terms_text(interest_core(want)) if topic_phrase(want) is not None else want
+
+
+def _embed(embed: Embedder, texts: list[str]) -> np.ndarray:
+    if not texts:
+        return np.zeros((0, 0), dtype=np.float32)
+    vecs = np.asarray(embed(texts), dtype=np.float32)
+    norms = np.linalg.norm(vecs, axis=1, keepdims=True)
+    return vecs / np.where(norms > 0, norms, 1.0)
+
+
+def compile_profile(profile: Profile, embed: Embedder) -> ProfileModel:
+    """Embed a profile's texts once; rebuild when `profile.fingerprint` changes."""
+    topics = [t for t in profile.topics if t.want.strip()]
+    boost = _keywords(profile.boost)
+    penalize = _keywords(profile.penalize)
+    applications = _keywords(profile.applications)
+    want_texts = [t.want for t in topics] + [word for word, _ in boost]
+    topic_avoids = [t.avoid for t in topics if t.avoid.strip()] + [a for a in profile.avoid if a.strip()]
+    avoid_words = [word for word, _ in penalize] + [word for word, _ in applications]
+    avoid_texts = topic_avoids + avoid_words
+    # A topic that is one short phrase is embedded with its named terms spelled out: MiniLM knows "mixture of
+    # experts" far better than "MoE".
+    embedded = [_embedded_want(t.want) for t in topics]
+    vecs = _embed(embed, embedded + want_texts[len(topics) :] + avoid_texts)
+    dim = vecs.shape[1]
+    want_vecs = vecs[: len(want_texts)].reshape(len(want_texts), dim)
+    avoid_vecs = vecs[len(want_texts) :].reshape(len(avoid_texts), dim)
+    # Topic avoids are merged into one direction: separate vectors scored no better and cost one product row each.
+    avoid_keys = list(avoid_words)
+    avoid_mix = avoid_vecs[len(topic_avoids) :]
+    if topic_avoids:
+        centre = avoid_vecs[: len(topic_avoids)].mean(axis=0)
+        centre /= max(float(np.linalg.norm(centre)), 1e-12)
+        avoid_keys.insert(0, "\x00avoid\x00" + "\x00".join(topic_avoids))
+        avoid_mix = np.vstack([centre[None, :], avoid_mix])
+    # A cue the profile wants (e.g. a profile about datasets) must not count against a paper.
+    wanted = " ".join(" " + " ".join(text_tokens(t)) + " " for t in want_texts)
+    unwanted = " ".join(f" {key} " for _, key in penalize + applications)
+    signs = []
+    for cue in _CUES:
+        needle = f" {phrase_key(cue)} "
+        if cue in THEORY_CUES:
+            signs.append(0.0 if needle in unwanted else 1.0)
+        else:
+            signs.append(0.0 if needle in wanted else -1.0)
+    author_keys = tuple(k for k in (_name_key(a) for a in profile.authors) if k is not None)
+    return ProfileModel(
+        name=profile.name,
+        fingerprint=profile.fingerprint,
+        topic_names=tuple(t.name for t in topics),
+        want_texts=tuple(want_texts),
+        want_topic=tuple(range(len(topics))) + (-1,) * len(boost),
+        want_vecs=want_vecs,
+        avoid_texts=tuple(avoid_texts),
+        avoid_vecs=avoid_vecs,
+        avoid_keys=tuple(avoid_keys),
+        avoid_mix_vecs=np.ascontiguousarray(avoid_mix, dtype=np.float32),
+        boost=boost,
+        penalize=penalize,
+        applications=applications,
+        categories=frozenset(profile.categories),
+        authors=tuple(profile.authors),
+        author_keys=author_keys,
+        cue_sign=np.array(signs, dtype=np.float32),
+        phrases=tuple(p for p in (topic_phrase(t.want, i) for i, t in enumerate(topics)) if p is not None),
+    )
+
+
+# ---------------------------------------------------------------- scoring
+
+
+@dataclass(frozen=True, slots=True)
+class _Terms:
+    """Per-term scores, each (profiles, papers), before weighting (keyword counts already capped)."""
+
+    want: np.ndarray
+    avoid_excess: np.ndarray
+    boost: np.ndarray
+    penalize: np.ndarray
+    applications: np.ndarray
+    category: np.ndarray
+    theory: np.ndarray
+    applied: np.ndarray
+    authors: np.ndarray
+    phrase: np.ndarray  # how wholly a topic phrase is in the paper, the title counting most (weights applied)
+
+
+def _phrase_scores(features: PaperFeatures, profiles: Sequence[ProfileModel], weights: RankWeights) -> np.ndarray:
+    """(profiles, papers): the best phrase score over each profile's topic phrases (0 without phrases).
+
+    A phrase's score is w_text * s_text^2 + w_title * s_title^2, s being the weighted share of its units found in
+    the title and abstract, or in the title: full when a paper holds every unit, little for some of them
+    ("mixture" is not a unit of "sparse mixture-of-experts"; the named term "mixture of experts" is). Each
+    distinct unit is matched once; the shares are sparse products of phrase weights with unit hits.
+    """
+    import scipy.sparse as sp
+
+    out = np.zeros((len(profiles), len(features)), dtype=np.float32)
+    if not (weights.phrase_title or weights.phrase_text):
+        return out
+    unit_of: dict[str, int] = {}
+    units: list[Unit] = []
+    # the k-th phrase of every profile that has one: profile rows, and (row, unit column, share) entries
+    slots: list[tuple[list[int], list[int], list[int], list[float]]] = []
+    for p, model in enumerate(profiles):
+        for k, phrase in enumerate(model.phrases):
+            if len(slots) <= k:
+                slots.append(([], [], [], []))
+            profile_rows, rows, cols, shares = slots[k]
+            total = sum(u.weight for u in phrase.units)
+            for unit in phrase.units:
+                col = unit_of.setdefault(unit.cache_key, len(units))
+                if col == len(units):
+                    units.append(unit)
+                rows.append(len(profile_rows))
+                cols.append(col)
+                shares.append(unit.weight / total)
+            profile_rows.append(p)
+    if not units:
+        return out
+    hits = [features.units.hits(u) for u in units]
+    in_title = np.stack([h[0] for h in hits]).astype(np.float32)  # (units, papers)
+    in_text = np.stack([h[1] for h in hits]).astype(np.float32)
+    for profile_rows, rows, cols, shares in slots:
+        share = sp.csr_matrix(
+            (np.array(shares, dtype=np.float32), (rows, cols)), shape=(len(profile_rows), len(units)), dtype=np.float32
+        )
+        title = np.asarray(share @ in_title)
+        text = np.asarray(share @ in_text)
+        score = np.float32(weights.phrase_text) * text * text + np.float32(weights.phrase_title) * title * title
+        out[profile_rows] = np.maximum(out[profile_rows], score)
+    return out
+
+
+def _soft_max_terms(vecs: np.ndarray, profiles: Sequence[ProfileModel], temperature: float) -> tuple[np.ndarray, ...]:
+    """Log-mean-exp similarity to each profile's want vectors and to its avoid vectors, (profiles, papers) each."""
+    import scipy.sparse as sp
+
+    want_n = np.array([len(m.want_texts) for m in profiles], dtype=np.int64)
+    avoid_n = np.array([len(m.avoid_keys) for m in profiles], dtype=np.int64)
+    outputs = (
+        np.zeros((len(profiles), vecs.shape[0]), np.float32),
+        np.zeros((len(profiles), vecs.shape[0]), np.float32),
+    )
+    keys = [t for m in profiles for t in m.want_texts] + [t for m in profiles for t in m.avoid_keys]
+    if not keys:
+        return outputs
+    # Profiles often share texts (keywords, copied topics): each distinct text costs one row of the product.
+    column: dict[str, int] = {}
+    cols = np.fromiter((column.setdefault(k, len(column)) for k in keys), dtype=np.int64, count=len(keys))
+    every = np.concatenate(
+        [m.want_vecs for m in profiles if m.want_texts] + [m.avoid_mix_vecs for m in profiles if m.avoid_keys]
+    )
+    first = np.empty(len(column), dtype=np.int64)
+    first[cols] = np.arange(len(cols))
+    expo = (every[first] * np.float32(temperature)) @ vecs.T  # (distinct texts, papers): the one large product
+    expo -= np.float32(temperature)  # cosine <= 1, so exp stays in (0, 1]
+    np.exp(expo, out=expo)
+    offset = 0
+    for counts, out in zip((want_n, avoid_n), outputs, strict=True):
+        total = int(counts.sum())
+        if total:
+            rows = np.repeat(np.arange(len(profiles)), counts)
+            vals = np.repeat(1.0 / np.maximum(counts, 1), counts).astype(np.float32)
+            mix = sp.csr_matrix((vals, (rows, cols[offset : offset + total])), shape=(len(profiles), len(column)))
+            mean = np.asarray(mix @ expo, dtype=np.float32)
+            present = counts > 0
+            out[present] = 1.0 + np.log(mean[present]) / np.float32(temperature)
+        offset += total
+    return outputs
+
+
+def _membership(
+    profiles: Sequence[ProfileModel], items: Callable[[ProfileModel], Iterable[str]], column: dict[str, int]
+) -> sp.csr_matrix:
+    """(profiles, len(column)) 0/1 matrix: which of the column's keys each profile lists (unknown keys skipped)."""
+    import scipy.sparse as sp
+
+    per_profile = [[column[k] for k in items(m) if k in column] for m in profiles]
+    counts = np.fromiter((len(c) for c in per_profile), dtype=np.int64, count=len(profiles))
+    indices = np.fromiter((c for cols in per_profile for c in cols), dtype=np.int64, count=int(counts.sum()))
+    indptr = np.concatenate(([0], np.cumsum(counts)))
+    data = np.ones(len(indices), dtype=np.float32)
+    return sp.csr_matrix((data, indices, indptr), shape=(len(profiles), len(column)))
+
+
+def _terms(
+    paper_vecs: np.ndarray, features: PaperFeatures, profiles: Sequence[ProfileModel], weights: RankWeights
+) -> _Terms:
+    n = len(features)
+    vecs = np.asarray(paper_vecs, dtype=np.float32).reshape(n, -1)
+    want, avoid = _soft_max_terms(vecs, profiles, weights.temperature)
+    has_avoid = np.array([bool(m.avoid_keys) for m in profiles])[:, None]
+    excess = np.maximum(avoid - want, 0.0) * has_avoid
+
+    keys = sorted({key for m in profiles for _, key in m.boost + m.penalize + m.applications})
+    kw_col = {k: i for i, k in enumerate(keys)}
+    kw_matrix = features.keyword_matrix(keys)
+    cap = float(weights.keyword_cap)
+    counts = {}
+    for attr in ("boost", "penalize", "applications"):
+        member = _membership(profiles, lambda m, attr=attr: (key for _, key in getattr(m, attr)), kw_col)
+        hits = np.asarray(member @ kw_matrix, dtype=np.float32)
+        counts[attr] = np.minimum(hits, cap, out=hits)
+
+    signs = np.stack([m.cue_sign for m in profiles])
+    cue = features.cue_hits.astype(np.float32)
+    theory = np.minimum(np.maximum(signs, 0.0) @ cue, cap)
+    applied = np.minimum(np.maximum(-signs, 0.0) @ cue, cap)
+    member = _membership(profiles, lambda m: m.categories, features.category_codes)
+    category = np.asarray((member @ features.category_onehot).toarray(), dtype=np.float32)
+    authors, _ = _author_hits(features, profiles)
+    return _Terms(
+        want=want,
+        avoid_excess=excess,
+        boost=counts["boost"],
+        penalize=counts["penalize"],
+        applications=counts["applications"],
+        category=category,
+        theory=theory,
+        applied=applied,
+        authors=authors.astype(np.float32),
+        phrase=_phrase_scores(features, profiles, weights),
+    )
+
+
+def _combine(terms: _Terms, weights: RankWeights) -> np.ndarray:
+    score = terms.want + terms.phrase
+    for value, weight in (
+        (terms.avoid_excess, -weights.avoid),
+        (terms.boost, weights.boost),
+        (terms.penalize, -weights.penalize),
+        (terms.applications, -weights.application),
+        (terms.category, weights.category),
+        (terms.theory, weights.novelty),
+        (terms.applied, -weights.novelty),
+        (terms.authors, weights.author),
+    ):
+        if weight:
+            score += np.float32(weight) * value
+    return score
+
+
+def score_papers(
+    paper_vecs: np.ndarray,
+    features: PaperFeatures,
+    profiles: Sequence[ProfileModel],
+    weights: RankWeights = DEFAULT_WEIGHTS,
+) -> np.ndarray:
+    """Scores of shape (len(profiles), len(papers)); higher is better, comparable across days.
+
+    `paper_vecs` holds L2-normalised embeddings of `Paper.text`, in the order `features` was built from, made by
+    the same embedder as the profiles (texts shared by several profiles are scored once, keyed by the text).
+    """
+    if np.shape(paper_vecs)[0] != len(features):
+        raise ValueError(f"{np.shape(paper_vecs)[0]} paper vectors for {len(features)} papers")
+    out = np.zeros((len(profiles), len(features)), dtype=np.float32)
+    if len(features) == 0 or not profiles:
+        return out
+    budget = max(1024, _CHUNK_ELEMENTS // len(features))
+    start = 0
+    while start < len(profiles):
+        stop, size = start, 0
+        while stop < len(profiles) and (stop == start or size < budget):
+            size += len(profiles[stop].want_texts) + len(profiles[stop].avoid_keys)
+            stop += 1
+        out[start:stop] = _combine(_terms(paper_vecs, features, profiles[start:stop], weights), weights)
+        start = stop
+    return out
+
+
+# ---------------------------------------------------------------- one profile, with reasons
+
+
+def _scale(value: float, low: float, high: float) -> float:
+    return float(np.clip(1.0 + 9.0 * (value - low) / (high - low), 1.0, 10.0))
+
+
+def _phrase_reason(features: PaperFeatures, model: ProfileModel, j: int) -> str:
+    """Which topic phrase paper `j` holds whole, and where ("'state space models' in the title"), or ""."""
+    best, best_rank = "", 0
+    for phrase in model.phrases:
+        hits = [features.units.hits(u) for u in phrase.units]
+        if all(text[j] for _, text in hits):
+            rank = 2 if all(title[j] for title, _ in hits) else 1
+            if rank > best_rank:
+                best, best_rank = f"phrase '{phrase.text}' in the {'title' if rank == 2 else 'text'}", rank
+    return best
+
+
+def rank_for_profile(
+    papers: Sequence[Paper],
+    paper_vecs: np.ndarray,
+    profile_model: ProfileModel,
+    top_k: int,
+    features: PaperFeatures | None = None,
+    weights: RankWeights = DEFAULT_WEIGHTS,
+) -> list[ScoredPaper]:
+    """The `top_k` best papers for one profile, best first, with reasons and 1-10 relevance and novelty.
+
+    Pass `features` when the day's `paper_features` are already built, to reuse them.
+    """
+    if not papers or top_k <= 0:
+        return []
+    features = features if features is not None else paper_features(papers)
+    terms = _terms(paper_vecs, features, [profile_model], weights)
+    scores = _combine(terms, weights)[0]
+    order = np.argsort(-scores, kind="stable")[:top_k]
+    vecs = np.asarray(paper_vecs, dtype=np.float32).reshape(len(papers), -1)
+    _, author_names = _author_hits(features, [profile_model])
+    out = []
+    for j in order:
+        j = int(j)
+        reasons: list[str] = []
+        if profile_model.want_texts:
+            sims = profile_model.want_vecs @ vecs[j]
+            best = int(np.argmax(sims))
+            topic = profile_model.want_topic[best]
+            label = (
+                f"topic '{profile_model.topic_names[topic]}'" if topic >= 0 else f"'{profile_model.want_texts[best]}'"
+            )
+            reasons.append(f"closest to {label} (similarity {sims[best]:.2f})")
+        phrase = _phrase_reason(features, profile_model, j)
+        if phrase:
+            reasons.append(phrase)
+        for title, attr in (("keywords", "boost"), ("penalized", "penalize"), ("application", "applications")):
+            hit = [word for word, key in getattr(profile_model, attr) if features.keyword_hits(key)[j]]
+            if hit:
+                reasons.append(f"{title}: {', '.join(hit)}")
+        if terms.avoid_excess[0, j] > 0:
+            sims = profile_model.avoid_vecs @ vecs[j]
+            reasons.append(f"near avoided '{profile_model.avoid_texts[int(np.argmax(sims))]}'")
+        if terms.category[0, j]:
+            reasons.append(f"primary category {features.primary[j]}")
+        cues = [c for c, s, h in zip(_CUES, profile_model.cue_sign, features.cue_hits[:, j], strict=True) if h and s]
+        theory = [c for c in cues if c in THEORY_CUES]
+        applied = [c for c in cues if c not in THEORY_CUES]
+        if theory:
+            reasons.append(f"theory cues: {', '.join(theory)}")
+        if applied:
+            reasons.append(f"applied cues: {', '.join(applied)}")
+        hits = tuple(author_names.get((0, j), ()))
+        if hits:
+            reasons.append(f"watched author: {', '.join(hits)}")
+        relevance_raw = scores[j] - weights.novelty * (terms.theory[0, j] - terms.applied[0, j])
+        relevance_raw -= weights.author * terms.authors[0, j]
+        novelty_raw = 5.0 + 2.0 * (terms.theory[0, j] - terms.applied[0, j])
+        out.append(
+            ScoredPaper(
+                paper=papers[j],
+                score=float(scores[j]),
+                relevance=round(_scale(float(relevance_raw), weights.relevance_low, weights.relevance_high), 1),
+                novelty=round(float(np.clip(novelty_raw, 1.0, 10.0)), 1),
+                reasons=tuple(reasons),
+                author_hits=hits,
+            )
+        )
+    return out

@@ -1,0 +1,108 @@
+"""Opening the SQLite database: pragmas, integrity checks and migrations."""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+from pathlib import Path
+from urllib.parse import quote
+
+import aiosqlite
+
+from bot.errors import StateError
+from bot.store.migrations import LATEST_VERSION, MIGRATIONS
+
+log = logging.getLogger(__name__)
+
+BUSY_TIMEOUT_MS = 5000
+
+
+async def migrate(conn: aiosqlite.Connection) -> int:
+    """Bring the schema to `LATEST_VERSION`; returns the version found before migrating."""
+    async with conn.execute("PRAGMA user_version") as cursor:
+        row = await cursor.fetchone()
+    found = int(row[0]) if row else 0
+    if found > LATEST_VERSION:
+        raise StateError(
+            f"the database is at schema version {found}, newer than this paperscout ({LATEST_VERSION}); upgrade it"
+        )
+    for version in range(found + 1, LATEST_VERSION + 1):
+        # executescript would commit on its own; run the statements one by one inside our transaction instead
+        await conn.execute("BEGIN IMMEDIATE")
+        try:
+            for statement in _statements(MIGRATIONS[version - 1]):
+                await conn.execute(statement)
+            await conn.execute(f"PRAGMA user_version = {version}")
+            await conn.commit()
+        except BaseException:
+            await conn.rollback()
+            raise
+        log.info("database migrated to schema version %d", version)
+    return found
+
+
+def _statements(script: str) -> list[str]:
+    """Split a migration script into complete statements."""
+    statements, buffer = [], ""
+    for line in script.splitlines(keepends=True):
+        buffer += line
+        if sqlite3.complete_statement(buffer):
+            if buffer.strip():
+                statements.append(buffer.strip())
+            buffer = ""
+    if buffer.strip():
+        statements.append(buffer.strip())
+    return statements
+
+
+async def open_database(path: Path) -> aiosqlite.Connection:
+    """Open (creating if needed) and migrate the database at `path`; raises StateError if it is unusable."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        conn = await aiosqlite.connect(path, isolation_level=None)
+    except sqlite3.Error as exc:
+        raise StateError(f"cannot open the database {path}: {exc}") from None
+    try:
+        conn.row_factory = aiosqlite.Row
+        await conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        await conn.execute("PRAGMA journal_mode = WAL")
+        await conn.execute("PRAGMA foreign_keys = ON")
+        await conn.execute("PRAGMA synchronous = NORMAL")
+        async with conn.execute("PRAGMA quick_check") as cursor:
+            row = await cursor.fetchone()
+        if row is None or row[0] != "ok":
+            raise StateError(f"the database {path} failed its integrity check: {row[0] if row else 'no answer'}")
+        await migrate(conn)
+    except sqlite3.DatabaseError as exc:
+        await conn.close()
+        raise StateError(f"the database {path} is not a usable SQLite file ({exc}); restore it from a backup") from None
+    except BaseException:
+        await conn.close()
+        raise
+    return conn
+
+
+async def open_read_only(path: Path) -> aiosqlite.Connection:
+    """Open an existing database for reading only: no migration, nothing created (for `paperscout doctor`)."""
+    uri = f"file:{quote(str(path))}?mode=ro"
+    try:
+        conn = await aiosqlite.connect(uri, uri=True, isolation_level=None)
+    except sqlite3.Error as exc:
+        raise StateError(f"cannot open the database {path}: {exc}") from None
+    conn.row_factory = aiosqlite.Row
+    try:
+        await conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    except BaseException:
+        await conn.close()
+        raise
+    return conn
+
+
+async def schema_state(conn: aiosqlite.Connection) -> tuple[int, str]:
+    """The schema version (``PRAGMA user_version``) and the result of SQLite's quick integrity check."""
+    async with conn.execute("PRAGMA user_version") as cursor:
+        row = await cursor.fetchone()
+    version = int(row[0]) if row else 0
+    async with conn.execute("PRAGMA quick_check") as cursor:
+        row = await cursor.fetchone()
+    return version, str(row[0]) if row else "no answer"

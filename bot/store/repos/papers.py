@@ -1,0 +1,235 @@
+"""Papers, their full-text index and their TL;DRs."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from bot.models import Paper, day_to_int, int_to_day
+from bot.store.repos.base import RepositoryBase, chunks, day_bounds, fts_all_of, paper_from_row, placeholders
+
+
+@dataclass(frozen=True, slots=True)
+class UpsertCounts:
+    """What an ingest did to the papers table."""
+
+    inserted: int = 0
+    updated: int = 0
+    unchanged: int = 0
+
+
+class PapersRepo(RepositoryBase):
+    """Stored papers: upserts keyed by version-less id, day and window reads, full-text search, TL;DRs."""
+
+    async def upsert_papers(self, papers: Sequence[Paper]) -> UpsertCounts:
+        """Insert new papers and update replaced ones in place, all in one transaction.
+
+        A paper keeps the first announcement day it was seen on; a changed title/abstract (a replacement)
+        updates the text and clears its TL;DR so it is summarised again.
+        """
+        inserted = updated = unchanged = 0
+        async with self.transaction() as conn:
+            existing: dict[str, tuple[str, int | None]] = {}
+            ids = [p.id for p in papers]
+            for chunk in chunks(ids):
+                async with conn.execute(
+                    f"SELECT id, content_hash, version FROM papers WHERE id IN ({placeholders(len(chunk))})", chunk
+                ) as cursor:
+                    existing.update({r["id"]: (r["content_hash"], r["version"]) async for r in cursor})
+            for paper in papers:
+                fields = (
+                    paper.version,
+                    paper.title,
+                    json.dumps(list(paper.authors), ensure_ascii=False),
+                    paper.abstract,
+                    json.dumps(list(paper.categories)),
+                    paper.primary_category,
+                    paper.comment,
+                    paper.content_hash,
+                )
+                if paper.id not in existing:
+                    await conn.execute(
+                        "INSERT INTO papers (version, title, authors, abstract, categories, primary_category, comment,"
+                        " content_hash, id, announced, announce_type) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                        (*fields, paper.id, day_to_int(paper.announced), paper.announce_type),
+                    )
+                    existing[paper.id] = (paper.content_hash, paper.version)
+                    inserted += 1
+                    continue
+                old_hash, old_version = existing[paper.id]
+                if old_hash == paper.content_hash and (paper.version or 0) <= (old_version or 0):
+                    unchanged += 1
+                    continue
+                # SET expressions see the old row, so the CASEs compare against the previous text's hash
+                await conn.execute(
+                    "UPDATE papers SET tldr=CASE WHEN content_hash=? THEN tldr ELSE NULL END,"
+                    " tldr_source=CASE WHEN content_hash=? THEN tldr_source ELSE NULL END,"
+                    " version=?, title=?, authors=?, abstract=?, categories=?, primary_category=?,"
+                    " comment=?, content_hash=?, updated_at=strftime('%Y-%m-%dT%H:%M:%SZ','now') WHERE id=?",
+                    (paper.content_hash, paper.content_hash, *fields, paper.id),
+                )
+                existing[paper.id] = (paper.content_hash, paper.version)
+                updated += 1
+        return UpsertCounts(inserted, updated, unchanged)
+
+    async def get_papers(self, ids: Sequence[str]) -> list[Paper]:
+        """Stored papers for `ids`, in the order given (unknown ids are skipped)."""
+        found: dict[str, Paper] = {}
+        for chunk in chunks(list(ids)):
+            async with self.conn.execute(
+                f"SELECT * FROM papers WHERE id IN ({placeholders(len(chunk))})", chunk
+            ) as cursor:
+                found.update({r["id"]: paper_from_row(r) async for r in cursor})
+        return [found[i] for i in ids if i in found]
+
+    async def papers_between(
+        self, start: dt.date, end: dt.date, categories: Sequence[str] | None = None
+    ) -> list[Paper]:
+        """Papers first announced from `start` to `end` inclusive, optionally listed in any of `categories`."""
+        async with self.conn.execute(
+            "SELECT * FROM papers WHERE announced BETWEEN ? AND ? ORDER BY announced, id",
+            (day_to_int(start), day_to_int(end)),
+        ) as cursor:
+            papers = [paper_from_row(r) async for r in cursor]
+        if categories:
+            wanted = set(categories)
+            papers = [p for p in papers if wanted.intersection(p.categories)]
+        return papers
+
+    async def papers_on(self, day: dt.date, categories: Sequence[str] | None = None) -> list[Paper]:
+        """Papers first announced on `day`."""
+        return await self.papers_between(day, day, categories)
+
+    async def announcement_days(self) -> list[dt.date]:
+        """Every day with stored papers, oldest first."""
+        async with self.conn.execute("SELECT DISTINCT announced FROM papers ORDER BY announced") as cursor:
+            return [int_to_day(r[0]) async for r in cursor]
+
+    async def earliest_day(self) -> dt.date | None:
+        """The first announcement day stored, if any."""
+        async with self.conn.execute("SELECT MIN(announced) FROM papers") as cursor:
+            row = await cursor.fetchone()
+        return int_to_day(row[0]) if row and row[0] else None
+
+    async def latest_day(self, until: dt.date | None = None) -> dt.date | None:
+        """The most recent announcement day stored (on or before `until`, when given), if any."""
+        async with self.conn.execute(
+            "SELECT MAX(announced) FROM papers WHERE announced <= ?", (day_to_int(until) if until else 99991231,)
+        ) as cursor:
+            row = await cursor.fetchone()
+        return int_to_day(row[0]) if row and row[0] else None
+
+    async def count_papers(self) -> int:
+        """How many papers are stored."""
+        async with self.conn.execute("SELECT COUNT(*) FROM papers") as cursor:
+            row = await cursor.fetchone()
+        return int(row[0]) if row else 0
+
+    async def all_paper_ids(self) -> set[str]:
+        """The id of every stored paper (to compare with the vector store)."""
+        async with self.conn.execute("SELECT id FROM papers") as cursor:
+            return {row[0] async for row in cursor}
+
+    async def all_authors(self) -> list[str]:
+        """Distinct author names across stored papers (for fuzzy matching watched authors)."""
+        names: set[str] = set()
+        async with self.conn.execute("SELECT authors FROM papers") as cursor:
+            async for row in cursor:
+                names.update(json.loads(row[0]))
+        return sorted(names)
+
+    async def all_titles(self) -> list[str]:
+        """Every stored paper's title (for the vocabulary questions' typos are corrected against)."""
+        async with self.conn.execute("SELECT title FROM papers") as cursor:
+            return [row[0] async for row in cursor]
+
+    async def lexical_search(
+        self, groups: Sequence[Sequence[str]], start: dt.date | None, end: dt.date | None, limit: int
+    ) -> list[tuple[str, float]]:
+        """BM25 full-text matches within the date window, best first: (id, relevance > 0).
+
+        `groups` are alternatives: a paper matches when it contains every word (or phrase) of some group.
+        Requiring all words of a group keeps the match set small, which is what keeps BM25 fast at 100k papers.
+        """
+        clauses = [clause for clause in map(fts_all_of, groups) if clause]
+        if not clauses:
+            return []
+        low, high = day_bounds(start, end)
+        # Papers are stored day by day, so a window's rows sit in a narrow rowid range; bounding the full-text
+        # match by it lets FTS5 skip the rest of the archive (the announced test below keeps it exact).
+        # bm25() is lower-is-better and negative; titles weigh most, then authors, then abstracts.
+        async with self.conn.execute(
+            "SELECT p.id, -bm25(papers_fts, 8.0, 1.0, 3.0) AS relevance FROM papers_fts"
+            " JOIN papers p ON p.rowid = papers_fts.rowid"
+            " WHERE papers_fts MATCH :match"
+            " AND papers_fts.rowid BETWEEN (SELECT min(rowid) FROM papers WHERE announced BETWEEN :low AND :high)"
+            " AND (SELECT max(rowid) FROM papers WHERE announced BETWEEN :low AND :high)"
+            " AND p.announced BETWEEN :low AND :high ORDER BY relevance DESC LIMIT :limit",
+            {"match": " OR ".join(clauses), "low": low, "high": high, "limit": limit},
+        ) as cursor:
+            return [(r[0], float(r[1])) async for r in cursor]
+
+    async def papers_by_author(
+        self, name_tokens: Sequence[str], start: dt.date | None, end: dt.date | None, limit: int = 500
+    ) -> list[Paper]:
+        """Papers in the window with an author whose name contains every token (full-text match on authors)."""
+        every_token = fts_all_of(name_tokens)
+        if not every_token:
+            return []
+        match = "authors : " + every_token
+        low, high = day_bounds(start, end)
+        async with self.conn.execute(
+            "SELECT p.* FROM papers_fts JOIN papers p ON p.rowid = papers_fts.rowid"
+            " WHERE papers_fts MATCH ? AND p.announced BETWEEN ? AND ? ORDER BY p.announced DESC LIMIT ?",
+            (match, low, high, limit),
+        ) as cursor:
+            return [paper_from_row(r) async for r in cursor]
+
+    async def document_frequencies(self, words: Sequence[str]) -> dict[str, int]:
+        """How many stored papers mention each word in title or abstract (full-text index, stemmed)."""
+        counts: dict[str, int] = {}
+        for word in words:
+            phrase = fts_all_of([word])
+            if not phrase:
+                continue
+            async with self.conn.execute(
+                "SELECT COUNT(*) FROM papers_fts WHERE papers_fts MATCH ?", ("{title abstract} : " + phrase,)
+            ) as cursor:
+                row = await cursor.fetchone()
+            counts[word] = int(row[0]) if row else 0
+        return counts
+
+    async def tldrs(self, ids: Sequence[str]) -> dict[str, str]:
+        """Stored TL;DRs for `ids` (papers without one are absent)."""
+        found: dict[str, str] = {}
+        for chunk in chunks(list(ids)):
+            async with self.conn.execute(
+                f"SELECT id, tldr FROM papers WHERE tldr IS NOT NULL AND id IN ({placeholders(len(chunk))})", chunk
+            ) as cursor:
+                found.update({r["id"]: r["tldr"] async for r in cursor})
+        return found
+
+    async def set_tldrs(self, tldrs: dict[str, str], source: str) -> None:
+        """Store TL;DRs produced by `source` ('extractive' or a model name)."""
+        if not tldrs:
+            return
+        async with self.transaction() as conn:
+            await conn.executemany(
+                "UPDATE papers SET tldr=?, tldr_source=? WHERE id=?",
+                [(text, source, paper_id) for paper_id, text in tldrs.items()],
+            )
+
+    async def tldrs_with_sources(self, ids: Sequence[str]) -> dict[str, tuple[str, str | None]]:
+        """Stored TL;DRs for `ids` and who wrote each ('extractive', a model name or None for unknown); papers
+        without one are absent."""
+        found: dict[str, tuple[str, str | None]] = {}
+        for chunk in chunks(list(ids)):
+            async with self.conn.execute(
+                "SELECT id, tldr, tldr_source FROM papers WHERE tldr IS NOT NULL"
+                f" AND id IN ({placeholders(len(chunk))})",
+                chunk,
+            ) as cursor:
+                found.update({r["id"]: (r["tldr"], r["tldr_source"]) async for r in cursor})
+        return found

@@ -1,0 +1,4 @@
+"""Text every part shares: the topic vocabulary (`terms`), person names folded for comparison (`names`), the one
+cleaning of untrusted text and its per-platform escapes (`safetext`), and one-line TL;DRs (`tldr`).
+May import: models, errors, config, core, llm.
+"""

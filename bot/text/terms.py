@@ -1,0 +1,489 @@
+"""The topic vocabulary: words, named terms, and how a short phrase breaks into units found in a text.
+
+One place for what the ranker (one-line interests: `bot.ranking.interest_units`, `bot.ranking.rank`) and the questions
+and /search (`bot.questions.topics`) need to tell whether a text is about a short phrase:
+
+- words: `text_tokens` (lowercase, no diacritics, hyphens split, plurals folded) and `same_word` (one word in any
+  inflection: "modeling" ~ "model", "quantized" ~ "quantization");
+- named terms: one thing however it is written ("mixture of experts", "MoE", "Mixture-of-Experts"; "state space
+  model", "SSM", "Mamba"), looked up in a `TermTable`;
+- units: a phrase ("sparse mixture-of-experts", "LLM hallucination") is read as units, each named term it contains
+  one unit and every other content word another (`split_units`). A text is about the phrase when it holds every
+  unit; a named term only counts whole (the "mixture" of "Linear Mixture MDPs" is not part of "mixture of
+  experts"). A unit is found in a text (`Unit.where`, `UnitIndex` for a whole day) in any inflection of its words,
+  with up to two words inside a name ("Mixture of Low-Rank Experts"), a word joined in front of it ("Hypergraph
+  Neural Networks") and an acronym ending a longer name ("CoMoE", "GraphRAG", "RiverMamba").
+
+The two readers share all of it except, on purpose, one row of named terms (`QUESTION_SYNONYMS`: for a question
+"language model" = LLM, for a member's interest not; tables `RANKER` and `QUESTIONS`), the words that are never
+units (a member's framing words, `bot.ranking.interest_units`; a question's filler, `bot.questions.topics.FILLER`) and
+how units are weighed (by what they say of a topic; by their rarity in the archive).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+# ---------------------------------------------------------------- words
+
+
+def _fold(token: str) -> str:
+    # Crude plural folding, applied identically to texts and keywords, so "experts" ~ "expert", "MoEs" ~ "MoE".
+    if len(token) > 4 and token.endswith("ies"):
+        return token[:-3] + "y"
+    if len(token) > 4 and token.endswith(("ses", "xes", "zes", "ches", "shes")):
+        return token[:-2]
+    if len(token) > 3 and token.endswith("s") and not token.endswith(("ss", "us", "is")):
+        return token[:-1]
+    return token
+
+
+def _plain(text: str) -> str:
+    if text.isascii():  # most titles and abstracts: NFKD leaves ASCII as it is and no character combines
+        return text
+    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+
+
+WORD = re.compile(r"[^\W_]+")  # a word, as `text_tokens` splits a text
+
+
+def text_tokens(text: str) -> list[str]:
+    """Lowercase, diacritic-free, plural-folded word tokens; hyphens and punctuation separate words."""
+    return [_fold(t) for t in WORD.findall(_plain(text).lower())]
+
+
+def phrase_key(phrase: str) -> str:
+    """The normalised form a keyword is matched by ("Mixture-of-Experts" -> "mixture of expert")."""
+    return " ".join(text_tokens(phrase))
+
+
+INFLECTIONS = frozenset({"", "e", "s", "es", "ed", "d", "ing", "er", "ers", "ling", "led"})
+DERIVATIONS = INFLECTIONS | frozenset(
+    """ation ations ization izations ize izes ized izing izer izers al ally ly ity ic ical ive ion ions ment ments
+    ness y or ors""".split()
+)
+_NEGATIONS = ("un", "non", "in", "im", "il", "ir", "dis", "de", "anti", "a")
+
+
+def _british(word: str) -> str:
+    return re.sub(r"is(ation|ations|e|es|ed|ing|er|ers)$", r"iz\1", word)
+
+
+def same_word(word: str, token: str, exact: bool = False) -> bool:
+    """`token` is `word` or an inflection of it: "model" ~ "modeling", "quantization" ~ "quantized"; never
+    "continual" ~ "continuous" or "optimization" ~ "optimal". Words under four letters (acronyms) match exactly."""
+    if word == token:
+        return True
+    if exact or len(word) < 4 or len(token) < 4 or word[:2] != token[:2]:
+        return False
+    return _inflected(word, token)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _inflected(word: str, token: str) -> bool:
+    # the same few words meet the same tokens across a question's candidates: worth remembering
+    word, token = _british(word), _british(token)
+    n = _common(word, token)
+    a, b = word[n:], token[n:]
+    return (n >= 4 and a in INFLECTIONS and b in INFLECTIONS) or (n >= 6 and a in DERIVATIONS and b in DERIVATIONS)
+
+
+def _common(a: str, b: str) -> int:
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+def joined_to(word: str, token: str) -> bool:
+    """`token` is `word` with another word joined in front ("hypergraph" for "graph"), not a negation of it."""
+    if len(word) < 5 or len(token) < len(word) + 2 or not token.endswith(word):
+        return False
+    return token[: -len(word)] not in _NEGATIONS
+
+
+def starts_as(word: str, token: str, exact: bool = False) -> bool:
+    """`token` may be the first word of a name whose first word is `word`: the word inflected, or (unless
+    `exact`) with another word joined in front."""
+    return same_word(word, token, exact) or (not exact and joined_to(word, token))
+
+
+@functools.cache
+def ending_pattern(acronyms: tuple[str, ...]) -> re.Pattern[str] | None:
+    """Where an acronym, case as written, ends a longer name ("GraphRAG", "VRAG-RL", "CoMoE") or is written as a
+    plural ("GPs"): a pattern to search a text or one word of it with."""
+    if not acronyms:
+        return None
+    alternatives = "|".join(re.escape(a) for a in sorted(acronyms, key=len, reverse=True))
+    return re.compile(rf"(?:[^\W_](?:{alternatives})s?|(?<![^\W_])(?:{alternatives})s)(?![^\W_])")
+
+
+def _holds(pattern: re.Pattern[str], acronyms: tuple[str, ...], text: str) -> bool:
+    # a substring test first: most texts hold none of the acronyms, and the pattern has no literal to start from
+    return any(a in text for a in acronyms) and pattern.search(text) is not None
+
+
+@dataclass(frozen=True, slots=True)
+class Text:
+    """A text as folded tokens, with the words as written (for acronyms inside method names)."""
+
+    tokens: tuple[str, ...]
+    raw: tuple[str, ...]
+    joined: str  # the tokens, then the raw words, as one string: most forms are ruled out by a substring test
+
+    @staticmethod
+    def of(text: str) -> Text:
+        """Tokenise `text` (lower case, no diacritics, plurals folded) keeping each word as written."""
+        plain = _plain(text)
+        tokens = tuple(text_tokens(plain))
+        raw = tuple(WORD.findall(plain))
+        raw = raw if len(raw) == len(tokens) else tokens
+        return Text(tokens, raw, " ".join(tokens) + "\n" + " ".join(raw))
+
+
+MAX_GAP = 2  # words a text may put inside a name ("mixture of [low-rank] experts")
+
+
+def form_spans(
+    form: Sequence[Callable[[str], bool]], tokens: Sequence[str], starts: Iterable[int]
+) -> list[tuple[int, int]]:
+    """(first, last) positions where a name's words follow each other in `tokens` with at most MAX_GAP words
+    between them, starting at `starts` (the positions where its first word is); `form[k]` tells a token standing
+    for word k."""
+    found: list[tuple[int, int]] = []
+    for i in starts:
+        position = i
+        for stands_for in form[1:]:
+            limit = min(len(tokens), position + 2 + MAX_GAP)
+            position = next((j for j in range(position + 1, limit) if stands_for(tokens[j])), -1)
+            if position < 0:
+                break
+        if position >= 0:
+            found.append((i, position))
+    return found
+
+
+# ---------------------------------------------------------------- named terms
+
+# Each entry: the forms of one term, the spelled-out one first. A form with a capital letter and no space is an
+# acronym or a name: written so in papers, it also counts at the end of a longer name ("GraphRAG", "RiverMamba").
+NAMED_TERMS: tuple[tuple[str, ...], ...] = (
+    ("mixture of experts", "MoE"),
+    ("large language model", "LLM"),
+    ("language model", "LM"),
+    ("small language model", "SLM"),
+    ("vision language model", "VLM"),
+    ("multimodal large language model", "MLLM", "multimodal LLM"),
+    ("vision language action model", "VLA", "vision language action"),
+    ("reinforcement learning", "RL"),
+    ("reinforcement learning from human feedback", "RLHF"),
+    ("multi agent reinforcement learning", "MARL"),
+    ("direct preference optimization", "DPO"),
+    ("proximal policy optimization", "PPO"),
+    ("group relative policy optimization", "GRPO"),
+    ("graph neural network", "GNN", "graph neural"),
+    ("graph convolutional network", "GCN"),
+    ("convolutional neural network", "CNN"),
+    ("recurrent neural network", "RNN"),
+    ("long short term memory", "LSTM"),
+    ("key value cache", "KV cache"),
+    ("low rank adaptation", "LoRA"),
+    ("parameter efficient fine tuning", "PEFT"),
+    ("in context learning", "ICL"),
+    ("chain of thought", "CoT"),
+    ("sparse autoencoder", "SAE"),
+    ("variational autoencoder", "VAE"),
+    ("generative adversarial network", "GAN"),
+    ("retrieval augmented generation", "RAG", "retrieval augmented"),
+    ("state space model", "SSM", "Mamba", "state space"),
+    ("vision transformer", "ViT"),
+    ("diffusion transformer", "DiT"),
+    ("neural radiance field", "NeRF"),
+    ("gaussian splatting", "3DGS"),
+    ("physics informed neural network", "PINN", "physics informed"),
+    ("neural architecture search", "NAS"),
+    ("out of distribution", "OOD"),
+    ("natural language processing", "NLP"),
+    ("automatic speech recognition", "ASR"),
+    ("text to speech", "TTS"),
+    ("knowledge graph", "KG"),
+    ("optical character recognition", "OCR"),
+    ("stochastic gradient descent", "SGD"),
+    ("bayesian optimization", "BO"),
+    ("gaussian process", "GP"),
+    ("neural tangent kernel", "NTK"),
+    ("markov decision process", "MDP"),
+    ("partially observable markov decision process", "POMDP"),
+    ("monte carlo tree search", "MCTS"),
+    ("supervised fine tuning", "SFT"),
+    ("reinforcement learning with verifiable reward", "RLVR"),
+    ("process reward model", "PRM"),
+    ("contrastive language image pretraining", "CLIP"),
+    ("fourier neural operator", "FNO"),
+    ("neural ordinary differential equation", "neural ODE"),
+    ("partial differential equation", "PDE"),
+    ("large reasoning model", "LRM"),
+    ("spiking neural network", "SNN"),
+    ("multilayer perceptron", "MLP"),
+    ("kolmogorov arnold network", "KAN"),
+    ("optimal transport", "OT", "Wasserstein"),
+    ("continual learning", "lifelong learning"),
+    ("differential privacy", "differentially private"),
+    ("speculative decoding", "speculative sampling"),
+    ("test time scaling", "test time compute", "inference time scaling"),
+)
+
+# What a question reads as one thing and a member's interest does not: a question about language models asks
+# about LLMs too ("Diffusion Language Models" for a question about LLMs, "LLM" titles for one about language
+# models), while a member interested in language models is not asking for every LLM paper. A row sharing a
+# spelling with a row of NAMED_TERMS joins it.
+QUESTION_SYNONYMS: tuple[tuple[str, ...], ...] = (("large language model", "language model", "LM"),)
+
+
+@dataclass(frozen=True, slots=True)
+class Term:
+    """A named term: its canonical spelling, every spelling as tokens, and its acronyms and names as written."""
+
+    name: str
+    spellings: tuple[tuple[str, ...], ...]
+    acronyms: tuple[str, ...]
+
+
+def _is_acronym(form: str) -> bool:
+    return " " not in form and any(c.isupper() for c in form)
+
+
+def _merged(rows: Sequence[tuple[str, ...]]) -> tuple[tuple[str, ...], ...]:
+    """Rows that share a spelling (by `phrase_key`) made one, in first-seen order; the first spelling leads."""
+    groups: list[list[str]] = []
+    for row in rows:
+        keys = {phrase_key(s) for s in row}
+        joined = [g for g in groups if keys & {phrase_key(s) for s in g}]
+        target = joined[0] if joined else []
+        for other in joined[1:]:
+            target += other
+            groups.remove(other)
+        target += row
+        if not joined:
+            groups.append(target)
+    return tuple(tuple(dict.fromkeys(g)) for g in groups)
+
+
+class TermTable:
+    """Named terms by spelling: which term a run of tokens spells, the longest spelling first."""
+
+    def __init__(self, rows: Sequence[tuple[str, ...]]) -> None:
+        """`rows` as in NAMED_TERMS. A term is also written in the spellings of the terms that name it inside theirs
+        ("reinforcement learning" is also written "RLHF" or "MARL"), while a phrase reads a spelling as the term of
+        its own row ("RLHF" is reinforcement learning from human feedback)."""
+        terms = [
+            Term(
+                phrase_key(row[0]),
+                tuple(dict.fromkeys(tuple(text_tokens(s)) for s in row)),
+                tuple(s for s in row if _is_acronym(s)),
+            )
+            for row in rows
+        ]
+        owners: dict[tuple[str, ...], str] = {}
+        for term in terms:  # the first row naming a spelling owns it
+            for spelling in term.spellings:
+                owners.setdefault(spelling, term.name)
+        by_name = {t.name: self._with_narrower(t, terms) for t in terms}
+        self.by_spelling = {spelling: by_name[name] for spelling, name in owners.items()}
+        self.longest = max(len(s) for s in self.by_spelling)
+
+    @staticmethod
+    def _with_narrower(term: Term, terms: Sequence[Term]) -> Term:
+        spellings, acronyms = list(term.spellings), list(term.acronyms)
+        for other in terms:
+            if other.name != term.name and f" {term.name} " in f" {other.name} ":
+                spellings += other.spellings
+                acronyms += other.acronyms
+        return Term(term.name, tuple(dict.fromkeys(spellings)), tuple(dict.fromkeys(acronyms)))
+
+    def find(self, tokens: Sequence[str], start: int) -> tuple[Term, int] | None:
+        """The named term spelled at `tokens[start:]` by its longest spelling there, and how many tokens it spans."""
+        for n in range(min(self.longest, len(tokens) - start), 0, -1):
+            term = self.by_spelling.get(tuple(tokens[start : start + n]))
+            if term is not None:
+                return term, n
+        return None
+
+    def spells(self, tokens: Sequence[str]) -> bool:
+        """True when `tokens` are a whole spelling of a named term ("ssm", "rag")."""
+        return tuple(tokens) in self.by_spelling
+
+    def key(self, phrase: str) -> str:
+        """`phrase_key` with plural acronyms made singular ("LMs" -> "lm", "GPs" -> "gp", as "models" -> "model")."""
+        words = phrase_key(phrase).split()
+        return " ".join(w[:-1] if w.endswith("s") and (w[:-1],) in self.by_spelling else w for w in words)
+
+
+RANKER = TermTable(NAMED_TERMS)  # a member's interest (`bot.ranking.interest_units`)
+QUESTIONS = TermTable(_merged([*NAMED_TERMS, *QUESTION_SYNONYMS]))  # a question's or a search's topic
+
+
+# ---------------------------------------------------------------- units
+
+
+@dataclass(frozen=True, slots=True)
+class Part:
+    """A piece of a phrase as typed (normalised): a named term's spelling, or one content word."""
+
+    tokens: tuple[str, ...]
+    term: Term | None
+
+
+def split_units(key: str, table: TermTable, skip: Callable[[str], bool]) -> list[Part]:
+    """A normalised phrase split into named terms (longest spelling first) and the content words `skip` keeps."""
+    tokens = key.split()
+    parts: list[Part] = []
+    i = 0
+    while i < len(tokens):
+        found = table.find(tokens, i)
+        if found is not None:
+            term, span = found
+            parts.append(Part(tuple(tokens[i : i + span]), term))
+            i += span
+            continue
+        if not skip(tokens[i]):
+            parts.append(Part((tokens[i],), None))
+        i += 1
+    return parts
+
+
+@dataclass(frozen=True, slots=True)
+class Unit:
+    """One unit of a phrase: a named term (all its spellings) or a content word, with its weight."""
+
+    key: str  # the term's canonical spelling or the word, as `phrase_key` writes it
+    forms: tuple[tuple[str, ...], ...]  # spellings as tokens, any of which stands for the unit
+    acronyms: tuple[str, ...] = ()  # as written: also found ending a longer name ("GraphRAG") or as plurals
+    weight: float = 1.0
+    named: bool = False
+    optional: bool = False  # a text about the phrase may lack it
+    cache_key: str = field(init=False, repr=False, compare=False)  # identifies how the unit matches
+
+    def __post_init__(self) -> None:
+        forms = (" ".join(f) for f in self.forms)
+        object.__setattr__(self, "cache_key", "\x00".join((self.key, str(self.named), *forms, "|", *self.acronyms)))
+
+    @staticmethod
+    def of(part: Part, weight: float = 1.0) -> Unit:
+        """The unit a part of a phrase stands for: a named term in all its spellings, or the word."""
+        if part.term is None:
+            return Unit(part.tokens[0], (part.tokens,), (), weight)
+        return Unit(part.term.name, part.term.spellings, part.term.acronyms, weight, named=True)
+
+    def where(self, text: Text, exact: bool = False) -> list[tuple[int, int]]:
+        """Every (first, last) token position of this unit in `text`; with `exact`, words only as written."""
+        tokens = text.tokens
+        spots: list[tuple[int, int]] = []
+        for form in self.forms:
+            if form[0][:4] not in text.joined:
+                continue  # every match shares its first four letters with the form
+            first = form[0]
+            starts = [i for i, t in enumerate(tokens) if starts_as(first, t, exact)]
+            if starts:
+                spots += form_spans(_standing_for(form, exact), tokens, starts)
+        pattern = ending_pattern(self.acronyms)
+        if pattern is not None and any(a in text.joined for a in self.acronyms):
+            spots += [(i, i) for i, raw in enumerate(text.raw) if _holds(pattern, self.acronyms, raw)]
+        return sorted(set(spots))
+
+
+def _standing_for(form: tuple[str, ...], exact: bool) -> list[Callable[[str], bool]]:
+    return [functools.partial(same_word, word, exact=exact) for word in form]
+
+
+class UnitIndex:
+    """One day's titles and abstracts, indexed to tell which papers hold a unit in the title or anywhere."""
+
+    def __init__(self, titles: list[str], texts: list[str], text_tokens_of: list[list[str]] | None = None) -> None:
+        self.raw_titles = titles
+        self.raw_texts = texts
+        self.title_words = [text_tokens(t) for t in titles]
+        self.text_words = text_tokens_of if text_tokens_of is not None else [text_tokens(t) for t in texts]
+        self.title_postings = self._postings(self.title_words)
+        self.text_postings = self._postings(self.text_words)
+        self._by_prefix: dict[str, list[str]] = {}  # the day's tokens by their first two letters
+        self._by_suffix: dict[str, list[str]] = {}  # and by their last five
+        self._words: dict[tuple[str, bool], frozenset[str]] = {}
+        self._cache: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+
+    def __len__(self) -> int:
+        return len(self.raw_titles)
+
+    @staticmethod
+    def _postings(token_lists: list[list[str]]) -> dict[str, np.ndarray]:
+        lists: dict[str, list[int]] = {}
+        for i, tokens in enumerate(token_lists):
+            for token in set(tokens):
+                lists.setdefault(token, []).append(i)
+        return {t: np.array(ix, dtype=np.int64) for t, ix in lists.items()}
+
+    def _tokens(self, word: str, first: bool) -> frozenset[str]:
+        """The day's tokens standing for `word` (as the first word of a name when `first`, see `starts_as`)."""
+        cached = self._words.get((word, first))
+        if cached is not None:
+            return cached
+        if not self._by_prefix:
+            for token in self.text_postings:
+                self._by_prefix.setdefault(token[:2], []).append(token)
+                self._by_suffix.setdefault(token[-5:], []).append(token)
+        found = {t for t in self._by_prefix.get(word[:2], ()) if same_word(word, t)}
+        if first:  # every token `word` is joined to ends with its last five letters
+            found |= {t for t in self._by_suffix.get(word[-5:], ()) if joined_to(word, t)}
+        self._words[word, first] = out = frozenset(found | {word})
+        return out
+
+    def _form(self, form: tuple[str, ...], token_lists: list[list[str]], postings: dict[str, np.ndarray]) -> np.ndarray:
+        out = np.zeros(len(self), dtype=bool)
+        words = [self._tokens(w, k == 0) for k, w in enumerate(form)]
+        having: list[np.ndarray] = []  # for each word, the papers holding a token standing for it
+        for allowed in words:
+            found = [postings[t] for t in allowed if t in postings]
+            if not found:
+                return out
+            having.append(np.unique(np.concatenate(found)))
+        papers = functools.reduce(lambda a, b: np.intersect1d(a, b, assume_unique=True), having)
+        if len(form) == 1:
+            out[papers] = True
+            return out
+        tests = [allowed.__contains__ for allowed in words]
+        for i in papers:
+            tokens = token_lists[i]
+            if form_spans(tests, tokens, (j for j, t in enumerate(tokens) if t in words[0])):
+                out[i] = True
+        return out
+
+    def hits(self, unit: Unit) -> tuple[np.ndarray, np.ndarray]:
+        """(in the title, in the title or abstract): boolean vectors over the day's papers."""
+        key = unit.cache_key
+        cached = self._cache.get(key)
+        if cached is not None:
+            return cached
+        n = len(self)
+        title, text = np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)
+        for form in unit.forms:
+            title |= self._form(form, self.title_words, self.title_postings)
+            text |= self._form(form, self.text_words, self.text_postings)
+        pattern = ending_pattern(unit.acronyms)
+        if pattern is not None:
+            for i in range(n):
+                if _holds(pattern, unit.acronyms, self.raw_titles[i]):
+                    title[i] = True
+                    text[i] = True
+                elif not text[i] and _holds(pattern, unit.acronyms, self.raw_texts[i]):
+                    text[i] = True
+        text |= title
+        self._cache[key] = (title, text)
+        return title, text

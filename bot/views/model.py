@@ -1,0 +1,187 @@
+"""The one structured view of a paper (and of a digest) that the core builds and every renderer uses.
+
+Renderers (Markdown and plain text in `bot.views.render`, Discord embeds, Telegram HTML) lay out a `PaperView`; none of
+them decides what to show. The view is honest about what is known: the ranker's opinion is a position in the
+day ('#3 of 444 papers on 2025-05-26, top 1%') with the reasons it matched, and 1-10 relevance and novelty appear
+only when an LLM judged the paper, never computed from cue words.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from bot.models import Digest, Paper, ScoredPaper
+
+PAPER_ACTIONS = ("up", "down", "more", "why")
+ACTION_LABELS = {"up": "👍", "down": "👎", "more": "More like this", "why": "Why?"}
+BUTTON_PREFIX = "ps:"
+
+
+def paper_button(action: str, paper_id: str) -> str:
+    """The button value of a paper action ('up', 'down', 'more', 'why'): 'ps:up:2505.17639' (<= 64 bytes)."""
+    if action not in PAPER_ACTIONS:
+        raise ValueError(f"unknown paper action {action!r}")
+    return f"{BUTTON_PREFIX}{action}:{paper_id}"
+
+
+PAPER_VIEW_ACTIONS = ("up", "down", "more")  # 'why' is a command; three buttons keep a row readable
+
+
+@dataclass(frozen=True, slots=True)
+class Choice:
+    """A button under a question: show `label`, send `value` back (typing the value or its number works too)."""
+
+    label: str
+    value: str
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """Something a reader can do with one paper: a button with its label and value."""
+
+    kind: str  # up | down | more | why
+    label: str
+    value: str
+
+
+@dataclass(frozen=True, slots=True)
+class PaperView:
+    """One paper as every renderer shows it: the facts, and only the scores that mean something.
+
+    `standing` says what the ranker knows in words a reader can use ('#3 of 444 papers on 2025-05-26', 'top 1%');
+    `relevance` and `novelty` (1-10) are set only when an LLM judged the paper. `number` is its position in the
+    digest or list it appears in (what '/up 3' refers to).
+    """
+
+    id: str
+    title: str
+    url: str
+    authors: tuple[str, ...]
+    categories: tuple[str, ...]
+    announced: dt.date
+    tldr: str = ""
+    number: int = 0
+    standing: str = ""
+    relevance: float | None = None
+    novelty: float | None = None
+    reasons: tuple[str, ...] = ()
+    author_hits: tuple[str, ...] = ()
+    comment: str = ""  # the LLM's one-line comment, when it gave one
+    score: float | None = None  # the ranker's internal score, for machine-readable output only
+    actions: tuple[Action, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class DigestView:
+    """A digest ready to render: a header, the papers in order, and notes for the footer."""
+
+    title: str  # 'ML foundations: arXiv digest for 2025-05-26'
+    day: dt.date
+    scanned: int
+    items: tuple[PaperView, ...]
+    notes: tuple[str, ...] = ()
+    usage: dict[str, float] = field(default_factory=dict)  # LLM tokens and cost of the run, empty when none ran
+    subtitle: str = ""  # replaces the scanned/picked line for lists that are not a day's digest ("more like this")
+
+    @property
+    def picked(self) -> int:
+        """How many papers made the digest."""
+        return len(self.items)
+
+    @property
+    def summary(self) -> str:
+        """'Scanned 444 papers, picked 10.' (or the `subtitle` of a list that is not a day's digest)."""
+        return self.subtitle or f"Scanned {self.scanned} papers, picked {self.picked}."
+
+
+def paper_actions(paper_id: str, kinds: Sequence[str] = PAPER_VIEW_ACTIONS) -> tuple[Action, ...]:
+    """The buttons under a paper."""
+    return tuple(Action(kind, ACTION_LABELS[kind], paper_button(kind, paper_id)) for kind in kinds)
+
+
+def standing(rank: int, total: int, day_phrase: str) -> str:
+    """Where the ranker put a paper among those it ranked: '#3 of 444 papers on 2025-05-26 (top 1%)'."""
+    if total <= 0 or rank <= 0:
+        return ""
+    text = f"#{rank} of {total} papers {day_phrase}"
+    if total >= 20:
+        share = max(1, -(-rank * 100 // total))  # ceiling: the top paper of 444 is in the top 1%, not 0%
+        text += f" (top {share}%)"
+    return text
+
+
+def paper_view(
+    paper: Paper,
+    *,
+    tldr: str = "",
+    number: int = 0,
+    scored: ScoredPaper | None = None,
+    rank: int = 0,
+    total: int = 0,
+    day_phrase: str = "",
+    actions: tuple[Action, ...] | None = None,
+) -> PaperView:
+    """The view of one paper; `scored` adds the ranker's reasons (and the LLM's judgement when it gave one)."""
+    judged = scored is not None and scored.judged
+    return PaperView(
+        id=paper.id,
+        title=paper.title,
+        url=paper.url,
+        authors=paper.authors,
+        categories=paper.categories,
+        announced=paper.announced,
+        tldr=tldr or (scored.tldr if scored else ""),
+        number=number,
+        standing=standing(rank, total, day_phrase),
+        relevance=scored.relevance if judged and scored else None,
+        novelty=scored.novelty if judged and scored else None,
+        reasons=scored.reasons if scored else (),
+        author_hits=scored.author_hits if scored else (),
+        comment=scored.comment if judged and scored else "",
+        score=scored.score if scored else None,
+        actions=paper_actions(paper.id) if actions is None else actions,
+    )
+
+
+def digest_day_phrase(digest: Digest) -> str:
+    """'on 2025-05-26', or 'from 2025-05-20 to 2025-05-26' for a weekly digest."""
+    if digest.start is not None and digest.start != digest.day:
+        return f"from {digest.start.isoformat()} to {digest.day.isoformat()}"
+    return f"on {digest.day.isoformat()}"
+
+
+def digest_view(digest: Digest, *, with_actions: bool = True) -> DigestView:
+    """The view of a built digest: numbered papers with their standing among the papers scanned."""
+    phrase = digest_day_phrase(digest)
+    items = tuple(
+        paper_view(
+            item.paper,
+            scored=item,
+            number=n,
+            rank=n,
+            total=digest.scanned,
+            day_phrase=phrase,
+            actions=None if with_actions else (),
+        )
+        for n, item in enumerate(digest.items, 1)
+    )
+    return DigestView(
+        title=f"{digest.profile_name}: arXiv digest for {digest.day.isoformat()}",
+        day=digest.day,
+        scanned=digest.scanned,
+        items=items,
+        notes=digest.notes,
+        usage=dict(digest.usage),
+    )
+
+
+def usage_line(usage: dict[str, float]) -> str:
+    """One line with LLM tokens and cost, empty when no LLM ran."""
+    if not usage.get("total_tokens"):
+        return ""
+    return (
+        f"LLM: {int(usage.get('prompt_tokens', 0)):,} prompt + {int(usage.get('completion_tokens', 0)):,} completion"
+        f" tokens, ${usage.get('cost_usd', 0.0):.4f}"
+    )
