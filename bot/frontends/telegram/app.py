@@ -19,7 +19,7 @@ from telegram import BotCommand, BotCommandScopeAllGroupChats, BotCommandScopeAl
 from telegram.ext import AIORateLimiter, Application, ApplicationBuilder
 
 from bot.chat import ChatController
-from bot.chat.controller import COMMANDS
+from bot.chat.commands import COMMANDS
 from bot.config import Settings
 from bot.core import Core
 from bot.errors import ConfigError

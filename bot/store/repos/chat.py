@@ -36,6 +36,15 @@ class ChatRepo(RepositoryBase):
                 (user_key, scope, kind, data),
             )
 
+    async def open_flows(self, user_key: str, scope: str, kinds: tuple[str, ...]) -> set[str]:
+        """Which of the flow `kinds` a person has stored, for themselves ('' scope) or in `scope`: one read."""
+        marks = ",".join("?" * len(kinds))
+        async with self.conn.execute(
+            f"SELECT DISTINCT kind FROM chat_state WHERE user_key=? AND scope IN ('', ?) AND kind IN ({marks})",
+            (user_key, scope, *kinds),
+        ) as cursor:
+            return {str(row[0]) async for row in cursor}
+
     async def chat_states_of(self, user_key: str) -> list[tuple[str, str, str, str]]:
         """(kind, scope, data, updated_at) of every flow state stored for a person (for their export)."""
         async with self.conn.execute(

@@ -1,0 +1,114 @@
+"""The one command table: every command's handler, where it works, whether it needs an admin, and its help line.
+
+Front ends read it for their platform's command lists; the controller routes through it; /help is written from it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bot.chat import admin, digests, members, papers, questions
+from bot.chat import setup as channel_setup
+from bot.chat.messages import BUTTON_PREFIX, PAPER_ACTIONS, Incoming, Reply
+from bot.chat.turns import Handler, Turn, text_reply
+from bot.members import onboarding
+
+ONBOARDING = onboarding.STATE_KIND
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    """One command: its handler, where it works, whether it needs an admin, and its help line."""
+
+    handler: Handler
+    usage: str
+    help: str
+    where: str = "any"  # any | dm | channel
+    admin: bool = False
+    opens: str = ""  # the kind of flow it starts (which ends any other open at the place)
+
+
+def works_here(command: Command, msg: Incoming) -> bool:
+    """True when `command` is one this speaker may run where `msg` was sent (as /help lists them)."""
+    if command.admin and not msg.speaker.is_admin:
+        return False
+    if command.where == "dm" and not msg.place.is_dm:
+        return False
+    # the console has no channels: the terminal is its one channel, set up like any other
+    return not (command.where == "channel" and msg.place.is_dm and msg.place.platform != "console")
+
+
+def help_text(msg: Incoming) -> str:
+    """The commands that work where `msg` was sent, for this speaker."""
+    lines = ["What I can do:"]
+    for name, command in COMMANDS.items():
+        if works_here(command, msg):
+            lines.append(f"  /{name}{(' ' + command.usage) if command.usage else ''}: {command.help}")
+    if msg.place.is_dm:
+        lines.append("Any message that is not a command is a question about the stored papers.")
+    else:
+        lines.append("Reply to one of my answers to ask a follow-up.")
+    return "\n".join(lines)
+
+
+async def _help(turn: Turn) -> list[Reply]:
+    return text_reply(help_text(turn.msg), ephemeral=True)
+
+
+def find(name: str) -> Command | None:
+    """The command `name` (lowercase, no slash) or one of its aliases names."""
+    return COMMANDS.get(name) or COMMANDS.get(ALIASES.get(name, ""))
+
+
+def command_label(msg: Incoming) -> str:
+    """What kind of turn `msg` is, for the log: ``/ask``, ``button:up`` or ``text``; never the words typed (a
+    question or a profile is the member's, and an unknown command is logged as ``/unknown``)."""
+    if msg.button:
+        kind = msg.button[len(BUTTON_PREFIX) :].partition(":")[0] if msg.button.startswith(BUTTON_PREFIX) else ""
+        return f"button:{kind if kind in (*PAPER_ACTIONS, 'c') else 'other'}"
+    if msg.command:
+        name = msg.command.lower().lstrip("/")
+        known = name in COMMANDS or name in ALIASES or name in onboarding.FLOW_COMMANDS or name in FLOW_WORDS
+        return f"/{name if known else 'unknown'}"
+    return "text"
+
+
+COMMANDS: dict[str, Command] = {
+    "help": Command(_help, "", "this list"),
+    "start": Command(
+        members.start, "", "set up your personal profile (or go through it again)", "dm", opens=ONBOARDING
+    ),
+    "digest": Command(
+        digests.digest,
+        "[weekly] (in a channel, its admins: now|preview|pause|resume)",
+        "your personal digest of the latest day, numbered for /up and /down",
+    ),
+    "up": Command(papers.up, "N|ID", "thumbs up for paper N of your last list (or an arXiv id); teaches your profile"),
+    "down": Command(papers.down, "N|ID", "thumbs down, likewise"),
+    "more": Command(papers.more, "N|ID", "stored papers like that one, ordered with your profile"),
+    "ask": Command(questions.ask, "QUESTION", "a question answered from stored papers, with citations"),
+    "search": Command(questions.search, "WORDS", "stored papers matching words"),
+    "paper": Command(papers.paper, "N|ID", "one paper's card: title, authors, TL;DR, link"),
+    "why": Command(papers.why, "N|ID", "why a paper ranks where it does for your profile"),
+    "profile": Command(members.profile, "", "what your profile says"),
+    "edit": Command(
+        members.edit,
+        "FIELD",
+        "change one answer: interests, avoid, authors, categories, ratings, digest",
+        "dm",
+        opens=ONBOARDING,
+    ),
+    "mydigest": Command(digests.mydigest, "[off|daily|weekly] [TIME] [ZONE]", "your personal digest's schedule"),
+    "export": Command(members.export, "", "everything stored about you, as a JSON file"),
+    "forget": Command(
+        members.forget, "", "delete everything stored about you (asks first)", opens=members.CONFIRM_KIND
+    ),
+    "setup": Command(
+        admin.setup, "", "set up this channel's daily digest", "channel", admin=True, opens=channel_setup.KIND
+    ),
+    "settings": Command(admin.settings, "", "this channel's digest settings", where="channel"),
+    "pause": Command(admin.pause, "", "pause this channel's digest", where="channel", admin=True),
+    "resume": Command(admin.resume, "", "resume it", where="channel", admin=True),
+}
+FLOW_WORDS = frozenset({"cancel", "skip", "back"})  # what every open flow takes
+ALIASES = {"interests": "start", "similar": "more", "like": "more", "q": "ask", "find": "search", "me": "profile"}

@@ -1,0 +1,121 @@
+"""Digests in a conversation: /digest (a member's own in a DM; in a channel, its admins' now, preview, pause and
+resume) and /mydigest (a member's digest schedule)."""
+
+from __future__ import annotations
+
+from bot.chat import admin
+from bot.chat.messages import DigestReply, Reply, TextReply
+from bot.chat.turns import Turn, member_profile, save_numbering, text_reply, today
+from bot.members import onboarding
+from bot.members.users import (
+    WEEKDAYS,
+    SettingError,
+    describe_settings,
+    parse_post_time,
+    parse_timezone,
+    parse_weekday,
+    personal_digest,
+)
+from bot.models import Profile, Target
+from bot.views.model import digest_view
+
+
+async def digest(turn: Turn) -> list[Reply]:
+    """/digest [weekly]: the member's own digest in a DM; the channel's admin words elsewhere."""
+    core, word = turn.core, turn.args.lower()
+    if not turn.place.is_dm or word in ("now", "preview", "pause", "resume"):  # the console's channel is a DM
+        return await _channel_digest(turn, word)
+    if word not in ("", "daily", "weekly", "today"):
+        return text_reply("Use /digest or /digest weekly.", ephemeral=True)
+    if await onboarding.is_active(core, turn.user):
+        return text_reply("Let's finish your profile first (or /cancel it).")
+    if await member_profile(core, turn.user) is None:
+        return text_reply("You have no profile yet; /start makes one (about two minutes).")
+    day = await today(core)
+    built = await personal_digest(core, turn.user, day, weekly=word == "weekly")
+    view = digest_view(built)
+    await save_numbering(core, turn.user, view.items)
+    replies: list[Reply] = [DigestReply(view)]
+    if view.items:
+        replies.append(TextReply("Rate with the buttons or /up N, /down N; your next digest learns from it."))
+    return replies
+
+
+async def _channel_digest(turn: Turn, word: str) -> list[Reply]:
+    if not turn.msg.speaker.is_admin:
+        return text_reply(
+            "/digest in a channel is for its admins; in a DM with me, /digest is your own.", ephemeral=True
+        )
+    if word == "pause":
+        return await admin.pause(turn)
+    if word == "resume":
+        return await admin.resume(turn)
+    core = turn.core
+    found = await core.repo.target_at(turn.place.platform, turn.place.chat_id)
+    if found is None:
+        return text_reply(admin.NO_DIGEST, ephemeral=True)
+    if word == "now":
+        return await _post_now(turn, *found)
+    if word not in ("", "preview"):
+        return text_reply("In a channel: /digest now, preview, pause or resume.", ephemeral=True)
+    from bot.digests.build import build_digest
+
+    target, profile = found
+    built = await build_digest(
+        core, profile, await today(core), size=target.digest_size, categories=target.categories, target=target.key
+    )
+    return [
+        TextReply("Preview (not posted, and it does not count as today's post):", ephemeral=True),
+        DigestReply(digest_view(built)),
+    ]
+
+
+async def _post_now(turn: Turn, target: Target, profile: Profile) -> list[Reply]:
+    """Post the channel's digest of today through the ledger, so the scheduled post knows it went out."""
+    if turn.poster is None:
+        return text_reply(
+            "Posting needs the running bot (paperscout run); /digest preview shows it here.", ephemeral=True
+        )
+    from bot.digests.delivery import deliver_digest
+
+    day = await today(turn.core)
+    result = await deliver_digest(turn.core, turn.poster, target, profile, day)
+    notes = {
+        "sent": f"Posted the digest of {day.isoformat()} ({result.detail}).",
+        "already-sent": f"The digest of {day.isoformat()} was already posted here.",
+        "failed": f"The digest could not be posted: {result.detail[:300]}",
+    }
+    return text_reply(notes.get(result.status, result.status), ephemeral=True)
+
+
+async def mydigest(turn: Turn) -> list[Reply]:
+    """/mydigest [off|daily|weekly] [TIME] [ZONE]: show or change the member's digest schedule."""
+    core, user = turn.core, turn.user
+    if await member_profile(core, user) is None:
+        return text_reply("You have no profile yet; /start makes one, then /mydigest daily turns your digest on.")
+    stored = await core.repo.get_user(user)
+    if not turn.args:
+        return text_reply(
+            describe_settings(stored)
+            + "\nChange it with /mydigest off, /mydigest daily 08:30 Europe/Berlin or /mydigest weekly Monday 9am."
+        )
+    mode = stored.digest_mode if stored else "off"
+    post_time = stored.post_time if stored else "09:00"
+    zone = stored.timezone if stored else "UTC"
+    weekday = stored.weekly_day if stored else 0
+    try:
+        for word in turn.args.split():
+            lowered = word.lower()
+            if lowered in ("off", "daily", "weekly"):
+                mode = lowered
+            elif any(ch.isdigit() for ch in lowered):
+                post_time = parse_post_time(word)
+            elif lowered[:3] in {d.lower()[:3] for d in WEEKDAYS}:
+                weekday = parse_weekday(word)
+            else:
+                zone = parse_timezone(word)
+    except SettingError as exc:
+        hint = f" Did you mean {', '.join(exc.suggestions)}?" if exc.suggestions else ""
+        return text_reply(f"{exc}.{hint}", ephemeral=True)
+    await core.repo.save_user_settings(user, digest_mode=mode, post_time=post_time, timezone=zone, weekly_day=weekday)
+    return text_reply("Saved. " + describe_settings(await core.repo.get_user(user)))

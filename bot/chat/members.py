@@ -1,0 +1,165 @@
+"""A member's own profile and data: /start (onboarding), /edit, /profile, /export and /forget with its
+confirmation. The onboarding conversation itself is `bot.members.onboarding`; this module turns its replies into
+chat replies."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from dataclasses import replace as dc_replace
+
+from bot.chat.flows import Flow
+from bot.chat.messages import Choice, FileReply, Place, Reply, TextReply, choice_button
+from bot.chat.turns import Turn, text_reply
+from bot.core import Core
+from bot.members import onboarding
+from bot.members.users import export_user, forget_user
+
+CONFIRM_KIND = "confirm"
+CONFIRM_MINUTES = 10  # a /forget confirmation older than this is not acted on
+
+
+def onboarding_reply(reply: onboarding.Reply) -> TextReply:
+    """An onboarding step's reply as a chat reply, its choices as buttons."""
+    choices = tuple(Choice(choice.label, choice_button(reply.step, n)) for n, choice in enumerate(reply.choices, 1))
+    text = reply.text + ("\n\nTry /digest to see your personal digest." if reply.saved else "")
+    return TextReply(text, cards=reply.cards, choices=choices)
+
+
+async def start(turn: Turn) -> list[Reply]:
+    """/start: onboarding from the first question (an unfinished one is resumed)."""
+    return [onboarding_reply(await onboarding.start(turn.core, turn.user, turn.msg.speaker.display_name))]
+
+
+async def edit(turn: Turn) -> list[Reply]:
+    """/edit FIELD: change one answer of the profile."""
+    return [onboarding_reply(await onboarding.begin_edit(turn.core, turn.user, turn.args))]
+
+
+async def profile(turn: Turn) -> list[Reply]:
+    """/profile: what the member's profile says."""
+    shown = await onboarding.show_profile(turn.core, turn.user)
+    return text_reply(shown or "You have no profile yet; /start makes one.", ephemeral=True)
+
+
+async def export(turn: Turn) -> list[Reply]:
+    """/export: everything stored about the speaker, as a JSON file."""
+    data = await export_user(turn.core, turn.user)
+    body = json.dumps(data, ensure_ascii=False, indent=2).encode("utf-8")
+    return [FileReply("paperscout-export.json", body, "application/json", "Everything paperscout stores about you.")]
+
+
+async def forget(turn: Turn) -> list[Reply]:
+    """/forget: asks first (a stored confirmation); /forget yes deletes at once."""
+    if turn.args.lower() == "yes":
+        return await forget_now(turn.core, turn.user)
+    pending = {"action": "forget", "at": dt.datetime.now(dt.UTC).isoformat(), "place": turn.place.key}
+    await turn.core.repo.save_chat_state(turn.user, CONFIRM_KIND, json.dumps(pending))
+    return text_reply(
+        "This deletes your profile, your ratings (and what was learned from them), your digest settings, any "
+        "unfinished setup and your last questions. Type yes to confirm, anything else keeps it all.",
+        choices=(
+            Choice("Yes, delete it all", choice_button("forget", 1)),
+            Choice("No, keep it", choice_button("forget", 2)),
+        ),
+    )
+
+
+async def confirm_forget(turn: Turn) -> list[Reply]:
+    """The answer to a pending /forget confirmation: yes (while fresh) deletes, anything else keeps."""
+    stored = await turn.core.repo.chat_state(turn.user, CONFIRM_KIND)
+    await turn.core.repo.save_chat_state(turn.user, CONFIRM_KIND, "")
+    pending = json.loads(stored) if stored else {}
+    at = dt.datetime.fromisoformat(pending.get("at", "2000-01-01T00:00:00+00:00"))
+    fresh = dt.datetime.now(dt.UTC) - at <= dt.timedelta(minutes=CONFIRM_MINUTES)
+    # '1' is the number of the "Yes" choice, which is how a terminal presses it
+    said_yes = turn.args.strip().lower() in {"yes", "y", "1", "/forget yes"}
+    if pending.get("action") == "forget" and fresh and said_yes:
+        return await forget_now(turn.core, turn.user)
+    if pending and not fresh:
+        return text_reply("That confirmation expired; send /forget again if you still want it.")
+    return text_reply("Kept everything.")
+
+
+async def forget_now(core: Core, user: str) -> list[Reply]:
+    """Delete everything stored about `user` and say what went."""
+    counts = await forget_user(core, user)
+    return text_reply(
+        f"Deleted your profile ({counts.get('profiles', 0)}), ratings ({counts.get('feedback', 0)}) and settings "
+        f"({counts.get('users', 0)}). Nothing about you is stored any more; /start begins anew."
+    )
+
+
+class OnboardingFlow(Flow):
+    """Onboarding and /edit, in the member's DMs; its own commands are `onboarding.FLOW_COMMANDS`."""
+
+    kind = onboarding.STATE_KIND
+    commands = onboarding.FLOW_COMMANDS - {"cancel"}
+
+    def takes(self, place: Place) -> bool:
+        """Onboarding is a DM conversation (the console is one)."""
+        return place.is_dm
+
+    async def is_open(self, core: Core, user: str, place: Place) -> bool:
+        """An unfinished onboarding or edit."""
+        return await onboarding.is_active(core, user)
+
+    async def answer(self, turn: Turn) -> list[Reply]:
+        """The answer to the current onboarding question."""
+        return [onboarding_reply(await onboarding.handle(turn.core, turn.user, turn.args))]
+
+    async def command(self, turn: Turn, name: str) -> list[Reply]:
+        """/skip, /back, /status, /help, /edit and the rest, as onboarding reads them."""
+        return await self.answer(dc_replace(turn, args=f"/{name} {turn.args}".strip()))
+
+    async def cancel(self, turn: Turn) -> list[Reply]:
+        """Onboarding's own cancel (it says what was kept)."""
+        return await self.command(turn, "cancel")
+
+    def owns_step(self, step: str) -> bool:
+        """Onboarding's steps."""
+        return step in onboarding.STEPS
+
+    async def choose(self, turn: Turn, step: str, number: str) -> list[Reply]:
+        """A choice of the current question; a stale one is named as such."""
+        if await onboarding.current_step(turn.core, turn.user) != step:
+            return text_reply("That button belongs to an earlier question; answer the latest one.", ephemeral=True)
+        return await self.answer(dc_replace(turn, args=number))
+
+
+class ForgetConfirmation(Flow):
+    """The question /forget asks before deleting: yes deletes, anything else (or /skip, /cancel) keeps."""
+
+    kind = CONFIRM_KIND
+    commands = frozenset({"skip"})
+
+    def takes(self, place: Place) -> bool:
+        """Answered where it was asked (`is_open` checks the place)."""
+        return True
+
+    async def is_open(self, core: Core, user: str, place: Place) -> bool:
+        """A pending confirmation asked at `place` (one stored before places were noted counts everywhere)."""
+        stored = await core.repo.chat_state(user, CONFIRM_KIND)
+        pending = json.loads(stored) if stored else None
+        return isinstance(pending, dict) and pending.get("place", place.key) == place.key
+
+    async def answer(self, turn: Turn) -> list[Reply]:
+        """Yes or anything else."""
+        return await confirm_forget(turn)
+
+    async def command(self, turn: Turn, name: str) -> list[Reply]:
+        """/skip keeps everything."""
+        return await self.cancel(turn)
+
+    async def cancel(self, turn: Turn) -> list[Reply]:
+        """Keeps everything."""
+        await turn.core.repo.save_chat_state(turn.user, CONFIRM_KIND, "")
+        return text_reply("Kept everything.")
+
+    def owns_step(self, step: str) -> bool:
+        """The Yes/No buttons."""
+        return step == "forget"
+
+    async def choose(self, turn: Turn, step: str, number: str) -> list[Reply]:
+        """Yes is choice 1."""
+        return await confirm_forget(dc_replace(turn, args="yes" if number == "1" else "no"))

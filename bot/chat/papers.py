@@ -1,0 +1,78 @@
+"""One paper at a time: /paper (its card), /up and /down (feedback that teaches the profile), /more (papers like
+it) and /why (its rank explained). Each names a paper by its number in the last list or by its arXiv id."""
+
+from __future__ import annotations
+
+from bot.chat.messages import DigestReply, DigestView, Reply, TextReply
+from bot.chat.questions import MAX_LIST
+from bot.chat.turns import Turn, member_profile, paper_from_arg, save_numbering, text_reply
+from bot.ranking import learn
+from bot.views.cards import explain_paper
+from bot.views.model import paper_view
+
+
+async def paper(turn: Turn) -> list[Reply]:
+    """/paper N|ID: one paper's card."""
+    found = await paper_from_arg(turn.core, turn.user, turn.args)
+    tldr = (await turn.core.repo.tldrs([found.id])).get(found.id, "")
+    card = paper_view(found, tldr=tldr, number=1)
+    await save_numbering(turn.core, turn.user, [card])
+    return [TextReply("", cards=(card,))]
+
+
+async def _react(turn: Turn, value: int) -> list[Reply]:
+    found = await paper_from_arg(turn.core, turn.user, turn.args)
+    await learn.record_reaction(turn.core, turn.user, found.id, value)
+    thumb = "👍" if value > 0 else "👎"
+    hint = "" if await member_profile(turn.core, turn.user) else " (/start sets up a profile that learns from it.)"
+    return text_reply(f"{thumb} noted for {found.title}; your next digest learns from it.{hint}", ephemeral=True)
+
+
+async def up(turn: Turn) -> list[Reply]:
+    """/up N|ID: thumbs up."""
+    return await _react(turn, 1)
+
+
+async def down(turn: Turn) -> list[Reply]:
+    """/down N|ID: thumbs down."""
+    return await _react(turn, -1)
+
+
+async def more(turn: Turn) -> list[Reply]:
+    """/more N|ID: the stored papers nearest to one, ordered with the speaker's profile when they have one."""
+    from bot.ranking.similar import similar_papers
+
+    core = turn.core
+    found = await paper_from_arg(core, turn.user, turn.args)
+    profile = await member_profile(core, turn.user)
+    nearest = await similar_papers(core, found, user_key=turn.user if profile else "", profile=profile, limit=MAX_LIST)
+    if not nearest:
+        return text_reply(f"I found nothing stored like {found.title}.", ephemeral=True)
+    tldrs = await core.repo.tldrs([s.paper.id for s in nearest])
+    items = tuple(paper_view(s.paper, tldr=tldrs.get(s.paper.id, ""), number=n) for n, s in enumerate(nearest, 1))
+    shaped = " (ordered with your profile)" if profile else ""
+    view = DigestView(
+        title=f"More like: {found.title}",
+        day=found.announced,
+        scanned=len(nearest),
+        items=items,
+        subtitle=f"The {len(items)} stored papers nearest to {found.id}{shaped}.",
+    )
+    await save_numbering(core, turn.user, items)
+    return [DigestReply(view)]
+
+
+async def why(turn: Turn) -> list[Reply]:
+    """/why N|ID: a paper's rank explained for the speaker's profile (in a channel without one, the channel's)."""
+    core = turn.core
+    found = await paper_from_arg(core, turn.user, turn.args)
+    profile = await member_profile(core, turn.user)
+    if profile is None and not turn.place.is_dm:
+        target = await core.repo.target_at(turn.place.platform, turn.place.chat_id)
+        profile = target[1] if target else None
+    if profile is None:
+        return text_reply("/why explains a paper's rank for your profile; /start makes one.", ephemeral=True)
+    return text_reply(await explain_paper(core, found.id, profile), ephemeral=True)
+
+
+PAPER_BUTTONS = {"up": up, "down": down, "more": more, "why": why}  # what each paper button does

@@ -1,0 +1,62 @@
+"""Questions and searches: /ask (and a plain message taken as a question) and /search."""
+
+from __future__ import annotations
+
+from bot.chat.messages import AnswerReply, Reply, TextReply
+from bot.chat.turns import Turn, has_words, member_profile, save_numbering, text_reply, today
+from bot.days import stored_days_note
+from bot.views.model import paper_view, usage_line
+
+MAX_QUESTION_CHARS = 2000  # a question longer than this is a paste, not a question
+MAX_LIST = 10  # papers in a search or "more like this" list
+
+
+async def ask(turn: Turn) -> list[Reply]:
+    """/ask QUESTION, and a plain message that is a question: the question checked, then answered."""
+    question = turn.args.strip()
+    if not question:
+        return text_reply("Ask something after /ask, e.g. /ask what MoE papers this week?", ephemeral=True)
+    if len(question) > MAX_QUESTION_CHARS:
+        return text_reply(
+            f"That question is {len(question):,} characters; questions are limited to {MAX_QUESTION_CHARS:,}.",
+            ephemeral=True,
+        )
+    if not has_words(question):
+        return text_reply("I need words to search for, e.g. 'what MoE papers this week?'", ephemeral=True)
+    return [await answer(turn, question)]
+
+
+async def answer(turn: Turn, question: str) -> AnswerReply:
+    """Answer a question from stored papers in the speaker's context (a reply continues the replied answer's)."""
+    from bot.questions.rag import ask as answer_question
+
+    core, place, user = turn.core, turn.place, turn.user
+    context = place.key + "|" + user if not place.is_dm else user
+    if turn.msg.reply_to:
+        context = await core.repo.bot_message_context(place.key, turn.msg.reply_to) or context
+    profile = await member_profile(core, user)
+    answered = await answer_question(
+        core, question, today=await today(core), conversation_id=context, profile=profile, asker=user
+    )
+    text = answered.text
+    if not answered.citations:
+        text += "\n" + await stored_days_note(core)
+    views = tuple(paper_view(p, number=n) for n, p in enumerate(answered.citations, 1))
+    await save_numbering(core, user, list(views))
+    return AnswerReply(text, views, answered.window, context_id=context, usage_line=usage_line(answered.usage))
+
+
+async def search(turn: Turn) -> list[Reply]:
+    """/search WORDS: the stored papers matching the words, numbered."""
+    from bot.questions.search import search_papers
+
+    core, words = turn.core, turn.args.strip()
+    if not has_words(words) or len(words) > MAX_QUESTION_CHARS:
+        return text_reply("Search for some words, e.g. /search sparse attention", ephemeral=True)
+    hits = await search_papers(core, words, until=await today(core), limit=MAX_LIST, cut=True)
+    if not hits:
+        return text_reply(f"No stored paper matches '{words[:80]}'. {await stored_days_note(core)}")
+    tldrs = await core.repo.tldrs([h.paper.id for h in hits])
+    cards = tuple(paper_view(h.paper, tldr=tldrs.get(h.paper.id, ""), number=n) for n, h in enumerate(hits, 1))
+    await save_numbering(core, turn.user, cards)
+    return [TextReply(f"{len(cards)} stored papers match '{words[:80]}':", cards=cards)]

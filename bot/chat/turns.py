@@ -1,0 +1,121 @@
+"""One turn of a conversation as a command handler sees it, and the pieces every handler shares.
+
+A handler is `async (Turn) -> list[Reply]`: it parses the turn's argument, calls the core and shapes the reply. The
+pieces here are the ones several handlers need: the stored day 'today' means, the speaker's profile, the
+numbering of the last list shown (for '/up 3') and the one log line of a turn.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from bot.chat.messages import Choice, Incoming, PaperView, Place, Reply, TextReply
+from bot.core import Core
+from bot.days import stored_today
+from bot.errors import InputError
+from bot.members.users import profile_owner
+from bot.models import InvalidPaperId, Paper, Profile, split_arxiv_id
+from bot.ops.logs import elapsed_ms, log_event
+from bot.views.cards import stored_paper
+
+if TYPE_CHECKING:  # the digest poster is only needed for /digest now
+    from bot.digests.delivery import Poster
+
+log = logging.getLogger("bot.chat.controller")  # one logger name for every chat turn, as before the split
+
+NUMBERING_KIND = "numbering"
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """One incoming event with its parsed argument, the core it runs against and the front end's digest poster."""
+
+    core: Core
+    msg: Incoming
+    args: str
+    poster: Poster | None = None
+
+    @property
+    def user(self) -> str:
+        """The speaker's user key."""
+        return self.msg.speaker.user_key
+
+    @property
+    def place(self) -> Place:
+        """Where it was said."""
+        return self.msg.place
+
+
+Handler = Callable[[Turn], Awaitable[list[Reply]]]
+
+
+def text_reply(text: str, *, ephemeral: bool = False, choices: tuple[Choice, ...] = ()) -> list[Reply]:
+    """A reply of one text message."""
+    return [TextReply(text, choices=choices, ephemeral=ephemeral)]
+
+
+def has_words(text: str) -> bool:
+    """True when `text` has at least one letter or digit."""
+    return any(ch.isalnum() for ch in text)
+
+
+async def today(core: Core) -> dt.date:
+    """The stored announcement day 'today' means; InputError when nothing is stored yet."""
+    day = await stored_today(core)
+    if day is None:
+        raise InputError("No papers are stored yet; an admin runs `paperscout ingest` (or waits for the schedule).")
+    return day
+
+
+async def member_profile(core: Core, user: str) -> Profile | None:
+    """The speaker's personal profile, if they made one."""
+    return await core.repo.get_profile(profile_owner(user))
+
+
+async def save_numbering(core: Core, user: str, views: list[PaperView] | tuple[PaperView, ...]) -> None:
+    """Remember which paper each number of the last list shown to `user` was, for '/up 3'."""
+    ids = [v.id for v in views]
+    await core.repo.save_chat_state(user, NUMBERING_KIND, json.dumps(ids) if ids else "")
+
+
+async def paper_from_arg(core: Core, user: str, arg: str) -> Paper:
+    """The paper '3' (of the speaker's last list) or an arXiv id in any common form names."""
+    arg = arg.strip()
+    if not arg:
+        raise InputError("Which paper? Give its number in your last list or its arXiv id, e.g. 2505.17639.")
+    if arg.isascii() and arg.isdigit():
+        stored = await core.repo.chat_state(user, NUMBERING_KIND)
+        ids = json.loads(stored) if stored else []
+        if not 1 <= int(arg) <= len(ids):
+            shown = f"1 to {len(ids)}" if ids else "a number after /digest or /search"
+            raise InputError(f"Which paper? Use {shown}, or an arXiv id, e.g. 2505.17639.")
+        found = await core.repo.get_papers([ids[int(arg) - 1]])
+        if not found:
+            raise InputError("That paper is no longer stored.")
+        return found[0]
+    try:
+        split_arxiv_id(arg)
+    except InvalidPaperId:
+        raise InputError(f"Not a paper number or arXiv id: {arg[:40]!r} (e.g. 3, or 2505.17639).") from None
+    return await stored_paper(core, arg)
+
+
+def log_turn(command: str, place: Place, outcome: str, started: float) -> None:
+    """The one log line of a chat command (also for the few a front end answers itself, such as Discord's sync):
+    `outcome` is ok, refused or error, `started` its `time.monotonic()` start."""
+    # a DM's chat id is the member's own id: logs name the platform only, so /forget leaves no trace of who spoke
+    target = f"{place.platform}:dm" if place.is_dm else place.key
+    log_event(
+        log,
+        "chat command",
+        event="chat",
+        command=command,
+        target=target,
+        outcome=outcome,
+        duration_ms=elapsed_ms(started),
+    )
