@@ -7,6 +7,7 @@ import datetime as dt
 import hashlib
 import json
 import random
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -45,6 +46,8 @@ HOSTILE_FIELDS: list[tuple[str, object]] = [
     ("authors", "Ada"),
     ("authors", [1, 2]),
     ("categories", []),
+    ("categories", ["[click](https://evil.example/x)"]),  # Markdown shown raw on Discord before
+    ("categories", ["@everyone"]),
     ("comment", {"a": 1}),
     ("announce_type", ["new"]),
 ]
@@ -83,6 +86,17 @@ def test_a_lone_surrogate_in_text_is_removed_not_stored() -> None:
     paper = paper_from_record({**GOOD, "title": "Sparse \ud800routing"}, "x")
     assert paper.title == "Sparse routing"
     paper.title.encode("utf-8")
+
+
+def test_categories_not_shaped_like_arxiv_ones_are_dropped_for_every_source() -> None:
+    from bot.ingest.jsonl import paper_from_record
+    from bot.ingest.limits import clean_paper
+
+    hostile = ["cs.LG", "[click](https://evil.example/x)", "@everyone", "<@&1>", "I.2.7", "cs.LG", "hep-th"]
+    assert paper_from_record({**GOOD, "categories": hostile}, "x").categories == ("cs.LG", "hep-th")
+    # store_papers cleans what RSS and the API bring with the same rule
+    paper = paper_from_record(GOOD, "x")
+    assert clean_paper(replace(paper, categories=tuple(hostile))).categories == ("cs.LG", "hep-th")
 
 
 def test_ids_are_ascii_only_and_versions_bounded() -> None:

@@ -54,6 +54,26 @@ def test_every_obedient_reply_is_caught_before_it_is_shown() -> None:
     assert not steered("Both compare x < y and y > z on 3 tasks [1].", system)
 
 
+def test_an_answer_links_only_to_the_papers_it_cites() -> None:
+    system = load_prompts(REPO_PROMPTS).answer.messages(question="", papers="")[0]["content"]
+    cited = ["2505.00001"]
+    for reply in (
+        "Log in at https://evil.example/login?next=arxiv to read the full text of [1]",
+        "Read it at evil.com/paper [1].",
+        "The full text is at www.evil.example [1].",
+        "See https://arxiv.org@evil.example/abs/2505.00001 [1].",
+        "See https://arxiv.org.evil.example/abs/2505.00001 [1].",
+        "See https://arxiv.org/abs/2505.99999 [1].",  # a paper it does not cite
+        "Code: github.com/x/y [1].",
+    ):
+        assert steered(reply, system, cited) == "linked to a page that is not a cited paper", reply
+    for reply in (
+        "Routing is covered in [1] (https://arxiv.org/abs/2505.00001v2).",
+        "See arxiv.org/pdf/2505.00001 [1]; e.g. GPT-4.5 at 3.5 bits, Fig.3 of Smith et al.",
+    ):
+        assert not steered(reply, system, cited), reply
+
+
 def test_the_checker_counts_what_it_should() -> None:
     """The corpus test can fail: a canary, a prompt quote, a raw mention and markup are each counted."""
     system = load_prompts(REPO_PROMPTS).answer.messages(question="", papers="")[0]["content"]

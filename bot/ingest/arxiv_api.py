@@ -30,6 +30,7 @@ from requests.adapters import HTTPAdapter
 from bot.config import Settings
 from bot.errors import FeedError, InputError, SourceUnavailable
 from bot.ingest.announce import announcement_day, announcement_days, cutoff, submission_window
+from bot.ingest.limits import is_arxiv_category
 from bot.ingest.rss import MAX_RETRY_AFTER_SECONDS, USER_AGENT, checked_categories
 from bot.ingest.throttle import Throttle, backoff_seconds, retry_after_seconds, shared_throttle
 from bot.models import InvalidPaperId, Paper, split_arxiv_id
@@ -41,8 +42,6 @@ PAGE_SIZE = 100  # results per API request
 ID_CHUNK = 100  # ids per by-id request, keeping URLs short
 
 _RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
-# Categories in API answers include ACM/MSC classes ("I.2.7", "68T05"); only arXiv categories are kept.
-_ARXIV_CATEGORY = re.compile(r"^[a-z][a-z\-]*(\.[A-Za-z][A-Za-z\-]*)?$")
 _ATOM = "{http://www.w3.org/2005/Atom}"
 _OPENSEARCH = "{http://a9.com/-/spec/opensearch/1.1/}"
 # requests nests urllib3 errors in reprs; these pick the human part out of them.
@@ -275,7 +274,7 @@ def _to_paper(result: arxiv.Result, announced: dt.date | None) -> Paper:
         title=_collapse(result.title),
         authors=tuple(name for name in (_collapse(a.name) for a in result.authors) if name),
         abstract=_collapse(result.summary),
-        categories=tuple(dict.fromkeys(c for c in categories if c and _ARXIV_CATEGORY.match(c))),
+        categories=tuple(dict.fromkeys(c for c in categories if c and is_arxiv_category(c))),
         announced=announced or announcement_day(result.published),
         comment=_collapse(result.comment),
         version=version,

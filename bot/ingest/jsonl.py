@@ -69,6 +69,8 @@ def paper_from_record(record: Mapping[str, Any], where: str) -> Paper:
     for key in ("title", "abstract"):
         if not getattr(paper, key):
             raise InputError(f"{where}: {key!r} has no visible text once control characters are removed")
+    if not paper.categories:
+        raise InputError(f"{where}: 'categories' holds no arXiv category (like \"cs.LG\"): {categories[0][:40]!r}")
     return paper
 
 

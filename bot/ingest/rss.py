@@ -25,6 +25,7 @@ import httpx
 
 from bot.config import Settings
 from bot.errors import ConfigError, FeedError, SourceUnavailable
+from bot.ingest.limits import is_arxiv_category
 from bot.ingest.throttle import Throttle, backoff_seconds, retry_after_seconds, shared_throttle
 from bot.models import InvalidPaperId, Paper, split_arxiv_id
 
@@ -37,7 +38,6 @@ MAX_RETRY_AFTER_SECONDS = 300.0  # a longer Retry-After means "not today"; the s
 USER_AGENT = "paperscout/0.1 (self-hosted arXiv digest bot)"
 
 _RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
-_CATEGORY = re.compile(r"^[a-z][a-z\-]*(\.[A-Za-z][A-Za-z\-]*)?$")
 _DESCRIPTION = re.compile(
     r"^\s*arXiv:(?P<id>\S+)\s+Announce Type:\s*(?P<type>[\w-]+)\s*(?:Abstract:)?(?P<abstract>.*)$", re.S
 )
@@ -166,9 +166,9 @@ def _entry_to_paper(entry: Any, announced: dt.date, index: int) -> Paper:
     if not title:
         raise FeedError(f"{where} has no title")
     categories = tuple(dict.fromkeys(str(t.get("term") or "").strip() for t in entry.get("tags", ())))
-    categories = tuple(c for c in categories if c)
+    categories = tuple(c for c in categories if is_arxiv_category(c))
     if not categories:
-        raise FeedError(f"{where} has no category")
+        raise FeedError(f"{where} has no arXiv category")
 
     abstract = match.group("abstract") if match else re.sub(r"^\s*Abstract:", "", description)
     return Paper(
@@ -245,7 +245,7 @@ def checked_categories(categories: Sequence[str]) -> list[str]:
     cats = list(dict.fromkeys(c.strip() for c in categories if c.strip()))
     if not cats:
         raise ConfigError("no arXiv categories to fetch")
-    bad = [c for c in cats if not _CATEGORY.match(c)]
+    bad = [c for c in cats if not is_arxiv_category(c)]
     if bad:
         raise ConfigError(f"not an arXiv category: {bad[0]!r}")
     return cats

@@ -4,7 +4,8 @@ The model sees the question and the numbered papers as delimited data. Its reply
 [n] markers that name a paper we gave it survive, invented ones are removed, and the kept citations are
 renumbered in order of first use so the text and the citation list agree. A reply that cites nothing (the
 model refused, or obeyed an instruction smuggled into an abstract), that quotes its instructions (a question
-asked it to print its prompt) or that carries mentions or markup (`bot.llm.guard`) is not used: the caller
+asked it to print its prompt), carries mentions or markup, or links anywhere but to the papers it cites
+(`bot.llm.guard`) is not used: the caller
 falls back to the extractive answer.
 """
 
@@ -86,10 +87,10 @@ async def write_answer(
         result = await core.llm.client.chat(messages, max_tokens=MAX_ANSWER_TOKENS, purpose=LLM_PURPOSE)
     except SourceUnavailable as exc:
         return None, str(exc)
-    problem = steered(result.text, messages[0]["content"])
+    written = check_citations(clean_text(result.text), papers)
+    problem = steered(result.text, messages[0]["content"], cited=[p.id for p in written.citations])
     if problem:  # written on an instruction smuggled into the question or an abstract
         return None, f"the LLM answer {problem}"
-    written = check_citations(clean_text(result.text), papers)
     if not written.citations:
         return None, "the LLM answer cited none of the papers"
     return written, ""
