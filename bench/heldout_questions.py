@@ -1,0 +1,228 @@
+"""Held-out questions and searches (issue 22): recall and on-topic per kind, on sets written without the code.
+
+Runs `bench/heldout/questions.jsonl` and `bench/heldout/search.jsonl` over a store built from the four shared days
+(`../shared/data/arxiv`), offline (no LLM), through the same calls the chat makes:
+
+- a question goes to `bot.questions.rag.ask` as the chat's `ChatController.answer` calls it (a conversation id, no
+  profile), with `today` = the question's `as_of`; a follow-up (`follows`) is asked in its first question's
+  conversation, right after it, so it sees that answer as the previous turn;
+- a search goes to `bot.questions.search.search_papers` with the arguments of the chat's `/search` (until the last
+  stored day, `limit` = the chat's list size, `cut=True`).
+
+How it counts, per question:
+
+- listed = the papers the answer cites, followed by the papers it offers to show next (`Answer.more`, what the
+  answer's "more" offer lists) when it makes that offer; an answer without the offer lists only its citations;
+- recall = share of `relevant` among the listed papers (1.0 when `relevant` is empty and nothing is listed, 0.0
+  when it is empty but something is listed);
+- on-topic = share of the papers shown in the answer itself (its citations) that are in `relevant` or `acceptable`
+  (1.0 for an empty answer to an empty `relevant`); `on-topic(all)` is the same share over everything listed;
+- a question with `expect_no_day` passes "day named" when its answer names the missing day (its ISO date or its
+  weekday) and cites nothing.
+
+Per search: recall@10 = share of `relevant` in the first 10 results; on-topic@5 = share of the first
+min(5, results) results that are in `relevant` or `acceptable` (1.0 when nothing is returned and nothing relevant
+exists). Figures are means over items; a kind's figure is the mean over its questions.
+
+    .venv/bin/python bench/heldout_questions.py [--home DIR] [--data ../shared/data] [-v] [--only questions|search]
+
+The store is built once under `--home` (default: a directory in the system temp dir) and reused by later runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import datetime as dt
+import json
+import tempfile
+import time
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+from bot.chat.controller import MAX_LIST
+from bot.config import Settings
+from bot.core import Core, open_core
+from bot.days import stored_days_note
+from bot.ingest.jsonl import read_jsonl
+from bot.ingest.save import store_papers
+from bot.models import Paper
+from bot.questions.rag import ask
+from bot.questions.search import search_papers
+
+HERE = Path(__file__).resolve().parent
+SHARED_DATA = HERE.parents[1] / "shared" / "data"
+DEFAULT_HOME = Path(tempfile.gettempdir()) / "paperscout-heldout-store"
+KIND_ORDER = [
+    "wordy",
+    "benchmark",
+    "day_summary",
+    "author",
+    "compound",
+    "exact_name",
+    "exclusion",
+    "typo",
+    "plain_topic",
+    "follow_up",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Scored:
+    """One question's figures."""
+
+    recall: float
+    on_topic: float
+    on_topic_all: float
+    shown: int
+    listed: int
+    day_named: bool | None
+
+
+def _load(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def _share(ids: list[str], good: set[str], empty: float) -> float:
+    return sum(1 for i in ids if i in good) / len(ids) if ids else empty
+
+
+def score(item: dict, shown: list[str], listed: list[str], text: str) -> Scored:
+    """Recall over everything listed, on-topic over what is shown (see the module docstring)."""
+    relevant, good = set(item["relevant"]), set(item["relevant"]) | set(item["acceptable"])
+    recall = len(relevant & set(listed)) / len(relevant) if relevant else float(not listed)
+    nothing_wanted = 0.0 if relevant else 1.0
+    day_named = None
+    if item.get("expect_no_day"):
+        as_of = dt.date.fromisoformat(item["as_of"])
+        missing = _weekday_dates(item["question"], as_of)
+        named = any(d.isoformat() in text or d.strftime("%A") in text for d in missing)
+        day_named = named and not shown
+    return Scored(
+        recall,
+        _share(shown, good, nothing_wanted),
+        _share(listed, good, nothing_wanted),
+        len(shown),
+        len(listed),
+        day_named,
+    )
+
+
+def _weekday_dates(question: str, as_of: dt.date) -> list[dt.date]:
+    """The dates in the week up to `as_of` whose weekday the question names (the day it expects to be named)."""
+    words = question.lower()
+    return [
+        as_of - dt.timedelta(days=back)
+        for back in range(7)
+        if (as_of - dt.timedelta(days=back)).strftime("%A").lower() in words
+    ]
+
+
+async def ensure_store(core: Core, papers: list[Paper]) -> None:
+    """Ingest the shared days unless the store already holds them (a reused --home)."""
+    if await core.repo.count_papers() >= len(papers):
+        return
+    started = time.perf_counter()
+    await store_papers(core, papers)
+    print(f"built the store in {time.perf_counter() - started:.0f} s")
+
+
+async def run_questions(core: Core, items: list[dict], by_id: dict[str, Paper], verbose: bool) -> dict[str, Scored]:
+    """Every question through `ask`, follow-ups in their first question's conversation; figures by question id."""
+    results: dict[str, Scored] = {}
+    for item in items:
+        conversation = f"heldout:{item.get('follows') or item['id']}"
+        as_of = dt.date.fromisoformat(item["as_of"])
+        answer = await ask(core, item["question"], today=as_of, conversation_id=conversation)
+        text = answer.text if answer.citations else f"{answer.text}\n{await stored_days_note(core)}"
+        shown = [p.id for p in answer.citations]
+        offered = [p.id for p in getattr(answer, "more", ())]
+        listed = list(dict.fromkeys(shown + offered))
+        results[item["id"]] = scored = score(item, shown, listed, text)
+        if verbose:
+            print(
+                f"{item['id']} {item['kind']:<11} R {scored.recall:.2f} on {scored.on_topic:.2f} "
+                f"shown {scored.shown:>2} listed {scored.listed:>3} | {item['question'][:70]}"
+            )
+            print(f"    topic={answer.filters.topic!r} window={answer.window} authors={answer.filters.authors}")
+            for i in sorted(set(item["relevant"]) - set(listed)):
+                print(f"    miss {i} {by_id[i].title[:90] if i in by_id else '?'}")
+            good = set(item["relevant"]) | set(item["acceptable"])
+            for i in shown:
+                if i not in good:
+                    print(f"    off  {i} {by_id[i].title[:90]}")
+    return results
+
+
+async def run_searches(core: Core, items: list[dict], by_id: dict[str, Paper], verbose: bool) -> list[tuple]:
+    """Every query as the chat's /search runs it: (id, recall@10, on-topic@5, results)."""
+    last_day = max(p.announced for p in by_id.values())
+    rows = []
+    for item in items:
+        hits = await search_papers(core, item["query"], until=last_day, limit=MAX_LIST, cut=True)
+        ids = [h.paper.id for h in hits]
+        relevant, good = set(item["relevant"]), set(item["relevant"]) | set(item["acceptable"])
+        recall = len(relevant & set(ids[:10])) / len(relevant) if relevant else float(not ids)
+        top = ids[:5]
+        on_topic = _share(top, good, 1.0 if not relevant else 0.0)
+        rows.append((item["id"], recall, on_topic, len(ids)))
+        if verbose:
+            print(f"{item['id']} R@10 {recall:.2f} on@5 {on_topic:.2f} hits {len(ids):>2} | {item['query']}")
+            for i in sorted(relevant - set(ids[:10])):
+                print(f"    miss {i} {by_id[i].title[:90]}")
+            for i in top:
+                if i not in good:
+                    print(f"    off  {i} {by_id[i].title[:90]}")
+    return rows
+
+
+def report_questions(items: list[dict], results: dict[str, Scored]) -> None:
+    """The per-kind table."""
+    by_kind: dict[str, list[Scored]] = defaultdict(list)
+    for item in items:
+        by_kind[item["kind"]].append(results[item["id"]])
+    print(f"{'kind':<12} {'n':>3} {'recall':>7} {'on-topic':>8} {'on(all)':>8} {'shown':>6} {'listed':>7}")
+    kinds = [k for k in KIND_ORDER if k in by_kind] + sorted(set(by_kind) - set(KIND_ORDER))
+    every = [s for k in kinds for s in by_kind[k]]
+    for label, rows in [*((k, by_kind[k]) for k in kinds), ("all", every)]:
+        n = len(rows)
+        print(
+            f"{label:<12} {n:>3} {sum(r.recall for r in rows) / n:7.3f} {sum(r.on_topic for r in rows) / n:8.3f} "
+            f"{sum(r.on_topic_all for r in rows) / n:8.3f} {sum(r.shown for r in rows) / n:6.1f} "
+            f"{sum(r.listed for r in rows) / n:7.1f}"
+        )
+    days = [(i["id"], results[i["id"]].day_named) for i in items if i.get("expect_no_day")]
+    for qid, named in days:
+        print(f"no stored day named ({qid}): {'yes' if named else 'no'}")
+
+
+def report_searches(rows: list[tuple]) -> None:
+    """The search summary."""
+    n = len(rows)
+    recall, on_topic = sum(r[1] for r in rows) / n, sum(r[2] for r in rows) / n
+    results = sum(r[3] for r in rows) / n
+    print(f"search: {n} queries, recall@10 {recall:.3f}, on-topic@5 {on_topic:.3f}, mean results {results:.1f}")
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--home", type=Path, default=DEFAULT_HOME, help=f"store built once, reused ({DEFAULT_HOME})")
+    parser.add_argument("--data", type=Path, default=SHARED_DATA)
+    parser.add_argument("--only", choices=["questions", "search"], help="run one part")
+    parser.add_argument("-v", "--verbose", action="store_true", help="each item, its misses and off-topic papers")
+    args = parser.parse_args()
+    papers = read_jsonl(sorted((args.data / "arxiv").glob("*.jsonl")))
+    by_id = {p.id: p for p in papers}
+    args.home.mkdir(parents=True, exist_ok=True)
+    async with open_core(Settings(home=args.home, llm_base_url=None, llm_api_key=None)) as core:
+        await ensure_store(core, papers)
+        if args.only in (None, "questions"):
+            items = _load(HERE / "heldout" / "questions.jsonl")
+            report_questions(items, await run_questions(core, items, by_id, args.verbose))
+        if args.only in (None, "search"):
+            report_searches(await run_searches(core, _load(HERE / "heldout" / "search.jsonl"), by_id, args.verbose))
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
