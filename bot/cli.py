@@ -339,6 +339,29 @@ async def cmd_users(core: Core, args: argparse.Namespace) -> int:
     return 0
 
 
+async def cmd_reactions(core: Core, args: argparse.Namespace) -> int:
+    """A member's reactions, the latest first and numbered; undo one or reset them all (the admin's side of
+    /reactions in chat)."""
+    from bot.members import reactions
+    from bot.members.users import check_user_key
+
+    key = check_user_key(args.user)
+    if args.undo:
+        print(reactions.describe_effect(await reactions.undo(core, key, args.undo)))
+        return 0
+    if args.reset:
+        rows = await reactions.reactions_of(core, key)
+        if not rows:
+            raise InputError(f"{key} has no reactions to reset")
+        if not args.yes:
+            raise InputError(f"this deletes {key}'s {len(rows)} reactions and what was learned from them; add --yes")
+        count = await reactions.reset(core, key)
+        print(f"Deleted {count} reaction{'' if count == 1 else 's'} of {key}; the profile alone ranks their digest.")
+        return 0
+    print(reactions.describe_reactions(await reactions.reactions_of(core, key), limit=10_000))
+    return 0
+
+
 async def cmd_site(core: Core, args: argparse.Namespace) -> int:
     """Build the static web archive: a page per channel per day, monthly overviews, an index and search."""
     from bot.site.build import build_site
@@ -472,6 +495,14 @@ def build_parser() -> argparse.ArgumentParser:
     users.add_argument("key", nargs="?", metavar="USER", help="user key for export/forget, e.g. telegram:123")
     users.add_argument("--yes", action="store_true", help="confirm forget")
     users.set_defaults(handler=cmd_users)
+
+    reacted = sub.add_parser("reactions", help="a member's 👍/👎, the latest first: list them, undo one or reset all")
+    reacted.add_argument("--user", required=True, metavar="USER", help="whose, e.g. telegram:123 or console:ada")
+    undo_or_reset = reacted.add_mutually_exclusive_group()
+    undo_or_reset.add_argument("--undo", metavar="N", help="take back reaction N of the list (or an arXiv id's)")
+    undo_or_reset.add_argument("--reset", action="store_true", help="delete all of them (with --yes)")
+    reacted.add_argument("--yes", action="store_true", help="confirm --reset")
+    reacted.set_defaults(handler=cmd_reactions)
 
     run_cmd = sub.add_parser(
         "run", help="run the bot: front ends for the configured tokens, ingest and digests on schedule"

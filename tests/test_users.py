@@ -22,6 +22,7 @@ from bot.members.users import (
 )
 from bot.models import Paper, Profile, Target
 from bot.ranking import learn
+from bot.views.model import digest_view
 from tests.conftest import StoreDay
 
 KEY = "console:ada"
@@ -67,7 +68,7 @@ async def test_a_personal_digest_never_repeats_what_a_channel_digest_sent_that_d
     assert (await personal_digest(core, KEY, DAY + dt.timedelta(days=1))).picked == 0
 
 
-async def test_weekly_covers_seven_days_and_thumbs_down_papers_are_left_out(
+async def test_weekly_covers_seven_days_names_its_week_and_thumbs_down_papers_are_left_out(
     core: Core, store_day: StoreDay, embedded_day: tuple[list[Paper], np.ndarray]
 ) -> None:
     papers = await store_day(core)
@@ -81,13 +82,28 @@ async def test_weekly_covers_seven_days_and_thumbs_down_papers_are_left_out(
     weekly = await personal_digest(core, KEY, DAY, weekly=True, size=200)
     assert daily.scanned == 60 and weekly.scanned == 120
     assert any(i.paper.announced < DAY for i in weekly.items)
-    assert any("2025-05-20 to 2025-05-26" in n for n in weekly.notes)
+    # the header names the week from its first day with papers, not one day
+    assert digest_view(weekly).title == "Ada (personal): arXiv digest for the week of 2025-05-23 – 2025-05-26"
+    assert digest_view(daily).title == "Ada (personal): arXiv digest for 2025-05-26"
+    assert "from 2025-05-23 to 2025-05-26" in digest_view(weekly).items[0].standing
 
     top = daily.items[0].paper.id
     await learn.record_reaction(core, KEY, top, -1)
     again = await personal_digest(core, KEY, DAY, size=50)
     assert top not in {i.paper.id for i in again.items}
-    assert any("thumbs down" in n for n in again.notes)
+    assert "1 paper you already rated is left out (/reactions)." in again.notes
+
+
+async def test_papers_rated_in_onboarding_do_not_lead_the_weekly_digest(core: Core, store_day: StoreDay) -> None:
+    await store_day(core)
+    await make_user(core, "weekly")
+    before = await personal_digest(core, KEY, DAY, weekly=True, size=10)
+    rated = {item.paper.id: 1 for item in before.items[:3]}  # onboarding shows the day's best matches to rate
+    await learn.record_reactions(core, KEY, rated)
+    after = await personal_digest(core, KEY, DAY, weekly=True, size=10)
+    assert not rated.keys() & {i.paper.id for i in after.items}
+    assert after.picked == 10 and after.scanned == before.scanned
+    assert "3 papers you already rated are left out (/reactions)." in after.notes
 
 
 async def test_a_personal_digest_is_delivered_once_and_never_by_channel_scheduling(

@@ -176,7 +176,9 @@ async def personal_digest(
     """The user's digest of `day` (or of the 7 days ending on `day`), ranked with their profile and feedback.
 
     Papers the user already got in a channel digest (of `channel_targets`, default `channel_targets_of`) on those
-    days, and papers they gave a thumbs down, are left out. `profile` saves a read when the caller has it.
+    days, and papers they rated (a thumbs up or down, in onboarding too: they have seen them), are left out.
+    A weekly digest starts on the first day of the week that has papers. `profile` saves a read when the caller
+    has it.
     """
     profile = profile or await core.repo.get_profile(profile_owner(user_key))
     if profile is None:
@@ -186,19 +188,19 @@ async def personal_digest(
     papers = await core.repo.papers_between(start, day, list(profile.categories) or None)
     targets = list(channel_targets) if channel_targets is not None else await channel_targets_of(core, user_key)
     already = await core.repo.sent_paper_ids(targets, start, day)
-    disliked = {f.paper_id for f in await core.repo.user_feedback_rows(user_key) if f.value < 0}
-    fresh = [p for p in papers if p.id not in already and p.id not in disliked]
+    rated = {f.paper_id for f in await core.repo.user_feedback_rows(user_key)}
+    fresh = [p for p in papers if p.id not in already and p.id not in rated]
     ranked = await learn.rank_for_user(core, user_key, profile, fresh, top_k=size)
     items = await attach_tldrs(core, ranked[:size])
     notes = []
-    if weekly:
-        notes.append(f"Papers announced {start.isoformat()} to {day.isoformat()}.")
     seen = sum(1 for p in papers if p.id in already)
     if seen:
         notes.append(f"{_papers(seen)} you already got in a channel digest {'is' if seen == 1 else 'are'} left out.")
-    hidden = sum(1 for p in papers if p.id in disliked and p.id not in already)
+    hidden = sum(1 for p in papers if p.id in rated and p.id not in already)
     if hidden:
-        notes.append(f"{_papers(hidden)} you gave a thumbs down {'is' if hidden == 1 else 'are'} left out.")
+        notes.append(f"{_papers(hidden)} you already rated {'is' if hidden == 1 else 'are'} left out (/reactions).")
+    if weekly and papers:
+        start = min(p.announced for p in papers)
     if not papers and profile.categories:
         notes.append(f"No stored papers in your categories ({', '.join(profile.categories)}) on these days.")
     return Digest(

@@ -206,14 +206,18 @@ def _normal_id(paper_id: str) -> str:
         return paper_id.strip()
 
 
-async def _refresh_background(core: Core, user_key: str, entry: _UserFeedback) -> None:
-    """Sample weak negatives from the latest days the user reacted on (kept until those days change)."""
-    papers = await core.repo.get_papers([r.paper_id for r in entry.reactions])
+async def _refresh_background(
+    core: Core, user_key: str, entry: _UserFeedback, reactions: Sequence[Reaction] | None = None
+) -> np.ndarray | None:
+    """Sample weak negatives from the latest days the user reacted on (kept until those days change); `reactions`
+    defaults to the stored ones."""
+    reactions = entry.reactions if reactions is None else reactions
+    papers = await core.repo.get_papers([r.paper_id for r in reactions])
     days = tuple(sorted({p.announced for p in papers}, reverse=True)[:BACKGROUND_DAYS])
     if days == entry.background_days and entry.background is not None:
-        return
+        return entry.background
     ids = [p.id for day in days for p in await core.repo.papers_on(day)]
-    reacted = {r.paper_id for r in entry.reactions}
+    reacted = {r.paper_id for r in reactions}
     ids = [i for i in ids if i not in reacted]
     if len(ids) > BACKGROUND_SIZE:
         rng = np.random.default_rng(zlib.crc32(user_key.encode("utf-8")))
@@ -221,6 +225,7 @@ async def _refresh_background(core: Core, user_key: str, entry: _UserFeedback) -
     found = await core.vectors.found_vectors(ids)
     entry.background = np.stack(list(found.values())) if found else None
     entry.background_days = days
+    return entry.background
 
 
 async def _train_user(core: Core, user_key: str) -> _UserFeedback:
@@ -268,6 +273,45 @@ async def record_reactions(core: Core, user_key: str, reactions: Mapping[str, in
     await core.repo.add_feedback_many(user_key, {_normal_id(pid): value for pid, value in reactions.items()})
     _entry(core, user_key).version += 1
     await _train_user(core, user_key)
+
+
+async def remove_reaction(core: Core, user_key: str, paper_id: str) -> bool:
+    """Delete the user's reaction to one paper and retrain without it; False when there was none."""
+    removed = await core.repo.delete_reaction(user_key, _normal_id(paper_id))
+    if not removed:
+        return False
+    _entry(core, user_key).version += 1
+    await _train_user(core, user_key)
+    return True
+
+
+async def learned_part(
+    core: Core, user_key: str, vecs: np.ndarray, reactions: Sequence[Reaction] | None = None
+) -> tuple[np.ndarray, int]:
+    """What the learner adds to the user's scores of papers with vectors `vecs` (rows): `weight(n) * (w . x)`, and
+    n, the reactions it learned from (zeros and 0 when it is not in use yet).
+
+    With `reactions`, the model is trained on those instead of the stored ones, with the same weak negatives,
+    as the learner would: the stored reactions without one (or with one changed) show what that one did.
+    """
+    entry = await _train_user(core, user_key)
+    out = np.zeros(len(vecs), dtype=np.float32)
+    if reactions is None:
+        model = entry.model
+    else:
+        missing = [r.paper_id for r in reactions if r.paper_id not in entry.vectors]
+        if missing:
+            entry.vectors.update(await core.vectors.found_vectors(missing))
+        usable = [r for r in reactions if r.paper_id in entry.vectors]
+        model = None
+        if len(usable) >= MIN_REACTIONS:
+            x = np.stack([entry.vectors[r.paper_id] for r in usable])
+            y = np.array([r.value for r in usable], dtype=np.float32)
+            background = await _refresh_background(core, user_key, entry, usable)
+            model = await asyncio.to_thread(train_feedback_model, x, y, background=background)
+    if model is None or not len(out):
+        return out, 0
+    return personal_scores(out, vecs, model, model.n_reactions), model.n_reactions
 
 
 async def rank_for_user(

@@ -77,7 +77,7 @@ class PaperView:
 class DigestView:
     """A digest ready to render: a header, the papers in order, and notes for the footer."""
 
-    title: str  # 'ML foundations: arXiv digest for 2025-05-26'
+    title: str  # 'ML foundations: arXiv digest for 2025-05-26' (or 'for the week of 2025-05-26 – 2025-05-30')
     day: dt.date
     scanned: int
     items: tuple[PaperView, ...]
@@ -152,6 +152,13 @@ def digest_day_phrase(digest: Digest) -> str:
     return f"on {digest.day.isoformat()}"
 
 
+def digest_span(digest: Digest) -> str:
+    """'for 2025-05-30', or 'for the week of 2025-05-26 – 2025-05-30' for a digest of several days."""
+    if digest.start is not None and digest.start != digest.day:
+        return f"for the week of {digest.start.isoformat()} – {digest.day.isoformat()}"
+    return f"for {digest.day.isoformat()}"
+
+
 def digest_view(digest: Digest, *, with_actions: bool = True) -> DigestView:
     """The view of a built digest: numbered papers with their standing among the papers scanned."""
     phrase = digest_day_phrase(digest)
@@ -168,7 +175,7 @@ def digest_view(digest: Digest, *, with_actions: bool = True) -> DigestView:
         for n, item in enumerate(digest.items, 1)
     )
     return DigestView(
-        title=f"{digest.profile_name}: arXiv digest for {digest.day.isoformat()}",
+        title=f"{digest.profile_name}: arXiv digest {digest_span(digest)}",
         day=digest.day,
         scanned=digest.scanned,
         items=items,

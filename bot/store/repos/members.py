@@ -63,6 +63,15 @@ class MembersRepo(RepositoryBase):
         ) as cursor:
             return [FeedbackRecord(r["paper_id"], r["value"], r["at"], r["title"]) async for r in cursor]
 
+    async def reactions_newest_first(self, key: str) -> list[FeedbackRecord]:
+        """A user's thumbs up/down, the latest given (or changed) first, with paper titles where stored."""
+        async with self.conn.execute(
+            "SELECT f.paper_id, f.value, f.at, COALESCE(p.title, '') AS title FROM feedback f"
+            " LEFT JOIN papers p ON p.id = f.paper_id WHERE f.user_key=? ORDER BY f.at DESC, f.rowid DESC",
+            (key,),
+        ) as cursor:
+            return [FeedbackRecord(r["paper_id"], r["value"], r["at"], r["title"]) async for r in cursor]
+
     async def delete_user(self, key: str, profile_owner: str, usage_targets: Sequence[str] = ()) -> dict[str, int]:
         """Delete a user and everything stored for them in one transaction; returns row counts per kind.
 
@@ -109,12 +118,17 @@ class MembersRepo(RepositoryBase):
         """
         async with self.transaction() as conn:
             await conn.execute("INSERT OR IGNORE INTO users (key) VALUES (?)", (user_key,))
+            # REPLACE gives a changed reaction a new rowid too: it is the newest, also within the same second
             await conn.executemany(
-                "INSERT INTO feedback (user_key, paper_id, value) VALUES (?,?,?)"
-                " ON CONFLICT(user_key, paper_id) DO UPDATE SET value=excluded.value,"
-                " at=strftime('%Y-%m-%dT%H:%M:%SZ','now')",
+                "INSERT OR REPLACE INTO feedback (user_key, paper_id, value) VALUES (?,?,?)",
                 [(user_key, paper_id, value) for paper_id, value in reactions.items()],
             )
+
+    async def delete_reaction(self, user_key: str, paper_id: str) -> int:
+        """Delete the user's reaction to one paper; returns how many rows went (0 or 1)."""
+        async with self.transaction() as conn:
+            cursor = await conn.execute("DELETE FROM feedback WHERE user_key=? AND paper_id=?", (user_key, paper_id))
+            return cursor.rowcount
 
     async def delete_feedback(self, user_key: str) -> int:
         """Delete every reaction of the user; returns how many rows went."""

@@ -1,0 +1,296 @@
+"""A member's reactions as they can see and change them: the list, undoing one or all, and what one changed.
+
+What a reaction changed is measured on the learner itself (`bot.ranking.learn.learned_part`): the learned part of
+the member's scores of the latest stored day's papers with the reaction and without it (or with its earlier
+value), each relative to the day's median, as the ranking uses it. The reply names the paper that moved most in
+the reaction's direction, and as topic words the words of the reacted paper's title whose papers moved, on
+average, further than a typical paper did (a word in more than a tenth of the day's papers names no topic).
+Below `learn.MIN_REACTIONS` the learner is not in use, and the reply says so.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import replace as dc_replace
+
+import numpy as np
+
+from bot.core import Core
+from bot.errors import InputError
+from bot.models import FeedbackRecord, InvalidPaperId, Paper, split_arxiv_id
+from bot.ranking import learn
+from bot.text.terms import WORD, text_tokens
+
+MAX_WORDS = 3  # topic words named in one reply
+MAX_WORD_SHARE = 0.1  # a word in more of the day's papers than this names no topic
+MIN_WORD_PAPERS = 2  # a word in fewer of the day's papers says nothing about how papers moved
+MIN_MOVE = 1e-4  # cosine units: less than this is no movement at all
+MAX_LISTED = 50  # reactions listed at once
+
+
+@dataclass(frozen=True, slots=True)
+class ReactionEffect:
+    """What one reaction (given, changed or undone) changed in what the learner adds to the member's scores."""
+
+    paper: Paper
+    value: int  # the reaction now: +1, -1, or 0 once undone
+    previous: int  # the reaction before: +1, -1, or 0 for none
+    stored: int  # the member's reactions now
+    learning: bool  # the learner uses the member's reactions now (or did before this one)
+    direction: int  # +1: papers like this one moved up, -1: down, 0: nothing moved
+    words: tuple[str, ...] = ()  # topic words of the papers that moved most, as the paper's title writes them
+    day: dt.date | None = None  # the day the movement was measured on
+    examples: tuple[str, ...] = ()  # titles of that day's papers that moved most
+
+
+def _normal_id(raw: str) -> str:
+    try:
+        return split_arxiv_id(raw)[0]
+    except InvalidPaperId:
+        return raw.strip()
+
+
+async def reactions_of(core: Core, user_key: str) -> list[FeedbackRecord]:
+    """The member's reactions, the latest first (how `/reactions` numbers them)."""
+    return await core.repo.reactions_newest_first(user_key)
+
+
+async def find_reaction(core: Core, user_key: str, which: str) -> FeedbackRecord:
+    """The reaction `which` names: its number in `reactions_of` or its paper's arXiv id; InputError otherwise."""
+    rows = await reactions_of(core, user_key)
+    if not rows:
+        raise InputError("You have no reactions to undo.")
+    text = which.strip().lstrip("#")
+    if text.isdigit():
+        number = int(text)
+        if not 1 <= number <= len(rows):
+            raise InputError(f"You have {len(rows)} reactions: undo 1 to {len(rows)} (1 is the latest).")
+        return rows[number - 1]
+    wanted = _normal_id(text)
+    for row in rows:
+        if row.paper_id == wanted:
+            return row
+    raise InputError(f"You have no reaction to {text[:40]!r}; /reactions lists them, numbered.")
+
+
+async def react(core: Core, user_key: str, paper: Paper, value: int) -> ReactionEffect:
+    """Store a thumbs up (+1) or down (-1) for `paper` and say what it changed."""
+    before = await _stored(core, user_key)
+    previous = next((r.value for r in before if r.paper_id == paper.id), 0)
+    if previous != value:
+        await learn.record_reaction(core, user_key, paper.id, value)
+    return await _effect(core, user_key, paper, before, value, previous)
+
+
+async def undo(core: Core, user_key: str, which: str) -> ReactionEffect:
+    """Remove the reaction `which` names (see `find_reaction`) from what the learner uses; say what that changed."""
+    row = await find_reaction(core, user_key, which)
+    before = await _stored(core, user_key)
+    await learn.remove_reaction(core, user_key, row.paper_id)
+    found = await core.repo.get_papers([row.paper_id])
+    paper = found[0] if found else _unstored(row)
+    return await _effect(core, user_key, paper, before, 0, row.value)
+
+
+async def reset(core: Core, user_key: str) -> int:
+    """Delete every reaction of the member and what was learned from them; how many went."""
+    return await learn.forget_feedback(core, user_key)
+
+
+async def effect_of(core: Core, user_key: str, paper: Paper) -> ReactionEffect | None:
+    """What the member's standing reaction to `paper` changes (as if it were given now); None without one."""
+    now = await _stored(core, user_key)
+    value = next((r.value for r in now if r.paper_id == paper.id), 0)
+    if not value:
+        return None
+    without = [r for r in now if r.paper_id != paper.id]
+    return await _effect(core, user_key, paper, without, value, 0)
+
+
+async def _stored(core: Core, user_key: str) -> list[learn.Reaction]:
+    return [learn.Reaction(r.paper_id, r.value) for r in await core.repo.user_feedback_rows(user_key)]
+
+
+def _unstored(row: FeedbackRecord) -> Paper:
+    """A stand-in for a reacted paper that is not stored (a reaction may outlive the paper's row)."""
+    return Paper(
+        id=row.paper_id,
+        title=row.title or row.paper_id,
+        abstract="",
+        authors=(),
+        categories=(),
+        announced=dt.date.min,
+    )
+
+
+async def _effect(
+    core: Core, user_key: str, paper: Paper, before: Sequence[learn.Reaction], value: int, previous: int
+) -> ReactionEffect:
+    """Compare the learned part of the latest day's scores now with `before` (the reactions before the change)."""
+    stored = len(await core.repo.user_feedback_rows(user_key))
+    base = ReactionEffect(paper, value, previous, stored, learning=False, direction=0)
+    if value == previous:
+        return base
+    day = await core.repo.latest_day()
+    if day is None:
+        return base
+    rated = {r.paper_id for r in before} | {paper.id}
+    sample = [p for p in await core.repo.papers_on(day) if p.id not in rated]
+    found = await core.vectors.found_vectors([p.id for p in sample])
+    sample = [p for p in sample if p.id in found]
+    vecs = np.stack([found[p.id] for p in sample]) if sample else np.zeros((0, 1), dtype=np.float32)
+    now, n_now = await learn.learned_part(core, user_key, vecs)
+    then, n_then = await learn.learned_part(core, user_key, vecs, before)
+    learning = bool(n_now or n_then)
+    if not learning or not sample:
+        return ReactionEffect(paper, value, previous, stored, learning=learning, direction=0, day=day)
+    delta = (now - np.median(now)) - (then - np.median(then))
+    direction = 1 if value > previous else -1
+    moved = direction * delta
+    if float(moved.max()) < MIN_MOVE:
+        return ReactionEffect(paper, value, previous, stored, learning=True, direction=0, day=day)
+    best = [int(i) for i in np.argsort(-moved, kind="stable")[:2] if moved[int(i)] >= MIN_MOVE]
+    return ReactionEffect(
+        paper,
+        value,
+        previous,
+        stored,
+        learning=True,
+        direction=direction,
+        words=topic_words(paper, sample, moved),
+        day=day,
+        examples=tuple(sample[i].title for i in best),
+    )
+
+
+def topic_words(paper: Paper, papers: Sequence[Paper], moved: np.ndarray) -> tuple[str, ...]:
+    """Words of `paper`'s title whose papers among `papers` moved further than a typical paper did (on average,
+    in the reaction's direction: `moved` larger is further), the `MAX_WORDS` that moved most; a word in fewer than
+    `MIN_WORD_PAPERS` or more than `MAX_WORD_SHARE` of the papers is left out. As the title writes them and in its
+    order, neighbours joined into one phrase."""
+    if not len(papers):
+        return ()
+    token_sets = [set(text_tokens(f"{p.title} {p.abstract}")) for p in papers]
+    typical = float(np.median(np.abs(moved)))
+    limit = max(MIN_WORD_PAPERS, int(MAX_WORD_SHARE * len(papers)))
+    spans = [(match, text_tokens(match.group())) for match in WORD.finditer(paper.title)]
+    mean_moved: dict[int, float] = {}
+    seen: set[str] = set()
+    for position, (_, tokens) in enumerate(spans):
+        token = tokens[0] if tokens else ""
+        if len(token) < 2 or token.isdigit() or token in seen:
+            continue
+        seen.add(token)
+        holders = [i for i, tokens_of in enumerate(token_sets) if token in tokens_of]
+        if MIN_WORD_PAPERS <= len(holders) <= limit:
+            mean = float(np.mean(moved[holders]))
+            if mean >= max(typical, MIN_MOVE):
+                mean_moved[position] = mean
+    chosen = sorted(sorted(mean_moved, key=lambda p: -mean_moved[p])[:MAX_WORDS])
+    phrases: list[str] = []
+    for n, position in enumerate(chosen):
+        match = spans[position][0]
+        word = _as_in_a_sentence(match.group())
+        if n and chosen[n - 1] == position - 1:
+            gap = paper.title[spans[position - 1][0].end() : match.start()]
+            if gap in (" ", "-"):
+                phrases[-1] += gap + word
+                continue
+        phrases.append(word)
+    return tuple(phrases)
+
+
+def _as_in_a_sentence(word: str) -> str:
+    """A title's capitalised word as a sentence writes it ('Quantization' -> 'quantization'; 'KV', 'LoRA' stay)."""
+    return word.lower() if word[:1].isupper() and word[1:].islower() else word
+
+
+# ---------------------------------------------------------------- what a member reads
+
+
+def _thumb(value: int) -> str:
+    return "👍" if value > 0 else "👎"
+
+
+def _count(stored: int) -> str:
+    return f"{stored} reaction{'' if stored == 1 else 's'}"
+
+
+def _clip(title: str, limit: int = 80) -> str:
+    return title if len(title) <= limit else title[: limit - 1].rstrip() + "…"
+
+
+def _movement(effect: ReactionEffect, *, again: bool = False) -> str:
+    """'moves papers on KV cache compression up (on 2025-05-30 most of all: "…")' or '' when nothing moved."""
+    if not effect.direction:
+        return ""
+    words = list(effect.words)
+    topic = ", ".join(words[:-1]) + " and " + words[-1] if len(words) > 1 else "".join(words)
+    what = f"papers on {topic}" if topic else "papers like this one"
+    way = "up" if effect.direction > 0 else "down"
+    example = f" (on {effect.day.isoformat()} most of all: “{_clip(effect.examples[0])}”)" if effect.examples else ""
+    return f"moves {what} {way}{' again' if again else ''}{example}"
+
+
+def describe_effect(effect: ReactionEffect) -> str:
+    """The reply to a 👍/👎 or an undo: what it changed, how many reactions there are, and how to see or undo them."""
+    tail = f"{_count(effect.stored)} so far; /reactions to see or undo them."
+    title = _clip(effect.paper.title)
+    if effect.value == effect.previous:
+        return f"You had already given “{title}” a {_thumb(effect.value)}; nothing changed. {tail}"
+    if effect.value == 0:
+        head = f"Undone: your {_thumb(effect.previous)} on “{title}”."
+        tail = f"{_count(effect.stored)} left; /reactions lists them."
+    elif effect.previous:
+        head = f"Changed to {_thumb(effect.value)}: {'more' if effect.value > 0 else 'less'} like “{title}”."
+    else:
+        head = f"Noted: {'more' if effect.value > 0 else 'less'} like this."
+    if not effect.learning:
+        needed = learn.MIN_REACTIONS - effect.stored
+        if effect.value == 0:
+            body = "Your digest is ranked by your profile alone again."
+        elif needed > 0:
+            body = f"Your digest starts learning from your reactions with {_count(needed)} more."
+        else:
+            body = "This paper has no stored vector yet, so it does not move your digest."
+        return f"{head} {body} {tail}"
+    moves = _movement(effect)
+    if not moves:
+        body = "It does not move any of the latest day's papers noticeably."
+    elif effect.value == 0:
+        body = f"Your next digest no longer {_movement(dc_replace(effect, direction=-effect.direction))}."
+    else:
+        body = f"Your next digest {moves}."
+    if effect.value < 0:
+        body += " This paper stays out of your personal digest."
+    return f"{head} {body} {tail}"
+
+
+def describe_standing_reaction(effect: ReactionEffect, at: str) -> str:
+    """The /why line about the member's own reaction to the paper: when it was given and what it changes."""
+    day = at[:10]
+    moves = _movement(effect)
+    if not effect.learning:
+        needed = max(learn.MIN_REACTIONS - effect.stored, 1)
+        does = f"your digest starts learning from your reactions with {_count(needed)} more"
+    elif moves:
+        does = f"it {moves} in your next digest"
+    else:
+        does = "it does not move any of the latest day's papers noticeably"
+    return f"You gave it a {_thumb(effect.value)} on {day}: {does}; /reactions to see or undo it."
+
+
+def describe_reactions(rows: Sequence[FeedbackRecord], *, limit: int = MAX_LISTED) -> str:
+    """The numbered list of `reactions_of`: thumb, title, id and the day it was given; how to undo."""
+    if not rows:
+        return "You have no reactions yet: 👍 or 👎 a paper (/up N, /down N) and your digest learns from it."
+    lines = [f"Your {_count(len(rows))}, the latest first:"]
+    for number, row in enumerate(rows[:limit], 1):
+        title = _clip(row.title) if row.title else "(paper not stored)"
+        lines.append(f"{number}. {_thumb(row.value)} {title} (arXiv:{row.paper_id}, {row.at[:10]})")
+    if len(rows) > limit:
+        lines.append(f"… and {len(rows) - limit} older ones.")
+    lines.append("/reactions undo N takes one back; /reactions reset removes them all (it asks first).")
+    return "\n".join(lines)
