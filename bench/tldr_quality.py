@@ -2,7 +2,8 @@
 
 Four counts over every paper of the days in `--data` (the stored TL;DR is the extractive one; an LLM's goes through
 the same cleaning):
-- LaTeX markup: a `$`, a backslash command or a brace left in the text;
+- LaTeX markup: a `$` (not before an amount), a backslash command or a brace (unless the abstract wrote literal
+  braces, `\\{`) left in the text;
 - a leading connective: the TL;DR opens with a word or phrase that links to a sentence the reader has not seen
   ("However,", "In contrast,", "To address this gap,", "To this end,", "Specifically,");
 - ending cut: the TL;DR ends with an ellipsis or without a sentence's closing punctuation;
@@ -26,11 +27,14 @@ from qa import SHARED_DATA
 
 from bot.ingest.jsonl import read_jsonl
 from bot.models import Paper
+from bot.text.latex import latex_to_text
 from bot.text.tldr import extractive_tldr
 
 HELDOUT = Path(__file__).parent / "heldout" / "tldr.jsonl"
 
-LATEX = re.compile(r"\$|\\[A-Za-z]+|\\[^A-Za-z\s]|[{}]")
+LATEX = re.compile(r"\$(?!\d)|\\[A-Za-z]+|\\[^A-Za-z\s]|[{}]")
+# A `$` before a number is money ("\\$127" in an abstract); braces the abstract wrote as `\{ \}` are set braces.
+LATEX_NO_BRACES = re.compile(r"\$(?!\d)|\\[A-Za-z]+|\\[^A-Za-z\s]")
 # Openers that link to an earlier sentence: discourse connectives and short purpose or framing phrases that point
 # back ("this gap", "these issues"). Written from how abstracts open sentences, not from the bot's cleaning.
 CONNECTIVE = re.compile(
@@ -61,7 +65,7 @@ def source_sentence(tldr: str, sentences: list[str]) -> int:
     target = _words(tldr.rstrip("…."))
     best, best_len = -1, 0
     for i, sentence in enumerate(sentences):
-        words = _words(sentence)
+        words = _words(latex_to_text(sentence))
         match = SequenceMatcher(None, target, words, autojunk=False).find_longest_match(0, len(target), 0, len(words))
         if match.size > best_len:
             best, best_len = i, match.size
@@ -82,7 +86,8 @@ def main() -> None:
     failures: dict[str, list[str]] = {"latex": [], "connective": [], "cut": [], "not good": []}
     for paper in papers:
         text = tldrs[paper.id]
-        if LATEX.search(text):
+        literal_braces = "\\{" in paper.abstract or "\\}" in paper.abstract
+        if (LATEX_NO_BRACES if literal_braces else LATEX).search(text):
             failures["latex"].append(f"{paper.id}: {text}")
         if CONNECTIVE.search(text):
             failures["connective"].append(f"{paper.id}: {text}")

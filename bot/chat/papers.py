@@ -7,6 +7,7 @@ from bot.chat.messages import DigestReply, DigestView, Reply, TextReply
 from bot.chat.questions import MAX_LIST
 from bot.chat.turns import Turn, member_profile, paper_from_arg, save_numbering, text_reply
 from bot.ranking import learn
+from bot.text.tldr import shown_tldrs
 from bot.views.cards import explain_paper
 from bot.views.model import paper_view
 
@@ -14,8 +15,7 @@ from bot.views.model import paper_view
 async def paper(turn: Turn) -> list[Reply]:
     """/paper N|ID: one paper's card."""
     found = await paper_from_arg(turn.core, turn.user, turn.args)
-    tldr = (await turn.core.repo.tldrs([found.id])).get(found.id, "")
-    card = paper_view(found, tldr=tldr, number=1)
+    card = paper_view(found, tldr=(await shown_tldrs(turn.core, [found]))[found.id], number=1)
     await save_numbering(turn.core, turn.user, [card])
     return [TextReply("", cards=(card,))]
 
@@ -48,8 +48,8 @@ async def more(turn: Turn) -> list[Reply]:
     nearest = await similar_papers(core, found, user_key=turn.user if profile else "", profile=profile, limit=MAX_LIST)
     if not nearest:
         return text_reply(f"I found nothing stored like {found.title}.", ephemeral=True)
-    tldrs = await core.repo.tldrs([s.paper.id for s in nearest])
-    items = tuple(paper_view(s.paper, tldr=tldrs.get(s.paper.id, ""), number=n) for n, s in enumerate(nearest, 1))
+    tldrs = await shown_tldrs(core, [s.paper for s in nearest])
+    items = tuple(paper_view(s.paper, tldr=tldrs[s.paper.id], number=n) for n, s in enumerate(nearest, 1))
     shaped = " (ordered with your profile)" if profile else ""
     view = DigestView(
         title=f"More like: {found.title}",

@@ -5,6 +5,7 @@ from __future__ import annotations
 from bot.chat.messages import AnswerReply, Reply, TextReply
 from bot.chat.turns import Turn, has_words, member_profile, save_numbering, text_reply, today
 from bot.days import stored_days_note
+from bot.text.tldr import shown_tldrs
 from bot.views.model import paper_view, usage_line
 
 MAX_QUESTION_CHARS = 2000  # a question longer than this is a paste, not a question
@@ -56,7 +57,7 @@ async def search(turn: Turn) -> list[Reply]:
     hits = await search_papers(core, words, until=await today(core), limit=MAX_LIST, cut=True)
     if not hits:
         return text_reply(f"No stored paper matches '{words[:80]}'. {await stored_days_note(core)}")
-    tldrs = await core.repo.tldrs([h.paper.id for h in hits])
-    cards = tuple(paper_view(h.paper, tldr=tldrs.get(h.paper.id, ""), number=n) for n, h in enumerate(hits, 1))
+    tldrs = await shown_tldrs(core, [h.paper for h in hits])
+    cards = tuple(paper_view(h.paper, tldr=tldrs[h.paper.id], number=n) for n, h in enumerate(hits, 1))
     await save_numbering(core, turn.user, cards)
     return [TextReply(f"{len(cards)} stored papers match '{words[:80]}':", cards=cards)]

@@ -21,7 +21,7 @@ from bot.llm.usage import run_usage, usage_run
 from bot.models import Digest, Paper, Profile, ScoredPaper
 from bot.ranking.llm_score import score_shortlist
 from bot.ranking.rank import ProfileModel, compile_profile, rank_for_profile
-from bot.text.tldr import digest_tldrs, extractive_tldr
+from bot.text.tldr import digest_tldrs, shown_tldrs
 
 PROFILE_CACHE_SIZE = 1024  # compiled profiles kept in memory (~30 KB each); more are compiled again on demand
 
@@ -66,9 +66,9 @@ async def rank_papers(
 
 
 async def attach_tldrs(core: Core, items: Sequence[ScoredPaper]) -> list[ScoredPaper]:
-    """Fill in each item's stored TL;DR (extractive when none is stored yet)."""
-    stored = await core.repo.tldrs([i.paper.id for i in items])
-    return [replace(i, tldr=stored.get(i.paper.id) or extractive_tldr(i.paper)) for i in items]
+    """Fill in each item's TL;DR (the LLM's when one was written, else extractive)."""
+    tldrs = await shown_tldrs(core, [i.paper for i in items])
+    return [replace(i, tldr=tldrs[i.paper.id]) for i in items]
 
 
 async def build_digest(

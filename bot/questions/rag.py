@@ -28,6 +28,7 @@ from bot.questions.spelling import corrected
 from bot.questions.timewords import MONTHS, WEEKDAYS, TimeWindow, find_time_window
 from bot.questions.topics import COVERED, FILLER, META, QuestionTopic, evidence, full_text_groups, spellings_of
 from bot.ranking.rank import rank_for_profile
+from bot.text.tldr import shown_tldrs
 
 MAX_QUESTION = 1000
 NOTHING_ASKED = (
@@ -478,7 +479,7 @@ async def ask(
     found = await retrieve(core, filters, profile=profile)
     # retrieval already filters by the window; this keeps "never cite outside it" true whatever changes upstream
     papers = [r.paper for r in found if window[0] <= r.paper.announced <= window[1]]
-    tldrs = await core.repo.tldrs([p.id for p in papers])
+    tldrs = await shown_tldrs(core, papers)
     text, cited, usage = extractive_answer(filters, papers, tldrs, window), tuple(papers), {}
     if core.llm is not None and papers:
         with usage_run(target=f"ask:{asker or conversation_id or 'cli'}") as run:

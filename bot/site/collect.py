@@ -24,7 +24,7 @@ from bot.digests.build import build_digest
 from bot.digests.delivery import digest_from_json
 from bot.models import Digest, Profile, ScoredPaper, Target
 from bot.store.repos.targets import PostedDigest
-from bot.text.tldr import extractive_tldr
+from bot.text.tldr import shown_tldrs
 from bot.views.model import DigestView, digest_view
 
 PLATFORM_NAMES = {"telegram": "Telegram", "discord": "Discord", "console": "the terminal"}
@@ -80,11 +80,11 @@ def unique_slugs(names: Sequence[str]) -> list[str]:
 async def _rebuilt_digest(core: Core, target: Target, posted: PostedDigest, profile_name: str) -> Digest:
     """A digest from the ids a plain poster's post left in the ledger, with the stored TL;DRs."""
     papers = {p.id: p for p in await core.repo.get_papers(list(posted.paper_ids))}
-    tldrs = await core.repo.tldrs(list(papers))
+    tldrs = await shown_tldrs(core, list(papers.values()))
     items = tuple(
-        ScoredPaper(paper=papers[i], score=0.0, relevance=0.0, novelty=0.0, tldr=tldrs.get(i) or extractive_tldr(p))
+        ScoredPaper(paper=papers[i], score=0.0, relevance=0.0, novelty=0.0, tldr=tldrs[i])
         for i in posted.paper_ids
-        if (p := papers.get(i)) is not None
+        if i in papers
     )
     scanned = len(await core.repo.papers_on(posted.day, list(target.categories) or None))
     return Digest(posted.day, profile_name, max(scanned, len(items)), items, notes=(REBUILT_NOTE,))

@@ -6,7 +6,7 @@ from bot.core import Core
 from bot.digests.build import rank_papers
 from bot.errors import InputError
 from bot.models import InvalidPaperId, Paper, Profile, split_arxiv_id
-from bot.text.tldr import extractive_tldr
+from bot.text.tldr import shown_tldrs
 from bot.views.model import PaperView, paper_view, standing
 
 
@@ -25,8 +25,7 @@ async def stored_paper(core: Core, raw_id: str) -> Paper:
 async def paper_card(core: Core, raw_id: str) -> PaperView:
     """The view of a stored paper with its TL;DR (extractive when none is stored yet)."""
     paper = await stored_paper(core, raw_id)
-    tldrs = await core.repo.tldrs([paper.id])
-    return paper_view(paper, tldr=tldrs.get(paper.id) or extractive_tldr(paper))
+    return paper_view(paper, tldr=(await shown_tldrs(core, [paper]))[paper.id])
 
 
 async def explain_paper(core: Core, raw_id: str, profile: Profile) -> str:

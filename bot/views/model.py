@@ -13,6 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from bot.models import Digest, Paper, ScoredPaper
+from bot.text.latex import latex_to_text
+from bot.text.tldr import readable
 
 PAPER_ACTIONS = ("up", "down", "more", "why")
 ACTION_LABELS = {"up": "👍", "down": "👎", "more": "More like this", "why": "Why?"}
@@ -123,16 +125,21 @@ def paper_view(
     day_phrase: str = "",
     actions: tuple[Action, ...] | None = None,
 ) -> PaperView:
-    """The view of one paper; `scored` adds the ranker's reasons (and the LLM's judgement when it gave one)."""
+    """The view of one paper; `scored` adds the ranker's reasons (and the LLM's judgement when it gave one).
+
+    Every view shows the title and TL;DR as readable text (LaTeX made Unicode, no leading connective, no clause cut),
+    whatever wrote them and whenever: a digest frozen in the ledger before the cleaning existed reads the same.
+    """
     judged = scored is not None and scored.judged
+    tldr = tldr or (scored.tldr if scored else "")
     return PaperView(
         id=paper.id,
-        title=paper.title,
+        title=latex_to_text(paper.title),
         url=paper.url,
         authors=paper.authors,
         categories=paper.categories,
         announced=paper.announced,
-        tldr=tldr or (scored.tldr if scored else ""),
+        tldr=readable(tldr) if tldr else "",
         number=number,
         standing=standing(rank, total, day_phrase),
         relevance=scored.relevance if judged and scored else None,

@@ -25,6 +25,7 @@ from bot.members.onboarding.state import Choice, Draft, OnboardingState, Reply
 from bot.members.users import WEEKDAYS, SettingError, parse_post_time, parse_timezone, parse_weekday
 from bot.questions.authors import MAX_NAMES, author_index, split_names
 from bot.text.names import fold
+from bot.text.tldr import shown_tldrs
 from bot.views.model import PaperView, paper_view
 
 MAX_TOPICS = 12
@@ -350,7 +351,7 @@ async def _ask_rating(core: Core, conv: OnboardingState, prefix: str) -> Outcome
     if not papers:  # deleted meanwhile: move on
         conv.rate_index += 1
         return await _ask_rating(core, conv, prefix)
-    tldr = (await core.repo.tldrs([paper_id])).get(paper_id, "")
+    tldr = (await shown_tldrs(core, papers[:1]))[paper_id]
     intro = (
         "Now rate a few recent papers so I learn what you like. They are picked to differ from each other.\n"
         if conv.rate_index == 0

@@ -1,0 +1,97 @@
+"""Readable TL;DRs (issue 23): LaTeX made text, no leading connective, no cut inside a clause, the contribution
+sentence rather than the background, and the same cleaned text wherever a TL;DR is shown."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+
+from bot.core import Core
+from bot.ingest.jsonl import read_jsonl
+from bot.models import Digest, Paper, ScoredPaper
+from bot.text.latex import latex_to_text
+from bot.text.tldr import TLDR_MAX, drop_connective, extractive_tldr, fit_sentence, parse_tldrs, shown_tldrs
+from bot.views.model import digest_view, paper_view
+from tests.conftest import SHARED_DATA
+
+DAY = dt.date(2025, 5, 30)
+
+
+def _paper(abstract: str, title: str = "NeuroTrails: sparse multi-head ensembles", pid: str = "2505.30001") -> Paper:
+    return Paper(id=pid, title=title, authors=("A. Author",), abstract=abstract, categories=("cs.LG",), announced=DAY)
+
+
+def test_latex_becomes_unicode_text() -> None:
+    assert latex_to_text(r"an $\ell_0$ penalty on the \textit{full model}") == "an ℓ₀ penalty on the full model"
+    assert latex_to_text(r"we present $\textbf{NeuroTrails}$, 5% faster") == "we present NeuroTrails, 5% faster"
+    assert latex_to_text(r"error $O(T^{\frac{1}{3}})$ and $10^{-3}$") == "error O(T^(1/3)) and 10⁻³"
+    assert latex_to_text(r"costs \$127 and runs ~10x faster~\cite{x}.") == "costs $127 and runs ∼10x faster."
+    assert latex_to_text(r"the \ourmethod{} framework") == "the ourmethod framework"  # an author's macro keeps its name
+    assert latex_to_text("Plain  text\nstays.") == "Plain text stays."
+
+
+def test_leading_connectives_and_purpose_clauses_are_dropped() -> None:
+    assert drop_connective("To address this gap, we propose X.") == "We propose X."
+    assert drop_connective("In contrast, the method uses no labels.") == "The method uses no labels."
+    assert drop_connective("In this paper we introduce Y.") == "We introduce Y."
+    assert drop_connective("Motivated by this, in this work we study Z.") == "We study Z."
+    # a phrase that carries the content is not a connective
+    assert drop_connective("By pruning heads, we halve the cost.") == "By pruning heads, we halve the cost."
+
+
+def test_a_long_sentence_is_cut_at_a_clause_boundary_never_inside_one() -> None:
+    sentence = (
+        "We introduce the World Central Banks dataset, the most comprehensive monetary policy corpus to date, "
+        "comprising over 380k sentences from 25 central banks across diverse geographic regions, which spans 28 "
+        "years of historical data and enables many new studies of the language of monetary policy in detail"
+    )
+    fitted = fit_sentence(sentence, 200)
+    assert fitted.endswith("regions.") and len(fitted) <= 200 and "…" not in fitted
+    # no boundary that reads whole: nothing, so the caller takes another sentence
+    assert fit_sentence("We " + "really " * 60 + "win", 100) == ""
+
+
+def test_the_contribution_sentence_is_chosen_cleaned_over_background() -> None:
+    paper = _paper(
+        r"Sparse multi-head ensembles of neural networks have become popular. However, existing ensembles are "
+        r"costly. To address this gap, we propose $\textbf{NeuroTrails}$, a sparse multi-head architecture with "
+        r"dynamically evolving topology that cuts the cost of an ensemble. Experiments show 12% gains."
+    )
+    assert extractive_tldr(paper) == (
+        "We propose NeuroTrails, a sparse multi-head architecture with dynamically evolving topology that cuts the "
+        "cost of an ensemble."
+    )
+
+
+def test_llm_tldrs_get_the_same_cleaning() -> None:
+    reply = '{"tldrs": [{"id": 1, "text": "In contrast, $\\\\textbf{KVzip}$ compresses the KV cache 4x."}]}'
+    assert parse_tldrs(reply, 1) == {1: "KVzip compresses the KV cache 4x."}
+
+
+async def test_every_view_shows_the_cleaned_tldr(core: Core) -> None:
+    paper = _paper(
+        "Background sentence about the field at large. To address this gap, we propose $\\textbf{NeuroTrails}$, "
+        "a sparse multi-head architecture for ensembles. Results are good."
+    )
+    llm_paper = _paper("We study things at some length here.", title=r"$\alpha$-Routing", pid="2505.30002")
+    await core.repo.upsert_papers([paper, llm_paper])
+    # what an older version stored: raw LaTeX, a connective; and an LLM's line with the same faults
+    await core.repo.set_tldrs({paper.id: r"To address this gap, we propose $\textbf{NeuroTrails}$…"}, "extractive")
+    await core.repo.set_tldrs({llm_paper.id: r"However, $\alpha$-Routing routes tokens."}, "some-model")
+    shown = await shown_tldrs(core, [paper, llm_paper])
+    assert shown[paper.id] == "We propose NeuroTrails, a sparse multi-head architecture for ensembles."
+    assert shown[llm_paper.id] == "α-Routing routes tokens."
+    # a digest frozen in the ledger before the cleaning existed is shown cleaned too
+    frozen = ScoredPaper(llm_paper, 0.5, 5.0, 5.0, tldr=r"In this paper, we route $\alpha$ tokens...")
+    view = digest_view(Digest(DAY, "p", 10, (frozen,)))
+    assert view.items[0].tldr == "We route α tokens..." and view.items[0].title == "α-Routing"
+    assert paper_view(llm_paper, tldr=shown[llm_paper.id]).tldr == shown[llm_paper.id]
+
+
+def test_a_real_days_tldrs_are_readable() -> None:
+    papers = read_jsonl([SHARED_DATA / "arxiv" / "2025-05-30.jsonl"])
+    tldrs = [extractive_tldr(p) for p in papers]
+    assert not [t for t in tldrs if re.search(r"\$(?!\d)|\\[A-Za-z]", t)]
+    assert not [t for t in tldrs if re.match(r"(However|In contrast|To address th\w+ \w+|In this paper),", t)]
+    assert sum(t.endswith("…") for t in tldrs) <= 0.03 * len(tldrs)
+    assert all(len(t) <= TLDR_MAX for t in tldrs)
