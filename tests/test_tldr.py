@@ -28,6 +28,7 @@ def test_latex_becomes_unicode_text() -> None:
     assert latex_to_text(r"costs \$127 and runs ~10x faster~\cite{x}.") == "costs $127 and runs ∼10x faster."
     assert latex_to_text(r"the \ourmethod{} framework") == "the ourmethod framework"  # an author's macro keeps its name
     assert latex_to_text("Plain  text\nstays.") == "Plain text stays."
+    assert latex_to_text("R&D #1 at 5% in window.__x") == "R&D #1 at 5% in window.__x"  # prose, not LaTeX
 
 
 def test_leading_connectives_and_purpose_clauses_are_dropped() -> None:

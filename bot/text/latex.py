@@ -19,7 +19,7 @@ log = logging.getLogger(__name__)
 
 # Anything that makes a text LaTeX rather than plain prose; text without it is returned as it is.
 _MARKUP = re.compile(r"[$\\{}~^_]")
-_BARE_PERCENT = re.compile(r"(?<!\\)%")
+_BARE_SPECIAL = re.compile(r"(?<!\\)([%&#])")  # in an abstract '%', '&' and '#' are meant as written
 _APPROX_TILDE = re.compile(r"(?<![\w\\])~(?=\d)")  # "~10x" in an abstract means about, not a LaTeX space
 _MATH = re.compile(r"(?<!\\)\$\$(.+?)(?<!\\)\$\$|(?<!\\)\$(.+?)(?<!\\)\$|\\\((.+?)\\\)", re.DOTALL)
 _SCRIPT = re.compile(r"([_^])\s*(\{((?:[^{}]|\{[^{}]*\})*)\}|\\[A-Za-z]+|[A-Za-z0-9+\-*])")
@@ -88,7 +88,7 @@ def latex_to_text(text: str) -> str:
     except for the whitespace."""
     if not _MARKUP.search(text):
         return _SPACES.sub(" ", text).strip()
-    latex = _APPROX_TILDE.sub("∼", _BARE_PERCENT.sub(r"\\%", text))
+    latex = _APPROX_TILDE.sub("∼", _BARE_SPECIAL.sub(r"\\\1", text))
     latex = _MATH.sub(_math, _HREF.sub(r"\1", _REFERENCE.sub("", latex)))
     latex = _MACRO.sub(_unknown_macro, latex)
     plain = _plain(latex).replace("\xa0", " ")
