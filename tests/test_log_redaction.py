@@ -50,6 +50,23 @@ def test_llm_base_url_credentials_are_masked_in_httpx_log_lines_with_v(
         assert secret not in err and secret not in out
 
 
+def test_every_query_value_of_the_llm_base_url_but_harmless_ones_is_masked(
+    stored: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    query = "?code=c0de&sig=sig-n4ture&password=pw&api-version=2024-06-01"
+    with FakeOpenAI(responder=lambda request: "It is [1].") as fake:
+        capsys.readouterr()
+        code, sent = ask_through(fake, fake.base_url + query, None, monkeypatch, "-v")
+    out, err = capsys.readouterr()
+    assert code == 0 and sent
+    requests = [line for line in err.splitlines() if "HTTP Request: POST" in line]
+    assert requests, err
+    masked = "?code=***&sig=***&password=***&api-version=2024-06-01"
+    assert all(masked in line for line in requests), requests
+    for secret in ("c0de", "sig-n4ture", "=pw"):
+        assert secret not in err and secret not in out
+
+
 def test_a_query_in_the_llm_base_url_reaches_every_request_after_the_path(
     stored: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

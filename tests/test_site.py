@@ -261,6 +261,33 @@ async def test_builds_are_deterministic_and_a_rebuild_replaces_the_old_one(
     assert "robotics-i-digest-i/index.html" not in (out / MANIFEST).read_text(encoding="utf-8")
 
 
+async def test_a_link_planted_in_the_site_is_replaced_not_written_through(
+    core: Core, site: tuple[Path, SiteStore, SiteReport], tmp_path: Path
+) -> None:
+    out, _, _ = site
+    outside = tmp_path / "outside.txt"
+    outside.write_text("keep", encoding="utf-8")
+    (out / "index.html").unlink()
+    (out / "index.html").symlink_to(outside)
+    (out / MANIFEST).unlink()
+    (out / MANIFEST).symlink_to(outside)
+    # the manifest link is read as the previous manifest ("keep": no such file) and then replaced too
+    await build_site(core, out, EXAMPLE)
+    assert outside.read_text(encoding="utf-8") == "keep"
+    assert not (out / "index.html").is_symlink() and "<html" in (out / "index.html").read_text(encoding="utf-8")
+    assert not (out / MANIFEST).is_symlink()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    slug = next(p for p in out.iterdir() if p.is_dir() and (p / "index.html").exists())
+    for page in slug.iterdir():
+        page.unlink()
+    slug.rmdir()
+    slug.symlink_to(elsewhere, target_is_directory=True)
+    with pytest.raises(InputError, match="symbolic link"):
+        await build_site(core, out, EXAMPLE)
+    assert not any(elsewhere.iterdir())
+
+
 async def test_a_folder_that_is_not_a_site_is_refused(core: Core, tmp_path: Path) -> None:
     (tmp_path / "mine").mkdir()
     (tmp_path / "mine" / "thesis.tex").write_text("x", encoding="utf-8")

@@ -15,8 +15,9 @@ import os
 import re
 import sys
 import time
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
+from urllib.parse import parse_qsl, urlsplit
 
 if TYPE_CHECKING:  # only for type hints: `paperscout --help` need not load pydantic
     from bot.config import Settings
@@ -34,6 +35,8 @@ _URL_SECRETS = (
     re.compile(r"(?<=/bot)\d+:[A-Za-z0-9_-]+"),
 )
 _QUERY_SECRET = re.compile(r"(?i)([?&](?:key|token|api_key|apikey|access_token)=)[^&\s]+")
+# query parameters of the LLM endpoint known to carry no secret; every other value there (?code=, ?sig=, ...) is masked
+HARMLESS_QUERY_KEYS = frozenset({"api-version", "api_version", "version", "format"})
 # an Authorization header echoed back in an error body (Basic carries URL credentials base64-encoded); only in
 # header context, so prose such as "basic approaches" is left alone
 _AUTH_SECRET = re.compile(r"""(?i)(authorization['"]?\s*[:=]\s*['"]?(?:basic|bearer|bot)\s+)[^\s'",}]+""")
@@ -42,9 +45,16 @@ _AUTH_SECRET = re.compile(r"""(?i)(authorization['"]?\s*[:=]\s*['"]?(?:basic|bea
 class RedactSecrets(logging.Filter):
     """Replaces the given secret values and URL credentials in each record's final message."""
 
-    def __init__(self, secrets: list[str]) -> None:
+    def __init__(self, secrets: list[str], query_hosts: Sequence[str] = ()) -> None:
         super().__init__()
         self.secrets = sorted({s for s in secrets if len(s) >= 6}, key=len, reverse=True)
+        # URLs to these hosts (host or host:port) have every query value masked but the harmless ones
+        hosts = "|".join(re.escape(h) for h in sorted(set(query_hosts)) if h)
+        self.query_urls = (
+            re.compile(rf"(?i)(\bhttps?://(?:[^/\s@]*@)?(?:{hosts})(?![\w.:-])[^\s?#\"'<>]*\?)([^\s#\"'<>]*)")
+            if hosts
+            else None
+        )
 
     def redact(self, text: str) -> str:
         """`text` with every secret masked."""
@@ -53,6 +63,8 @@ class RedactSecrets(logging.Filter):
         for pattern in _URL_SECRETS:
             text = pattern.sub(MASK, text)
         text = _AUTH_SECRET.sub(rf"\g<1>{MASK}", text)
+        if self.query_urls is not None:
+            text = self.query_urls.sub(lambda m: m.group(1) + _masked_query(m.group(2)), text)
         return _QUERY_SECRET.sub(rf"\g<1>{MASK}", text)
 
     def filter(self, record: logging.LogRecord) -> bool:
@@ -71,6 +83,24 @@ class RedactSecrets(logging.Filter):
         if fields:
             setattr(record, FIELDS, {k: self.redact(v) if isinstance(v, str) else v for k, v in fields.items()})
         return True
+
+
+def _masked_query(query: str) -> str:
+    """`query` (``a=1&b=2``) with every value masked but those of `HARMLESS_QUERY_KEYS`."""
+    pairs = []
+    for pair in query.split("&"):
+        key, equals, value = pair.partition("=")
+        harmless = key.lower() in HARMLESS_QUERY_KEYS or not value
+        pairs.append(pair if harmless else f"{key}{equals}{MASK}" if equals else MASK)
+    return "&".join(pairs)
+
+
+def query_secrets(url: str) -> tuple[str, list[str]]:
+    """The host (host:port) of `url` and the values of its query that are not known to be harmless."""
+    parts = urlsplit(url.strip())
+    host = parts.netloc.rpartition("@")[2]
+    values = [v for k, v in parse_qsl(parts.query, keep_blank_values=True) if k.lower() not in HARMLESS_QUERY_KEYS]
+    return host, [v for v in values if v]
 
 
 def public_url(url: str) -> str:
@@ -187,12 +217,16 @@ def configure_logging(verbose: bool, settings: Settings | None = None, *, servic
     """
     handler = StderrHandler()
     handler.setFormatter(JsonFormatter() if log_format(settings) == "json" else TextFormatter())
-    secrets = []
+    secrets, query_hosts = [], []
     if settings is not None:
         for value in (settings.telegram_token, settings.discord_token, settings.llm_api_key):
             if value is not None:
                 secrets.append(value.get_secret_value())
-    handler.addFilter(RedactSecrets(secrets))
+        if settings.llm_base_url:
+            host, values = query_secrets(settings.llm_base_url)
+            query_hosts.append(host)
+            secrets += values
+    handler.addFilter(RedactSecrets(secrets, query_hosts))
     handler.set_name(HANDLER_NAME)
     root = logging.getLogger()
     for old in [h for h in root.handlers if h.get_name() == HANDLER_NAME]:  # ours from an earlier call only

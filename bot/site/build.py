@@ -4,11 +4,14 @@ The output depends only on the store: no build time or random value is written, 
 order and only when their content changed, so two builds of the same archive are byte for byte the same (and a
 sync to a static host copies only what changed). The folder holds a manifest of the files it wrote; a rebuild
 removes the files of the previous build that are gone, and a folder that is neither empty nor a paperscout site is
-refused rather than written into.
+refused rather than written into. Every file is written to a temporary name and renamed over its place, so a
+symbolic link planted in the folder is replaced, never written through; a linked folder inside it is refused.
 """
 
 from __future__ import annotations
 
+import os
+import tempfile
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -87,6 +90,29 @@ def _previous_manifest(out: Path) -> list[str]:
     return []
 
 
+def _real_folder(root: Path, folder: Path) -> None:
+    """Create `folder` (inside `root`) and its parents, refusing a symbolic link on the way."""
+    for part in reversed([folder, *folder.parents]):
+        if part == root or not part.is_relative_to(root):
+            continue
+        if part.is_symlink():
+            raise InputError(f"{part} is a symbolic link; the site is written only into real folders")
+        part.mkdir(exist_ok=True)
+
+
+def _replace_file(path: Path, data: bytes) -> None:
+    """Write `data` to a new file renamed over `path`: a link at `path` is replaced, not followed."""
+    fd, temp = tempfile.mkstemp(prefix=".paperscout-", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as file:
+            file.write(data)
+        os.chmod(temp, 0o644)
+        os.replace(temp, path)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
+
+
 def write_site(out: Path, files: dict[str, str]) -> tuple[int, int]:
     """Write `files` under `out` (only those that changed) and drop the previous build's leftovers.
 
@@ -99,11 +125,11 @@ def write_site(out: Path, files: dict[str, str]) -> tuple[int, int]:
     for rel in sorted(files):
         data = files[rel].encode("utf-8")
         total += len(data)
-        path = out / rel
-        if path.is_file() and path.read_bytes() == data:
+        path = root / rel
+        _real_folder(root, path.parent)
+        if not path.is_symlink() and path.is_file() and path.read_bytes() == data:
             continue
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(data)
+        _replace_file(path, data)
         changed += 1
     for rel in sorted(set(old) - set(files)):
         path = (out / rel).resolve()
@@ -111,7 +137,7 @@ def write_site(out: Path, files: dict[str, str]) -> tuple[int, int]:
             path.unlink()
             if path.parent != root and not any(path.parent.iterdir()):
                 path.parent.rmdir()
-    (out / MANIFEST).write_text("".join(f"{rel}\n" for rel in sorted(files)), encoding="utf-8")
+    _replace_file(root / MANIFEST, "".join(f"{rel}\n" for rel in sorted(files)).encode("utf-8"))
     return changed, total
 
 
