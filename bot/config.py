@@ -164,6 +164,20 @@ class Settings(BaseSettings):
     telegram_poll_timeout_seconds: int = Field(
         default=30, ge=0, le=50, description="Long-polling timeout of getUpdates (seconds held open by Telegram)."
     )
+    slack_bot_token: SecretStr | None = Field(
+        default=None,
+        description="Slack bot token (xoxb-...) of your Slack app; with the app token, runs the Slack bot.",
+    )
+    slack_app_token: SecretStr | None = Field(
+        default=None,
+        description="Slack app-level token (xapp-..., scope connections:write) for Socket Mode: no public URL needed.",
+    )
+    slack_api_url: str = Field(
+        default="https://slack.com/api/", description="Slack Web API base (a local fake in tests)."
+    )
+    slack_channel_interval_seconds: float = Field(
+        default=1.05, ge=0, description="Least time between two messages to one Slack channel (Slack: about 1 s)."
+    )
 
     # --- paperscout run ---
     catchup_hours: float = Field(

@@ -66,7 +66,13 @@ def test_env_example_defaults_uncommented_load_as_the_defaults(monkeypatch: pyte
 def test_setting_rows_mark_secrets_and_keep_machine_defaults_in_words() -> None:
     rows = {row.env: row for row in config_docs.setting_rows()}
     secrets = {env for env, row in rows.items() if row.secret}
-    assert secrets == {"PAPERSCOUT_LLM_API_KEY", "PAPERSCOUT_DISCORD_TOKEN", "PAPERSCOUT_TELEGRAM_TOKEN"}
+    assert secrets == {
+        "PAPERSCOUT_LLM_API_KEY",
+        "PAPERSCOUT_DISCORD_TOKEN",
+        "PAPERSCOUT_TELEGRAM_TOKEN",
+        "PAPERSCOUT_SLACK_BOT_TOKEN",
+        "PAPERSCOUT_SLACK_APP_TOKEN",
+    }
     assert rows["PAPERSCOUT_CATEGORIES"].default == "cs.LG,cs.AI"
     assert rows["PAPERSCOUT_LLM_TLDRS"].default == "true"
     assert rows["PAPERSCOUT_CHROMA_URL"].default == ""

@@ -28,6 +28,7 @@ from tests.conftest import StoreDay
 from tests.fakes.arxiv_server import FakeArxiv
 from tests.fakes.discord_server import DiscordFake
 from tests.fakes.openai_server import TEST_API_KEY, FakeOpenAI
+from tests.fakes.slack_server import SlackFake
 from tests.fakes.telegram_server import TEST_TOKEN, FakeTelegram
 
 
@@ -99,9 +100,12 @@ def test_everything_configured_and_answering_is_all_ok_and_no_secret_is_printed(
     fake_telegram: FakeTelegram,
     fake_arxiv: FakeArxiv,
 ) -> None:
-    with DiscordFake() as discord:
+    with DiscordFake() as discord, SlackFake() as slack:
         point_at(
             env,
+            slack_bot_token=slack.bot_token,
+            slack_app_token=slack.app_token,
+            slack_api_url=slack.api_url,
             home=tmp_path / "home",
             llm_base_url=fake_openai.base_url,
             llm_api_key=TEST_API_KEY,
@@ -117,12 +121,13 @@ def test_everything_configured_and_answering_is_all_ok_and_no_secret_is_printed(
     assert all(line.startswith("OK") for line in lines[:-1]), lines
     assert "token accepted: bot paperscout" in line_of(lines, "Discord")
     assert "token accepted: @" in line_of(lines, "Telegram")
+    assert line_of(lines, "Slack") == "OK    Slack: token accepted: paperscout in Fake Lab"
     assert line_of(lines, "LLM").startswith(f"OK    LLM: {fake_openai.base_url} answered with model")
     assert "OK    arXiv RSS" in "\n".join(lines) and "OK    arXiv API" in "\n".join(lines)
     [chat] = fake_openai.chat_requests()
     assert chat.body is not None and chat.body["max_tokens"] == 1  # one token, not a real request's worth
     printed = "\n".join(lines)
-    for secret in (TEST_API_KEY, TEST_TOKEN, discord.token, TEST_TOKEN.split(":")[1]):
+    for secret in (TEST_API_KEY, TEST_TOKEN, discord.token, TEST_TOKEN.split(":")[1], slack.bot_token, slack.app_token):
         assert secret not in printed
 
 

@@ -18,7 +18,13 @@ def test_the_table_has_one_row_per_setting_with_secrets_marked() -> None:
     rows = render_settings_table().splitlines()[2:]
     assert [row.split("`")[1] for row in rows] == [f"PAPERSCOUT_{name.upper()}" for name in Settings.model_fields]
     secret = {row.split("`")[1] for row in rows if "**Secret**" in row}
-    assert secret == {"PAPERSCOUT_LLM_API_KEY", "PAPERSCOUT_DISCORD_TOKEN", "PAPERSCOUT_TELEGRAM_TOKEN"}
+    assert secret == {
+        "PAPERSCOUT_LLM_API_KEY",
+        "PAPERSCOUT_DISCORD_TOKEN",
+        "PAPERSCOUT_TELEGRAM_TOKEN",
+        "PAPERSCOUT_SLACK_BOT_TOKEN",
+        "PAPERSCOUT_SLACK_APP_TOKEN",
+    }
     # text that Markdown would swallow is escaped: /bot<token>/ stays visible
     assert "/bot&lt;token&gt;/" in render_settings_table()
 

@@ -464,10 +464,11 @@ async def _who_am_i(
     refused_fix: str,
     *,
     offline: bool,
+    setting: str = "",
 ) -> httpx.Response | Finding:
-    """Ask `platform` who `token` is: its answer, or the finding when it is not configured, --offline, not a
-    token, unreachable or refused (401). `request` gives the URL and headers for the token."""
-    setting = f"PAPERSCOUT_{platform.upper()}_TOKEN"
+    """Ask `platform` who `token` (the value of `setting`) is: its answer, or the finding when it is not configured,
+    --offline, not a token, unreachable or refused (401). `request` gives the URL and headers for the token."""
+    setting = setting or f"PAPERSCOUT_{platform.upper()}_TOKEN"
     if token is None:
         return Finding(platform, "optional", f"not configured (optional): set {setting} to use {platform}")
     api = public_url(api_url)
@@ -552,6 +553,48 @@ async def check_telegram(settings: Settings, *, offline: bool) -> Finding:
     if answer.status_code != 200 or not me:
         return Finding("Telegram", "fail", f"{api} answered HTTP {answer.status_code} to getMe", "try again later")
     return Finding("Telegram", "ok", f"token accepted: @{me.get('username', '?')} (id {me.get('id', '?')})")
+
+
+SLACK_TOKEN_REFUSALS = frozenset({"invalid_auth", "not_authed", "account_inactive", "token_revoked"})
+
+
+async def check_slack(settings: Settings, *, offline: bool) -> Finding:
+    """Slack accepts the bot token (auth.test) and an app-level token for Socket Mode is set."""
+    base = settings.slack_api_url.rstrip("/")
+    answer = await _who_am_i(
+        settings,
+        "Slack",
+        settings.slack_bot_token,
+        settings.slack_api_url,
+        "PAPERSCOUT_SLACK_API_URL",
+        lambda token: (f"{base}/auth.test", {"Authorization": f"Bearer {token}"}),
+        "copy the Bot User OAuth Token (xoxb-...) again from your app's OAuth & Permissions page",
+        offline=offline,
+        setting="PAPERSCOUT_SLACK_BOT_TOKEN",
+    )
+    if isinstance(answer, Finding):
+        return answer
+    me, api = _json(answer), public_url(settings.slack_api_url)
+    error = str(me.get("error", ""))[:60]
+    if error in SLACK_TOKEN_REFUSALS or error == "not_allowed_token_type":
+        return Finding(
+            "Slack",
+            "fail",
+            f"Slack refused PAPERSCOUT_SLACK_BOT_TOKEN ({error})",
+            "use the Bot User OAuth Token (xoxb-...) from your app's OAuth & Permissions page",
+        )
+    if answer.status_code != 200 or not me.get("ok"):
+        return Finding("Slack", "fail", f"{api}/auth.test answered HTTP {answer.status_code} {error}", "try later")
+    app_token = settings.slack_app_token.get_secret_value() if settings.slack_app_token else ""
+    if not app_token.startswith("xapp-"):
+        return Finding(
+            "Slack",
+            "fail",
+            "PAPERSCOUT_SLACK_APP_TOKEN " + ("is not an app-level token" if app_token else "is not set"),
+            "Socket Mode needs an app-level token (xapp-...): Basic Information > App-Level Tokens, scope"
+            " connections:write",
+        )
+    return Finding("Slack", "ok", f"token accepted: {me.get('user', '?')} in {me.get('team', '?')}")
 
 
 def _json(response: httpx.Response) -> dict[str, Any]:
@@ -664,6 +707,7 @@ async def run_checks(settings: Settings, *, offline: bool, emit: Callable[[Findi
         lambda: check_llm(settings, offline=offline),
         lambda: check_discord(settings, offline=offline),
         lambda: check_telegram(settings, offline=offline),
+        lambda: check_slack(settings, offline=offline),
     ]
     for check in remote:
         note(await check())

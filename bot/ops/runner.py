@@ -1,11 +1,11 @@
 """`paperscout run`: one asyncio process with the core, the configured front ends and one scheduler.
 
 Front ends start when their token is set (Telegram with `PAPERSCOUT_TELEGRAM_TOKEN`, Discord with
-`PAPERSCOUT_DISCORD_TOKEN`); with neither, the console is the front end and digests of console targets (set up
-with `/setup` in `paperscout console`) are printed. The process holds the archive's writer lock for its whole
-life. SIGTERM and SIGINT stop it cleanly: no new send starts, the one in flight finishes (or, past a grace
-period, is left claimable in the ledger, to be resumed after its last recorded message), the front ends stop
-and the database closes.
+`PAPERSCOUT_DISCORD_TOKEN`, Slack with `PAPERSCOUT_SLACK_BOT_TOKEN`); with none, the console is the front end and
+digests of console targets (set up with `/setup` in `paperscout console`) are printed. The process holds the
+archive's writer lock for its whole life. SIGTERM and SIGINT stop it cleanly: no new send starts, the one in flight
+finishes (or, past a grace period, is left claimable in the ledger, to be resumed after its last recorded
+message), the front ends stop and the database closes.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ STOP_GRACE_SECONDS = 20.0  # how long a stop waits for the digest in flight befo
 
 
 class FrontEnd(Protocol):
-    """A running chat front end (`start_telegram`, `start_discord`): its digest poster and how to stop it."""
+    """A running chat front end (`start_telegram`, `start_discord`, `start_slack`): its poster and how to stop it."""
 
     @property
     def poster(self) -> Poster:
@@ -66,6 +66,10 @@ async def start_front_ends(core: Core, settings: Settings) -> list[FrontEnd]:
             from bot.frontends.discord.app import start_discord
 
             started.append(await start_discord(core, settings))
+        if settings.slack_bot_token is not None:
+            from bot.frontends.slack import start_slack
+
+            started.append(await start_slack(core, settings))
     except BaseException:
         for front_end in started:
             await front_end.stop()

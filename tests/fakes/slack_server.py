@@ -31,15 +31,17 @@ plain_text labels of at most 75, ``action_id`` at most 255 and unique in its blo
 characters is ``msg_too_long``.
 
 Like Slack, the fake reads what the bot sends as mrkdwn: unescaped ``<!channel>``, ``<!here>``, ``<!everyone>``,
-``<@U…>`` and ``<!subteam^…>`` are recorded as the message's ``pings``, and ``<url|label>`` as its ``links``.
+``<@U…>`` and ``<!subteam^…>`` are recorded as the message's ``pings`` (and a bare ``@here``, ``@channel`` or
+``@everyone`` in a mrkdwn text object without ``verbatim: true``, which Slack parses too), and ``<url|label>`` as
+its ``links``.
 
 ``response_url`` (``POST /response/<key>``): up to 5 posts within 30 minutes of the slash command or press
 (``used_url``, ``expired_url`` after), ``response_type`` in_channel or ephemeral, ``replace_original``.
 
 Socket Mode (``GET /link?ticket=…``): ``hello`` on connect, then envelopes the test sends with `slash_command`,
-`message_event` and `press_button`; every envelope must be acknowledged with ``{"envelope_id": …}`` (recorded,
-with the acknowledgement's payload, and whether it came within 3 seconds). `request_refresh` sends a
-``disconnect`` (refresh_requested), after which the client opens a new connection.
+`message_event`, `mention_event` and `press_button`; every envelope must be acknowledged with
+``{"envelope_id": …}`` (recorded, with the acknowledgement's payload, and whether it came within 3 seconds).
+`request_refresh` sends a ``disconnect`` (refresh_requested), after which the client opens a new connection.
 """
 
 from __future__ import annotations
@@ -88,6 +90,7 @@ BLOCK_TYPES = frozenset(
     {"section", "divider", "header", "context", "actions", "image", "rich_text", "input", "file", "video", "markdown"}
 )
 PING = re.compile(r"<(![a-z]+(?:\^[^>|]*)?|@[UW][A-Z0-9]+)(?:\|[^>]*)?>")
+BARE_PING = re.compile(r"(?<![\w&])@(channel|here|everyone)\b")
 LINK = re.compile(r"<((?:https?|mailto):[^>|]+)(?:\|([^>]*))?>")
 BOT_METHODS = frozenset(
     {"auth.test", "chat.postMessage", "chat.update", "chat.postEphemeral", "conversations.open"}
@@ -334,6 +337,13 @@ class SlackFake(ScriptedFake[Fault, Call]):
         event |= {"channel_type": "im" if is_im else "channel", "team": TEAM_ID}
         if thread_ts:
             event["thread_ts"] = thread_ts
+        return self._send_envelope("events_api", self._event_callback(event))
+
+    def mention_event(self, user_id: str, channel_id: str, text: str, *, thread_ts: str = "") -> str:
+        """The app_mention event Slack sends beside the message event when a message names the bot."""
+        ts = self._ts()
+        event = {"type": "app_mention", "channel": channel_id, "user": user_id, "text": text, "ts": ts}
+        event |= {"event_ts": ts, "team": TEAM_ID} | ({"thread_ts": thread_ts} if thread_ts else {})
         return self._send_envelope("events_api", self._event_callback(event))
 
     def press_button(self, user_id: str, message: Message, action_id: str) -> str:
@@ -839,14 +849,15 @@ def _texts(blocks: list[dict[str, Any]]) -> list[str]:
     return found
 
 
-def _mrkdwn_texts(blocks: list[dict[str, Any]], text: str) -> list[str]:
-    """The strings Slack reads as mrkdwn: mrkdwn text objects, and the fallback text."""
-    found = [text] if text else []
+def _mrkdwn_texts(blocks: list[dict[str, Any]], text: str) -> list[tuple[str, bool]]:
+    """The strings Slack reads as mrkdwn (mrkdwn text objects, and the fallback text), each with whether Slack also
+    parses bare ``@here``-style mentions in it (text objects without ``verbatim: true``)."""
+    found = [(text, False)] if text else []
 
     def walk(node: Any) -> None:
         if isinstance(node, dict):
             if node.get("type") == "mrkdwn" and isinstance(node.get("text"), str):
-                found.append(node["text"])
+                found.append((node["text"], node.get("verbatim") is not True))
             for value in node.values():
                 walk(value)
         elif isinstance(node, list):
@@ -859,6 +870,7 @@ def _mrkdwn_texts(blocks: list[dict[str, Any]], text: str) -> list[str]:
 
 def _message(channel: str, ts: str, text: str, blocks: list[dict[str, Any]], **extra: Any) -> Message:
     read = _mrkdwn_texts(blocks, text)
-    pings = [m.group(1) for piece in read for m in PING.finditer(piece)]
-    links = [(m.group(1), m.group(2) or "") for piece in read for m in LINK.finditer(piece)]
+    pings = [m.group(1) for piece, _ in read for m in PING.finditer(piece)]
+    pings += ["!" + m.group(1) for piece, parsed in read if parsed for m in BARE_PING.finditer(piece)]
+    links = [(m.group(1), m.group(2) or "") for piece, _ in read for m in LINK.finditer(piece)]
     return Message(channel, ts, text, blocks, pings=pings, links=links, **extra)

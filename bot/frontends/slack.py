@@ -1,0 +1,398 @@
+"""Slack front end: slack-bolt's `AsyncApp` in Socket Mode (no public URL) driving `bot.chat`, and the digest poster.
+
+``/paperscout <command> <args>`` runs any command of the chat table; what only the runner should see goes back
+through the command's response_url, the rest into the channel. A DM is onboarding, then questions; ``@paperscout
+question`` is /ask, answered in the thread, where a reply follows up; an admin's plain messages answer their setup.
+A digest is Block Kit messages with the core's buttons under each paper (action_id and value are the core's button
+value, so any old press works); what a press answers only the presser sees (outside a DM).
+
+Outside text is escaped for mrkdwn (``& < >``: ``<!channel>``, ``<@U…>``, ``<url|label>`` stay text) in ``verbatim``
+text objects (no bare ``@here`` parsed); a message keeps to 50 blocks, 3,000 characters a section and
+`MESSAGE_BUDGET` in all. Posts to a channel are paced (`Settings.slack_channel_interval_seconds`); slack_sdk retries
+a 429 once after its Retry-After, then delivery waits it; a channel Slack calls gone is a permanent failure, which
+the core's delivery policy turns into an inactive digest.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+import re
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
+from slack_bolt.app.async_app import AsyncApp
+from slack_sdk.errors import SlackApiError
+from slack_sdk.http_retry.builtin_async_handlers import AsyncRateLimitErrorRetryHandler
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot import chat
+from bot.config import Settings
+from bot.core import Core
+from bot.digests.delivery import DeliveryError
+from bot.errors import ConfigError
+from bot.members.users import PERSONAL_CHAT_PREFIX
+from bot.models import Digest, Target
+from bot.text.safetext import clean_text
+from bot.views.model import DigestView, digest_view, usage_line
+from bot.views.render import authors_line, judgement_line
+
+log = logging.getLogger(__name__)
+
+PLATFORM = "slack"
+COMMAND = "/paperscout"
+MAX_BLOCKS = 50
+MAX_SECTION = 3000
+MESSAGE_BUDGET = 11_000  # characters of text a message carries; Slack refuses ~13k as msg_blocks_too_long
+FALLBACK_CHARS = 300  # the notification text of a message
+BUTTON_LABEL = 75
+RESPONSE_URL_POSTS = 5  # Slack accepts five posts to one response_url
+GONE = frozenset({"channel_not_found", "not_in_channel", "is_archived", "user_disabled", "user_not_found"})
+REFUSED = frozenset({"invalid_blocks", "msg_too_long", "msg_blocks_too_long", "invalid_blocks_format"})
+FAILED = "Something went wrong on my side (it is logged); please try again later."
+ADMIN_CACHE_SECONDS = 60.0
+STOP_GRACE_SECONDS = 20.0
+_MENTION = re.compile(r"<@[A-Z0-9]+>")
+
+
+# --- mrkdwn and Block Kit ---
+
+
+def escape(text: str) -> str:
+    """Outside text as inert mrkdwn: cleaned, and ``& < >`` as entities, so no mention, link or command resolves."""
+    return clean_text(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def link(url: str, label: str) -> str:
+    """A mrkdwn link showing `label` (escaped); a URL with ``| < >`` or spaces is shown as text, never as markup."""
+    if re.search(r"[\s|<>]", url) or not url.startswith(("https://", "http://")):
+        return escape(label)
+    return f"<{url.replace('&', '&amp;')}|{escape(label) or 'link'}>"
+
+
+@dataclass
+class SlackMessage:
+    """One message: its Block Kit blocks and the plain notification text."""
+
+    text: str
+    blocks: list[dict[str, Any]] = field(default_factory=list)
+
+
+def section(mrkdwn: str) -> dict[str, Any]:
+    """A section of mrkdwn (already escaped), cut to Slack's 3,000 characters, never inside an entity."""
+    if len(mrkdwn) > MAX_SECTION:
+        cut = mrkdwn[: MAX_SECTION - 1]
+        mrkdwn = (cut[: cut.rfind("&")] if cut.rfind("&") > cut.rfind(";") else cut) + "…"
+    return {"type": "section", "text": {"type": "mrkdwn", "text": mrkdwn, "verbatim": True}}
+
+
+def buttons(pairs: Sequence[tuple[str, str]]) -> list[dict[str, Any]]:
+    """An actions block of (label, core button value) pairs; the value is the action_id too (unique per message)."""
+    elements = [
+        {"type": "button", "text": {"type": "plain_text", "text": clean_text(label, BUTTON_LABEL)},
+         "action_id": value, "value": value}
+        for label, value in pairs if chat.is_paperscout_button(value)
+    ]  # fmt: skip
+    return [{"type": "actions", "elements": elements[i : i + 25]} for i in range(0, len(elements), 25)]
+
+
+def text_sections(text: str) -> list[dict[str, Any]]:
+    """Plain text as sections cut between words, each under 3,000 characters once escaped."""
+    pieces, size = [""], 0
+    for word in re.split(r"(?<=\s)", text.strip()):
+        cost = len(escape(word))
+        if size + cost > MAX_SECTION and pieces[-1].strip():
+            pieces, size = [*pieces, ""], 0
+        pieces[-1] += word
+        size += cost
+    return [section(escape(p.strip())) for p in pieces if p.strip()]
+
+
+def paper_blocks(item: chat.PaperView) -> list[dict[str, Any]]:
+    """One paper: a section with its fields (the core's views decide which), then its buttons."""
+    number = f"{item.number}. " if item.number else ""
+    byline = authors_line(item.authors, 4) + (" · " + ", ".join(item.categories[:4]) if item.categories else "")
+    lines = [f"*{number}{link(item.url, clean_text(item.title, 300))}*", escape(clean_text(byline, 300))]
+    if item.tldr:
+        lines.append("_TL;DR_ " + escape(clean_text(item.tldr, 700)))
+    extra = (judgement_line(item), ", ".join(item.author_hits), item.comment, "; ".join(item.reasons))
+    for label, value in zip(("", "Author watch: ", "Comment: ", "Why: "), extra, strict=True):
+        if value:
+            lines.append(escape(label + clean_text(value, 400)))
+    labels = [(f"{item.number} {a.label}" if item.number else a.label, a.value) for a in item.actions]
+    return [section("\n".join(lines)), *buttons(labels)]
+
+
+def pack(fallback: str, groups: Sequence[list[dict[str, Any]]]) -> list[SlackMessage]:
+    """Groups of blocks (a paper and its buttons stay together) in messages under 50 blocks and the budget."""
+    messages = [SlackMessage(escape(clean_text(fallback, FALLBACK_CHARS)) or "paperscout")]
+    for group in groups:
+        blocks = messages[-1].blocks + group
+        size = sum(len(b.get("text", {}).get("text", "")) + 80 for b in blocks)  # 80: a block's own share
+        if messages[-1].blocks and (len(blocks) > MAX_BLOCKS or size > MESSAGE_BUDGET):
+            messages.append(SlackMessage(messages[-1].text, list(group)))
+        else:
+            messages[-1].blocks = blocks
+    return [m for m in messages if m.blocks]
+
+
+def render_digest(view: DigestView) -> list[SlackMessage]:
+    """A digest: the header, then each paper with its buttons, then the notes."""
+    header = f"*{escape(clean_text(view.title, 300))}*\n{escape(view.summary)}"
+    cost = usage_line(view.usage)
+    header += f"\n_{escape(cost)}_" if cost else ""
+    groups = [[section(header)]] + [paper_blocks(item) for item in view.items]
+    if not view.items:
+        groups.append([section("No papers matched this profile.")])
+    groups += [[section(f"_{escape(clean_text(note, 500))}_")] for note in view.notes]
+    return pack(view.title, groups)
+
+
+def render(reply: chat.Reply) -> list[SlackMessage]:
+    """Any reply of the controller as Slack messages."""
+    if isinstance(reply, chat.DigestReply):
+        return render_digest(reply.digest)
+    if isinstance(reply, chat.AnswerReply):
+        groups = [[block] for block in text_sections(reply.text)]
+        for n, paper in enumerate(reply.citations, 1):
+            groups.append([section(f"[{n}] {link(paper.url, clean_text(paper.title, 300))} ({paper.announced})")])
+        if reply.usage_line:
+            groups.append([section(f"_{escape(reply.usage_line)}_")])
+        return pack(reply.text, groups)
+    if isinstance(reply, chat.FileReply):  # a file upload needs files:write and a two-step upload: not offered yet
+        note = f"{reply.caption}\nFiles are not sent on Slack yet; `paperscout users export` on the server writes it."
+        return pack(note, [text_sections(note)])
+    groups = [[block] for block in text_sections(reply.text)] + [paper_blocks(card) for card in reply.cards]
+    groups.append(buttons([(c.label, c.value) for c in reply.choices]))
+    return pack(reply.text, [g for g in groups if g])
+
+
+# --- sending ---
+
+
+class SlackPoster:
+    """Paced chat.postMessage with Slack's refusals mapped to `DeliveryError`; posts digests message by message
+    (a `bot.digests.delivery.MessagePoster`)."""
+
+    platform = PLATFORM
+
+    def __init__(self, client: AsyncWebClient, interval: float) -> None:
+        self.client, self.interval = client, interval
+        self._locks: dict[str, asyncio.Lock] = {}
+        self._last: dict[str, float] = {}
+
+    def digest_messages(self, target: Target, digest: Digest) -> list[SlackMessage]:
+        """The digest as Slack messages."""
+        return render_digest(digest_view(digest))
+
+    async def send_digest_message(
+        self, target: Target, message: object, position: int, sent: Sequence[str], nonce: str
+    ) -> str:
+        """Send one message of a digest to the channel, or for a personal digest ('dm:U…') to the member's DM;
+        returns its ts (Slack has no idempotency key, so `nonce` is unused)."""
+        assert isinstance(message, SlackMessage)
+        return await self.post(target.chat_id.removeprefix(PERSONAL_CHAT_PREFIX), message)
+
+    async def post(self, channel: str, message: SlackMessage, *, thread_ts: str = "") -> str:
+        """Post one message; returns its ts. Blocks Slack refuses are logged (a layout bug) and the text sent alone."""
+        try:
+            return await self._post(channel, message.text, message.blocks, thread_ts)
+        except SlackApiError as error:
+            code = str(error.response.get("error", ""))
+            if code not in REFUSED:
+                raise self._delivery_error(channel, error) from error
+            log.error("Slack refused our blocks for %s: %s %s", channel, code, error.response.get("errors"))
+        try:
+            return await self._post(channel, message.text, [], thread_ts)
+        except SlackApiError as error:
+            raise self._delivery_error(channel, error) from error
+
+    async def _post(self, channel: str, text: str, blocks: list[dict[str, Any]], thread_ts: str) -> str:
+        async with self._locks.setdefault(channel, asyncio.Lock()):
+            wait = self._last.get(channel, float("-inf")) + self.interval - time.monotonic()
+            await asyncio.sleep(max(0.0, wait))
+            try:
+                sent = await self.client.chat_postMessage(
+                    channel=channel, text=text, blocks=blocks or None, thread_ts=thread_ts or None,
+                    unfurl_links=False, unfurl_media=False,
+                )  # fmt: skip
+            finally:
+                self._last[channel] = time.monotonic()
+        return str(sent["ts"])
+
+    def _delivery_error(self, channel: str, error: SlackApiError) -> DeliveryError:
+        status, code = error.response.status_code, str(error.response.get("error", ""))
+        if status == 429:
+            return DeliveryError(f"Slack 429 on {channel}", retry_after=float(error.response.headers["Retry-After"]))
+        if code in GONE:
+            log.warning("Slack channel %s is gone for the bot (%s)", channel, code)
+        # a token Slack refuses (invalid_auth, account_inactive) is the operator's to fix, not the channel's fault
+        return DeliveryError(f"Slack refused a post to {channel}: {code or status}", permanent=code in GONE | REFUSED)
+
+
+# --- events in ---
+
+
+class SlackFrontEnd:
+    """Bolt listeners around one `ChatController`; `idle` waits for the events in hand."""
+
+    def __init__(self, controller: chat.ChatController, poster: SlackPoster, bot_user: str) -> None:
+        self.controller, self.poster, self.bot_user = controller, poster, bot_user
+        self._speakers: dict[str, tuple[float, str, bool]] = {}
+        self._busy, self._idle = 0, asyncio.Event()
+        self._idle.set()
+
+    def register(self, app: AsyncApp) -> None:
+        """The slash command, button presses, mentions, and DMs and channel messages."""
+        app.command(COMMAND)(self._counted(self.on_command))
+        app.action(re.compile(r"^ps:"))(self._counted(self.on_button))
+        app.event("app_mention")(self._counted(self.on_mention))
+        app.event("message")(self._counted(self.on_message))
+
+    def _counted(self, listener: Callable[..., Awaitable[None]]) -> Callable[..., Awaitable[None]]:
+        @functools.wraps(listener)  # bolt passes arguments by the names it reads from the signature
+        async def counted(**kwargs: Any) -> None:
+            self._busy += 1
+            self._idle.clear()
+            try:
+                await listener(**kwargs)
+            finally:
+                self._busy -= 1
+                if not self._busy:
+                    self._idle.set()
+
+        return counted
+
+    async def idle(self) -> None:
+        """Wait until every event being handled is answered."""
+        await self._idle.wait()
+
+    async def speaker(self, user_id: str, place: chat.Place) -> chat.Speaker:
+        """Who spoke; a workspace admin or owner administers every channel (users.info, cached for a minute)."""
+        cached = self._speakers.get(user_id)
+        if cached is None or cached[0] < time.monotonic():
+            try:
+                user = (await self.poster.client.users_info(user=user_id))["user"]
+                admin = bool(user.get("is_admin") or user.get("is_owner"))
+                cached = (time.monotonic() + ADMIN_CACHE_SECONDS, str(user.get("real_name") or user_id), admin)
+            except SlackApiError as error:
+                log.warning("users.info for %s failed: %s", user_id, error.response.get("error"))
+                cached = (0.0, user_id, False)
+            self._speakers[user_id] = cached
+        return chat.Speaker(f"{PLATFORM}:{user_id}", clean_text(cached[1], 80), is_admin=cached[2] and not place.is_dm)
+
+    async def on_command(self, ack: Any, body: dict[str, Any], respond: Any) -> None:
+        """``/paperscout sub args``: acknowledged at once, then the controller's replies."""
+        await ack()
+        channel, is_dm = str(body.get("channel_id", "")), str(body.get("channel_id", "")).startswith("D")
+        place = chat.Place(PLATFORM, channel, is_dm=is_dm, title="" if is_dm else f"#{body.get('channel_name', '')}")
+        speaker = await self.speaker(str(body.get("user_id", "")), place)
+        msg = chat.Incoming.from_text(speaker, place, "/" + (str(body.get("text", "")).strip() or "help"))
+        greet = msg.command == "start" and is_dm and not msg.args  # an unfinished onboarding resumes
+        work = self.controller.greet(speaker, place) if greet else self.controller.handle(msg)
+        await self.answer(place, work, respond=respond)
+
+    async def on_button(self, ack: Any, body: dict[str, Any], action: dict[str, Any], respond: Any) -> None:
+        """A pressed button: the controller's answer, which only the presser sees outside a DM."""
+        await ack()
+        channel = str((body.get("channel") or {}).get("id") or (body.get("container") or {}).get("channel_id", ""))
+        place = chat.Place(PLATFORM, channel, is_dm=channel.startswith("D"))
+        speaker = await self.speaker(str(body.get("user", {}).get("id", "")), place)
+        msg = chat.Incoming(speaker, place, button=str(action.get("value") or action.get("action_id", "")))
+        await self.answer(place, self.controller.handle(msg), respond=respond, only_presser=True)
+
+    async def on_mention(self, event: dict[str, Any]) -> None:
+        """``@paperscout question`` in a channel: /ask, answered in the thread."""
+        question = _MENTION.sub(" ", str(event.get("text", ""))).strip()
+        place = chat.Place(PLATFORM, str(event.get("channel", "")), is_dm=False)
+        speaker = await self.speaker(str(event.get("user", "")), place)
+        msg = chat.Incoming(speaker, place, text=question, command="ask" if question else "help", args=question)
+        await self.answer(place, self.controller.handle(msg), thread_ts=str(event.get("thread_ts") or event["ts"]))
+
+    async def on_message(self, event: dict[str, Any]) -> None:
+        """A DM (onboarding, questions) or a channel message (a setup answer, a follow-up in our thread)."""
+        text = str(event.get("text", ""))
+        if event.get("subtype") or event.get("bot_id") or not text.strip() or f"<@{self.bot_user}>" in text:
+            return  # edits, joins and bots are not ours; a mention comes as app_mention too
+        place = chat.Place(PLATFORM, str(event.get("channel", "")), is_dm=event.get("channel_type") == "im")
+        speaker = await self.speaker(str(event.get("user", "")), place)
+        msg = chat.Incoming(speaker, place, text=text, reply_to=str(event.get("thread_ts", "")))
+        await self.answer(place, self.controller.handle(msg), thread_ts=msg.reply_to)
+
+    async def answer(
+        self, place: chat.Place, work: Awaitable[list[chat.Reply]], *, respond: Any = None, thread_ts: str = "",
+        only_presser: bool = False,
+    ) -> None:  # fmt: skip
+        """The controller's replies: what only the runner or presser should see through the response_url (outside
+        a DM), the rest as messages in the channel (or through the response_url when the bot cannot post there)."""
+        try:
+            replies = await work
+        except Exception:
+            log.exception("handling a Slack event in %s failed", place.chat_id)
+            replies = [chat.TextReply(FAILED, ephemeral=True)]
+        posts = 0
+        for reply in replies:
+            ephemeral = only_presser or getattr(reply, "ephemeral", False) or isinstance(reply, chat.FileReply)
+            for message in render(reply):
+                if respond is None or place.is_dm or not ephemeral:
+                    try:
+                        ts = await self.poster.post(place.chat_id, message, thread_ts=thread_ts)
+                    except DeliveryError as error:
+                        log.warning("reply to %s not delivered: %s", place.chat_id, error)
+                        if respond is None:
+                            return
+                    else:
+                        for ref in {ts, thread_ts} - {""}:
+                            await self.controller.remember_message(place, ref, reply)
+                        continue
+                if posts == RESPONSE_URL_POSTS:
+                    log.warning("reply to %s cut short: a response_url takes %d posts", place.chat_id, posts)
+                    return
+                posts += 1
+                await respond(text=message.text, blocks=message.blocks, replace_original=False)  # ephemeral
+
+
+# --- lifecycle ---
+
+
+@dataclass
+class SlackHandle:
+    """A running Slack bot: its Socket Mode connection, the digest poster, and `stop`."""
+
+    handler: AsyncSocketModeHandler
+    poster: SlackPoster
+    front_end: SlackFrontEnd
+
+    async def stop(self) -> None:
+        """Close the Socket Mode connection, then let the events in hand finish (for up to `STOP_GRACE_SECONDS`)."""
+        await self.handler.close_async()
+        try:
+            await asyncio.wait_for(self.front_end.idle(), STOP_GRACE_SECONDS)
+        except TimeoutError:
+            log.warning("stopped Slack with events still being answered")
+
+
+async def start_slack(
+    core: Core, settings: Settings | None = None, *, controller: chat.ChatController | None = None
+) -> SlackHandle:
+    """Check the bot token (a `SlackApiError` if Slack refuses it), connect Socket Mode; the handle posts and stops."""
+    settings = settings or core.settings
+    if settings.slack_bot_token is None or settings.slack_app_token is None:
+        raise ConfigError("Slack needs both PAPERSCOUT_SLACK_BOT_TOKEN and PAPERSCOUT_SLACK_APP_TOKEN")
+    client = AsyncWebClient(token=settings.slack_bot_token.get_secret_value(), base_url=settings.slack_api_url)
+    client.retry_handlers.append(AsyncRateLimitErrorRetryHandler(max_retry_count=1))
+    me = await client.auth_test()
+    controller = controller or chat.ChatController(core)
+    poster = SlackPoster(client, settings.slack_channel_interval_seconds)
+    controller.poster = controller.poster or poster  # for an admin's /paperscout digest now
+    app = AsyncApp(client=client, logger=log)
+    front_end = SlackFrontEnd(controller, poster, str(me["user_id"]))
+    front_end.register(app)
+    handler = AsyncSocketModeHandler(app, settings.slack_app_token.get_secret_value())
+    await handler.connect_async()
+    log.info("Slack bot %s connected to %s over Socket Mode", me.get("user"), me.get("team"))
+    return SlackHandle(handler, poster, front_end)

@@ -1,0 +1,312 @@
+"""The Slack front end end to end: the real slack-bolt AsyncApp in Socket Mode and slack_sdk, started the way
+`paperscout run` starts them, over real HTTP and a websocket to the fake Slack, driving the real controller and core."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from pydantic import SecretStr
+
+from bot.config import Settings
+from bot.core import Core
+from bot.digests.delivery import deliver
+from bot.frontends.slack import MAX_SECTION, SlackHandle, start_slack
+from bot.members.users import profile_owner
+from bot.models import Digest, Paper, ScoredPaper, Target
+from bot.ops.scheduler import DigestJobs
+from tests.conftest import StoreDay
+from tests.fakes.arxiv_server import FakeArxiv
+from tests.fakes.slack_server import Fault, Message, SlackFake
+from tests.test_doctor import doctor, env, line_of, point_at  # noqa: F401 (env: the doctor's fixture)
+from tests.test_run import PROFILE, _redate, at
+
+ADA, CLEO = "U0ADA", "U0CLEO"  # a member, a workspace admin
+PAPERS = "C0PAPERS"
+DAY = dt.date(2026, 6, 1)
+HOSTILE = [
+    "<!channel> read this now",
+    "Thanks <@U0CLEO> & <!subteam^S123|team>",
+    "<https://evil.example/x|Click me> for the code",
+    "@here and @everyone & *bold* _claims_",
+    "R&amp;D &lt;not a tag&gt; " + "long title " * 400,
+]
+
+
+@pytest.fixture
+def fake() -> Iterator[SlackFake]:
+    with SlackFake() as fake:
+        fake.add_user(ADA, "ada")
+        fake.add_user(CLEO, "cleo", admin=True)
+        fake.add_channel(PAPERS, "papers", members=[ADA, CLEO])
+        yield fake
+
+
+@pytest.fixture
+def slack_settings(settings: Settings, fake: SlackFake) -> Settings:
+    return settings.model_copy(
+        update={
+            "slack_bot_token": SecretStr(fake.bot_token),
+            "slack_app_token": SecretStr(fake.app_token),
+            "slack_api_url": fake.api_url,
+            "slack_channel_interval_seconds": 0.05,
+        }
+    )
+
+
+@asynccontextmanager
+async def slack_bot(core: Core, settings: Settings) -> AsyncIterator[SlackHandle]:
+    handle = await start_slack(core, settings)
+    try:
+        yield handle
+    finally:
+        await handle.stop()
+
+
+def seen_by(fake: SlackFake, channel: str, user: str) -> list[Message]:
+    """What `user` sees in `channel`: the messages for everyone and the ones only for them, in order."""
+    return [m for m in fake.messages if m.channel == channel and m.ephemeral_to in ("", user)]
+
+
+async def command(fake: SlackFake, user: str, channel: str, text: str, *, expect: int = 1) -> list[Message]:
+    """`/paperscout text`: acknowledged within 3 s; returns the `expect` new messages the runner sees."""
+    before = len(seen_by(fake, channel, user))
+    envelope = await fake.wait_for_ack(fake.slash_command(user, channel, "/paperscout", text))
+    assert envelope.acked_in_time
+    await fake.wait_until(lambda: len(seen_by(fake, channel, user)) >= before + expect, what=f"a reply to {text}")
+    return seen_by(fake, channel, user)[before:]
+
+
+async def say(
+    fake: SlackFake, user: str, channel: str, text: str, *, thread: str = "", expect: int = 1
+) -> list[Message]:
+    """A message from `user`; returns the bot's `expect` new messages in the channel."""
+    before = len(seen_by(fake, channel, user))
+    await fake.wait_for_ack(fake.message_event(user, channel, text, thread_ts=thread))
+    await fake.wait_until(lambda: len(seen_by(fake, channel, user)) >= before + expect, what=f"a reply to {text}")
+    return seen_by(fake, channel, user)[before:]
+
+
+def hostile_papers(count: int) -> list[Paper]:
+    return [
+        Paper(
+            id=f"2606.{10000 + n:05d}",
+            title=HOSTILE[n % len(HOSTILE)] + f" #{n}",
+            authors=("Ada <@U0ADA>", "B. & Co"),
+            abstract="abstract",
+            categories=("cs.LG",),
+            announced=DAY,
+        )
+        for n in range(count)
+    ]
+
+
+async def saved_target(core: Core, chat_id: str) -> Target:
+    key = f"slack:{chat_id}"
+    await core.repo.save_profile(key, PROFILE)
+    target = Target("slack", chat_id, "lab", categories=("cs.LG",), post_time="09:00", digest_size=3)
+    return replace(target, id=await core.repo.save_target(target, key))
+
+
+async def post_digest(core: Core, handle: SlackHandle, papers: list[Paper], chat_id: str = PAPERS) -> str:
+    await core.repo.upsert_papers(papers)
+    digest = Digest(
+        day=DAY,
+        profile_name="Lab <!channel>",
+        scanned=444,
+        items=tuple(
+            ScoredPaper(
+                p,
+                score=1 - n / 100,
+                relevance=7,
+                novelty=5,
+                reasons=("matches <@U0ADA>",),
+                tldr="We show <x> & <!here> " * 60,
+            )
+            for n, p in enumerate(papers)
+        ),
+        notes=("Note <!everyone> & co",),
+    )
+
+    async def build() -> Digest:
+        return digest
+
+    result = await deliver(core, handle.poster, await saved_target(core, chat_id), DAY, build)
+    return result.status
+
+
+async def test_a_channel_digest_is_block_kit_within_slacks_limits_and_pings_nobody(
+    core: Core, slack_settings: Settings, fake: SlackFake
+) -> None:
+    papers = hostile_papers(60)
+    async with slack_bot(core, slack_settings) as bot:
+        assert await post_digest(core, bot, papers) == "sent"
+    assert all(c.ok for c in fake.calls("chat.postMessage")), [c.answer for c in fake.calls() if not c.ok]
+    messages = fake.posted(PAPERS)
+    assert len(messages) >= 60 * 2 // 50
+    shown: list[str] = []
+    for message in messages:
+        assert len(message.blocks) <= 50 and message.pings == [], message.pings
+        assert all(url.startswith("https://arxiv.org/abs/2606.") for url, _ in message.links)
+        sections = [b["text"]["text"] for b in message.blocks if b["type"] == "section"]
+        assert all(len(text) <= MAX_SECTION for text in sections)
+        shown += [b["value"].removeprefix("ps:up:") for b in message.buttons if b["value"].startswith("ps:up:")]
+    assert shown == [p.id for p in papers], "every paper once, in order, with its buttons"
+    first = messages[0].visible_text
+    assert first.startswith("*Lab &lt;!channel&gt;: arXiv digest for 2026-06-01*")
+    assert "&lt;https://evil.example/x|Click me&gt;" in first and "@here and @everyone" in first
+    assert messages[-1].visible_text.endswith("_Note &lt;!everyone&gt; &amp; co_")
+
+
+async def test_a_button_press_is_feedback_of_the_presser_answered_only_to_them(
+    core: Core, slack_settings: Settings, fake: SlackFake
+) -> None:
+    papers = hostile_papers(3)
+    async with slack_bot(core, slack_settings) as bot:
+        await post_digest(core, bot, papers)
+        [message] = fake.posted(PAPERS)
+        envelope = await fake.wait_for_ack(fake.press_button(ADA, message, f"ps:up:{papers[1].id}"))
+        assert envelope.acked_in_time
+        [noted] = await fake.wait_for_posted(PAPERS, 1, user=ADA)
+    assert noted.via == "response_url" and noted.visible_text.startswith("👍 noted for")
+    assert [(f.paper_id, f.value) for f in await core.repo.user_feedback_rows(f"slack:{ADA}")] == [(papers[1].id, 1)]
+    assert fake.posted(PAPERS, user=CLEO) == [] and len(fake.posted(PAPERS)) == 1
+
+
+async def test_slash_command_sub_commands_setup_and_digest_now(
+    core: Core, slack_settings: Settings, fake: SlackFake, store_day: StoreDay
+) -> None:
+    await store_day(core)
+    async with slack_bot(core, slack_settings):
+        [listed] = await command(fake, ADA, PAPERS, "")
+        assert listed.ephemeral_to == ADA and "/help" in listed.visible_text and "/ask" in listed.visible_text
+        [unknown] = await command(fake, ADA, PAPERS, "frobnicate")
+        assert "I don't know /frobnicate" in unknown.visible_text and unknown.ephemeral_to == ADA
+        [refused] = await command(fake, ADA, PAPERS, "setup")
+        assert "admins" in refused.visible_text and refused.ephemeral_to == ADA
+        [asked] = await command(fake, CLEO, PAPERS, "setup")
+        assert "#papers" in asked.visible_text and "categories" in asked.visible_text
+        await say(fake, CLEO, PAPERS, "cs.LG, cs.AI")
+        await say(fake, CLEO, PAPERS, "8am")
+        await say(fake, CLEO, PAPERS, "Berlin")
+        await say(fake, CLEO, PAPERS, "graph neural networks; optimisation theory")
+        [done] = await say(fake, CLEO, PAPERS, "3")
+        assert "All set!" in done.visible_text
+        [described] = await command(fake, ADA, PAPERS, "settings")
+        assert "08:00 (Europe/Berlin)" in described.visible_text
+        before = len(fake.posted(PAPERS))
+        posted, said = await command(fake, CLEO, PAPERS, "digest now", expect=2)
+        assert posted.ephemeral_to == "" and "arXiv digest" in posted.visible_text and len(posted.buttons) == 9
+        assert said.ephemeral_to == CLEO and said.visible_text.startswith("Posted the digest")
+        assert len(fake.posted(PAPERS)) == before + 1
+    found = await core.repo.target_at("slack", PAPERS)
+    assert found is not None and found[0].post_time == "08:00" and found[0].digest_size == 3
+
+
+async def test_a_dm_starts_onboarding_and_a_question_is_answered_with_citations(
+    core: Core, slack_settings: Settings, fake: SlackFake, store_day: StoreDay
+) -> None:
+    await store_day(core)
+    dm = fake.im_of(ADA)
+    async with slack_bot(core, slack_settings):
+        [welcome] = await say(fake, ADA, dm, "hello")
+        assert "set up your personal paper feed" in welcome.visible_text
+        await say(fake, ADA, dm, "graph neural networks; theory of deep learning optimisation")
+        await say(fake, ADA, dm, "medical imaging")
+        [asked] = await say(fake, ADA, dm, "Judea Pearl; Nobody Atall")
+        assert [b["value"] for b in asked.buttons] == ["ps:c:authors:1", "ps:c:authors:2"]
+        await fake.wait_for_ack(fake.press_button(ADA, asked, "ps:c:authors:1"))
+        [categories] = (await fake.wait_for_posted(dm, len(fake.posted(dm)) + 1))[-1:]
+        assert "categories" in categories.visible_text and categories.ephemeral_to == ""
+
+        [answer] = await say(fake, CLEO, fake.im_of(CLEO), "papers about toxicity today?")
+        assert answer.pings == [] and len(answer.links) >= 1
+        assert all(url.startswith("https://arxiv.org/abs/") for url, _ in answer.links)
+        assert "[1]" in answer.visible_text
+    assert await core.repo.get_profile(profile_owner(f"slack:{CLEO}")) is None
+
+
+async def test_a_mention_is_answered_in_its_thread_and_a_reply_there_follows_up(
+    core: Core, slack_settings: Settings, fake: SlackFake, store_day: StoreDay
+) -> None:
+    await store_day(core)
+    async with slack_bot(core, slack_settings) as bot:
+        envelope = fake.message_event(ADA, PAPERS, "<@U0PAPERBOT> papers about toxicity today")
+        await fake.wait_for_ack(envelope)  # the message event of a mention is left to app_mention
+        mention = fake.mention_event(ADA, PAPERS, "<@U0PAPERBOT> papers about toxicity today")
+        await fake.wait_for_ack(mention)
+        [answer] = await fake.wait_for_posted(PAPERS, 1)
+        await bot.front_end.idle()  # the answer is remembered for follow-ups once posted
+        root = fake.envelopes[mention].payload["event"]["ts"]
+        assert answer.thread_ts == root and answer.links
+        [follow_up] = await say(fake, ADA, PAPERS, "which of them are about dialogue?", thread=root)
+        assert follow_up.thread_ts == root and "[1]" in follow_up.visible_text
+        assert await say(fake, ADA, PAPERS, "nice weather today", expect=0) == []
+    assert len(fake.posted(PAPERS)) == 2, "channel chatter outside our threads is not answered"
+
+
+async def test_pacing_keeps_a_digest_under_one_message_a_second_and_a_429_waits_its_retry_after(
+    core: Core, slack_settings: Settings, fake: SlackFake
+) -> None:
+    fake.rate_per_channel_seconds = 1.0
+    paced = slack_settings.model_copy(update={"slack_channel_interval_seconds": 1.05})
+    async with slack_bot(core, paced) as bot:
+        assert await post_digest(core, bot, hostile_papers(50)) == "sent"
+        calls = fake.calls("chat.postMessage")
+        assert len(calls) >= 3 and all(c.ok for c in calls), "paced: Slack never had to refuse"
+        fake.rate_per_channel_seconds = 0.0
+        fake.add_channel("C0OTHER", "other")
+        fake.enqueue(*[Fault.rate_limited(1, method="chat.postMessage")] * 2)
+        assert await post_digest(core, bot, hostile_papers(2), chat_id="C0OTHER") == "sent"
+    refused, *_, accepted = [c for c in fake.calls("chat.postMessage") if c.args.get("channel") == "C0OTHER"]
+    assert refused.status == 429 and accepted.ok
+    assert accepted.at - refused.at >= 1.0, "the post waited the Retry-After Slack gave"
+
+
+async def test_a_gone_channel_turns_its_digest_inactive_after_one_refusal(
+    core: Core, slack_settings: Settings, fake: SlackFake, store_day: StoreDay
+) -> None:
+    papers = await store_day(core)
+    await _redate(core, papers[:20], DAY, "2026-06-01T04:00:00Z")
+    fake.add_channel("C0KICKED", "kicked")
+    fake.add_channel("C0ARCHIVED", "archived")
+    kicked, archived = await saved_target(core, "C0KICKED"), await saved_target(core, "C0ARCHIVED")
+    gone = await saved_target(core, "C0DELETED")
+    fake.remove_bot("C0KICKED")
+    fake.archive("C0ARCHIVED")
+    async with slack_bot(core, slack_settings) as bot:
+        jobs = DigestJobs(core, {"slack": bot.poster}, clock=lambda: at("2026-06-01T09:05:00"))
+        assert {r.status for r in await jobs.tick()} == {"failed"}
+        assert await jobs.tick() == []
+    reasons = await core.repo.inactive_reasons()
+    assert set(reasons) == {kicked.id, archived.id, gone.id}
+    assert "not_in_channel" in reasons[kicked.id] and "is_archived" in reasons[archived.id]
+    assert "channel_not_found" in reasons[gone.id]
+    assert len(fake.calls("chat.postMessage")) == 3, "one refused post each, never retried"
+
+
+@pytest.mark.usefixtures("env")  # a clean environment, through the same monkeypatch
+def test_doctor_checks_both_slack_tokens_without_printing_them(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    fake: SlackFake,
+    fake_arxiv: FakeArxiv,
+) -> None:
+    online = monkeypatch
+    point_at(online, **fake_arxiv.settings_overrides())
+    point_at(online, home=tmp_path / "home", slack_bot_token=fake.bot_token, slack_api_url=fake.api_url)
+    _, lines = doctor(capsys)
+    assert line_of(lines, "Slack").startswith("FAIL  Slack: PAPERSCOUT_SLACK_APP_TOKEN is not set; fix: Socket Mode")
+    point_at(online, slack_app_token=fake.app_token)
+    code, lines = doctor(capsys)
+    assert line_of(lines, "Slack") == "OK    Slack: token accepted: paperscout in Fake Lab" and code == 0
+    point_at(online, slack_bot_token="xoxb-1111-2222-NotTheToken")
+    code, lines = doctor(capsys)
+    assert line_of(lines, "Slack").startswith("FAIL  Slack: Slack refused PAPERSCOUT_SLACK_BOT_TOKEN (invalid_auth)")
+    assert code == 1 and "NotTheToken" not in "\n".join(lines) and fake.app_token not in "\n".join(lines)
+    assert [c.method for c in fake.calls()] == ["auth.test"] * 3
