@@ -52,6 +52,12 @@ async def test_a_message_within_the_limits_is_posted_and_read_as_slack_reads_it(
     assert message.pings == ["!here"], "an unescaped <!here> in the fallback text pings the channel"
     escaped = await client.chat_postMessage(channel="C0PAPERS", text="&lt;!channel&gt; &lt;@U0ADA&gt;")
     assert escaped["ok"] and fake.posted("C0PAPERS")[-1].pings == []
+    bare = {"type": "section", "text": {"type": "mrkdwn", "text": "hello @channel"}}
+    await client.chat_postMessage(channel="C0PAPERS", text="t", blocks=[bare])
+    assert fake.posted("C0PAPERS")[-1].pings == ["!channel"], "Slack parses a bare @channel unless verbatim"
+    verbatim = {"type": "section", "text": {"type": "mrkdwn", "text": "hello @channel", "verbatim": True}}
+    await client.chat_postMessage(channel="C0PAPERS", text="t", blocks=[verbatim])
+    assert fake.posted("C0PAPERS")[-1].pings == []
 
 
 @pytest.mark.parametrize(
