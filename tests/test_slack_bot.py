@@ -240,7 +240,7 @@ async def test_a_mention_is_answered_in_its_thread_and_a_reply_there_follows_up(
         mention = fake.mention_event(ADA, PAPERS, "<@U0PAPERBOT> papers about toxicity today")
         await fake.wait_for_ack(mention)
         [answer] = await fake.wait_for_posted(PAPERS, 1)
-        await bot.front_end.idle()  # the answer is remembered for follow-ups once posted
+        await bot.front_end.idle.wait()  # the answer is remembered for follow-ups once posted
         root = fake.envelopes[mention].payload["event"]["ts"]
         assert answer.thread_ts == root and answer.links
         [follow_up] = await say(fake, ADA, PAPERS, "which of them are about dialogue?", thread=root)

@@ -1,16 +1,12 @@
 """Slack front end: slack-bolt's `AsyncApp` in Socket Mode (no public URL) driving `bot.chat`, and the digest poster.
 
-``/paperscout <command> <args>`` runs any command of the chat table; what only the runner should see goes back
-through the command's response_url, the rest into the channel. A DM is onboarding, then questions; ``@paperscout
-question`` is /ask, answered in the thread, where a reply follows up; an admin's plain messages answer their setup.
-A digest is Block Kit messages with the core's buttons under each paper (action_id and value are the core's button
-value, so any old press works); what a press answers only the presser sees (outside a DM).
-
-Outside text is escaped for mrkdwn (``& < >``: ``<!channel>``, ``<@U…>``, ``<url|label>`` stay text) in ``verbatim``
-text objects (no bare ``@here`` parsed); a message keeps to 50 blocks, 3,000 characters a section and
-`MESSAGE_BUDGET` in all. Posts to a channel are paced (`Settings.slack_channel_interval_seconds`); slack_sdk retries
-a 429 once after its Retry-After, then delivery waits it; a channel Slack calls gone is a permanent failure, which
-the core's delivery policy turns into an inactive digest.
+``/paperscout <command> <args>`` runs any command of the chat table (what only the runner should see comes back
+through its response_url). A DM is onboarding, then questions; ``@paperscout question`` is /ask, answered in its
+thread, where a reply follows up; an admin's plain messages answer their setup. Digests are Block Kit with the core's
+buttons (action_id and value: the core's button value); a press answers only the presser (outside a DM). Outside text
+is escaped for mrkdwn (``& < >``) in ``verbatim`` text objects, so nothing pings or links; a message keeps to 50
+blocks, 3,000 characters a section and `MESSAGE_BUDGET` in all; posts to a channel are paced, a 429 waits its
+Retry-After, and a gone channel is a permanent failure (the core's delivery policy retires its digest).
 """
 
 from __future__ import annotations
@@ -22,13 +18,7 @@ import re
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
-
-from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
-from slack_bolt.app.async_app import AsyncApp
-from slack_sdk.errors import SlackApiError
-from slack_sdk.http_retry.builtin_async_handlers import AsyncRateLimitErrorRetryHandler
-from slack_sdk.web.async_client import AsyncWebClient
+from typing import TYPE_CHECKING, Any
 
 from bot import chat
 from bot.config import Settings
@@ -40,6 +30,12 @@ from bot.models import Digest, Target
 from bot.text.safetext import clean_text
 from bot.views.model import DigestView, digest_view, usage_line
 from bot.views.render import authors_line, judgement_line
+
+if TYPE_CHECKING:  # slack-bolt and slack_sdk are imported when the bot starts, not when the module is read
+    from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
+    from slack_bolt.app.async_app import AsyncApp
+    from slack_sdk.errors import SlackApiError
+    from slack_sdk.web.async_client import AsyncWebClient
 
 log = logging.getLogger(__name__)
 
@@ -199,6 +195,8 @@ class SlackPoster:
 
     async def post(self, channel: str, message: SlackMessage, *, thread_ts: str = "") -> str:
         """Post one message; returns its ts. Blocks Slack refuses are logged (a layout bug) and the text sent alone."""
+        from slack_sdk.errors import SlackApiError
+
         try:
             return await self._post(channel, message.text, message.blocks, thread_ts)
         except SlackApiError as error:
@@ -238,13 +236,13 @@ class SlackPoster:
 
 
 class SlackFrontEnd:
-    """Bolt listeners around one `ChatController`; `idle` waits for the events in hand."""
+    """Bolt listeners around one `ChatController`."""
 
     def __init__(self, controller: chat.ChatController, poster: SlackPoster, bot_user: str) -> None:
         self.controller, self.poster, self.bot_user = controller, poster, bot_user
         self._speakers: dict[str, tuple[float, str, bool]] = {}
-        self._busy, self._idle = 0, asyncio.Event()
-        self._idle.set()
+        self._busy, self.idle = 0, asyncio.Event()  # idle: set while no event is being answered
+        self.idle.set()
 
     def register(self, app: AsyncApp) -> None:
         """The slash command, button presses, mentions, and DMs and channel messages."""
@@ -257,22 +255,20 @@ class SlackFrontEnd:
         @functools.wraps(listener)  # bolt passes arguments by the names it reads from the signature
         async def counted(**kwargs: Any) -> None:
             self._busy += 1
-            self._idle.clear()
+            self.idle.clear()
             try:
                 await listener(**kwargs)
             finally:
                 self._busy -= 1
                 if not self._busy:
-                    self._idle.set()
+                    self.idle.set()
 
         return counted
 
-    async def idle(self) -> None:
-        """Wait until every event being handled is answered."""
-        await self._idle.wait()
-
     async def speaker(self, user_id: str, place: chat.Place) -> chat.Speaker:
         """Who spoke; a workspace admin or owner administers every channel (users.info, cached for a minute)."""
+        from slack_sdk.errors import SlackApiError
+
         cached = self._speakers.get(user_id)
         if cached is None or cached[0] < time.monotonic():
             try:
@@ -371,7 +367,7 @@ class SlackHandle:
         """Close the Socket Mode connection, then let the events in hand finish (for up to `STOP_GRACE_SECONDS`)."""
         await self.handler.close_async()
         try:
-            await asyncio.wait_for(self.front_end.idle(), STOP_GRACE_SECONDS)
+            await asyncio.wait_for(self.front_end.idle.wait(), STOP_GRACE_SECONDS)
         except TimeoutError:
             log.warning("stopped Slack with events still being answered")
 
@@ -380,6 +376,11 @@ async def start_slack(
     core: Core, settings: Settings | None = None, *, controller: chat.ChatController | None = None
 ) -> SlackHandle:
     """Check the bot token (a `SlackApiError` if Slack refuses it), connect Socket Mode; the handle posts and stops."""
+    from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
+    from slack_bolt.app.async_app import AsyncApp
+    from slack_sdk.http_retry.builtin_async_handlers import AsyncRateLimitErrorRetryHandler
+    from slack_sdk.web.async_client import AsyncWebClient
+
     settings = settings or core.settings
     if settings.slack_bot_token is None or settings.slack_app_token is None:
         raise ConfigError("Slack needs both PAPERSCOUT_SLACK_BOT_TOKEN and PAPERSCOUT_SLACK_APP_TOKEN")
