@@ -16,8 +16,8 @@ from bot.config import Settings
 from bot.core import Core
 from bot.digests.delivery import deliver
 from bot.frontends.slack import MAX_SECTION, SlackHandle, start_slack
-from bot.members.users import profile_owner
-from bot.models import Digest, Paper, ScoredPaper, Target
+from bot.members.users import deliver_personal_digest, profile_owner
+from bot.models import Digest, Paper, Profile, ScoredPaper, Target, Topic
 from bot.ops.scheduler import DigestJobs
 from tests.conftest import StoreDay
 from tests.fakes.arxiv_server import FakeArxiv
@@ -310,3 +310,22 @@ def test_doctor_checks_both_slack_tokens_without_printing_them(
     assert line_of(lines, "Slack").startswith("FAIL  Slack: Slack refused PAPERSCOUT_SLACK_BOT_TOKEN (invalid_auth)")
     assert code == 1 and "NotTheToken" not in "\n".join(lines) and fake.app_token not in "\n".join(lines)
     assert [c.method for c in fake.calls()] == ["auth.test"] * 3
+
+
+async def test_a_personal_digest_goes_to_the_members_dm_and_a_deactivated_member_is_not_retried(
+    core: Core, slack_settings: Settings, fake: SlackFake, store_day: StoreDay
+) -> None:
+    papers = await store_day(core)
+    profile = Profile("Ada", (Topic("graphs", "graph neural networks"),), categories=("cs.LG",))
+    for user in (ADA, CLEO):
+        key = f"slack:{user}"
+        await core.repo.save_profile(profile_owner(key), profile)
+        await core.repo.save_user_settings(key, digest_mode="daily", post_time="08:00", timezone="UTC", weekly_day=0)
+    fake.deactivate(CLEO)
+    async with slack_bot(core, slack_settings) as bot:
+        sent = await deliver_personal_digest(core, bot.poster, f"slack:{ADA}", papers[0].announced)
+        refused = await deliver_personal_digest(core, bot.poster, f"slack:{CLEO}", papers[0].announced)
+    assert sent.status == "sent" and refused.status == "failed" and refused.permanent
+    [digest] = fake.posted(fake.im_of(ADA))
+    assert digest.visible_text.startswith("*Ada: arXiv digest for") and digest.buttons
+    assert [c.answer.get("error") for c in fake.calls("chat.postMessage") if not c.ok] == ["user_disabled"]
