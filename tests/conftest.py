@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 
@@ -15,7 +16,7 @@ from bot.ingest.bundled import bundled_file
 from bot.ingest.jsonl import read_jsonl
 from bot.ingest.limits import clean_paper
 from bot.models import Paper
-from bot.ops.logs import configure_logging
+from bot.ops.logs import HANDLER_NAME, configure_logging
 from bot.text.tldr import extractive_tldr
 from tests.chroma_run import chroma_run
 from tests.fakes.arxiv_server import FakeArxiv
@@ -50,13 +51,30 @@ def arxiv_settings(fake_arxiv: FakeArxiv, tmp_path: Path) -> Settings:
     return Settings(home=tmp_path / "home", **fake_arxiv.settings_overrides())
 
 
+SLOW_TIMEOUT = 600  # seconds for a test marked slow; the others have pyproject's `timeout`
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test marked slow gets `SLOW_TIMEOUT` unless it names its own limit."""
+    for item in items:
+        if item.get_closest_marker("slow") and not item.get_closest_marker("timeout"):
+            item.add_marker(pytest.mark.timeout(SLOW_TIMEOUT))
+
+
 @pytest.fixture(autouse=True)
 def _reset_logging() -> Iterator[None]:
-    """Every test starts and ends with logging as a plain command sets it (text, WARNING): a test that ran the
-    CLI with -v or a DEBUG level must not leave library chatter on the terminal for the tests after it."""
+    """Every test starts with logging as a plain command sets it (text, WARNING), and ends with our stderr handler
+    gone: a test that ran the CLI with -v must not leave library chatter for the tests after it, and a line logged
+    between tests (a server thread closing) must not land in pytest's output (pytest captures and reports what is
+    logged during a test)."""
     configure_logging(False)
     yield
-    configure_logging(False)
+    root = logging.getLogger()
+    for handler in [h for h in root.handlers if h.get_name() == HANDLER_NAME]:
+        root.removeHandler(handler)
+    if not any(isinstance(h, logging.NullHandler) for h in root.handlers):
+        root.addHandler(logging.NullHandler())  # else logging's last resort writes warnings to stderr
+    root.setLevel(logging.WARNING)
 
 
 # --- core fixtures: the real local embedding model, loaded once per test session ---

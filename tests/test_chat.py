@@ -7,6 +7,8 @@ import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
+import pytest
+
 from bot.chat import (
     AnswerReply,
     Attachment,
@@ -69,6 +71,7 @@ def the_digest(replies: list[Reply]) -> DigestReply:
     return next(r for r in replies if isinstance(r, DigestReply))
 
 
+@pytest.mark.slow
 async def test_a_member_journey_through_the_controller_survives_restarts(
     settings: Settings, embedder: LocalEmbedder, store_day: StoreDay
 ) -> None:

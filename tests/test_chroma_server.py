@@ -75,6 +75,7 @@ def _session(
     }
 
 
+@pytest.mark.slow
 def test_the_cli_on_a_chroma_server_gives_the_same_results_as_the_embedded_store(
     chroma_server: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

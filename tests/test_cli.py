@@ -38,6 +38,7 @@ def one_error_line(err: str) -> str:
     return lines[0]
 
 
+@pytest.mark.slow
 def test_demo_prints_a_digest_of_real_papers_and_a_search(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["demo", "--size", "12"]) == 0
     out = capsys.readouterr().out
@@ -53,6 +54,7 @@ def test_demo_prints_a_digest_of_real_papers_and_a_search(home: Path, capsys: py
     assert "paperscout console" in tip and "digest --profile" not in tip and "starts empty" in tip
 
 
+@pytest.mark.slow
 def test_ingest_then_digest_json_and_search(home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["ingest", "--jsonl", str(small_day(tmp_path))]) == 0
     assert "30 papers: 30 new" in capsys.readouterr().out
@@ -125,6 +127,7 @@ def test_a_corrupt_state_dir_is_one_error_line(home: Path, capsys: pytest.Captur
     assert (home / "paperscout.sqlite3").read_bytes().startswith(b"\x00garbage")  # left for the admin to restore
 
 
+@pytest.mark.slow
 def test_eval_json_prints_exactly_one_object(
     home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture
 ) -> None:

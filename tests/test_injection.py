@@ -23,8 +23,9 @@ from tests.injection_harness import Checker, Figures, Rendered, load_corpus, run
 from tests.test_prompts import REPO_PROMPTS
 
 
+@pytest.mark.slow
 async def test_injection_corpus_reaches_no_output(
-    settings: Settings, embedder: MemoEmbedder, store_day: StoreDay, capsys: pytest.CaptureFixture[str]
+    settings: Settings, embedder: MemoEmbedder, store_day: StoreDay
 ) -> None:
     responder = ObedientResponder()
     with FakeOpenAI(responder=responder, api_key=TEST_API_KEY) as fake:
@@ -34,8 +35,6 @@ async def test_injection_corpus_reaches_no_output(
         async with open_core(llm_settings, embedder) as core:
             await store_day(core)
             figures = await run_corpus(core, responder, lambda: [r.body or {} for r in fake.chat_requests()])
-    with capsys.disabled():
-        print("\n" + "\n".join(figures.lines()))
     assert figures.inputs >= 50 and len(figures.by_kind) == 6
     assert figures.reached_model >= 0.8 * figures.inputs  # the hostile text really was in the prompts
     assert figures.obeyed >= 30  # and the fake really was steered by it, many times

@@ -234,6 +234,7 @@ def write_labelled_dir(root: Path, days: dict[str, list[dict]], picks: dict[str,
     return root
 
 
+@pytest.mark.slow
 def test_eval_train_json_never_learns_from_the_evaluated_day(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

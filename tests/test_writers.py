@@ -78,9 +78,7 @@ def assert_consistent(home: Path, papers: int) -> None:
         assert "arxiv.org/abs/2505." in done.stdout, (args, done.stdout)
 
 
-def test_two_ingests_at_once_one_runs_the_other_names_the_holder_or_waits(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_two_ingests_at_once_one_runs_the_other_names_the_holder_or_waits(tmp_path: Path) -> None:
     home = tmp_path / "home"
     days = [day_file(tmp_path, day) for day in ("2025-05-28", "2025-05-29", "2025-05-30")]
 
@@ -119,12 +117,6 @@ def test_two_ingests_at_once_one_runs_the_other_names_the_holder_or_waits(
         assert f"{PAPERS_PER_DAY} papers: {PAPERS_PER_DAY} new" in out
     assert during >= 1, "no reader ran during a write"
     assert_consistent(home, 3 * PAPERS_PER_DAY)
-    with capsys.disabled():
-        print(f"\ntwo ingests at once: exit codes {codes}; the refused one said: {line}")
-        print(f"two ingests with --wait: both exit 0; readers: {total} (search, ask), {during} of them finished while")
-        print(
-            f"a writer was writing, all exit 0; afterwards {3 * PAPERS_PER_DAY} papers = vectors, search and ask work"
-        )
 
 
 def break_by_racing(home: Path, attempts: int = 4) -> bool:
@@ -147,7 +139,7 @@ def break_by_racing(home: Path, attempts: int = 4) -> bool:
     return False
 
 
-def test_db_repair_rebuilds_a_broken_store_from_sqlite(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_db_repair_rebuilds_a_broken_store_from_sqlite(tmp_path: Path) -> None:
     home = tmp_path / "home"
     papers = 40
     assert cli(home, "ingest", "--jsonl", str(day_file(tmp_path, "2025-05-28", papers))).returncode == 0
@@ -173,8 +165,6 @@ def test_db_repair_rebuilds_a_broken_store_from_sqlite(tmp_path: Path, capsys: p
     repaired = cli(home, "db", "--repair")
     assert repaired.returncode == 0, repaired.stderr
     assert f"now: {papers} papers, {papers} vectors, consistent" in repaired.stdout, repaired.stdout
-    with capsys.disabled():
-        print(f"\nbroken store, db said: {mismatch}\n" + "\n".join(repaired.stdout.splitlines()[-5:]))
     assert "5 papers embedded again" in repaired.stdout or "rebuilt" in repaired.stdout, repaired.stdout
     assert_consistent(home, papers)
 
@@ -184,7 +174,5 @@ def test_db_repair_rebuilds_a_broken_store_from_sqlite(tmp_path: Path, capsys: p
     repaired = cli(home, "db", "--repair")
     assert repaired.returncode == 0, repaired.stderr
     assert "rebuilt the vector store from SQLite (it could not be read)" in repaired.stdout
-    with capsys.disabled():
-        print("overwritten chroma.sqlite3:\n" + "\n".join(repaired.stdout.splitlines()[-4:]))
     assert [p.name for p in home.iterdir() if p.name.startswith("chroma.damaged-")]
     assert_consistent(home, papers)

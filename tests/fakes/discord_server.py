@@ -27,7 +27,9 @@ Scripting the world: `add_user`, `add_member`, `add_channel`, `add_attachment`, 
 `deny_threads`.
 Driving the bot: `slash` (with `options`, `channel_option`, `attachment_option`), `autocomplete`, `press`, `say`,
 `dm`, `dispatch`, `disconnect_gateway`. Misbehaving: `enqueue`, `always`, `storm`, `global_rate_limit`,
-`interaction_deadline`. Reading: `requests`, `requests_to`, `message_requests`, `channel_messages`, `message`,
+`interaction_deadline`, `hold_answers` (a request carried out but its answer held back, as when a client dies
+between the two; `held`, `release`).
+Reading: `requests`, `requests_to`, `message_requests`, `channel_messages`, `message`,
 `threads_of`, `interaction`, `response_messages`, `wait_for`, `wait_for_response`, `wait_for_followups`,
 `pinging_messages`, `dm_channel_of`, `identifies`, `invalid_requests`, `connected`, `global_commands`.
 
@@ -410,6 +412,9 @@ class DiscordFake(ScriptedFake[Fault, RecordedRequest]):
         self.dm_channels: dict[int, int] = {}  # user id -> DM channel id
         self.bot_denied_channels: set[int] = set()
         self.threads_denied: set[int] = set()
+        self._hold: tuple[str, int] | None = None  # (endpoint, answers still given before holding)
+        self.held = 0  # answers held back so far
+        self._released = threading.Event()
         self._seed()
 
     # --- the world ---
@@ -605,6 +610,7 @@ class DiscordFake(ScriptedFake[Fault, RecordedRequest]):
     def stop(self) -> None:
         """Close the websockets and the server; afterwards the port refuses connections."""
         self._stopping.set()
+        self._released.set()
         if self._loop is not None and self._thread is not None:
             self._loop.call_soon_threadsafe(self._loop.stop)
             self._thread.join(timeout=10)
@@ -1167,6 +1173,8 @@ class DiscordFake(ScriptedFake[Fault, RecordedRequest]):
                 at=time.monotonic(),
             )
         )
+        if status < 300 and self._holds(endpoint):
+            await asyncio.to_thread(self._released.wait, 300)
         if isinstance(response, bytes):
             return web.Response(status=status, body=response, headers=headers)
         if response is None:
@@ -1175,6 +1183,29 @@ class DiscordFake(ScriptedFake[Fault, RecordedRequest]):
         return web.Response(
             status=status, body=json.dumps(response).encode(), headers={"Content-Type": "application/json", **headers}
         )
+
+    def hold_answers(self, endpoint: str = "send_message", *, after: int = 0) -> None:
+        """Carry out the requests to `endpoint` but, after `after` more answers, hold every answer back until
+        `release` (the client sees a request that never ends, the fake has done what it asked)."""
+        with self._state_lock:
+            self._hold, self.held = (endpoint, after), 0
+            self._released.clear()
+
+    def release(self) -> None:
+        """Answer the held requests (to whoever still listens) and hold no more."""
+        with self._state_lock:
+            self._hold = None
+        self._released.set()
+
+    def _holds(self, endpoint: str | None) -> bool:
+        with self._state_lock:
+            if self._hold is None or self._hold[0] != endpoint:
+                return False
+            if self._hold[1] > 0:
+                self._hold = (endpoint, self._hold[1] - 1)
+                return False
+            self.held += 1
+            return True
 
     def storm(self, share: float, retry_after: float = 0.1, *, endpoint: str = "send_message", seed: int = 0) -> None:
         """Answer about `share` of the requests to `endpoint` with a 429 (seeded, so a run repeats); 0 stops it."""
