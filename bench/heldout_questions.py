@@ -41,7 +41,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from bot.chat.controller import MAX_LIST
+from bot.chat.questions import MAX_LIST
 from bot.config import Settings
 from bot.core import Core, open_core
 from bot.days import stored_days_note

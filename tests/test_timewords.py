@@ -27,7 +27,9 @@ D = dt.date
         ("since wednesday", D(2025, 5, 28), D(2025, 5, 30)),
         ("since May 27", D(2025, 5, 27), D(2025, 5, 30)),
         ("since 2025-05-20", D(2025, 5, 20), D(2025, 5, 30)),
-        ("diffusion from Monday", D(2025, 5, 26), D(2025, 5, 30)),
+        ("diffusion from Monday", D(2025, 5, 26), D(2025, 5, 26)),  # that day (issue 22), not "since"
+        ("quantization papers from Tuesday", D(2025, 5, 27), D(2025, 5, 27)),
+        ("from Monday to Wednesday", D(2025, 5, 26), D(2025, 5, 28)),
         ("from May 27", D(2025, 5, 27), D(2025, 5, 30)),
         ("papers from May", D(2025, 5, 1), D(2025, 5, 30)),
         ("on Tuesday", D(2025, 5, 27), D(2025, 5, 27)),

@@ -19,7 +19,7 @@ from bot.questions.authors import AuthorIndex, author_index
 
 # One word of a name: "Griffiths", "Kai-Wei", "LeCun", "Zdeborová", "O'Neil", or an initial "E." / "E".
 _NAME_PIECE = r"[A-Z\u00C0-\u00DE][a-z\u00DF-\u024F']*(?:[A-Z][a-z\u00DF-\u024F']+)*"
-_NAME_WORD = re.compile(rf"^(?:{_NAME_PIECE}(?:-{_NAME_PIECE})*\.?|[A-Z]\.?)$")
+_NAME_WORD = re.compile(rf"^(?:{_NAME_PIECE}(?:-{_NAME_PIECE})*\.?|[A-Z]\.?(?:-[A-Z]\.?)*)$")  # "K.-W." too
 _TOKEN = re.compile(r"[^\W\d_][\w'\u2019\-\.]*|&|,")
 _PARTICLES = frozenset({"van", "von", "der", "den", "de", "da", "del", "di", "la", "le", "du", "dos", "ter", "bin"})
 _JOINERS = frozenset({"and", "&", ","})

@@ -103,6 +103,8 @@ class AuthorIndex:
             if initials and words:
                 # "Y. LeCun", "LeCun Y", "Y. A. LeCun": the first initial and the surname
                 found = self._first_last(initials[0], words[-1], initial_only=True)
+                # every initial counts: "K.-W. Chang" is Kai-Wei Chang, not Kevin Chang
+                found = [n for n in found if same_person(query, n)] or found
             elif words:
                 # "Geoffrey Hinton" also finds "Geoffrey E. Hinton"
                 found = self._first_last(words[0], words[-1], initial_only=False)
@@ -138,3 +140,17 @@ async def author_index(core: Core) -> AuthorIndex:
         core.author_index.clear()  # only the current archive's index is worth keeping
         core.author_index[count] = index
     return index
+
+
+def same_person(typed: str, stored: str) -> bool:
+    """Whether one stored author is the person `typed` names: the same surname and, in order, each given name the
+    same or its initial ("K.-W. Chang" ~ "Kai-Wei Chang", "Schutze" ~ "Hinrich Schütze"); never the surname of one
+    author joined to the given name of another, as a match over the whole author list would allow."""
+    want, have = name_tokens(typed), name_tokens(stored)
+    if not want or not have or want[-1] != have[-1]:
+        return False
+    given = iter(have[:-1])
+    for token in want[:-1]:
+        if not any(name == token or (len(token) == 1 and name.startswith(token)) for name in given):
+            return False
+    return True

@@ -23,10 +23,22 @@ from bot.llm.usage import run_usage, usage_run
 from bot.models import Paper, Profile
 from bot.questions.answer import write_answer
 from bot.questions.asked_authors import find_named_authors
+from bot.questions.authors import same_person
 from bot.questions.llm_parse import parse_with_llm
+from bot.questions.request import beyond, introduces_benchmark, read_request
 from bot.questions.spelling import corrected
 from bot.questions.timewords import MONTHS, WEEKDAYS, TimeWindow, find_time_window
-from bot.questions.topics import COVERED, FILLER, META, QuestionTopic, evidence, full_text_groups, spellings_of
+from bot.questions.topics import (
+    COVERED,
+    FILLER,
+    META,
+    QuestionTopic,
+    anchored,
+    evidence,
+    full_text_groups,
+    is_term_spelling,
+    spellings_of,
+)
 from bot.ranking.rank import rank_for_profile
 from bot.text.tldr import shown_tldrs
 
@@ -36,20 +48,28 @@ NOTHING_ASKED = (
     "'MoE papers this week' or 'what did Lenka Zdeborová post since Monday?'."
 )
 MAX_CITATIONS = 15
-POOL = 120  # candidates taken from each of the dense and lexical lists
+MAX_MORE = 100  # further matching papers an answer offers with /more
+POOL = 120  # candidates taken from the dense list
+LEXICAL_POOL = 400  # and from the lexical one: every paper carrying the topic's words is a candidate (recall first)
 
 # Relevance = cosine(question topic, paper) + lexical evidence. A topic phrase in the title is the strongest
 # sign a paper is about it; in the abstract it is weaker (often a passing mention).
 TITLE_BONUS = 0.15
 ABSTRACT_BONUS = 0.06
 PROFILE_WEIGHT = 0.10
+NAME_IN_TITLE = 0.5  # a method or model name typed as written, found in the title
+NAME_IN_ABSTRACT = 0.2
 # A paper is cited when its relevance is within MARGIN of the best one and above FLOOR.
 MARGIN = 0.16
 FLOOR = 0.30
+NEAR = 0.45  # similarity at which a paper is offered with the rest even without the topic's words
 
 _SEPARATORS = frozenset(",;/")
 _CALENDAR_WORDS = frozenset(WEEKDAYS) | frozenset(MONTHS)
-_FOLLOW_UP_REF = re.compile(r"\b(those|these|them|of the above|among them|that list)\b", re.IGNORECASE)
+_FOLLOW_UP_REF = re.compile(
+    r"\b(those|these|them|of the above|among them|that list|the ones|ones|which of|any of)\b|^\W*(?:and\s+)?only\b",
+    re.IGNORECASE,
+)
 _CATEGORY = re.compile(
     r"\b(cs|stat|math|eess|econ|q-bio|q-fin|physics|astro-ph|cond-mat|nlin|hep-[a-z]{2}|nucl-[a-z]{2}|quant-ph|gr-qc)"
     r"\.([A-Za-z][A-Za-z\-]{1,12})\b",
@@ -68,6 +88,9 @@ class Filters:
     authors: tuple[str, ...] = ()
     categories: tuple[str, ...] = ()
     restrict_to: tuple[str, ...] = ()  # a follow-up about "those" papers
+    excluded: tuple[str, ...] = ()  # topics the papers must not be about ("not about LLMs")
+    contribution: str = ""  # "benchmark": the papers must introduce a benchmark or data set
+    narrows: bool = False  # a follow-up whose topic is a condition on the previous papers ("which of those are X")
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,12 +113,14 @@ class Answer:
     window: tuple[dt.date, dt.date]
     filters: Filters
     usage: dict[str, float] = field(default_factory=dict)
+    more: tuple[Paper, ...] = ()  # further matching papers the answer offers (/more), best first
 
     def to_dict(self) -> dict[str, object]:
         """The JSON shape printed by `paperscout ask --json`."""
         return {
             "answer": self.text,
             "citations": [{"id": p.id, "title": p.title, "url": p.url} for p in self.citations],
+            "more": [{"id": p.id, "title": p.title, "url": p.url} for p in self.more],
             "window": [self.window[0].isoformat(), self.window[1].isoformat()],
         }
 
@@ -109,6 +134,7 @@ class Turn:
     authors: list[str]
     categories: list[str]
     paper_ids: list[str]
+    more_ids: list[str] = field(default_factory=list)  # matching papers not shown yet, for /more
 
     def to_json(self) -> str:
         """Serialise for the conversations table."""
@@ -119,7 +145,14 @@ class Turn:
         """Parse a stored turn."""
         data = json.loads(text)
         window = tuple(data["window"]) if data.get("window") else None
-        return Turn(data["topic"], window, data["authors"], data["categories"], data["paper_ids"])  # type: ignore[arg-type]
+        return Turn(
+            data["topic"],
+            window,  # type: ignore[arg-type]
+            data["authors"],
+            data["categories"],
+            data["paper_ids"],
+            data.get("more_ids", []),
+        )
 
 
 # ---------------------------------------------------------------- parsing
@@ -198,14 +231,20 @@ def parse_question(
     rest = strip_phrases(question, removed)
     if window:  # the time phrase was matched in lower case; drop leftover joiners such as "since"
         rest = re.sub(r"\b(since|from|in|on|during|between)\s*$", " ", rest.strip(" ?!."), flags=re.IGNORECASE)
-    topic = topic_of(rest)
+    request = read_request(rest)
+    topic = topic_of(request.text)
+    contribution = request.contribution
+    if contribution and not topic and previous is None:
+        topic, contribution = topic_of(rest), ""  # "benchmarks?" alone: the topic is benchmarks
     restrict: tuple[str, ...] = ()
+    narrows = False
     if previous is not None and has_words(question):
         refers_back = bool(_FOLLOW_UP_REF.search(question))
         # "and from last week?" has no topic of its own and continues the previous one
-        continues = refers_back or (not topic and not authors and not categories)
+        continues = refers_back or (not topic and not authors and not categories and not contribution)
         if refers_back:
-            restrict = tuple(previous.paper_ids)
+            restrict = tuple(dict.fromkeys([*previous.paper_ids, *previous.more_ids]))
+            narrows = bool(topic)
         if continues and not topic:
             topic = previous.topic
         if continues and window is None and previous.window:
@@ -214,7 +253,16 @@ def parse_question(
         if continues and not refers_back:
             authors = authors or tuple(previous.authors)
             categories = categories or tuple(previous.categories)
-    return Filters(topic=topic, window=window, authors=authors, categories=categories, restrict_to=restrict)
+    return Filters(
+        topic=topic,
+        window=window,
+        authors=authors,
+        categories=categories,
+        restrict_to=restrict,
+        excluded=tuple(e for e in (beyond(topic, topic_of(x)) for x in request.excluded) if e),
+        contribution=contribution,
+        narrows=narrows,
+    )
 
 
 _NOT_NAMES = FILLER | META
@@ -246,6 +294,7 @@ class Alternative:
 
     text: str
     exact: bool = False
+    example_of: str = ""  # the class this alternative is an example of ("optimizers" for "SGD")
 
 
 def topic_alternatives(topic: str) -> list[Alternative]:
@@ -261,14 +310,20 @@ def topic_alternatives(topic: str) -> list[Alternative]:
     parts = [Alternative(topic_of(p)) for p in _ALTERNATIVE.split(head)]
     if marker and len(parts) == 1:
         parts = [Alternative(parts[0].text, exact=True)]
-    parts += [Alternative(topic_of(p)) for p in _ALTERNATIVE.split(examples)] if marker else []
+    context = parts[0].text if len(parts) == 1 else ""
+    parts += [Alternative(topic_of(p), example_of=context) for p in _ALTERNATIVE.split(examples)] if marker else []
     unique = list(dict.fromkeys(p for p in parts if p.text))
     return unique if len(unique) > 1 else ([Alternative(topic)] if topic else [])
 
 
 async def topic_evidence(core: Core, topic: str) -> QuestionTopic:
     """Each alternative's units weighted by rarity in the archive (see `bot.questions.topics`)."""
-    return QuestionTopic(tuple([await evidence(core, a.text, a.exact) for a in topic_alternatives(topic)]))
+    alternatives = topic_alternatives(topic)
+    found = [await evidence(core, a.text, a.exact) for a in alternatives]
+    if alternatives and alternatives[0].exact:  # "X like A, B": A and B are read as examples of X
+        pairs = zip(alternatives[1:], found[1:], strict=True)
+        found = [found[0], *(anchored(e, found[0]) if a.example_of else e for a, e in pairs)]
+    return QuestionTopic(tuple(found))
 
 
 def lexical_groups(topic: str) -> list[list[str]]:
@@ -286,13 +341,14 @@ async def _candidates(core: Core, filters: Filters, query_vector: np.ndarray | N
         for n, author in enumerate(filters.authors):  # "by X and Y": the papers they wrote together
             tokens = [t for t in re.findall(r"[\w\-']+", author) if len(t) > 1]
             theirs = await core.repo.papers_by_author(tokens, start, end)
+            theirs = [p for p in theirs if any(same_person(author, name) for name in p.authors)]
             ids = {p.id for p in theirs}
             papers = theirs if n == 0 else [p for p in papers if p.id in ids]
     else:
         assert query_vector is not None, "a topic search needs the topic's vector"
         dense, lexical = await asyncio.gather(
             core.vectors.search_window(query_vector, POOL, start, end, filters.categories),
-            core.repo.lexical_search(lexical_groups(filters.topic), start, end, POOL),
+            core.repo.lexical_search(lexical_groups(filters.topic), start, end, LEXICAL_POOL),
         )
         ids = list(dict.fromkeys([i for i, _ in dense] + [i for i, _ in lexical]))
         papers = await core.repo.get_papers(ids)
@@ -302,6 +358,22 @@ async def _candidates(core: Core, filters: Filters, query_vector: np.ndarray | N
         wanted = set(filters.categories)
         papers = [p for p in papers if wanted.intersection(p.categories)]
     return papers
+
+
+_NAME = re.compile(r"(?<![\w-])(?=[\w-]*(?:[A-Z][\w-]*[A-Z]|[A-Za-z][\w-]*\d|\d[\w-]*[A-Za-z]))[A-Za-z0-9][\w-]*")
+
+
+def exact_names(topic: str) -> list[re.Pattern[str]]:
+    """Patterns for the names in a topic typed as a method or model is named ("YAQA", "R2R", "DeepONet",
+    "SWE-bench", "Trinity-RFT"), matched case-sensitively as whole words; a named term of the topic vocabulary
+    ("LLM", "MoE") is a topic, not a name."""
+    found = []
+    for match in _NAME.finditer(topic):
+        name = match.group(0).strip("-")
+        if len(name) < 3 or is_term_spelling(name) or name.isdigit():
+            continue
+        found.append(re.compile(rf"(?<![\w-]){re.escape(name)}(?:s|es)?(?![\w])"))
+    return found
 
 
 def _searches_window_index(filters: Filters) -> bool:
@@ -325,14 +397,15 @@ async def _window_holds_papers(core: Core, window: TimeWindow | None) -> bool:
     return latest is not None and (window is None or latest >= window.start)
 
 
-async def retrieve(
-    core: Core, filters: Filters, *, profile: Profile | None = None, limit: int = MAX_CITATIONS, cut: bool = True
-) -> list[Retrieved]:
-    """The papers that answer `filters`, most relevant first, cut where relevance drops off (unless not `cut`)."""
-    if not filters.topic and not filters.authors:
-        return []
+async def ranked(
+    core: Core, filters: Filters, *, profile: Profile | None = None
+) -> tuple[list[Retrieved], QuestionTopic | None]:
+    """Every candidate that answers `filters` (exclusions, a contribution type and a window applied), most relevant
+    first, with the topic's evidence the ranking used."""
+    if not filters.topic and not filters.authors and not filters.restrict_to:
+        return [], None
     if not filters.restrict_to and not await _window_holds_papers(core, filters.window):
-        return []  # before the topic's vector: nothing to find needs no embedding model (seconds to load)
+        return [], None  # before the topic's vector: nothing to find needs no embedding model (seconds to load)
     query_vector = None  # an author alone: their papers newest first (or by profile); a name's vector says nothing
     if filters.topic:
         query_text = " ".join(expand_terms(filters.topic)) or filters.topic
@@ -342,6 +415,9 @@ async def retrieve(
         )
         query_vector = embedded[0]
     papers = await _candidates(core, filters, query_vector)
+    papers = await _without_excluded(core, filters, papers)
+    if filters.contribution:
+        papers = [p for p in papers if introduces_benchmark(p.title, p.abstract)]
     # a paper found by words may not be embedded yet (asked while an ingest runs): it waits for its vector. With a
     # window the vectors come from the index the dense search read, one snapshot: asked again after another process
     # wrote, Chroma's metadata is ahead of the vectors this process loaded and it fails with "Error finding id"
@@ -352,22 +428,29 @@ async def retrieve(
         found = await core.vectors.found_vectors(ids)
     papers = [p for p in papers if p.id in found]
     if not papers:
-        return []
+        return [], None
     vectors = np.stack([found[p.id] for p in papers])
     dense = vectors @ query_vector if query_vector is not None else np.zeros(len(papers), dtype=np.float32)
     topic_words = await topic_evidence(core, filters.topic) if filters.topic else None
+    if topic_words is not None and filters.narrows:
+        topic_words = topic_words.discriminating([f"{p.title}\n{p.abstract}" for p in papers])
     relevance = dense.astype(np.float64).copy()
     evidence = []
+    names = exact_names(filters.topic)
     for i, paper in enumerate(papers):
         title = topic_words.coverage(paper.title, paper.abstract) if topic_words else 0.0
         abstract = topic_words.coverage(paper.abstract) if topic_words else 0.0
         relevance[i] += TITLE_BONUS * title + ABSTRACT_BONUS * abstract
-        evidence.append((title >= COVERED, abstract >= COVERED))
+        named_in_title = any(n.search(paper.title) for n in names)
+        named_in_abstract = named_in_title or any(n.search(paper.abstract) for n in names)
+        # a name typed as the paper writes it ("YAQA", "R2R", "DeepONet") is the strongest sign there is
+        relevance[i] += NAME_IN_TITLE * named_in_title + NAME_IN_ABSTRACT * named_in_abstract
+        evidence.append((title >= COVERED or named_in_title, abstract >= COVERED or named_in_abstract))
     if profile is not None:
         from bot.digests.build import profile_model
 
-        ranked = rank_for_profile(papers, vectors, await profile_model(core, profile), len(papers))
-        by_id = {r.paper.id: r.score for r in ranked}
+        ranking = rank_for_profile(papers, vectors, await profile_model(core, profile), len(papers))
+        by_id = {r.paper.id: r.score for r in ranking}
         profile_scores = np.asarray([by_id[p.id] for p in papers])
         spread = np.ptp(profile_scores) or 1.0
         relevance += PROFILE_WEIGHT * (profile_scores - profile_scores.min()) / spread
@@ -375,20 +458,62 @@ async def retrieve(
     results = [
         Retrieved(papers[i], float(relevance[i]), float(dense[i]), evidence[i][0], evidence[i][1]) for i in order
     ]
-    if not cut or (filters.authors and not filters.topic):
-        return results[:limit]
+    return results, topic_words
+
+
+async def _without_excluded(core: Core, filters: Filters, papers: list[Paper]) -> list[Paper]:
+    """The papers about none of the question's exclusions (by title, or by their abstract as a whole)."""
+    if not filters.excluded:
+        return papers
+    excluded = [await topic_evidence(core, topic) for topic in filters.excluded]
+    return [
+        p
+        for p in papers
+        if not any(e.coverage(p.title, p.abstract) >= COVERED or e.coverage(p.abstract) >= COVERED for e in excluded)
+    ]
+
+
+def select(results: list[Retrieved], filters: Filters) -> tuple[list[Retrieved], list[Retrieved]]:
+    """The papers an answer shows first (about the topic by title, by abstract when close enough, or close to the
+    best) and the other papers that still carry the topic in title or abstract (offered, never dropped)."""
+    if not results:
+        return [], []
+    if filters.authors and not filters.topic:
+        return results, []
+    if filters.restrict_to and not filters.narrows:
+        return results, []  # "only the ones from Thursday": the previous papers inside the new window
     best = results[0].relevance
     if filters.restrict_to:
         # "which of those is about X": the papers that name X, or failing that the closest few
-        named = [r for r in results if r.in_title or (r.in_abstract and r.relevance >= best - MARGIN / 2)]
-        return (named or results[:3])[:limit]
-    # a paper about the topic by its title, or by its abstract when close enough, or simply close to the best
-    kept = [
+        named = [r for r in results if r.in_title or r.in_abstract]
+        return (named or results[:3]), []
+    shown = [
         r
         for r in results
         if r.in_title or (r.in_abstract and r.dense >= FLOOR) or r.relevance >= max(FLOOR, best - MARGIN)
     ]
-    return kept[:limit]
+    taken = {r.paper.id for r in shown}
+    carrying = [r for r in results if r.paper.id not in taken and (r.in_title or r.in_abstract or r.dense >= NEAR)]
+    return shown, carrying
+
+
+async def retrieve(
+    core: Core, filters: Filters, *, profile: Profile | None = None, limit: int = MAX_CITATIONS, cut: bool = True
+) -> list[Retrieved]:
+    """The papers that answer `filters`, most relevant first, cut where relevance drops off (unless not `cut`)."""
+    results, _ = await ranked(core, filters, profile=profile)
+    if not cut:
+        return results[:limit]
+    return select(results, filters)[0][:limit]
+
+
+async def retrieve_all(
+    core: Core, filters: Filters, *, profile: Profile | None = None, limit: int = MAX_CITATIONS
+) -> tuple[list[Retrieved], list[Retrieved]]:
+    """The papers to show (at most `limit`) and the rest of the matching ones to offer (at most MAX_MORE)."""
+    results, _ = await ranked(core, filters, profile=profile)
+    shown, carrying = select(results, filters)
+    return shown[:limit], [*shown[limit:], *carrying][:MAX_MORE]
 
 
 # ---------------------------------------------------------------- answering
@@ -402,9 +527,11 @@ def describe_window(window: tuple[dt.date, dt.date]) -> str:
 
 def subject_of(filters: Filters) -> str:
     """How the answer names what was asked: 'about MoE', 'by Lenka Zdeborová', 'about MoE by ...'."""
-    parts = []
+    parts = ["introducing a benchmark or data set"] if filters.contribution else []
     if filters.topic:
         parts.append(f"about {filters.topic}")
+    if filters.excluded:
+        parts.append("and not about " + " or ".join(filters.excluded))
     if filters.authors:
         parts.append("by " + ", ".join(filters.authors))
     if filters.categories:
@@ -412,19 +539,37 @@ def subject_of(filters: Filters) -> str:
     return " ".join(parts) or "matching that"
 
 
+def more_offer(count: int) -> str:
+    """The line offering the matching papers an answer did not show."""
+    noun = "paper matches" if count == 1 else "papers match"
+    return f"{count} more {noun} (the topic is in their title or abstract): /more lists them."
+
+
 def extractive_answer(
-    filters: Filters, papers: Sequence[Paper], tldrs: dict[str, str], window: tuple[dt.date, dt.date]
+    filters: Filters,
+    papers: Sequence[Paper],
+    tldrs: dict[str, str],
+    window: tuple[dt.date, dt.date],
+    *,
+    more: int = 0,
 ) -> str:
-    """An answer without an LLM: the matching papers, numbered for citation, each with its TL;DR."""
+    """An answer without an LLM: the matching papers, numbered for citation, each with its TL;DR (and its day when
+    the window holds several), then how many more match."""
     subject = subject_of(filters)
     if not papers:
         hint = "Try a wider window (for example 'this month' or 'in 2025') or other words."
         return f"No stored papers {subject} announced {describe_window(window)}. {hint}"
-    noun = "paper" if len(papers) == 1 else "papers"
-    lines = [f"{len(papers)} {noun} {subject} announced {describe_window(window)}:"]
+    total = len(papers) + more
+    noun = "paper" if total == 1 else "papers"
+    shown = f", the best {len(papers)} first" if more else ""
+    lines = [f"{total} {noun} {subject} announced {describe_window(window)}{shown}:"]
+    several_days = window[0] != window[1]
     for n, paper in enumerate(papers, 1):
         tldr = tldrs.get(paper.id, "")
-        lines.append(f"[{n}] {paper.title}" + (f" — {tldr}" if tldr else ""))
+        day = f" ({paper.announced.isoformat()})" if several_days else ""
+        lines.append(f"[{n}] {paper.title}{day}" + (f" — {tldr}" if tldr else ""))
+    if more:
+        lines.append(more_offer(more))
     return "\n".join(lines)
 
 
@@ -466,21 +611,16 @@ async def ask(
         filters = replace(filters, topic=await corrected(core, filters.topic))
     window = await effective_window(core, filters, today)
     if filters.window is None:
-        filters = Filters(
-            filters.topic,
-            TimeWindow(window[0], window[1], ""),
-            filters.authors,
-            filters.categories,
-            filters.restrict_to,
-        )
+        filters = replace(filters, window=TimeWindow(window[0], window[1], ""))
     if not has_words(question):
         # emoji or punctuation only: say so, and keep the conversation's context for the next real question
         return Answer(text=NOTHING_ASKED, citations=(), window=window, filters=filters)
-    found = await retrieve(core, filters, profile=profile)
+    found, offered = await retrieve_all(core, filters, profile=profile)
     # retrieval already filters by the window; this keeps "never cite outside it" true whatever changes upstream
     papers = [r.paper for r in found if window[0] <= r.paper.announced <= window[1]]
+    more = tuple(r.paper for r in offered if window[0] <= r.paper.announced <= window[1])
     tldrs = await shown_tldrs(core, papers)
-    text, cited, usage = extractive_answer(filters, papers, tldrs, window), tuple(papers), {}
+    text, cited, usage = extractive_answer(filters, papers, tldrs, window, more=len(more)), tuple(papers), {}
     if core.llm is not None and papers:
         with usage_run(target=f"ask:{asker or conversation_id or 'cli'}") as run:
             written, problem = await write_answer(core, question, papers, tldrs)
@@ -489,7 +629,9 @@ async def ask(
             text, cited = written.text, written.citations
         else:
             text += f"\n(No LLM answer: {problem}; these are the matching papers.)"
-    answer = Answer(text=text, citations=cited, window=window, filters=filters, usage=usage)
+    if more and cited != tuple(papers):
+        text += "\n" + more_offer(len(more))
+    answer = Answer(text=text, citations=cited, window=window, filters=filters, usage=usage, more=more)
     if conversation_id:
         turn = Turn(
             topic=filters.topic,
@@ -497,6 +639,7 @@ async def ask(
             authors=list(filters.authors),
             categories=list(filters.categories),
             paper_ids=[p.id for p in cited],
+            more_ids=[p.id for p in more],
         )
         await core.repo.save_conversation_state(conversation_id, turn.to_json(), asker, max_age=ttl)
     return answer

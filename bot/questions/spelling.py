@@ -1,7 +1,9 @@
 """Typos in a question's topic words corrected against the words of stored titles.
 
-"difusion language modles" -> "diffusion language model": a word no stored title or abstract contains is
-replaced by the closest title word starting with the same letter; an abbreviation papers never use before the next
+"difusion language modles" -> "diffusion language model": a word no stored title or abstract contains, and that is
+no English word either ("print" stays "print" where no paper prints), is replaced by the closest title word starting
+with the same letter (symspellpy's look-up over the store's own title words, its English word list for the check);
+an abbreviation papers never use before the next
 word is written out as they do ("spec decoding" -> "speculative decoding"); two words that papers write as one
 ("auto encoders") are joined. Words the archive knows are never changed, so names of new methods stay as typed.
 """
@@ -9,16 +11,20 @@ word is written out as they do ("spec decoding" -> "speculative decoding"); two 
 from __future__ import annotations
 
 import asyncio
-import difflib
+import functools
 import re
 from collections import Counter, defaultdict
+from importlib import resources
+
+from symspellpy import SymSpell, Verbosity
+from symspellpy.editdistance import DistanceAlgorithm, EditDistance
 
 from bot.core import Core
 from bot.questions.topics import FILLER, is_term_spelling
 from bot.text.terms import phrase_key, text_tokens
 
 MIN_LENGTH = 4  # shorter words are acronyms or too ambiguous to correct
-CUTOFF = 0.75  # difflib similarity of a typo to its correction ("experst" ~ "expert")
+LONG_WORD = 6  # words this long may be two edits from their correction, shorter ones one
 _WORD = re.compile(r"[^\W\d_][\w\-']*")
 
 
@@ -30,32 +36,39 @@ class TitleVocabulary:
         for title in titles:
             self.counts.update(set(text_tokens(title)))
         self.by_letter: dict[str, list[str]] = defaultdict(list)
-        for word in self.counts:
+        self.speller = SymSpell(max_dictionary_edit_distance=2, prefix_length=7)
+        for word, count in self.counts.items():
             if len(word) >= MIN_LENGTH - 1:
                 self.by_letter[word[0]].append(word)
+                self.speller.create_dictionary_entry(word, count)
 
     def closest(self, word: str) -> str | None:
-        """The known title word closest to `word` (most used first among equally close ones), or None."""
+        """The known title word closest to `word` and starting with its letter (fewest edits, a swap of two letters
+        being one, then the word more titles use), or None."""
         key = "".join(text_tokens(word))
-        found = difflib.get_close_matches(key, self.by_letter.get(key[:1], []), n=6, cutoff=CUTOFF)
-        if not found:
+        if not key:
             return None
-        # fewest edits first (a swap of two letters is one edit), then the word more titles use
-        return min(found, key=lambda w: (edits(key, w), -self.counts[w]))
+        most = 2 if len(key) >= LONG_WORD else 1
+        found = self.speller.lookup(key, Verbosity.CLOSEST, max_edit_distance=most, transfer_casing=False)
+        same_start = [s for s in found if s.term[:1] == key[:1] and s.term != key]
+        if not same_start:
+            return None
+        return min(same_start, key=lambda s: (s.distance, -s.count)).term
+
+
+_DISTANCE = EditDistance(DistanceAlgorithm.DAMERAU_OSA)
 
 
 def edits(a: str, b: str) -> int:
     """Edit distance counting insertions, deletions, substitutions and swaps of adjacent letters."""
-    rows = [list(range(len(b) + 1))]
-    for i in range(1, len(a) + 1):
-        row = [i] + [0] * len(b)
-        for j in range(1, len(b) + 1):
-            cost = 0 if a[i - 1] == b[j - 1] else 1
-            row[j] = min(rows[-1][j] + 1, row[j - 1] + 1, rows[-1][j - 1] + cost)
-            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
-                row[j] = min(row[j], rows[-2][j - 2] + 1)
-        rows.append(row)
-    return rows[-1][-1]
+    return _DISTANCE.compare(a, b, max(len(a), len(b)))
+
+
+@functools.cache
+def english_words() -> frozenset[str]:
+    """The English words of symspellpy's frequency list (a real word is never a typo to correct)."""
+    text = resources.files("symspellpy").joinpath("frequency_dictionary_en_82_765.txt").read_text(encoding="utf-8")
+    return frozenset(line.split(" ", 1)[0] for line in text.splitlines() if line)
 
 
 async def title_vocabulary(core: Core) -> TitleVocabulary:
@@ -81,7 +94,8 @@ async def corrected(core: Core, topic: str) -> str:
     out = await _written_out(core, await _joined(core, topic), vocabulary)
     words = [m for m in _PIECE.finditer(out) if len(m.group(0)) >= MIN_LENGTH]
     frequencies = await core.repo.document_frequencies([m.group(0).lower() for m in words])
-    unknown = [m for m in words if not frequencies.get(m.group(0).lower())]
+    english = english_words()
+    unknown = [m for m in words if not frequencies.get(m.group(0).lower()) and m.group(0).lower() not in english]
     for match in reversed(unknown):
         better = vocabulary.closest(match.group(0))
         if better:

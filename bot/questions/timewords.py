@@ -115,7 +115,8 @@ def find_time_window(question: str, today: dt.date) -> TimeWindow | None:
     rules: list[tuple[str, object]] = [
         (rf"\b(?:between|from)\s+({_DATE})\s+(?:and|to|until|-)\s+({_DATE})", "range"),
         (rf"\b(?:since|from)\s+({_DATE})", "since_date"),
-        (rf"\b(?:since|from)\s+(?:last\s+)?({_WD})\b", "since_weekday"),
+        (rf"\b(?:between|from)\s+({_WD})\s+(?:and|to|until|through|-)\s+({_WD})\b", "weekday_range"),
+        (rf"\bsince\s+(?:last\s+)?({_WD})\b", "since_weekday"),
         (rf"\b(?:on\s+)?({_ISO})\b", "on_date"),
         (r"\btoday\b|\bthis morning\b", "today"),
         (r"\byesterday\b", "yesterday"),
@@ -129,7 +130,7 @@ def find_time_window(question: str, today: dt.date) -> TimeWindow | None:
         (r"\blast\s+month\b|\bprevious\s+month\b", "last_month"),
         (r"\bthis\s+year\b", "this_year"),
         (rf"\bon\s+({_DATE})", "on_date"),
-        (rf"\b(?:on\s+|last\s+)({_WD})\b", "on_weekday"),
+        (rf"\b(?:on\s+|last\s+|from\s+(?:last\s+)?)({_WD})(?:'s)?\b", "on_weekday"),  # "from Tuesday": that day
         (rf"\b({_FULL_WD})\b", "on_weekday"),  # "T. Okita Thursday": a full day name alone
         (rf"\b(?:in|during|from)\s+({_MON})\.?(?:\s+(\d{{4}}))?\b", "in_month"),
         (r"\b(?:in|during)\s+(\d{4})\b", "in_year"),
@@ -155,6 +156,10 @@ def _resolve(
     if kind == "since_date":
         first = parse_date(match.group(1), today)
         return window(first, today, match) if first else None
+    if kind == "weekday_range":
+        first = _last_weekday(today, WEEKDAYS[match.group(1)])
+        length = (WEEKDAYS[match.group(2)] - WEEKDAYS[match.group(1)]) % 7
+        return window(first, first + dt.timedelta(days=length), match)
     if kind == "since_weekday":
         return window(_last_weekday(today, WEEKDAYS[match.group(1)]), today, match)
     if kind == "on_date":

@@ -31,9 +31,12 @@ TERM_SHARE = 0.05  # a named term in fewer papers than this share is specific en
 VERY_GENERIC = 0.4  # a word in more papers than this share ("model", "learning") may be left out of a compound
 GENERIC_SHARE = 0.1  # a unit this common ("LLM", "knowledge") may only say where a rarer one lives
 SPECIFIC_SHARE = 0.01  # a unit this rare ("jailbreaking", "unlearning") is the topic wherever it lives
+SPECIFIC_WEIGHT = math.log(1 / SPECIFIC_SHARE)  # the rarity weight (`_idf`) of a unit that rare
 PART_RATIO = 2.0  # a sub-phrase used at most this many times as often as the whole phrase stands for it
 PARTIAL = 0.4  # what part of a compound's units count for (always below COVERED)
 COVERED = 0.5  # coverage at which a text is about the topic
+SHARED = 0.6  # a unit this share of a previous answer's papers hold does not narrow it down
+MIN_NARROWED = 4  # fewer previous papers than this are too few to tell what they share
 
 # Words that never belong to a topic, wherever they stand.
 META = frozenset(
@@ -48,7 +51,8 @@ FILLER = frozenset(
     yesterday month year since day days last past anything something everything interesting good notable cool
     important worth reading read hi hey publish published released submitted out wrote write written did like such as
     e.g eg etc especially mainly mostly post posts posted posting put putting stuff things thing hey hello anyone
-    someone somebody has have had been lately recently together novel""".split()
+    someone somebody has have had been lately recently together novel ones summarize summarise summary summaries
+    overview looking searching interested want need wondering curious newly i'm im""".split()
 )
 
 
@@ -59,6 +63,7 @@ class TopicEvidence:
     units: tuple[Unit, ...]
     standalone: tuple[Unit, ...] = ()
     exact: bool = False  # words match as written (plurals aside), without inflections
+    anchor: Unit | None = None  # an example of a class counts only beside the class's rarest unit (`anchored`)
 
     @property
     def span(self) -> int:
@@ -83,6 +88,8 @@ class TopicEvidence:
         when the context holds the whole of it ("Jailbreaking" in the title, "jailbreak attacks" in the abstract).
         """
         tokens = Text.of(text)
+        if self.anchor is not None and not self.anchor.where(Text.of(f"{text}\n{context}")):
+            return 0.0
         if self._whole(tokens):
             return 1.0
         total = sum(u.weight for u in self.units)
@@ -108,6 +115,25 @@ class QuestionTopic:
     def coverage(self, text: str, context: str = "") -> float:
         """How much of the best-covered alternative `text` contains (see `TopicEvidence.coverage`)."""
         return max((a.coverage(text, context) for a in self.alternatives), default=0.0)
+
+    def discriminating(self, texts: Sequence[str]) -> QuestionTopic:
+        """The topic as a condition on `texts` (a previous answer's papers): a unit most of them hold says what they
+        share, not what the condition picks ("which of those MoE papers are about routing between experts"), so it
+        becomes optional wherever another unit is left to tell them apart."""
+        if len(texts) < MIN_NARROWED:
+            return self
+        tokens = [Text.of(t) for t in texts]
+        narrowed = []
+        for alternative in self.alternatives:
+            common = [sum(1 for t in tokens if u.where(t)) >= SHARED * len(tokens) for u in alternative.units]
+            if all(common):
+                narrowed.append(alternative)
+                continue
+            units = tuple(replace(u, optional=u.optional or c) for u, c in zip(alternative.units, common, strict=True))
+            limit = SHARED * len(tokens)
+            kept = tuple(u for u in alternative.standalone if sum(1 for t in tokens if u.where(t)) < limit)
+            narrowed.append(replace(alternative, units=units, standalone=kept))
+        return QuestionTopic(tuple(narrowed))
 
 
 def _filler(word: str) -> bool:
@@ -178,6 +204,20 @@ async def evidence(core: Core, text: str, exact: bool = False) -> TopicEvidence:
             tokens = tuple(phrase.split())
             standalone.append(Unit(phrase, (tokens,), (), _idf(total, frequencies.get(phrase, 0))))
     return TopicEvidence(tuple(units), tuple(standalone), exact)
+
+
+def anchored(example: TopicEvidence, head: TopicEvidence) -> TopicEvidence:
+    """An example given for a class ("shrinking the KV cache, i.e. pruning or sharing") in the class's context: a
+    common example word counts only in a text that also holds the class's rarest unit ("pruning" of the KV cache,
+    not of any network). A specific example (a named term, a rare word: "overthinking", "SGD") stands alone."""
+    needed = [u for u in example.units if not u.optional]
+    head_needed = [u for u in head.units if not u.optional]
+    if not needed or not head_needed or any(u.named or u.weight >= SPECIFIC_WEIGHT for u in needed):
+        return example
+    anchor = max(head_needed, key=lambda u: u.weight)
+    if any(u.key == anchor.key for u in example.units):
+        return example
+    return replace(example, anchor=anchor)
 
 
 def _optional(shares: Sequence[float], terms: Sequence[bool], i: int) -> bool:

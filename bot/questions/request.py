@@ -1,0 +1,144 @@
+"""What a question asks besides its topic, read from the role its words play rather than from a list of questions.
+
+- exclusions: "X papers that are not about Y", "X other than Y", "X, but not the Y ones", "skip anything built on
+  Y", "except Y": Y is a topic the listed papers must not be about (`Request.excluded`);
+- a contribution type: "new benchmarks for X", "which papers introduce a dataset for X": the papers must introduce
+  a benchmark or data set (`Request.contribution`, tested by `introduces_benchmark`) and be about X;
+- clarifications: "X, i.e. A or B", "X (A, B, ...)", "X — A, B": the parenthesised or explained words are further
+  alternatives of the same need, written as examples (`as_examples`) for `bot.questions.rag.topic_alternatives`;
+- markup typed into a question (`<b>`, `&amp;`) is no topic.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass
+
+from bot.text.terms import WORD, same_word, text_tokens
+
+# A cue that what follows is excluded, and the relation words that may follow it ("not about", "built on").
+_EXCLUDE = re.compile(
+    r"(?:[,;:\u2014\u2013]\s*|\s+-+\s+|\b)(?:but\s+|and\s+)?(?:(?:that|which|who)\s+(?:are|is|do|does)\s+)?"
+    r"(?:\bnot\b|\bnon-(?=\w)|\bother\s+than\b|\bexcept(?:\s+for)?\b|\bexcluding\b|\bapart\s+from\b|"
+    r"\bskip(?:ping)?\b|\bignor(?:e|ing)\b|\bleave\s+out\b|\bleaving\s+out\b|\bno\s+more\b)",
+    re.IGNORECASE,
+)
+_RELATION = re.compile(
+    r"^\s*(?:(?:anything|any|those|the\s+ones|ones|the|papers?|work|that|which|are|is|ones)\s+)*"
+    r"(?:(?:built|based|relying|focused|centred|centered|done)\s+(?:on|around|with)|using|involving|about|on|"
+    r"regarding|related\s+to|with|for|in)?\s*",
+    re.IGNORECASE,
+)
+_TRAILING = re.compile(r"(?:\s+(?:ones?|papers?|works?|stuff|ones|related|based))+\s*$", re.IGNORECASE)
+_CLAUSE_END = re.compile(r"[.?!;]|\s+(?:and|but)\s+(?:also\s+)?(?:only|just|show|list)\b", re.IGNORECASE)
+
+# "new benchmark(s)/dataset(s)", "introduce a benchmark", "benchmarks for evaluating": the contribution asked for.
+_CONTRIBUTION_WORD = (
+    r"(?<![\w-])(?:benchmarks?|datasets?|data\s+sets?|corpus|corpora|test\s*beds?|test\s+suites?)(?![\w-])"
+)
+_CONTRIBUTION = re.compile(
+    rf"(?:\b(?:introduc\w*|propos\w*|present\w*|releas\w*|new(?:ly)?|contribut\w*|creat\w*|build\w*|offer\w*)\s+)*"
+    rf"(?:\b(?:a|an|any|the|some)\s+)?(?:\b(?:new(?:ly)?|released|public|open)\s+)*"
+    rf"{_CONTRIBUTION_WORD}(?:\s*(?:/|,|\bor\b|\band\b)\s*{_CONTRIBUTION_WORD})*"
+    rf"(?:\s+(?:\bfor\b|\bon\b|\bof\b|\bto\b|\bthat\b)(?:\s+(?:evaluat\w*|test\w*|measur\w*|assess\w*|benchmark\w*))?)?",
+    re.IGNORECASE,
+)
+_INTRODUCES = re.compile(
+    r"\b(?:introduc|present|propos|releas|construct|build|built|curat|creat|develop|contribut|collect|design|"
+    r"establish|offer|open-sourc|assembl)\w*\s+(?:[\w\-\u2019'()]+\s+){0,8}?"
+    r"(?:[\w\-]*bench(?:mark)?s?|datasets?|data\s+sets?|corpus|corpora|test\s*beds?|suites?|arenas?|gyms?)\b",
+    re.IGNORECASE,
+)
+_TITLE_CONTRIBUTION = re.compile(
+    r"(?:bench\w*|datasets?|corpus|corpora|testbeds?|arenas?|gyms?|suites?)\b", re.IGNORECASE
+)
+
+# Clarification markers: what follows explains the need by examples or in other words.
+_CLARIFY = re.compile(
+    r"\s*(?:,\s*)?(?:\bi\.\s?e\.?,?|\bie\.?,|\bnamely\b|\bin\s+other\s+words\b|\bin\s+particular\b|\bfor\s+example\b|"
+    r"\bfor\s+instance\b|\bspecifically\b|\bespecially\b|\u2014|\u2013|\s-{1,2}\s|:)\s*",
+    re.IGNORECASE,
+)
+_PARENTHESES = re.compile(r"\(([^()]*)\)")
+_MARKUP = re.compile(r"<[^<>]{0,40}>")
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """A question's topic text with what it asks besides the topic: topics to exclude and a contribution type."""
+
+    text: str
+    excluded: tuple[str, ...] = ()
+    contribution: str = ""  # "benchmark" when the papers must introduce a benchmark or data set
+
+
+def without_markup(text: str) -> str:
+    """The question without HTML-like tags and entities a person pasted or typed (`<b>MoE</b>` -> `MoE`)."""
+    return html.unescape(_MARKUP.sub(" ", text))
+
+
+def split_exclusions(text: str) -> tuple[str, tuple[str, ...]]:
+    """The question without its exclusions, and each excluded topic ("not about LLMs" -> "LLMs")."""
+    excluded: list[str] = []
+    kept = text
+    while True:
+        cue = _EXCLUDE.search(kept)
+        if cue is None or not kept[: cue.start()].strip(" ,;:-\u2014\u2013"):
+            break
+        tail = kept[cue.end() :]
+        end = _CLAUSE_END.search(tail)
+        phrase = tail[: end.start()] if end else tail
+        rest = tail[end.start() :] if end else ""
+        phrase = _TRAILING.sub("", _RELATION.sub("", phrase, count=1)).strip(" ,;:-\u2014\u2013?!.")
+        if phrase:
+            excluded.append(phrase)
+        kept = kept[: cue.start()] + rest
+    return kept, tuple(excluded)
+
+
+def split_contribution(text: str) -> tuple[str, str]:
+    """The question without the contribution it asks for, and that contribution ("benchmark" or "")."""
+    found = _CONTRIBUTION.search(text)
+    if found is None:
+        return text, ""
+    rest = (text[: found.start()] + " " + text[found.end() :]).strip()
+    if not re.search(r"[^\W\d_]{2,}", rest):
+        return text, ""  # "benchmarks?" alone: the topic is benchmarks
+    return rest, "benchmark"
+
+
+def as_examples(text: str) -> str:
+    """Clarifications written as the examples `topic_alternatives` reads: "X, i.e. A or B" and "X (A, B)" become
+    "X like A or B" and "X like A, B" (parentheses anywhere add their words as further examples)."""
+    inside = [m.group(1) for m in _PARENTHESES.finditer(text)]
+    text = _PARENTHESES.sub(" ", text)
+    head, *explained = _CLARIFY.split(text)
+    examples = [e.strip(" ,") for e in [*explained, *inside] if e.strip(" ,.")]
+    if not examples:
+        return head
+    return f"{head.strip(' ,')} like " + ", ".join(examples)
+
+
+def read_request(text: str) -> Request:
+    """The topic text of a question (time words and authors already removed) with its exclusions and contribution."""
+    kept, excluded = split_exclusions(without_markup(text))
+    kept, contribution = split_contribution(kept)
+    return Request(as_examples(kept), excluded, contribution)
+
+
+def introduces_benchmark(title: str, abstract: str) -> bool:
+    """Whether a paper introduces a benchmark or data set: its title names one, or its abstract says it built one."""
+    return bool(_TITLE_CONTRIBUTION.search(title) or _INTRODUCES.search(abstract))
+
+
+def beyond(topic: str, excluded: str) -> str:
+    """What an exclusion adds to the topic: "quantization other than LLM quantization" excludes LLM papers, not the
+    quantization ones (the excluded words the topic has in any inflection are dropped, unless that leaves none)."""
+    asked = text_tokens(topic)
+
+    def kept(word: re.Match[str]) -> str:
+        return "" if any(same_word(t, "".join(text_tokens(word.group(0)))) for t in asked) else word.group(0)
+
+    left = WORD.sub(kept, excluded)
+    return " ".join(left.split()) if WORD.search(left) else excluded

@@ -1,0 +1,107 @@
+"""Issue 22: what a question asks besides its topic (exclusions, benchmarks, clarifications, follow-ups, one
+author as one person, typos against the store's vocabulary), read from the wording's roles."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+
+from bot.core import Core
+from bot.ingest.save import store_papers
+from bot.models import Paper
+from bot.questions.authors import AuthorIndex, same_person
+from bot.questions.rag import Turn, ask, exact_names, parse_question, topic_alternatives
+from bot.questions.request import beyond, introduces_benchmark, read_request
+from bot.questions.spelling import english_words
+
+FRIDAY = dt.date(2025, 5, 30)
+COMOE, PREMOE = "2505.17553", "2505.17639"
+
+
+def test_exclusions_are_filters_not_topic_words() -> None:
+    assert read_request("machine unlearning papers that are not about LLMs").excluded == ("LLMs",)
+    both = read_request("hallucination papers, but not the vision-language / multimodal ones")
+    assert both.excluded == ("vision-language / multimodal",) and "multimodal" not in both.text
+    assert read_request("multi-agent RL papers — skip anything built on LLM agents").excluded == ("LLM agents",)
+    filters = parse_question("quantization work other than LLM quantization", FRIDAY)
+    # excluding "LLM quantization" from quantization papers excludes the LLM ones, not every quantization paper
+    assert filters.topic == "quantization"
+    assert filters.excluded == ("LLM",)
+    assert beyond("quantization", "LLM quantization") == "LLM"
+
+
+def test_new_benchmark_for_x_is_a_contribution_type_plus_topic() -> None:
+    filters = parse_question("which papers introduce new benchmarks for LLM agents?", FRIDAY)
+    assert filters.contribution == "benchmark" and filters.topic == "LLM agents"
+    assert parse_question("papers on SWE-bench", FRIDAY).contribution == ""  # a name, not a request
+    assert introduces_benchmark("GitGoodBench: A Novel Benchmark", "")
+    assert introduces_benchmark("Agents at work", "We introduce a new large-scale dataset of repositories.")
+    assert not introduces_benchmark("A faster optimizer", "We evaluate on standard benchmarks.")
+
+
+def test_clarifications_are_alternatives_of_the_same_need() -> None:
+    text = read_request("papers on overthinking in reasoning models, i.e. making chain-of-thought shorter").text
+    assert [a.text for a in topic_alternatives(parse_question(text, FRIDAY).topic)][1:] == [
+        "making chain-of-thought shorter"
+    ]
+    assert "(" not in read_request("protein design (binders, peptides)").text
+    assert parse_question(read_request("<b>MoE</b> papers").text, FRIDAY).topic == "MoE"
+
+
+def test_request_wording_is_not_topic() -> None:
+    assert parse_question("summarize the quantization papers from Tuesday", FRIDAY).topic == "quantization"
+    window = parse_question("summarize the quantization papers from Tuesday", FRIDAY).window
+    assert window is not None and window.start == window.end == dt.date(2025, 5, 27)
+    assert parse_question("I'm looking for speech datasets", FRIDAY).topic == "speech"
+
+
+def test_follow_up_phrases_refer_to_the_previous_answer() -> None:
+    previous = Turn("MoE", ("2025-05-26", "2025-05-30"), [], [], [COMOE], [PREMOE])
+    ones = parse_question("and only the ones from this week?", FRIDAY, previous)
+    assert ones.topic == "MoE" and set(ones.restrict_to) == {COMOE, PREMOE} and not ones.narrows
+    routing = parse_question("and the ones about routing?", FRIDAY, previous)
+    assert routing.topic == "routing" and routing.narrows and set(routing.restrict_to) == {COMOE, PREMOE}
+    assert Turn.from_json(previous.to_json()) == previous
+    assert Turn.from_json('{"topic": "x", "window": null, "authors": [], "categories": [], "paper_ids": []}')
+
+
+def test_one_author_is_one_person() -> None:
+    assert same_person("Lei Bai", "Lei Bai") and not same_person("Lei Bai", "Bai Lei")
+    assert same_person("K.-W. Chang", "Kai-Wei Chang") and not same_person("K.-W. Chang", "Kevin Chang")
+    assert same_person("Hinrich Schutze", "Hinrich Schütze") and same_person("Éric Moulines", "Eric Moulines")
+    assert not same_person("Wen Sun", "Wenjie Sun")
+    assert AuthorIndex(["Kai-Wei Chang", "Kevin Chang"]).match("K.-W. Chang").name == "Kai-Wei Chang"
+
+
+def test_exact_names_are_names_and_vocabulary_terms_are_not() -> None:
+    assert [p.pattern for p in exact_names("what is R2R?")] and exact_names("YAQA")[0].search("with YAQA we")
+    assert exact_names("LLM agents") == [] and exact_names("MoE") == []
+    assert not exact_names("YAQA")[0].search("yaqa")
+
+
+def test_real_words_are_never_typos() -> None:
+    assert "print" in english_words() and "experst" not in english_words()
+
+
+async def test_the_answer_offers_the_rest_and_says_how_many_matched(core: Core, demo_papers: list[Paper]) -> None:
+    await store_papers(core, [dataclasses.replace(p, announced=FRIDAY) for p in demo_papers[:120]])
+    answer = await ask(core, "papers on language models", today=FRIDAY, conversation_id="c")
+    listed = len(answer.citations) + len(answer.more)
+    assert answer.more and f"{listed} papers" in answer.text and "/more" in answer.text
+    assert len(answer.citations) <= 15
+
+
+async def test_one_author_never_joins_two_people(core: Core, demo_papers: list[Paper]) -> None:
+    papers = [dataclasses.replace(p, announced=FRIDAY) for p in demo_papers[:200]]
+    first, last = papers[0].authors[0].split()[0], papers[1].authors[-1].split()[-1]
+    mixed = dataclasses.replace(papers[2], authors=(f"{first} Zzz", f"Yyy {last}"))
+    await store_papers(core, [*papers[:2], mixed])
+    answer = await ask(core, f"papers by {first} {last}", today=FRIDAY)
+    assert mixed.id not in {p.id for p in answer.citations}
+
+
+async def test_a_multi_day_answer_gives_each_paper_its_day(core: Core, demo_papers: list[Paper]) -> None:
+    moe = [p for p in demo_papers if p.id in (COMOE, PREMOE)]
+    await store_papers(core, [dataclasses.replace(moe[0], announced=dt.date(2025, 5, 28)), moe[1]])
+    answer = await ask(core, "MoE papers this week", today=FRIDAY)
+    assert "(2025-05-28)" in answer.text
