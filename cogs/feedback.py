@@ -1,10 +1,12 @@
-"""Buttons that teach the ranker, and /up and /down: a press trains only the member who pressed it.
+"""Buttons that teach the ranker, /up and /down, and /reactions: a press trains only the member who pressed it.
 
 The persistent `PaperButton` is registered here, while the bot's `setup_hook` loads this cog, so a thumbs-up on a
 month-old digest still reaches the controller after any number of restarts.
 """
 
 from __future__ import annotations
+
+from typing import Literal
 
 import discord
 from discord import app_commands
@@ -16,7 +18,7 @@ from bot.frontends.discord.send import PaperButton
 
 
 class Feedback(commands.Cog):
-    """Paper buttons (thumbs up/down, more like this, choices) and the /up and /down commands."""
+    """Paper buttons (thumbs up/down, more like this, undo, choices) and the /up, /down and /reactions commands."""
 
     def __init__(self, bot: PaperscoutBot) -> None:
         self.bot = bot
@@ -43,6 +45,17 @@ class Feedback(commands.Cog):
     async def down(self, interaction: discord.Interaction, paper: str) -> None:
         await interaction.response.defer(ephemeral=True, thinking=True)
         await self.bot.run_command(interaction, "down", paper, ephemeral=True)
+
+    @app_commands.command(name="reactions", description="Your 👍/👎, the latest first: take one back or delete all")
+    @app_commands.describe(
+        action="list them (default), undo one, or reset: delete them all (asks first)",
+        which="for undo: its number in the list (1 is the latest) or the paper's arXiv id",
+    )
+    async def reactions(
+        self, interaction: discord.Interaction, action: Literal["list", "undo", "reset"] = "list", which: str = ""
+    ) -> None:
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        await self.bot.run_command(interaction, "reactions", f"{action} {which}", ephemeral=True)
 
     @up.autocomplete("paper")
     @down.autocomplete("paper")

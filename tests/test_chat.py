@@ -116,7 +116,8 @@ async def test_a_member_journey_through_the_controller_survives_restarts(
         down = first.items[0]
         assert [a.value for a in down.actions] == [f"ps:up:{down.id}", f"ps:down:{down.id}", f"ps:more:{down.id}"]
         reply = only_text(await press(ctl, ADA, DM, f"ps:down:{down.id}"))
-        assert "👎 noted" in reply.text and reply.ephemeral
+        assert f"Noted: less like “{down.title[:40]}" in reply.text and reply.ephemeral
+        assert [c.value for c in reply.choices] == [f"ps:undo:{down.id}"]
         second = the_digest(await say(ctl, ADA, DM, "/digest")).digest
         assert down.id not in [item.id for item in second.items]
 

@@ -101,7 +101,7 @@ def test_onboarding_digest_thumbs_down_changes_the_next_digest_then_export_and_f
     assert "novelty" not in out.lower() and "/10" not in out  # no LLM ran: no made-up 1-10 scores
     assert re.search(r"#1 of \d+ papers on 2025-05-26", out)
     downvoted = first[0]
-    assert "👎 noted for" in out
+    assert "Noted: less like “" in out
     assert downvoted not in second
 
     export_text = out.split("> /export\n", 1)[1].split("\n> /forget", 1)[0].split("\n", 1)[1]
@@ -159,3 +159,48 @@ def test_questions_are_answered_with_citations_followed_up_and_forgotten(
             return await core.repo.conversations_of(KEY)
 
     assert asyncio.run(conversations_left()) == []
+
+
+def test_reactions_say_what_they_changed_and_are_listed_undone_and_reset(
+    home: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], embedder: LocalEmbedder
+) -> None:
+    out = console(
+        monkeypatch,
+        capsys,
+        *ONBOARDING,
+        "/digest",
+        "/up 1",
+        "/up 2",
+        "/why 2",
+        "/reactions",
+        "/reactions undo 1",
+        "/reactions",
+        "/reactions reset",
+        "no",
+        "/reactions reset",
+        "1",
+        "/reactions",
+    )
+    # onboarding's two ratings: the digest leaves those papers out, and its footer names no buttons, once
+    rated = asyncio.run(stored(home, embedder))["feedback"]
+    (first, *_) = digests(out)
+    assert len(first) == 15 and not {r.paper_id for r in rated} & set(first)
+    digest_block = out.split("> /digest\n", 1)[1].split("\n> /up 1", 1)[0]
+    assert "button" not in digest_block.lower() and digest_block.count("/up N") == 1
+    assert "2 papers you already rated are left out (/reactions)." in digest_block
+
+    up1 = out.split("> /up 1\n", 1)[1].split("\n> ", 1)[0]
+    assert up1.startswith("Noted: more like “") and "”. Your next digest moves papers " in up1
+    assert "3 reactions so far; /reactions to see or undo them." in up1
+    assert "Undo" not in up1, "the terminal cannot press the Undo button: the text names the command"
+    why = out.split("> /why 2\n", 1)[1].split("\n> ", 1)[0]
+    assert "You gave it a 👍 on " in why and "/reactions to see or undo it." in why
+    listed = out.split("> /reactions\n", 1)[1].split("\n> ", 1)[0]
+    assert listed.startswith("Your 4 reactions, the latest first:\n1. 👍 ")
+    assert f"(arXiv:{first[1]}, " in listed.splitlines()[1] and f"(arXiv:{first[0]}, " in listed.splitlines()[2]
+    undone = out.split("> /reactions undo 1\n", 1)[1].split("\n> ", 1)[0]
+    assert undone.startswith("Undone: your 👍 on “") and "3 reactions left" in undone
+    assert "Kept your reactions." in out
+    assert "Deleted your 3 reactions: your profile alone ranks your digest again." in out
+    assert out.split("> /reactions\n")[-1].startswith("You have no reactions yet")
+    assert asyncio.run(stored(home, embedder))["feedback"] == []

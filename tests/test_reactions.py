@@ -103,7 +103,8 @@ async def test_what_a_reaction_changed_is_what_the_ranking_does(core: Core, stor
         assert phrase.lower() in papers[3].title.lower()
         assert np.mean(moved[holders(phrase, day)]) > 0
     text = reactions.describe_effect(effect)
-    assert text.startswith("Noted: more like this. Your next digest moves papers on ")
+    assert text.startswith(f"Noted: more like “{papers[3].title[:40]}")
+    assert "”. Your next digest moves papers on " in text
     assert f"up (on {papers[0].announced.isoformat()} most of all: “" in text
     assert text.endswith("4 reactions so far; /reactions to see or undo them.")
 

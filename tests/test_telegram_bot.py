@@ -23,6 +23,7 @@ from bot.frontends.telegram.render import render_digest
 from bot.ingest.bundled import EXAMPLE_PROFILE_FILE, bundled_file
 from bot.members.users import deliver_personal_digest, profile_owner
 from bot.models import Digest, Paper, Profile, ScoredPaper, Target, Topic
+from bot.ranking import learn
 from bot.views.model import digest_view
 from tests.conftest import StoreDay
 from tests.fakes.telegram_server import FakeTelegram, Fault, RatePolicy, SentMessage
@@ -172,13 +173,44 @@ async def test_a_thumbs_up_pressed_after_a_restart_is_stored(
     up = f"ps:up:{papers[1].id}"
     assert up in posted.callback_data
     async with telegram_bot(core, tg_settings):  # a new process: nothing in memory about the message
-        query = fake.press_button(ADA, posted.message_id, ADA, up)
-        await fake.wait_until(lambda: fake.callback_answered(query), what="the press to be answered")
+        [noted] = await press(fake, ADA, ADA, posted, up)
     rows = await core.repo.user_feedback_rows(f"telegram:{ADA}")
     assert [(r.paper_id, r.value) for r in rows] == [(papers[1].id, 1)]
-    [answer] = [a for a in fake.callback_answers if a["callback_query_id"] == query]
-    assert "👍" in answer["text"], "a short acknowledgement is the button's toast, not a new message"
-    assert len(fake.sent(ADA)) == 1
+    # what it changed, with an Undo button: a message, not a toast
+    assert noted.text.startswith(f"Noted: more like “{papers[1].title[:30]}") and "1 reaction so far" in noted.text
+    assert noted.callback_data == [f"ps:undo:{papers[1].id}"]
+
+
+async def test_a_reaction_says_what_it_changed_and_is_listed_undone_and_reset(
+    core: Core, tg_settings: Settings, fake: FakeTelegram, store_day: StoreDay
+) -> None:
+    papers = await store_day(core)
+    user = f"telegram:{ADA}"
+    await learn.record_reactions(core, user, {papers[10].id: 1, papers[11].id: -1})  # the learner is in use
+    fake.open_private_chat(ADA)
+    digest = Digest(day=papers[0].announced, profile_name="Ada", scanned=60, items=scored(papers[:3]))
+    async with telegram_bot(core, tg_settings) as bot:
+        await bot.poster.post_digest(Target("telegram", f"dm:{ADA}", "Ada", id=1), digest)
+        [posted] = fake.sent(ADA)
+        [noted] = await press(fake, ADA, ADA, posted, f"ps:up:{papers[1].id}")
+        assert noted.text.startswith(f"Noted: more like “{papers[1].title[:30]}")
+        assert "Your next digest moves papers " in noted.text and "3 reactions so far" in noted.text
+        [undone] = await press(fake, ADA, ADA, noted, f"ps:undo:{papers[1].id}")
+        assert undone.text.startswith("Undone: your 👍 on “") and "2 reactions left" in undone.text
+        assert undone.callback_data == []
+
+        [listed] = await say(fake, ADA, ADA, "/reactions")
+        lines = listed.text.splitlines()
+        assert lines[0] == "Your 2 reactions, the latest first:" and len(lines) == 4
+        assert lines[1].startswith(f"1. 👎 {papers[11].title[:30]}") and lines[2].startswith("2. 👍 ")
+        [asked] = await say(fake, ADA, ADA, "/reactions reset")
+        assert asked.callback_data == ["ps:c:reactions-reset:1", "ps:c:reactions-reset:2"]
+        [kept] = await press(fake, ADA, ADA, asked, "ps:c:reactions-reset:2")
+        assert kept.text == "Kept your reactions." and len(await core.repo.user_feedback_rows(user)) == 2
+        [asked] = await say(fake, ADA, ADA, "/reactions reset")
+        [done] = await press(fake, ADA, ADA, asked, "ps:c:reactions-reset:1")
+        assert done.text == "Deleted your 2 reactions: your profile alone ranks your digest again."
+    assert await core.repo.user_feedback_rows(user) == []
 
 
 async def test_ask_is_answered_with_citations_and_a_reply_continues_it(
@@ -346,10 +378,12 @@ async def test_paper_buttons_in_a_group_answer_the_presser_alone(
         for query in (thumbs, more, stranger):
             await fake.wait_until(lambda q=query: fake.callback_answered(q), what="every press answered")
     toasts = {a["callback_query_id"]: a["text"] for a in fake.callback_answers}
-    assert "👍" in toasts[thumbs] and toasts[more] == "Sent you a direct message."
+    assert toasts[thumbs] == toasts[more] == "Sent you a direct message."
     assert "press Start" in toasts[stranger]
     assert len(fake.sent(GROUP)) == 1, "nothing posted to the group for one member's press"
-    similar = fake.sent(BOB)
+    [noted] = [m for m in fake.sent(BOB) if m.text.startswith("Noted: more like")]
+    assert noted.callback_data == [f"ps:undo:{papers[0].id}"]
+    similar = [m for m in fake.sent(BOB) if m is not noted]
     assert similar and all(papers[0].id not in m.callback_data[0] for m in similar if m.callback_data)
     assert await core.repo.user_feedback_rows(f"telegram:{BOB}")
 

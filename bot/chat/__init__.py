@@ -19,6 +19,7 @@ from bot.chat.messages import (
     Speaker,
     TextReply,
     is_paperscout_button,
+    is_question_choice,
 )
 
 __all__ = [
@@ -37,4 +38,5 @@ __all__ = [
     "Speaker",
     "TextReply",
     "is_paperscout_button",
+    "is_question_choice",
 ]

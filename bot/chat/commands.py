@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bot.chat import admin, digests, members, papers, questions
+from bot.chat import admin, digests, members, papers, questions, reactions
 from bot.chat import setup as channel_setup
 from bot.chat.messages import BUTTON_PREFIX, PAPER_ACTIONS, Incoming, Reply
 from bot.chat.turns import Handler, Turn, text_reply
@@ -90,6 +90,9 @@ COMMANDS: dict[str, Command] = {
     "search": Command(questions.search, "WORDS", "stored papers matching words"),
     "paper": Command(papers.paper, "N|ID", "one paper's card: title, authors, TL;DR, link"),
     "why": Command(papers.why, "N|ID", "why a paper ranks where it does for your profile"),
+    "reactions": Command(
+        reactions.reactions_command, "[undo N|reset]", "your 👍/👎, the latest first; take one back or delete them all"
+    ),
     "profile": Command(members.profile, "", "what your profile says"),
     "edit": Command(
         members.edit,

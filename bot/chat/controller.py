@@ -24,6 +24,7 @@ from bot.chat.members import ForgetConfirmation, OnboardingFlow, onboarding_repl
 from bot.chat.messages import BUTTON_PREFIX, PAPER_ACTIONS, AnswerReply, Incoming, Place, Reply, Speaker
 from bot.chat.papers import PAPER_BUTTONS
 from bot.chat.questions import ask
+from bot.chat.reactions import ResetConfirmation
 from bot.chat.turns import Turn, log_turn, member_profile, text_reply
 from bot.core import Core
 from bot.errors import InputError
@@ -32,7 +33,9 @@ from bot.members import onboarding
 if TYPE_CHECKING:  # the digest poster is only needed for /digest now
     from bot.digests.delivery import Poster
 
-FLOWS = Flows(ForgetConfirmation(), OnboardingFlow(), ChannelSetup())  # which flow takes a turn, in this order
+FLOWS = Flows(
+    ForgetConfirmation(), ResetConfirmation(), OnboardingFlow(), ChannelSetup()
+)  # which flow takes a turn, in this order
 FLOW_COMMANDS = FLOW_WORDS | frozenset(name for flow in FLOWS.flows for name in flow.commands)
 
 

@@ -37,7 +37,7 @@ async def digest(turn: Turn) -> list[Reply]:
     await save_numbering(core, turn.user, view.items)
     replies: list[Reply] = [DigestReply(view)]
     if view.items:
-        replies.append(TextReply("Rate with the buttons or /up N, /down N; your next digest learns from it."))
+        replies.append(TextReply("Rate papers with /up N or /down N: your next digest learns from it (/reactions)."))
     return replies
 
 

@@ -15,7 +15,8 @@ the core's cleaning of untrusted text, but it is still plain text: each front en
 Buttons carry a compact value of at most 64 bytes (Telegram's callback_data limit; Discord allows 100), so a
 button on a month-old message works after a restart without any server-side state:
 
-- ``ps:up:2505.17639``, ``ps:down:…``, ``ps:more:…``, ``ps:why:…`` act on one paper;
+- ``ps:up:2505.17639``, ``ps:down:…``, ``ps:more:…``, ``ps:why:…`` act on one paper, ``ps:undo:…`` takes the
+  presser's reaction to it back;
 - ``ps:c:STEP:N`` picks choice N of the question asked at STEP (a stale button is recognised and answered politely).
 
 A front end passes a pressed button back as ``Incoming(button=value)``; `is_paperscout_button` tells it which
@@ -53,6 +54,11 @@ MAX_BUTTON_BYTES = 64
 def is_paperscout_button(value: str) -> bool:
     """True when a platform's button value (callback data, custom_id) is one of ours."""
     return value.startswith(BUTTON_PREFIX) and len(value.encode()) <= MAX_BUTTON_BYTES
+
+
+def is_question_choice(value: str) -> bool:
+    """True when a button value picks a choice of a question (`choice_button`), which typing its number does too."""
+    return value.startswith(f"{BUTTON_PREFIX}c:")
 
 
 def choice_button(step: str, number: int) -> str:

@@ -1,12 +1,13 @@
-"""One paper at a time: /paper (its card), /up and /down (feedback that teaches the profile), /more (papers like
-it) and /why (its rank explained). Each names a paper by its number in the last list or by its arXiv id."""
+"""One paper at a time: /paper (its card), /up and /down (feedback that teaches the profile, `bot.chat.reactions`),
+/more (papers like it) and /why (its rank explained). Each names a paper by its number in the last list or by its
+arXiv id."""
 
 from __future__ import annotations
 
 from bot.chat.messages import DigestReply, DigestView, Reply, TextReply
 from bot.chat.questions import MAX_LIST
+from bot.chat.reactions import react, undo_button, why_line
 from bot.chat.turns import Turn, member_profile, paper_from_arg, save_numbering, text_reply
-from bot.ranking import learn
 from bot.text.tldr import shown_tldrs
 from bot.views.cards import explain_paper
 from bot.views.model import paper_view
@@ -20,22 +21,14 @@ async def paper(turn: Turn) -> list[Reply]:
     return [TextReply("", cards=(card,))]
 
 
-async def _react(turn: Turn, value: int) -> list[Reply]:
-    found = await paper_from_arg(turn.core, turn.user, turn.args)
-    await learn.record_reaction(turn.core, turn.user, found.id, value)
-    thumb = "👍" if value > 0 else "👎"
-    hint = "" if await member_profile(turn.core, turn.user) else " (/start sets up a profile that learns from it.)"
-    return text_reply(f"{thumb} noted for {found.title}; your next digest learns from it.{hint}", ephemeral=True)
-
-
 async def up(turn: Turn) -> list[Reply]:
-    """/up N|ID: thumbs up."""
-    return await _react(turn, 1)
+    """/up N|ID: thumbs up, and what it changed."""
+    return await react(turn, 1)
 
 
 async def down(turn: Turn) -> list[Reply]:
-    """/down N|ID: thumbs down."""
-    return await _react(turn, -1)
+    """/down N|ID: thumbs down, and what it changed."""
+    return await react(turn, -1)
 
 
 async def more(turn: Turn) -> list[Reply]:
@@ -72,7 +65,9 @@ async def why(turn: Turn) -> list[Reply]:
         profile = target[1] if target else None
     if profile is None:
         return text_reply("/why explains a paper's rank for your profile; /start makes one.", ephemeral=True)
-    return text_reply(await explain_paper(core, found.id, profile), ephemeral=True)
+    explained = await explain_paper(core, found.id, profile)
+    learned = await why_line(core, turn.user, found)
+    return text_reply(explained + (f"\n{learned}" if learned else ""), ephemeral=True)
 
 
-PAPER_BUTTONS = {"up": up, "down": down, "more": more, "why": why}  # what each paper button does
+PAPER_BUTTONS = {"up": up, "down": down, "more": more, "why": why, "undo": undo_button}  # what each button does

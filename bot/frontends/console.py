@@ -24,6 +24,7 @@ from bot.chat import (
     Place,
     Reply,
     Speaker,
+    is_question_choice,
 )
 from bot.core import Core
 from bot.models import Digest, Target
@@ -54,7 +55,7 @@ def render_reply(reply: Reply) -> str:
         view = reply.digest
         text = digest_text(view)
         if any(item.actions for item in view.items):
-            text += "Rate with /up N or /down N, /more N for papers like one, /why N for its reasons.\n"
+            text += "/more N for papers like one, /why N for its reasons.\n"
         return text
     if isinstance(reply, AnswerReply):
         return answer_text(reply.text, reply.citations) + (f"\n{reply.usage_line}" if reply.usage_line else "")
@@ -63,8 +64,10 @@ def render_reply(reply: Reply) -> str:
         return f"{reply.caption} ({reply.name})\n{body}"
     parts = [reply.text] if reply.text else []
     parts += [paper_text(card, indent="     ") for card in reply.cards]
-    if reply.choices:
-        labels = [f"{n}) {choice.label}" for n, choice in enumerate(reply.choices, 1)]
+    # typing a number answers a waiting question; other buttons (Undo) have their command in the text
+    choices = [choice for choice in reply.choices if is_question_choice(choice.value)]
+    if choices:
+        labels = [f"{n}) {choice.label}" for n, choice in enumerate(choices, 1)]
         joined = "   ".join(labels)
         parts.append("  " + joined if len(joined) <= 100 else "\n".join("  " + label for label in labels))
     return "\n".join(parts)

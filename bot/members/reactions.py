@@ -109,6 +109,18 @@ async def effect_of(core: Core, user_key: str, paper: Paper) -> ReactionEffect |
     return await _effect(core, user_key, paper, without, value, 0)
 
 
+async def shift_on_its_day(core: Core, user_key: str, paper: Paper) -> tuple[float, int]:
+    """How far the member's reactions move `paper` against the median paper of its day (cosine units, as the
+    ranking adds them), and how many reactions the learner uses (0: not in use, the shift is 0)."""
+    day = [p for p in await core.repo.papers_on(paper.announced) if p.id != paper.id]
+    found = await core.vectors.found_vectors([paper.id, *(p.id for p in day)])
+    if paper.id not in found:
+        return 0.0, 0
+    ids = [paper.id, *(p.id for p in day if p.id in found)]
+    learned, used = await learn.learned_part(core, user_key, np.stack([found[i] for i in ids]))
+    return float(learned[0] - np.median(learned)), used
+
+
 async def _stored(core: Core, user_key: str) -> list[learn.Reaction]:
     return [learn.Reaction(r.paper_id, r.value) for r in await core.repo.user_feedback_rows(user_key)]
 
@@ -246,7 +258,7 @@ def describe_effect(effect: ReactionEffect) -> str:
     elif effect.previous:
         head = f"Changed to {_thumb(effect.value)}: {'more' if effect.value > 0 else 'less'} like “{title}”."
     else:
-        head = f"Noted: {'more' if effect.value > 0 else 'less'} like this."
+        head = f"Noted: {'more' if effect.value > 0 else 'less'} like “{title}”."
     if not effect.learning:
         needed = learn.MIN_REACTIONS - effect.stored
         if effect.value == 0:

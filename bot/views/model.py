@@ -16,13 +16,14 @@ from bot.models import Digest, Paper, ScoredPaper
 from bot.text.latex import latex_to_text
 from bot.text.tldr import readable
 
-PAPER_ACTIONS = ("up", "down", "more", "why")
-ACTION_LABELS = {"up": "👍", "down": "👎", "more": "More like this", "why": "Why?"}
+PAPER_ACTIONS = ("up", "down", "more", "why", "undo")  # 'undo' takes the member's reaction to the paper back
+ACTION_LABELS = {"up": "👍", "down": "👎", "more": "More like this", "why": "Why?", "undo": "Undo"}
 BUTTON_PREFIX = "ps:"
 
 
 def paper_button(action: str, paper_id: str) -> str:
-    """The button value of a paper action ('up', 'down', 'more', 'why'): 'ps:up:2505.17639' (<= 64 bytes)."""
+    """The button value of a paper action ('up', 'down', 'more', 'why', 'undo'): 'ps:up:2505.17639' (<= 64
+    bytes)."""
     if action not in PAPER_ACTIONS:
         raise ValueError(f"unknown paper action {action!r}")
     return f"{BUTTON_PREFIX}{action}:{paper_id}"
