@@ -203,10 +203,22 @@ async def test_thumbs_up_after_a_restart_is_stored_for_that_member(
         press = fake.press(int(ref), f"ps:up:{papers[1].id}", user=fake.member_id)
         (ack,) = await fake.wait_for_followups(press)
         assert fake.interaction(press).response_type == 5
-        assert ack["flags"] & 64 and "👍" in ack["content"]
-    member_rows = await core.repo.user_feedback_rows(f"discord:{fake.member_id}")
-    assert [(r.paper_id, r.value) for r in member_rows] == [(papers[1].id, 1)]
-    assert await core.repo.user_feedback_rows(f"discord:{fake.owner_id}") == []
+        # only for the presser: what it changed, and an Undo button
+        assert ack["flags"] & 64 and ack["content"].startswith("Noted: more like “")
+        undo = f"ps:undo:{papers[1].id}"
+        assert [c["custom_id"] for row in ack["components"] for c in row["components"]] == [undo]
+        member_rows = await core.repo.user_feedback_rows(f"discord:{fake.member_id}")
+        assert [(r.paper_id, r.value) for r in member_rows] == [(papers[1].id, 1)]
+        assert await core.repo.user_feedback_rows(f"discord:{fake.owner_id}") == []
+
+        (undone,) = await fake.wait_for_followups(fake.press(int(ack["id"]), undo, user=fake.member_id))
+        assert undone["flags"] & 64 and undone["content"].startswith("Undone: your 👍 on “")
+        assert await core.repo.user_feedback_rows(f"discord:{fake.member_id}") == []
+
+        await synced(fake)
+        listed = fake.slash("reactions", user=fake.member_id)
+        (shown,) = await fake.wait_for_followups(listed)
+        assert shown["flags"] & 64 and shown["content"].startswith("You have no reactions yet")
     no_refusals(fake)
 
 

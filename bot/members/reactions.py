@@ -28,6 +28,7 @@ MAX_WORD_SHARE = 0.1  # a word in more of the day's papers than this names no to
 MIN_WORD_PAPERS = 2  # a word in fewer of the day's papers says nothing about how papers moved
 MIN_MOVE = 1e-4  # cosine units: less than this is no movement at all
 MAX_LISTED = 50  # reactions listed at once
+MAX_TITLE = 200  # characters of a title named in full (arXiv titles are shorter); examples get 80
 
 
 @dataclass(frozen=True, slots=True)
@@ -249,7 +250,7 @@ def _movement(effect: ReactionEffect, *, again: bool = False) -> str:
 def describe_effect(effect: ReactionEffect) -> str:
     """The reply to a 👍/👎 or an undo: what it changed, how many reactions there are, and how to see or undo them."""
     tail = f"{_count(effect.stored)} so far; /reactions to see or undo them."
-    title = _clip(effect.paper.title)
+    title = _clip(effect.paper.title, MAX_TITLE)
     if effect.value == effect.previous:
         return f"You had already given “{title}” a {_thumb(effect.value)}; nothing changed. {tail}"
     if effect.value == 0:
@@ -300,7 +301,7 @@ def describe_reactions(rows: Sequence[FeedbackRecord], *, limit: int = MAX_LISTE
         return "You have no reactions yet: 👍 or 👎 a paper (/up N, /down N) and your digest learns from it."
     lines = [f"Your {_count(len(rows))}, the latest first:"]
     for number, row in enumerate(rows[:limit], 1):
-        title = _clip(row.title) if row.title else "(paper not stored)"
+        title = _clip(row.title, MAX_TITLE) if row.title else "(paper not stored)"
         lines.append(f"{number}. {_thumb(row.value)} {title} (arXiv:{row.paper_id}, {row.at[:10]})")
     if len(rows) > limit:
         lines.append(f"… and {len(rows) - limit} older ones.")
