@@ -11,6 +11,7 @@ Below `learn.MIN_REACTIONS` the learner is not in use, and the reply says so.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import replace as dc_replace
@@ -80,19 +81,23 @@ async def react(core: Core, user_key: str, paper: Paper, value: int) -> Reaction
     """Store a thumbs up (+1) or down (-1) for `paper` and say what it changed."""
     before = await _stored(core, user_key)
     previous = next((r.value for r in before if r.paper_id == paper.id), 0)
-    if previous != value:
-        await learn.record_reaction(core, user_key, paper.id, value)
-    return await _effect(core, user_key, paper, before, value, previous)
+    if previous == value:
+        return ReactionEffect(paper, value, previous, len(before), learning=False, direction=0)
+    probe = await _probe(core, {r.paper_id for r in before} | {paper.id})
+    then = await learn.learned_part(core, user_key, probe.vectors)  # the model in use until now: no training
+    await learn.record_reaction(core, user_key, paper.id, value)
+    return await _effect(core, user_key, paper, value, previous, probe, then)
 
 
 async def undo(core: Core, user_key: str, which: str) -> ReactionEffect:
     """Remove the reaction `which` names (see `find_reaction`) from what the learner uses; say what that changed."""
     row = await find_reaction(core, user_key, which)
-    before = await _stored(core, user_key)
-    await learn.remove_reaction(core, user_key, row.paper_id)
     found = await core.repo.get_papers([row.paper_id])
     paper = found[0] if found else _unstored(row)
-    return await _effect(core, user_key, paper, before, 0, row.value)
+    probe = await _probe(core, {r.paper_id for r in await _stored(core, user_key)})
+    then = await learn.learned_part(core, user_key, probe.vectors)
+    await learn.remove_reaction(core, user_key, row.paper_id)
+    return await _effect(core, user_key, paper, 0, row.value, probe, then)
 
 
 async def reset(core: Core, user_key: str) -> int:
@@ -106,20 +111,27 @@ async def effect_of(core: Core, user_key: str, paper: Paper) -> ReactionEffect |
     value = next((r.value for r in now if r.paper_id == paper.id), 0)
     if not value:
         return None
+    probe = await _probe(core, {r.paper_id for r in now})
     without = [r for r in now if r.paper_id != paper.id]
-    return await _effect(core, user_key, paper, without, value, 0)
+    then = await learn.learned_part(core, user_key, probe.vectors, without)  # trained anew, without it
+    return await _effect(core, user_key, paper, value, 0, probe, then)
 
 
 async def shift_on_its_day(core: Core, user_key: str, paper: Paper) -> tuple[float, int]:
     """How far the member's reactions move `paper` against the median paper of its day (cosine units, as the
     ranking adds them), and how many reactions the learner uses (0: not in use, the shift is 0)."""
     day = [p for p in await core.repo.papers_on(paper.announced) if p.id != paper.id]
-    found = await core.vectors.found_vectors([paper.id, *(p.id for p in day)])
+    found = await _day_vectors(core, paper.announced, [paper.id, *(p.id for p in day)])
     if paper.id not in found:
         return 0.0, 0
     ids = [paper.id, *(p.id for p in day if p.id in found)]
     learned, used = await learn.learned_part(core, user_key, np.stack([found[i] for i in ids]))
     return float(learned[0] - np.median(learned)), used
+
+
+async def _day_vectors(core: Core, day: dt.date, ids: Sequence[str]) -> dict[str, np.ndarray]:
+    """The vectors of a day's papers from the in-memory window index (read from the store once per process)."""
+    return (await core.vectors.window_index(day, day)).vectors(ids)
 
 
 async def _stored(core: Core, user_key: str) -> list[learn.Reaction]:
@@ -138,32 +150,47 @@ def _unstored(row: FeedbackRecord) -> Paper:
     )
 
 
-async def _effect(
-    core: Core, user_key: str, paper: Paper, before: Sequence[learn.Reaction], value: int, previous: int
-) -> ReactionEffect:
-    """Compare the learned part of the latest day's scores now with `before` (the reactions before the change)."""
-    stored = len(await core.repo.user_feedback_rows(user_key))
-    base = ReactionEffect(paper, value, previous, stored, learning=False, direction=0)
-    if value == previous:
-        return base
+@dataclass(frozen=True, slots=True)
+class _Probe:
+    """The latest stored day's papers (but those rated) with their vectors: where a change is measured."""
+
+    day: dt.date | None
+    papers: list[Paper]
+    vectors: np.ndarray
+
+
+async def _probe(core: Core, rated: set[str]) -> _Probe:
     day = await core.repo.latest_day()
     if day is None:
-        return base
-    rated = {r.paper_id for r in before} | {paper.id}
-    sample = [p for p in await core.repo.papers_on(day) if p.id not in rated]
-    found = await core.vectors.found_vectors([p.id for p in sample])
-    sample = [p for p in sample if p.id in found]
-    vecs = np.stack([found[p.id] for p in sample]) if sample else np.zeros((0, 1), dtype=np.float32)
-    now, n_now = await learn.learned_part(core, user_key, vecs)
-    then, n_then = await learn.learned_part(core, user_key, vecs, before)
+        return _Probe(None, [], np.zeros((0, 1), dtype=np.float32))
+    papers = [p for p in await core.repo.papers_on(day) if p.id not in rated]
+    found = await _day_vectors(core, day, [p.id for p in papers])
+    papers = [p for p in papers if p.id in found]
+    vectors = np.stack([found[p.id] for p in papers]) if papers else np.zeros((0, 1), dtype=np.float32)
+    return _Probe(day, papers, vectors)
+
+
+async def _effect(
+    core: Core,
+    user_key: str,
+    paper: Paper,
+    value: int,
+    previous: int,
+    probe: _Probe,
+    then: tuple[np.ndarray, int],
+) -> ReactionEffect:
+    """Compare the learned part of the probe's scores now with `then` (before the change)."""
+    stored = len(await core.repo.user_feedback_rows(user_key))
+    now, n_now = await learn.learned_part(core, user_key, probe.vectors)
+    before, n_then = then
     learning = bool(n_now or n_then)
-    if not learning or not sample:
-        return ReactionEffect(paper, value, previous, stored, learning=learning, direction=0, day=day)
-    delta = (now - np.median(now)) - (then - np.median(then))
+    if not learning or not probe.papers:
+        return ReactionEffect(paper, value, previous, stored, learning=learning, direction=0, day=probe.day)
+    delta = (now - np.median(now)) - (before - np.median(before))
     direction = 1 if value > previous else -1
     moved = direction * delta
     if float(moved.max()) < MIN_MOVE:
-        return ReactionEffect(paper, value, previous, stored, learning=True, direction=0, day=day)
+        return ReactionEffect(paper, value, previous, stored, learning=True, direction=0, day=probe.day)
     best = [int(i) for i in np.argsort(-moved, kind="stable")[:2] if moved[int(i)] >= MIN_MOVE]
     return ReactionEffect(
         paper,
@@ -172,9 +199,9 @@ async def _effect(
         stored,
         learning=True,
         direction=direction,
-        words=topic_words(paper, sample, moved),
-        day=day,
-        examples=tuple(sample[i].title for i in best),
+        words=topic_words(paper, probe.papers, moved),
+        day=probe.day,
+        examples=tuple(probe.papers[i].title for i in best),
     )
 
 
@@ -185,7 +212,7 @@ def topic_words(paper: Paper, papers: Sequence[Paper], moved: np.ndarray) -> tup
     order, neighbours joined into one phrase."""
     if not len(papers):
         return ()
-    token_sets = [set(text_tokens(f"{p.title} {p.abstract}")) for p in papers]
+    token_sets = [_paper_tokens(p.title, p.abstract) for p in papers]
     typical = float(np.median(np.abs(moved)))
     limit = max(MIN_WORD_PAPERS, int(MAX_WORD_SHARE * len(papers)))
     spans = [(match, text_tokens(match.group())) for match in WORD.finditer(paper.title)]
@@ -213,6 +240,12 @@ def topic_words(paper: Paper, papers: Sequence[Paper], moved: np.ndarray) -> tup
                 continue
         phrases.append(word)
     return tuple(phrases)
+
+
+@functools.lru_cache(maxsize=4096)
+def _paper_tokens(title: str, abstract: str) -> frozenset[str]:
+    """The words of a paper (a day's papers are read again at every reaction)."""
+    return frozenset(text_tokens(f"{title} {abstract}"))
 
 
 def _as_in_a_sentence(word: str) -> str:
