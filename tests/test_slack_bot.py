@@ -172,7 +172,8 @@ async def test_a_button_press_is_feedback_of_the_presser_answered_only_to_them(
         envelope = await fake.wait_for_ack(fake.press_button(ADA, message, f"ps:up:{papers[1].id}"))
         assert envelope.acked_in_time
         [noted] = await fake.wait_for_posted(PAPERS, 1, user=ADA)
-    assert noted.via == "response_url" and noted.visible_text.startswith("👍 noted for")
+    assert noted.via == "response_url" and noted.visible_text.startswith("Noted: more like “")
+    assert [b["value"] for b in noted.buttons] == [f"ps:undo:{papers[1].id}"]  # what it changed, and Undo
     assert [(f.paper_id, f.value) for f in await core.repo.user_feedback_rows(f"slack:{ADA}")] == [(papers[1].id, 1)]
     assert fake.posted(PAPERS, user=CLEO) == [] and len(fake.posted(PAPERS)) == 1
 
