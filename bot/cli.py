@@ -535,6 +535,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="only check that a paperscout run is alive in this state directory (for container healthchecks)",
     )
 
+    topics = sub.add_parser(
+        "topics", help="group any papers (JSON lines) into a two-level tree of named topics; nothing is stored"
+    )
+    topics.add_argument(
+        "--jsonl", required=True, metavar="FILE", help="one JSON object a line: 'id' and 'title'+'abstract' or 'text'"
+    )
+    topics.add_argument("--json", action="store_true", help="print the tree as JSON")
+
     db = sub.add_parser("db", help="show what the state directory holds")
     db.add_argument(
         "--refresh-vectors",
@@ -549,6 +557,20 @@ def build_parser() -> argparse.ArgumentParser:
     db.add_argument("--wait", action="store_true", help="wait for another writer of the archive to finish")
     db.set_defaults(handler=cmd_db)
     return parser
+
+
+def topics_main(args: argparse.Namespace, settings: Settings) -> int:
+    """`paperscout topics`: read the papers, embed them, group them and print the tree."""
+    from bot.core import make_embedder
+    from bot.topictree.build import build_topic_tree, paper_text_vectors
+    from bot.topictree.papers_file import read_papers
+    from bot.views.topic_tree import tree_text
+
+    papers = read_papers(args.jsonl)
+    vectors = paper_text_vectors(make_embedder(settings).embed, papers)
+    tree = build_topic_tree(papers, vectors)
+    print(json.dumps(tree.as_json(), ensure_ascii=False, indent=2) if args.json else tree_text(tree))
+    return 0
 
 
 def settings_for(args: argparse.Namespace, settings: Settings) -> Settings:
@@ -613,6 +635,8 @@ def _main(args: argparse.Namespace, service: bool) -> int:
             return doctor_main(offline=args.offline, running=args.running, verbose=args.verbose)
         settings = load_settings()
         configure_logging(args.verbose, settings, service=service)  # now with the configured secrets to mask
+        if args.command == "topics":  # opens no store: the papers come from the file and nothing is kept
+            return topics_main(args, settings)
         return asyncio.run(run(args, settings))
     except PaperscoutError as exc:
         _error(f"paperscout: error: {one_line_error(exc)}")

@@ -1,4 +1,5 @@
 """What a paper, a digest and a card look like before any platform styles them: the structured views (`model`),
-their Markdown, plain-text and JSON renderings (`render`), and `/paper` and `/why` (`cards`).
-May import: models, errors, core, digests, text.
+their Markdown, plain-text and JSON renderings (`render`), `/paper` and `/why` (`cards`), and a topic tree as plain
+text (`topic_tree`).
+May import: models, errors, core, digests, text, topictree.
 """

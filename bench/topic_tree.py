@@ -1,0 +1,138 @@
+"""The week as a topic tree (issue 24): agreement with human conference notes, headings side by side, and speed.
+
+1. Conference notes (`conferences/icml-2025-orals.jsonl`: papers with the human's topic path): each paper is embedded
+   as paperscout stores papers (title and abstract excerpt, plus title) and grouped by `bot.topictree`. The top level
+   is compared with the human's top-level topics by adjusted mutual information (AMI), beside k-means on the same
+   MiniLM vectors with k = the number of human topics (mean of 10 seeds) and with the tree's own k. Then each of our
+   topics beside the human headings of its papers. `neurips-2025-highlights.jsonl` has no topics: its headings only.
+2. Speed: 2,000 papers of a week (the four shared arXiv days, 1,609 papers, and the first 391 again), vectors
+   computed once and cached (`--cache`), grouped with `build_topic_tree`: wall and CPU seconds, median of `--runs`.
+
+    .venv/bin/python bench/topic_tree.py [--data ../shared/data] [--cache DIR] [--runs 3] [--skip-speed]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import time
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+from sklearn.cluster import KMeans
+from sklearn.metrics import adjusted_mutual_info_score
+
+from bot.embeddings.embedder import LocalEmbedder
+from bot.topictree.build import build_topic_tree, paper_text_vectors
+from bot.topictree.tree import PaperText, TopicTree
+
+SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+WEEK_SIZE = 2000
+
+
+def read_lines(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def conference_papers(rows: list[dict]) -> list[PaperText]:
+    return [
+        PaperText(str(i), r["title"], r.get("quote") or r.get("abstract") or r["title"]) for i, r in enumerate(rows)
+    ]
+
+
+def kmeans_ami(vectors: np.ndarray, truth: list[str], k: int, seeds: int = 10) -> float:
+    scores = [
+        adjusted_mutual_info_score(truth, KMeans(k, n_init=10, random_state=s).fit_predict(vectors))
+        for s in range(seeds)
+    ]
+    return float(np.mean(scores))
+
+
+def side_by_side(tree: TopicTree, rows: list[dict]) -> list[str]:
+    lines = ["| our heading (papers) | human headings of its papers |", "| --- | --- |"]
+    for topic in tree.topics:
+        for depth, group in [(0, topic), *((1, sub) for sub in topic.subtopics)]:
+            humans = Counter(" > ".join(rows[int(p.id)]["topic"]) for p in group.all_papers())
+            shown = "; ".join(f"{name} ({n})" if n > 1 else name for name, n in humans.most_common())
+            name = f"{topic.name} > {group.name}" if depth else f"**{group.name}**"
+            lines.append(f"| {name} ({len(group.all_papers())}) | {shown} |")
+    return lines
+
+
+def conference(embedder: LocalEmbedder, data: Path) -> None:
+    rows = read_lines(data / "conferences" / "icml-2025-orals.jsonl")
+    papers = conference_papers(rows)
+    vectors = paper_text_vectors(embedder.embed, papers)
+    tree = build_topic_tree(papers, vectors)
+    labels = tree.labels()
+    truth = [r["topic"][0] for r in rows]
+    ours = adjusted_mutual_info_score(truth, [labels[p.id] for p in papers])
+    k_human = len(set(truth))
+    print(f"ICML 2025 orals: {len(rows)} papers, {k_human} human top-level topics, our tree {len(tree.topics)}")
+    print(f"  AMI topic tree (top level)          {ours:.3f}")
+    print(f"  AMI k-means, k={k_human} (human's)        {kmeans_ami(vectors, truth, k_human):.3f}")
+    print(f"  AMI k-means, k={len(tree.topics)} (the tree's)      {kmeans_ami(vectors, truth, len(tree.topics)):.3f}")
+    print()
+    print("\n".join(side_by_side(tree, rows)))
+    print()
+    rows = read_lines(data / "conferences" / "neurips-2025-highlights.jsonl")
+    papers = conference_papers(rows)
+    tree = build_topic_tree(papers, paper_text_vectors(embedder.embed, papers))
+    print(f"NeurIPS 2025 highlights (titles only, no human topics): {len(rows)} papers")
+    for topic in tree.topics:
+        subs = " | ".join(f"{s.name} ({len(s.papers)})" for s in topic.subtopics)
+        print(f"  {topic.name} ({len(topic.all_papers())})" + (f": {subs}" if subs else ""))
+    print()
+
+
+def week(embedder: LocalEmbedder, data: Path, cache: Path) -> tuple[list[PaperText], np.ndarray]:
+    rows = [row for path in sorted((data / "arxiv").glob("*.jsonl")) for row in read_lines(path)]
+    papers = [PaperText(r["id"], r["title"], r["abstract"]) for r in rows]
+    cached = cache / f"week-{len(papers)}-vectors.npy"
+    if cached.exists():
+        vectors = np.load(cached)
+    else:
+        print(f"embedding {len(papers)} papers once (cached in {cached}) ...", flush=True)
+        vectors = paper_text_vectors(embedder.embed, papers)
+        cache.mkdir(parents=True, exist_ok=True)
+        np.save(cached, vectors)
+    extra = WEEK_SIZE - len(papers)
+    papers += [PaperText(f"{p.id}-again", p.title, p.abstract) for p in papers[:extra]]
+    return papers, np.vstack([vectors, vectors[:extra]])
+
+
+def speed(papers: list[PaperText], vectors: np.ndarray, runs: int) -> None:
+    walls, cpus = [], []
+    for _ in range(runs):
+        wall, cpu = time.perf_counter(), time.process_time()
+        tree = build_topic_tree(papers, vectors)
+        walls.append(time.perf_counter() - wall)
+        cpus.append(time.process_time() - cpu)
+    subtopics = sum(len(t.subtopics) for t in tree.topics)
+    print(f"Speed: {len(papers)} papers -> {len(tree.topics)} topics, {subtopics} subtopics")
+    print(f"  first run (background corpus read): wall {walls[0]:.2f} s, CPU {cpus[0]:.2f} s")
+    print(f"  median of {runs}: wall {statistics.median(walls):.2f} s, CPU {statistics.median(cpus):.2f} s")
+    print(f"  load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    for topic in tree.topics:
+        subs = " | ".join(f"{s.name} ({len(s.papers)})" for s in topic.subtopics)
+        print(f"  {topic.name} ({len(topic.all_papers())})" + (f": {subs}" if subs else ""))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data", type=Path, default=SHARED_DATA)
+    parser.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "paperscout-bench")
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--skip-speed", action="store_true")
+    args = parser.parse_args()
+    embedder = LocalEmbedder()
+    conference(embedder, args.data)
+    if not args.skip_speed:
+        speed(*week(embedder, args.data, args.cache), args.runs)
+
+
+if __name__ == "__main__":
+    main()

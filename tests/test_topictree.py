@@ -1,0 +1,199 @@
+"""The week as a topic tree (issue 24): grouping, headings, the JSON-lines input and `paperscout topics`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from bot.cli import main
+from bot.errors import InputError
+from bot.models import Paper
+from bot.topictree.build import MAX_PAPERS, build_topic_tree
+from bot.topictree.grouping import MAX_TOPICS, topic_bounds
+from bot.topictree.papers_file import read_papers
+from bot.topictree.tree import PaperText
+from bot.topictree.words import heading_case
+
+# Three themes a reader would name, each written by several papers in their own words.
+THEMES = {
+    "Speculative decoding": [
+        ("Faster Speculative Decoding with Draft Trees", "We accelerate inference with a tree of draft tokens."),
+        ("Speculative Decoding for Long Contexts", "A draft model proposes tokens that the target verifies."),
+        ("Adaptive Speculative Decoding", "We tune the draft length per step to speed up generation."),
+        ("Self-Speculative Decoding without a Draft Model", "Early layers draft tokens and the full model checks."),
+    ],
+    "Graph neural networks": [
+        ("Graph Neural Networks for Molecules", "Message passing over molecular graphs predicts properties."),
+        ("Oversmoothing in Deep Graph Neural Networks", "We study why node features collapse with depth."),
+        ("Expressive Graph Neural Networks", "Beyond the Weisfeiler-Lehman test with subgraph features."),
+        ("Graph Neural Networks on Heterophilous Graphs", "Neighbours with different labels need other filters."),
+    ],
+    "Protein structure": [
+        ("Protein Structure Prediction from Sequence", "We fold proteins with an equivariant transformer."),
+        ("Diffusion over Protein Structure", "Generating backbones for protein design with diffusion."),
+        ("Protein Structure Tokenizers", "Discrete tokens for protein structure enable language modelling."),
+        ("Evaluating Protein Structure Models", "A benchmark of folding accuracy across protein families."),
+    ],
+}
+
+
+def themed_papers() -> tuple[list[PaperText], np.ndarray, list[str]]:
+    """The themes' papers, interleaved, with vectors near one direction per theme (what MiniLM gives such papers)."""
+    rng = np.random.default_rng(0)
+    centres = rng.normal(size=(len(THEMES), 384))
+    papers, vectors, truth = [], [], []
+    for i in range(4):
+        for t, (theme, rows) in enumerate(THEMES.items()):
+            title, abstract = rows[i]
+            papers.append(PaperText(f"p{t}{i}", title, abstract))
+            vectors.append(centres[t] + 0.3 * rng.normal(size=384))
+            truth.append(theme)
+    return papers, np.asarray(vectors, dtype=np.float32), truth
+
+
+def test_papers_on_three_themes_make_three_topics_named_by_their_shared_phrase() -> None:
+    papers, vectors, truth = themed_papers()
+    tree = build_topic_tree(papers, vectors)
+    assert tree.paper_count == len(papers)
+    found = {topic.name: {p.id for p in topic.all_papers()} for topic in tree.topics}
+    expected = {theme: {p.id for p, t in zip(papers, truth, strict=True) if t == theme} for theme in THEMES}
+    assert found == expected
+    for topic in tree.topics:
+        assert all(p.line for p in topic.all_papers()), "every paper has its one line"
+
+
+def test_a_real_day_makes_a_two_level_tree_of_readable_headings(
+    embedded_day: tuple[list[Paper], np.ndarray],
+) -> None:
+    day, vectors = embedded_day
+    papers = [PaperText(p.id, p.title, p.abstract, url=p.url) for p in day]
+    tree = build_topic_tree(papers, vectors)
+    ids = [p.id for topic in tree.topics for p in topic.all_papers()]
+    assert sorted(ids) == sorted(p.id for p in day), "every paper exactly once"
+    low, high = topic_bounds(len(papers))
+    assert low <= len(tree.topics) <= high
+    assert any(topic.subtopics for topic in tree.topics), "a large topic is split"
+    names = [t.name for t in tree.topics]
+    assert len(set(names)) == len(names), names
+    for topic in tree.topics:
+        sub_names = [s.name for s in topic.subtopics]
+        assert topic.name not in sub_names
+        assert len(set(sub_names)) == len(sub_names)
+        for name in [topic.name, *sub_names]:
+            assert name[0].isupper() and "," not in name and len(name) <= 48, name
+    sizes = [len(t.all_papers()) for t in tree.topics]
+    assert sizes == sorted(sizes, reverse=True)
+
+
+def test_heading_case_keeps_acronyms_and_lowers_the_rest() -> None:
+    assert heading_case("Graph Neural Networks") == "Graph neural networks"
+    assert heading_case("LLMs for Math") == "LLMs for math"
+    assert heading_case("Physics-Informed Neural Networks") == "Physics-informed neural networks"
+    assert heading_case("low-rank adaptation of LoRA") == "Low-rank adaptation of LoRA"
+    assert heading_case("Text-to-SQL") == "Text-to-SQL"
+
+
+def test_bounds_on_the_number_of_topics() -> None:
+    assert topic_bounds(27) == (3, 9)
+    assert topic_bounds(2000) == (MAX_TOPICS, MAX_TOPICS)
+    assert topic_bounds(5) == (1, 1)
+
+
+def test_few_papers_make_one_topic_and_too_many_are_refused() -> None:
+    papers, vectors, _ = themed_papers()
+    tree = build_topic_tree(papers[:2], vectors[:2])
+    assert len(tree.topics) == 1 and tree.paper_count == 2
+    assert build_topic_tree([], np.zeros((0, 384))).topics == ()
+    many = [PaperText(str(i), "t", "a") for i in range(MAX_PAPERS + 1)]
+    with pytest.raises(InputError, match="too many"):
+        build_topic_tree(many, np.zeros((len(many), 4)))
+
+
+def write_lines(path: Path, *records: object) -> Path:
+    path.write_text("\n".join(r if isinstance(r, str) else json.dumps(r) for r in records) + "\n", encoding="utf-8")
+    return path
+
+
+def test_the_papers_file_takes_any_ids_and_either_title_and_abstract_or_text(tmp_path: Path) -> None:
+    path = write_lines(
+        tmp_path / "p.jsonl",
+        {"id": "2505.17083v2", "title": "A title", "abstract": "An abstract."},
+        {"id": 7, "text": "Reading lists as trees. We group any papers into topics."},
+        "",
+        {"id": "mine-1", "title": "Old", "abstract": "Replaced by the next line."},
+        {"id": "mine-1", "title": "New", "abstract": "The later line wins."},
+    )
+    papers = read_papers(path)
+    assert [p.id for p in papers] == ["2505.17083v2", "7", "mine-1"]
+    assert papers[0].url == "https://arxiv.org/abs/2505.17083"
+    assert papers[1].title == "Reading lists as trees." and papers[1].url == ""
+    assert papers[2].title == "New"
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("{not json", "not valid JSON"),
+        ('["a list"]', "expected a JSON object"),
+        ('{"title": "t", "abstract": "a"}', "'id' must be"),
+        ('{"id": "x", "title": "only a title"}', "give 'title' and 'abstract', or 'text'"),
+        ('{"id": "x", "text": 5}', "'text' must be text"),
+        (json.dumps({"id": "x" * 500, "text": "t"}), "'id' has 500 characters"),
+        (json.dumps({"id": "x", "text": "t" * 200_000}), "a record is at most"),
+    ],
+)
+def test_a_bad_line_is_one_clear_error_naming_file_and_line(tmp_path: Path, line: str, message: str) -> None:
+    path = write_lines(tmp_path / "bad.jsonl", {"id": "ok", "text": "Fine."}, line)
+    with pytest.raises(InputError, match=message) as caught:
+        read_papers(path)
+    assert f"{path}:2" in str(caught.value)
+
+
+def test_an_empty_or_missing_file_is_an_error(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="no papers"):
+        read_papers(write_lines(tmp_path / "empty.jsonl", ""))
+    with pytest.raises(InputError, match="no such file"):
+        read_papers(tmp_path / "absent.jsonl")
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("PAPERSCOUT_HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("PAPERSCOUT_CONFIG", raising=False)
+    return tmp_path / "home"
+
+
+def test_topics_command_prints_the_tree_as_json_and_stores_nothing(
+    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], embedded_day: tuple[list[Paper], np.ndarray]
+) -> None:
+    day, _ = embedded_day
+    path = write_lines(
+        tmp_path / "list.jsonl", *({"id": f"r{i}", "title": p.title, "abstract": p.abstract} for i, p in enumerate(day))
+    )
+    assert main(["topics", "--jsonl", str(path), "--json"]) == 0
+    tree = json.loads(capsys.readouterr().out)
+    ids = [
+        paper["id"]
+        for topic in tree["topics"]
+        for group in (topic.get("subtopics") or [topic])
+        for paper in group["papers"]
+    ]
+    assert sorted(ids) == sorted(f"r{i}" for i in range(len(day)))
+    assert tree["papers"] == len(day) and all(t["name"] for t in tree["topics"])
+    assert not (home / "paperscout.sqlite3").exists() and not (home / "chroma").exists()
+    assert main(["topics", "--jsonl", str(path)]) == 0
+    text = capsys.readouterr().out
+    assert text.startswith(f"{len(day)} papers in {len(tree['topics'])} topics")
+    assert tree["topics"][0]["name"] in text
+
+
+def test_topics_command_with_a_bad_file_is_one_error_line(
+    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write_lines(tmp_path / "bad.jsonl", {"id": "x"})
+    assert main(["topics", "--jsonl", str(path)]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("paperscout: error: ") and "bad.jsonl:1" in err and "\n" not in err
