@@ -161,6 +161,7 @@ def test_questions_are_answered_with_citations_followed_up_and_forgotten(
     assert asyncio.run(conversations_left()) == []
 
 
+@pytest.mark.slow  # onboarding and a dozen commands, each a real turn of the console
 def test_reactions_say_what_they_changed_and_are_listed_undone_and_reset(
     home: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], embedder: LocalEmbedder
 ) -> None:

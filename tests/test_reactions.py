@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from bot.chat.reactions import why_line
 from bot.cli import main
 from bot.core import Core
 from bot.errors import InputError
@@ -125,6 +126,13 @@ async def test_what_a_reaction_changed_is_what_the_ranking_does(core: Core, stor
     line = reactions.describe_standing_reaction(standing, "2026-11-25T10:00:00Z")
     assert line.startswith("You gave it a 👍 on 2026-11-25: it moves papers ")
     assert await reactions.effect_of(core, USER, papers[5]) is None
+    # /why of a paper not rated: how the member's reactions move it among its day's papers, by the ranking's sign
+    shift, used = await reactions.shift_on_its_day(core, USER, papers[5])
+    assert used == 3
+    line = await why_line(core, USER, papers[5])
+    assert line.startswith(f"Your 3 reactions move it {'up' if shift > 0 else 'down'} ")
+    await reactions.reset(core, USER)
+    assert await why_line(core, USER, papers[5]) == ""  # no reactions in use: nothing to say
 
 
 def test_the_cli_lists_undoes_and_resets_a_members_reactions(
