@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import re
 
 from bot.core import Core
 from bot.ingest.save import store_papers
@@ -105,3 +106,19 @@ async def test_a_multi_day_answer_gives_each_paper_its_day(core: Core, demo_pape
     await store_papers(core, [dataclasses.replace(moe[0], announced=dt.date(2025, 5, 28)), moe[1]])
     answer = await ask(core, "MoE papers this week", today=FRIDAY)
     assert "(2025-05-28)" in answer.text
+
+
+async def test_more_in_chat_lists_the_rest_of_the_last_answer_with_days(core: Core, demo_papers: list[Paper]) -> None:
+    from bot.chat import ChatController, Incoming, Place, Speaker, TextReply
+
+    await store_papers(core, demo_papers[:120])
+    ctl, bob, channel = ChatController(core), Speaker("discord:7", "Bob"), Place("discord", "555", is_dm=False)
+    (answer,) = await ctl.handle(Incoming.from_text(bob, channel, "/ask papers on language models"))
+    offered = re.search(r"(\d+) more papers match", answer.text)
+    assert offered is not None
+    (rest,) = await ctl.handle(Incoming.from_text(bob, channel, "/more"))
+    assert isinstance(rest, TextReply) and rest.cards
+    assert len(rest.cards) == min(10, int(offered.group(1)))
+    assert all(card.standing.startswith("announced 2025-") for card in rest.cards)
+    shown = {v.id for v in answer.citations}
+    assert not shown & {card.id for card in rest.cards}

@@ -85,7 +85,7 @@ COMMANDS: dict[str, Command] = {
     ),
     "up": Command(papers.up, "N|ID", "thumbs up for paper N of your last list (or an arXiv id); teaches your profile"),
     "down": Command(papers.down, "N|ID", "thumbs down, likewise"),
-    "more": Command(papers.more, "N|ID", "stored papers like that one, ordered with your profile"),
+    "more": Command(papers.more, "[N|ID]", "the rest of my last answer's papers; with N, stored papers like that one"),
     "ask": Command(questions.ask, "QUESTION", "a question answered from stored papers, with citations"),
     "search": Command(questions.search, "WORDS", "stored papers matching words"),
     "paper": Command(papers.paper, "N|ID", "one paper's card: title, authors, TL;DR, link"),

@@ -33,8 +33,11 @@ async def down(turn: Turn) -> list[Reply]:
 
 async def more(turn: Turn) -> list[Reply]:
     """/more N|ID: the stored papers nearest to one, ordered with the speaker's profile when they have one."""
+    from bot.chat.questions import rest
     from bot.ranking.similar import similar_papers
 
+    if not turn.args.strip():
+        return await rest(turn)  # the rest of the last answer's matching papers
     core = turn.core
     found = await paper_from_arg(core, turn.user, turn.args)
     profile = await member_profile(core, turn.user)

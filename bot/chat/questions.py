@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from bot.chat.messages import AnswerReply, Reply, TextReply
 from bot.chat.turns import Turn, has_words, member_profile, save_numbering, text_reply, today
 from bot.days import stored_days_note
 from bot.text.tldr import shown_tldrs
-from bot.views.model import paper_view, usage_line
+from bot.views.model import PaperView, paper_view, usage_line
 
 MAX_QUESTION_CHARS = 2000  # a question longer than this is a paste, not a question
 MAX_LIST = 10  # papers in a search or "more like this" list
@@ -42,7 +44,8 @@ async def answer(turn: Turn, question: str) -> AnswerReply:
     text = answered.text
     if not answered.citations:
         text += "\n" + await stored_days_note(core)
-    views = tuple(paper_view(p, number=n) for n, p in enumerate(answered.citations, 1))
+    several_days = answered.window[0] != answered.window[1]
+    views = tuple(dated(paper_view(p, number=n), several_days) for n, p in enumerate(answered.citations, 1))
     await save_numbering(core, user, list(views))
     return AnswerReply(text, views, answered.window, context_id=context, usage_line=usage_line(answered.usage))
 
@@ -58,6 +61,27 @@ async def search(turn: Turn) -> list[Reply]:
     if not hits:
         return text_reply(f"No stored paper matches '{words[:80]}'. {await stored_days_note(core)}")
     tldrs = await shown_tldrs(core, [h.paper for h in hits])
-    cards = tuple(paper_view(h.paper, tldr=tldrs[h.paper.id], number=n) for n, h in enumerate(hits, 1))
+    cards = tuple(dated(paper_view(h.paper, tldr=tldrs[h.paper.id], number=n)) for n, h in enumerate(hits, 1))
     await save_numbering(core, turn.user, cards)
     return [TextReply(f"{len(cards)} stored papers match '{words[:80]}':", cards=cards)]
+
+
+def dated(view: PaperView, show: bool = True) -> PaperView:
+    """The paper's card saying which day it was announced (search results and answers over several days)."""
+    return replace(view, standing=view.standing or f"announced {view.announced.isoformat()}") if show else view
+
+
+async def rest(turn: Turn) -> list[Reply]:
+    """/more without a paper: the next matching papers the speaker's last answer offered."""
+    from bot.questions.rag import next_page
+
+    core, place, user = turn.core, turn.place, turn.user
+    context = place.key + "|" + user if not place.is_dm else user
+    papers, left = await next_page(core, context, user, MAX_LIST)
+    if not papers:
+        return text_reply("Nothing more to show: /more N lists papers like number N of a list.", ephemeral=True)
+    tldrs = await shown_tldrs(core, papers)
+    cards = tuple(dated(paper_view(p, tldr=tldrs[p.id], number=n)) for n, p in enumerate(papers, 1))
+    await save_numbering(core, user, cards)
+    tail = f" ({left} more: /more again)" if left else ""
+    return [TextReply(f"{len(cards)} more matching papers{tail}:", cards=cards)]

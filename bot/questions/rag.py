@@ -62,6 +62,7 @@ NAME_IN_ABSTRACT = 0.2
 # A paper is cited when its relevance is within MARGIN of the best one and above FLOOR.
 MARGIN = 0.16
 FLOOR = 0.30
+ENOUGH_EVIDENCED = 3  # with this many papers carrying the topic's words, only very close others join them
 NEAR = 0.45  # similarity at which a paper is offered with the rest even without the topic's words
 
 _SEPARATORS = frozenset(",;/")
@@ -307,13 +308,36 @@ def topic_alternatives(topic: str) -> list[Alternative]:
     found = _EXAMPLES.search(topic)
     if found:
         head, marker, examples = topic[: found.start()], found.group(0), topic[found.end() :]
-    parts = [Alternative(topic_of(p)) for p in _ALTERNATIVE.split(head)]
+    parts = [Alternative(topic_of(p)) for p in coordinated(_ALTERNATIVE.split(head))]
     if marker and len(parts) == 1:
         parts = [Alternative(parts[0].text, exact=True)]
     context = parts[0].text if len(parts) == 1 else ""
-    parts += [Alternative(topic_of(p), example_of=context) for p in _ALTERNATIVE.split(examples)] if marker else []
+    if marker:
+        parts += [Alternative(topic_of(p), example_of=context) for p in coordinated(_ALTERNATIVE.split(examples))]
     unique = list(dict.fromkeys(p for p in parts if p.text))
     return unique if len(unique) > 1 else ([Alternative(topic)] if topic else [])
+
+
+_LAST_PREPOSITION = re.compile(r"^(.*\b(?:of|for|in|on|to|with|from|about|between|inside|across)\s+)\S", re.IGNORECASE)
+_PREPOSITION = re.compile(r"\b(?:of|for|in|on|to|with|from|about|between|inside|across)\b", re.IGNORECASE)
+COORDINATED_WORDS = 3  # an alternative this short after "X of A or B" is another A: "X of B"
+
+
+def coordinated(pieces: Sequence[str]) -> list[str]:
+    """Alternatives split at "or" or a slash, each short one that follows a phrase ending "X of A" read as "X of B":
+    "federated fine-tuning of LLMs or other foundation models" -> "... of LLMs", "... of other foundation models";
+    "reasoning in multimodal / vision-language models" -> "reasoning in multimodal", "reasoning in vision-language
+    models". A piece with a preposition of its own, or a long one, stands alone."""
+    out = list(pieces)
+    prefix = ""
+    for n, piece in enumerate(pieces):
+        words = piece.split()
+        if n and prefix and words and len(words) <= COORDINATED_WORDS and not _PREPOSITION.search(piece):
+            out[n] = prefix + piece.strip()
+            continue
+        found = _LAST_PREPOSITION.match(piece.strip())
+        prefix = found.group(1) if found else ""
+    return out
 
 
 async def topic_evidence(core: Core, topic: str) -> QuestionTopic:
@@ -487,11 +511,10 @@ def select(results: list[Retrieved], filters: Filters) -> tuple[list[Retrieved],
         # "which of those is about X": the papers that name X, or failing that the closest few
         named = [r for r in results if r.in_title or r.in_abstract]
         return (named or results[:3]), []
-    shown = [
-        r
-        for r in results
-        if r.in_title or (r.in_abstract and r.dense >= FLOOR) or r.relevance >= max(FLOOR, best - MARGIN)
-    ]
+    evidenced = [r for r in results if r.in_title or (r.in_abstract and r.dense >= FLOOR)]
+    # papers that carry the topic's words come first; a paper only similar in meaning joins them when few do
+    close = best - (MARGIN if len(evidenced) < ENOUGH_EVIDENCED else MARGIN / 2)
+    shown = [r for r in results if r in evidenced or r.relevance >= max(FLOOR, close)]
     taken = {r.paper.id for r in shown}
     carrying = [r for r in results if r.paper.id not in taken and (r.in_title or r.in_abstract or r.dense >= NEAR)]
     return shown, carrying
@@ -578,6 +601,21 @@ async def effective_window(core: Core, filters: Filters, today: dt.date) -> tupl
     if filters.window:
         return filters.window.start, filters.window.end
     return (await core.repo.earliest_day() or today), today
+
+
+async def next_page(core: Core, conversation_id: str, asker: str, count: int) -> tuple[list[Paper], int]:
+    """The next `count` matching papers the conversation's last answer offered (/more) and how many are left after
+    them; the turn then counts them as shown, so "which of those" still reads the whole list."""
+    ttl = dt.timedelta(minutes=core.settings.followup_minutes)
+    stored = await core.repo.conversation_state(conversation_id, max_age=ttl) if ttl else None
+    if not stored:
+        return [], 0
+    turn = Turn.from_json(stored)
+    page, rest = turn.more_ids[:count], turn.more_ids[count:]
+    papers = {p.id: p for p in await core.repo.get_papers(page)}
+    turn.paper_ids, turn.more_ids = [*turn.paper_ids, *page], rest
+    await core.repo.save_conversation_state(conversation_id, turn.to_json(), asker, max_age=ttl)
+    return [papers[i] for i in page if i in papers], len(rest)
 
 
 async def ask(

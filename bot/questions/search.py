@@ -30,12 +30,13 @@ async def search_papers(
     until: dt.date | None = None,
     categories: Sequence[str] = (),
     limit: int = 10,
-    cut: bool = False,
+    cut: bool = True,
 ) -> list[SearchHit]:
     """At most `limit` stored papers matching `query` inside the window, most relevant first.
 
-    With `cut` (what /search should pass) only the papers that pass the question-answering relevance cut-off are
-    returned (a query with two good matches returns two); without it, the `limit` nearest whatever their relevance.
+    Only the papers that pass the question-answering relevance cut-off are returned (a query with two good matches
+    returns two): /search in chat, the CLI `search` and the demo share this ranking and cut-off. `cut=False` (for
+    benchmarks) returns the `limit` nearest whatever their relevance.
     """
     query = query.strip()[:MAX_QUESTION]
     if not any(c.isalnum() for c in query):

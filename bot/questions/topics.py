@@ -33,6 +33,8 @@ GENERIC_SHARE = 0.1  # a unit this common ("LLM", "knowledge") may only say wher
 SPECIFIC_SHARE = 0.01  # a unit this rare ("jailbreaking", "unlearning") is the topic wherever it lives
 SPECIFIC_WEIGHT = math.log(1 / SPECIFIC_SHARE)  # the rarity weight (`_idf`) of a unit that rare
 PART_RATIO = 2.0  # a sub-phrase used at most this many times as often as the whole phrase stands for it
+LOCATING_UNITS = 3  # only in a topic this short may common units just say where a rare last one lives
+SPREAD_UNITS = 4  # a compound with this many needed units may have them anywhere in a text
 PARTIAL = 0.4  # what part of a compound's units count for (always below COVERED)
 COVERED = 0.5  # coverage at which a text is about the topic
 SHARED = 0.6  # a unit this share of a previous answer's papers hold does not narrow it down
@@ -76,6 +78,8 @@ class TopicEvidence:
         needed = [u.where(text, self.exact) for u in self.units if not u.optional]
         if not needed or not all(needed):
             return False
+        if len(needed) >= SPREAD_UNITS:
+            return True  # a compound of many parts is seldom written in one phrase: all its parts, anywhere
         for choice in itertools.product(*(spots[:8] for spots in needed)):
             if max(e for _, e in choice) - min(s for s, _ in choice) + 1 <= self.span:
                 return True
@@ -192,8 +196,16 @@ async def evidence(core: Core, text: str, exact: bool = False) -> TopicEvidence:
     standalone: list[Unit] = []
     needed = [u for u in units if not u.optional]
     for u, s in zip(units, shares, strict=True):
-        # a rare named term with at most one other unit is the topic ("sparse MoE", "KV cache compression")
-        if u.named and not u.optional and s < TERM_SHARE and len(needed) <= 2:
+        # a rare named term with at most one other, much commoner unit is the topic ("sparse MoE", "KV cache
+        # compression"); not beside a word about as rare ("federated LoRA" is no LoRA paper)
+        others = [o for v, o in zip(units, shares, strict=True) if v is not u and not v.optional]
+        if (
+            u.named
+            and not u.optional
+            and s < TERM_SHARE
+            and len(needed) <= 2
+            and all(o >= PART_RATIO * s for o in others)
+        ):
             standalone.append(u)
     whole_frequency = frequencies.get(whole, 0)  # a phrase no paper uses has no part that stands for it
     for (i, j), phrase in zip(runs, typed, strict=True):
@@ -237,7 +249,7 @@ def _optional(shares: Sequence[float], terms: Sequence[bool], i: int) -> bool:
     if share < GENERIC_SHARE or not others:
         return False
     last = shares[-1]
-    if i < len(shares) - 1 and last < TERM_SHARE:
+    if i < len(shares) - 1 and last < TERM_SHARE and len(shares) <= LOCATING_UNITS:
         return True
     return any(other < SPECIFIC_SHARE for j, other in enumerate(shares) if j < i)
 
