@@ -196,16 +196,8 @@ async def evidence(core: Core, text: str, exact: bool = False) -> TopicEvidence:
     standalone: list[Unit] = []
     needed = [u for u in units if not u.optional]
     for u, s in zip(units, shares, strict=True):
-        # a rare named term with at most one other, much commoner unit is the topic ("sparse MoE", "KV cache
-        # compression"); not beside a word about as rare ("federated LoRA" is no LoRA paper)
-        others = [o for v, o in zip(units, shares, strict=True) if v is not u and not v.optional]
-        if (
-            u.named
-            and not u.optional
-            and s < TERM_SHARE
-            and len(needed) <= 2
-            and all(o >= PART_RATIO * s for o in others)
-        ):
+        # a rare named term with at most one other unit is the topic ("sparse MoE", "KV cache compression")
+        if u.named and not u.optional and s < TERM_SHARE and len(needed) <= 2:
             standalone.append(u)
     whole_frequency = frequencies.get(whole, 0)  # a phrase no paper uses has no part that stands for it
     for (i, j), phrase in zip(runs, typed, strict=True):
