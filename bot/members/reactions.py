@@ -3,8 +3,9 @@
 What a reaction changed is measured on the learner itself (`bot.ranking.learn.learned_part`): the learned part of
 the member's scores of the latest stored day's papers with the reaction and without it (or with its earlier
 value), each relative to the day's median, as the ranking uses it. The reply names the paper that moved most in
-the reaction's direction, and as topic words the words of the reacted paper's title whose papers moved, on
-average, further than a typical paper did (a word in more than a tenth of the day's papers names no topic).
+the reaction's direction, and as topic words the units of the reacted paper's title (the topic vocabulary of
+`bot.text.terms`: a named term whole and in any spelling, other words in any inflection) whose papers moved, on
+average, further than a typical paper did (a unit in more than a tenth of the day's papers names no topic).
 Below `learn.MIN_REACTIONS` the learner is not in use, and the reply says so.
 """
 
@@ -22,7 +23,7 @@ from bot.core import Core
 from bot.errors import InputError
 from bot.models import FeedbackRecord, InvalidPaperId, Paper, split_arxiv_id
 from bot.ranking import learn
-from bot.text.terms import WORD, text_tokens
+from bot.text.terms import RANKER, WORD, Part, Unit, UnitIndex, text_tokens
 
 MAX_WORDS = 3  # topic words named in one reply
 MAX_WORD_SHARE = 0.1  # a word in more of the day's papers than this names no topic
@@ -206,51 +207,68 @@ async def _effect(
 
 
 def topic_words(paper: Paper, papers: Sequence[Paper], moved: np.ndarray) -> tuple[str, ...]:
-    """Words of `paper`'s title whose papers among `papers` moved further than a typical paper did (on average,
-    in the reaction's direction: `moved` larger is further), the `MAX_WORDS` that moved most; a word in fewer than
+    """Units of `paper`'s title (named terms whole, "KV cache" in any spelling, and its other words; the topic
+    vocabulary of `bot.text.terms`) whose papers among `papers` moved further than a typical paper did (on average,
+    in the reaction's direction: `moved` larger is further), the `MAX_WORDS` that moved most; a unit in fewer than
     `MIN_WORD_PAPERS` or more than `MAX_WORD_SHARE` of the papers is left out. As the title writes them and in its
     order, neighbours joined into one phrase."""
     if not len(papers):
         return ()
-    token_sets = [_paper_tokens(p.title, p.abstract) for p in papers]
+    index = _unit_index(tuple(p.title for p in papers), tuple(p.abstract for p in papers))
     typical = float(np.median(np.abs(moved)))
     limit = max(MIN_WORD_PAPERS, int(MAX_WORD_SHARE * len(papers)))
-    spans = [(match, text_tokens(match.group())) for match in WORD.finditer(paper.title)]
-    mean_moved: dict[int, float] = {}
+    spans = list(WORD.finditer(paper.title))
+    mean_moved: dict[tuple[int, int], float] = {}
     seen: set[str] = set()
-    for position, (_, tokens) in enumerate(spans):
-        token = tokens[0] if tokens else ""
-        if len(token) < 2 or token.isdigit() or token in seen:
+    for first, last, unit in _title_units([(text_tokens(m.group()) or [""])[0] for m in spans]):
+        if unit.key in seen:
             continue
-        seen.add(token)
-        holders = [i for i, tokens_of in enumerate(token_sets) if token in tokens_of]
+        seen.add(unit.key)
+        holders = np.flatnonzero(index.hits(unit)[1])
         if MIN_WORD_PAPERS <= len(holders) <= limit:
             mean = float(np.mean(moved[holders]))
             if mean >= max(typical, MIN_MOVE):
-                mean_moved[position] = mean
-    chosen = sorted(sorted(mean_moved, key=lambda p: -mean_moved[p])[:MAX_WORDS])
+                mean_moved[first, last] = mean
+    chosen = sorted(sorted(mean_moved, key=lambda span: -mean_moved[span])[:MAX_WORDS])
     phrases: list[str] = []
-    for n, position in enumerate(chosen):
-        match = spans[position][0]
-        word = _as_in_a_sentence(match.group())
-        if n and chosen[n - 1] == position - 1:
-            gap = paper.title[spans[position - 1][0].end() : match.start()]
+    for n, (first, last) in enumerate(chosen):
+        written = _as_in_a_sentence(paper.title[spans[first].start() : spans[last].end()])
+        if n and chosen[n - 1][1] == first - 1:
+            gap = paper.title[spans[first - 1].end() : spans[first].start()]
             if gap in (" ", "-"):
-                phrases[-1] += gap + word
+                phrases[-1] += gap + written
                 continue
-        phrases.append(word)
+        phrases.append(written)
     return tuple(phrases)
 
 
-@functools.lru_cache(maxsize=4096)
-def _paper_tokens(title: str, abstract: str) -> frozenset[str]:
-    """The words of a paper (a day's papers are read again at every reaction)."""
-    return frozenset(text_tokens(f"{title} {abstract}"))
+def _title_units(tokens: Sequence[str]) -> list[tuple[int, int, Unit]]:
+    """(first, last token position, unit) of a title's tokens: named terms by their longest spelling, other words
+    (not digits or single letters) one unit each."""
+    units = []
+    i = 0
+    while i < len(tokens):
+        found = RANKER.find(tokens, i)
+        if found is not None:
+            term, span = found
+            units.append((i, i + span - 1, Unit.of(Part(tuple(tokens[i : i + span]), term))))
+            i += span
+            continue
+        if len(tokens[i]) >= 2 and not tokens[i].isdigit():
+            units.append((i, i, Unit.of(Part((tokens[i],), None))))
+        i += 1
+    return units
 
 
-def _as_in_a_sentence(word: str) -> str:
-    """A title's capitalised word as a sentence writes it ('Quantization' -> 'quantization'; 'KV', 'LoRA' stay)."""
-    return word.lower() if word[:1].isupper() and word[1:].islower() else word
+@functools.lru_cache(maxsize=4)
+def _unit_index(titles: tuple[str, ...], abstracts: tuple[str, ...]) -> UnitIndex:
+    """The day's papers indexed for units (a day's papers are read again at every reaction)."""
+    return UnitIndex(list(titles), list(abstracts))
+
+
+def _as_in_a_sentence(text: str) -> str:
+    """A title's capitalised words as a sentence writes them ('Quantization' -> 'quantization'; 'KV', 'LoRA' stay)."""
+    return WORD.sub(lambda m: m.group().lower() if m.group()[1:].islower() else m.group(), text)
 
 
 # ---------------------------------------------------------------- what a member reads
