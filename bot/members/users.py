@@ -343,7 +343,7 @@ async def export_user(core: Core, user_key: str) -> dict[str, Any]:
             {"paper_id": f.paper_id, "title": f.title, "rating": "up" if f.value > 0 else "down", "at": f.at}
             for f in feedback
         ],
-        "feedback_vectors": "derived from the papers you rated; deleted with your feedback by /forget",
+        "feedback_vectors": "derived from the papers you rated; deleted with them by /reactions reset or /forget",
         "chat_state": [
             {"kind": kind, "where": scope or "everywhere", "state": _json_or_text(data), "at": at}
             for kind, scope, data, at in flows

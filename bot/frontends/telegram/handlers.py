@@ -6,9 +6,11 @@ the chat; what: a command, text, a reply to one of our messages, an attached fil
 replies with `bot.frontends.telegram.render`. Where a reply goes is the one platform decision made here:
 
 - a reply to a message goes to the same chat (quoting the message in groups);
-- an ephemeral text answering a button press ("👍 noted") is the button's toast (cut to 200 characters);
-- anything longer answering a paper button (thumbs, more like this) pressed in a group or channel concerns only
-  the presser and goes to their DM (the toast says so); answers to choice buttons go to the chat of the question;
+- an ephemeral text without buttons answering a button press (a refusal, "nothing changed") is the button's toast
+  (cut to 200 characters);
+- anything else answering a paper button (a thumb's reply with its Undo button, more like this) pressed in a group
+  or channel concerns only the presser and goes to their DM (the toast says so); answers to choice buttons go to
+  the chat of the question;
 - a file (an export) is personal data and always goes to the DM.
 """
 
