@@ -51,7 +51,7 @@ def arxiv_settings(fake_arxiv: FakeArxiv, tmp_path: Path) -> Settings:
     return Settings(home=tmp_path / "home", **fake_arxiv.settings_overrides())
 
 
-SLOW_TIMEOUT = 600  # seconds for a test marked slow; the others have pyproject's `timeout`
+SLOW_TIMEOUT = 900  # seconds for a test marked slow; the others have pyproject's `timeout`
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
