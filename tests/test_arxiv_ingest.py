@@ -6,6 +6,9 @@ import asyncio
 import dataclasses
 import datetime as dt
 import itertools
+import threading
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import feedparser
@@ -217,6 +220,43 @@ async def test_timeout(fake_arxiv: FakeArxiv, tmp_path: Path) -> None:
     fake_arxiv.enqueue(Fault.delay(2).on("rss"))
     with pytest.raises(SourceUnavailable, match=r"did not answer within 0\.3 s"):
         await fetch_rss(settings, ["cs.LG"])
+
+
+async def test_a_trickling_rss_server_ends_at_the_timeout_not_per_read(fake_arxiv: FakeArxiv, tmp_path: Path) -> None:
+    """One byte every 0.2 s never trips a 1 s read timeout; the whole answer still has to come within 1 s."""
+    fake_arxiv.add(record("2505.00001"))
+    settings = Settings(home=tmp_path, **fake_arxiv.settings_overrides(timeout_seconds=1))
+    fake_arxiv.enqueue(Fault.trickle(0.2).on("rss"))
+    with pytest.raises(SourceUnavailable, match=r"did not answer within 1 s"):
+        await fetch_rss(settings, ["cs.LG"])
+
+
+async def test_a_trickling_api_server_ends_at_the_timeout_not_per_read(fake_arxiv: FakeArxiv, tmp_path: Path) -> None:
+    fake_arxiv.add(record("2505.00001"))
+    settings = Settings(home=tmp_path, **fake_arxiv.settings_overrides(timeout_seconds=1))
+    fake_arxiv.enqueue(Fault.trickle(0.2).on("api"))
+    with pytest.raises(SourceUnavailable, match=r"did not answer within 1 s"):
+        await fetch_by_ids(settings, ["2505.00001"])
+    assert [r.endpoint for r in fake_arxiv.requests] == ["api"]  # a deadline is not retried
+
+
+async def test_a_cancelled_api_lookup_ends_its_request_and_thread(fake_arxiv: FakeArxiv, tmp_path: Path) -> None:
+    """The caller (a `run` told to stop) is cancelled: the request in flight is cut, its thread ends at once."""
+    fake_arxiv.add(record("2505.00001"))
+    settings = Settings(home=tmp_path, **fake_arxiv.settings_overrides(timeout_seconds=600))
+    fake_arxiv.enqueue(Fault.trickle(0.2).on("api"))
+    task = asyncio.create_task(fetch_by_ids(settings, ["2505.00001"]))
+    await asyncio.to_thread(_until, lambda: fake_arxiv.requests)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    # bounded by the test's time limit: without the cut the thread reads on for the 600 s
+    await asyncio.to_thread(_until, lambda: not any(t.name == "_collect" for t in threading.enumerate()))
+
+
+def _until(condition: Callable[[], object]) -> None:
+    while not condition():
+        time.sleep(0.02)
 
 
 async def test_http_404_is_a_feed_error(fake_arxiv: FakeArxiv, arxiv_settings: Settings) -> None:

@@ -1,11 +1,13 @@
 """Backfill and by-id lookups through the arXiv API, using the `arxiv` package.
 
-The package is synchronous (requests), so every call runs in a worker thread. Its HTTP goes through
-`_ArxivTransport`, a requests adapter that adds what the package lacks: the process-wide arXiv throttle
-(shared with the RSS fetcher), a timeout, Retry-After or a doubling back-off on 429/5xx, our User-Agent (the
-package sends its own on every request), arXiv's reason for a 4xx, a check that a page promising results has
-some (an empty page is a known API flake; the package then retries it), and a strict XML check (the package
-parses with lxml's recover mode, which would silently turn a truncated page into a partial result).
+The package is synchronous (requests), so every call runs in a daemon thread (`bot.ingest.deadline`), which a
+stopping process does not wait for. Its HTTP goes through `_ArxivTransport`, a requests adapter that adds what the
+package lacks: the process-wide arXiv throttle (shared with the RSS fetcher), one deadline per request (a server
+trickling bytes cannot stretch it; a cancelled caller cuts the request short), Retry-After or a doubling back-off
+on 429/5xx, our User-Agent (the package sends its own on every request), arXiv's reason for a 4xx, a check that a
+page promising results has some (an empty page is a known API flake; the package then retries it), and a strict
+XML check (the package parses with lxml's recover mode, which would silently turn a truncated page into a partial
+result).
 
 Papers are filed under their announcement day (`bot.ingest.announce`), not their submission day, so a
 backfill agrees with the RSS feed of the day. A backfill keeps the pages it got when a later page fails.
@@ -25,11 +27,11 @@ from urllib.parse import urlsplit
 import arxiv
 import requests
 from lxml import etree
-from requests.adapters import HTTPAdapter
 
 from bot.config import Settings
 from bot.errors import FeedError, InputError, SourceUnavailable
 from bot.ingest.announce import announcement_day, announcement_days, cutoff, submission_window
+from bot.ingest.deadline import DeadlineAdapter, in_daemon_thread
 from bot.ingest.limits import is_arxiv_category
 from bot.ingest.rss import MAX_RETRY_AFTER_SECONDS, USER_AGENT, checked_categories
 from bot.ingest.throttle import Throttle, backoff_seconds, retry_after_seconds, shared_throttle
@@ -85,11 +87,11 @@ class Backfill:
         return f"{head}; INCOMPLETE, kept the pages before the failure: {self.incomplete}" if self.incomplete else head
 
 
-class _ArxivTransport(HTTPAdapter):
-    """Throttle, timeout, back-off, User-Agent and strict checks for every request the arxiv package sends."""
+class _ArxivTransport(DeadlineAdapter):
+    """Throttle, deadline, back-off, User-Agent and strict checks for every request the arxiv package sends."""
 
     def __init__(self, throttle: Throttle, timeout: float, backoff_base: float) -> None:
-        super().__init__()
+        super().__init__(timeout)
         self._throttle = throttle
         self._timeout = timeout
         self._backoff_base = backoff_base
@@ -157,7 +159,7 @@ async def fetch_by_ids(settings: Settings, ids: Sequence[str], *, announced: dt.
     for offset in range(0, len(wanted), ID_CHUNK):
         chunk = wanted[offset : offset + ID_CHUNK]
         search = arxiv.Search(id_list=chunk, max_results=len(chunk))
-        results, problem = await asyncio.to_thread(_collect, settings, search, len(chunk))
+        results, problem = await _search(settings, search, len(chunk))
         if problem is not None:
             raise problem
         papers.extend(_to_paper(result, announced) for result in results)
@@ -199,7 +201,7 @@ async def fetch_range(
         sort_by=arxiv.SortCriterion.SubmittedDate,
         sort_order=arxiv.SortOrder.Ascending,
     )
-    results, problem = await asyncio.to_thread(_collect, settings, search, max(1, min(page_size, max_results)))
+    results, problem = await _search(settings, search, max(1, min(page_size, max_results)))
     if problem is not None and not results:
         raise problem
     wanted = set(days)
@@ -212,8 +214,21 @@ async def fetch_range(
     return backfill
 
 
-def _collect(
+async def _search(
     settings: Settings, search: arxiv.Search, page_size: int
+) -> tuple[list[arxiv.Result], SourceUnavailable | FeedError | None]:
+    """`_collect` in a daemon thread; a cancelled caller ends the request in flight at once."""
+    timeout = settings.http_timeout_seconds
+    adapter = _ArxivTransport(shared_throttle(settings.arxiv_delay_seconds), timeout, settings.arxiv_delay_seconds)
+    try:
+        return await in_daemon_thread(_collect, settings, search, page_size, adapter)
+    except asyncio.CancelledError:
+        adapter.abort()
+        raise
+
+
+def _collect(
+    settings: Settings, search: arxiv.Search, page_size: int, adapter: _ArxivTransport
 ) -> tuple[list[arxiv.Result], SourceUnavailable | FeedError | None]:
     """Run `search` in this (worker) thread: the results that arrived, and the one-line error that stopped it."""
     host = _host(settings.arxiv_api_url)
@@ -222,7 +237,6 @@ def _collect(
     # The shared throttle spaces requests by settings.arxiv_delay_seconds, across RSS and API alike; the
     # package's own per-client timer would only add a second, uncoordinated wait.
     client.query_url_format = settings.arxiv_api_url.replace("{", "{{").replace("}", "}}") + "?{}"
-    adapter = _ArxivTransport(shared_throttle(settings.arxiv_delay_seconds), timeout, settings.arxiv_delay_seconds)
     # arxiv.Client keeps its requests.Session private; mounting an adapter is the hook it leaves open.
     session: requests.Session = client._session
     session.mount("http://", adapter)

@@ -119,8 +119,10 @@ async def _download(client: httpx.AsyncClient, url: str, settings: Settings, thr
     for attempt in range(1, MAX_ATTEMPTS + 1):
         await throttle.wait()
         try:
-            response = await client.get(url, timeout=timeout)
-        except httpx.TimeoutException as exc:
+            # httpx's timeout is per read: a server trickling bytes would never trip it; this bounds the whole answer
+            async with asyncio.timeout(timeout):
+                response = await client.get(url, timeout=timeout)
+        except (httpx.TimeoutException, TimeoutError) as exc:
             raise SourceUnavailable(f"arXiv RSS at {host} did not answer within {timeout:g} s") from exc
         except httpx.ConnectError as exc:
             raise SourceUnavailable(f"cannot connect to arXiv RSS at {host}: {_one_line(exc)}") from exc

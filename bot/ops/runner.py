@@ -5,7 +5,8 @@ Front ends start when their token is set (Telegram with `PAPERSCOUT_TELEGRAM_TOK
 digests of console targets (set up with `/setup` in `paperscout console`) are printed. The process holds the
 archive's writer lock for its whole life. SIGTERM and SIGINT stop it cleanly: no new send starts, the one in flight
 finishes (or, past a grace period, is left claimable in the ledger, to be resumed after its last recorded
-message), the front ends stop and the database closes.
+message), an ingest under way is cancelled at once (what it stored stays; the next run fetches the rest), the front
+ends stop and the database closes.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ from bot.ops.scheduler import (
 
 log = logging.getLogger(__name__)
 
-STOP_GRACE_SECONDS = 20.0  # how long a stop waits for the digest in flight before leaving it claimable
+STOP_GRACE_SECONDS = 15.0  # how long a stop waits for the digest in flight before leaving it claimable
 
 
 class FrontEnd(Protocol):
@@ -92,7 +93,7 @@ class Runner:
             timezone=dt.UTC,
             job_defaults={"coalesce": True, "max_instances": 1, "misfire_grace_time": MISFIRE_GRACE_SECONDS},
         )
-        self._running: set[asyncio.Task[Any]] = set()
+        self._running: dict[asyncio.Task[Any], str] = {}  # task -> job name
 
     async def settle_journal(self) -> int:
         """Move what the sent-message journal holds into the ledger, then empty it (this process is the writer)."""
@@ -129,7 +130,7 @@ class Runner:
             next_run_time=self.clock(),
         )
         self.scheduler.start()
-        self._track(asyncio.ensure_future(self._guarded(self.catch_up_feed, "ingest")()))
+        self._track(asyncio.ensure_future(self._guarded(self.catch_up_feed, "ingest")()), "ingest")
 
     def _guarded(self, job: Callable[[], Awaitable[object]], name: str) -> Callable[[], Awaitable[None]]:
         async def run() -> None:
@@ -137,7 +138,7 @@ class Runner:
                 return
             task = asyncio.current_task()
             if task is not None:
-                self._track(task)
+                self._track(task, name)
             try:
                 await job()
             except Exception:  # one failed run must not stop the schedule; it is logged and recorded
@@ -145,9 +146,9 @@ class Runner:
 
         return run
 
-    def _track(self, task: asyncio.Task[Any]) -> None:
-        self._running.add(task)
-        task.add_done_callback(self._running.discard)
+    def _track(self, task: asyncio.Task[Any], name: str) -> None:
+        self._running[task] = name
+        task.add_done_callback(lambda done: self._running.pop(done, None))
 
     async def heartbeat(self) -> None:
         """Tell `paperscout doctor --running` (a container healthcheck) that the event loop still turns."""
@@ -199,11 +200,15 @@ class Runner:
         if self.scheduler.running:
             self.scheduler.shutdown(wait=False)
         pending = [t for t in self._running if not t.done() and t is not asyncio.current_task()]
-        if pending:
-            _, late = await asyncio.wait(pending, timeout=STOP_GRACE_SECONDS)
-            for task in late:
-                task.cancel()
-            await asyncio.gather(*late, return_exceptions=True)
+        # only a digest in flight is worth a wait; an ingest or a heartbeat is cancelled now
+        late = {t for t in pending if self._running.get(t) != "digests"}
+        sending = [t for t in pending if t not in late]
+        if sending:
+            _, unfinished = await asyncio.wait(sending, timeout=STOP_GRACE_SECONDS)
+            late |= unfinished
+        for task in late:
+            task.cancel()
+        await asyncio.gather(*late, return_exceptions=True)
 
 
 async def run_until_stopped(core: Core, settings: Settings, stop: asyncio.Event | None = None) -> int:

@@ -54,7 +54,7 @@ from bot.models import InvalidPaperId, Paper, split_arxiv_id
 from tests.fakes.loopback import LoopbackFake
 
 Endpoint = Literal["rss", "api"]
-FaultKind = Literal["status", "malformed", "truncate", "disconnect", "delay", "empty", "body"]
+FaultKind = Literal["status", "malformed", "truncate", "disconnect", "delay", "empty", "body", "trickle"]
 
 RSS_LIMIT = 2000
 API_PAGE_LIMIT = 2000
@@ -250,6 +250,11 @@ class Fault:
         """Answer normally after `seconds` (longer than the client timeout to provoke one)."""
         return cls("delay", seconds=seconds)
 
+    @classmethod
+    def trickle(cls, seconds: float = 2.0) -> Fault:
+        """The normal answer, status line and headers included, one byte every `seconds` (no read ever times out)."""
+        return cls("trickle", seconds=seconds)
+
     def on(self, endpoint: Endpoint) -> Fault:
         """The same fault, applied only to ``rss`` or ``api`` requests."""
         return dataclasses.replace(self, endpoint=endpoint)
@@ -435,6 +440,9 @@ class _Handler(BaseHTTPRequestHandler):
         elif fault is not None and fault.kind == "disconnect":
             self._send_cut(status, body, content_type)
             return
+        elif fault is not None and fault.kind == "trickle":
+            self._send_trickle(status, body, content_type, fault.seconds)
+            return
         self._send(status, body, content_type)
 
     # --- endpoints ---
@@ -468,6 +476,18 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.flush()
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True
+
+    def _send_trickle(self, status: int, body: bytes, content_type: str, seconds: float) -> None:
+        head = (f"HTTP/1.1 {status} OK\r\nContent-Type: {content_type}\r\nContent-Length: {len(body)}\r\n\r\n").encode()
+        try:
+            for byte in head + body:
+                self.wfile.write(bytes([byte]))
+                self.wfile.flush()
+                if self.fake._stopping.wait(seconds):
+                    break
+        except OSError:  # the client gave up and closed
+            pass
+        self.close_connection = True
 
     def _send_cut(self, status: int, body: bytes, content_type: str) -> None:
         try:
