@@ -163,3 +163,20 @@ def test_the_cli_lists_undoes_and_resets_a_members_reactions(
     assert main(["reactions", "--user", "telegram:42"]) == 0
     assert "no reactions yet" in capsys.readouterr().out
     assert main(["reactions", "--user", "not a key"]) == 1
+
+
+async def test_the_undo_button_names_a_paper_never_a_number_of_a_list(core: Core, store_day: StoreDay) -> None:
+    from bot.chat import ChatController, Incoming, Place, Speaker, TextReply
+
+    papers = await store_day(core)
+    await reactions.react(core, USER, papers[0], 1)
+    ctl = ChatController(core)
+    speaker, place = Speaker(USER), Place("console", "terminal")
+    (forged,) = await ctl.handle(Incoming(speaker, place, button="ps:undo:1"))
+    assert isinstance(forged, TextReply) and "older version" in forged.text
+    assert len(await reactions.reactions_of(core, USER)) == 1
+    (undone,) = await ctl.handle(Incoming(speaker, place, button=f"ps:undo:{papers[0].id}"))
+    assert isinstance(undone, TextReply) and undone.text.startswith("Undone: your 👍 on “")
+    assert await reactions.reactions_of(core, USER) == []
+    (again,) = await ctl.handle(Incoming(speaker, place, button=f"ps:undo:{papers[0].id}"))
+    assert isinstance(again, TextReply) and again.text == "You have no reactions to undo."

@@ -14,7 +14,7 @@ from bot.chat.turns import Turn, member_profile, paper_from_arg, text_reply
 from bot.core import Core
 from bot.errors import InputError
 from bot.members import reactions
-from bot.models import Paper
+from bot.models import InvalidPaperId, Paper, split_arxiv_id
 from bot.ranking import learn
 
 RESET_KIND = "reactions-reset"
@@ -36,7 +36,11 @@ async def react(turn: Turn, value: int) -> list[Reply]:
 
 async def undo_button(turn: Turn) -> list[Reply]:
     """The Undo button under a reaction's reply: take the member's reaction to that paper back."""
-    effect = await reactions.undo(turn.core, turn.user, turn.args)
+    try:
+        paper_id = split_arxiv_id(turn.args)[0]  # a paper id, never a number of the list (which may have moved)
+    except InvalidPaperId:
+        return text_reply("That button is from an older version of paperscout; use /reactions.", ephemeral=True)
+    effect = await reactions.undo(turn.core, turn.user, paper_id)
     # not a short acknowledgement (which a front end may show as a passing notice): what changed is to be read;
     # the button is only ever under a reply the presser alone sees
     return text_reply(reactions.describe_effect(effect))
