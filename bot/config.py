@@ -24,6 +24,7 @@ from pydantic_settings import (
 
 from bot.errors import ConfigError
 from bot.ingest.taxonomy import validate_category
+from bot.models import DIGEST_SIZE, MAX_DIGEST_SIZE
 
 
 def _default_home() -> Path:
@@ -72,7 +73,9 @@ class Settings(BaseSettings):
     embed_threads: int = Field(default=0, ge=0, description="Torch CPU threads for the local model; 0 = all cores.")
 
     # --- digest ---
-    digest_size: int = Field(default=15, ge=1, le=100, description="Papers per digest unless a target says otherwise.")
+    digest_size: int = Field(
+        default=DIGEST_SIZE, ge=1, le=MAX_DIGEST_SIZE, description="Papers per digest unless a target says otherwise."
+    )
     followup_minutes: int = Field(
         default=120,
         ge=0,

@@ -131,6 +131,11 @@ class Profile:
         return hashlib.sha256("\n".join(parts).encode("utf-8")).hexdigest()[:12]
 
 
+PERSONAL_CHAT_PREFIX = "dm:"  # chat_id of a personal target: "dm:<id part of the user key>"
+DIGEST_SIZE = 15  # papers in a digest unless a target says otherwise
+MAX_DIGEST_SIZE = 50  # the most a target may ask for (Discord's /setup option and chat /setup alike)
+
+
 @dataclass(frozen=True, slots=True)
 class Target:
     """A place digests are posted to: a Discord channel, a Telegram chat, a user's DM or the console."""
@@ -141,7 +146,7 @@ class Target:
     categories: tuple[str, ...] = ("cs.LG", "cs.AI")
     post_time: str = "09:00"
     timezone: str = "UTC"
-    digest_size: int = 15
+    digest_size: int = DIGEST_SIZE
     id: int | None = None
     paused: bool = False  # an admin paused the channel's digest (/pause); the schedule passes it over
 
@@ -149,6 +154,13 @@ class Target:
     def key(self) -> str:
         """A stable name for logs and the posting ledger."""
         return f"{self.platform}:{self.chat_id}"
+
+    @property
+    def member(self) -> str:
+        """The user key whose personal digest this target is ('' for a channel's)."""
+        if not self.chat_id.startswith(PERSONAL_CHAT_PREFIX):
+            return ""
+        return f"{self.platform}:{self.chat_id[len(PERSONAL_CHAT_PREFIX) :]}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,15 +19,10 @@ from bot.chat import setup as channel_setup
 from bot.chat.turns import log_turn
 from bot.frontends.discord.app import PaperscoutBot, place_of, speaker_of
 from bot.frontends.discord.choices import category_choices, timezone_choices
+from bot.frontends.discord.poster import missing_permissions
+from bot.models import MAX_DIGEST_SIZE
 
 REPLY_HINT = "(Answer by replying to this message; /setup with options sets everything at once.)"
-SETUP_PERMISSIONS = (
-    "view_channel",
-    "send_messages",
-    "embed_links",
-    "create_public_threads",
-    "send_messages_in_threads",
-)
 
 
 class Admin(commands.Cog):
@@ -57,7 +52,7 @@ class Admin(commands.Cog):
         timezone: str = "",
         profile: app_commands.Range[str, 0, 2000] = "",
         profile_file: discord.Attachment | None = None,
-        size: app_commands.Range[int, 1, 50] | None = None,
+        size: app_commands.Range[int, 1, MAX_DIGEST_SIZE] | None = None,
     ) -> None:
         await interaction.response.defer(thinking=True)
         where = channel or interaction.channel
@@ -70,15 +65,9 @@ class Admin(commands.Cog):
         speaker = speaker_of(interaction)
         if speaker.is_admin and await channel_setup.load(self.bot.core, speaker.user_key, place) is not None:
             await self.bot.tell(interaction, REPLY_HINT)
-        missing = self._missing_permissions(where)
+        missing = missing_permissions(where)
         if speaker.is_admin and replies and missing:
-            await self.bot.tell(interaction, "I can't post there yet; I need: " + ", ".join(missing) + ".")
-
-    def _missing_permissions(self, channel: object) -> list[str]:
-        if not isinstance(channel, discord.TextChannel):
-            return []
-        mine = channel.permissions_for(channel.guild.me)
-        return [name.replace("_", " ") for name in SETUP_PERMISSIONS if not getattr(mine, name)]
+            await self.bot.tell(interaction, f"I can't post there yet: give paperscout {', '.join(missing)} there.")
 
     @setup.autocomplete("categories")
     async def _categories(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:

@@ -66,8 +66,9 @@ class Ask(commands.Cog):
 
     @commands.Cog.listener()
     async def on_message(self, message: discord.Message) -> None:
-        """In a channel, a member's reply to the bot (or a mention) goes to the controller: a follow-up question,
-        or an answer to a /setup question. Discord only shows the bot such messages' text (no privileged intent)."""
+        """In a channel, a member's reply to the bot or a mention goes to the controller: a follow-up question, an
+        answer to a /setup question, or a question. Discord only shows the bot such messages' text (no privileged
+        intent)."""
         if message.guild is None or message.author.bot or not message.content.strip():
             return
         context = await self.bot.get_context(message)
@@ -78,11 +79,18 @@ class Ask(commands.Cog):
         if me is None or (reply_to is None and me not in message.mentions):
             return
         text = message.content.replace(f"<@{me.id}>", "").replace(f"<@!{me.id}>", "").strip()
+        # a reply pings the replied-to author by default: only a mention written in the text is speaking to us
+        written = text != message.content.strip()
         place = place_of(message.channel, message.author)
         try:
             attachment = await self.bot.read_attachment(message)
             incoming = Incoming(
-                speaker_of_message(message), place, text=text, reply_to=str(reply_to or ""), attachment=attachment
+                speaker_of_message(message),
+                place,
+                text=text,
+                reply_to=str(reply_to or ""),
+                attachment=attachment,
+                mentioned=written,
             )
             replies = await self.bot.controller.handle(incoming)
             if replies:

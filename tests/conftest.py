@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 
@@ -11,11 +12,12 @@ import pytest
 
 from bot.config import Settings
 from bot.core import Core, open_core
+from bot.digests.delivery import Poster
 from bot.embeddings.embedder import LocalEmbedder, paper_vectors
 from bot.ingest.bundled import bundled_file
 from bot.ingest.jsonl import read_jsonl
 from bot.ingest.limits import clean_paper
-from bot.models import Paper
+from bot.models import Digest, Paper, Target
 from bot.ops.logs import HANDLER_NAME, configure_logging
 from bot.text.tldr import extractive_tldr
 from tests.chroma_run import chroma_run
@@ -161,3 +163,16 @@ def chroma_server(tmp_path: Path) -> Iterator[str]:
     under tmp_path; yields its URL."""
     with chroma_run(tmp_path / "chroma-server") as url:
         yield url
+
+
+# --- posting a digest without the ledger (front-end tests) ---
+
+
+async def post_all(poster: Poster, target: Target, digest: Digest) -> list[str]:
+    """Send every message of `digest` in order through `poster`, as delivery does but without the ledger (each call
+    its own nonce, so posting the same digest twice sends it twice); the platform's message ids."""
+    sent: list[str] = []
+    key = f"{target.key}:{digest.day.isoformat()}:{secrets.token_hex(4)}"
+    for position, message in enumerate(poster.digest_messages(target, digest)):
+        sent.append(await poster.send_digest_message(target, message, position, sent, f"{key}:{position}"))
+    return sent

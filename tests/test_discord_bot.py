@@ -22,7 +22,7 @@ from bot.frontends.discord.render import digest_messages
 from bot.models import Digest, Paper, ScoredPaper, Target
 from bot.ops.logs import FIELDS
 from bot.views.model import digest_view
-from tests.conftest import StoreDay
+from tests.conftest import StoreDay, post_all
 from tests.fakes.discord_client import pointed_at, running
 from tests.fakes.discord_server import DiscordFake, Fault, check_message
 
@@ -157,7 +157,7 @@ async def test_a_60_paper_hostile_digest_fits_every_limit_and_pings_nobody(
     bot = new_bot(core)
     target = Target(platform="discord", chat_id=str(fake.channel_id), profile_name="group")
     async with running(bot, fake):
-        refs = await bot.poster.post_digest(target, hostile_digest(papers, fake))
+        refs = await post_all(bot.poster, target, hostile_digest(papers, fake))
     no_refusals(fake)  # the fake refuses exactly what Discord refuses: nothing was
     every_message_suppressed_mentions(fake)
     (header, *first_papers) = fake.channel_messages(fake.channel_id)[0]["embeds"]
@@ -195,7 +195,7 @@ async def test_thumbs_up_after_a_restart_is_stored_for_that_member(
     target = Target(platform="discord", chat_id=str(fake.channel_id), profile_name="group")
     first = new_bot(core)
     async with running(first, fake):
-        (ref,) = await first.poster.post_digest(target, digest)
+        (ref,) = await post_all(first.poster, target, digest)
     await fake.wait_for(lambda: fake.connected == 0)
 
     second = new_bot(core)  # a new process: it never saw the digest message
@@ -361,16 +361,16 @@ async def test_a_personal_digest_to_closed_dms_is_a_permanent_delivery_error(
     bot = new_bot(core)
     async with running(bot, fake):
         open_dm = Target(platform="discord", chat_id=f"dm:{fake.owner_id}", profile_name="me")
-        assert len(await bot.poster.post_digest(open_dm, digest)) == 2  # no thread in a DM: the rest follows
+        assert len(await post_all(bot.poster, open_dm, digest)) == 2  # no thread in a DM: the rest follows
         in_dm = fake.channel_messages(fake.dm_channel_of(fake.owner_id))
         assert sum(len(m["embeds"]) for m in in_dm) == 8
         with pytest.raises(DeliveryError) as refused:
-            await bot.poster.post_digest(target, digest)
+            await post_all(bot.poster, target, digest)
         assert refused.value.permanent and "DMs" in str(refused.value)
         fake.enqueue(Fault.rate_limit(0.2, endpoint="send_message"))
         started = time.monotonic()
         channel = Target(platform="discord", chat_id=str(fake.channel_id), profile_name="group")
-        refs = await bot.poster.post_digest(channel, digest)
+        refs = await post_all(bot.poster, channel, digest)
         assert len(refs) == 2 and time.monotonic() - started >= 0.2  # header + one thread message after a 429
     assert fake.invalid_requests == 2  # the 50007 and the 429; nothing retried that could not succeed
     assert [r.status for r in fake.requests_to("send_message")].count(403) == 1
@@ -519,7 +519,7 @@ async def test_a_429_storm_delivers_every_digest_and_waits_out_every_retry_after
     bot = new_bot(core)
     async with running(bot, fake):
         targets = [Target(platform="discord", chat_id=str(c), profile_name="group") for c in channels]
-        refs = await asyncio.gather(*(bot.poster.post_digest(t, digest) for t in targets))
+        refs = await asyncio.gather(*(post_all(bot.poster, t, digest) for t in targets))
     sends = fake.requests_to("send_message")
     limited = [r for r in sends if r.status == 429]
     assert len(limited) >= 5  # the storm happened (seeded: the same draws every run)
@@ -666,7 +666,81 @@ async def test_without_thread_permission_the_digest_continues_in_the_channel(
     bot = new_bot(core)
     async with running(bot, fake):
         target = Target(platform="discord", chat_id=str(fake.channel_id), profile_name="group")
-        refs = await bot.poster.post_digest(target, digest)
+        refs = await post_all(bot.poster, target, digest)
     assert [m["id"] for m in fake.channel_messages(fake.channel_id)] == refs and len(refs) == 3
     assert fake.threads_of(fake.channel_id) == []
     assert fake.invalid_requests == 1  # asked for a thread once, not once per message
+
+
+async def test_a_mention_in_a_channel_is_answered_and_no_command_error_is_logged(
+    fake: DiscordFake, core: Core, store_day: StoreDay, caplog: pytest.LogCaptureFixture
+) -> None:
+    await store_day(core)
+    bot = new_bot(core)
+    async with running(bot, fake):
+        asked = fake.say(fake.channel_id, f"<@{fake.bot_id}> what MoE papers this week?", user=fake.member_id)
+
+        def answer() -> list[dict[str, Any]]:
+            return [
+                m
+                for m in fake.channel_messages(fake.channel_id)
+                if (m.get("message_reference") or {}).get("message_id") == asked["id"]
+            ]
+
+        (reply,) = await fake.wait_for(answer, within=30)
+        bare = fake.say(fake.channel_id, f"<@{fake.bot_id}>", user=fake.member_id)
+        (pointer,) = await fake.wait_for(
+            lambda: [
+                m
+                for m in fake.channel_messages(fake.channel_id)
+                if (m.get("message_reference") or {}).get("message_id") == bare["id"]
+            ]
+        )
+    assert reply["embeds"] or "[1]" in reply["content"] or "stored" in reply["content"]
+    assert "/ask" in pointer["content"]
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR], [r.getMessage() for r in caplog.records]
+    assert not [r for r in caplog.records if r.exc_info and "CommandNotFound" in repr(r.exc_info[1])]
+
+
+async def test_a_non_owners_sync_is_refused_politely(
+    fake: DiscordFake, core: Core, caplog: pytest.LogCaptureFixture
+) -> None:
+    bot = new_bot(core)
+    async with running(bot, fake):
+        asked = fake.say(fake.channel_id, f"<@{fake.bot_id}> sync", user=fake.member_id)
+        (reply,) = await fake.wait_for(
+            lambda: [
+                m
+                for m in fake.channel_messages(fake.channel_id)
+                if (m.get("message_reference") or {}).get("message_id") == asked["id"]
+            ]
+        )
+    assert "owner" in reply["content"]
+    assert not fake.global_commands
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR], [r.getMessage() for r in caplog.records]
+
+
+async def test_a_failed_digest_now_names_the_missing_permission(
+    fake: DiscordFake, core: Core, store_day: StoreDay
+) -> None:
+    await store_day(core)
+    bot = new_bot(core)
+    async with running(bot, fake):
+        await synced(fake)
+        options = {"categories": "cs.LG", "time": "09:00", "timezone": "UTC", "size": 3, "profile": "graphs"}
+        await fake.wait_for_followups(fake.slash("setup", options, user=fake.owner_id))
+        fake.deny_bot(fake.channel_id)
+        await fake.wait_for(
+            lambda: not bot.get_channel(fake.channel_id).permissions_for(bot.get_guild(fake.guild_id).me).send_messages
+        )  # type: ignore[union-attr]
+        posted = fake.slash("digest", {"action": "now"}, user=fake.owner_id)
+        (note,) = await fake.wait_for_followups(posted, within=30)
+    assert "Send Messages" in note["content"], note["content"]
+    assert f"discord:{fake.channel_id}" not in note["content"]
+
+
+async def test_the_bot_shards_as_discord_asks(fake: DiscordFake, core: Core) -> None:
+    bot = new_bot(core)
+    assert isinstance(bot, discord.AutoShardedClient)
+    async with running(bot, fake):
+        assert bot.shard_count == 1 and fake.requests_to("gateway")

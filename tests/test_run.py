@@ -120,12 +120,6 @@ class RecordingPoster:
         self.sent.setdefault(target.chat_id, []).append(str(message))
         return f"m{self.count}"
 
-    async def post_digest(self, target: Target, digest: Digest) -> list[str]:
-        raise AssertionError("a message poster is driven message by message")
-
-    async def send_text(self, target: Target, text: str) -> list[str]:
-        return []
-
 
 async def _redate(core: Core, papers: list[Paper], day: dt.date, stored_at: str) -> None:
     """Store the day's papers as announced on `day`, first seen at `stored_at` (as the clock of the test has it)."""

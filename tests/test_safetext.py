@@ -1,4 +1,5 @@
-"""The one cleaning of untrusted text and the per-platform escapes, against a hostile corpus."""
+"""The one cleaning of untrusted text and the escapes on top of it (the core's, and each front end's), against a
+hostile corpus."""
 
 from __future__ import annotations
 
@@ -8,16 +9,14 @@ import unicodedata
 import pytest
 
 from bot.frontends.console import terminal_safe as console_terminal_safe
-from bot.frontends.discord.render import escape_discord as discord_render_escape
-from bot.frontends.telegram.markup import Markup
+from bot.frontends.discord.render import escape_discord
+from bot.frontends.telegram.markup import Markup, escape_telegram_html
 from bot.ingest.limits import clean_text as ingest_clean
 from bot.members.onboarding import clean_input as onboarding_clean_input
 from bot.text.safetext import (
     clean_input,
     clean_text,
-    escape_discord,
     escape_markdown,
-    escape_telegram_html,
     strip_controls,
     terminal_safe,
 )
@@ -139,7 +138,6 @@ def test_one_cleaning_path_everywhere() -> None:
     """The older names are the safetext functions, so no second cleaning can drift."""
     assert console_terminal_safe is terminal_safe
     assert render_escape_markdown is escape_markdown
-    assert discord_render_escape is escape_discord
     assert onboarding_clean_input is clean_input
     assert ingest_clean("\x9b31m t\u202eitle \u200b", 100) == "title"
     assert strip_controls("a\x7fb") == "ab"

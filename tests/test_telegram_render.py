@@ -8,8 +8,8 @@ import itertools
 import pytest
 
 from bot.chat import AnswerReply, Choice, TextReply
+from bot.digests.pacing import ChatPacer
 from bot.frontends.telegram.markup import Markup, utf16_length
-from bot.frontends.telegram.pacing import ChatPacer
 from bot.frontends.telegram.render import (
     BUDGET,
     PAPERS_PER_MESSAGE,
@@ -166,7 +166,7 @@ async def test_pacer_spaces_one_chat_and_leaves_others_alone() -> None:
 @pytest.mark.parametrize(("chat", "expected"), [(-100, 60.0 - 30.0), (100, 0.0)])
 def test_pacer_keeps_groups_to_their_minute(chat: int, expected: float) -> None:
     now = [1000.0]
-    pacer = ChatPacer(interval=1.0, group_per_minute=3, clock=lambda: now[0])
+    pacer = ChatPacer(interval=1.0, group_per_minute=3, clock=lambda: now[0], is_group=lambda chat: chat < 0)
     for step in (0.0, 10.0, 20.0):
         now[0] = 1000.0 + step
         pacer._note(chat)

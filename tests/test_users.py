@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import io
+from collections.abc import Sequence
 from dataclasses import replace
 
 import numpy as np
@@ -173,16 +174,19 @@ async def test_export_shows_everything_and_forget_deletes_it_all(core: Core, sto
     assert (await forget_user(core, KEY))["users"] == 0  # forgetting twice is harmless
 
 
-class BrokenPoster:
-    """A console poster whose platform refuses every post for good."""
+class BrokenPoster(ConsolePoster):
+    """A console poster whose platform fails every send: for now (asking to be retried at once) or for good (the
+    member closed their DMs)."""
 
-    platform = "console"
+    def __init__(self, *, permanent: bool) -> None:
+        super().__init__(io.StringIO())
+        self.permanent = permanent
+        self.attempts = 0
 
-    async def post_digest(self, target: Target, digest: object) -> list[str]:
-        raise DeliveryError("the platform refused the message", permanent=True)
-
-    async def send_text(self, target: Target, text: str) -> list[str]:
-        raise DeliveryError("the platform refused the message", permanent=True)
+    async def send(self, target: Target, message: object, position: int, sent: Sequence[str], nonce: str) -> str:
+        self.attempts += 1
+        retry_after = None if self.permanent else 0.0
+        raise DeliveryError("the platform refused the message", retry_after=retry_after, permanent=self.permanent)
 
 
 async def test_due_personal_digests_go_out_at_each_users_time_once_and_only_on_their_platform(
@@ -218,10 +222,27 @@ async def test_due_personal_digests_go_out_at_each_users_time_once_and_only_on_t
     )
     next_day = DAY + dt.timedelta(days=1)
     await core.repo.upsert_papers([replace(p, id=p.id + "1", announced=next_day) for p in papers[:20]])
-    failing = await deliver_due_personal_digests(core, BrokenPoster(), dt.datetime(2025, 5, 27, 9, 0, tzinfo=dt.UTC))
+    broken = BrokenPoster(permanent=False)
+    failing = await deliver_due_personal_digests(core, broken, dt.datetime(2025, 5, 27, 9, 0, tzinfo=dt.UTC))
     assert [(r.day, r.status) for r in failing] == [(next_day, "failed")] and "refused" in failing[0].detail
     retried = await deliver_due_personal_digests(core, poster, dt.datetime(2025, 5, 27, 9, 5, tzinfo=dt.UTC))
     assert [(r.day, r.status) for r in retried] == [(next_day, "sent")]
+
+
+async def test_a_closed_dm_turns_the_personal_digest_off_instead_of_retrying_every_minute(
+    core: Core, store_day: StoreDay
+) -> None:
+    await store_day(core)
+    await make_user(core)  # console:ada, daily at 08:00 UTC
+    closed = BrokenPoster(permanent=True)
+    first = await deliver_due_personal_digests(core, closed, dt.datetime(2025, 5, 26, 8, 0, tzinfo=dt.UTC))
+    assert [(r.status, r.permanent) for r in first] == [("failed", True)] and closed.attempts == 1
+    user = await core.repo.get_user(KEY)
+    assert user is not None and user.digest_mode == "off"
+    for minute in range(1, 4):  # the scheduler's next ticks find nothing to send
+        later = dt.datetime(2025, 5, 26, 8, minute, tzinfo=dt.UTC)
+        assert await deliver_due_personal_digests(core, closed, later) == []
+    assert closed.attempts == 1
 
 
 async def test_forget_during_a_delivery_waits_for_it_and_leaves_nothing(core: Core, store_day: StoreDay) -> None:

@@ -11,6 +11,7 @@ from bot.chat import admin, digests, members, papers, questions, reactions
 from bot.chat import setup as channel_setup
 from bot.chat.messages import BUTTON_PREFIX, PAPER_ACTIONS, Incoming, Reply
 from bot.chat.turns import Handler, Turn, text_reply
+from bot.frontend import front_end
 from bot.members import onboarding
 
 ONBOARDING = onboarding.STATE_KIND
@@ -40,10 +41,12 @@ def works_here(command: Command, msg: Incoming) -> bool:
 
 def help_text(msg: Incoming) -> str:
     """The commands that work where `msg` was sent, for this speaker."""
+    here = front_end(msg.place.platform)
     lines = ["What I can do:"]
     for name, command in COMMANDS.items():
-        if works_here(command, msg):
-            lines.append(f"  /{name}{(' ' + command.usage) if command.usage else ''}: {command.help}")
+        run = here.command(name)
+        if run and works_here(command, msg):
+            lines.append(f"  {run}{(' ' + command.usage) if command.usage else ''}: {command.help}")
     if msg.place.is_dm:
         lines.append("Any message that is not a command is a question about the stored papers.")
     else:

@@ -9,25 +9,37 @@ papers), and so a restart in the middle of any flow continues where it was.
 Routing, in order: a pressed button; a command; then plain text goes to whatever flow is waiting for the speaker
 (`bot.chat.flows`: a /forget confirmation, onboarding, a /setup of this place; one read tells which), and otherwise
 in a DM it is a question (or, for someone without a profile, the start of onboarding), while in a channel a reply
-to one of our answers is a follow-up question (even with a flow open there); other channel chatter is not ours.
+to one of our answers is a follow-up question (even with a flow open there) and a message that mentions the bot
+is a question; other channel chatter is not ours.
 """
 
 from __future__ import annotations
 
 import time
+from dataclasses import replace as dc_replace
 from typing import TYPE_CHECKING
 
 from bot.chat.admin import ChannelSetup
-from bot.chat.commands import FLOW_WORDS, command_label, find
+from bot.chat.commands import ALIASES, COMMANDS, FLOW_WORDS, command_label, find
 from bot.chat.flows import Flows
 from bot.chat.members import ForgetConfirmation, OnboardingFlow, onboarding_reply
-from bot.chat.messages import BUTTON_PREFIX, PAPER_ACTIONS, AnswerReply, Incoming, Place, Reply, Speaker
+from bot.chat.messages import (
+    BUTTON_PREFIX,
+    PAPER_ACTIONS,
+    AnswerReply,
+    Incoming,
+    Place,
+    Reply,
+    Speaker,
+    TextReply,
+)
 from bot.chat.papers import PAPER_BUTTONS
 from bot.chat.questions import ask
 from bot.chat.reactions import ResetConfirmation
-from bot.chat.turns import Turn, log_turn, member_profile, text_reply
+from bot.chat.turns import Turn, has_words, log_turn, member_profile, text_reply
 from bot.core import Core
 from bot.errors import InputError
+from bot.frontend import front_end, wording
 from bot.members import onboarding
 
 if TYPE_CHECKING:  # the digest poster is only needed for /digest now
@@ -37,6 +49,14 @@ FLOWS = Flows(
     ForgetConfirmation(), ResetConfirmation(), OnboardingFlow(), ChannelSetup()
 )  # which flow takes a turn, in this order
 FLOW_COMMANDS = FLOW_WORDS | frozenset(name for flow in FLOWS.flows for name in flow.commands)
+COMMAND_WORDS = frozenset(COMMANDS) | frozenset(ALIASES) | FLOW_COMMANDS  # what a reply may name as a command
+
+
+def in_words_of(place: Place, replies: list[Reply]) -> list[Reply]:
+    """The replies with every command named as members run it on `place`'s platform (our own words only: the text
+    of an answer is the model's)."""
+    said = [wording(place.platform, r.text, COMMAND_WORDS) if isinstance(r, TextReply) else "" for r in replies]
+    return [dc_replace(r, text=text) if isinstance(r, TextReply) else r for r, text in zip(replies, said, strict=True)]
 
 
 class ChatController:
@@ -58,10 +78,10 @@ class ChatController:
             async with self.core.user_locks("chat|" + msg.speaker.user_key):
                 replies = await self._route(msg)
             outcome = "ok"
-            return replies
+            return in_words_of(msg.place, replies)
         except InputError as exc:
             outcome = "refused"
-            return text_reply(str(exc), ephemeral=True)
+            return in_words_of(msg.place, text_reply(str(exc), ephemeral=True))
         finally:
             label = command_label(msg)
             if replies or outcome != "ok" or label != "text":  # channel chatter that is not for us is not a turn
@@ -74,7 +94,7 @@ class ChatController:
         try:
             replies = await self._greet(speaker, place)
             outcome = "ok"
-            return replies
+            return in_words_of(place, replies)
         finally:
             log_turn("/start", place, outcome, started)
 
@@ -103,7 +123,13 @@ class ChatController:
         if not msg.command and msg.text.lstrip().startswith("/"):
             # a command typed where the platform hands over text (a reply in a Discord channel): still a command
             msg = Incoming.from_text(
-                msg.speaker, msg.place, msg.text, reply_to=msg.reply_to, attachment=msg.attachment, options=msg.options
+                msg.speaker,
+                msg.place,
+                msg.text,
+                reply_to=msg.reply_to,
+                attachment=msg.attachment,
+                options=msg.options,
+                mentioned=msg.mentioned,
             )
         if msg.command:
             return await self._command(msg)
@@ -115,6 +141,10 @@ class ChatController:
         answered = await FLOWS.answer(turn)
         if answered is not None:
             return answered
+        if msg.mentioned and not place.is_dm:  # spoken to in a channel: a question, or how to ask one
+            if not has_words(text):
+                return text_reply("Ask me about the stored papers: mention me with a question, or use /ask.")
+            return await ask(turn)
         if not text.strip() and msg.attachment is None:
             return []
         if place.is_dm:
@@ -146,7 +176,8 @@ class ChatController:
                 f"/{name} is for the channel or group that gets the digest; run it there.", ephemeral=True
             )
         if command.admin and not msg.speaker.is_admin:
-            return text_reply(f"/{name} is for the admins of this place (on Discord: Manage Server).", ephemeral=True)
+            who = front_end(msg.place.platform).admin_words
+            return text_reply(f"/{name} is for {who}.", ephemeral=True)
         if command.opens:
             await FLOWS.begin(self.core, turn.user, turn.place, command.opens)
         return await command.handler(turn)

@@ -112,7 +112,8 @@ class Incoming:
     Front ends with real commands (Discord slash commands, Telegram /commands) set `command` (no slash,
     lowercase) and `args`; front ends that only have text may pass the whole line as `text` and let
     `Incoming.from_text` split it. `options` carries named arguments a front end already parsed (Discord's
-    `/setup categories:... time:...`). `reply_to` is the platform id of the bot message being replied to.
+    `/setup categories:... time:...`). `reply_to` is the platform id of the bot message being replied to;
+    `mentioned` says the bot was @mentioned (the mention itself already taken out of `text`).
     """
 
     speaker: Speaker
@@ -124,6 +125,7 @@ class Incoming:
     button: str = ""
     reply_to: str = ""
     attachment: Attachment | None = None
+    mentioned: bool = False  # the message names the bot (an @mention): in a channel, it is spoken to
 
     @classmethod
     def from_text(cls, speaker: Speaker, place: Place, line: str, **extra: object) -> Incoming:

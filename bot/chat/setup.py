@@ -19,7 +19,7 @@ from bot.core import Core
 from bot.errors import InputError
 from bot.ingest.taxonomy import check_category
 from bot.members.users import SettingError, parse_post_time, parse_timezone
-from bot.models import Profile, Target, Topic
+from bot.models import DIGEST_SIZE, MAX_DIGEST_SIZE, Profile, Target, Topic
 from bot.ranking.profiles import profile_from_mapping, profile_from_toml, profile_to_mapping
 from bot.text.safetext import clean_text
 
@@ -28,7 +28,6 @@ VERSION = 1
 MAX_PROFILE_BYTES = 64_000  # an uploaded TOML profile; the bundled example is 2 KB
 MAX_INTERESTS = 20
 MAX_INTEREST_CHARS = 300
-MAX_DIGEST_SIZE = 50
 OPTION_NAMES = ("categories", "time", "timezone", "profile", "size")
 
 
@@ -42,7 +41,7 @@ class SetupDraft:
     timezone: str = "UTC"
     interests: list[str] = field(default_factory=list)
     profile: dict[str, object] | None = None  # a whole profile (from a TOML file), replacing `interests`
-    size: int = 15
+    size: int = DIGEST_SIZE
     title: str = ""
     existing: bool = False
     choices: list[str] = field(default_factory=list)  # values of the last question's buttons

@@ -1,13 +1,14 @@
-"""Delivery: the `Poster` protocol every chat adapter implements, and exactly-once posting of a digest.
+"""Delivery: the `Poster` protocol every front end implements, exactly-once posting of a digest, and the policy
+for places that are gone (`retire`).
 
 The posting ledger makes a digest for (target, day) go out once: it is claimed before sending and marked
 sent after, so a crash in between posts it on restart rather than skipping it, and a finished post is
 never repeated.
 
-A poster that can split a digest into its messages (`MessagePoster`: `digest_messages` and `send_digest_message`) gets
+A poster splits a digest into its messages (`digest_messages`, then `send_digest_message` for each), which gives
 message-level exactly-once: the digest is frozen in the ledger when claimed, each message is recorded with its
 platform id the moment the platform accepts it, and a restart after a crash sends only the messages that had not
-gone out. A plain `Poster` (`post_digest`) is retried as a whole.
+gone out.
 """
 
 from __future__ import annotations
@@ -43,23 +44,10 @@ class DeliveryError(PaperscoutError):
         self.permanent = permanent
 
 
-class Poster(Protocol):
-    """Sends rendered digests and replies to one platform."""
-
-    platform: str
-
-    async def post_digest(self, target: Target, digest: Digest) -> list[str]:
-        """Post `digest` to `target`; returns the platform's message references."""
-        ...
-
-    async def send_text(self, target: Target, text: str) -> list[str]:
-        """Post plain text (split to the platform's limits) to `target`."""
-        ...
-
-
 @runtime_checkable
-class MessagePoster(Protocol):
-    """A poster that sends a digest one message at a time, so delivery can record and resume each message."""
+class Poster(Protocol):
+    """A front end's digest poster: it sends a digest one message at a time, so delivery can record and resume each
+    message. Front ends subclass `bot.digests.poster.PlatformPoster`, which implements this."""
 
     platform: str
 
@@ -98,20 +86,6 @@ def retry_wait(error: DeliveryError, attempt: int, rng: random.Random | None = N
     return (rng or random).uniform(ceiling / 2, ceiling)
 
 
-async def send_with_retries(poster: Poster, target: Target, digest: Digest) -> list[str]:
-    """Post with bounded retries, waiting what the platform asks (or an exponential back-off)."""
-    for attempt in range(1, MAX_ATTEMPTS + 1):
-        try:
-            return await poster.post_digest(target, digest)
-        except DeliveryError as exc:
-            if exc.permanent or attempt == MAX_ATTEMPTS:
-                raise
-            wait = retry_wait(exc, attempt)
-            log.warning("posting to %s failed (%s); retry %d in %.1fs", target.key, exc, attempt, wait)
-            await asyncio.sleep(wait)
-    raise AssertionError("unreachable")
-
-
 async def deliver(
     core: Core, poster: Poster, target: Target, day: dt.date, build: Callable[[], Awaitable[Digest]]
 ) -> DeliveryResult:
@@ -132,22 +106,38 @@ async def _deliver_claimed(
     if not await core.repo.claim_post(target.id, day):
         return DeliveryResult(target, day, "already-sent")
     try:
-        if isinstance(poster, MessagePoster):
-            digest, refs = await _send_by_message(core, poster, target, day, build)
-        else:
-            digest = await build()
-            refs = await send_with_retries(poster, target, digest)
+        digest, refs = await _send_by_message(core, poster, target, day, build)
     except DeliveryError as exc:
         log.error("digest for %s on %s not delivered: %s", target.key, day, exc)
         await core.repo.note_post_failure(target.id, day, str(exc))
+        if exc.permanent:
+            await retire(core, target, str(exc))
         return DeliveryResult(target, day, "failed", str(exc), permanent=exc.permanent)
     await core.repo.mark_sent(target.id, day, [i.paper.id for i in digest.items], detail=",".join(refs)[:500])
     log.info("digest for %s on %s sent: %d papers in %d messages", target.key, day, digest.picked, len(refs))
     return DeliveryResult(target, day, "sent", f"{digest.picked} papers")
 
 
+async def retire(core: Core, target: Target, reason: str) -> None:
+    """The policy for a place the bot can no longer post to (blocked, kicked, a closed DM, a deleted channel), the
+    same on every platform: a member's personal digest is turned off (`/mydigest daily` turns it on again), a
+    channel's digest turns inactive (an admin's `/setup` there clears it). Never retried every minute."""
+    member = target.member
+    if member:
+        user = await core.repo.get_user(member)
+        if user is not None and user.digest_mode != "off":
+            await core.repo.save_user_settings(
+                member, digest_mode="off", post_time=user.post_time, timezone=user.timezone, weekly_day=user.weekly_day
+            )
+            log.warning("personal digest of %s turned off: the bot cannot write to them (%s)", member, reason[:200])
+        return
+    if target.id is not None:
+        await core.repo.set_target_inactive(target.id, reason)
+        log.warning("digest of %s inactive (not retried until set up again): %s", target.key, reason[:200])
+
+
 async def _send_by_message(
-    core: Core, poster: MessagePoster, target: Target, day: dt.date, build: Callable[[], Awaitable[Digest]]
+    core: Core, poster: Poster, target: Target, day: dt.date, build: Callable[[], Awaitable[Digest]]
 ) -> tuple[Digest, list[str]]:
     """Send the digest's messages not recorded as sent yet, recording each as it goes out."""
     assert target.id is not None

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import getpass
+import logging
 import re
 import sys
 from collections.abc import Sequence
@@ -26,11 +27,16 @@ from bot.chat import (
     Speaker,
     is_question_choice,
 )
+from bot.config import Settings
 from bot.core import Core
+from bot.digests.poster import PlatformPoster
+from bot.frontend import FrontEnd
 from bot.models import Digest, Target
 from bot.text.safetext import terminal_safe
-from bot.views.model import digest_view
+from bot.views.model import DigestView, digest_view
 from bot.views.render import answer_text, digest_text, paper_text
+
+log = logging.getLogger(__name__)
 
 CONSOLE_PLACE = Place(platform="console", chat_id="terminal", is_dm=True, title="the terminal")
 QUIT_WORDS = frozenset({"/quit", "/exit"})
@@ -73,36 +79,30 @@ def render_reply(reply: Reply) -> str:
     return "\n".join(parts)
 
 
-class ConsolePoster:
-    """A `Poster` that prints digests as plain text: the console channel of `paperscout run` without tokens."""
+class ConsolePoster(PlatformPoster):
+    """Prints digests as plain text: the console channel of `paperscout run` without tokens."""
 
     platform = "console"
 
     def __init__(self, stream: TextIO | None = None) -> None:
+        super().__init__()
         self.stream = stream or sys.stdout
         self.sent = 0
 
-    async def post_digest(self, target: Target, digest: Digest) -> list[str]:
-        """Print the digest."""
-        return await self.send_text(target, digest_text(digest_view(digest, with_actions=False)))
-
-    def digest_messages(self, target: Target, digest: Digest) -> list[str]:
+    def render_digest(self, target: Target, view: DigestView) -> list[str]:
         """The digest as one printed message (a terminal has no length limit)."""
-        return [digest_text(digest_view(digest, with_actions=False))]
+        return [digest_text(view)]
 
-    async def send_digest_message(
-        self, target: Target, message: object, position: int, sent: Sequence[str], nonce: str
-    ) -> str:
-        """Print one message; its id is its running number."""
-        (ref,) = await self.send_text(target, str(message))
-        return ref
+    def digest_messages(self, target: Target, digest: Digest) -> list[object]:
+        """One printed message, without buttons (a terminal has none)."""
+        return list(self.render_digest(target, digest_view(digest, with_actions=False)))
 
-    async def send_text(self, target: Target, text: str) -> list[str]:
-        """Print `text` with a separator line naming the target."""
+    async def send(self, target: Target, message: object, position: int, sent: Sequence[str], nonce: str) -> str:
+        """Print the message with a separator line naming the target; its id is its running number."""
         self.sent += 1
-        self.stream.write(f"--- to {target.key} ---\n{terminal_safe(text).rstrip()}\n")
+        self.stream.write(f"--- to {target.key} ---\n{terminal_safe(str(message)).rstrip()}\n")
         self.stream.flush()
-        return [f"console-{self.sent}"]
+        return f"console-{self.sent}"
 
 
 class ConsoleChat:
@@ -184,3 +184,21 @@ async def run_console(core: Core, *, user: str | None = None, stdin: TextIO | No
     key = console_user_key(user)
     chat = ConsoleChat(core, key, display_name=key.partition(":")[2], stdin=stdin)
     return await chat.run()
+
+
+class ConsoleRunning:
+    """The console as `paperscout run`'s fallback front end: it prints digests; there is nothing to stop."""
+
+    def __init__(self) -> None:
+        self.poster = ConsolePoster()
+
+    async def stop(self) -> None:
+        """Nothing to close."""
+
+
+async def _start(core: Core, settings: Settings) -> ConsoleRunning:
+    log.info("the console is the front end (set up a digest with /setup in paperscout console)")
+    return ConsoleRunning()
+
+
+FRONT_END = FrontEnd(platform="console", title="the console", start=_start, fallback=True)

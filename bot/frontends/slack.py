@@ -25,8 +25,8 @@ from bot.config import Settings
 from bot.core import Core
 from bot.digests.delivery import DeliveryError
 from bot.errors import ConfigError
-from bot.members.users import PERSONAL_CHAT_PREFIX
-from bot.models import Digest, Target
+from bot.frontend import FrontEnd
+from bot.models import PERSONAL_CHAT_PREFIX, Digest, Target
 from bot.text.safetext import clean_text
 from bot.views.model import DigestView, digest_view, usage_line
 from bot.views.render import authors_line, judgement_line
@@ -36,6 +36,8 @@ if TYPE_CHECKING:  # slack-bolt and slack_sdk are imported when the bot starts, 
     from slack_bolt.app.async_app import AsyncApp
     from slack_sdk.errors import SlackApiError
     from slack_sdk.web.async_client import AsyncWebClient
+
+    from bot.ops.doctor import Finding
 
 log = logging.getLogger(__name__)
 
@@ -397,3 +399,59 @@ async def start_slack(
     await handler.connect_async()
     log.info("Slack bot %s connected to %s over Socket Mode", me.get("user"), me.get("team"))
     return SlackHandle(handler, poster, front_end)
+
+
+SLACK_TOKEN_REFUSALS = frozenset({"invalid_auth", "not_authed", "account_inactive", "token_revoked"})
+
+
+async def check_slack(settings: Settings, offline: bool) -> Finding:
+    """Doctor's check: Slack accepts the bot token (auth.test) and an app-level token for Socket Mode is set."""
+    from bot.ops.doctor import Finding, response_json, who_am_i
+    from bot.ops.logs import public_url
+
+    base = settings.slack_api_url.rstrip("/")
+    answer = await who_am_i(
+        settings,
+        "Slack",
+        settings.slack_bot_token,
+        settings.slack_api_url,
+        "PAPERSCOUT_SLACK_API_URL",
+        lambda token: (f"{base}/auth.test", {"Authorization": f"Bearer {token}"}),
+        "copy the Bot User OAuth Token (xoxb-...) again from your app's OAuth & Permissions page",
+        offline=offline,
+        setting="PAPERSCOUT_SLACK_BOT_TOKEN",
+    )
+    if isinstance(answer, Finding):
+        return answer
+    me, api = response_json(answer), public_url(settings.slack_api_url)
+    error = str(me.get("error", ""))[:60]
+    if error in SLACK_TOKEN_REFUSALS or error == "not_allowed_token_type":
+        return Finding(
+            "Slack",
+            "fail",
+            f"Slack refused PAPERSCOUT_SLACK_BOT_TOKEN ({error})",
+            "use the Bot User OAuth Token (xoxb-...) from your app's OAuth & Permissions page",
+        )
+    if answer.status_code != 200 or not me.get("ok"):
+        return Finding("Slack", "fail", f"{api}/auth.test answered HTTP {answer.status_code} {error}", "try later")
+    app_token = settings.slack_app_token.get_secret_value() if settings.slack_app_token else ""
+    if not app_token.startswith("xapp-"):
+        return Finding(
+            "Slack",
+            "fail",
+            "PAPERSCOUT_SLACK_APP_TOKEN " + ("is not an app-level token" if app_token else "is not set"),
+            "Socket Mode needs an app-level token (xapp-...): Basic Information > App-Level Tokens, scope"
+            " connections:write",
+        )
+    return Finding("Slack", "ok", f"token accepted: {me.get('user', '?')} in {me.get('team', '?')}")
+
+
+FRONT_END = FrontEnd(
+    platform=PLATFORM,
+    title="Slack",
+    start=start_slack,
+    enabled=lambda settings: settings.slack_bot_token is not None,
+    check=check_slack,
+    prefix=f"{COMMAND} ",
+    admin_words="the workspace's admins",
+)

@@ -15,7 +15,7 @@ import json
 import logging
 import re
 import zoneinfo
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 from functools import cache
 from typing import Any
@@ -25,7 +25,7 @@ from bot.digests.build import attach_tldrs
 from bot.digests.delivery import DeliveryResult, Poster, deliver
 from bot.digests.due import DigestSchedule, due_days, split_by_catchup
 from bot.errors import InputError, PaperscoutError
-from bot.models import Digest, Profile, Target, UserRecord
+from bot.models import PERSONAL_CHAT_PREFIX, Digest, Profile, Target, UserRecord
 from bot.ranking import learn
 from bot.ranking.profiles import profile_to_mapping
 
@@ -33,7 +33,6 @@ log = logging.getLogger(__name__)
 
 WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 _SKIP_LOGGED: set[tuple[str, dt.date]] = set()  # personal digests already logged as skipped by this process
-PERSONAL_CHAT_PREFIX = "dm:"  # chat_id of a personal target: "dm:<id part of the user key>"
 MAX_USER_KEY = 200
 
 _USER_KEY = re.compile(r"^[a-z][a-z0-9_-]{0,31}:[^\s\x00-\x1f]{1,160}$")
@@ -228,9 +227,7 @@ async def _saved_personal_target(core: Core, user_key: str) -> tuple[Target, Pro
     return target, profile, user
 
 
-async def deliver_personal_digest(
-    core: Core, poster: Poster, user_key: str, day: dt.date, *, channel_targets: Sequence[int] | None = None
-) -> DeliveryResult:
+async def deliver_personal_digest(core: Core, poster: Poster, user_key: str, day: dt.date) -> DeliveryResult:
     """Build and post a user's personal digest for `day` once (the posting ledger guards against repeats).
 
     Holds the user's lock, so a /forget waits for a delivery in progress and a later one finds nothing to send.
@@ -243,9 +240,7 @@ async def deliver_personal_digest(
             poster,
             target,
             day,
-            lambda: personal_digest(
-                core, user_key, day, weekly=weekly, channel_targets=channel_targets, profile=profile
-            ),
+            lambda: personal_digest(core, user_key, day, weekly=weekly, profile=profile),
         )
 
 
@@ -253,7 +248,6 @@ async def deliver_due_personal_digests(
     core: Core,
     poster: Poster,
     now: dt.datetime,
-    channel_targets: Callable[[str], Awaitable[Sequence[int] | None]] | None = None,
     *,
     catchup: dt.timedelta | None = None,
 ) -> list[DeliveryResult]:
@@ -262,8 +256,8 @@ async def deliver_due_personal_digests(
     With `catchup` (`paperscout run`), a digest whose post time passed longer ago than that is skipped and logged.
 
     Meant to be called every few minutes by a scheduler. One user's failure is logged and reported, never
-    stops the others. `channel_targets(user_key)` names the channel targets whose digests the user already sees
-    (adapters know memberships); by default `channel_targets_of`.
+    stops the others; a member the platform no longer lets the bot write to has their digest turned off
+    (`bot.digests.delivery.retire`), so it is not tried again every minute.
     """
     days = await core.repo.announcement_days()
     results: list[DeliveryResult] = []
@@ -291,9 +285,11 @@ async def deliver_due_personal_digests(
                             day,
                             catchup,
                         )
-            seen = await channel_targets(user.key) if due and channel_targets is not None else None
             for day in due:
-                results.append(await deliver_personal_digest(core, poster, user.key, day, channel_targets=seen))
+                result = await deliver_personal_digest(core, poster, user.key, day)
+                results.append(result)
+                if result.permanent:  # its digest is off now: the other due days would fail the same way
+                    break
         except Exception as exc:  # one member's trouble (even a bug) must not cost the others their digest
             if isinstance(exc, PaperscoutError):
                 log.warning("personal digest for %s not posted: %s", user.key, exc)

@@ -19,11 +19,13 @@ import tempfile
 import time
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
 
 from bot.errors import ConfigError, PaperscoutError
+from bot.frontend import front_ends
 from bot.ops.logs import public_url
 from bot.text.safetext import terminal_safe
 
@@ -454,7 +456,7 @@ async def _get(settings: Settings, url: str, **kwargs: Any) -> httpx.Response:
         return await client.get(url, **kwargs)
 
 
-async def _who_am_i(
+async def who_am_i(
     settings: Settings,
     platform: str,
     token: SecretStr | None,
@@ -497,107 +499,7 @@ async def _who_am_i(
     return response
 
 
-async def check_discord(settings: Settings, *, offline: bool) -> Finding:
-    """Discord accepts the bot token: GET /users/@me."""
-    base = settings.discord_api_url.rstrip("/")
-    answer = await _who_am_i(
-        settings,
-        "Discord",
-        settings.discord_token,
-        settings.discord_api_url,
-        "PAPERSCOUT_DISCORD_API_URL",
-        lambda token: (f"{base}/users/@me", {"Authorization": f"Bot {token}"}),
-        "copy the bot token again from the Developer Portal (your application > Bot > Reset Token)",
-        offline=offline,
-    )
-    if isinstance(answer, Finding):
-        return answer
-    if answer.status_code != 200:
-        api = public_url(settings.discord_api_url)
-        return Finding("Discord", "fail", f"{api}/users/@me answered HTTP {answer.status_code}", "try again later")
-    me = _json(answer)
-    if not me.get("bot"):
-        return Finding(
-            "Discord",
-            "fail",
-            "PAPERSCOUT_DISCORD_TOKEN belongs to a user account, not a bot",
-            "use the token of your application's bot",
-        )
-    return Finding("Discord", "ok", f"token accepted: bot {me.get('username', '?')} (id {me.get('id', '?')})")
-
-
-async def check_telegram(settings: Settings, *, offline: bool) -> Finding:
-    """Telegram accepts the bot token: getMe."""
-    base = settings.telegram_base_url.rstrip("/")
-    answer = await _who_am_i(
-        settings,
-        "Telegram",
-        settings.telegram_token,
-        settings.telegram_base_url,
-        "PAPERSCOUT_TELEGRAM_BASE_URL",
-        lambda token: (f"{base}/bot{token}/getMe", {}),
-        "copy the token again from @BotFather (/mybots > your bot > API Token)",
-        offline=offline,
-    )
-    if isinstance(answer, Finding):
-        return answer
-    api = public_url(settings.telegram_base_url)
-    if answer.status_code == 404:
-        return Finding(
-            "Telegram",
-            "fail",
-            f"{api} answered HTTP 404 to getMe: PAPERSCOUT_TELEGRAM_TOKEN is malformed or the base URL is wrong",
-            "a token looks like 123456789:AAE...; PAPERSCOUT_TELEGRAM_BASE_URL is the server root",
-        )
-    me = _json(answer).get("result") or {}
-    if answer.status_code != 200 or not me:
-        return Finding("Telegram", "fail", f"{api} answered HTTP {answer.status_code} to getMe", "try again later")
-    return Finding("Telegram", "ok", f"token accepted: @{me.get('username', '?')} (id {me.get('id', '?')})")
-
-
-SLACK_TOKEN_REFUSALS = frozenset({"invalid_auth", "not_authed", "account_inactive", "token_revoked"})
-
-
-async def check_slack(settings: Settings, *, offline: bool) -> Finding:
-    """Slack accepts the bot token (auth.test) and an app-level token for Socket Mode is set."""
-    base = settings.slack_api_url.rstrip("/")
-    answer = await _who_am_i(
-        settings,
-        "Slack",
-        settings.slack_bot_token,
-        settings.slack_api_url,
-        "PAPERSCOUT_SLACK_API_URL",
-        lambda token: (f"{base}/auth.test", {"Authorization": f"Bearer {token}"}),
-        "copy the Bot User OAuth Token (xoxb-...) again from your app's OAuth & Permissions page",
-        offline=offline,
-        setting="PAPERSCOUT_SLACK_BOT_TOKEN",
-    )
-    if isinstance(answer, Finding):
-        return answer
-    me, api = _json(answer), public_url(settings.slack_api_url)
-    error = str(me.get("error", ""))[:60]
-    if error in SLACK_TOKEN_REFUSALS or error == "not_allowed_token_type":
-        return Finding(
-            "Slack",
-            "fail",
-            f"Slack refused PAPERSCOUT_SLACK_BOT_TOKEN ({error})",
-            "use the Bot User OAuth Token (xoxb-...) from your app's OAuth & Permissions page",
-        )
-    if answer.status_code != 200 or not me.get("ok"):
-        return Finding("Slack", "fail", f"{api}/auth.test answered HTTP {answer.status_code} {error}", "try later")
-    app_token = settings.slack_app_token.get_secret_value() if settings.slack_app_token else ""
-    if not app_token.startswith("xapp-"):
-        return Finding(
-            "Slack",
-            "fail",
-            "PAPERSCOUT_SLACK_APP_TOKEN " + ("is not an app-level token" if app_token else "is not set"),
-            "Socket Mode needs an app-level token (xapp-...): Basic Information > App-Level Tokens, scope"
-            " connections:write",
-        )
-    return Finding("Slack", "ok", f"token accepted: {me.get('user', '?')} in {me.get('team', '?')}")
-
-
-def _json(response: httpx.Response) -> dict[str, Any]:
+def response_json(response: httpx.Response) -> dict[str, Any]:
     try:
         data = response.json()
     except ValueError:
@@ -705,9 +607,7 @@ async def run_checks(settings: Settings, *, offline: bool, emit: Callable[[Findi
     note(await asyncio.to_thread(check_model))
     remote: list[Callable[[], Awaitable[Finding]]] = [
         lambda: check_llm(settings, offline=offline),
-        lambda: check_discord(settings, offline=offline),
-        lambda: check_telegram(settings, offline=offline),
-        lambda: check_slack(settings, offline=offline),
+        *(partial(front_end.check, settings, offline) for front_end in front_ends() if front_end.check is not None),
     ]
     for check in remote:
         note(await check())

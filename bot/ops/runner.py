@@ -1,12 +1,11 @@
 """`paperscout run`: one asyncio process with the core, the configured front ends and one scheduler.
 
-Front ends start when their token is set (Telegram with `PAPERSCOUT_TELEGRAM_TOKEN`, Discord with
-`PAPERSCOUT_DISCORD_TOKEN`, Slack with `PAPERSCOUT_SLACK_BOT_TOKEN`); with none, the console is the front end and
-digests of console targets (set up with `/setup` in `paperscout console`) are printed. The process holds the
-archive's writer lock for its whole life. SIGTERM and SIGINT stop it cleanly: no new send starts, the one in flight
-finishes (or, past a grace period, is left claimable in the ledger, to be resumed after its last recorded
-message), an ingest under way is cancelled at once (what it stored stays; the next run fetches the rest), the front
-ends stop and the database closes.
+The registered front ends (`bot.frontend`) start when they are enabled (their token is set); with none, the fallback
+(the console) is the front end and digests of console targets (set up with `/setup` in `paperscout console`) are
+printed. The process holds the archive's writer lock for its whole life. SIGTERM and SIGINT stop it cleanly: no new
+send starts, the one in flight finishes (or, past a grace period, is left claimable in the ledger, to be resumed
+after its last recorded message), an ingest under way is cancelled at once (what it stored stays; the next run
+fetches the rest), the front ends stop and the database closes.
 """
 
 from __future__ import annotations
@@ -16,11 +15,12 @@ import datetime as dt
 import logging
 import signal
 from collections.abc import Awaitable, Callable
-from typing import Any, Protocol
+from typing import Any
 
 from bot.config import Settings
 from bot.core import Core
 from bot.digests.delivery import Poster
+from bot.frontend import Running, front_ends
 from bot.ingest.nightly import PollOutcome, catch_up_missed_days, ingest_until_announced, poll_once
 from bot.ops.heartbeat import HEARTBEAT_SECONDS, beat
 from bot.ops.scheduler import (
@@ -42,38 +42,22 @@ log = logging.getLogger(__name__)
 STOP_GRACE_SECONDS = 15.0  # how long a stop waits for the digest in flight before leaving it claimable
 
 
-class FrontEnd(Protocol):
-    """A running chat front end (`start_telegram`, `start_discord`, `start_slack`): its poster and how to stop it."""
-
-    @property
-    def poster(self) -> Poster:
-        """Posts digests to this platform."""
-        ...
-
-    async def stop(self) -> None:
-        """Stop receiving updates and close connections."""
-        ...
-
-
-async def start_front_ends(core: Core, settings: Settings) -> list[FrontEnd]:
-    """The front ends whose tokens are configured, started; none is fine."""
-    started: list[FrontEnd] = []
+async def start_front_ends(core: Core, settings: Settings) -> list[Running]:
+    """The registered front ends that are enabled (their tokens set), started; with none, the fallback ones (the
+    console, which prints digests)."""
+    registered = front_ends()
+    chosen = [f for f in registered if f.start is not None and f.enabled(settings)]
+    if not chosen:
+        chosen = [f for f in registered if f.start is not None and f.fallback]
+        log.info("no chat token set: %s", ", ".join(f.title for f in chosen) or "no front end")
+    started: list[Running] = []
     try:
-        if settings.telegram_token is not None:
-            from bot.frontends.telegram.app import start_telegram
-
-            started.append(await start_telegram(core, settings))
-        if settings.discord_token is not None:
-            from bot.frontends.discord.app import start_discord
-
-            started.append(await start_discord(core, settings))
-        if settings.slack_bot_token is not None:
-            from bot.frontends.slack import start_slack
-
-            started.append(await start_slack(core, settings))
+        for front_end in chosen:
+            assert front_end.start is not None
+            started.append(await front_end.start(core, settings))
     except BaseException:
-        for front_end in started:
-            await front_end.stop()
+        for running in started:
+            await running.stop()
         raise
     return started
 
@@ -213,19 +197,14 @@ class Runner:
 
 async def run_until_stopped(core: Core, settings: Settings, stop: asyncio.Event | None = None) -> int:
     """Start everything, run until SIGTERM/SIGINT (or `stop` is set), then stop cleanly."""
-    from bot.frontends.console import ConsolePoster
-
     stop = stop or asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
-    front_ends = await start_front_ends(core, settings)
+    started = await start_front_ends(core, settings)
     posters: dict[str, Poster] = {}
-    for front_end in front_ends:
+    for front_end in started:
         posters[front_end.poster.platform] = front_end.poster
-    if not posters:
-        posters["console"] = ConsolePoster()
-        log.info("no chat token set: the console is the front end (set up a digest with /setup in paperscout console)")
     runner = Runner(core, posters)
     settled = await runner.settle_journal()
     if settled:
@@ -237,7 +216,7 @@ async def run_until_stopped(core: Core, settings: Settings, stop: asyncio.Event 
     finally:
         log.info("stopping: no new sends; waiting for the one in flight")
         await runner.stop()
-        for front_end in front_ends:
+        for front_end in started:
             await front_end.stop()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.remove_signal_handler(sig)

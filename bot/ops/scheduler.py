@@ -209,9 +209,6 @@ class DigestJobs:
                 except PaperscoutError as exc:
                     log.error("digest for %s on %s not built: %s", target.key, day, exc)
                     return DeliveryResult(target, day, "failed", str(exc))
-                if result.status == "failed" and result.permanent and target.id is not None:
-                    await self.core.repo.set_target_inactive(target.id, result.detail)
-                    log.warning("digest of %s inactive (not retried until set up again): %s", target.key, result.detail)
                 return result
 
         results = [r for r in await asyncio.gather(*(post(*w) for w in work)) if r is not None]

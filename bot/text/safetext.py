@@ -1,11 +1,11 @@
-"""The one cleaning of untrusted text for display, and the per-platform escapes applied on top of it.
+"""The one cleaning of untrusted text for display, and the Markdown and terminal escapes applied on top of it.
 
 Everything paperscout shows came from outside: titles, abstracts, authors, comments, questions, profile text, LLM
 output. `clean_text` makes such text inert for any output: no C0/C1 control characters or DEL (U+009B is a
 terminal CSI on its own), no ANSI/terminal escape sequences, no bidi overrides or isolates (which reorder what a
 reader sees), no zero-width characters (which hide words from filters and split mentions invisibly), no lone
-surrogates (which cannot be encoded); newlines and tabs stay and the result is NFC. The escapes then neutralise
-what each platform would act on: Markdown markup, Discord markdown and mentions, Telegram HTML, terminals.
+surrogates (which cannot be encoded); newlines and tabs stay and the result is NFC. The escapes here neutralise
+what Markdown and terminals would act on; each front end escapes for its own markup on top of `clean_text`.
 """
 
 from __future__ import annotations
@@ -73,29 +73,3 @@ def _break_mass_mentions(text: str) -> str:
 def escape_markdown(text: str) -> str:
     """Clean text with every character generic Markdown treats as markup backslash-escaped, mass mentions broken."""
     return _MD_SPECIAL.sub(r"\\\1", _break_mass_mentions(clean_text(text)))
-
-
-_DISCORD_INLINE = re.compile(r"([\\*_~`|\[\]<@])")
-_DISCORD_LINE_START = re.compile(r"^([ \t]*)([#>-])", re.MULTILINE)
-
-
-def escape_discord(text: str) -> str:
-    """Clean text that Discord shows as written: emphasis, code, spoilers, masked links, quotes, headings, lists,
-    user/role/channel mentions, slash-command mentions, custom emoji and timestamps are all escaped, and
-    ``@everyone``/``@here`` are escaped so they ping nobody even where allowed mentions are not set."""
-    text = _DISCORD_INLINE.sub(r"\\\1", clean_text(text))  # "\@everyone" pings nobody
-    return _DISCORD_LINE_START.sub(r"\1\\\2", text)
-
-
-_TELEGRAM_ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"}
-_TELEGRAM_SPECIAL = re.compile(r'[&<>"]')
-
-
-def telegram_entities(text: str) -> str:
-    """``& < > "`` as the four named entities Telegram's HTML parse mode supports; for already clean text."""
-    return _TELEGRAM_SPECIAL.sub(lambda m: _TELEGRAM_ENTITIES[m.group(0)], text)
-
-
-def escape_telegram_html(text: str) -> str:
-    """Clean text for Telegram's HTML parse mode, using only the four named entities Telegram supports."""
-    return telegram_entities(clean_text(text))

@@ -501,9 +501,17 @@ class DiscordFake(ScriptedFake[Fault, RecordedRequest]):
             self.threads_denied.add(channel_id)
 
     def deny_bot(self, channel_id: int) -> None:
-        """The bot may no longer send in this channel (403 code 50013)."""
+        """The bot may no longer send in this channel (403 code 50013): an overwrite denying it Send Messages, which
+        a connected bot learns from CHANNEL_UPDATE as Discord tells it."""
         with self._state_lock:
             self.bot_denied_channels.add(channel_id)
+            channel = self.channels[channel_id]
+            channel["permission_overwrites"] = [
+                *channel["permission_overwrites"],
+                {"id": str(self.bot_id), "type": 1, "allow": "0", "deny": str(PERM_SEND_MESSAGES)},
+            ]
+            payload = dict(channel)
+        self.dispatch("CHANNEL_UPDATE", payload)
 
     def permissions_of(self, user_id: int) -> int:
         """Guild permissions of a member: @everyone's and their roles', everything for the owner or an admin."""
@@ -1721,6 +1729,8 @@ class DiscordFake(ScriptedFake[Fault, RecordedRequest]):
                     "resume_gateway_url": self.gateway_url,
                     "application": {"id": str(self.application_id), "flags": 0},
                     "private_channels": [],
+                    # a sharded IDENTIFY gets its [shard_id, num_shards] back (Discord's Ready event)
+                    **({"shard": list(data["shard"])} if data.get("shard") else {}),
                 },
             )
             if conn.intents & INTENT_GUILDS:

@@ -1,4 +1,74 @@
-"""Discord front end: a discord.py `commands.Bot` around the core (`app`), rendering within Discord's limits
-(`render`), sending (`send`), posting digests (`poster`) and autocomplete (`choices`). The cogs in `cogs/` hold
-the commands.
+"""Discord front end: a discord.py bot around the core (`app`), rendering within Discord's limits (`render`),
+sending (`send`), posting digests (`poster`) and autocomplete (`choices`). The cogs in `cogs/` hold the commands.
+
+`FRONT_END` registers it (see `bot.frontend`); discord.py is imported only when it starts.
 """
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from bot.frontend import FrontEnd
+
+if TYPE_CHECKING:
+    from bot.config import Settings
+    from bot.core import Core
+    from bot.frontends.discord.app import DiscordHandle
+    from bot.ops.doctor import Finding
+
+
+async def start(core: Core, settings: Settings) -> DiscordHandle:
+    """Log in and connect (`bot.frontends.discord.app.start_discord`)."""
+    from bot.frontends.discord.app import start_discord
+
+    return await start_discord(core, settings)
+
+
+async def check(settings: Settings, offline: bool) -> Finding:
+    """Discord accepts the bot token: GET /users/@me."""
+    from bot.ops.doctor import Finding, response_json, who_am_i
+    from bot.ops.logs import public_url
+
+    base = settings.discord_api_url.rstrip("/")
+    answer = await who_am_i(
+        settings,
+        "Discord",
+        settings.discord_token,
+        settings.discord_api_url,
+        "PAPERSCOUT_DISCORD_API_URL",
+        lambda token: (f"{base}/users/@me", {"Authorization": f"Bot {token}"}),
+        "copy the bot token again from the Developer Portal (your application > Bot > Reset Token)",
+        offline=offline,
+    )
+    if isinstance(answer, Finding):
+        return answer
+    if answer.status_code != 200:
+        api = public_url(settings.discord_api_url)
+        return Finding("Discord", "fail", f"{api}/users/@me answered HTTP {answer.status_code}", "try again later")
+    me = response_json(answer)
+    if not me.get("bot"):
+        return Finding(
+            "Discord",
+            "fail",
+            "PAPERSCOUT_DISCORD_TOKEN belongs to a user account, not a bot",
+            "use the token of your application's bot",
+        )
+    return Finding("Discord", "ok", f"token accepted: bot {me.get('username', '?')} (id {me.get('id', '?')})")
+
+
+FRONT_END = FrontEnd(
+    platform="discord",
+    title="Discord",
+    start=start,
+    enabled=lambda settings: settings.discord_token is not None,
+    check=check,
+    # Discord's slash commands where they differ from the command table's names (typed in a DM, or as a reply to a
+    # question in a channel, every command of the table works too)
+    names={
+        "start": "/interests",
+        "more": "/similar",
+        "pause": "/digest pause",
+        "resume": "/digest resume",
+    },
+    admin_words="the server's admins (Manage Server)",
+)

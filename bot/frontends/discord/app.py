@@ -20,6 +20,7 @@ import asyncio
 import contextlib
 import logging
 import secrets
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -32,6 +33,7 @@ from discord.ext import commands
 
 from bot.chat import Attachment, ChatController, Incoming, Place, Reply, Speaker
 from bot.chat.setup import MAX_PROFILE_BYTES
+from bot.chat.turns import log_turn
 from bot.config import Settings
 from bot.core import Core
 from bot.errors import InputError, PaperscoutError
@@ -98,8 +100,9 @@ def error_note(ref: str) -> str:
     return f"Something went wrong on my side (ref {ref}); it is logged. Try again in a moment."
 
 
-class PaperscoutBot(commands.Bot):
-    """The Discord client of one `paperscout` process (see the module docstring)."""
+class PaperscoutBot(commands.AutoShardedBot):
+    """The Discord client of one `paperscout` process (see the module docstring); sharded as Discord asks, so a
+    public instance keeps working past 2,500 servers."""
 
     def __init__(
         self,
@@ -129,6 +132,24 @@ class PaperscoutBot(commands.Bot):
         for extension in self.initial_extensions:
             await self.load_extension(extension)
         self.tree.on_error = self.on_app_command_error
+
+    async def on_command_error(self, ctx: commands.Context[PaperscoutBot], error: commands.CommandError) -> None:
+        """``@paperscout WORDS`` that is no text command is a question the Ask cog answers: nothing to do here; a
+        non-owner's ``@paperscout sync`` is refused politely; anything else is reported with a correlation id."""
+        if isinstance(error, commands.CommandNotFound):
+            return
+        if isinstance(error, commands.NotOwner | commands.CheckFailure):
+            log_turn(
+                f"/{ctx.invoked_with or 'unknown'}", place_of(ctx.channel, ctx.author), "refused", time.monotonic()
+            )
+            with contextlib.suppress(discord.HTTPException):
+                await ctx.reply("Only the bot's owner syncs its commands; /help lists what you can use.")
+            return
+        if isinstance(error, commands.UserInputError):
+            with contextlib.suppress(discord.HTTPException):
+                await ctx.reply("Use: @paperscout sync (or sync here); only the bot's owner can.")
+            return
+        await self.report_in_channel(ctx.message, getattr(error, "original", error))
 
     async def on_app_command_error(self, interaction: discord.Interaction, error: app_commands.AppCommandError) -> None:
         """A friendly ephemeral line for refusals and cool-downs; a correlation id for everything else."""

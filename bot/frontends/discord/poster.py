@@ -11,20 +11,19 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import secrets
 from collections.abc import Sequence
 
 import aiohttp
 import discord
 
 from bot.digests.delivery import DeliveryError
-from bot.frontends.discord.render import CONTENT_MAX, clip, escape_discord, split_text
+from bot.digests.poster import PlatformPoster
 from bot.frontends.discord.render import Outgoing as OutgoingMessage
+from bot.frontends.discord.render import clip
 from bot.frontends.discord.render import digest_messages as render_digest
 from bot.frontends.discord.send import send_to_channel
-from bot.members.users import PERSONAL_CHAT_PREFIX
-from bot.models import Digest, Target
-from bot.views.model import digest_view
+from bot.models import PERSONAL_CHAT_PREFIX, Target
+from bot.views.model import DigestView
 
 log = logging.getLogger(__name__)
 
@@ -33,31 +32,60 @@ THREAD_ARCHIVE_MINUTES = 1440
 PERMANENT_CODES = {
     10003: "the channel no longer exists",
     10013: "the user no longer exists",
-    50001: "the bot has no access to the channel",
+    50001: "I can't see {where}",
     50007: "the member does not accept DMs from the bot",
-    50013: "the bot lacks a permission in the channel",
+    50013: "I can't post in {where}",
+}
+# what the bot needs where it posts a digest, by discord.py's name, as Discord's settings name them for the admin
+NEEDED_PERMISSIONS = {
+    "view_channel": "View Channel",
+    "send_messages": "Send Messages",
+    "embed_links": "Embed Links",
+    "create_public_threads": "Create Public Threads",
+    "send_messages_in_threads": "Send Messages in Threads",
 }
 CLOUDFLARE_WAIT_SECONDS = 60.0
 NONCE_MAX = 25
 THREAD_EXISTS = 160004
 
 
-def delivery_error(exc: Exception, target: Target) -> DeliveryError:
-    """What a discord.py failure means for delivery: permanent, wait-and-retry, or retry."""
+def missing_permissions(channel: object) -> list[str]:
+    """The permissions the bot lacks to post a digest in a server channel, as the admin finds them in Discord."""
+    if not isinstance(channel, discord.TextChannel | discord.Thread):
+        return []
+    mine = channel.permissions_for(channel.guild.me)
+    return [words for name, words in NEEDED_PERMISSIONS.items() if not getattr(mine, name)]
+
+
+def permission_problem(reason: str, channel: object) -> str:
+    """A refusal for want of access or a permission, in the admin's words: where, and which permissions to give."""
+    name = getattr(channel, "name", "")
+    text = reason.format(where=f"#{name}" if name else "that channel")
+    missing = missing_permissions(channel)
+    if missing:
+        return f"{text}: give paperscout {', '.join(missing)} there (channel settings > Permissions)"
+    return f"{text}: check paperscout's permissions there (channel settings > Permissions)"
+
+
+def delivery_error(exc: Exception, channel: object = None) -> DeliveryError:
+    """What a discord.py failure means for delivery (permanent, wait-and-retry, or retry), said as the admin who
+    reads it in /digest now or `paperscout status` can act on it; the log adds which target it was."""
     if isinstance(exc, discord.RateLimited):
-        return DeliveryError(f"{target.key}: rate limited", retry_after=exc.retry_after)
+        return DeliveryError("Discord rate limited the bot", retry_after=exc.retry_after)
     if isinstance(exc, discord.HTTPException):
         reason = PERMANENT_CODES.get(exc.code)
+        if exc.code in (50001, 50013) and reason is not None:
+            return DeliveryError(permission_problem(reason, channel), permanent=True)
         if reason is not None or exc.status in (401, 403, 404):
-            return DeliveryError(f"{target.key}: {reason or exc.text or exc.status}", permanent=True)
+            return DeliveryError(reason or f"Discord refused it ({exc.status}: {exc.text[:200]})", permanent=True)
         if exc.status == 429:  # not retried by discord.py: a Cloudflare limit, wait long
             wait = float(exc.response.headers.get("Retry-After", CLOUDFLARE_WAIT_SECONDS) or CLOUDFLARE_WAIT_SECONDS)
-            return DeliveryError(f"{target.key}: rate limited by Cloudflare", retry_after=wait)
+            return DeliveryError("Cloudflare rate limited the bot", retry_after=wait)
         if exc.status >= 500:
-            return DeliveryError(f"{target.key}: Discord server error {exc.status}")
+            return DeliveryError(f"Discord server error {exc.status}")
         # 400: Discord refused the message itself; sending it again cannot succeed
-        return DeliveryError(f"{target.key}: refused ({exc.code}: {exc.text[:200]})", permanent=True)
-    return DeliveryError(f"{target.key}: {type(exc).__name__}: {exc}")
+        return DeliveryError(f"Discord refused the message ({exc.code}: {exc.text[:200]})", permanent=True)
+    return DeliveryError(f"{type(exc).__name__}: {exc}")
 
 
 def message_nonce(key: str) -> str:
@@ -65,16 +93,13 @@ def message_nonce(key: str) -> str:
     return key if len(key) <= NONCE_MAX else hashlib.sha256(key.encode()).hexdigest()[:NONCE_MAX]
 
 
-class DiscordPoster:
-    """Posts digests and text to Discord channels and members' DMs through a logged-in client.
-
-    A digest is sent message by message (`digest_messages`, then `send_digest_message` for each), so the delivery
-    ledger can resume after the last message that went out; `post_digest` sends them all in one go.
-    """
+class DiscordPoster(PlatformPoster):
+    """Posts digests to Discord channels and members' DMs through a logged-in client (discord.py paces itself)."""
 
     platform = "discord"
 
     def __init__(self, client: discord.Client) -> None:
+        super().__init__()
         self.client = client
         self._threadless: set[int] = set()  # headers whose channel refused a thread: the rest goes in the channel
 
@@ -86,21 +111,18 @@ class DiscordPoster:
             return user.dm_channel or await user.create_dm()
         channel = self.client.get_channel(int(chat_id)) or await self.client.fetch_channel(int(chat_id))
         if not isinstance(channel, discord.abc.Messageable):
-            raise DeliveryError(f"{target.key}: not a channel messages can be posted in", permanent=True)
+            raise DeliveryError("that is not a channel messages can be posted in", permanent=True)
         return channel
 
-    def digest_messages(self, target: Target, digest: Digest) -> list[OutgoingMessage]:
+    def render_digest(self, target: Target, view: DigestView) -> list[OutgoingMessage]:
         """The digest as Discord messages, in sending order: the header (with the first papers), then the rest,
-        which go into a thread under the header. The same digest always gives the same messages."""
-        view = digest_view(digest)
+        which go into a thread under the header."""
         messages = render_digest(view)
         for message in messages[1:]:
             message.thread = clip(f"More papers: {view.title}", THREAD_NAME_MAX)
         return messages
 
-    async def send_digest_message(
-        self, target: Target, message: object, position: int, sent: Sequence[str], nonce: str
-    ) -> str:
+    async def send(self, target: Target, message: object, position: int, sent: Sequence[str], nonce: str) -> str:
         """Send one digest message; the first goes to the channel, the others into the thread under it (`sent[0]`).
 
         The nonce makes Discord return the message already sent instead of a second copy when a crash came between
@@ -108,13 +130,14 @@ class DiscordPoster:
         """
         if not isinstance(message, OutgoingMessage):
             raise TypeError(f"not a Discord digest message: {type(message).__name__}")
+        channel: discord.abc.Messageable | None = None
         try:
             channel = await self._destination(target)
             if position > 0 and sent:
                 channel = await self._continuation(channel, int(sent[0]), message.thread)
             ((_, posted),) = await send_to_channel(channel, [message], nonce=message_nonce(nonce))
         except (discord.DiscordException, aiohttp.ClientError, OSError) as exc:
-            raise delivery_error(exc, target) from exc
+            raise delivery_error(exc, channel) from exc
         return str(posted.id)
 
     async def _continuation(
@@ -139,21 +162,3 @@ class DiscordPoster:
                 raise
             found = await self.client.fetch_channel(header_id)
             return found if isinstance(found, discord.Thread) else channel
-
-    async def post_digest(self, target: Target, digest: Digest) -> list[str]:
-        """Post the whole digest (header, then the thread under it); returns the message ids."""
-        sent: list[str] = []
-        key = f"{target.key}:{digest.day.isoformat()}:{secrets.token_hex(4)}"
-        for position, message in enumerate(self.digest_messages(target, digest)):
-            sent.append(await self.send_digest_message(target, message, position, sent, f"{key}:{position}"))
-        return sent
-
-    async def send_text(self, target: Target, text: str) -> list[str]:
-        """Post plain text (escaped, split at 2,000 characters)."""
-        pieces = [OutgoingMessage(content=piece) for piece in split_text(escape_discord(text), CONTENT_MAX)]
-        try:
-            channel = await self._destination(target)
-            sent = await send_to_channel(channel, pieces)
-        except (discord.DiscordException, aiohttp.ClientError, OSError) as exc:
-            raise delivery_error(exc, target) from exc
-        return [str(message.id) for _, message in sent]

@@ -9,13 +9,14 @@ content, 10 embeds, 6,000 characters across its embeds or 5 rows of at most 5 bu
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 import discord
 
 from bot.chat import AnswerReply, Choice, DigestReply, FileReply, Reply, TextReply
-from bot.text.safetext import escape_discord
+from bot.text.safetext import clean_text
 from bot.views.model import DigestView, PaperView, usage_line
 from bot.views.render import authors_line, judgement_line
 
@@ -37,7 +38,16 @@ HEADER_EMBED_MAX = 1200
 TEXT_EMBED_MAX = DESCRIPTION_MAX
 COLOUR = discord.Colour(0xB31B1B)  # arXiv red
 
-__all__ = ["escape_discord"]  # the one escaping lives in bot.text.safetext
+_INLINE = re.compile(r"([\\*_~`|\[\]<@])")
+_LINE_START = re.compile(r"^([ \t]*)([#>-])", re.MULTILINE)
+
+
+def escape_discord(text: str) -> str:
+    """Clean text that Discord shows as written: emphasis, code, spoilers, masked links, quotes, headings, lists,
+    user/role/channel mentions, slash-command mentions, custom emoji and timestamps are all escaped, and
+    ``@everyone``/``@here`` are escaped so they ping nobody even where allowed mentions are not set."""
+    text = _INLINE.sub(r"\\\1", clean_text(text))  # "\@everyone" pings nobody
+    return _LINE_START.sub(r"\1\\\2", text)
 
 
 def clip(text: str, limit: int) -> str:

@@ -1,7 +1,68 @@
 """Telegram front end: a python-telegram-bot Application that drives `bot.chat` and posts digests.
 
-`start_telegram(core, settings)` (in `bot.frontends.telegram.app`) runs it inside `paperscout run`; the rest of the
-package
-renders the controller's replies as Telegram HTML (`render`, `markup`), sends them with pacing and Telegram's
-errors mapped (`sending`, `pacing`), posts digests (`poster`) and translates updates (`handlers`).
+`start_telegram(core, settings)` (in `app`) runs it inside `paperscout run`; the rest of the package renders the
+controller's replies as Telegram HTML (`render`, `markup`), sends them with Telegram's errors mapped (`sending`),
+posts digests (`poster`) and translates updates (`handlers`). `FRONT_END` registers it (see `bot.frontend`);
+python-telegram-bot is imported only when it starts.
 """
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from bot.frontend import FrontEnd
+
+if TYPE_CHECKING:
+    from bot.config import Settings
+    from bot.core import Core
+    from bot.frontends.telegram.app import TelegramHandle
+    from bot.ops.doctor import Finding
+
+
+async def start(core: Core, settings: Settings) -> TelegramHandle:
+    """Build, start and begin receiving updates (`bot.frontends.telegram.app.start_telegram`)."""
+    from bot.frontends.telegram.app import start_telegram
+
+    return await start_telegram(core, settings)
+
+
+async def check(settings: Settings, offline: bool) -> Finding:
+    """Telegram accepts the bot token: getMe."""
+    from bot.ops.doctor import Finding, response_json, who_am_i
+    from bot.ops.logs import public_url
+
+    base = settings.telegram_base_url.rstrip("/")
+    answer = await who_am_i(
+        settings,
+        "Telegram",
+        settings.telegram_token,
+        settings.telegram_base_url,
+        "PAPERSCOUT_TELEGRAM_BASE_URL",
+        lambda token: (f"{base}/bot{token}/getMe", {}),
+        "copy the token again from @BotFather (/mybots > your bot > API Token)",
+        offline=offline,
+    )
+    if isinstance(answer, Finding):
+        return answer
+    api = public_url(settings.telegram_base_url)
+    if answer.status_code == 404:
+        return Finding(
+            "Telegram",
+            "fail",
+            f"{api} answered HTTP 404 to getMe: PAPERSCOUT_TELEGRAM_TOKEN is malformed or the base URL is wrong",
+            "a token looks like 123456789:AAE...; PAPERSCOUT_TELEGRAM_BASE_URL is the server root",
+        )
+    me = response_json(answer).get("result") or {}
+    if answer.status_code != 200 or not me:
+        return Finding("Telegram", "fail", f"{api} answered HTTP {answer.status_code} to getMe", "try again later")
+    return Finding("Telegram", "ok", f"token accepted: @{me.get('username', '?')} (id {me.get('id', '?')})")
+
+
+FRONT_END = FrontEnd(
+    platform="telegram",
+    title="Telegram",
+    start=start,
+    enabled=lambda settings: settings.telegram_token is not None,
+    check=check,
+    admin_words="the group's admins",
+)

@@ -22,11 +22,14 @@ from bot.chat import ChatController
 from bot.chat.commands import COMMANDS
 from bot.config import Settings
 from bot.core import Core
+from bot.digests.delivery import retire
+from bot.digests.pacing import ChatPacer
+from bot.digests.poster import moved
 from bot.errors import ConfigError
-from bot.frontends.telegram.handlers import PLATFORM, TelegramFrontEnd, user_key
-from bot.frontends.telegram.pacing import ChatPacer
+from bot.frontends.telegram.handlers import PLATFORM, TelegramFrontEnd
 from bot.frontends.telegram.poster import TelegramPoster
 from bot.frontends.telegram.sending import TelegramSender
+from bot.models import PERSONAL_CHAT_PREFIX, Target
 
 log = logging.getLogger(__name__)
 
@@ -69,32 +72,13 @@ def build_application(settings: Settings) -> Application:
 
 
 async def mark_gone(core: Core, chat_id: int) -> None:
-    """After a 403 (blocked, kicked, deactivated): a member's digest goes off, a chat's digest turns inactive."""
+    """After a 403 (blocked, kicked, deactivated): the core's policy for a place that is gone (`retire`)."""
     if chat_id > 0:
-        key = user_key(chat_id)
-        user = await core.repo.get_user(key)
-        if user is not None and user.digest_mode != "off":
-            await core.repo.save_user_settings(
-                key, digest_mode="off", post_time=user.post_time, timezone=user.timezone, weekly_day=user.weekly_day
-            )
-            log.warning("personal digest of %s turned off: the bot cannot write to them", key)
+        await retire(core, Target(PLATFORM, f"{PERSONAL_CHAT_PREFIX}{chat_id}", ""), "the bot cannot write to them")
         return
     found = await core.repo.target_at(PLATFORM, str(chat_id))
-    if found is not None and found[0].id is not None:
-        # inactive, not paused: an admin's /setup after adding the bot back clears it
-        await core.repo.set_target_inactive(found[0].id, "the bot was removed from the chat or cannot post there")
-        log.warning("digest of %s:%s inactive: the bot cannot post there", PLATFORM, chat_id)
-
-
-async def mark_moved(core: Core, old_chat_id: int, new_chat_id: int) -> None:
-    """A group became a supergroup under a new id: its digest, profile and half-done /setup follow it."""
-    outcome = await core.repo.move_chat(PLATFORM, str(old_chat_id), str(new_chat_id))
-    if outcome == "moved":
-        log.warning("digest of %s:%s moved to %s (the group became a supergroup)", PLATFORM, old_chat_id, new_chat_id)
-    elif outcome == "kept":
-        log.warning(
-            "%s:%s became %s, which has its own digest; the old one is inactive", PLATFORM, old_chat_id, new_chat_id
-        )
+    if found is not None:
+        await retire(core, found[0], "the bot was removed from the chat or cannot post there")
 
 
 def command_lists() -> tuple[list[BotCommand], list[BotCommand]]:
@@ -118,13 +102,14 @@ async def start_telegram(
         settings.telegram_chat_interval_seconds,
         settings.telegram_group_per_minute,
         settings.telegram_overall_per_second,
+        is_group=lambda chat: isinstance(chat, int) and chat < 0,  # groups and channels have negative ids
     )
 
     async def on_gone(chat_id: int, reason: str) -> None:
         await mark_gone(core, chat_id)
 
     async def on_moved(old_chat_id: int, new_chat_id: int) -> None:
-        await mark_moved(core, old_chat_id, new_chat_id)
+        await moved(core, PLATFORM, str(old_chat_id), str(new_chat_id))
 
     sender = TelegramSender(app.bot, pacer, on_gone=on_gone, on_moved=on_moved)
     poster = TelegramPoster(sender)
@@ -174,4 +159,4 @@ async def _start_updates(app: Application, settings: Settings) -> None:
     )
 
 
-__all__ = ["TelegramHandle", "build_application", "mark_gone", "mark_moved", "start_telegram"]
+__all__ = ["TelegramHandle", "build_application", "mark_gone", "start_telegram"]

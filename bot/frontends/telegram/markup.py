@@ -12,16 +12,25 @@ import re
 from dataclasses import dataclass, field
 from typing import Self
 
-from bot.text.safetext import clean_text, telegram_entities
+from bot.text.safetext import clean_text
 
 ELLIPSIS = "…"
 WORD_JOINER = "\u2060"
 _MENTION = re.compile(r"@(?=\w)")
 
 
+_ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"}
+_SPECIAL = re.compile(r'[&<>"]')
+
+
 def escape_html(text: str) -> str:
-    """Text for Telegram's HTML parse mode: ``< > & "`` as the named entities Telegram supports."""
-    return telegram_entities(text)
+    """Already clean text for Telegram's HTML parse mode: ``< > & "`` as the four named entities it supports."""
+    return _SPECIAL.sub(lambda m: _ENTITIES[m.group(0)], text)
+
+
+def escape_telegram_html(text: str) -> str:
+    """Outside text for Telegram's HTML parse mode: cleaned, then the four named entities."""
+    return escape_html(clean_text(text))
 
 
 def defuse_mentions(text: str) -> str:

@@ -29,8 +29,8 @@ from telegram.constants import ParseMode
 from telegram.error import BadRequest, ChatMigrated, Forbidden, RetryAfter, TelegramError
 
 from bot.digests.delivery import DeliveryError
+from bot.digests.pacing import ChatPacer
 from bot.frontends.telegram.markup import Markup
-from bot.frontends.telegram.pacing import ChatPacer
 from bot.frontends.telegram.render import Keyboard, TgMessage
 
 log = logging.getLogger(__name__)

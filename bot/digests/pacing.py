@@ -1,11 +1,11 @@
-"""Our own pacing of sends per chat, on top of PTB's `AIORateLimiter`.
+"""Pacing of sends per chat, for every front end whose platform limits how fast a bot may write.
 
-The limiter does not space messages to one private chat, and its overall limit is a leaky bucket that lets a burst
-of 30 through on top of the steady 30/s, which Telegram (and the fake, which counts any one-second window) answers
-with 429 during a fan-out. `ChatPacer.turn(chat_id)` waits until a chat may get its next message: `interval`
-seconds after the previous one, for groups and channels (negative chat ids) no more than `group_per_minute` in any
-60 seconds, and overall sends evenly spaced at `overall_per_second` per `OVERALL_WINDOW_SECONDS`. Waiting for its
-own spacing holds only that chat: other chats go on.
+A platform's own client library rarely spaces messages to one chat, and an overall limit kept as a leaky bucket
+lets a burst through that the platform answers with 429 during a digest's fan-out. `ChatPacer.turn(chat)` waits
+until a chat may get its next message: `interval` seconds after the previous one, for group chats (as the front
+end's `is_group` tells) no more than `group_per_minute` in any 60 seconds, and overall sends evenly spaced at
+`overall_per_second` per `OVERALL_WINDOW_SECONDS`. Waiting for its own spacing holds only that chat: other chats go
+on.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Hashable
 from contextlib import asynccontextmanager
 
 GROUP_WINDOW_SECONDS = 60.0
@@ -29,19 +29,21 @@ class ChatPacer:
         group_per_minute: int = 20,
         overall_per_second: int = 30,
         clock: Callable[[], float] = time.monotonic,
+        is_group: Callable[[Hashable], bool] = lambda chat: False,
     ) -> None:
         """`interval` a little over 1 s, so network jitter never makes two sends arrive closer than a second."""
         self.interval = interval
         self.group_per_minute = group_per_minute
         self.overall_per_second = overall_per_second
         self._clock = clock
-        self._locks: dict[int, asyncio.Lock] = {}
-        self._sent: dict[int, deque[float]] = {}
+        self._is_group = is_group
+        self._locks: dict[Hashable, asyncio.Lock] = {}
+        self._sent: dict[Hashable, deque[float]] = {}
         self._overall_lock = asyncio.Lock()
         self._last_start = float("-inf")
 
     @asynccontextmanager
-    async def turn(self, chat_id: int) -> AsyncIterator[None]:
+    async def turn(self, chat_id: Hashable) -> AsyncIterator[None]:
         """Hold the chat's turn: wait until it may get a message, send inside the block, and the send is counted."""
         lock = self._locks.setdefault(chat_id, asyncio.Lock())
         async with lock:
@@ -64,21 +66,21 @@ class ChatPacer:
                 await asyncio.sleep(wait)
             self._last_start = self._clock()
 
-    def wait_seconds(self, chat_id: int) -> float:
+    def wait_seconds(self, chat_id: Hashable) -> float:
         """How long the next message to `chat_id` must wait from now."""
         sent = self._sent.get(chat_id)
         if not sent:
             return 0.0
         now = self._clock()
         wait = sent[-1] + self.interval - now
-        if chat_id < 0 and self.group_per_minute > 0:
+        if self.group_per_minute > 0 and self._is_group(chat_id):
             while sent and sent[0] <= now - GROUP_WINDOW_SECONDS:
                 sent.popleft()
             if len(sent) >= self.group_per_minute:
                 wait = max(wait, sent[-self.group_per_minute] + GROUP_WINDOW_SECONDS - now)
         return max(0.0, wait)
 
-    def _note(self, chat_id: int) -> None:
+    def _note(self, chat_id: Hashable) -> None:
         sent = self._sent.setdefault(chat_id, deque())
         sent.append(self._clock())
         keep = max(self.group_per_minute, 1)

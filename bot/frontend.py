@@ -1,0 +1,112 @@
+"""The front-end contract: what a chat platform plugs into, and the registry the core finds front ends in.
+
+A front end is a package (or module) under `bot/frontends/` whose top level defines ``FRONT_END = FrontEnd(...)``
+and imports nothing heavy: the platform's library is imported inside `start` and `check` only. Registering a new
+front end is exactly that; `paperscout run` (`bot.ops.runner`), `paperscout doctor` (`bot.ops.doctor`) and the chat
+wording discover it through `front_ends()`, so no core module names a platform.
+
+What a front end gets from the core, so it stays thin:
+- `bot.chat.ChatController` for every conversation (it hands in `Incoming`, renders the replies);
+- `bot.digests.poster.PlatformPoster`, the base of its digest poster: fan-out over the ledger, pacing, retries and
+  the gone/blocked/moved policy live there; the front end renders a digest's messages and sends one message;
+- `bot.views.layout` for the fields, order, chunking and packing of papers, answers and lists (it only styles);
+- `FrontEnd.names` and `admin_words`: how its members invoke each command of `bot.chat.commands.COMMANDS` and
+  who counts as an admin there, so every reply names the platform's own commands (`wording`).
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import re
+from collections.abc import Awaitable, Callable, Collection, Mapping
+from dataclasses import dataclass, field
+from functools import cache
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from bot.config import Settings
+    from bot.core import Core
+    from bot.digests.delivery import Poster
+
+FRONT_ENDS_PACKAGE = "bot.frontends"
+
+
+class Running(Protocol):
+    """A started front end: its digest poster and how to stop it."""
+
+    @property
+    def poster(self) -> Poster:
+        """Posts digests to this platform."""
+        ...
+
+    async def stop(self) -> None:
+        """Stop receiving updates and close connections."""
+        ...
+
+
+@dataclass(frozen=True)
+class FrontEnd:
+    """One chat platform as the core sees it.
+
+    - `platform`: the key in user keys and targets ('platform:id'); `title`: its name for people;
+    - `enabled(settings)`: whether `paperscout run` starts it (its token is set); a `fallback` front end starts when
+      no other is enabled (the console prints digests);
+    - `start(core, settings)`: log in and start receiving, inside the running loop; returns the `Running` handle;
+    - `check(settings, offline)`: doctor's check of its configuration (a `bot.ops.doctor.Finding`), or None;
+    - `names`: the platform's own way to run a core command where it differs ('start' -> '/interests',
+      'pause' -> '/digest pause'); a command mapped to '' does not exist there and is left out of /help;
+    - `prefix`: how its commands begin ('/' or Slack's '/paperscout '), for every command `names` does not name;
+    - `admin_words`: who administers a place there, for refusals ("the server's admins (Manage Server)").
+    """
+
+    platform: str
+    title: str
+    start: Callable[[Core, Settings], Awaitable[Running]] | None = None
+    enabled: Callable[[Settings], bool] = lambda settings: False
+    check: Callable[[Settings, bool], Awaitable[Any]] | None = None
+    names: Mapping[str, str] = field(default_factory=dict)
+    admin_words: str = "the admins of this place"
+    fallback: bool = False
+    prefix: str = "/"
+
+    def command(self, name: str) -> str:
+        """How a member runs core command `name` here (`prefix` + name unless `names` says otherwise)."""
+        return self.names.get(name, f"{self.prefix}{name}")
+
+
+PLAIN = FrontEnd(platform="", title="chat")  # the wording of a platform nobody registered (tests, the console)
+
+
+@cache
+def front_ends() -> tuple[FrontEnd, ...]:
+    """Every registered front end (each module under `bot/frontends/` that defines `FRONT_END`), by platform."""
+    package = importlib.import_module(FRONT_ENDS_PACKAGE)
+    found: list[FrontEnd] = []
+    for module in pkgutil.iter_modules(package.__path__):
+        spec = getattr(importlib.import_module(f"{FRONT_ENDS_PACKAGE}.{module.name}"), "FRONT_END", None)
+        if isinstance(spec, FrontEnd):
+            found.append(spec)
+    return tuple(sorted(found, key=lambda f: f.platform))
+
+
+def front_end(platform: str) -> FrontEnd:
+    """The registered front end of `platform` (`PLAIN` wording when there is none)."""
+    return next((f for f in front_ends() if f.platform == platform), PLAIN)
+
+
+_COMMAND = re.compile(r"(?<![\w/<])/([a-z]+)\b")
+
+
+def wording(platform: str, text: str, commands: Collection[str] = ()) -> str:
+    """`text` (the core's own words) with each '/command' (of `commands`, or named in the platform's `names`) as
+    `platform`'s members run it."""
+    spec = front_end(platform)
+    if not spec.names and spec.prefix == "/":
+        return text
+
+    def name(match: re.Match[str]) -> str:
+        word = match.group(1)
+        return spec.command(word) if word in spec.names or word in commands else match.group(0)
+
+    return _COMMAND.sub(name, text)

@@ -1,0 +1,50 @@
+"""Each platform's own words: the commands a reply names are the ones its members can run there, and a refusal
+names who administers a place on that platform; the core itself names no platform."""
+
+from __future__ import annotations
+
+import re
+
+from bot.chat import ChatController, Incoming, Place, Speaker, TextReply
+from bot.core import Core
+from bot.frontend import front_end, front_ends, wording
+
+DISCORD_DM = Place("discord", "42", is_dm=True)
+DISCORD_CHANNEL = Place("discord", "555", is_dm=False, title="#papers")
+TELEGRAM_GROUP = Place("telegram", "-100", is_dm=False, title="Lab")
+BOB = Speaker("discord:7", "Bob")
+TG_MEMBER = Speaker("telegram:8", "Dana")
+
+
+def texts(replies: list) -> str:
+    return "\n".join(r.text for r in replies if isinstance(r, TextReply))
+
+
+async def test_discord_replies_name_discords_own_commands(core: Core) -> None:
+    ctl = ChatController(core)
+    shown = texts(await ctl.handle(Incoming(BOB, DISCORD_DM, command="help")))
+    assert "/interests" in shown and "/similar" in shown
+    assert not re.search(r"(?<![\w/])/(start|more)\b", shown), shown
+    shown = texts(await ctl.handle(Incoming(BOB, DISCORD_CHANNEL, command="profile")))
+    assert "/interests makes one" in shown and "/start" not in shown
+    admin = Speaker("discord:8", "Cleo", is_admin=True)
+    options = {"categories": "cs.LG", "time": "09:00", "timezone": "UTC", "size": "3", "profile": "graphs"}
+    await ctl.handle(Incoming(admin, DISCORD_CHANNEL, command="setup", options=options))
+    paused = texts(await ctl.handle(Incoming(admin, DISCORD_CHANNEL, command="digest", args="pause")))
+    assert "/digest resume" in paused and not re.search(r"(?<![\w/])/resume\b", paused)
+
+
+async def test_a_telegram_groups_refusal_names_telegrams_admins(core: Core) -> None:
+    ctl = ChatController(core)
+    refused = texts(await ctl.handle(Incoming(TG_MEMBER, TELEGRAM_GROUP, command="setup")))
+    assert "admins" in refused and "Discord" not in refused and "Manage Server" not in refused
+    refused = texts(await ctl.handle(Incoming(BOB, DISCORD_CHANNEL, command="setup")))
+    assert "Manage Server" in refused
+
+
+def test_every_front_end_is_registered_and_words_leave_links_alone() -> None:
+    platforms = {f.platform for f in front_ends()}
+    assert {"console", "discord", "telegram"} <= platforms
+    assert front_end("discord").command("more") == "/similar" and front_end("telegram").command("more") == "/more"
+    line = "See https://arxiv.org/abs/2505.17639 or /more 3, not /morex; a/start stays."
+    assert wording("discord", line) == "See https://arxiv.org/abs/2505.17639 or /similar 3, not /morex; a/start stays."
