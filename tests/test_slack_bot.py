@@ -184,7 +184,11 @@ async def test_slash_command_sub_commands_setup_and_digest_now(
     await store_day(core)
     async with slack_bot(core, slack_settings):
         [listed] = await command(fake, ADA, PAPERS, "")
-        assert listed.ephemeral_to == ADA and "/help" in listed.visible_text and "/ask" in listed.visible_text
+        assert (
+            listed.ephemeral_to == ADA
+            and "/paperscout help" in listed.visible_text
+            and "/paperscout ask" in listed.visible_text
+        )
         [unknown] = await command(fake, ADA, PAPERS, "frobnicate")
         assert "I don't know /frobnicate" in unknown.visible_text and unknown.ephemeral_to == ADA
         [refused] = await command(fake, ADA, PAPERS, "setup")
