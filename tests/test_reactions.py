@@ -180,3 +180,24 @@ async def test_the_undo_button_names_a_paper_never_a_number_of_a_list(core: Core
     assert await reactions.reactions_of(core, USER) == []
     (again,) = await ctl.handle(Incoming(speaker, place, button=f"ps:undo:{papers[0].id}"))
     assert isinstance(again, TextReply) and again.text == "You have no reactions to undo."
+
+
+async def test_why_speaks_of_reactions_only_for_the_members_own_ranking(core: Core, store_day: StoreDay) -> None:
+    from bot.chat import ChatController, Incoming, Place, Speaker
+    from bot.members.users import profile_owner
+    from bot.models import Target
+
+    papers = await store_day(core)
+    await core.repo.save_profile("channel:telegram:-100", PROFILE)
+    await core.repo.save_target(Target("telegram", "-100", PROFILE.name), "channel:telegram:-100")
+    member = "telegram:7"
+    for paper, value in ((papers[0], 1), (papers[1], -1), (papers[2], 1)):
+        await reactions.react(core, member, paper, value)
+    ctl = ChatController(core)
+    group = Place("telegram", "-100", is_dm=False)
+    (in_group,) = await ctl.handle(Incoming(Speaker(member), group, command="why", args=papers[5].id))
+    assert "For profile 'test'" in in_group.text and "reaction" not in in_group.text  # the channel's ranking
+
+    await core.repo.save_profile(profile_owner(member), PROFILE)
+    (own,) = await ctl.handle(Incoming(Speaker(member), Place("telegram", "7"), command="why", args=papers[5].id))
+    assert "Your 3 reactions move it " in own.text

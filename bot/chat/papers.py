@@ -62,14 +62,15 @@ async def why(turn: Turn) -> list[Reply]:
     """/why N|ID: a paper's rank explained for the speaker's profile (in a channel without one, the channel's)."""
     core = turn.core
     found = await paper_from_arg(core, turn.user, turn.args)
-    profile = await member_profile(core, turn.user)
+    own = profile = await member_profile(core, turn.user)
     if profile is None and not turn.place.is_dm:
         target = await core.repo.target_at(turn.place.platform, turn.place.chat_id)
         profile = target[1] if target else None
     if profile is None:
         return text_reply("/why explains a paper's rank for your profile; /start makes one.", ephemeral=True)
     explained = await explain_paper(core, found.id, profile)
-    learned = await why_line(core, turn.user, found)
+    # a member's reactions shape their own ranking only, never the channel's
+    learned = await why_line(core, turn.user, found) if own is not None else ""
     return text_reply(explained + (f"\n{learned}" if learned else ""), ephemeral=True)
 
 
