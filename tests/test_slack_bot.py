@@ -15,7 +15,7 @@ from pydantic import SecretStr
 from bot.config import Settings
 from bot.core import Core
 from bot.digests.delivery import deliver
-from bot.frontends.slack import MAX_SECTION, SlackHandle, start_slack
+from bot.frontends.slack import MAX_SECTION, SlackFrontEnd, start_slack
 from bot.members.users import deliver_personal_digest, profile_owner
 from bot.models import Digest, Paper, Profile, ScoredPaper, Target, Topic
 from bot.ops.scheduler import DigestJobs
@@ -59,7 +59,7 @@ def slack_settings(settings: Settings, fake: SlackFake) -> Settings:
 
 
 @asynccontextmanager
-async def slack_bot(core: Core, settings: Settings) -> AsyncIterator[SlackHandle]:
+async def slack_bot(core: Core, settings: Settings) -> AsyncIterator[SlackFrontEnd]:
     handle = await start_slack(core, settings)
     try:
         yield handle
@@ -112,7 +112,7 @@ async def saved_target(core: Core, chat_id: str) -> Target:
     return replace(target, id=await core.repo.save_target(target, key))
 
 
-async def post_digest(core: Core, handle: SlackHandle, papers: list[Paper], chat_id: str = PAPERS) -> str:
+async def post_digest(core: Core, handle: SlackFrontEnd, papers: list[Paper], chat_id: str = PAPERS) -> str:
     await core.repo.upsert_papers(papers)
     digest = Digest(
         day=DAY,
@@ -245,7 +245,7 @@ async def test_a_mention_is_answered_in_its_thread_and_a_reply_there_follows_up(
         mention = fake.mention_event(ADA, PAPERS, "<@U0PAPERBOT> papers about toxicity today")
         await fake.wait_for_ack(mention)
         [answer] = await fake.wait_for_posted(PAPERS, 1)
-        await bot.front_end.idle.wait()  # the answer is remembered for follow-ups once posted
+        await bot.idle.wait()  # the answer is remembered for follow-ups once posted
         root = fake.envelopes[mention].payload["event"]["ts"]
         assert answer.thread_ts == root and answer.links
         [follow_up] = await say(fake, ADA, PAPERS, "which of them are about dialogue?", thread=root)

@@ -24,11 +24,13 @@ from bot import chat
 from bot.config import Settings
 from bot.core import Core
 from bot.digests.delivery import DeliveryError
+from bot.digests.pacing import ChatPacer
+from bot.digests.poster import PlatformPoster
 from bot.errors import ConfigError
 from bot.frontend import FrontEnd
-from bot.models import PERSONAL_CHAT_PREFIX, Digest, Target
+from bot.models import PERSONAL_CHAT_PREFIX, Target
 from bot.text.safetext import clean_text
-from bot.views.model import DigestView, digest_view, usage_line
+from bot.views.model import DigestView, usage_line
 from bot.views.render import authors_line, judgement_line
 
 if TYPE_CHECKING:  # slack-bolt and slack_sdk are imported when the bot starts, not when the module is read
@@ -172,24 +174,21 @@ def render(reply: chat.Reply) -> list[SlackMessage]:
 # --- sending ---
 
 
-class SlackPoster:
-    """Paced chat.postMessage with Slack's refusals mapped to `DeliveryError`; posts digests message by message
-    (a `bot.digests.delivery.MessagePoster`)."""
+class SlackPoster(PlatformPoster):
+    """chat.postMessage paced per channel (replies too), Slack's refusals mapped to `DeliveryError`; the digest
+    poster (fan-out, retries and the gone policy are `PlatformPoster`'s)."""
 
     platform = PLATFORM
 
     def __init__(self, client: AsyncWebClient, interval: float) -> None:
-        self.client, self.interval = client, interval
-        self._locks: dict[str, asyncio.Lock] = {}
-        self._last: dict[str, float] = {}
+        super().__init__()  # paced in `post`, by channel, so replies and digests share one spacing
+        self.client, self.channels = client, ChatPacer(interval, overall_per_second=0)
 
-    def digest_messages(self, target: Target, digest: Digest) -> list[SlackMessage]:
+    def render_digest(self, target: Target, view: DigestView) -> list[SlackMessage]:
         """The digest as Slack messages."""
-        return render_digest(digest_view(digest))
+        return render_digest(view)
 
-    async def send_digest_message(
-        self, target: Target, message: object, position: int, sent: Sequence[str], nonce: str
-    ) -> str:
+    async def send(self, target: Target, message: object, position: int, sent: Sequence[str], nonce: str) -> str:
         """Send one message of a digest to the channel, or for a personal digest ('dm:U…') to the member's DM;
         returns its ts (Slack has no idempotency key, so `nonce` is unused)."""
         assert isinstance(message, SlackMessage)
@@ -212,16 +211,11 @@ class SlackPoster:
             raise self._delivery_error(channel, error) from error
 
     async def _post(self, channel: str, text: str, blocks: list[dict[str, Any]], thread_ts: str) -> str:
-        async with self._locks.setdefault(channel, asyncio.Lock()):
-            wait = self._last.get(channel, float("-inf")) + self.interval - time.monotonic()
-            await asyncio.sleep(max(0.0, wait))
-            try:
-                sent = await self.client.chat_postMessage(
-                    channel=channel, text=text, blocks=blocks or None, thread_ts=thread_ts or None,
-                    unfurl_links=False, unfurl_media=False,
-                )  # fmt: skip
-            finally:
-                self._last[channel] = time.monotonic()
+        async with self.channels.turn(channel):
+            sent = await self.client.chat_postMessage(
+                channel=channel, text=text, blocks=blocks or None, thread_ts=thread_ts or None,
+                unfurl_links=False, unfurl_media=False,
+            )  # fmt: skip
         return str(sent["ts"])
 
     def _delivery_error(self, channel: str, error: SlackApiError) -> DeliveryError:
@@ -238,10 +232,11 @@ class SlackPoster:
 
 
 class SlackFrontEnd:
-    """Bolt listeners around one `ChatController`."""
+    """The running Slack bot: bolt listeners around one `ChatController`, the digest `poster`, and `stop`."""
 
     def __init__(self, controller: chat.ChatController, poster: SlackPoster, bot_user: str) -> None:
         self.controller, self.poster, self.bot_user = controller, poster, bot_user
+        self.handler: AsyncSocketModeHandler | None = None
         self._speakers: dict[str, tuple[float, str, bool]] = {}
         self._busy, self.idle = 0, asyncio.Event()  # idle: set while no event is being answered
         self.idle.set()
@@ -266,6 +261,15 @@ class SlackFrontEnd:
                     self.idle.set()
 
         return counted
+
+    async def stop(self) -> None:
+        """Close the Socket Mode connection, then let the events in hand finish (for up to `STOP_GRACE_SECONDS`)."""
+        if self.handler is not None:
+            await self.handler.close_async()
+        try:
+            await asyncio.wait_for(self.idle.wait(), STOP_GRACE_SECONDS)
+        except TimeoutError:
+            log.warning("stopped Slack with events still being answered")
 
     async def speaker(self, user_id: str, place: chat.Place) -> chat.Speaker:
         """Who spoke; a workspace admin or owner administers every channel (users.info, cached for a minute)."""
@@ -357,26 +361,9 @@ class SlackFrontEnd:
 # --- lifecycle ---
 
 
-@dataclass
-class SlackHandle:
-    """A running Slack bot: its Socket Mode connection, the digest poster, and `stop`."""
-
-    handler: AsyncSocketModeHandler
-    poster: SlackPoster
-    front_end: SlackFrontEnd
-
-    async def stop(self) -> None:
-        """Close the Socket Mode connection, then let the events in hand finish (for up to `STOP_GRACE_SECONDS`)."""
-        await self.handler.close_async()
-        try:
-            await asyncio.wait_for(self.front_end.idle.wait(), STOP_GRACE_SECONDS)
-        except TimeoutError:
-            log.warning("stopped Slack with events still being answered")
-
-
 async def start_slack(
     core: Core, settings: Settings | None = None, *, controller: chat.ChatController | None = None
-) -> SlackHandle:
+) -> SlackFrontEnd:
     """Check the bot token (a `SlackApiError` if Slack refuses it), connect Socket Mode; the handle posts and stops."""
     from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
     from slack_bolt.app.async_app import AsyncApp
@@ -395,10 +382,10 @@ async def start_slack(
     app = AsyncApp(client=client, logger=log)
     front_end = SlackFrontEnd(controller, poster, str(me["user_id"]))
     front_end.register(app)
-    handler = AsyncSocketModeHandler(app, settings.slack_app_token.get_secret_value())
-    await handler.connect_async()
+    front_end.handler = AsyncSocketModeHandler(app, settings.slack_app_token.get_secret_value())
+    await front_end.handler.connect_async()
     log.info("Slack bot %s connected to %s over Socket Mode", me.get("user"), me.get("team"))
-    return SlackHandle(handler, poster, front_end)
+    return front_end
 
 
 SLACK_TOKEN_REFUSALS = frozenset({"invalid_auth", "not_authed", "account_inactive", "token_revoked"})
