@@ -179,6 +179,16 @@ class ScoredPaper:
 
 
 @dataclass(frozen=True, slots=True)
+class DigestSection:
+    """A topic heading in a digest grouped as a topic tree (a weekly digest): level 1 a topic, level 2 a subtopic;
+    the next `count` papers of the digest stand directly under it (0 for a topic split into subtopics)."""
+
+    heading: str
+    level: int
+    count: int
+
+
+@dataclass(frozen=True, slots=True)
 class Digest:
     """One day's ranked digest for one profile."""
 
@@ -189,6 +199,7 @@ class Digest:
     notes: tuple[str, ...] = ()
     usage: dict[str, float] = field(default_factory=dict)
     start: dt.date | None = None  # first day covered, when more than `day` (a weekly digest)
+    sections: tuple[DigestSection, ...] = ()  # topic headings over `items` in order; empty: a flat ranked list
 
     @property
     def picked(self) -> int:

@@ -65,6 +65,7 @@ def test_papers_on_three_themes_make_three_topics_named_by_their_shared_phrase()
         assert all(p.line for p in topic.all_papers()), "every paper has its one line"
 
 
+@pytest.mark.slow  # embeds the day's first 60 papers, once per session
 def test_a_real_day_makes_a_two_level_tree_of_readable_headings(
     embedded_day: tuple[list[Paper], np.ndarray],
 ) -> None:
@@ -166,6 +167,7 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path / "home"
 
 
+@pytest.mark.slow  # embeds 60 papers in the command
 def test_topics_command_prints_the_tree_as_json_and_stores_nothing(
     home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], embedded_day: tuple[list[Paper], np.ndarray]
 ) -> None:

@@ -26,7 +26,7 @@ from typing import Protocol, runtime_checkable
 from bot.core import Core
 from bot.digests.build import build_digest
 from bot.errors import PaperscoutError
-from bot.models import Digest, Paper, Profile, ScoredPaper, Target
+from bot.models import Digest, DigestSection, Paper, Profile, ScoredPaper, Target
 
 log = logging.getLogger(__name__)
 
@@ -201,6 +201,7 @@ def digest_from_json(text: str) -> Digest:
             "start": dt.date.fromisoformat(data["start"]) if data.get("start") else None,
             "items": tuple(items),
             "notes": tuple(data["notes"]),
+            "sections": tuple(DigestSection(**s) for s in data.get("sections") or ()),
         }
     )
 

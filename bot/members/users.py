@@ -25,7 +25,7 @@ from bot.digests.build import attach_tldrs
 from bot.digests.delivery import DeliveryResult, Poster, deliver
 from bot.digests.due import DigestSchedule, due_days, split_by_catchup
 from bot.errors import InputError, PaperscoutError
-from bot.models import PERSONAL_CHAT_PREFIX, Digest, Profile, Target, UserRecord
+from bot.models import PERSONAL_CHAT_PREFIX, Digest, DigestSection, Profile, Target, UserRecord
 from bot.ranking import learn
 from bot.ranking.profiles import profile_to_mapping
 
@@ -191,6 +191,11 @@ async def personal_digest(
     fresh = [p for p in papers if p.id not in already and p.id not in rated]
     ranked = await learn.rank_for_user(core, user_key, profile, fresh, top_k=size)
     items = await attach_tldrs(core, ranked[:size])
+    sections: tuple[DigestSection, ...] = ()
+    if weekly:  # the week as a topic tree; imported here, so scikit-learn loads only when a week is grouped
+        from bot.topictree.digest import grouped_items
+
+        items, sections = await grouped_items(core, items)
     notes = []
     seen = sum(1 for p in papers if p.id in already)
     if seen:
@@ -209,6 +214,7 @@ async def personal_digest(
         items=tuple(items),
         notes=tuple(notes),
         start=start,
+        sections=sections,
     )
 
 

@@ -12,7 +12,7 @@ import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from bot.models import Digest, Paper, ScoredPaper
+from bot.models import Digest, DigestSection, Paper, ScoredPaper
 from bot.text.latex import latex_to_text
 from bot.text.tldr import readable
 
@@ -77,6 +77,15 @@ class PaperView:
 
 
 @dataclass(frozen=True, slots=True)
+class TopicGroup:
+    """A topic heading (level 1 a topic, 2 a subtopic) and the papers directly under it (none for a split topic)."""
+
+    heading: str
+    level: int
+    items: tuple[PaperView, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class DigestView:
     """A digest ready to render: a header, the papers in order, and notes for the footer."""
 
@@ -87,6 +96,17 @@ class DigestView:
     notes: tuple[str, ...] = ()
     usage: dict[str, float] = field(default_factory=dict)  # LLM tokens and cost of the run, empty when none ran
     subtitle: str = ""  # replaces the scanned/picked line for lists that are not a day's digest ("more like this")
+    sections: tuple[DigestSection, ...] = ()  # topic headings over `items` in order (a weekly topic tree)
+
+    def topic_groups(self) -> list[TopicGroup]:
+        """The papers under their topic headings, in order; empty when the digest is a flat list."""
+        groups, at = [], 0
+        for section in self.sections:
+            groups.append(TopicGroup(section.heading, section.level, self.items[at : at + section.count]))
+            at += section.count
+        if groups and at < len(self.items):  # headings that do not cover every paper: the rest stays visible
+            groups.append(TopicGroup("Other papers", 1, self.items[at:]))
+        return groups
 
     @property
     def picked(self) -> int:
@@ -189,6 +209,7 @@ def digest_view(digest: Digest, *, with_actions: bool = True) -> DigestView:
         items=items,
         notes=digest.notes,
         usage=dict(digest.usage),
+        sections=digest.sections,
     )
 
 

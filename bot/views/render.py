@@ -103,7 +103,12 @@ def digest_markdown(digest: Digest | DigestView) -> str:
         parts.append("\n".join(table))
     if not view.items:
         parts.append("No papers matched this profile today.")
-    parts += [_item_markdown(item) for item in view.items]
+    groups = view.topic_groups()
+    for group in groups:
+        parts.append(f"{'#' * (group.level + 1)} {escape_markdown(group.heading)}")
+        parts += [_item_markdown(item).replace("### ", "#### ", 1) for item in group.items]
+    if not groups:
+        parts += [_item_markdown(item) for item in view.items]
     if view.notes:
         parts.append("\n".join(f"_{escape_markdown(note)}_" for note in view.notes))
     return "\n\n".join(parts) + "\n"
@@ -137,7 +142,13 @@ def digest_text(digest: Digest | DigestView) -> str:
         parts[0] += "\n" + cost
     if not view.items:
         parts.append("No papers matched this profile.")
-    parts += [paper_text(item) for item in view.items]
+    groups = view.topic_groups()
+    for group in groups:
+        heading = group.heading.upper() if group.level == 1 else f"-- {group.heading} --"
+        parts.append(heading)
+        parts += [paper_text(item) for item in group.items]
+    if not groups:
+        parts += [paper_text(item) for item in view.items]
     if view.notes:
         parts.append("\n".join(f"Note: {note}" for note in view.notes))
     return "\n\n".join(parts) + "\n"
@@ -175,7 +186,11 @@ def digest_to_dict(digest: Digest | DigestView) -> dict[str, Any]:
         "usage": view.usage,
         "notes": list(view.notes),
         "papers": [item_to_dict(item) for item in view.items],
-    }
+    } | (
+        {"topics": [{"heading": g.heading, "level": g.level, "papers": [i.id for i in g.items]} for g in groups]}
+        if (groups := view.topic_groups())
+        else {}
+    )
 
 
 def digest_json(digest: Digest | DigestView) -> str:

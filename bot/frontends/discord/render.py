@@ -17,7 +17,7 @@ import discord
 
 from bot.chat import AnswerReply, Choice, DigestReply, FileReply, Reply, TextReply
 from bot.text.safetext import clean_text
-from bot.views.model import DigestView, PaperView, usage_line
+from bot.views.model import DigestView, PaperView, TopicGroup, usage_line
 from bot.views.render import authors_line, judgement_line
 
 # Discord's limits (https://discord.com/developers/docs/resources/message, .../components).
@@ -36,6 +36,9 @@ LABEL_MAX = 80
 PAPER_EMBED_MAX = 950
 HEADER_EMBED_MAX = 1200
 TEXT_EMBED_MAX = DESCRIPTION_MAX
+TOPIC_EMBED_MAX = 2800  # a topic's embed: two share a message (6,000 across its embeds)
+TOPIC_TITLE_MAX = 200
+TOPIC_LINE_MAX = 200
 COLOUR = discord.Colour(0xB31B1B)  # arXiv red
 
 _INLINE = re.compile(r"([\\*_~`|\[\]<@])")
@@ -212,10 +215,49 @@ def _unique_items(items: Sequence[PaperView]) -> list[PaperView]:
 
 
 def digest_messages(view: DigestView, *, ephemeral: bool = False) -> list[Outgoing]:
-    """The digest as messages: the first holds the header and the first papers, the rest hold the others."""
+    """The digest as messages: the first holds the header and the first papers, the rest hold the others. A digest
+    grouped as a topic tree gets one embed per top-level topic instead of one per paper."""
     blocks: list[tuple[discord.Embed, list[Button]]] = [(digest_header_embed(view), [])]
-    blocks += [(paper_embed(item), paper_buttons(item)) for item in _unique_items(view.items)]
+    groups = view.topic_groups()
+    if groups:
+        blocks += [(embed, []) for embed in topic_embeds(groups)]
+    else:
+        blocks += [(paper_embed(item), paper_buttons(item)) for item in _unique_items(view.items)]
     return pack(blocks, ephemeral=ephemeral)
+
+
+def _topic_line(item: PaperView) -> str:
+    line = f"**{item.number}.** [{safe(item.title, TOPIC_TITLE_MAX)}]({item.url})"
+    if item.tldr:
+        line += " — " + safe(item.tldr, TOPIC_LINE_MAX)
+    return line
+
+
+def topic_embeds(groups: Sequence[TopicGroup]) -> list[discord.Embed]:
+    """One embed per top-level topic: its heading as the title, subtopic headings in bold and one line per paper (no
+    buttons: '/up 3' names a paper by its number). A topic past `TOPIC_EMBED_MAX` continues in another embed."""
+    topics: list[list[TopicGroup]] = []
+    for group in groups:
+        if group.level == 1 or not topics:
+            topics.append([])
+        topics[-1].append(group)
+    embeds = []
+    for topic in topics:
+        title = safe(topic[0].heading, TITLE_MAX - 20)
+        lines: list[str] = []
+        for group in topic:
+            if group.level > 1:
+                lines.append(f"__**{safe(group.heading, TITLE_MAX)}**__")
+            lines += [_topic_line(item) for item in group.items]
+        chunk: list[str] = []
+        for line in lines:
+            if chunk and len("\n".join([*chunk, line])) > TOPIC_EMBED_MAX:
+                embeds.append(discord.Embed(title=title, description="\n".join(chunk), colour=COLOUR))
+                title = clip(f"{title} (continued)", TITLE_MAX)
+                chunk = []
+            chunk.append(line)
+        embeds.append(discord.Embed(title=title, description="\n".join(chunk), colour=COLOUR))
+    return embeds
 
 
 # --- answers and text ---

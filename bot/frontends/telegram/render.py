@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from bot.chat import AnswerReply, DigestView, FileReply, PaperView, TextReply, is_paperscout_button
 from bot.frontends.telegram.markup import Markup, clip, utf16_length
-from bot.views.model import usage_line
+from bot.views.model import TopicGroup, usage_line
 from bot.views.render import authors_line, judgement_line
 
 log = logging.getLogger(__name__)
@@ -32,6 +32,7 @@ REASONS_CHARS = 400
 COMMENT_CHARS = 300
 NOTE_CHARS = 500
 LABEL_CHARS = 40
+TOPIC_LINE_CHARS = 240  # a paper's one line under a topic heading
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,10 +75,55 @@ def render_digest(view: DigestView) -> list[TgMessage]:
     blocks = [_Block(header)]
     if not view.items:
         blocks.append(_Block(Markup().text("No papers matched this profile.")))
-    blocks += [paper_block(item) for item in view.items]
+    groups = view.topic_groups()
+    blocks += topic_blocks(groups) if groups else [paper_block(item) for item in view.items]
     for note in view.notes:
         blocks.append(_Block(Markup().italic(clip(note, NOTE_CHARS)), separator="\n"))
     return pack(blocks)
+
+
+def _topic_line(item: PaperView) -> Markup:
+    markup = Markup().bold(f"{item.number}. ").link(clip(item.title, TITLE_CHARS), item.url)
+    if item.tldr:
+        markup.text(" — ").italic(clip(item.tldr, TOPIC_LINE_CHARS))
+    return markup
+
+
+def _joined(parts: Sequence[Markup]) -> Markup:
+    joined = Markup()
+    for n, part in enumerate(parts):
+        if n:
+            joined.line()
+        joined.html_parts += part.html_parts
+        joined.plain_parts += part.plain_parts
+    return joined
+
+
+def topic_blocks(groups: Sequence[TopicGroup]) -> list[_Block]:
+    """A digest grouped as a topic tree: one block per top-level topic (its heading, subtopic headings and one line
+    per paper, no buttons: '/up 3' names a paper by its number), so messages split at topic boundaries. A topic
+    too long for one message is cut at its subtopics, then between papers, its heading repeated."""
+    topics: list[list[TopicGroup]] = []
+    for group in groups:
+        if group.level == 1 or not topics:
+            topics.append([])
+        topics[-1].append(group)
+    blocks = []
+    for topic in topics:
+        heading = clip(topic[0].heading, TITLE_CHARS)
+        lines: list[Markup] = [Markup().bold(f"■ {heading}")]
+        for group in topic:
+            if group.level > 1:
+                lines.append(Markup().bold(f"▸ {clip(group.heading, TITLE_CHARS)}"))
+            lines += [_topic_line(item) for item in group.items]
+        chunk: list[Markup] = []
+        for line in lines:
+            if chunk and sum(m.length + 1 for m in [*chunk, line]) > BUDGET:
+                blocks.append(_Block(_joined(chunk)))
+                chunk = [Markup().bold(f"■ {heading} (continued)")]
+            chunk.append(line)
+        blocks.append(_Block(_joined(chunk)))
+    return blocks
 
 
 def paper_block(item: PaperView) -> _Block:
