@@ -388,7 +388,9 @@ async def start_slack(
     return front_end
 
 
-SLACK_TOKEN_REFUSALS = frozenset({"invalid_auth", "not_authed", "account_inactive", "token_revoked"})
+TOKEN_REFUSALS = frozenset(
+    {"invalid_auth", "not_authed", "account_inactive", "token_revoked", "not_allowed_token_type"}
+)
 
 
 async def check_slack(settings: Settings, offline: bool) -> Finding:
@@ -396,40 +398,28 @@ async def check_slack(settings: Settings, offline: bool) -> Finding:
     from bot.ops.doctor import Finding, response_json, who_am_i
     from bot.ops.logs import public_url
 
-    base = settings.slack_api_url.rstrip("/")
+    url = settings.slack_api_url.rstrip("/") + "/auth.test"
+    fix = "copy the Bot User OAuth Token (xoxb-...) again from your app's OAuth & Permissions page"
     answer = await who_am_i(
-        settings,
-        "Slack",
-        settings.slack_bot_token,
-        settings.slack_api_url,
-        "PAPERSCOUT_SLACK_API_URL",
-        lambda token: (f"{base}/auth.test", {"Authorization": f"Bearer {token}"}),
-        "copy the Bot User OAuth Token (xoxb-...) again from your app's OAuth & Permissions page",
-        offline=offline,
+        settings, "Slack", settings.slack_bot_token, settings.slack_api_url, "PAPERSCOUT_SLACK_API_URL",
+        lambda token: (url, {"Authorization": f"Bearer {token}"}), fix, offline=offline,
         setting="PAPERSCOUT_SLACK_BOT_TOKEN",
-    )
+    )  # fmt: skip
     if isinstance(answer, Finding):
         return answer
-    me, api = response_json(answer), public_url(settings.slack_api_url)
+    me = response_json(answer)
     error = str(me.get("error", ""))[:60]
-    if error in SLACK_TOKEN_REFUSALS or error == "not_allowed_token_type":
-        return Finding(
-            "Slack",
-            "fail",
-            f"Slack refused PAPERSCOUT_SLACK_BOT_TOKEN ({error})",
-            "use the Bot User OAuth Token (xoxb-...) from your app's OAuth & Permissions page",
-        )
+    if error in TOKEN_REFUSALS:
+        return Finding("Slack", "fail", f"Slack refused PAPERSCOUT_SLACK_BOT_TOKEN ({error})", fix)
     if answer.status_code != 200 or not me.get("ok"):
-        return Finding("Slack", "fail", f"{api}/auth.test answered HTTP {answer.status_code} {error}", "try later")
+        return Finding("Slack", "fail", f"{public_url(url)} answered HTTP {answer.status_code} {error}", "try later")
     app_token = settings.slack_app_token.get_secret_value() if settings.slack_app_token else ""
     if not app_token.startswith("xapp-"):
-        return Finding(
-            "Slack",
-            "fail",
-            "PAPERSCOUT_SLACK_APP_TOKEN " + ("is not an app-level token" if app_token else "is not set"),
-            "Socket Mode needs an app-level token (xapp-...): Basic Information > App-Level Tokens, scope"
-            " connections:write",
+        problem = "is not an app-level token" if app_token else "is not set"
+        where = (
+            "Socket Mode needs an app-level token (xapp-...): Basic Information > App-Level Tokens, connections:write"
         )
+        return Finding("Slack", "fail", f"PAPERSCOUT_SLACK_APP_TOKEN {problem}", where)
     return Finding("Slack", "ok", f"token accepted: {me.get('user', '?')} in {me.get('team', '?')}")
 
 
