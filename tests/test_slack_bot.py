@@ -334,3 +334,22 @@ async def test_a_personal_digest_goes_to_the_members_dm_and_a_deactivated_member
     [digest] = fake.posted(fake.im_of(ADA))
     assert digest.visible_text.startswith("*Ada: arXiv digest for") and digest.buttons
     assert [c.answer.get("error") for c in fake.calls("chat.postMessage") if not c.ok] == ["user_disabled"]
+
+
+async def test_a_token_slack_refuses_retires_no_channel_and_stops_posting(
+    core: Core, slack_settings: Settings, fake: SlackFake, store_day: StoreDay
+) -> None:
+    papers = await store_day(core)
+    await _redate(core, papers[:20], DAY, "2026-06-01T04:00:00Z")
+    fake.add_channel("C0SECOND", "second")
+    first, second = await saved_target(core, PAPERS), await saved_target(core, "C0SECOND")
+    async with slack_bot(core, slack_settings) as bot:
+        fake.token_error = "account_inactive"  # the app was uninstalled, or its token revoked, while running
+        jobs = DigestJobs(core, {"slack": bot.poster}, clock=lambda: at("2026-06-01T09:05:00"))
+        results = await jobs.tick()
+    assert {r.target.id: (r.status, r.permanent) for r in results} == {
+        first.id: ("failed", False),
+        second.id: ("failed", False),
+    }
+    assert await core.repo.inactive_reasons() == {}, "the channels are fine: the token is not"
+    assert len(fake.calls("chat.postMessage")) == 1, "one refusal, then nothing more is sent to Slack"

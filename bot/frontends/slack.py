@@ -52,6 +52,9 @@ FALLBACK_CHARS = 300  # the notification text of a message
 BUTTON_LABEL = 75
 RESPONSE_URL_POSTS = 5  # Slack accepts five posts to one response_url
 GONE = frozenset({"channel_not_found", "not_in_channel", "is_archived", "user_disabled", "user_not_found"})
+TOKEN_REFUSALS = frozenset(
+    {"invalid_auth", "not_authed", "account_inactive", "token_revoked", "not_allowed_token_type"}
+)
 REFUSED = frozenset({"invalid_blocks", "msg_too_long", "msg_blocks_too_long", "invalid_blocks_format"})
 FAILED = "Something went wrong on my side (it is logged); please try again later."
 ADMIN_CACHE_SECONDS = 60.0
@@ -183,6 +186,7 @@ class SlackPoster(PlatformPoster):
     def __init__(self, client: AsyncWebClient, interval: float) -> None:
         super().__init__()  # paced in `post`, by channel, so replies and digests share one spacing
         self.client, self.channels = client, ChatPacer(interval, overall_per_second=0)
+        self.token_refused = ""  # once Slack refuses the token itself, nothing more is sent until a restart
 
     def render_digest(self, target: Target, view: DigestView) -> list[SlackMessage]:
         """The digest as Slack messages."""
@@ -198,6 +202,8 @@ class SlackPoster(PlatformPoster):
         """Post one message; returns its ts. Blocks Slack refuses are logged (a layout bug) and the text sent alone."""
         from slack_sdk.errors import SlackApiError
 
+        if self.token_refused:
+            raise DeliveryError(f"Slack refused the bot token ({self.token_refused}): fix PAPERSCOUT_SLACK_BOT_TOKEN")
         try:
             return await self._post(channel, message.text, message.blocks, thread_ts)
         except SlackApiError as error:
@@ -224,7 +230,9 @@ class SlackPoster(PlatformPoster):
             return DeliveryError(f"Slack 429 on {channel}", retry_after=float(error.response.headers["Retry-After"]))
         if code in GONE:
             log.warning("Slack channel %s is gone for the bot (%s)", channel, code)
-        # a token Slack refuses (invalid_auth, account_inactive) is the operator's to fix, not the channel's fault
+        if code in TOKEN_REFUSALS:  # the operator's to fix, not the channel's: no channel is retired for it
+            self.token_refused = code
+            log.error("Slack refused the bot token (%s): nothing more is posted until a restart with a good one", code)
         return DeliveryError(f"Slack refused a post to {channel}: {code or status}", permanent=code in GONE | REFUSED)
 
 
@@ -386,11 +394,6 @@ async def start_slack(
     await front_end.handler.connect_async()
     log.info("Slack bot %s connected to %s over Socket Mode", me.get("user"), me.get("team"))
     return front_end
-
-
-TOKEN_REFUSALS = frozenset(
-    {"invalid_auth", "not_authed", "account_inactive", "token_revoked", "not_allowed_token_type"}
-)
 
 
 async def check_slack(settings: Settings, offline: bool) -> Finding:
