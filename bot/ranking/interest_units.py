@@ -9,6 +9,8 @@ framing words are dropped (`interest_core`), the rest is split with the ranker's
 from __future__ import annotations
 
 import functools
+import re
+from dataclasses import dataclass
 
 from bot.text.terms import NAMED_TERMS, RANKER, WORD, Unit, phrase_key, split_units, text_tokens
 
@@ -99,3 +101,39 @@ def named_terms_text(text: str) -> str:
 @functools.cache
 def _spelled() -> dict[str, str]:
     return {phrase_key(forms[0]): forms[0] for forms in NAMED_TERMS}
+
+
+# What follows ":" or stands in brackets details an interest ("deep RL algorithms: actor-critic, policy gradients";
+# "LLM reasoning (chain-of-thought, math)"): examples or qualifiers, evidence for the interest but not all needed.
+_DETAILS = re.compile(r"\(([^()]*)\)|:(.*)$")
+_ALTERNATIVES = re.compile(r"\s/\s")  # "test-time scaling / efficient reasoning": either is the interest
+_DETAIL_WORDS = frozenset(phrase_key(w) for w in "incl including e g eg such as etc like especially".split())
+
+
+@dataclass(frozen=True, slots=True)
+class InterestQuery:
+    """A one-line interest as the lexical evidence to look for: its head (one or more alternatives, each a set of
+    units a paper about the interest holds) and the units of its details (examples, qualifiers)."""
+
+    alternatives: tuple[tuple[Unit, ...], ...]
+    details: tuple[Unit, ...]
+
+
+@functools.lru_cache(maxsize=4096)
+def interest_query(text: str) -> InterestQuery:
+    """Read a one-line interest as a head and details ("LLM pruning / compression (low-bit)" -> alternatives
+    [LLM, pruning] and [compression], details [low, bit])."""
+    details_text = " ".join(part for match in _DETAILS.finditer(text) for part in match.groups() if part)
+    head_text = _DETAILS.sub(" ", text)
+    alternatives = []
+    for alternative in _ALTERNATIVES.split(head_text):
+        units = phrase_units(alternative) if alternative.strip() else ()
+        if units:
+            alternatives.append(units)
+    head_keys = {u.key for units in alternatives for u in units}
+    details = (
+        tuple(u for u in phrase_units(details_text) if u.key not in head_keys and u.key not in _DETAIL_WORDS)
+        if details_text.strip()
+        else ()
+    )
+    return InterestQuery(tuple(alternatives), details)

@@ -11,6 +11,15 @@ The score of paper x for profile p is a sum of terms, all in cosine-similarity u
               short phrase ("sparse mixture-of-experts"; not a list or a description), where a share is the
               weight of the phrase's units found (named terms such as "MoE" / "mixture of experts" count whole,
               see `bot.text.terms`): a compound is about the whole thing, not any one of its words
+    interest  + w_title * (title coverage)^2 + w_text * (title-and-abstract coverage)^2 of the best topic that is a
+              one-line interest (`is_one_line`: what onboarding stores), read as a head and details
+              (`interest_query`: "quantization of LLMs (low-bit)"); a unit counts by its weight times its rarity
+              that day (BM25's idf), details may stand for half of the head: a compound needs its parts, and
+              "quantum" is not "quantization"
+    avoided   - what the profile's avoid phrases name, read as contribution kinds plus a topic
+              (`bot.ranking.contribution`): "surveys" removes surveys (w_avoid_kind), "medical imaging" for a
+              member who wants image generation the papers holding "medical", the part the interests lack
+              (w_avoid_title, w_avoid_text on its coverage)
     keywords  + w_boost * min(boost hits, cap) - w_penalize * min(...) - w_application * min(...), where a hit is
               a whole-word phrase match that ignores case, hyphens and plurals
     category  + w_category if the primary category is one of the profile's categories
@@ -19,7 +28,8 @@ The score of paper x for profile p is a sum of terms, all in cosine-similarity u
               asks for (in its wants or boost keywords) is not held against it
     authors   + w_author when a watched author wrote the paper, enough to lift it above every other paper
 
-No term uses statistics of the day, so scores are comparable across days. Several profiles are scored at once:
+Only the interest and avoid coverages use statistics of the day (how rare a word is); the rest does not, so
+scores of profiles without one-line interests are comparable across days. Several profiles are scored at once:
 the dense part is one matrix product against the distinct vectors of a chunk of profiles, and keywords are
 matched once per distinct keyword per day (`PaperFeatures` caches them) and combined by sparse products.
 """
@@ -33,10 +43,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from bot.models import Paper, Profile, ScoredPaper
-from bot.ranking.interest_units import interest_core, named_terms_text, phrase_units
+from bot.models import Paper, Profile, ScoredPaper, Topic
+from bot.ranking.contribution import avoid_kinds, paper_kinds
+from bot.ranking.interest_units import InterestQuery, interest_core, interest_query, named_terms_text, phrase_units
 from bot.text.names import name_tokens
-from bot.text.terms import Unit, UnitIndex, phrase_key, text_tokens
+from bot.text.terms import Unit, UnitIndex, phrase_key, same_word, text_tokens
 
 if TYPE_CHECKING:  # scipy loads where a ranking is computed: a question's retrieval needs only the tokenizers here
     import scipy.sparse as sp
@@ -96,6 +107,12 @@ class RankWeights:
     author: float = 1.0
     phrase_title: float = 0.3
     phrase_text: float = 0.05
+    interest_title: float = 0.2
+    interest_text: float = 0.2
+    detail_share: float = 0.5  # how much of an interest's head its details (examples, qualifiers) may stand for
+    avoid_kind: float = 2.0  # more than every other term together: a paper of an avoided kind goes last
+    avoid_title: float = 1.0  # the avoided topic in the title is what the paper is about
+    avoid_text: float = 0.1
     keyword_cap: int = 2
     # Cosine similarities of MiniLM that map to relevance 1 and 10; another embedding model needs its own.
     relevance_low: float = 0.05
@@ -173,6 +190,24 @@ class PaperFeatures:
     cue_hits: np.ndarray  # (len(_CUES), papers) bool
     units: UnitIndex  # titles and abstracts indexed for the units of topic phrases
     _keyword_cache: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
+    _kinds: tuple[frozenset[str], ...] | None = field(default=None, repr=False)
+    _idf: dict[str, float] = field(default_factory=dict, repr=False)
+
+    def kinds(self) -> tuple[frozenset[str], ...]:
+        """Each paper's contribution kinds (benchmark, dataset, survey, position), read once per day."""
+        if self._kinds is None:
+            pairs = zip(self.units.raw_titles, self.units.raw_texts, strict=True)
+            self._kinds = tuple(paper_kinds(title, text) for title, text in pairs)
+        return self._kinds
+
+    def idf(self, unit: Unit) -> float:
+        """How rare the unit is among the day's papers (BM25's inverse document frequency)."""
+        cached = self._idf.get(unit.cache_key)
+        if cached is None:
+            held = int(self.units.hits(unit)[1].sum())
+            cached = float(np.log(1.0 + (len(self) - held + 0.5) / (held + 0.5)))
+            self._idf[unit.cache_key] = cached
+        return cached
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -270,6 +305,8 @@ class ProfileModel:
     author_keys: tuple[_NameKey, ...]
     cue_sign: np.ndarray  # (len(_CUES),) +1 theory cue, -1 applied cue, 0 when the profile asks for the cue
     phrases: tuple[TopicPhrase, ...] = ()  # the topics that are one short phrase
+    interests: tuple[InterestQuery, ...] = ()  # every topic's lexical evidence, in topic order
+    avoids: tuple[AvoidPhrase, ...] = ()  # the profile's avoid phrases as contribution kinds and topic units
 
 
 def _keywords(words: Iterable[str]) -> tuple[tuple[str, str], ...]:
@@ -301,6 +338,41 @@ def topic_phrase(want: str, topic: int = 0) -> TopicPhrase | None:
         return None
     units = phrase_units(want)
     return TopicPhrase(topic, want.strip(), units) if 0 < len(units) <= MAX_PHRASE_UNITS else None
+
+
+def is_one_line(topic: Topic) -> bool:
+    """The topic is a line a member typed (onboarding and /setup store it as its own name, maybe cut), not a name
+    with a description (a profile file's `name` and `want`): only such a line is matched word by word as a whole."""
+    name = topic.name.rstrip("…").strip()
+    return bool(name) and "\n" not in topic.want and topic.want.strip().startswith(name)
+
+
+@dataclass(frozen=True, slots=True)
+class AvoidPhrase:
+    """One avoid phrase: the contribution kinds it names ("surveys") and the units of the topic it names that no
+    interest of the profile shares ("medical" of "medical imaging" for a member who wants image generation)."""
+
+    text: str
+    kinds: frozenset[str]
+    topic: InterestQuery
+
+
+def _shared(unit: Unit, wanted: Sequence[Unit]) -> bool:
+    return any(unit.key == w.key or (not unit.named and not w.named and same_word(unit.key, w.key)) for w in wanted)
+
+
+def avoid_phrase(text: str, interests: Sequence[InterestQuery]) -> AvoidPhrase:
+    """Read an avoid phrase as contribution kinds plus a topic; the topic keeps only what the interests lack."""
+    kinds, rest = avoid_kinds(text)
+    wanted = [u for q in interests for units in (*q.alternatives, q.details) for u in units]
+    query = interest_query(text)
+    alternatives: list[tuple[Unit, ...]] = []
+    for units in query.alternatives:
+        kept = tuple(u for u in units if not _shared(u, wanted) and (u.named or u.key in rest) and u.key != "only")
+        if kept:
+            alternatives.append(kept)
+    details = tuple(u for u in query.details if not _shared(u, wanted) and (u.named or u.key in rest))
+    return AvoidPhrase(text, kinds, InterestQuery(tuple(alternatives), details if alternatives else ()))
 
 
 def _embedded_want(want: str) -> str:
@@ -353,6 +425,7 @@ def compile_profile(profile: Profile, embed: Embedder) -> ProfileModel:
         else:
             signs.append(0.0 if needle in wanted else -1.0)
     author_keys = tuple(k for k in (_name_key(a) for a in profile.authors) if k is not None)
+    interests = tuple(interest_query(t.want) if is_one_line(t) else InterestQuery((), ()) for t in topics)
     return ProfileModel(
         name=profile.name,
         fingerprint=profile.fingerprint,
@@ -372,6 +445,8 @@ def compile_profile(profile: Profile, embed: Embedder) -> ProfileModel:
         author_keys=author_keys,
         cue_sign=np.array(signs, dtype=np.float32),
         phrases=tuple(p for p in (topic_phrase(t.want, i) for i, t in enumerate(topics)) if p is not None),
+        interests=interests,
+        avoids=tuple(avoid_phrase(a, interests) for a in profile.avoid if a.strip()),
     )
 
 
@@ -392,6 +467,8 @@ class _Terms:
     applied: np.ndarray
     authors: np.ndarray
     phrase: np.ndarray  # how wholly a topic phrase is in the paper, the title counting most (weights applied)
+    interest: np.ndarray  # the best interest's lexical evidence (weights applied)
+    avoided: np.ndarray  # what the avoid phrases name, found in the paper (weights applied)
 
 
 def _phrase_scores(features: PaperFeatures, profiles: Sequence[ProfileModel], weights: RankWeights) -> np.ndarray:
@@ -438,6 +515,80 @@ def _phrase_scores(features: PaperFeatures, profiles: Sequence[ProfileModel], we
         text = np.asarray(share @ in_text)
         score = np.float32(weights.phrase_text) * text * text + np.float32(weights.phrase_title) * title * title
         out[profile_rows] = np.maximum(out[profile_rows], score)
+    return out
+
+
+def _coverage(features: PaperFeatures, query: InterestQuery, detail_share: float) -> tuple[np.ndarray, np.ndarray]:
+    """(in the title, in the title and abstract): how much of the interest a paper holds, 0-1 per paper.
+
+    Each unit counts by its weight times its rarity that day (a paper about "quantization of LLMs" is told by
+    "quantization", not by "LLM"); the best alternative of the head counts, and the details may stand for up to
+    `detail_share` of it. A compound needs its parts: half of the units is half of the evidence.
+    """
+    n = len(features)
+    best_title, best_text = np.zeros(n, dtype=np.float32), np.zeros(n, dtype=np.float32)
+    if not query.alternatives:
+        return best_title, best_text
+    detail_title, detail_text = np.zeros(n, dtype=np.float32), np.zeros(n, dtype=np.float32)
+    for unit in query.details:
+        title, text = features.units.hits(unit)
+        weight = np.float32(unit.weight * features.idf(unit))
+        detail_title += weight * title
+        detail_text += weight * text
+    for units in query.alternatives:
+        total = sum(u.weight * features.idf(u) for u in units)
+        if total <= 0:
+            continue
+        head_title, head_text = np.zeros(n, dtype=np.float32), np.zeros(n, dtype=np.float32)
+        for unit in units:
+            title, text = features.units.hits(unit)
+            weight = np.float32(unit.weight * features.idf(unit))
+            head_title += weight * title
+            head_text += weight * text
+        cap = np.float32(detail_share * total)
+        best_title = np.maximum(best_title, np.minimum(1.0, (head_title + np.minimum(detail_title, cap)) / total))
+        best_text = np.maximum(best_text, np.minimum(1.0, (head_text + np.minimum(detail_text, cap)) / total))
+    return best_title, best_text
+
+
+def _interest_coverage(
+    features: PaperFeatures, profiles: Sequence[ProfileModel], weights: RankWeights
+) -> list[list[tuple[np.ndarray, np.ndarray]]]:
+    """Per profile, per topic: (title, title-and-abstract) coverage of the interest, see `_coverage`."""
+    return [[_coverage(features, q, weights.detail_share) for q in model.interests] for model in profiles]
+
+
+def _interest_scores(coverage: list[list[tuple[np.ndarray, np.ndarray]]], n: int, weights: RankWeights) -> np.ndarray:
+    """(profiles, papers): the best interest's lexical evidence, w_title * title^2 + w_text * text^2."""
+    out = np.zeros((len(coverage), n), dtype=np.float32)
+    if not (weights.interest_title or weights.interest_text):
+        return out
+    for p, topics in enumerate(coverage):
+        for title, text in topics:
+            score = np.float32(weights.interest_title) * title * title + np.float32(weights.interest_text) * text * text
+            np.maximum(out[p], score, out=out[p])
+    return out
+
+
+def _avoided(features: PaperFeatures, profiles: Sequence[ProfileModel], weights: RankWeights) -> np.ndarray:
+    """(profiles, papers): how much of what the profile's avoid phrases name each paper is (weights applied).
+
+    A phrase naming only kinds ("surveys") hits the papers of those kinds; one naming only a topic hits the papers
+    about it (its units in the title count most); one naming both hits papers of those kinds about that topic.
+    """
+    out = np.zeros((len(profiles), len(features)), dtype=np.float32)
+    for p, model in enumerate(profiles):
+        for avoid in model.avoids:
+            kinds = np.zeros(len(features), dtype=np.float32)
+            if avoid.kinds:
+                kinds = np.fromiter((bool(k & avoid.kinds) for k in features.kinds()), dtype=np.float32)
+            if avoid.topic.alternatives:
+                title, text = _coverage(features, avoid.topic, weights.detail_share)
+                topic = np.float32(weights.avoid_title) * title * title + np.float32(weights.avoid_text) * text * text
+                score = np.float32(weights.avoid_kind) * kinds * text if avoid.kinds else topic
+            else:
+                score = np.float32(weights.avoid_kind) * kinds
+            np.maximum(out[p], score, out=out[p])
     return out
 
 
@@ -498,6 +649,7 @@ def _terms(
 ) -> _Terms:
     n = len(features)
     vecs = np.asarray(paper_vecs, dtype=np.float32).reshape(n, -1)
+    coverage = _interest_coverage(features, profiles, weights)
     want, avoid = _soft_max_terms(vecs, profiles, weights.temperature)
     has_avoid = np.array([bool(m.avoid_keys) for m in profiles])[:, None]
     excess = np.maximum(avoid - want, 0.0) * has_avoid
@@ -530,11 +682,13 @@ def _terms(
         applied=applied,
         authors=authors.astype(np.float32),
         phrase=_phrase_scores(features, profiles, weights),
+        interest=_interest_scores(coverage, n, weights),
+        avoided=_avoided(features, profiles, weights),
     )
 
 
 def _combine(terms: _Terms, weights: RankWeights) -> np.ndarray:
-    score = terms.want + terms.phrase
+    score = terms.want + terms.phrase + terms.interest - terms.avoided
     for value, weight in (
         (terms.avoid_excess, -weights.avoid),
         (terms.boost, weights.boost),

@@ -1,0 +1,115 @@
+"""What kind of contribution a paper makes (a benchmark, a dataset, a survey, a position), and which kinds an
+avoid phrase names ("benchmark-only papers", "surveys and position papers").
+
+An avoid is read as a topic plus contribution kinds: "benchmark, dataset or evaluation-only papers" names three
+kinds and no topic, so it removes the papers whose contribution is one of them, whatever they are about; a paper
+that only evaluates its new method on benchmarks is not a benchmark paper. A paper's kind is read from its title
+("GeoGramBench: ...", "A Survey of ...", "Position: ...", "Evaluating ...") and from the sentences where the authors
+say what they contribute ("we introduce X, a benchmark of ..."; "in this survey, we ...").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from bot.text.terms import same_word, text_tokens
+
+# Each kind, and the words that name it, in a member's avoid phrase or in a paper's statement of contribution.
+KINDS: dict[str, tuple[str, ...]] = {
+    "benchmark": ("benchmark", "bench", "evaluation", "leaderboard", "testbed"),
+    "dataset": ("dataset", "corpus"),
+    "survey": ("survey", "review", "overview", "tutorial"),
+    "position": ("position", "perspective"),
+}
+# A title that starts so reports an evaluation ("Evaluating LLMs on ...", "Benchmarking ...").
+_EVALUATION_OPENERS = ("evaluating", "assessing", "benchmarking", "measuring")
+# Verbs that state a contribution, and the words after them that say the kind word is not its object
+# ("we propose X and test it on benchmarks").
+_CONTRIBUTE = frozenset(
+    """introduce present propose release construct curate build develop create establish contribute provide
+    offer design""".split()
+)
+_NOT_OBJECT = frozenset("on across using with over against from via through under".split())
+_OBJECT_REACH = 8  # tokens after the verb in which the kind word may stand
+_WHOLE_WORK = frozenset("this our".split())  # "this survey", "our position paper"
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+_TITLE_PARTS = re.compile(r":|\s[-–—]\s")
+_TITLE_LEAD = 4  # a kind word among the first words of a title part
+
+
+def _kind_of_word(token: str) -> str | None:
+    for kind, words in KINDS.items():
+        if any(same_word(word, token) for word in words):
+            return kind
+    return None
+
+
+def avoid_kinds(text: str) -> tuple[frozenset[str], tuple[str, ...]]:
+    """The contribution kinds an avoid phrase names, and its other words (its topic, as tokens)."""
+    kinds: set[str] = set()
+    rest: list[str] = []
+    for token in text_tokens(text):
+        kind = _kind_of_word(token)
+        if kind is None:
+            rest.append(token)
+        else:
+            kinds.add(kind)
+    return frozenset(kinds), tuple(rest)
+
+
+def paper_kinds(title: str, abstract: str) -> frozenset[str]:
+    """The contribution kinds a paper states in its title or in the first sentence saying what it contributes."""
+    kinds: set[str] = set()
+    title_tokens = text_tokens(title)
+    if title_tokens and title_tokens[0] in _EVALUATION_OPENERS:
+        kinds.add("benchmark")
+    if any(w.endswith("Bench") and len(w) > 5 for w in re.findall(r"[^\W_]+", title)):  # "GeoGramBench"
+        kinds.add("benchmark")
+    if title.lower().startswith("position:"):
+        kinds.add("position")
+    for segment in _TITLE_PARTS.split(title):  # "X: A Survey", "Benchmarking Y": the kind leads a part
+        for token in text_tokens(segment)[:_TITLE_LEAD]:
+            kind = _kind_of_word(token)
+            if kind is not None and kind != "position":  # "position" in a title is usually positional
+                kinds.add(kind)
+    for sentence in _SENTENCE.split(abstract):
+        tokens = text_tokens(sentence)
+        if _states_contribution(tokens):
+            kinds |= _stated_kinds(tokens)
+            break
+    return frozenset(kinds)
+
+
+def _states_contribution(tokens: Sequence[str]) -> bool:
+    """The sentence says what the paper contributes: "we propose ...", "this survey ...", "in this paper, we ..."."""
+    for i, token in enumerate(tokens[:-1]):
+        if token == "we" and any(same_word(v, tokens[i + 1]) for v in (*_CONTRIBUTE, "survey", "review", "argue")):
+            return True
+        if token in _WHOLE_WORK and _kind_of_word(tokens[i + 1]) is not None:
+            return True
+    return False
+
+
+def _stated_kinds(tokens: Sequence[str]) -> set[str]:
+    found: set[str] = set()
+    for i, token in enumerate(tokens):
+        # "an extensive evaluation" of a new method is no evaluation paper: in an abstract only the nouns count
+        kind = None if same_word("evaluation", token) else _kind_of_word(token)
+        if kind is None:
+            continue
+        if kind == "survey" and i and tokens[i - 1] == "we":  # "we survey", "we review"
+            found.add(kind)
+            continue
+        if i and tokens[i - 1] in _WHOLE_WORK:  # "this survey", "our benchmark"
+            if kind != "position" or (i + 1 < len(tokens) and tokens[i + 1] == "paper"):
+                found.add(kind)
+            continue
+        for j in range(i - 1, max(-1, i - 1 - _OBJECT_REACH), -1):
+            if tokens[j] in _NOT_OBJECT:
+                break
+            if any(same_word(verb, tokens[j]) for verb in _CONTRIBUTE):
+                if kind != "position" or (i + 1 < len(tokens) and tokens[i + 1] == "paper"):
+                    found.add(kind)
+                break
+    return found

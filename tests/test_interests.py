@@ -1,0 +1,119 @@
+"""One-line interests that select (issue 23): an interest matched as a whole, an avoid that removes what it names."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from bot.models import Paper, Profile, Topic
+from bot.ranking import rank
+from bot.ranking.contribution import avoid_kinds, paper_kinds
+from bot.ranking.interest_units import interest_query
+from tests.test_rank import fake_embed, paper
+
+
+def member(interests: list[str], avoid: list[str] = ()) -> Profile:
+    """A profile as onboarding stores one: each interest its own topic, named by itself; the avoids once."""
+    topics = tuple(Topic(name=text[:40], want=text) for text in interests)
+    return Profile(name="member (personal)", topics=topics, avoid=tuple(avoid))
+
+
+def ranked_ids(papers: list[Paper], profile: Profile, weights: rank.RankWeights = rank.DEFAULT_WEIGHTS) -> list[str]:
+    model = rank.compile_profile(profile, fake_embed)
+    vecs = fake_embed([p.text for p in papers])
+    return [r.paper.id for r in rank.rank_for_profile(papers, vecs, model, len(papers), weights=weights)]
+
+
+def test_an_interest_reads_as_a_head_and_its_details() -> None:
+    query = interest_query("LLM reasoning (chain-of-thought, math)")
+    assert [[u.key for u in a] for a in query.alternatives] == [["large language model", "reasoning"]]
+    assert [u.key for u in query.details] == ["chain of thought", "math"]
+    query = interest_query("deep RL algorithms: actor-critic, policy gradients")
+    assert [[u.key for u in a] for a in query.alternatives] == [["deep", "reinforcement learning", "algorithm"]]
+    assert [u.key for u in query.details] == ["actor", "critic", "policy", "gradient"]
+    query = interest_query("activation steering / representation engineering")
+    assert [[u.key for u in a] for a in query.alternatives] == [
+        ["activation", "steering"],
+        ["representation", "engineering"],
+    ]
+
+
+def test_only_a_typed_line_is_an_interest_a_described_topic_is_matched_by_meaning() -> None:
+    assert rank.is_one_line(Topic(name="KV cache compression", want="KV cache compression"))
+    long = "KV cache compression and efficient attention kernels for inference"
+    assert rank.is_one_line(Topic(name=long[:40], want=long))
+    assert not rank.is_one_line(Topic(name="Model compression", want="sparsity, pruning, quantization, KV cache"))
+
+
+QUANT = [
+    # shares many words with the interest, but is about quantum learning, not quantization
+    paper(
+        "quantum",
+        "Information-computation gaps in quantum learning",
+        "Quantum learning of weights and activations of LLMs.",
+    ),
+    paper("rounding", "Adaptive rounding for quantized LLMs", "We quantize models after training."),
+    paper("other", "Graph transformers", "Message passing."),
+]
+
+
+def test_quantization_is_not_quantum_and_a_compound_needs_its_parts() -> None:
+    profile = member(["quantization of LLMs (weights and activations, low-bit)"])
+    assert ranked_ids(QUANT, profile)[0] == "rounding"
+    # by similarity alone (the bag-of-words embedding here) the quantum paper comes first: the test can fail
+    flat = dataclasses.replace(rank.DEFAULT_WEIGHTS, interest_title=0.0, interest_text=0.0)
+    assert ranked_ids(QUANT, profile, flat)[0] == "quantum"
+    features = rank.paper_features(QUANT)
+    title, text = rank._coverage(features, interest_query("mixture-of-experts routing"), 0.5)
+    assert title.max() == 0.0 and text.max() == 0.0
+    routing = [paper("moe", "Routing in mixture-of-experts", "x"), paper("car", "Vehicle routing", "y")]
+    routing += [paper(str(i), f"Paper {i}", "z") for i in range(8)]
+    title, _ = rank._coverage(rank.paper_features(routing), interest_query("mixture-of-experts routing"), 0.5)
+    assert title[0] == 1.0 and title[1] < 0.5  # "routing" alone is a part, not the interest
+
+
+def test_avoid_phrases_read_as_contribution_kinds_and_a_topic() -> None:
+    assert avoid_kinds("benchmark, dataset or evaluation-only papers")[0] == {"benchmark", "dataset"}
+    assert avoid_kinds("surveys and position papers")[0] == {"survey", "position"}
+    assert avoid_kinds("medical imaging")[0] == frozenset()
+    assert paper_kinds("GeoGramBench: geometric reasoning", "We study programs.") == {"benchmark"}
+    assert paper_kinds("Agents for chemistry: a survey", "We review agents.") == {"survey"}
+    assert paper_kinds("Position: adopt constraints", "We argue for constraints.") == {"position"}
+    stated = "Reasoning is hard. We introduce MME-Reasoning, a comprehensive benchmark of logic puzzles."
+    assert paper_kinds("MME-Reasoning", stated) == {"benchmark"}
+    method = "We propose a new optimizer and evaluate it on three benchmarks and a dataset of images."
+    assert paper_kinds("A faster optimizer", method) == frozenset()
+
+
+SURVEYED = [
+    paper("survey", "LLM reasoning: a survey", "In this survey we review LLM reasoning with chain of thought."),
+    paper("method", "Better chains of thought", "We propose a method for LLM reasoning."),
+    paper("other", "Graph transformers", "Message passing on graphs."),
+]
+
+
+def test_an_avoid_naming_a_kind_removes_the_papers_of_that_kind() -> None:
+    profile = member(["LLM reasoning"], ["surveys and position papers"])
+    assert ranked_ids(SURVEYED, profile)[-1] == "survey"
+    assert ranked_ids(SURVEYED, member(["LLM reasoning"]))[0] == "survey"  # without the avoid it leads
+
+
+IMAGES = [
+    paper("medical", "Diffusion models for medical image and video generation", "Diffusion models for image generation."),
+    paper("natural", "Faster sampling for image generation", "We sample diffusion models for images."),
+    paper("other", "Graph transformers", "Message passing on graphs."),
+]
+
+
+def test_an_avoided_topic_removes_what_the_interests_do_not_share() -> None:
+    interests = ["diffusion models for image and video generation"]
+    model = rank.compile_profile(member(interests, ["medical imaging"]), fake_embed)
+    (avoid,) = model.avoids
+    assert [[u.key for u in a] for a in avoid.topic.alternatives] == [["medical"]]  # "imaging" is wanted
+    features = rank.paper_features(IMAGES)
+    terms = rank._terms(fake_embed([p.text for p in IMAGES]), features, [model], rank.DEFAULT_WEIGHTS)
+    assert terms.avoided[0, 0] > 0.2 and terms.avoided[0, 1] == 0.0
+    assert ranked_ids(IMAGES, member(interests, ["medical imaging"]))[0] == "natural"
+    assert ranked_ids(IMAGES, member(interests))[0] == "medical"  # without the avoid it leads
+    np.testing.assert_array_equal(terms.interest[0] > 0, [True, True, False])
