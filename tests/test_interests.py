@@ -100,7 +100,9 @@ def test_an_avoid_naming_a_kind_removes_the_papers_of_that_kind() -> None:
 
 
 IMAGES = [
-    paper("medical", "Diffusion models for medical image and video generation", "Diffusion models for image generation."),
+    paper(
+        "medical", "Diffusion models for medical image and video generation", "Diffusion models for image generation."
+    ),
     paper("natural", "Faster sampling for image generation", "We sample diffusion models for images."),
     paper("other", "Graph transformers", "Message passing on graphs."),
 ]
