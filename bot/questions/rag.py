@@ -62,7 +62,9 @@ NAME_IN_ABSTRACT = 0.2
 # A paper is cited when its relevance is within MARGIN of the best one and above FLOOR.
 MARGIN = 0.16
 FLOOR = 0.30
+SPREAD = 0.2  # a paper an answer shows first is at most this far below the best one (the rest are offered)
 ENOUGH_EVIDENCED = 3  # with this many papers carrying the topic's words, only very close others join them
+CONTRIBUTION_NEAR = 0.35  # among papers introducing a benchmark, the similarity at which one is offered
 NEAR = 0.45  # similarity at which a paper is offered with the rest even without the topic's words
 
 _SEPARATORS = frozenset(",;/")
@@ -368,6 +370,9 @@ async def _candidates(core: Core, filters: Filters, query_vector: np.ndarray | N
             theirs = [p for p in theirs if any(same_person(author, name) for name in p.authors)]
             ids = {p.id for p in theirs}
             papers = theirs if n == 0 else [p for p in papers if p.id in ids]
+    elif filters.contribution and start and end:
+        # "new benchmarks for X": every paper of the window that introduces one is a candidate, ranked by the topic
+        papers = [p for p in await core.repo.papers_between(start, end) if introduces_benchmark(p.title, p.abstract)]
     else:
         assert query_vector is not None, "a topic search needs the topic's vector"
         dense, lexical = await asyncio.gather(
@@ -497,7 +502,7 @@ async def _without_excluded(core: Core, filters: Filters, papers: list[Paper]) -
     ]
 
 
-def select(results: list[Retrieved], filters: Filters) -> tuple[list[Retrieved], list[Retrieved]]:
+def select(results: list[Retrieved], filters: Filters, spread: float = 0.0) -> tuple[list[Retrieved], list[Retrieved]]:
     """The papers an answer shows first (about the topic by title, by abstract when close enough, or close to the
     best) and the other papers that still carry the topic in title or abstract (offered, never dropped)."""
     if not results:
@@ -511,23 +516,29 @@ def select(results: list[Retrieved], filters: Filters) -> tuple[list[Retrieved],
         # "which of those is about X": the papers that name X, or failing that the closest few
         named = [r for r in results if r.in_title or r.in_abstract]
         return (named or results[:3]), []
+    # the first page: papers carrying the topic's words and not far below the best (the others are offered)
     evidenced = [r for r in results if r.in_title or (r.in_abstract and r.dense >= FLOOR)]
+    if spread:
+        evidenced = [r for r in evidenced if r.relevance >= best - spread]
     # papers that carry the topic's words come first; a paper only similar in meaning joins them when few do
     close = best - (MARGIN if len(evidenced) < ENOUGH_EVIDENCED else MARGIN / 2)
     shown = [r for r in results if r in evidenced or r.relevance >= max(FLOOR, close)]
     taken = {r.paper.id for r in shown}
-    carrying = [r for r in results if r.paper.id not in taken and (r.in_title or r.in_abstract or r.dense >= NEAR)]
+    near = CONTRIBUTION_NEAR if filters.contribution else NEAR
+    carrying = [r for r in results if r.paper.id not in taken and (r.in_title or r.in_abstract or r.dense >= near)]
     return shown, carrying
 
 
 async def retrieve(
     core: Core, filters: Filters, *, profile: Profile | None = None, limit: int = MAX_CITATIONS, cut: bool = True
 ) -> list[Retrieved]:
-    """The papers that answer `filters`, most relevant first, cut where relevance drops off (unless not `cut`)."""
+    """The papers that answer `filters`, most relevant first, cut where relevance drops off (unless not `cut`): the
+    ones an answer shows first, then the ones it offers (a search's list holds both, up to `limit`)."""
     results, _ = await ranked(core, filters, profile=profile)
     if not cut:
         return results[:limit]
-    return select(results, filters)[0][:limit]
+    shown, carrying = select(results, filters)
+    return [*shown, *(r for r in carrying if r.in_title or r.in_abstract)][:limit]
 
 
 async def retrieve_all(
@@ -535,7 +546,7 @@ async def retrieve_all(
 ) -> tuple[list[Retrieved], list[Retrieved]]:
     """The papers to show (at most `limit`) and the rest of the matching ones to offer (at most MAX_MORE)."""
     results, _ = await ranked(core, filters, profile=profile)
-    shown, carrying = select(results, filters)
+    shown, carrying = select(results, filters, SPREAD)
     return shown[:limit], [*shown[limit:], *carrying][:MAX_MORE]
 
 
