@@ -334,6 +334,8 @@ async def test_a_personal_digest_goes_to_the_members_dm_and_a_deactivated_member
     [digest] = fake.posted(fake.im_of(ADA))
     assert digest.visible_text.startswith("*Ada: arXiv digest for") and digest.buttons
     assert [c.answer.get("error") for c in fake.calls("chat.postMessage") if not c.ok] == ["user_disabled"]
+    retired = await core.repo.get_user(f"slack:{CLEO}")
+    assert retired is not None and retired.digest_mode == "off", "the core's gone policy: no retry every minute"
 
 
 async def test_a_token_slack_refuses_retires_no_channel_and_stops_posting(
