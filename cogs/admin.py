@@ -14,8 +14,8 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.chat import Place
 from bot.chat import setup as channel_setup
+from bot.chat.messages import Place
 from bot.chat.turns import log_turn
 from bot.frontends.discord.app import PaperscoutBot, place_of, speaker_of
 from bot.frontends.discord.choices import category_choices, timezone_choices

@@ -12,7 +12,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.chat import Incoming
+from bot.chat.messages import Incoming
 from bot.frontends.discord.app import PaperscoutBot, place_of, speaker_of
 from bot.frontends.discord.send import PaperButton
 

@@ -7,7 +7,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.chat import Incoming
+from bot.chat.messages import Incoming
 from bot.frontends.discord.app import PaperscoutBot, place_of, speaker_of, speaker_of_message
 
 DMS_CLOSED = 50007

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from bot.chat import setup as channel_setup
 from bot.chat.flows import Flow
-from bot.chat.messages import Place, Reply
 from bot.chat.turns import Turn, text_reply
-from bot.core import Core
+
+if TYPE_CHECKING:
+    from bot.chat.messages import Place, Reply
+    from bot.core import Core
 
 NO_DIGEST = "This channel has no digest yet; /setup makes one."
 

@@ -37,12 +37,12 @@ from bot.chat.papers import PAPER_BUTTONS
 from bot.chat.questions import ask
 from bot.chat.reactions import ResetConfirmation
 from bot.chat.turns import Turn, has_words, log_turn, member_profile, text_reply
-from bot.core import Core
 from bot.errors import InputError
 from bot.frontend import front_end, wording
 from bot.members import onboarding
 
 if TYPE_CHECKING:  # the digest poster is only needed for /digest now
+    from bot.core import Core
     from bot.digests.delivery import Poster
 
 FLOWS = Flows(

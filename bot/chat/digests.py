@@ -3,6 +3,8 @@ resume) and /mydigest (a member's digest schedule)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from bot.chat import admin
 from bot.chat.messages import DigestReply, Reply, TextReply
 from bot.chat.turns import Turn, member_profile, save_numbering, text_reply, today
@@ -16,8 +18,10 @@ from bot.members.users import (
     parse_weekday,
     personal_digest,
 )
-from bot.models import Profile, Target
 from bot.views.model import digest_view
+
+if TYPE_CHECKING:
+    from bot.models import Profile, Target
 
 
 async def digest(turn: Turn) -> list[Reply]:

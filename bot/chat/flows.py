@@ -14,10 +14,13 @@ it was asked. `Flows` routes to them, the same way for all:
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from typing import TYPE_CHECKING
 
-from bot.chat.messages import Place, Reply
 from bot.chat.turns import Turn, text_reply
-from bot.core import Core
+
+if TYPE_CHECKING:
+    from bot.chat.messages import Place, Reply
+    from bot.core import Core
 
 
 class Flow(ABC):

@@ -7,13 +7,16 @@ from __future__ import annotations
 import datetime as dt
 import json
 from dataclasses import replace as dc_replace
+from typing import TYPE_CHECKING
 
 from bot.chat.flows import Flow
 from bot.chat.messages import Choice, FileReply, Place, Reply, TextReply, choice_button
 from bot.chat.turns import Turn, text_reply
-from bot.core import Core
 from bot.members import onboarding
 from bot.members.users import export_user, forget_user
+
+if TYPE_CHECKING:
+    from bot.core import Core
 
 CONFIRM_KIND = "confirm"
 CONFIRM_MINUTES = 10  # a /forget confirmation older than this is not acted on

@@ -7,15 +7,18 @@ from __future__ import annotations
 import datetime as dt
 import json
 from dataclasses import replace as dc_replace
+from typing import TYPE_CHECKING
 
 from bot.chat.flows import Flow
 from bot.chat.messages import Choice, Place, Reply, TextReply, choice_button, paper_button
 from bot.chat.turns import Turn, member_profile, paper_from_arg, text_reply
-from bot.core import Core
 from bot.errors import InputError
 from bot.members import reactions
 from bot.models import InvalidPaperId, Paper, split_arxiv_id
 from bot.ranking import learn
+
+if TYPE_CHECKING:
+    from bot.core import Core
 
 RESET_KIND = "reactions-reset"
 RESET_MINUTES = 10  # a /reactions reset confirmation older than this is not acted on

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from bot.chat.messages import Choice, Incoming, PaperView, Place, Reply, TextReply
-from bot.core import Core
 from bot.days import stored_today
 from bot.errors import InputError
 from bot.members.users import profile_owner
@@ -24,6 +23,7 @@ from bot.ops.logs import elapsed_ms, log_event
 from bot.views.cards import stored_paper
 
 if TYPE_CHECKING:  # the digest poster is only needed for /digest now
+    from bot.core import Core
     from bot.digests.delivery import Poster
 
 log = logging.getLogger("bot.chat.controller")  # one logger name for every chat turn, as before the split

@@ -21,12 +21,14 @@ import logging
 import random
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from bot.core import Core
 from bot.digests.build import build_digest
 from bot.errors import PaperscoutError
 from bot.models import Digest, DigestSection, Paper, Profile, ScoredPaper, Target
+
+if TYPE_CHECKING:
+    from bot.core import Core
 
 log = logging.getLogger(__name__)
 

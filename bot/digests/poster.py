@@ -21,11 +21,14 @@ import contextlib
 import logging
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from bot.core import Core
-from bot.digests.pacing import ChatPacer
-from bot.models import Digest, Target
 from bot.views.model import DigestView, digest_view
+
+if TYPE_CHECKING:
+    from bot.core import Core
+    from bot.digests.pacing import ChatPacer
+    from bot.models import Digest, Target
 
 log = logging.getLogger(__name__)
 

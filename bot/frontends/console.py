@@ -16,9 +16,9 @@ import sys
 from collections.abc import Sequence
 from typing import TextIO
 
-from bot.chat import (
+from bot.chat.controller import ChatController
+from bot.chat.messages import (
     AnswerReply,
-    ChatController,
     DigestReply,
     FileReply,
     Incoming,

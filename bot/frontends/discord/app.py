@@ -31,7 +31,8 @@ import yarl
 from discord import app_commands
 from discord.ext import commands
 
-from bot.chat import Attachment, ChatController, Incoming, Place, Reply, Speaker
+from bot.chat.controller import ChatController
+from bot.chat.messages import Attachment, Incoming, Place, Reply, Speaker
 from bot.chat.setup import MAX_PROFILE_BYTES
 from bot.chat.turns import log_turn
 from bot.config import Settings

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import discord
 
-from bot.chat import AnswerReply, Choice, DigestReply, FileReply, Reply, TextReply
+from bot.chat.messages import AnswerReply, Choice, DigestReply, FileReply, Reply, TextReply
 from bot.text.safetext import clean_text
 from bot.views.model import DigestView, PaperView, TopicGroup, usage_line
 from bot.views.render import authors_line, judgement_line

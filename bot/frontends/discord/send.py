@@ -16,7 +16,7 @@ from typing import Any
 
 import discord
 
-from bot.chat import is_paperscout_button
+from bot.chat.messages import is_paperscout_button
 from bot.frontends.discord.render import Button, Outgoing
 
 BUTTON_EVENT = "paperscout_button"

@@ -18,8 +18,8 @@ from urllib.parse import urlsplit
 from telegram import BotCommand, BotCommandScopeAllGroupChats, BotCommandScopeAllPrivateChats
 from telegram.ext import AIORateLimiter, Application, ApplicationBuilder
 
-from bot.chat import ChatController
 from bot.chat.commands import COMMANDS
+from bot.chat.controller import ChatController
 from bot.config import Settings
 from bot.core import Core
 from bot.digests.delivery import retire

@@ -36,10 +36,10 @@ from telegram.ext import (
     filters,
 )
 
-from bot.chat import (
+from bot.chat.controller import ChatController
+from bot.chat.messages import (
     AnswerReply,
     Attachment,
-    ChatController,
     DigestReply,
     FileReply,
     Incoming,

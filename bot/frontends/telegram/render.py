@@ -13,7 +13,7 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from bot.chat import AnswerReply, DigestView, FileReply, PaperView, TextReply, is_paperscout_button
+from bot.chat.messages import AnswerReply, DigestView, FileReply, PaperView, TextReply, is_paperscout_button
 from bot.frontends.telegram.markup import Markup, clip, utf16_length
 from bot.views.model import TopicGroup, usage_line
 from bot.views.render import authors_line, judgement_line
