@@ -217,7 +217,7 @@ async def test_a_reaction_says_what_it_changed_and_is_listed_undone_and_reset(
     fake.open_private_chat(ADA)
     digest = Digest(day=papers[0].announced, profile_name="Ada", scanned=60, items=scored(papers[:3]))
     async with telegram_bot(core, tg_settings) as bot:
-        await bot.poster.post_digest(Target("telegram", f"dm:{ADA}", "Ada", id=1), digest)
+        await post_all(bot.poster, Target("telegram", f"dm:{ADA}", "Ada", id=1), digest)
         [posted] = fake.sent(ADA)
         [noted] = await press(fake, ADA, ADA, posted, f"ps:up:{papers[1].id}")
         assert noted.text.startswith(f"Noted: more like “{papers[1].title[:30]}")
