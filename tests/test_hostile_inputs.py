@@ -7,6 +7,8 @@ import datetime as dt
 import hashlib
 import json
 import random
+import subprocess
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -255,3 +257,36 @@ def test_a_one_line_error_carries_no_url_credentials_controls_or_line_breaks() -
     line = one_line_error(ValueError("cannot reach https://bob:hunter22@llm.example/v1?key=sk-123\n\x1b[2J@here"))
     assert "hunter22" not in line and "sk-123" not in line and "\n" not in line and "\x1b" not in line
     assert line.startswith("cannot reach https://")
+
+
+ENDLESS_READ = """
+import resource, sys
+resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))  # a regression fails here with MemoryError, not the machine
+from bot.ingest.jsonl import read_jsonl
+from bot.ranking.profiles import load_profile
+read = read_jsonl if sys.argv[1] == "jsonl" else load_profile
+try:
+    read([sys.argv[2]] if sys.argv[1] == "jsonl" else sys.argv[2])
+except Exception as exc:
+    print(type(exc).__name__, exc)
+"""
+
+
+@pytest.mark.parametrize(("kind", "error"), [("jsonl", "InputError"), ("profile", "ProfileError")])
+def test_an_endless_file_is_refused_within_a_bound_whatever_its_size_says(kind: str, error: str) -> None:
+    """/dev/zero says it is empty and never ends: it is read up to a bound and refused in one line."""
+    done = subprocess.run(
+        [sys.executable, "-c", ENDLESS_READ, kind, "/dev/zero"],
+        capture_output=True,
+        text=True,
+        timeout=240,
+        cwd=Path(__file__).resolve().parents[1],
+    )
+    assert done.stdout.startswith(f"{error} /dev/zero"), (done.stdout, done.stderr[-2000:])
+
+
+def test_a_line_separator_inside_a_json_string_is_text_not_a_line_break(tmp_path: Path) -> None:
+    """JSON allows a raw U+2028 or U+2029 in a string; only a line feed ends a JSONL line."""
+    line = json.dumps({**GOOD, "title": "Sparse\u2028routing\u2029at scale"}, ensure_ascii=False)
+    [paper] = read_jsonl([write(tmp_path, [line])])
+    assert paper.title.startswith("Sparse") and paper.title.endswith("at scale")

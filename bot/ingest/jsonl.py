@@ -6,13 +6,14 @@ The whole input is validated before anything is returned, so a bad line anywhere
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 from bot.errors import InputError
-from bot.ingest.limits import FIRST_ANNOUNCED, MAX_LINE, announced_in_range, clean_paper
+from bot.ingest.limits import FIRST_ANNOUNCED, MAX_FILE, MAX_LINE, announced_in_range, clean_paper
 from bot.models import InvalidPaperId, Paper, split_arxiv_id
 
 REQUIRED = ("id", "title", "authors", "abstract", "categories", "announced")
@@ -75,31 +76,54 @@ def paper_from_record(record: Mapping[str, Any], where: str) -> Paper:
 
 
 def read_jsonl(paths: Iterable[str | Path]) -> list[Paper]:
-    """Parse every file; raises InputError naming the file and line of the first problem."""
+    """Parse every file; raises InputError naming the file and line of the first problem.
+
+    Files are read line by line (only a line feed ends a line: U+2028 inside a string is text), each line and each
+    file within a bound whatever size the file claims, so /dev/zero or an endless pipe is refused, not swallowed.
+    """
     papers: dict[str, Paper] = {}
     for raw_path in paths:
         path = Path(raw_path)
         try:
-            lines = path.read_text(encoding="utf-8").splitlines()
+            for number, line in _lines(path):
+                if not line.strip():
+                    continue
+                paper = _paper_from_line(line, f"{path}:{number}")
+                # a later line for the same paper is a newer record of it
+                papers[paper.id] = paper
         except FileNotFoundError:
             raise InputError(f"{path}: no such file") from None
-        except (UnicodeDecodeError, IsADirectoryError) as exc:
-            raise InputError(f"{path}: cannot read as UTF-8 text ({exc.__class__.__name__})") from None
+        except IsADirectoryError:
+            raise InputError(f"{path}: cannot read as UTF-8 text (IsADirectoryError)") from None
         except OSError as exc:
             raise InputError(f"{path}: cannot be read ({exc.strerror or exc.__class__.__name__})") from None
-        for number, line in enumerate(lines, 1):
-            if not line.strip():
-                continue
-            where = f"{path}:{number}"
-            if len(line) > MAX_LINE:
-                raise InputError(f"{where}: line of {len(line):,} characters; a record is at most {MAX_LINE:,}")
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InputError(f"{where}: not valid JSON ({exc.msg} at column {exc.colno})") from None
-            except (ValueError, RecursionError):  # a 5,000-digit number, arrays nested thousands deep
-                raise InputError(f"{where}: not a paper record (numbers too long or nesting too deep)") from None
-            paper = paper_from_record(record, where)
-            # a later line for the same paper is a newer record of it
-            papers[paper.id] = paper
     return list(papers.values())
+
+
+def _lines(path: Path) -> Iterator[tuple[int, str]]:
+    """(line number, text) of each line of `path`, each at most MAX_LINE bytes, at most MAX_FILE bytes in all."""
+    total = 0
+    with path.open("rb") as handle:
+        for number in itertools.count(1):
+            raw = handle.readline(MAX_LINE + 1)
+            if not raw:
+                return
+            total += len(raw)
+            if len(raw) > MAX_LINE and not raw.endswith(b"\n"):
+                raise InputError(f"{path}:{number}: line longer than {MAX_LINE:,} bytes; a record is a few kilobytes")
+            if total > MAX_FILE:
+                raise InputError(f"{path}: more than {MAX_FILE:,} bytes; split it into several files")
+            try:
+                yield number, raw.decode("utf-8")
+            except UnicodeDecodeError:
+                raise InputError(f"{path}:{number}: cannot read as UTF-8 text (UnicodeDecodeError)") from None
+
+
+def _paper_from_line(line: str, where: str) -> Paper:
+    try:
+        record = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{where}: not valid JSON ({exc.msg} at column {exc.colno})") from None
+    except (ValueError, RecursionError):  # a 5,000-digit number, arrays nested thousands deep
+        raise InputError(f"{where}: not a paper record (numbers too long or nesting too deep)") from None
+    return paper_from_record(record, where)

@@ -15,7 +15,8 @@ MAX_AUTHORS = 300
 MAX_AUTHOR_NAME = 200
 MAX_COMMENT = 1000
 MAX_CATEGORIES = 20
-MAX_LINE = 1_000_000  # characters in one JSONL line; a real record is a few kilobytes
+MAX_LINE = 1_000_000  # bytes in one JSONL line; a real record is a few kilobytes
+MAX_FILE = 2_000_000_000  # bytes in one JSONL file; a year of every arXiv category is well under a gigabyte
 FIRST_ANNOUNCED = dt.date(1991, 8, 14)  # arXiv's first day; nothing is announced before it
 MAX_CATEGORY = 40
 # The shape of an arXiv category ("cs.LG", "hep-th", "math.CT"); anything else (ACM/MSC classes such as "I.2.7",

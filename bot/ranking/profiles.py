@@ -126,9 +126,12 @@ def load_profile(path: str | Path) -> Profile:
     """Read a TOML profile file; raises `ProfileError` naming the file and the problem."""
     file = Path(path)
     try:
-        if file.stat().st_size > MAX_PROFILE_FILE:
-            raise ProfileError(f"{file}: {file.stat().st_size:,} bytes; a profile is at most {MAX_PROFILE_FILE:,}")
-        data = tomllib.loads(file.read_text(encoding="utf-8"))
+        # read with a bound, whatever the size the file claims (/dev/zero, a pipe, a FIFO say 0 and never end)
+        with file.open("rb") as handle:
+            raw = handle.read(MAX_PROFILE_FILE + 1)
+        if len(raw) > MAX_PROFILE_FILE:
+            raise ProfileError(f"{file}: more than {MAX_PROFILE_FILE:,} bytes; a profile is at most that")
+        data = tomllib.loads(raw.decode("utf-8"))
     except FileNotFoundError:
         raise ProfileError(f"profile file not found: {file}") from None
     except IsADirectoryError:
