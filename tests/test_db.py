@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import datetime as dt
+import os
 import sqlite3
+import subprocess
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -62,6 +65,23 @@ async def test_a_corrupt_database_file_is_a_state_error(tmp_path: Path) -> None:
     path.write_bytes(b"this is not a database" * 100)
     with pytest.raises(StateError, match="not a usable SQLite file"):
         await open_database(path)
+
+
+def test_a_database_that_cannot_be_opened_is_one_line_and_no_thread_traceback(tmp_path: Path) -> None:
+    """aiosqlite's worker thread, left behind by a failed open, printed a traceback after the one-line error."""
+    home = tmp_path / "home"
+    (home / "paperscout.sqlite3").mkdir(parents=True)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PAPERSCOUT_")}
+    env.update(PAPERSCOUT_HOME=str(home), PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+    for command in ("status", "search"):
+        args = [command] + (["anything"] if command == "search" else [])
+        done = subprocess.run(
+            [sys.executable, "-m", "bot.cli", *args], env=env, capture_output=True, text=True, timeout=240
+        )
+        assert done.returncode == 1
+        assert done.stderr.splitlines() == [
+            f"paperscout: error: cannot open the database {home / 'paperscout.sqlite3'}: unable to open database file"
+        ], done.stderr
 
 
 async def test_upsert_is_idempotent_and_replacements_update_in_place(tmp_path: Path) -> None:

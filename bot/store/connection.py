@@ -55,9 +55,19 @@ def _statements(script: str) -> list[str]:
     return statements
 
 
+def _check_opens(target: str, path: Path, *, uri: bool = False) -> None:
+    """Open and close `target` once here first: when aiosqlite fails to open, its worker thread outlives the event
+    loop and prints a traceback after our one-line error."""
+    try:
+        sqlite3.connect(target, uri=uri).close()
+    except sqlite3.Error as exc:
+        raise StateError(f"cannot open the database {path}: {exc}") from None
+
+
 async def open_database(path: Path) -> aiosqlite.Connection:
     """Open (creating if needed) and migrate the database at `path`; raises StateError if it is unusable."""
     path.parent.mkdir(parents=True, exist_ok=True)
+    _check_opens(str(path), path)
     try:
         conn = await aiosqlite.connect(path, isolation_level=None)
     except sqlite3.Error as exc:
@@ -85,6 +95,7 @@ async def open_database(path: Path) -> aiosqlite.Connection:
 async def open_read_only(path: Path) -> aiosqlite.Connection:
     """Open an existing database for reading only: no migration, nothing created (for `paperscout doctor`)."""
     uri = f"file:{quote(str(path))}?mode=ro"
+    _check_opens(uri, path, uri=True)
     try:
         conn = await aiosqlite.connect(uri, uri=True, isolation_level=None)
     except sqlite3.Error as exc:
