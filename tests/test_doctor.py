@@ -268,7 +268,7 @@ def _immutable(path: Path) -> bool:
     return False
 
 
-@pytest.mark.parametrize("kind", ["read-only directory", "a file", "under a file"])
+@pytest.mark.parametrize("kind", ["read-only directory", "a file", "under a file", "a dangling link"])
 def test_an_unwritable_home_is_named_in_one_line(
     env: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path, kind: str
 ) -> None:
@@ -282,6 +282,10 @@ def test_an_unwritable_home_is_named_in_one_line(
         home = tmp_path / "home"
         home.write_text("not a directory")
         expected = f"{home} is a file, not a directory"
+    elif kind == "a dangling link":  # doctor said OK ("does not exist yet"); the first run cannot create it
+        home = tmp_path / "home"
+        home.symlink_to(tmp_path / "gone")
+        expected = f"{home} is a link to {tmp_path / 'gone'}, which does not exist"
     else:
         (tmp_path / "file").write_text("")
         home = tmp_path / "file" / "home"

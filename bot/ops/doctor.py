@@ -132,6 +132,9 @@ def check_state_directory(settings: Settings) -> Finding:
     """The state directory exists and takes a file (or can be created), with room to grow."""
     home = settings.home
     fix = f"make {home} writable for user {_user()} (chown/chmod), or set PAPERSCOUT_HOME to a writable directory"
+    if home.is_symlink() and not home.exists():  # a dangling link: the first run could not create it
+        target = os.readlink(home)
+        return Finding("state directory", "fail", f"{home} is a link to {target}, which does not exist", fix)
     if not home.exists():
         parent = next((p for p in home.parents if p.exists()), Path("/"))
         if not parent.is_dir():
