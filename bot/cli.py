@@ -149,10 +149,13 @@ def _print_hits(hits: Sequence[Any]) -> None:
 
 async def cmd_search(core: Core, args: argparse.Namespace) -> int:
     """Hybrid search over stored papers."""
-    from bot.questions.search import search_papers
+    from bot.questions.search import search_note, search_papers
 
     query = " ".join(args.query)
     hits = await search_papers(core, query, since=args.since, until=args.until, limit=args.limit)
+    note = await search_note(core, hits)
+    if note:
+        print(f"paperscout: {note}", file=sys.stderr)
     if args.json:
         print(
             json.dumps(

@@ -247,6 +247,7 @@ class EchoServer:
 
 
 @pytest.mark.parametrize("log_format", ["json", "text"])
+@pytest.mark.slow
 def test_no_secret_in_any_line_when_services_echo_them(
     home: Path,
     tmp_path: Path,

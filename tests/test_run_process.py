@@ -7,12 +7,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from bot.models import Paper
 from tests.conftest import MemoEmbedder
 from tests.run_harness import run_kill_test
 
 
+@pytest.mark.slow
 def test_killed_at_random_points_every_digest_arrives_once(
     tmp_path: Path, embedded_day: tuple[list[Paper], np.ndarray], embedder: MemoEmbedder
 ) -> None:

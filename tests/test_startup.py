@@ -71,6 +71,7 @@ def test_ask_and_search_on_an_empty_store_load_neither_model_nor_chroma(tmp_path
     assert searched["heavy"] == []
 
 
+@pytest.mark.slow
 async def test_only_a_question_with_papers_to_compare_loads_the_model(
     tmp_path: Path, embedder: LocalEmbedder, store_day: StoreDay
 ) -> None:
@@ -172,6 +173,7 @@ def test_the_core_embedder_keeps_its_verified_record_in_the_state_directory(tmp_
     assert json.loads((tmp_path / "home" / VERIFIED_WEIGHTS).read_text())["sha256"] == MINILM_SHA256
 
 
+@pytest.mark.slow
 def test_the_helper_process_gives_the_same_vectors_bit_for_bit(demo_papers: list[Paper]) -> None:
     texts = [p.text for p in demo_papers[:40]] + [p.title for p in demo_papers[:40]]
     texts += ["what MoE papers this week?", "  padded  ", "Ünïcödé — 数学 and emoji 🤔", ""]
@@ -190,6 +192,7 @@ def test_the_helper_process_gives_the_same_vectors_bit_for_bit(demo_papers: list
     assert child.returncode == 0
 
 
+@pytest.mark.slow
 def test_the_helper_process_checks_the_weights_and_reports_a_damaged_file(tmp_path: Path) -> None:
     model = copy_model(tmp_path / "minilm")
     weights = model / "model.safetensors"
@@ -228,6 +231,7 @@ def test_building_an_embedder_reads_nothing(tmp_path: Path) -> None:
         embedder.embed(["anything"])
 
 
+@pytest.mark.slow
 def test_the_encoder_gives_sentence_transformers_vectors_bit_for_bit(demo_papers: list[Paper]) -> None:
     from sentence_transformers import SentenceTransformer
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -78,6 +79,7 @@ def assert_consistent(home: Path, papers: int) -> None:
         assert "arxiv.org/abs/2505." in done.stdout, (args, done.stdout)
 
 
+@pytest.mark.slow
 def test_two_ingests_at_once_one_runs_the_other_names_the_holder_or_waits(tmp_path: Path) -> None:
     home = tmp_path / "home"
     days = [day_file(tmp_path, day) for day in ("2025-05-28", "2025-05-29", "2025-05-30")]
@@ -139,6 +141,7 @@ def break_by_racing(home: Path, attempts: int = 4) -> bool:
     return False
 
 
+@pytest.mark.slow
 def test_db_repair_rebuilds_a_broken_store_from_sqlite(tmp_path: Path) -> None:
     home = tmp_path / "home"
     papers = 40
@@ -176,3 +179,19 @@ def test_db_repair_rebuilds_a_broken_store_from_sqlite(tmp_path: Path) -> None:
     assert "rebuilt the vector store from SQLite (it could not be read)" in repaired.stdout
     assert [p.name for p in home.iterdir() if p.name.startswith("chroma.damaged-")]
     assert_consistent(home, papers)
+
+
+@pytest.mark.slow
+def test_search_and_ask_without_the_vector_store_say_so_and_answer_from_the_words(tmp_path: Path) -> None:
+    """The vector store gone (or being rebuilt): not 'No stored paper matches' with exit 0, but a note saying what is
+    wrong, and the papers the full-text index finds."""
+    home = tmp_path / "home"
+    assert cli(home, "ingest", "--jsonl", str(day_file(tmp_path, "2025-05-28"))).returncode == 0
+    shutil.rmtree(home / "chroma")
+    found = cli(home, "search", "reinforcement learning", "--since", "2025-01-01")
+    assert found.returncode == 0, found.stderr
+    assert "only 0 of the" in found.stderr and "db --repair" in found.stderr, found.stderr
+    assert "arxiv.org/abs/" in found.stdout and "No stored paper matches" not in found.stdout, found.stdout
+    answered = cli(home, "ask", "reinforcement learning", "--as-of", "2025-05-28")
+    assert answered.returncode == 0, answered.stderr
+    assert answered.stdout.startswith("Note: only 0 of the") and "[1] https://arxiv.org/abs/" in answered.stdout

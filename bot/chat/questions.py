@@ -52,18 +52,20 @@ async def answer(turn: Turn, question: str) -> AnswerReply:
 
 async def search(turn: Turn) -> list[Reply]:
     """/search WORDS: the stored papers matching the words, numbered."""
-    from bot.questions.search import search_papers
+    from bot.questions.search import search_note, search_papers
 
     core, words = turn.core, turn.args.strip()
     if not has_words(words) or len(words) > MAX_QUESTION_CHARS:
         return text_reply("Search for some words, e.g. /search sparse attention", ephemeral=True)
     hits = await search_papers(core, words, until=await today(core), limit=MAX_LIST, cut=True)
+    note = await search_note(core, hits)
+    note = f"{note}\n" if note else ""
     if not hits:
-        return text_reply(f"No stored paper matches '{words[:80]}'. {await stored_days_note(core)}")
+        return text_reply(f"{note}No stored paper matches '{words[:80]}'. {await stored_days_note(core)}")
     tldrs = await shown_tldrs(core, [h.paper for h in hits])
     cards = tuple(dated(paper_view(h.paper, tldr=tldrs[h.paper.id], number=n)) for n, h in enumerate(hits, 1))
     await save_numbering(core, turn.user, cards)
-    return [TextReply(f"{len(cards)} stored papers match '{words[:80]}':", cards=cards)]
+    return [TextReply(f"{note}{len(cards)} stored papers match '{words[:80]}':", cards=cards)]
 
 
 def dated(view: PaperView, show: bool = True) -> PaperView:

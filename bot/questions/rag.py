@@ -24,6 +24,7 @@ from bot.models import Paper, Profile
 from bot.questions.answer import write_answer
 from bot.questions.asked_authors import find_named_authors
 from bot.questions.authors import same_person
+from bot.questions.coverage import vector_gap_note
 from bot.questions.llm_parse import parse_with_llm
 from bot.questions.request import beyond, introduces_benchmark, read_request
 from bot.questions.spelling import corrected
@@ -105,6 +106,7 @@ class Retrieved:
     dense: float
     in_title: bool
     in_abstract: bool
+    embedded: bool = True  # False: found by its words while its vector is missing (the store missing or rebuilt)
 
 
 @dataclass(frozen=True, slots=True)
@@ -447,18 +449,22 @@ async def ranked(
     papers = await _without_excluded(core, filters, papers)
     if filters.contribution:
         papers = [p for p in papers if introduces_benchmark(p.title, p.abstract)]
-    # a paper found by words may not be embedded yet (asked while an ingest runs): it waits for its vector. With a
-    # window the vectors come from the index the dense search read, one snapshot: asked again after another process
-    # wrote, Chroma's metadata is ahead of the vectors this process loaded and it fails with "Error finding id"
+    # With a window the vectors come from the index the dense search read, one snapshot: asked again after another
+    # process wrote, Chroma's metadata is ahead of the vectors this process loaded and it fails with "Error finding id"
     ids = [p.id for p in papers]
     if _searches_window_index(filters):
         found = await core.vectors.window_vectors(ids)
     else:
         found = await core.vectors.found_vectors(ids)
-    papers = [p for p in papers if p.id in found]
+    # a paper found by its words may not be embedded yet (asked while an ingest runs): it waits for its vector. When
+    # not one candidate has a vector, the store is missing or being rebuilt: the words alone rank them (a zero
+    # vector leaves the topic evidence), and the answer says so (vector_gap_note)
+    if found:
+        papers = [p for p in papers if p.id in found]
     if not papers:
         return [], None
-    vectors = np.stack([found[p.id] for p in papers])
+    dimensions = query_vector.shape[0] if query_vector is not None else 1
+    vectors = np.stack([found.get(p.id, np.zeros(dimensions, dtype=np.float32)) for p in papers])
     dense = vectors @ query_vector if query_vector is not None else np.zeros(len(papers), dtype=np.float32)
     topic_words = await topic_evidence(core, filters.topic) if filters.topic else None
     if topic_words is not None and filters.narrows:
@@ -485,7 +491,8 @@ async def ranked(
         relevance += PROFILE_WEIGHT * (profile_scores - profile_scores.min()) / spread
     order = np.argsort(-relevance, kind="stable")
     results = [
-        Retrieved(papers[i], float(relevance[i]), float(dense[i]), evidence[i][0], evidence[i][1]) for i in order
+        Retrieved(papers[i], float(relevance[i]), float(dense[i]), *evidence[i], embedded=papers[i].id in found)
+        for i in order
     ]
     return results, topic_words
 
@@ -670,6 +677,9 @@ async def ask(
     more = tuple(r.paper for r in offered if window[0] <= r.paper.announced <= window[1])
     tldrs = await shown_tldrs(core, papers)
     text, cited, usage = extractive_answer(filters, papers, tldrs, window, more=len(more)), tuple(papers), {}
+    if not found or not all(r.embedded for r in (*found, *offered)):
+        gap = await vector_gap_note(core)
+        text = f"{gap}\n{text}" if gap else text
     if core.llm is not None and papers:
         with usage_run(target=f"ask:{asker or conversation_id or 'cli'}") as run:
             written, problem = await write_answer(core, question, papers, tldrs)

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from bot.core import Core
 from bot.models import Paper
+from bot.questions.coverage import vector_gap_note
 from bot.questions.rag import MAX_QUESTION, Filters, retrieve
 from bot.questions.spelling import corrected
 from bot.questions.timewords import TimeWindow
@@ -20,6 +21,7 @@ class SearchHit:
     paper: Paper
     score: float
     dense: float
+    embedded: bool = True  # False: found by its words alone, its vector missing
 
 
 async def search_papers(
@@ -46,4 +48,11 @@ async def search_papers(
     found = await retrieve(
         core, Filters(topic=query, window=window, categories=tuple(categories)), limit=limit, cut=cut
     )
-    return [SearchHit(r.paper, r.relevance, r.dense) for r in found]
+    return [SearchHit(r.paper, r.relevance, r.dense, r.embedded) for r in found]
+
+
+async def search_note(core: Core, hits: Sequence[SearchHit]) -> str:
+    """What is wrong when search could not use every paper's vector ('' when nothing is)."""
+    if hits and all(h.embedded for h in hits):
+        return ""
+    return await vector_gap_note(core)
