@@ -443,6 +443,36 @@ def test_a_consistent_archive_passes_and_a_lost_vector_is_named(
     ]
 
 
+def test_a_stored_time_zone_or_time_that_is_invalid_fails_doctor(
+    env: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    settings = Settings(home=tmp_path / "home")
+
+    async def store() -> None:
+        from bot.models import Target
+        from bot.store.connection import open_database
+        from bot.store.repos import Repository
+        from tests.run_harness import PROFILE
+
+        conn = await open_database(settings.db_path)
+        try:
+            target = Target("discord", "42", "lab", post_time="25:99", timezone="Mars/Olympus_Mons")
+            await Repository(conn).save_profile("discord:42", PROFILE)
+            await Repository(conn).save_target(target, "discord:42")
+        finally:
+            await conn.close()
+
+    asyncio.run(store())
+    point_at(env, home=settings.home)
+    code, lines = doctor(capsys, "--offline")
+    assert code == 1
+    assert line_of(lines, "digest schedules") == (
+        "FAIL  digest schedules: discord:42: time zone 'Mars/Olympus_Mons' is unknown, so UTC is used;"
+        " discord:42: post time '25:99' is not a time like 09:00, so 09:00 is used;"
+        " fix: set the digest's time again (/setup, or /digest for a personal digest)"
+    )
+
+
 def test_a_database_from_a_newer_paperscout_is_named(
     env: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:

@@ -59,6 +59,21 @@ async def test_a_gone_chat_turns_inactive_a_flaky_one_shows_failed_and_setup_rea
     assert "gone" in {t.chat_id for t, _ in await core.repo.targets()}
 
 
+async def test_a_stored_time_zone_or_time_that_is_invalid_is_named_not_silently_replaced(core: Core) -> None:
+    await _add_target(core, target("Mars/Olympus_Mons", "25:99", "mars"))
+    await _add_target(core, target("Europe/Paris", "08:30", "paris"))
+    report = await status_report(core, at("2026-06-01T09:06:00"))
+    problems = {t["target"]: t["problems"] for t in report["targets"]}
+    assert problems == {
+        "test:mars": [
+            "time zone 'Mars/Olympus_Mons' is unknown, so UTC is used",
+            "post time '25:99' is not a time like 09:00, so 09:00 is used",
+        ],
+        "test:paris": [],
+    }
+    assert "setting to correct: time zone 'Mars/Olympus_Mons' is unknown" in status_text(report)
+
+
 def test_retries_wait_the_platforms_retry_after_or_a_jittered_backoff() -> None:
     rng = random.Random(5)
     assert retry_wait(DeliveryError("429", retry_after=7.5), 1, rng) == 7.5

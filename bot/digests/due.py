@@ -15,6 +15,7 @@ The ledger still guards every (target, day): these functions only say what to at
 from __future__ import annotations
 
 import datetime as dt
+import re
 import zoneinfo
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -41,6 +42,26 @@ def local_time(now: dt.datetime, timezone: str) -> dt.datetime:
     except (zoneinfo.ZoneInfoNotFoundError, ValueError):
         zone = dt.UTC
     return now.astimezone(zone)
+
+
+_HH_MM = re.compile(r"\d{1,2}:\d{2}")
+
+
+def schedule_problems(post_time: str, timezone: str) -> list[str]:
+    """What is wrong with a stored post time and time zone, each with what is used instead ([] when nothing)."""
+    problems = []
+    try:
+        zoneinfo.ZoneInfo(timezone)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        problems.append(f"time zone {timezone[:60]!r} is unknown, so UTC is used")
+    try:
+        if not _HH_MM.fullmatch(post_time):
+            raise ValueError
+        hour, minute = (int(part) for part in post_time.split(":", 1))
+        dt.time(hour, minute)
+    except ValueError:
+        problems.append(f"post time {post_time[:20]!r} is not a time like 09:00, so 09:00 is used")
+    return problems
 
 
 def _post_time(text: str) -> dt.time:

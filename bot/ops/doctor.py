@@ -217,6 +217,32 @@ async def check_database(settings: Settings) -> tuple[Finding, set[str] | None]:
     return Finding("database", "ok", f"{path}: schema version {version} (current), {_papers(len(ids))}"), ids
 
 
+async def check_schedules(settings: Settings) -> Finding:
+    """The stored post times and time zones of channel and personal digests: an invalid one is silently replaced
+    (UTC, 09:00) when digests are due, so it is named here."""
+    from bot.digests.due import schedule_problems
+    from bot.store.connection import open_read_only
+    from bot.store.repos import Repository
+
+    if not settings.db_path.exists():
+        return Finding("digest schedules", "ok", "none stored yet")
+    try:
+        conn = await open_read_only(settings.db_path)
+        try:
+            repo = Repository(conn)
+            stored = [(t.key, t.post_time, t.timezone) for t, _ in await repo.targets(enabled_only=False)]
+            stored += [(u.key, u.post_time, u.timezone) for u in await repo.users_with_digest()]
+        finally:
+            await conn.close()
+    except Exception as exc:  # the database check names an unreadable database
+        return Finding("digest schedules", "fail", f"cannot be read: {_reason(exc)}")
+    problems = [f"{key}: {problem}" for key, post, zone in stored for problem in schedule_problems(post, zone)]
+    if problems:
+        fix = "set the digest's time again (/setup, or /digest for a personal digest)"
+        return Finding("digest schedules", "fail", "; ".join(problems[:5]), fix)
+    return Finding("digest schedules", "ok", f"{len(stored)} stored, every time and time zone valid")
+
+
 # --- vector store -----------------------------------------------------------------------------------------------
 
 
@@ -606,6 +632,8 @@ async def run_checks(settings: Settings, *, offline: bool, emit: Callable[[Findi
     note(home)
     database, ids = await check_database(settings)
     note(database)
+    if ids is not None and settings.db_path.exists():
+        note(await check_schedules(settings))
     note(await check_vector_store(settings, ids))
     note(await asyncio.to_thread(check_model))
     remote: list[Callable[[], Awaitable[Finding]]] = [

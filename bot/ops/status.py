@@ -7,7 +7,7 @@ from typing import Any
 
 from bot.core import Core
 from bot.days import stored_today
-from bot.digests.due import local_time
+from bot.digests.due import local_time, schedule_problems
 from bot.ops.scheduler import ARXIV_ZONE, INGEST_HOUR, post_moment
 
 _INGEST_WEEKDAYS = {6, 0, 1, 2, 3}  # Sunday to Thursday (Monday = 0)
@@ -61,6 +61,7 @@ async def status_report(core: Core, now: dt.datetime) -> dict[str, Any]:
                 "next_post_utc": upcoming.strftime("%Y-%m-%d %H:%M"),
                 "today": state,
                 "detail": detail,
+                "problems": schedule_problems(target.post_time, target.timezone),
             }
         )
     summary = {name: 0 for name in ("sent", "pending", "failed", "inactive", "paused")}
@@ -103,4 +104,5 @@ def status_text(report: dict[str, Any]) -> str:
             f"{target['target']}: {target['today']} for {report['latest_day']}; posts at {target['post_time']}, "
             f"next {target['next_post_utc']} UTC" + (f" ({target['detail']})" if target["today"] == "inactive" else "")
         )
+        lines += [f"  setting to correct: {problem}" for problem in target.get("problems", ())]
     return "\n".join(lines)
