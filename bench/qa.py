@@ -1,8 +1,9 @@
 """Question answering quality on the shared arXiv week (2025-05-26..30).
 
 Each question has expected papers defined by a regular expression on titles, evaluated inside the window the
-question names. For each answer we measure recall (expected papers among the citations), on-topic share
-(citations whose title or abstract matches the pattern) and citations outside the window (must be 0).
+question names. For each answer we measure recall (expected papers among the papers the answer lists: its
+citations, then those it offers with /more), on-topic share (citations whose title or abstract matches the
+pattern) and listed papers outside the window (must be 0).
 Targets (issue 4): mean recall >= 0.8, mean on-topic >= 0.7, 0 outside the window.
 
     .venv/bin/python bench/qa.py [--home DIR] [--data ../shared/data] [-v]
@@ -119,13 +120,15 @@ async def run_question(
     start, end = answer.window
     expected = expected_ids(question, papers, start, end)
     cited = [p.id for p in answer.citations]
+    # recall counts what the answer lists: the papers it shows, then the ones it offers with /more (issue 22)
+    listed = cited + [p.id for p in answer.more]
     by_id = {p.id: p for p in papers}
     on_topic = [i for i in cited if is_on_topic(question, by_id[i])]
-    outside = sum(1 for i in cited if not start <= by_id[i].announced <= end)
-    recall = len(expected & set(cited)) / len(expected) if expected else 1.0
+    outside = sum(1 for i in listed if not start <= by_id[i].announced <= end)
+    recall = len(expected & set(listed)) / len(expected) if expected else 1.0
     share = len(on_topic) / len(cited) if cited else (1.0 if not expected else 0.0)
     if verbose:
-        for i in sorted(expected - set(cited)):
+        for i in sorted(expected - set(listed)):
             print(f"  miss    [{question.text[:30]}] {i} {by_id[i].title[:90]}")
         for i in cited:
             if i not in on_topic:
