@@ -176,6 +176,10 @@ class ScoredPaper:
     tldr: str = ""
     comment: str = ""
     judged: bool = False  # relevance and novelty come from an LLM (else they are the ranker's internal scale)
+    # Its standing: place and count in the ranking of every candidate of the day for this profile (and member), the
+    # one `standing_of` computes for digests, /why and the site alike; 0 when not ranked that way.
+    rank: int = 0
+    ranked_of: int = 0
 
 
 @dataclass(frozen=True, slots=True)

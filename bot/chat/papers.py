@@ -9,14 +9,14 @@ from bot.chat.questions import MAX_LIST
 from bot.chat.reactions import react, undo_button, why_line
 from bot.chat.turns import Turn, member_profile, paper_from_arg, save_numbering, text_reply
 from bot.text.tldr import shown_tldrs
-from bot.views.cards import explain_paper
+from bot.views.cards import explain_paper, paper_card
 from bot.views.model import paper_view
 
 
 async def paper(turn: Turn) -> list[Reply]:
     """/paper N|ID: one paper's card."""
     found = await paper_from_arg(turn.core, turn.user, turn.args)
-    card = paper_view(found, tldr=(await shown_tldrs(turn.core, [found]))[found.id], number=1)
+    card = await paper_card(turn.core, found, number=1)
     await save_numbering(turn.core, turn.user, [card])
     return [TextReply("", cards=(card,))]
 
@@ -63,12 +63,14 @@ async def why(turn: Turn) -> list[Reply]:
     core = turn.core
     found = await paper_from_arg(core, turn.user, turn.args)
     own = profile = await member_profile(core, turn.user)
+    user_key, categories = (turn.user, None) if own is not None else ("", None)
     if profile is None and not turn.place.is_dm:
         target = await core.repo.target_at(turn.place.platform, turn.place.chat_id)
-        profile = target[1] if target else None
+        profile, categories = (target[1], target[0].categories) if target else (None, None)
     if profile is None:
         return text_reply("/why explains a paper's rank for your profile; /start makes one.", ephemeral=True)
-    explained = await explain_paper(core, found.id, profile)
+    # the standing its digest showed: the member's digest ranks with their feedback, a channel's in its categories
+    explained = await explain_paper(core, found.id, profile, user_key=user_key, categories=categories)
     # a member's reactions shape their own ranking only, never the channel's
     learned = await why_line(core, turn.user, found) if own is not None else ""
     return text_reply(explained + (f"\n{learned}" if learned else ""), ephemeral=True)

@@ -65,6 +65,11 @@ async def rank_papers(
     return ranked[: top_k or len(ranked)]
 
 
+def with_standing(ranked: Sequence[ScoredPaper]) -> list[ScoredPaper]:
+    """`ranked` (every candidate, best first) with each item's place in it: its standing, shown everywhere."""
+    return [replace(item, rank=n, ranked_of=len(ranked)) for n, item in enumerate(ranked, 1)]
+
+
 async def attach_tldrs(core: Core, items: Sequence[ScoredPaper]) -> list[ScoredPaper]:
     """Fill in each item's TL;DR (the LLM's when one was written, else extractive)."""
     tldrs = await shown_tldrs(core, [i.paper for i in items])
@@ -91,11 +96,11 @@ async def build_digest(
     papers = await day_candidates(core, day, wanted)
     if not papers and not await core.repo.papers_on(day):
         raise InputError(f"no papers stored for {day.isoformat()}; run `paperscout ingest` first")
-    fresh = [p for p in papers if p.id not in exclude]
-    if core.llm is not None and use_llm and fresh:
-        return await _llm_digest(core, core.llm, profile, day, fresh, size, len(papers), target)
-    ranked = await rank_papers(core, fresh, profile, size)
-    items = await attach_tldrs(core, ranked)
+    # every candidate is ranked, sent or not, so a paper's standing is the same in the digest, /why and the site
+    ranked = [item for item in with_standing(await rank_papers(core, papers, profile)) if item.paper.id not in exclude]
+    if core.llm is not None and use_llm and ranked:
+        return await _llm_digest(core, core.llm, profile, day, ranked, size, len(papers), target)
+    items = await attach_tldrs(core, ranked[:size])
     return Digest(day=day, profile_name=profile.name, scanned=len(papers), items=tuple(items))
 
 
@@ -104,12 +109,12 @@ async def _llm_digest(
     llm: LLMRuntime,
     profile: Profile,
     day: dt.date,
-    fresh: Sequence[Paper],
+    ranked: Sequence[ScoredPaper],
     size: int,
     scanned: int,
     target: str,
 ) -> Digest:
-    shortlist = await rank_papers(core, fresh, profile, max(size, core.settings.llm_shortlist_size))
+    shortlist = list(ranked[: max(size, core.settings.llm_shortlist_size)])
     with usage_run(target or f"profile:{profile.name}") as run:
         scored = await score_shortlist(core, llm, profile, shortlist)
         top = scored.items[:size]

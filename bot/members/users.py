@@ -24,6 +24,7 @@ from bot.core import Core
 from bot.digests.build import attach_tldrs
 from bot.digests.delivery import DeliveryResult, Poster, deliver
 from bot.digests.due import DigestSchedule, due_days, split_by_catchup
+from bot.digests.standing import ranked_candidates
 from bot.errors import InputError, PaperscoutError
 from bot.models import PERSONAL_CHAT_PREFIX, Digest, DigestSection, Profile, Target, UserRecord
 from bot.ranking import learn
@@ -188,9 +189,10 @@ async def personal_digest(
     targets = list(channel_targets) if channel_targets is not None else await channel_targets_of(core, user_key)
     already = await core.repo.sent_paper_ids(targets, start, day)
     rated = {f.paper_id for f in await core.repo.user_feedback_rows(user_key)}
-    fresh = [p for p in papers if p.id not in already and p.id not in rated]
-    ranked = await learn.rank_for_user(core, user_key, profile, fresh, top_k=size)
-    items = await attach_tldrs(core, ranked[:size])
+    # every candidate is ranked, so a paper's standing is the one /why gives; then what the member has seen goes
+    ranked = await ranked_candidates(core, profile, papers, user_key)
+    fresh = [item for item in ranked if item.paper.id not in already and item.paper.id not in rated]
+    items = await attach_tldrs(core, fresh[:size])
     sections: tuple[DigestSection, ...] = ()
     if weekly:  # the week as a topic tree; imported here, so scikit-learn loads only when a week is grouped
         from bot.topictree.digest import grouped_items

@@ -42,6 +42,9 @@ BACKGROUND_SIZE = 256  # weak negatives sampled from the days the user reacted o
 BACKGROUND_DAYS = 3  # most recent reaction days the weak negatives are drawn from
 MAX_WEIGHT = 0.07  # cosine units per logit once many reactions are in
 HALF_WEIGHT_AT = 5  # reactions at which the learned part has half of MAX_WEIGHT
+# A reacted paper is named in a reason only when it is among the closest pairs of the day's papers (top 1%).
+CLOSE_QUANTILE = 0.99
+CLOSE_SAMPLE = 400  # papers whose pairwise similarities set the threshold (a day's worth)
 REASON_MIN_SHIFT = 0.02  # cosine units (about 0.6 relevance points): feedback moved the paper noticeably
 _NEWTON_STEPS = 30
 
@@ -337,12 +340,15 @@ async def rank_for_user(
     shift -= np.median(shift)
     best = np.argsort(-scores, kind="stable")[: top_k or len(ranked)]
     titles = await _reaction_titles(core, entry, papers)
+    close = close_similarity(vecs)
     out = []
     for j in best:
         item = ranked[int(j)]
         reasons = item.reasons
         if abs(float(shift[j])) >= REASON_MIN_SHIFT:
-            reason = _feedback_reason(entry, titles, vecs[order[int(j)]], up=bool(shift[j] > 0))
+            reason = _feedback_reason(
+                entry, titles, vecs[order[int(j)]], up=bool(shift[j] > 0), paper_id=item.paper.id, close=close
+            )
             if reason:
                 reasons = (reason, *reasons)
         out.append(replace(item, score=float(scores[j]), reasons=reasons))
@@ -358,13 +364,26 @@ async def _reaction_titles(core: Core, entry: _UserFeedback, papers: Sequence[Pa
     return titles
 
 
-def _feedback_reason(entry: _UserFeedback, titles: dict[str, str], vec: np.ndarray, up: bool) -> str:
-    """'like papers you upvoted: <title>' naming the most similar reacted paper of the matching sign."""
+def close_similarity(vecs: np.ndarray, quantile: float = CLOSE_QUANTILE) -> float:
+    """The cosine similarity above which two of these papers count as really close: the `quantile` of the
+    similarities between pairs of them, so it follows the embedding model and the day."""
+    sample = np.asarray(vecs, dtype=np.float32)[:CLOSE_SAMPLE]
+    if len(sample) < 2:
+        return 1.0
+    sims = sample @ sample.T
+    return float(np.quantile(sims[np.triu_indices(len(sample), k=1)], quantile))
+
+
+def _feedback_reason(
+    entry: _UserFeedback, titles: dict[str, str], vec: np.ndarray, up: bool, *, paper_id: str, close: float
+) -> str:
+    """'like papers you upvoted: <title>' naming the most similar reacted paper of the matching sign, never the paper
+    itself and only when it is really close (`close`); else 'ranked higher by your feedback'."""
     sign = 1 if up else -1
-    ids = [r.paper_id for r in entry.reactions if r.value == sign and r.paper_id in titles]
-    if not ids:
+    ids = [r.paper_id for r in entry.reactions if r.value == sign and r.paper_id in titles and r.paper_id != paper_id]
+    sims = np.stack([entry.vectors[i] for i in ids]) @ np.asarray(vec, dtype=np.float32) if ids else np.zeros(0)
+    if not ids or float(sims.max()) < close:
         return "ranked higher by your feedback" if up else "ranked lower by your feedback"
-    sims = np.stack([entry.vectors[i] for i in ids]) @ np.asarray(vec, dtype=np.float32)
     title = titles[ids[int(np.argmax(sims))]]
     short = title if len(title) <= 80 else title[:77].rstrip() + "..."
     return f"like papers you {'upvoted' if up else 'downvoted'}: {short}"

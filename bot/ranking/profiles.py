@@ -11,7 +11,9 @@ from typing import Any
 from bot.errors import InputError
 from bot.ingest.taxonomy import UnknownCategory, validate_category
 from bot.models import Profile, Topic
+from bot.text.safetext import short_phrase
 
+TOPIC_NAME_CHARS = 40  # a topic named after its want text: shortened at a word, it names the topic in reasons
 MAX_TEXT = 2000  # one topic's want/avoid text; longer text is almost always a paste accident
 MAX_LIST = 200
 MAX_TOPICS = 50  # a 10,000-topic profile made one digest take 50 s; people write a handful
@@ -84,7 +86,7 @@ def profile_from_mapping(data: Mapping[str, Any], strict_categories: bool = True
             raise ProfileError(f"topic {i} must be a table with name, want and avoid")
         _unknown(raw, _TOPIC_KEYS, f"topic {i}")
         want = _text(raw.get("want"), f"topic {i} 'want'", required=True)
-        name = _text(raw.get("name"), f"topic {i} 'name'") or want[:40]
+        name = _text(raw.get("name"), f"topic {i} 'name'") or short_phrase(want, TOPIC_NAME_CHARS)
         topics.append(Topic(name=name, want=want, avoid=_text(raw.get("avoid"), f"topic {i} 'avoid'")))
     keywords = data.get("keywords", {})
     if not isinstance(keywords, Mapping):

@@ -91,6 +91,13 @@ APPLIED_CUES: tuple[str, ...] = (
     "healthcare",
 )
 _CUES: tuple[str, ...] = THEORY_CUES + APPLIED_CUES
+# Set phrases in which a cue word does not mean what the cue stands for: a "proof-of-concept kernel" proves nothing.
+# A paper whose every use of the cue is one of these does not hold the cue (neither in its score nor its reasons).
+CUE_IDIOMS: dict[str, tuple[str, ...]] = {
+    "proof": ("proof of concept", "proofs of concept", "proof of work", "proof of stake"),
+    "theory": ("theory of mind",),
+    "theoretical": ("theoretical physics",),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -277,6 +284,13 @@ def paper_features(papers: Sequence[Paper]) -> PaperFeatures:
         units=UnitIndex([p.title for p in papers], [p.text for p in papers], token_lists),
     )
     features.cue_hits = features.keyword_matrix([phrase_key(c) for c in _CUES]).astype(bool)
+    for row, cue in enumerate(_CUES):
+        idioms = [f" {phrase_key(i)} " for i in CUE_IDIOMS.get(cue, ())]
+        needle = f" {phrase_key(cue)} "
+        for j in np.flatnonzero(features.cue_hits[row]) if idioms else ():
+            text = features.joined[j]
+            if text.count(needle) <= sum(text.count(idiom) for idiom in idioms):
+                features.cue_hits[row, j] = False
     return features
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Sequence
 
 # One bound for a question typed by a person, shared by every place a question enters (chat, CLI, RAG).
 MAX_QUESTION = 1000
@@ -47,6 +48,32 @@ def clean_text(text: str, limit: int | None = None) -> str:
     if limit is not None and len(text) > limit:
         text = text[: max(0, limit - 1)].rstrip() + "…"
     return text
+
+
+def short_phrase(text: str, limit: int) -> str:
+    """`text` on one line, at most `limit` characters, shortened at a word boundary with an ellipsis (never
+    mid-word, never leaving a bracket open or a comma dangling): what names made from a phrase use."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    words = text[: max(1, limit - 1) + 1].split(" ")
+    cut = " ".join(words[:-1]) if len(words) > 1 else words[0][: max(1, limit - 1)]
+    while cut and cut.count("(") > cut.count(")"):
+        cut = cut[: cut.rfind("(")].rstrip()
+    return (cut.rstrip(" ,;:-–—") or text[: max(1, limit - 1)]) + "…"
+
+
+def fit_items(items: Sequence[str], limit: int, separator: str = "; ") -> str:
+    """Whole items joined by `separator` as far as they fit in `limit` characters ('…' when some are left out);
+    an item is never cut."""
+    out = ""
+    for n, item in enumerate(items):
+        joined = item if not out else out + separator + item
+        more = n + 1 < len(items)
+        if len(joined) + (len(separator) + 1 if more else 0) > limit:
+            return (out + separator + "…") if out else short_phrase(item, limit)
+        out = joined
+    return out
 
 
 def clean_input(text: str) -> str:

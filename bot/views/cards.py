@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from bot.core import Core
-from bot.digests.build import rank_papers
+from bot.digests.standing import ranked_candidates, standing_of
 from bot.errors import InputError
 from bot.models import InvalidPaperId, Paper, Profile, split_arxiv_id
 from bot.text.tldr import shown_tldrs
@@ -22,20 +24,25 @@ async def stored_paper(core: Core, raw_id: str) -> Paper:
     return found[0]
 
 
-async def paper_card(core: Core, raw_id: str) -> PaperView:
-    """The view of a stored paper with its TL;DR (extractive when none is stored yet)."""
-    paper = await stored_paper(core, raw_id)
-    return paper_view(paper, tldr=(await shown_tldrs(core, [paper]))[paper.id])
+async def paper_card(core: Core, paper_or_id: Paper | str, *, number: int = 0) -> PaperView:
+    """A stored paper's own card: its TL;DR, the abstract (bounded), its day, categories and arXiv comment."""
+    paper = paper_or_id if isinstance(paper_or_id, Paper) else await stored_paper(core, paper_or_id)
+    return paper_view(paper, tldr=(await shown_tldrs(core, [paper]))[paper.id], number=number, details=True)
 
 
-async def explain_paper(core: Core, raw_id: str, profile: Profile) -> str:
-    """Why `profile` scores the paper as it does: its rank that day, scores, matching topics, keywords, authors."""
+async def explain_paper(
+    core: Core, raw_id: str, profile: Profile, *, user_key: str = "", categories: Sequence[str] | None = None
+) -> str:
+    """Why `profile` scores the paper as it does: its standing that day (the one its digest shows: among the same
+    candidates, with the member's feedback when `user_key`), matching topics, keywords, authors."""
     paper = await stored_paper(core, raw_id)
-    day_papers = await core.repo.papers_on(paper.announced)
-    ranked = await rank_papers(core, day_papers, profile)
-    position = next(i for i, item in enumerate(ranked, 1) if item.paper.id == paper.id)
-    item = ranked[position - 1]
-    where = standing(position, len(ranked), f"announced {paper.announced}")
+    item = await standing_of(core, paper, profile, user_key=user_key, categories=categories)
+    if item is None:  # outside the profile's categories: ranked among the whole day, and said so
+        ranked = await ranked_candidates(core, profile, await core.repo.papers_on(paper.announced), user_key)
+        item = next(i for i in ranked if i.paper.id == paper.id)
+        where = standing(item.rank, item.ranked_of, f"on {paper.announced}") + ", outside the profile's categories"
+    else:
+        where = standing(item.rank, item.ranked_of, f"on {paper.announced}")
     lines = [f"{paper.title} ({paper.url})", f"For profile '{profile.name}': {where}."]
     lines += [f"- {reason}" for reason in item.reasons]
     if item.author_hits:

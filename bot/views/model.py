@@ -14,7 +14,11 @@ from dataclasses import dataclass, field
 
 from bot.models import Digest, DigestSection, Paper, ScoredPaper
 from bot.text.latex import latex_to_text
-from bot.text.tldr import readable
+from bot.text.safetext import short_phrase
+from bot.text.tldr import readable, split_sentences
+
+ABSTRACT_CHARS = 1200  # a card's abstract: whole sentences up to this, then '[…]' (the rest is one click away)
+ARXIV_COMMENT_CHARS = 200
 
 PAPER_ACTIONS = ("up", "down", "more", "why", "undo")  # 'undo' takes the member's reaction to the paper back
 ACTION_LABELS = {"up": "👍", "down": "👎", "more": "More like this", "why": "Why?", "undo": "Undo"}
@@ -53,6 +57,7 @@ class Action:
 class PaperView:
     """One paper as every renderer shows it: the facts, and only the scores that mean something.
 
+    `abstract` and `arxiv_comment` are set on a paper's own card (`details`), not in lists.
     `standing` says what the ranker knows in words a reader can use ('#3 of 444 papers on 2025-05-26', 'top 1%');
     `relevance` and `novelty` (1-10) are set only when an LLM judged the paper. `number` is its position in the
     digest or list it appears in (what '/up 3' refers to).
@@ -74,6 +79,8 @@ class PaperView:
     comment: str = ""  # the LLM's one-line comment, when it gave one
     score: float | None = None  # the ranker's internal score, for machine-readable output only
     actions: tuple[Action, ...] = ()
+    abstract: str = ""  # a paper's own card (/paper) only: the abstract, readable and bounded
+    arxiv_comment: str = ""  # a paper's own card only: the authors' arXiv comment ('ICML 2025, 9 pages')
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,6 +152,7 @@ def paper_view(
     total: int = 0,
     day_phrase: str = "",
     actions: tuple[Action, ...] | None = None,
+    details: bool = False,
 ) -> PaperView:
     """The view of one paper; `scored` adds the ranker's reasons (and the LLM's judgement when it gave one).
 
@@ -170,7 +178,22 @@ def paper_view(
         comment=scored.comment if judged and scored else "",
         score=scored.score if scored else None,
         actions=paper_actions(paper.id) if actions is None else actions,
+        abstract=bounded_abstract(paper.abstract) if details else "",
+        arxiv_comment=short_phrase(latex_to_text(paper.comment), ARXIV_COMMENT_CHARS) if details else "",
     )
+
+
+def bounded_abstract(abstract: str, limit: int = ABSTRACT_CHARS) -> str:
+    """The abstract as readable text, whole sentences up to `limit` characters and '[…]' when some are left out."""
+    text = latex_to_text(abstract)
+    if len(text) <= limit:
+        return text
+    kept = ""
+    for sentence in split_sentences(text):
+        if len(kept) + len(sentence) + 5 > limit:
+            break
+        kept = f"{kept} {sentence}".strip()
+    return (kept or short_phrase(text, limit - 4).rstrip("…")) + " […]"
 
 
 def digest_day_phrase(digest: Digest) -> str:
@@ -195,8 +218,8 @@ def digest_view(digest: Digest, *, with_actions: bool = True) -> DigestView:
             item.paper,
             scored=item,
             number=n,
-            rank=n,
-            total=digest.scanned,
+            rank=item.rank or n,  # a digest frozen before standings were kept: its place in the digest, as posted
+            total=item.ranked_of or digest.scanned,
             day_phrase=phrase,
             actions=None if with_actions else (),
         )

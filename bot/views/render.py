@@ -79,7 +79,9 @@ def judgement_line(item: PaperView) -> str:
 
 def _item_markdown(item: PaperView) -> str:
     lines = [f"### {item.number}. {escape_markdown(item.title)}"]
-    lines.append(f"[arXiv:{item.id}]({item.url}) · {escape_markdown(authors_line(item.authors))}")
+    lines.append(
+        f"[arXiv:{item.id}]({item.url}) · {escape_markdown(authors_line(item.authors))} · {item.announced.isoformat()}"
+    )
     if item.tldr:
         lines.append(f"**TL;DR** {escape_markdown(item.tldr)}")
     judged = judgement_line(item)
@@ -117,9 +119,14 @@ def digest_markdown(digest: Digest | DigestView) -> str:
 def paper_text(item: PaperView, *, indent: str = "    ") -> str:
     """One paper as plain text for a terminal: numbered title, authors, TL;DR, standing and reasons, link."""
     head = f"{item.number:2}. {item.title}" if item.number else item.title
-    lines = [head, f"{indent}{authors_line(item.authors, 4)} · {', '.join(item.categories[:4])}"]
+    byline = " · ".join(filter(None, [authors_line(item.authors, 4), ", ".join(item.categories[:4])]))
+    lines = [head, f"{indent}{byline} · {item.announced.isoformat()}"]
+    if item.arxiv_comment:
+        lines.append(f"{indent}arXiv comment: {item.arxiv_comment}")
     if item.tldr:
         lines.append(f"{indent}TL;DR {item.tldr}")
+    if item.abstract:
+        lines.append(f"{indent}Abstract: {item.abstract}")
     judged = judgement_line(item)
     if judged:
         lines.append(indent + judged)
@@ -172,6 +179,8 @@ def item_to_dict(item: PaperView) -> dict[str, Any]:
         "reasons": list(item.reasons),
         "author_hits": list(item.author_hits),
         "comment": item.comment,
+        "abstract": item.abstract,
+        "arxiv_comment": item.arxiv_comment,
     }
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import discord
 
 from bot.chat.messages import AnswerReply, Choice, DigestReply, FileReply, Reply, TextReply
-from bot.text.safetext import clean_text
+from bot.text.safetext import clean_text, fit_items
 from bot.views.model import DigestView, PaperView, TopicGroup, usage_line
 from bot.views.render import authors_line, judgement_line
 
@@ -34,6 +34,7 @@ LABEL_MAX = 80
 
 # One paper's embed stays under this, so a header and five papers (five rows of buttons) share one message.
 PAPER_EMBED_MAX = 950
+CARD_EMBED_MAX = 2400  # a paper's own card (/paper), with its abstract: one embed, well within a message's 6,000
 HEADER_EMBED_MAX = 1200
 TEXT_EMBED_MAX = DESCRIPTION_MAX
 TOPIC_EMBED_MAX = 2800  # a topic's embed: two share a message (6,000 across its embeds)
@@ -160,8 +161,8 @@ def paper_buttons(item: PaperView) -> list[Button]:
 
 
 def paper_embed(item: PaperView, budget: int = PAPER_EMBED_MAX) -> discord.Embed:
-    """One paper: numbered title linking to arXiv, authors, TL;DR, the ranker's standing and reasons; id and
-    categories in the footer. Within `budget` characters in all."""
+    """One paper: numbered title linking to arXiv, authors, TL;DR, the ranker's standing and reasons (a paper's own
+    card: its arXiv comment and abstract too); id, categories and day in the footer. Within `budget` characters."""
     prefix = f"{item.number}. " if item.number else ""
     title = prefix + safe(item.title, min(TITLE_MAX, 200) - len(prefix))
     footer = clip(f"arXiv:{item.id} · {', '.join(item.categories[:6])} · {item.announced.isoformat()}", 200)
@@ -176,12 +177,20 @@ def paper_embed(item: PaperView, budget: int = PAPER_EMBED_MAX) -> discord.Embed
     if item.comment:
         extra.append("Comment: " + safe(item.comment, 200))
     if item.reasons:
-        extra.append("Why: " + safe("; ".join(item.reasons), 200))
+        extra.append("Why: " + escape_discord(fit_items(item.reasons, 180)))  # room for the escapes' backslashes
     fixed = sum(len(line) + 1 for line in lines + extra)
+    if item.arxiv_comment:
+        extra.append("arXiv comment: " + safe(item.arxiv_comment, 200))
+        fixed += len(extra[-1]) + 1
     if item.tldr:
         left = room - fixed - len("**TL;DR** ")
         if left > 40:
             lines.append("**TL;DR** " + safe(item.tldr, left))
+            fixed += len(lines[-1]) + 1
+    if item.abstract:
+        left = room - fixed - len("**Abstract** ")
+        if left > 80:
+            extra.append("**Abstract** " + safe(item.abstract, left))
     description = clip("\n".join(lines + extra), min(room, DESCRIPTION_MAX))
     embed = discord.Embed(title=title, url=item.url, description=description, colour=COLOUR)
     embed.set_footer(text=footer)
@@ -313,7 +322,10 @@ def text_messages(reply: TextReply) -> list[Outgoing]:
     pieces = split_text(escape_discord(reply.text), CONTENT_MAX)
     messages = [Outgoing(content=piece, ephemeral=reply.ephemeral) for piece in pieces]
     if reply.cards:
-        blocks = [(paper_embed(card), paper_buttons(card)) for card in _unique_items(reply.cards)]
+        blocks = [
+            (paper_embed(card, CARD_EMBED_MAX if card.abstract else PAPER_EMBED_MAX), paper_buttons(card))
+            for card in _unique_items(reply.cards)
+        ]
         packed = pack(blocks, ephemeral=reply.ephemeral)
         if messages:  # the first cards join the text's last message
             messages[-1].embeds, messages[-1].rows = packed[0].embeds, packed[0].rows

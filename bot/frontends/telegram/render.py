@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from bot.chat.messages import AnswerReply, DigestView, FileReply, PaperView, TextReply, is_paperscout_button
 from bot.frontends.telegram.markup import Markup, clip, utf16_length
+from bot.text.safetext import fit_items
 from bot.views.model import TopicGroup, usage_line
 from bot.views.render import authors_line, judgement_line
 
@@ -27,6 +28,7 @@ PAPERS_PER_MESSAGE = 8  # 8 rows of 3 buttons: a keyboard a reader can still use
 TITLE_CHARS = 300
 AUTHORS_SHOWN = 4
 TLDR_CHARS = 700
+ABSTRACT_CHARS = 1300  # a card's abstract comes bounded (bot.views.model); this guards the message
 REASONS_CHARS = 400
 COMMENT_CHARS = 300
 NOTE_CHARS = 500
@@ -134,9 +136,13 @@ def paper_block(item: PaperView) -> _Block:
     byline = authors_line(item.authors, AUTHORS_SHOWN)
     if item.categories:
         byline += " · " + ", ".join(item.categories[:4])
-    markup.line().text(clip(byline, TITLE_CHARS))
+    markup.line().text(clip(byline, TITLE_CHARS) + " · " + item.announced.isoformat())
+    if item.arxiv_comment:
+        markup.line().text("arXiv comment: " + clip(item.arxiv_comment, COMMENT_CHARS))
     if item.tldr:
         markup.line().italic("TL;DR ").text(clip(item.tldr, TLDR_CHARS))
+    if item.abstract:
+        markup.line().italic("Abstract ").text(clip(item.abstract, ABSTRACT_CHARS))
     judged = judgement_line(item)
     if judged:
         markup.line().text(judged)
@@ -145,7 +151,7 @@ def paper_block(item: PaperView) -> _Block:
     if item.comment:
         markup.line().text("Comment: " + clip(item.comment, COMMENT_CHARS))
     if item.reasons:
-        markup.line().text("Why: " + clip("; ".join(item.reasons), REASONS_CHARS))
+        markup.line().text("Why: " + fit_items(item.reasons, REASONS_CHARS))
     prefix = f"{item.number} " if item.number else ""
     row = tuple(_button(prefix + action.label, action.value) for action in item.actions)
     rows: Keyboard = (tuple(b for b in row if b is not None),) if item.actions else ()

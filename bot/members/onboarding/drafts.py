@@ -9,13 +9,12 @@ from bot.members.onboarding.hygiene import one_line
 from bot.members.onboarding.state import Draft
 from bot.members.users import describe_settings
 from bot.models import Profile, Topic, UserRecord
+from bot.ranking.profiles import TOPIC_NAME_CHARS
+from bot.text.safetext import short_phrase
 
 
 def _topic_name(want: str) -> str:
-    if len(want) <= 40:
-        return want
-    cut = want[:40].rsplit(" ", 1)[0]
-    return (cut or want[:40]) + "…"
+    return short_phrase(want, TOPIC_NAME_CHARS)
 
 
 def profile_name(display_name: str, user_key: str) -> str:

@@ -1,0 +1,103 @@
+"""One standing per paper per day (issue 23): the digest, /why and the site give the same '#n of N' for a paper, for a
+channel (its categories, papers it already sent) and for a member (their feedback, papers they rated)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from types import SimpleNamespace
+
+import numpy as np
+
+from bot.core import Core
+from bot.digests.build import build_digest
+from bot.members.onboarding import Draft, build_profile
+from bot.members.users import personal_digest
+from bot.models import Paper
+from bot.ranking import learn, rank
+from bot.ranking.profiles import profile_from_mapping
+from bot.ranking.rank import paper_features
+from bot.text.safetext import fit_items
+from bot.views.cards import explain_paper
+from bot.views.model import digest_view
+from tests.conftest import StoreDay
+from tests.test_users import DAY, KEY, make_user
+
+
+def _standing(text: str) -> str:
+    found = re.search(r"#\d+ of \d+ papers", text)
+    assert found, text
+    return found.group(0)
+
+
+async def test_a_channel_digest_and_why_give_one_standing(core: Core, store_day: StoreDay) -> None:
+    papers = await store_day(core)
+    profile = replace(await make_user(core), categories=("cs.LG",))
+    in_categories = [p for p in papers if "cs.LG" in p.categories]
+    assert 0 < len(in_categories) < len(papers)  # the profile's categories leave some of the day out
+    first = await build_digest(core, profile, DAY, size=3, use_llm=False)
+    # papers already sent are left out of the next digest; the standing of the rest does not move up
+    later = await build_digest(core, profile, DAY, size=3, exclude={i.paper.id for i in first.items}, use_llm=False)
+    for digest in (first, later):
+        for item in digest_view(digest).items:
+            why = await explain_paper(core, item.id, profile)
+            assert _standing(why) == _standing(item.standing) and f"of {len(in_categories)} papers" in item.standing
+    assert _standing(digest_view(later).items[0].standing) == f"#4 of {len(in_categories)} papers"
+
+
+async def test_a_members_digest_and_why_give_one_standing_with_feedback(core: Core, store_day: StoreDay) -> None:
+    await store_day(core)
+    profile = await make_user(core)
+    before = await personal_digest(core, KEY, DAY, channel_targets=[], size=6)
+    await learn.record_reactions(core, KEY, {before.items[0].paper.id: 1, before.items[-1].paper.id: -1})
+    digest = await personal_digest(core, KEY, DAY, channel_targets=[], size=6)
+    for item in digest_view(digest).items:
+        why = await explain_paper(core, item.id, profile, user_key=KEY)
+        assert _standing(why) == _standing(item.standing)
+
+
+def test_like_papers_you_upvoted_names_only_a_really_close_other_paper() -> None:
+    rng = np.random.default_rng(0)
+    day = rng.normal(size=(200, 32)).astype(np.float32)
+    day /= np.linalg.norm(day, axis=1, keepdims=True)
+    close = learn.close_similarity(day)
+    assert 0.0 < close < 1.0
+    near = day[0] + 0.2 * day[1]
+    near /= np.linalg.norm(near)
+    entry = SimpleNamespace(
+        reactions=(learn.Reaction("self", 1), learn.Reaction("near", 1), learn.Reaction("far", 1)),
+        vectors={"self": day[0], "near": near, "far": day[2]},
+    )
+    titles = {"self": "KVzip", "near": "A close paper", "far": "Semi-Clairvoyant Scheduling"}
+    reason = learn._feedback_reason(entry, titles, day[0], up=True, paper_id="self", close=close)
+    assert reason == "like papers you upvoted: A close paper"  # never the paper itself
+    # only loosely similar reactions: no paper is named
+    far_only = SimpleNamespace(reactions=(learn.Reaction("far", 1),), vectors={"far": day[2]})
+    assert learn._feedback_reason(far_only, titles, day[0], up=True, paper_id="x", close=close) == (
+        "ranked higher by your feedback"
+    )
+
+
+def test_a_cue_is_a_reason_only_when_it_holds() -> None:
+    kernel = Paper(
+        id="2505.22758",
+        title="FlashFormer: Whole-Model Kernels for Efficient Low-Batch Inference",
+        authors=("A. Author",),
+        abstract="This paper describes FlashFormer, a proof-of-concept kernel for accelerating inference on GPUs.",
+        categories=("cs.LG",),
+        announced=DAY,
+    )
+    theory = replace(kernel, id="2505.22759", abstract="We give a proof of convergence for the kernel.")
+    features = paper_features([kernel, theory])
+    proof = rank._CUES.index("proof")
+    assert list(features.cue_hits[proof]) == [False, True]
+
+
+def test_topic_names_and_reasons_are_never_cut_mid_word() -> None:
+    interest = "quantization of LLMs (weights and activations, low-bit)"
+    assert build_profile(Draft(interests=[interest]), "x").topics[0].name == "quantization of LLMs…"
+    loaded = profile_from_mapping({"name": "p", "topics": [{"want": "speculative decoding for large language models"}]})
+    assert loaded.topics[0].name == "speculative decoding for large language…"
+    reasons = ["closest to topic 'speculative decoding' (similarity 0.61)", "phrase 'speculative decoding' in title"]
+    assert fit_items(reasons, 80) == "closest to topic 'speculative decoding' (similarity 0.61); …"
+    assert fit_items(reasons, 200) == "; ".join(reasons)
