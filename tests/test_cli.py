@@ -81,7 +81,7 @@ def test_ingest_then_digest_json_and_search(home: Path, tmp_path: Path, capsys: 
     assert capsys.readouterr().out.startswith(first["title"])
     assert main(["why", first["id"]]) == 0
     why = capsys.readouterr().out
-    assert "#1 of 30 papers announced 2025-05-26" in why and "/10" not in why  # no made-up 1-10 scores
+    assert "#1 of 30 papers on 2025-05-26" in why and "/10" not in why  # no made-up 1-10 scores
     # "today" is the latest stored day at or before now, for every command
     assert main(["ask", "graph", "papers", "today"]) == 0
     assert "2025-05-26" in capsys.readouterr().out

@@ -99,7 +99,7 @@ def test_onboarding_digest_thumbs_down_changes_the_next_digest_then_export_and_f
     assert len(first) == 15 and len(second) == 15
     assert "###" not in out and "**" not in out  # a terminal gets readable text, not raw Markdown
     assert "novelty" not in out.lower() and "/10" not in out  # no LLM ran: no made-up 1-10 scores
-    assert re.search(r"#1 of \d+ papers on 2025-05-26", out)
+    assert re.search(r"#\d+ of \d+ papers on 2025-05-26", out)  # its standing; rated papers rank too, left out
     downvoted = first[0]
     assert "Noted: less like “" in out
     assert downvoted not in second

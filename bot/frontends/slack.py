@@ -29,7 +29,7 @@ from bot.digests.poster import PlatformPoster
 from bot.errors import ConfigError
 from bot.frontend import FrontEnd
 from bot.models import PERSONAL_CHAT_PREFIX, Target
-from bot.text.safetext import clean_text
+from bot.text.safetext import clean_text, fit_items
 from bot.views.model import DigestView, usage_line
 from bot.views.render import authors_line, judgement_line
 
@@ -119,15 +119,20 @@ def paper_blocks(item: chat.PaperView) -> list[dict[str, Any]]:
     """One paper: a section with its fields (the core's views decide which), then its buttons."""
     number = f"{item.number}. " if item.number else ""
     byline = authors_line(item.authors, 4) + (" · " + ", ".join(item.categories[:4]) if item.categories else "")
-    lines = [f"*{number}{link(item.url, clean_text(item.title, 300))}*", escape(clean_text(byline, 300))]
+    byline = clean_text(byline, 300) + " · " + item.announced.isoformat()
+    lines = [f"*{number}{link(item.url, clean_text(item.title, 300))}*", escape(byline)]
+    if item.arxiv_comment:
+        lines.append(escape("arXiv comment: " + clean_text(item.arxiv_comment, 300)))
     if item.tldr:
         lines.append("_TL;DR_ " + escape(clean_text(item.tldr, 700)))
-    extra = (judgement_line(item), ", ".join(item.author_hits), item.comment, "; ".join(item.reasons))
+    extra = (judgement_line(item), ", ".join(item.author_hits), item.comment, fit_items(item.reasons, 400))
     for label, value in zip(("", "Author watch: ", "Comment: ", "Why: "), extra, strict=True):
         if value:
             lines.append(escape(label + clean_text(value, 400)))
+    # a paper's own card: the abstract in a section of its own (a section holds 3,000 characters)
+    abstract = [section("_Abstract_ " + escape(clean_text(item.abstract, 1300)))] if item.abstract else []
     labels = [(f"{item.number} {a.label}" if item.number else a.label, a.value) for a in item.actions]
-    return [section("\n".join(lines)), *buttons(labels)]
+    return [section("\n".join(lines)), *abstract, *buttons(labels)]
 
 
 def pack(fallback: str, groups: Sequence[list[dict[str, Any]]]) -> list[SlackMessage]:
