@@ -17,7 +17,7 @@ import pytest
 
 from bot.cli import main
 from tests.fakes.arxiv_server import FakeArxiv, Fault
-from tests.test_cli import one_error_line
+from tests.test_cli import home, one_error_line  # noqa: F401 - the fixture is used by name
 
 
 def paper_line(paper_id: str, announced: dt.date) -> str:
@@ -49,14 +49,14 @@ def test_ingest_ids_from_a_trickling_api_ends_at_the_timeout_in_one_line(
 def test_run_stopped_while_the_arxiv_api_trickles_exits_and_frees_the_archive(
     fake_arxiv: FakeArxiv, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    home, log = tmp_path / "home", tmp_path / "run.log"
+    state, log = tmp_path / "home", tmp_path / "run.log"
     data = tmp_path / "old.jsonl"
     # a day stored ten days ago: the start-up catch-up asks the API for the days since
     data.write_text(paper_line("2505.00001", dt.date.today() - dt.timedelta(days=10)) + "\n", encoding="utf-8")
     env = {k: v for k, v in os.environ.items() if not k.startswith("PAPERSCOUT_")}
     env.update({f"PAPERSCOUT_{k.upper()}": str(v) for k, v in fake_arxiv.settings_overrides().items()})
     env.update(
-        PAPERSCOUT_HOME=str(home),
+        PAPERSCOUT_HOME=str(state),
         PAPERSCOUT_HTTP_TIMEOUT_SECONDS="600",  # only the stop can end the trickle in time
         PYTHONPATH=str(Path(__file__).resolve().parents[1]),
     )
@@ -83,3 +83,40 @@ def test_run_stopped_while_the_arxiv_api_trickles_exits_and_frees_the_archive(
             process.wait()
     fake_arxiv.always(None)
     assert main(["ingest", "--jsonl", str(data)]) == 0  # the writer lock is free
+
+
+@pytest.mark.parametrize(
+    ("platform", "settings", "expected"),
+    [
+        (
+            "Telegram",
+            {"TELEGRAM_TOKEN": "123456:ABCdefGHIjklMNOpqr", "TELEGRAM_BASE_URL": "http://127.0.0.1:9/bot"},
+            "cannot reach Telegram at http://127.0.0.1:9/bot: httpx.ConnectError: All connection attempts failed",
+        ),
+        (
+            "Discord",
+            {
+                "DISCORD_TOKEN": "abcdefghijklmnopqrstuvwx.abcdef.abcdefghijklmnopqrstuvwxyz1",
+                "DISCORD_API_URL": "http://127.0.0.1:9/api/v10",
+                "DISCORD_GATEWAY_URL": "ws://127.0.0.1:9/",
+            },
+            "cannot reach Discord at http://127.0.0.1:9/api/v10: Cannot connect to host 127.0.0.1:9",
+        ),
+    ],
+)
+def test_run_with_a_platform_unreachable_at_start_is_one_line(
+    home: Path,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    platform: str,
+    settings: dict[str, str],
+    expected: str,
+) -> None:
+    """Three chained tracebacks were logged before the error line (run logs at INFO)."""
+    for name, value in settings.items():
+        monkeypatch.setenv(f"PAPERSCOUT_{name}", value)
+    assert main(["run"]) == 1
+    err = capsys.readouterr().err
+    assert "Traceback" not in err, err
+    [line] = [line for line in err.splitlines() if line.startswith("paperscout: error:")]
+    assert line.startswith(f"paperscout: error: {expected}"), line

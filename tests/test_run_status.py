@@ -74,6 +74,19 @@ async def test_a_stored_time_zone_or_time_that_is_invalid_is_named_not_silently_
     assert "setting to correct: time zone 'Mars/Olympus_Mons' is unknown" in status_text(report)
 
 
+async def test_a_damaged_stored_categories_value_does_not_end_the_digest_job(core: Core, store_day: StoreDay) -> None:
+    papers = await store_day(core)
+    await _redate(core, papers[:20], DAY, "2026-06-01T04:00:00Z")
+    damaged = await _add_target(core, target("UTC", "09:00", "damaged"))
+    await _add_target(core, target("UTC", "09:00", "fine"))
+    await core.repo.conn.execute("UPDATE targets SET categories='not json' WHERE id=?", (damaged.id,))
+    await core.repo.conn.execute("UPDATE papers SET categories='{\"a\": 1' WHERE id=?", (papers[0].id,))
+    await core.repo.conn.commit()
+    jobs = DigestJobs(core, {"test": RecordingPoster()}, clock=lambda: at("2026-06-01T09:05:00"))
+    results = {r.target.chat_id: r.status for r in await jobs.tick()}
+    assert results["fine"] == "sent", results
+
+
 def test_retries_wait_the_platforms_retry_after_or_a_jittered_backoff() -> None:
     rng = random.Random(5)
     assert retry_wait(DeliveryError("429", retry_after=7.5), 1, rng) == 7.5

@@ -24,6 +24,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import aiohttp
 import discord
 import discord.gateway
 import discord.http
@@ -37,11 +38,12 @@ from bot.chat.setup import MAX_PROFILE_BYTES
 from bot.chat.turns import log_turn
 from bot.config import Settings
 from bot.core import Core
-from bot.errors import InputError, PaperscoutError
+from bot.errors import InputError, PaperscoutError, SourceUnavailable
 from bot.frontends.discord.choices import RecentPapers
 from bot.frontends.discord.poster import DiscordPoster
 from bot.frontends.discord.render import CONTENT_MAX, Outgoing, clip, escape_discord, render_replies
 from bot.frontends.discord.send import send_to_channel, send_to_interaction
+from bot.ops.logs import public_url
 
 log = logging.getLogger(__name__)
 
@@ -337,7 +339,8 @@ async def start_discord(
 ) -> DiscordHandle:
     """Log in with ``PAPERSCOUT_DISCORD_TOKEN`` and connect in a background task; returns the handle.
 
-    Raises `discord.LoginFailure` at once for a wrong token (no retry: Discord bans clients that keep failing).
+    Raises `discord.LoginFailure` at once for a wrong token (no retry: Discord bans clients that keep failing),
+    `SourceUnavailable` (one line) when Discord cannot be reached.
     """
     settings = settings or core.settings
     if settings.discord_token is None:
@@ -346,8 +349,11 @@ async def start_discord(
     bot = PaperscoutBot(core, controller, **options)
     try:
         await bot.login(settings.discord_token.get_secret_value())
-    except BaseException:
+    except BaseException as exc:
         await bot.close()
+        if isinstance(exc, aiohttp.ClientError | OSError | TimeoutError):  # one line, not three chained tracebacks
+            where, reason = public_url(settings.discord_api_url), (str(exc) or type(exc).__name__).splitlines()[0]
+            raise SourceUnavailable(f"cannot reach Discord at {where}: {reason[:200]}") from None
         raise
     task = asyncio.create_task(bot.connect(reconnect=True), name="discord-gateway")
     return DiscordHandle(bot, task)

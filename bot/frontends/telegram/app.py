@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from telegram import BotCommand, BotCommandScopeAllGroupChats, BotCommandScopeAllPrivateChats
+from telegram.error import NetworkError
 from telegram.ext import AIORateLimiter, Application, ApplicationBuilder
 
 from bot.chat.commands import COMMANDS
@@ -25,11 +26,12 @@ from bot.core import Core
 from bot.digests.delivery import retire
 from bot.digests.pacing import ChatPacer
 from bot.digests.poster import moved
-from bot.errors import ConfigError
+from bot.errors import ConfigError, SourceUnavailable
 from bot.frontends.telegram.handlers import PLATFORM, TelegramFrontEnd
 from bot.frontends.telegram.poster import TelegramPoster
 from bot.frontends.telegram.sending import TelegramSender
 from bot.models import PERSONAL_CHAT_PREFIX, Target
+from bot.ops.logs import public_url
 
 log = logging.getLogger(__name__)
 
@@ -93,7 +95,8 @@ async def start_telegram(
 ) -> TelegramHandle:
     """Build, start and begin receiving updates inside the running loop; returns the handle to post with and stop.
 
-    Raises `telegram.error.InvalidToken` at once for a token Telegram refuses.
+    Raises `telegram.error.InvalidToken` at once for a token Telegram refuses, `SourceUnavailable` (one line) when
+    Telegram cannot be reached.
     """
     settings = settings or core.settings
     app = build_application(settings)
@@ -117,17 +120,27 @@ async def start_telegram(
     front_end = TelegramFrontEnd(controller, sender)
     front_end.register(app)
     handle = TelegramHandle(app, poster, front_end)
-    await app.initialize()
+    try:
+        await app.initialize()
+    except NetworkError as exc:
+        raise _unreachable(settings, exc) from None
     try:
         private, groups = command_lists()
         await app.bot.set_my_commands(private, scope=BotCommandScopeAllPrivateChats())
         await app.bot.set_my_commands(groups, scope=BotCommandScopeAllGroupChats())
         await app.start()
         await _start_updates(app, settings)
-    except BaseException:
+    except BaseException as exc:
         await handle.stop()
+        if isinstance(exc, NetworkError):
+            raise _unreachable(settings, exc) from None
         raise
     return handle
+
+
+def _unreachable(settings: Settings, exc: NetworkError) -> SourceUnavailable:
+    """One line for a Telegram that cannot be reached at start (a traceback of three chained errors before)."""
+    return SourceUnavailable(f"cannot reach Telegram at {public_url(settings.telegram_base_url)}: {exc.message}")
 
 
 async def _start_updates(app: Application, settings: Settings) -> None:

@@ -12,6 +12,7 @@ import asyncio
 import dataclasses
 import datetime as dt
 import json
+import logging
 from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import asynccontextmanager
 
@@ -19,14 +20,29 @@ import aiosqlite
 
 from bot.models import Paper, Target, UserRecord, day_to_int, int_to_day
 
+log = logging.getLogger(__name__)
+
+
+def stored_strings(text: object, what: str) -> tuple[str, ...]:
+    """A stored JSON list of strings; a damaged value (not JSON, not a list) is read as empty and logged, so one
+    bad row cannot end a job that reads many."""
+    try:
+        value = json.loads(text)  # type: ignore[arg-type]
+    except (TypeError, ValueError, RecursionError):
+        value = None
+    if not isinstance(value, list):
+        log.warning("stored %s %r is not a JSON list of names; read as empty", what, str(text)[:80])
+        return ()
+    return tuple(v for v in value if isinstance(v, str))
+
 
 def paper_from_row(row: aiosqlite.Row) -> Paper:
     return Paper(
         id=row["id"],
         title=row["title"],
-        authors=tuple(json.loads(row["authors"])),
+        authors=stored_strings(row["authors"], f"authors of paper {row['id']}"),
         abstract=row["abstract"],
-        categories=tuple(json.loads(row["categories"])),
+        categories=stored_strings(row["categories"], f"categories of paper {row['id']}"),
         announced=int_to_day(row["announced"]),
         comment=row["comment"],
         version=row["version"],
@@ -41,7 +57,7 @@ def target_from_row(row: aiosqlite.Row) -> Target:
         platform=row["platform"],
         chat_id=row["chat_id"],
         profile_name=row["profile_name"],
-        categories=tuple(json.loads(row["categories"])),
+        categories=stored_strings(row["categories"], f"categories of target {row['id']}"),
         post_time=row["post_time"],
         timezone=row["timezone"],
         digest_size=row["digest_size"],
