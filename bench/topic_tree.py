@@ -5,8 +5,12 @@
    is compared with the human's top-level topics by adjusted mutual information (AMI), beside k-means on the same
    MiniLM vectors with k = the number of human topics (mean of 10 seeds) and with the tree's own k. Then each of our
    topics beside the human headings of its papers. `neurips-2025-highlights.jsonl` has no topics: its headings only.
-2. Speed: 2,000 papers of a week (the four shared arXiv days, 1,609 papers, and the first 391 again), vectors
-   computed once and cached (`--cache`), grouped with `build_topic_tree`: wall and CPU seconds, median of `--runs`.
+2. LLM headings and notes (`bot.topictree.llm_names`): the one request's size for the ICML tree and for trees of the
+   week's first 100 and 2,000 papers, prompt tokens as estimated before sending (`estimate_message_tokens`, checked
+   against server-shaped counts in issue 16) and the completion tokens it allows.
+3. Speed: 2,000 papers of a week (the four shared arXiv days, 1,609 papers, and the first 391 again), vectors
+   computed once and cached (`--cache`), their one lines (extractive TL;DRs) written first as a stored week has
+   them, grouped and named with `build_topic_tree`: wall and CPU seconds, median of `--runs`.
 
     .venv/bin/python bench/topic_tree.py [--data ../shared/data] [--cache DIR] [--runs 3] [--skip-speed]
 """
@@ -14,6 +18,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import statistics
@@ -26,7 +31,10 @@ from sklearn.cluster import KMeans
 from sklearn.metrics import adjusted_mutual_info_score
 
 from bot.embeddings.embedder import LocalEmbedder
-from bot.topictree.build import build_topic_tree, paper_text_vectors
+from bot.llm.prompts import load_prompts
+from bot.text.tldr import extractive_tldr
+from bot.topictree.build import as_paper, build_topic_tree, paper_text_vectors
+from bot.topictree.llm_names import request_tokens
 from bot.topictree.tree import PaperText, TopicTree
 
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -62,6 +70,19 @@ def side_by_side(tree: TopicTree, rows: list[dict]) -> list[str]:
     return lines
 
 
+PROMPTS = Path(__file__).resolve().parents[1] / "prompts"
+
+
+def llm_tokens(label: str, tree: TopicTree) -> None:
+    prompt, completion = request_tokens(load_prompts(PROMPTS).topics, tree)
+    groups = len(tree.topics) + sum(len(t.subtopics) for t in tree.topics)
+    per_100 = (prompt + completion) * 100 / tree.paper_count
+    print(
+        f"  LLM headings, {label}: {tree.paper_count} papers, {groups} groups: prompt {prompt:,} + completion <="
+        f" {completion:,} tokens ({per_100:,.0f} per 100 papers)"
+    )
+
+
 def conference(embedder: LocalEmbedder, data: Path) -> None:
     rows = read_lines(data / "conferences" / "icml-2025-orals.jsonl")
     papers = conference_papers(rows)
@@ -75,6 +96,7 @@ def conference(embedder: LocalEmbedder, data: Path) -> None:
     print(f"  AMI topic tree (top level)          {ours:.3f}")
     print(f"  AMI k-means, k={k_human} (human's)        {kmeans_ami(vectors, truth, k_human):.3f}")
     print(f"  AMI k-means, k={len(tree.topics)} (the tree's)      {kmeans_ami(vectors, truth, len(tree.topics)):.3f}")
+    llm_tokens("ICML orals", tree)
     print()
     print("\n".join(side_by_side(tree, rows)))
     print()
@@ -105,6 +127,12 @@ def week(embedder: LocalEmbedder, data: Path, cache: Path) -> tuple[list[PaperTe
 
 
 def speed(papers: list[PaperText], vectors: np.ndarray, runs: int) -> None:
+    llm_tokens("the week's first 100", build_topic_tree(papers[:100], vectors[:100]))
+    # a stored week has its TL;DRs stored too (the weekly digest passes them): the one lines are written before
+    wall, cpu = time.perf_counter(), time.process_time()
+    papers = [dataclasses.replace(p, line=extractive_tldr(as_paper(p))) for p in papers]
+    print(f"  one lines (extractive TL;DRs, stored in a real week): wall {time.perf_counter() - wall:.2f} s,", end="")
+    print(f" CPU {time.process_time() - cpu:.2f} s")
     walls, cpus = [], []
     for _ in range(runs):
         wall, cpu = time.perf_counter(), time.process_time()
@@ -116,6 +144,7 @@ def speed(papers: list[PaperText], vectors: np.ndarray, runs: int) -> None:
     print(f"  first run (background corpus read): wall {walls[0]:.2f} s, CPU {cpus[0]:.2f} s")
     print(f"  median of {runs}: wall {statistics.median(walls):.2f} s, CPU {statistics.median(cpus):.2f} s")
     print(f"  load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    llm_tokens("the week", tree)
     for topic in tree.topics:
         subs = " | ".join(f"{s.name} ({len(s.papers)})" for s in topic.subtopics)
         print(f"  {topic.name} ({len(topic.all_papers())})" + (f": {subs}" if subs else ""))

@@ -545,6 +545,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--jsonl", required=True, metavar="FILE", help="one JSON object a line: 'id' and 'title'+'abstract' or 'text'"
     )
     topics.add_argument("--json", action="store_true", help="print the tree as JSON")
+    topics.add_argument(
+        "--llm",
+        action="store_true",
+        help="headings and a one-line note per topic from the configured LLM (its usage is recorded and budgeted)",
+    )
 
     db = sub.add_parser("db", help="show what the state directory holds")
     db.add_argument(
@@ -572,8 +577,27 @@ def topics_main(args: argparse.Namespace, settings: Settings) -> int:
     papers = read_papers(args.jsonl)
     vectors = paper_text_vectors(make_embedder(settings).embed, papers)
     tree = build_topic_tree(papers, vectors)
+    if args.llm:
+        tree = asyncio.run(_llm_named(settings, tree))
     print(json.dumps(tree.as_json(), ensure_ascii=False, indent=2) if args.json else tree_text(tree))
     return 0
+
+
+async def _llm_named(settings: Settings, tree: Any) -> Any:
+    """The tree named by the configured LLM (the state directory keeps its usage and daily budget)."""
+    from bot.core import open_core
+    from bot.llm.usage import budget_today
+    from bot.topictree.llm_names import llm_named_tree
+
+    async with open_core(settings) as core:
+        if core.llm is None:
+            raise InputError("--llm needs an LLM: set PAPERSCOUT_LLM_BASE_URL (and a key if it needs one)")
+        named, note = await llm_named_tree(
+            core.llm.client, core.llm.prompts.topics, tree, lambda: budget_today(core.repo, core.settings)
+        )
+    if note:
+        print(f"paperscout: {note}", file=sys.stderr)
+    return named
 
 
 def settings_for(args: argparse.Namespace, settings: Settings) -> Settings:

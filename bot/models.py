@@ -190,6 +190,7 @@ class DigestSection:
     heading: str
     level: int
     count: int
+    note: str = ""  # one line on what the topic's papers do (written by an LLM), shown under the heading
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,6 +32,7 @@ REQUIRED: dict[str, frozenset[str]] = {
     "tldr": frozenset({"papers"}),
     "answer": frozenset({"question", "papers"}),
     "question": frozenset({"question", "today"}),
+    "topics": frozenset({"papers"}),
 }
 # Placeholders that carry untrusted data and therefore must sit in the user message.
 # A member's or channel's profile is typed by people too: it is data like an abstract, never an instruction.
@@ -72,6 +73,7 @@ class Prompts:
     tldr: PromptTemplate
     answer: PromptTemplate
     question: PromptTemplate
+    topics: PromptTemplate
 
 
 def _fields(text: str, where: str) -> list[str]:
@@ -117,7 +119,8 @@ def parse_template(name: str, text: str, where: str = "") -> PromptTemplate:
 
 
 def load_prompts(directory: Path) -> Prompts:
-    """Load and check every template from `directory` (``score.md``, ``tldr.md``, ``answer.md``, ``question.md``)."""
+    """Load and check every template from `directory` (``score.md``, ``tldr.md``, ``answer.md``, ``question.md``,
+    ``topics.md``)."""
     templates = {}
     for name in REQUIRED:
         path = directory / f"{name}.md"

@@ -79,9 +79,10 @@ def paper_text_vectors(embed: Callable[[list[str]], np.ndarray], papers: Sequenc
 
 
 def _paper(paper: PaperText) -> TopicPaper:
-    line = paper.line or extractive_tldr(_as_paper(paper))
+    line = paper.line or extractive_tldr(as_paper(paper))
     return TopicPaper(paper.id, paper.title, line, paper.url)
 
 
-def _as_paper(paper: PaperText) -> Paper:
+def as_paper(paper: PaperText) -> Paper:
+    """A `PaperText` as the `Paper` the TL;DR functions read (title and abstract; nothing else is known)."""
     return Paper(paper.id, paper.title, (), paper.abstract, (), dt.date.min)

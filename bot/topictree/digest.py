@@ -10,9 +10,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from bot.llm.usage import budget_today
 from bot.models import DigestSection, ScoredPaper
 
 from .build import build_topic_tree
+from .llm_names import llm_named_tree
 from .tree import PaperText, TopicTree
 
 if TYPE_CHECKING:
@@ -28,10 +30,10 @@ def tree_sections(tree: TopicTree) -> tuple[list[str], tuple[DigestSection, ...]
     order: list[str] = []
     sections: list[DigestSection] = []
     for topic in tree.topics:
-        sections.append(DigestSection(topic.name, 1, len(topic.papers)))
+        sections.append(DigestSection(topic.name, 1, len(topic.papers), topic.note))
         order += [p.id for p in topic.papers]
         for sub in topic.subtopics:
-            sections.append(DigestSection(sub.name, 2, len(sub.papers)))
+            sections.append(DigestSection(sub.name, 2, len(sub.papers), sub.note))
             order += [p.id for p in sub.papers]
     return order, tuple(sections)
 
@@ -51,6 +53,12 @@ async def grouped_items(
     papers = [PaperText(i.paper.id, i.paper.title, i.paper.abstract, line=i.tldr) for i in items]
     vectors = np.asarray([found[i] for i in ids], dtype=np.float32)
     tree = await asyncio.to_thread(build_topic_tree, papers, vectors)
+    if core.llm is not None:  # better headings and a note per topic, within the daily budget
+        tree, note = await llm_named_tree(
+            core.llm.client, core.llm.prompts.topics, tree, lambda: budget_today(core.repo, core.settings)
+        )
+        if note:
+            log.info("weekly digest: %s", note)
     order, sections = tree_sections(tree)
     by_id = {item.paper.id: item for item in items}
     return tuple(by_id[i] for i in order), sections

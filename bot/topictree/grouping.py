@@ -38,9 +38,12 @@ def cut_best(features: np.ndarray, low: int, high: int) -> np.ndarray:
     if count < 2 or high < 2:
         return np.zeros(count, dtype=int)
     tree = linkage(features, method="ward")
+    choices = range(max(2, low), min(high, count - 1) + 1)
+    if len(choices) == 1:  # nothing to choose: no silhouette (its distance matrix is most of the time on 2,000 papers)
+        return fcluster(tree, t=choices[0], criterion="maxclust") - 1
     distances = squareform(pdist(features))
     best, best_score = np.zeros(count, dtype=int), -2.0
-    for k in range(max(2, low), min(high, count - 1) + 1):
+    for k in choices:
         labels = fcluster(tree, t=k, criterion="maxclust") - 1
         found = len(set(labels))
         if found < 2 or found >= count:

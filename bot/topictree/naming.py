@@ -41,22 +41,28 @@ def _group_counts(counts: PhraseCounts, members: Sequence[int]) -> tuple[Counter
 
 
 def ranked_phrases(
-    counts: PhraseCounts, members: Sequence[int], scope: Sequence[int], need: int = 2
+    counts: PhraseCounts,
+    members: Sequence[int],
+    scope: Sequence[int],
+    need: int = 2,
+    in_scope: Counter[str] | None = None,
 ) -> list[tuple[float, str]]:
     """Candidate heading keys of the group `members`, best first, judged against the other papers of `scope` and
-    the background. A phrase must be in `need` of the group's papers (all of them, for a smaller group)."""
-    member_set = set(members)
-    rest = [i for i in scope if i not in member_set]
+    the background. A phrase must be in `need` of the group's papers (all of them, for a smaller group).
+    `in_scope`: the phrase counts of all of `scope`, when the caller has them."""
+    rest_size = len(scope) - len(members)
     in_title, anywhere = _group_counts(counts, members)
-    _, outside = _group_counts(counts, rest)
+    if in_scope is None:
+        in_scope = _group_counts(counts, scope)[1]
     need = min(max(need, math.ceil(MIN_COVER * len(members))) if need > 1 else 1, len(members))
-    total = len(rest) + counts.background_size + 1
+    total = rest_size + counts.background_size + 1
     ranked = []
     for key, found in anywhere.items():
         if found < need:
             continue
         cover = (in_title[key] + ABSTRACT_SHARE * (found - in_title[key])) / len(members)
-        rarity = math.log(total / (outside[key] + counts.background.get(key, 0) + 1))
+        outside = in_scope[key] - found
+        rarity = math.log(total / (outside + counts.background.get(key, 0) + 1))
         words = key.count(" ") + 1
         plain = MODIFIER_SHARE if key.rsplit(" ", 1)[-1] in counts.modifiers else 1.0  # not ending in its noun
         ranked.append((cover * rarity * plain * (1 + LONGER_BONUS * (words - 1)), key))
@@ -71,11 +77,12 @@ def choose_headings(
     parent's heading); groups are served largest first."""
     chosen: list[str | None] = [None] * len(groups)
     used = set(taken)
+    in_scope = _group_counts(counts, scope)[1]
     for need in (2, 1):  # a phrase two papers share; failing that, the best phrase of any one paper
         for g in sorted(range(len(groups)), key=lambda g: -len(groups[g])):
             if chosen[g] is not None:
                 continue
-            for _, key in ranked_phrases(counts, groups[g], scope, need):
+            for _, key in ranked_phrases(counts, groups[g], scope, need, in_scope):
                 if key in used or any(_overlaps(key, t) for t in taken):
                     continue
                 chosen[g] = key

@@ -90,6 +90,7 @@ class TopicGroup:
     heading: str
     level: int
     items: tuple[PaperView, ...]
+    note: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,7 +110,7 @@ class DigestView:
         """The papers under their topic headings, in order; empty when the digest is a flat list."""
         groups, at = [], 0
         for section in self.sections:
-            groups.append(TopicGroup(section.heading, section.level, self.items[at : at + section.count]))
+            groups.append(TopicGroup(section.heading, section.level, self.items[at : at + section.count], section.note))
             at += section.count
         if groups and at < len(self.items):  # headings that do not cover every paper: the rest stays visible
             groups.append(TopicGroup("Other papers", 1, self.items[at:]))

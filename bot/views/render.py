@@ -108,6 +108,8 @@ def digest_markdown(digest: Digest | DigestView) -> str:
     groups = view.topic_groups()
     for group in groups:
         parts.append(f"{'#' * (group.level + 1)} {escape_markdown(group.heading)}")
+        if group.note:
+            parts.append(f"_{escape_markdown(group.note)}_")
         parts += [_item_markdown(item).replace("### ", "#### ", 1) for item in group.items]
     if not groups:
         parts += [_item_markdown(item) for item in view.items]
@@ -152,7 +154,7 @@ def digest_text(digest: Digest | DigestView) -> str:
     groups = view.topic_groups()
     for group in groups:
         heading = group.heading.upper() if group.level == 1 else f"-- {group.heading} --"
-        parts.append(heading)
+        parts.append(heading + (f"\n{group.note}" if group.note else ""))
         parts += [paper_text(item) for item in group.items]
     if not groups:
         parts += [paper_text(item) for item in view.items]

@@ -257,6 +257,8 @@ def topic_embeds(groups: Sequence[TopicGroup]) -> list[discord.Embed]:
         for group in topic:
             if group.level > 1:
                 lines.append(f"__**{safe(group.heading, TITLE_MAX)}**__")
+            if group.note:
+                lines.append(f"*{safe(group.note, TOPIC_LINE_MAX)}*")
             lines += [_topic_line(item) for item in group.items]
         chunk: list[str] = []
         for line in lines:

@@ -116,6 +116,8 @@ def topic_blocks(groups: Sequence[TopicGroup]) -> list[_Block]:
         for group in topic:
             if group.level > 1:
                 lines.append(Markup().bold(f"▸ {clip(group.heading, TITLE_CHARS)}"))
+            if group.note:
+                lines.append(Markup().italic(clip(group.note, TOPIC_LINE_CHARS)))
             lines += [_topic_line(item) for item in group.items]
         chunk: list[Markup] = []
         for line in lines:
