@@ -259,6 +259,18 @@ def _until(condition: Callable[[], object]) -> None:
         time.sleep(0.02)
 
 
+async def test_a_login_page_instead_of_the_api_answer_is_an_error_not_zero_papers(
+    fake_arxiv: FakeArxiv, arxiv_settings: Settings
+) -> None:
+    portal = (
+        b'<?xml version="1.0"?><html xmlns="http://www.w3.org/1999/xhtml"><head><title>Wi-Fi login</title></head>'
+        b'<body><form action="/login"><input name="user"/></form></body></html>'
+    )
+    fake_arxiv.enqueue(Fault.saved(portal).on("api"))
+    with pytest.raises(FeedError, match=r"not an Atom feed but <html> \(a login page"):
+        await fetch_by_ids(arxiv_settings, ["2505.00001"])
+
+
 async def test_http_404_is_a_feed_error(fake_arxiv: FakeArxiv, arxiv_settings: Settings) -> None:
     fake_arxiv.enqueue(Fault.status_code(404))
     with pytest.raises(FeedError, match="HTTP 404"):

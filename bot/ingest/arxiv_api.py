@@ -298,9 +298,14 @@ def _to_paper(result: arxiv.Result, announced: dt.date | None) -> Paper:
 def _check_xml(content: bytes) -> Any:
     parser = etree.XMLParser(resolve_entities=False, no_network=True, recover=False)
     try:
-        return etree.fromstring(content, parser=parser)
+        root = etree.fromstring(content, parser=parser)
     except etree.XMLSyntaxError as exc:
         raise _MalformedPage(" ".join(str(exc).split())[:200]) from None
+    if root is None or root.tag != f"{_ATOM}feed":
+        # a captive portal's or a proxy's login page is well-formed XHTML with no entries: not "0 papers"
+        tag = str(root.tag if root is not None else "nothing").rpartition("}")[2][:40]
+        raise _MalformedPage(f"the answer is not an Atom feed but <{tag}> (a login page of a proxy or captive portal?)")
+    return root
 
 
 def _is_empty_flake(root: Any) -> bool:
