@@ -10,6 +10,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+import numpy as np
 import pytest
 
 from bot.cli import main
@@ -355,3 +356,29 @@ def test_the_command_builds_the_site(
     assert main(["site", "build", str(tmp_path / "demo-site"), "--demo"]) == 0
     assert "site: 2 archives, 4 day pages" in capsys.readouterr().out
     assert (tmp_path / "demo-site" / "ml-foundations" / "2025-06-02.html").is_file()
+
+
+async def test_a_week_page_shows_the_weeks_posted_papers_as_a_topic_tree(
+    core: Core, demo_papers: list[Paper], tmp_path: Path
+) -> None:
+    store = await fill_site_store(core, demo_papers)
+    papers = [p for day in DAYS for p in store.papers[day]]
+    rng = np.random.default_rng(0)
+    centres = rng.normal(size=(3, 384))  # three themes, so the tree has something to find
+    vectors = np.asarray([centres[n % 3] + 0.2 * rng.normal(size=384) for n in range(len(papers))], dtype=np.float32)
+    await core.vectors.upsert(papers, vectors)
+    out = tmp_path / "site"
+    await build_site(core, out, EXAMPLE)
+    weeks = sorted(p.name for p in (out / "ml-foundations").glob("week-*.html"))
+    assert weeks == ["week-2025-05-26.html", "week-2025-06-02.html"]
+    page = Page((out / "ml-foundations" / "week-2025-05-26.html").read_text(encoding="utf-8"))
+    text = " ".join(page.text)
+    assert "ML foundations: the week of 2025-05-26 – 2025-06-01" in text
+    assert any(tag == "h2" and attrs.get("class") == "topic" for tag, attrs in page.tags)
+    days = [Page((out / "ml-foundations" / f"{d.isoformat()}.html").read_text(encoding="utf-8")) for d in DAYS[:2]]
+    posted = {i for day in days for i in day.ids if i.startswith("p-")}
+    shown = [i for i in page.ids if i.startswith("p-")]
+    assert posted and sorted(shown) == sorted(posted), "every paper posted that week"
+    assert text.count("TL;DR") >= len(posted) - 1
+    index = (out / "ml-foundations" / "index.html").read_text(encoding="utf-8")
+    assert 'href="week-2025-05-26.html"' in index

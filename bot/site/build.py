@@ -31,6 +31,8 @@ from bot.site.pages import (
     search_index_js,
     search_page,
     site_index,
+    week_file,
+    week_page,
 )
 
 MANIFEST = ".paperscout-site"
@@ -73,6 +75,8 @@ def render_site(archives: list[Archive]) -> dict[str, str]:
             files[f"{archive.slug}/{month_file(month)}"] = month_page(archive, month)
         for i, entry in enumerate(archive.days):
             files[f"{archive.slug}/{day_file(entry.day)}"] = day_page(archive, i)
+        for i, week in enumerate(archive.weeks):
+            files[f"{archive.slug}/{week_file(week.start)}"] = week_page(archive, i)
     return files
 
 

@@ -45,6 +45,14 @@ class DayEntry:
 
 
 @dataclass(frozen=True, slots=True)
+class WeekEntry:
+    """One week of an archive (Monday to Sunday): every paper posted that week, grouped as a topic tree."""
+
+    start: dt.date
+    view: DigestView
+
+
+@dataclass(frozen=True, slots=True)
 class Archive:
     """One channel's (or one preview profile's) days, oldest first, under a folder name unique in the site."""
 
@@ -53,6 +61,7 @@ class Archive:
     where: str  # 'posted to a Telegram chat', or the preview note
     preview: bool
     days: tuple[DayEntry, ...]
+    weeks: tuple[WeekEntry, ...] = ()
 
 
 def slugify(text: str, fallback: str = "archive") -> str:
@@ -139,6 +148,24 @@ async def collect_archives(core: Core, default_profile: Profile, extra_profile: 
     found = [entry for entry in found if entry[3]]
     slugs = unique_slugs([name for name, *_ in found])
     return [
-        Archive(slug, name, where, preview, tuple(days))
+        Archive(slug, name, where, preview, tuple(days), await week_entries(core, name, days))
         for slug, (name, where, preview, days) in zip(slugs, found, strict=True)
     ]
+
+
+async def week_entries(core: Core, name: str, days: Sequence[DayEntry]) -> tuple[WeekEntry, ...]:
+    """Each week's posted papers as one topic tree (`bot.topictree`), oldest week first."""
+    from bot.topictree.digest import grouped_views  # scikit-learn loads only when a site is built
+
+    weeks: dict[dt.date, list[DayEntry]] = {}
+    for entry in days:
+        weeks.setdefault(entry.day - dt.timedelta(days=entry.day.weekday()), []).append(entry)
+    out = []
+    for start, entries in sorted(weeks.items()):
+        items, sections = await grouped_views(core, [item for e in entries for item in e.view.items])
+        end = start + dt.timedelta(days=6)
+        title = f"{name}: the week of {start.isoformat()} – {end.isoformat()}"
+        subtitle = f"{len(items)} papers posted on {len(entries)} days, grouped by topic."
+        view = DigestView(title, entries[-1].day, len(items), items, subtitle=subtitle, sections=sections)
+        out.append(WeekEntry(start, view))
+    return tuple(out)

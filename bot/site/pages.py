@@ -194,6 +194,33 @@ def month_page(archive: Archive, month: str) -> str:
     )
 
 
+def week_file(start: dt.date) -> str:
+    """The page of the week starting on Monday `start`."""
+    return f"week-{start.isoformat()}.html"
+
+
+def week_page(archive: Archive, index: int) -> str:
+    """One week's posted papers as a topic tree: topic and subtopic headings, the papers under them."""
+    entry = archive.weeks[index]
+    view = entry.view
+    groups = view.topic_groups()
+    parts = []
+    for group in groups:
+        tag = "h2" if group.level == 1 else "h3"
+        parts.append(f'<{tag} class="topic">{esc(group.heading)}</{tag}>')
+        if group.note:
+            parts.append(f'<p class="note">{esc(group.note)}</p>')
+        parts += [_paper_html(item).replace("<h2>", "<h4>").replace("</h2>", "</h4>") for item in group.items]
+    if not groups:
+        parts = [_paper_html(item) for item in view.items]
+    body = f"""<h1>{esc(view.title)}</h1>
+<p class="lede">{esc(view.summary)}</p>
+<section class="papers topics" aria-label="Papers by topic">
+{chr(10).join(parts) or "<p>No papers were posted this week.</p>"}
+</section>"""
+    return page(title=f"{view.title} · {SITE_NAME}", body=body, root="../", crumbs=[("index.html", archive.title)])
+
+
 def archive_index(archive: Archive) -> str:
     """An archive's own index: its months, newest first, each with its days."""
     sections = []
@@ -204,6 +231,13 @@ def archive_index(archive: Archive) -> str:
             for e in reversed(entries)
         )
         sections.append(f'<h2>{link(month_file(month), month_name(month))}</h2>\n<ul class="days">{days}</ul>')
+    if archive.weeks:
+        weeks = "".join(
+            f"<li>{link(week_file(w.start), 'Week of ' + w.start.isoformat())} "
+            f'<span class="count">{w.view.picked} papers by topic</span></li>'
+            for w in reversed(archive.weeks)
+        )
+        sections.insert(0, f'<h2>Weeks by topic</h2>\n<ul class="days">{weeks}</ul>')
     body = f"""<h1>{esc(archive.title)}</h1>
 <p class="lede">{esc(archive.where)} · {count_of(len(archive.days), "day")}</p>
 {chr(10).join(sections)}"""

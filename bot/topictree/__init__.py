@@ -7,5 +7,7 @@ with the words, the number of topics chosen by silhouette), `naming` (headings: 
 against the rest, cleanly cased), `build` (papers and their vectors -> a tree), `papers_file` (the JSON lines
 `paperscout topics` reads), `llm_names` (with an LLM: better headings and a one-line note per topic, within a budget).
 Offline by default: no model call, nothing stored.
-May import: models, errors, config, core, store, embeddings, text, llm, ingest (its limits and bundled day).
+`digest` groups a digest's papers (the weekly digest, the web archive's week pages).
+May import: models, errors, config, core, store, embeddings, text, llm, ingest (its limits and bundled day),
+views.model (`digest`).
 """

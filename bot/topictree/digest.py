@@ -6,12 +6,14 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from bot.llm.usage import budget_today
 from bot.models import DigestSection, ScoredPaper
+from bot.views.model import PaperView
 
 from .build import build_topic_tree
 from .llm_names import llm_named_tree
@@ -36,6 +38,23 @@ def tree_sections(tree: TopicTree) -> tuple[list[str], tuple[DigestSection, ...]
             sections.append(DigestSection(sub.name, 2, len(sub.papers), sub.note))
             order += [p.id for p in sub.papers]
     return order, tuple(sections)
+
+
+async def grouped_views(
+    core: Core, views: Sequence[PaperView]
+) -> tuple[tuple[PaperView, ...], tuple[DigestSection, ...]]:
+    """Paper views (a week of posted digests) reordered topic by topic and renumbered, with the headings; unchanged
+    without headings when too few or a paper has no stored vector. Words: each paper's title and TL;DR."""
+    ids = list(dict.fromkeys(v.id for v in views))
+    by_id = {v.id: v for v in views}
+    found = await core.vectors.found_vectors(ids) if len(ids) >= MIN_PAPERS else {}
+    if len(ids) < MIN_PAPERS or len(found) < len(ids):
+        return tuple(by_id[i] for i in ids), ()
+    papers = [PaperText(i, by_id[i].title, by_id[i].tldr or by_id[i].title, line=by_id[i].tldr) for i in ids]
+    vectors = np.asarray([found[i] for i in ids], dtype=np.float32)
+    tree = await asyncio.to_thread(build_topic_tree, papers, vectors)
+    order, sections = tree_sections(tree)
+    return tuple(replace(by_id[i], number=n) for n, i in enumerate(order, 1)), sections
 
 
 async def grouped_items(
