@@ -55,6 +55,21 @@ async def test_an_author_is_found_whatever_the_phrasing(core: Core, day: list[Pa
     assert {p.id for p in answer.citations} == by(day, "Thomas L. Griffiths")
 
 
+async def test_a_question_made_of_surnames_looks_up_a_few_names_not_all(
+    core: Core, day: list[Paper], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A 1,000-character list of surnames cost about 20 s of CPU: every one was matched against every author."""
+    from bot.questions.authors import AuthorIndex
+
+    looked_up = []
+    original = AuthorIndex.match
+    monkeypatch.setattr(AuthorIndex, "match", lambda self, query: looked_up.append(query) or original(self, query))
+    surnames = ", ".join(["Griffiths", "Zdeborova", "Bengio", "Hinton", "Lecun", "Schmidhuber"] * 20)[:1000]
+    answer = await ask(core, f"papers by {surnames}", today=MONDAY)
+    assert 0 < len(looked_up) <= 6, len(looked_up)  # MAX_NAMES_LOOKED_UP
+    assert "Thomas L. Griffiths" in answer.filters.authors
+
+
 async def test_by_two_authors_means_their_joint_papers(core: Core, day: list[Paper]) -> None:
     joint = by(day, "Lei Bai", "Fenghua Ling")
     assert joint and joint != by(day, "Lei Bai")

@@ -52,6 +52,10 @@ class _Run:
     strong: bool = False  # "by X", "from X", "X et al.", "X's"
 
 
+MAX_NAME_WORDS = 6  # a longer run of capitalised words is a title or a list, not one person's name
+MAX_NAMES_LOOKED_UP = 6  # name candidates of one question looked up in the author index
+
+
 def _runs(text: str, not_names: frozenset[str]) -> list[_Run]:
     """Maximal runs of name-like words, each with its character span (possessive and "et al." included)."""
     runs: list[_Run] = []
@@ -132,10 +136,14 @@ async def find_named_authors(
     # the names are all the question is about ("Zdeborová this week"): no other content word is left
     alone = not [w for w in re.findall(r"[^\W\d_]+", leftover) if w.lower() not in not_names]
     found: list[tuple[_Run, str]] = []
+    looked_up = 0
     for run in runs:
         several = len(run.words) > 1
-        if not (cue or alone or several):
+        if not (cue or alone or several) or len(run.words) > MAX_NAME_WORDS:
             continue
+        looked_up += 1
+        if looked_up > MAX_NAMES_LOOKED_UP:  # a question names a few people, not a page of them (each look-up is
+            break  # a fuzzy match over every stored author: a 1,000-character list of surnames took 20 s)
         lenient = run.strong or (several and (cue or alone)) or alone
         name = await _resolve(core, index, run, start, end, lenient)
         if name is not None and name not in [n for _, n in found]:
