@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import os
 import sqlite3
@@ -82,6 +83,33 @@ def test_a_database_that_cannot_be_opened_is_one_line_and_no_thread_traceback(tm
         assert done.stderr.splitlines() == [
             f"paperscout: error: cannot open the database {home / 'paperscout.sqlite3'}: unable to open database file"
         ], done.stderr
+
+
+def test_a_read_only_home_is_named_read_only_not_a_damaged_database(tmp_path: Path) -> None:
+    """It was 'not a usable SQLite file ... restore it from a backup', which sends people to their backups."""
+    from tests.test_doctor import _immutable
+
+    home = tmp_path / "home"
+    home.mkdir()
+
+    async def open_and_close() -> None:
+        await (await open_database(home / "paperscout.sqlite3")).close()
+
+    asyncio.run(open_and_close())
+    for leftover in home.glob("paperscout.sqlite3-*"):
+        leftover.unlink()
+    if not _immutable(home):
+        pytest.skip("running as root where chattr +i is not permitted: no way to make a directory read-only")
+    try:
+        with pytest.raises(StateError) as raised:
+            asyncio.run(open_and_close())
+    finally:
+        if os.geteuid() == 0:
+            subprocess.run(["chattr", "-i", str(home)], check=True)
+        else:
+            home.chmod(0o755)
+    assert f"cannot be written: its folder {home} is read-only" in str(raised.value)
+    assert "backup" not in str(raised.value)
 
 
 async def test_upsert_is_idempotent_and_replacements_update_in_place(tmp_path: Path) -> None:

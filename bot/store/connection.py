@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import sqlite3
+import tempfile
 from pathlib import Path
 from urllib.parse import quote
 
@@ -55,6 +56,19 @@ def _statements(script: str) -> list[str]:
     return statements
 
 
+def _read_only(path: Path) -> str:
+    """Why `path` or its folder cannot be written ('' when both can): SQLite reports either as a failed open."""
+    for what, probe in (
+        (f"its folder {path.parent} is read-only", lambda: tempfile.TemporaryFile(dir=path.parent).close()),
+        ("the file is read-only", lambda: open(path, "ab").close()),
+    ):
+        try:
+            probe()
+        except OSError as exc:
+            return f"{what} ({exc.strerror or exc})"
+    return ""
+
+
 def _check_opens(target: str, path: Path, *, uri: bool = False) -> None:
     """Open and close `target` once here first: when aiosqlite fails to open, its worker thread outlives the event
     loop and prints a traceback after our one-line error."""
@@ -85,6 +99,12 @@ async def open_database(path: Path) -> aiosqlite.Connection:
         await migrate(conn)
     except sqlite3.DatabaseError as exc:
         await conn.close()
+        read_only = _read_only(path)
+        if read_only:  # a read-only mount or file is not damage: no backup needed
+            raise StateError(
+                f"the database {path} cannot be written: {read_only}; make it writable, or point PAPERSCOUT_HOME at a"
+                " writable folder"
+            ) from None
         raise StateError(f"the database {path} is not a usable SQLite file ({exc}); restore it from a backup") from None
     except BaseException:
         await conn.close()
