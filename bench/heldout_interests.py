@@ -31,7 +31,8 @@ from bot.ingest.save import store_papers
 from bot.members.onboarding.drafts import build_profile, profile_name
 from bot.members.onboarding.hygiene import split_items
 from bot.members.onboarding.state import Draft
-from bot.members.users import personal_digest, profile_owner
+from bot.members.personal import personal_digest
+from bot.members.settings import profile_owner
 from bot.models import Paper, Profile
 
 ROOT = Path(__file__).resolve().parents[1]

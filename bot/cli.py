@@ -308,7 +308,8 @@ async def cmd_db(core: Core, args: argparse.Namespace) -> int:
 
 async def cmd_users(core: Core, args: argparse.Namespace) -> int:
     """List members, or export or forget one (for privacy requests that reach the admin, not the bot)."""
-    from bot.members.users import check_user_key, describe_settings, export_user, forget_user, profile_owner
+    from bot.members.privacy import export_user, forget_user
+    from bot.members.settings import check_user_key, describe_settings, profile_owner
 
     if args.action == "list":
         members = await core.repo.all_users()
@@ -346,7 +347,7 @@ async def cmd_reactions(core: Core, args: argparse.Namespace) -> int:
     """A member's reactions, the latest first and numbered; undo one or reset them all (the admin's side of
     /reactions in chat)."""
     from bot.members import reactions
-    from bot.members.users import check_user_key
+    from bot.members.settings import check_user_key
 
     key = check_user_key(args.user)
     if args.undo:

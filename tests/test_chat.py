@@ -25,7 +25,7 @@ from bot.config import Settings
 from bot.core import open_core
 from bot.embeddings.embedder import LocalEmbedder
 from bot.ingest.bundled import EXAMPLE_PROFILE_FILE, bundled_file
-from bot.members.users import profile_owner
+from bot.members.settings import profile_owner
 from tests.conftest import StoreDay
 
 ADA = Speaker("telegram:100", "Ada")

@@ -67,9 +67,12 @@ def test_ingest_then_digest_json_and_search(home: Path, tmp_path: Path, capsys: 
     assert [p["rank"] for p in digest["papers"]] == [1, 2, 3, 4, 5]
     assert all(p["url"].startswith("https://arxiv.org/abs/") and p["tldr"] for p in digest["papers"])
 
-    assert main(["search", "graph", "neural", "network", "--json", "--limit", "3"]) == 0
+    assert main(["search", "recurrent", "neural", "network", "--json", "--limit", "3"]) == 0
     hits = json.loads(capsys.readouterr().out)
-    assert 1 <= len(hits) <= 3
+    assert 1 <= len(hits) <= 3 and hits[0]["id"] == "2505.17023"  # ReMi, the day's only recurrent network
+    # the CLI shares /search's cut-off: none of these 30 papers is about graph neural networks
+    assert main(["search", "graph", "neural", "network", "--json", "--limit", "3"]) == 0
+    assert json.loads(capsys.readouterr().out) == []
     assert main(["search", "graph", "--since", "2026-01-01"]) == 0
     assert "No stored paper matches" in capsys.readouterr().out
 

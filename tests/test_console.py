@@ -15,7 +15,7 @@ from bot.cli import main
 from bot.config import load_settings
 from bot.core import open_core
 from bot.embeddings.embedder import LocalEmbedder
-from bot.members.users import profile_owner
+from bot.members.settings import profile_owner
 from tests.conftest import StoreDay
 
 KEY = "console:ada"

@@ -11,7 +11,7 @@ from bot.embeddings.embedder import LocalEmbedder
 from bot.ingest.taxonomy import UnknownCategory, check_category, validate_category
 from bot.members import onboarding
 from bot.members.onboarding import OnboardingState, Reply, handle, papers_to_rate, pick_diverse
-from bot.members.users import SettingError, parse_post_time, parse_timezone, parse_weekday, profile_owner
+from bot.members.settings import SettingError, parse_post_time, parse_timezone, parse_weekday, profile_owner
 from bot.models import Paper, Profile, Topic
 from bot.questions.authors import AuthorIndex, split_names
 from bot.ranking.profiles import profile_to_mapping

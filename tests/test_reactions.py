@@ -184,7 +184,7 @@ async def test_the_undo_button_names_a_paper_never_a_number_of_a_list(core: Core
 
 async def test_why_speaks_of_reactions_only_for_the_members_own_ranking(core: Core, store_day: StoreDay) -> None:
     from bot.chat import ChatController, Incoming, Place, Speaker
-    from bot.members.users import profile_owner
+    from bot.members.settings import profile_owner
     from bot.models import Target
 
     papers = await store_day(core)

@@ -13,7 +13,7 @@ import pytest
 from bot.core import Core
 from bot.frontends.console import ConsolePoster
 from bot.members.onboarding import Draft, build_profile
-from bot.members.users import profile_owner
+from bot.members.settings import profile_owner
 from bot.ops.scheduler import DigestJobs
 from tests.conftest import StoreDay
 from tests.test_run import _redate, at

@@ -16,7 +16,8 @@ from bot.config import Settings
 from bot.core import Core
 from bot.digests.delivery import deliver
 from bot.frontends.slack import MAX_SECTION, SlackFrontEnd, start_slack
-from bot.members.users import deliver_personal_digest, profile_owner
+from bot.members.personal import deliver_personal_digest
+from bot.members.settings import profile_owner
 from bot.models import Digest, Paper, Profile, ScoredPaper, Target, Topic
 from bot.ops.scheduler import DigestJobs
 from tests.conftest import StoreDay

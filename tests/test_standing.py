@@ -12,7 +12,7 @@ import numpy as np
 from bot.core import Core
 from bot.digests.build import build_digest
 from bot.members.onboarding import Draft, build_profile
-from bot.members.users import personal_digest
+from bot.members.personal import personal_digest
 from bot.models import Paper
 from bot.ranking import learn, rank
 from bot.ranking.profiles import profile_from_mapping

@@ -23,7 +23,8 @@ from bot.frontends.telegram.app import TelegramHandle, start_telegram
 from bot.frontends.telegram.markup import Markup
 from bot.frontends.telegram.render import TgMessage, render_digest
 from bot.ingest.bundled import EXAMPLE_PROFILE_FILE, bundled_file
-from bot.members.users import deliver_personal_digest, profile_owner
+from bot.members.personal import deliver_personal_digest
+from bot.members.settings import profile_owner
 from bot.models import Digest, Paper, Profile, ScoredPaper, Target, Topic
 from bot.ranking import learn
 from bot.views.model import digest_view

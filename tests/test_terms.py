@@ -12,7 +12,7 @@ from bot.digests.build import profile_model
 from bot.embeddings.embedder import LocalEmbedder, paper_vectors
 from bot.ingest.limits import clean_paper
 from bot.members import onboarding
-from bot.members.users import profile_owner
+from bot.members.settings import profile_owner
 from bot.models import Paper, Profile, Topic
 from bot.questions.topics import split_units, topic_key
 from bot.ranking import rank

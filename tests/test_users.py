@@ -13,14 +13,9 @@ from bot.core import Core
 from bot.digests.delivery import DeliveryError, deliver_digest
 from bot.frontends.console import ConsolePoster
 from bot.members.onboarding import Draft, build_profile
-from bot.members.users import (
-    deliver_due_personal_digests,
-    deliver_personal_digest,
-    export_user,
-    forget_user,
-    personal_digest,
-    profile_owner,
-)
+from bot.members.personal import deliver_due_personal_digests, deliver_personal_digest, personal_digest
+from bot.members.privacy import export_user, forget_user
+from bot.members.settings import profile_owner
 from bot.models import Paper, Profile, Target
 from bot.ranking import learn
 from bot.views.model import digest_view

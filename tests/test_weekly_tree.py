@@ -14,7 +14,7 @@ from bot.config import Settings
 from bot.core import Core
 from bot.digests.delivery import digest_from_json, digest_to_json
 from bot.frontends.console import ConsolePoster
-from bot.members.users import personal_digest
+from bot.members.personal import personal_digest
 from bot.models import Digest, DigestSection, Target
 from bot.views.model import digest_view
 from bot.views.render import digest_markdown, digest_to_dict

@@ -9,14 +9,14 @@ from bot.chat import admin
 from bot.chat.messages import DigestReply, Reply, TextReply
 from bot.chat.turns import Turn, member_profile, save_numbering, text_reply, today
 from bot.members import onboarding
-from bot.members.users import (
+from bot.members.personal import personal_digest
+from bot.members.settings import (
     WEEKDAYS,
     SettingError,
     describe_settings,
     parse_post_time,
     parse_timezone,
     parse_weekday,
-    personal_digest,
 )
 from bot.views.model import digest_view
 

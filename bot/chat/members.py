@@ -13,7 +13,7 @@ from bot.chat.flows import Flow
 from bot.chat.messages import Choice, FileReply, Place, Reply, TextReply, choice_button
 from bot.chat.turns import Turn, text_reply
 from bot.members import onboarding
-from bot.members.users import export_user, forget_user
+from bot.members.privacy import export_user, forget_user
 
 if TYPE_CHECKING:
     from bot.core import Core

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from bot.chat.messages import Attachment, Choice, Place, TextReply, choice_button
 from bot.errors import InputError
 from bot.ingest.taxonomy import check_category
-from bot.members.users import SettingError, parse_post_time, parse_timezone
+from bot.members.settings import SettingError, parse_post_time, parse_timezone
 from bot.models import DIGEST_SIZE, MAX_DIGEST_SIZE, Profile, Target, Topic
 from bot.ranking.profiles import profile_from_mapping, profile_from_toml, profile_to_mapping
 from bot.text.safetext import clean_text

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from bot.chat.messages import Choice, Incoming, PaperView, Place, Reply, TextReply
 from bot.days import stored_today
 from bot.errors import InputError
-from bot.members.users import profile_owner
+from bot.members.settings import profile_owner
 from bot.models import InvalidPaperId, Paper, Profile, split_arxiv_id
 from bot.ops.logs import elapsed_ms, log_event
 from bot.views.cards import stored_paper

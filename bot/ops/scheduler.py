@@ -213,7 +213,7 @@ class DigestJobs:
 
         results = [r for r in await asyncio.gather(*(post(*w) for w in work)) if r is not None]
         if not self.stopping:
-            from bot.members.users import deliver_due_personal_digests
+            from bot.members.personal import deliver_due_personal_digests
 
             for poster in self.posters.values():
                 results += await deliver_due_personal_digests(self.core, poster, now, catchup=self.catchup)

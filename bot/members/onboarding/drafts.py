@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from bot.ingest.taxonomy import describe
 from bot.members.onboarding.hygiene import one_line
 from bot.members.onboarding.state import Draft
-from bot.members.users import describe_settings
+from bot.members.settings import describe_settings
 from bot.models import Profile, Topic, UserRecord
 from bot.ranking.profiles import TOPIC_NAME_CHARS
 from bot.text.safetext import short_phrase

@@ -26,7 +26,7 @@ from bot.members.onboarding.steps import (
     reply_to,
     retry,
 )
-from bot.members.users import check_user_key, profile_owner
+from bot.members.settings import check_user_key, profile_owner
 from bot.ranking import learn
 
 _HELP = (

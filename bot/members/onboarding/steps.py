@@ -22,7 +22,7 @@ from bot.members.onboarding.drafts import build_profile
 from bot.members.onboarding.hygiene import has_words, split_items
 from bot.members.onboarding.rating import papers_to_rate
 from bot.members.onboarding.state import Choice, Draft, OnboardingState, Reply
-from bot.members.users import WEEKDAYS, SettingError, parse_post_time, parse_timezone, parse_weekday
+from bot.members.settings import WEEKDAYS, SettingError, parse_post_time, parse_timezone, parse_weekday
 from bot.questions.authors import MAX_NAMES, author_index, split_names
 from bot.text.names import fold
 from bot.text.tldr import shown_tldrs

@@ -1,24 +1,16 @@
-"""Members as individuals: personal digest settings, personal digests ranked with what they taught us, and privacy.
+"""Personal digests: a member's daily or weekly digest, ranked with what their thumbs up/down taught the ranker.
 
-A user is identified by a key ``platform:id`` (``telegram:123``, ``discord:456``, ``console:alice``). Their profile is
-stored under the owner ``user:<key>``; their thumbs up/down live in `bot.ranking.learn`. A personal digest never
-repeats a
-paper the user already got in a channel digest that day: the console knows its channels itself, and chat adapters
-pass the ids of the channel targets the member belongs to (they know server/group membership, the core does not).
+A personal digest never repeats a paper the member already got in a channel digest that day: the console knows its
+channels itself, and chat front ends pass the ids of the channel targets the member belongs to (they know server and
+group membership, the core does not).
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import difflib
-import json
 import logging
-import re
-import zoneinfo
 from collections.abc import Sequence
 from dataclasses import replace
-from functools import cache
-from typing import Any
 
 from bot.core import Core
 from bot.digests.build import attach_tldrs
@@ -26,118 +18,12 @@ from bot.digests.delivery import DeliveryResult, Poster, deliver
 from bot.digests.due import DigestSchedule, due_days, split_by_catchup
 from bot.digests.standing import ranked_candidates
 from bot.errors import InputError, PaperscoutError
+from bot.members.settings import profile_owner
 from bot.models import PERSONAL_CHAT_PREFIX, Digest, DigestSection, Profile, Target, UserRecord
-from bot.ranking import learn
-from bot.ranking.profiles import profile_to_mapping
 
 log = logging.getLogger(__name__)
 
-WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 _SKIP_LOGGED: set[tuple[str, dt.date]] = set()  # personal digests already logged as skipped by this process
-MAX_USER_KEY = 200
-
-_USER_KEY = re.compile(r"^[a-z][a-z0-9_-]{0,31}:[^\s\x00-\x1f]{1,160}$")
-
-
-class SettingError(InputError):
-    """A digest setting that cannot be used; `suggestions` holds values the person may have meant."""
-
-    def __init__(self, message: str, suggestions: Sequence[str] = ()) -> None:
-        super().__init__(message)
-        self.suggestions = tuple(suggestions)
-
-
-def check_user_key(key: str) -> str:
-    """Return `key` if it has the form platform:id, else raise `InputError`."""
-    if len(key) > MAX_USER_KEY or not _USER_KEY.match(key):
-        raise InputError(f"not a user key (platform:id): {key[:40]!r}")
-    return key
-
-
-def profile_owner(user_key: str) -> str:
-    """The profiles-table owner of a user's personal profile."""
-    return "user:" + user_key
-
-
-# --- digest settings typed by a person ---
-
-_TIME = re.compile(r"^(\d{1,2})(?:\s*[:.h]\s*(\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)?$")
-
-
-def parse_post_time(text: str) -> str:
-    """'9', '9:30', '21.00', '7pm', '07:30 a.m.' -> 'HH:MM' (24-hour); raises `SettingError`."""
-    cleaned = text.strip().lower()
-    match = _TIME.match(cleaned) if len(cleaned) <= 12 else None
-    if not match:
-        raise SettingError(f"{text.strip()[:20]!r} is not a time of day (try 09:00, 18:30 or 7pm)")
-    hour, minute = int(match.group(1)), int(match.group(2) or 0)
-    suffix = (match.group(3) or "").replace(".", "")
-    if suffix:
-        if not 1 <= hour <= 12:
-            raise SettingError(f"{hour}{suffix} is not a time; with am/pm the hour is 1-12")
-        hour = hour % 12 + (12 if suffix == "pm" else 0)
-    if hour > 23 or minute > 59:
-        raise SettingError(f"{text.strip()!r} is not a time of day; use 00:00 to 23:59")
-    return f"{hour:02d}:{minute:02d}"
-
-
-@cache
-def _zones() -> dict[str, str]:
-    return {name.lower(): name for name in zoneinfo.available_timezones() if "/" in name or name == "UTC"}
-
-
-_OFFSET = re.compile(r"^(?:utc|gmt)?\s*([+-])\s*(\d{1,2})$")
-
-
-def parse_timezone(text: str) -> str:
-    """An IANA time zone from what a person types ('europe/berlin', 'Berlin', 'UTC+2'); raises `SettingError`."""
-    cleaned = text.strip()
-    if not cleaned or len(cleaned) > 64:
-        raise SettingError("time zones look like Europe/Berlin, America/New_York or UTC")
-    lowered = cleaned.lower().replace(" ", "_")
-    if lowered in {"utc", "gmt", "z", "zulu"}:
-        return "UTC"
-    zones = _zones()
-    if lowered in zones:
-        return zones[lowered]
-    offset = _OFFSET.match(lowered.replace("_", ""))
-    if offset:
-        hours = int(offset.group(2))
-        if hours > 14:
-            raise SettingError(f"{cleaned!r}: UTC offsets run from -12 to +14")
-        if hours == 0:
-            return "UTC"
-        # POSIX-style Etc zones have the sign inverted: UTC+2 is Etc/GMT-2.
-        return f"Etc/GMT{'-' if offset.group(1) == '+' else '+'}{hours}"
-    by_city = [name for low, name in zones.items() if low.rsplit("/", 1)[-1] == lowered]
-    if len(by_city) == 1:
-        return by_city[0]
-    suggestions = by_city or [zones[z] for z in difflib.get_close_matches(lowered, list(zones), n=3, cutoff=0.6)]
-    if not suggestions:
-        cities = {low.rsplit("/", 1)[-1]: name for low, name in zones.items()}
-        suggestions = [cities[c] for c in difflib.get_close_matches(lowered, list(cities), n=3, cutoff=0.7)]
-    raise SettingError(f"{cleaned[:64]!r} is not a time zone I know", suggestions)
-
-
-def parse_weekday(text: str) -> int:
-    """'monday', 'Mon', 'tu' -> 0..6 (Monday = 0); raises `SettingError`."""
-    cleaned = text.strip().lower()
-    if len(cleaned) >= 2:
-        found = [i for i, day in enumerate(WEEKDAYS) if day.lower().startswith(cleaned)]
-        if len(found) == 1:
-            return found[0]
-    raise SettingError("name a day of the week, e.g. Monday")
-
-
-def describe_settings(user: UserRecord | None) -> str:
-    """One line about a user's personal digest setting."""
-    if user is None or user.digest_mode == "off":
-        return "Personal digest: off"
-    when = f"every {WEEKDAYS[user.weekly_day % 7]}" if user.digest_mode == "weekly" else "every announcement day"
-    return f"Personal digest: {user.digest_mode}, {when} at {user.post_time} ({user.timezone})"
-
-
-# --- personal digests ---
 
 
 def personal_target(user_key: str, profile: Profile, user: UserRecord | None, size: int) -> Target:
@@ -306,71 +192,3 @@ async def deliver_due_personal_digests(
             unsaved = personal_target(user.key, Profile(name=user.display_name or user.key, topics=()), user, 0)
             results.append(DeliveryResult(unsaved, now.date(), "failed", str(exc)))
     return results
-
-
-# --- privacy ---
-
-
-def _json_or_text(text: str) -> Any:
-    try:
-        return json.loads(text)
-    except ValueError:
-        return text
-
-
-async def export_user(core: Core, user_key: str) -> dict[str, Any]:
-    """Everything paperscout stores about a user, as plain data they can read."""
-    owner = profile_owner(user_key)
-    user = await core.repo.get_user(user_key)
-    profile = await core.repo.get_profile(owner)
-    feedback = await core.repo.user_feedback_rows(user_key)
-    targets = await core.repo.targets_of_profile(owner)
-    sent = await core.repo.sent_papers_by_day([t.id for t in targets if t.id is not None])
-    flows = await core.repo.chat_states_of(user_key)
-    questions = await core.repo.conversations_of(user_key)
-    return {
-        "user_key": user_key,
-        "stored": user is not None or profile is not None or bool(feedback) or bool(questions) or bool(flows),
-        "user": None
-        if user is None
-        else {"display_name": user.display_name, "created_at": user.created_at, "updated_at": user.updated_at},
-        "personal_digest": None
-        if user is None
-        else {
-            "mode": user.digest_mode,
-            "post_time": user.post_time,
-            "timezone": user.timezone,
-            "weekly_day": WEEKDAYS[user.weekly_day % 7],
-        },
-        "profile": profile_to_mapping(profile) if profile else None,
-        "feedback": [
-            {"paper_id": f.paper_id, "title": f.title, "rating": "up" if f.value > 0 else "down", "at": f.at}
-            for f in feedback
-        ],
-        "feedback_vectors": "derived from the papers you rated; deleted with them by /reactions reset or /forget",
-        "chat_state": [
-            {"kind": kind, "where": scope or "everywhere", "state": _json_or_text(data), "at": at}
-            for kind, scope, data, at in flows
-        ],
-        "last_questions": [
-            {"conversation": conversation, "context": _json_or_text(state), "at": at}
-            for conversation, state, at in questions
-        ],
-        "personal_targets": [t.key for t in targets],
-        "personal_digests_sent": [{"day": d.isoformat(), "papers": ids} for d, ids in sorted(sent.items())],
-    }
-
-
-async def forget_user(core: Core, user_key: str) -> dict[str, int]:
-    """Delete everything stored about a user: feedback and its vectors, profile, personal targets and their
-    ledger, settings, any unfinished onboarding and their last questions. Returns how many rows of each kind went;
-    safe to repeat."""
-    # the user's lock: an onboarding step or a delivery in flight must not store anything afterwards
-    async with core.user_locks(user_key), learn.forgetting(core, user_key):
-        owner = profile_owner(user_key)
-        profile = await core.repo.get_profile(owner)
-        if profile is not None:
-            core.profile_cache.pop(profile.fingerprint, None)
-        targets = await core.repo.targets_of_profile(owner)
-        usage_targets = [owner, f"ask:{user_key}", *(t.key for t in targets)]
-        return await core.repo.delete_user(user_key, owner, usage_targets=usage_targets)
