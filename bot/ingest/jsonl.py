@@ -76,28 +76,34 @@ def paper_from_record(record: Mapping[str, Any], where: str) -> Paper:
 
 
 def read_jsonl(paths: Iterable[str | Path]) -> list[Paper]:
-    """Parse every file; raises InputError naming the file and line of the first problem.
+    """Parse every file; raises InputError naming the file and line of the first problem."""
+    papers: dict[str, Paper] = {}
+    for path in paths:
+        for where, record in json_records(path):
+            paper = paper_from_record(record, where)
+            # a later line for the same paper is a newer record of it
+            papers[paper.id] = paper
+    return list(papers.values())
+
+
+def json_records(raw_path: str | Path) -> Iterator[tuple[str, Any]]:
+    """("file:line", decoded JSON) for each non-blank line of a JSON-lines file; raises InputError naming the place.
 
     Files are read line by line (only a line feed ends a line: U+2028 inside a string is text), each line and each
     file within a bound whatever size the file claims, so /dev/zero or an endless pipe is refused, not swallowed.
     """
-    papers: dict[str, Paper] = {}
-    for raw_path in paths:
-        path = Path(raw_path)
-        try:
-            for number, line in _lines(path):
-                if not line.strip():
-                    continue
-                paper = _paper_from_line(line, f"{path}:{number}")
-                # a later line for the same paper is a newer record of it
-                papers[paper.id] = paper
-        except FileNotFoundError:
-            raise InputError(f"{path}: no such file") from None
-        except IsADirectoryError:
-            raise InputError(f"{path}: cannot read as UTF-8 text (IsADirectoryError)") from None
-        except OSError as exc:
-            raise InputError(f"{path}: cannot be read ({exc.strerror or exc.__class__.__name__})") from None
-    return list(papers.values())
+    path = Path(raw_path)
+    try:
+        for number, line in _lines(path):
+            if line.strip():
+                where = f"{path}:{number}"
+                yield where, _decoded(line, where)
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise InputError(f"{path}: cannot read as UTF-8 text (IsADirectoryError)") from None
+    except OSError as exc:
+        raise InputError(f"{path}: cannot be read ({exc.strerror or exc.__class__.__name__})") from None
 
 
 def _lines(path: Path) -> Iterator[tuple[int, str]]:
@@ -119,11 +125,10 @@ def _lines(path: Path) -> Iterator[tuple[int, str]]:
                 raise InputError(f"{path}:{number}: cannot read as UTF-8 text (UnicodeDecodeError)") from None
 
 
-def _paper_from_line(line: str, where: str) -> Paper:
+def _decoded(line: str, where: str) -> Any:
     try:
-        record = json.loads(line)
+        return json.loads(line)
     except json.JSONDecodeError as exc:
         raise InputError(f"{where}: not valid JSON ({exc.msg} at column {exc.colno})") from None
     except (ValueError, RecursionError):  # a 5,000-digit number, arrays nested thousands deep
         raise InputError(f"{where}: not a paper record (numbers too long or nesting too deep)") from None
-    return paper_from_record(record, where)

@@ -6,12 +6,12 @@ a bad line anywhere is one clear error naming the file and line.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from bot.errors import InputError
+from bot.ingest.jsonl import json_records
 from bot.ingest.limits import MAX_ABSTRACT, MAX_TITLE, clean_text
 from bot.models import ARXIV_ABS_URL, InvalidPaperId, split_arxiv_id
 from bot.text.tldr import split_sentences
@@ -20,8 +20,6 @@ from .build import MAX_PAPERS
 from .tree import PaperText
 
 MAX_ID = 200
-MAX_FILE_BYTES = 50_000_000
-MAX_LINE = 100_000  # characters; a paper's record is a few kilobytes
 TITLE_FROM_TEXT = 160  # a `text`-only record's title: its first sentence, cut to this many characters
 
 
@@ -60,31 +58,12 @@ def _arxiv_url(paper_id: str) -> str:
 
 
 def read_papers(path: str | Path) -> list[PaperText]:
-    """Every paper of a JSON-lines file, in order; a later line with the same id replaces the earlier one."""
-    path = Path(path)
-    try:
-        if path.stat().st_size > MAX_FILE_BYTES:
-            raise InputError(f"{path}: larger than {MAX_FILE_BYTES // 1_000_000} MB")
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
-    except (UnicodeDecodeError, IsADirectoryError) as exc:
-        raise InputError(f"{path}: cannot read as UTF-8 text ({exc.__class__.__name__})") from None
-    except OSError as exc:
-        raise InputError(f"{path}: cannot be read ({exc.strerror or exc.__class__.__name__})") from None
+    """Every paper of a JSON-lines file, in order; a later line with the same id replaces the earlier one.
+
+    The file is read as ingest reads JSON lines (`bot.ingest.jsonl.json_records`: line by line, each line and the
+    file bounded whatever size the file claims)."""
     papers: dict[str, PaperText] = {}
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        where = f"{path}:{number}"
-        if len(line) > MAX_LINE:
-            raise InputError(f"{where}: line of {len(line):,} characters; a record is at most {MAX_LINE:,}")
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"{where}: not valid JSON ({exc.msg} at column {exc.colno})") from None
-        except (ValueError, RecursionError):
-            raise InputError(f"{where}: not a paper record (numbers too long or nesting too deep)") from None
+    for where, record in json_records(path):
         paper = paper_from_line(record, where)
         papers.pop(paper.id, None)
         papers[paper.id] = paper
