@@ -125,6 +125,12 @@ class Settings(BaseSettings):
     )
 
     # --- chat platforms ---
+    ask_cooldown_seconds: float = Field(
+        default=8.0,
+        ge=0,
+        description="Least time between two questions of one member in one place, on every front end (0: none);"
+        " a question sooner is answered with when to ask again.",
+    )
     discord_token: SecretStr | None = Field(default=None, description="Discord bot token.")
     discord_api_url: str = Field(
         default="https://discord.com/api/v10",
@@ -133,9 +139,6 @@ class Settings(BaseSettings):
     discord_gateway_url: str = Field(
         default="wss://gateway.discord.gg/",
         description="Discord gateway websocket (a local fake in tests); discord.py's DiscordWebSocket.DEFAULT_GATEWAY.",
-    )
-    discord_ask_cooldown_seconds: float = Field(
-        default=15.0, ge=0, description="Per-member pause between two Discord /ask questions (0: none)."
     )
     telegram_token: SecretStr | None = Field(default=None, description="Telegram bot token from @BotFather.")
     telegram_base_url: str = Field(

@@ -83,6 +83,8 @@ class Core:
     user_locks: KeyedLocks = field(default_factory=KeyedLocks)
     # digest messages noted the moment a platform accepts them (bot.digests.delivery); None for a core without a home
     sent_journal: SentJournal | None = None
+    # when each member last asked a question in each place (bot.chat.questions), on the monotonic clock
+    last_questions: dict[str, float] = field(default_factory=dict)
 
 
 def make_llm(settings: Settings, repo: Repository) -> LLMRuntime | None:

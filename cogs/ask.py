@@ -12,8 +12,9 @@ from bot.frontends.discord.app import PaperscoutBot, place_of, speaker_of_messag
 
 
 def ask_cooldown(interaction: discord.Interaction) -> app_commands.Cooldown | None:
-    """One /ask per member per ``PAPERSCOUT_DISCORD_ASK_COOLDOWN_SECONDS`` (none when 0)."""
-    seconds = interaction.client.settings.discord_ask_cooldown_seconds  # type: ignore[attr-defined]
+    """One /ask per member per ``PAPERSCOUT_ASK_COOLDOWN_SECONDS`` (none when 0), refused before the answer is
+    deferred; the core applies the same pause to every other way of asking."""
+    seconds = interaction.client.settings.ask_cooldown_seconds  # type: ignore[attr-defined]
     return app_commands.Cooldown(1, seconds) if seconds > 0 else None
 
 

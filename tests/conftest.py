@@ -50,7 +50,7 @@ def fake_telegram() -> Iterator[FakeTelegram]:
 @pytest.fixture
 def arxiv_settings(fake_arxiv: FakeArxiv, tmp_path: Path) -> Settings:
     """Settings pointing at `fake_arxiv`, with no delay between arXiv requests and state under `tmp_path`."""
-    return Settings(home=tmp_path / "home", **fake_arxiv.settings_overrides())
+    return Settings(home=tmp_path / "home", ask_cooldown_seconds=0, **fake_arxiv.settings_overrides())
 
 
 SLOW_TIMEOUT = 900  # seconds for a test marked slow; the others have pyproject's `timeout`
@@ -117,7 +117,9 @@ def demo_papers() -> list[Paper]:
 @pytest.fixture
 def settings(tmp_path: Path) -> Settings:
     """Settings with state under a fresh temporary directory and no network endpoints reachable."""
-    return Settings(home=tmp_path / "home", arxiv_rss_url="http://127.0.0.1:9/rss/", arxiv_delay_seconds=0)
+    return Settings(
+        home=tmp_path / "home", arxiv_rss_url="http://127.0.0.1:9/rss/", arxiv_delay_seconds=0, ask_cooldown_seconds=0
+    )
 
 
 @pytest.fixture

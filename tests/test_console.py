@@ -27,6 +27,7 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, embedder: LocalEmbedde
     """A PAPERSCOUT_HOME holding the first 60 papers of the bundled day; the CLI reuses the session's model."""
     monkeypatch.setenv("PAPERSCOUT_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("PAPERSCOUT_ARXIV_RSS_URL", "http://127.0.0.1:9/rss/")
+    monkeypatch.setenv("PAPERSCOUT_ASK_COOLDOWN_SECONDS", "0")  # the sessions below ask several questions in a row
     monkeypatch.setenv("PAPERSCOUT_ARXIV_API_URL", "http://127.0.0.1:9/api/query")
     monkeypatch.delenv("PAPERSCOUT_CONFIG", raising=False)
     monkeypatch.delenv("PAPERSCOUT_LLM_BASE_URL", raising=False)

@@ -226,7 +226,7 @@ async def test_ask_is_deferred_answered_with_citations_cooled_down_and_followed_
     fake: DiscordFake, core: Core, store_day: StoreDay
 ) -> None:
     await store_day(core)
-    core.settings.discord_ask_cooldown_seconds = 60
+    core.settings.ask_cooldown_seconds = 60
     bot = new_bot(core)
     fake.interaction_deadline = 3.0
     async with running(bot, fake):
@@ -244,6 +244,7 @@ async def test_ask_is_deferred_answered_with_citations_cooled_down_and_followed_
         (cool,) = fake.response_messages(again)
         assert cool["flags"] & 64 and "ask again in" in cool["content"]
 
+        core.settings.ask_cooldown_seconds = 0  # the follow-up below is a question too: no pause for it
         follow = fake.say(fake.channel_id, "which of those use attention?", reply_to=int(answer["id"]))
         reply = await fake.wait_for(
             lambda: [

@@ -257,6 +257,20 @@ async def test_ask_is_answered_with_citations_and_a_reply_continues_it(
         assert "[1]" in follow[0].text
 
 
+async def test_a_second_question_within_the_cooldown_is_told_when_to_ask_again(
+    core: Core, tg_settings: Settings, fake: FakeTelegram, store_day: StoreDay
+) -> None:
+    await store_day(core)
+    core.settings.ask_cooldown_seconds = 600
+    async with telegram_bot(core, tg_settings):
+        first = await say(fake, GROUP, BOB, "/ask papers about toxicity today")
+        assert "[1]" in first[0].text
+        [cooled] = await say(fake, GROUP, BOB, "/ask and about health?")
+        assert cooled.text.startswith("One question at a time: ask again in ") and cooled.text.endswith(" s.")
+        other = await say(fake, GROUP, ADA, "/ask papers about toxicity today")  # the pause is per member
+        assert "[1]" in other[0].text
+
+
 async def test_blocked_member_and_kicked_group_are_marked_inactive_after_one_403(
     core: Core, tg_settings: Settings, fake: FakeTelegram, store_day: StoreDay
 ) -> None:

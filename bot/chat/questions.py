@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+import time
 from dataclasses import replace
 
 from bot.chat.messages import AnswerReply, Reply, TextReply
@@ -26,7 +28,30 @@ async def ask(turn: Turn) -> list[Reply]:
         )
     if not has_words(question):
         return text_reply("I need words to search for, e.g. 'what MoE papers this week?'", ephemeral=True)
+    wait = cooldown_left(turn)
+    if wait > 0:
+        return text_reply(f"One question at a time: ask again in {math.ceil(wait)} s.", ephemeral=True)
     return [await answer(turn, question)]
+
+
+def cooldown_left(turn: Turn) -> float:
+    """Seconds before the speaker may ask again in this place (0: now, and the question is noted as asked).
+
+    Each answer may cost an LLM call and a search over every stored paper, so one member cannot queue them back to
+    back; the pause is per member and place, so a question in a DM does not hold up one in a group."""
+    pause = turn.core.settings.ask_cooldown_seconds
+    if pause <= 0:
+        return 0.0
+    key = turn.place.key + "|" + turn.user
+    now = time.monotonic()
+    asked = turn.core.last_questions
+    left = asked.get(key, -math.inf) + pause - now
+    if left > 0:
+        return left
+    for old in [k for k, at in asked.items() if at + pause <= now]:  # forget what no longer holds anyone up
+        del asked[old]
+    asked[key] = now
+    return 0.0
 
 
 async def answer(turn: Turn, question: str) -> AnswerReply:
