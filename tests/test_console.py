@@ -15,7 +15,9 @@ from bot.cli import main
 from bot.config import load_settings
 from bot.core import open_core
 from bot.embeddings.embedder import LocalEmbedder
+from bot.frontends.console import CONSOLE_PLACE
 from bot.members.settings import profile_owner
+from bot.models import Profile, Target
 from tests.conftest import StoreDay
 
 KEY = "console:ada"
@@ -206,3 +208,31 @@ def test_reactions_say_what_they_changed_and_are_listed_undone_and_reset(
     assert "Deleted your 3 reactions: your profile alone ranks your digest again." in out
     assert out.split("> /reactions\n")[-1].startswith("You have no reactions yet")
     assert asyncio.run(stored(home, embedder))["feedback"] == []
+
+
+def test_setup_takes_its_answers_inline_on_one_line(
+    home: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], embedder: LocalEmbedder
+) -> None:
+    out = console(
+        monkeypatch,
+        capsys,
+        "/cancel",
+        "/setup categories=cs.LG time=08:00 tz=Europe/Paris size=5 profile=graph neural networks; diffusion models",
+        "/setup time=25:99",
+    )
+
+    async def target() -> tuple[Target, Profile] | None:
+        async with open_core(load_settings(), embedder) as core:
+            return await core.repo.target_at(CONSOLE_PLACE.platform, CONSOLE_PLACE.chat_id)
+
+    saved = asyncio.run(target())
+    assert saved is not None
+    digest, profile = saved
+    assert (digest.categories, digest.post_time, digest.timezone, digest.digest_size) == (
+        ("cs.LG",),
+        "08:00",
+        "Europe/Paris",
+        5,
+    )
+    assert [t.want for t in profile.topics] == ["graph neural networks", "diffusion models"]
+    assert "/setup time:" in out and "Nothing was changed." in out

@@ -18,7 +18,8 @@ NO_DIGEST = "This channel has no digest yet; /setup makes one."
 async def setup(turn: Turn) -> list[Reply]:
     """/setup: start (or restart) the channel's digest setup, with any answers given at once."""
     msg = turn.msg
-    return [await channel_setup.begin(turn.core, turn.user, turn.place, msg.options, msg.attachment)]
+    options = msg.options or channel_setup.inline_options(turn.args)
+    return [await channel_setup.begin(turn.core, turn.user, turn.place, options, msg.attachment)]
 
 
 async def settings(turn: Turn) -> list[Reply]:

@@ -10,6 +10,7 @@ chat_state table, so it survives a restart; nothing is saved to the channel unti
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from dataclasses import replace as dc_replace
@@ -32,6 +33,13 @@ MAX_PROFILE_BYTES = 64_000  # an uploaded TOML profile; the bundled example is 2
 MAX_INTERESTS = 20
 MAX_INTEREST_CHARS = 300
 OPTION_NAMES = ("categories", "time", "timezone", "profile", "size")
+OPTION_ALIASES = {"tz": "timezone", "zone": "timezone", "at": "time", "papers": "size"}
+# `/setup categories=cs.LG,cs.AI time=08:30 tz=Europe/Berlin size=10 profile=...` typed on one line: the options a
+# slash command has as fields, for every front end that only has text
+_OPTION_WORDS = "|".join(OPTION_NAMES + tuple(OPTION_ALIASES))
+_INLINE_OPTION = re.compile(
+    rf"\b({_OPTION_WORDS})\s*[=:]\s*(.*?)(?=\s+(?:{_OPTION_WORDS})\s*[=:]|\s*$)", re.S | re.IGNORECASE
+)
 
 
 @dataclass
@@ -67,6 +75,15 @@ class SetupDraft:
 
 
 # --- reading answers (each raises InputError with what would work) ---
+
+
+def inline_options(args: str) -> dict[str, str]:
+    """The ``name=value`` (or ``name: value``) answers written after /setup, by option name; {} when none."""
+    options: dict[str, str] = {}
+    for match in _INLINE_OPTION.finditer(args):
+        name = match.group(1).lower()
+        options[OPTION_ALIASES.get(name, name)] = match.group(2).strip()
+    return options
 
 
 def parse_categories(text: str) -> list[str]:

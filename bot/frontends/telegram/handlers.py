@@ -19,7 +19,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import re
 import time
 from collections.abc import AsyncIterator, Sequence
 
@@ -49,7 +48,6 @@ from bot.chat.messages import (
     TextReply,
     is_paperscout_button,
 )
-from bot.chat.setup import OPTION_NAMES
 from bot.digests.delivery import DeliveryError
 from bot.frontends.telegram.markup import clip
 from bot.frontends.telegram.render import file_caption, render_answer, render_digest, render_text
@@ -67,12 +65,6 @@ TYPING_EVERY_SECONDS = 4.5  # Telegram shows "typing…" for 5 s
 FAILED = "Something went wrong on my side (it is logged); please try again later."
 ADMIN_STATUSES = frozenset({"creator", "administrator"})
 REMOVED_STATUSES = frozenset({"kicked", "left"})
-# `/setup categories=cs.LG,cs.AI time=08:30 timezone=Europe/Berlin size=10 profile=...`: the options a Discord
-# slash command has as fields, written inline.
-_OPTION = re.compile(
-    r"\b(" + "|".join(OPTION_NAMES) + r")\s*[=:]\s*(.*?)(?=\s+(?:" + "|".join(OPTION_NAMES) + r")\s*[=:]|\s*$)",
-    re.S,
-)
 
 
 def user_key(user_id: int) -> str:
@@ -83,11 +75,6 @@ def user_key(user_id: int) -> str:
 def place_of(chat: Chat) -> Place:
     """Where a Telegram chat is, for the controller."""
     return Place(PLATFORM, str(chat.id), is_dm=chat.type == ChatType.PRIVATE, title=chat.title or "")
-
-
-def setup_options(args: str) -> dict[str, str]:
-    """Inline ``name=value`` answers of /setup (categories, time, timezone, profile, size); {} when none."""
-    return {m.group(1): m.group(2).strip() for m in _OPTION.finditer(args)}
 
 
 def for_another_bot(message: TgApiMessage, bot_username: str) -> bool:
@@ -159,11 +146,6 @@ class TelegramFrontEnd:
         ours = replied is not None and replied.from_user is not None and replied.from_user.id == context.bot.id
         reply_to = str(replied.message_id) if ours and replied is not None else ""
         incoming = Incoming.from_text(speaker, place, text, reply_to=reply_to, attachment=attachment)
-        if incoming.command == "setup" and incoming.args:
-            incoming = Incoming(
-                speaker, place, text=text, command="setup", args=incoming.args,
-                options=setup_options(incoming.args), reply_to=reply_to, attachment=attachment,
-            )  # fmt: skip
         if not (incoming.command or incoming.text.strip() or attachment is not None):
             return
         # "typing…" only where we are addressed: group chatter the controller passes over must not show it
