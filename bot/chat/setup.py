@@ -33,7 +33,7 @@ MAX_PROFILE_BYTES = 64_000  # an uploaded TOML profile; the bundled example is 2
 MAX_INTERESTS = 20
 MAX_INTEREST_CHARS = 300
 OPTION_NAMES = ("categories", "time", "timezone", "profile", "size")
-OPTION_ALIASES = {"tz": "timezone", "zone": "timezone", "at": "time", "papers": "size"}
+OPTION_ALIASES = {"tz": "timezone"}  # few: each is a word a profile written inline cannot use before ":" or "="
 # `/setup categories=cs.LG,cs.AI time=08:30 tz=Europe/Berlin size=10 profile=...` typed on one line: the options a
 # slash command has as fields, for every front end that only has text
 _OPTION_WORDS = "|".join(OPTION_NAMES + tuple(OPTION_ALIASES))
