@@ -152,6 +152,37 @@ async def test_each_digest_goes_out_once_across_dst_days_in_two_zones(core: Core
         assert len(messages) == len(set(messages)) == 4  # header + 3 papers, each once
 
 
+async def test_every_due_digest_is_built_and_rendered_before_the_first_send(
+    core: Core, store_day: StoreDay, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    papers = await store_day(core)
+    day = dt.date(2026, 6, 1)
+    await _redate(core, papers[:30], day, "2026-06-01T04:00:00Z")
+    for chat in ("a", "b", "c"):
+        await _add_target(core, target("UTC", "09:00", chat))
+    # one delivery at a time, so the order does not depend on how the event loop interleaves them
+    monkeypatch.setattr("bot.ops.scheduler.MAX_PARALLEL_POSTS", 1)
+    calls: list[str] = []
+
+    class Ordered(RecordingPoster):
+        def digest_messages(self, target: Target, digest: Digest) -> list[str]:
+            calls.append(f"render {target.chat_id}")
+            return super().digest_messages(target, digest)
+
+        async def send_digest_message(
+            self, target: Target, message: object, position: int, sent: Sequence[str], nonce: str
+        ) -> str:
+            calls.append(f"send {target.chat_id}")
+            return await super().send_digest_message(target, message, position, sent, nonce)
+
+    jobs = DigestJobs(core, {"test": Ordered()}, clock=lambda: at("2026-06-01T09:01:00"))
+    results = await jobs.tick()
+    assert sorted(r.target.chat_id for r in results if r.status == "sent") == ["a", "b", "c"]
+    first_send = next(n for n, call in enumerate(calls) if call.startswith("send"))
+    assert sorted(calls[:first_send]) == ["render a", "render b", "render c"]
+    assert len(calls) == 3 + 3 * 4  # each rendered once, then its header and three papers sent
+
+
 async def test_a_crash_mid_digest_resumes_after_the_last_message_with_the_same_papers(
     core: Core, store_day: StoreDay
 ) -> None:

@@ -8,7 +8,8 @@ never repeated.
 A poster splits a digest into its messages (`digest_messages`, then `send_digest_message` for each), which gives
 message-level exactly-once: the digest is frozen in the ledger when claimed, each message is recorded with its
 platform id the moment the platform accepts it, and a restart after a crash sends only the messages that had not
-gone out.
+gone out. `deliver` does it all for one digest; a fan-out calls `prepare` (claim, build, freeze, render) for every
+due digest first and `send_prepared` after, so a crash part-way through has only sends left to redo.
 """
 
 from __future__ import annotations
@@ -88,6 +89,17 @@ def retry_wait(error: DeliveryError, attempt: int, rng: random.Random | None = N
     return (rng or random).uniform(ceiling / 2, ceiling)
 
 
+@dataclass(frozen=True, slots=True)
+class PreparedDigest:
+    """A digest claimed in the ledger, frozen there and rendered as the platform's messages: all that is left is to
+    send them."""
+
+    target: Target
+    day: dt.date
+    digest: Digest
+    messages: Sequence[object]
+
+
 async def deliver(
     core: Core, poster: Poster, target: Target, day: dt.date, build: Callable[[], Awaitable[Digest]]
 ) -> DeliveryResult:
@@ -97,24 +109,61 @@ async def deliver(
     # one delivery of a digest at a time in this process: the ledger lets a claim take over a "claimed" row (how a
     # restart resumes a digest a crash cut short), so the scheduled post and an admin's /digest now at the same
     # moment would both send; the second waits here and then finds it sent
-    async with core.user_locks(f"deliver|{target.id}|{day.isoformat()}"):
-        return await _deliver_claimed(core, poster, target, day, build)
+    async with _delivery_lock(core, target, day):
+        prepared = await _prepare_claimed(core, poster, target, day, build)
+        if isinstance(prepared, DeliveryResult):
+            return prepared
+        return await _send_claimed(core, poster, prepared)
 
 
-async def _deliver_claimed(
+async def prepare(
     core: Core, poster: Poster, target: Target, day: dt.date, build: Callable[[], Awaitable[Digest]]
-) -> DeliveryResult:
+) -> PreparedDigest | DeliveryResult:
+    """Claim, build, freeze and render the digest of `day` for `target` without sending anything (a fan-out
+    prepares every due digest first, so a crash in the middle of it has only sends left to redo); the
+    `DeliveryResult` when there is nothing to send (it went out already)."""
+    if target.id is None:
+        raise ValueError("a target must be saved before posting to it")
+    async with _delivery_lock(core, target, day):
+        return await _prepare_claimed(core, poster, target, day, build)
+
+
+async def send_prepared(core: Core, poster: Poster, prepared: PreparedDigest) -> DeliveryResult:
+    """Send the messages of a prepared digest the ledger does not hold as sent (another delivery may have sent some
+    or all of them since it was prepared), then mark it sent."""
+    async with _delivery_lock(core, prepared.target, prepared.day):
+        return await _send_claimed(core, poster, prepared)
+
+
+def _delivery_lock(core: Core, target: Target, day: dt.date) -> asyncio.Lock:
+    return core.user_locks(f"deliver|{target.id}|{day.isoformat()}")
+
+
+async def _prepare_claimed(
+    core: Core, poster: Poster, target: Target, day: dt.date, build: Callable[[], Awaitable[Digest]]
+) -> PreparedDigest | DeliveryResult:
     assert target.id is not None
     if not await core.repo.claim_post(target.id, day):
         return DeliveryResult(target, day, "already-sent")
+    frozen = await core.repo.frozen_digest(target.id, day)
+    if not frozen:
+        frozen = await core.repo.freeze_digest(target.id, day, digest_to_json(await build()))
+    digest = digest_from_json(frozen)
+    return PreparedDigest(target, day, digest, list(poster.digest_messages(target, digest)))
+
+
+async def _send_claimed(core: Core, poster: Poster, prepared: PreparedDigest) -> DeliveryResult:
+    target, day = prepared.target, prepared.day
+    assert target.id is not None
     try:
-        digest, refs = await _send_by_message(core, poster, target, day, build)
+        refs = await _send_by_message(core, poster, prepared)
     except DeliveryError as exc:
         log.error("digest for %s on %s not delivered: %s", target.key, day, exc)
         await core.repo.note_post_failure(target.id, day, str(exc))
         if exc.permanent:
             await retire(core, target, str(exc))
         return DeliveryResult(target, day, "failed", str(exc), permanent=exc.permanent)
+    digest = prepared.digest
     await core.repo.mark_sent(target.id, day, [i.paper.id for i in digest.items], detail=",".join(refs)[:500])
     log.info("digest for %s on %s sent: %d papers in %d messages", target.key, day, digest.picked, len(refs))
     return DeliveryResult(target, day, "sent", f"{digest.picked} papers")
@@ -138,16 +187,10 @@ async def retire(core: Core, target: Target, reason: str) -> None:
         log.warning("digest of %s inactive (not retried until set up again): %s", target.key, reason[:200])
 
 
-async def _send_by_message(
-    core: Core, poster: Poster, target: Target, day: dt.date, build: Callable[[], Awaitable[Digest]]
-) -> tuple[Digest, list[str]]:
+async def _send_by_message(core: Core, poster: Poster, prepared: PreparedDigest) -> list[str]:
     """Send the digest's messages not recorded as sent yet, recording each as it goes out."""
+    target, day, messages = prepared.target, prepared.day, prepared.messages
     assert target.id is not None
-    frozen = await core.repo.frozen_digest(target.id, day)
-    if not frozen:
-        frozen = await core.repo.freeze_digest(target.id, day, digest_to_json(await build()))
-    digest = digest_from_json(frozen)
-    messages = poster.digest_messages(target, digest)
     journal = core.sent_journal
     sent = {**(journal.sent(target.id, day) if journal else {}), **await core.repo.sent_messages(target.id, day)}
     for seq, message in enumerate(messages):
@@ -169,7 +212,7 @@ async def _send_by_message(
         await core.repo.record_message(target.id, day, seq, sent[seq])
     for seq, message_id in sent.items():  # lines only the journal had (a crash before the ledger got them)
         await core.repo.record_message(target.id, day, seq, message_id)
-    return digest, [sent[i] for i in sorted(sent)]
+    return [sent[i] for i in sorted(sent)]
 
 
 def digest_to_json(digest: Digest) -> str:

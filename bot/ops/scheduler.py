@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 from bot.core import Core
 from bot.digests.build import build_digest
-from bot.digests.delivery import DeliveryResult, Poster, deliver
+from bot.digests.delivery import DeliveryResult, Poster, PreparedDigest, prepare, send_prepared
 from bot.digests.due import post_moment as schedule_post_moment
 from bot.errors import PaperscoutError
 from bot.models import Digest, Profile, Target
@@ -200,18 +200,31 @@ class DigestJobs:
                 )
             return asyncio.shield(built[key])
 
-        async def post(poster: Poster, target: Target, profile: Profile, day: dt.date) -> DeliveryResult | None:
+        async def ready(
+            poster: Poster, target: Target, profile: Profile, day: dt.date
+        ) -> PreparedDigest | DeliveryResult | None:
             async with gate:
                 if self.stopping:  # no new sends once a stop was asked for; the ledger keeps it claimable
                     return None
                 try:
-                    result = await deliver(self.core, poster, target, day, lambda: build(target, profile, day))
+                    return await prepare(self.core, poster, target, day, lambda: build(target, profile, day))
                 except PaperscoutError as exc:
                     log.error("digest for %s on %s not built: %s", target.key, day, exc)
                     return DeliveryResult(target, day, "failed", str(exc))
-                return result
 
-        results = [r for r in await asyncio.gather(*(post(*w) for w in work)) if r is not None]
+        async def post(poster: Poster, prepared: PreparedDigest) -> DeliveryResult | None:
+            async with gate:
+                if self.stopping:
+                    return None
+                return await send_prepared(self.core, poster, prepared)
+
+        # every due digest is built, frozen and rendered before the first send: a platform without an idempotency
+        # key (Telegram) may repeat the one message accepted just before a crash, and a crash in the middle of the
+        # fan-out leaves only sends to redo, not builds
+        prepared = await asyncio.gather(*(ready(*w) for w in work))
+        results = [r for r in prepared if isinstance(r, DeliveryResult)]
+        sends = [post(w[0], p) for w, p in zip(work, prepared, strict=True) if isinstance(p, PreparedDigest)]
+        results += [r for r in await asyncio.gather(*sends) if r is not None]
         if not self.stopping:
             from bot.members.personal import deliver_due_personal_digests
 
