@@ -192,6 +192,10 @@ class SlackPoster(PlatformPoster):
         super().__init__()  # paced in `post`, by channel, so replies and digests share one spacing
         self.client, self.channels = client, ChatPacer(interval, overall_per_second=0)
         self.token_refused = ""  # once Slack refuses the token itself, nothing more is sent until a restart
+        # until Slack has accepted one post, posts go one at a time: a fan-out that sends every prepared digest at
+        # once then meets a refused token once, not once per channel
+        self._token_accepted = False
+        self._first_posts = asyncio.Lock()
 
     def render_digest(self, target: Target, view: DigestView) -> list[SlackMessage]:
         """The digest as Slack messages."""
@@ -205,6 +209,14 @@ class SlackPoster(PlatformPoster):
 
     async def post(self, channel: str, message: SlackMessage, *, thread_ts: str = "") -> str:
         """Post one message; returns its ts. Blocks Slack refuses are logged (a layout bug) and the text sent alone."""
+        if self._token_accepted:
+            return await self._post_or_refuse(channel, message, thread_ts)
+        async with self._first_posts:
+            ts = await self._post_or_refuse(channel, message, thread_ts)
+        self._token_accepted = True
+        return ts
+
+    async def _post_or_refuse(self, channel: str, message: SlackMessage, thread_ts: str) -> str:
         from slack_sdk.errors import SlackApiError
 
         if self.token_refused:
