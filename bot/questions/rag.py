@@ -677,7 +677,10 @@ async def ask(
     more = tuple(r.paper for r in offered if window[0] <= r.paper.announced <= window[1])
     tldrs = await shown_tldrs(core, papers)
     text, cited, usage = extractive_answer(filters, papers, tldrs, window, more=len(more)), tuple(papers), {}
-    if not found or not all(r.embedded for r in (*found, *offered)):
+    # nothing found where papers are stored, or found by their words alone: the vector store may be what is wrong
+    # (an empty window needs no look at it: opening Chroma costs a cold command a second)
+    unembedded = not all(r.embedded for r in (*found, *offered))
+    if unembedded or (not found and await _window_holds_papers(core, filters.window)):
         gap = await vector_gap_note(core)
         text = f"{gap}\n{text}" if gap else text
     if core.llm is not None and papers:
