@@ -118,6 +118,13 @@ def test_without_a_level_one_off_commands_stay_quiet(home: Path, monkeypatch: py
     assert len(events(json_lines(capsys.readouterr().err), "command")) == 1
 
 
+def test_a_debug_level_leaves_out_the_per_call_sqlite_chatter(home: Path) -> None:
+    configure_logging(False, Settings(home=home, log_level="DEBUG"))
+    assert logging.getLogger("bot").isEnabledFor(logging.DEBUG)
+    assert not logging.getLogger("aiosqlite").isEnabledFor(logging.DEBUG)  # a line per SQLite call otherwise
+    assert logging.getLogger("aiosqlite").isEnabledFor(logging.WARNING)
+
+
 def test_a_bad_log_setting_is_one_error_line(home: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
     monkeypatch.setenv("PAPERSCOUT_LOG_LEVEL", "LOUD")
     assert main(["db"]) == 1

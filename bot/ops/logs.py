@@ -29,6 +29,8 @@ FIELDS = "paperscout_fields"  # the LogRecord attribute holding `log_event`'s st
 TEXT_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 # APScheduler writes two lines per job run ("Running job", "executed successfully"): our one line replaces them
 _CHATTY_AT_INFO = ("apscheduler.executors",)
+# a line per SQLite call from their worker thread, at DEBUG: noise at any level, and a debug run drowns in it
+_NOISE_AT_DEBUG = ("aiosqlite",)
 # credentials inside URLs: user:password@host, /bot<token>/ paths, ?key= / token= / api_key= query values
 _URL_SECRETS = (
     re.compile(r"(?<=://)[^/\s:@]+:[^/\s@]+(?=@)"),
@@ -239,3 +241,5 @@ def configure_logging(verbose: bool, settings: Settings | None = None, *, servic
     root.setLevel(level)
     for name in _CHATTY_AT_INFO:
         logging.getLogger(name).setLevel(logging.WARNING if level >= logging.INFO else logging.NOTSET)
+    for name in _NOISE_AT_DEBUG:
+        logging.getLogger(name).setLevel(max(level, logging.INFO))
