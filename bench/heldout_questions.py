@@ -25,6 +25,7 @@ min(5, results) results that are in `relevant` or `acceptable` (1.0 when nothing
 exists). Figures are means over items; a kind's figure is the mean over its questions.
 
     .venv/bin/python bench/heldout_questions.py [--home DIR] [--data ../shared/data] [-v] [--only questions|search]
+        [--set bench/heldout]
 
 The store is built once under `--home` (default: a directory in the system temp dir) and reused by later runs.
 """
@@ -210,6 +211,7 @@ async def main() -> None:
     parser.add_argument("--home", type=Path, default=DEFAULT_HOME, help=f"store built once, reused ({DEFAULT_HOME})")
     parser.add_argument("--data", type=Path, default=SHARED_DATA)
     parser.add_argument("--only", choices=["questions", "search"], help="run one part")
+    parser.add_argument("--set", type=Path, default=HERE / "heldout", help="folder of questions.jsonl, search.jsonl")
     parser.add_argument("-v", "--verbose", action="store_true", help="each item, its misses and off-topic papers")
     args = parser.parse_args()
     papers = read_jsonl(sorted((args.data / "arxiv").glob("*.jsonl")))
@@ -218,10 +220,10 @@ async def main() -> None:
     async with open_core(Settings(home=args.home, llm_base_url=None, llm_api_key=None)) as core:
         await ensure_store(core, papers)
         if args.only in (None, "questions"):
-            items = _load(HERE / "heldout" / "questions.jsonl")
+            items = _load(args.set / "questions.jsonl")
             report_questions(items, await run_questions(core, items, by_id, args.verbose))
         if args.only in (None, "search"):
-            report_searches(await run_searches(core, _load(HERE / "heldout" / "search.jsonl"), by_id, args.verbose))
+            report_searches(await run_searches(core, _load(args.set / "search.jsonl"), by_id, args.verbose))
 
 
 if __name__ == "__main__":
