@@ -20,6 +20,7 @@ from bot.chat.messages import (
     TextReply,
     is_paperscout_button,
     is_question_choice,
+    layout,
 )
 
 __all__ = [
@@ -39,4 +40,5 @@ __all__ = [
     "TextReply",
     "is_paperscout_button",
     "is_question_choice",
+    "layout",
 ]

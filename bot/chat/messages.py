@@ -28,7 +28,17 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass, field
 
-from bot.views.model import BUTTON_PREFIX, PAPER_ACTIONS, Action, Choice, DigestView, PaperView, paper_button
+from bot.views.layout import Block, answer_blocks, digest_blocks, text_block, text_reply_blocks
+from bot.views.model import (
+    BUTTON_PREFIX,
+    PAPER_ACTIONS,
+    Action,
+    Choice,
+    DigestView,
+    PaperView,
+    is_paperscout_button,
+    paper_button,
+)
 
 __all__ = [
     "PAPER_ACTIONS",
@@ -45,15 +55,10 @@ __all__ = [
     "Reply",
     "Speaker",
     "TextReply",
+    "is_paperscout_button",
+    "layout",
     "paper_button",
 ]
-
-MAX_BUTTON_BYTES = 64
-
-
-def is_paperscout_button(value: str) -> bool:
-    """True when a platform's button value (callback data, custom_id) is one of ours."""
-    return value.startswith(BUTTON_PREFIX) and len(value.encode()) <= MAX_BUTTON_BYTES
 
 
 def is_question_choice(value: str) -> bool:
@@ -184,3 +189,15 @@ class FileReply:
 
 
 Reply = TextReply | DigestReply | AnswerReply | FileReply
+
+
+def layout(reply: Reply) -> list[Block]:
+    """A reply as the core's chat layout (`bot.views.layout`), which a front end styles and packs into messages:
+    a digest, an answer with its sources, text with paper cards and choices, or a file's caption."""
+    if isinstance(reply, DigestReply):
+        return digest_blocks(reply.digest)
+    if isinstance(reply, AnswerReply):
+        return answer_blocks(reply.text, reply.citations, usage=reply.usage_line)
+    if isinstance(reply, FileReply):
+        return text_block(reply.caption)
+    return text_reply_blocks(reply.text, reply.cards, reply.choices)

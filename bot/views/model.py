@@ -23,6 +23,12 @@ ARXIV_COMMENT_CHARS = 200
 PAPER_ACTIONS = ("up", "down", "more", "why", "undo")  # 'undo' takes the member's reaction to the paper back
 ACTION_LABELS = {"up": "👍", "down": "👎", "more": "More like this", "why": "Why?", "undo": "Undo"}
 BUTTON_PREFIX = "ps:"
+MAX_BUTTON_BYTES = 64  # Telegram's callback_data limit (Discord allows 100 in a custom_id, Slack more)
+
+
+def is_paperscout_button(value: str) -> bool:
+    """True when a platform's button value (callback data, custom_id) is one of ours and within 64 bytes."""
+    return value.startswith(BUTTON_PREFIX) and len(value.encode()) <= MAX_BUTTON_BYTES
 
 
 def paper_button(action: str, paper_id: str) -> str:
