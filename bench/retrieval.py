@@ -38,7 +38,7 @@ from bot.core import open_core
 from bot.ingest.bundled import bundled_file
 from bot.ingest.jsonl import read_jsonl
 from bot.models import day_to_int
-from bot.questions.rag import lexical_groups
+from bot.questions.retrieval import lexical_groups
 from bot.store.vectors import VectorStore, day_range_filter
 
 FIRST_DAY = dt.date(2024, 9, 2)

@@ -11,9 +11,11 @@ from bot.core import Core
 from bot.ingest.save import store_papers
 from bot.models import Paper
 from bot.questions.authors import AuthorIndex, same_person
-from bot.questions.rag import Turn, ask, exact_names, parse_question, topic_alternatives
+from bot.questions.rag import Turn, ask, parse_question
 from bot.questions.request import beyond, introduces_benchmark, read_request
+from bot.questions.retrieval import exact_names
 from bot.questions.spelling import english_words
+from bot.questions.topics import topic_alternatives
 
 FRIDAY = dt.date(2025, 5, 30)
 COMOE, PREMOE = "2505.17553", "2505.17639"

@@ -10,10 +10,12 @@ import pytest
 from bot.core import Core
 from bot.ingest.save import store_papers
 from bot.models import Paper
-from bot.questions.rag import COVERED, NOTHING_ASKED, ask, topic_evidence
+from bot.questions.rag import NOTHING_ASKED, ask
+from bot.questions.retrieval import topic_evidence
 from bot.questions.search import search_papers
 from bot.questions.spelling import corrected, edits
 from bot.questions.timewords import find_time_window
+from bot.questions.topics import COVERED
 
 MONDAY = dt.date(2025, 5, 26)
 NAMED = ("Thomas L. Griffiths", "Lenka Zdeborová", "Hinrich Schütze", "Lei Bai", "Fenghua Ling")

@@ -15,7 +15,9 @@ from bot.core import Core, open_core
 from bot.embeddings.embedder import LocalEmbedder
 from bot.ingest.save import store_papers
 from bot.models import Paper
-from bot.questions.rag import ask, parse_question, retrieve, topic_alternatives
+from bot.questions.rag import ask, parse_question
+from bot.questions.retrieval import retrieve
+from bot.questions.topics import topic_alternatives
 from tests.fakes.openai_server import TEST_API_KEY, FakeOpenAI, Fault
 
 FRIDAY = dt.date(2025, 5, 30)

@@ -6,9 +6,9 @@ import pytest
 
 from bot.core import Core
 from bot.models import Paper
-from bot.questions.rag import COVERED, topic_evidence
+from bot.questions.retrieval import topic_evidence
 from bot.questions.spelling import corrected
-from bot.questions.topics import split_units, topic_key
+from bot.questions.topics import COVERED, split_units, topic_key
 from bot.text.terms import same_word
 
 

@@ -5,7 +5,7 @@
 - a contribution type: "new benchmarks for X", "which papers introduce a dataset for X": the papers must introduce
   a benchmark or data set (`Request.contribution`, tested by `introduces_benchmark`) and be about X;
 - clarifications: "X, i.e. A or B", "X (A, B, ...)", "X — A, B": the parenthesised or explained words are further
-  alternatives of the same need, written as examples (`as_examples`) for `bot.questions.rag.topic_alternatives`;
+  alternatives of the same need, written as examples (`as_examples`) for `bot.questions.topics.topic_alternatives`;
 - markup typed into a question (`<b>`, `&amp;`) is no topic.
 """
 

@@ -9,7 +9,9 @@ from dataclasses import dataclass
 from bot.core import Core
 from bot.models import Paper
 from bot.questions.coverage import vector_gap_note
-from bot.questions.rag import MAX_QUESTION, Filters, retrieve
+from bot.questions.filters import Filters
+from bot.questions.rag import MAX_QUESTION
+from bot.questions.retrieval import retrieve
 from bot.questions.spelling import corrected
 from bot.questions.timewords import TimeWindow
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
@@ -272,3 +273,83 @@ def full_text_groups(topic: str) -> list[list[str]]:
         for spelling in part.term.spellings:
             groups.append([*others, _words(spelling)])
     return groups
+
+
+# ---------------------------------------------------------------- the topic a question is left with
+
+_SEPARATORS = frozenset(",;/")
+
+
+def topic_of(text: str) -> str:
+    """The topic left in a question: meta words dropped anywhere, filler words trimmed from both ends.
+
+    Small words between content words stay ("mixture of experts", "learning to rank").
+    """
+    # list separators stay: "watermarking, unlearning or copyright" names three alternatives
+    words = [w for w in re.findall(r"[\w][\w\-\.+']*|[,;/]", text) if w.lower() not in META and not w.isdigit()]
+    while words and (words[0].lower().strip("'") in FILLER or words[0] in _SEPARATORS):
+        words.pop(0)
+    while words and (words[-1].lower().strip("'") in FILLER or words[-1] in _SEPARATORS):
+        words.pop()
+    return re.sub(r" ([,;])", r"\1", " ".join(words)).strip(" .?!")
+
+
+def expand_terms(topic: str) -> list[str]:
+    """The topic's normalised phrases with each named term in its other spellings (for the query's vector)."""
+    return [p for a in topic_alternatives(topic) for p in spellings_of(a.text)] or spellings_of(topic)
+
+
+_ALTERNATIVE = re.compile(r"\s*(?:,|;|/|\bor\b)\s*", re.IGNORECASE)
+_EXAMPLES = re.compile(r"\s*(?:\blike\b|\bsuch as\b|\bincluding\b|\be\.?g\.?)\s*", re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class Alternative:
+    """One of the topics a question accepts; `exact` when it is a class named before examples ("optimizers like
+    ...", where "optimization" papers are not meant), so its words match only as written (plurals aside)."""
+
+    text: str
+    exact: bool = False
+    example_of: str = ""  # the class this alternative is an example of ("optimizers" for "SGD")
+
+
+def topic_alternatives(topic: str) -> list[Alternative]:
+    """The topics a question accepts any of: "optimizers like SGD or Adam" -> optimizers (exact), SGD, Adam.
+
+    "or", commas and example markers ("like", "such as", "e.g.") separate alternatives; "and" does not (a paper
+    on "pruning and quantization" should be about both). A topic without them is its own single alternative.
+    """
+    head, marker, examples = (topic, "", "")
+    found = _EXAMPLES.search(topic)
+    if found:
+        head, marker, examples = topic[: found.start()], found.group(0), topic[found.end() :]
+    parts = [Alternative(topic_of(p)) for p in coordinated(_ALTERNATIVE.split(head))]
+    if marker and len(parts) == 1:
+        parts = [Alternative(parts[0].text, exact=True)]
+    context = parts[0].text if len(parts) == 1 else ""
+    if marker:
+        parts += [Alternative(topic_of(p), example_of=context) for p in coordinated(_ALTERNATIVE.split(examples))]
+    unique = list(dict.fromkeys(p for p in parts if p.text))
+    return unique if len(unique) > 1 else ([Alternative(topic)] if topic else [])
+
+
+_LAST_PREPOSITION = re.compile(r"^(.*\b(?:of|for|in|on|to|with|from|about|between|inside|across)\s+)\S", re.IGNORECASE)
+_PREPOSITION = re.compile(r"\b(?:of|for|in|on|to|with|from|about|between|inside|across)\b", re.IGNORECASE)
+COORDINATED_WORDS = 3  # an alternative this short after "X of A or B" is another A: "X of B"
+
+
+def coordinated(pieces: Sequence[str]) -> list[str]:
+    """Alternatives split at "or" or a slash, each short one that follows a phrase ending "X of A" read as "X of B":
+    "federated fine-tuning of LLMs or other foundation models" -> "... of LLMs", "... of other foundation models";
+    "reasoning in multimodal / vision-language models" -> "reasoning in multimodal", "reasoning in vision-language
+    models". A piece with a preposition of its own, or a long one, stands alone."""
+    out = list(pieces)
+    prefix = ""
+    for n, piece in enumerate(pieces):
+        words = piece.split()
+        if n and prefix and words and len(words) <= COORDINATED_WORDS and not _PREPOSITION.search(piece):
+            out[n] = prefix + piece.strip()
+            continue
+        found = _LAST_PREPOSITION.match(piece.strip())
+        prefix = found.group(1) if found else ""
+    return out
