@@ -30,7 +30,7 @@ from bot.core import Core
 from bot.digests.build import build_digest
 from bot.errors import PaperscoutError
 from bot.frontends.discord.render import answer_messages, digest_messages
-from bot.frontends.telegram.render import render_answer, render_digest
+from bot.frontends.telegram.render import render, render_digest
 from bot.ingest.save import store_papers
 from bot.llm.guard import quotes_instructions
 from bot.llm.prompts import clean_untrusted, profile_text
@@ -155,7 +155,7 @@ def answer_renderings(answer: Answer) -> list[Rendered]:
     return [
         Rendered("terminal", answer_text(answer.text, views)),
         Rendered("discord", "\n".join(discord)),
-        Rendered("telegram", "\n".join(m.html for m in render_answer(reply))),
+        Rendered("telegram", "\n".join(m.html for m in render(reply))),
     ]
 
 

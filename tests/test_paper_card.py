@@ -6,9 +6,10 @@ from __future__ import annotations
 import datetime as dt
 
 from bot.core import Core
-from bot.frontends.telegram.render import paper_block
+from bot.frontends.telegram.render import HTML
 from bot.models import Digest, Paper, ScoredPaper
 from bot.views.cards import paper_card
+from bot.views.layout import paper_block
 from bot.views.model import ABSTRACT_CHARS, digest_view
 from bot.views.render import digest_markdown, digest_text, item_to_dict, paper_text
 
@@ -35,7 +36,7 @@ async def test_a_papers_card_shows_its_abstract_day_comment_and_categories(core:
     assert "2025-05-28" in shown and "cs.LG, cs.AI" in shown
     assert "arXiv comment: ICML 2025" in shown and "Abstract: We propose a router" in shown
     assert item_to_dict(card)["abstract"] == card.abstract
-    telegram = "".join(paper_block(card).markup.html_parts)
+    telegram = HTML.block(paper_block(card))
     assert "2025-05-28" in telegram and "Abstract" in telegram and "ICML 2025" in telegram
 
 
@@ -54,4 +55,4 @@ def test_a_list_over_several_days_shows_each_papers_day() -> None:
         assert "2025-05-28" in text and "2025-05-30" in text.split("Another paper", 1)[1]
     view = digest_view(weekly)
     assert not view.items[0].abstract  # a list shows TL;DRs, not abstracts
-    assert all(item.announced.isoformat() in "".join(paper_block(item).markup.html_parts) for item in view.items)
+    assert all(item.announced.isoformat() in HTML.block(paper_block(item)) for item in view.items)

@@ -20,8 +20,7 @@ from bot.config import Settings
 from bot.core import Core
 from bot.digests.delivery import deliver
 from bot.frontends.telegram.app import TelegramHandle, start_telegram
-from bot.frontends.telegram.markup import Markup
-from bot.frontends.telegram.render import TgMessage, render_digest
+from bot.frontends.telegram.render import HTML, PLAIN, TgMessage, render_digest
 from bot.ingest.bundled import EXAMPLE_PROFILE_FILE, bundled_file
 from bot.members.personal import deliver_personal_digest
 from bot.members.settings import profile_owner
@@ -74,8 +73,7 @@ def scored(papers: list[Paper]) -> tuple[ScoredPaper, ...]:
 
 def text_message(text: str) -> TgMessage:
     """Plain text as one Telegram message."""
-    markup = Markup().text(text)
-    return TgMessage(markup.html, markup.plain)
+    return TgMessage(HTML.escape(text), PLAIN.escape(text))
 
 
 async def saved_group(core: Core) -> Target:

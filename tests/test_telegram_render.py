@@ -9,16 +9,9 @@ import pytest
 
 from bot.chat import AnswerReply, Choice, TextReply
 from bot.digests.pacing import ChatPacer
-from bot.frontends.telegram.markup import Markup, utf16_length
-from bot.frontends.telegram.render import (
-    BUDGET,
-    PAPERS_PER_MESSAGE,
-    render_answer,
-    render_digest,
-    render_text,
-    split_text,
-)
+from bot.frontends.telegram.render import HTML, render, render_digest, utf16_length
 from bot.models import Digest, Paper, ScoredPaper
+from bot.views.layout import Span
 from bot.views.model import digest_view, paper_view
 from tests.fakes.telegram_html import parse_html
 
@@ -70,7 +63,7 @@ def hostile_digest(count: int = 60) -> Digest:
 def test_a_digest_of_60_hostile_papers_splits_at_paper_boundaries_and_always_parses() -> None:
     view = digest_view(hostile_digest())
     messages = render_digest(view)
-    assert len(messages) >= 60 // PAPERS_PER_MESSAGE
+    assert len(messages) >= 60 // HTML.papers_per_message
     seen: list[str] = []
     for message in messages:
         text, entities = parse_html(message.html)  # raises on anything Telegram would refuse
@@ -78,12 +71,12 @@ def test_a_digest_of_60_hostile_papers_splits_at_paper_boundaries_and_always_par
         links = [e["url"] for e in entities if e["type"] == "text_link"]
         assert all(url.startswith("https://arxiv.org/abs/2505.") for url in links)
         ids = [url.rsplit("/", 1)[1] for url in links]
-        assert len(ids) <= PAPERS_PER_MESSAGE
+        assert len(ids) <= HTML.papers_per_message
         # the keyboard has one row per paper of this message, with that paper's actions
-        assert [[b.data for b in row] for row in message.keyboard] == [
+        assert [[b.value for b in row] for row in message.keyboard] == [
             [f"ps:up:{i}", f"ps:down:{i}", f"ps:more:{i}"] for i in ids
         ]
-        assert all(len(b.data.encode()) <= 64 for row in message.keyboard for b in row)
+        assert all(len(b.value.encode()) <= 64 for row in message.keyboard for b in row)
         seen += ids
     assert seen == [item.id for item in view.items], "every paper once, in order, never split"
     first_text, _ = parse_html(messages[0].html)
@@ -103,14 +96,14 @@ def test_plain_fallback_says_what_the_html_shows() -> None:
     )
 
 
-def test_long_text_is_split_at_paragraphs_then_lines_then_words() -> None:
-    paragraphs = ["word " * 300, "line\n" * 900, "x" * 5000]
-    pieces = split_text("\n\n".join(paragraphs), BUDGET)
-    assert all(utf16_length(p) <= BUDGET for p in pieces)
-    assert "".join(pieces).replace("\n", "").replace(" ", "") == "\n\n".join(paragraphs).replace("\n", "").replace(
-        " ", ""
-    )
-    assert split_text("🎉" * 3000, BUDGET) == ["🎉" * 2000, "🎉" * 1000]
+def test_long_text_is_split_at_paragraphs_then_lines_then_words_in_utf16_units() -> None:
+    paragraphs = ["word " * 300, "line\n" * 900, "x" * 5000, "🎉" * 3000]
+    messages = render(TextReply("\n\n".join(paragraphs)))
+    assert all(utf16_length(m.plain) <= HTML.message_limit and parse_html(m.html) for m in messages)
+    shown = "".join(m.plain for m in messages)
+    assert shown.replace("\n", "").replace(" ", "") == "".join(paragraphs).replace("\n", "").replace(" ", "")
+    assert messages[0].plain.strip() == paragraphs[0].strip()
+    assert [m.plain for m in messages[-2:]] == ["🎉" * 2000, "🎉" * 1000]
 
 
 def test_text_reply_with_cards_and_choices() -> None:
@@ -120,31 +113,31 @@ def test_text_reply_with_cards_and_choices() -> None:
         cards=(card,),
         choices=(Choice("👍 relevant", "ps:c:rate:1"), Choice("👎 not for me", "ps:c:rate:2"), Choice("x", "bad")),
     )
-    (message,) = render_text(reply)
+    (message,) = render(reply)
     text, _ = parse_html(message.html)
     assert text.startswith("Rate this <paper> & tell me:") and "short <tldr>" in text
-    assert [[b.data for b in row] for row in message.keyboard] == [["ps:c:rate:1", "ps:c:rate:2"]]
+    assert [[b.value for b in row] for row in message.keyboard] == [["ps:c:rate:1", "ps:c:rate:2"]]
 
 
 def test_answer_lists_sources_as_links_without_repeating_listed_titles() -> None:
     papers = [paper_view(hostile_paper(n).paper) for n in (1, 2)]
     written = AnswerReply("Sparse attention <is> covered by [1] and [2].", tuple(papers), (DAY, DAY), usage_line="")
-    (message,) = render_answer(written)
+    (message,) = render(written)
     text, entities = parse_html(message.html)
     assert "[1] " + papers[0].title in text
     assert [e["url"] for e in entities if e["type"] == "text_link"] == [p.url for p in papers]
     listing = "\n".join(f"[{n}] {p.title}" for n, p in enumerate(papers, 1))
-    (message,) = render_answer(AnswerReply(listing, tuple(papers), (DAY, DAY)))
+    (message,) = render(AnswerReply(listing, tuple(papers), (DAY, DAY)))
     text, _ = parse_html(message.html)
     assert text.count(papers[0].title) == 1 and "[1] arXiv:2505.17001" in text
 
 
-def test_markup_escapes_every_piece() -> None:
-    markup = Markup().bold("<b>").text(" & ").link('a "quoted" <title>', 'https://x.org/?a=1&b="2"')
-    text, entities = parse_html(markup.html)
+def test_every_piece_is_escaped_and_mentions_defused() -> None:
+    line = (Span("<b>", "bold"), Span(" & "), Span('a "quoted" <title>', url='https://x.org/?a=1&b="2"'))
+    text, entities = parse_html(HTML.line(line))
     assert text == '<b> & a "quoted" <title>'
     assert entities[1]["url"] == 'https://x.org/?a=1&b="2"'
-    assert Markup().text("by @alice_lab, mail a@b.org").plain == "by @\u2060alice_lab, mail a@\u2060b.org"
+    assert HTML.escape("by @alice_lab, mail a@b.org") == "by @\u2060alice_lab, mail a@\u2060b.org"
 
 
 async def test_pacer_spaces_one_chat_and_leaves_others_alone() -> None:

@@ -74,8 +74,8 @@ class Block:
 
     `title` is shown first (a platform with titled cards may make it the card's title); `lines` follow. `kind` says
     what it is: 'heading' (a digest's header), 'paper', 'topic', 'text', 'sources', 'note' or 'choices' (buttons
-    only). `papers` counts the papers it carries; `separator` goes before it when it follows another block in one
-    message. A 'topic' cut in two repeats its title, marked '(continued)'.
+    only). `papers` counts the papers it carries with their buttons (a topic's lines have none); `separator` goes
+    before it when it follows another block in one message. A 'topic' cut in two repeats its title, '(continued)'.
     """
 
     kind: str
@@ -183,7 +183,7 @@ def topic_blocks(groups: Sequence[TopicGroup]) -> list[Block]:
                 lines.append((Span(clip(group.note, TOPIC_LINE_CHARS), "italic"),))
             lines += [_topic_line(item) for item in group.items]
         title = (Span(f"■ {clip(topic[0].heading, TITLE_CHARS)}", "bold"),)
-        blocks.append(Block("topic", tuple(lines), title=title, papers=sum(len(g.items) for g in topic)))
+        blocks.append(Block("topic", tuple(lines), title=title))
     return blocks
 
 
@@ -346,9 +346,9 @@ def pack(blocks: Iterable[Block], style: Style) -> list[Page]:
             piece_slots = (1 if piece.title or piece.lines else 0) + (piece_rows if style.rows_are_blocks else 0)
             if not pages or not (
                 size + style.size(piece.separator) + cost <= style.message_limit
-                and _within(papers + piece.papers, style.papers_per_message)
-                and _within(slots + piece_slots, style.blocks_per_message)
-                and _within(rows + piece_rows, style.rows_per_message)
+                and _within(papers, piece.papers, style.papers_per_message)
+                and _within(slots, piece_slots, style.blocks_per_message)
+                and _within(rows, piece_rows, style.rows_per_message)
             ):
                 pages.append([])
                 size = papers = slots = rows = 0
@@ -359,8 +359,8 @@ def pack(blocks: Iterable[Block], style: Style) -> list[Page]:
     return [Page(tuple(page)) for page in pages]
 
 
-def _within(count: int, limit: int) -> bool:
-    return not limit or count <= limit
+def _within(count: int, added: int, limit: int) -> bool:
+    return not limit or not added or count + added <= limit
 
 
 def split_block(block: Block, style: Style) -> list[Block]:

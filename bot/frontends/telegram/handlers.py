@@ -39,7 +39,6 @@ from bot.chat.controller import ChatController
 from bot.chat.messages import (
     AnswerReply,
     Attachment,
-    DigestReply,
     FileReply,
     Incoming,
     Place,
@@ -49,9 +48,9 @@ from bot.chat.messages import (
     is_paperscout_button,
 )
 from bot.digests.delivery import DeliveryError
-from bot.frontends.telegram.markup import clip
-from bot.frontends.telegram.render import file_caption, render_answer, render_digest, render_text
+from bot.frontends.telegram.render import caption_html, render
 from bot.frontends.telegram.sending import TelegramSender
+from bot.views.layout import clip
 from bot.views.model import BUTTON_PREFIX, PAPER_ACTIONS
 
 log = logging.getLogger(__name__)
@@ -259,20 +258,14 @@ class TelegramFrontEnd:
             if isinstance(reply, FileReply):
                 await self._send_file(chat_id, message, reply, place)
                 continue
-            if isinstance(reply, DigestReply):
-                rendered = render_digest(reply.digest)
-            elif isinstance(reply, AnswerReply):
-                rendered = render_answer(reply)
-            else:
-                rendered = render_text(reply)
-            sent = await self.sender.send_many(chat_id, rendered, reply_to=quote)
+            sent = await self.sender.send_many(chat_id, render(reply), reply_to=quote)
             quote = None
             if isinstance(reply, AnswerReply):
                 for part in sent:
                     await self.controller.remember_message(place, str(part.message_id), reply)
 
     async def _send_file(self, chat_id: int, message: TgApiMessage | None, reply: FileReply, place: Place) -> None:
-        caption = file_caption(reply)
+        caption = caption_html(reply.caption)
         if place.is_dm:
             await self.sender.send_document(chat_id, reply.name, reply.data, caption)
             return
@@ -284,9 +277,7 @@ class TelegramFrontEnd:
             note = "I sent it to you in a direct message."
         except DeliveryError:
             note = "I only send that in a direct message: open a chat with me, press Start and ask there."
-        await self.sender.send_many(
-            chat_id, render_text(TextReply(note)), reply_to=message.message_id if message else None
-        )
+        await self.sender.send_many(chat_id, render(TextReply(note)), reply_to=message.message_id if message else None)
 
     @contextlib.asynccontextmanager
     async def _typing(self, chat_id: int) -> AsyncIterator[None]:

@@ -30,7 +30,6 @@ from telegram.error import BadRequest, ChatMigrated, Forbidden, RetryAfter, Tele
 
 from bot.digests.delivery import DeliveryError
 from bot.digests.pacing import ChatPacer
-from bot.frontends.telegram.markup import Markup
 from bot.frontends.telegram.render import Keyboard, TgMessage
 
 log = logging.getLogger(__name__)
@@ -44,7 +43,7 @@ def keyboard_markup(rows: Keyboard) -> InlineKeyboardMarkup | None:
     """PTB's inline keyboard for our rows (None when there are none)."""
     if not rows:
         return None
-    return InlineKeyboardMarkup([[InlineKeyboardButton(b.label, callback_data=b.data) for b in row] for row in rows])
+    return InlineKeyboardMarkup([[InlineKeyboardButton(b.label, callback_data=b.value) for b in row] for row in rows])
 
 
 def retry_seconds(error: RetryAfter) -> float:
@@ -126,17 +125,15 @@ class TelegramSender:
         return sent
 
     async def send_document(
-        self, chat_id: int, name: str, data: bytes, caption: Markup, *, reply_to: int | None = None
+        self, chat_id: int, name: str, data: bytes, caption: str, *, reply_to: int | None = None
     ) -> Message:
-        """Send a file with an HTML caption."""
+        """Send a file with an HTML caption (`render.caption_html`)."""
         try:
             return await self._send_document(chat_id, name, data, caption, reply_to)
         except ChatMigrated as moved:
             return await self._send_document(await self._moved(chat_id, moved), name, data, caption, None)
 
-    async def _send_document(
-        self, chat_id: int, name: str, data: bytes, caption: Markup, reply_to: int | None
-    ) -> Message:
+    async def _send_document(self, chat_id: int, name: str, data: bytes, caption: str, reply_to: int | None) -> Message:
         reply = ReplyParameters(reply_to, allow_sending_without_reply=True) if reply_to else None
         try:
             async with self.pacer.turn(chat_id):
@@ -144,7 +141,7 @@ class TelegramSender:
                     chat_id,
                     data,
                     filename=name,
-                    caption=caption.html or None,
+                    caption=caption or None,
                     parse_mode=ParseMode.HTML,
                     reply_parameters=reply,
                 )
