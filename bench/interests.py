@@ -24,10 +24,10 @@ from questions_phrasings import INTERESTS, Interest
 
 from bot.config import Settings
 from bot.core import Core, open_core
-from bot.digests.build import profile_model
 from bot.ingest.jsonl import read_jsonl
 from bot.ingest.save import store_papers
 from bot.models import Paper, Profile, Topic
+from bot.ranking.for_profile import profile_model
 from bot.ranking.rank import ProfileModel, rank_for_profile
 
 # Other short interests a member might type, written before the ranker changed and never run while tuning it.

@@ -36,16 +36,18 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bot.config import Settings
 from bot.core import Core, open_core
-from bot.digests.build import build_digest, rank_papers
+from bot.digests.build import build_digest
 from bot.embeddings.embedder import combine_vectors, paper_vectors
 from bot.ingest.jsonl import read_jsonl
 from bot.ingest.limits import clean_paper
 from bot.llm.prompts import clean_untrusted
 from bot.models import Paper
 from bot.ranking import llm_score as score
+from bot.ranking.for_profile import rank_papers
 from bot.ranking.metrics import roc_auc
 from bot.ranking.profiles import load_profile
 from bot.text import tldr as summarize
+from bot.text.extractive import extractive_tldr
 from tests.fakes.openai_server import FakeOpenAI
 from tests.fakes.paperscout_llm import PaperscoutResponder
 
@@ -96,7 +98,7 @@ async def store_day(core: Core, papers: list[Paper], emb_dir: Path, day: str) ->
         cleaned = [clean_paper(p) for p in papers]
         same = [i for i, (a, b) in enumerate(zip(papers, cleaned, strict=True)) if a.text == b.text]
         await core.repo.upsert_papers(cleaned)
-        await core.repo.set_tldrs({p.id: summarize.extractive_tldr(p) for p in cleaned}, "extractive")
+        await core.repo.set_tldrs({p.id: extractive_tldr(p) for p in cleaned}, "extractive")
         await core.vectors.upsert([cleaned[i] for i in same], vecs[same].astype(np.float32))
     await store_papers(core, papers)  # embeds whatever the cache did not cover
 
@@ -207,12 +209,12 @@ async def text_proxy(core: Core, data: Path, days: list[str]) -> None:
     """
     variants = {
         "title only": lambda p: "",
-        "title + extractive key sentence": summarize.extractive_tldr,
+        "title + extractive key sentence": extractive_tldr,
         **{f"title + abstract opening {n}": partial(_opening, limit=n) for n in (40, 60, 100, 150)},
         "title + whole abstract": lambda p: p.abstract,
     }
     profile = load_profile(data / "profiles" / "foundations.toml")
-    from bot.digests.build import profile_model
+    from bot.ranking.for_profile import profile_model
     from bot.ranking.rank import paper_features, rank_for_profile
 
     model = await profile_model(core, profile)

@@ -27,8 +27,8 @@ from qa import SHARED_DATA
 
 from bot.ingest.jsonl import read_jsonl
 from bot.models import Paper
+from bot.text.extractive import extractive_tldr
 from bot.text.latex import latex_to_text
-from bot.text.tldr import extractive_tldr
 
 HELDOUT = Path(__file__).parent / "heldout" / "tldr.jsonl"
 

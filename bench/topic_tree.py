@@ -32,7 +32,7 @@ from sklearn.metrics import adjusted_mutual_info_score
 
 from bot.embeddings.embedder import LocalEmbedder
 from bot.llm.prompts import load_prompts
-from bot.text.tldr import extractive_tldr
+from bot.text.extractive import extractive_tldr
 from bot.topictree.build import as_paper, build_topic_tree, paper_text_vectors
 from bot.topictree.llm_names import request_tokens
 from bot.topictree.tree import PaperText, TopicTree

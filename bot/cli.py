@@ -298,7 +298,7 @@ async def cmd_db(core: Core, args: argparse.Namespace) -> int:
         print(f"mismatch:        {check.papers} papers but {check.vectors} vectors: {'; '.join(check.problems())}")
         print("                 run paperscout db --repair to rebuild what disagrees from the stored papers")
     if args.refresh_vectors:
-        from bot.ingest.save import refresh_vectors
+        from bot.ingest.vectors import refresh_vectors
 
         seen, embedded = await refresh_vectors(core, Progress("embedding"))
         print(f"vectors refreshed: {embedded} of {seen} papers embedded again, the rest were current")

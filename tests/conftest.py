@@ -19,7 +19,7 @@ from bot.ingest.jsonl import read_jsonl
 from bot.ingest.limits import clean_paper
 from bot.models import Digest, Paper, Target
 from bot.ops.logs import HANDLER_NAME, configure_logging
-from bot.text.tldr import extractive_tldr
+from bot.text.extractive import extractive_tldr
 from tests.chroma_run import chroma_run
 from tests.fakes.arxiv_server import FakeArxiv
 from tests.fakes.openai_server import TEST_API_KEY, FakeOpenAI

@@ -23,7 +23,7 @@ from bot.config import Settings
 from bot.core import open_core
 from bot.embeddings.embedder import Embedder, paper_vectors
 from bot.models import Paper, Profile, Target, Topic
-from bot.text.tldr import extractive_tldr
+from bot.text.extractive import extractive_tldr
 from tests.fakes.telegram_server import FakeTelegram
 
 PROFILE = Profile(

@@ -22,7 +22,7 @@ import numpy as np
 
 from bot.config import Settings
 from bot.core import open_core
-from bot.ingest.save import EMBED_CHUNK
+from bot.ingest.vectors import EMBED_CHUNK
 from bot.models import Paper
 from bot.store.vectors import VectorStore
 

@@ -9,8 +9,7 @@ from typing import Any
 
 from bot.core import Core
 from bot.digests.delivery import deliver_digest
-from bot.models import Target
-from bot.ranking.profiles import Profile, Topic
+from bot.models import Profile, Target, Topic
 from tests.conftest import StoreDay
 from tests.fakes.discord_client import pointed_at, running
 from tests.fakes.discord_server import DiscordFake

@@ -21,7 +21,7 @@ from bot.config import Settings
 from bot.core import open_core
 from bot.embeddings.embedder import paper_vectors
 from bot.models import Paper, Target
-from bot.text.tldr import extractive_tldr
+from bot.text.extractive import extractive_tldr
 from tests.conftest import MemoEmbedder
 from tests.fakes.discord_server import DiscordFake
 from tests.run_harness import PROFILE, delivered

@@ -277,12 +277,12 @@ def test_a_reaction_dataclass_is_frozen() -> None:
 
 
 async def test_compiled_profiles_are_kept_up_to_a_bound(core: Core, monkeypatch: pytest.MonkeyPatch) -> None:
-    from bot.digests import build as digest
+    from bot.ranking import for_profile
 
-    monkeypatch.setattr(digest, "PROFILE_CACHE_SIZE", 2)
+    monkeypatch.setattr(for_profile, "PROFILE_CACHE_SIZE", 2)
     profiles = [Profile(name=f"p{i}", topics=(Topic("t", f"topic number {i}"),)) for i in range(3)]
-    first = await digest.profile_model(core, profiles[0])
-    await digest.profile_model(core, profiles[1])
-    assert await digest.profile_model(core, profiles[0]) is first  # used again: now the most recent
-    await digest.profile_model(core, profiles[2])
+    first = await for_profile.profile_model(core, profiles[0])
+    await for_profile.profile_model(core, profiles[1])
+    assert await for_profile.profile_model(core, profiles[0]) is first  # used again: now the most recent
+    await for_profile.profile_model(core, profiles[2])
     assert list(core.profile_cache) == [profiles[0].fingerprint, profiles[2].fingerprint]

@@ -14,7 +14,7 @@ from bot.members.onboarding import OnboardingState, Reply, handle, papers_to_rat
 from bot.members.settings import SettingError, parse_post_time, parse_timezone, parse_weekday, profile_owner
 from bot.models import Paper, Profile, Topic
 from bot.questions.authors import AuthorIndex, split_names
-from bot.ranking.profiles import profile_to_mapping
+from bot.store.profile_format import profile_to_mapping
 from tests.conftest import StoreDay
 
 KEY = "console:ada"
@@ -364,7 +364,7 @@ async def test_the_papers_to_rate_are_more_diverse_than_the_top_five(core: Core,
     profile = onboarding.build_profile(draft, "test")
     picked = await papers_to_rate(core, profile, exclude=set())
     assert len(picked) == 5 and len({p.id for p in picked}) == 5
-    from bot.digests.build import rank_papers
+    from bot.ranking.for_profile import rank_papers
 
     top5 = [s.paper for s in await rank_papers(core, papers, profile, 5)]
 

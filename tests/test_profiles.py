@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from bot.ingest.bundled import bundled_file
-from bot.ranking.profiles import ProfileError, load_profile, profile_from_json, profile_from_mapping, profile_to_json
+from bot.ranking.profiles import load_profile
+from bot.store.profile_format import ProfileError, profile_from_json, profile_from_mapping, profile_to_json
 
 from .conftest import SHARED_DATA
 

@@ -6,7 +6,7 @@ import datetime as dt
 import json
 
 from bot.models import Digest, Paper, ScoredPaper
-from bot.text.tldr import extractive_tldr
+from bot.text.extractive import extractive_tldr
 from bot.views.model import paper_view
 from bot.views.render import answer_text, digest_json, digest_markdown, digest_text, escape_markdown
 

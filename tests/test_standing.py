@@ -15,8 +15,8 @@ from bot.members.onboarding import Draft, build_profile
 from bot.members.personal import personal_digest
 from bot.models import Paper
 from bot.ranking import learn, rank
-from bot.ranking.profiles import profile_from_mapping
 from bot.ranking.rank import paper_features
+from bot.store.profile_format import profile_from_mapping
 from bot.text.safetext import fit_items
 from bot.views.cards import explain_paper
 from bot.views.model import digest_view

@@ -13,7 +13,8 @@ from bot.core import Core
 from bot.embeddings.embedder import paper_vectors
 from bot.errors import InputError
 from bot.ingest.jsonl import read_jsonl
-from bot.ingest.save import refresh_vectors, store_papers
+from bot.ingest.save import store_papers
+from bot.ingest.vectors import refresh_vectors
 from bot.models import Paper
 from bot.questions.search import search_papers
 from bot.store.vectors import paper_metadata

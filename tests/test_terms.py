@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 
 from bot.core import Core
-from bot.digests.build import profile_model
 from bot.embeddings.embedder import LocalEmbedder, paper_vectors
 from bot.ingest.limits import clean_paper
 from bot.members import onboarding
@@ -16,6 +15,7 @@ from bot.members.settings import profile_owner
 from bot.models import Paper, Profile, Topic
 from bot.questions.topics import split_units, topic_key
 from bot.ranking import rank
+from bot.ranking.for_profile import profile_model
 from bot.ranking.interest_units import interest_core, named_terms_text, phrase_units
 from bot.text.terms import Text, UnitIndex
 from tests.conftest import StoreDay

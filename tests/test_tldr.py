@@ -9,8 +9,9 @@ import re
 from bot.core import Core
 from bot.ingest.jsonl import read_jsonl
 from bot.models import Digest, Paper, ScoredPaper
+from bot.text.extractive import TLDR_MAX, drop_connective, extractive_tldr, fit_sentence
 from bot.text.latex import latex_to_text
-from bot.text.tldr import TLDR_MAX, drop_connective, extractive_tldr, fit_sentence, parse_tldrs, shown_tldrs
+from bot.text.tldr import parse_tldrs, shown_tldrs
 from bot.views.model import digest_view, paper_view
 from tests.conftest import SHARED_DATA
 

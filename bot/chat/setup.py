@@ -21,7 +21,8 @@ from bot.errors import InputError
 from bot.ingest.taxonomy import check_category
 from bot.members.settings import SettingError, parse_post_time, parse_timezone
 from bot.models import DIGEST_SIZE, MAX_DIGEST_SIZE, Profile, Target, Topic
-from bot.ranking.profiles import profile_from_mapping, profile_from_toml, profile_to_mapping
+from bot.ranking.profiles import profile_from_toml
+from bot.store.profile_format import profile_from_mapping, profile_to_mapping
 from bot.text.safetext import clean_text
 
 if TYPE_CHECKING:

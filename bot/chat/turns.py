@@ -20,7 +20,7 @@ from bot.errors import InputError
 from bot.members.settings import profile_owner
 from bot.models import InvalidPaperId, Paper, Profile, split_arxiv_id
 from bot.ops.logs import elapsed_ms, log_event
-from bot.views.cards import stored_paper
+from bot.store.lookup import stored_paper
 
 if TYPE_CHECKING:  # the digest poster is only needed for /digest now
     from bot.core import Core
@@ -102,7 +102,7 @@ async def paper_from_arg(core: Core, user: str, arg: str) -> Paper:
         split_arxiv_id(arg)
     except InvalidPaperId:
         raise InputError(f"Not a paper number or arXiv id: {arg[:40]!r} (e.g. 3, or 2505.17639).") from None
-    return await stored_paper(core, arg)
+    return await stored_paper(core.repo, arg)
 
 
 def log_turn(command: str, place: Place, outcome: str, started: float) -> None:

@@ -7,62 +7,22 @@ LLM (`bot.ranking.llm_score`), the best papers get LLM TL;DRs (`bot.text.tldr`),
 
 from __future__ import annotations
 
-import asyncio
 import datetime as dt
 from collections.abc import Collection, Sequence
 from dataclasses import replace
 
-import numpy as np
-
 from bot.core import Core, LLMRuntime
 from bot.errors import InputError
-from bot.ingest.save import ensure_vectors
 from bot.llm.usage import run_usage, usage_run
 from bot.models import Digest, Paper, Profile, ScoredPaper
+from bot.ranking.for_profile import rank_papers
 from bot.ranking.llm_score import score_shortlist
-from bot.ranking.rank import ProfileModel, compile_profile, rank_for_profile
 from bot.text.tldr import digest_tldrs, shown_tldrs
-
-PROFILE_CACHE_SIZE = 1024  # compiled profiles kept in memory (~30 KB each); more are compiled again on demand
-
-
-async def profile_model(core: Core, profile: Profile) -> ProfileModel:
-    """The compiled form of `profile`, embedded once per profile version and cached."""
-    cached = core.profile_cache.pop(profile.fingerprint, None)
-    if cached is None:
-        cached = await asyncio.to_thread(compile_profile, profile, core.embedder.embed)
-    core.profile_cache[profile.fingerprint] = cached  # most recently used last
-    while len(core.profile_cache) > PROFILE_CACHE_SIZE:  # drafts and old versions of edited profiles age out
-        core.profile_cache.pop(next(iter(core.profile_cache)))
-    return cached
 
 
 async def day_candidates(core: Core, day: dt.date, categories: Sequence[str] = ()) -> list[Paper]:
     """Papers announced on `day` in any of `categories` (all stored papers of the day when empty)."""
     return await core.repo.papers_on(day, list(categories) or None)
-
-
-async def rank_with_vectors(
-    core: Core, papers: Sequence[Paper], profile: Profile
-) -> tuple[list[ScoredPaper], np.ndarray]:
-    """Every paper scored for `profile`, best first, and the papers' vectors in the order of `papers`.
-
-    Embeds what has no vector yet; callers that go on to use the vectors (feedback, evaluation) read them once.
-    """
-    if not papers:
-        return [], np.zeros((0, core.embedder.dim), dtype=np.float32)
-    await ensure_vectors(core, papers)
-    vectors = await core.vectors.vectors([p.id for p in papers])
-    model = await profile_model(core, profile)
-    return rank_for_profile(papers, vectors, model, len(papers)), vectors
-
-
-async def rank_papers(
-    core: Core, papers: Sequence[Paper], profile: Profile, top_k: int | None = None
-) -> list[ScoredPaper]:
-    """Score `papers` for `profile` and return them best first (all of them unless `top_k`)."""
-    ranked, _ = await rank_with_vectors(core, papers, profile)
-    return ranked[: top_k or len(ranked)]
 
 
 def with_standing(ranked: Sequence[ScoredPaper]) -> list[ScoredPaper]:

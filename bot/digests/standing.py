@@ -6,9 +6,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bot.core import Core
-from bot.digests.build import day_candidates, rank_papers, with_standing
+from bot.digests.build import day_candidates, with_standing
 from bot.models import Paper, Profile, ScoredPaper
 from bot.ranking import learn
+from bot.ranking.for_profile import rank_papers
 
 
 async def ranked_candidates(

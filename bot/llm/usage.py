@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from bot.config import Settings
 from bot.llm.client import Budget
-from bot.store.repos import Repository, UsageTotals
+from bot.store.repos.llm import LLMRepo, UsageTotals
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,7 +49,7 @@ def usage_run(target: str = "") -> Iterator[UsageRun]:
 class UsageRecorder:
     """A `UsageSink` that stores each call in the `llm_usage` table under the current `usage_run`."""
 
-    def __init__(self, repo: Repository) -> None:
+    def __init__(self, repo: LLMRepo) -> None:
         self.repo = repo
 
     async def record(
@@ -74,7 +74,7 @@ def format_usd(amount: float) -> str:
     return f"${amount:.2f}" if amount >= 0.1 or amount == 0 else f"${amount:.4f}"
 
 
-async def budget_today(repo: Repository, settings: Settings) -> Budget:
+async def budget_today(repo: LLMRepo, settings: Settings) -> Budget:
     """Today's spend (all targets, UTC day) against the configured daily cap."""
     return Budget.from_settings(settings, await repo.llm_spent_on(utc_today()))
 
@@ -95,6 +95,6 @@ def usage_dict(per_purpose: dict[str, UsageTotals]) -> dict[str, float]:
     return out
 
 
-async def run_usage(repo: Repository, run_id: str) -> dict[str, float]:
+async def run_usage(repo: LLMRepo, run_id: str) -> dict[str, float]:
     """The usage of one run as `usage_dict` figures."""
     return usage_dict(await repo.llm_usage_totals(by="purpose", run_id=run_id))

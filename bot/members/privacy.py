@@ -8,7 +8,7 @@ from typing import Any
 from bot.core import Core
 from bot.members.settings import WEEKDAYS, profile_owner
 from bot.ranking import learn
-from bot.ranking.profiles import profile_to_mapping
+from bot.store.profile_format import profile_to_mapping
 
 
 def _json_or_text(text: str) -> Any:

@@ -30,6 +30,7 @@ from bot.questions.topics import (
     is_term_spelling,
     topic_alternatives,
 )
+from bot.ranking.for_profile import profile_model
 from bot.ranking.rank import rank_for_profile
 
 MAX_CITATIONS = 15
@@ -203,8 +204,6 @@ async def ranked(
         relevance[i] += NAME_IN_TITLE * named_in_title + NAME_IN_ABSTRACT * named_in_abstract
         evidence.append((title >= COVERED or named_in_title, abstract >= COVERED or named_in_abstract))
     if profile is not None:
-        from bot.digests.build import profile_model
-
         ranking = rank_for_profile(papers, vectors, await profile_model(core, profile), len(papers))
         by_id = {r.paper.id: r.score for r in ranking}
         profile_scores = np.asarray([by_id[p.id] for p in papers])

@@ -18,11 +18,11 @@ from pathlib import Path
 import numpy as np
 
 from bot.core import Core
-from bot.digests.build import rank_papers, rank_with_vectors
 from bot.errors import InputError
 from bot.ingest.jsonl import read_jsonl
 from bot.ingest.save import store_papers
 from bot.models import Paper, Profile
+from bot.ranking.for_profile import rank_papers, rank_with_vectors
 from bot.ranking.learn import BACKGROUND_SIZE, FeedbackModel, personal_scores, train_feedback_model
 from bot.ranking.metrics import recall_at_k, roc_auc
 

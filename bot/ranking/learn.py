@@ -29,9 +29,9 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from bot.core import Core
-from bot.digests.build import rank_with_vectors
 from bot.errors import InputError
 from bot.models import InvalidPaperId, Paper, Profile, ScoredPaper, split_arxiv_id
+from bot.ranking.for_profile import rank_with_vectors
 
 log = logging.getLogger(__name__)
 

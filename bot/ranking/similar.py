@@ -7,9 +7,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from bot.core import Core
-from bot.digests.build import rank_papers
 from bot.models import Paper, Profile
 from bot.ranking import learn
+from bot.ranking.for_profile import rank_papers
 
 NEIGHBOURS = 40  # nearest papers considered before the profile re-orders them
 PROFILE_SHAPE = 0.05  # how far the profile can move a neighbour (similarities of close papers differ by ~0.05)

@@ -18,7 +18,7 @@ import numpy as np
 
 from bot.core import Core
 from bot.embeddings.embedder import paper_vectors
-from bot.ingest.save import Progress, ensure_vectors, refresh_vectors
+from bot.ingest.vectors import Progress, ensure_vectors, refresh_vectors
 
 log = logging.getLogger(__name__)
 

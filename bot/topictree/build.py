@@ -12,7 +12,7 @@ from threadpoolctl import threadpool_limits
 from bot.embeddings.embedder import combine_vectors
 from bot.errors import InputError
 from bot.models import Paper
-from bot.text.tldr import extractive_tldr
+from bot.text.extractive import extractive_tldr
 
 from .grouping import joined_features, two_levels
 from .naming import PhraseCounts, choose_headings, shorten

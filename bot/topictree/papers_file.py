@@ -14,7 +14,7 @@ from bot.errors import InputError
 from bot.ingest.jsonl import json_records
 from bot.ingest.limits import MAX_ABSTRACT, MAX_TITLE, clean_text
 from bot.models import ARXIV_ABS_URL, InvalidPaperId, split_arxiv_id
-from bot.text.tldr import split_sentences
+from bot.text.extractive import split_sentences
 
 from .build import MAX_PAPERS
 from .tree import PaperText

@@ -6,27 +6,15 @@ from collections.abc import Sequence
 
 from bot.core import Core
 from bot.digests.standing import ranked_candidates, standing_of
-from bot.errors import InputError
-from bot.models import InvalidPaperId, Paper, Profile, split_arxiv_id
+from bot.models import Paper, Profile
+from bot.store.lookup import stored_paper
 from bot.text.tldr import shown_tldrs
 from bot.views.model import PaperView, paper_view, standing
 
 
-async def stored_paper(core: Core, raw_id: str) -> Paper:
-    """The stored paper for an id in any common form; InputError when it is not an id or not stored."""
-    try:
-        paper_id, _ = split_arxiv_id(raw_id)
-    except InvalidPaperId:
-        raise InputError(f"not an arXiv id: {raw_id[:60]!r} (expected something like 2505.17639)") from None
-    found = await core.repo.get_papers([paper_id])
-    if not found:
-        raise InputError(f"paper {paper_id} is not stored; fetch it with `paperscout ingest --ids {paper_id}`")
-    return found[0]
-
-
 async def paper_card(core: Core, paper_or_id: Paper | str, *, number: int = 0) -> PaperView:
     """A stored paper's own card: its TL;DR, the abstract (bounded), its day, categories and arXiv comment."""
-    paper = paper_or_id if isinstance(paper_or_id, Paper) else await stored_paper(core, paper_or_id)
+    paper = paper_or_id if isinstance(paper_or_id, Paper) else await stored_paper(core.repo, paper_or_id)
     return paper_view(paper, tldr=(await shown_tldrs(core, [paper]))[paper.id], number=number, details=True)
 
 
@@ -35,7 +23,7 @@ async def explain_paper(
 ) -> str:
     """Why `profile` scores the paper as it does: its standing that day (the one its digest shows: among the same
     candidates, with the member's feedback when `user_key`), matching topics, keywords, authors."""
-    paper = await stored_paper(core, raw_id)
+    paper = await stored_paper(core.repo, raw_id)
     item = await standing_of(core, paper, profile, user_key=user_key, categories=categories)
     if item is None:  # outside the profile's categories: ranked among the whole day, and said so
         ranked = await ranked_candidates(core, profile, await core.repo.papers_on(paper.announced), user_key)

@@ -13,9 +13,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from bot.models import Digest, DigestSection, Paper, ScoredPaper
+from bot.text.extractive import readable, split_sentences
 from bot.text.latex import latex_to_text
 from bot.text.safetext import short_phrase
-from bot.text.tldr import readable, split_sentences
 
 ABSTRACT_CHARS = 1200  # a card's abstract: whole sentences up to this, then '[…]' (the rest is one click away)
 ARXIV_COMMENT_CHARS = 200

@@ -9,7 +9,7 @@ from bot.members.onboarding.hygiene import one_line
 from bot.members.onboarding.state import Draft
 from bot.members.settings import describe_settings
 from bot.models import Profile, Topic, UserRecord
-from bot.ranking.profiles import TOPIC_NAME_CHARS
+from bot.store.profile_format import TOPIC_NAME_CHARS
 from bot.text.safetext import short_phrase
 
 

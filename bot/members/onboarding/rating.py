@@ -7,8 +7,8 @@ import datetime as dt
 import numpy as np
 
 from bot.core import Core
-from bot.digests.build import rank_papers
 from bot.models import Paper, Profile
+from bot.ranking.for_profile import rank_papers
 
 RATE_COUNT = 5
 

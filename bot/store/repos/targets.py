@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bot.models import Profile, Target, day_to_int, int_to_day
-from bot.ranking.profiles import profile_from_json, profile_to_json
+from bot.store.profile_format import profile_from_json, profile_to_json
 from bot.store.repos.base import RepositoryBase, placeholders, target_from_row, utc_stamp
 
 

@@ -1,0 +1,54 @@
+"""Ranking stored papers for a profile: the profile's compiled form (cached on the core per profile version) and
+every paper scored with its vector, embedding what has none yet. Digests, feedback, evaluation, `/similar`,
+onboarding and questions all rank through here."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from bot.ingest.vectors import ensure_vectors
+from bot.models import Paper, Profile, ScoredPaper
+from bot.ranking.rank import ProfileModel, compile_profile, rank_for_profile
+
+if TYPE_CHECKING:
+    from bot.core import Core
+
+PROFILE_CACHE_SIZE = 1024  # compiled profiles kept in memory (~30 KB each); more are compiled again on demand
+
+
+async def profile_model(core: Core, profile: Profile) -> ProfileModel:
+    """The compiled form of `profile`, embedded once per profile version and cached."""
+    cached = core.profile_cache.pop(profile.fingerprint, None)
+    if cached is None:
+        cached = await asyncio.to_thread(compile_profile, profile, core.embedder.embed)
+    core.profile_cache[profile.fingerprint] = cached  # most recently used last
+    while len(core.profile_cache) > PROFILE_CACHE_SIZE:  # drafts and old versions of edited profiles age out
+        core.profile_cache.pop(next(iter(core.profile_cache)))
+    return cached
+
+
+async def rank_with_vectors(
+    core: Core, papers: Sequence[Paper], profile: Profile
+) -> tuple[list[ScoredPaper], np.ndarray]:
+    """Every paper scored for `profile`, best first, and the papers' vectors in the order of `papers`.
+
+    Embeds what has no vector yet; callers that go on to use the vectors (feedback, evaluation) read them once.
+    """
+    if not papers:
+        return [], np.zeros((0, core.embedder.dim), dtype=np.float32)
+    await ensure_vectors(core, papers)
+    vectors = await core.vectors.vectors([p.id for p in papers])
+    model = await profile_model(core, profile)
+    return rank_for_profile(papers, vectors, model, len(papers)), vectors
+
+
+async def rank_papers(
+    core: Core, papers: Sequence[Paper], profile: Profile, top_k: int | None = None
+) -> list[ScoredPaper]:
+    """Score `papers` for `profile` and return them best first (all of them unless `top_k`)."""
+    ranked, _ = await rank_with_vectors(core, papers, profile)
+    return ranked[: top_k or len(ranked)]

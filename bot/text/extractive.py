@@ -1,0 +1,257 @@
+"""Extractive TL;DRs: an abstract split into sentences, the one that best states the contribution picked, and a
+sentence made readable and cut at a clause boundary (how every TL;DR is shown)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from bot.models import Paper
+from bot.text.latex import latex_to_text
+
+TLDR_MAX = 280
+_MIN_CLAUSE = 60  # a clause-boundary cut keeps at least this much, else a shorter sentence is chosen
+
+# A sentence ends at . ! or ? (a closing quote or bracket may follow) before whitespace and a capital, digit,
+# bracket or quote; or at a period glued to a capitalised word ("results.We").
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]?\s+(?=[\"'(\[]?[A-Z0-9])|(?<=[a-z)][.])(?=[A-Z][a-z])")
+_ABBREVIATION = re.compile(
+    r"(\b(e\.g|i\.e|et al|vs|cf|fig|figs|eq|eqs|sec|approx|resp|no|ref|vol|pp|etc|al)\.|(^|\s)[A-Z]\.)$", re.I
+)
+_WORD = re.compile(r"[a-z][a-z0-9\-]+")
+_STOP = frozenset(
+    "the of and a an to in for on with by from is are we our this that as at be via using based its their".split()
+)
+
+# Who states a contribution, and the verbs that state it: what this paper builds, finds or studies.
+_SUBJECT = (
+    r"(we|here|this (paper|work|study|article|letter|thesis|dissertation|chapter|survey|review|note|report|tutorial)|"
+    r"our (work|paper|study|method|approach|framework))"
+)
+_BUILD = re.compile(
+    rf"\b{_SUBJECT}\b.{{0,30}}?\b(propose|introduce|present|develop|design|build|construct|release|formulate|"
+    r"devise|create|contribute|put forward|offer|provide)",
+    re.I,
+)
+_FIND = re.compile(
+    rf"\b{_SUBJECT}\b.{{0,30}}?\b(show|prove|find|demonstrate|establish|derive|reveal|identify|uncover|obtain|"
+    r"characteri[sz]e|argue|report)",
+    re.I,
+)
+_STUDY = re.compile(
+    rf"\b{_SUBJECT}\b.{{0,30}}?\b(study|investigate|explore|analy[sz]e|examine|address|tackle|consider|revisit|"
+    r"extend|focus|delve|aim|seek)",
+    re.I,
+)
+# The state of the field, a problem or a gap: what comes before the contribution.
+_BACKGROUND = re.compile(
+    r"^(however|recently|despite|while|although|whereas|in recent years|existing|current|traditional|conventional|"
+    r"prior|previous|most|many|recent|the (success|rise|growing)|as |with the|due to|yet)\b|\b(has|have) (been|become|"
+    r"emerged|shown|achieved|gained|attracted|led|seen|made)\b|\b(remains?|remained) (a |an |largely |unclear|"
+    r"challenging|open|limited|underexplored)|\b(little|less) (attention|is known|work)\b",
+    re.I,
+)
+# How it works and how well: setup, experiments, numbers, code.
+_DETAIL = re.compile(
+    r"\b(experiments?|experimental|empirical(ly)?|results (show|demonstrate|indicate)|outperform\w*|ablations?|"
+    r"state-of-the-art|baselines?|benchmarks show|code|github|available at|https?://|datasets? (show|demonstrate)|"
+    r"we (believe|hope|envision|evaluate|validate|apply|use|employ|conduct|test))\b"
+    r"|\d+(\.\d+)?\s?(%|x|×)",
+    re.I,
+)
+# How an abstract marks its main contribution after the gap, and its secondary points after the main one.
+_MAIN_OPENER = re.compile(
+    r"^(to (address|tackle|overcome|solve|fill|bridge|close|remedy|mitigate|alleviate|this end)|in this (paper|work|"
+    r"study|article|letter|thesis|dissertation|chapter)|here\b|this (paper|work|study|article|thesis|dissertation|"
+    r"chapter|survey))",
+    re.I,
+)
+_SECONDARY_OPENER = re.compile(
+    r"^(additionally|furthermore|moreover|finally|specifically|in addition|also|further|besides|lastly|then|next|"
+    r"in particular|notably|as a (result|byproduct)|we also|we further|we additionally|we finally)\b",
+    re.I,
+)
+# A sentence leaning on an earlier one ("This approach...", "These results...") does not stand alone.
+_ANAPHORA = re.compile(
+    r"^(this|these|those|such|it|they|its|their|the (proposed|resulting|method|approach|model|framework))\b"
+    r"(?! (paper|work|study|article|letter|thesis|note)\b)",
+    re.I,
+)
+
+# Openers that link to a sentence the reader of a TL;DR has not seen: discourse connectives and framing phrases,
+# then a comma. A short purpose or motivation clause ("To address this gap,", "Motivated by these findings,")
+# before the subject goes too: the sentence is read on its own.
+_CONNECTIVE = re.compile(
+    r"^(however|moreover|furthermore|additionally|in addition|in contrast|by contrast|conversely|instead|meanwhile|"
+    r"notably|importantly|specifically|in particular|therefore|thus|hence|consequently|accordingly|as a result|"
+    r"finally|first(ly)?|second(ly)?|third(ly)?|then|next|also|still|nevertheless|nonetheless|on the other hand|"
+    r"to this end|to that end|to do so|to this aim|for this purpose|in this (paper|work|study|article|letter|"
+    r"thesis|note|context|setting|regard)|here|overall|in summary|in short|in practice|in turn|to (the best of )?"
+    r"our knowledge|crucially|critically|surprisingly|interestingly|ultimately|concretely|technically|formally|"
+    r"intuitively|empirically|theoretically|practically|together|altogether|as such|in doing so|by doing so)"
+    r"\s*(,|(?=\s+(we|our|this|these)\b))\s*",
+    re.I,
+)
+_LEAD_CLAUSE = re.compile(
+    r"^(((in order )?to|motivated by|inspired by|building (on|upon)|based on|given|guided by|drawing on|toward(s)?|"
+    r"with|against|in light of|in response to|in contrast to|unlike|beyond|compared (to|with)|under|for)\b"
+    r"([^,;:()]|\([^()]*\)){0,140}?|[^,;:()]{0,40}\b(this|these|those|such|that)\b[^,;:()]{0,30}?)"
+    r",\s*(?=(we|our|this|the|here|in|motivated|inspired|building|based|guided|[A-Z]\w*)\b)",
+    re.I,
+)
+# Places a sentence may end early and still read whole: before a clause set off by a comma or semicolon (a
+# relative or participle clause, a means, an example, a second coordinated clause) or before a parenthesis. A bare
+# comma is not one (it may sit inside a list), nor a restrictive 'that'/'where' (the noun before it needs it).
+_CLAUSE_BREAK = re.compile(
+    r"(;|:|\s+--?\s+|\s+[–—]\s+|,\s+(and|but)\s+(?=(we|it|this|they|our|thus|thereby)\b)|"
+    r",\s+(which|where|whereby|while|whereas|thereby|thus|enabling|allowing|"
+    r"achieving|using|leveraging|yielding|resulting|making|providing|offering|requiring|including|such as|as well as|"
+    r"by|with|without|via|through|in which|for which|so that|e\.g\.|i\.e\.|namely|especially|particularly)\b|"
+    r"\s+(through|via|using|leveraging)\s|\s+\()"
+)
+_DANGLING = re.compile(
+    r"\b(the|a|an|of|to|and|or|but|for|with|in|on|at|by|from|that|which|as|its|their|our|is|are|i\.e|e\.g|such)$",
+    re.I,
+)
+
+
+def split_sentences(text: str) -> list[str]:
+    """Split an abstract into sentences (scientific prose: abbreviations and initials do not end one)."""
+    text = " ".join(text.split())
+    sentences: list[str] = []
+    start = 0
+    for match in _SENTENCE_END.finditer(text):
+        head = text[start : match.start()].rstrip()
+        if _ABBREVIATION.search(head):
+            continue
+        sentences.append(text[start : match.end()].strip())
+        start = match.end()
+    sentences.append(text[start:].strip())
+    return [s for s in sentences if s]
+
+
+def drop_connective(sentence: str) -> str:
+    """The sentence without leading connectives or a leading purpose clause, capitalised again."""
+    out = sentence.strip()
+    dropped = False
+    while True:
+        stripped = _LEAD_CLAUSE.sub("", _CONNECTIVE.sub("", out, count=1), count=1)
+        if stripped == out or len(stripped.split()) < 3:
+            break
+        out, dropped = stripped, True
+    # 'we' -> 'We'; a symbol or a name written in lower case ('α-Routing', 'kNN') stays as it is
+    if dropped and re.match(r"[a-z][a-z]+\b(?!-)", out):
+        return out[:1].upper() + out[1:]
+    return out
+
+
+def _close(text: str) -> str:
+    text = text.rstrip(" ,;:-–—")
+    return text if text[-1:] in ".!?" else text + "."
+
+
+def _depth_ok(text: str, end: int) -> bool:
+    """No bracket left open before `end` (a cut there would leave '(' unclosed)."""
+    return text.count("(", 0, end) == text.count(")", 0, end) and text.count("[", 0, end) == text.count("]", 0, end)
+
+
+def fit_sentence(sentence: str, limit: int = TLDR_MAX) -> str:
+    """The sentence whole when it fits `limit`, else cut at the last clause boundary that fits and reads whole
+    ('' when there is none: take another sentence). Ends with closing punctuation, never an ellipsis."""
+    if len(sentence) <= limit:
+        return _close(sentence) if sentence else ""
+    best = ""
+    for match in _CLAUSE_BREAK.finditer(sentence):
+        end = match.start()
+        if end > limit - 1:
+            break
+        head = sentence[:end].rstrip()
+        if len(head) >= _MIN_CLAUSE and _depth_ok(sentence, end) and not _DANGLING.search(head):
+            best = head
+    return _close(best) if best else ""
+
+
+def readable(text: str, limit: int = TLDR_MAX) -> str:
+    """A TL;DR as shown everywhere: LaTeX made text, no leading connective, no cut inside a clause."""
+    sentence = drop_connective(latex_to_text(text))
+    fitted = fit_sentence(sentence, limit)
+    if fitted:
+        return fitted
+    # no clean clause boundary fits: the first sentence of it, or at worst a cut at a word
+    first = split_sentences(sentence)[0] if sentence else ""
+    if first and len(first) <= limit:
+        return _close(first)
+    cut = sentence[: limit - 1]
+    cut = cut[: cut.rfind(" ")] if " " in cut else cut
+    return cut.rstrip(",;:") + "…"
+
+
+def _score(original: str, sentence: str, position: int, count: int, title_words: set[str]) -> float:
+    """How well `sentence` (`original` with its connective dropped) states the contribution on its own."""
+    words = {w for w in _WORD.findall(sentence.lower()) if w not in _STOP}
+    score = 2.0 * len(words & title_words) / (1 + len(title_words))
+    head = sentence[:120]
+    if _BUILD.search(head):
+        score += 1.6
+    elif _FIND.search(head):
+        score += 1.1
+    elif _STUDY.search(head):
+        score += 0.7
+    if _MAIN_OPENER.search(original):
+        score += 0.3
+    elif _SECONDARY_OPENER.search(original):
+        score -= 0.4
+    if _BACKGROUND.search(sentence) or sentence.endswith("?"):
+        score -= 1.0
+    if _DETAIL.search(sentence):
+        score -= 0.5
+    if _ANAPHORA.search(sentence):
+        score -= 0.6
+    if position == 0 and count > 2:
+        score -= 0.4  # an abstract opens with its field far more often than with its contribution
+    score -= 0.06 * position  # contributions come early; later sentences are usually results
+    if len(sentence) < 50:
+        score -= 1.0
+    elif len(sentence) > TLDR_MAX:
+        score -= 0.15  # a sentence that needs a cut: a shorter one of nearly the same worth reads better
+    return score
+
+
+def _candidates(paper: Paper) -> tuple[list[str], list[str]]:
+    """The abstract's sentences with LaTeX made text, as written and with their leading connectives dropped."""
+    originals = split_sentences(latex_to_text(paper.abstract))
+    return originals, [drop_connective(s) for s in originals]
+
+
+def _ranked(paper: Paper, originals: Sequence[str], sentences: Sequence[str]) -> list[int]:
+    """Sentence indices, the best statement of the contribution first."""
+    title_words = {w for w in _WORD.findall(latex_to_text(paper.title).lower()) if w not in _STOP}
+    count = len(sentences)
+    scores = [_score(originals[i], s, i, count, title_words) for i, s in enumerate(sentences)]
+    return sorted(range(count), key=lambda i: -scores[i])
+
+
+def extractive_tldr(paper: Paper, limit: int = TLDR_MAX) -> str:
+    """The sentence of the abstract that best states the contribution, readable and at most `limit` characters:
+    whole, or cut at a clause boundary; when the best one cannot be cut cleanly, the next best that can."""
+    originals, sentences = _candidates(paper)
+    if not sentences:
+        return readable(paper.title, limit)
+    order = _ranked(paper, originals, sentences)
+    for i in order[:3]:
+        fitted = fit_sentence(sentences[i], limit)
+        if fitted:
+            return fitted
+    return readable(sentences[order[0]], limit)
+
+
+def key_passage(paper: Paper, limit: int) -> str:
+    """The contribution sentence and what follows it, shortened to `limit` characters: what a TL;DR needs."""
+    originals, sentences = _candidates(paper)
+    if not sentences:
+        return ""
+    passage = " ".join(sentences[_ranked(paper, originals, sentences)[0] :])
+    if len(passage) <= limit:
+        return passage
+    cut = passage[: limit - 1]
+    return (cut[: cut.rfind(" ")] if " " in cut else cut).rstrip(",;:") + "…"
