@@ -58,6 +58,24 @@ def test_request_wording_is_not_topic() -> None:
     assert parse_question("I'm looking for speech datasets", FRIDAY).topic == "speech"
 
 
+def test_how_the_papers_came_out_is_not_topic() -> None:
+    thursday = parse_question("what robotics / robot learning papers were announced on Thursday?", FRIDAY)
+    assert thursday.topic == "robotics / robot learning"
+    assert parse_question("summarize yesterday's federated learning papers", FRIDAY).topic == "federated learning"
+    assert parse_question("research based on transformers", FRIDAY).topic == "transformers"
+    # an active verb is what the papers do: topic
+    assert parse_question("papers that use RL to improve reasoning", FRIDAY).topic == "use RL to improve reasoning"
+
+
+def test_a_sentence_after_the_question_clarifies_it() -> None:
+    text = read_request("any RLHF papers? reward models, preference alignment of LLMs etc").text
+    assert [a.text for a in topic_alternatives(parse_question(text, FRIDAY).topic)] == [
+        "RLHF",
+        "reward models",
+        "preference alignment of LLMs",
+    ]
+
+
 def test_follow_up_phrases_refer_to_the_previous_answer() -> None:
     previous = Turn("MoE", ("2025-05-26", "2025-05-30"), [], [], [COMOE], [PREMOE])
     ones = parse_question("and only the ones from this week?", FRIDAY, previous)

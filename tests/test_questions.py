@@ -118,6 +118,12 @@ async def test_typos_in_topic_words_are_corrected_against_stored_titles(core: Co
     assert edits("modle", "model") == 1 and edits("experst", "expert") == 1
 
 
+async def test_a_typo_the_full_text_index_stems_away_is_still_corrected(core: Core, demo_papers: list[Paper]) -> None:
+    await store_papers(core, [p for p in demo_papers if "Reinforcement" in p.title][:5])
+    # "reinforcment" and "reinforcement" are both "reinforc" to the index; no paper writes the first
+    assert await corrected(core, "reinforcment learning") == "reinforcement learning"
+
+
 async def test_a_question_without_words_does_not_repeat_the_previous_answer(core: Core, day: list[Paper]) -> None:
     first = await ask(core, "mixture of experts papers today", today=MONDAY, conversation_id="c1")
     assert first.citations

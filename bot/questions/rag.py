@@ -122,10 +122,11 @@ def normalise_category(prefix: str, suffix: str) -> str:
 
 
 def strip_phrases(question: str, phrases: Sequence[str]) -> str:
-    """Remove each phrase once (case-insensitive) from the question."""
+    """Remove each phrase once (case-insensitive, with a possessive "'s" after it) from the question."""
     for phrase in phrases:
         if phrase:
-            question = re.sub(re.escape(phrase), " ", question, count=1, flags=re.IGNORECASE)
+            # with its possessive: "yesterday's federated learning papers" leaves no "s"
+            question = re.sub(re.escape(phrase) + r"(?:['\u2019]s\b)?", " ", question, count=1, flags=re.IGNORECASE)
     return question
 
 

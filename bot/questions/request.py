@@ -4,8 +4,10 @@
   Y", "except Y": Y is a topic the listed papers must not be about (`Request.excluded`);
 - a contribution type: "new benchmarks for X", "which papers introduce a dataset for X": the papers must introduce
   a benchmark or data set (`Request.contribution`, tested by `introduces_benchmark`) and be about X;
-- clarifications: "X, i.e. A or B", "X (A, B, ...)", "X — A, B": the parenthesised or explained words are further
-  alternatives of the same need, written as examples (`as_examples`) for `bot.questions.topics.topic_alternatives`;
+- clarifications: "X, i.e. A or B", "X (A, B, ...)", "X — A, B", "X? A, B": the parenthesised or explained words
+  (or a sentence after the question) are further alternatives of the same need, written as examples (`as_examples`)
+  for `bot.questions.topics.topic_alternatives`;
+- how the papers came out ("were announced", "posted", "based on") is no topic (`without_publication`);
 - markup typed into a question (`<b>`, `&amp;`) is no topic.
 """
 
@@ -57,10 +59,20 @@ _TITLE_CONTRIBUTION = re.compile(
 # Clarification markers: what follows explains the need by examples or in other words.
 _CLARIFY = re.compile(
     r"\s*(?:,\s*)?(?:\bi\.\s?e\.?,?|\bie\.?,|\bnamely\b|\bin\s+other\s+words\b|\bin\s+particular\b|\bfor\s+example\b|"
-    r"\bfor\s+instance\b|\bspecifically\b|\bespecially\b|\u2014|\u2013|\s-{1,2}\s|:)\s*",
+    r"\bfor\s+instance\b|\bspecifically\b|\bespecially\b|\u2014|\u2013|\s-{1,2}\s|:|[?!]+(?=\s+\S))\s*",
     re.IGNORECASE,
 )
 _PARENTHESES = re.compile(r"\(([^()]*)\)")
+# A participle right after the papers asked for says how they came out ("robotics papers were announced on
+# Thursday", "papers posted today", "work based on X"), not what they are about (an active verb does: "papers that
+# use RL"); it is dropped when a preposition, a time word or the end follows it.
+_PUBLICATION = re.compile(
+    r"\b(papers?|preprints?|articles?|works?|research|studies)\s+(?:(?:that|which)\s+)?"
+    r"(?:(?:were|was|are|is|have\s+been|has\s+been|had\s+been|got|get|been|being)\s+)?[a-z]+(?:ed|en)\b"
+    r"(?=\s*(?:$|[?.!,;:]|\b(?:on|in|about|since|during|this|last|today|yesterday|recently|lately|so|by|from|to|at|"
+    r"for|with|around)\b))",
+    re.IGNORECASE,
+)
 _MARKUP = re.compile(r"<[^<>]{0,40}>")
 
 
@@ -120,9 +132,14 @@ def as_examples(text: str) -> str:
     return f"{head.strip(' ,')} like " + ", ".join(examples)
 
 
+def without_publication(text: str) -> str:
+    """The question without the words saying how the papers came out: "papers were announced on" -> "papers on"."""
+    return _PUBLICATION.sub(r"\1", text)
+
+
 def read_request(text: str) -> Request:
     """The topic text of a question (time words and authors already removed) with its exclusions and contribution."""
-    kept, excluded = split_exclusions(without_markup(text))
+    kept, excluded = split_exclusions(without_publication(without_markup(text)))
     kept, contribution = split_contribution(kept)
     return Request(as_examples(kept), excluded, contribution)
 

@@ -1,7 +1,8 @@
 """Typos in a question's topic words corrected against the words of stored titles.
 
-"difusion language modles" -> "diffusion language model": a word no stored title or abstract contains, and that is
-no English word either ("print" stays "print" where no paper prints), is replaced by the closest title word starting
+"difusion language modles" -> "diffusion language model": a word no stored title or abstract contains as written
+(the full-text index's stemming is not trusted: "reinforcment" is no "reinforcement"), and that is no English word
+either ("print" stays "print" where no paper prints), is replaced by the closest title word starting
 with the same letter (symspellpy's look-up over the store's own title words, its English word list for the check);
 an abbreviation papers never use before the next
 word is written out as they do ("spec decoding" -> "speculative decoding"); two words that papers write as one
@@ -95,7 +96,16 @@ async def corrected(core: Core, topic: str) -> str:
     words = [m for m in _PIECE.finditer(out) if len(m.group(0)) >= MIN_LENGTH]
     frequencies = await core.repo.document_frequencies([m.group(0).lower() for m in words])
     english = english_words()
-    unknown = [m for m in words if not frequencies.get(m.group(0).lower()) and m.group(0).lower() not in english]
+    unknown = [m for m in words if m.group(0).lower() not in english and not frequencies.get(m.group(0).lower())]
+    # the full-text index stems ("reinforcment" and "reinforcement" are one word to it): a word it knows that no
+    # title uses is checked as written
+    for match in words:
+        word = match.group(0).lower()
+        folded = "".join(text_tokens(word))
+        known = match in unknown or word in english or folded in vocabulary.counts
+        if not known and not await _written_as(core, word):
+            unknown.append(match)
+    unknown.sort(key=lambda m: m.start())
     for match in reversed(unknown):
         better = vocabulary.closest(match.group(0))
         if better:
