@@ -12,14 +12,16 @@ from pathlib import Path
 import pytest
 from pydantic import SecretStr
 
+from bot.chat import DigestReply
 from bot.config import Settings
 from bot.core import Core
 from bot.digests.delivery import deliver
-from bot.frontends.slack import MAX_SECTION, SlackFrontEnd, start_slack
+from bot.frontends.slack import MAX_SECTION, SlackFrontEnd, render, start_slack
 from bot.members.personal import deliver_personal_digest
 from bot.members.settings import profile_owner
-from bot.models import Digest, Paper, Profile, ScoredPaper, Target, Topic
+from bot.models import Digest, DigestSection, Paper, Profile, ScoredPaper, Target, Topic
 from bot.ops.scheduler import DigestJobs
+from bot.views.model import digest_view
 from tests.conftest import StoreDay
 from tests.fakes.arxiv_server import FakeArxiv
 from tests.fakes.slack_server import Fault, Message, SlackFake
@@ -356,3 +358,21 @@ async def test_a_token_slack_refuses_retires_no_channel_and_stops_posting(
     }
     assert await core.repo.inactive_reasons() == {}, "the channels are fine: the token is not"
     assert len(fake.calls("chat.postMessage")) == 1, "one refusal, then nothing more is sent to Slack"
+
+
+def test_a_topic_tree_digest_shows_its_topics_on_slack_as_on_the_other_platforms() -> None:
+    papers = [Paper(f"2606.0{n:04d}", f"Paper {n} <b>", ("A",), "abstract", ("cs.LG",), DAY) for n in range(12)]
+    digest = Digest(
+        day=DAY,
+        profile_name="Weekly",
+        scanned=100,
+        items=tuple(ScoredPaper(p, 0.5, 5.0, 5.0, tldr=f"We show {p.id}.") for p in papers),
+        sections=(DigestSection("Sparse & <models>", 1, 0), DigestSection("Routing", 2, 12)),
+    )
+    (message,) = render(DigestReply(digest_view(digest)))
+    sections = [b["text"]["text"] for b in message.blocks if b["type"] == "section"]
+    assert sections[1].startswith(
+        "*■ Sparse &amp; &lt;models&gt;*\n*▸ Routing*\n*1.* <https://arxiv.org/abs/2606.00000|"
+    )
+    assert all(f"{p.id}|Paper" in sections[1] for p in papers)
+    assert not [b for b in message.blocks if b["type"] == "actions"], "a topic names its papers by number"

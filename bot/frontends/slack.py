@@ -29,9 +29,9 @@ from bot.digests.poster import PlatformPoster
 from bot.errors import ConfigError
 from bot.frontend import FrontEnd
 from bot.models import PERSONAL_CHAT_PREFIX, Target
-from bot.text.safetext import clean_text, fit_items
-from bot.views.model import DigestView, usage_line
-from bot.views.render import authors_line, judgement_line
+from bot.text.safetext import clean_text
+from bot.views.layout import Block, Page, Style, clip, digest_blocks, pack
+from bot.views.model import DigestView
 
 if TYPE_CHECKING:  # slack-bolt and slack_sdk are imported when the bot starts, not when the module is read
     from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
@@ -56,6 +56,7 @@ TOKEN_REFUSALS = frozenset(
     {"invalid_auth", "not_authed", "account_inactive", "token_revoked", "not_allowed_token_type"}
 )
 REFUSED = frozenset({"invalid_blocks", "msg_too_long", "msg_blocks_too_long", "invalid_blocks_format"})
+FILES_NOT_SENT = "Files are not sent on Slack yet; `paperscout users export` on the server writes it."
 FAILED = "Something went wrong on my side (it is logged); please try again later."
 ADMIN_CACHE_SECONDS = 60.0
 STOP_GRACE_SECONDS = 20.0
@@ -70,11 +71,38 @@ def escape(text: str) -> str:
     return clean_text(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def link(url: str, label: str) -> str:
-    """A mrkdwn link showing `label` (escaped); a URL with ``| < >`` or spaces is shown as text, never as markup."""
-    if re.search(r"[\s|<>]", url) or not url.startswith(("https://", "http://")):
-        return escape(label)
-    return f"<{url.replace('&', '&amp;')}|{escape(label) or 'link'}>"
+class Mrkdwn(Style):
+    """The core's layout as mrkdwn sections: escaped text, ``*bold*``, ``_italic_``, ``<url|label>`` links; 3,000
+    characters a section, 50 blocks (a row of buttons is an actions block) and `MESSAGE_BUDGET` a message."""
+
+    message_limit = MESSAGE_BUDGET
+    block_limit = MAX_SECTION
+    block_overhead = 80  # what a block costs beside its text
+    blocks_per_message = MAX_BLOCKS
+    rows_are_blocks = True
+    buttons_per_row = choices_per_row = 25  # an actions block's elements
+    label_limit = BUTTON_LABEL
+
+    def escape(self, text: str) -> str:
+        """``& < >`` as entities."""
+        return escape(text)
+
+    def bold(self, markup: str) -> str:
+        """*bold*."""
+        return f"*{markup}*"
+
+    def italic(self, markup: str) -> str:
+        """_italic_."""
+        return f"_{markup}_"
+
+    def link(self, markup: str, url: str) -> str:
+        """A link; a URL with ``| < >`` or spaces is shown as its label alone, never as markup."""
+        if re.search(r"[\s|<>]", url) or not url.startswith(("https://", "http://")):
+            return markup
+        return f"<{url.replace('&', '&amp;')}|{markup}>"
+
+
+MRKDWN = Mrkdwn()
 
 
 @dataclass
@@ -85,98 +113,35 @@ class SlackMessage:
     blocks: list[dict[str, Any]] = field(default_factory=list)
 
 
-def section(mrkdwn: str) -> dict[str, Any]:
-    """A section of mrkdwn (already escaped), cut to Slack's 3,000 characters, never inside an entity."""
-    if len(mrkdwn) > MAX_SECTION:
-        cut = mrkdwn[: MAX_SECTION - 1]
-        mrkdwn = (cut[: cut.rfind("&")] if cut.rfind("&") > cut.rfind(";") else cut) + "…"
-    return {"type": "section", "text": {"type": "mrkdwn", "text": mrkdwn, "verbatim": True}}
+def page_blocks(page: Page) -> list[dict[str, Any]]:
+    """A packed page as Block Kit: a section per block of the layout, then its buttons in actions blocks."""
+    blocks: list[dict[str, Any]] = []
+    for block in page.blocks:
+        if block.title or block.lines:
+            blocks.append(
+                {"type": "section", "text": {"type": "mrkdwn", "text": MRKDWN.block(block), "verbatim": True}}
+            )
+        for row in MRKDWN.rows(block):
+            elements = [
+                {"type": "button", "text": {"type": "plain_text", "text": MRKDWN.label(b)},
+                 "action_id": b.value, "value": b.value}
+                for b in row
+            ]  # fmt: skip
+            blocks.append({"type": "actions", "elements": elements})
+    return blocks
 
 
-def buttons(pairs: Sequence[tuple[str, str]]) -> list[dict[str, Any]]:
-    """An actions block of (label, core button value) pairs; the value is the action_id too (unique per message)."""
-    elements = [
-        {"type": "button", "text": {"type": "plain_text", "text": clean_text(label, BUTTON_LABEL)},
-         "action_id": value, "value": value}
-        for label, value in pairs if chat.is_paperscout_button(value)
-    ]  # fmt: skip
-    return [{"type": "actions", "elements": elements[i : i + 25]} for i in range(0, len(elements), 25)]
-
-
-def text_sections(text: str) -> list[dict[str, Any]]:
-    """Plain text as sections cut between words, each under 3,000 characters once escaped."""
-    pieces, size = [""], 0
-    for word in re.split(r"(?<=\s)", text.strip()):
-        cost = len(escape(word))
-        if size + cost > MAX_SECTION and pieces[-1].strip():
-            pieces, size = [*pieces, ""], 0
-        pieces[-1] += word
-        size += cost
-    return [section(escape(p.strip())) for p in pieces if p.strip()]
-
-
-def paper_blocks(item: chat.PaperView) -> list[dict[str, Any]]:
-    """One paper: a section with its fields (the core's views decide which), then its buttons."""
-    number = f"{item.number}. " if item.number else ""
-    byline = authors_line(item.authors, 4) + (" · " + ", ".join(item.categories[:4]) if item.categories else "")
-    byline = clean_text(byline, 300) + " · " + item.announced.isoformat()
-    lines = [f"*{number}{link(item.url, clean_text(item.title, 300))}*", escape(byline)]
-    if item.arxiv_comment:
-        lines.append(escape("arXiv comment: " + clean_text(item.arxiv_comment, 300)))
-    if item.tldr:
-        lines.append("_TL;DR_ " + escape(clean_text(item.tldr, 700)))
-    extra = (judgement_line(item), ", ".join(item.author_hits), item.comment, fit_items(item.reasons, 400))
-    for label, value in zip(("", "Author watch: ", "Comment: ", "Why: "), extra, strict=True):
-        if value:
-            lines.append(escape(label + clean_text(value, 400)))
-    # a paper's own card: the abstract in a section of its own (a section holds 3,000 characters)
-    abstract = [section("_Abstract_ " + escape(clean_text(item.abstract, 1300)))] if item.abstract else []
-    labels = [(f"{item.number} {a.label}" if item.number else a.label, a.value) for a in item.actions]
-    return [section("\n".join(lines)), *abstract, *buttons(labels)]
-
-
-def pack(fallback: str, groups: Sequence[list[dict[str, Any]]]) -> list[SlackMessage]:
-    """Groups of blocks (a paper and its buttons stay together) in messages under 50 blocks and the budget."""
-    messages = [SlackMessage(escape(clean_text(fallback, FALLBACK_CHARS)) or "paperscout")]
-    for group in groups:
-        blocks = messages[-1].blocks + group
-        size = sum(len(b.get("text", {}).get("text", "")) + 80 for b in blocks)  # 80: a block's own share
-        if messages[-1].blocks and (len(blocks) > MAX_BLOCKS or size > MESSAGE_BUDGET):
-            messages.append(SlackMessage(messages[-1].text, list(group)))
-        else:
-            messages[-1].blocks = blocks
-    return [m for m in messages if m.blocks]
-
-
-def render_digest(view: DigestView) -> list[SlackMessage]:
-    """A digest: the header, then each paper with its buttons, then the notes."""
-    header = f"*{escape(clean_text(view.title, 300))}*\n{escape(view.summary)}"
-    cost = usage_line(view.usage)
-    header += f"\n_{escape(cost)}_" if cost else ""
-    groups = [[section(header)]] + [paper_blocks(item) for item in view.items]
-    if not view.items:
-        groups.append([section("No papers matched this profile.")])
-    groups += [[section(f"_{escape(clean_text(note, 500))}_")] for note in view.notes]
-    return pack(view.title, groups)
+def messages(blocks: Sequence[Block]) -> list[SlackMessage]:
+    """The layout's blocks as messages; each carries the first block's text as its notification."""
+    fallback = escape(clip(Style().block(blocks[0]), FALLBACK_CHARS)) if blocks else ""
+    return [SlackMessage(fallback or "paperscout", page_blocks(page)) for page in pack(blocks, MRKDWN)]
 
 
 def render(reply: chat.Reply) -> list[SlackMessage]:
-    """Any reply of the controller as Slack messages."""
-    if isinstance(reply, chat.DigestReply):
-        return render_digest(reply.digest)
-    if isinstance(reply, chat.AnswerReply):
-        groups = [[block] for block in text_sections(reply.text)]
-        for n, paper in enumerate(reply.citations, 1):
-            groups.append([section(f"[{n}] {link(paper.url, clean_text(paper.title, 300))} ({paper.announced})")])
-        if reply.usage_line:
-            groups.append([section(f"_{escape(reply.usage_line)}_")])
-        return pack(reply.text, groups)
-    if isinstance(reply, chat.FileReply):  # a file upload needs files:write and a two-step upload: not offered yet
-        note = f"{reply.caption}\nFiles are not sent on Slack yet; `paperscout users export` on the server writes it."
-        return pack(note, [text_sections(note)])
-    groups = [[block] for block in text_sections(reply.text)] + [paper_blocks(card) for card in reply.cards]
-    groups.append(buttons([(c.label, c.value) for c in reply.choices]))
-    return pack(reply.text, [g for g in groups if g])
+    """Any reply of the controller as Slack messages (a file as a note: uploads need files:write, not asked)."""
+    if isinstance(reply, chat.FileReply):
+        reply = chat.TextReply(f"{reply.caption}\n{FILES_NOT_SENT}")
+    return messages(chat.layout(reply))
 
 
 # --- sending ---
@@ -199,7 +164,7 @@ class SlackPoster(PlatformPoster):
 
     def render_digest(self, target: Target, view: DigestView) -> list[SlackMessage]:
         """The digest as Slack messages."""
-        return render_digest(view)
+        return messages(digest_blocks(view))
 
     async def send(self, target: Target, message: object, position: int, sent: Sequence[str], nonce: str) -> str:
         """Send one message of a digest to the channel, or for a personal digest ('dm:U…') to the member's DM;
