@@ -226,3 +226,19 @@ def test_every_reply_has_one_layout() -> None:
 
 def test_an_empty_span_is_never_markup() -> None:
     assert Html().line((Span("", "bold"), Span("x"), Span(" ", "italic"), Span("", url="https://a.org"))) == "x "
+
+
+def test_fit_cuts_a_line_before_styling_so_no_escape_is_cut() -> None:
+    style = Html()
+    title = (Span("12. ", "bold"), Span("&" * 100, "bold", "https://arxiv.org/abs/2505.17001"))
+    fitted = style.fit(title, 120)
+    assert len(fitted) <= 120 and visible(fitted).endswith("&…") and visible(fitted).startswith("12. &&")
+    assert re.fullmatch(r'<b>12\. <a href="[^"]+">(?:&amp;)+…</a></b>', fitted)
+    assert style.fit((Span("short"),), 120) == "short"
+
+
+def test_a_message_never_repeats_a_button() -> None:
+    item = paper_view(scored(1).paper, number=1)
+    pages = pack([paper_block(item), paper_block(item), paper_block(paper_view(scored(2).paper))], Style())
+    assert [len(page.blocks) for page in pages] == [1, 2]
+    assert all(len({b.value for b in p.buttons}) == len(p.buttons) for p in pages)

@@ -7,7 +7,9 @@ bounded here, before any escaping, so an escape is never cut in two. A front end
 its bold/italic/link markup, how it counts length, and its limits (characters per message and per block, blocks,
 button rows and papers per message, buttons per row); `pack` then splits the blocks into `Page`s (one message each)
 that keep every limit, cutting a block only when it alone is too long (at paragraphs, then lines, then words).
-The core's button values are checked once here (`button`): a value a platform would refuse never reaches one.
+The core's button values are checked once here (`button`): a value a platform would refuse never reaches one, and a
+message never repeats one. `clip` bounds outside text; `Style.fit` bounds a styled line (a card's title) by cutting
+its text before styling.
 """
 
 from __future__ import annotations
@@ -314,6 +316,20 @@ class Style:
         """A styled line's length."""
         return self.size(self.line(line))
 
+    def fit(self, line: Line, limit: int) -> str:
+        """A line styled within `limit` (as the platform counts): its text cut before styling, ending in '…', so no
+        escape or markup is cut in two (a card's title, a footer)."""
+        if self.measure_line(line) <= limit:
+            return self.line(line)
+        low, high = 0, sum(len(span.text) for span in line)
+        while low < high:
+            middle = (low + high + 1) // 2
+            if self.measure_line(_kept(line, middle)) <= limit:
+                low = middle
+            else:
+                high = middle - 1
+        return self.line(_kept(line, low))
+
     def measure(self, block: Block) -> int:
         """A styled block's length (title and lines)."""
         parts = ([block.title] if block.title else []) + list(block.lines)
@@ -331,14 +347,27 @@ class Style:
         return [block.buttons[i : i + per_row] for i in range(0, len(block.buttons), max(1, per_row))]
 
 
+def _kept(line: Line, characters: int) -> Line:
+    """The first `characters` of a line's text, then '…'."""
+    kept: list[Span] = []
+    for span in line:
+        if characters <= 0:
+            break
+        kept.append(replace(span, text=span.text[:characters]))
+        characters -= len(span.text)
+    last = kept[-1] if kept else Span("")
+    return (*kept[:-1], replace(last, text=last.text.rstrip() + ELLIPSIS))
+
+
 # --- packing ---
 
 
 def pack(blocks: Iterable[Block], style: Style) -> list[Page]:
     """Blocks in as few messages as `style`'s limits allow, in order; a block is cut only when it alone is too
-    long (its buttons stay with its last piece)."""
+    long (its buttons stay with its last piece). A block whose button is already in a message opens the next."""
     pages: list[list[Block]] = []
     size = papers = slots = rows = 0
+    values: set[str] = set()  # a message never repeats a button value (Discord and Slack refuse a repeated id)
     for block in blocks:
         for piece in split_block(block, style):
             cost = style.measure(piece) + style.block_overhead
@@ -349,12 +378,15 @@ def pack(blocks: Iterable[Block], style: Style) -> list[Page]:
                 and _within(papers, piece.papers, style.papers_per_message)
                 and _within(slots, piece_slots, style.blocks_per_message)
                 and _within(rows, piece_rows, style.rows_per_message)
+                and values.isdisjoint(b.value for b in piece.buttons)
             ):
                 pages.append([])
                 size = papers = slots = rows = 0
+                values = set()
             else:
                 size += style.size(piece.separator)
             pages[-1].append(piece)
+            values.update(b.value for b in piece.buttons)
             size, papers, slots, rows = size + cost, papers + piece.papers, slots + piece_slots, rows + piece_rows
     return [Page(tuple(page)) for page in pages]
 
