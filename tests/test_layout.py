@@ -208,6 +208,8 @@ def test_buttons_past_64_bytes_or_not_ours_are_dropped_once(caplog: pytest.LogCa
     assert [len(row) for row in Telegramish().rows(choices)] == [2]
     wide = Block("choices", buttons=(*choices.buttons, button("a label longer than eighteen", "ps:c:s:3")))
     assert [len(row) for row in Telegramish().rows(wide)] == [1, 1, 1]
+    (page,) = pack(layout(reply), Telegramish())
+    assert Telegramish().page(page) == "Pick", "the choices add no text, not even a separator"
 
 
 def test_every_reply_has_one_layout() -> None:

@@ -309,8 +309,9 @@ class Style:
         return self.line_break.join(self.lines(block))
 
     def page(self, page: Page) -> str:
-        """A whole message: its blocks joined by their separators."""
-        return "".join((b.separator if n else "") + self.block(b) for n, b in enumerate(page.blocks))
+        """A whole message: its blocks joined by their separators (a block of buttons alone shows no text)."""
+        shown = [(block.separator, text) for block in page.blocks if (text := self.block(block))]
+        return "".join((separator if n else "") + text for n, (separator, text) in enumerate(shown))
 
     def measure_line(self, line: Line) -> int:
         """A styled line's length."""
