@@ -169,7 +169,7 @@ def _topic_line(item: PaperView) -> Line:
 def topic_blocks(groups: Sequence[TopicGroup]) -> list[Block]:
     """A digest grouped as a topic tree: one block per top-level topic (its heading; subtopic headings, notes and
     one line per paper, no buttons: '/up 3' names a paper by its number). A topic too long for one message is cut
-    at its subtopics (`pack`), its heading repeated."""
+    between its lines (`pack`), its heading repeated."""
     topics: list[list[TopicGroup]] = []
     for group in groups:
         if group.level == 1 or not topics:
