@@ -1,5 +1,6 @@
-"""Channel administration: /setup (options with autocomplete, or step by step), /settings, and syncing the slash
-commands on demand (the application owner's ``@paperscout sync``, then /sync), never at every start.
+"""Channel administration: /setup (options with autocomplete, or step by step; /settings comes from the command
+table), and syncing the slash commands on demand (the application owner's ``@paperscout sync``, then /sync), never
+at every start.
 
 Manage Server is checked when a command runs (by the controller, from the member's permissions in the interaction),
 not only through the commands' default permissions, which a server can override.
@@ -19,6 +20,7 @@ from bot.chat.messages import Place
 from bot.chat.turns import log_turn
 from bot.frontends.discord.app import PaperscoutBot, place_of, speaker_of
 from bot.frontends.discord.choices import category_choices, timezone_choices
+from bot.frontends.discord.commands import description
 from bot.frontends.discord.poster import missing_permissions
 from bot.models import MAX_DIGEST_SIZE
 
@@ -26,12 +28,12 @@ REPLY_HINT = "(Answer by replying to this message; /setup with options sets ever
 
 
 class Admin(commands.Cog):
-    """/setup, /settings and command syncing."""
+    """/setup and command syncing."""
 
     def __init__(self, bot: PaperscoutBot) -> None:
         self.bot = bot
 
-    @app_commands.command(name="setup", description="Set up this channel's daily arXiv digest (Manage Server)")
+    @app_commands.command(name="setup", description=description("setup"))
     @app_commands.default_permissions(manage_guild=True)
     @app_commands.guild_only()
     @app_commands.describe(
@@ -76,12 +78,6 @@ class Admin(commands.Cog):
     @setup.autocomplete("timezone")
     async def _timezones(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
         return timezone_choices(current)
-
-    @app_commands.command(name="settings", description="This channel's digest settings")
-    @app_commands.guild_only()
-    async def settings(self, interaction: discord.Interaction) -> None:
-        await interaction.response.defer(ephemeral=True, thinking=True)
-        await self.bot.run_command(interaction, "settings", ephemeral=True)
 
     @commands.command(name="sync")
     @commands.is_owner()

@@ -9,6 +9,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.frontends.discord.app import PaperscoutBot, place_of
+from bot.frontends.discord.commands import description
 
 
 class Digest(commands.Cog):
@@ -17,7 +18,7 @@ class Digest(commands.Cog):
     def __init__(self, bot: PaperscoutBot) -> None:
         self.bot = bot
 
-    @app_commands.command(name="digest", description="The digest: now, preview, pause or resume here; yours in a DM")
+    @app_commands.command(name="digest", description=description("digest"))
     @app_commands.describe(action="now posts today's channel digest; preview shows it only to you")
     async def digest(
         self,

@@ -1,4 +1,5 @@
-"""Buttons that teach the ranker, /up and /down, and /reactions: a press trains only the member who pressed it.
+"""Buttons that teach the ranker, and /reactions: a press trains only the member who pressed it (/up and /down
+come from the command table, `bot.frontends.discord.commands`).
 
 The persistent `PaperButton` is registered here, while the bot's `setup_hook` loads this cog, so a thumbs-up on a
 month-old digest still reaches the controller after any number of restarts.
@@ -14,11 +15,12 @@ from discord.ext import commands
 
 from bot.chat.messages import Incoming
 from bot.frontends.discord.app import PaperscoutBot, place_of, speaker_of
+from bot.frontends.discord.commands import description
 from bot.frontends.discord.send import PaperButton
 
 
 class Feedback(commands.Cog):
-    """Paper buttons (thumbs up/down, more like this, undo, choices) and the /up, /down and /reactions commands."""
+    """Paper buttons (thumbs up/down, more like this, undo, choices) and /reactions."""
 
     def __init__(self, bot: PaperscoutBot) -> None:
         self.bot = bot
@@ -34,19 +36,7 @@ class Feedback(commands.Cog):
         except Exception as exc:  # a press has no command tree to report through
             await self.bot.report(interaction, exc)
 
-    @app_commands.command(name="up", description="Thumbs up for a paper: your digests learn from it")
-    @app_commands.describe(paper="arXiv id, or the paper's number in your last list")
-    async def up(self, interaction: discord.Interaction, paper: str) -> None:
-        await interaction.response.defer(ephemeral=True, thinking=True)
-        await self.bot.run_command(interaction, "up", paper, ephemeral=True)
-
-    @app_commands.command(name="down", description="Thumbs down for a paper: fewer like it in your digests")
-    @app_commands.describe(paper="arXiv id, or the paper's number in your last list")
-    async def down(self, interaction: discord.Interaction, paper: str) -> None:
-        await interaction.response.defer(ephemeral=True, thinking=True)
-        await self.bot.run_command(interaction, "down", paper, ephemeral=True)
-
-    @app_commands.command(name="reactions", description="Your 👍/👎, the latest first: take one back or delete all")
+    @app_commands.command(name="reactions", description=description("reactions"))
     @app_commands.describe(
         action="list them (default), undo one, or reset: delete them all (asks first)",
         which="for undo: its number in the list (1 is the latest) or the paper's arXiv id",
@@ -56,11 +46,6 @@ class Feedback(commands.Cog):
     ) -> None:
         await interaction.response.defer(ephemeral=True, thinking=True)
         await self.bot.run_command(interaction, "reactions", f"{action} {which}", ephemeral=True)
-
-    @up.autocomplete("paper")
-    @down.autocomplete("paper")
-    async def _paper_choices(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
-        return await self.bot.paper_choices(current)
 
 
 async def setup(bot: PaperscoutBot) -> None:

@@ -1,5 +1,6 @@
-"""A member's own things, set up in DMs: /interests (or any DM) starts or resumes onboarding; /profile,
-/mydigest, /export (a file), /forget. A member who closed their DMs gets an ephemeral note in the channel."""
+"""A member's own things, set up in DMs: /interests (or any DM) starts or resumes onboarding, in a DM even when run
+in a channel; a member who closed their DMs gets an ephemeral note there. /profile, /mydigest, /export and /forget
+come from the command table (`bot.frontends.discord.commands`)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from discord.ext import commands
 
 from bot.chat.messages import Incoming
 from bot.frontends.discord.app import PaperscoutBot, place_of, speaker_of, speaker_of_message
+from bot.frontends.discord.commands import description
 
 DMS_CLOSED = 50007
 
@@ -19,7 +21,7 @@ class Profile(commands.Cog):
     def __init__(self, bot: PaperscoutBot) -> None:
         self.bot = bot
 
-    @app_commands.command(name="interests", description="Set up (or go through again) your personal profile in a DM")
+    @app_commands.command(name="interests", description=description("start"))
     async def interests(self, interaction: discord.Interaction) -> None:
         if interaction.guild is None:
             await interaction.response.defer(thinking=True)
@@ -41,27 +43,6 @@ class Profile(commands.Cog):
             )
             return
         await self.bot.tell(interaction, "I sent you a DM: your profile takes about two minutes.")
-
-    @app_commands.command(name="profile", description="What your profile says")
-    async def profile(self, interaction: discord.Interaction) -> None:
-        await interaction.response.defer(ephemeral=True, thinking=True)
-        await self.bot.run_command(interaction, "profile", ephemeral=True)
-
-    @app_commands.command(name="mydigest", description="Your personal digest: off, daily or weekly, at your time")
-    @app_commands.describe(schedule="e.g. daily 08:30 Europe/Berlin, weekly Monday 9am, off (empty: show it)")
-    async def mydigest(self, interaction: discord.Interaction, schedule: str = "") -> None:
-        await interaction.response.defer(ephemeral=True, thinking=True)
-        await self.bot.run_command(interaction, "mydigest", schedule, ephemeral=True)
-
-    @app_commands.command(name="export", description="Everything paperscout stores about you, as a file")
-    async def export(self, interaction: discord.Interaction) -> None:
-        await interaction.response.defer(ephemeral=True, thinking=True)
-        await self.bot.run_command(interaction, "export", ephemeral=True)
-
-    @app_commands.command(name="forget", description="Delete everything paperscout stores about you (asks first)")
-    async def forget(self, interaction: discord.Interaction) -> None:
-        await interaction.response.defer(ephemeral=True, thinking=True)
-        await self.bot.run_command(interaction, "forget", ephemeral=True)
 
     @commands.Cog.listener()
     async def on_message(self, message: discord.Message) -> None:

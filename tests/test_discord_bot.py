@@ -14,9 +14,11 @@ from typing import Any
 import discord
 import pytest
 
+from bot.chat.commands import COMMANDS
 from bot.config import Settings
 from bot.core import Core
 from bot.digests.delivery import DeliveryError
+from bot.frontend import front_end
 from bot.frontends.discord.app import PaperscoutBot, start_discord
 from bot.frontends.discord.render import digest_messages
 from bot.models import Digest, Paper, ScoredPaper, Target
@@ -427,7 +429,9 @@ def test_rendered_digest_messages_pass_discords_checks() -> None:
     )
     view = digest_view(Digest(paper.announced, "p" * 500, 10**6, items, notes=("n" * 3000,) * 9))
     messages = digest_messages(view)
-    assert sum(len(m.embeds) for m in messages) == 41
+    embeds = [e for m in messages for e in m.embeds]
+    assert embeds[0].title.startswith("p") and len([e for e in embeds if e.url]) == 40  # the header, every paper
+    assert "n" * 100 in embeds[-1].description  # the notes last
     for message in messages:
         rows = [
             {
@@ -745,3 +749,26 @@ async def test_the_bot_shards_as_discord_asks(fake: DiscordFake, core: Core) -> 
     assert isinstance(bot, discord.AutoShardedClient)
     async with running(bot, fake):
         assert bot.shard_count == 1 and fake.requests_to("gateway")
+
+
+async def test_slash_commands_are_made_from_the_command_table(
+    fake: DiscordFake, core: Core, store_day: StoreDay
+) -> None:
+    await store_day(core)
+    bot = new_bot(core)
+    async with running(bot, fake):
+        await synced(fake)
+        registered = {command["name"]: command for command in fake.global_commands}
+        # every command of the table that has a slash command of its own on Discord is one, described by its help
+        for name, command in COMMANDS.items():
+            run = front_end("discord").command(name)
+            if " " not in run:
+                assert run[1:] in registered, run
+                assert registered[run[1:]]["description"].lower() == command.help.lower()[:100], run
+        edit = registered["edit"]["options"]  # /help in a DM lists /edit: it exists
+        assert [(o["name"], o.get("required")) for o in edit] == [("field", True)]
+        assert registered["settings"].get("contexts") == [0]  # a channel command: servers only
+        why = fake.slash("why", {"paper": "2505.99999"}, user=fake.member_id)
+        (note,) = await fake.wait_for_followups(why)
+        assert note["flags"] & 64  # only for the member, as before
+    no_refusals(fake)

@@ -77,7 +77,7 @@ def command_label(msg: Incoming) -> str:
 
 
 COMMANDS: dict[str, Command] = {
-    "help": Command(_help, "", "this list"),
+    "help": Command(_help, "", "what I can do here"),
     "start": Command(
         members.start, "", "set up your personal profile (or go through it again)", "dm", opens=ONBOARDING
     ),
@@ -87,7 +87,7 @@ COMMANDS: dict[str, Command] = {
         "your personal digest of the latest day, numbered for /up and /down",
     ),
     "up": Command(papers.up, "N|ID", "thumbs up for paper N of your last list (or an arXiv id); teaches your profile"),
-    "down": Command(papers.down, "N|ID", "thumbs down, likewise"),
+    "down": Command(papers.down, "N|ID", "thumbs down for paper N of your last list (or an arXiv id); fewer like it"),
     "more": Command(papers.more, "[N|ID]", "the rest of my last answer's papers; with N, stored papers like that one"),
     "ask": Command(questions.ask, "QUESTION", "a question answered from stored papers, with citations"),
     "search": Command(questions.search, "WORDS", "stored papers matching words"),
@@ -114,7 +114,7 @@ COMMANDS: dict[str, Command] = {
     ),
     "settings": Command(admin.settings, "", "this channel's digest settings", where="channel"),
     "pause": Command(admin.pause, "", "pause this channel's digest", where="channel", admin=True),
-    "resume": Command(admin.resume, "", "resume it", where="channel", admin=True),
+    "resume": Command(admin.resume, "", "resume this channel's digest", where="channel", admin=True),
 }
 FLOW_WORDS = frozenset({"cancel", "skip", "back"})  # what every open flow takes
 ALIASES = {"interests": "start", "similar": "more", "like": "more", "q": "ask", "find": "search", "me": "profile"}

@@ -40,6 +40,7 @@ from bot.config import Settings
 from bot.core import Core
 from bot.errors import InputError, PaperscoutError, SourceUnavailable
 from bot.frontends.discord.choices import RecentPapers
+from bot.frontends.discord.commands import table_commands
 from bot.frontends.discord.poster import DiscordPoster
 from bot.frontends.discord.render import CONTENT_MAX, Outgoing, clip, escape_discord, render_replies
 from bot.frontends.discord.send import send_to_channel, send_to_interaction
@@ -131,9 +132,12 @@ class PaperscoutBot(commands.AutoShardedBot):
         self.recent_papers = RecentPapers(core)
 
     async def setup_hook(self) -> None:
-        """Load the cogs (the feedback cog registers the persistent buttons); route command errors."""
+        """Load the cogs (the feedback cog registers the persistent buttons), add every other command of the command
+        table (`bot.frontends.discord.commands`), route command errors."""
         for extension in self.initial_extensions:
             await self.load_extension(extension)
+        for command in table_commands({c.name for c in self.tree.get_commands()}):
+            self.tree.add_command(command)
         self.tree.on_error = self.on_app_command_error
 
     async def on_command_error(self, ctx: commands.Context[PaperscoutBot], error: commands.CommandError) -> None:

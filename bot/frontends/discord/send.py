@@ -47,18 +47,15 @@ class PaperButton(discord.ui.DynamicItem[discord.ui.Button], template=re.compile
 
 
 def view_for(rows: Sequence[Sequence[Button]]) -> discord.ui.View | None:
-    """A view laying out the rows (None when there are none); link buttons stay plain."""
+    """A view laying out the rows (None when there are none)."""
     if not rows:
         return None
     view = discord.ui.View(timeout=None)
     for number, row in enumerate(rows):
         for button in row:
-            if button.url:
-                view.add_item(discord.ui.Button(label=button.label, url=button.url, row=number))
-            else:
-                item = PaperButton(button.custom_id, button.label, button.style)
-                item.row = number
-                view.add_item(item)
+            item = PaperButton(button.custom_id, button.label, button.style)
+            item.row = number
+            view.add_item(item)
     return view
 
 

@@ -1,0 +1,106 @@
+"""Discord's slash commands made from the core's command table (`bot.chat.commands.COMMANDS`), so a command's
+name, help and option are written once: its name as Discord members run it (`FRONT_END.names`), the table's help
+line as its description, and its one option read from the table's usage (a paper, a question, words, a schedule,
+a field). Where it works and who may run it follow the table too (a channel command is guild-only, an admin's needs
+Manage Server by default). Commands with options of their own (/setup, /digest, /reactions, /interests, /sync) are
+written in their cogs, described from the table the same way (`description`).
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import discord
+from discord import app_commands
+
+from bot.chat.commands import COMMANDS, Command
+from bot.frontend import front_end
+
+DESCRIPTION_MAX = 100
+PAPER_HINT = "arXiv id or number in your last list (type digits or title words)"
+# the table's usage -> Discord's option: its name, what it says, whether it is required, its longest text (0: any)
+OPTIONS: dict[str, tuple[str, str, bool, int]] = {
+    "N|ID": ("paper", PAPER_HINT, True, 0),
+    "[N|ID]": ("paper", "empty: the rest of my last answer; else " + PAPER_HINT, False, 0),
+    "QUESTION": ("question", "e.g. what MoE papers this week? (reply to the answer for a follow-up)", True, 2000),
+    "WORDS": ("words", "e.g. sparse attention", True, 300),
+    "FIELD": ("field", "interests, avoid, authors, categories, ratings or digest", True, 40),
+    "[off|daily|weekly] [TIME] [ZONE]": (
+        "schedule",
+        "e.g. daily 08:30 Europe/Berlin, weekly Monday 9am, off (empty: show it)",
+        False,
+        200,
+    ),
+}
+PUBLIC = frozenset({"ask", "search", "paper", "more"})  # answered in the channel; the rest only to the member
+
+
+def description(name: str) -> str:
+    """The table's help line of core command `name` as a Discord description (capitalised, at most 100)."""
+    text = COMMANDS[name].help
+    text = text[:1].upper() + text[1:]
+    return text if len(text) <= DESCRIPTION_MAX else text[: DESCRIPTION_MAX - 1] + "…"
+
+
+def slash_name(name: str) -> str:
+    """The slash command core command `name` is on Discord ('' when it has none of its own: '/digest pause')."""
+    run = front_end("discord").command(name)
+    return run[1:] if run.startswith("/") and " " not in run else ""
+
+
+def ask_cooldown(interaction: discord.Interaction) -> app_commands.Cooldown | None:
+    """One question per member per ``PAPERSCOUT_ASK_COOLDOWN_SECONDS`` (none when 0), refused before the answer is
+    deferred; the core applies the same pause to every other way of asking."""
+    seconds = interaction.client.settings.ask_cooldown_seconds  # type: ignore[attr-defined]
+    return app_commands.Cooldown(1, seconds) if seconds > 0 else None
+
+
+async def paper_choices(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
+    """Recent papers for a paper option."""
+    return await interaction.client.paper_choices(current)  # type: ignore[attr-defined]
+
+
+def _callback(name: str, option: str) -> Callable[..., Any]:
+    public = name in PUBLIC
+
+    async def run(interaction: discord.Interaction, **given: str) -> None:
+        await interaction.response.defer(ephemeral=not public, thinking=True)
+        args = given.get(option, "") or ""
+        await interaction.client.run_command(  # type: ignore[attr-defined]
+            interaction, name, args, ephemeral=None if public else True
+        )
+
+    return run
+
+
+def table_command(name: str, command: Command) -> app_commands.Command[Any, ..., None]:
+    """Core command `name` as a Discord slash command (see the module docstring)."""
+    option, hint, required, longest = OPTIONS.get(command.usage, ("", "", False, 0))
+    run = _callback(name, option)
+    parameters = [inspect.Parameter("interaction", inspect.Parameter.POSITIONAL_ONLY, annotation=discord.Interaction)]
+    if option:
+        kind: Any = app_commands.Range[str, 1, longest] if longest else str
+        default = inspect.Parameter.empty if required else ""
+        parameters.append(inspect.Parameter(option, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=kind))
+        app_commands.describe(**{option: hint})(run)
+    run.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
+    if command.where == "channel":
+        app_commands.guild_only()(run)
+    if command.admin:
+        app_commands.default_permissions(manage_guild=True)(run)
+    slash = app_commands.Command(name=slash_name(name), description=description(name), callback=run)
+    if option == "paper":
+        slash.autocomplete(option)(paper_choices)
+    if option == "question":
+        app_commands.checks.dynamic_cooldown(ask_cooldown, key=lambda interaction: interaction.user.id)(slash)
+    return slash
+
+
+def table_commands(taken: set[str]) -> Iterator[app_commands.Command[Any, ..., None]]:
+    """A slash command for every table command that has a name of its own on Discord, not already in `taken`
+    (written in a cog)."""
+    for name, command in COMMANDS.items():
+        if slash_name(name) and slash_name(name) not in taken:
+            yield table_command(name, command)
