@@ -772,3 +772,15 @@ async def test_slash_commands_are_made_from_the_command_table(
         (note,) = await fake.wait_for_followups(why)
         assert note["flags"] & 64  # only for the member, as before
     no_refusals(fake)
+
+
+async def test_a_refusal_naming_an_uploaded_file_is_escaped(fake: DiscordFake, core: Core) -> None:
+    bot = new_bot(core)
+    async with running(bot, fake):
+        await synced(fake)
+        big = fake.add_attachment("**big** @everyone `x`.toml", b"#" * 70_000)
+        options = {"categories": "cs.LG", "profile_file": fake.attachment_option(big)}
+        (note,) = await fake.wait_for_followups(fake.slash("setup", options, user=fake.owner_id))
+    assert note["flags"] & 64 and "over 64 KB" in note["content"]
+    assert "\\*\\*big\\*\\* \\@everyone \\`x\\`" in note["content"], note["content"]
+    every_message_suppressed_mentions(fake)

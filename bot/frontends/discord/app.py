@@ -42,7 +42,7 @@ from bot.errors import InputError, PaperscoutError, SourceUnavailable
 from bot.frontends.discord.choices import RecentPapers
 from bot.frontends.discord.commands import table_commands
 from bot.frontends.discord.poster import DiscordPoster
-from bot.frontends.discord.render import CONTENT_MAX, Outgoing, clip, escape_discord, render_replies
+from bot.frontends.discord.render import Outgoing, render_replies, text_messages
 from bot.frontends.discord.send import send_to_channel, send_to_interaction
 from bot.ops.logs import public_url
 
@@ -176,7 +176,7 @@ class PaperscoutBot(commands.AutoShardedBot):
         """An ephemeral line to the member, as the response or a followup; never raises."""
         try:
             await self._unshare_thinking(interaction)
-            await send_to_interaction(interaction, [Outgoing(content=text[:CONTENT_MAX], ephemeral=True)])
+            await send_to_interaction(interaction, text_messages(text, ephemeral=True))
         except discord.HTTPException:
             log.warning("could not tell %s: %s", interaction.user.id, text[:80])
 
@@ -211,9 +211,7 @@ class PaperscoutBot(commands.AutoShardedBot):
             log.error("discord message handling failed (ref %s)", ref, exc_info=error)
             text = error_note(ref)
         try:
-            await send_to_channel(
-                message.channel, [Outgoing(content=clip(escape_discord(text), CONTENT_MAX))], reply_to=message
-            )
+            await send_to_channel(message.channel, text_messages(text), reply_to=message)
         except discord.HTTPException:
             log.warning("could not report an error in channel %s", message.channel.id)
 

@@ -13,9 +13,9 @@ from functools import cache
 from discord import app_commands
 
 from bot.core import Core
-from bot.frontends.discord.render import clip
 from bot.ingest.taxonomy import CATEGORIES
 from bot.models import Paper
+from bot.views.layout import clip
 
 MAX_CHOICES = 25
 CHOICE_NAME_MAX = 100

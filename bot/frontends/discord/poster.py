@@ -19,10 +19,10 @@ import discord
 from bot.digests.delivery import DeliveryError
 from bot.digests.poster import PlatformPoster
 from bot.frontends.discord.render import Outgoing as OutgoingMessage
-from bot.frontends.discord.render import clip
 from bot.frontends.discord.render import digest_messages as render_digest
 from bot.frontends.discord.send import send_to_channel
 from bot.models import PERSONAL_CHAT_PREFIX, Target
+from bot.views.layout import clip
 from bot.views.model import DigestView
 
 log = logging.getLogger(__name__)

@@ -20,6 +20,7 @@ from bot.text.safetext import clean_text
 from bot.views.layout import (
     Block,
     Page,
+    Span,
     Style,
     answer_blocks,
     choice_block,
@@ -34,6 +35,7 @@ CONTENT_MAX = 2000
 TITLE_MAX = 256
 DESCRIPTION_MAX = 4096
 COLOUR = discord.Colour(0xB31B1B)  # arXiv red
+SOURCES = (Span("Sources"),)  # the title of an answer's sources
 BUTTON_STYLES = {"up": discord.ButtonStyle.success, "down": discord.ButtonStyle.danger}
 primary, grey = discord.ButtonStyle.primary, discord.ButtonStyle.secondary
 
@@ -47,16 +49,6 @@ def escape_discord(text: str) -> str:
     ``@everyone``/``@here`` are escaped so they ping nobody even where allowed mentions are not set."""
     text = _INLINE.sub(r"\\\1", clean_text(text))  # "\@everyone" pings nobody
     return _LINE_START.sub(r"\1\\\2", text)
-
-
-def clip(text: str, limit: int) -> str:
-    """Discord markup cut to at most `limit` characters with an ellipsis, never leaving a dangling escape."""
-    if len(text) <= limit:
-        return text
-    cut = text[: max(0, limit - 1)]
-    if (len(cut) - len(cut.rstrip("\\"))) % 2:  # an odd run of backslashes ends in half an escape
-        cut = cut[:-1]
-    return cut + "…"
 
 
 class ContentStyle(Style):
@@ -142,17 +134,15 @@ def _embeds(page: Page) -> list[discord.Embed]:
     embeds: list[discord.Embed] = []
     for block in page.blocks:
         text = EMBEDS.line_break.join(EMBEDS.line(line) for line in block.lines)
-        title = "".join(escape_discord(span.text) for span in block.title) or (
-            "Sources" if block.kind == "sources" else ""
+        plain = tuple(Span(span.text) for span in block.title) or (
+            (Span("Sources"),) if block.kind == "sources" else ()
         )
         last = embeds[-1] if embeds else None
-        if not title and last is not None and len(last.description or "") + len(text) + 2 <= DESCRIPTION_MAX:
+        if not plain and last is not None and len(last.description or "") + len(text) + 2 <= DESCRIPTION_MAX:
             last.description = f"{last.description}{block.separator}{text}" if last.description else text
-        elif title or text:
-            embeds.append(
-                discord.Embed(title=clip(title, TITLE_MAX) or None, url=block.url or None, description=text or None)
-            )
-            embeds[-1].colour = COLOUR
+        elif plain or text:
+            title = EMBEDS.fit(plain, TITLE_MAX) or None
+            embeds.append(discord.Embed(title=title, url=block.url or None, description=text or None, colour=COLOUR))
     return embeds
 
 
@@ -204,7 +194,7 @@ def render_reply(reply: Reply) -> list[Outgoing]:
     if isinstance(reply, AnswerReply):
         return answer_messages(reply)
     if isinstance(reply, FileReply):
-        return [Outgoing(content=clip(escape_discord(reply.caption), CONTENT_MAX), file=reply, ephemeral=True)]
+        return [Outgoing(content=CONTENT.fit((Span(reply.caption),), CONTENT_MAX), file=reply, ephemeral=True)]
     if not reply.cards:
         return messages(layout(reply), embeds=False, ephemeral=reply.ephemeral)
     text = messages(text_block(reply.text), embeds=False, ephemeral=reply.ephemeral)
@@ -214,6 +204,11 @@ def render_reply(reply: Reply) -> list[Outgoing]:
         text[-1].embeds, text[-1].rows = packed[0].embeds, packed[0].rows
         packed = packed[1:]
     return text + packed
+
+
+def text_messages(text: str, *, ephemeral: bool = False) -> list[Outgoing]:
+    """Our own line (an error, a note) as messages: escaped like any text, split under 2,000."""
+    return messages(text_block(text), embeds=False, ephemeral=ephemeral)
 
 
 def render_replies(replies: Iterable[Reply]) -> list[Outgoing]:
