@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from bot.core import Core
@@ -86,3 +88,38 @@ async def test_abbreviations_are_written_out_and_split_words_joined(archive: Cor
     assert await corrected(archive, "sparse auto-encoders") == "sparse autoencoders"
     assert await corrected(archive, "physics-infromed networks") == "physics-informed networks"
     assert await corrected(archive, "multi-agent systems") == "multi-agent systems"  # papers write it apart
+
+
+def _written(base: Paper, n: int, title: str, abstract: str) -> Paper:
+    return dataclasses.replace(base, id=f"2599.{n:05d}", title=title, abstract=abstract)
+
+
+async def test_a_named_term_stands_for_its_topic_only_beside_a_word_typical_of_it(archive: Core) -> None:
+    base = (await archive.repo.get_papers(["2505.17553"]))[0]
+    moe = [
+        _written(base, n, f"Routing study {n}", f"{'A sparse' if n < 4 else 'An'} MoE layer routes.") for n in range(8)
+    ]
+    lora = [_written(base, 10 + n, f"Adapter study {n}", "We fine-tune LoRA adapters on text.") for n in range(8)]
+    await archive.repo.upsert_papers([*moe, *lora])
+    # many MoE papers say "sparse": a sparse MoE question is about MoE papers
+    assert (await topic_evidence(archive, "sparse MoE")).coverage("An MoE layer for vision") == 1.0
+    # few LoRA papers are federated: "federated LoRA" asks for that kind of LoRA
+    federated = await topic_evidence(archive, "federated LoRA")
+    assert federated.coverage("LoRA adapters for vision") < COVERED
+    assert federated.coverage("Federated LoRA for clients") == 1.0
+    # a verb acting on the topic ("shrinking the ...") is how the need is put; papers word it their own way
+    caches = [_written(base, 30 + n, f"Cache study {n}", "The KV cache grows with context.") for n in range(6)]
+    await archive.repo.upsert_papers(caches)
+    shrinking = await topic_evidence(archive, "shrinking the KV cache")
+    assert shrinking.coverage("Evicting KV Cache Entries for Long Contexts") == 1.0
+
+
+async def test_x_for_y_is_about_x_when_papers_on_x_name_y(archive: Core) -> None:
+    base = (await archive.repo.get_papers(["2505.17553"]))[0]
+    operators = [_written(base, 20 + n, f"Operator study {n}", "A neural operator solves the PDE.") for n in range(6)]
+    await archive.repo.upsert_papers(operators)
+    pdes = await topic_evidence(archive, "neural operators for PDEs")
+    assert pdes.coverage("Fourier Neural Operators for Weather") == 1.0
+    assert pdes.coverage("Finite volumes for hyperbolic PDEs") < COVERED
+    agents = await topic_evidence(archive, "LLM agents for software engineering")  # few agent papers are about it
+    assert agents.coverage("LLM agents for web navigation") < COVERED

@@ -8,9 +8,12 @@ appears close together (a compound is about the whole thing, not any one of its 
 finds a unit with inflections, words inside a name, a joined prefix and acronyms ending a method's name.
 Some parts may stand for the whole:
 
-- a rare named term with at most one other unit ("sparse MoE" -> MoE papers);
+- a rare named term with at most one other unit that is typical of it ("sparse MoE" -> MoE papers: many MoE papers say
+  "sparse"; not "federated LoRA", which few LoRA papers are);
 - a sub-phrase the archive seldom uses outside the whole phrase (measured, not listed: "unlearning" for "machine
   unlearning", "speculative" for "speculative decoding"; not "Bayesian" for "Bayesian optimization");
+- a verb acting on the topic ("shrinking the KV cache") may be left out: papers put it their own way;
+- "X for Y" is about X when most papers on X name Y ("neural operators for PDEs");
 - words almost every paper uses ("model", "learning") may be left out, and so may a common unit that only says
   where a rarer one lives ("LLM hallucinations", "knowledge distillation"; see `_optional`).
 """
@@ -36,6 +39,9 @@ SPECIFIC_WEIGHT = math.log(1 / SPECIFIC_SHARE)  # the rarity weight (`_idf`) of 
 PART_RATIO = 2.0  # a sub-phrase used at most this many times as often as the whole phrase stands for it
 LOCATING_UNITS = 3  # only in a topic this short may common units just say where a rare last one lives
 SPREAD_UNITS = 4  # a compound with this many needed units may have them anywhere in a text
+TYPICAL_SHARE = 0.25  # a modifier this share of a named term's papers use is typical of it ("sparse" MoE)
+IMPLIED_SHARE = 0.5  # "X for Y" is about X when this share of the papers on X name Y
+TYPICAL_SAMPLE = 5  # a named term in fewer papers than this is too rare to tell what is typical of it
 PARTIAL = 0.4  # what part of a compound's units count for (always below COVERED)
 COVERED = 0.5  # coverage at which a text is about the topic
 SHARED = 0.6  # a unit this share of a previous answer's papers hold does not narrow it down
@@ -168,8 +174,35 @@ def _idf(total: int, frequency: int) -> float:
     return math.log((total + 1) / (frequency + 1)) + 0.1
 
 
+_ACTION = re.compile(r"^(\w+ing)\s+(?:the|a|an|their|its)\s+\S", re.IGNORECASE)  # a verb acting on an object
+_FOR = re.compile(r"^(\S.*?\S)\s+for\s+(\S.*)$", re.IGNORECASE)
+
+
 async def evidence(core: Core, text: str, exact: bool = False) -> TopicEvidence:
-    """The units of one topic alternative, weighted by rarity in the archive, and the parts standing for it."""
+    """The units of one topic alternative, weighted by rarity in the archive, and the parts standing for it.
+
+    "X for Y" is about X alone when the archive's papers on X mostly name Y too ("neural operators for PDEs": a
+    neural operator solves PDEs whether its abstract says so or not); otherwise Y is part of the topic ("memory for
+    LLM agents", "agents for software engineering").
+    """
+    found = _FOR.match(text.strip())
+    if found and await _implies(core, found.group(1), found.group(2)):
+        return await _evidence(core, found.group(1), exact)
+    return await _evidence(core, text, exact)
+
+
+async def _implies(core: Core, head: str, domain: str) -> bool:
+    """Whether most stored papers using the phrase `head` also use `domain` (any spelling of either)."""
+    heads, domains = spellings_of(head), spellings_of(domain)
+    if not heads or not domains:
+        return False
+    head_papers = await core.repo.co_frequency([heads])
+    if head_papers < TYPICAL_SAMPLE:
+        return False
+    return await core.repo.co_frequency([heads, domains]) >= IMPLIED_SHARE * head_papers
+
+
+async def _evidence(core: Core, text: str, exact: bool) -> TopicEvidence:
     key = topic_key(text)
     parts = split_units(key)
     if not parts:
@@ -191,15 +224,21 @@ async def evidence(core: Core, text: str, exact: bool = False) -> TopicEvidence:
         units.append(Unit.of(part, _idf(total, frequency)))
         shares.append(frequency / total)
     optional = [_optional(shares, [u.named for u in units], i) for i in range(len(units))]
+    action = _ACTION.match(text.strip())  # "shrinking the KV cache": papers say "compressing", "evicting" it
+    if action and not parts[0].term and parts[0].tokens == tuple(text_tokens(action.group(1))):
+        optional[0] = True
     if all(optional):
         optional = [False] * len(units)
     units = [replace(u, optional=o) for u, o in zip(units, optional, strict=True)]
     standalone: list[Unit] = []
     needed = [u for u in units if not u.optional]
     for u, s in zip(units, shares, strict=True):
-        # a rare named term with at most one other unit is the topic ("sparse MoE", "KV cache compression")
+        # a rare named term with at most one other unit is the topic ("sparse MoE", "KV cache compression") when
+        # that unit is typical of it; an unusual one picks a kind of it ("federated LoRA", "shortening CoT")
         if u.named and not u.optional and s < TERM_SHARE and len(needed) <= 2:
-            standalone.append(u)
+            others = [v for v in needed if v is not u]
+            if not others or await _typical(core, others[0], u):
+                standalone.append(u)
     whole_frequency = frequencies.get(whole, 0)  # a phrase no paper uses has no part that stands for it
     for (i, j), phrase in zip(runs, typed, strict=True):
         run = parts[i:j]
@@ -209,6 +248,17 @@ async def evidence(core: Core, text: str, exact: bool = False) -> TopicEvidence:
             tokens = tuple(phrase.split())
             standalone.append(Unit(phrase, (tokens,), (), _idf(total, frequencies.get(phrase, 0))))
     return TopicEvidence(tuple(units), tuple(standalone), exact)
+
+
+async def _typical(core: Core, modifier: Unit, term: Unit) -> bool:
+    """Whether papers using `term` (any spelling) often use `modifier` too (measured in the archive): leaving it
+    out then loses little ("sparse" of MoE papers), while a modifier few of them use is what the question asks for."""
+    spellings = [_words(f) for f in term.forms]
+    term_papers = await core.repo.co_frequency([spellings])
+    if term_papers < TYPICAL_SAMPLE:
+        return True  # too few papers to tell
+    both = await core.repo.co_frequency([spellings, [_words(f) for f in modifier.forms]])
+    return both >= TYPICAL_SHARE * term_papers
 
 
 def anchored(example: TopicEvidence, head: TopicEvidence) -> TopicEvidence:

@@ -201,6 +201,19 @@ class PapersRepo(RepositoryBase):
             counts[word] = int(row[0]) if row else 0
         return counts
 
+    async def co_frequency(self, units: Sequence[Sequence[str]]) -> int:
+        """How many stored papers mention every unit in title or abstract, a unit being any of its spellings
+        (full-text index, stemmed)."""
+        clauses = [" OR ".join(fts_all_of([s]) for s in spellings if fts_all_of([s])) for spellings in units]
+        if not clauses or not all(clauses):
+            return 0
+        match = " AND ".join(f"({clause})" for clause in clauses)
+        async with self.conn.execute(
+            "SELECT COUNT(*) FROM papers_fts WHERE papers_fts MATCH ?", ("{title abstract} : (" + match + ")",)
+        ) as cursor:
+            row = await cursor.fetchone()
+        return int(row[0]) if row else 0
+
     async def tldrs(self, ids: Sequence[str]) -> dict[str, str]:
         """Stored TL;DRs for `ids` (papers without one are absent)."""
         found: dict[str, str] = {}
