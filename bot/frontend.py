@@ -19,10 +19,11 @@ from __future__ import annotations
 import importlib
 import pkgutil
 import re
-from collections.abc import Awaitable, Callable, Collection, Mapping
+import time
+from collections.abc import Awaitable, Callable, Collection, Hashable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 if TYPE_CHECKING:
     from bot.config import Settings
@@ -30,6 +31,8 @@ if TYPE_CHECKING:
     from bot.digests.delivery import Poster
 
 FRONT_ENDS_PACKAGE = "bot.frontends"
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
 
 
 class Running(Protocol):
@@ -110,3 +113,25 @@ def wording(platform: str, text: str, commands: Collection[str] = ()) -> str:
         return spec.command(word) if word in spec.names or word in commands else match.group(0)
 
     return _COMMAND.sub(name, text)
+
+
+class Expiring(Generic[K, V]):
+    """What a platform answered (is this member an admin here? their name?), kept for `seconds` so a busy chat asks
+    once a minute, not once a message; past `size` entries the expired ones are dropped."""
+
+    def __init__(self, seconds: float, size: int = 4096, clock: Callable[[], float] = time.monotonic) -> None:
+        self.seconds, self.size, self.clock = seconds, size, clock
+        self._entries: dict[K, tuple[float, V]] = {}
+
+    def get(self, key: K) -> V | None:
+        """The value kept for `key`, or None when there is none or it expired."""
+        entry = self._entries.get(key)
+        return entry[1] if entry is not None and entry[0] > self.clock() else None
+
+    def put(self, key: K, value: V) -> V:
+        """Keep `value` for `key`; returns it."""
+        now = self.clock()
+        if len(self._entries) >= self.size:
+            self._entries = {k: entry for k, entry in self._entries.items() if entry[0] > now}
+        self._entries[key] = (now + self.seconds, value)
+        return value

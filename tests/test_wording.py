@@ -7,7 +7,7 @@ import re
 
 from bot.chat import ChatController, Incoming, Place, Speaker, TextReply
 from bot.core import Core
-from bot.frontend import front_end, front_ends, wording
+from bot.frontend import Expiring, front_end, front_ends, wording
 
 DISCORD_DM = Place("discord", "42", is_dm=True)
 DISCORD_CHANNEL = Place("discord", "555", is_dm=False, title="#papers")
@@ -48,3 +48,34 @@ def test_every_front_end_is_registered_and_words_leave_links_alone() -> None:
     assert front_end("discord").command("more") == "/similar" and front_end("telegram").command("more") == "/more"
     line = "See https://arxiv.org/abs/2505.17639 or /more 3, not /morex; a/start stays."
     assert wording("discord", line) == "See https://arxiv.org/abs/2505.17639 or /similar 3, not /morex; a/start stays."
+
+
+def test_expiring_keeps_an_answer_for_its_time_and_drops_expired_ones_when_full() -> None:
+    now = [100.0]
+    kept: Expiring[str, bool] = Expiring(60.0, size=2, clock=lambda: now[0])
+    assert kept.get("ada") is None and kept.put("ada", True) is True and kept.get("ada") is True
+    now[0] = 159.0
+    assert kept.put("bob", False) is False and kept.get("ada") is True
+    now[0] = 161.0
+    assert kept.get("ada") is None, "asked again after a minute"
+    kept.put("cleo", True)
+    assert set(kept._entries) == {"bob", "cleo"}, "the expired answer went when the cache was full"
+
+
+async def test_answer_greets_a_bare_start_in_a_dm_and_never_raises(core: Core) -> None:
+    controller = ChatController(core)
+    speaker, dm, group = Speaker("telegram:1", "Ada"), Place("telegram", "1"), Place("telegram", "-5", is_dm=False)
+
+    async def greet(speaker: Speaker, place: Place) -> list[TextReply]:
+        return [TextReply("welcome back")]
+
+    async def broken(msg: Incoming) -> list[TextReply]:
+        raise RuntimeError("a bug")
+
+    controller.greet, controller.handle = greet, broken  # type: ignore[method-assign,assignment]
+    assert await controller.answer(Incoming.from_text(speaker, dm, "/start")) == [TextReply("welcome back")]
+    (failed,) = await controller.answer(Incoming.from_text(speaker, dm, "/start now"))
+    assert isinstance(failed, TextReply) and failed.ephemeral and "went wrong" in failed.text
+    assert await controller.answer(Incoming.from_text(speaker, group, "/ask x")) == [failed]
+    assert await controller.answer(Incoming(speaker, group, button="ps:up:2505.17639")) == [failed]
+    assert await controller.answer(Incoming(speaker, group, text="chatter")) == [], "chatter gets no apology"

@@ -1,8 +1,9 @@
 """The chat controller: routes every turn of a conversation, for every front end; the handlers live in modules by
 concept (`questions`, `papers`, `digests`, `members`, `admin`), the command table in `commands`.
 
-`ChatController.handle(Incoming) -> list[Reply]` is the whole interface: the console, the Discord cogs and the
-Telegram handlers translate platform events into `Incoming` and render the replies. Every piece of conversation
+`ChatController.handle(Incoming) -> list[Reply]` is the whole interface (`answer` wraps it for front ends: a bare
+/start in a DM greets, a failure is an apology, never an exception): the console, the Discord cogs and the Telegram
+and Slack handlers translate platform events into `Incoming` and render the replies. Every piece of conversation
 state lives in SQLite (onboarding, a half-done /setup, a pending /forget, the numbering of a member's last list of
 papers), and so a restart in the middle of any flow continues where it was.
 
@@ -15,6 +16,7 @@ is a question; other channel chatter is not ours.
 
 from __future__ import annotations
 
+import logging
 import time
 from dataclasses import replace as dc_replace
 from typing import TYPE_CHECKING
@@ -45,6 +47,9 @@ if TYPE_CHECKING:  # the digest poster is only needed for /digest now
     from bot.core import Core
     from bot.digests.delivery import Poster
 
+log = logging.getLogger(__name__)
+
+FAILED = "Something went wrong on my side (it is logged); please try again later."
 FLOWS = Flows(
     ForgetConfirmation(), ResetConfirmation(), OnboardingFlow(), ChannelSetup()
 )  # which flow takes a turn, in this order
@@ -86,6 +91,18 @@ class ChatController:
             label = command_label(msg)
             if replies or outcome != "ok" or label != "text":  # channel chatter that is not for us is not a turn
                 log_turn(label, msg.place, outcome, started)
+
+    async def answer(self, msg: Incoming) -> list[Reply]:
+        """What a front end sends back for `msg`; never raises. A bare /start in a DM greets (resuming an unfinished
+        onboarding); a failure is logged and answered with an apology to someone who addressed the bot (a DM, a
+        command, a button, a reply to us, a mention), while a channel's chatter gets nothing."""
+        try:
+            if msg.command == "start" and msg.place.is_dm and not msg.args:
+                return await self.greet(msg.speaker, msg.place)
+            return await self.handle(msg)
+        except Exception:
+            log.exception("answering %s in %s failed", msg.command or "a message", msg.place.key)
+            return [TextReply(FAILED, ephemeral=True)] if msg.addressed else []
 
     async def greet(self, speaker: Speaker, place: Place) -> list[Reply]:
         """What someone opening a conversation sees (the console's start, Telegram's /start in a DM): an unfinished

@@ -132,6 +132,11 @@ class Incoming:
     attachment: Attachment | None = None
     mentioned: bool = False  # the message names the bot (an @mention): in a channel, it is spoken to
 
+    @property
+    def addressed(self) -> bool:
+        """Whether the bot was spoken to: a DM, a command, a button, a reply to one of its messages or a mention."""
+        return self.place.is_dm or bool(self.command or self.button or self.reply_to or self.mentioned)
+
     @classmethod
     def from_text(cls, speaker: Speaker, place: Place, line: str, **extra: object) -> Incoming:
         """A typed line: '/cmd args' (a Telegram '@botname' suffix dropped) becomes a command, anything else text."""

@@ -15,7 +15,6 @@ import asyncio
 import functools
 import logging
 import re
-import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -27,7 +26,7 @@ from bot.digests.delivery import DeliveryError
 from bot.digests.pacing import ChatPacer
 from bot.digests.poster import PlatformPoster
 from bot.errors import ConfigError
-from bot.frontend import FrontEnd
+from bot.frontend import Expiring, FrontEnd
 from bot.models import PERSONAL_CHAT_PREFIX, Target
 from bot.text.safetext import clean_text
 from bot.views.layout import Block, Page, Style, clip, digest_blocks, pack
@@ -57,7 +56,6 @@ TOKEN_REFUSALS = frozenset(
 )
 REFUSED = frozenset({"invalid_blocks", "msg_too_long", "msg_blocks_too_long", "invalid_blocks_format"})
 FILES_NOT_SENT = "Files are not sent on Slack yet; `paperscout users export` on the server writes it."
-FAILED = "Something went wrong on my side (it is logged); please try again later."
 ADMIN_CACHE_SECONDS = 60.0
 STOP_GRACE_SECONDS = 20.0
 _MENTION = re.compile(r"<@[A-Z0-9]+>")
@@ -227,7 +225,7 @@ class SlackFrontEnd:
     def __init__(self, controller: chat.ChatController, poster: SlackPoster, bot_user: str) -> None:
         self.controller, self.poster, self.bot_user = controller, poster, bot_user
         self.handler: AsyncSocketModeHandler | None = None
-        self._speakers: dict[str, tuple[float, str, bool]] = {}
+        self._speakers: Expiring[str, tuple[str, bool]] = Expiring(ADMIN_CACHE_SECONDS)
         self._busy, self.idle = 0, asyncio.Event()  # idle: set while no event is being answered
         self.idle.set()
 
@@ -266,16 +264,15 @@ class SlackFrontEnd:
         from slack_sdk.errors import SlackApiError
 
         cached = self._speakers.get(user_id)
-        if cached is None or cached[0] < time.monotonic():
+        if cached is None:
             try:
                 user = (await self.poster.client.users_info(user=user_id))["user"]
                 admin = bool(user.get("is_admin") or user.get("is_owner"))
-                cached = (time.monotonic() + ADMIN_CACHE_SECONDS, str(user.get("real_name") or user_id), admin)
+                cached = self._speakers.put(user_id, (str(user.get("real_name") or user_id), admin))
             except SlackApiError as error:
                 log.warning("users.info for %s failed: %s", user_id, error.response.get("error"))
-                cached = (0.0, user_id, False)
-            self._speakers[user_id] = cached
-        return chat.Speaker(f"{PLATFORM}:{user_id}", clean_text(cached[1], 80), is_admin=cached[2] and not place.is_dm)
+                cached = (user_id, False)
+        return chat.Speaker(f"{PLATFORM}:{user_id}", clean_text(cached[0], 80), is_admin=cached[1] and not place.is_dm)
 
     async def on_command(self, ack: Any, body: dict[str, Any], respond: Any) -> None:
         """``/paperscout sub args``: acknowledged at once, then the controller's replies."""
@@ -284,9 +281,7 @@ class SlackFrontEnd:
         place = chat.Place(PLATFORM, channel, is_dm=is_dm, title="" if is_dm else f"#{body.get('channel_name', '')}")
         speaker = await self.speaker(str(body.get("user_id", "")), place)
         msg = chat.Incoming.from_text(speaker, place, "/" + (str(body.get("text", "")).strip() or "help"))
-        greet = msg.command == "start" and is_dm and not msg.args  # an unfinished onboarding resumes
-        work = self.controller.greet(speaker, place) if greet else self.controller.handle(msg)
-        await self.answer(place, work, respond=respond)
+        await self.answer(msg, respond=respond)
 
     async def on_button(self, ack: Any, body: dict[str, Any], action: dict[str, Any], respond: Any) -> None:
         """A pressed button: the controller's answer, which only the presser sees outside a DM."""
@@ -295,7 +290,7 @@ class SlackFrontEnd:
         place = chat.Place(PLATFORM, channel, is_dm=channel.startswith("D"))
         speaker = await self.speaker(str(body.get("user", {}).get("id", "")), place)
         msg = chat.Incoming(speaker, place, button=str(action.get("value") or action.get("action_id", "")))
-        await self.answer(place, self.controller.handle(msg), respond=respond, only_presser=True)
+        await self.answer(msg, respond=respond, only_presser=True)
 
     async def on_mention(self, event: dict[str, Any]) -> None:
         """``@paperscout question`` in a channel: /ask, answered in the thread."""
@@ -303,7 +298,7 @@ class SlackFrontEnd:
         place = chat.Place(PLATFORM, str(event.get("channel", "")), is_dm=False)
         speaker = await self.speaker(str(event.get("user", "")), place)
         msg = chat.Incoming(speaker, place, text=question, command="ask" if question else "help", args=question)
-        await self.answer(place, self.controller.handle(msg), thread_ts=str(event.get("thread_ts") or event["ts"]))
+        await self.answer(msg, thread_ts=str(event.get("thread_ts") or event["ts"]))
 
     async def on_message(self, event: dict[str, Any]) -> None:
         """A DM (onboarding, questions) or a channel message (a setup answer, a follow-up in our thread)."""
@@ -313,20 +308,14 @@ class SlackFrontEnd:
         place = chat.Place(PLATFORM, str(event.get("channel", "")), is_dm=event.get("channel_type") == "im")
         speaker = await self.speaker(str(event.get("user", "")), place)
         msg = chat.Incoming(speaker, place, text=text, reply_to=str(event.get("thread_ts", "")))
-        await self.answer(place, self.controller.handle(msg), thread_ts=msg.reply_to)
+        await self.answer(msg, thread_ts=msg.reply_to)
 
     async def answer(
-        self, place: chat.Place, work: Awaitable[list[chat.Reply]], *, respond: Any = None, thread_ts: str = "",
-        only_presser: bool = False,
-    ) -> None:  # fmt: skip
+        self, msg: chat.Incoming, *, respond: Any = None, thread_ts: str = "", only_presser: bool = False
+    ) -> None:
         """The controller's replies: what only the runner or presser should see through the response_url (outside
         a DM), the rest as messages in the channel (or through the response_url when the bot cannot post there)."""
-        try:
-            replies = await work
-        except Exception:
-            log.exception("handling a Slack event in %s failed", place.chat_id)
-            replies = [chat.TextReply(FAILED, ephemeral=True)]
-        posts = 0
+        place, replies, posts = msg.place, await self.controller.answer(msg), 0
         for reply in replies:
             ephemeral = only_presser or getattr(reply, "ephemeral", False) or isinstance(reply, chat.FileReply)
             for message in render(reply):

@@ -19,7 +19,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import time
 from collections.abc import AsyncIterator, Sequence
 
 from telegram import CallbackQuery, Chat, Update
@@ -48,6 +47,7 @@ from bot.chat.messages import (
     is_paperscout_button,
 )
 from bot.digests.delivery import DeliveryError
+from bot.frontend import Expiring
 from bot.frontends.telegram.render import caption_html, render
 from bot.frontends.telegram.sending import TelegramSender
 from bot.views.layout import clip
@@ -59,9 +59,7 @@ PLATFORM = "telegram"
 MAX_ATTACHMENT_BYTES = 1_000_000  # the controller refuses profiles over 64 KB with a message; bigger is not fetched
 MAX_TOAST = 200  # answerCallbackQuery text limit
 ADMIN_CACHE_SECONDS = 60.0
-ADMIN_CACHE_SIZE = 4096  # past this many answers, expired ones are dropped
 TYPING_EVERY_SECONDS = 4.5  # Telegram shows "typing…" for 5 s
-FAILED = "Something went wrong on my side (it is logged); please try again later."
 ADMIN_STATUSES = frozenset({"creator", "administrator"})
 REMOVED_STATUSES = frozenset({"kicked", "left"})
 
@@ -93,7 +91,7 @@ class TelegramFrontEnd:
     def __init__(self, controller: ChatController, sender: TelegramSender) -> None:
         self.controller = controller
         self.sender = sender
-        self._admins: dict[tuple[int, int], tuple[float, bool]] = {}
+        self._admins: Expiring[tuple[int, int], bool] = Expiring(ADMIN_CACHE_SECONDS)
 
     def register(self, app: Application) -> None:
         """Add the handlers: messages and channel posts (not edits), button presses, and an error logger."""
@@ -148,16 +146,8 @@ class TelegramFrontEnd:
         if not (incoming.command or incoming.text.strip() or attachment is not None):
             return
         # "typing…" only where we are addressed: group chatter the controller passes over must not show it
-        addressed = place.is_dm or bool(incoming.command) or bool(reply_to)
-        try:
-            async with self._typing(chat.id) if addressed else contextlib.nullcontext():
-                if incoming.command == "start" and place.is_dm and not incoming.args:
-                    replies = await self.controller.greet(speaker, place)
-                else:
-                    replies = await self.controller.handle(incoming)
-        except Exception:
-            log.exception("handling a Telegram message in chat %s failed", chat.id)
-            replies = [TextReply(FAILED, ephemeral=True)] if addressed else []
+        async with self._typing(chat.id) if incoming.addressed else contextlib.nullcontext():
+            replies = await self.controller.answer(incoming)
         await self._reply(chat.id, message, replies, place)
 
     async def _speaker_of(self, message: TgApiMessage, chat: Chat) -> Speaker | None:
@@ -171,21 +161,16 @@ class TelegramFrontEnd:
         return Speaker(user_key(sender.id), sender.full_name, is_admin=is_admin)
 
     async def is_admin(self, chat_id: int, user_id: int) -> bool:
-        """Whether getChatMember says the user is the chat's creator or an administrator (cached for a minute)."""
-        now = time.monotonic()
+        """Whether getChatMember says the user is the chat's creator or an administrator (kept for a minute)."""
         cached = self._admins.get((chat_id, user_id))
-        if cached is not None and cached[0] > now:
-            return cached[1]
+        if cached is not None:
+            return cached
         try:
             member = await self.sender.bot.get_chat_member(chat_id, user_id)
         except TelegramError as error:
             log.warning("getChatMember(%s, %s) failed: %s", chat_id, user_id, error)
             return False
-        answer = member.status in ADMIN_STATUSES
-        if len(self._admins) >= ADMIN_CACHE_SIZE:
-            self._admins = {key: entry for key, entry in self._admins.items() if entry[0] > now}
-        self._admins[(chat_id, user_id)] = (now + ADMIN_CACHE_SECONDS, answer)
-        return answer
+        return self._admins.put((chat_id, user_id), member.status in ADMIN_STATUSES)
 
     async def _attachment(self, message: TgApiMessage) -> Attachment | None:
         document = message.document
@@ -215,11 +200,7 @@ class TelegramFrontEnd:
         place = place_of(chat)
         is_admin = chat.type != ChatType.PRIVATE and await self.is_admin(chat.id, query.from_user.id)
         speaker = Speaker(user_key(query.from_user.id), query.from_user.full_name, is_admin=is_admin)
-        try:
-            replies = await self.controller.handle(Incoming(speaker, place, button=data))
-        except Exception:
-            log.exception("handling a button press in chat %s failed", chat.id)
-            replies = [TextReply(FAILED, ephemeral=True)]
+        replies = await self.controller.answer(Incoming(speaker, place, button=data))
         short = _short_toast(replies)
         if short is not None or not replies:
             await self._toast(query, short or "")
