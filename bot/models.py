@@ -131,6 +131,7 @@ class Profile:
         return hashlib.sha256("\n".join(parts).encode("utf-8")).hexdigest()[:12]
 
 
+CHANNEL_SCHEDULES = ("daily", "weekly")  # how often a channel's digest goes out
 PERSONAL_CHAT_PREFIX = "dm:"  # chat_id of a personal target: "dm:<id part of the user key>"
 DIGEST_SIZE = 15  # papers in a digest unless a target says otherwise
 MAX_DIGEST_SIZE = 50  # the most a target may ask for (Discord's /setup option and chat /setup alike)
@@ -149,6 +150,8 @@ class Target:
     digest_size: int = DIGEST_SIZE
     id: int | None = None
     paused: bool = False  # an admin paused the channel's digest (/pause); the schedule passes it over
+    schedule: str = "daily"  # daily | weekly (a channel's: the week's picks as a topic tree, once a week)
+    weekly_day: int = 0  # 0 = Monday: the day a weekly digest goes out, covering the seven days ending on it
 
     @property
     def key(self) -> str:

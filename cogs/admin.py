@@ -39,6 +39,7 @@ class Admin(commands.Cog):
     @app_commands.describe(
         channel="The channel that gets the digest (default: this one)",
         categories="arXiv categories, e.g. cs.LG, cs.CL",
+        schedule="daily, or weekly with a day (the week's best grouped by topic), e.g. weekly Friday",
         time="Post time, e.g. 09:00",
         timezone="Time zone, e.g. Europe/Berlin",
         profile="What the channel reads about, in words (or attach a TOML profile)",
@@ -50,6 +51,7 @@ class Admin(commands.Cog):
         interaction: discord.Interaction,
         channel: discord.TextChannel | None = None,
         categories: str = "",
+        schedule: str = "",
         time: str = "",
         timezone: str = "",
         profile: app_commands.Range[str, 0, 2000] = "",
@@ -59,7 +61,13 @@ class Admin(commands.Cog):
         await interaction.response.defer(thinking=True)
         where = channel or interaction.channel
         place = place_of(where, interaction.user)
-        options = {"categories": categories, "time": time, "timezone": timezone, "profile": profile}
+        options = {
+            "categories": categories,
+            "schedule": schedule,
+            "time": time,
+            "timezone": timezone,
+            "profile": profile,
+        }
         if size is not None:
             options["size"] = str(size)
         attachment = await self.bot.read_attachment(profile_file)

@@ -169,9 +169,12 @@ async def test_an_admin_sets_up_a_channel_step_by_step_and_with_a_toml_file(
         assert "#papers" in reply.text and "categories" in reply.text
         reply = only_text(await say(ctl, ADMIN, CHANNEL, "cs.LG, cs.ML"))  # a typo: named, with a suggestion
         assert "cs.ML" in reply.text and "stat.ML" in reply.text
-        await say(ctl, ADMIN, CHANNEL, "cs.LG, cs.AI")
+        reply = only_text(await say(ctl, ADMIN, CHANNEL, "cs.LG, cs.AI"))
+        assert "Daily or weekly?" in reply.text and [c.label for c in reply.choices] == ["daily", "weekly Monday"]
         # someone else chatting in the channel is not taken as an answer
         assert await say(ctl, MEMBER, CHANNEL, "nice bot") == []
+        reply = only_text(await say(ctl, ADMIN, CHANNEL, "weekly on Fridays"))
+        assert "what time" in reply.text
         reply = only_text(await say(ctl, ADMIN, CHANNEL, "8am"))
         assert "time zone" in reply.text
 
@@ -189,9 +192,11 @@ async def test_an_admin_sets_up_a_channel_step_by_step_and_with_a_toml_file(
             "Europe/Berlin",
             10,
         )
+        assert (target.schedule, target.weekly_day) == ("weekly", 4)
         assert [t.want for t in profile.topics] == ["graph neural networks", "optimisation theory"]
         settings_text = only_text(await say(ctl, MEMBER, CHANNEL, "/settings")).text
-        assert "08:00 (Europe/Berlin)" in settings_text and "active" in settings_text
+        assert "every Friday at 08:00 (Europe/Berlin)" in settings_text and "active" in settings_text
+        assert "grouped by topic" in settings_text
         assert "Paused" in only_text(await say(ctl, ADMIN, CHANNEL, "/pause")).text
         assert all(t.chat_id != "555" for t, _ in await ctl.core.repo.targets())
         assert "paused" in only_text(await say(ctl, ADMIN, CHANNEL, "/settings")).text

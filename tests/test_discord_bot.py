@@ -545,11 +545,11 @@ async def test_setup_step_by_step_by_replying_to_the_bot(fake: DiscordFake, core
         await synced(fake)
         started = fake.slash("setup", {"categories": "cs.LG"}, user=fake.owner_id)
         question = (await fake.wait_for_followups(started))[0]
-        assert "time" in question["content"].lower() and not question["flags"] & 64
+        assert "daily or weekly" in question["content"].lower() and not question["flags"] & 64
         hint = await fake.wait_for(lambda: [m for m in fake.response_messages(started) if "replying" in m["content"]])
         assert hint[0]["flags"] & 64
         last = question
-        for answer in ("08:15", "Europe/Paris", "protein folding; enzyme design", "5"):
+        for answer in ("daily", "08:15", "Europe/Paris", "protein folding; enzyme design", "5"):
             sent = fake.say(fake.channel_id, answer, user=fake.owner_id, reply_to=int(last["id"]))
 
             def answered(sent: dict[str, Any] = sent) -> list[dict[str, Any]]:

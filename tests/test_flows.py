@@ -26,7 +26,7 @@ async def test_skip_and_back_typed_as_text_reach_the_setup(core: Core) -> None:
     ctl = ChatController(core)
     await say(ctl, ADMIN, CHANNEL, "/setup")
     await ctl.handle(Incoming(ADMIN, CHANNEL, text="cs.LG", reply_to="901"))
-    assert "time zone" in only_text(await ctl.handle(Incoming(ADMIN, CHANNEL, text="/skip", reply_to="902"))).text
+    assert "what time" in only_text(await ctl.handle(Incoming(ADMIN, CHANNEL, text="/skip", reply_to="902"))).text
     assert "Going back" in only_text(await ctl.handle(Incoming(ADMIN, CHANNEL, text="/back", reply_to="903"))).text
 
 
@@ -42,7 +42,7 @@ async def test_an_open_setup_leaves_replies_to_answers_to_the_question(core: Cor
     assert isinstance(follow_up[0], AnswerReply), follow_up
     # the setup still waits at its first question, untouched by the follow-up
     reply = only_text(await ctl.handle(Incoming(ADMIN, CHANNEL, text="cs.LG", reply_to="905")))
-    assert "time" in reply.text.lower()
+    assert "daily or weekly" in reply.text.lower()
 
 
 async def test_skip_and_cancel_with_nothing_open_say_so(core: Core) -> None:
@@ -69,4 +69,4 @@ async def test_a_new_flow_ends_the_one_open_at_the_same_place(core: Core) -> Non
     assert "categories" in only_text(await say(ctl, me, console, "/setup")).text
     assert not await onboarding.is_active(core, me.user_key)
     # so the next answer goes to the setup, the one flow open here
-    assert "time" in only_text(await say(ctl, me, console, "cs.LG")).text.lower()
+    assert "daily or weekly" in only_text(await say(ctl, me, console, "cs.LG")).text.lower()

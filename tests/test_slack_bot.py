@@ -198,7 +198,10 @@ async def test_slash_command_sub_commands_setup_and_digest_now(
         assert "admins" in refused.visible_text and refused.ephemeral_to == ADA
         [asked] = await command(fake, CLEO, PAPERS, "setup")
         assert "#papers" in asked.visible_text and "categories" in asked.visible_text
-        await say(fake, CLEO, PAPERS, "cs.LG, cs.AI")
+        [kinds] = await say(fake, CLEO, PAPERS, "cs.LG, cs.AI")
+        assert [b["text"]["text"] for b in kinds.buttons] == ["daily", "weekly Monday"]
+        await fake.wait_for_ack(fake.press_button(CLEO, kinds, kinds.buttons[0]["value"]))
+        await fake.wait_until(lambda: "what time" in seen_by(fake, PAPERS, CLEO)[-1].visible_text, what="the time")
         await say(fake, CLEO, PAPERS, "8am")
         await say(fake, CLEO, PAPERS, "Berlin")
         await say(fake, CLEO, PAPERS, "graph neural networks; optimisation theory")
@@ -376,3 +379,25 @@ def test_a_topic_tree_digest_shows_its_topics_on_slack_as_on_the_other_platforms
     )
     assert all(f"{p.id}|Paper" in sections[1] for p in papers)
     assert not [b for b in message.blocks if b["type"] == "actions"], "a topic names its papers by number"
+
+
+async def test_a_weekly_topic_tree_of_60_hostile_papers_goes_through_slack_within_block_kit_limits(
+    core: Core, slack_settings: Settings, fake: SlackFake
+) -> None:
+    from tests.conftest import post_all
+    from tests.test_weekly_tree import as_tree
+
+    papers = hostile_papers(60)
+    items = tuple(ScoredPaper(p, score=1, relevance=7, novelty=5, tldr="We show <x> & <!here> " * 30) for p in papers)
+    digest = as_tree(Digest(day=DAY, profile_name="Lab", scanned=400, items=items, start=DAY - dt.timedelta(days=6)))
+    async with slack_bot(core, slack_settings) as bot:
+        await post_all(bot.poster, Target("slack", PAPERS, "lab"), digest)
+    assert all(c.ok for c in fake.calls("chat.postMessage")), [c.answer for c in fake.calls() if not c.ok]
+    linked: list[str] = []
+    for message in fake.posted(PAPERS):
+        assert len(message.blocks) <= 50 and message.pings == []
+        assert all(len(b["text"]["text"]) <= MAX_SECTION for b in message.blocks if b["type"] == "section")
+        linked += [url.removeprefix("https://arxiv.org/abs/") for url, _ in message.links]
+    assert linked == [p.id for p in papers], "every paper once, in order"
+    shown = "\n".join(m.visible_text for m in fake.posted(PAPERS))
+    assert "Sub 0a &amp; &lt;i&gt;" in shown and "Topic 3" in shown and "@everyone" in shown

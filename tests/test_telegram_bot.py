@@ -486,6 +486,8 @@ async def test_setup_step_by_step_in_a_group_by_replying_to_the_bot(
         fake.inject_message(GROUP, BOB, "cs.CV")
         fake.inject_message(GROUP, BOB, "cs.CV", reply_to=question.message_id)
         [question] = await answer(CLEO, "cs.LG, cs.AI", question)
+        assert "daily or weekly" in question.text.lower()
+        [question] = await answer(CLEO, "weekly Friday", question)
         assert "time" in question.text.lower()
         [question] = await answer(CLEO, "8am", question)
         [question] = await answer(CLEO, "Berlin", question)
@@ -494,7 +496,8 @@ async def test_setup_step_by_step_in_a_group_by_replying_to_the_bot(
         assert "All set!" in done.text
     found = await core.repo.target_at("telegram", str(GROUP))
     assert found is not None and found[0].categories == ("cs.LG", "cs.AI") and found[0].digest_size == 10
-    assert len(fake.sent(GROUP)) == 6, "nothing answered Bob"
+    assert (found[0].schedule, found[0].weekly_day) == ("weekly", 4)
+    assert len(fake.sent(GROUP)) == 7, "nothing answered Bob"
 
 
 async def test_a_group_upgraded_to_a_supergroup_keeps_its_digest_under_the_new_id(

@@ -110,7 +110,12 @@ COMMANDS: dict[str, Command] = {
         members.forget, "", "delete everything stored about you (asks first)", opens=members.CONFIRM_KIND
     ),
     "setup": Command(
-        admin.setup, "", "set up this channel's daily digest", "channel", admin=True, opens=channel_setup.KIND
+        admin.setup,
+        "",
+        "set up this channel's digest, daily or weekly",
+        "channel",
+        admin=True,
+        opens=channel_setup.KIND,
     ),
     "settings": Command(admin.settings, "", "this channel's digest settings", where="channel"),
     "pause": Command(admin.pause, "", "pause this channel's digest", where="channel", admin=True),

@@ -62,12 +62,10 @@ async def _channel_digest(turn: Turn, word: str) -> list[Reply]:
         return await _post_now(turn, *found)
     if word not in ("", "preview"):
         return text_reply("In a channel: /digest now, preview, pause or resume.", ephemeral=True)
-    from bot.digests.build import build_digest
+    from bot.digests.build import build_channel_digest
 
     target, profile = found
-    built = await build_digest(
-        core, profile, await today(core), size=target.digest_size, categories=target.categories, target=target.key
-    )
+    built = await build_channel_digest(core, target, profile, await today(core))
     return [
         TextReply("Preview (not posted, and it does not count as today's post):", ephemeral=True),
         DigestReply(digest_view(built)),

@@ -1,5 +1,5 @@
-"""The admin's `/setup` of a channel's daily digest: categories, post time and time zone, the channel's interest
-profile (free text or a TOML file) and the digest size.
+"""The admin's `/setup` of a channel's digest: categories, daily or weekly (the week's picks as a topic tree, on a
+weekday), post time and time zone, the channel's interest profile (free text or a TOML file) and the digest size.
 
 A front end with forms (Discord slash-command options) may hand every answer at once in `options`; the
 conversation then asks only for what is missing. Step by step, each question shows the current value and /skip
@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from bot.chat.messages import Attachment, Choice, Place, TextReply, choice_button
 from bot.errors import InputError
 from bot.ingest.taxonomy import check_category
-from bot.members.settings import SettingError, parse_post_time, parse_timezone
+from bot.members.settings import WEEKDAYS, SettingError, parse_post_time, parse_timezone, parse_weekday
 from bot.models import DIGEST_SIZE, MAX_DIGEST_SIZE, Profile, Target, Topic
 from bot.ranking.profiles import profile_from_toml
 from bot.store.profile_format import profile_from_mapping, profile_to_mapping
@@ -33,7 +33,7 @@ VERSION = 1
 MAX_PROFILE_BYTES = 64_000  # an uploaded TOML profile; the bundled example is 2 KB
 MAX_INTERESTS = 20
 MAX_INTEREST_CHARS = 300
-OPTION_NAMES = ("categories", "time", "timezone", "profile", "size")
+OPTION_NAMES = ("categories", "schedule", "time", "timezone", "profile", "size")
 OPTION_ALIASES = {"tz": "timezone"}  # few: each is a word a profile written inline cannot use before ":" or "="
 # `/setup categories=cs.LG,cs.AI time=08:30 tz=Europe/Berlin size=10 profile=...` typed on one line: the options a
 # slash command has as fields, for every front end that only has text
@@ -49,6 +49,8 @@ class SetupDraft:
 
     step: str = "categories"
     categories: list[str] = field(default_factory=list)
+    schedule: str = "daily"  # daily | weekly
+    weekly_day: int = 0  # 0 = Monday
     post_time: str = "09:00"
     timezone: str = "UTC"
     interests: list[str] = field(default_factory=list)
@@ -116,6 +118,22 @@ def parse_interests(text: str) -> list[str]:
     return list(dict.fromkeys(items))
 
 
+def parse_schedule(text: str, weekly_day: int = 0) -> tuple[str, int]:
+    """'daily', 'weekly', 'weekly Friday' or just 'Fri' -> (schedule, weekday, 0 = Monday); a bare 'weekly' keeps
+    `weekly_day`. Raises `SettingError` (a weekday it cannot read) or `InputError`."""
+    words = clean_text(text).lower().replace(",", " ").split()
+    words = [w for w in words if w not in ("every", "on", "once", "a", "each")]
+    if words in (["daily"], ["day"], ["days"]):
+        return "daily", weekly_day
+    if words and words[0] in ("weekly", "week"):
+        words = words[1:]
+    if not words:
+        return "weekly", weekly_day
+    if len(words) == 1:
+        return "weekly", parse_weekday(words[0].removesuffix("s") if words[0].endswith("days") else words[0])
+    raise InputError("answer daily, or weekly with a day of the week (e.g. weekly Friday)")
+
+
 def parse_size(text: str) -> int:
     """A digest size from 1 to `MAX_DIGEST_SIZE`."""
     cleaned = text.strip()
@@ -152,6 +170,10 @@ def _apply_categories(draft: SetupDraft, text: str) -> None:
     draft.categories = parse_categories(text)
 
 
+def _apply_schedule(draft: SetupDraft, text: str) -> None:
+    draft.schedule, draft.weekly_day = parse_schedule(text, draft.weekly_day)
+
+
 def _apply_time(draft: SetupDraft, text: str) -> None:
     draft.post_time = parse_post_time(text)
 
@@ -174,6 +196,10 @@ def _apply_size(draft: SetupDraft, text: str) -> None:
     draft.size = parse_size(text)
 
 
+def _schedule_now(schedule: str, weekly_day: int) -> str:
+    return f"weekly on {WEEKDAYS[weekly_day % 7]}" if schedule == "weekly" else "daily"
+
+
 def _profile_now(draft: SetupDraft) -> str:
     if draft.profile is not None:
         topics = draft.profile.get("topics") or []
@@ -189,6 +215,15 @@ STEPS: tuple[SetupStep, ...] = (
             f"\nNow: {', '.join(d.categories or core.settings.categories)}"
         ),
         _apply_categories,
+    ),
+    SetupStep(
+        "schedule",
+        lambda core, d: (
+            "Daily or weekly? Daily posts each announcement day's best papers; weekly posts the week's best, grouped "
+            "by topic, on the day you name (e.g. weekly Friday)."
+            f"\nNow: {_schedule_now(d.schedule, d.weekly_day)}"
+        ),
+        _apply_schedule,
     ),
     SetupStep(
         "time",
@@ -217,6 +252,7 @@ STEP_NAMES = tuple(step.name for step in STEPS)
 _BY_NAME = {step.name: step for step in STEPS}
 _OPTION_STEP = {
     "categories": "categories",
+    "schedule": "schedule",
     "time": "time",
     "timezone": "timezone",
     "profile": "profile",
@@ -243,7 +279,16 @@ async def load(core: Core, user_key: str, place: Place) -> SetupDraft | None:
         return None
 
 
+def _default_choices(draft: SetupDraft) -> list[str]:
+    """Buttons a question offers before any answer (the schedule's two kinds)."""
+    if draft.step == "schedule":
+        return ["daily", f"weekly {WEEKDAYS[draft.weekly_day % 7]}"]
+    return []
+
+
 async def _store(core: Core, user_key: str, place: Place, draft: SetupDraft | None) -> None:
+    if draft is not None and not draft.choices:
+        draft.choices = _default_choices(draft)
     await core.repo.save_chat_state(user_key, KIND, draft.to_json() if draft else "", place.key)
 
 
@@ -254,6 +299,8 @@ async def _draft_from_stored(core: Core, place: Place) -> SetupDraft:
     target, profile = found
     draft = SetupDraft(
         categories=list(target.categories),
+        schedule=target.schedule,
+        weekly_day=target.weekly_day,
         post_time=target.post_time,
         timezone=target.timezone,
         size=target.digest_size,
@@ -296,7 +343,11 @@ async def begin(
         except InputError as exc:
             return TextReply(f"/setup: {exc}. Nothing was changed.", ephemeral=True)
         given.append("profile")
-    missing = [s for s in STEP_NAMES if s not in given and not (draft.existing and _has_answer(draft, s))]
+    # a form or one line that leaves the schedule out means daily (or what the channel had): only a step-by-step
+    # /setup asks for it
+    missing = [
+        s for s in STEP_NAMES if s not in given and s != "schedule" and not (draft.existing and _has_answer(draft, s))
+    ]
     if given and not missing:
         return await _finish(core, user_key, place, draft)
     # step by step from the first unanswered question, or through every one when re-running /setup bare
@@ -307,7 +358,7 @@ async def begin(
     head = (
         f"Let's change the digest settings{where}; /skip keeps an answer."
         if draft.existing
-        else f"Let's set up the daily arXiv digest{where}. /cancel stops at any time."
+        else f"Let's set up the arXiv digest{where}. /cancel stops at any time."
     )
     return _question(core, draft, head)
 
@@ -378,6 +429,8 @@ async def _finish(core: Core, user_key: str, place: Place, draft: SetupDraft) ->
         post_time=draft.post_time,
         timezone=draft.timezone,
         digest_size=draft.size,
+        schedule=draft.schedule,
+        weekly_day=draft.weekly_day,
     )
     await core.repo.save_target(target, place.key)
     await _store(core, user_key, place, None)
@@ -402,7 +455,13 @@ async def describe_target(core: Core, place: Place) -> str:
     topics = "; ".join(t.name for t in profile.topics) or "(none)"
     lines = [
         f"Categories: {', '.join(target.categories)}",
-        f"Posted: every announcement day at {target.post_time} ({target.timezone}), {target.digest_size} papers",
+        (
+            f"Posted: every {WEEKDAYS[target.weekly_day % 7]} at {target.post_time} ({target.timezone}), the week's "
+            f"{target.digest_size} best papers grouped by topic"
+            if target.schedule == "weekly"
+            else f"Posted: every announcement day at {target.post_time} ({target.timezone}), "
+            f"{target.digest_size} papers"
+        ),
         f"Profile: {profile.name}: {topics}",
     ]
     extras = [

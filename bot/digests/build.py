@@ -1,4 +1,5 @@
-"""Building a day's digest for a profile: recommend (rank) -> score (LLM, optional) -> summarize -> Digest.
+"""Building a day's (or a week's) digest for a profile: recommend (rank) -> score (LLM, optional) -> summarize ->
+Digest; a weekly channel's is then grouped as a topic tree (`bot.topictree`, imported when a week is built).
 
 Without an LLM the ranker's top papers get their stored TL;DRs. With one, the ranker's shortlist is scored by the
 LLM (`bot.ranking.llm_score`), the best papers get LLM TL;DRs (`bot.text.tldr`), and the run's tokens and cost go into
@@ -14,7 +15,7 @@ from dataclasses import replace
 from bot.core import Core, LLMRuntime
 from bot.errors import InputError
 from bot.llm.usage import run_usage, usage_run
-from bot.models import Digest, Paper, Profile, ScoredPaper
+from bot.models import Digest, Paper, Profile, ScoredPaper, Target
 from bot.ranking.for_profile import rank_papers
 from bot.ranking.llm_score import score_shortlist
 from bot.text.tldr import digest_tldrs, shown_tldrs
@@ -46,22 +47,44 @@ async def build_digest(
     exclude: Collection[str] = (),
     target: str = "",
     use_llm: bool = True,
+    start: dt.date | None = None,
 ) -> Digest:
-    """The digest of `day` for `profile`: the top `size` unsent papers with TL;DRs.
+    """The digest of `day` (or of the days from `start` to `day`) for `profile`: the top `size` unsent papers with
+    TL;DRs.
 
     With an LLM configured (and `use_llm`), papers are scored by it and its usage is recorded under `target`.
     """
     size = size or core.settings.digest_size
     wanted = categories if categories is not None else profile.categories
-    papers = await day_candidates(core, day, wanted)
-    if not papers and not await core.repo.papers_on(day):
-        raise InputError(f"no papers stored for {day.isoformat()}; run `paperscout ingest` first")
+    first = start or day
+    papers = await core.repo.papers_between(first, day, list(wanted) or None)
+    if not papers and not await core.repo.papers_between(first, day):
+        days = f"for {day.isoformat()}" if first == day else f"from {first.isoformat()} to {day.isoformat()}"
+        raise InputError(f"no papers stored {days}; run `paperscout ingest` first")
     # every candidate is ranked, sent or not, so a paper's standing is the same in the digest, /why and the site
     ranked = [item for item in with_standing(await rank_papers(core, papers, profile)) if item.paper.id not in exclude]
     if core.llm is not None and use_llm and ranked:
-        return await _llm_digest(core, core.llm, profile, day, ranked, size, len(papers), target)
-    items = await attach_tldrs(core, ranked[:size])
-    return Digest(day=day, profile_name=profile.name, scanned=len(papers), items=tuple(items))
+        built = await _llm_digest(core, core.llm, profile, day, ranked, size, len(papers), target)
+    else:
+        items = await attach_tldrs(core, ranked[:size])
+        built = Digest(day=day, profile_name=profile.name, scanned=len(papers), items=tuple(items))
+    return replace(built, start=min(p.announced for p in papers)) if start is not None and papers else built
+
+
+async def build_channel_digest(core: Core, target: Target, profile: Profile, day: dt.date) -> Digest:
+    """What a channel target posts for `day`: the day's digest, or for a weekly channel the seven days ending on
+    `day` as a topic tree (its picks grouped under headings; a plain ranked list when too few to group)."""
+    size, categories = target.digest_size, target.categories
+    if target.schedule != "weekly":
+        return await build_digest(core, profile, day, size=size, categories=categories, target=target.key)
+    week = await build_digest(
+        core, profile, day, size=size, categories=categories, target=target.key, start=day - dt.timedelta(days=6)
+    )
+    # imported here: scikit-learn loads only when a week is grouped, and the digests do not depend on the tree
+    from bot.topictree.digest import grouped_items
+
+    items, sections = await grouped_items(core, week.items)
+    return replace(week, items=items, sections=sections)
 
 
 async def _llm_digest(

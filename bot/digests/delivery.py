@@ -24,7 +24,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from bot.digests.build import build_digest
+from bot.digests.build import build_channel_digest
 from bot.errors import PaperscoutError
 from bot.models import Digest, DigestSection, Paper, Profile, ScoredPaper, Target
 
@@ -258,13 +258,6 @@ def _json_default(value: object) -> object:
 
 
 async def deliver_digest(core: Core, poster: Poster, target: Target, profile: Profile, day: dt.date) -> DeliveryResult:
-    """Build and post the channel digest of `day` for `target` once (see `deliver`)."""
-    return await deliver(
-        core,
-        poster,
-        target,
-        day,
-        lambda: build_digest(
-            core, profile, day, size=target.digest_size, categories=target.categories, target=target.key
-        ),
-    )
+    """Build and post the channel digest of `day` for `target` once (see `deliver`): the day's, or the week's topic
+    tree for a weekly channel."""
+    return await deliver(core, poster, target, day, lambda: build_channel_digest(core, target, profile, day))

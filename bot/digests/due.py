@@ -1,4 +1,5 @@
-"""When a personal digest is due: pure functions of a user's schedule, the clock and the stored announcement days.
+"""When a personal digest (or a weekly channel's) is due: pure functions of a schedule, the clock and the stored
+announcement days.
 
 A daily digest covers one announcement day and goes out at the user's time of day, in their time zone, on that
 day's date there. arXiv announces around 00:00 UTC, so in time zones ahead of UTC the day's papers may arrive

@@ -16,7 +16,9 @@ One APScheduler `AsyncIOScheduler` (no second scheduler: Telegram's JobQueue is 
 A digest is due from its post time (local date of the announcement day at the target's `post_time`), or from
 when the day's papers were stored if that is later (a post time before the announcement waits for it), until
 `catchup_hours` after the post time; past that it is skipped and logged, so a bot that was down for a day does
-not post yesterday's digest as today's.
+not post yesterday's digest as today's. A weekly channel's digest is due at its post time on its weekday, covering
+the seven days ending there (`bot.digests.due`), with the same catch-up; the ledger keys it by that weekday's date,
+so a restart neither posts the week twice nor passes it over.
 """
 
 from __future__ import annotations
@@ -30,8 +32,9 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from bot.core import Core
-from bot.digests.build import build_digest
+from bot.digests.build import build_channel_digest
 from bot.digests.delivery import DeliveryResult, Poster, PreparedDigest, prepare, send_prepared
+from bot.digests.due import DigestSchedule, due_days, split_by_catchup
 from bot.digests.due import post_moment as schedule_post_moment
 from bot.errors import PaperscoutError
 from bot.models import Digest, Profile, Target
@@ -110,7 +113,12 @@ def due_channel_days(
     stored_at: Mapping[dt.date, dt.datetime],
     catchup: dt.timedelta,
 ) -> DueDays:
-    """The announcement days whose digest `target` should post at `now`, oldest first (see the module docstring)."""
+    """The announcement days whose digest `target` should post at `now`, oldest first (see the module docstring); for
+    a weekly channel, the date of its weekday ending a week with announcements (`bot.digests.due`)."""
+    if target.schedule == "weekly":
+        schedule = DigestSchedule("weekly", target.post_time, target.timezone, target.weekly_day)
+        weekly, late = split_by_catchup(schedule, due_days(schedule, now, days, last_sent), now, catchup)
+        return DueDays(tuple(weekly), tuple(late))
     due: list[dt.date] = []
     skipped: list[dt.date] = []
     for day in sorted(set(days)):
@@ -183,21 +191,12 @@ class DigestJobs:
             work += [(poster, target, profile, day) for day in found.due]
         gate = asyncio.Semaphore(MAX_PARALLEL_POSTS)
         # many channels often share a profile (a lab's reading groups): build each distinct digest once per tick
-        built: dict[tuple[str, dt.date, tuple[str, ...], int], asyncio.Future[Digest]] = {}
+        built: dict[tuple[str, dt.date, tuple[str, ...], int, str], asyncio.Future[Digest]] = {}
 
         def build(target: Target, profile: Profile, day: dt.date) -> Awaitable[Digest]:
-            key = (profile.fingerprint, day, tuple(target.categories), target.digest_size)
+            key = (profile.fingerprint, day, tuple(target.categories), target.digest_size, target.schedule)
             if key not in built:
-                built[key] = asyncio.ensure_future(
-                    build_digest(
-                        self.core,
-                        profile,
-                        day,
-                        size=target.digest_size,
-                        categories=target.categories,
-                        target=target.key,
-                    )
-                )
+                built[key] = asyncio.ensure_future(build_channel_digest(self.core, target, profile, day))
             return asyncio.shield(built[key])
 
         async def ready(

@@ -8,6 +8,7 @@ from typing import Any
 from bot.core import Core
 from bot.days import stored_today
 from bot.digests.due import local_time, schedule_problems
+from bot.members.settings import WEEKDAYS
 from bot.ops.scheduler import ARXIV_ZONE, INGEST_HOUR, post_moment
 
 _INGEST_WEEKDAYS = {6, 0, 1, 2, 3}  # Sunday to Thursday (Monday = 0)
@@ -51,13 +52,16 @@ async def status_report(core: Core, now: dt.datetime) -> dict[str, Any]:
         else:
             state = "not yet"
         local_today = local_time(now, target.timezone).date()
-        upcoming = post_moment(target, local_today)
+        # a weekly channel posts on its weekday only
+        ahead, step = ((target.weekly_day - local_today.weekday()) % 7, 7) if target.schedule == "weekly" else (0, 1)
+        upcoming = post_moment(target, local_today + dt.timedelta(days=ahead))
         if upcoming <= now:
-            upcoming = post_moment(target, local_today + dt.timedelta(days=1))
+            upcoming = post_moment(target, local_today + dt.timedelta(days=ahead + step))
+        weekday = f"{WEEKDAYS[target.weekly_day % 7]}s " if target.schedule == "weekly" else ""
         targets.append(
             {
                 "target": target.key,
-                "post_time": f"{target.post_time} {target.timezone}",
+                "post_time": f"{weekday}{target.post_time} {target.timezone}",
                 "next_post_utc": upcoming.strftime("%Y-%m-%d %H:%M"),
                 "today": state,
                 "detail": detail,

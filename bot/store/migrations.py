@@ -212,6 +212,12 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE targets ADD COLUMN inactive TEXT NOT NULL DEFAULT '';  -- '' = active, else why it is not
     """,
+    # 9: a channel chooses its digest's schedule in /setup: daily (every announcement day) or weekly (the seven days
+    # ending on `weekly_day`, as a topic tree); its ledger rows are then keyed by that weekday's date
+    """
+    ALTER TABLE targets ADD COLUMN schedule TEXT NOT NULL DEFAULT 'daily' CHECK (schedule IN ('daily', 'weekly'));
+    ALTER TABLE targets ADD COLUMN weekly_day INTEGER NOT NULL DEFAULT 0 CHECK (weekly_day BETWEEN 0 AND 6);
+    """,
 ]
 
 LATEST_VERSION = len(MIGRATIONS)

@@ -62,6 +62,8 @@ def target_from_row(row: aiosqlite.Row) -> Target:
         timezone=row["timezone"],
         digest_size=row["digest_size"],
         paused=bool(row["paused"]),
+        schedule=row["schedule"],
+        weekly_day=row["weekly_day"],
     )
 
 

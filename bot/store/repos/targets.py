@@ -62,10 +62,10 @@ class TargetsRepo(RepositoryBase):
                 raise KeyError(f"no profile owned by {profile_owner!r}")
             await conn.execute(
                 "INSERT INTO targets (platform, chat_id, profile_id, categories, post_time, timezone, digest_size,"
-                " enabled) VALUES (?,?,?,?,?,?,?,?) ON CONFLICT(platform, chat_id) DO UPDATE SET"
-                " profile_id=excluded.profile_id, categories=excluded.categories, post_time=excluded.post_time,"
+                " enabled, schedule, weekly_day) VALUES (?,?,?,?,?,?,?,?,?,?) ON CONFLICT(platform, chat_id) DO UPDATE"
+                " SET profile_id=excluded.profile_id, categories=excluded.categories, post_time=excluded.post_time,"
                 " timezone=excluded.timezone, digest_size=excluded.digest_size, enabled=excluded.enabled,"
-                " inactive=''",
+                " schedule=excluded.schedule, weekly_day=excluded.weekly_day, inactive=''",
                 (
                     target.platform,
                     target.chat_id,
@@ -75,6 +75,8 @@ class TargetsRepo(RepositoryBase):
                     target.timezone,
                     target.digest_size,
                     int(scheduled),
+                    target.schedule,
+                    target.weekly_day % 7,
                 ),
             )
             async with conn.execute(

@@ -1,0 +1,156 @@
+"""A channel's weekly digest (issue 24): chosen in /setup, due once a week at the channel's time on its weekday, the
+week's picks as a topic tree, kept in the posting ledger so a restart neither repeats nor skips it, and posted
+through the Telegram fake with the real client library within Telegram's limits."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import replace
+
+import pytest
+from pydantic import SecretStr
+
+from bot.chat import ChatController, Incoming, Place, Speaker
+from bot.chat.setup import parse_schedule
+from bot.config import Settings
+from bot.core import Core
+from bot.digests.delivery import deliver_digest, digest_from_json
+from bot.errors import InputError
+from bot.models import Paper, Target
+from bot.ops.scheduler import DigestJobs, due_channel_days
+from tests.conftest import StoreDay
+from tests.fakes.telegram_server import FakeTelegram
+from tests.test_run import PROFILE, RecordingPoster, at
+from tests.test_telegram_bot import GROUP, telegram_bot
+
+WEEK = [dt.date(2026, 6, 1) + dt.timedelta(days=n) for n in range(5)]  # Monday 1 June to Friday 5 June 2026
+FRIDAY = WEEK[-1]
+
+
+def weekly(platform: str = "test", chat: str = "lab", size: int = 12) -> Target:
+    return Target(platform, chat, "lab", post_time="09:00", digest_size=size, schedule="weekly", weekly_day=4)
+
+
+async def spread_over_the_week(core: Core, papers: list[Paper]) -> None:
+    """The stored papers announced Monday to Friday in turn, each day stored just after midnight UTC."""
+    for n, paper in enumerate(papers):
+        day = WEEK[n % len(WEEK)]
+        await core.repo.conn.execute(
+            "UPDATE papers SET announced=?, created_at=? WHERE id=?",
+            (int(day.strftime("%Y%m%d")), f"{day.isoformat()}T00:30:00Z", paper.id),
+        )
+    await core.repo.conn.commit()
+
+
+async def saved(core: Core, target: Target) -> Target:
+    await core.repo.save_profile(f"{target.platform}:{target.chat_id}", PROFILE)
+    return replace(target, id=await core.repo.save_target(target, f"{target.platform}:{target.chat_id}"))
+
+
+def test_a_weekly_channel_is_due_once_on_its_weekday_at_its_time() -> None:
+    target, catchup = weekly(), dt.timedelta(hours=6)
+
+    def due(now: str, last_sent: dt.date | None = None) -> tuple[tuple[dt.date, ...], tuple[dt.date, ...]]:
+        found = due_channel_days(target, at(now), WEEK, last_sent, {}, catchup)
+        return found.due, found.skipped
+
+    assert due("2026-06-04T12:00:00") == ((), ())  # Thursday: announcement days, but not the channel's day
+    assert due("2026-06-05T08:59:00") == ((), ())
+    assert due("2026-06-05T09:01:00") == ((FRIDAY,), ())
+    assert due("2026-06-06T10:00:00", last_sent=FRIDAY) == ((), ())  # posted: not again on Saturday
+    assert due("2026-06-05T16:00:00") == ((), (FRIDAY,))  # the bot was down past the catch-up: logged, not late
+    assert due("2026-06-12T09:01:00", last_sent=FRIDAY) == ((), ())  # a week without announcements is passed over
+    # a channel that was daily until Wednesday waits for its first Friday, not for a week already gone
+    assert due("2026-06-04T09:30:00", last_sent=WEEK[2]) == ((), ())
+
+
+def test_the_schedule_answer() -> None:
+    assert parse_schedule("daily", 4) == ("daily", 4)
+    assert parse_schedule("Weekly, on Fridays") == ("weekly", 4)
+    assert parse_schedule("weekly", 2) == ("weekly", 2)
+    assert parse_schedule("tue") == ("weekly", 1)
+    with pytest.raises(InputError):
+        parse_schedule("twice a month")
+
+
+async def test_the_week_goes_out_once_as_a_topic_tree_and_a_restart_neither_repeats_nor_skips_it(
+    core: Core, store_day: StoreDay
+) -> None:
+    papers = await store_day(core)
+    await spread_over_the_week(core, papers)
+    target = await saved(core, weekly())
+    assert target.id is not None
+    # the process dies on Friday after the digest's first two messages went out
+    crashing = RecordingPoster(fail_after=2, error=KeyboardInterrupt())
+    with pytest.raises(KeyboardInterrupt):
+        await deliver_digest(core, crashing, target, PROFILE, FRIDAY)
+    poster = RecordingPoster()
+    clock = [at("2026-06-05T09:05:00")]
+    while clock[0] < at("2026-06-09T12:00:00"):  # restarted: the tick runs on into the next week
+        await DigestJobs(core, {"test": poster}, clock=lambda: clock[0]).tick()
+        clock[0] += dt.timedelta(minutes=30)
+    first, rest = crashing.sent["lab"], poster.sent["lab"]
+    assert len(first) == 2 and len(rest) == 1 + 12 - 2, "the rest of the week's digest, once"
+    assert not set(first) & set(rest) and all(m.startswith(str(FRIDAY)) for m in first + rest)
+    assert await core.repo.last_sent_day(target.id) == FRIDAY
+    frozen = digest_from_json(await core.repo.frozen_digest(target.id, FRIDAY))
+    assert frozen.start == WEEK[0] and frozen.day == FRIDAY
+    assert frozen.sections and sum(s.count for s in frozen.sections) == frozen.picked == 12
+    assert len({i.paper.announced for i in frozen.items}) > 1, "picks from across the week"
+
+
+async def test_a_weekly_channel_on_telegram_gets_its_tree_split_at_topics_within_4096(
+    core: Core, settings: Settings, fake_telegram: FakeTelegram, store_day: StoreDay
+) -> None:
+    fake_telegram.add_user(1001, "Ada")
+    fake_telegram.add_group(GROUP, "Reading group", creator=1001, members=[])
+    tg_settings = settings.model_copy(
+        update={
+            "telegram_token": SecretStr(fake_telegram.token),
+            "telegram_base_url": fake_telegram.url,
+            "telegram_chat_interval_seconds": 0.05,
+            "telegram_poll_timeout_seconds": 2,
+        }
+    )
+    papers = await store_day(core)
+    await spread_over_the_week(core, papers)
+    await saved(core, weekly("telegram", str(GROUP), size=30))
+    async with telegram_bot(core, tg_settings) as bot:
+        for now in ("2026-06-04T09:01:00", "2026-06-05T09:01:00", "2026-06-05T09:31:00", "2026-06-06T09:01:00"):
+            await DigestJobs(core, {"telegram": bot.poster}, clock=lambda now=now: at(now)).tick()
+    sent = fake_telegram.sent(GROUP)
+    assert [c.status for c in fake_telegram.calls("sendMessage")] == [200] * len(sent)
+    assert len(sent) >= 2 and all(len(m.text) <= 4096 and m.html is not None for m in sent)
+    assert "for the week of 2026-06-01 – 2026-06-05" in sent[0].text
+    assert all(m.text.startswith("■ ") for m in sent[1:]), "one week's digest, every later message opens a topic"
+    assert sum(m.text.count("■ ") for m in sent) >= 3, "a week of 30 picks has three topics or more"
+
+
+async def test_setup_takes_the_schedule_inline_and_as_a_form_option(core: Core) -> None:
+    ctl = ChatController(core)
+    admin = Speaker("telegram:7", "cleo", is_admin=True)
+    group = Place("telegram", "-100", is_dm=False, title="Reading group")
+    line = "/setup categories=cs.LG schedule=weekly thursday time=08:00 tz=UTC size=20 profile=graph neural networks"
+    replies = await ctl.handle(Incoming(admin, group, text=line))
+    assert "every Thursday at 08:00 (UTC)" in replies[0].text
+    found = await core.repo.target_at("telegram", "-100")
+    assert found is not None and (found[0].schedule, found[0].weekly_day, found[0].digest_size) == ("weekly", 3, 20)
+    form = {"schedule": "daily"}
+    replies = await ctl.handle(Incoming(admin, group, command="setup", options=form))
+    assert "every announcement day at 08:00" in replies[0].text
+    found = await core.repo.target_at("telegram", "-100")
+    assert found is not None and found[0].schedule == "daily"
+    bad = await ctl.handle(Incoming(admin, group, command="setup", options={"schedule": "fortnightly"}))
+    assert "Nothing was changed" in bad[0].text
+
+
+async def test_status_names_a_weekly_channels_next_post_on_its_weekday(core: Core) -> None:
+    from bot.ops.status import status_report
+
+    await saved(core, weekly())
+    await saved(core, replace(weekly(chat="daily"), schedule="daily"))
+    report = await status_report(core, at("2026-06-02T10:00:00"))  # a Tuesday
+    by_key = {t["target"]: t for t in report["targets"]}
+    assert by_key["test:lab"]["next_post_utc"] == "2026-06-05 09:00"
+    assert by_key["test:lab"]["post_time"] == "Fridays 09:00 UTC"
+    assert by_key["test:daily"]["next_post_utc"] == "2026-06-03 09:00"
