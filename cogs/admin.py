@@ -15,11 +15,12 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.chat import completion
 from bot.chat import setup as channel_setup
 from bot.chat.messages import Place
 from bot.chat.turns import log_turn
 from bot.frontends.discord.app import PaperscoutBot, place_of, speaker_of
-from bot.frontends.discord.choices import category_choices, timezone_choices
+from bot.frontends.discord.choices import MAX_CHOICES, choices
 from bot.frontends.discord.commands import description
 from bot.frontends.discord.poster import missing_permissions
 from bot.models import MAX_DIGEST_SIZE
@@ -81,11 +82,11 @@ class Admin(commands.Cog):
 
     @setup.autocomplete("categories")
     async def _categories(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
-        return category_choices(current)
+        return choices(completion.categories(current, MAX_CHOICES))
 
     @setup.autocomplete("timezone")
     async def _timezones(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
-        return timezone_choices(current)
+        return choices(completion.timezones(current, MAX_CHOICES))
 
     @commands.command(name="sync")
     @commands.is_owner()

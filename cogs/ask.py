@@ -7,8 +7,7 @@ from __future__ import annotations
 import discord
 from discord.ext import commands
 
-from bot.chat.messages import Incoming
-from bot.frontends.discord.app import PaperscoutBot, place_of, speaker_of_message
+from bot.frontends.discord.app import PaperscoutBot
 
 
 class Ask(commands.Cog):
@@ -34,22 +33,7 @@ class Ask(commands.Cog):
         text = message.content.replace(f"<@{me.id}>", "").replace(f"<@!{me.id}>", "").strip()
         # a reply pings the replied-to author by default: only a mention written in the text is speaking to us
         written = text != message.content.strip()
-        place = place_of(message.channel, message.author)
-        try:
-            attachment = await self.bot.read_attachment(message)
-            incoming = Incoming(
-                speaker_of_message(message),
-                place,
-                text=text,
-                reply_to=str(reply_to or ""),
-                attachment=attachment,
-                mentioned=written,
-            )
-            replies = await self.bot.controller.handle(incoming)
-            if replies:
-                await self.bot.post(message.channel, place, replies, reply_to=message)
-        except Exception as exc:
-            await self.bot.report_in_channel(message, exc)
+        await self.bot.hear(message, text, mentioned=written)
 
 
 async def setup(bot: PaperscoutBot) -> None:

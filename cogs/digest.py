@@ -27,11 +27,9 @@ class Digest(commands.Cog):
     ) -> None:
         place = place_of(interaction.channel, interaction.user)
         if place.is_dm:
-            await interaction.response.defer(thinking=True)
             await self.bot.run_command(interaction, "digest", action or "")
             return
         # the controller checks Manage Server and posts "now" through the ledger, as on every platform
-        await interaction.response.defer(ephemeral=True, thinking=True)
         await self.bot.run_command(interaction, "digest", action or "preview", ephemeral=True)
 
 

@@ -44,7 +44,6 @@ class Feedback(commands.Cog):
     async def reactions(
         self, interaction: discord.Interaction, action: Literal["list", "undo", "reset"] = "list", which: str = ""
     ) -> None:
-        await interaction.response.defer(ephemeral=True, thinking=True)
         await self.bot.run_command(interaction, "reactions", f"{action} {which}", ephemeral=True)
 
 

@@ -9,7 +9,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.chat.messages import Incoming
-from bot.frontends.discord.app import PaperscoutBot, place_of, speaker_of, speaker_of_message
+from bot.frontends.discord.app import PaperscoutBot, place_of, speaker_of
 from bot.frontends.discord.commands import description
 
 DMS_CLOSED = 50007
@@ -24,7 +24,6 @@ class Profile(commands.Cog):
     @app_commands.command(name="interests", description=description("start"))
     async def interests(self, interaction: discord.Interaction) -> None:
         if interaction.guild is None:
-            await interaction.response.defer(thinking=True)
             await self.bot.run_command(interaction, "interests")
             return
         await interaction.response.defer(ephemeral=True, thinking=True)
@@ -49,21 +48,7 @@ class Profile(commands.Cog):
         """Any DM is the conversation: onboarding answers, typed commands, or questions."""
         if message.guild is not None or message.author.bot or not isinstance(message.channel, discord.DMChannel):
             return
-        place = place_of(message.channel, message.author)
-        try:
-            attachment = await self.bot.read_attachment(message)
-            incoming = Incoming.from_text(
-                speaker_of_message(message),
-                place,
-                message.content,
-                reply_to=str(message.reference.message_id) if message.reference else "",
-                attachment=attachment,
-            )
-            replies = await self.bot.controller.handle(incoming)
-            if replies:
-                await self.bot.post(message.channel, place, replies)
-        except Exception as exc:
-            await self.bot.report_in_channel(message, exc)
+        await self.bot.hear(message, message.content)
 
 
 async def setup(bot: PaperscoutBot) -> None:

@@ -32,6 +32,7 @@ import yarl
 from discord import app_commands
 from discord.ext import commands
 
+from bot.chat.completion import RecentPapers
 from bot.chat.controller import ChatController
 from bot.chat.messages import Attachment, Incoming, Place, Reply, Speaker
 from bot.chat.setup import MAX_PROFILE_BYTES
@@ -39,7 +40,7 @@ from bot.chat.turns import log_turn
 from bot.config import Settings
 from bot.core import Core
 from bot.errors import InputError, PaperscoutError, SourceUnavailable
-from bot.frontends.discord.choices import RecentPapers
+from bot.frontends.discord.choices import MAX_CHOICES, choices
 from bot.frontends.discord.commands import table_commands
 from bot.frontends.discord.poster import DiscordPoster
 from bot.frontends.discord.render import Outgoing, render_replies, text_messages
@@ -251,6 +252,25 @@ class PaperscoutBot(commands.AutoShardedBot):
         sent = await send_to_interaction(interaction, messages, ephemeral=ephemeral)
         await self._remember(place, sent)
 
+    async def hear(self, message: discord.Message, text: str, *, mentioned: bool = False) -> None:
+        """A member's message to the controller: in a DM its text may be a typed command; in a channel it was said
+        to us (a reply to the bot, or `mentioned`) and is answered as a reply to it. Failures are reported there."""
+        place = place_of(message.channel, message.author)
+        reply_to = str(message.reference.message_id) if message.reference else ""
+        try:
+            speaker, attachment = speaker_of_message(message), await self.read_attachment(message)
+            if place.is_dm:
+                incoming = Incoming.from_text(speaker, place, text, reply_to=reply_to, attachment=attachment)
+            else:
+                incoming = Incoming(
+                    speaker, place, text=text, reply_to=reply_to, attachment=attachment, mentioned=mentioned
+                )
+            replies = await self.controller.handle(incoming)
+            if replies:
+                await self.post(message.channel, place, replies, reply_to=None if place.is_dm else message)
+        except Exception as exc:
+            await self.report_in_channel(message, exc)
+
     async def post(
         self,
         channel: discord.abc.Messageable,
@@ -274,7 +294,10 @@ class PaperscoutBot(commands.AutoShardedBot):
         attachment: Attachment | None = None,
         ephemeral: bool | None = None,
     ) -> list[Reply]:
-        """Hand a slash command to the controller as the member who ran it and send its replies back."""
+        """Hand a slash command to the controller as the member who ran it and send its replies back (deferred
+        first when it was not: for the speaker only unless `ephemeral` is None)."""
+        if not interaction.response.is_done():
+            await interaction.response.defer(ephemeral=bool(ephemeral), thinking=True)
         place = place or place_of(interaction.channel, interaction.user)
         incoming = Incoming(
             speaker_of(interaction),
@@ -290,7 +313,7 @@ class PaperscoutBot(commands.AutoShardedBot):
 
     async def paper_choices(self, current: str) -> list[app_commands.Choice[str]]:
         """Up to 25 recent papers for an arXiv id option."""
-        return await self.recent_papers.choices(current)
+        return choices(await self.recent_papers.complete(current, MAX_CHOICES))
 
     async def _remember(self, place: Place, sent: Sequence[tuple[Outgoing, int]]) -> None:
         for message, message_id in sent:

@@ -66,7 +66,6 @@ def _callback(name: str, option: str) -> Callable[..., Any]:
     public = name in PUBLIC
 
     async def run(interaction: discord.Interaction, **given: str) -> None:
-        await interaction.response.defer(ephemeral=not public, thinking=True)
         args = given.get(option, "") or ""
         await interaction.client.run_command(  # type: ignore[attr-defined]
             interaction, name, args, ephemeral=None if public else True
