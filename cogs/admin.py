@@ -88,26 +88,17 @@ class Admin(commands.Cog):
     async def _timezones(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
         return choices(completion.timezones(current, MAX_CHOICES))
 
-    @commands.command(name="sync")
-    @commands.is_owner()
-    async def sync_text(
-        self, ctx: commands.Context[PaperscoutBot], scope: Literal["global", "here"] = "global"
-    ) -> None:
-        """``@paperscout sync`` (owner): register the slash commands with Discord, globally or in this server."""
+    @commands.hybrid_command(name="sync", description="Register the slash commands with Discord (the bot's owner)")
+    async def sync(self, ctx: commands.Context[PaperscoutBot], scope: Literal["global", "here"] = "global") -> None:
+        """``@paperscout sync`` or /sync (the owner): register the slash commands, globally or in this server."""
         place = place_of(ctx.channel, ctx.author)
-        count = await self._sync(place, ctx.guild if scope == "here" else None)
-        await ctx.reply(f"Synced {count} commands{' here' if scope == 'here' else ''}.")
-
-    @app_commands.command(name="sync", description="Register the slash commands with Discord (the bot's owner)")
-    async def sync_slash(self, interaction: discord.Interaction, scope: Literal["global", "here"] = "global") -> None:
-        await interaction.response.defer(ephemeral=True, thinking=True)
-        place = place_of(interaction.channel, interaction.user)
-        if not await self.bot.is_owner(interaction.user):
+        if not await self.bot.is_owner(ctx.author):
             log_turn("/sync", place, "refused", time.monotonic())
-            await self.bot.tell(interaction, "Only the bot's owner syncs its commands.")
+            await ctx.reply("Only the bot's owner syncs its commands; /help lists what you can use.", ephemeral=True)
             return
-        count = await self._sync(place, interaction.guild if scope == "here" else None)
-        await self.bot.tell(interaction, f"Synced {count} commands.")
+        await ctx.defer(ephemeral=True)
+        count = await self._sync(place, ctx.guild if scope == "here" else None)
+        await ctx.reply(f"Synced {count} commands{' here' if scope == 'here' else ''}.", ephemeral=True)
 
     async def _sync(self, place: Place, guild: discord.abc.Snowflake | None) -> int:
         started, outcome = time.monotonic(), "error"

@@ -784,3 +784,15 @@ async def test_a_refusal_naming_an_uploaded_file_is_escaped(fake: DiscordFake, c
     assert note["flags"] & 64 and "over 64 KB" in note["content"]
     assert "\\*\\*big\\*\\* \\@everyone \\`x\\`" in note["content"], note["content"]
     every_message_suppressed_mentions(fake)
+
+
+async def test_sync_is_one_hybrid_command_refused_to_a_member_as_a_slash_command(fake: DiscordFake, core: Core) -> None:
+    bot = new_bot(core)
+    async with running(bot, fake):
+        await synced(fake)  # the owner's "@paperscout sync", a text command
+        assert "sync" in {command["name"] for command in fake.global_commands}  # and the same one as /sync
+        refused = fake.slash("sync", user=fake.member_id)
+        await fake.wait_for_response(refused)
+        (note,) = fake.response_messages(refused)
+    assert note["flags"] & 64 and "owner" in note["content"]
+    no_refusals(fake)

@@ -20,7 +20,6 @@ import asyncio
 import contextlib
 import logging
 import secrets
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -36,7 +35,6 @@ from bot.chat.completion import RecentPapers
 from bot.chat.controller import ChatController
 from bot.chat.messages import Attachment, Incoming, Place, Reply, Speaker
 from bot.chat.setup import MAX_PROFILE_BYTES
-from bot.chat.turns import log_turn
 from bot.config import Settings
 from bot.core import Core
 from bot.errors import InputError, PaperscoutError, SourceUnavailable
@@ -143,15 +141,8 @@ class PaperscoutBot(commands.AutoShardedBot):
 
     async def on_command_error(self, ctx: commands.Context[PaperscoutBot], error: commands.CommandError) -> None:
         """``@paperscout WORDS`` that is no text command is a question the Ask cog answers: nothing to do here; a
-        non-owner's ``@paperscout sync`` is refused politely; anything else is reported with a correlation id."""
+        wrong ``@paperscout sync`` gets its usage; anything else is reported with a correlation id."""
         if isinstance(error, commands.CommandNotFound):
-            return
-        if isinstance(error, commands.NotOwner | commands.CheckFailure):
-            log_turn(
-                f"/{ctx.invoked_with or 'unknown'}", place_of(ctx.channel, ctx.author), "refused", time.monotonic()
-            )
-            with contextlib.suppress(discord.HTTPException):
-                await ctx.reply("Only the bot's owner syncs its commands; /help lists what you can use.")
             return
         if isinstance(error, commands.UserInputError):
             with contextlib.suppress(discord.HTTPException):
