@@ -40,6 +40,16 @@ def test_new_benchmark_for_x_is_a_contribution_type_plus_topic() -> None:
     assert introduces_benchmark("GitGoodBench: A Novel Benchmark", "")
     assert introduces_benchmark("Agents at work", "We introduce a new large-scale dataset of repositories.")
     assert not introduces_benchmark("A faster optimizer", "We evaluate on standard benchmarks.")
+    # the abstract's own statement, however it is punctuated; not the benchmarks a method is evaluated on
+    assert introduces_benchmark("Agents at work", "To fill this gap, we introduce Foo, a benchmark of 500 tasks.")
+    assert introduces_benchmark("Agents at work", "In this paper, we introduce: 1) Foo, an audio QA benchmark.")
+    assert not introduces_benchmark("A faster optimizer", "We show our proposed method across several benchmarks.")
+    assert not introduces_benchmark("A faster optimizer", "Models retrained (e.g., on larger curated datasets) drift.")
+    # what a benchmark evaluates is any model; the topic is the task it evaluates them on
+    coding = parse_question("new benchmarks for evaluating LLMs on coding / software engineering tasks?", FRIDAY)
+    assert coding.contribution == "benchmark" and coding.topic == "coding / software engineering tasks"
+    safety = parse_question("a benchmark for testing the safety of LLMs", FRIDAY)
+    assert safety.topic == "safety of LLMs"
 
 
 def test_clarifications_are_alternatives_of_the_same_need() -> None:
