@@ -2,11 +2,12 @@
 
 ``/paperscout <command> <args>`` runs any command of the chat table (what only the runner should see comes back
 through its response_url). A DM is onboarding, then questions; ``@paperscout question`` is /ask, answered in its
-thread, where a reply follows up; an admin's plain messages answer their setup. Digests are Block Kit with the core's
-buttons (action_id and value: the core's button value); a press answers only the presser (outside a DM). Outside text
-is escaped for mrkdwn (``& < >``) in ``verbatim`` text objects, so nothing pings or links; a message keeps to 50
-blocks, 3,000 characters a section and `MESSAGE_BUDGET` in all; posts to a channel are paced, a 429 waits its
-Retry-After, and a gone channel is a permanent failure (the core's delivery policy retires its digest).
+thread, where a reply follows up; an admin's plain messages answer their setup. Replies and digests are the core's
+layout (`bot.views.layout`) as Block Kit: a section per block, the core's buttons (action_id and value: the core's
+button value); a press answers only the presser (outside a DM). Outside text is escaped for mrkdwn (``& < >``) in
+``verbatim`` text objects, so nothing pings or links; `Mrkdwn` gives the packer Slack's limits (50 blocks, 3,000
+characters a section, `MESSAGE_BUDGET` in all). Posts to a channel are paced, a 429 waits its Retry-After, and a
+gone channel is a permanent failure (the core's delivery policy retires its digest).
 """
 
 from __future__ import annotations
