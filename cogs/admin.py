@@ -20,8 +20,7 @@ from bot.chat import setup as channel_setup
 from bot.chat.messages import Place
 from bot.chat.turns import log_turn
 from bot.frontends.discord.app import PaperscoutBot, place_of, speaker_of
-from bot.frontends.discord.choices import MAX_CHOICES, choices
-from bot.frontends.discord.commands import description
+from bot.frontends.discord.commands import MAX_CHOICES, choices, description
 from bot.frontends.discord.poster import missing_permissions
 from bot.models import MAX_DIGEST_SIZE
 

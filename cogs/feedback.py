@@ -14,7 +14,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.chat.messages import Incoming
-from bot.frontends.discord.app import PaperscoutBot, place_of, speaker_of
+from bot.frontends.discord.app import PaperscoutBot, place_of, problem, speaker_of
 from bot.frontends.discord.commands import description
 from bot.frontends.discord.send import PaperButton
 
@@ -34,7 +34,7 @@ class Feedback(commands.Cog):
             replies = await self.bot.controller.handle(Incoming(speaker_of(interaction), place, button=value))
             await self.bot.answer(interaction, place, replies, ephemeral=True if not place.is_dm else None)
         except Exception as exc:  # a press has no command tree to report through
-            await self.bot.report(interaction, exc)
+            await self.bot.tell(interaction, problem(exc, "button"))
 
     @app_commands.command(name="reactions", description=description("reactions"))
     @app_commands.describe(

@@ -38,7 +38,6 @@ from bot.chat.setup import MAX_PROFILE_BYTES
 from bot.config import Settings
 from bot.core import Core
 from bot.errors import InputError, PaperscoutError, SourceUnavailable
-from bot.frontends.discord.choices import MAX_CHOICES, choices
 from bot.frontends.discord.commands import table_commands
 from bot.frontends.discord.poster import DiscordPoster
 from bot.frontends.discord.render import Outgoing, render_replies, text_messages
@@ -93,13 +92,12 @@ def place_of(channel: discord.abc.Messageable | discord.abc.GuildChannel | None,
     return Place(platform=PLATFORM, chat_id=str(channel.id), is_dm=False, title=f"#{name}" if name else "")
 
 
-def correlation_id() -> str:
-    """A short id naming one error in the log and in the member's message."""
-    return secrets.token_hex(3)
-
-
-def error_note(ref: str) -> str:
-    """What a member sees when something broke."""
+def problem(error: BaseException, what: object) -> str:
+    """What a member is told of a failure: our own errors' line; anything else logged with a short reference."""
+    if isinstance(error, PaperscoutError):
+        return str(error)
+    ref = secrets.token_hex(3)
+    log.error("discord %s failed (ref %s)", what, ref, exc_info=error)
     return f"Something went wrong on my side (ref {ref}); it is logged. Try again in a moment."
 
 
@@ -153,16 +151,15 @@ class PaperscoutBot(commands.AutoShardedBot):
     async def on_app_command_error(self, interaction: discord.Interaction, error: app_commands.AppCommandError) -> None:
         """A friendly ephemeral line for refusals and cool-downs; a correlation id for everything else."""
         if isinstance(error, app_commands.CommandOnCooldown):
-            await self.tell(interaction, f"One question at a time: you can ask again in {error.retry_after:.0f} s.")
-            return
-        if isinstance(error, app_commands.CheckFailure):
-            await self.tell(interaction, str(error) or "You can't use this command here.")
-            return
-        original = getattr(error, "original", error)
-        if isinstance(original, PaperscoutError):
-            await self.tell(interaction, str(original))
-            return
-        await self.report(interaction, original)
+            text = f"One question at a time: you can ask again in {error.retry_after:.0f} s."
+        elif isinstance(error, app_commands.CheckFailure):
+            text = str(error) or "You can't use this command here."
+        else:
+            text = problem(
+                getattr(error, "original", error),
+                interaction.command.qualified_name if interaction.command else "command",
+            )
+        await self.tell(interaction, text)
 
     async def tell(self, interaction: discord.Interaction, text: str) -> None:
         """An ephemeral line to the member, as the response or a followup; never raises."""
@@ -187,23 +184,10 @@ class PaperscoutBot(commands.AutoShardedBot):
             with contextlib.suppress(discord.HTTPException):
                 await interaction.delete_original_response()
 
-    async def report(self, interaction: discord.Interaction, error: BaseException) -> None:
-        """Log `error` with a correlation id and show the member the id, ephemerally."""
-        ref = correlation_id()
-        name = interaction.command.qualified_name if interaction.command else interaction.data
-        log.error("discord interaction failed (ref %s, %s)", ref, name, exc_info=error)
-        await self.tell(interaction, error_note(ref))
-
     async def report_in_channel(self, message: discord.Message, error: BaseException) -> None:
-        """A failure while handling a message: our own errors as their line, others logged with a correlation id."""
-        if isinstance(error, PaperscoutError):
-            text = str(error)
-        else:
-            ref = correlation_id()
-            log.error("discord message handling failed (ref %s)", ref, exc_info=error)
-            text = error_note(ref)
+        """A failure while handling a message, said as a reply to it (`problem`)."""
         try:
-            await send_to_channel(message.channel, text_messages(text), reply_to=message)
+            await send_to_channel(message.channel, text_messages(problem(error, "message")), reply_to=message)
         except discord.HTTPException:
             log.warning("could not report an error in channel %s", message.channel.id)
 
@@ -302,10 +286,6 @@ class PaperscoutBot(commands.AutoShardedBot):
         await self.answer(interaction, place, replies, ephemeral=ephemeral)
         return replies
 
-    async def paper_choices(self, current: str) -> list[app_commands.Choice[str]]:
-        """Up to 25 recent papers for an arXiv id option."""
-        return choices(await self.recent_papers.complete(current, MAX_CHOICES))
-
     async def _remember(self, place: Place, sent: Sequence[tuple[Outgoing, int]]) -> None:
         for message, message_id in sent:
             if message.answer is not None and message_id:
@@ -323,19 +303,6 @@ class DiscordHandle:
     def poster(self) -> DiscordPoster:
         """Posts channel and DM digests through this bot."""
         return self.bot.poster
-
-    async def wait_until_ready(self, timeout: float = 60.0) -> None:  # noqa: ASYNC109 - a start-up bound
-        """Wait for the gateway's READY (and the guilds), or raise what ended the connection."""
-        ready = asyncio.create_task(self.bot.wait_until_ready())
-        try:
-            done, _ = await asyncio.wait({ready, self.task}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            ready.cancel()
-        if self.task in done:
-            self.task.result()
-            raise ConnectionError("the Discord connection ended before it was ready")
-        if ready not in done:
-            raise TimeoutError(f"Discord was not ready within {timeout:.0f} s")
 
     async def stop(self) -> None:
         """Close the connection (no new interactions are taken) and wait for the client to finish."""

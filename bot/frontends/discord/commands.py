@@ -16,9 +16,13 @@ import discord
 from discord import app_commands
 
 from bot.chat.commands import COMMANDS, Command
+from bot.chat.completion import Completion
 from bot.frontend import front_end
+from bot.views.layout import clip
 
 DESCRIPTION_MAX = 100
+MAX_CHOICES = 25  # autocomplete: at most 25 choices, each named and valued in 1-100 characters
+CHOICE_MAX = 100
 PAPER_HINT = "arXiv id or number in your last list (type digits or title words)"
 # the table's usage -> Discord's option: its name, what it says, whether it is required, its longest text (0: any)
 OPTIONS: dict[str, tuple[str, str, bool, int]] = {
@@ -57,9 +61,14 @@ def ask_cooldown(interaction: discord.Interaction) -> app_commands.Cooldown | No
     return app_commands.Cooldown(1, seconds) if seconds > 0 else None
 
 
+def choices(completions: list[Completion]) -> list[app_commands.Choice[str]]:
+    """The core's completions (`bot.chat.completion`) as autocomplete choices."""
+    return [app_commands.Choice(name=clip(label, CHOICE_MAX), value=value[:CHOICE_MAX]) for label, value in completions]
+
+
 async def paper_choices(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
     """Recent papers for a paper option."""
-    return await interaction.client.paper_choices(current)  # type: ignore[attr-defined]
+    return choices(await interaction.client.recent_papers.complete(current, MAX_CHOICES))  # type: ignore[attr-defined]
 
 
 def _callback(name: str, option: str) -> Callable[..., Any]:
