@@ -70,40 +70,51 @@ class TelegramSender:
 
     async def send(self, chat_id: int, message: TgMessage, *, reply_to: int | None = None) -> Message:
         """Send one message (HTML, plain text once if Telegram refuses the HTML); DeliveryError when it fails."""
-        try:
-            return await self._send(chat_id, message, reply_to)
-        except ChatMigrated as moved:
-            new_chat_id = await self._moved(chat_id, moved)
-            return await self._send(new_chat_id, message, None)  # the replied-to message stayed in the old chat
-
-    async def _send(self, chat_id: int, message: TgMessage, reply_to: int | None) -> Message:
         markup = keyboard_markup(message.keyboard)
-        reply = ReplyParameters(reply_to, allow_sending_without_reply=True) if reply_to else None
-        try:
+
+        async def post(chat: int, reply: ReplyParameters | None) -> Message:
             try:
-                async with self.pacer.turn(chat_id):
+                async with self.pacer.turn(chat):
                     return await self.bot.send_message(
-                        chat_id,
-                        message.html,
-                        parse_mode=ParseMode.HTML,
-                        reply_markup=markup,
-                        reply_parameters=reply,
+                        chat, message.html, parse_mode=ParseMode.HTML, reply_markup=markup, reply_parameters=reply,
                         link_preview_options=NO_PREVIEW,
-                    )
+                    )  # fmt: skip
             except BadRequest as error:
                 if not is_parse_error(error):
                     raise
-                log.error("Telegram refused our HTML for chat %s (an escaping bug): %s", chat_id, error.message)
-                async with self.pacer.turn(chat_id):
-                    return await self.bot.send_message(
-                        chat_id,
-                        message.plain,
-                        reply_markup=markup,
-                        reply_parameters=reply,
-                        link_preview_options=NO_PREVIEW,
-                    )
-        except ChatMigrated:
-            raise
+                log.error("Telegram refused our HTML for chat %s (an escaping bug): %s", chat, error.message)
+            async with self.pacer.turn(chat):
+                return await self.bot.send_message(
+                    chat, message.plain, reply_markup=markup, reply_parameters=reply, link_preview_options=NO_PREVIEW
+                )
+
+        return await self._request(chat_id, reply_to, post)
+
+    async def send_document(
+        self, chat_id: int, name: str, data: bytes, caption: str, *, reply_to: int | None = None
+    ) -> Message:
+        """Send a file with an HTML caption (`render.caption_html`)."""
+
+        async def post(chat: int, reply: ReplyParameters | None) -> Message:
+            async with self.pacer.turn(chat):
+                return await self.bot.send_document(
+                    chat, data, filename=name, caption=caption or None, parse_mode=ParseMode.HTML,
+                    reply_parameters=reply,
+                )  # fmt: skip
+
+        return await self._request(chat_id, reply_to, post)
+
+    async def _request(
+        self, chat_id: int, reply_to: int | None, post: Callable[[int, ReplyParameters | None], Awaitable[Message]]
+    ) -> Message:
+        """One paced request with Telegram's errors mapped; a group that became a supergroup gets it once at its
+        new id (without the quote: the replied-to message stayed in the old chat)."""
+        reply = ReplyParameters(reply_to, allow_sending_without_reply=True) if reply_to else None
+        try:
+            try:
+                return await post(chat_id, reply)
+            except ChatMigrated as moved:
+                return await post(await self._moved(chat_id, moved), None)
         except TelegramError as error:
             raise await self._delivery_error(chat_id, error) from error
 
@@ -123,32 +134,6 @@ class TelegramSender:
         for index, message in enumerate(messages):
             sent.append(await self.send(chat_id, message, reply_to=reply_to if index == 0 else None))
         return sent
-
-    async def send_document(
-        self, chat_id: int, name: str, data: bytes, caption: str, *, reply_to: int | None = None
-    ) -> Message:
-        """Send a file with an HTML caption (`render.caption_html`)."""
-        try:
-            return await self._send_document(chat_id, name, data, caption, reply_to)
-        except ChatMigrated as moved:
-            return await self._send_document(await self._moved(chat_id, moved), name, data, caption, None)
-
-    async def _send_document(self, chat_id: int, name: str, data: bytes, caption: str, reply_to: int | None) -> Message:
-        reply = ReplyParameters(reply_to, allow_sending_without_reply=True) if reply_to else None
-        try:
-            async with self.pacer.turn(chat_id):
-                return await self.bot.send_document(
-                    chat_id,
-                    data,
-                    filename=name,
-                    caption=caption or None,
-                    parse_mode=ParseMode.HTML,
-                    reply_parameters=reply,
-                )
-        except ChatMigrated:
-            raise
-        except TelegramError as error:
-            raise await self._delivery_error(chat_id, error) from error
 
     async def _delivery_error(self, chat_id: int, error: TelegramError) -> DeliveryError:
         if isinstance(error, RetryAfter):
