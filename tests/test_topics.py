@@ -123,3 +123,11 @@ async def test_x_for_y_is_about_x_when_papers_on_x_name_y(archive: Core) -> None
     assert pdes.coverage("Finite volumes for hyperbolic PDEs") < COVERED
     agents = await topic_evidence(archive, "LLM agents for software engineering")  # few agent papers are about it
     assert agents.coverage("LLM agents for web navigation") < COVERED
+
+
+async def test_a_paper_is_about_a_topic_it_names_in_its_title_or_more_than_once(archive: Core) -> None:
+    llms = await topic_evidence(archive, "LLMs")
+    passing = "Inspired by FP quantization in large language models, we quantize diffusion models."
+    assert not llms.is_about("4-Bit Quantization for Diffusion Models", passing)  # context, not its subject
+    assert llms.is_about("Quantizing LLMs", "We quantize weights.")
+    assert llms.is_about("Low-bit weights", "We quantize LLMs. Our LLM keeps its accuracy at 4 bits.")

@@ -44,6 +44,7 @@ IMPLIED_SHARE = 0.5  # "X for Y" is about X when this share of the papers on X n
 TYPICAL_SAMPLE = 5  # a named term in fewer papers than this is too rare to tell what is typical of it
 PARTIAL = 0.4  # what part of a compound's units count for (always below COVERED)
 COVERED = 0.5  # coverage at which a text is about the topic
+ABOUT_MENTIONS = 2  # an abstract naming a topic this often is about it
 SHARED = 0.6  # a unit this share of a previous answer's papers hold does not narrow it down
 MIN_NARROWED = 4  # fewer previous papers than this are too few to tell what they share
 
@@ -116,6 +117,30 @@ class TopicEvidence:
                 return 1.0
         return PARTIAL * share
 
+    def mentions(self, text: str) -> int:
+        """How many times `text` names the whole topic (0 when it is not about all of it)."""
+        tokens = Text.of(text)
+        if self.anchor is not None and not self.anchor.where(tokens):
+            return 0
+        alone = [_separate(u.where(tokens, self.exact)) for u in self.standalone]
+        whole = 0
+        if self._whole(tokens):
+            needed = [_separate(u.where(tokens, self.exact)) for u in self.units if not u.optional]
+            whole = min(needed, default=0)
+        return max([whole, *alone])
+
+
+def _separate(spots: Sequence[tuple[int, int]]) -> int:
+    """How many of `spots` do not overlap ("large language models" is one mention, not also "language models")."""
+    count, end = 0, -1
+    for first, last in sorted(spots):
+        if first > end:
+            count += 1
+            end = last
+        else:
+            end = max(end, last)
+    return count
+
 
 @dataclass(frozen=True, slots=True)
 class QuestionTopic:
@@ -126,6 +151,13 @@ class QuestionTopic:
     def coverage(self, text: str, context: str = "") -> float:
         """How much of the best-covered alternative `text` contains (see `TopicEvidence.coverage`)."""
         return max((a.coverage(text, context) for a in self.alternatives), default=0.0)
+
+    def is_about(self, title: str, abstract: str) -> bool:
+        """Whether a paper is about the topic as a whole: its title names it, or its abstract more than once (a single
+        mention is often context: "inspired by its success in LLMs, we quantize diffusion models")."""
+        if self.coverage(title, abstract) >= COVERED:
+            return True
+        return max((a.mentions(abstract) for a in self.alternatives), default=0) >= ABOUT_MENTIONS
 
     def discriminating(self, texts: Sequence[str]) -> QuestionTopic:
         """The topic as a condition on `texts` (a previous answer's papers): a unit most of them hold says what they
