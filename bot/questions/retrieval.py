@@ -218,15 +218,12 @@ async def ranked(
 
 
 async def _without_excluded(core: Core, filters: Filters, papers: list[Paper]) -> list[Paper]:
-    """The papers about none of the question's exclusions (by title, or by their abstract as a whole)."""
+    """The papers about none of the question's exclusions (`QuestionTopic.is_about`: by title, or named more than
+    once in the abstract)."""
     if not filters.excluded:
         return papers
     excluded = [await topic_evidence(core, topic) for topic in filters.excluded]
-    return [
-        p
-        for p in papers
-        if not any(e.coverage(p.title, p.abstract) >= COVERED or e.coverage(p.abstract) >= COVERED for e in excluded)
-    ]
+    return [p for p in papers if not any(e.is_about(p.title, p.abstract) for e in excluded)]
 
 
 def select(results: list[Retrieved], filters: Filters, spread: float = 0.0) -> tuple[list[Retrieved], list[Retrieved]]:
