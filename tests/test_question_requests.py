@@ -86,6 +86,12 @@ def test_a_sentence_after_the_question_clarifies_it() -> None:
     ]
 
 
+def test_a_sentence_asking_something_else_is_no_clarification() -> None:
+    assert parse_question("Is there anything on KV caches? What do they propose?", FRIDAY).topic == "KV caches"
+    assert parse_question("MoE papers? Show me the newest.", FRIDAY).topic == "MoE"
+    assert parse_question("Hi! Any papers on MoE?", FRIDAY).topic == "MoE"
+
+
 def test_follow_up_phrases_refer_to_the_previous_answer() -> None:
     previous = Turn("MoE", ("2025-05-26", "2025-05-30"), [], [], [COMOE], [PREMOE])
     ones = parse_question("and only the ones from this week?", FRIDAY, previous)

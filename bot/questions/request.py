@@ -17,6 +17,7 @@ import html
 import re
 from dataclasses import dataclass
 
+from bot.questions.topics import FILLER, META
 from bot.text.terms import WORD, same_word, text_tokens
 
 # A cue that what follows is excluded, and the relation words that may follow it ("not about", "built on").
@@ -72,9 +73,14 @@ _TITLE_CONTRIBUTION = re.compile(
 )
 
 # Clarification markers: what follows explains the need by examples or in other words.
+# a sentence after the question that asks or requests something of its own is no clarification of it
+_ASKING = r"(?:what|which|who|whom|whose|how|why|when|where|is|are|was|were|do|does|did|can|could|would|should|will|"
+_ASKING += r"please|show|list|give|tell|find|also|and|but|thanks|thank|i|i'm|we|they|any|anything)\b"
+_ASKS = re.compile(rf"\W*{_ASKING}", re.IGNORECASE)
+_TOPIC_WORD = re.compile(r"[^\W\d_][\w\-']*")
 _CLARIFY = re.compile(
-    r"\s*(?:,\s*)?(?:\bi\.\s?e\.?,?|\bie\.?,|\bnamely\b|\bin\s+other\s+words\b|\bin\s+particular\b|\bfor\s+example\b|"
-    r"\bfor\s+instance\b|\bspecifically\b|\bespecially\b|\u2014|\u2013|\s-{1,2}\s|:|[?!]+(?=\s+\S))\s*",
+    rf"\s*(?:,\s*)?(?:\bi\.\s?e\.?,?|\bie\.?,|\bnamely\b|\bin\s+other\s+words\b|\bin\s+particular\b|\bfor\s+example\b|"
+    rf"\bfor\s+instance\b|\bspecifically\b|\bespecially\b|\u2014|\u2013|\s-{{1,2}}\s|:|[?!]+(?=\s+(?!{_ASKING})\S))\s*",
     re.IGNORECASE,
 )
 _PARENTHESES = re.compile(r"\(([^()]*)\)")
@@ -156,9 +162,18 @@ def without_publication(text: str) -> str:
     return _PUBLICATION.sub(r"\1", text)
 
 
+def without_side_requests(text: str) -> str:
+    """The question without a later sentence that asks or requests something of its own ("MoE papers? Show me the
+    newest."), when the first sentence holds a topic; a later sentence that only names things stays (it clarifies)."""
+    sentences = re.split(r"(?<=[?!])\s+(?=\S)", text.strip())
+    if len(sentences) < 2 or not any(w.lower() not in FILLER | META for w in _TOPIC_WORD.findall(sentences[0])):
+        return text
+    return " ".join([sentences[0], *(s for s in sentences[1:] if not _ASKS.match(s))])
+
+
 def read_request(text: str) -> Request:
     """The topic text of a question (time words and authors already removed) with its exclusions and contribution."""
-    kept, excluded = split_exclusions(without_publication(without_markup(text)))
+    kept, excluded = split_exclusions(without_side_requests(without_publication(without_markup(text))))
     kept, contribution = split_contribution(kept)
     return Request(as_examples(kept), excluded, contribution)
 
