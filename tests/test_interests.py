@@ -39,6 +39,48 @@ def test_an_interest_reads_as_a_head_and_its_details() -> None:
     ]
 
 
+def test_a_coordinated_interest_reads_as_each_thing_it_names() -> None:
+    def readings(text: str) -> list[list[str]]:
+        return [[u.key for u in a] for a in interest_query(text).alternatives]
+
+    # what a preposition attaches goes with every conjunct; a lone word shares its neighbour's head or modifier
+    assert readings("jailbreak attacks and defenses for LLMs") == [
+        ["jailbreak", "attack", "large language model"],
+        ["jailbreak", "defens", "large language model"],
+    ]
+    assert readings("diffusion models for image and video generation") == [
+        ["diffusion", "model", "image", "generation"],
+        ["diffusion", "model", "video", "generation"],
+    ]
+    assert readings("LLM pruning / compression") == [
+        ["large language model", "pruning"],
+        ["large language model", "compression"],
+    ]
+    # a named term or a hyphenated compound is a whole conjunct: text-to-speech is not "text-to-speech conversion"
+    assert readings("text-to-speech and voice conversion") == [["text to speech"], ["voice", "conversion"]]
+    assert readings("speculative decoding and LLM serving") == [
+        ["speculative decoding"],
+        ["large language model", "serving"],
+    ]
+    # a coordinated interest is no single phrase: its conjuncts are matched, not all its words
+    assert rank.topic_phrase("jailbreak attacks and defenses for LLMs") is None
+    assert rank.topic_phrase("sparse mixture-of-experts") is not None
+
+
+def test_a_paper_about_one_conjunct_is_about_the_interest() -> None:
+    papers = [
+        paper("defense", "Jailbreak defenses for LLMs", "A filter for LLMs stops jailbreak prompts."),
+        paper("attack", "Adversarial attacks on vision models", "We attack image classifiers with defenses."),
+    ]
+    papers += [paper(str(i), f"Paper {i}", "Nothing related.") for i in range(8)]
+    title, _ = rank._coverage(
+        rank.paper_features(papers), interest_query("jailbreak attacks and defenses for LLMs"), 0.5
+    )
+    assert title[0] == 1.0  # before, the defense paper lacked "attacks" and held a part of the interest
+    assert title[1] < 0.5
+    assert ranked_ids(papers, member(["jailbreak attacks and defenses for LLMs"]))[0] == "defense"
+
+
 def test_only_a_typed_line_is_an_interest_a_described_topic_is_matched_by_meaning() -> None:
     assert rank.is_one_line(Topic(name="KV cache compression", want="KV cache compression"))
     long = "KV cache compression and efficient attention kernels for inference"
@@ -119,3 +161,28 @@ def test_an_avoided_topic_removes_what_the_interests_do_not_share() -> None:
     assert ranked_ids(IMAGES, member(interests, ["medical imaging"]))[0] == "natural"
     assert ranked_ids(IMAGES, member(interests))[0] == "medical"  # without the avoid it leads
     np.testing.assert_array_equal(terms.interest[0] > 0, [True, True, False])
+
+
+SALIENCY = [
+    paper("saliency", "Saliency maps for vision transformers", "We explain vision transformers with saliency maps."),
+    paper("circuits", "Circuits in vision transformers", "We interpret vision transformers by their circuits."),
+    paper("other", "Graph transformers", "Message passing on graphs."),
+]
+
+
+def test_the_examples_an_avoid_lists_are_avoided_whole() -> None:
+    interests = ["interpretability of vision transformers"]
+    profile = member(interests, ["post-hoc explanations (SHAP, saliency maps)"])
+    model = rank.compile_profile(profile, fake_embed)
+    terms = rank._terms(
+        fake_embed([p.text for p in SALIENCY]), rank.paper_features(SALIENCY), [model], rank.DEFAULT_WEIGHTS
+    )
+    # a paper about saliency maps is what the member avoids, not a quarter of it (the examples counted as details)
+    assert terms.avoided[0, 0] >= rank.DEFAULT_WEIGHTS.avoid_title
+    assert terms.avoided[0, 1] == 0.0
+    assert ranked_ids(SALIENCY, profile)[0] == "circuits"
+
+
+def test_question_words_are_no_part_of_an_interest() -> None:
+    (reading,) = interest_query("probing what transformers represent internally").alternatives
+    assert [u.key for u in reading] == ["probing", "transformer", "represent", "internally"]

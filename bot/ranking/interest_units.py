@@ -40,7 +40,8 @@ BROAD_TERMS = frozenset(
 )
 # Function words inside a phrase, never units.
 STOP_WORDS = frozenset(
-    "a an the of for in on to and or with by from via at as into over under about its their using".split()
+    """a an the of for in on to and or with by from via at as into over under about its their using what how which
+    why when where who that this these those is are""".split()
 )
 # Words that frame an interest rather than name it ("I'm interested in ...", "... papers").
 _LEAD = frozenset(
@@ -106,8 +107,13 @@ def _spelled() -> dict[str, str]:
 # What follows ":" or stands in brackets details an interest ("deep RL algorithms: actor-critic, policy gradients";
 # "LLM reasoning (chain-of-thought, math)"): examples or qualifiers, evidence for the interest but not all needed.
 _DETAILS = re.compile(r"\(([^()]*)\)|:(.*)$")
-_ALTERNATIVES = re.compile(r"\s/\s")  # "test-time scaling / efficient reasoning": either is the interest
 _DETAIL_WORDS = frozenset(phrase_key(w) for w in "incl including e g eg such as etc like especially".split())
+# A one-line interest is often a coordination: "jailbreak attacks and defenses for LLMs", "text-to-image generation
+# and image/video editing", "test-time scaling / efficient reasoning". Each conjunct is a thing the member wants, so
+# a paper about one of them is about the interest; what a preposition attaches ("for LLMs") goes with every one.
+_PREPOSITION = re.compile(r"\s+(?:of|for|in|on|with|via|under|to)\s+", re.IGNORECASE)
+_CONJUNCTION = re.compile(r"\s*(?:,|&|/|\band\b|\bor\b)\s*", re.IGNORECASE)
+MAX_READINGS = 16  # more conjuncts than this make the interest a list, read whole
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,17 +125,73 @@ class InterestQuery:
     details: tuple[Unit, ...]
 
 
+def is_coordination(text: str) -> bool:
+    """The interest's head names several things ("X and Y", "X / Y", "X, Y"), each matched on its own."""
+    return _CONJUNCTION.search(_DETAILS.sub(" ", text)) is not None
+
+
+def _lone_word(text: str, units: tuple[Unit, ...]) -> bool:
+    """A conjunct that is one plain word ("video" of "image and video generation") shares the words around it;
+    a named term or a hyphenated compound ("text-to-speech") is a whole thing."""
+    return len(units) == 1 and not units[0].named and "-" not in text
+
+
+def _conjuncts(segment: str) -> list[tuple[Unit, ...]]:
+    """The things a segment coordinates, each as units; a lone word borrows the head word of the last conjunct
+    ("image and video generation" -> image generation, video generation) or else the first word of the first
+    ("jailbreak attacks and defenses" -> jailbreak attacks, jailbreak defenses)."""
+    parts = [(text, phrase_units(text)) for text in _CONJUNCTION.split(segment) if text.strip()]
+    parts = [(text, units) for text, units in parts if units]
+    if len(parts) < 2:
+        return [units for _, units in parts]
+    first, last = parts[0], parts[-1]
+    out = []
+    for k, (text, units) in enumerate(parts):
+        if _lone_word(text, units):
+            if k < len(parts) - 1 and not _lone_word(*last):
+                units = units + last[1][-1:]
+            elif k > 0 and not _lone_word(*first):
+                units = first[1][:1] + units
+        out.append(tuple(dict((u.key, u) for u in units).values()))
+    return out
+
+
+def _readings(head: str) -> list[tuple[Unit, ...]]:
+    """Every thing a coordinated head names, each as the units a paper about it holds: one conjunct of each
+    segment between prepositions ("KV cache compression and efficient attention kernels for inference" ->
+    [KV cache, compression, inference], [efficient, attention, kernel, inference])."""
+    readings: list[tuple[Unit, ...]] = [()]
+    for segment in _PREPOSITION.split(head):
+        conjuncts = _conjuncts(segment)
+        if not conjuncts:
+            continue
+        readings = [r + c for r in readings for c in conjuncts]
+        if len(readings) > MAX_READINGS:
+            whole = phrase_units(head)
+            return [whole] if whole else []
+    return [tuple(dict((u.key, u) for u in r).values()) for r in readings if r]
+
+
+def examples(text: str) -> list[tuple[Unit, ...]]:
+    """The things an interest's details name, each read as a head ("post-hoc XAI (SHAP, saliency maps)" ->
+    [shap], [saliency, map]): what an avoid phrase lists as examples is avoided too."""
+    out: list[tuple[Unit, ...]] = []
+    for match in _DETAILS.finditer(text):
+        for part in match.groups():
+            for item in re.split(r"[,;]", part or ""):
+                readings = (tuple(u for u in r if u.key not in _DETAIL_WORDS) for r in _readings(item))
+                out += [r for r in readings if r]
+    return out
+
+
 @functools.lru_cache(maxsize=4096)
 def interest_query(text: str) -> InterestQuery:
-    """Read a one-line interest as a head and details ("LLM pruning / compression (low-bit)" -> alternatives
-    [LLM, pruning] and [compression], details [low, bit])."""
+    """Read a one-line interest as a head and details: the head's alternatives are the things it coordinates
+    ("LLM pruning / compression (low-bit)" -> alternatives [LLM, pruning] and [LLM, compression], details
+    [low, bit])."""
     details_text = " ".join(part for match in _DETAILS.finditer(text) for part in match.groups() if part)
     head_text = _DETAILS.sub(" ", text)
-    alternatives = []
-    for alternative in _ALTERNATIVES.split(head_text):
-        units = phrase_units(alternative) if alternative.strip() else ()
-        if units:
-            alternatives.append(units)
+    alternatives = _readings(interest_core(head_text)) if head_text.strip() else []
     head_keys = {u.key for units in alternatives for u in units}
     details = (
         tuple(u for u in phrase_units(details_text) if u.key not in head_keys and u.key not in _DETAIL_WORDS)

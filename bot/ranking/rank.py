@@ -45,7 +45,15 @@ import numpy as np
 
 from bot.models import Paper, Profile, ScoredPaper, Topic
 from bot.ranking.contribution import avoid_kinds, paper_kinds
-from bot.ranking.interest_units import InterestQuery, interest_core, interest_query, named_terms_text, phrase_units
+from bot.ranking.interest_units import (
+    InterestQuery,
+    examples,
+    interest_core,
+    interest_query,
+    is_coordination,
+    named_terms_text,
+    phrase_units,
+)
 from bot.text.names import name_tokens
 from bot.text.terms import Unit, UnitIndex, phrase_key, same_word, text_tokens
 
@@ -345,10 +353,12 @@ class TopicPhrase:
 
 
 def topic_phrase(want: str, topic: int = 0) -> TopicPhrase | None:
-    """The topic as a phrase to find in papers, or None when its text is a description or a list: an item of
-    a list ("sparsity, pruning, KV cache") is one of several things, and matching it as if it were the whole
-    topic lifted list-matching papers over what the embedding and the keywords rank."""
-    if any(mark in want for mark in ",;\n"):
+    """The topic as a phrase to find in papers, or None when its text is a description, a list or a
+    coordination: an item of a list ("sparsity, pruning, KV cache") or a conjunct ("jailbreak attacks and
+    defenses") is one of several things, and matching it as if it were the whole topic lifted list-matching
+    papers over what the embedding and the keywords rank (a one-line interest's conjuncts are read in
+    `interest_query`)."""
+    if any(mark in want for mark in ",;\n") or is_coordination(want):
         return None
     units = phrase_units(want)
     return TopicPhrase(topic, want.strip(), units) if 0 < len(units) <= MAX_PHRASE_UNITS else None
@@ -381,7 +391,7 @@ def avoid_phrase(text: str, interests: Sequence[InterestQuery]) -> AvoidPhrase:
     wanted = [u for q in interests for units in (*q.alternatives, q.details) for u in units]
     query = interest_query(text)
     alternatives: list[tuple[Unit, ...]] = []
-    for units in query.alternatives:
+    for units in (*query.alternatives, *examples(text)):  # "RL for LLMs (RLHF, GRPO)": RLHF is avoided too
         kept = tuple(u for u in units if not _shared(u, wanted) and (u.named or u.key in rest) and u.key != "only")
         if kept:
             alternatives.append(kept)
