@@ -56,11 +56,7 @@ def least_intents() -> discord.Intents:
     Message content is privileged and not asked for: Discord still sends it for DMs and for messages that mention
     the bot, which a reply to the bot's answer does unless its author turned the ping off.
     """
-    intents = discord.Intents.none()
-    intents.guilds = True
-    intents.guild_messages = True
-    intents.dm_messages = True
-    return intents
+    return discord.Intents(guilds=True, guild_messages=True, dm_messages=True)
 
 
 def user_key(user: discord.abc.User) -> str:
