@@ -241,6 +241,20 @@ async def test_a_dm_starts_onboarding_and_a_question_is_answered_with_citations(
     assert await core.repo.get_profile(profile_owner(f"slack:{CLEO}")) is None
 
 
+async def test_a_reply_refused_because_the_bot_left_the_channel_retires_its_digest_and_reaches_the_runner(
+    core: Core, slack_settings: Settings, fake: SlackFake, store_day: StoreDay
+) -> None:
+    await store_day(core)
+    fake.add_channel("C0KICKED", "kicked", members=[ADA])
+    kicked = await saved_target(core, "C0KICKED")
+    fake.remove_bot("C0KICKED")
+    async with slack_bot(core, slack_settings):
+        [answer] = await command(fake, ADA, "C0KICKED", "ask papers about toxicity today?")
+    assert answer.ephemeral_to == ADA and "[1]" in answer.visible_text, "the answer came through the response_url"
+    reasons = await core.repo.inactive_reasons()
+    assert "not_in_channel" in reasons[kicked.id], "the gone channel's digest retires at once, not at its next post"
+
+
 async def test_a_mention_is_answered_in_its_thread_and_a_reply_there_follows_up(
     core: Core, slack_settings: Settings, fake: SlackFake, store_day: StoreDay
 ) -> None:

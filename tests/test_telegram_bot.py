@@ -311,10 +311,10 @@ async def test_flood_control_waits_and_a_refused_html_falls_back_to_plain_text_o
     fake.open_private_chat(ADA)
     async with telegram_bot(core, tg_settings) as bot:
         fake.enqueue(Fault.rate_limit(retry_after=1).on("sendMessage"))
-        await bot.poster.sender.send(ADA, text_message("after a 429"))
+        await bot.poster.deliver(str(ADA), text_message("after a 429"))
         fake.enqueue(Fault.bad_request('can\'t parse entities: Unsupported start tag "x" at byte offset 0'))
-        with caplog.at_level(logging.ERROR, logger="bot.frontends.telegram.sending"):
-            await bot.poster.sender.send(ADA, text_message("a <b>plain</b> & fallback"))
+        with caplog.at_level(logging.ERROR, logger="bot.chat.driver"):
+            await bot.poster.deliver(str(ADA), text_message("a <b>plain</b> & fallback"))
     assert [c.status for c in fake.calls("sendMessage")] == [429, 200, 400, 200]
     first, second = fake.sent(ADA)
     assert first.text == "after a 429"

@@ -39,6 +39,11 @@ def works_here(command: Command, msg: Incoming) -> bool:
     return not (command.where == "channel" and msg.place.is_dm and msg.place.platform != "console")
 
 
+def menu(in_dm: bool) -> list[tuple[str, str]]:
+    """(name, help line) of every command that works in a DM (`in_dm`) or in a channel: a platform's command menu."""
+    return [(name, c.help) for name, c in COMMANDS.items() if c.where in ("any", "dm" if in_dm else "channel")]
+
+
 def help_text(msg: Incoming) -> str:
     """The commands that work where `msg` was sent, for this speaker."""
     here = front_end(msg.place.platform)

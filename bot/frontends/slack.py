@@ -16,27 +16,24 @@ import asyncio
 import functools
 import logging
 import re
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from bot import chat
+from bot.chat.driver import ChatDriver, Failure, Kind, pages
 from bot.config import Settings
 from bot.core import Core
 from bot.digests.delivery import DeliveryError
 from bot.digests.pacing import ChatPacer
-from bot.digests.poster import PlatformPoster
 from bot.errors import ConfigError
 from bot.frontend import Expiring, FrontEnd
-from bot.models import PERSONAL_CHAT_PREFIX, Target
 from bot.text.safetext import clean_text
-from bot.views.layout import Block, Page, Style, clip, digest_blocks, pack
-from bot.views.model import DigestView
+from bot.views.layout import Page, Style, clip
 
 if TYPE_CHECKING:  # slack-bolt and slack_sdk are imported when the bot starts, not when the module is read
     from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
     from slack_bolt.app.async_app import AsyncApp
-    from slack_sdk.errors import SlackApiError
     from slack_sdk.web.async_client import AsyncWebClient
 
     from bot.ops.doctor import Finding
@@ -130,105 +127,90 @@ def page_blocks(page: Page) -> list[dict[str, Any]]:
     return blocks
 
 
-def messages(blocks: Sequence[Block]) -> list[SlackMessage]:
-    """The layout's blocks as messages; each carries the first block's text as its notification."""
-    fallback = escape(clip(Style().block(blocks[0]), FALLBACK_CHARS)) if blocks else ""
-    return [SlackMessage(fallback or "paperscout", page_blocks(page)) for page in pack(blocks, MRKDWN)]
+def message(page: Page) -> SlackMessage:
+    """A packed page as a message; its first block's text is the notification."""
+    fallback = escape(clip(Style().block(page.blocks[0]), FALLBACK_CHARS)) if page.blocks else ""
+    return SlackMessage(fallback or "paperscout", page_blocks(page))
 
 
-def render(reply: chat.Reply) -> list[SlackMessage]:
+def render(reply: chat.Reply) -> list[object]:
     """Any reply of the controller as Slack messages (a file as a note: uploads need files:write, not asked)."""
     if isinstance(reply, chat.FileReply):
         reply = chat.TextReply(f"{reply.caption}\n{FILES_NOT_SENT}")
-    return messages(chat.layout(reply))
-
-
-# --- sending ---
-
-
-class SlackPoster(PlatformPoster):
-    """chat.postMessage paced per channel (replies too), Slack's refusals mapped to `DeliveryError`; the digest
-    poster (fan-out, retries and the gone policy are `PlatformPoster`'s)."""
-
-    platform = PLATFORM
-
-    def __init__(self, client: AsyncWebClient, interval: float) -> None:
-        super().__init__()  # paced in `post`, by channel, so replies and digests share one spacing
-        self.client, self.channels = client, ChatPacer(interval, overall_per_second=0)
-        self.token_refused = ""  # once Slack refuses the token itself, nothing more is sent until a restart
-        # until Slack has accepted one post, posts go one at a time: a fan-out that sends every prepared digest at
-        # once then meets a refused token once, not once per channel
-        self._token_accepted = False
-        self._first_posts = asyncio.Lock()
-
-    def render_digest(self, target: Target, view: DigestView) -> list[SlackMessage]:
-        """The digest as Slack messages."""
-        return messages(digest_blocks(view))
-
-    async def send(self, target: Target, message: object, position: int, sent: Sequence[str], nonce: str) -> str:
-        """Send one message of a digest to the channel, or for a personal digest ('dm:U…') to the member's DM;
-        returns its ts (Slack has no idempotency key, so `nonce` is unused)."""
-        assert isinstance(message, SlackMessage)
-        return await self.post(target.chat_id.removeprefix(PERSONAL_CHAT_PREFIX), message)
-
-    async def post(self, channel: str, message: SlackMessage, *, thread_ts: str = "") -> str:
-        """Post one message; returns its ts. Blocks Slack refuses are logged (a layout bug) and the text sent alone."""
-        if self._token_accepted:
-            return await self._post_or_refuse(channel, message, thread_ts)
-        async with self._first_posts:
-            ts = await self._post_or_refuse(channel, message, thread_ts)
-        self._token_accepted = True
-        return ts
-
-    async def _post_or_refuse(self, channel: str, message: SlackMessage, thread_ts: str) -> str:
-        from slack_sdk.errors import SlackApiError
-
-        if self.token_refused:
-            raise DeliveryError(f"Slack refused the bot token ({self.token_refused}): fix PAPERSCOUT_SLACK_BOT_TOKEN")
-        try:
-            return await self._post(channel, message.text, message.blocks, thread_ts)
-        except SlackApiError as error:
-            code = str(error.response.get("error", ""))
-            if code not in REFUSED:
-                raise self._delivery_error(channel, error) from error
-            log.error("Slack refused our blocks for %s: %s %s", channel, code, error.response.get("errors"))
-        try:
-            return await self._post(channel, message.text, [], thread_ts)
-        except SlackApiError as error:
-            raise self._delivery_error(channel, error) from error
-
-    async def _post(self, channel: str, text: str, blocks: list[dict[str, Any]], thread_ts: str) -> str:
-        async with self.channels.turn(channel):
-            sent = await self.client.chat_postMessage(
-                channel=channel, text=text, blocks=blocks or None, thread_ts=thread_ts or None,
-                unfurl_links=False, unfurl_media=False,
-            )  # fmt: skip
-        return str(sent["ts"])
-
-    def _delivery_error(self, channel: str, error: SlackApiError) -> DeliveryError:
-        status, code = error.response.status_code, str(error.response.get("error", ""))
-        if status == 429:
-            return DeliveryError(f"Slack 429 on {channel}", retry_after=float(error.response.headers["Retry-After"]))
-        if code in GONE:
-            log.warning("Slack channel %s is gone for the bot (%s)", channel, code)
-        if code in TOKEN_REFUSALS:  # the operator's to fix, not the channel's: no channel is retired for it
-            self.token_refused = code
-            log.error("Slack refused the bot token (%s): nothing more is posted until a restart with a good one", code)
-        return DeliveryError(f"Slack refused a post to {channel}: {code or status}", permanent=code in GONE | REFUSED)
+    return pages(chat.layout(reply), MRKDWN, message)
 
 
 # --- events in ---
 
 
-class SlackFrontEnd:
-    """The running Slack bot: bolt listeners around one `ChatController`, the digest `poster`, and `stop`."""
+class SlackFrontEnd(ChatDriver):
+    """The running Slack bot: bolt listeners around one `ChatController`, the digest poster, and `stop`. Posts go
+    through chat.postMessage paced per channel (replies and digests share one spacing); Slack's refusals are mapped
+    by `failure` (`bot.chat.driver` applies the core's policy)."""
 
-    def __init__(self, controller: chat.ChatController, poster: SlackPoster, bot_user: str) -> None:
-        self.controller, self.poster, self.bot_user = controller, poster, bot_user
+    platform, title, style = PLATFORM, "Slack", MRKDWN
+
+    def __init__(
+        self, core: Core, controller: chat.ChatController, client: AsyncWebClient, interval: float, bot_user: str
+    ) -> None:
+        super().__init__(core, controller)
+        self.client, self.channels, self.bot_user = client, ChatPacer(interval, overall_per_second=0), bot_user
+        self.token_refused = ""  # once Slack refuses the token itself, nothing more is sent until a restart
+        # until Slack has accepted one post, posts go one at a time: a fan-out that sends every prepared digest at
+        # once then meets a refused token once, not once per channel
+        self._token_accepted, self._first_posts = False, asyncio.Lock()
         self.handler: AsyncSocketModeHandler | None = None
         self._speakers: Expiring[str, tuple[str, bool]] = Expiring(ADMIN_CACHE_SECONDS)
         self._busy, self.idle = 0, asyncio.Event()  # idle: set while no event is being answered
         self.idle.set()
+
+    @property
+    def poster(self) -> SlackFrontEnd:
+        """The digest poster: the front end itself."""
+        return self
+
+    def message(self, page: Page) -> SlackMessage:
+        """A packed page as a Slack message."""
+        return message(page)
+
+    def render(self, reply: chat.Reply) -> list[object]:
+        """Any reply as Slack messages (`render`)."""
+        return render(reply)
+
+    async def post(self, channel: str, message: object, *, reply_to: str = "", plain: bool = False) -> str:
+        """chat.postMessage (as text alone when `plain`) in the channel's turn, into thread `reply_to`; its ts."""
+        if self._token_accepted:
+            return await self._post(channel, message, reply_to, plain)
+        async with self._first_posts:
+            ts = await self._post(channel, message, reply_to, plain)
+        self._token_accepted = True
+        return ts
+
+    async def _post(self, channel: str, message: object, thread_ts: str, plain: bool) -> str:
+        if self.token_refused:
+            raise DeliveryError(f"Slack refused the bot token ({self.token_refused}): fix PAPERSCOUT_SLACK_BOT_TOKEN")
+        assert isinstance(message, SlackMessage)
+        async with self.channels.turn(channel):
+            sent = await self.client.chat_postMessage(
+                channel=channel, text=message.text, blocks=None if plain else message.blocks or None,
+                thread_ts=thread_ts or None, unfurl_links=False, unfurl_media=False,
+            )  # fmt: skip
+        return str(sent["ts"])
+
+    def failure(self, error: Exception) -> Failure | None:
+        """A 429 waits its Retry-After; a gone channel, refused blocks, a refused token (nothing more is posted)."""
+        from slack_sdk.errors import SlackApiError
+
+        if not isinstance(error, SlackApiError):
+            return None
+        status, code = error.response.status_code, str(error.response.get("error", ""))
+        if status == 429:
+            return Failure("retry", "429", retry_after=float(error.response.headers["Retry-After"]))
+        if code in TOKEN_REFUSALS:  # the operator's to fix, not the channel's: no channel is retired for it
+            self.token_refused = code
+            log.error("Slack refused the bot token (%s): nothing more is posted until a restart with a good one", code)
+        kind: Kind = "gone" if code in GONE else "markup" if code in REFUSED else "transient"
+        return Failure(kind, f"{code} {error.response.get('errors') or ''}".strip() if code else str(status))
 
     def register(self, app: AsyncApp) -> None:
         """The slash command, button presses, mentions, and DMs and channel messages."""
@@ -267,7 +249,7 @@ class SlackFrontEnd:
         cached = self._speakers.get(user_id)
         if cached is None:
             try:
-                user = (await self.poster.client.users_info(user=user_id))["user"]
+                user = (await self.client.users_info(user=user_id))["user"]
                 admin = bool(user.get("is_admin") or user.get("is_owner"))
                 cached = self._speakers.put(user_id, (str(user.get("real_name") or user_id), admin))
             except SlackApiError as error:
@@ -322,7 +304,7 @@ class SlackFrontEnd:
             for message in render(reply):
                 if respond is None or place.is_dm or not ephemeral:
                     try:
-                        ts = await self.poster.post(place.chat_id, message, thread_ts=thread_ts)
+                        ts = await self.deliver(place.chat_id, message, thread_ts)
                     except DeliveryError as error:
                         log.warning("reply to %s not delivered: %s", place.chat_id, error)
                         if respond is None:
@@ -357,10 +339,9 @@ async def start_slack(
     client.retry_handlers.append(AsyncRateLimitErrorRetryHandler(max_retry_count=1))
     me = await client.auth_test()
     controller = controller or chat.ChatController(core)
-    poster = SlackPoster(client, settings.slack_channel_interval_seconds)
-    controller.poster = controller.poster or poster  # for an admin's /paperscout digest now
+    front_end = SlackFrontEnd(core, controller, client, settings.slack_channel_interval_seconds, str(me["user_id"]))
+    controller.poster = controller.poster or front_end  # for an admin's /paperscout digest now
     app = AsyncApp(client=client, logger=log)
-    front_end = SlackFrontEnd(controller, poster, str(me["user_id"]))
     front_end.register(app)
     front_end.handler = AsyncSocketModeHandler(app, settings.slack_app_token.get_secret_value())
     await front_end.handler.connect_async()

@@ -1,9 +1,9 @@
 """Telegram front end: a python-telegram-bot Application that drives `bot.chat` and posts digests.
 
 `start_telegram(core, settings)` (in `app`) runs it inside `paperscout run`; the rest of the package styles the
-core's layout of the controller's replies as Telegram HTML (`render`), sends them with Telegram's errors mapped
-(`sending`), posts digests (`poster`) and translates updates (`handlers`). `FRONT_END` registers it (see
-`bot.frontend`); python-telegram-bot is imported only when it starts.
+core's layout of the controller's replies as Telegram HTML (`render`) and translates updates (`handlers`: a
+`bot.chat.driver.ChatDriver`, which sends replies and digests with the core's policy over Telegram's
+primitives). `FRONT_END` registers it (see `bot.frontend`); python-telegram-bot is imported only when it starts.
 """
 
 from __future__ import annotations

@@ -19,18 +19,13 @@ from telegram import BotCommand, BotCommandScopeAllGroupChats, BotCommandScopeAl
 from telegram.error import NetworkError
 from telegram.ext import AIORateLimiter, Application, ApplicationBuilder
 
-from bot.chat.commands import COMMANDS
+from bot.chat.commands import menu
 from bot.chat.controller import ChatController
 from bot.config import Settings
 from bot.core import Core
-from bot.digests.delivery import retire
 from bot.digests.pacing import ChatPacer
-from bot.digests.poster import moved
 from bot.errors import ConfigError, SourceUnavailable
-from bot.frontends.telegram.handlers import PLATFORM, TelegramFrontEnd
-from bot.frontends.telegram.poster import TelegramPoster
-from bot.frontends.telegram.sending import TelegramSender
-from bot.models import PERSONAL_CHAT_PREFIX, Target
+from bot.frontends.telegram.handlers import TelegramFrontEnd
 from bot.ops.logs import public_url
 
 log = logging.getLogger(__name__)
@@ -40,11 +35,15 @@ ALLOWED_UPDATES = ("message", "channel_post", "callback_query", "my_chat_member"
 
 @dataclass
 class TelegramHandle:
-    """A running Telegram bot: its PTB application, the digest poster, and `stop`."""
+    """A running Telegram bot: its PTB application, the front end (the digest `poster` too), and `stop`."""
 
     application: Application
-    poster: TelegramPoster
     front_end: TelegramFrontEnd
+
+    @property
+    def poster(self) -> TelegramFrontEnd:
+        """The digest poster: the front end itself (`bot.chat.driver.ChatDriver`)."""
+        return self.front_end
 
     async def stop(self) -> None:
         """Stop polling, then the application, then release its resources (the reverse of `start_telegram`)."""
@@ -73,23 +72,6 @@ def build_application(settings: Settings) -> Application:
     )
 
 
-async def mark_gone(core: Core, chat_id: int) -> None:
-    """After a 403 (blocked, kicked, deactivated): the core's policy for a place that is gone (`retire`)."""
-    if chat_id > 0:
-        await retire(core, Target(PLATFORM, f"{PERSONAL_CHAT_PREFIX}{chat_id}", ""), "the bot cannot write to them")
-        return
-    found = await core.repo.target_at(PLATFORM, str(chat_id))
-    if found is not None:
-        await retire(core, found[0], "the bot was removed from the chat or cannot post there")
-
-
-def command_lists() -> tuple[list[BotCommand], list[BotCommand]]:
-    """The command menus for private chats and for groups, from the controller's command table."""
-    private = [BotCommand(name, c.help[:256]) for name, c in COMMANDS.items() if c.where in ("any", "dm")]
-    groups = [BotCommand(name, c.help[:256]) for name, c in COMMANDS.items() if c.where in ("any", "channel")]
-    return private, groups
-
-
 async def start_telegram(
     core: Core, settings: Settings | None = None, *, controller: ChatController | None = None
 ) -> TelegramHandle:
@@ -108,27 +90,19 @@ async def start_telegram(
         is_group=lambda chat: isinstance(chat, int) and chat < 0,  # groups and channels have negative ids
     )
 
-    async def on_gone(chat_id: int, reason: str) -> None:
-        await mark_gone(core, chat_id)
-
-    async def on_moved(old_chat_id: int, new_chat_id: int) -> None:
-        await moved(core, PLATFORM, str(old_chat_id), str(new_chat_id))
-
-    sender = TelegramSender(app.bot, pacer, on_gone=on_gone, on_moved=on_moved)
-    poster = TelegramPoster(sender)
-    controller.poster = controller.poster or poster  # for a group admin's /digest now
-    front_end = TelegramFrontEnd(controller, sender)
+    front_end = TelegramFrontEnd(core, controller, app.bot, pacer)
+    controller.poster = controller.poster or front_end  # for a group admin's /digest now
     front_end.register(app)
-    handle = TelegramHandle(app, poster, front_end)
+    handle = TelegramHandle(app, front_end)
     try:
         await app.initialize()
     except NetworkError as exc:
         raise _unreachable(settings, exc) from None
     try:
-        private, groups = command_lists()
-        await app.bot.set_my_commands(private, scope=BotCommandScopeAllPrivateChats())
-        await app.bot.set_my_commands(groups, scope=BotCommandScopeAllGroupChats())
+        for in_dm, scope in ((True, BotCommandScopeAllPrivateChats()), (False, BotCommandScopeAllGroupChats())):
+            await app.bot.set_my_commands([BotCommand(name, text[:256]) for name, text in menu(in_dm)], scope=scope)
         await app.start()
+        front_end.open_a_dm = f"Open a chat with @{app.bot.username} and press Start to see this."
         await _start_updates(app, settings)
     except BaseException as exc:
         await handle.stop()
@@ -172,4 +146,4 @@ async def _start_updates(app: Application, settings: Settings) -> None:
     )
 
 
-__all__ = ["TelegramHandle", "build_application", "mark_gone", "start_telegram"]
+__all__ = ["TelegramHandle", "build_application", "start_telegram"]

@@ -12,17 +12,16 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from bot.chat.driver import pages
 from bot.chat.messages import DigestView, Reply, layout
 from bot.text.safetext import clean_text
-from bot.views.layout import Button, Line, Page, Style, clip, digest_blocks, pack
+from bot.views.layout import Button, Line, Page, Style, clip, digest_blocks
 
 MAX_CAPTION = 1024
 WORD_JOINER = "\u2060"
 _MENTION = re.compile(r"@(?=\w)")
 _ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"}
 _SPECIAL = re.compile(r'[&<>"]')
-
-Keyboard = tuple[tuple[Button, ...], ...]
 
 
 def escape_html(text: str) -> str:
@@ -101,7 +100,7 @@ class TgMessage:
 
     html: str
     plain: str
-    keyboard: Keyboard = ()
+    keyboard: tuple[tuple[Button, ...], ...] = ()
 
 
 def message(page: Page) -> TgMessage:
@@ -111,14 +110,14 @@ def message(page: Page) -> TgMessage:
     return TgMessage(HTML.page(page) or "…", PLAIN.page(page) or "…", keyboard)
 
 
-def render(reply: Reply) -> list[TgMessage]:
+def render(reply: Reply) -> list[object]:
     """Any reply of the controller (a file's caption, for a file) as Telegram messages."""
-    return [message(page) for page in pack(layout(reply), HTML)]
+    return pages(layout(reply), HTML, message)
 
 
-def render_digest(view: DigestView) -> list[TgMessage]:
+def render_digest(view: DigestView) -> list[object]:
     """A digest as messages: header first, papers in order, notes last; no paper split across messages."""
-    return [message(page) for page in pack(digest_blocks(view), HTML)]
+    return pages(digest_blocks(view), HTML, message)
 
 
 def caption_html(caption: str) -> str:

@@ -1,0 +1,246 @@
+"""The base of a chat front end (`ChatDriver`): what every platform does with the controller's replies, written once
+over a few primitives each platform implements.
+
+A front end subclasses `ChatDriver` and writes:
+- `style` and `message(page)`: its styling of the core's layout and one packed page as its message;
+- `post(chat, message, reply_to=, plain=)`: send one message (or a `FileReply`) and return its id, raising what its
+  library raises;
+- `failure(error)`: what a raised error means in the core's terms (a `Failure`), None when it is not a refusal.
+Optionally `show_busy(chat)` (a "typing…" sign) and `fetch_admin(chat, user)` (whether the platform says the user
+administers the chat).
+
+The driver then does the rest the same way on every platform: the controller's replies as packed pages sent in
+order, the first quoting the message answered, an answer's messages remembered so a reply to them follows up
+(`reply`); a file, personal data, only ever to the asker's DM (`send_file`); a button's answer as the presser's
+notice, in the place, or in the presser's DM (`press`); a refusal mapped to the core's delivery policy (`deliver`):
+a wait the platform asked for is a `DeliveryError` with `retry_after`, markup the platform cannot read is logged as
+our bug and the page sent once as plain text, a chat that moved is followed (`bot.digests.poster.moved`), a gone
+chat is retired (`bot.digests.delivery.retire`) and never retried. It is also the platform's digest poster.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from abc import abstractmethod
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+from bot.chat.messages import AnswerReply, FileReply, Incoming, Place, Reply, Speaker, TextReply, layout
+from bot.digests.delivery import DeliveryError, retire
+from bot.digests.poster import PlatformPoster, moved
+from bot.frontend import Expiring
+from bot.models import PERSONAL_CHAT_PREFIX, Target
+from bot.views.layout import Block, Page, Style, clip, digest_blocks, pack
+from bot.views.model import BUTTON_PREFIX, PAPER_ACTIONS, DigestView
+
+if TYPE_CHECKING:
+    from bot.chat.controller import ChatController
+    from bot.core import Core
+
+log = logging.getLogger(__name__)
+
+ADMIN_CACHE_SECONDS = 60.0
+SENT_TO_DM = "Sent you a direct message."
+FILE_IN_DM = "I sent it to you in a direct message."
+Kind = Literal["retry", "gone", "markup", "moved", "refused", "transient"]
+
+
+@dataclass(frozen=True)
+class Failure:
+    """A platform's refusal in the core's terms: wait `retry_after` and retry; the chat is `gone` (retired, never
+    retried); our `markup` was refused (sent once more as plain text); the chat `moved` to `new_chat`; the message
+    was `refused` (permanent); or a `transient` failure (retried with back-off)."""
+
+    kind: Kind
+    detail: str
+    retry_after: float | None = None
+    new_chat: str = ""
+
+
+def pages(blocks: Iterable[Block], style: Style, message: Callable[[Page], object]) -> list[object]:
+    """The layout's blocks packed under `style`'s limits, each page as a platform message."""
+    return [message(page) for page in pack(blocks, style)]
+
+
+def notice(replies: Sequence[Reply], limit: int) -> str | None:
+    """The text of an answer that fits a short notice to one person (one ephemeral text without cards or choices),
+    cut to `limit`; None for any other answer."""
+    if len(replies) == 1 and isinstance(replies[0], TextReply):
+        reply = replies[0]
+        if reply.ephemeral and not reply.cards and not reply.choices:
+            return clip(reply.text, limit)
+    return None
+
+
+def is_personal(button: str) -> bool:
+    """A paper button (a thumb, more like this, why): its answer concerns only the presser."""
+    return button[len(BUTTON_PREFIX) :].partition(":")[0] in PAPER_ACTIONS
+
+
+class ChatDriver(PlatformPoster):
+    """One platform's front end over the controller (see the module docstring); subclasses set `platform`, `title`,
+    `style` and implement the primitives."""
+
+    title: str
+    style: Style
+    busy_every = 4.5  # seconds between two `show_busy` signs
+    notice_limit = 200
+    open_a_dm = "Open a direct message with me to see this."
+    file_only_in_dm = "I only send that in a direct message: open one with me and ask there."
+
+    def __init__(self, core: Core, controller: ChatController) -> None:
+        super().__init__()
+        self.core, self.controller = core, controller
+        self._admins: Expiring[tuple[str, str], bool] = Expiring(ADMIN_CACHE_SECONDS)
+
+    @abstractmethod
+    def message(self, page: Page) -> object:
+        """One packed page as the platform's message."""
+
+    @abstractmethod
+    async def post(self, chat: str, message: object, *, reply_to: str = "", plain: bool = False) -> str:
+        """Send one message (or a `FileReply`) to `chat` (quoting `reply_to`; as plain text when `plain`); its id."""
+
+    @abstractmethod
+    def failure(self, error: Exception) -> Failure | None:
+        """What `error`, raised by `post`, means; None when it is not the platform refusing or failing."""
+
+    async def show_busy(self, chat: str) -> None:
+        """Show that an answer is being prepared in `chat` (for a few seconds); nothing by default."""
+
+    async def fetch_admin(self, chat: str, user: str) -> bool:
+        """Whether the platform says `user` administers `chat` (may raise what the library raises)."""
+        return False
+
+    # --- rendering and digests ---
+
+    def render(self, reply: Reply) -> list[object]:
+        """Any reply of the controller as the platform's messages."""
+        return pages(layout(reply), self.style, self.message)
+
+    def render_digest(self, target: Target, view: DigestView) -> list[object]:
+        """A digest as the platform's messages: header first, papers in order, notes last."""
+        return pages(digest_blocks(view), self.style, self.message)
+
+    async def send(self, target: Target, message: object, position: int, sent: Sequence[str], nonce: str) -> str:
+        """One message of a digest to the target's chat (a personal digest's 'dm:<id>' is the member's DM)."""
+        return await self.deliver(target.chat_id.removeprefix(PERSONAL_CHAT_PREFIX), message)
+
+    # --- sending with the core's policy ---
+
+    async def deliver(self, chat: str, message: object, reply_to: str = "", *, plain: bool = False) -> str:
+        """Send one message with a refusal mapped to the core's policy (module docstring); its id or `DeliveryError`."""
+        try:
+            return await self.post(chat, message, reply_to=reply_to, plain=plain)
+        except DeliveryError:
+            raise
+        except Exception as error:
+            found = self.failure(error)
+            if found is None:
+                raise
+        if found.kind == "markup" and not plain:
+            log.error("%s refused our markup for %s (an escaping bug): %s", self.title, chat, found.detail)
+            return await self.deliver(chat, message, reply_to, plain=True)
+        if found.kind == "moved" and found.new_chat != chat:
+            await moved(self.core, self.platform, chat, found.new_chat)
+            return await self.deliver(found.new_chat, message, plain=plain)  # the quoted message stayed behind
+        if found.kind == "gone":
+            await self.gone(chat, found.detail)
+        permanent = found.kind in ("gone", "refused", "markup", "moved")
+        raise DeliveryError(f"{self.title} {chat}: {found.detail}", retry_after=found.retry_after, permanent=permanent)
+
+    async def gone(self, chat: str, reason: str) -> None:
+        """The bot can no longer write to `chat`: the channel's digest there, or the member's whose DM it is,
+        retires."""
+        log.warning("%s chat %s is gone for the bot (%s)", self.title, chat, reason)
+        found = await self.core.repo.target_at(self.platform, chat)
+        target = found[0] if found is not None else Target(self.platform, f"{PERSONAL_CHAT_PREFIX}{chat}", "")
+        await retire(self.core, target, reason or "the bot cannot write there")
+
+    # --- replies ---
+
+    async def reply(self, place: Place, replies: Sequence[Reply], reply_to: str = "", asker: str = "") -> bool:
+        """Send the controller's replies in order (the first page quoting `reply_to`; a file to `asker`'s DM); False
+        when a send failed (logged; the rest is not sent)."""
+        try:
+            for reply in replies:
+                if isinstance(reply, FileReply):
+                    await self.send_file(place, reply, reply_to, asker)
+                    continue
+                for message in self.render(reply):
+                    ref = await self.deliver(place.chat_id, message, reply_to)
+                    reply_to = ""
+                    if isinstance(reply, AnswerReply):
+                        await self.controller.remember_message(place, ref, reply)
+        except DeliveryError as error:
+            log.warning("reply to %s:%s not delivered: %s", self.platform, place.chat_id, error)
+            return False
+        return True
+
+    async def send_file(self, place: Place, reply: FileReply, reply_to: str, asker: str) -> None:
+        """A file is personal data: sent in a DM, or from a shared place to the asker's DM with a note in the place
+        (a place speaking as itself has no one to send it to)."""
+        if place.is_dm:
+            await self.deliver(place.chat_id, reply)
+            return
+        if not asker:
+            return
+        try:
+            await self.deliver(asker, reply)
+            note = FILE_IN_DM
+        except DeliveryError:
+            note = self.file_only_in_dm
+        for message in self.render(TextReply(note)):
+            await self.deliver(place.chat_id, message, reply_to)
+            reply_to = ""
+
+    async def press(self, speaker: Speaker, place: Place, button: str, presser_chat: str) -> str:
+        """A pressed button to the controller; returns the notice for the presser. A short refusal is the notice
+        itself; a paper button's answer pressed in a shared place concerns only the presser and goes to their DM
+        (`presser_chat`); any other answer goes to the place."""
+        replies = await self.controller.answer(Incoming(speaker, place, button=button))
+        short = notice(replies, self.notice_limit)
+        if short is not None or not replies:
+            return short or ""
+        if place.is_dm or not is_personal(button):
+            await self.reply(place, replies)
+            return ""
+        dm = Place(self.platform, presser_chat, is_dm=True)
+        return SENT_TO_DM if await self.reply(dm, replies) else self.open_a_dm
+
+    # --- asking the platform ---
+
+    async def is_admin(self, chat: str, user: str) -> bool:
+        """Whether the platform says `user` administers `chat` (`fetch_admin`, kept for a minute; False on failure)."""
+        cached = self._admins.get((chat, user))
+        if cached is not None:
+            return cached
+        try:
+            admin = await self.fetch_admin(chat, user)
+        except Exception as error:
+            if self.failure(error) is None:
+                raise
+            log.warning("%s: whether %s administers %s is unknown: %s", self.title, user, chat, error)
+            return False
+        return self._admins.put((chat, user), admin)
+
+    @contextlib.asynccontextmanager
+    async def busy(self, chat: str) -> AsyncIterator[None]:
+        """Show `show_busy` in `chat` until the block is done."""
+
+        async def keep_showing() -> None:
+            while True:
+                with contextlib.suppress(Exception):
+                    await self.show_busy(chat)
+                await asyncio.sleep(self.busy_every)
+
+        task = asyncio.create_task(keep_showing())
+        try:
+            yield
+        finally:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
