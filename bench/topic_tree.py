@@ -5,6 +5,10 @@
    is compared with the human's top-level topics by adjusted mutual information (AMI), beside k-means on the same
    MiniLM vectors with k = the number of human topics (mean of 10 seeds) and with the tree's own k. Then each of our
    topics beside the human headings of its papers. `neurips-2025-highlights.jsonl` has no topics: its headings only.
+   Leave-out: the same on 40 random two-thirds of the notes (18 papers each), mean AMI, beside k-means at each
+   subset's tree count. A second split nobody labelled for this: the four arXiv days' papers whose primary category
+   is neither cs.LG nor cs.AI (categories with 10 papers or more: cs.CL, cs.CV, stat.ML, cs.RO, ...), random sets of
+   40 and 120 (25 each), the top level against the primary category.
 2. LLM headings and notes (`bot.topictree.llm_names`): the one request's size for the ICML tree and for trees of the
    week's first 100 and 2,000 papers, prompt tokens as estimated before sending (`estimate_message_tokens`, checked
    against server-shaped counts in issue 16) and the completion tokens it allows.
@@ -13,6 +17,7 @@
    them, grouped and named with `build_topic_tree`: wall and CPU seconds, median of `--runs`.
 
     .venv/bin/python bench/topic_tree.py [--data ../shared/data] [--cache DIR] [--runs 3] [--skip-speed]
+        [--skip-splits]
 """
 
 from __future__ import annotations
@@ -59,6 +64,53 @@ def kmeans_ami(vectors: np.ndarray, truth: list[str], k: int, seeds: int = 10) -
     return float(np.mean(scores))
 
 
+def top_labels(tree: TopicTree, papers: list[PaperText]) -> list[int]:
+    labels = tree.labels()
+    return [labels[p.id] for p in papers]
+
+
+def split_scores(
+    label: str, sets: list[tuple[list[PaperText], np.ndarray, list[str]]], background: tuple[tuple[str, str], ...] = ()
+) -> None:
+    """Mean AMI of the tree's top level over `sets`, beside k-means (one seed, 10 starts) at each set's tree count."""
+    ours, theirs, counts = [], [], []
+    for papers, vectors, truth in sets:
+        tree = build_topic_tree(papers, vectors, background)
+        ours.append(adjusted_mutual_info_score(truth, top_labels(tree, papers)))
+        k = max(2, len(tree.topics))
+        theirs.append(adjusted_mutual_info_score(truth, KMeans(k, n_init=10, random_state=0).fit_predict(vectors)))
+        counts.append(len(tree.topics))
+    print(
+        f"  {label}: {len(sets)} sets, tree {statistics.mean(counts):.1f} topics, human"
+        f" {statistics.mean(len(set(t)) for _, _, t in sets):.1f}: AMI tree {statistics.mean(ours):.3f},"
+        f" k-means same k {statistics.mean(theirs):.3f}"
+    )
+
+
+def leave_out(rows: list[dict], papers: list[PaperText], vectors: np.ndarray, sets: int = 40) -> None:
+    rng = np.random.default_rng(1)
+    truth = [r["topic"][0] for r in rows]
+    keep = 2 * len(papers) // 3
+    chosen = [sorted(rng.choice(len(papers), keep, replace=False)) for _ in range(sets)]
+    split_scores(
+        f"ICML leave-out ({keep} of {len(papers)})",
+        [([papers[i] for i in idx], vectors[idx], [truth[i] for i in idx]) for idx in chosen],
+    )
+
+
+def primaries(papers: list[PaperText], vectors: np.ndarray, primary: list[str]) -> None:
+    """The second split: sets of the week's papers against their arXiv primary category (not cs.LG, cs.AI)."""
+    counts = Counter(primary)
+    pool = [i for i, c in enumerate(primary) if c not in ("cs.LG", "cs.AI") and counts[c] >= 10]
+    rng = np.random.default_rng(1)
+    print(f"arXiv primary categories ({len(pool)} papers of the four days outside cs.LG and cs.AI):")
+    for size in (40, 120):
+        chosen = [sorted(rng.choice(pool, size, replace=False)) for _ in range(25)]
+        split_scores(
+            f"sets of {size}", [([papers[i] for i in idx], vectors[idx], [primary[i] for i in idx]) for idx in chosen]
+        )
+
+
 def side_by_side(tree: TopicTree, rows: list[dict]) -> list[str]:
     lines = ["| our heading (papers) | human headings of its papers |", "| --- | --- |"]
     for topic in tree.topics:
@@ -83,7 +135,7 @@ def llm_tokens(label: str, tree: TopicTree) -> None:
     )
 
 
-def conference(embedder: LocalEmbedder, data: Path) -> None:
+def conference(embedder: LocalEmbedder, data: Path, splits: bool = True) -> None:
     rows = read_lines(data / "conferences" / "icml-2025-orals.jsonl")
     papers = conference_papers(rows)
     vectors = paper_text_vectors(embedder.embed, papers)
@@ -96,6 +148,8 @@ def conference(embedder: LocalEmbedder, data: Path) -> None:
     print(f"  AMI topic tree (top level)          {ours:.3f}")
     print(f"  AMI k-means, k={k_human} (human's)        {kmeans_ami(vectors, truth, k_human):.3f}")
     print(f"  AMI k-means, k={len(tree.topics)} (the tree's)      {kmeans_ami(vectors, truth, len(tree.topics)):.3f}")
+    if splits:
+        leave_out(rows, papers, vectors)
     llm_tokens("ICML orals", tree)
     print()
     print("\n".join(side_by_side(tree, rows)))
@@ -110,8 +164,12 @@ def conference(embedder: LocalEmbedder, data: Path) -> None:
     print()
 
 
+def week_rows(data: Path) -> list[dict]:
+    return [row for path in sorted((data / "arxiv").glob("*.jsonl")) for row in read_lines(path)]
+
+
 def week(embedder: LocalEmbedder, data: Path, cache: Path) -> tuple[list[PaperText], np.ndarray]:
-    rows = [row for path in sorted((data / "arxiv").glob("*.jsonl")) for row in read_lines(path)]
+    rows = week_rows(data)
     papers = [PaperText(r["id"], r["title"], r["abstract"]) for r in rows]
     cached = cache / f"week-{len(papers)}-vectors.npy"
     if cached.exists():
@@ -156,11 +214,17 @@ def main() -> None:
     parser.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "paperscout-bench")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--skip-speed", action="store_true")
+    parser.add_argument("--skip-splits", action="store_true", help="no leave-out and arXiv category sets")
     args = parser.parse_args()
     embedder = LocalEmbedder()
-    conference(embedder, args.data)
+    conference(embedder, args.data, splits=not args.skip_splits)
+    papers, vectors = week(embedder, args.data, args.cache)
+    if not args.skip_splits:
+        count = len(week_rows(args.data))
+        primaries(papers[:count], vectors[:count], [r["categories"][0] for r in week_rows(args.data)])
+        print()
     if not args.skip_speed:
-        speed(*week(embedder, args.data, args.cache), args.runs)
+        speed(papers, vectors, args.runs)
 
 
 if __name__ == "__main__":
