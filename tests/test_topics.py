@@ -131,3 +131,10 @@ async def test_a_paper_is_about_a_topic_it_names_in_its_title_or_more_than_once(
     assert not llms.is_about("4-Bit Quantization for Diffusion Models", passing)  # context, not its subject
     assert llms.is_about("Quantizing LLMs", "We quantize weights.")
     assert llms.is_about("Low-bit weights", "We quantize LLMs. Our LLM keeps its accuracy at 4 bits.")
+
+
+async def test_a_gerund_matches_the_word_it_drops_an_e_from(archive: Core) -> None:
+    coding = await topic_evidence(archive, "coding")
+    assert coding.coverage("A Code Benchmark for Scientific Computing") == 1.0
+    assert coding.coverage("Coding Agents at Work") == 1.0
+    assert coding.coverage("Codebook Learning") < COVERED

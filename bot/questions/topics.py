@@ -248,12 +248,16 @@ async def _evidence(core: Core, text: str, exact: bool) -> TopicEvidence:
     typed = [_words(t for p in parts[i:j] for t in p.tokens) for i, j in runs]
     whole = key
     frequencies = await core.repo.document_frequencies(list(dict.fromkeys([*asked, *typed, whole])))
+    silent_e = await _silent_e_forms(core, parts)
     units: list[Unit] = []
     shares: list[float] = []  # the share of stored papers using each unit
     for part in parts:
         # a named term by its canonical spelling: "CoMoE" is no "MoE"
         frequency = frequencies.get(_words(part.term.spellings[0] if part.term else part.tokens), 0)
-        units.append(Unit.of(part, _idf(total, frequency)))
+        unit = Unit.of(part, _idf(total, frequency))
+        if part.term is None and part.tokens[0] in silent_e:
+            unit = replace(unit, forms=(*unit.forms, (silent_e[part.tokens[0]],)))
+        units.append(unit)
         shares.append(frequency / total)
     optional = [_optional(shares, [u.named for u in units], i) for i in range(len(units))]
     action = _ACTION.match(text.strip())  # "shrinking the KV cache": papers say "compressing", "evicting" it
@@ -291,6 +295,17 @@ async def _typical(core: Core, modifier: Unit, term: Unit) -> bool:
         return True  # too few papers to tell
     both = await core.repo.co_frequency([spellings, [_words(f) for f in modifier.forms]])
     return both >= TYPICAL_SHARE * term_papers
+
+
+async def _silent_e_forms(core: Core, parts: Sequence[Part]) -> dict[str, str]:
+    """The word a gerund drops an "e" from, where papers use it: "coding" -> "code", "encoding" -> "encode" (the
+    full-text index counts them as one word; `same_word` needs four shared letters and "cod" has three)."""
+    gerunds = [p.tokens[0] for p in parts if p.term is None and p.tokens[0].endswith("ing") and len(p.tokens[0]) >= 6]
+    if not gerunds:
+        return {}
+    bases = {g: g[:-3] + "e" for g in gerunds}
+    counts = await core.repo.document_frequencies(list(bases.values()))
+    return {g: base for g, base in bases.items() if counts.get(base, 0)}
 
 
 def anchored(example: TopicEvidence, head: TopicEvidence) -> TopicEvidence:
