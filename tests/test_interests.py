@@ -7,7 +7,7 @@ import dataclasses
 import numpy as np
 
 from bot.models import Paper, Profile, Topic
-from bot.ranking import rank
+from bot.ranking import one_line, rank
 from bot.ranking.contribution import avoid_kinds, paper_kinds
 from bot.ranking.interest_units import interest_query
 from tests.test_rank import fake_embed, paper
@@ -63,8 +63,8 @@ def test_a_coordinated_interest_reads_as_each_thing_it_names() -> None:
         ["large language model", "serving"],
     ]
     # a coordinated interest is no single phrase: its conjuncts are matched, not all its words
-    assert rank.topic_phrase("jailbreak attacks and defenses for LLMs") is None
-    assert rank.topic_phrase("sparse mixture-of-experts") is not None
+    assert one_line.topic_phrase("jailbreak attacks and defenses for LLMs") is None
+    assert one_line.topic_phrase("sparse mixture-of-experts") is not None
 
 
 def test_a_paper_about_one_conjunct_is_about_the_interest() -> None:
@@ -73,7 +73,7 @@ def test_a_paper_about_one_conjunct_is_about_the_interest() -> None:
         paper("attack", "Adversarial attacks on vision models", "We attack image classifiers with defenses."),
     ]
     papers += [paper(str(i), f"Paper {i}", "Nothing related.") for i in range(8)]
-    title, _ = rank._coverage(
+    title, _ = one_line.coverage(
         rank.paper_features(papers), interest_query("jailbreak attacks and defenses for LLMs"), 0.5
     )
     assert title[0] == 1.0  # before, the defense paper lacked "attacks" and held a part of the interest
@@ -82,10 +82,10 @@ def test_a_paper_about_one_conjunct_is_about_the_interest() -> None:
 
 
 def test_only_a_typed_line_is_an_interest_a_described_topic_is_matched_by_meaning() -> None:
-    assert rank.is_one_line(Topic(name="KV cache compression", want="KV cache compression"))
+    assert one_line.is_one_line(Topic(name="KV cache compression", want="KV cache compression"))
     long = "KV cache compression and efficient attention kernels for inference"
-    assert rank.is_one_line(Topic(name=long[:40], want=long))
-    assert not rank.is_one_line(Topic(name="Model compression", want="sparsity, pruning, quantization, KV cache"))
+    assert one_line.is_one_line(Topic(name=long[:40], want=long))
+    assert not one_line.is_one_line(Topic(name="Model compression", want="sparsity, pruning, quantization, KV cache"))
 
 
 QUANT = [
@@ -107,11 +107,11 @@ def test_quantization_is_not_quantum_and_a_compound_needs_its_parts() -> None:
     flat = dataclasses.replace(rank.DEFAULT_WEIGHTS, interest_title=0.0, interest_text=0.0)
     assert ranked_ids(QUANT, profile, flat)[0] == "quantum"
     features = rank.paper_features(QUANT)
-    title, text = rank._coverage(features, interest_query("mixture-of-experts routing"), 0.5)
+    title, text = one_line.coverage(features, interest_query("mixture-of-experts routing"), 0.5)
     assert title.max() == 0.0 and text.max() == 0.0
     routing = [paper("moe", "Routing in mixture-of-experts", "x"), paper("car", "Vehicle routing", "y")]
     routing += [paper(str(i), f"Paper {i}", "z") for i in range(8)]
-    title, _ = rank._coverage(rank.paper_features(routing), interest_query("mixture-of-experts routing"), 0.5)
+    title, _ = one_line.coverage(rank.paper_features(routing), interest_query("mixture-of-experts routing"), 0.5)
     assert title[0] == 1.0 and title[1] < 0.5  # "routing" alone is a part, not the interest
 
 

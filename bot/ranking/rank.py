@@ -28,8 +28,9 @@ The score of paper x for profile p is a sum of terms, all in cosine-similarity u
               asks for (in its wants or boost keywords) is not held against it
     authors   + w_author when a watched author wrote the paper, enough to lift it above every other paper
 
-Only the interest and avoid coverages use statistics of the day (how rare a word is); the rest does not, so
-scores of profiles without one-line interests are comparable across days. Several profiles are scored at once:
+The phrase, interest and avoided terms are computed in `bot.ranking.one_line`. Only the interest and avoid
+coverages use statistics of the day (how rare a word is); the rest does not, so scores of profiles without one-line
+interests are comparable across days. Several profiles are scored at once:
 the dense part is one matrix product against the distinct vectors of a chunk of profiles, and keywords are
 matched once per distinct keyword per day (`PaperFeatures` caches them) and combined by sparse products.
 """
@@ -43,19 +44,22 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from bot.models import Paper, Profile, ScoredPaper, Topic
-from bot.ranking.contribution import avoid_kinds, paper_kinds
-from bot.ranking.interest_units import (
-    InterestQuery,
-    examples,
-    interest_core,
-    interest_query,
-    is_coordination,
-    named_terms_text,
-    phrase_units,
+from bot.models import Paper, Profile, ScoredPaper
+from bot.ranking.contribution import paper_kinds
+from bot.ranking.interest_units import InterestQuery, interest_core, interest_query, named_terms_text
+from bot.ranking.one_line import (
+    AvoidPhrase,
+    TopicPhrase,
+    avoid_phrase,
+    avoided_scores,
+    interest_coverage,
+    interest_scores,
+    is_one_line,
+    phrase_scores,
+    topic_phrase,
 )
 from bot.text.names import name_tokens
-from bot.text.terms import Unit, UnitIndex, phrase_key, same_word, text_tokens
+from bot.text.terms import Unit, UnitIndex, phrase_key, text_tokens
 
 if TYPE_CHECKING:  # scipy loads where a ranking is computed: a question's retrieval needs only the tokenizers here
     import scipy.sparse as sp
@@ -340,65 +344,6 @@ def _keywords(words: Iterable[str]) -> tuple[tuple[str, str], ...]:
     return tuple((word, key) for key, word in seen.items())
 
 
-MAX_PHRASE_UNITS = 4  # a longer topic is a description, matched by meaning only
-
-
-@dataclass(frozen=True, slots=True)
-class TopicPhrase:
-    """A topic whose whole text is one short phrase ("sparse mixture-of-experts"), as units."""
-
-    topic: int
-    text: str
-    units: tuple[Unit, ...]
-
-
-def topic_phrase(want: str, topic: int = 0) -> TopicPhrase | None:
-    """The topic as a phrase to find in papers, or None when its text is a description, a list or a
-    coordination: an item of a list ("sparsity, pruning, KV cache") or a conjunct ("jailbreak attacks and
-    defenses") is one of several things, and matching it as if it were the whole topic lifted list-matching
-    papers over what the embedding and the keywords rank (a one-line interest's conjuncts are read in
-    `interest_query`)."""
-    if any(mark in want for mark in ",;\n") or is_coordination(want):
-        return None
-    units = phrase_units(want)
-    return TopicPhrase(topic, want.strip(), units) if 0 < len(units) <= MAX_PHRASE_UNITS else None
-
-
-def is_one_line(topic: Topic) -> bool:
-    """The topic is a line a member typed (onboarding and /setup store it as its own name, maybe cut), not a name
-    with a description (a profile file's `name` and `want`): only such a line is matched word by word as a whole."""
-    name = topic.name.rstrip("…").strip()
-    return bool(name) and "\n" not in topic.want and topic.want.strip().startswith(name)
-
-
-@dataclass(frozen=True, slots=True)
-class AvoidPhrase:
-    """One avoid phrase: the contribution kinds it names ("surveys") and the units of the topic it names that no
-    interest of the profile shares ("medical" of "medical imaging" for a member who wants image generation)."""
-
-    text: str
-    kinds: frozenset[str]
-    topic: InterestQuery
-
-
-def _shared(unit: Unit, wanted: Sequence[Unit]) -> bool:
-    return any(unit.key == w.key or (not unit.named and not w.named and same_word(unit.key, w.key)) for w in wanted)
-
-
-def avoid_phrase(text: str, interests: Sequence[InterestQuery]) -> AvoidPhrase:
-    """Read an avoid phrase as contribution kinds plus a topic; the topic keeps only what the interests lack."""
-    kinds, rest = avoid_kinds(text)
-    wanted = [u for q in interests for units in (*q.alternatives, q.details) for u in units]
-    query = interest_query(text)
-    alternatives: list[tuple[Unit, ...]] = []
-    for units in (*query.alternatives, *examples(text)):  # "RL for LLMs (RLHF, GRPO)": RLHF is avoided too
-        kept = tuple(u for u in units if not _shared(u, wanted) and (u.named or u.key in rest) and u.key != "only")
-        if kept:
-            alternatives.append(kept)
-    details = tuple(u for u in query.details if not _shared(u, wanted) and (u.named or u.key in rest))
-    return AvoidPhrase(text, kinds, InterestQuery(tuple(alternatives), details if alternatives else ()))
-
-
 def _embedded_want(want: str) -> str:
     """What is embedded for a topic: a one-phrase topic without its framing words and with its named terms
     spelled out ("I'm into MoE papers" -> "MoE (mixture of experts)"); a longer description as written."""
@@ -495,127 +440,6 @@ class _Terms:
     avoided: np.ndarray  # what the avoid phrases name, found in the paper (weights applied)
 
 
-def _phrase_scores(features: PaperFeatures, profiles: Sequence[ProfileModel], weights: RankWeights) -> np.ndarray:
-    """(profiles, papers): the best phrase score over each profile's topic phrases (0 without phrases).
-
-    A phrase's score is w_text * s_text^2 + w_title * s_title^2, s being the weighted share of its units found in
-    the title and abstract, or in the title: full when a paper holds every unit, little for some of them
-    ("mixture" is not a unit of "sparse mixture-of-experts"; the named term "mixture of experts" is). Each
-    distinct unit is matched once; the shares are sparse products of phrase weights with unit hits.
-    """
-    import scipy.sparse as sp
-
-    out = np.zeros((len(profiles), len(features)), dtype=np.float32)
-    if not (weights.phrase_title or weights.phrase_text):
-        return out
-    unit_of: dict[str, int] = {}
-    units: list[Unit] = []
-    # the k-th phrase of every profile that has one: profile rows, and (row, unit column, share) entries
-    slots: list[tuple[list[int], list[int], list[int], list[float]]] = []
-    for p, model in enumerate(profiles):
-        for k, phrase in enumerate(model.phrases):
-            if len(slots) <= k:
-                slots.append(([], [], [], []))
-            profile_rows, rows, cols, shares = slots[k]
-            total = sum(u.weight for u in phrase.units)
-            for unit in phrase.units:
-                col = unit_of.setdefault(unit.cache_key, len(units))
-                if col == len(units):
-                    units.append(unit)
-                rows.append(len(profile_rows))
-                cols.append(col)
-                shares.append(unit.weight / total)
-            profile_rows.append(p)
-    if not units:
-        return out
-    hits = [features.units.hits(u) for u in units]
-    in_title = np.stack([h[0] for h in hits]).astype(np.float32)  # (units, papers)
-    in_text = np.stack([h[1] for h in hits]).astype(np.float32)
-    for profile_rows, rows, cols, shares in slots:
-        share = sp.csr_matrix(
-            (np.array(shares, dtype=np.float32), (rows, cols)), shape=(len(profile_rows), len(units)), dtype=np.float32
-        )
-        title = np.asarray(share @ in_title)
-        text = np.asarray(share @ in_text)
-        score = np.float32(weights.phrase_text) * text * text + np.float32(weights.phrase_title) * title * title
-        out[profile_rows] = np.maximum(out[profile_rows], score)
-    return out
-
-
-def _coverage(features: PaperFeatures, query: InterestQuery, detail_share: float) -> tuple[np.ndarray, np.ndarray]:
-    """(in the title, in the title and abstract): how much of the interest a paper holds, 0-1 per paper.
-
-    Each unit counts by its weight times its rarity that day (a paper about "quantization of LLMs" is told by
-    "quantization", not by "LLM"); the best alternative of the head counts, and the details may stand for up to
-    `detail_share` of it. A compound needs its parts: half of the units is half of the evidence.
-    """
-    n = len(features)
-    best_title, best_text = np.zeros(n, dtype=np.float32), np.zeros(n, dtype=np.float32)
-    if not query.alternatives:
-        return best_title, best_text
-    detail_title, detail_text = np.zeros(n, dtype=np.float32), np.zeros(n, dtype=np.float32)
-    for unit in query.details:
-        title, text = features.units.hits(unit)
-        weight = np.float32(unit.weight * features.idf(unit))
-        detail_title += weight * title
-        detail_text += weight * text
-    for units in query.alternatives:
-        total = sum(u.weight * features.idf(u) for u in units)
-        if total <= 0:
-            continue
-        head_title, head_text = np.zeros(n, dtype=np.float32), np.zeros(n, dtype=np.float32)
-        for unit in units:
-            title, text = features.units.hits(unit)
-            weight = np.float32(unit.weight * features.idf(unit))
-            head_title += weight * title
-            head_text += weight * text
-        cap = np.float32(detail_share * total)
-        best_title = np.maximum(best_title, np.minimum(1.0, (head_title + np.minimum(detail_title, cap)) / total))
-        best_text = np.maximum(best_text, np.minimum(1.0, (head_text + np.minimum(detail_text, cap)) / total))
-    return best_title, best_text
-
-
-def _interest_coverage(
-    features: PaperFeatures, profiles: Sequence[ProfileModel], weights: RankWeights
-) -> list[list[tuple[np.ndarray, np.ndarray]]]:
-    """Per profile, per topic: (title, title-and-abstract) coverage of the interest, see `_coverage`."""
-    return [[_coverage(features, q, weights.detail_share) for q in model.interests] for model in profiles]
-
-
-def _interest_scores(coverage: list[list[tuple[np.ndarray, np.ndarray]]], n: int, weights: RankWeights) -> np.ndarray:
-    """(profiles, papers): the best interest's lexical evidence, w_title * title^2 + w_text * text^2."""
-    out = np.zeros((len(coverage), n), dtype=np.float32)
-    if not (weights.interest_title or weights.interest_text):
-        return out
-    for p, topics in enumerate(coverage):
-        for title, text in topics:
-            score = np.float32(weights.interest_title) * title * title + np.float32(weights.interest_text) * text * text
-            np.maximum(out[p], score, out=out[p])
-    return out
-
-
-def _avoided(features: PaperFeatures, profiles: Sequence[ProfileModel], weights: RankWeights) -> np.ndarray:
-    """(profiles, papers): how much of what the profile's avoid phrases name each paper is (weights applied).
-
-    A phrase naming only kinds ("surveys") hits the papers of those kinds; one naming only a topic hits the papers
-    about it (its units in the title count most); one naming both hits papers of those kinds about that topic.
-    """
-    out = np.zeros((len(profiles), len(features)), dtype=np.float32)
-    for p, model in enumerate(profiles):
-        for avoid in model.avoids:
-            kinds = np.zeros(len(features), dtype=np.float32)
-            if avoid.kinds:
-                kinds = np.fromiter((bool(k & avoid.kinds) for k in features.kinds()), dtype=np.float32)
-            if avoid.topic.alternatives:
-                title, text = _coverage(features, avoid.topic, weights.detail_share)
-                topic = np.float32(weights.avoid_title) * title * title + np.float32(weights.avoid_text) * text * text
-                score = np.float32(weights.avoid_kind) * kinds * text if avoid.kinds else topic
-            else:
-                score = np.float32(weights.avoid_kind) * kinds
-            np.maximum(out[p], score, out=out[p])
-    return out
-
-
 def _soft_max_terms(vecs: np.ndarray, profiles: Sequence[ProfileModel], temperature: float) -> tuple[np.ndarray, ...]:
     """Log-mean-exp similarity to each profile's want vectors and to its avoid vectors, (profiles, papers) each."""
     import scipy.sparse as sp
@@ -673,7 +497,7 @@ def _terms(
 ) -> _Terms:
     n = len(features)
     vecs = np.asarray(paper_vecs, dtype=np.float32).reshape(n, -1)
-    coverage = _interest_coverage(features, profiles, weights)
+    coverage = interest_coverage(features, profiles, weights)
     want, avoid = _soft_max_terms(vecs, profiles, weights.temperature)
     has_avoid = np.array([bool(m.avoid_keys) for m in profiles])[:, None]
     excess = np.maximum(avoid - want, 0.0) * has_avoid
@@ -705,9 +529,9 @@ def _terms(
         theory=theory,
         applied=applied,
         authors=authors.astype(np.float32),
-        phrase=_phrase_scores(features, profiles, weights),
-        interest=_interest_scores(coverage, n, weights),
-        avoided=_avoided(features, profiles, weights),
+        phrase=phrase_scores(features, profiles, weights),
+        interest=interest_scores(coverage, n, weights),
+        avoided=avoided_scores(features, profiles, weights),
     )
 
 
