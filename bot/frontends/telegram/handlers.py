@@ -218,7 +218,7 @@ class TelegramFrontEnd(ChatDriver):
 
     async def _toast(self, query: CallbackQuery, text: str) -> None:
         try:
-            await query.answer(text[: self.notice_limit] or None)
+            await query.answer(text or None)
         except TelegramError as error:  # an old press (over 15 minutes) can no longer be answered
             log.info("could not answer a button press: %s", error)
 
