@@ -24,11 +24,11 @@ import asyncio
 import contextlib
 import logging
 from abc import abstractmethod
-from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from bot.chat.messages import AnswerReply, FileReply, Incoming, Place, Reply, Speaker, TextReply, layout
+from bot.chat.messages import FileReply, Incoming, Place, Reply, Speaker, TextReply, layout
 from bot.digests.delivery import DeliveryError, retire
 from bot.digests.poster import PlatformPoster, moved
 from bot.frontend import Expiring
@@ -45,6 +45,7 @@ log = logging.getLogger(__name__)
 ADMIN_CACHE_SECONDS = 60.0
 SENT_TO_DM = "Sent you a direct message."
 FILE_IN_DM = "I sent it to you in a direct message."
+Privately = Callable[[object], Awaitable[bool]]
 Kind = Literal["retry", "gone", "markup", "moved", "refused", "transient"]
 
 
@@ -88,6 +89,8 @@ class ChatDriver(PlatformPoster):
     style: Style
     busy_every = 4.5  # seconds between two `show_busy` signs
     notice_limit = 200
+    sends_files = True  # False: a file is shown as `render` shows it (a note), like any other reply
+    threaded = False  # True: every page of a reply goes into the thread `reply_to`, which is remembered as well
     open_a_dm = "Open a direct message with me to see this."
     file_only_in_dm = "I only send that in a direct message: open one with me and ask there."
 
@@ -162,19 +165,43 @@ class ChatDriver(PlatformPoster):
 
     # --- replies ---
 
-    async def reply(self, place: Place, replies: Sequence[Reply], reply_to: str = "", asker: str = "") -> bool:
-        """Send the controller's replies in order (the first page quoting `reply_to`; a file to `asker`'s DM); False
-        when a send failed (logged; the rest is not sent)."""
+    async def reply(
+        self,
+        place: Place,
+        replies: Sequence[Reply],
+        reply_to: str = "",
+        asker: str = "",
+        *,
+        privately: Privately | None = None,
+        only_presser: bool = False,
+    ) -> bool:
+        """Send the controller's replies in order: the first page quoting `reply_to` (every page into that thread
+        when `threaded`), a file to `asker`'s DM. With `privately` (a way to show a message to the one person who
+        asked, False when it cannot any more), an ephemeral reply (every reply, when `only_presser`) outside a DM
+        goes that way, and so does a page the place refused. False when a send failed (logged; the rest is not
+        sent)."""
         try:
             for reply in replies:
-                if isinstance(reply, FileReply):
+                if isinstance(reply, FileReply) and self.sends_files:
                     await self.send_file(place, reply, reply_to, asker)
                     continue
+                personal = only_presser or isinstance(reply, FileReply) or getattr(reply, "ephemeral", False)
+                alone = privately is not None and personal and not place.is_dm
                 for message in self.render(reply):
-                    ref = await self.deliver(place.chat_id, message, reply_to)
-                    reply_to = ""
-                    if isinstance(reply, AnswerReply):
-                        await self.controller.remember_message(place, ref, reply)
+                    if not alone:
+                        try:
+                            ref = await self.deliver(place.chat_id, message, reply_to)
+                        except DeliveryError as error:
+                            if privately is None:
+                                raise
+                            log.warning("reply to %s:%s not delivered: %s", self.platform, place.chat_id, error)
+                        else:
+                            for known in {ref, reply_to if self.threaded else ""} - {""}:
+                                await self.controller.remember_message(place, known, reply)
+                            reply_to = reply_to if self.threaded else ""
+                            continue
+                    if privately is None or not await privately(message):
+                        return False
         except DeliveryError as error:
             log.warning("reply to %s:%s not delivered: %s", self.platform, place.chat_id, error)
             return False

@@ -149,6 +149,7 @@ class SlackFrontEnd(ChatDriver):
     by `failure` (`bot.chat.driver` applies the core's policy)."""
 
     platform, title, style = PLATFORM, "Slack", MRKDWN
+    sends_files, threaded = False, True
 
     def __init__(
         self, core: Core, controller: chat.ChatController, client: AsyncWebClient, interval: float, bot_user: str
@@ -296,28 +297,25 @@ class SlackFrontEnd(ChatDriver):
     async def answer(
         self, msg: chat.Incoming, *, respond: Any = None, thread_ts: str = "", only_presser: bool = False
     ) -> None:
-        """The controller's replies: what only the runner or presser should see through the response_url (outside
-        a DM), the rest as messages in the channel (or through the response_url when the bot cannot post there)."""
-        place, replies, posts = msg.place, await self.controller.answer(msg), 0
-        for reply in replies:
-            ephemeral = only_presser or getattr(reply, "ephemeral", False) or isinstance(reply, chat.FileReply)
-            for message in render(reply):
-                if respond is None or place.is_dm or not ephemeral:
-                    try:
-                        ts = await self.deliver(place.chat_id, message, thread_ts)
-                    except DeliveryError as error:
-                        log.warning("reply to %s not delivered: %s", place.chat_id, error)
-                        if respond is None:
-                            return
-                    else:
-                        for ref in {ts, thread_ts} - {""}:
-                            await self.controller.remember_message(place, ref, reply)
-                        continue
-                if posts == RESPONSE_URL_POSTS:
-                    log.warning("reply to %s cut short: a response_url takes %d posts", place.chat_id, posts)
-                    return
-                posts += 1
-                await respond(text=message.text, blocks=message.blocks, replace_original=False)  # ephemeral
+        """The controller's replies (`ChatDriver.reply`): what only the runner or presser should see through the
+        response_url (outside a DM), the rest as messages in the channel (or through the response_url when the bot
+        cannot post there)."""
+        posts = 0
+
+        async def privately(message: object) -> bool:
+            nonlocal posts
+            if posts == RESPONSE_URL_POSTS:
+                log.warning("reply to %s cut short: a response_url takes %d posts", msg.place.chat_id, posts)
+                return False
+            assert isinstance(message, SlackMessage)
+            posts += 1
+            await respond(text=message.text, blocks=message.blocks, replace_original=False)  # ephemeral
+            return True
+
+        replies = await self.controller.answer(msg)
+        await self.reply(
+            msg.place, replies, thread_ts, privately=privately if respond else None, only_presser=only_presser
+        )
 
 
 # --- lifecycle ---
