@@ -1,5 +1,5 @@
-"""Buttons that teach the ranker, and /reactions: a press trains only the member who pressed it (/up and /down
-come from the command table, `bot.frontends.discord.commands`).
+"""Buttons that teach the ranker: a press trains only the member who pressed it (/up, /down and /reactions come
+from the command table, `bot.frontends.discord.commands`).
 
 The persistent `PaperButton` is registered here, while the bot's `setup_hook` loads this cog, so a thumbs-up on a
 month-old digest still reaches the controller after any number of restarts.
@@ -7,20 +7,16 @@ month-old digest still reaches the controller after any number of restarts.
 
 from __future__ import annotations
 
-from typing import Literal
-
 import discord
-from discord import app_commands
 from discord.ext import commands
 
 from bot.chat.messages import Incoming
 from bot.frontends.discord.app import PaperscoutBot, place_of, problem, speaker_of
-from bot.frontends.discord.commands import description
 from bot.frontends.discord.send import PaperButton
 
 
 class Feedback(commands.Cog):
-    """Paper buttons (thumbs up/down, more like this, undo, choices) and /reactions."""
+    """Paper buttons (thumbs up/down, more like this, undo, choices)."""
 
     def __init__(self, bot: PaperscoutBot) -> None:
         self.bot = bot
@@ -35,16 +31,6 @@ class Feedback(commands.Cog):
             await self.bot.answer(interaction, place, replies, ephemeral=True if not place.is_dm else None)
         except Exception as exc:  # a press has no command tree to report through
             await self.bot.tell(interaction, problem(exc, "button"))
-
-    @app_commands.command(name="reactions", description=description("reactions"))
-    @app_commands.describe(
-        action="list them (default), undo one, or reset: delete them all (asks first)",
-        which="for undo: its number in the list (1 is the latest) or the paper's arXiv id",
-    )
-    async def reactions(
-        self, interaction: discord.Interaction, action: Literal["list", "undo", "reset"] = "list", which: str = ""
-    ) -> None:
-        await self.bot.run_command(interaction, "reactions", f"{action} {which}", ephemeral=True)
 
 
 async def setup(bot: PaperscoutBot) -> None:

@@ -221,6 +221,13 @@ async def test_thumbs_up_after_a_restart_is_stored_for_that_member(
         listed = fake.slash("reactions", user=fake.member_id)
         (shown,) = await fake.wait_for_followups(listed)
         assert shown["flags"] & 64 and shown["content"].startswith("You have no reactions yet")
+
+        # /reactions' action and its number come from the command table's words and usage
+        await fake.wait_for_followups(fake.press(int(ref), f"ps:down:{papers[2].id}", user=fake.member_id))
+        undo_one = fake.slash("reactions", {"action": "undo", "which": "1"}, user=fake.member_id)
+        (undone,) = await fake.wait_for_followups(undo_one)
+        assert undone["flags"] & 64 and undone["content"].startswith("Undone: your 👎 on “")
+        assert await core.repo.user_feedback_rows(f"discord:{fake.member_id}") == []
     no_refusals(fake)
 
 
@@ -795,4 +802,18 @@ async def test_sync_is_one_hybrid_command_refused_to_a_member_as_a_slash_command
         await fake.wait_for_response(refused)
         (note,) = fake.response_messages(refused)
     assert note["flags"] & 64 and "owner" in note["content"]
+    no_refusals(fake)
+
+
+async def test_table_commands_in_a_dm_are_kept_not_ephemeral(fake: DiscordFake, core: Core) -> None:
+    """In a DM only the member sees a reply anyway; an ephemeral one would vanish when Discord reloads."""
+    bot = new_bot(core)
+    async with running(bot, fake):
+        await synced(fake)
+        (profile,) = await fake.wait_for_followups(fake.slash("profile", user=fake.member_id, channel=None))
+        assert not profile["flags"] & 64 and profile["content"].startswith("You have no profile yet")
+        (digest,) = await fake.wait_for_followups(
+            fake.slash("digest", {"action": "weekly"}, user=fake.member_id, channel=None)
+        )
+        assert not digest["flags"] & 64 and digest["content"].startswith("You have no profile yet")
     no_refusals(fake)

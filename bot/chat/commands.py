@@ -27,6 +27,7 @@ class Command:
     where: str = "any"  # any | dm | channel
     admin: bool = False
     opens: str = ""  # the kind of flow it starts (which ends any other open at the place)
+    actions: tuple[str, ...] = ()  # the words its argument begins with, for a platform that offers them as choices
 
 
 def works_here(command: Command, msg: Incoming) -> bool:
@@ -90,6 +91,7 @@ COMMANDS: dict[str, Command] = {
         digests.digest,
         "[weekly] (in a channel, its admins: now|preview|pause|resume)",
         "your personal digest of the latest day, numbered for /up and /down",
+        actions=("now", "preview", "pause", "resume", "weekly"),
     ),
     "up": Command(papers.up, "N|ID", "thumbs up for paper N of your last list (or an arXiv id); teaches your profile"),
     "down": Command(papers.down, "N|ID", "thumbs down for paper N of your last list (or an arXiv id); fewer like it"),
@@ -99,7 +101,10 @@ COMMANDS: dict[str, Command] = {
     "paper": Command(papers.paper, "N|ID", "one paper's card: title, authors, TL;DR, link"),
     "why": Command(papers.why, "N|ID", "why a paper ranks where it does for your profile"),
     "reactions": Command(
-        reactions.reactions_command, "[undo N|reset]", "your 👍/👎, the latest first; take one back or delete them all"
+        reactions.reactions_command,
+        "[undo N|reset]",
+        "your 👍/👎, the latest first; take one back or delete them all",
+        actions=("list", "undo", "reset"),
     ),
     "profile": Command(members.profile, "", "what your profile says"),
     "edit": Command(

@@ -46,7 +46,7 @@ from bot.ops.logs import public_url
 
 log = logging.getLogger(__name__)
 
-COGS = ("cogs.admin", "cogs.ask", "cogs.digest", "cogs.feedback", "cogs.profile")
+COGS = ("cogs.admin", "cogs.ask", "cogs.feedback", "cogs.profile")
 PLATFORM = "discord"
 
 

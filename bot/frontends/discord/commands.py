@@ -1,16 +1,17 @@
 """Discord's slash commands made from the core's command table (`bot.chat.commands.COMMANDS`), so a command's
 name, help and option are written once: its name as Discord members run it (`FRONT_END.names`), the table's help
 line as its description, and its one option read from the table's usage (a paper, a question, words, a schedule,
-a field). Where it works and who may run it follow the table too (a channel command is guild-only, an admin's needs
-Manage Server by default). Commands with options of their own (/setup, /digest, /reactions, /interests, /sync) are
-written in their cogs, described from the table the same way (`description`).
+a field), and the words its argument begins with (`Command.actions`) as an ``action`` option's choices. Where it works
+and who may run it follow the table too (a channel command is guild-only, an admin's needs Manage Server by default).
+Commands with options of their own (/setup, /interests, /sync) are written in their cogs, described from the table
+the same way (`description`).
 """
 
 from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, Literal
 
 import discord
 from discord import app_commands
@@ -31,6 +32,7 @@ OPTIONS: dict[str, tuple[str, str, bool, int]] = {
     "QUESTION": ("question", "e.g. what MoE papers this week? (reply to the answer for a follow-up)", True, 2000),
     "WORDS": ("words", "e.g. sparse attention", True, 300),
     "FIELD": ("field", "interests, avoid, authors, categories, ratings or digest", True, 40),
+    "[undo N|reset]": ("which", "for undo: its number in the list (1 is the latest) or an arXiv id", False, 100),
     "[off|daily|weekly] [TIME] [ZONE]": (
         "schedule",
         "e.g. daily 08:30 Europe/Berlin, weekly Monday 9am, off (empty: show it)",
@@ -71,13 +73,14 @@ async def paper_choices(interaction: discord.Interaction, current: str) -> list[
     return choices(await interaction.client.recent_papers.complete(current, MAX_CHOICES))  # type: ignore[attr-defined]
 
 
-def _callback(name: str, option: str) -> Callable[..., Any]:
+def _callback(name: str) -> Callable[..., Any]:
     public = name in PUBLIC
 
     async def run(interaction: discord.Interaction, **given: str) -> None:
-        args = given.get(option, "") or ""
+        args = " ".join(value for value in given.values() if value)
+        # in a DM only the member sees it anyway: a reply stays as the core made it (a digest is kept, not ephemeral)
         await interaction.client.run_command(  # type: ignore[attr-defined]
-            interaction, name, args, ephemeral=None if public else True
+            interaction, name, args, ephemeral=None if public or interaction.guild is None else True
         )
 
     return run
@@ -86,8 +89,12 @@ def _callback(name: str, option: str) -> Callable[..., Any]:
 def table_command(name: str, command: Command) -> app_commands.Command[Any, ..., None]:
     """Core command `name` as a Discord slash command (see the module docstring)."""
     option, hint, required, longest = OPTIONS.get(command.usage, ("", "", False, 0))
-    run = _callback(name, option)
+    run = _callback(name)
     parameters = [inspect.Parameter("interaction", inspect.Parameter.POSITIONAL_ONLY, annotation=discord.Interaction)]
+    if command.actions:
+        choice: Any = Literal[command.actions]
+        parameters.append(inspect.Parameter("action", inspect.Parameter.KEYWORD_ONLY, default="", annotation=choice))
+        app_commands.describe(action=clip(command.usage, DESCRIPTION_MAX))(run)
     if option:
         kind: Any = app_commands.Range[str, 1, longest] if longest else str
         default = inspect.Parameter.empty if required else ""
