@@ -154,3 +154,19 @@ async def test_status_names_a_weekly_channels_next_post_on_its_weekday(core: Cor
     assert by_key["test:lab"]["next_post_utc"] == "2026-06-05 09:00"
     assert by_key["test:lab"]["post_time"] == "Fridays 09:00 UTC"
     assert by_key["test:daily"]["next_post_utc"] == "2026-06-03 09:00"
+
+
+async def test_a_weekly_channels_preview_is_its_week_as_a_topic_tree(core: Core, store_day: StoreDay) -> None:
+    from bot.chat import DigestReply
+
+    papers = await store_day(core)
+    await spread_over_the_week(core, papers)
+    ctl = ChatController(core)
+    admin = Speaker("telegram:7", "cleo", is_admin=True)
+    group = Place("telegram", "-100", is_dm=False, title="Reading group")
+    line = "/setup categories=cs.LG schedule=weekly friday time=09:00 tz=UTC size=20 profile=graph neural networks"
+    assert "All set!" in (await ctl.handle(Incoming(admin, group, text=line)))[0].text
+    replies = await ctl.handle(Incoming(admin, group, text="/digest preview"))
+    [digest] = [r.digest for r in replies if isinstance(r, DigestReply)]
+    assert digest.picked == 20 and digest.sections and sum(s.count for s in digest.sections) == 20
+    assert "week of 2026-06-01" in digest.title
