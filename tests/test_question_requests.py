@@ -48,6 +48,7 @@ def test_new_benchmark_for_x_is_a_contribution_type_plus_topic() -> None:
     # what a benchmark evaluates is any model; the topic is the task it evaluates them on
     coding = parse_question("new benchmarks for evaluating LLMs on coding / software engineering tasks?", FRIDAY)
     assert coding.contribution == "benchmark" and coding.topic == "coding / software engineering tasks"
+    assert parse_question("a benchmark for testing robots in the wild", FRIDAY).topic == "robots in the wild"
     safety = parse_question("a benchmark for testing the safety of LLMs", FRIDAY)
     assert safety.topic == "safety of LLMs"
 

@@ -50,9 +50,10 @@ _CONTRIBUTION = re.compile(
 # The abstract's own statement of what the paper contributes: a verb of making with a benchmark or data set as its
 # object. Benchmarks a method is only evaluated on ("our method across several benchmarks", "evaluated on the
 # established test suite", "using a publicly available dataset", "a collection of datasets") are no such statement.
-# "benchmarks for evaluating <what is evaluated> on <the task>": the task is the topic
+# "benchmarks for evaluating <what is evaluated> on <the task>": the task is the topic ("in" often names a setting
+# instead: "robots in the wild")
 _EVALUATING = re.compile(r"\b(?:evaluat|test|measur|assess|benchmark)\w*\s*$", re.IGNORECASE)
-_EVALUATED = re.compile(r"\s*(?:[\w\-]+\s+){1,3}?(?:on|in|at)\s+(?=\S)", re.IGNORECASE)
+_EVALUATED = re.compile(r"\s*(?:[\w\-]+\s+){1,3}?on\s+(?=\S)", re.IGNORECASE)
 _MAKING = (
     r"\b(?:introduc(?:e|es|ed|ing)|present(?:s|ed|ing)?|propos(?:e|es|ed|ing)|releas(?:e|es|ed|ing)|"
     r"construct(?:s|ed|ing)?|build(?:s|ing)?|built|curat(?:e|es|ed|ing)|creat(?:e|es|ed|ing)|develop(?:s|ed|ing)?|"
