@@ -126,6 +126,8 @@ async def test_start_in_a_dm_runs_onboarding_end_to_end(
         assert "'Nobody Atall'" in asked.text and asked.callback_data == ["ps:c:authors:1", "ps:c:authors:2"]
         [categories] = await press(fake, ADA, ADA, asked, "ps:c:authors:1")
         assert "categories" in categories.text
+        answered = [c.method for c in fake.calls() if c.method in ("answerCallbackQuery", "sendMessage")]
+        assert answered[-2:] == ["answerCallbackQuery", "sendMessage"], "the press is answered before the reply"
         reply = await say(fake, ADA, ADA, "cs.LG")
         for _ in range(6):  # rate sample papers with their buttons until the digest question
             last = reply[-1]

@@ -224,19 +224,28 @@ class ChatDriver(PlatformPoster):
             await self.deliver(place.chat_id, message, reply_to)
             reply_to = ""
 
-    async def press(self, speaker: Speaker, place: Place, button: str, presser_chat: str) -> str:
-        """A pressed button to the controller; returns the notice for the presser. A short refusal is the notice
-        itself; a paper button's answer pressed in a shared place concerns only the presser and goes to their DM
-        (`presser_chat`); any other answer goes to the place."""
+    async def press(
+        self,
+        speaker: Speaker,
+        place: Place,
+        button: str,
+        presser_chat: str,
+        acknowledge: Callable[[str], Awaitable[None]],
+    ) -> None:
+        """A pressed button to the controller, the press acknowledged with a notice for the presser as soon as it is
+        known. A short refusal is the notice itself; a paper button's answer pressed in a shared place concerns only
+        the presser and goes to their DM (`presser_chat`; the notice says whether it got there); any other answer
+        goes to the place, after the press is acknowledged."""
         replies = await self.controller.answer(Incoming(speaker, place, button=button))
         short = notice(replies, self.notice_limit)
         if short is not None or not replies:
-            return short or ""
-        if place.is_dm or not is_personal(button):
+            await acknowledge(short or "")
+        elif place.is_dm or not is_personal(button):
+            await acknowledge("")
             await self.reply(place, replies)
-            return ""
-        dm = Place(self.platform, presser_chat, is_dm=True)
-        return SENT_TO_DM if await self.reply(dm, replies) else self.open_a_dm
+        else:
+            sent = await self.reply(Place(self.platform, presser_chat, is_dm=True), replies)
+            await acknowledge(SENT_TO_DM if sent else self.open_a_dm)
 
     # --- asking the platform ---
 

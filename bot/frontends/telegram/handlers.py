@@ -209,12 +209,14 @@ class TelegramFrontEnd(ChatDriver):
         if query is None:
             return
         chat, presser = query.message.chat if query.message is not None else None, query.from_user
-        toast = ""
-        if is_paperscout_button(query.data or "") and chat is not None:
-            is_admin = chat.type != ChatType.PRIVATE and await self.is_admin(str(chat.id), str(presser.id))
-            speaker = Speaker(user_key(presser.id), presser.full_name, is_admin=is_admin)
-            toast = await self.press(speaker, place_of(chat), query.data or "", str(presser.id))
-        await self._toast(query, toast)
+        if not is_paperscout_button(query.data or "") or chat is None:
+            await self._toast(query, "")
+            return
+        is_admin = chat.type != ChatType.PRIVATE and await self.is_admin(str(chat.id), str(presser.id))
+        speaker = Speaker(user_key(presser.id), presser.full_name, is_admin=is_admin)
+        await self.press(
+            speaker, place_of(chat), query.data or "", str(presser.id), lambda text: self._toast(query, text)
+        )
 
     async def _toast(self, query: CallbackQuery, text: str) -> None:
         try:
