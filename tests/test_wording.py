@@ -7,6 +7,7 @@ import re
 
 from bot.chat import ChatController, Incoming, Place, Speaker, TextReply
 from bot.core import Core
+from bot.errors import SourceUnavailable
 from bot.frontend import Expiring, front_end, front_ends, wording
 
 DISCORD_DM = Place("discord", "42", is_dm=True)
@@ -79,3 +80,16 @@ async def test_answer_greets_a_bare_start_in_a_dm_and_never_raises(core: Core) -
     assert await controller.answer(Incoming.from_text(speaker, group, "/ask x")) == [failed]
     assert await controller.answer(Incoming(speaker, group, button="ps:up:2505.17639")) == [failed]
     assert await controller.answer(Incoming(speaker, group, text="chatter")) == [], "chatter gets no apology"
+
+
+async def test_answer_says_our_own_errors_line_not_an_apology(core: Core) -> None:
+    controller = ChatController(core)
+    speaker, dm, group = Speaker("telegram:1", "Ada"), Place("telegram", "1"), Place("telegram", "-5", is_dm=False)
+
+    async def unavailable(msg: Incoming) -> list[TextReply]:
+        raise SourceUnavailable("arXiv did not answer; the digest will be retried at the next tick.")
+
+    controller.handle = unavailable  # type: ignore[method-assign,assignment]
+    (said,) = await controller.answer(Incoming.from_text(speaker, dm, "/digest now"))
+    assert isinstance(said, TextReply) and said.ephemeral and said.text.startswith("arXiv did not answer")
+    assert await controller.answer(Incoming(speaker, group, text="chatter")) == []

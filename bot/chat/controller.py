@@ -39,7 +39,7 @@ from bot.chat.papers import PAPER_BUTTONS
 from bot.chat.questions import ask
 from bot.chat.reactions import ResetConfirmation
 from bot.chat.turns import Turn, has_words, log_turn, member_profile, text_reply
-from bot.errors import InputError
+from bot.errors import InputError, PaperscoutError
 from bot.frontend import front_end, wording
 from bot.members import onboarding
 
@@ -94,12 +94,16 @@ class ChatController:
 
     async def answer(self, msg: Incoming) -> list[Reply]:
         """What a front end sends back for `msg`; never raises. A bare /start in a DM greets (resuming an unfinished
-        onboarding); a failure is logged and answered with an apology to someone who addressed the bot (a DM, a
-        command, a button, a reply to us, a mention), while a channel's chatter gets nothing."""
+        onboarding); a failure is logged and answered to someone who addressed the bot (a DM, a command, a button, a
+        reply to us, a mention) with our own error's line or else an apology, while a channel's chatter gets nothing."""
         try:
             if msg.command == "start" and msg.place.is_dm and not msg.args:
                 return await self.greet(msg.speaker, msg.place)
             return await self.handle(msg)
+        except PaperscoutError as exc:
+            # our own errors say what failed in words meant for people (a source down, a state to repair)
+            log.warning("answering %s in %s failed: %s", msg.command or "a message", msg.place.key, exc)
+            return [TextReply(str(exc), ephemeral=True)] if msg.addressed else []
         except Exception:
             log.exception("answering %s in %s failed", msg.command or "a message", msg.place.key)
             return [TextReply(FAILED, ephemeral=True)] if msg.addressed else []
