@@ -8,8 +8,9 @@ not only through the commands' default permissions, which a server can override.
 
 from __future__ import annotations
 
+import inspect
 import time
-from typing import Literal
+from typing import Any, Literal
 
 import discord
 from discord import app_commands
@@ -25,6 +26,16 @@ from bot.frontends.discord.poster import missing_permissions
 from bot.models import MAX_DIGEST_SIZE
 
 REPLY_HINT = "(Answer by replying to this message; /setup with options sets everything at once.)"
+# /setup's fields that are Discord's own, and the core's options Discord can check as it takes them
+OWN_OPTIONS = {
+    "channel": "The channel that gets the digest (default: this one)",
+    "profile_file": "A TOML channel profile",
+}
+OWN_KINDS: dict[str, Any] = {
+    "profile": app_commands.Range[str, 0, 2000],
+    "profile_file": discord.Attachment | None,
+    "size": app_commands.Range[int, 1, MAX_DIGEST_SIZE] | None,
+}
 
 
 class Admin(commands.Cog):
@@ -32,60 +43,6 @@ class Admin(commands.Cog):
 
     def __init__(self, bot: PaperscoutBot) -> None:
         self.bot = bot
-
-    @app_commands.command(name="setup", description=description("setup"))
-    @app_commands.default_permissions(manage_guild=True)
-    @app_commands.guild_only()
-    @app_commands.describe(
-        channel="The channel that gets the digest (default: this one)",
-        categories="arXiv categories, e.g. cs.LG, cs.CL",
-        schedule="daily, or weekly with a day (the week's best grouped by topic), e.g. weekly Friday",
-        time="Post time, e.g. 09:00",
-        timezone="Time zone, e.g. Europe/Berlin",
-        profile="What the channel reads about, in words (or attach a TOML profile)",
-        profile_file="A TOML channel profile",
-        size="Papers per digest",
-    )
-    async def setup(
-        self,
-        interaction: discord.Interaction,
-        channel: discord.TextChannel | None = None,
-        categories: str = "",
-        schedule: str = "",
-        time: str = "",
-        timezone: str = "",
-        profile: app_commands.Range[str, 0, 2000] = "",
-        profile_file: discord.Attachment | None = None,
-        size: app_commands.Range[int, 1, MAX_DIGEST_SIZE] | None = None,
-    ) -> None:
-        await interaction.response.defer(thinking=True)
-        where = channel or interaction.channel
-        place = place_of(where, interaction.user)
-        options = {
-            "categories": categories,
-            "schedule": schedule,
-            "time": time,
-            "timezone": timezone,
-            "profile": profile,
-        }
-        if size is not None:
-            options["size"] = str(size)
-        attachment = await self.bot.read_attachment(profile_file)
-        replies = await self.bot.run_command(interaction, "setup", place=place, options=options, attachment=attachment)
-        speaker = speaker_of(interaction)
-        if speaker.is_admin and await channel_setup.load(self.bot.core, speaker.user_key, place) is not None:
-            await self.bot.tell(interaction, REPLY_HINT)
-        missing = missing_permissions(where)
-        if speaker.is_admin and replies and missing:
-            await self.bot.tell(interaction, f"I can't post there yet: give paperscout {', '.join(missing)} there.")
-
-    @setup.autocomplete("categories")
-    async def _categories(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
-        return choices(completion.categories(current, MAX_CHOICES))
-
-    @setup.autocomplete("timezone")
-    async def _timezones(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
-        return choices(completion.timezones(current, MAX_CHOICES))
 
     @commands.hybrid_command(name="sync", description="Register the slash commands with Discord (the bot's owner)")
     async def sync(self, ctx: commands.Context[PaperscoutBot], scope: Literal["global", "here"] = "global") -> None:
@@ -111,6 +68,59 @@ class Admin(commands.Cog):
             log_turn("/sync", place, outcome, started)
 
 
+async def run_setup(interaction: discord.Interaction, **given: Any) -> None:
+    """/setup with the core's options (`bot.chat.setup.OPTIONS`), the channel it is for and a profile file."""
+    bot: PaperscoutBot = interaction.client  # type: ignore[assignment]
+    await interaction.response.defer(thinking=True)
+    where = given.pop("channel", None) or interaction.channel
+    place = place_of(where, interaction.user)
+    attachment = await bot.read_attachment(given.pop("profile_file", None))
+    options = {name: str(value) for name, value in given.items() if value is not None}
+    replies = await bot.run_command(interaction, "setup", place=place, options=options, attachment=attachment)
+    speaker = speaker_of(interaction)
+    if speaker.is_admin and await channel_setup.load(bot.core, speaker.user_key, place) is not None:
+        await bot.tell(interaction, REPLY_HINT)
+    missing = missing_permissions(where)
+    if speaker.is_admin and replies and missing:
+        await bot.tell(interaction, f"I can't post there yet: give paperscout {', '.join(missing)} there.")
+
+
+async def categories(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
+    """arXiv categories for /setup's categories."""
+    return choices(completion.categories(current, MAX_CHOICES))
+
+
+async def timezones(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
+    """Time zones for /setup's timezone."""
+    return choices(completion.timezones(current, MAX_CHOICES))
+
+
+def setup_command() -> app_commands.Command[Any, ..., None]:
+    """/setup as a slash command: a field for each of the core's options, admins only, in a server."""
+
+    async def run(interaction: discord.Interaction, **given: Any) -> None:
+        await run_setup(interaction, **given)
+
+    fields = {"channel": discord.TextChannel | None, **dict.fromkeys(channel_setup.OPTIONS, str)} | OWN_KINDS
+    run.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        [inspect.Parameter("interaction", inspect.Parameter.POSITIONAL_ONLY, annotation=discord.Interaction)]
+        + [
+            inspect.Parameter(
+                name, inspect.Parameter.KEYWORD_ONLY, default="" if kind is str else None, annotation=kind
+            )
+            for name, kind in fields.items()
+        ]
+    )
+    app_commands.describe(**channel_setup.OPTIONS, **OWN_OPTIONS)(run)
+    app_commands.default_permissions(manage_guild=True)(run)
+    app_commands.guild_only()(run)
+    command = app_commands.Command(name="setup", description=description("setup"), callback=run)
+    command.autocomplete("categories")(categories)
+    command.autocomplete("timezone")(timezones)
+    return command
+
+
 async def setup(bot: PaperscoutBot) -> None:
-    """Add the cog."""
+    """Add the cog and its /setup."""
     await bot.add_cog(Admin(bot))
+    bot.tree.add_command(setup_command())

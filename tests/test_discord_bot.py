@@ -14,6 +14,7 @@ from typing import Any
 import discord
 import pytest
 
+from bot.chat import setup as channel_setup
 from bot.chat.commands import COMMANDS
 from bot.config import Settings
 from bot.core import Core
@@ -775,6 +776,10 @@ async def test_slash_commands_are_made_from_the_command_table(
         edit = registered["edit"]["options"]  # /help in a DM lists /edit: it exists
         assert [(o["name"], o.get("required")) for o in edit] == [("field", True)]
         assert registered["settings"].get("contexts") == [0]  # a channel command: servers only
+        setup = {o["name"]: o["description"] for o in registered["setup"]["options"]}  # the core's setup options
+        assert {name: setup[name] for name in channel_setup.OPTIONS} == channel_setup.OPTIONS
+        assert set(setup) == {*channel_setup.OPTIONS, "channel", "profile_file"}
+        assert [c["value"] for c in registered["digest"]["options"][0]["choices"]] == list(COMMANDS["digest"].actions)
         why = fake.slash("why", {"paper": "2505.99999"}, user=fake.member_id)
         (note,) = await fake.wait_for_followups(why)
         assert note["flags"] & 64  # only for the member, as before

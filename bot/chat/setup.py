@@ -33,7 +33,16 @@ VERSION = 1
 MAX_PROFILE_BYTES = 64_000  # an uploaded TOML profile; the bundled example is 2 KB
 MAX_INTERESTS = 20
 MAX_INTEREST_CHARS = 300
-OPTION_NAMES = ("categories", "schedule", "time", "timezone", "profile", "size")
+# what /setup takes at once, each with what it holds, for a platform that shows them as a form's fields
+OPTIONS = {
+    "categories": "arXiv categories, e.g. cs.LG, cs.CL",
+    "schedule": "daily, or weekly with a day (the week's best grouped by topic), e.g. weekly Friday",
+    "time": "Post time, e.g. 09:00",
+    "timezone": "Time zone, e.g. Europe/Berlin",
+    "profile": "What the channel reads about, in words (or attach a TOML profile)",
+    "size": "Papers per digest",
+}
+OPTION_NAMES = tuple(OPTIONS)
 OPTION_ALIASES = {"tz": "timezone"}  # few: each is a word a profile written inline cannot use before ":" or "="
 # `/setup categories=cs.LG,cs.AI time=08:30 tz=Europe/Berlin size=10 profile=...` typed on one line: the options a
 # slash command has as fields, for every front end that only has text

@@ -1,6 +1,6 @@
 """Discord front end: a discord.py bot around the core (`app`), rendering within Discord's limits (`render`),
 sending (`send`), posting digests (`poster`) and the slash commands of the command table (`commands`). The cogs in
-`cogs/` hold what is Discord's own: /setup's options, /interests, /sync, replies and buttons.
+`cogs/` hold what is Discord's own: /setup (its options the core's), /interests, /sync, replies and buttons.
 
 `FRONT_END` registers it (see `bot.frontend`); discord.py is imported only when it starts.
 """
