@@ -39,11 +39,6 @@ def defuse_mentions(text: str) -> str:
     return _MENTION.sub("@" + WORD_JOINER, clean_text(text))
 
 
-def escape_telegram_html(text: str) -> str:
-    """Outside text for Telegram's HTML parse mode: cleaned, then the four named entities."""
-    return escape_html(clean_text(text))
-
-
 def utf16_length(text: str) -> int:
     """Length as Telegram counts message text: UTF-16 code units."""
     return len(text.encode("utf-16-le")) // 2
