@@ -9,6 +9,7 @@ import numpy as np
 from bot.models import Paper, Profile, Topic
 from bot.ranking import one_line, rank
 from bot.ranking.contribution import avoid_kinds, paper_kinds
+from bot.ranking.expansion import expansion_scores
 from bot.ranking.interest_units import interest_query
 from tests.test_rank import fake_embed, paper
 
@@ -186,3 +187,34 @@ def test_the_examples_an_avoid_lists_are_avoided_whole() -> None:
 def test_question_words_are_no_part_of_an_interest() -> None:
     (reading,) = interest_query("probing what transformers represent internally").alternatives
     assert [u.key for u in reading] == ["probing", "transformer", "represent", "internally"]
+
+
+EXPANDED = [
+    paper("a", "Graph transformers", "Graph transformers pass messages between nodes with attention layers."),
+    paper("b", "Scaling graph transformers", "Graph transformers pass messages between nodes with attention heads."),
+    paper("c", "Message passing with attention", "Layers pass messages between nodes with attention layers."),
+    paper("d", "Graph colouring", "A colouring algorithm for scheduling exams in universities."),
+]
+EXPANDED += [paper(str(i), f"Paper {i}", f"Unrelated words number {i} about cooking and travel.") for i in range(8)]
+
+
+def test_the_best_papers_stand_in_for_a_one_line_interest() -> None:
+    profile = member(["graph transformers"])
+    weights = dataclasses.replace(rank.DEFAULT_WEIGHTS, expansion_papers=2)
+    # without the expansion the paper sharing the word "graph" comes before the one about the same thing in other words
+    unexpanded = ranked_ids(EXPANDED, profile, dataclasses.replace(weights, expansion=0.0))
+    assert unexpanded.index("d") < unexpanded.index("c")
+    expanded = ranked_ids(EXPANDED, profile, weights)
+    assert expanded.index("c") < expanded.index("d")
+    # a described topic (a profile file's) is not expanded
+    described = Profile(name="file", topics=(Topic(name="Graphs", want="graph transformers, message passing"),))
+    model = rank.compile_profile(described, fake_embed)
+    assert not model.reads_lines
+
+
+def test_expansion_needs_more_papers_than_it_takes() -> None:
+    scores = np.array([[0.3, 0.2]], dtype=np.float32)
+    vecs = np.eye(2, dtype=np.float32)
+    assert not expansion_scores(scores, vecs, 2).any()
+    direction = expansion_scores(scores, vecs, 1)[0]
+    assert direction[0] > 0 > direction[1]

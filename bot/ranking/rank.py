@@ -46,6 +46,7 @@ import numpy as np
 
 from bot.models import Paper, Profile, ScoredPaper
 from bot.ranking.contribution import paper_kinds
+from bot.ranking.expansion import expansion_scores
 from bot.ranking.interest_units import InterestQuery, interest_core, interest_query, named_terms_text
 from bot.ranking.one_line import (
     AvoidPhrase,
@@ -133,6 +134,8 @@ class RankWeights:
     avoid_title: float = 1.0  # the avoided topic in the title is what the paper is about
     avoid_text: float = 0.1
     keyword_cap: int = 2
+    expansion: float = 0.6  # pseudo-relevance feedback for one-line interests (`bot.ranking.expansion`)
+    expansion_papers: int = 10  # the best papers that stand in for a one-line interest
     # Cosine similarities of MiniLM that map to relevance 1 and 10; another embedding model needs its own.
     relevance_low: float = 0.05
     relevance_high: float = 0.35
@@ -333,6 +336,11 @@ class ProfileModel:
     phrases: tuple[TopicPhrase, ...] = ()  # the topics that are one short phrase
     interests: tuple[InterestQuery, ...] = ()  # every topic's lexical evidence, in topic order
     avoids: tuple[AvoidPhrase, ...] = ()  # the profile's avoid phrases as contribution kinds and topic units
+
+    @property
+    def reads_lines(self) -> bool:
+        """The profile holds a one-line interest, read word by word and expanded by the day's best papers."""
+        return any(q.alternatives for q in self.interests)
 
 
 def _keywords(words: Iterable[str]) -> tuple[tuple[str, str], ...]:
@@ -577,7 +585,19 @@ def score_papers(
             stop += 1
         out[start:stop] = _combine(_terms(paper_vecs, features, profiles[start:stop], weights), weights)
         start = stop
-    return out
+    return _expanded(out, paper_vecs, profiles, weights)
+
+
+def _expanded(
+    scores: np.ndarray, paper_vecs: np.ndarray, profiles: Sequence[ProfileModel], weights: RankWeights
+) -> np.ndarray:
+    """`scores` plus the pseudo-relevance feedback of the profiles holding one-line interests."""
+    rows = [p for p, model in enumerate(profiles) if model.reads_lines]
+    if not rows or not weights.expansion:
+        return scores
+    vecs = np.asarray(paper_vecs, dtype=np.float32).reshape(scores.shape[1], -1)
+    scores[rows] += np.float32(weights.expansion) * expansion_scores(scores[rows], vecs, weights.expansion_papers)
+    return scores
 
 
 # ---------------------------------------------------------------- one profile, with reasons
@@ -615,7 +635,7 @@ def rank_for_profile(
         return []
     features = features if features is not None else paper_features(papers)
     terms = _terms(paper_vecs, features, [profile_model], weights)
-    scores = _combine(terms, weights)[0]
+    scores = _expanded(_combine(terms, weights), paper_vecs, [profile_model], weights)[0]
     order = np.argsort(-scores, kind="stable")[:top_k]
     vecs = np.asarray(paper_vecs, dtype=np.float32).reshape(len(papers), -1)
     _, author_names = _author_hits(features, [profile_model])
