@@ -8,7 +8,6 @@ not only through the commands' default permissions, which a server can override.
 
 from __future__ import annotations
 
-import inspect
 import time
 from typing import Any, Literal
 
@@ -21,7 +20,7 @@ from bot.chat import setup as channel_setup
 from bot.chat.messages import Place
 from bot.chat.turns import log_turn
 from bot.frontends.discord.app import PaperscoutBot, place_of, speaker_of
-from bot.frontends.discord.commands import MAX_CHOICES, choices, description
+from bot.frontends.discord.commands import MAX_CHOICES, choices, slash_command
 from bot.frontends.discord.poster import missing_permissions
 from bot.models import MAX_DIGEST_SIZE
 
@@ -97,24 +96,10 @@ async def timezones(interaction: discord.Interaction, current: str) -> list[app_
 
 def setup_command() -> app_commands.Command[Any, ..., None]:
     """/setup as a slash command: a field for each of the core's options, admins only, in a server."""
-
-    async def run(interaction: discord.Interaction, **given: Any) -> None:
-        await run_setup(interaction, **given)
-
-    fields = {"channel": discord.TextChannel | None, **dict.fromkeys(channel_setup.OPTIONS, str)} | OWN_KINDS
-    run.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
-        [inspect.Parameter("interaction", inspect.Parameter.POSITIONAL_ONLY, annotation=discord.Interaction)]
-        + [
-            inspect.Parameter(
-                name, inspect.Parameter.KEYWORD_ONLY, default="" if kind is str else None, annotation=kind
-            )
-            for name, kind in fields.items()
-        ]
-    )
-    app_commands.describe(**channel_setup.OPTIONS, **OWN_OPTIONS)(run)
-    app_commands.default_permissions(manage_guild=True)(run)
-    app_commands.guild_only()(run)
-    command = app_commands.Command(name="setup", description=description("setup"), callback=run)
+    kinds = {"channel": discord.TextChannel | None, **dict.fromkeys(channel_setup.OPTIONS, str)} | OWN_KINDS
+    hints = channel_setup.OPTIONS | OWN_OPTIONS
+    fields = {name: (kind, "" if kind is str else None, hints[name]) for name, kind in kinds.items()}
+    command = slash_command("setup", run_setup, fields, in_servers=True, admin=True)
     command.autocomplete("categories")(categories)
     command.autocomplete("timezone")(timezones)
     return command

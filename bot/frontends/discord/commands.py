@@ -86,26 +86,35 @@ def _callback(name: str) -> Callable[..., Any]:
     return run
 
 
+def slash_command(
+    name: str, run: Callable[..., Any], fields: dict[str, tuple[Any, Any, str]], *, in_servers: bool, admin: bool
+) -> app_commands.Command[Any, ..., None]:
+    """Core command `name` as a slash command calling `run` with `fields` (option -> its type, its default
+    (`inspect.Parameter.empty`: required) and what it says), in servers only or anywhere, for Manage Server by
+    default when `admin`."""
+    parameters = [inspect.Parameter("interaction", inspect.Parameter.POSITIONAL_ONLY, annotation=discord.Interaction)]
+    for option, (kind, default, _) in fields.items():
+        parameters.append(inspect.Parameter(option, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=kind))
+    run.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
+    app_commands.describe(**{option: hint for option, (_, _, hint) in fields.items()})(run)
+    if in_servers:
+        app_commands.guild_only()(run)
+    if admin:
+        app_commands.default_permissions(manage_guild=True)(run)
+    return app_commands.Command(name=slash_name(name), description=description(name), callback=run)
+
+
 def table_command(name: str, command: Command) -> app_commands.Command[Any, ..., None]:
     """Core command `name` as a Discord slash command (see the module docstring)."""
     option, hint, required, longest = OPTIONS.get(command.usage, ("", "", False, 0))
-    run = _callback(name)
-    parameters = [inspect.Parameter("interaction", inspect.Parameter.POSITIONAL_ONLY, annotation=discord.Interaction)]
+    fields: dict[str, tuple[Any, Any, str]] = {}
     if command.actions:
-        choice: Any = Literal[command.actions]
-        parameters.append(inspect.Parameter("action", inspect.Parameter.KEYWORD_ONLY, default="", annotation=choice))
-        app_commands.describe(action=clip(command.usage, DESCRIPTION_MAX))(run)
+        fields["action"] = (Literal[command.actions], "", clip(command.usage, DESCRIPTION_MAX))
     if option:
-        kind: Any = app_commands.Range[str, 1, longest] if longest else str
-        default = inspect.Parameter.empty if required else ""
-        parameters.append(inspect.Parameter(option, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=kind))
-        app_commands.describe(**{option: hint})(run)
-    run.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
-    if command.where == "channel":
-        app_commands.guild_only()(run)
-    if command.admin:
-        app_commands.default_permissions(manage_guild=True)(run)
-    slash = app_commands.Command(name=slash_name(name), description=description(name), callback=run)
+        kind = app_commands.Range[str, 1, longest] if longest else str
+        fields[option] = (kind, inspect.Parameter.empty if required else "", hint)
+    run = _callback(name)
+    slash = slash_command(name, run, fields, in_servers=command.where == "channel", admin=command.admin)
     if option == "paper":
         slash.autocomplete(option)(paper_choices)
     if option == "question":
