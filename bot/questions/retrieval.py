@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -29,6 +30,7 @@ from bot.questions.topics import (
     full_text_groups,
     is_term_spelling,
     topic_alternatives,
+    topic_of,
 )
 from bot.ranking.for_profile import profile_model
 from bot.ranking.rank import rank_for_profile
@@ -54,6 +56,25 @@ CONTRIBUTION_NEAR = 0.35  # among papers introducing a benchmark, the similarity
 NEAR = 0.45  # similarity at which a paper is offered with the rest even without the topic's words
 
 
+RRF_K = 60  # reciprocal rank fusion's constant (Cormack, Clarke and Buettcher 2009): flattens the top ranks
+FEEDBACK_PAPERS = 3  # pseudo-relevance feedback: the first-pass papers carrying the topic in their title it reads
+FEEDBACK_WEIGHT = 0.75  # Rocchio's beta: how far the question's vector moves toward their centroid
+FEEDBACK_FUSION_WEIGHT = 1.0  # the expanded question's similarity, one more ranking in the fusion
+PROFILE_FUSION_WEIGHT = 0.25  # the member's profile orders papers of equal evidence; it never outweighs the topic
+
+
+def reciprocal_rank_fusion(lists: Sequence[np.ndarray], weights: Sequence[float]) -> np.ndarray:
+    """Each item's fused score: the sum over the rankings of weight / (RRF_K + its rank there), rank 1 the highest
+    score, tied scores sharing the best of their ranks; an item a ranking does not hold (NaN) gets nothing from it."""
+    fused = np.zeros(len(lists[0]) if lists else 0)
+    for scores, weight in zip(lists, weights, strict=True):
+        held = ~np.isnan(scores)
+        descending = -np.sort(scores[held])[::-1]
+        ranks = 1 + np.searchsorted(descending, -scores[held], side="left")
+        fused[held] += weight / (RRF_K + ranks)
+    return fused
+
+
 @dataclass(frozen=True, slots=True)
 class Retrieved:
     """A candidate paper with its relevance and the evidence behind it."""
@@ -64,6 +85,7 @@ class Retrieved:
     in_title: bool
     in_abstract: bool
     embedded: bool = True  # False: found by its words while its vector is missing (the store missing or rebuilt)
+    named: int = 0  # a name typed in the question ("YAQA", "Trinity-RFT") is in its title (2) or its abstract (1)
 
 
 async def topic_evidence(core: Core, topic: str) -> QuestionTopic:
@@ -81,9 +103,13 @@ def lexical_groups(topic: str) -> list[list[str]]:
     return [g for a in topic_alternatives(topic) for g in full_text_groups(a.text)]
 
 
-async def _candidates(core: Core, filters: Filters, query_vector: np.ndarray | None) -> list[Paper]:
+async def _candidates(
+    core: Core, filters: Filters, query_vector: np.ndarray | None
+) -> tuple[list[Paper], list[str] | None]:
+    """The candidate papers of `filters` and, when the topic's full-text search ran, its ids best first (BM25)."""
     start = filters.window.start if filters.window else None
     end = filters.window.end if filters.window else None
+    lexical_ids: list[str] | None = None
     if filters.restrict_to:
         papers = await core.repo.get_papers(list(filters.restrict_to))
     elif filters.authors:
@@ -103,14 +129,15 @@ async def _candidates(core: Core, filters: Filters, query_vector: np.ndarray | N
             core.vectors.search_window(query_vector, POOL, start, end, filters.categories),
             core.repo.lexical_search(lexical_groups(filters.topic), start, end, LEXICAL_POOL),
         )
-        ids = list(dict.fromkeys([i for i, _ in dense] + [i for i, _ in lexical]))
+        lexical_ids = [i for i, _ in lexical]
+        ids = list(dict.fromkeys([i for i, _ in dense] + lexical_ids))
         papers = await core.repo.get_papers(ids)
     if filters.window:
         papers = [p for p in papers if filters.window.contains(p.announced)]
     if filters.categories:
         wanted = set(filters.categories)
         papers = [p for p in papers if wanted.intersection(p.categories)]
-    return papers
+    return papers, lexical_ids
 
 
 _NAME = re.compile(r"(?<![\w-])(?=[\w-]*(?:[A-Z][\w-]*[A-Z]|[A-Za-z][\w-]*\d|\d[\w-]*[A-Za-z]))[A-Za-z0-9][\w-]*")
@@ -118,15 +145,27 @@ _NAME = re.compile(r"(?<![\w-])(?=[\w-]*(?:[A-Z][\w-]*[A-Z]|[A-Za-z][\w-]*\d|\d[
 
 def exact_names(topic: str) -> list[re.Pattern[str]]:
     """Patterns for the names in a topic typed as a method or model is named ("YAQA", "R2R", "DeepONet",
-    "SWE-bench", "Trinity-RFT"), matched case-sensitively as whole words; a named term of the topic vocabulary
-    ("LLM", "MoE") is a topic, not a name."""
+    "SWE-bench", "Trinity-RFT"), matched case-sensitively (the first letter aside) as whole words; a named term of the
+    topic vocabulary ("LLM", "MoE") is a topic, not a name."""
     found = []
     for match in _NAME.finditer(topic):
         name = match.group(0).strip("-")
         if len(name) < 3 or is_term_spelling(name) or name.isdigit():
             continue
-        found.append(re.compile(rf"(?<![\w-]){re.escape(name)}(?:s|es)?(?![\w])"))
+        # as written, but a title may capitalise its first letter ("text-to-SQL" in "... in Text-to-SQL")
+        first = f"[{name[0].lower()}{name[0].upper()}]" if name[0].isalpha() else re.escape(name[0])
+        found.append(re.compile(rf"(?<![\w-]){first}{re.escape(name[1:])}(?:s|es)?(?![\w])"))
     return found
+
+
+def names_only(topic: str) -> bool:
+    """True when a topic is made of names typed as a method or model is named ("YAQA", "what is R2R"), nothing
+    else ("R2R token routing" is not)."""
+    names = exact_names(topic)
+    rest = topic
+    for name in names:
+        rest = name.sub(" ", rest)
+    return bool(names) and not topic_of(rest)
 
 
 def _searches_window_index(filters: Filters) -> bool:
@@ -154,7 +193,12 @@ async def ranked(
     core: Core, filters: Filters, *, profile: Profile | None = None
 ) -> tuple[list[Retrieved], QuestionTopic | None]:
     """Every candidate that answers `filters` (exclusions, a contribution type and a window applied), most relevant
-    first, with the topic's evidence the ranking used."""
+    first, with the topic's evidence the ranking used.
+
+    A topic's candidates are ordered by reciprocal rank fusion of their dense similarity, their BM25 rank, the
+    topic's words in their title and abstract and the similarity to the question expanded by pseudo-relevance
+    feedback (toward the best papers of a first pass that carry the topic in their title); papers naming a name
+    typed in the question ("YAQA", "R2R") come first."""
     if not filters.topic and not filters.authors and not filters.restrict_to:
         return [], None
     if not filters.restrict_to and not await window_holds_papers(core, filters.window):
@@ -167,10 +211,45 @@ async def ranked(
             asyncio.to_thread(core.embedder.embed, [query_text]), _open_vectors(core, filters)
         )
         query_vector = embedded[0]
-    papers = await _candidates(core, filters, query_vector)
+    papers, lexical_ids = await _candidates(core, filters, query_vector)
+    if filters.topic and lexical_ids is None:  # candidates found otherwise: their BM25 order still counts
+        start, end = (filters.window.start, filters.window.end) if filters.window else (None, None)
+        lexical_ids = [
+            i for i, _ in await core.repo.lexical_search(lexical_groups(filters.topic), start, end, LEXICAL_POOL)
+        ]
+    papers, found = await _with_vectors(core, filters, await _admitted(core, filters, papers))
+    if not papers:
+        return [], None
+    topic_words = await topic_evidence(core, filters.topic) if filters.topic else None
+    if topic_words is not None and filters.narrows:
+        topic_words = topic_words.discriminating([f"{p.title}\n{p.abstract}" for p in papers])
+    scored = _Scored.of(papers, found, query_vector, topic_words, exact_names(filters.topic))
+    if profile is not None:
+        ranking = rank_for_profile(papers, scored.vectors, await profile_model(core, profile), len(papers))
+        by_id = {r.paper.id: r.score for r in ranking}
+        scored.profile = np.asarray([by_id[p.id] for p in papers], dtype=np.float64)
+    if not filters.topic or query_vector is None:
+        order = np.argsort(-scored.relevance(), kind="stable")
+        return scored.retrieved(order, found), topic_words
+    bm25 = {paper_id: len(lexical_ids or ()) - n for n, paper_id in enumerate(lexical_ids or ())}
+    fused = scored.fused(bm25)
+    expanded = scored.feedback_query(query_vector, fused)
+    if expanded is not None:
+        fused = scored.fused(bm25, expanded)
+    order = np.lexsort((-fused, -scored.name_tier))  # exact names first, then the fused ranks
+    return scored.retrieved(order, found), topic_words
+
+
+async def _admitted(core: Core, filters: Filters, papers: list[Paper]) -> list[Paper]:
+    """The papers about none of the exclusions and, when the question asks for one, of the contribution type."""
     papers = await _without_excluded(core, filters, papers)
     if filters.contribution:
         papers = [p for p in papers if introduces_benchmark(p.title, p.abstract)]
+    return papers
+
+
+async def _with_vectors(core: Core, filters: Filters, papers: list[Paper]) -> tuple[list[Paper], dict[str, np.ndarray]]:
+    """The papers that can be ranked and their stored vectors by id."""
     # With a window the vectors come from the index the dense search read, one snapshot: asked again after another
     # process wrote, Chroma's metadata is ahead of the vectors this process loaded and it fails with "Error finding id"
     ids = [p.id for p in papers]
@@ -183,38 +262,97 @@ async def ranked(
     # vector leaves the topic evidence), and the answer says so (vector_gap_note)
     if found:
         papers = [p for p in papers if p.id in found]
-    if not papers:
-        return [], None
-    dimensions = query_vector.shape[0] if query_vector is not None else 1
-    vectors = np.stack([found.get(p.id, np.zeros(dimensions, dtype=np.float32)) for p in papers])
-    dense = vectors @ query_vector if query_vector is not None else np.zeros(len(papers), dtype=np.float32)
-    topic_words = await topic_evidence(core, filters.topic) if filters.topic else None
-    if topic_words is not None and filters.narrows:
-        topic_words = topic_words.discriminating([f"{p.title}\n{p.abstract}" for p in papers])
-    relevance = dense.astype(np.float64).copy()
-    evidence = []
-    names = exact_names(filters.topic)
-    for i, paper in enumerate(papers):
-        title = topic_words.coverage(paper.title, paper.abstract) if topic_words else 0.0
-        abstract = topic_words.coverage(paper.abstract) if topic_words else 0.0
-        relevance[i] += TITLE_BONUS * title + ABSTRACT_BONUS * abstract
-        named_in_title = any(n.search(paper.title) for n in names)
-        named_in_abstract = named_in_title or any(n.search(paper.abstract) for n in names)
-        # a name typed as the paper writes it ("YAQA", "R2R", "DeepONet") is the strongest sign there is
-        relevance[i] += NAME_IN_TITLE * named_in_title + NAME_IN_ABSTRACT * named_in_abstract
-        evidence.append((title >= COVERED or named_in_title, abstract >= COVERED or named_in_abstract))
-    if profile is not None:
-        ranking = rank_for_profile(papers, vectors, await profile_model(core, profile), len(papers))
-        by_id = {r.paper.id: r.score for r in ranking}
-        profile_scores = np.asarray([by_id[p.id] for p in papers])
-        spread = np.ptp(profile_scores) or 1.0
-        relevance += PROFILE_WEIGHT * (profile_scores - profile_scores.min()) / spread
-    order = np.argsort(-relevance, kind="stable")
-    results = [
-        Retrieved(papers[i], float(relevance[i]), float(dense[i]), *evidence[i], embedded=papers[i].id in found)
-        for i in order
-    ]
-    return results, topic_words
+    return papers, found
+
+
+@dataclass(slots=True)
+class _Scored:
+    """The candidates' evidence, one row per paper: what the fusion ranks and the cut-off reads."""
+
+    papers: list[Paper]
+    vectors: np.ndarray
+    dense: np.ndarray  # cosine similarity to the question
+    title: np.ndarray  # the topic's coverage of the title (with the abstract as context) and of the abstract
+    abstract: np.ndarray
+    name_tier: np.ndarray  # 2: a name typed in the question is in the title, 1: in the abstract, 0: neither
+    profile: np.ndarray | None = None
+
+    @staticmethod
+    def of(
+        papers: list[Paper],
+        found: dict[str, np.ndarray],
+        query_vector: np.ndarray | None,
+        topic_words: QuestionTopic | None,
+        names: list[re.Pattern[str]],
+    ) -> _Scored:
+        """Score `papers` against the question."""
+        dimensions = query_vector.shape[0] if query_vector is not None else 1
+        vectors = np.stack([found.get(p.id, np.zeros(dimensions, dtype=np.float32)) for p in papers])
+        dense = vectors @ query_vector if query_vector is not None else np.zeros(len(papers), dtype=np.float32)
+        title = np.zeros(len(papers))
+        abstract = np.zeros(len(papers))
+        name_tier = np.zeros(len(papers))
+        for i, paper in enumerate(papers):
+            if topic_words is not None:
+                title[i] = topic_words.coverage(paper.title, paper.abstract)
+                abstract[i] = topic_words.coverage(paper.abstract)
+            # a name typed as the paper writes it ("YAQA", "R2R", "DeepONet") is the strongest sign there is
+            if any(n.search(paper.title) for n in names):
+                name_tier[i] = 2
+            elif any(n.search(paper.abstract) for n in names):
+                name_tier[i] = 1
+        return _Scored(list(papers), vectors, dense.astype(np.float64), title, abstract, name_tier)
+
+    def relevance(self) -> np.ndarray:
+        """Similarity plus the topic's evidence: the scale the cut-off (`select`) measures distances on."""
+        relevance = self.dense + TITLE_BONUS * self.title + ABSTRACT_BONUS * self.abstract
+        relevance += NAME_IN_TITLE * (self.name_tier == 2) + NAME_IN_ABSTRACT * (self.name_tier >= 1)
+        if self.profile is not None:
+            spread = np.ptp(self.profile) or 1.0
+            relevance += PROFILE_WEIGHT * (self.profile - self.profile.min()) / spread
+        return relevance
+
+    def fused(self, bm25: dict[str, int], expanded: np.ndarray | None = None) -> np.ndarray:
+        """Reciprocal rank fusion of the dense, BM25, topic-coverage (and feedback and profile) rankings."""
+        coverage = self.title + self.abstract / 2  # title first, the abstract breaks ties
+        lists = [
+            (self.dense, 1.0),
+            (np.asarray([bm25.get(p.id, np.nan) for p in self.papers], dtype=np.float64), 1.0),
+            (np.where(coverage > 0, coverage, np.nan), 1.0),
+        ]
+        if expanded is not None:
+            lists.append(((self.vectors @ expanded).astype(np.float64), FEEDBACK_FUSION_WEIGHT))
+        if self.profile is not None:
+            lists.append((self.profile, PROFILE_FUSION_WEIGHT))
+        return reciprocal_rank_fusion([s for s, _ in lists], [w for _, w in lists])
+
+    def feedback_query(self, query_vector: np.ndarray, fused: np.ndarray) -> np.ndarray | None:
+        """The question's vector moved toward the best papers of the first pass that carry the topic in their title
+        (Rocchio pseudo-relevance feedback), or None when none does: a guess is no feedback."""
+        order = np.lexsort((-fused, -self.name_tier))
+        carrying = [i for i in order if self.title[i] >= COVERED or self.name_tier[i] == 2][:FEEDBACK_PAPERS]
+        if not carrying:
+            return None
+        centroid = self.vectors[carrying].mean(axis=0)
+        expanded = query_vector + FEEDBACK_WEIGHT * centroid
+        norm = float(np.linalg.norm(expanded))
+        return expanded / norm if norm else None
+
+    def retrieved(self, order: np.ndarray, found: dict[str, np.ndarray]) -> list[Retrieved]:
+        """The rows in `order` as `Retrieved`."""
+        relevance = self.relevance()
+        return [
+            Retrieved(
+                self.papers[i],
+                float(relevance[i]),
+                float(self.dense[i]),
+                bool(self.title[i] >= COVERED or self.name_tier[i] == 2),
+                bool(self.abstract[i] >= COVERED or self.name_tier[i] >= 1),
+                embedded=self.papers[i].id in found,
+                named=int(self.name_tier[i]),
+            )
+            for i in order
+        ]
 
 
 async def _without_excluded(core: Core, filters: Filters, papers: list[Paper]) -> list[Paper]:
@@ -235,7 +373,12 @@ def select(results: list[Retrieved], filters: Filters, spread: float = 0.0) -> t
         return results, []
     if filters.restrict_to and not filters.narrows:
         return results, []  # "only the ones from Thursday": the previous papers inside the new window
-    best = results[0].relevance
+    best = max(r.relevance for r in results)
+    naming = max(r.named for r in results)
+    if not filters.restrict_to and naming and names_only(filters.topic):
+        # a question that is only a name ("YAQA", "Trinity-RFT") asks for that thing: the papers naming it where
+        # they name the most (their title, else their abstract) first, the papers naming it elsewhere offered
+        return [r for r in results if r.named == naming], [r for r in results if 0 < r.named < naming]
     if filters.restrict_to:
         # "which of those is about X": the papers that name X, or failing that the closest few
         named = [r for r in results if r.in_title or r.in_abstract]
