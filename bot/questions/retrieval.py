@@ -1,9 +1,12 @@
 """Retrieval for questions and search: the candidate papers of a question's filters, ranked and cut.
 
-Retrieval is hybrid: dense similarity in Chroma and BM25 in SQLite, restricted to the window, then every candidate is
-scored by one formula (dense similarity plus lexical evidence) and cut where relevance drops. Exact names typed as a
-paper writes them ("YAQA", "R2R") weigh most. `select` splits the ranking into the papers an answer shows first and
-the other matching ones it offers (recall first: a paper carrying the topic is offered, never dropped).
+Candidates are the window's papers nearest the question (dense, Chroma or the window index) and those holding its
+words (BM25 in SQLite). They are ordered by reciprocal rank fusion of four rankings: dense similarity, BM25, the
+topic's words in title and abstract (`bot.questions.topics`), and similarity to the question moved toward the first
+pass's best papers carrying the topic in their title (pseudo-relevance feedback); papers naming a name typed in the
+question ("YAQA", "R2R") come first. `select` cuts on a similarity scale (cosine plus the topic's evidence): the
+papers an answer shows first and the other matching ones it offers (recall first: a paper carrying the topic is
+offered, never dropped).
 """
 
 from __future__ import annotations
