@@ -15,6 +15,7 @@ from bot.chat.setup import parse_schedule
 from bot.config import Settings
 from bot.core import Core
 from bot.digests.delivery import deliver_digest, digest_from_json
+from bot.digests.due import DigestSchedule, due_days
 from bot.errors import InputError
 from bot.models import Paper, Target
 from bot.ops.scheduler import DigestJobs, due_channel_days
@@ -51,7 +52,8 @@ def test_a_weekly_channel_is_due_once_on_its_weekday_at_its_time() -> None:
     target, catchup = weekly(), dt.timedelta(hours=6)
 
     def due(now: str, last_sent: dt.date | None = None) -> tuple[tuple[dt.date, ...], tuple[dt.date, ...]]:
-        found = due_channel_days(target, at(now), WEEK, last_sent, {}, catchup)
+        stored = {day: dt.datetime.combine(day, dt.time(0, 30), tzinfo=dt.UTC) for day in WEEK}
+        found = due_channel_days(target, at(now), WEEK, last_sent, stored, catchup)
         return found.due, found.skipped
 
     assert due("2026-06-04T12:00:00") == ((), ())  # Thursday: announcement days, but not the channel's day
@@ -62,6 +64,33 @@ def test_a_weekly_channel_is_due_once_on_its_weekday_at_its_time() -> None:
     assert due("2026-06-12T09:01:00", last_sent=FRIDAY) == ((), ())  # a week without announcements is passed over
     # a channel that was daily until Wednesday waits for its first Friday, not for a week already gone
     assert due("2026-06-04T09:30:00", last_sent=WEEK[2]) == ((), ())
+
+
+def test_a_weekly_channel_waits_for_its_weekdays_papers_when_its_time_comes_before_they_are_stored() -> None:
+    """09:00 on Friday in Tokyo is 00:00 UTC, before arXiv's Friday is stored: posting then would leave Friday's papers
+    out, and the next week starts on Saturday, so they would reach the channel never."""
+    target, catchup = replace(weekly(), timezone="Asia/Tokyo"), dt.timedelta(hours=6)
+    stored = {day: dt.datetime.combine(day, dt.time(0, 40), tzinfo=dt.UTC) for day in WEEK}
+    before_friday = {day: stamp for day, stamp in stored.items() if day != FRIDAY}
+
+    def due(now: str, stored_at: dict[dt.date, dt.datetime]) -> tuple[tuple[dt.date, ...], tuple[dt.date, ...]]:
+        days = sorted(stored_at)
+        found = due_channel_days(target, at(now), days, None, stored_at, catchup)
+        return found.due, found.skipped
+
+    assert due("2026-06-05T00:05:00", before_friday) == ((), ())  # Friday not stored yet
+    assert due("2026-06-05T00:05:00", stored) == ((), ())  # stored at 00:40
+    assert due("2026-06-05T00:45:00", stored) == ((FRIDAY,), ())
+    late = {**stored, FRIDAY: at("2026-06-05T07:00:00")}  # stored past the catch-up, which counts from 09:00 there
+    assert due("2026-06-05T07:01:00", late) == ((), (FRIDAY,))
+    saturday = replace(target, weekly_day=5)  # a week ending on a day without a listing goes out at its time
+    assert due_channel_days(saturday, at("2026-06-06T00:01:00"), WEEK, None, stored, catchup).due == (
+        WEEK[-1] + dt.timedelta(days=1),
+    )
+    # a member's weekly digest waits the same way
+    tokyo = DigestSchedule("weekly", "09:00", "Asia/Tokyo", 4)
+    assert due_days(tokyo, at("2026-06-05T00:05:00"), WEEK, None, stored_at=stored) == []
+    assert due_days(tokyo, at("2026-06-05T00:45:00"), WEEK, None, stored_at=stored) == [FRIDAY]
 
 
 def test_the_schedule_answer() -> None:

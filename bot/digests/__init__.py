@@ -3,6 +3,7 @@ digest is due, and delivering it exactly once through a front end's `Poster`.
 
 Modules: `build` (the digest of a profile), `due` (when a personal digest is due), `delivery` (the posting
 ledger and the `Poster` protocol), `sent_journal` (the write-ahead note of accepted messages).
-May import: models, errors, config, core, store, ranking, text, llm; topictree only inside a function (a weekly
-channel digest's tree: the tree's views import the digests). Never a front end.
+May import: models, errors, config, core, store, ranking, text, llm, the leaf module ingest.announce (the calendar);
+topictree only inside a function (a weekly channel digest's tree: the tree's views import the digests). Never a front
+end.
 """

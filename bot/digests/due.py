@@ -7,8 +7,10 @@ after the user's time of day has passed: the digest is then due as soon as they 
 the bot was down are caught up (at most `CATCH_UP_DAYS`, oldest first); a user who just opted in starts with the
 latest day, not the archive.
 
-A weekly digest covers the seven days ending on the user's weekday and goes out at their time on that weekday;
-only the latest missed week is caught up, and a week without any announcement is skipped.
+A weekly digest covers the seven days ending on the user's weekday and goes out at their time on that weekday, or
+when that weekday's papers were stored if it is an announcement day and they came later (else the next week starts
+the day after and that day's papers would reach nobody); only the latest missed week is caught up, and a week
+without any announcement is skipped.
 
 The ledger still guards every (target, day): these functions only say what to attempt.
 """
@@ -18,8 +20,10 @@ from __future__ import annotations
 import datetime as dt
 import re
 import zoneinfo
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+
+from bot.ingest.announce import is_announcement_day
 
 CATCH_UP_DAYS = 3  # missed daily digests sent after downtime; older ones are dropped rather than flooding a DM
 
@@ -88,6 +92,20 @@ def post_moment(day: dt.date, post_time: str, timezone: str) -> dt.datetime:
     return dt.datetime.combine(day, when, tzinfo=zone).astimezone(dt.UTC)
 
 
+def parse_stored_at(stamp: str) -> dt.datetime:
+    """A stored-at stamp of the store ('YYYY-MM-DDTHH:MM:SSZ') as an aware UTC moment."""
+    return dt.datetime.strptime(stamp, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=dt.UTC)
+
+
+def week_ready(week_end: dt.date, planned: dt.datetime, stored_at: Mapping[dt.date, dt.datetime]) -> dt.datetime | None:
+    """When the week ending on `week_end` (meant for `planned`) may go out: `planned`, or when `week_end`'s papers were
+    stored if it is an announcement day and they came later; None while that day is not stored yet."""
+    if not is_announcement_day(week_end):
+        return planned
+    stored = stored_at.get(week_end)
+    return None if stored is None else max(planned, stored)
+
+
 def split_by_catchup(
     schedule: DigestSchedule, days: Sequence[dt.date], now: dt.datetime, catchup: dt.timedelta
 ) -> tuple[list[dt.date], list[dt.date]]:
@@ -115,8 +133,12 @@ def due_days(
     announcement_days: Sequence[dt.date],
     last_sent: dt.date | None,
     catch_up: int = CATCH_UP_DAYS,
+    stored_at: Mapping[dt.date, dt.datetime] | None = None,
 ) -> list[dt.date]:
-    """The digest days to post now, oldest first: announcement days for daily, weekday dates for weekly."""
+    """The digest days to post now, oldest first: announcement days for daily, weekday dates for weekly.
+
+    With `stored_at` (when each stored day's papers came), a week ending on an announcement day waits for that day's
+    papers (`week_ready`); the catch-up still counts from the post time (`split_by_catchup`)."""
     if schedule.mode not in ("daily", "weekly"):
         return []
     until = _posted_by(schedule, now)
@@ -130,4 +152,8 @@ def due_days(
     start = week_end - dt.timedelta(days=6)
     if not any(start <= d <= week_end for d in announcement_days):
         return []
+    if stored_at is not None:
+        ready = week_ready(week_end, post_moment(week_end, schedule.post_time, schedule.timezone), stored_at)
+        if ready is None or now < ready:
+            return []
     return [week_end]

@@ -15,7 +15,7 @@ from dataclasses import replace
 from bot.core import Core
 from bot.digests.build import attach_tldrs
 from bot.digests.delivery import DeliveryResult, Poster, deliver
-from bot.digests.due import DigestSchedule, due_days, split_by_catchup
+from bot.digests.due import DigestSchedule, due_days, parse_stored_at, split_by_catchup
 from bot.digests.standing import ranked_candidates
 from bot.errors import InputError, PaperscoutError
 from bot.members.settings import profile_owner
@@ -154,6 +154,11 @@ async def deliver_due_personal_digests(
     (`bot.digests.delivery.retire`), so it is not tried again every minute.
     """
     days = await core.repo.announcement_days()
+    stored_at: dict[dt.date, dt.datetime] = {}  # a week ending on an announcement day waits for its papers
+    for day in days[-7:]:
+        stamp = await core.repo.day_stored_at(day)
+        if stamp:
+            stored_at[day] = parse_stored_at(stamp)
     results: list[DeliveryResult] = []
     for user in await core.repo.users_with_digest():
         if user.key.partition(":")[0] != poster.platform:
@@ -167,7 +172,7 @@ async def deliver_due_personal_digests(
                 continue
             personal = [t for t in targets if t.chat_id.startswith(PERSONAL_CHAT_PREFIX) and t.id is not None]
             last_sent = await core.repo.last_sent_day(personal[0].id) if personal and personal[0].id else None
-            due = due_days(schedule, now, days, last_sent)
+            due = due_days(schedule, now, days, last_sent, stored_at=stored_at)
             if catchup is not None and due:
                 due, skipped = split_by_catchup(schedule, due, now, catchup)
                 for day in skipped:

@@ -17,7 +17,8 @@ A digest is due from its post time (local date of the announcement day at the ta
 when the day's papers were stored if that is later (a post time before the announcement waits for it), until
 `catchup_hours` after the post time; past that it is skipped and logged, so a bot that was down for a day does
 not post yesterday's digest as today's. A weekly channel's digest is due at its post time on its weekday, covering
-the seven days ending there (`bot.digests.due`), with the same catch-up; the ledger keys it by that weekday's date,
+the seven days ending there (`bot.digests.due`), again no earlier than that weekday's papers were stored when it is an
+announcement day, with the same catch-up; the ledger keys it by that weekday's date,
 so a restart neither posts the week twice nor passes it over.
 """
 
@@ -34,7 +35,7 @@ from dataclasses import dataclass
 from bot.core import Core
 from bot.digests.build import build_channel_digest
 from bot.digests.delivery import DeliveryResult, Poster, PreparedDigest, prepare, send_prepared
-from bot.digests.due import DigestSchedule, due_days, split_by_catchup
+from bot.digests.due import DigestSchedule, due_days, parse_stored_at, split_by_catchup
 from bot.digests.due import post_moment as schedule_post_moment
 from bot.errors import PaperscoutError
 from bot.models import Digest, Profile, Target
@@ -117,7 +118,8 @@ def due_channel_days(
     a weekly channel, the date of its weekday ending a week with announcements (`bot.digests.due`)."""
     if target.schedule == "weekly":
         schedule = DigestSchedule("weekly", target.post_time, target.timezone, target.weekly_day)
-        weekly, late = split_by_catchup(schedule, due_days(schedule, now, days, last_sent), now, catchup)
+        week = due_days(schedule, now, days, last_sent, stored_at=stored_at)
+        weekly, late = split_by_catchup(schedule, week, now, catchup)
         return DueDays(tuple(weekly), tuple(late))
     due: list[dt.date] = []
     skipped: list[dt.date] = []
@@ -130,10 +132,6 @@ def due_channel_days(
             continue
         (due if now - planned <= catchup else skipped).append(day)
     return DueDays(tuple(due), tuple(skipped))
-
-
-def _stamp(text: str) -> dt.datetime:
-    return dt.datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=dt.UTC)
 
 
 class DigestJobs:
@@ -170,7 +168,7 @@ class DigestJobs:
         for day in days:
             stamp = await self.core.repo.day_stored_at(day)
             if stamp:
-                stored_at[day] = _stamp(stamp)
+                stored_at[day] = parse_stored_at(stamp)
         work = []
         for target, profile in await self.core.repo.targets():
             poster = self.posters.get(target.platform)
