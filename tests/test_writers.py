@@ -1,8 +1,10 @@
 """One writer per archive, across real processes (issue 17): two `paperscout ingest` started together on one home,
 readers during a write, and `paperscout db --repair` on a store broken the ways two unlocked writers broke it.
 
-Every command runs as its own `python -m bot.cli` process, as an admin would run them; nothing here shares
-Chroma's in-process state with the test.
+Every command runs as its own process, as an admin would run them; nothing here shares Chroma's in-process state
+with the test. The commands embed with `tests.word_vectors` instead of MiniLM (what is tested is the locking and the
+repair, not the vectors), and a writer is held in the middle of its write at a gate file for as long as the test needs
+it there, so what runs during a write does not depend on how fast anything is.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import SHARED_DATA
+from tests.word_vectors import GATE_ENV
 
 ARXIV = SHARED_DATA / "arxiv"
 pytestmark = pytest.mark.skipif(not ARXIV.is_dir(), reason="needs ../shared/data/arxiv")
@@ -28,8 +31,10 @@ HOLDER = re.compile(
 )
 
 
-def env_for(home: Path) -> dict[str, str]:
+def env_for(home: Path, gate: Path | None = None) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PAPERSCOUT_")}
+    if gate is not None:
+        env[GATE_ENV] = str(gate)
     env.update(
         PAPERSCOUT_HOME=str(home),
         PAPERSCOUT_ARXIV_RSS_URL="http://127.0.0.1:9/rss/",
@@ -39,10 +44,11 @@ def env_for(home: Path) -> dict[str, str]:
     return env
 
 
-def start(home: Path, *args: str) -> subprocess.Popen[str]:
+def start(home: Path, *args: str, gate: Path | None = None) -> subprocess.Popen[str]:
+    """`paperscout ARGS` started; with `gate`, its first embedding waits until the file `gate` exists."""
     return subprocess.Popen(
-        [sys.executable, "-m", "bot.cli", *args],
-        env=env_for(home),
+        [sys.executable, "-m", "tests.word_vectors", *args],
+        env=env_for(home, gate),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -51,7 +57,11 @@ def start(home: Path, *args: str) -> subprocess.Popen[str]:
 
 def cli(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "bot.cli", *args], env=env_for(home), capture_output=True, text=True, timeout=600
+        [sys.executable, "-m", "tests.word_vectors", *args],
+        env=env_for(home),
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
 
 
@@ -84,41 +94,63 @@ def test_two_ingests_at_once_one_runs_the_other_names_the_holder_or_waits(tmp_pa
     home = tmp_path / "home"
     days = [day_file(tmp_path, day) for day in ("2025-05-28", "2025-05-29", "2025-05-30")]
 
-    # Both started together, without --wait: one runs, the other is refused in one line naming the first.
-    first, second = start(home, "ingest", "--jsonl", str(days[0])), start(home, "ingest", "--jsonl", str(days[1]))
+    # Both started together, without --wait: one runs (held in its write at the gate), the other is refused in one
+    # line naming the first.
+    gate = tmp_path / "gate"
+    first = start(home, "ingest", "--jsonl", str(days[0]), gate=gate)
+    second = start(home, "ingest", "--jsonl", str(days[1]), gate=gate)
+    refused_process = wait_for_one_exit(first, second)
+    gate.touch()
     results = {p.pid: (p.wait(timeout=600), *p.communicate()) for p in (first, second)}
     codes = sorted(code for code, _, _ in results.values())
     assert codes == [0, 1], results
     [(ran, (_, out, _))] = [(pid, r) for pid, r in results.items() if r[0] == 0]
     [(refused, (_, _, err))] = [(pid, r) for pid, r in results.items() if r[0] == 1]
+    assert refused == refused_process.pid
     assert f"{PAPERS_PER_DAY} papers: {PAPERS_PER_DAY} new" in out
     [line] = [line for line in err.splitlines() if line.strip()]
     holder = HOLDER.match(line)
     assert holder and int(holder.group(1)) == ran, line
     refused_day = days[0] if refused == first.pid else days[1]
 
-    # With --wait, the second waits for the first and then runs; readers keep working meanwhile.
+    # With --wait, the second waits for the first and then runs; readers keep working meanwhile (the first writer is
+    # held in its write until the readers are done).
+    gate = tmp_path / "gate-2"
     writers = [
-        start(home, "ingest", "--wait", "--jsonl", str(days[2])),
-        start(home, "ingest", "--wait", "--jsonl", str(refused_day)),
+        start(home, "ingest", "--wait", "--jsonl", str(days[2]), gate=gate),
+        start(home, "ingest", "--wait", "--jsonl", str(refused_day), gate=gate),
     ]
-    during = total = 0
-    readers = [
+    wait_for_file(gate.with_name(gate.name + ".waiting"), writers)
+    for args in (
         ("search", "graph", "--since", "2025-05-01"),
         ("ask", "what language model papers this month?", "--as-of", "2025-05-30"),
-    ]
-    while any(w.poll() is None for w in writers):
-        args = readers[during % len(readers)]
+    ):
         done = cli(home, *args)
         assert done.returncode == 0 and "error" not in done.stderr, (args, done.stderr)
-        during += any(w.poll() is None for w in writers)  # finished while a writer was still writing
-        total += 1
+    assert all(w.poll() is None for w in writers), "a writer finished while held at the gate"
+    gate.touch()
     for writer in writers:
-        out, err = writer.communicate()
+        out, err = writer.communicate(timeout=600)
         assert writer.returncode == 0, err
         assert f"{PAPERS_PER_DAY} papers: {PAPERS_PER_DAY} new" in out
-    assert during >= 1, "no reader ran during a write"
     assert_consistent(home, 3 * PAPERS_PER_DAY)
+
+
+def wait_for_one_exit(*processes: subprocess.Popen[str]) -> subprocess.Popen[str]:
+    """The first of `processes` to exit (each must exit or be held at a gate: no time limit but the test's)."""
+    while True:
+        for process in processes:
+            if process.poll() is not None:
+                return process
+        time.sleep(0.02)
+
+
+def wait_for_file(path: Path, processes: list[subprocess.Popen[str]]) -> None:
+    """Until `path` exists; fails at once, with their output, if one of `processes` exits first."""
+    while not path.exists():
+        for process in processes:
+            assert process.poll() is None, process.communicate()
+        time.sleep(0.02)
 
 
 def break_by_racing(home: Path, attempts: int = 4) -> bool:
