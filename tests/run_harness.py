@@ -92,11 +92,11 @@ def run_env(home: Path, fake: FakeTelegram) -> dict[str, str]:
     return env
 
 
-def start_run(home: Path, fake: FakeTelegram, log: Path) -> subprocess.Popen[bytes]:
-    """Start `paperscout run` in its own process, logging to `log`."""
+def start_run(home: Path, fake: FakeTelegram, log: Path, module: str = "bot.cli") -> subprocess.Popen[bytes]:
+    """Start `paperscout run` (`python -m MODULE run`) in its own process, logging to `log`."""
     with open(log, "ab") as out:
         return subprocess.Popen(
-            [sys.executable, "-m", "bot.cli", "-v", "run", "--wait"],
+            [sys.executable, "-m", module, "-v", "run", "--wait"],
             env=run_env(home, fake),
             stdout=out,
             stderr=subprocess.STDOUT,
@@ -116,12 +116,15 @@ def digest_runs(home: Path) -> int:
     return int(row[0])
 
 
-def kill_and_restart(home: Path, fake: FakeTelegram, targets: int, kills: int, seed: int, log: Path) -> KillReport:
+def kill_and_restart(
+    home: Path, fake: FakeTelegram, targets: int, kills: int, seed: int, log: Path, module: str = "bot.cli"
+) -> KillReport:
     """Kill `paperscout run` with SIGKILL `kills` times at random points of the fan-out, restarting after each.
 
     Work comes in rounds: a round ends when every target's digest is recorded as sent, after a final run stopped
     with SIGTERM (which must exit 0); its messages are then counted, and the ledger is emptied so the next round
-    owes every target a digest again, as a new announcement day would.
+    owes every target a digest again, as a new announcement day would. `module` is what `python -m` runs
+    (`tests.word_vectors` for paperscout with the test embedder).
     """
     rng = random.Random(seed)
     done_kills = rounds = messages = duplicates = missing = worst = 0
@@ -129,7 +132,7 @@ def kill_and_restart(home: Path, fake: FakeTelegram, targets: int, kills: int, s
         baseline = {chat: len(fake.sent(chat)) for chat in chat_ids(targets)}
         while done_kills < kills and delivered(home) < targets:
             before = sum(len(fake.sent(c)) for c in chat_ids(targets))
-            process = start_run(home, fake, log)
+            process = start_run(home, fake, log, module)
             # wait until this run has begun sending (start-up costs seconds), then kill inside the fan-out
             deadline = time.monotonic() + 120
             while time.monotonic() < deadline and process.poll() is None:
@@ -141,7 +144,7 @@ def kill_and_restart(home: Path, fake: FakeTelegram, targets: int, kills: int, s
             process.wait(timeout=30)
             done_kills += 1
         runs_before = digest_runs(home)
-        process = start_run(home, fake, log)
+        process = start_run(home, fake, log, module)
         deadline = time.monotonic() + 300
         # until every digest is out and this process is up (its first digest tick ran: signals are handled)
         while (delivered(home) < targets or digest_runs(home) <= runs_before) and time.monotonic() < deadline:
@@ -185,9 +188,15 @@ def count(home: Path, fake: FakeTelegram, targets: int, baseline: dict[int, int]
 
 
 def run_kill_test(
-    home: Path, papers: Sequence[Paper], embed: Embedder, targets: int, kills: int, seed: int
+    home: Path,
+    papers: Sequence[Paper],
+    embed: Embedder,
+    targets: int,
+    kills: int,
+    seed: int,
+    module: str = "bot.cli",
 ) -> KillReport:
-    """The whole kill test in a fresh home."""
+    """The whole kill test in a fresh home (`module`: see `kill_and_restart`; the run must embed as `embed` does)."""
     with FakeTelegram() as fake:
         asyncio.run(prepare_archive(home, papers, embed, targets, fake))
-        return kill_and_restart(home, fake, targets, kills, seed, home / "run.log")
+        return kill_and_restart(home, fake, targets, kills, seed, home / "run.log", module)

@@ -14,21 +14,21 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from bot.config import Settings
 from bot.core import open_core
 from bot.embeddings.embedder import paper_vectors
+from bot.ingest.limits import clean_paper
 from bot.models import Paper, Target
 from bot.text.extractive import extractive_tldr
-from tests.conftest import MemoEmbedder
 from tests.fakes.discord_server import DiscordFake
 from tests.run_harness import PROFILE, delivered
 from tests.test_discord_run import received
+from tests.word_vectors import WordEmbedder
 
 
-async def prepare(home: Path, papers: list[Paper], embed: MemoEmbedder, channels: list[int]) -> None:
+async def prepare(home: Path, papers: list[Paper], embed: WordEmbedder, channels: list[int]) -> None:
     """Today's announcement stored an hour and a half ago; every channel's digest was due an hour ago."""
     now = dt.datetime.now(dt.UTC)
     dated = [replace(p, announced=now.date()) for p in papers]
@@ -51,7 +51,8 @@ async def prepare(home: Path, papers: list[Paper], embed: MemoEmbedder, channels
 
 
 def start(home: Path, fake: DiscordFake, log: Path) -> subprocess.Popen[bytes]:
-    """`paperscout run` in its own process, talking to the fake and to nothing else."""
+    """`paperscout run` in its own process, talking to the fake and to nothing else; it embeds with the test embedder
+    (`tests.word_vectors`: what is tested is the ledger, not the ranking), so a start does not load torch."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("PAPERSCOUT_")}
     env.update(
         PAPERSCOUT_HOME=str(home),
@@ -65,19 +66,20 @@ def start(home: Path, fake: DiscordFake, log: Path) -> subprocess.Popen[bytes]:
     )
     with open(log, "ab") as out:
         return subprocess.Popen(
-            [sys.executable, "-m", "bot.cli", "-v", "run", "--wait"], env=env, stdout=out, stderr=subprocess.STDOUT
+            [sys.executable, "-m", "tests.word_vectors", "-v", "run", "--wait"],
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
         )
 
 
 @pytest.mark.slow
-def test_killed_inside_the_fan_out_every_discord_digest_arrives_once(
-    tmp_path: Path, embedded_day: tuple[list[Paper], np.ndarray], embedder: MemoEmbedder
-) -> None:
-    papers, _ = embedded_day
+def test_killed_inside_the_fan_out_every_discord_digest_arrives_once(tmp_path: Path, demo_papers: list[Paper]) -> None:
+    papers = [clean_paper(p) for p in demo_papers[:60]]
     home, log = tmp_path / "home", tmp_path / "run.log"
     with DiscordFake() as fake:
         channels = [fake.add_channel(f"digest-{n}") for n in range(20)]
-        asyncio.run(prepare(home, papers, embedder, channels))
+        asyncio.run(prepare(home, papers, WordEmbedder(), channels))
         kills, cut_short = 0, 0  # kills, and kills that left some channel without its digest
         for answered in (0, 3, 6):  # the first, fourth and seventh message of a run is posted, its answer held
             fake.hold_answers("send_message", after=answered)
