@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
 import logging
+import os
 import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
@@ -85,27 +88,51 @@ SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 
 
 class MemoEmbedder(LocalEmbedder):
-    """The real model, remembering vectors by text so tests that store the same papers embed them once."""
+    """The real model, remembering vectors by text so tests that store the same papers embed them once.
 
-    def __init__(self) -> None:
+    With `shared` (a directory every pytest-xdist worker of the run sees), a vector one worker computed is read from
+    there by the others instead of being computed again: embedding is most of the suite's CPU time (about 0.1 s a
+    text on the reference machine), and both workers store the same days. Embedding holds the directory's lock, so
+    two workers never compute the same text at once."""
+
+    def __init__(self, shared: Path | None = None) -> None:
         super().__init__(batch_size=32)
         self.memo: dict[str, np.ndarray] = {}
         self.calls = 0
+        self.shared = shared
 
     def embed(self, texts: list[str]) -> np.ndarray:
         self.calls += 1
         todo = list(dict.fromkeys(t for t in texts if t not in self.memo))
-        if todo:
+        if todo and self.shared is None:
             self.memo.update(zip(todo, super().embed(todo), strict=True))
+        elif todo:
+            self._embed_shared(todo, self.shared)
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         return np.stack([self.memo[t] for t in texts])
 
+    def _embed_shared(self, todo: list[str], shared: Path) -> None:
+        shared.mkdir(parents=True, exist_ok=True)
+        files = {t: shared / f"{hashlib.sha256(t.encode()).hexdigest()}.f32" for t in todo}
+        with open(shared / "lock", "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            missing = [t for t in todo if not files[t].exists()]
+            if missing:
+                for text, vector in zip(missing, super().embed(missing), strict=True):
+                    part = files[text].with_suffix(f".{os.getpid()}")
+                    part.write_bytes(np.asarray(vector, dtype=np.float32).tobytes())
+                    part.replace(files[text])
+        for text in todo:
+            self.memo[text] = np.frombuffer(files[text].read_bytes(), dtype=np.float32).copy()
+
 
 @pytest.fixture(scope="session")
-def embedder() -> LocalEmbedder:
-    """The real MiniLM embedder (hash-checked, offline), shared by every test that needs vectors."""
-    return MemoEmbedder()
+def embedder(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> LocalEmbedder:
+    """The real MiniLM embedder (hash-checked, offline), shared by every test that needs vectors; under
+    pytest-xdist its vectors are shared between the workers of the run (`MemoEmbedder`)."""
+    base = tmp_path_factory.getbasetemp()
+    return MemoEmbedder(shared=(base.parent if worker_id != "master" else base) / "minilm-vectors")
 
 
 @pytest.fixture(scope="session")
