@@ -12,8 +12,6 @@ from bot.chat.messages import Incoming
 from bot.frontends.discord.app import PaperscoutBot, place_of, speaker_of
 from bot.frontends.discord.commands import description
 
-DMS_CLOSED = 50007
-
 
 class Profile(commands.Cog):
     """Onboarding in DMs and the member's profile commands."""
@@ -27,14 +25,10 @@ class Profile(commands.Cog):
             await self.bot.run_command(interaction, "interests")
             return
         await interaction.response.defer(ephemeral=True, thinking=True)
-        try:
-            dm = await interaction.user.create_dm()
-            place = place_of(dm, interaction.user)
-            replies = await self.bot.controller.handle(Incoming(speaker_of(interaction), place, command="interests"))
-            await self.bot.post(dm, place, replies)
-        except discord.Forbidden as exc:
-            if exc.code != DMS_CLOSED:
-                raise
+        dm = await interaction.user.create_dm()
+        place = place_of(dm, interaction.user)
+        replies = await self.bot.controller.handle(Incoming(speaker_of(interaction), place, command="interests"))
+        if not await self.bot.poster.reply(place, replies):  # closed DMs (50007), as a rule
             await self.bot.tell(
                 interaction,
                 "I can't send you a DM: your DMs are closed for this server. Allow direct messages from server "

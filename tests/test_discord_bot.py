@@ -822,3 +822,22 @@ async def test_table_commands_in_a_dm_are_kept_not_ephemeral(fake: DiscordFake, 
         )
         assert not digest["flags"] & 64 and digest["content"].startswith("You have no profile yet")
     no_refusals(fake)
+
+
+async def test_a_reply_to_a_channel_that_is_gone_retires_its_digest(fake: DiscordFake, core: Core) -> None:
+    """Replies go through the core's driver: a channel Discord says no longer exists (10003) is retired once, as a
+    digest to it would be, not answered again with an error report."""
+    bot = new_bot(core)
+    async with running(bot, fake):
+        await synced(fake)
+        options = {"categories": "cs.LG", "time": "09:00", "timezone": "UTC", "size": 3, "profile": "graphs"}
+        await fake.wait_for_followups(fake.slash("setup", options, user=fake.owner_id))
+        (target, _) = await core.repo.target_at("discord", str(fake.channel_id))
+        fake.enqueue(Fault.error(404, 10003, "Unknown Channel", endpoint="send_message"))
+        fake.say(fake.channel_id, f"<@{fake.bot_id}> what MoE papers this week?", user=fake.member_id)
+        for _ in range(600):
+            if await core.repo.inactive_reasons():
+                break
+            await asyncio.sleep(0.05)
+    assert "no longer exists" in (await core.repo.inactive_reasons())[target.id]
+    assert [r.status for r in fake.requests_to("send_message")].count(404) == 1

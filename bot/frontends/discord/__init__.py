@@ -1,6 +1,7 @@
 """Discord front end: a discord.py bot around the core (`app`), rendering within Discord's limits (`render`),
-sending (`send`), posting digests (`poster`) and the slash commands of the command table (`commands`). The cogs in
-`cogs/` hold what is Discord's own: /setup (its options the core's), /interests, /sync, replies and buttons.
+sending (`send`), replies and digests through the core's driver with Discord's errors, threads and nonces
+(`poster`), and the slash commands of the command table (`commands`). The cogs in `cogs/` hold what is Discord's
+own: /setup (its options the core's), /interests, /sync, replies and buttons.
 
 `FRONT_END` registers it (see `bot.frontend`); discord.py is imported only when it starts.
 """

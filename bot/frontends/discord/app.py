@@ -33,7 +33,7 @@ from discord.ext import commands
 
 from bot.chat.completion import RecentPapers
 from bot.chat.controller import ChatController
-from bot.chat.messages import Attachment, Incoming, Place, Reply, Speaker
+from bot.chat.messages import Attachment, Incoming, Place, Reply, Speaker, TextReply
 from bot.chat.setup import MAX_PROFILE_BYTES
 from bot.config import Settings
 from bot.core import Core
@@ -41,7 +41,7 @@ from bot.errors import InputError, PaperscoutError, SourceUnavailable
 from bot.frontends.discord.commands import table_commands
 from bot.frontends.discord.poster import DiscordPoster
 from bot.frontends.discord.render import Outgoing, render_replies, text_messages
-from bot.frontends.discord.send import send_to_channel, send_to_interaction
+from bot.frontends.discord.send import send_to_interaction
 from bot.ops.logs import public_url
 
 log = logging.getLogger(__name__)
@@ -118,8 +118,8 @@ class PaperscoutBot(commands.AutoShardedBot):
         )
         self.core = core
         self.settings = core.settings
-        self.poster = DiscordPoster(self)
         self.controller = controller or ChatController(core)
+        self.poster = DiscordPoster(self, core, self.controller)
         self.controller.poster = self.controller.poster or self.poster  # for an admin's /digest now
         self.initial_extensions = tuple(extensions)
         self.recent_papers = RecentPapers(core)
@@ -182,10 +182,8 @@ class PaperscoutBot(commands.AutoShardedBot):
 
     async def report_in_channel(self, message: discord.Message, error: BaseException) -> None:
         """A failure while handling a message, said as a reply to it (`problem`)."""
-        try:
-            await send_to_channel(message.channel, text_messages(problem(error, "message")), reply_to=message)
-        except discord.HTTPException:
-            log.warning("could not report an error in channel %s", message.channel.id)
+        place = place_of(message.channel, message.author)
+        await self.poster.reply(place, [TextReply(problem(error, "message"))], str(message.id))
 
     async def read_attachment(self, source: discord.Message | discord.Attachment | None) -> Attachment | None:
         """A message's first attached file (or the given one), downloaded when it is small enough to be a profile."""
@@ -237,22 +235,9 @@ class PaperscoutBot(commands.AutoShardedBot):
                     speaker, place, text=text, reply_to=reply_to, attachment=attachment, mentioned=mentioned
                 )
             replies = await self.controller.handle(incoming)
-            if replies:
-                await self.post(message.channel, place, replies, reply_to=None if place.is_dm else message)
+            await self.poster.reply(place, replies, "" if place.is_dm else str(message.id))
         except Exception as exc:
             await self.report_in_channel(message, exc)
-
-    async def post(
-        self,
-        channel: discord.abc.Messageable,
-        place: Place,
-        replies: Sequence[Reply],
-        *,
-        reply_to: discord.Message | None = None,
-    ) -> None:
-        """Post the controller's replies in a channel (ephemeral wishes cannot apply there); remember answers."""
-        sent = await send_to_channel(channel, render_replies(replies), reply_to=reply_to)
-        await self._remember(place, [(message, posted.id) for message, posted in sent])
 
     async def run_command(
         self,

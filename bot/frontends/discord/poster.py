@@ -1,10 +1,10 @@
-"""Posting digests to Discord: the `Poster` of `bot.digests.delivery` for channels and members' DMs.
+"""Discord's `ChatDriver` (`bot.chat.driver`): replies to channels and DMs and digests, sent with the core's policy.
 
 A digest goes out as a header message (the header embed and the first papers with their buttons) and, when more
 papers follow, a thread started from the header holding the rest, so a 60-paper digest takes one message in the
 channel. Where a thread cannot be made (a DM, or no permission) the rest follows in the same channel. Discord's
-refusals become `DeliveryError`s: permanent for a closed DM (50007), missing access or permissions, or a channel or
-user that is gone; with the wait Discord asked for on a rate limit; retryable for server errors.
+refusals become the core's `Failure`s: gone for a closed DM (50007), a channel or user that no longer exists, or
+missing access (said with the permissions to give); a wait on a rate limit; transient for server errors.
 """
 
 from __future__ import annotations
@@ -12,18 +12,25 @@ from __future__ import annotations
 import hashlib
 import logging
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import aiohttp
 import discord
 
+from bot.chat.driver import ChatDriver, Failure
+from bot.chat.messages import Reply
 from bot.digests.delivery import DeliveryError
-from bot.digests.poster import PlatformPoster
+from bot.frontends.discord.render import EMBEDS, page_message, render_reply
 from bot.frontends.discord.render import Outgoing as OutgoingMessage
 from bot.frontends.discord.render import digest_messages as render_digest
 from bot.frontends.discord.send import send_to_channel
 from bot.models import PERSONAL_CHAT_PREFIX, Target
-from bot.views.layout import clip
+from bot.views.layout import Page, clip
 from bot.views.model import DigestView
+
+if TYPE_CHECKING:
+    from bot.chat.controller import ChatController
+    from bot.core import Core
 
 log = logging.getLogger(__name__)
 
@@ -67,52 +74,30 @@ def permission_problem(reason: str, channel: object) -> str:
     return f"{text}: check paperscout's permissions there (channel settings > Permissions)"
 
 
-def delivery_error(exc: Exception, channel: object = None) -> DeliveryError:
-    """What a discord.py failure means for delivery (permanent, wait-and-retry, or retry), said as the admin who
-    reads it in /digest now or `paperscout status` can act on it; the log adds which target it was."""
-    if isinstance(exc, discord.RateLimited):
-        return DeliveryError("Discord rate limited the bot", retry_after=exc.retry_after)
-    if isinstance(exc, discord.HTTPException):
-        reason = PERMANENT_CODES.get(exc.code)
-        if exc.code in (50001, 50013) and reason is not None:
-            return DeliveryError(permission_problem(reason, channel), permanent=True)
-        if reason is not None or exc.status in (401, 403, 404):
-            return DeliveryError(reason or f"Discord refused it ({exc.status}: {exc.text[:200]})", permanent=True)
-        if exc.status == 429:  # not retried by discord.py: a Cloudflare limit, wait long
-            wait = float(exc.response.headers.get("Retry-After", CLOUDFLARE_WAIT_SECONDS) or CLOUDFLARE_WAIT_SECONDS)
-            return DeliveryError("Cloudflare rate limited the bot", retry_after=wait)
-        if exc.status >= 500:
-            return DeliveryError(f"Discord server error {exc.status}")
-        # 400: Discord refused the message itself; sending it again cannot succeed
-        return DeliveryError(f"Discord refused the message ({exc.code}: {exc.text[:200]})", permanent=True)
-    return DeliveryError(f"{type(exc).__name__}: {exc}")
-
-
 def message_nonce(key: str) -> str:
     """A Discord nonce (at most 25 characters) that is the same for the same message across restarts."""
     return key if len(key) <= NONCE_MAX else hashlib.sha256(key.encode()).hexdigest()[:NONCE_MAX]
 
 
-class DiscordPoster(PlatformPoster):
-    """Posts digests to Discord channels and members' DMs through a logged-in client (discord.py paces itself)."""
+class DiscordPoster(ChatDriver):
+    """Sends replies and digests to Discord channels and members' DMs through a logged-in client (discord.py paces
+    itself)."""
 
-    platform = "discord"
+    platform, title, sends_files = "discord", "Discord", False  # a file is a message's attachment (`render_reply`)
+    style = EMBEDS
 
-    def __init__(self, client: discord.Client) -> None:
-        super().__init__()
+    def __init__(self, client: discord.Client, core: Core, controller: ChatController) -> None:
+        super().__init__(core, controller)
         self.client = client
         self._threadless: set[int] = set()  # headers whose channel refused a thread: the rest goes in the channel
 
-    async def _destination(self, target: Target) -> discord.abc.Messageable:
-        chat_id = target.chat_id
-        if chat_id.startswith(PERSONAL_CHAT_PREFIX):
-            user_id = int(chat_id[len(PERSONAL_CHAT_PREFIX) :])
-            user = self.client.get_user(user_id) or await self.client.fetch_user(user_id)
-            return user.dm_channel or await user.create_dm()
-        channel = self.client.get_channel(int(chat_id)) or await self.client.fetch_channel(int(chat_id))
-        if not isinstance(channel, discord.abc.Messageable):
-            raise DeliveryError("that is not a channel messages can be posted in", permanent=True)
-        return channel
+    def message(self, page: Page) -> OutgoingMessage:
+        """A page as embeds."""
+        return page_message(page, embeds=True)
+
+    def render(self, reply: Reply) -> list[OutgoingMessage]:  # type: ignore[override]
+        """A reply as Discord messages (`render_reply`: text as content, papers and answers as embeds)."""
+        return render_reply(reply)
 
     def render_digest(self, target: Target, view: DigestView) -> list[OutgoingMessage]:
         """The digest as Discord messages, in sending order: the header (with the first papers), then the rest,
@@ -122,23 +107,71 @@ class DiscordPoster(PlatformPoster):
             message.thread = clip(f"More papers: {view.title}", THREAD_NAME_MAX)
         return messages
 
-    async def send(self, target: Target, message: object, position: int, sent: Sequence[str], nonce: str) -> str:
-        """Send one digest message; the first goes to the channel, the others into the thread under it (`sent[0]`).
+    async def send(
+        self,
+        target: Target,
+        message: OutgoingMessage,
+        position: int,  # type: ignore[override]
+        sent: Sequence[str],
+        nonce: str,
+    ) -> str:
+        """Send one digest message: the first to the target's chat, the others into the thread under it (`sent[0]`).
 
         The nonce makes Discord return the message already sent instead of a second copy when a crash came between
         Discord accepting it and the ledger recording it.
         """
-        if not isinstance(message, OutgoingMessage):
-            raise TypeError(f"not a Discord digest message: {type(message).__name__}")
-        channel: discord.abc.Messageable | None = None
+        message.nonce, message.header = message_nonce(nonce), sent[0] if position > 0 and sent else ""
+        return await self.deliver(target.chat_id, message)
+
+    async def post(
+        self,
+        chat: str,
+        message: OutgoingMessage,
+        *,  # type: ignore[override]
+        reply_to: str = "",
+        plain: bool = False,
+    ) -> str:
+        """Send one message to a channel, a DM channel or 'dm:<user id>' (a digest's later message into its thread)."""
+        channel = await self._destination(chat)
+        if message.header and message.thread:
+            channel = await self._continuation(channel, int(message.header), message.thread)
+        quoted = channel.get_partial_message(int(reply_to)) if reply_to else None  # type: ignore[attr-defined]
         try:
-            channel = await self._destination(target)
-            if position > 0 and sent:
-                channel = await self._continuation(channel, int(sent[0]), message.thread)
-            ((_, posted),) = await send_to_channel(channel, [message], nonce=message_nonce(nonce))
-        except (discord.DiscordException, aiohttp.ClientError, OSError) as exc:
-            raise delivery_error(exc, channel) from exc
+            posted = await send_to_channel(channel, message, reply_to=quoted)
+        except discord.Forbidden as exc:
+            if exc.code not in (50001, 50013):
+                raise
+            raise DeliveryError(permission_problem(PERMANENT_CODES[exc.code], channel), permanent=True) from exc
         return str(posted.id)
+
+    def failure(self, error: Exception) -> Failure | None:
+        """What a discord.py failure means for the core (the module docstring)."""
+        if isinstance(error, discord.RateLimited):
+            return Failure("retry", "Discord rate limited the bot", error.retry_after)
+        if isinstance(error, discord.HTTPException):
+            reason = PERMANENT_CODES.get(error.code)
+            if reason is not None or error.status in (401, 403, 404):
+                return Failure("gone", reason or f"Discord refused it ({error.status}: {error.text[:200]})")
+            if error.status == 429:  # not retried by discord.py: a Cloudflare limit, wait long
+                wait = error.response.headers.get("Retry-After") or CLOUDFLARE_WAIT_SECONDS
+                return Failure("retry", "Cloudflare rate limited the bot", float(wait))
+            if error.status >= 500:
+                return Failure("transient", f"Discord server error {error.status}")
+            # 400: Discord refused the message itself; sending it again cannot succeed
+            return Failure("refused", f"Discord refused the message ({error.code}: {error.text[:200]})")
+        if isinstance(error, discord.DiscordException | aiohttp.ClientError | OSError):
+            return Failure("transient", f"{type(error).__name__}: {error}")
+        return None
+
+    async def _destination(self, chat: str) -> discord.abc.Messageable:
+        if chat.startswith(PERSONAL_CHAT_PREFIX):
+            user_id = int(chat[len(PERSONAL_CHAT_PREFIX) :])
+            user = self.client.get_user(user_id) or await self.client.fetch_user(user_id)
+            return user.dm_channel or await user.create_dm()
+        channel = self.client.get_channel(int(chat)) or await self.client.fetch_channel(int(chat))
+        if not isinstance(channel, discord.abc.Messageable):
+            raise DeliveryError("that is not a channel messages can be posted in", permanent=True)
+        return channel
 
     async def _continuation(
         self, channel: discord.abc.Messageable, header_id: int, thread_name: str

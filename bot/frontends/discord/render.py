@@ -111,6 +111,8 @@ class Outgoing:
     ephemeral: bool = False
     answer: AnswerReply | None = None
     thread: str = ""  # a digest message after the first: the name of the thread under the header it goes into
+    header: str = ""  # that header's id, once it is sent
+    nonce: str = ""  # the same for the same digest message across restarts
 
 
 def _rows(page: Page, style: Style) -> list[list[Button]]:
@@ -158,18 +160,20 @@ def _once(blocks: Iterable[Block]) -> list[Block]:
     return kept
 
 
+def page_message(page: Page, *, embeds: bool, ephemeral: bool = False) -> Outgoing:
+    """A packed page as a message: as embeds, or as content (with "Choose:" when it holds only buttons)."""
+    return Outgoing(
+        content="" if embeds else (CONTENT.page(page) or "Choose:"),
+        embeds=_embeds(page) if embeds else [],
+        rows=_rows(page, EMBEDS if embeds else CONTENT),
+        ephemeral=ephemeral,
+    )
+
+
 def messages(blocks: Iterable[Block], *, embeds: bool, ephemeral: bool = False) -> list[Outgoing]:
-    """Blocks packed into messages: as embeds, or as content (with "Choose:" when a page holds only buttons)."""
+    """Blocks packed into messages (`page_message`)."""
     style = EMBEDS if embeds else CONTENT
-    return [
-        Outgoing(
-            content="" if embeds else (CONTENT.page(page) or "Choose:"),
-            embeds=_embeds(page) if embeds else [],
-            rows=_rows(page, style),
-            ephemeral=ephemeral,
-        )
-        for page in pack(_once(blocks), style)
-    ]
+    return [page_message(page, embeds=embeds, ephemeral=ephemeral) for page in pack(_once(blocks), style)]
 
 
 def digest_messages(view: DigestView) -> list[Outgoing]:

@@ -103,23 +103,13 @@ async def send_to_interaction(
 
 
 async def send_to_channel(
-    channel: discord.abc.Messageable,
-    messages: Sequence[Outgoing],
-    *,
-    reply_to: discord.Message | None = None,
-    nonce: str | None = None,
-) -> list[tuple[Outgoing, discord.Message]]:
-    """Post `messages` in a channel (the first as a reply to `reply_to` if given); returns each with its message.
-
-    A `nonce` (for a single message) makes Discord hand back the message it already has with that nonce instead
-    of posting it twice.
-    """
-    sent: list[tuple[Outgoing, discord.Message]] = []
-    for number, message in enumerate(messages):
-        kwargs = _kwargs(message)
-        if number == 0 and reply_to is not None:
-            kwargs["reference"] = reply_to.to_reference(fail_if_not_exists=False)
-        if nonce is not None and len(messages) == 1:
-            kwargs["nonce"] = nonce
-        sent.append((message, await channel.send(**kwargs)))
-    return sent
+    channel: discord.abc.Messageable, message: Outgoing, *, reply_to: discord.PartialMessage | None = None
+) -> discord.Message:
+    """Post `message` in a channel (as a reply to `reply_to` if given). Its `nonce` makes Discord hand back the
+    message it already has with that nonce instead of posting it twice."""
+    kwargs = _kwargs(message)
+    if reply_to is not None:
+        kwargs["reference"] = reply_to.to_reference(fail_if_not_exists=False)
+    if message.nonce:
+        kwargs["nonce"] = message.nonce
+    return await channel.send(**kwargs)
