@@ -199,3 +199,40 @@ async def test_a_weekly_channels_preview_is_its_week_as_a_topic_tree(core: Core,
     [digest] = [r.digest for r in replies if isinstance(r, DigestReply)]
     assert digest.picked == 20 and digest.sections and sum(s.count for s in digest.sections) == 20
     assert "week of 2026-06-01" in digest.title
+
+
+async def announce(core: Core, papers: list[Paper], days: list[dt.date]) -> None:
+    """Each of `papers` announced on the next of `days` in turn, stored just after midnight UTC."""
+    for n, paper in enumerate(papers):
+        day = days[n % len(days)]
+        await core.repo.conn.execute(
+            "UPDATE papers SET announced=?, created_at=? WHERE id=?",
+            (int(day.strftime("%Y%m%d")), f"{day.isoformat()}T00:30:00Z", paper.id),
+        )
+    await core.repo.conn.commit()
+
+
+async def test_digest_now_on_a_tuesday_then_the_friday_tick_post_no_paper_twice(
+    core: Core, store_day: StoreDay
+) -> None:
+    """/digest now files a weekly channel's digest under its week's end, as the tick does: on a Tuesday that is the
+    Friday before, so Friday's tick posts the days after it and nothing the channel already got."""
+    papers = await store_day(core)
+    last_week = [day - dt.timedelta(days=7) for day in WEEK]
+    early, late = papers[:42], papers[42:]
+    await announce(core, early, [*last_week, *WEEK[:2]])  # stored by Tuesday: last week, Monday and Tuesday
+    await announce(core, late, [dt.date(2099, 1, 1)])  # not announced yet
+    target = await saved(core, weekly(size=60))
+    poster = RecordingPoster()
+    admin = Speaker("test:7", "cleo", is_admin=True)
+    replies = await ChatController(core, poster).handle(
+        Incoming(admin, Place("test", "lab", is_dm=False, title="Lab"), text="/digest now")
+    )
+    await announce(core, late, WEEK[2:])  # Wednesday to Friday come in
+    await DigestJobs(core, {"test": poster}, clock=lambda: at("2026-06-05T09:05:00")).tick()
+    posted = [m.split()[1] for m in poster.sent["lab"] if not m.endswith("header")]
+    assert len(posted) == len(set(posted)), "a paper posted twice"
+    assert "Posted the digest of 2026-05-29" in replies[0].text, "filed under the week's end, the Friday before"
+    assert {m.split()[0] for m in poster.sent["lab"]} == {"2026-05-29", str(FRIDAY)}
+    assert target.id is not None and await core.repo.last_sent_day(target.id) == FRIDAY
+    assert len(posted) == len(papers), "each week's papers once"

@@ -3,11 +3,13 @@ resume) and /mydigest (a member's digest schedule)."""
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import TYPE_CHECKING
 
 from bot.chat import admin
 from bot.chat.messages import DigestReply, Reply, TextReply
 from bot.chat.turns import Turn, member_profile, save_numbering, text_reply, today
+from bot.digests.due import week_ending
 from bot.members import onboarding
 from bot.members.personal import personal_digest
 from bot.members.settings import (
@@ -65,11 +67,19 @@ async def _channel_digest(turn: Turn, word: str) -> list[Reply]:
     from bot.digests.build import build_channel_digest
 
     target, profile = found
-    built = await build_channel_digest(core, target, profile, await today(core))
+    built = await build_channel_digest(core, target, profile, await _digest_day(turn, target))
     return [
         TextReply("Preview (not posted, and it does not count as today's post):", ephemeral=True),
         DigestReply(digest_view(built)),
     ]
+
+
+async def _digest_day(turn: Turn, target: Target) -> dt.date:
+    """The day a channel's digest now is filed under in the ledger, as the scheduler files it: the latest stored
+    announcement day, or for a weekly channel the latest of its weekday on or before that (its week's end), so the
+    week is not posted again under another date."""
+    day = await today(turn.core)
+    return week_ending(day, target.weekly_day) if target.schedule == "weekly" else day
 
 
 async def _post_now(turn: Turn, target: Target, profile: Profile) -> list[Reply]:
@@ -80,7 +90,7 @@ async def _post_now(turn: Turn, target: Target, profile: Profile) -> list[Reply]
         )
     from bot.digests.delivery import deliver_digest
 
-    day = await today(turn.core)
+    day = await _digest_day(turn, target)
     result = await deliver_digest(turn.core, turn.poster, target, profile, day)
     notes = {
         "sent": f"Posted the digest of {day.isoformat()} ({result.detail}).",

@@ -77,8 +77,12 @@ async def build_channel_digest(core: Core, target: Target, profile: Profile, day
     size, categories = target.digest_size, target.categories
     if target.schedule != "weekly":
         return await build_digest(core, profile, day, size=size, categories=categories, target=target.key)
+    start = day - dt.timedelta(days=6)
+    # what the channel already got on the week's earlier days (as a daily channel until mid-week, or a /digest now
+    # filed under another day) is left out; the week's own day is not, so a preview after posting shows the post
+    sent = await core.repo.sent_paper_ids([target.id], start, day - dt.timedelta(days=1)) if target.id else set()
     week = await build_digest(
-        core, profile, day, size=size, categories=categories, target=target.key, start=day - dt.timedelta(days=6)
+        core, profile, day, size=size, categories=categories, exclude=sent, target=target.key, start=start
     )
     # imported here: scikit-learn loads only when a week is grouped, and the digests do not depend on the tree
     from bot.topictree.digest import grouped_items

@@ -119,6 +119,11 @@ def split_by_catchup(
     return due, skipped
 
 
+def week_ending(day: dt.date, weekday: int) -> dt.date:
+    """The date of the latest `weekday` (0 = Monday) on or before `day`: the day a weekly digest is filed under."""
+    return day - dt.timedelta(days=(day.weekday() - weekday % 7) % 7)
+
+
 def _posted_by(schedule: DigestSchedule, now: dt.datetime) -> dt.date:
     """The latest local date whose posting time has passed."""
     local = local_time(now, schedule.timezone)
@@ -145,8 +150,7 @@ def due_days(
     if schedule.mode == "daily":
         days = sorted(d for d in set(announcement_days) if d <= until and (last_sent is None or d > last_sent))
         return days[-1:] if last_sent is None else days[-catch_up:]
-    weekday = schedule.weekly_day % 7
-    week_end = until - dt.timedelta(days=(until.weekday() - weekday) % 7)
+    week_end = week_ending(until, schedule.weekly_day)
     if last_sent is not None and week_end <= last_sent:
         return []
     start = week_end - dt.timedelta(days=6)
