@@ -102,18 +102,6 @@ class Turn:
 
 # ---------------------------------------------------------------- parsing
 
-_TERM = re.compile(r"[A-Za-z0-9][A-Za-z0-9\-]*")
-
-
-def query_terms(query: str) -> list[str]:
-    """Content words of a query for full-text matching (stopwords dropped, order kept, no duplicates)."""
-    seen: dict[str, None] = {}
-    for term in _TERM.findall(query[:MAX_QUESTION]):
-        lowered = term.lower()
-        if lowered not in FILLER and len(lowered) > 1:
-            seen.setdefault(lowered, None)
-    return list(seen)
-
 
 def normalise_category(prefix: str, suffix: str) -> str:
     """'cs.lg' -> 'cs.LG', 'physics.comp-ph' stays lower case."""
