@@ -100,6 +100,11 @@ def test_the_schedule_answer() -> None:
     assert parse_schedule("tue") == ("weekly", 1)
     with pytest.raises(InputError):
         parse_schedule("twice a month")
+    for filler in ("every", "on", "a", "once", "", "each, on"):  # nothing in them says weekly or names a day
+        with pytest.raises(InputError, match="daily, or weekly with a day of the week"):
+            parse_schedule(filler, 4)
+    assert parse_schedule("every week", 3) == ("weekly", 3)
+    assert parse_schedule("once a week on Monday") == ("weekly", 0)
 
 
 async def test_the_week_goes_out_once_as_a_topic_tree_and_a_restart_neither_repeats_nor_skips_it(

@@ -134,10 +134,14 @@ def parse_schedule(text: str, weekly_day: int = 0) -> tuple[str, int]:
     words = [w for w in words if w not in ("every", "on", "once", "a", "each")]
     if words in (["daily"], ["day"], ["days"]):
         return "daily", weekly_day
-    if words and words[0] in ("weekly", "week"):
+    said_weekly = bool(words) and words[0] in ("weekly", "week")
+    if said_weekly:
         words = words[1:]
     if not words:
-        return "weekly", weekly_day
+        if said_weekly:
+            return "weekly", weekly_day
+        # only filler words ('every', 'on', 'once'): nothing says weekly, so nothing is guessed
+        raise InputError("answer daily, or weekly with a day of the week (e.g. weekly Friday)")
     if len(words) == 1:
         return "weekly", parse_weekday(words[0].removesuffix("s") if words[0].endswith("days") else words[0])
     raise InputError("answer daily, or weekly with a day of the week (e.g. weekly Friday)")
