@@ -192,15 +192,16 @@ def test_question_words_are_no_part_of_an_interest() -> None:
 EXPANDED = [
     paper("a", "Graph transformers", "Graph transformers pass messages between nodes with attention layers."),
     paper("b", "Scaling graph transformers", "Graph transformers pass messages between nodes with attention heads."),
+    paper("e", "Deep graph transformers", "Graph transformers pass messages between many nodes with attention layers."),
     paper("c", "Message passing with attention", "Layers pass messages between nodes with attention layers."),
-    paper("d", "Graph colouring", "A colouring algorithm for scheduling exams in universities."),
+    paper("d", "Exam timetables", "A graph colouring algorithm for scheduling exams in universities."),
 ]
 EXPANDED += [paper(str(i), f"Paper {i}", f"Unrelated words number {i} about cooking and travel.") for i in range(8)]
 
 
 def test_the_best_papers_stand_in_for_a_one_line_interest() -> None:
     profile = member(["graph transformers"])
-    weights = dataclasses.replace(rank.DEFAULT_WEIGHTS, expansion_papers=2)
+    weights = rank.DEFAULT_WEIGHTS
     # without the expansion the paper sharing the word "graph" comes before the one about the same thing in other words
     unexpanded = ranked_ids(EXPANDED, profile, dataclasses.replace(weights, expansion=0.0))
     assert unexpanded.index("d") < unexpanded.index("c")
@@ -212,9 +213,10 @@ def test_the_best_papers_stand_in_for_a_one_line_interest() -> None:
     assert not model.reads_lines
 
 
-def test_expansion_needs_more_papers_than_it_takes() -> None:
-    scores = np.array([[0.3, 0.2]], dtype=np.float32)
-    vecs = np.eye(2, dtype=np.float32)
-    assert not expansion_scores(scores, vecs, 2).any()
-    direction = expansion_scores(scores, vecs, 1)[0]
-    assert direction[0] > 0 > direction[1]
+def test_expansion_takes_only_papers_holding_a_whole_interest() -> None:
+    scores = np.array([[0.9, 0.5, 0.4, 0.3, 0.1]], dtype=np.float32)
+    vecs = np.eye(5, dtype=np.float32)
+    held = np.array([[False, True, True, True, False]])
+    direction = expansion_scores(scores, vecs, 10, held)[0]
+    assert direction[0] < 0 < direction[1]  # the best-scored paper holds no whole interest: it is no evidence
+    assert not expansion_scores(scores, vecs, 10, held & np.array([[False, True, True, False, False]])).any()

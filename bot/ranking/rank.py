@@ -583,20 +583,23 @@ def score_papers(
         while stop < len(profiles) and (stop == start or size < budget):
             size += len(profiles[stop].want_texts) + len(profiles[stop].avoid_keys)
             stop += 1
-        out[start:stop] = _combine(_terms(paper_vecs, features, profiles[start:stop], weights), weights)
+        terms = _terms(paper_vecs, features, profiles[start:stop], weights)
+        out[start:stop] = _expanded(_combine(terms, weights), terms, paper_vecs, profiles[start:stop], weights)
         start = stop
-    return _expanded(out, paper_vecs, profiles, weights)
+    return out
 
 
 def _expanded(
-    scores: np.ndarray, paper_vecs: np.ndarray, profiles: Sequence[ProfileModel], weights: RankWeights
+    scores: np.ndarray, terms: _Terms, paper_vecs: np.ndarray, profiles: Sequence[ProfileModel], weights: RankWeights
 ) -> np.ndarray:
     """`scores` plus the pseudo-relevance feedback of the profiles holding one-line interests."""
     rows = [p for p, model in enumerate(profiles) if model.reads_lines]
     if not rows or not weights.expansion:
         return scores
     vecs = np.asarray(paper_vecs, dtype=np.float32).reshape(scores.shape[1], -1)
-    scores[rows] += np.float32(weights.expansion) * expansion_scores(scores[rows], vecs, weights.expansion_papers)
+    evident = terms.interest[rows] >= np.float32(weights.interest_text) - 1e-6  # the whole interest in the paper
+    feedback = expansion_scores(scores[rows], vecs, weights.expansion_papers, evident)
+    scores[rows] += np.float32(weights.expansion) * feedback
     return scores
 
 
@@ -635,7 +638,7 @@ def rank_for_profile(
         return []
     features = features if features is not None else paper_features(papers)
     terms = _terms(paper_vecs, features, [profile_model], weights)
-    scores = _expanded(_combine(terms, weights), paper_vecs, [profile_model], weights)[0]
+    scores = _expanded(_combine(terms, weights), terms, paper_vecs, [profile_model], weights)[0]
     order = np.argsort(-scores, kind="stable")[:top_k]
     vecs = np.asarray(paper_vecs, dtype=np.float32).reshape(len(papers), -1)
     _, author_names = _author_hits(features, [profile_model])
