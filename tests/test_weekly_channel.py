@@ -190,6 +190,28 @@ async def test_status_names_a_weekly_channels_next_post_on_its_weekday(core: Cor
     assert by_key["test:daily"]["next_post_utc"] == "2026-06-03 09:00"
 
 
+async def test_status_reads_a_weekly_channels_ledger_at_its_weeks_end(core: Core, store_day: StoreDay) -> None:
+    """A Saturday channel's week is filed under Saturday, a day with no listing: status read the latest stored day's
+    ledger (Friday's), so it said 'not yet' all week after the post went out."""
+    from bot.ops.status import status_report, status_text
+
+    papers = await store_day(core)
+    await spread_over_the_week(core, papers)
+    saturday = WEEK[-1] + dt.timedelta(days=1)
+    target = await saved(core, replace(weekly(), weekly_day=5))
+    assert (await deliver_digest(core, RecordingPoster(), target, PROFILE, saturday)).status == "sent"
+    for now in ("2026-06-07T10:00:00", "2026-06-11T10:00:00"):  # Sunday, and Thursday of the next week
+        report = await status_report(core, at(now))
+        [entry] = report["targets"]
+        assert (entry["today"], entry["covers"]) == ("sent", "this week (ending 2026-06-06)")
+        assert "test:lab: sent for this week (ending 2026-06-06)" in status_text(report)
+    report = await status_report(core, at("2026-06-13T10:00:00"))  # the next Saturday, before its post time
+    assert (report["targets"][0]["today"], report["targets"][0]["covers"]) == (
+        "not yet",
+        "this week (ending 2026-06-13)",
+    )
+
+
 async def test_a_weekly_channels_preview_is_its_week_as_a_topic_tree(core: Core, store_day: StoreDay) -> None:
     from bot.chat import DigestReply
 

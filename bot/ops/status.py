@@ -7,7 +7,7 @@ from typing import Any
 
 from bot.core import Core
 from bot.days import stored_today
-from bot.digests.due import local_time, schedule_problems
+from bot.digests.due import local_time, schedule_problems, week_ending
 from bot.members.settings import WEEKDAYS
 from bot.ops.scheduler import ARXIV_ZONE, INGEST_HOUR, post_moment
 
@@ -25,20 +25,30 @@ def next_ingest(now: dt.datetime) -> dt.datetime:
     raise AssertionError("a week always has an announcement night")
 
 
+async def _ledger(core: Core, day: dt.date) -> dict[int, tuple[str, str, int]]:
+    return {tid: (status, detail, messages) for tid, status, detail, messages in await core.repo.ledger_on(day)}
+
+
 async def status_report(core: Core, now: dt.datetime) -> dict[str, Any]:
     """Everything `paperscout status` shows, as plain data."""
     day = await stored_today(core, now)
-    ledger = (
-        {tid: (status, detail, messages) for tid, status, detail, messages in await core.repo.ledger_on(day)}
-        if day
-        else {}
-    )
+    ledger = await _ledger(core, day) if day else {}
+    ledgers: dict[dt.date, dict[int, tuple[str, str, int]]] = {}  # weekly channels', by week end
     inactive = await core.repo.inactive_reasons()
     targets = []
     for target, _profile in await core.repo.targets(enabled_only=False):
         if target.id is None or target.chat_id.startswith("dm:"):
             continue
-        status, detail, messages = ledger.get(target.id, ("", "", 0))
+        local_today = local_time(now, target.timezone).date()
+        covers = day.isoformat() if day else "-"
+        if target.schedule == "weekly":  # filed under its week's end, not under a stored day (bot.digests.due)
+            week_end = week_ending(local_today, target.weekly_day)
+            covers = f"this week (ending {week_end.isoformat()})"
+            if week_end not in ledgers:
+                ledgers[week_end] = await _ledger(core, week_end)
+            status, detail, messages = ledgers[week_end].get(target.id, ("", "", 0))
+        else:
+            status, detail, messages = ledger.get(target.id, ("", "", 0))
         if target.id in inactive:
             state, detail = "inactive", inactive[target.id]
         elif target.paused:
@@ -51,7 +61,6 @@ async def status_report(core: Core, now: dt.datetime) -> dict[str, Any]:
             state = f"in progress ({messages} messages out)"
         else:
             state = "not yet"
-        local_today = local_time(now, target.timezone).date()
         # a weekly channel posts on its weekday only
         ahead, step = ((target.weekly_day - local_today.weekday()) % 7, 7) if target.schedule == "weekly" else (0, 1)
         upcoming = post_moment(target, local_today + dt.timedelta(days=ahead))
@@ -64,6 +73,7 @@ async def status_report(core: Core, now: dt.datetime) -> dict[str, Any]:
                 "post_time": f"{weekday}{target.post_time} {target.timezone}",
                 "next_post_utc": upcoming.strftime("%Y-%m-%d %H:%M"),
                 "today": state,
+                "covers": covers,
                 "detail": detail,
                 "problems": schedule_problems(target.post_time, target.timezone),
             }
@@ -105,7 +115,7 @@ def status_text(report: dict[str, Any]) -> str:
         lines.append("no channel digests set up (/setup in a channel, or in paperscout console)")
     for target in report["targets"]:
         lines.append(
-            f"{target['target']}: {target['today']} for {report['latest_day']}; posts at {target['post_time']}, "
+            f"{target['target']}: {target['today']} for {target['covers']}; posts at {target['post_time']}, "
             f"next {target['next_post_utc']} UTC" + (f" ({target['detail']})" if target["today"] == "inactive" else "")
         )
         lines += [f"  setting to correct: {problem}" for problem in target.get("problems", ())]
