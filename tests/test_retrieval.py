@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
 import numpy as np
 import pytest
 
@@ -9,9 +11,11 @@ from bot.cli import DEMO_QUERY
 from bot.core import Core
 from bot.ingest.save import store_papers
 from bot.models import Paper
+from bot.questions.rag import ask
 from bot.questions.retrieval import exact_names, names_only, reciprocal_rank_fusion
 from bot.questions.search import search_papers
 
+MONDAY = dt.date(2025, 5, 26)
 COMOE, LMASK = "2505.17553", "2505.17938"
 LAPS_SD, CLOSE_TO_LAPS_SD = "2505.17074", ("2505.17150", "2505.17965")
 
@@ -55,3 +59,15 @@ def test_names_match_with_a_capitalised_first_letter_and_a_name_alone_is_a_name_
     assert not exact_names("YAQA")[0].search("yaqa")
     assert names_only("YAQA") and names_only("what is R2R") and names_only("Trinity-RFT")
     assert not names_only("R2R token routing") and not names_only("MoE") and not names_only("LLM agents")
+
+
+async def test_papers_only_similar_in_meaning_are_offered_when_others_carry_the_topic(
+    core: Core, demo_papers: list[Paper]
+) -> None:
+    # the code-review paper says "code generation"; the pseudo-code one is only close in meaning: shown before, now
+    # offered with /more (precision from ordering, nothing dropped)
+    code_review, pseudo_code = "2505.17928", "2505.18011"
+    await store_papers(core, [p for p in demo_papers if p.id in (code_review, pseudo_code)] + demo_papers[:120])
+    answer = await ask(core, "code generation papers today?", today=MONDAY)
+    assert [p.id for p in answer.citations] == [code_review]
+    assert pseudo_code in [p.id for p in answer.more]

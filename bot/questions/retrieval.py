@@ -368,8 +368,9 @@ async def _without_excluded(core: Core, filters: Filters, papers: list[Paper]) -
 
 
 def select(results: list[Retrieved], filters: Filters, spread: float = 0.0) -> tuple[list[Retrieved], list[Retrieved]]:
-    """The papers an answer shows first (about the topic by title, by abstract when close enough, or close to the
-    best) and the other papers that still carry the topic in title or abstract (offered, never dropped)."""
+    """The papers an answer shows first (about the topic by title or by abstract when close enough, or, when none
+    is, close to the best) and the other papers that carry the topic in title or abstract or are close in meaning
+    (offered, never dropped)."""
     if not results:
         return [], []
     if filters.authors and not filters.topic:
@@ -390,12 +391,18 @@ def select(results: list[Retrieved], filters: Filters, spread: float = 0.0) -> t
     evidenced = [r for r in results if r.in_title or (r.in_abstract and r.dense >= FLOOR)]
     if spread:
         evidenced = [r for r in evidenced if r.relevance >= best - spread]
-    # papers that carry the topic's words come first; a paper only similar in meaning joins them when few do
+    # papers that carry the topic's words make the first page; papers only similar in meaning make it when none
+    # does, else they are offered with the rest (precision from ordering, nothing dropped)
     close = best - (MARGIN if len(evidenced) < ENOUGH_EVIDENCED else MARGIN / 2)
-    shown = [r for r in results if r in evidenced or r.relevance >= max(FLOOR, close)]
+    similar = {r.paper.id for r in results if r.relevance >= max(FLOOR, close)}
+    shown = [r for r in results if r in evidenced or (r.paper.id in similar and not evidenced)]
     taken = {r.paper.id for r in shown}
     near = CONTRIBUTION_NEAR if filters.contribution else NEAR
-    carrying = [r for r in results if r.paper.id not in taken and (r.in_title or r.in_abstract or r.dense >= near)]
+    carrying = [
+        r
+        for r in results
+        if r.paper.id not in taken and (r.in_title or r.in_abstract or r.dense >= near or r.paper.id in similar)
+    ]
     return shown, carrying
 
 
