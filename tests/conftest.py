@@ -135,6 +135,16 @@ def embedder(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> LocalE
     return MemoEmbedder(shared=(base.parent if worker_id != "master" else base) / "minilm-vectors")
 
 
+@pytest.fixture(autouse=True)
+def _commands_embed_with_the_session_model(monkeypatch: pytest.MonkeyPatch, embedder: LocalEmbedder) -> None:
+    """A command run in this process (`bot.cli.main`, `open_core` without an embedder) embeds with the session's
+    MiniLM instead of loading a copy of its own or starting the helper process of `bot.embeddings.process` (seconds
+    of CPU for each command). Same model, same vectors; tests/test_startup checks the commands' own loading in fresh
+    interpreters, and tests that name `bot.core.make_embedder` themselves get the real one."""
+    monkeypatch.setattr("bot.core.make_embedder", lambda settings: embedder)
+    monkeypatch.setattr("bot.core.helper_embedder", lambda settings: None)
+
+
 @pytest.fixture(scope="session")
 def demo_papers() -> list[Paper]:
     """The bundled real arXiv day (444 papers announced 2025-05-26)."""
