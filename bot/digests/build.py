@@ -84,7 +84,7 @@ async def build_channel_digest(core: Core, target: Target, profile: Profile, day
     week = await build_digest(
         core, profile, day, size=size, categories=categories, exclude=sent, target=target.key, start=start
     )
-    # imported here: scikit-learn loads only when a week is grouped, and the digests do not depend on the tree
+    # imported here, not at the top: the tree loads scikit-learn and SciPy, kept off every command's start-up
     from bot.topictree.digest import grouped_items
 
     items, sections = await grouped_items(core, week.items)
