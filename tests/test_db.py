@@ -10,6 +10,7 @@ import subprocess
 import sys
 from dataclasses import replace
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -194,6 +195,29 @@ async def test_concurrent_writers_take_turns_on_the_one_connection(tmp_path: Pat
         )
         assert [len(await repo.user_feedback_rows(f"console:u{i}")) for i in range(5)] == [1] * 5
         assert all([await repo.get_user(f"console:v{i}") for i in range(5)])
+    finally:
+        await repo.close()
+
+
+async def test_a_gone_channel_retired_twice_keeps_its_first_reason_and_logs_once(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    from bot.digests.delivery import retire
+
+    repo = Repository(await open_database(tmp_path / "s.sqlite3"))
+    profile = load_profile(Path(__file__).parents[1] / "bot" / "ingest" / "data" / "example_profile.toml")
+    core = SimpleNamespace(repo=repo)
+    try:
+        await repo.save_profile("telegram:-1", profile)
+        await repo.save_target(Target("telegram", "-1", profile.name), "telegram:-1")
+        found = await repo.target_at("telegram", "-1")
+        assert found is not None
+        target = found[0]
+        with caplog.at_level("WARNING", logger="bot.digests.delivery"):
+            await retire(core, target, "chat not found")  # type: ignore[arg-type]
+            await retire(core, target, "Forbidden: bot was kicked")  # type: ignore[arg-type]
+        assert await repo.inactive_reasons() == {target.id: "chat not found"}
+        assert len([r for r in caplog.records if "inactive" in r.getMessage()]) == 1
     finally:
         await repo.close()
 

@@ -172,7 +172,8 @@ async def _send_claimed(core: Core, poster: Poster, prepared: PreparedDigest) ->
 async def retire(core: Core, target: Target, reason: str) -> None:
     """The policy for a place the bot can no longer post to (blocked, kicked, a closed DM, a deleted channel), the
     same on every platform: a member's personal digest is turned off (`/mydigest daily` turns it on again), a
-    channel's digest turns inactive (an admin's `/setup` there clears it). Never retried every minute."""
+    channel's digest turns inactive (an admin's `/setup` there clears it). Never retried every minute; retiring a
+    retired place again (the reply path and the digest tick both meet a gone chat) changes and logs nothing."""
     member = target.member
     if member:
         user = await core.repo.get_user(member)
@@ -182,8 +183,7 @@ async def retire(core: Core, target: Target, reason: str) -> None:
             )
             log.warning("personal digest of %s turned off: the bot cannot write to them (%s)", member, reason[:200])
         return
-    if target.id is not None:
-        await core.repo.set_target_inactive(target.id, reason)
+    if target.id is not None and await core.repo.set_target_inactive(target.id, reason):
         log.warning("digest of %s inactive (not retried until set up again): %s", target.key, reason[:200])
 
 

@@ -125,10 +125,14 @@ class TargetsRepo(RepositoryBase):
             row = await cursor.fetchone()
         return (target_from_row(row), profile_from_json(row["profile_data"])) if row else None
 
-    async def set_target_inactive(self, target_id: int, reason: str) -> None:
-        """Stop scheduling a target the platform refuses for good; `reason` is what the platform said."""
+    async def set_target_inactive(self, target_id: int, reason: str) -> bool:
+        """Stop scheduling a target the platform refuses for good; `reason` is what the platform said. False when
+        it was inactive already (its first reason is kept)."""
         async with self.transaction() as conn:
-            await conn.execute("UPDATE targets SET inactive=? WHERE id=?", (reason[:300] or "gone", target_id))
+            cursor = await conn.execute(
+                "UPDATE targets SET inactive=? WHERE id=? AND inactive=''", (reason[:300] or "gone", target_id)
+            )
+            return cursor.rowcount > 0
 
     async def move_chat(self, platform: str, old_chat_id: str, new_chat_id: str) -> str:
         """A chat got a new id (a Telegram group upgraded to a supergroup): its target, channel profile and
