@@ -50,24 +50,25 @@ def test_replace_and_delete() -> None:
 
 async def test_a_paper_stored_while_the_index_loads_is_not_lost(core: Core, store_day: StoreDay) -> None:
     import asyncio
-    import time
+    import threading
     from dataclasses import replace
 
     papers = await store_day(core)
     store = core.vectors
     load = store._load_index
+    read_done = threading.Event()
 
-    def slow_load(collection: object, spans: list[DaySpan]) -> int:
-        read = load(collection, spans)  # reads every row stored so far, then the new paper arrives
-        time.sleep(0.5)
+    def load_then_signal(collection: object, spans: list[DaySpan]) -> int:
+        read = load(collection, spans)  # every row stored so far is read; the new paper is written after this
+        read_done.set()
         return read
 
-    store._load_index = slow_load  # type: ignore[method-assign]
+    store._load_index = load_then_signal  # type: ignore[method-assign]
     late = replace(papers[0], id="2505.99999")
     vector = np.asarray([1.0] + [0.0] * (store.embedder.dim - 1), dtype=np.float32)
 
     async def store_late() -> None:
-        await asyncio.sleep(0.2)
+        assert await asyncio.to_thread(read_done.wait, 60), "the index load never ran"
         await store.upsert([late], vector[None, :])
 
     index, _ = await asyncio.gather(store.window_index(), store_late())
