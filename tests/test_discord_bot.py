@@ -841,3 +841,31 @@ async def test_a_reply_to_a_channel_that_is_gone_retires_its_digest(fake: Discor
             await asyncio.sleep(0.05)
     assert "no longer exists" in (await core.repo.inactive_reasons())[target.id]
     assert [r.status for r in fake.requests_to("send_message")].count(404) == 1
+
+
+async def test_a_closed_dm_turns_off_the_members_digest_keyed_by_their_user_id(
+    fake: DiscordFake, core: Core, store_day: StoreDay
+) -> None:
+    """A DM the bot can no longer write to retires the member's personal digest: the member is found by their user
+    id, not by the DM channel's id (a reply in the DM) nor by the digest's 'dm:<id>' chat read as an id."""
+    papers = await store_day(core)
+    digest = Digest(day=papers[0].announced, profile_name="me", scanned=60, items=(ScoredPaper(papers[0], 1.0, 5, 5),))
+    member, owner = f"discord:{fake.member_id}", f"discord:{fake.owner_id}"
+    for key in (member, owner):
+        await core.repo.save_user_settings(key, digest_mode="daily", post_time="09:00", timezone="UTC", weekly_day=0)
+    bot = new_bot(core)
+    async with running(bot, fake):
+        fake.close_dms(fake.member_id)
+        fake.dm(fake.member_id, "hi")
+        await fake.wait_for(lambda: [r for r in fake.requests_to("send_message") if r.status == 403])
+        for _ in range(200):
+            if (await core.repo.get_user(member)).digest_mode == "off":
+                break
+            await asyncio.sleep(0.05)
+        assert (await core.repo.get_user(member)).digest_mode == "off"
+        fake.close_dms(fake.owner_id)
+        with pytest.raises(DeliveryError):
+            await post_all(
+                bot.poster, Target(platform="discord", chat_id=f"dm:{fake.owner_id}", profile_name="me"), digest
+            )
+    assert (await core.repo.get_user(owner)).digest_mode == "off"

@@ -6,8 +6,8 @@ A front end subclasses `ChatDriver` and writes:
 - `post(chat, message, reply_to=, plain=)`: send one message (or a `FileReply`) and return its id, raising what its
   library raises;
 - `failure(error)`: what a raised error means in the core's terms (a `Failure`), None when it is not a refusal.
-Optionally `show_busy(chat)` (a "typing…" sign) and `fetch_admin(chat, user)` (whether the platform says the user
-administers the chat).
+Optionally `show_busy(chat)` (a "typing…" sign), `fetch_admin(chat, user)` (whether the platform says the user
+administers the chat) and `dm_user(chat)` (whose DM a chat is, where a DM's id is not its user's).
 
 The driver then does the rest the same way on every platform: the controller's replies as packed pages sent in
 order, the first quoting the message answered, an answer's messages remembered so a reply to them follows up
@@ -118,6 +118,10 @@ class ChatDriver(PlatformPoster):
         """Whether the platform says `user` administers `chat` (may raise what the library raises)."""
         return False
 
+    async def dm_user(self, chat: str) -> str:
+        """The id of the user whose DM `chat` is (a 'dm:<user>' chat, or by default a DM's chat id is its user's)."""
+        return chat.removeprefix(PERSONAL_CHAT_PREFIX)
+
     # --- rendering and digests ---
 
     def render(self, reply: Reply) -> list[object]:
@@ -160,7 +164,10 @@ class ChatDriver(PlatformPoster):
         retires."""
         log.warning("%s chat %s is gone for the bot (%s)", self.title, chat, reason)
         found = await self.core.repo.target_at(self.platform, chat)
-        target = found[0] if found is not None else Target(self.platform, f"{PERSONAL_CHAT_PREFIX}{chat}", "")
+        if found is not None:
+            target = found[0]
+        else:  # a member's DM: their personal digest is keyed by their user id, not by the DM's chat id
+            target = Target(self.platform, f"{PERSONAL_CHAT_PREFIX}{await self.dm_user(chat)}", "")
         await retire(self.core, target, reason or "the bot cannot write there")
 
     # --- replies ---

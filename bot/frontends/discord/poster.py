@@ -9,6 +9,7 @@ missing access (said with the permissions to give); a wait on a rate limit; tran
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 from collections.abc import Sequence
@@ -162,6 +163,16 @@ class DiscordPoster(ChatDriver):
         if isinstance(error, discord.DiscordException | aiohttp.ClientError | OSError):
             return Failure("transient", f"{type(error).__name__}: {error}")
         return None
+
+    async def dm_user(self, chat: str) -> str:
+        """The member a DM channel is with: a DM's channel id is not its member's id (asked of Discord when
+        discord.py does not hold the channel)."""
+        if chat.isdigit():
+            with contextlib.suppress(discord.HTTPException):
+                channel = self.client.get_channel(int(chat)) or await self.client.fetch_channel(int(chat))
+                if isinstance(channel, discord.DMChannel) and channel.recipient is not None:
+                    return str(channel.recipient.id)
+        return await super().dm_user(chat)
 
     async def _destination(self, chat: str) -> discord.abc.Messageable:
         if chat.startswith(PERSONAL_CHAT_PREFIX):
