@@ -26,9 +26,7 @@ class Feedback(commands.Cog):
         """A press: acknowledge at once, then the controller's replies, only for the presser outside DMs."""
         place = place_of(interaction.channel, interaction.user)
         try:
-            await interaction.response.defer(ephemeral=not place.is_dm, thinking=True)
-            replies = await self.bot.controller.handle(Incoming(speaker_of(interaction), place, button=value))
-            await self.bot.answer(interaction, place, replies, ephemeral=True if not place.is_dm else None)
+            await self.bot.respond(interaction, Incoming(speaker_of(interaction), place, button=value), private=True)
         except Exception as exc:  # a press has no command tree to report through
             await self.bot.tell(interaction, problem(exc, "button"))
 

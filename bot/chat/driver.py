@@ -46,6 +46,7 @@ ADMIN_CACHE_SECONDS = 60.0
 SENT_TO_DM = "Sent you a direct message."
 FILE_IN_DM = "I sent it to you in a direct message."
 Privately = Callable[[object], Awaitable[bool]]
+Answering = Callable[[object, bool], Awaitable[str]]
 Kind = Literal["retry", "gone", "markup", "moved", "refused", "transient"]
 
 
@@ -180,13 +181,16 @@ class ChatDriver(PlatformPoster):
         asker: str = "",
         *,
         privately: Privately | None = None,
+        answering: Answering | None = None,
         only_presser: bool = False,
     ) -> bool:
         """Send the controller's replies in order: the first page quoting `reply_to` (every page into that thread
         when `threaded`), a file to `asker`'s DM. With `privately` (a way to show a message to the one person who
         asked, False when it cannot any more), an ephemeral reply (every reply, when `only_presser`) outside a DM
-        goes that way, and so does a page the place refused. False when a send failed (logged; the rest is not
-        sent)."""
+        goes that way, and so does a page the place refused. With `answering` (the platform's own answer to the
+        command or press itself: it sends a page, only for the member when told so, and returns its id), every page
+        goes that way instead, an ephemeral one outside a DM for the member alone; what it raises is raised. False
+        when a send failed (logged; the rest is not sent)."""
         try:
             for reply in replies:
                 if isinstance(reply, FileReply) and self.sends_files:
@@ -195,6 +199,10 @@ class ChatDriver(PlatformPoster):
                 personal = only_presser or isinstance(reply, FileReply) or getattr(reply, "ephemeral", False)
                 alone = privately is not None and personal and not place.is_dm
                 for message in self.render(reply):
+                    if answering is not None:
+                        ref = await answering(message, personal and not place.is_dm)
+                        await self.controller.remember_message(place, ref, reply)
+                        continue
                     if not alone:
                         try:
                             ref = await self.deliver(place.chat_id, message, reply_to)

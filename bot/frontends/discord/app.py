@@ -40,8 +40,7 @@ from bot.core import Core
 from bot.errors import InputError, PaperscoutError, SourceUnavailable
 from bot.frontends.discord.commands import table_commands
 from bot.frontends.discord.poster import DiscordPoster
-from bot.frontends.discord.render import Outgoing, render_replies, text_messages
-from bot.frontends.discord.send import send_to_interaction
+from bot.frontends.discord.send import Followups
 from bot.ops.logs import public_url
 
 log = logging.getLogger(__name__)
@@ -159,26 +158,11 @@ class PaperscoutBot(commands.AutoShardedBot):
 
     async def tell(self, interaction: discord.Interaction, text: str) -> None:
         """An ephemeral line to the member, as the response or a followup; never raises."""
+        place = place_of(interaction.channel, interaction.user)
         try:
-            await self._unshare_thinking(interaction)
-            await send_to_interaction(interaction, text_messages(text, ephemeral=True))
+            await self.poster.reply(place, [TextReply(text, ephemeral=True)], answering=Followups(interaction))
         except discord.HTTPException:
             log.warning("could not tell %s: %s", interaction.user.id, text[:80])
-
-    async def _unshare_thinking(self, interaction: discord.Interaction) -> None:
-        """Remove a public "thinking..." message, so the next followup can be ephemeral.
-
-        The first followup after a deferred response takes the defer's visibility, whatever it asks for.
-        """
-        if not interaction.response.is_done() or interaction.guild is None:
-            return
-        try:
-            original = await interaction.original_response()
-        except discord.HTTPException:
-            return
-        if original.flags.loading and not original.flags.ephemeral:
-            with contextlib.suppress(discord.HTTPException):
-                await interaction.delete_original_response()
 
     async def report_in_channel(self, message: discord.Message, error: BaseException) -> None:
         """A failure while handling a message, said as a reply to it (`problem`)."""
@@ -194,32 +178,6 @@ class PaperscoutBot(commands.AutoShardedBot):
         if source.size > MAX_PROFILE_BYTES:
             raise InputError(f"{source.filename[:60]} is over {MAX_PROFILE_BYTES // 1000} KB; a profile is a few KB")
         return Attachment(name=source.filename, data=await source.read())
-
-    async def answer(
-        self,
-        interaction: discord.Interaction,
-        place: Place,
-        replies: Sequence[Reply],
-        *,
-        ephemeral: bool | None = None,
-    ) -> None:
-        """Send the controller's replies to an interaction and remember answers for follow-up replies.
-
-        When the interaction was deferred publicly and the first reply is only for the speaker (a refusal), the
-        public "thinking" message is removed and the replies go out ephemerally.
-        """
-        messages = render_replies(replies)
-        if not messages:
-            if not interaction.response.is_done():
-                await interaction.response.send_message("Done.", ephemeral=True)
-            else:
-                with contextlib.suppress(discord.HTTPException):
-                    await interaction.delete_original_response()
-            return
-        if messages[0].ephemeral and ephemeral is None and not place.is_dm:
-            await self._unshare_thinking(interaction)
-        sent = await send_to_interaction(interaction, messages, ephemeral=ephemeral)
-        await self._remember(place, sent)
 
     async def hear(self, message: discord.Message, text: str, *, mentioned: bool = False) -> None:
         """A member's message to the controller: in a DM its text may be a typed command; in a channel it was said
@@ -248,29 +206,29 @@ class PaperscoutBot(commands.AutoShardedBot):
         place: Place | None = None,
         options: dict[str, str] | None = None,
         attachment: Attachment | None = None,
-        ephemeral: bool | None = None,
+        private: bool = False,
     ) -> list[Reply]:
-        """Hand a slash command to the controller as the member who ran it and send its replies back (deferred
-        first when it was not: for the speaker only unless `ephemeral` is None)."""
-        if not interaction.response.is_done():
-            await interaction.response.defer(ephemeral=bool(ephemeral), thinking=True)
+        """Hand a slash command to the controller as the member who ran it (`respond`)."""
         place = place or place_of(interaction.channel, interaction.user)
         incoming = Incoming(
-            speaker_of(interaction),
-            place,
-            command=command,
-            args=args.strip(),
-            options=dict(options or {}),
+            speaker_of(interaction), place, command=command, args=args.strip(), options=dict(options or {}),
             attachment=attachment,
-        )
-        replies = await self.controller.handle(incoming)
-        await self.answer(interaction, place, replies, ephemeral=ephemeral)
-        return replies
+        )  # fmt: skip
+        return await self.respond(interaction, incoming, private=private)
 
-    async def _remember(self, place: Place, sent: Sequence[tuple[Outgoing, int]]) -> None:
-        for message, message_id in sent:
-            if message.answer is not None and message_id:
-                await self.controller.remember_message(place, str(message_id), message.answer)
+    async def respond(
+        self, interaction: discord.Interaction, incoming: Incoming, *, private: bool = False
+    ) -> list[Reply]:
+        """What a member did in an interaction (a command, a press) to the controller, its replies answering the
+        interaction through the driver (`Followups`): deferred first; outside a DM, every reply only for the member
+        when `private` (the defer too), else an ephemeral reply."""
+        if not interaction.response.is_done():
+            await interaction.response.defer(ephemeral=private and not incoming.place.is_dm, thinking=True)
+        replies = await self.controller.handle(incoming)
+        answer = Followups(interaction)
+        await self.poster.reply(incoming.place, replies, answering=answer, only_presser=private)
+        await answer.finish()
+        return replies
 
 
 @dataclass

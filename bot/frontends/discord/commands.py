@@ -78,10 +78,8 @@ def _callback(name: str) -> Callable[..., Any]:
 
     async def run(interaction: discord.Interaction, **given: str) -> None:
         args = " ".join(value for value in given.values() if value)
-        # in a DM only the member sees it anyway: a reply stays as the core made it (a digest is kept, not ephemeral)
-        await interaction.client.run_command(  # type: ignore[attr-defined]
-            interaction, name, args, ephemeral=None if public or interaction.guild is None else True
-        )
+        # in a DM only the member sees it anyway: a reply is kept, not ephemeral (the driver's rule)
+        await interaction.client.run_command(interaction, name, args, private=not public)  # type: ignore[attr-defined]
 
     return run
 

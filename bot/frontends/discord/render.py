@@ -99,17 +99,12 @@ class Button:
 
 @dataclass
 class Outgoing:
-    """One Discord message to send: content, embeds, button rows, an optional file; ephemeral where possible.
-
-    `answer` is set on the message that carries an answer, so its id can be remembered for follow-up replies.
-    """
+    """One Discord message to send: content, embeds, button rows, an optional file."""
 
     content: str = ""
     embeds: list[discord.Embed] = field(default_factory=list)
     rows: list[list[Button]] = field(default_factory=list)
     file: FileReply | None = None
-    ephemeral: bool = False
-    answer: AnswerReply | None = None
     thread: str = ""  # a digest message after the first: the name of the thread under the header it goes into
     header: str = ""  # that header's id, once it is sent
     nonce: str = ""  # the same for the same digest message across restarts
@@ -160,20 +155,18 @@ def _once(blocks: Iterable[Block]) -> list[Block]:
     return kept
 
 
-def page_message(page: Page, *, embeds: bool, ephemeral: bool = False) -> Outgoing:
+def page_message(page: Page, *, embeds: bool) -> Outgoing:
     """A packed page as a message: as embeds, or as content (with "Choose:" when it holds only buttons)."""
     return Outgoing(
         content="" if embeds else (CONTENT.page(page) or "Choose:"),
         embeds=_embeds(page) if embeds else [],
         rows=_rows(page, EMBEDS if embeds else CONTENT),
-        ephemeral=ephemeral,
     )
 
 
-def messages(blocks: Iterable[Block], *, embeds: bool, ephemeral: bool = False) -> list[Outgoing]:
+def messages(blocks: Iterable[Block], *, embeds: bool) -> list[Outgoing]:
     """Blocks packed into messages (`page_message`)."""
-    style = EMBEDS if embeds else CONTENT
-    return [page_message(page, embeds=embeds, ephemeral=ephemeral) for page in pack(_once(blocks), style)]
+    return [page_message(page, embeds=embeds) for page in pack(_once(blocks), EMBEDS if embeds else CONTENT)]
 
 
 def digest_messages(view: DigestView) -> list[Outgoing]:
@@ -182,13 +175,11 @@ def digest_messages(view: DigestView) -> list[Outgoing]:
 
 
 def answer_messages(reply: AnswerReply) -> list[Outgoing]:
-    """An answer: its text, its sources, the papers' window and the LLM's cost; the last message carries it."""
+    """An answer: its text, its sources, the papers' window and the LLM's cost."""
     window = f"Papers from {reply.window[0].isoformat()} to {reply.window[1].isoformat()}"
     follow = "Reply to this message to ask a follow-up." if reply.context_id else ""
     blocks = answer_blocks(reply.text, reply.citations, usage=reply.usage_line, notes=[window, follow])
-    sent = messages(blocks, embeds=True)
-    sent[-1].answer = reply  # a reply to the message that ends the answer continues it
-    return sent
+    return messages(blocks, embeds=True)
 
 
 def render_reply(reply: Reply) -> list[Outgoing]:
@@ -198,23 +189,13 @@ def render_reply(reply: Reply) -> list[Outgoing]:
     if isinstance(reply, AnswerReply):
         return answer_messages(reply)
     if isinstance(reply, FileReply):
-        return [Outgoing(content=CONTENT.fit((Span(reply.caption),), CONTENT_MAX), file=reply, ephemeral=True)]
+        return [Outgoing(content=CONTENT.fit((Span(reply.caption),), CONTENT_MAX), file=reply)]
     if not reply.cards:
-        return messages(layout(reply), embeds=False, ephemeral=reply.ephemeral)
-    text = messages(text_block(reply.text), embeds=False, ephemeral=reply.ephemeral)
+        return messages(layout(reply), embeds=False)
+    text = messages(text_block(reply.text), embeds=False)
     cards = [*(paper_block(card) for card in reply.cards), *choice_block(reply.choices)]
-    packed = messages(cards, embeds=True, ephemeral=reply.ephemeral)
+    packed = messages(cards, embeds=True)
     if text and packed:
         text[-1].embeds, text[-1].rows = packed[0].embeds, packed[0].rows
         packed = packed[1:]
     return text + packed
-
-
-def text_messages(text: str, *, ephemeral: bool = False) -> list[Outgoing]:
-    """Our own line (an error, a note) as messages: escaped like any text, split under 2,000."""
-    return messages(text_block(text), embeds=False, ephemeral=ephemeral)
-
-
-def render_replies(replies: Iterable[Reply]) -> list[Outgoing]:
-    """Every reply of a controller turn, in order."""
-    return [message for reply in replies for message in render_reply(reply)]

@@ -1,4 +1,4 @@
-"""Sending rendered `Outgoing` messages through discord.py: as interaction responses and followups, or to a
+"""Sending rendered `Outgoing` messages through discord.py: as an interaction's answer (`Followups`), or to a
 channel; button rows become persistent `PaperButton`s.
 
 `PaperButton` is a `discord.ui.DynamicItem` whose custom_id is the controller's button value (``ps:up:2505.17639``,
@@ -9,6 +9,7 @@ dynamic items is not kept in discord.py's view store, so posting thousands of di
 
 from __future__ import annotations
 
+import contextlib
 import io
 import re
 from collections.abc import Sequence
@@ -80,26 +81,46 @@ def _kwargs(message: Outgoing) -> dict[str, Any]:
     return kwargs
 
 
-async def send_to_interaction(
-    interaction: discord.Interaction, messages: Sequence[Outgoing], *, ephemeral: bool | None = None
-) -> list[tuple[Outgoing, int]]:
-    """Send `messages` as the interaction's response, then followups; returns each with its message id.
+class Followups:
+    """The answer to one interaction, page by page (the driver's `answering`): its response or, once deferred, its
+    followups. A page only the member may see first removes a public "thinking…": the first followup after a
+    deferred response takes the defer's visibility, whatever it asks for."""
 
-    A deferred "thinking" response is filled by the first message (which is then as ephemeral as the defer was);
-    `ephemeral` overrides every message's own wish when given.
-    """
-    sent: list[tuple[Outgoing, int]] = []
-    for message in messages:
-        hidden = message.ephemeral if ephemeral is None else ephemeral
-        kwargs = _kwargs(message)
-        if not interaction.response.is_done():
-            response = await interaction.response.send_message(ephemeral=hidden, **kwargs)
-            message_id = response.message_id if response is not None else None
+    def __init__(self, interaction: discord.Interaction) -> None:
+        self.interaction, self.sent = interaction, 0
+
+    async def __call__(self, message: Outgoing, private: bool) -> str:
+        """Send one page (ephemeral when `private`); its message id."""
+        if private and not self.sent:
+            await unshare_thinking(self.interaction)
+        self.sent += 1
+        if not self.interaction.response.is_done():
+            response = await self.interaction.response.send_message(ephemeral=private, **_kwargs(message))
+            return str(response.message_id or "") if response is not None else ""
+        return str((await self.interaction.followup.send(ephemeral=private, wait=True, **_kwargs(message))).id)
+
+    async def finish(self) -> None:
+        """When nothing was said: "Done.", or the "thinking…" removed."""
+        if self.sent:
+            return
+        if not self.interaction.response.is_done():
+            await self.interaction.response.send_message("Done.", ephemeral=True)
         else:
-            posted = await interaction.followup.send(ephemeral=hidden, wait=True, **kwargs)
-            message_id = posted.id
-        sent.append((message, int(message_id or 0)))
-    return sent
+            with contextlib.suppress(discord.HTTPException):
+                await self.interaction.delete_original_response()
+
+
+async def unshare_thinking(interaction: discord.Interaction) -> None:
+    """Remove a public "thinking…" response still waiting for its first followup."""
+    if not interaction.response.is_done() or interaction.guild is None:
+        return
+    try:
+        original = await interaction.original_response()
+    except discord.HTTPException:
+        return
+    if original.flags.loading and not original.flags.ephemeral:
+        with contextlib.suppress(discord.HTTPException):
+            await interaction.delete_original_response()
 
 
 async def send_to_channel(
