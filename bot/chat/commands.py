@@ -121,8 +121,8 @@ COMMANDS: dict[str, Command] = {
     ),
     "setup": Command(
         admin.setup,
-        "",
-        "set up this channel's digest, daily or weekly",
+        channel_setup.ONE_LINE_USAGE,
+        "set up this channel's digest, daily or weekly (step by step, or on one line)",
         "channel",
         admin=True,
         opens=channel_setup.KIND,

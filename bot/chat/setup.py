@@ -43,13 +43,14 @@ OPTIONS = {
     "size": "Papers per digest",
 }
 OPTION_NAMES = tuple(OPTIONS)
-OPTION_ALIASES = {"tz": "timezone"}  # few: each is a word a profile written inline cannot use before ":" or "="
+OPTION_ALIASES = {"tz": "timezone"}
 # `/setup categories=cs.LG,cs.AI time=08:30 tz=Europe/Berlin size=10 profile=...` typed on one line: the options a
-# slash command has as fields, for every front end that only has text
+# slash command has as fields, for every front end that only has text. Options are read only where they are expected:
+# the line must start with one, each next one starts after a space, and `profile` takes the rest of the line, so a
+# profile may say "learning-rate schedule: cosine" or "inference time:" as ordinary words.
+ONE_LINE_USAGE = "[categories=… schedule=… time=… tz=… size=…] [profile=… (last: takes the rest of the line)]"
 _OPTION_WORDS = "|".join(OPTION_NAMES + tuple(OPTION_ALIASES))
-_INLINE_OPTION = re.compile(
-    rf"\b({_OPTION_WORDS})\s*[=:]\s*(.*?)(?=\s+(?:{_OPTION_WORDS})\s*[=:]|\s*$)", re.S | re.IGNORECASE
-)
+_OPTION_START = re.compile(rf"(?:^|(?<=\s))({_OPTION_WORDS})\s*[=:]", re.IGNORECASE)
 
 
 @dataclass
@@ -90,11 +91,21 @@ class SetupDraft:
 
 
 def inline_options(args: str) -> dict[str, str]:
-    """The ``name=value`` (or ``name: value``) answers written after /setup, by option name; {} when none."""
+    """The ``name=value`` (or ``name: value``) answers written after /setup, by option name; {} when the text does not
+    start with an option name (free text is not searched for option words). `profile` comes last and takes the rest
+    of the line; an option given twice keeps its last value."""
+    text = args.strip()
+    starts = list(_OPTION_START.finditer(text))
+    if not starts or starts[0].start() != 0:
+        return {}
     options: dict[str, str] = {}
-    for match in _INLINE_OPTION.finditer(args):
-        name = match.group(1).lower()
-        options[OPTION_ALIASES.get(name, name)] = match.group(2).strip()
+    for here, after in zip(starts, [*starts[1:], None], strict=True):
+        name = here.group(1).lower()
+        name = OPTION_ALIASES.get(name, name)
+        if name == "profile":
+            options[name] = text[here.end() :].strip()
+            break
+        options[name] = text[here.end() : after.start() if after else len(text)].strip()
     return options
 
 
@@ -197,12 +208,15 @@ def _apply_timezone(draft: SetupDraft, text: str) -> None:
 
 def _apply_profile(draft: SetupDraft, text: str) -> None:
     stripped = text.strip()
-    if stripped.startswith("[") or "\nname" in stripped or stripped.startswith("name"):
+    if _TOML_PROFILE.search(stripped):
         draft.profile = profile_to_mapping(profile_from_toml(stripped, "the pasted profile"))
         draft.interests = []
         return
     draft.interests = parse_interests(text)
     draft.profile = None
+
+
+_TOML_PROFILE = re.compile(r"^\s*(?:\[|name\s*=)", re.MULTILINE)  # a table header or `name =` on a line of its own
 
 
 def _apply_size(draft: SetupDraft, text: str) -> None:
