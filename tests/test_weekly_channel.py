@@ -14,15 +14,18 @@ from bot.chat import ChatController, Incoming, Place, Speaker
 from bot.chat.setup import parse_schedule
 from bot.config import Settings
 from bot.core import Core
+from bot.digests.build import build_channel_digest
 from bot.digests.delivery import deliver_digest, digest_from_json
-from bot.digests.due import DigestSchedule, due_days
+from bot.digests.due import DigestSchedule, due_days, split_by_catchup
 from bot.errors import InputError
+from bot.members.personal import personal_digest
 from bot.models import Paper, Target
 from bot.ops.scheduler import DigestJobs, due_channel_days
 from tests.conftest import StoreDay
 from tests.fakes.telegram_server import FakeTelegram
 from tests.test_run import PROFILE, RecordingPoster, at
 from tests.test_telegram_bot import GROUP, telegram_bot
+from tests.test_users import KEY, make_user
 
 WEEK = [dt.date(2026, 6, 1) + dt.timedelta(days=n) for n in range(5)]  # Monday 1 June to Friday 5 June 2026
 FRIDAY = WEEK[-1]
@@ -263,3 +266,53 @@ async def test_digest_now_on_a_tuesday_then_the_friday_tick_post_no_paper_twice(
     assert {m.split()[0] for m in poster.sent["lab"]} == {"2026-05-29", str(FRIDAY)}
     assert target.id is not None and await core.repo.last_sent_day(target.id) == FRIDAY
     assert len(posted) == len(papers), "each week's papers once"
+
+
+def test_a_week_whose_last_day_was_never_stored_goes_out_once_that_listing_is_given_up() -> None:
+    """Friday's listing never came (the ingest failed, or an unlisted holiday): the week used to wait for it silently
+    and was never posted. It now waits only until arXiv's listing is given up (20:00 US Eastern the evening before
+    plus the ingest's polling window: 10:00 UTC in June), then goes out with the days that are stored; the catch-up
+    counts from then, so a bot that was down still skips it."""
+    catchup = dt.timedelta(hours=6)
+    mon_to_thu = {day: dt.datetime.combine(day, dt.time(0, 40), tzinfo=dt.UTC) for day in WEEK[:-1]}
+    days = sorted(mon_to_thu)
+
+    def due(target: Target, now: str) -> tuple[tuple[dt.date, ...], tuple[dt.date, ...]]:
+        found = due_channel_days(target, at(now), days, None, mon_to_thu, catchup)
+        return found.due, found.skipped
+
+    utc, tokyo = weekly(), replace(weekly(), timezone="Asia/Tokyo")  # 09:00 UTC, and 09:00 Tokyo = 00:00 UTC
+    assert due(utc, "2026-06-05T09:30:00") == ((), ())  # Friday's listing may still come
+    assert due(utc, "2026-06-05T10:01:00") == ((FRIDAY,), ())
+    assert due(tokyo, "2026-06-05T09:59:00") == ((), ())
+    assert due(tokyo, "2026-06-05T10:01:00") == ((FRIDAY,), ()), "waiting was not downtime: not skipped as late"
+    assert due(utc, "2026-06-05T16:30:00") == ((), (FRIDAY,))  # down past the catch-up: skipped and logged
+    evening = replace(weekly(), post_time="18:00")  # a post time after the give-up: at its time
+    assert due(evening, "2026-06-05T17:59:00") == ((), ())
+    assert due(evening, "2026-06-05T18:00:00") == ((FRIDAY,), ())
+    # a member's weekly digest the same way
+    member = DigestSchedule("weekly", "09:00", "UTC", 4)
+    assert due_days(member, at("2026-06-05T09:30:00"), days, None, stored_at=mon_to_thu) == []
+    assert due_days(member, at("2026-06-05T10:01:00"), days, None, stored_at=mon_to_thu) == [FRIDAY]
+    assert split_by_catchup(member, [FRIDAY], at("2026-06-05T15:00:00"), catchup, mon_to_thu) == ([FRIDAY], [])
+
+
+async def test_a_week_with_a_day_not_stored_says_so_in_the_digest(core: Core, store_day: StoreDay) -> None:
+    papers = await store_day(core)
+    await announce(core, papers, WEEK[:-1])  # Monday to Thursday; Friday's listing never came
+    target = await saved(core, weekly())
+    poster = RecordingPoster()
+    for now in ("2026-06-05T09:05:00", "2026-06-05T10:05:00", "2026-06-05T10:35:00"):
+        await DigestJobs(core, {"test": poster}, clock=lambda now=now: at(now)).tick()
+    assert target.id is not None and await core.repo.last_sent_day(target.id) == FRIDAY
+    assert poster.sent["lab"][0] == f"{FRIDAY} header" and len(poster.sent["lab"]) == 1 + 12, "posted once"
+    frozen = digest_from_json(await core.repo.frozen_digest(target.id, FRIDAY))
+    assert any("No arXiv listing is stored for Fri 5 Jun" in note for note in frozen.notes), frozen.notes
+    # a member's weekly digest says the same
+    member = await make_user(core)
+    week = await personal_digest(core, KEY, FRIDAY, weekly=True, channel_targets=[], profile=member)
+    assert any("No arXiv listing is stored for Fri 5 Jun" in note for note in week.notes), week.notes
+    # a week with every day stored says nothing of the kind
+    await announce(core, papers, WEEK)
+    full = await build_channel_digest(core, target, PROFILE, FRIDAY)
+    assert not any("No arXiv listing" in note for note in full.notes)

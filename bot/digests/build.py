@@ -13,6 +13,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import replace
 
 from bot.core import Core, LLMRuntime
+from bot.digests.due import unstored_days
 from bot.errors import InputError
 from bot.llm.usage import run_usage, usage_run
 from bot.models import Digest, Paper, Profile, ScoredPaper, Target
@@ -88,7 +89,18 @@ async def build_channel_digest(core: Core, target: Target, profile: Profile, day
     from bot.topictree.digest import grouped_items
 
     items, sections = await grouped_items(core, week.items)
-    return replace(week, items=items, sections=sections)
+    gaps = await missing_days_note(core, start, day)
+    return replace(week, items=items, sections=sections, notes=(*week.notes, *([gaps] if gaps else [])))
+
+
+async def missing_days_note(core: Core, start: dt.date, end: dt.date) -> str:
+    """What a weekly digest from `start` to `end` says about announcement days with no stored papers ('' when
+    none): the week went out without them rather than wait for a listing that never came."""
+    missing = unstored_days(start, end, set(await core.repo.announcement_days()))
+    if not missing:
+        return ""
+    days = ", ".join(f"{day:%a} {day.day} {day:%b}" for day in missing)
+    return f"No arXiv listing is stored for {days} (not fetched, or the fetch failed): this covers the other days."
 
 
 async def _llm_digest(

@@ -9,8 +9,10 @@ latest day, not the archive.
 
 A weekly digest covers the seven days ending on the user's weekday and goes out at their time on that weekday, or
 when that weekday's papers were stored if it is an announcement day and they came later (else the next week starts
-the day after and that day's papers would reach nobody); only the latest missed week is caught up, and a week
-without any announcement is skipped.
+the day after and that day's papers would reach nobody). When that day's listing never comes (the ingest failed, an
+unlisted holiday) the week does not wait for ever: it goes out once the listing is given up (`listing_given_up`),
+with the days that are stored, and says which are missing (`unstored_days`); its catch-up counts from then, since the
+wait was not downtime. Only the latest missed week is caught up, and a week without any stored day is skipped.
 
 The ledger still guards every (target, day): these functions only say what to attempt.
 """
@@ -20,10 +22,10 @@ from __future__ import annotations
 import datetime as dt
 import re
 import zoneinfo
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
-from bot.ingest.announce import is_announcement_day
+from bot.ingest.announce import announcement_days, is_announcement_day, listing_given_up
 
 CATCH_UP_DAYS = 3  # missed daily digests sent after downtime; older ones are dropped rather than flooding a DM
 
@@ -97,25 +99,38 @@ def parse_stored_at(stamp: str) -> dt.datetime:
     return dt.datetime.strptime(stamp, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=dt.UTC)
 
 
-def week_ready(week_end: dt.date, planned: dt.datetime, stored_at: Mapping[dt.date, dt.datetime]) -> dt.datetime | None:
-    """When the week ending on `week_end` (meant for `planned`) may go out: `planned`, or when `week_end`'s papers were
-    stored if it is an announcement day and they came later; None while that day is not stored yet."""
+def week_ready(week_end: dt.date, planned: dt.datetime, stored_at: Mapping[dt.date, dt.datetime]) -> dt.datetime:
+    """When the week ending on `week_end` (meant for `planned`) may go out: `planned`, or if `week_end` is an
+    announcement day, when its papers were stored if that is later, or when its listing is given up while it is not
+    stored (the week then goes out with the days that are)."""
     if not is_announcement_day(week_end):
         return planned
     stored = stored_at.get(week_end)
-    return None if stored is None else max(planned, stored)
+    return max(planned, stored if stored is not None else listing_given_up(week_end))
+
+
+def unstored_days(start: dt.date, end: dt.date, stored: Collection[dt.date]) -> list[dt.date]:
+    """arXiv's announcement days from `start` to `end` with no stored papers, oldest first."""
+    return [day for day in announcement_days(start, end) if day not in stored]
 
 
 def split_by_catchup(
-    schedule: DigestSchedule, days: Sequence[dt.date], now: dt.datetime, catchup: dt.timedelta
+    schedule: DigestSchedule,
+    days: Sequence[dt.date],
+    now: dt.datetime,
+    catchup: dt.timedelta,
+    stored_at: Mapping[dt.date, dt.datetime] | None = None,
 ) -> tuple[list[dt.date], list[dt.date]]:
     """`days` (from `due_days`) as (still due, skipped): a digest whose post time passed more than `catchup` ago
-    (the bot was down) is skipped rather than posted late."""
+    (the bot was down) is skipped rather than posted late. With `stored_at`, a week whose last day's listing never
+    came counts from when it was given up (it waited for it on purpose)."""
     due: list[dt.date] = []
     skipped: list[dt.date] = []
     for day in days:
-        late = now - post_moment(day, schedule.post_time, schedule.timezone)
-        (due if late <= catchup else skipped).append(day)
+        since = post_moment(day, schedule.post_time, schedule.timezone)
+        if schedule.mode == "weekly" and stored_at is not None and day not in stored_at and is_announcement_day(day):
+            since = max(since, listing_given_up(day))
+        (due if now - since <= catchup else skipped).append(day)
     return due, skipped
 
 
@@ -143,7 +158,8 @@ def due_days(
     """The digest days to post now, oldest first: announcement days for daily, weekday dates for weekly.
 
     With `stored_at` (when each stored day's papers came), a week ending on an announcement day waits for that day's
-    papers (`week_ready`); the catch-up still counts from the post time (`split_by_catchup`)."""
+    papers, or until its listing is given up (`week_ready`); the catch-up counts from the post time, or from the
+    give-up (`split_by_catchup`)."""
     if schedule.mode not in ("daily", "weekly"):
         return []
     until = _posted_by(schedule, now)
@@ -156,8 +172,7 @@ def due_days(
     start = week_end - dt.timedelta(days=6)
     if not any(start <= d <= week_end for d in announcement_days):
         return []
-    if stored_at is not None:
-        ready = week_ready(week_end, post_moment(week_end, schedule.post_time, schedule.timezone), stored_at)
-        if ready is None or now < ready:
-            return []
+    planned = post_moment(week_end, schedule.post_time, schedule.timezone)
+    if stored_at is not None and now < week_ready(week_end, planned, stored_at):
+        return []
     return [week_end]

@@ -19,6 +19,9 @@ from zoneinfo import ZoneInfo
 EASTERN = ZoneInfo("America/New_York")
 CUTOFF = dt.time(14, 0)  # US Eastern: submissions received before it make that day's announcement
 ANNOUNCE_AT = dt.time(20, 0)  # US Eastern, on the evening before the announcement day
+# how long after ANNOUNCE_AT a listing may still come (the feed is rebuilt around midnight Eastern, late ones by early
+# morning): the ingest job polls this long, and a listing not stored by then is given up
+LISTING_WAIT = dt.timedelta(hours=10)
 
 # Evenings (US Eastern dates) without an announcement; the announcement day after each is skipped. A holiday on
 # a Friday changes nothing (Friday evenings have no announcement anyway).
@@ -60,6 +63,13 @@ def is_announcement_evening(evening: dt.date) -> bool:
 def is_announcement_day(day: dt.date) -> bool:
     """Whether `day` has an arXiv listing (its RSS feed is dated `day`): Monday-Friday after a non-holiday evening."""
     return is_announcement_evening(day - _ONE_DAY)
+
+
+def listing_given_up(day: dt.date) -> dt.datetime:
+    """When announcement day `day`'s listing is no longer expected, in UTC: `LISTING_WAIT` after 20:00 US Eastern on
+    the evening before (10:00 UTC in summer, 11:00 in winter)."""
+    evening = dt.datetime.combine(day - _ONE_DAY, ANNOUNCE_AT, tzinfo=EASTERN).astimezone(dt.UTC)
+    return evening + LISTING_WAIT
 
 
 def announcement_days(start: dt.date, end: dt.date) -> list[dt.date]:

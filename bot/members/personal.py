@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from bot.core import Core
-from bot.digests.build import attach_tldrs
+from bot.digests.build import attach_tldrs, missing_days_note
 from bot.digests.delivery import DeliveryResult, Poster, deliver
 from bot.digests.due import DigestSchedule, due_days, parse_stored_at, split_by_catchup
 from bot.digests.standing import ranked_candidates
@@ -95,6 +95,9 @@ async def personal_digest(
         start = min(p.announced for p in papers)
     if not papers and profile.categories:
         notes.append(f"No stored papers in your categories ({', '.join(profile.categories)}) on these days.")
+    gaps = await missing_days_note(core, day - dt.timedelta(days=6), day) if weekly else ""
+    if gaps:
+        notes.append(gaps)
     return Digest(
         day=day,
         profile_name=profile.name,
@@ -174,7 +177,7 @@ async def deliver_due_personal_digests(
             last_sent = await core.repo.last_sent_day(personal[0].id) if personal and personal[0].id else None
             due = due_days(schedule, now, days, last_sent, stored_at=stored_at)
             if catchup is not None and due:
-                due, skipped = split_by_catchup(schedule, due, now, catchup)
+                due, skipped = split_by_catchup(schedule, due, now, catchup, stored_at)
                 for day in skipped:
                     if (user.key, day) not in _SKIP_LOGGED:
                         _SKIP_LOGGED.add((user.key, day))

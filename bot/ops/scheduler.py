@@ -19,7 +19,9 @@ when the day's papers were stored if that is later (a post time before the annou
 not post yesterday's digest as today's. A weekly channel's digest is due at its post time on its weekday, covering
 the seven days ending there (`bot.digests.due`), again no earlier than that weekday's papers were stored when it is an
 announcement day, with the same catch-up; the ledger keys it by that weekday's date,
-so a restart neither posts the week twice nor passes it over.
+so a restart neither posts the week twice nor passes it over. When that weekday's listing never comes (the ingest
+failed), the week goes out once the listing is given up, with the days that are stored and a note naming the missing
+ones; its catch-up then counts from that moment.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from bot.digests.delivery import DeliveryResult, Poster, PreparedDigest, prepare
 from bot.digests.due import DigestSchedule, due_days, parse_stored_at, split_by_catchup
 from bot.digests.due import post_moment as schedule_post_moment
 from bot.errors import PaperscoutError
+from bot.ingest.announce import LISTING_WAIT
 from bot.models import Digest, Profile, Target
 from bot.ops.logs import elapsed_ms, log_event
 
@@ -47,7 +50,7 @@ ARXIV_ZONE = zoneinfo.ZoneInfo("America/New_York")
 INGEST_HOUR = 20  # arXiv announces Sunday-Thursday at 20:00 US Eastern
 INGEST_DAYS = "sun,mon,tue,wed,thu"
 INGEST_PAUSES_MINUTES = (10, 20, 30, 30, 30, 60)  # between polls of an unchanged feed; the last one repeats
-INGEST_CUTOFF_HOURS = 10.0  # after 20:00 ET: the feed is rebuilt around midnight ET, late ones by early morning
+INGEST_CUTOFF_HOURS = LISTING_WAIT.total_seconds() / 3600  # after 20:00 ET (`bot.ingest.announce`)
 TICK_SECONDS = 60
 MISFIRE_GRACE_SECONDS = 300  # a tick delayed by a busy loop still runs (APScheduler's default is 1 s)
 MAX_PARALLEL_POSTS = 64  # targets posted to at once; each platform's sender paces its own requests (1/s per chat)
@@ -119,7 +122,7 @@ def due_channel_days(
     if target.schedule == "weekly":
         schedule = DigestSchedule("weekly", target.post_time, target.timezone, target.weekly_day)
         week = due_days(schedule, now, days, last_sent, stored_at=stored_at)
-        weekly, late = split_by_catchup(schedule, week, now, catchup)
+        weekly, late = split_by_catchup(schedule, week, now, catchup, stored_at)
         return DueDays(tuple(weekly), tuple(late))
     due: list[dt.date] = []
     skipped: list[dt.date] = []
