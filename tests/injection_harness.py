@@ -24,12 +24,12 @@ from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
 
-from bot.chat.messages import AnswerReply, Place
+from bot.chat.messages import AnswerReply, DigestReply, Place
 from bot.chat.setup import SetupDraft, channel_profile, parse_interests
 from bot.core import Core
 from bot.digests.build import build_digest
 from bot.errors import PaperscoutError
-from bot.frontends.discord.render import answer_messages, digest_messages
+from bot.frontends.discord.render import render as discord_render
 from bot.frontends.telegram.render import render, render_digest
 from bot.ingest.save import store_papers
 from bot.llm.guard import quotes_instructions
@@ -149,7 +149,7 @@ def answer_renderings(answer: Answer) -> list[Rendered]:
     reply = AnswerReply(answer.text, views, answer.window, usage_line=usage_line(answer.usage))
     discord = [
         " ".join(filter(None, [e.title or "", e.description or "", e.footer.text or ""]))
-        for m in answer_messages(reply)
+        for m in discord_render(reply)
         for e in m.embeds
     ]
     return [
@@ -162,7 +162,7 @@ def answer_renderings(answer: Answer) -> list[Rendered]:
 def digest_renderings(view: DigestView) -> list[Rendered]:
     """A digest as Markdown, the terminal, Discord embeds, Telegram HTML and the web archive's day page."""
     discord = []
-    for message in digest_messages(view):
+    for message in discord_render(DigestReply(view)):
         for embed in message.embeds:
             discord += [embed.title or "", embed.description or "", embed.footer.text or ""]
             discord += [f"{f.name} {f.value}" for f in embed.fields]

@@ -16,12 +16,13 @@ import pytest
 
 from bot.chat import setup as channel_setup
 from bot.chat.commands import COMMANDS
+from bot.chat.messages import DigestReply
 from bot.config import Settings
 from bot.core import Core
 from bot.digests.delivery import DeliveryError
 from bot.frontend import front_end
 from bot.frontends.discord.app import PaperscoutBot, start_discord
-from bot.frontends.discord.render import digest_messages
+from bot.frontends.discord.render import render
 from bot.models import Digest, Paper, ScoredPaper, Target
 from bot.ops.logs import FIELDS
 from bot.views.model import digest_view
@@ -436,7 +437,7 @@ def test_rendered_digest_messages_pass_discords_checks() -> None:
         for n in range(40)
     )
     view = digest_view(Digest(paper.announced, "p" * 500, 10**6, items, notes=("n" * 3000,) * 9))
-    messages = digest_messages(view)
+    messages = render(DigestReply(view))
     embeds = [e for m in messages for e in m.embeds]
     assert embeds[0].title.startswith("p") and len([e for e in embeds if e.url]) == 40  # the header, every paper
     assert "n" * 100 in embeds[-1].description  # the notes last

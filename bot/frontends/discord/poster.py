@@ -21,9 +21,8 @@ import discord
 from bot.chat.driver import ChatDriver, Failure
 from bot.chat.messages import Reply
 from bot.digests.delivery import DeliveryError
-from bot.frontends.discord.render import EMBEDS, page_message, render_reply
+from bot.frontends.discord.render import EMBEDS, message, render
 from bot.frontends.discord.render import Outgoing as OutgoingMessage
-from bot.frontends.discord.render import digest_messages as render_digest
 from bot.frontends.discord.send import send_to_channel
 from bot.models import PERSONAL_CHAT_PREFIX, Target
 from bot.views.layout import Page, clip
@@ -84,7 +83,7 @@ class DiscordPoster(ChatDriver):
     """Sends replies and digests to Discord channels and members' DMs through a logged-in client (discord.py paces
     itself)."""
 
-    platform, title, sends_files = "discord", "Discord", False  # a file is a message's attachment (`render_reply`)
+    platform, title, sends_files = "discord", "Discord", False  # a file is a message's attachment (`render`)
     style = EMBEDS
 
     def __init__(self, client: discord.Client, core: Core, controller: ChatController) -> None:
@@ -93,19 +92,19 @@ class DiscordPoster(ChatDriver):
         self._threadless: set[int] = set()  # headers whose channel refused a thread: the rest goes in the channel
 
     def message(self, page: Page) -> OutgoingMessage:
-        """A page as embeds."""
-        return page_message(page, embeds=True)
+        """A page as a message (`render.message`)."""
+        return message(page)
 
     def render(self, reply: Reply) -> list[OutgoingMessage]:  # type: ignore[override]
-        """A reply as Discord messages (`render_reply`: text as content, papers and answers as embeds)."""
-        return render_reply(reply)
+        """A reply as Discord messages (`render.render`: text alone as content, anything with cards as embeds)."""
+        return render(reply)
 
-    def render_digest(self, target: Target, view: DigestView) -> list[OutgoingMessage]:
+    def render_digest(self, target: Target, view: DigestView) -> list[OutgoingMessage]:  # type: ignore[override]
         """The digest as Discord messages, in sending order: the header (with the first papers), then the rest,
         which go into a thread under the header."""
-        messages = render_digest(view)
-        for message in messages[1:]:
-            message.thread = clip(f"More papers: {view.title}", THREAD_NAME_MAX)
+        messages: list[OutgoingMessage] = super().render_digest(target, view)  # type: ignore[assignment]
+        for later in messages[1:]:
+            later.thread = clip(f"More papers: {view.title}", THREAD_NAME_MAX)
         return messages
 
     async def send(

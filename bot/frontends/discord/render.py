@@ -4,40 +4,29 @@ Discord's part is only the style and the shape of a message: outside text escape
 with ``**``, backticks, ``[x](javascript:...)``, ``@everyone``, ``<@&123>`` or LaTeX shows as written and links or
 mentions nothing), ``**bold**``, ``*italic*`` and ``[text](url)``; text as a message's content (2,000 characters);
 a digest, an answer and paper cards as one embed per block, a paper's title linking the embed (10 embeds and 6,000
-characters a message, 4,096 a description, 256 a title); 5 rows of 5 buttons, labels of 80. Sending is `send`'s.
+characters a message, 4,096 a description, 256 a title); 5 rows of 5 buttons, labels of 80. An answer also says
+the papers' window and that a reply follows it up. Sending is `send`'s.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import discord
 
-from bot.chat.messages import AnswerReply, DigestReply, FileReply, Reply, layout
+from bot.chat.messages import AnswerReply, FileReply, Reply, layout
 from bot.text.safetext import clean_text
-from bot.views.layout import (
-    Block,
-    Page,
-    Span,
-    Style,
-    answer_blocks,
-    choice_block,
-    digest_blocks,
-    pack,
-    paper_block,
-    text_block,
-)
-from bot.views.model import DigestView
+from bot.views.layout import Page, Span, Style, answer_blocks, pack
 
 CONTENT_MAX = 2000
 TITLE_MAX = 256
 DESCRIPTION_MAX = 4096
 COLOUR = discord.Colour(0xB31B1B)  # arXiv red
-SOURCES = (Span("Sources"),)  # the title of an answer's sources
 BUTTON_STYLES = {"up": discord.ButtonStyle.success, "down": discord.ButtonStyle.danger}
 primary, grey = discord.ButtonStyle.primary, discord.ButtonStyle.secondary
+PLAIN_KINDS = ("text", "choices")  # blocks shown as a message's content; the others are embeds
 
 _INLINE = re.compile(r"([\\*_~`|\[\]<@])")
 _LINE_START = re.compile(r"^([ \t]*)([#>-])", re.MULTILINE)
@@ -78,7 +67,7 @@ class ContentStyle(Style):
 
 
 class EmbedStyle(ContentStyle):
-    """Discord markdown in embeds, one a block."""
+    """Discord markdown in embeds, one a block (the text a page begins with may be its content)."""
 
     message_limit = 6000
     block_limit = DESCRIPTION_MAX
@@ -110,19 +99,19 @@ class Outgoing:
     nonce: str = ""  # the same for the same digest message across restarts
 
 
-def _rows(page: Page, style: Style) -> list[list[Button]]:
+def _rows(page: Page) -> list[list[Button]]:
     """The page's buttons in rows: a choice is primary, a thumbs up green, a thumbs down red."""
     return [
         [
             Button(
-                style.label(b),
+                EMBEDS.label(b),
                 b.value,
                 primary if block.kind == "choices" else BUTTON_STYLES.get(b.value.split(":")[1], grey),
             )
             for b in row
         ]
         for block in page.blocks
-        for row in style.rows(block)
+        for row in EMBEDS.rows(block)
     ]
 
 
@@ -143,59 +132,26 @@ def _embeds(page: Page) -> list[discord.Embed]:
     return embeds
 
 
-def _once(blocks: Iterable[Block]) -> list[Block]:
-    """Discord refuses a message whose buttons repeat a custom_id: a paper is shown once."""
-    seen: set[str] = set()
-    kept = []
-    for block in blocks:
-        values = {b.value for b in block.buttons}
-        if not (block.kind == "paper" and values & seen):
-            kept.append(block)
-            seen |= values
-    return kept
+def message(page: Page) -> Outgoing:
+    """A packed page as a message: the text it begins with as content when that fits, every other block an embed,
+    its buttons in rows ("Choose:" when it holds only buttons)."""
+    plain = tuple(itertools.takewhile(lambda block: block.kind in PLAIN_KINDS, page.blocks))
+    content = CONTENT.page(Page(plain))
+    if len(content) > CONTENT_MAX:
+        plain, content = (), ""
+    embeds = _embeds(Page(page.blocks[len(plain) :]))
+    return Outgoing(content=content or ("" if embeds else "Choose:"), embeds=embeds, rows=_rows(page))
 
 
-def page_message(page: Page, *, embeds: bool) -> Outgoing:
-    """A packed page as a message: as embeds, or as content (with "Choose:" when it holds only buttons)."""
-    return Outgoing(
-        content="" if embeds else (CONTENT.page(page) or "Choose:"),
-        embeds=_embeds(page) if embeds else [],
-        rows=_rows(page, EMBEDS if embeds else CONTENT),
-    )
-
-
-def messages(blocks: Iterable[Block], *, embeds: bool) -> list[Outgoing]:
-    """Blocks packed into messages (`page_message`)."""
-    return [page_message(page, embeds=embeds) for page in pack(_once(blocks), EMBEDS if embeds else CONTENT)]
-
-
-def digest_messages(view: DigestView) -> list[Outgoing]:
-    """A digest: the header, each paper (or each topic) in order, the notes last, in as few messages as fit."""
-    return messages(digest_blocks(view), embeds=True)
-
-
-def answer_messages(reply: AnswerReply) -> list[Outgoing]:
-    """An answer: its text, its sources, the papers' window and the LLM's cost."""
-    window = f"Papers from {reply.window[0].isoformat()} to {reply.window[1].isoformat()}"
-    follow = "Reply to this message to ask a follow-up." if reply.context_id else ""
-    blocks = answer_blocks(reply.text, reply.citations, usage=reply.usage_line, notes=[window, follow])
-    return messages(blocks, embeds=True)
-
-
-def render_reply(reply: Reply) -> list[Outgoing]:
-    """One controller reply as Discord messages (text as content, paper cards as embeds joining its last)."""
-    if isinstance(reply, DigestReply):
-        return digest_messages(reply.digest)
-    if isinstance(reply, AnswerReply):
-        return answer_messages(reply)
+def render(reply: Reply) -> list[Outgoing]:
+    """One controller reply as Discord messages: text alone as content (2,000 characters a message), anything with
+    cards as embeds; a file as an attachment with its caption."""
     if isinstance(reply, FileReply):
         return [Outgoing(content=CONTENT.fit((Span(reply.caption),), CONTENT_MAX), file=reply)]
-    if not reply.cards:
-        return messages(layout(reply), embeds=False)
-    text = messages(text_block(reply.text), embeds=False)
-    cards = [*(paper_block(card) for card in reply.cards), *choice_block(reply.choices)]
-    packed = messages(cards, embeds=True)
-    if text and packed:
-        text[-1].embeds, text[-1].rows = packed[0].embeds, packed[0].rows
-        packed = packed[1:]
-    return text + packed
+    blocks = layout(reply)
+    if isinstance(reply, AnswerReply):
+        window = f"Papers from {reply.window[0].isoformat()} to {reply.window[1].isoformat()}"
+        follow = "Reply to this message to ask a follow-up." if reply.context_id else ""
+        blocks = answer_blocks(reply.text, reply.citations, usage=reply.usage_line, notes=[window, follow])
+    plain = all(block.kind in PLAIN_KINDS for block in blocks)
+    return [message(page) for page in pack(blocks, CONTENT if plain else EMBEDS)]
