@@ -98,7 +98,8 @@ def test_follow_up_phrases_refer_to_the_previous_answer() -> None:
     ones = parse_question("and only the ones from this week?", FRIDAY, previous)
     assert ones.topic == "MoE" and set(ones.restrict_to) == {COMOE, PREMOE} and not ones.narrows
     routing = parse_question("and the ones about routing?", FRIDAY, previous)
-    assert routing.topic == "routing" and routing.narrows and set(routing.restrict_to) == {COMOE, PREMOE}
+    assert routing.topic == "MoE" and routing.constraints == ("routing",)
+    assert set(routing.restrict_to) == {COMOE, PREMOE}
     assert Turn.from_json(previous.to_json()) == previous
     assert Turn.from_json('{"topic": "x", "window": null, "authors": [], "categories": [], "paper_ids": []}')
 

@@ -19,4 +19,9 @@ class Filters:
     restrict_to: tuple[str, ...] = ()  # a follow-up about "those" papers
     excluded: tuple[str, ...] = ()  # topics the papers must not be about ("not about LLMs")
     contribution: str = ""  # "benchmark": the papers must introduce a benchmark or data set
-    narrows: bool = False  # a follow-up whose topic is a condition on the previous papers ("which of those are X")
+    narrows: bool = False  # the topic is a condition on the `restrict_to` papers ("which of those are X")
+    # topics the papers must also be about, each applied in turn over the whole match list of what comes before it
+    # ("diffusion papers? any on video?", a follow-up "which of those use RL?")
+    constraints: tuple[str, ...] = ()
+    narrowed_by: tuple[str, ...] = ()  # constraints the `restrict_to` papers already meet (a previous turn's)
+    loose: bool = False  # the constraints came without a pronoun ("what about X?"): if no paper meets them, X anew

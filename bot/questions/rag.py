@@ -22,8 +22,8 @@ from bot.questions.asked_authors import find_named_authors
 from bot.questions.coverage import vector_gap_note
 from bot.questions.filters import Filters
 from bot.questions.llm_parse import parse_with_llm
-from bot.questions.request import beyond, read_request
-from bot.questions.retrieval import retrieve_all, window_holds_papers
+from bot.questions.request import beyond, names_documents, read_request, refers_back, without_reference
+from bot.questions.retrieval import Retrieved, retrieve_all, window_holds_papers
 from bot.questions.spelling import corrected
 from bot.questions.timewords import MONTHS, WEEKDAYS, TimeWindow, find_time_window
 from bot.questions.topics import FILLER, META, topic_of
@@ -36,10 +36,6 @@ NOTHING_ASKED = (
 )
 
 _CALENDAR_WORDS = frozenset(WEEKDAYS) | frozenset(MONTHS)
-_FOLLOW_UP_REF = re.compile(
-    r"\b(those|these|them|of the above|among them|that list|the ones|ones|which of|any of)\b|^\W*(?:and\s+)?only\b",
-    re.IGNORECASE,
-)
 _CATEGORY = re.compile(
     r"\b(cs|stat|math|eess|econ|q-bio|q-fin|physics|astro-ph|cond-mat|nlin|hep-[a-z]{2}|nucl-[a-z]{2}|quant-ph|gr-qc)"
     r"\.([A-Za-z][A-Za-z\-]{1,12})\b",
@@ -72,7 +68,7 @@ class Answer:
 
 @dataclass
 class Turn:
-    """The state a follow-up question can refer to."""
+    """The state a follow-up question can refer to: the whole request answered and the papers it listed."""
 
     topic: str
     window: tuple[str, str] | None
@@ -80,6 +76,9 @@ class Turn:
     categories: list[str]
     paper_ids: list[str]
     more_ids: list[str] = field(default_factory=list)  # matching papers not shown yet, for /more
+    constraints: list[str] = field(default_factory=list)  # what narrowed the topic's papers ("video", "use RL")
+    excluded: list[str] = field(default_factory=list)
+    contribution: str = ""
 
     def to_json(self) -> str:
         """Serialise for the conversations table."""
@@ -97,6 +96,9 @@ class Turn:
             data["categories"],
             data["paper_ids"],
             data.get("more_ids", []),
+            data.get("constraints", []),
+            data.get("excluded", []),
+            data.get("contribution", ""),
         )
 
 
@@ -151,32 +153,62 @@ def parse_question(
     contribution = request.contribution
     if contribution and not topic and previous is None:
         topic, contribution = topic_of(rest), ""  # "benchmarks?" alone: the topic is benchmarks
-    restrict: tuple[str, ...] = ()
-    narrows = False
-    if previous is not None and has_words(question):
-        refers_back = bool(_FOLLOW_UP_REF.search(question))
-        # "and from last week?" has no topic of its own and continues the previous one
-        continues = refers_back or (not topic and not authors and not categories and not contribution)
-        if refers_back:
-            restrict = tuple(dict.fromkeys([*previous.paper_ids, *previous.more_ids]))
-            narrows = bool(topic)
-        if continues and not topic:
-            topic = previous.topic
-        if continues and window is None and previous.window:
-            start, end = (dt.date.fromisoformat(d) for d in previous.window)
-            window = TimeWindow(start, end, "as before")
-        if continues and not refers_back:
-            authors = authors or tuple(previous.authors)
-            categories = categories or tuple(previous.categories)
-    return Filters(
+    constraints = tuple(c for c in (topic_of(r) for r in request.refinements) if c)
+    filters = Filters(
         topic=topic,
         window=window,
         authors=authors,
         categories=categories,
-        restrict_to=restrict,
         excluded=tuple(e for e in (beyond(topic, topic_of(x)) for x in request.excluded) if e),
         contribution=contribution,
-        narrows=narrows,
+        constraints=constraints,
+    )
+    if previous is None or not has_words(question):
+        return filters
+    return follow_up(filters, request.text, rest, previous)
+
+
+def follow_up(filters: Filters, topic_text: str, question: str, previous: Turn) -> Filters:
+    """A question asked after `previous`, read as the previous request plus what the question adds.
+
+    - a question naming the previous papers by a pronoun ("which of those ...", "only the ones ...", "them"), or
+      picking among them without a subject of its own ("any on video?", "which use RL?", "what about video?"),
+      narrows the previous answer's whole match list: its topic (read as any question's, its subject and relation
+      removed) becomes a constraint, and a contribution type, exclusion, author or window it names apply as filters;
+    - a question adding nothing but a time phrase ("and from Thursday?") asks the whole previous request again over
+      that window;
+    - anything else is a new question.
+    """
+    explicit = refers_back(question)
+    adds = bool(filters.topic or filters.contribution or filters.excluded)
+    own_subject = names_documents(question) and not explicit
+    narrows = explicit or (adds and not own_subject and not filters.authors and not filters.categories)
+    nothing_new = not adds and not filters.authors and not filters.categories
+    if not narrows and not nothing_new:
+        return filters
+    window = filters.window
+    if window is None and previous.window:
+        start, end = (dt.date.fromisoformat(d) for d in previous.window)
+        window = TimeWindow(start, end, "as before")
+    excluded = tuple(dict.fromkeys([*previous.excluded, *filters.excluded]))
+    carried = replace(
+        filters,
+        topic=previous.topic,
+        window=window,
+        authors=filters.authors or tuple(previous.authors),
+        categories=filters.categories or tuple(previous.categories),
+        excluded=excluded,
+        contribution=filters.contribution or previous.contribution,
+    )
+    if not narrows:  # "and from Thursday?": the previous request, narrowings included, over the new window
+        return replace(carried, constraints=tuple(previous.constraints))
+    constraint = topic_of(without_reference(topic_text)) if filters.topic else ""
+    return replace(
+        carried,
+        restrict_to=tuple(dict.fromkeys([*previous.paper_ids, *previous.more_ids])),
+        constraints=tuple(dict.fromkeys(c for c in (constraint, *filters.constraints) if c)),
+        narrowed_by=tuple(previous.constraints),
+        loose=not explicit,
     )
 
 
@@ -209,6 +241,9 @@ def subject_of(filters: Filters) -> str:
     parts = ["introducing a benchmark or data set"] if filters.contribution else []
     if filters.topic:
         parts.append(f"about {filters.topic}")
+    narrowed = (*filters.narrowed_by, *filters.constraints)
+    if narrowed:
+        parts.append(("and " if parts else "") + "about " + " and ".join(narrowed))
     if filters.excluded:
         parts.append("and not about " + " or ".join(filters.excluded))
     if filters.authors:
@@ -224,6 +259,12 @@ def more_offer(count: int) -> str:
     return f"{count} more {noun} (the topic is in their title or abstract): /more lists them."
 
 
+def describe_days(window: tuple[dt.date, dt.date]) -> str:
+    """'Tuesday 2025-05-27' or 'Monday 2025-05-26 to Friday 2025-05-30'."""
+    start, end = (f"{d.strftime('%A')} {d.isoformat()}" for d in window)
+    return start if start == end else f"{start} to {end}"
+
+
 def extractive_answer(
     filters: Filters,
     papers: Sequence[Paper],
@@ -231,12 +272,16 @@ def extractive_answer(
     window: tuple[dt.date, dt.date],
     *,
     more: int = 0,
+    stored: bool = True,
 ) -> str:
     """An answer without an LLM: the matching papers, numbered for citation, each with its TL;DR (and its day when
-    the window holds several), then how many more match."""
+    the window holds several), then how many more match. `stored` False: the window holds no stored paper at all,
+    and the answer names its days."""
     subject = subject_of(filters)
     if not papers:
         hint = "Try a wider window (for example 'this month' or 'in 2025') or other words."
+        if not stored:
+            return f"No papers are stored for {describe_days(window)}, so none {subject}. {hint}"
         return f"No stored papers {subject} announced {describe_window(window)}. {hint}"
     total = len(papers) + more
     noun = "paper" if total == 1 else "papers"
@@ -274,6 +319,26 @@ async def next_page(core: Core, conversation_id: str, asker: str, count: int) ->
     return [papers[i] for i in page if i in papers], len(rest)
 
 
+async def narrowed(
+    core: Core, filters: Filters, *, profile: Profile | None = None
+) -> tuple[Filters, list[Retrieved], list[Retrieved], str]:
+    """The papers of `filters`' request, then of each constraint in turn among all of them (shown and offered): the
+    filters finally answered, the papers to show and to offer, and a note when a loose refinement ("what about X?")
+    matched none of the previous papers and was answered as a new topic instead."""
+    found, offered = await retrieve_all(core, replace(filters, constraints=()), profile=profile)
+    for constraint in filters.constraints:
+        ids = tuple(dict.fromkeys(r.paper.id for r in (*found, *offered)))
+        step = Filters(topic=constraint, window=filters.window, restrict_to=ids, narrows=True)
+        before = len(ids)
+        found, offered = await retrieve_all(core, step, profile=profile) if ids else ([], [])
+        if filters.loose and not any(r.in_title or r.in_abstract for r in found):
+            anew = Filters(topic=constraint, window=filters.window)
+            found, offered = await retrieve_all(core, anew, profile=profile)
+            base = subject_of(replace(filters, constraints=())).removeprefix("about ")
+            return anew, found, offered, f"None of the {before} papers about {base} is about {constraint}."
+    return filters, found, offered, ""
+
+
 async def ask(
     core: Core,
     question: str,
@@ -300,7 +365,9 @@ async def ask(
     if core.llm is not None and core.settings.llm_parse_questions and previous is None and has_words(question):
         parsed = await parse_with_llm(core, question, today)
         if parsed is not None:
-            filters = Filters(parsed.topic, parsed.window, parsed.authors, parsed.categories)
+            filters = replace(
+                filters, topic=parsed.topic, window=parsed.window, authors=parsed.authors, categories=parsed.categories
+            )
     if filters.topic:
         filters = replace(filters, topic=await corrected(core, filters.topic))
     window = await effective_window(core, filters, today)
@@ -309,16 +376,18 @@ async def ask(
     if not has_words(question):
         # emoji or punctuation only: say so, and keep the conversation's context for the next real question
         return Answer(text=NOTHING_ASKED, citations=(), window=window, filters=filters)
-    found, offered = await retrieve_all(core, filters, profile=profile)
+    filters, found, offered, note = await narrowed(core, filters, profile=profile)
     # retrieval already filters by the window; this keeps "never cite outside it" true whatever changes upstream
     papers = [r.paper for r in found if window[0] <= r.paper.announced <= window[1]]
     more = tuple(r.paper for r in offered if window[0] <= r.paper.announced <= window[1])
     tldrs = await shown_tldrs(core, papers)
-    text, cited, usage = extractive_answer(filters, papers, tldrs, window, more=len(more)), tuple(papers), {}
+    stored = bool(papers) or await window_holds_papers(core, filters.window)
+    text = extractive_answer(filters, papers, tldrs, window, more=len(more), stored=stored)
+    text, cited, usage = (f"{note}\n{text}" if note else text), tuple(papers), {}
     # nothing found where papers are stored, or found by their words alone: the vector store may be what is wrong
     # (an empty window needs no look at it: opening Chroma costs a cold command a second)
     unembedded = not all(r.embedded for r in (*found, *offered))
-    if unembedded or (not found and await window_holds_papers(core, filters.window)):
+    if unembedded or (not found and stored):
         gap = await vector_gap_note(core)
         text = f"{gap}\n{text}" if gap else text
     if core.llm is not None and papers:
@@ -340,6 +409,9 @@ async def ask(
             categories=list(filters.categories),
             paper_ids=[p.id for p in cited],
             more_ids=[p.id for p in more],
+            constraints=[*filters.narrowed_by, *filters.constraints],
+            excluded=list(filters.excluded),
+            contribution=filters.contribution,
         )
         await core.repo.save_conversation_state(conversation_id, turn.to_json(), asker, max_age=ttl)
     return answer

@@ -7,6 +7,9 @@
 - clarifications: "X, i.e. A or B", "X (A, B, ...)", "X — A, B", "X? A, B": the parenthesised or explained words
   (or a sentence after the question) are further alternatives of the same need, written as examples (`as_examples`)
   for `bot.questions.topics.topic_alternatives`;
+- refinements: a sentence whose subject is a pronoun or quantifier for the papers asked about ("diffusion papers? any
+  on video?", "... which of them use RL?") narrows them by what follows (`Request.refinements`); the same reading
+  tells a follow-up's constraint (`without_reference`);
 - how the papers came out ("were announced", "posted", "based on") is no topic (`without_publication`);
 - markup typed into a question (`<b>`, `&amp;`) is no topic.
 """
@@ -79,6 +82,25 @@ _ASKING = r"(?:what|which|who|whom|whose|how|why|when|where|is|are|was|were|do|d
 _ASKING += r"please|show|list|give|tell|find|also|and|but|thanks|thank|i|i'm|we|they|any|anything)\b"
 _ASKS = re.compile(rf"\W*{_ASKING}", re.IGNORECASE)
 _TOPIC_WORD = re.compile(r"[^\W\d_][\w\-']*")
+# A subject standing for papers already named: a pronoun or demonstrative ("those", "them", "the ones"), or a
+# determiner, quantifier or "which" with its noun left out ("any on video", "which use RL", "only the theoretical
+# ones", "what about video"): what follows it says which of them are meant.
+_SELECTOR = re.compile(
+    r"^\W*(?:(?:and|but|also|so|or|then|now|ok|okay)\b\W*)*(?:(?:do|does|did|are|is|were|was|can)\s+)?"
+    r"(?:(?:only|just)\b\s*)?"
+    r"(?:(?:which|any|some|none|few|all|many|most)\s+(?:of|among)\s+(?:them|those|these|the\s+above)\b|"
+    r"(?:what|how)\s+about\b(?:\s+(?:the\s+)?ones\b)?|those\b|these\b|them\b|the\s+ones\b|ones\b|"
+    r"(?:which|any|some)\b(?:\s+ones\b)?|(?=\S))",
+    re.IGNORECASE,
+)
+_SELECTS = re.compile(
+    r"^\W*(?:(?:and|but|also|so|or|then|now)\b\W*)*(?:(?:do|does|did|are|is|were|was|can)\s+)?"
+    r"(?:only\b|just\b|(?:which|any|some|none)\b(?!\s+(?:papers?|preprints?|works?|articles?|research|studies)\b)|"
+    r"(?:what|how)\s+about\b|those\b|these\b|them\b|the\s+ones\b|ones\b)",
+    re.IGNORECASE,
+)
+_REFERENCE = re.compile(r"\b(?:those|these|them|ones|of\s+the\s+above|among\s+them|that\s+list)\b", re.IGNORECASE)
+_DOCUMENT = re.compile(r"\b(?:papers?|preprints?|works?|articles?|research|studies|publications?)\b", re.IGNORECASE)
 _CLARIFY = re.compile(
     rf"\s*(?:,\s*)?(?:\bi\.\s?e\.?,?|\bie\.?,|\bnamely\b|\bin\s+other\s+words\b|\bin\s+particular\b|\bfor\s+example\b|"
     rf"\bfor\s+instance\b|\bspecifically\b|\bespecially\b|\u2014|\u2013|\s-{{1,2}}\s|:|[?!]+(?=\s+(?!{_ASKING})\S))\s*",
@@ -105,6 +127,7 @@ class Request:
     text: str
     excluded: tuple[str, ...] = ()
     contribution: str = ""  # "benchmark" when the papers must introduce a benchmark or data set
+    refinements: tuple[str, ...] = ()  # later sentences narrowing the papers asked for ("... any on video?")
 
 
 def without_markup(text: str) -> str:
@@ -163,20 +186,57 @@ def without_publication(text: str) -> str:
     return _PUBLICATION.sub(r"\1", text)
 
 
-def without_side_requests(text: str) -> str:
-    """The question without a later sentence that asks or requests something of its own ("MoE papers? Show me the
-    newest."), when the first sentence holds a topic; a later sentence that only names things stays (it clarifies)."""
-    sentences = re.split(r"(?<=[?!])\s+(?=\S)", text.strip())
+def selects(text: str) -> bool:
+    """Whether `text` picks among papers already named: its subject is a pronoun ("those", "them", "the ones") or a
+    determiner whose noun is left out ("any on video?", "which use RL?", "only the theoretical ones", "what about
+    video?"); "which papers ..." and "any papers ..." ask anew."""
+    return bool(_SELECTS.match(text))
+
+
+def refers_back(text: str) -> bool:
+    """Whether `text` names papers already listed by a pronoun ("those", "them", "the ones", "of the above")."""
+    return bool(_REFERENCE.search(text))
+
+
+def names_documents(text: str) -> bool:
+    """Whether `text` says what it asks for ("papers", "work", "preprints"): a question with a subject of its own."""
+    return bool(_DOCUMENT.search(text))
+
+
+def without_reference(text: str) -> str:
+    """What a selecting sentence says of the papers it picks: its subject and the relation after it removed ("which of
+    them use RL?" -> "RL?", "only the theoretical ones" -> "theoretical", "any on video" -> "video")."""
+    subject = _SELECTOR.match(text)
+    rest = text[subject.end() :] if subject else text
+    rest = re.sub(r"^\s*(?:(?:are|is|were|was|do|does|did|that|which|who)\s+)+", " ", rest, flags=re.IGNORECASE)
+    return _TRAILING.sub("", _RELATION.sub("", rest, count=1).rstrip(" ?!.")).strip()
+
+
+def split_refinements(text: str) -> tuple[str, tuple[str, ...]]:
+    """The question without later sentences that ask or request something of their own ("MoE papers? Show me the
+    newest."), when the first sentence holds a topic, and the refinements among them: a sentence picking among the
+    papers asked for ("diffusion papers? any on video?") narrows them. A later sentence that only names things stays
+    (it clarifies)."""
+    sentences = re.split(r"(?<=[?!.])\s+(?=\S)", text.strip())
     if len(sentences) < 2 or not any(w.lower() not in FILLER | META for w in _TOPIC_WORD.findall(sentences[0])):
-        return text
-    return " ".join([sentences[0], *(s for s in sentences[1:] if not _ASKS.match(s))])
+        return text, ()
+    kept, refinements = [sentences[0]], []
+    for sentence in sentences[1:]:
+        picked = without_reference(sentence) if selects(sentence) and not names_documents(sentence) else ""
+        if picked and any(w.lower() not in FILLER | META for w in _TOPIC_WORD.findall(picked)):
+            refinements.append(picked)
+        elif not _ASKS.match(sentence):
+            kept.append(sentence)
+    return " ".join(kept), tuple(refinements)
 
 
 def read_request(text: str) -> Request:
-    """The topic text of a question (time words and authors already removed) with its exclusions and contribution."""
-    kept, excluded = split_exclusions(without_side_requests(without_publication(without_markup(text))))
+    """The topic text of a question (time words and authors already removed) with its exclusions, contribution and
+    refinements."""
+    kept, refinements = split_refinements(without_publication(without_markup(text)))
+    kept, excluded = split_exclusions(kept)
     kept, contribution = split_contribution(kept)
-    return Request(as_examples(kept), excluded, contribution)
+    return Request(as_examples(kept), excluded, contribution, refinements)
 
 
 def introduces_benchmark(title: str, abstract: str) -> bool:

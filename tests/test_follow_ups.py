@@ -1,0 +1,172 @@
+"""Issue 22: follow-up questions read as the previous request plus a new constraint.
+
+"those", "them", "the ones", "which of those" and a question without a subject of its own ("any on video?",
+"which use RL?") narrow the previous answer's whole match list by a constraint read as any question is read; a time
+phrase alone moves the whole previous request (topic, narrowing, contribution, exclusions) to that day; a day with
+nothing stored is named. Conversations over the bundled day's real papers, on topics of their own (diffusion and
+video, reinforcement learning and reasoning, speech, agents and benchmarks).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+
+import numpy as np
+import pytest
+
+from bot.core import Core
+from bot.embeddings.embedder import LocalEmbedder, paper_vectors
+from bot.ingest.limits import clean_paper
+from bot.models import Paper
+from bot.questions.rag import Answer, Turn, ask, parse_question
+from bot.questions.request import introduces_benchmark, read_request
+from bot.text.extractive import extractive_tldr
+
+MONDAY, THURSDAY, FRIDAY = dt.date(2025, 5, 26), dt.date(2025, 5, 29), dt.date(2025, 5, 30)
+TUESDAY = dt.date(2025, 5, 27)
+VIDEO_DIFFUSION = "2505.17561"  # "... Bayesian Active Noise Selection via Attention in Video Diffusion"
+_TOPICAL = ("diffusion", "video", "speech", "reinforcement", " rl", "agent", "theor")
+
+
+@pytest.fixture(scope="module")
+def conversation_papers(demo_papers: list[Paper], embedder: LocalEmbedder) -> tuple[list[Paper], np.ndarray]:
+    """The bundled day's papers on the conversations' topics plus 40 others, spread over Monday, Thursday and
+    Friday of one week (nothing on Tuesday), and their vectors."""
+    topical = [p for p in demo_papers if any(w in f" {p.title.lower()}" for w in _TOPICAL)]
+    others = [p for p in demo_papers if p not in topical][:40]
+    days = (MONDAY, THURSDAY, FRIDAY)
+    papers = [dataclasses.replace(clean_paper(p), announced=days[n % 3]) for n, p in enumerate([*topical, *others])]
+    return papers, paper_vectors(embedder.embed, papers)
+
+
+@pytest.fixture
+async def stored(core: Core, conversation_papers: tuple[list[Paper], np.ndarray]) -> dict[str, Paper]:
+    """The conversation papers stored as ingest stores them; by id."""
+    papers, vectors = conversation_papers
+    await core.repo.upsert_papers(papers)
+    tldrs = {p.id: extractive_tldr(p) for p in papers}
+    await core.repo.set_tldrs(tldrs, "extractive")
+    await core.vectors.upsert(papers, vectors, [tldrs[p.id] for p in papers])
+    return {p.id: p for p in papers}
+
+
+def _listed(answer: Answer) -> list[Paper]:
+    return [*answer.citations, *answer.more]
+
+
+# ---------------------------------------------------------------- reading a follow-up
+
+
+PREVIOUS = Turn("diffusion models", ("2025-05-26", "2025-05-30"), [], [], ["a", "b"], ["c"])
+
+
+@pytest.mark.parametrize(
+    ("question", "constraint"),
+    [
+        ("which of those are theoretical?", "theoretical"),
+        ("only the theoretical ones", "theoretical"),
+        ("which of them use RL?", "use RL"),  # an active verb is what the papers do
+        ("and the ones using reinforcement learning?", "reinforcement learning"),
+        ("any of these about video?", "video"),
+        ("any on video?", "video"),
+        ("which use RL", "use RL"),
+        ("what about video?", "video"),
+        ("only those about protein design", "protein design"),
+    ],
+)
+def test_a_follow_up_narrows_the_previous_request_by_its_constraint(question: str, constraint: str) -> None:
+    filters = parse_question(question, FRIDAY, PREVIOUS)
+    assert filters.topic == "diffusion models"  # the previous topic is kept
+    assert filters.constraints == (constraint,)
+    assert set(filters.restrict_to) == {"a", "b", "c"}  # the previous answer's whole list, not its first page
+
+
+def test_a_new_question_with_a_subject_of_its_own_is_no_follow_up() -> None:
+    filters = parse_question("any speech papers?", FRIDAY, PREVIOUS)
+    assert filters.topic == "speech" and not filters.restrict_to and not filters.constraints
+
+
+def test_a_time_phrase_alone_moves_the_whole_previous_request() -> None:
+    narrowed = Turn(
+        "agents", None, [], [], ["a"], [], constraints=["video"], contribution="benchmark", excluded=["LLM"]
+    )
+    moved = parse_question("and from Thursday?", FRIDAY, narrowed)
+    assert moved.window is not None and moved.window.start == moved.window.end == THURSDAY
+    assert moved.topic == "agents" and moved.constraints == ("video",)
+    assert moved.contribution == "benchmark" and moved.excluded == ("LLM",)
+    assert not moved.restrict_to  # the request again on that day, not the previous papers
+    only = parse_question("only the ones from Thursday?", FRIDAY, narrowed)
+    assert only.restrict_to == ("a",) and only.topic == "agents" and not only.constraints
+
+
+def test_a_later_sentence_that_selects_is_a_refinement_not_a_side_request() -> None:
+    assert read_request("diffusion papers? any on video?").refinements == ("video",)
+    assert read_request("reinforcement learning papers. Which of them are about reasoning?").refinements == (
+        "reasoning",
+    )
+    # a sentence asking about the papers' content is still no refinement, and adds nothing to the topic
+    asking = read_request("Is there anything on KV caches? What do they propose?")
+    assert asking.refinements == () and "propose" not in asking.text
+    filters = parse_question("diffusion papers? any on video?", FRIDAY)
+    assert filters.topic == "diffusion" and filters.constraints == ("video",)
+
+
+def test_a_turn_keeps_the_whole_request() -> None:
+    turn = Turn("agents", None, [], [], ["a"], [], constraints=["video"], contribution="benchmark", excluded=["LLM"])
+    assert Turn.from_json(turn.to_json()) == turn
+
+
+# ---------------------------------------------------------------- conversations over real papers
+
+
+async def test_any_on_video_narrows_the_diffusion_answer(core: Core, stored: dict[str, Paper]) -> None:
+    first = await ask(core, "diffusion model papers this week?", today=FRIDAY, conversation_id="v")
+    before = {p.id for p in _listed(first)}
+    answer = await ask(core, "any on video?", today=FRIDAY, conversation_id="v")
+    shown = {p.id for p in answer.citations}
+    assert VIDEO_DIFFUSION in shown and shown <= before
+    assert all("video" in f"{p.title} {p.abstract}".lower() for p in answer.citations)
+
+
+async def test_a_refinement_in_the_same_message_is_applied(core: Core, stored: dict[str, Paper]) -> None:
+    answer = await ask(core, "diffusion papers? any on video?", today=FRIDAY)
+    assert VIDEO_DIFFUSION in {p.id for p in answer.citations}
+    for paper in answer.citations:
+        text = f"{paper.title} {paper.abstract}".lower()
+        assert "diffusion" in text and "video" in text
+
+
+async def test_a_day_move_after_a_narrowing_keeps_both(core: Core, stored: dict[str, Paper]) -> None:
+    await ask(core, "reinforcement learning papers", today=FRIDAY, conversation_id="r")
+    narrowed = await ask(core, "which of them are about reasoning?", today=FRIDAY, conversation_id="r")
+    assert narrowed.citations
+    moved = await ask(core, "and from Thursday?", today=FRIDAY, conversation_id="r")
+    assert moved.window == (THURSDAY, THURSDAY) and moved.citations
+    for paper in _listed(moved):
+        text = f"{paper.title} {paper.abstract}".lower()
+        assert paper.announced == THURSDAY and "reason" in text
+        assert "reinforcement" in text or " rl" in text
+
+
+async def test_a_contribution_follow_up_is_kept_on_a_day_move(core: Core, stored: dict[str, Paper]) -> None:
+    await ask(core, "papers on LLM agents", today=FRIDAY, conversation_id="b")
+    benchmarks = await ask(core, "which of these introduce a benchmark?", today=FRIDAY, conversation_id="b")
+    assert benchmarks.citations and all(introduces_benchmark(p.title, p.abstract) for p in benchmarks.citations)
+    moved = await ask(core, "and from Monday?", today=FRIDAY, conversation_id="b")
+    assert moved.window == (MONDAY, MONDAY)
+    assert all(introduces_benchmark(p.title, p.abstract) for p in _listed(moved))
+
+
+async def test_a_day_with_nothing_stored_is_named(core: Core, stored: dict[str, Paper]) -> None:
+    await ask(core, "speech papers from Thursday", today=FRIDAY, conversation_id="s")
+    answer = await ask(core, "and Tuesday?", today=FRIDAY, conversation_id="s")
+    assert not answer.citations and answer.window == (TUESDAY, TUESDAY)
+    assert "Tuesday" in answer.text and "2025-05-27" in answer.text and "stored" in answer.text
+
+
+async def test_a_refinement_nothing_previous_carries_becomes_a_new_topic(core: Core, stored: dict[str, Paper]) -> None:
+    await ask(core, "speech papers this week", today=FRIDAY, conversation_id="n")
+    answer = await ask(core, "what about diffusion?", today=FRIDAY, conversation_id="n")
+    assert answer.citations and "diffusion" in answer.citations[0].title.lower()
+    assert "None of the" in answer.text
