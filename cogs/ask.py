@@ -1,6 +1,7 @@
-"""Questions in a channel: a reply to one of the bot's answers (a follow-up), or a mention, goes to the controller.
-The slash commands /ask, /search, /paper, /why, /similar and /help come from the command table
-(`bot.frontends.discord.commands`)."""
+"""Messages to the bot go to the controller: any DM (onboarding answers, typed commands, questions), and in a channel
+a reply to one of the bot's answers (a follow-up, a /setup answer) or a mention. Every slash command but /setup and
+/sync comes from the command table (`bot.frontends.discord.commands`); one that works only in a DM, such as
+/interests, run in a channel is answered in the member's DM (`bot.chat.driver.ChatDriver.respond`)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from bot.frontends.discord.app import PaperscoutBot
 
 
 class Ask(commands.Cog):
-    """Replies and mentions in channels."""
+    """DMs, and replies and mentions in channels."""
 
     def __init__(self, bot: PaperscoutBot) -> None:
         self.bot = bot
@@ -20,8 +21,13 @@ class Ask(commands.Cog):
     async def on_message(self, message: discord.Message) -> None:
         """In a channel, a member's reply to the bot or a mention goes to the controller: a follow-up question, an
         answer to a /setup question, or a question. Discord only shows the bot such messages' text (no privileged
-        intent)."""
-        if message.guild is None or message.author.bot or not message.content.strip():
+        intent). Any DM is the conversation."""
+        if message.author.bot:
+            return
+        if isinstance(message.channel, discord.DMChannel):
+            await self.bot.hear(message, message.content)
+            return
+        if message.guild is None or not message.content.strip():
             return
         context = await self.bot.get_context(message)
         if context.valid:  # the owner's "@paperscout sync"

@@ -870,3 +870,16 @@ async def test_a_closed_dm_turns_off_the_members_digest_keyed_by_their_user_id(
                 bot.poster, Target(platform="discord", chat_id=f"dm:{fake.owner_id}", profile_name="me"), digest
             )
     assert (await core.repo.get_user(owner)).digest_mode == "off"
+
+
+async def test_a_dm_command_run_in_a_channel_is_answered_in_the_members_dm(fake: DiscordFake, core: Core) -> None:
+    """/edit works only in a DM: run in a channel, the driver answers it in the member's DM and says so, for the
+    member alone, where it was run (as /interests does)."""
+    bot = new_bot(core)
+    async with running(bot, fake):
+        await synced(fake)
+        (note,) = await fake.wait_for_followups(fake.slash("edit", {"field": "interests"}, user=fake.member_id))
+        assert note["flags"] & 64 and "sent you a DM" in note["content"]
+        in_dm = fake.channel_messages(fake.dm_channel_of(fake.member_id))
+        assert in_dm and all("direct message" not in m["content"] for m in in_dm)
+    no_refusals(fake)

@@ -128,6 +128,11 @@ class ChatController:
                 return [onboarding_reply(await onboarding.start(self.core, speaker.user_key, speaker.display_name))]
             return text_reply("Welcome back! /digest shows your personal digest, /help lists everything.")
 
+    def only_in_dm(self, command: str) -> bool:
+        """Whether `command` (a name or an alias; '' for none) works only in a direct message."""
+        found = find(command.lower().lstrip("/")) if command else None
+        return found is not None and found.where == "dm"
+
     async def remember_message(self, place: Place, message_id: str, reply: Reply) -> None:
         """Note the platform id of a sent answer, so a reply to it continues its question context."""
         if isinstance(reply, AnswerReply) and reply.context_id and message_id:

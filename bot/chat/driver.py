@@ -12,10 +12,12 @@ administers the chat) and `dm_user(chat)` (whose DM a chat is, where a DM's id i
 The driver then does the rest the same way on every platform: the controller's replies as packed pages sent in
 order, the first quoting the message answered, an answer's messages remembered so a reply to them follows up
 (`reply`); a file, personal data, only ever to the asker's DM (`send_file`); a button's answer as the presser's
-notice, in the place, or in the presser's DM (`press`); a refusal mapped to the core's delivery policy (`deliver`):
-a wait the platform asked for is a `DeliveryError` with `retry_after`, markup the platform cannot read is logged as
-our bug and the page sent once as plain text, a chat that moved is followed (`bot.digests.poster.moved`), a gone
-chat is retired (`bot.digests.delivery.retire`) and never retried. It is also the platform's digest poster.
+notice, in the place, or in the presser's DM (`press`); a command or press answered through the platform's response
+to it, a command that works only in a DM run elsewhere answered in the member's DM (`respond`); a refusal mapped to
+the core's delivery policy (`deliver`): a wait the platform asked for is a `DeliveryError` with `retry_after`,
+markup the platform cannot read is logged as our bug and the page sent once as plain text, a chat that moved is
+followed (`bot.digests.poster.moved`), a gone chat is retired (`bot.digests.delivery.retire`) and never retried. It
+is also the platform's digest poster.
 """
 
 from __future__ import annotations
@@ -25,13 +27,13 @@ import contextlib
 import logging
 from abc import abstractmethod
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal
 
 from bot.chat.messages import FileReply, Incoming, Place, Reply, Speaker, TextReply, layout
 from bot.digests.delivery import DeliveryError, retire
 from bot.digests.poster import PlatformPoster, moved
-from bot.frontend import Expiring
+from bot.frontend import Expiring, front_end
 from bot.models import PERSONAL_CHAT_PREFIX, Target
 from bot.views.layout import Block, Page, Style, clip, digest_blocks, pack
 from bot.views.model import BUTTON_PREFIX, PAPER_ACTIONS, DigestView
@@ -93,6 +95,8 @@ class ChatDriver(PlatformPoster):
     sends_files = True  # False: a file is shown as `render` shows it (a note), like any other reply
     threaded = False  # True: every page of a reply goes into the thread `reply_to`, which is remembered as well
     open_a_dm = "Open a direct message with me to see this."
+    sent_to_dm = SENT_TO_DM
+    dm_refused = "I can't send you a direct message: open one with me, then run {command} again."
     file_only_in_dm = "I only send that in a direct message: open one with me and ask there."
 
     def __init__(self, core: Core, controller: ChatController) -> None:
@@ -118,6 +122,10 @@ class ChatDriver(PlatformPoster):
     async def fetch_admin(self, chat: str, user: str) -> bool:
         """Whether the platform says `user` administers `chat` (may raise what the library raises)."""
         return False
+
+    async def dm_chat(self, user: str) -> str:
+        """The chat of `user`'s DM with the bot, opened if need be (by default a DM's chat id is its user's)."""
+        return user
 
     async def dm_user(self, chat: str) -> str:
         """The id of the user whose DM `chat` is (a 'dm:<user>' chat, or by default a DM's chat id is its user's)."""
@@ -238,6 +246,23 @@ class ChatDriver(PlatformPoster):
         for message in self.render(TextReply(note)):
             await self.deliver(place.chat_id, message, reply_to)
             reply_to = ""
+
+    async def respond(
+        self, incoming: Incoming, answering: Answering, user: str, *, only_presser: bool = False
+    ) -> list[Reply]:
+        """A command or a press answered through the platform's response to it (`answering`, see `reply`). A command
+        that works only in a DM, run by `user` in a shared place, is answered in their DM instead, and the response
+        says where it went, or how to let the bot write to them (`dm_refused`)."""
+        if incoming.place.is_dm or not self.controller.only_in_dm(incoming.command):
+            replies = await self.controller.answer(incoming)
+        else:
+            dm = Place(self.platform, await self.dm_chat(user), is_dm=True)
+            speaker = replace(incoming.speaker, is_admin=False)
+            sent = await self.reply(dm, await self.controller.answer(replace(incoming, speaker=speaker, place=dm)))
+            run = front_end(self.platform).command(incoming.command.lower())
+            replies = [TextReply(self.sent_to_dm if sent else self.dm_refused.format(command=run), ephemeral=True)]
+        await self.reply(incoming.place, replies, answering=answering, only_presser=only_presser)
+        return replies
 
     async def press(
         self,

@@ -45,7 +45,7 @@ from bot.ops.logs import public_url
 
 log = logging.getLogger(__name__)
 
-COGS = ("cogs.admin", "cogs.ask", "cogs.feedback", "cogs.profile")
+COGS = ("cogs.admin", "cogs.ask", "cogs.feedback")
 PLATFORM = "discord"
 
 
@@ -219,14 +219,13 @@ class PaperscoutBot(commands.AutoShardedBot):
     async def respond(
         self, interaction: discord.Interaction, incoming: Incoming, *, private: bool = False
     ) -> list[Reply]:
-        """What a member did in an interaction (a command, a press) to the controller, its replies answering the
-        interaction through the driver (`Followups`): deferred first; outside a DM, every reply only for the member
-        when `private` (the defer too), else an ephemeral reply."""
+        """What a member did in an interaction (a command, a press) to the controller, answered through the
+        interaction by the driver (`ChatDriver.respond` with `Followups`): deferred first; outside a DM, every reply
+        only for the member when `private` (the defer too), else an ephemeral reply."""
         if not interaction.response.is_done():
             await interaction.response.defer(ephemeral=private and not incoming.place.is_dm, thinking=True)
-        replies = await self.controller.handle(incoming)
         answer = Followups(interaction)
-        await self.poster.reply(incoming.place, replies, answering=answer, only_presser=private)
+        replies = await self.poster.respond(incoming, answer, str(interaction.user.id), only_presser=private)
         await answer.finish()
         return replies
 

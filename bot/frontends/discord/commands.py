@@ -3,7 +3,7 @@ name, help and option are written once: its name as Discord members run it (`FRO
 line as its description, and its one option read from the table's usage (a paper, a question, words, a schedule,
 a field), and the words its argument begins with (`Command.actions`) as an ``action`` option's choices. Where it works
 and who may run it follow the table too (a channel command is guild-only, an admin's needs Manage Server by default).
-Commands with options of their own (/setup, /interests, /sync) are written in their cogs, described from the table
+Commands with options of their own (/setup, /sync) are written in their cogs, described from the table
 the same way (`description`).
 """
 
@@ -74,12 +74,12 @@ async def paper_choices(interaction: discord.Interaction, current: str) -> list[
 
 
 def _callback(name: str) -> Callable[..., Any]:
-    public = name in PUBLIC
+    public, run_as = name in PUBLIC, slash_name(name)  # as the member ran it: /interests is not Telegram's /start
 
     async def run(interaction: discord.Interaction, **given: str) -> None:
         args = " ".join(value for value in given.values() if value)
         # in a DM only the member sees it anyway: a reply is kept, not ephemeral (the driver's rule)
-        await interaction.client.run_command(interaction, name, args, private=not public)  # type: ignore[attr-defined]
+        await interaction.client.run_command(interaction, run_as, args, private=not public)  # type: ignore[attr-defined]
 
     return run
 

@@ -85,6 +85,11 @@ class DiscordPoster(ChatDriver):
 
     platform, title, sends_files = "discord", "Discord", False  # a file is a message's attachment (`render`)
     style = EMBEDS
+    sent_to_dm = "I sent you a DM."
+    dm_refused = (
+        "I can't send you a DM: your DMs are closed for this server. Allow direct messages from server members "
+        "(Privacy Settings), then run {command} again."
+    )
 
     def __init__(self, client: discord.Client, core: Core, controller: ChatController) -> None:
         super().__init__(core, controller)
@@ -173,11 +178,14 @@ class DiscordPoster(ChatDriver):
                     return str(channel.recipient.id)
         return await super().dm_user(chat)
 
+    async def dm_chat(self, user: str) -> str:
+        """The member's DM channel, opened if need be."""
+        found = self.client.get_user(int(user)) or await self.client.fetch_user(int(user))
+        return str((found.dm_channel or await found.create_dm()).id)
+
     async def _destination(self, chat: str) -> discord.abc.Messageable:
         if chat.startswith(PERSONAL_CHAT_PREFIX):
-            user_id = int(chat[len(PERSONAL_CHAT_PREFIX) :])
-            user = self.client.get_user(user_id) or await self.client.fetch_user(user_id)
-            return user.dm_channel or await user.create_dm()
+            chat = await self.dm_chat(chat.removeprefix(PERSONAL_CHAT_PREFIX))
         channel = self.client.get_channel(int(chat)) or await self.client.fetch_channel(int(chat))
         if not isinstance(channel, discord.abc.Messageable):
             raise DeliveryError("that is not a channel messages can be posted in", permanent=True)
