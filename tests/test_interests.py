@@ -68,6 +68,33 @@ def test_a_coordinated_interest_reads_as_each_thing_it_names() -> None:
     assert one_line.topic_phrase("sparse mixture-of-experts") is not None
 
 
+def test_a_coordination_inside_a_name_is_that_name() -> None:
+    # before: [vision, language model] | [language model], so every language-model paper held the interest whole
+    (reading,) = interest_query("vision and language models").alternatives
+    assert [u.key for u in reading] == ["vision language model"]
+
+
+VISION_LANGUAGE = [paper(f"vl{i}", f"A vision-language model {i}", "It reads images and text.") for i in range(3)]
+VISION_LANGUAGE += [
+    paper("lm", "Language models that reason", "A language model for math."),
+    paper("image", "Image generation with diffusion", "We generate images."),
+    paper("video", "Video generation with diffusion", "We generate videos, unlike image and video editors."),
+]
+VISION_LANGUAGE += [paper(str(i), f"Paper {i}", "Nothing related.") for i in range(6)]
+
+
+def test_the_corpus_tells_one_concept_from_two_interests() -> None:
+    features = rank.paper_features(VISION_LANGUAGE)
+    # the papers write "vision-language": one concept, so a paper about language alone is not about it
+    title, text = one_line.coverage(features, interest_query("vision and language"), 0.5)
+    assert title[:3].tolist() == [1.0, 1.0, 1.0]
+    assert text[3] == 0.0  # before: [vision] | [language], the language-model paper held the interest whole
+    assert not one_line.written_as_compound(features, *interest_query("image and video generation").compounds[0])
+    # they never write "image-video": image generation and video generation are two interests
+    title, _ = one_line.coverage(features, interest_query("image and video generation"), 0.5)
+    assert title[4] > 0.99 and title[5] > 0.99
+
+
 def test_a_paper_about_one_conjunct_is_about_the_interest() -> None:
     papers = [
         paper("defense", "Jailbreak defenses for LLMs", "A filter for LLMs stops jailbreak prompts."),

@@ -123,6 +123,11 @@ class InterestQuery:
 
     alternatives: tuple[tuple[Unit, ...], ...]
     details: tuple[Unit, ...]
+    # Two coordinated lone words ("vision and language") may be one concept or two interests: the day's papers
+    # decide (`bot.ranking.one_line.written_as_compound`). `compounds` are those pairs, `joint` the alternatives
+    # when every pair is one concept (the pair then one unit, its words written together).
+    compounds: tuple[tuple[Unit, Unit], ...] = ()
+    joint: tuple[tuple[Unit, ...], ...] = ()
 
 
 def is_coordination(text: str) -> bool:
@@ -136,14 +141,48 @@ def _lone_word(text: str, units: tuple[Unit, ...]) -> bool:
     return len(units) == 1 and not units[0].named and "-" not in text
 
 
-def _conjuncts(segment: str) -> list[tuple[Unit, ...]]:
+def _spans_a_name(parts: list[tuple[str, tuple[Unit, ...]]]) -> tuple[Unit, ...] | None:
+    """The units of the conjuncts read without their conjunctions when a named term runs across two of them
+    ("vision and language models" -> vision-language model): the coordination is inside the name."""
+    keys = [RANKER.key(interest_core(text)).split() for text, _ in parts]
+    tokens = [t for k in keys for t in k]
+    bounds = {sum(len(k) for k in keys[: i + 1]) for i in range(len(keys) - 1)}
+    i = 0
+    while i < len(tokens):
+        found = RANKER.find(tokens, i)
+        span = found[1] if found is not None else 1
+        if found is not None and any(i < b < i + span for b in bounds):
+            return phrase_units(" ".join(text for text, _ in parts))
+        i += span
+    return None
+
+
+def compound_unit(first: Unit, second: Unit) -> Unit:
+    """Two words as one unit, found where a text writes them together ("vision-language", "vision language")."""
+    words = (first.key, second.key)
+    return Unit(" ".join(words), (words,), (), first.weight + second.weight)
+
+
+@dataclass(frozen=True, slots=True)
+class _Segment:
+    conjuncts: list[tuple[Unit, ...]]
+    pair: tuple[Unit, Unit] | None = None  # a lone word and the first word of the next conjunct: one concept?
+    rest: tuple[Unit, ...] = ()  # what follows the pair in the last conjunct ("navigation")
+
+
+def _conjuncts(segment: str) -> _Segment:
     """The things a segment coordinates, each as units; a lone word borrows the head word of the last conjunct
     ("image and video generation" -> image generation, video generation) or else the first word of the first
-    ("jailbreak attacks and defenses" -> jailbreak attacks, jailbreak defenses)."""
+    ("jailbreak attacks and defenses" -> jailbreak attacks, jailbreak defenses). Two lone words alone ("vision
+    and language", "vision and language navigation") are also returned as a pair: whether the two words name one
+    thing (vision-language) or two is the corpus's to say."""
     parts = [(text, phrase_units(text)) for text in _CONJUNCTION.split(segment) if text.strip()]
     parts = [(text, units) for text, units in parts if units]
     if len(parts) < 2:
-        return [units for _, units in parts]
+        return _Segment([units for _, units in parts])
+    named = _spans_a_name(parts)
+    if named:
+        return _Segment([named])
     first, last = parts[0], parts[-1]
     out = []
     for k, (text, units) in enumerate(parts):
@@ -153,23 +192,38 @@ def _conjuncts(segment: str) -> list[tuple[Unit, ...]]:
             elif k > 0 and not _lone_word(*first):
                 units = first[1][:1] + units
         out.append(tuple(dict((u.key, u) for u in units).values()))
-    return out
+    pair = None
+    if len(parts) == 2 and _lone_word(*first) and not last[1][0].named:
+        pair = (first[1][0], last[1][0])  # "vision and language (navigation)": vision-language?
+    return _Segment(out, pair, last[1][1:] if pair else ())
+
+
+def _product(segments: list[list[tuple[Unit, ...]]], head: str) -> list[tuple[Unit, ...]]:
+    readings: list[tuple[Unit, ...]] = [()]
+    for conjuncts in segments:
+        readings = [r + c for r in readings for c in conjuncts]
+        if len(readings) > MAX_READINGS:
+            whole = phrase_units(head)
+            return [whole] if whole else []
+    return [tuple(dict((u.key, u) for u in r).values()) for r in readings if r]
 
 
 def _readings(head: str) -> list[tuple[Unit, ...]]:
     """Every thing a coordinated head names, each as the units a paper about it holds: one conjunct of each
     segment between prepositions ("KV cache compression and efficient attention kernels for inference" ->
     [KV cache, compression, inference], [efficient, attention, kernel, inference])."""
-    readings: list[tuple[Unit, ...]] = [()]
-    for segment in _PREPOSITION.split(head):
-        conjuncts = _conjuncts(segment)
-        if not conjuncts:
-            continue
-        readings = [r + c for r in readings for c in conjuncts]
-        if len(readings) > MAX_READINGS:
-            whole = phrase_units(head)
-            return [whole] if whole else []
-    return [tuple(dict((u.key, u) for u in r).values()) for r in readings if r]
+    return _read(head)[0]
+
+
+def _read(head: str) -> tuple[list[tuple[Unit, ...]], list[tuple[Unit, Unit]], list[tuple[Unit, ...]]]:
+    """(readings, the pairs of lone words, the readings when every pair is one concept)."""
+    segments = [s for s in (_conjuncts(part) for part in _PREPOSITION.split(head)) if s.conjuncts]
+    readings = _product([s.conjuncts for s in segments], head)
+    pairs = [s.pair for s in segments if s.pair is not None]
+    if not pairs:
+        return readings, [], []
+    joint = [[(compound_unit(*s.pair), *s.rest)] if s.pair else s.conjuncts for s in segments]
+    return readings, pairs, _product(joint, head)
 
 
 def examples(text: str) -> list[tuple[Unit, ...]]:
@@ -191,11 +245,11 @@ def interest_query(text: str) -> InterestQuery:
     [low, bit])."""
     details_text = " ".join(part for match in _DETAILS.finditer(text) for part in match.groups() if part)
     head_text = _DETAILS.sub(" ", text)
-    alternatives = _readings(interest_core(head_text)) if head_text.strip() else []
+    alternatives, pairs, joint = _read(interest_core(head_text)) if head_text.strip() else ([], [], [])
     head_keys = {u.key for units in alternatives for u in units}
     details = (
         tuple(u for u in phrase_units(details_text) if u.key not in head_keys and u.key not in _DETAIL_WORDS)
         if details_text.strip()
         else ()
     )
-    return InterestQuery(tuple(alternatives), details)
+    return InterestQuery(tuple(alternatives), details, tuple(pairs), tuple(joint))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -69,7 +70,7 @@ def _shared(unit: Unit, wanted: Sequence[Unit]) -> bool:
 def avoid_phrase(text: str, interests: Sequence[InterestQuery]) -> AvoidPhrase:
     """Read an avoid phrase as contribution kinds plus a topic; the topic keeps only what the interests lack."""
     kinds, rest = avoid_kinds(text)
-    wanted = [u for q in interests for units in (*q.alternatives, q.details) for u in units]
+    wanted = [u for q in interests for units in (*q.alternatives, *q.joint, q.details) for u in units]
     query = interest_query(text)
     alternatives: list[tuple[Unit, ...]] = []
     for units in (*query.alternatives, *examples(text)):  # "RL for LLMs (RLHF, GRPO)": RLHF is avoided too
@@ -127,6 +128,36 @@ def phrase_scores(features: PaperFeatures, profiles: Sequence[ProfileModel], wei
     return out
 
 
+# Two coordinated words are one concept ("vision and language": vision-language) when the papers holding both
+# mostly write them together; apart ("image and video", "reasoning and planning") they are two interests.
+COMPOUND_SHARE = 0.5
+MIN_COMPOUND_PAPERS = 3
+
+
+def written_as_compound(features: PaperFeatures, first: Unit, second: Unit) -> bool:
+    """Whether the day's papers write `first` and `second` as one compound ("vision-language", "vision language
+    model"): at least MIN_COMPOUND_PAPERS papers do, and at least COMPOUND_SHARE of the papers holding both."""
+    key = ("compound", first.cache_key, second.cache_key)
+    cached = features.stats.get(key)
+    if cached is None:
+        both = np.flatnonzero(features.units.hits(first)[1] & features.units.hits(second)[1])
+        together = 0
+        for i in both:
+            tokens = features.units.text_words[int(i)]
+            if any(same_word(first.key, a) and same_word(second.key, b) for a, b in pairwise(tokens)):
+                together += 1
+        cached = together >= MIN_COMPOUND_PAPERS and together >= COMPOUND_SHARE * len(both)
+        features.stats[key] = cached
+    return bool(cached)
+
+
+def readings(features: PaperFeatures, query: InterestQuery) -> tuple[tuple[Unit, ...], ...]:
+    """The interest's alternatives as the day's papers read its coordinated words: one concept or several."""
+    if query.joint and all(written_as_compound(features, a, b) for a, b in query.compounds):
+        return query.joint
+    return query.alternatives
+
+
 def coverage(features: PaperFeatures, query: InterestQuery, detail_share: float) -> tuple[np.ndarray, np.ndarray]:
     """(in the title, in the title and abstract): how much of the interest a paper holds, 0-1 per paper.
 
@@ -144,7 +175,7 @@ def coverage(features: PaperFeatures, query: InterestQuery, detail_share: float)
         weight = np.float32(unit.weight * features.idf(unit))
         detail_title += weight * title
         detail_text += weight * text
-    for units in query.alternatives:
+    for units in readings(features, query):
         total = sum(u.weight * features.idf(u) for u in units)
         if total <= 0:
             continue

@@ -214,6 +214,7 @@ class PaperFeatures:
     _keyword_cache: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
     _kinds: tuple[frozenset[str], ...] | None = field(default=None, repr=False)
     _idf: dict[str, float] = field(default_factory=dict, repr=False)
+    stats: dict[tuple[str, ...], object] = field(default_factory=dict, repr=False)  # other statistics of the day
 
     def kinds(self) -> tuple[frozenset[str], ...]:
         """Each paper's contribution kinds (benchmark, dataset, survey, position), read once per day."""
