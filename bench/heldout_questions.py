@@ -7,7 +7,7 @@ Runs `bench/heldout/questions.jsonl` and `bench/heldout/search.jsonl` over a sto
   profile), with `today` = the question's `as_of`; a follow-up (`follows`) is asked in its first question's
   conversation, right after it, so it sees that answer as the previous turn;
 - a search goes to `bot.questions.search.search_papers` with the arguments of the chat's `/search` (until the last
-  stored day, `limit` = the chat's list size, `cut=True`).
+  stored day, `limit` = the chat's page size, `cut=True`).
 
 How it counts, per question:
 
@@ -20,9 +20,11 @@ How it counts, per question:
 - a question with `expect_no_day` passes "day named" when its answer names the missing day (its ISO date or its
   weekday) and cites nothing.
 
-Per search: recall@10 = share of `relevant` in the first 10 results; on-topic@5 = share of the first
-min(5, results) results that are in `relevant` or `acceptable` (1.0 when nothing is returned and nothing relevant
-exists). Figures are means over items; a kind's figure is the mean over its questions.
+Per search, counted as for questions: listed = the search's first page followed by the rest it offers with /more,
+in its order; recall@10 = share of `relevant` in the first 10 listed; on-topic@5 = share of the first
+min(5, first page) results of the first page that are in `relevant` or `acceptable` (1.0 when nothing is returned
+and nothing relevant exists); `page-1 recall` = share of `relevant` on the first page alone. Figures are means over
+items; a kind's figure is the mean over its questions.
 
     .venv/bin/python bench/heldout_questions.py [--home DIR] [--data ../shared/data] [-v] [--only questions|search]
         [--set bench/heldout]
@@ -161,15 +163,20 @@ async def run_searches(core: Core, items: list[dict], by_id: dict[str, Paper], v
     last_day = max(p.announced for p in by_id.values())
     rows = []
     for item in items:
-        hits = await search_papers(core, item["query"], until=last_day, limit=MAX_LIST, cut=True)
-        ids = [h.paper.id for h in hits]
+        found = await search_papers(core, item["query"], until=last_day, limit=MAX_LIST, cut=True)
+        page = [h.paper.id for h in found.hits]
+        ids = [*page, *(h.paper.id for h in found.more)]
         relevant, good = set(item["relevant"]), set(item["relevant"]) | set(item["acceptable"])
         recall = len(relevant & set(ids[:10])) / len(relevant) if relevant else float(not ids)
-        top = ids[:5]
+        first = len(relevant & set(page)) / len(relevant) if relevant else float(not page)
+        top = page[:5]
         on_topic = _share(top, good, 1.0 if not relevant else 0.0)
-        rows.append((item["id"], recall, on_topic, len(ids)))
+        rows.append((item["id"], recall, on_topic, len(page), first, len(ids)))
         if verbose:
-            print(f"{item['id']} R@10 {recall:.2f} on@5 {on_topic:.2f} hits {len(ids):>2} | {item['query']}")
+            print(
+                f"{item['id']} R@10 {recall:.2f} on@5 {on_topic:.2f} page-1 R {first:.2f} hits {len(page):>2}"
+                f"/{len(ids):>3} | {item['query']}"
+            )
             for i in sorted(relevant - set(ids[:10])):
                 print(f"    miss {i} {by_id[i].title[:90]}")
             for i in top:
@@ -202,8 +209,11 @@ def report_searches(rows: list[tuple]) -> None:
     """The search summary."""
     n = len(rows)
     recall, on_topic = sum(r[1] for r in rows) / n, sum(r[2] for r in rows) / n
-    results = sum(r[3] for r in rows) / n
-    print(f"search: {n} queries, recall@10 {recall:.3f}, on-topic@5 {on_topic:.3f}, mean results {results:.1f}")
+    results, first, listed = sum(r[3] for r in rows) / n, sum(r[4] for r in rows) / n, sum(r[5] for r in rows) / n
+    print(
+        f"search: {n} queries, recall@10 {recall:.3f}, on-topic@5 {on_topic:.3f}, page-1 recall {first:.3f}, "
+        f"mean first page {results:.1f}, mean listed {listed:.1f}"
+    )
 
 
 async def main() -> None:

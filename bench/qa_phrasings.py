@@ -65,7 +65,7 @@ async def search_precision(core: Core, papers: list[Paper], verbose: bool) -> No
         question = Question("", intent.pattern)
         available = sum(1 for p in papers if is_on_topic(question, p))
         for query in intent.search:
-            hits = await search_papers(core, query, cut=True)
+            hits = (await search_papers(core, query, cut=True)).hits  # the first page
             top = hits[:5]
             good = sum(1 for h in top if is_on_topic(question, h.paper))
             value = good / min(5, available) if available else (1.0 if not top else 0.0)
@@ -93,7 +93,7 @@ async def heldout(core: Core, papers: list[Paper], verbose: bool) -> None:
     values = []
     for question in HELDOUT_SEARCH:
         available = sum(1 for p in papers if is_on_topic(question, p))
-        top = (await search_papers(core, question.text, cut=True))[:5]
+        top = (await search_papers(core, question.text, cut=True)).hits[:5]
         good = sum(1 for h in top if is_on_topic(question, h.paper))
         values.append(min(good / min(5, available), 1.0) if available else float(not top))
         if verbose:

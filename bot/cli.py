@@ -138,24 +138,40 @@ async def cmd_usage(core: Core, args: argparse.Namespace) -> int:
     return 0
 
 
-def _print_hits(hits: Sequence[Any]) -> None:
+def _print_hits(hits: Sequence[Any], first: int = 1) -> None:
     from bot.views.render import authors_line
 
-    for i, hit in enumerate(hits, 1):
+    for i, hit in enumerate(hits, first):
         paper = hit.paper
         print(f"{i:2}. [{paper.id}] {paper.title}")
         print(f"    {authors_line(paper.authors, 3)} · {paper.announced} · {paper.url}")
 
 
+def _print_search(found: Any, page: int, size: int, next_page: str) -> None:
+    """A search's page: how many matched, the page's papers numbered in the whole list, and how to see the next."""
+    hits = found.page(page, size)
+    if not hits:
+        print(f"{found.total} stored papers match; page {page} is past the last one.")
+        return
+    before = 0 if page <= 1 else len(found.hits) + (page - 2) * size
+    after = found.total - before - len(hits)
+    noun = "paper matches" if found.total == 1 else "papers match"
+    print(f"{found.total} stored {noun}" + (f", {before + 1}-{before + len(hits)} here" if found.more else "") + ":")
+    _print_hits(hits, before + 1)
+    if after:
+        print(f"{after} more (by their words, then by meaning): {next_page}")
+
+
 async def cmd_search(core: Core, args: argparse.Namespace) -> int:
-    """Hybrid search over stored papers."""
+    """Hybrid search over stored papers: one page of the matches (--page for the next), with the total."""
     from bot.questions.search import search_note, search_papers
 
     query = " ".join(args.query)
-    hits = await search_papers(core, query, since=args.since, until=args.until, limit=args.limit)
-    note = await search_note(core, hits)
+    found = await search_papers(core, query, since=args.since, until=args.until, limit=args.limit)
+    note = await search_note(core, found)
     if note:
         print(f"paperscout: {note}", file=sys.stderr)
+    hits = found.page(args.page, args.limit)
     if args.json:
         print(
             json.dumps(
@@ -173,10 +189,10 @@ async def cmd_search(core: Core, args: argparse.Namespace) -> int:
                 indent=2,
             )
         )
-    elif not hits:
+    elif not found.total:
         print("No stored paper matches; try other words or a wider --since.")
     else:
-        _print_hits(hits)
+        _print_search(found, args.page, args.limit, f"add --page {max(args.page, 1) + 1}")
     return 0
 
 
@@ -397,7 +413,8 @@ async def cmd_demo(core: Core, args: argparse.Namespace) -> int:
     digest = await build_digest(core, profile, DEMO_DAY, size=args.size, use_llm=False)  # offline, as promised
     print(digest_text(digest))
     print(f'Search: "{DEMO_QUERY}"')
-    _print_hits(await search_papers(core, DEMO_QUERY, since=DEMO_DAY, limit=5))
+    later = f'PAPERSCOUT_HOME={core.settings.home} paperscout search "{DEMO_QUERY}" --limit 5 --page 2'
+    _print_search(await search_papers(core, DEMO_QUERY, since=DEMO_DAY, limit=5), 1, 5, later)
     print(
         "\nNext: `paperscout console` to set up your own profile and ask questions (it starts from this bundled day),"
         " `paperscout ingest` to fetch today's papers into your archive, `paperscout --help` for everything else."
@@ -453,7 +470,10 @@ def build_parser() -> argparse.ArgumentParser:
     search.add_argument("query", nargs="+", help="words to search for")
     search.add_argument("--since", type=parse_day, metavar="D", help="only papers announced on or after D")
     search.add_argument("--until", type=parse_day, metavar="D", help="only papers announced on or before D")
-    search.add_argument("--limit", type=bounded_int(1, 200), default=10)
+    search.add_argument("--limit", type=bounded_int(1, 200), default=10, help="papers per page")
+    search.add_argument(
+        "--page", type=bounded_int(1, 1000), default=1, help="page N of the matches (1: the best; the total is shown)"
+    )
     search.add_argument("--json", action="store_true", help="print JSON")
     search.set_defaults(handler=cmd_search, embeds_once=True)
 

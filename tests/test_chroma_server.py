@@ -33,7 +33,7 @@ async def test_papers_are_stored_and_searched_through_a_chroma_server(
         report = await store_papers(core, papers)
         assert report.embedded == 30
         assert await core.vectors.count() == 30
-        hits = await search_papers(core, papers[3].title, limit=3)
+        hits = (await search_papers(core, papers[3].title, limit=3)).hits
         assert hits[0].paper.id == papers[3].id
         assert (await store_papers(core, papers)).embedded == 0
     assert not (tmp_path / "home" / "chroma").exists()  # nothing stored locally: the server holds the vectors

@@ -46,7 +46,7 @@ def test_demo_prints_a_digest_of_real_papers_and_a_search(home: Path, capsys: py
     assert out.count("    https://arxiv.org/abs/2505.") == 12
     assert out.count("    TL;DR ") == 12
     assert "**" not in out and "](" not in out, "a terminal gets text, not raw Markdown"
-    assert "Search:" in out
+    assert "Search:" in out and "stored papers match" in out  # the demo's search says how many matched
     assert (home / "demo" / "paperscout.sqlite3").exists()
     # the closing tip leads somewhere that works from here: the console starts from the bundled day, and the
     # digest command (which reads the real, still empty archive) is not offered as the next step
@@ -75,6 +75,19 @@ def test_ingest_then_digest_json_and_search(home: Path, tmp_path: Path, capsys: 
     assert json.loads(capsys.readouterr().out) == []
     assert main(["search", "graph", "--since", "2026-01-01"]) == 0
     assert "No stored paper matches" in capsys.readouterr().out
+    # a search says how many papers match and pages through all of them, numbered in the whole list
+    assert main(["search", "language", "models", "--limit", "2"]) == 0
+    out = capsys.readouterr().out
+    total = int(out.split(" stored papers match, 1-2 here:")[0])
+    assert total > 2 and f"{total - 2} more" in out and "--page 2" in out
+    pages = []
+    for page in range(1, (total + 1) // 2 + 2):
+        assert main(["search", "language", "models", "--limit", "2", "--page", str(page), "--json"]) == 0
+        pages.append([h["id"] for h in json.loads(capsys.readouterr().out)])
+    listed = [paper_id for page in pages for paper_id in page]
+    assert len(listed) == len(set(listed)) == total and pages[-1] == []
+    assert main(["search", "language", "models", "--limit", "2", "--page", "2"]) == 0
+    assert " 3. [" in capsys.readouterr().out
 
     first = digest["papers"][0]
     assert main(["paper", first["id"], "--json"]) == 0

@@ -43,15 +43,16 @@ async def test_a_paper_holding_every_part_of_the_topic_ranks_above_one_similar_i
 ) -> None:
     # the demo's own search: vehicle routing (LMask) is the closest in meaning, CoMoE the one that says sparse
     # mixture-of-experts routing; the dense ranking alone put LMask first
-    hits = await search_papers(core, DEMO_QUERY)
+    hits = (await search_papers(core, DEMO_QUERY)).hits
     assert hits[0].paper.id == COMOE and LMASK in [h.paper.id for h in hits[1:]]
 
 
 async def test_a_search_for_a_name_lists_the_papers_naming_it(core: Core, demo_papers: list[Paper]) -> None:
     # LAPS-SD is named in one abstract only; two other speculative-decoding papers are close in meaning
     await store_papers(core, [p for p in demo_papers if p.id in (LAPS_SD, COMOE, *CLOSE_TO_LAPS_SD)] + demo_papers[:30])
-    assert [h.paper.id for h in await search_papers(core, "LAPS-SD")] == [LAPS_SD]
-    assert [h.paper.id for h in await search_papers(core, "CoMoE")] == [COMOE]
+    for name, paper_id in (("LAPS-SD", LAPS_SD), ("CoMoE", COMOE)):
+        found = await search_papers(core, name)
+        assert [h.paper.id for h in found.hits] == [paper_id] and found.total == 1
 
 
 def test_names_match_with_a_capitalised_first_letter_and_a_name_alone_is_a_name_question() -> None:
@@ -71,3 +72,42 @@ async def test_papers_only_similar_in_meaning_are_offered_when_others_carry_the_
     answer = await ask(core, "code generation papers today?", today=MONDAY)
     assert [p.id for p in answer.citations] == [code_review]
     assert pseudo_code in [p.id for p in answer.more]
+
+
+async def test_a_search_lists_papers_only_similar_in_meaning_after_those_carrying_its_words(
+    core: Core, demo_papers: list[Paper]
+) -> None:
+    # the pseudo-code paper never says "code generation" but is close in meaning: a search used to drop it whenever
+    # another paper carried the words; it is listed after them now (ranked lower, never dropped)
+    code_review, pseudo_code = "2505.17928", "2505.18011"
+    await store_papers(core, [p for p in demo_papers if p.id in (code_review, pseudo_code)] + demo_papers[:120])
+    found = await search_papers(core, "code generation")
+    assert code_review in [h.paper.id for h in found.hits]
+    assert pseudo_code in [h.paper.id for h in found.more]
+    assert found.total == len(found.hits) + len(found.more)
+
+
+async def test_search_in_chat_says_how_many_match_and_more_pages_through_all_of_them(
+    core: Core, demo_papers: list[Paper]
+) -> None:
+    import re
+
+    from bot.chat import ChatController, Incoming, Place, Speaker, TextReply
+
+    await store_papers(core, demo_papers[:120])
+    ctl, bob, channel = ChatController(core), Speaker("telegram:7", "Bob"), Place("telegram", "-55", is_dm=False)
+    found = await search_papers(core, "language models", until=MONDAY)
+    assert found.total > 10  # more than a page
+    (reply,) = await ctl.handle(Incoming.from_text(bob, channel, "/search language models"))
+    assert isinstance(reply, TextReply) and reply.text.startswith(f"{found.total} stored papers match")
+    listed = [card.id for card in reply.cards]
+    assert listed == [h.paper.id for h in found.hits]
+    while match := re.search(r"(\d+) more papers? match", reply.text):
+        assert int(match.group(1)) == found.total - len(listed)
+        (reply,) = await ctl.handle(Incoming.from_text(bob, channel, "/more"))
+        assert isinstance(reply, TextReply) and 0 < len(reply.cards) <= 10
+        assert all(card.standing.startswith("announced 2025-05-26") for card in reply.cards)
+        listed += [card.id for card in reply.cards]
+    assert listed == [h.paper.id for h in (*found.hits, *found.more)]  # every match, in order, none twice
+    (done,) = await ctl.handle(Incoming.from_text(bob, channel, "/more"))
+    assert "Nothing more" in done.text

@@ -72,9 +72,9 @@ async def test_every_stored_paper_gets_an_extractive_tldr_in_sqlite_and_chroma(
 async def test_search_finds_a_paper_by_its_topic_within_the_window(core: Core, demo_papers: list[Paper]) -> None:
     await store_papers(core, demo_papers[:80])
     target = next(p for p in demo_papers[:80] if "mixture" in p.title.lower() or "moe" in p.title.lower())
-    hits = await search_papers(core, target.title, limit=3)
+    hits = (await search_papers(core, target.title, limit=3)).hits
     assert hits[0].paper.id == target.id
-    assert await search_papers(core, target.title, since=target.announced.replace(year=2026)) == []
+    assert (await search_papers(core, target.title, since=target.announced.replace(year=2026))).total == 0
 
 
 def test_a_malformed_jsonl_line_names_file_and_line(tmp_path: Path, demo_papers: list[Paper]) -> None:

@@ -59,7 +59,7 @@ async def answer(turn: Turn, question: str) -> AnswerReply:
     from bot.questions.rag import ask as answer_question
 
     core, place, user = turn.core, turn.place, turn.user
-    context = place.key + "|" + user if not place.is_dm else user
+    context = conversation_of(turn)
     if turn.msg.reply_to:
         context = await core.repo.bot_message_context(place.key, turn.msg.reply_to) or context
     profile = await member_profile(core, user)
@@ -76,21 +76,41 @@ async def answer(turn: Turn, question: str) -> AnswerReply:
 
 
 async def search(turn: Turn) -> list[Reply]:
-    """/search WORDS: the stored papers matching the words, numbered."""
+    """/search WORDS: the stored papers matching the words, numbered, the first page; /more lists the rest."""
+    from bot.questions.filters import Filters
+    from bot.questions.rag import more_offer, remember_list
     from bot.questions.search import search_note, search_papers
 
     core, words = turn.core, turn.args.strip()
     if not has_words(words) or len(words) > MAX_QUESTION_CHARS:
         return text_reply("Search for some words, e.g. /search sparse attention", ephemeral=True)
-    hits = await search_papers(core, words, until=await today(core), limit=MAX_LIST, cut=True)
-    note = await search_note(core, hits)
+    until = await today(core)
+    found = await search_papers(core, words, until=until, limit=MAX_LIST, cut=True)
+    note = await search_note(core, found)
     note = f"{note}\n" if note else ""
-    if not hits:
+    if not found.hits:
         return text_reply(f"{note}No stored paper matches '{words[:80]}'. {await stored_days_note(core)}")
-    tldrs = await shown_tldrs(core, [h.paper for h in hits])
-    cards = tuple(dated(paper_view(h.paper, tldr=tldrs[h.paper.id], number=n)) for n, h in enumerate(hits, 1))
+    # the search is the speaker's last list: /more pages through the rest, "which of those ..." reads it
+    await remember_list(
+        core,
+        conversation_of(turn),
+        turn.user,
+        Filters(topic=found.query),
+        [h.paper for h in found.hits],
+        [h.paper for h in found.more],
+    )
+    tldrs = await shown_tldrs(core, [h.paper for h in found.hits])
+    cards = tuple(dated(paper_view(h.paper, tldr=tldrs[h.paper.id], number=n)) for n, h in enumerate(found.hits, 1))
     await save_numbering(core, turn.user, cards)
-    return [TextReply(f"{note}{len(cards)} stored papers match '{words[:80]}':", cards=cards)]
+    noun = "paper matches" if found.total == 1 else "papers match"
+    best = f", the best {len(cards)} first" if found.more else ""
+    offer = f"\n{more_offer(len(found.more))}" if found.more else ""
+    return [TextReply(f"{note}{found.total} stored {noun} '{words[:80]}'{best}:{offer}", cards=cards)]
+
+
+def conversation_of(turn: Turn) -> str:
+    """The key of the speaker's conversation in this place: their last answer or search, which /more continues."""
+    return turn.place.key + "|" + turn.user if not turn.place.is_dm else turn.user
 
 
 def dated(view: PaperView, show: bool = True) -> PaperView:
@@ -99,16 +119,15 @@ def dated(view: PaperView, show: bool = True) -> PaperView:
 
 
 async def rest(turn: Turn) -> list[Reply]:
-    """/more without a paper: the next matching papers the speaker's last answer offered."""
-    from bot.questions.rag import next_page
+    """/more without a paper: the next matching papers the speaker's last answer or search offered."""
+    from bot.questions.rag import more_offer, next_page
 
-    core, place, user = turn.core, turn.place, turn.user
-    context = place.key + "|" + user if not place.is_dm else user
-    papers, left = await next_page(core, context, user, MAX_LIST)
+    core, user = turn.core, turn.user
+    papers, left = await next_page(core, conversation_of(turn), user, MAX_LIST)
     if not papers:
         return text_reply("Nothing more to show: /more N lists papers like number N of a list.", ephemeral=True)
     tldrs = await shown_tldrs(core, papers)
     cards = tuple(dated(paper_view(p, tldr=tldrs[p.id], number=n)) for n, p in enumerate(papers, 1))
     await save_numbering(core, user, cards)
-    tail = f" ({left} more: /more again)" if left else ""
-    return [TextReply(f"{len(cards)} more matching papers{tail}:", cards=cards)]
+    tail = f"\n{more_offer(left)}" if left else ""
+    return [TextReply(f"{len(cards)} more matching papers:{tail}", cards=cards)]

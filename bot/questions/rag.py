@@ -254,9 +254,9 @@ def subject_of(filters: Filters) -> str:
 
 
 def more_offer(count: int) -> str:
-    """The line offering the matching papers an answer did not show."""
+    """The line offering the matching papers an answer or a search did not show."""
     noun = "paper matches" if count == 1 else "papers match"
-    return f"{count} more {noun} (the topic is in their title or abstract): /more lists them."
+    return f"{count} more {noun} (by their words, then by meaning): /more lists them."
 
 
 def describe_days(window: tuple[dt.date, dt.date]) -> str:
@@ -402,16 +402,28 @@ async def ask(
         text += "\n" + more_offer(len(more))
     answer = Answer(text=text, citations=cited, window=window, filters=filters, usage=usage, more=more)
     if conversation_id:
-        turn = Turn(
-            topic=filters.topic,
-            window=(window[0].isoformat(), window[1].isoformat()) if filters.window and filters.window.phrase else None,
-            authors=list(filters.authors),
-            categories=list(filters.categories),
-            paper_ids=[p.id for p in cited],
-            more_ids=[p.id for p in more],
-            constraints=[*filters.narrowed_by, *filters.constraints],
-            excluded=list(filters.excluded),
-            contribution=filters.contribution,
-        )
-        await core.repo.save_conversation_state(conversation_id, turn.to_json(), asker, max_age=ttl)
+        await remember_list(core, conversation_id, asker, filters, cited, more)
     return answer
+
+
+async def remember_list(
+    core: Core, conversation_id: str, asker: str, filters: Filters, shown: Sequence[Paper], more: Sequence[Paper]
+) -> None:
+    """Keep what was asked and listed as the conversation's last turn: /more pages through `more` (`next_page`), a
+    follow-up refers to the papers and keeps the topic. Nothing is kept when follow-ups are turned off."""
+    ttl = dt.timedelta(minutes=core.settings.followup_minutes)
+    if not ttl:
+        return
+    window = filters.window
+    turn = Turn(
+        topic=filters.topic,
+        window=(window.start.isoformat(), window.end.isoformat()) if window and window.phrase else None,
+        authors=list(filters.authors),
+        categories=list(filters.categories),
+        paper_ids=[p.id for p in shown],
+        more_ids=[p.id for p in more],
+        constraints=[*filters.narrowed_by, *filters.constraints],
+        excluded=list(filters.excluded),
+        contribution=filters.contribution,
+    )
+    await core.repo.save_conversation_state(conversation_id, turn.to_json(), asker, max_age=ttl)

@@ -6,7 +6,7 @@ topic's words in title and abstract (`bot.questions.topics`), and similarity to 
 pass's best papers carrying the topic in their title (pseudo-relevance feedback); papers naming a name typed in the
 question ("YAQA", "R2R") come first. `select` cuts on a similarity scale (cosine plus the topic's evidence): the
 papers an answer shows first and the other matching ones it offers (recall first: a paper carrying the topic is
-offered, never dropped).
+offered, never dropped; one only close in meaning is offered after those carrying the topic's words).
 """
 
 from __future__ import annotations
@@ -406,22 +406,33 @@ def select(results: list[Retrieved], filters: Filters, spread: float = 0.0) -> t
     return shown, carrying
 
 
+def by_evidence(results: Sequence[Retrieved]) -> list[Retrieved]:
+    """`results` with the papers carrying the topic's words (title or abstract) first and those only close in meaning
+    after them, each part in its order: a paper matching by meaning alone ranks lower, it is never dropped."""
+    return sorted(results, key=lambda r: not (r.in_title or r.in_abstract))
+
+
 async def retrieve(
     core: Core, filters: Filters, *, profile: Profile | None = None, limit: int = MAX_CITATIONS, cut: bool = True
-) -> list[Retrieved]:
-    """The papers that answer `filters`, most relevant first, cut where relevance drops off (unless not `cut`): the
-    ones an answer shows first, then the ones it offers (a search's list holds both, up to `limit`)."""
+) -> tuple[list[Retrieved], list[Retrieved]]:
+    """A search's matches, most relevant first: its first page (at most `limit`: the papers shown first, then the
+    others carrying the topic's words) and the rest, offered after it (at most MAX_MORE: the first page's overflow,
+    then the papers only close in meaning). Without `cut`, the `limit` nearest whatever their relevance, no rest."""
     results, _ = await ranked(core, filters, profile=profile)
     if not cut:
-        return results[:limit]
+        return results[:limit], []
     shown, carrying = select(results, filters)
-    return [*shown, *(r for r in carrying if r.in_title or r.in_abstract)][:limit]
+    ordered = [*shown, *by_evidence(carrying)]
+    first = len(shown) + sum(1 for r in carrying if r.in_title or r.in_abstract)
+    page = min(first, limit)
+    return ordered[:page], ordered[page:][:MAX_MORE]
 
 
 async def retrieve_all(
     core: Core, filters: Filters, *, profile: Profile | None = None, limit: int = MAX_CITATIONS
 ) -> tuple[list[Retrieved], list[Retrieved]]:
-    """The papers to show (at most `limit`) and the rest of the matching ones to offer (at most MAX_MORE)."""
+    """The papers to show (at most `limit`) and the rest of the matching ones to offer (at most MAX_MORE; those
+    carrying the topic's words before those only close in meaning)."""
     results, _ = await ranked(core, filters, profile=profile)
     shown, carrying = select(results, filters, SPREAD)
-    return shown[:limit], [*shown[limit:], *carrying][:MAX_MORE]
+    return shown[:limit], [*shown[limit:], *by_evidence(carrying)][:MAX_MORE]

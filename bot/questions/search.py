@@ -1,4 +1,9 @@
-"""Paper search: the question-answering retrieval (dense + BM25, topic evidence) and its relevance cut-off."""
+"""Paper search: the question-answering retrieval (dense + BM25, topic evidence) and its relevance cut-off.
+
+A search lists every matching paper in one order: its first page (the strongest, then the others carrying the
+query's words) and the rest (the first page's overflow, then papers only close in meaning), which /search in chat
+offers with /more and the CLI with --page; it says how many matched in total.
+"""
 
 from __future__ import annotations
 
@@ -26,6 +31,26 @@ class SearchHit:
     embedded: bool = True  # False: found by its words alone, its vector missing
 
 
+@dataclass(frozen=True, slots=True)
+class SearchResults:
+    """What a search found: its first page and the other matching papers after it, in one order."""
+
+    hits: list[SearchHit]
+    more: list[SearchHit]
+    query: str = ""  # the words searched for, typos corrected
+
+    @property
+    def total(self) -> int:
+        """How many papers matched."""
+        return len(self.hits) + len(self.more)
+
+    def page(self, number: int, size: int) -> list[SearchHit]:
+        """Page `number` (1 the first page; each later one the next `size` of the rest, as /more pages them)."""
+        if number <= 1:
+            return self.hits
+        return self.more[(number - 2) * size : (number - 1) * size]
+
+
 async def search_papers(
     core: Core,
     query: str,
@@ -35,26 +60,32 @@ async def search_papers(
     categories: Sequence[str] = (),
     limit: int = 10,
     cut: bool = True,
-) -> list[SearchHit]:
-    """At most `limit` stored papers matching `query` inside the window, most relevant first.
+) -> SearchResults:
+    """The stored papers matching `query` inside the window, most relevant first: a first page of at most `limit`
+    and the rest.
 
-    Only the papers that pass the question-answering relevance cut-off are returned (a query with two good matches
-    returns two): /search in chat, the CLI `search` and the demo share this ranking and cut-off. `cut=False` (for
-    benchmarks) returns the `limit` nearest whatever their relevance.
+    Only the papers that pass the question-answering relevance cut-off are listed (a query with two good matches
+    lists two): /search in chat, the CLI `search` and the demo share this ranking and cut-off. `cut=False` (for
+    benchmarks) gives the `limit` nearest whatever their relevance, and no rest.
     """
     query = query.strip()[:MAX_QUESTION]
     if not any(c.isalnum() for c in query):
-        return []
+        return SearchResults([], [])
     query = await corrected(core, query)
     window = TimeWindow(since or dt.date.min, until or dt.date.max, "") if since or until else None
-    found = await retrieve(
+    first, rest = await retrieve(
         core, Filters(topic=query, window=window, categories=tuple(categories)), limit=limit, cut=cut
     )
-    return [SearchHit(r.paper, r.relevance, r.dense, r.embedded) for r in found]
+    return SearchResults(
+        [SearchHit(r.paper, r.relevance, r.dense, r.embedded) for r in first],
+        [SearchHit(r.paper, r.relevance, r.dense, r.embedded) for r in rest],
+        query,
+    )
 
 
-async def search_note(core: Core, hits: Sequence[SearchHit]) -> str:
+async def search_note(core: Core, found: SearchResults) -> str:
     """What is wrong when search could not use every paper's vector ('' when nothing is)."""
+    hits = [*found.hits, *found.more]
     if hits and all(h.embedded for h in hits):
         return ""
     return await vector_gap_note(core)
