@@ -62,7 +62,9 @@ class FrontEnd:
     - `names`: the platform's own way to run a core command where it differs ('start' -> '/interests',
       'pause' -> '/digest pause'); a command mapped to '' does not exist there and is left out of /help;
     - `prefix`: how its commands begin ('/' or Slack's '/paperscout '), for every command `names` does not name;
-    - `admin_words`: who administers a place there, for refusals ("the server's admins (Manage Server)").
+    - `admin_words`: who administers a place there, for refusals ("the server's admins (Manage Server)");
+    - `setup_hint`: what an admin is told, for them alone, when /setup goes step by step in a shared place (how to
+      answer there), '' for nothing.
     """
 
     platform: str
@@ -72,6 +74,7 @@ class FrontEnd:
     check: Callable[[Settings, bool], Awaitable[Any]] | None = None
     names: Mapping[str, str] = field(default_factory=dict)
     admin_words: str = "the admins of this place"
+    setup_hint: str = ""
     fallback: bool = False
     prefix: str = "/"
 

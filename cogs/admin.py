@@ -19,12 +19,10 @@ from bot.chat import completion
 from bot.chat import setup as channel_setup
 from bot.chat.messages import Place
 from bot.chat.turns import log_turn
-from bot.frontends.discord.app import PaperscoutBot, place_of, speaker_of
+from bot.frontends.discord.app import PaperscoutBot, place_of
 from bot.frontends.discord.commands import MAX_CHOICES, choices, slash_command
-from bot.frontends.discord.poster import missing_permissions
 from bot.models import MAX_DIGEST_SIZE
 
-REPLY_HINT = "(Answer by replying to this message; /setup with options sets everything at once.)"
 # /setup's fields that are Discord's own, and the core's options Discord can check as it takes them
 OWN_OPTIONS = {
     "channel": "The channel that gets the digest (default: this one)",
@@ -68,20 +66,14 @@ class Admin(commands.Cog):
 
 
 async def run_setup(interaction: discord.Interaction, **given: Any) -> None:
-    """/setup with the core's options (`bot.chat.setup.OPTIONS`), the channel it is for and a profile file."""
+    """/setup with the core's options (`bot.chat.setup.OPTIONS`), the channel it is for and a profile file; the
+    core's setup says the rest (the hint to answer by replying, the permissions the bot lacks there)."""
     bot: PaperscoutBot = interaction.client  # type: ignore[assignment]
     await interaction.response.defer(thinking=True)
-    where = given.pop("channel", None) or interaction.channel
-    place = place_of(where, interaction.user)
+    place = place_of(given.pop("channel", None) or interaction.channel, interaction.user)
     attachment = await bot.read_attachment(given.pop("profile_file", None))
     options = {name: str(value) for name, value in given.items() if value is not None}
-    replies = await bot.run_command(interaction, "setup", place=place, options=options, attachment=attachment)
-    speaker = speaker_of(interaction)
-    if speaker.is_admin and await channel_setup.load(bot.core, speaker.user_key, place) is not None:
-        await bot.tell(interaction, REPLY_HINT)
-    missing = missing_permissions(where)
-    if speaker.is_admin and replies and missing:
-        await bot.tell(interaction, f"I can't post there yet: give paperscout {', '.join(missing)} there.")
+    await bot.run_command(interaction, "setup", place=place, options=options, attachment=attachment)
 
 
 async def categories(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:

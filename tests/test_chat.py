@@ -165,8 +165,9 @@ async def test_an_admin_sets_up_a_channel_step_by_step_and_with_a_toml_file(
         refused = only_text(await say(ctl, MEMBER, CHANNEL, "/setup"))
         assert "admins" in refused.text and refused.ephemeral
         assert await ctl.core.repo.target_at("discord", "555") is None
-        reply = only_text(await say(ctl, ADMIN, CHANNEL, "/setup"))
+        reply, hint = await say(ctl, ADMIN, CHANNEL, "/setup")  # step by step: the platform's hint, for the admin
         assert "#papers" in reply.text and "categories" in reply.text
+        assert hint.ephemeral and "replying" in hint.text
         reply = only_text(await say(ctl, ADMIN, CHANNEL, "cs.LG, cs.ML"))  # a typo: named, with a suggestion
         assert "cs.ML" in reply.text and "stat.ML" in reply.text
         reply = only_text(await say(ctl, ADMIN, CHANNEL, "cs.LG, cs.AI"))

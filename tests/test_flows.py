@@ -14,7 +14,7 @@ DISCORD_DM = Place("discord", "dm-7", is_dm=True)
 
 async def test_a_step_by_step_setup_is_cancelled_by_a_typed_reply(core: Core) -> None:
     ctl = ChatController(core)
-    assert "categories" in only_text(await say(ctl, ADMIN, CHANNEL, "/setup")).text
+    assert "categories" in (await say(ctl, ADMIN, CHANNEL, "/setup"))[0].text  # then Discord's hint to reply
     # a reply in a Discord channel reaches the controller as text, not as a command
     cancelled = only_text(await ctl.handle(Incoming(ADMIN, CHANNEL, text="/cancel", reply_to="900")))
     assert "Setup cancelled" in cancelled.text and "arXiv category" not in cancelled.text

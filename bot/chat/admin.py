@@ -6,7 +6,9 @@ from typing import TYPE_CHECKING
 
 from bot.chat import setup as channel_setup
 from bot.chat.flows import Flow
+from bot.chat.messages import TextReply
 from bot.chat.turns import Turn, text_reply
+from bot.frontend import front_end
 
 if TYPE_CHECKING:
     from bot.chat.messages import Place, Reply
@@ -16,10 +18,20 @@ NO_DIGEST = "This channel has no digest yet; /setup makes one."
 
 
 async def setup(turn: Turn) -> list[Reply]:
-    """/setup: start (or restart) the channel's digest setup, with any answers given at once."""
-    msg = turn.msg
+    """/setup: start (or restart) the channel's digest setup, with any answers given at once; for the admin alone,
+    the platform's hint when it goes step by step, and what the bot lacks to post there."""
+    msg, place = turn.msg, turn.place
     options = msg.options or channel_setup.inline_options(turn.args)
-    return [await channel_setup.begin(turn.core, turn.user, turn.place, options, msg.attachment)]
+    replies: list[Reply] = [await channel_setup.begin(turn.core, turn.user, place, options, msg.attachment)]
+    hint = front_end(place.platform).setup_hint
+    if hint and await channel_setup.load(turn.core, turn.user, place) is not None:
+        replies.append(TextReply(hint, ephemeral=True))
+    missing = turn.poster.missing_permissions(place.chat_id) if turn.poster is not None else []
+    if missing:
+        replies.append(
+            TextReply(f"I can't post there yet: give paperscout {', '.join(missing)} there.", ephemeral=True)
+        )
+    return replies
 
 
 async def settings(turn: Turn) -> list[Reply]:

@@ -68,6 +68,11 @@ class Poster(Protocol):
         """
         ...
 
+    def missing_permissions(self, chat: str) -> list[str]:
+        """What the bot lacks to post a digest in `chat`, as the platform's settings name it (none where it cannot
+        tell)."""
+        ...
+
 
 @dataclass(frozen=True, slots=True)
 class DeliveryResult:

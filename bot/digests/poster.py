@@ -53,6 +53,10 @@ class PlatformPoster(ABC):
         the same for this message across restarts, for platforms that refuse a second copy.
         """
 
+    def missing_permissions(self, chat: str) -> list[str]:
+        """What the bot lacks to post a digest in `chat`, as the platform's settings name it (nothing by default)."""
+        return []
+
     def digest_messages(self, target: Target, digest: Digest) -> list[object]:
         """The digest's messages (`render_digest` of its view)."""
         return list(self.render_digest(target, digest_view(digest)))

@@ -73,4 +73,5 @@ FRONT_END = FrontEnd(
         "resume": "/digest resume",
     },
     admin_words="the server's admins (Manage Server)",
+    setup_hint="(Answer by replying to this message; /setup with options sets everything at once.)",
 )

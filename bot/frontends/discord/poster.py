@@ -168,6 +168,10 @@ class DiscordPoster(ChatDriver):
             return Failure("transient", f"{type(error).__name__}: {error}")
         return None
 
+    def missing_permissions(self, chat: str) -> list[str]:
+        """What the bot lacks to post a digest in a server channel (`missing_permissions` of the channel)."""
+        return missing_permissions(self.client.get_channel(int(chat))) if chat.isdigit() else []
+
     async def dm_user(self, chat: str) -> str:
         """The member a DM channel is with: a DM's channel id is not its member's id (asked of Discord when
         discord.py does not hold the channel)."""
