@@ -170,3 +170,15 @@ async def test_a_refinement_nothing_previous_carries_becomes_a_new_topic(core: C
     answer = await ask(core, "what about diffusion?", today=FRIDAY, conversation_id="n")
     assert answer.citations and "diffusion" in answer.citations[0].title.lower()
     assert "None of the" in answer.text
+
+
+async def test_an_author_named_in_a_follow_up_filters_the_previous_papers(core: Core, stored: dict[str, Paper]) -> None:
+    await ask(core, "diffusion model papers this week?", today=FRIDAY, conversation_id="a")
+    answer = await ask(core, "only those by Kwanyoung Kim", today=FRIDAY, conversation_id="a")
+    assert [p.id for p in answer.citations] == [VIDEO_DIFFUSION]
+
+
+async def test_a_narrowing_no_previous_paper_names_says_so(core: Core, stored: dict[str, Paper]) -> None:
+    await ask(core, "diffusion model papers this week?", today=FRIDAY, conversation_id="h")
+    answer = await ask(core, "which of those are about ice hockey?", today=FRIDAY, conversation_id="h")
+    assert "names ice hockey; the closest in meaning" in answer.text

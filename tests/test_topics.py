@@ -10,7 +10,7 @@ from bot.core import Core
 from bot.models import Paper
 from bot.questions.retrieval import topic_evidence
 from bot.questions.spelling import corrected
-from bot.questions.topics import COVERED, split_units, topic_key
+from bot.questions.topics import COVERED, inflection_base, split_units, topic_key
 from bot.text.terms import same_word
 
 
@@ -112,6 +112,11 @@ async def test_a_named_term_stands_for_its_topic_only_beside_a_word_typical_of_i
     await archive.repo.upsert_papers(caches)
     shrinking = await topic_evidence(archive, "shrinking the KV cache")
     assert shrinking.coverage("Evicting KV Cache Entries for Long Contexts") == 1.0
+    # read by its role (a determiner follows it), not by its ending: "shrink the ..." and "compress its ..." too
+    for question in ("shrink the KV cache", "compress their KV cache"):
+        assert (await topic_evidence(archive, question)).coverage("Evicting KV Cache Entries") == 1.0
+    # a topic's own nouns are needed: "KV cache eviction" is not any KV cache paper
+    assert (await topic_evidence(archive, "KV cache eviction")).coverage("KV Cache Quantization") < COVERED
 
 
 async def test_x_for_y_is_about_x_when_papers_on_x_name_y(archive: Core) -> None:
@@ -138,3 +143,6 @@ async def test_a_gerund_matches_the_word_it_drops_an_e_from(archive: Core) -> No
     assert coding.coverage("A Code Benchmark for Scientific Computing") == 1.0
     assert coding.coverage("Coding Agents at Work") == 1.0
     assert coding.coverage("Codebook Learning") < COVERED
+    # any inflection the stemmer undoes, not only a gerund's "e": "aging" ~ "age", never a derivation
+    assert (await topic_evidence(archive, "aging")).coverage("Age Estimation from Speech") == 1.0
+    assert inflection_base("generalization") == "" and inflection_base("studies") == "studi"

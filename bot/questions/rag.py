@@ -19,6 +19,7 @@ from bot.llm.usage import run_usage, usage_run
 from bot.models import Paper, Profile
 from bot.questions.answer import write_answer
 from bot.questions.asked_authors import find_named_authors
+from bot.questions.authors import same_person
 from bot.questions.coverage import vector_gap_note
 from bot.questions.filters import Filters
 from bot.questions.llm_parse import parse_with_llm
@@ -323,20 +324,33 @@ async def narrowed(
     core: Core, filters: Filters, *, profile: Profile | None = None
 ) -> tuple[Filters, list[Retrieved], list[Retrieved], str]:
     """The papers of `filters`' request, then of each constraint in turn among all of them (shown and offered): the
-    filters finally answered, the papers to show and to offer, and a note when a loose refinement ("what about X?")
-    matched none of the previous papers and was answered as a new topic instead."""
+    filters finally answered, the papers to show and to offer, and a note when no previous paper names a constraint:
+    a loose refinement ("what about X?") is then answered as a new topic, a pronoun's ("which of those are X?") by
+    the closest few in meaning, and the answer says which."""
     found, offered = await retrieve_all(core, replace(filters, constraints=()), profile=profile)
+    note = ""
+    if filters.restrict_to and filters.authors:  # "only those by X": the previous papers X wrote
+        found, offered = ([r for r in rs if _written_by(r.paper, filters.authors)] for rs in (found, offered))
     for constraint in filters.constraints:
         ids = tuple(dict.fromkeys(r.paper.id for r in (*found, *offered)))
         step = Filters(topic=constraint, window=filters.window, restrict_to=ids, narrows=True)
         before = len(ids)
         found, offered = await retrieve_all(core, step, profile=profile) if ids else ([], [])
-        if filters.loose and not any(r.in_title or r.in_abstract for r in found):
+        if found and any(r.in_title or r.in_abstract for r in found):
+            continue
+        base = subject_of(replace(filters, constraints=())).removeprefix("about ")
+        if filters.loose:
             anew = Filters(topic=constraint, window=filters.window)
             found, offered = await retrieve_all(core, anew, profile=profile)
-            base = subject_of(replace(filters, constraints=())).removeprefix("about ")
             return anew, found, offered, f"None of the {before} papers about {base} is about {constraint}."
-    return filters, found, offered, ""
+        if found:  # nothing names it: the closest in meaning, said to be only that
+            note = f"None of the {before} papers about {base} names {constraint}; the closest in meaning:"
+    return filters, found, offered, note
+
+
+def _written_by(paper: Paper, authors: Sequence[str]) -> bool:
+    """Whether every one of `authors` is one of the paper's authors (one person each, `same_person`)."""
+    return all(any(same_person(a, name) for name in paper.authors) for a in authors)
 
 
 async def ask(

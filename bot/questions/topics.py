@@ -12,7 +12,9 @@ Some parts may stand for the whole:
   "sparse"; not "federated LoRA", which few LoRA papers are);
 - a sub-phrase the archive seldom uses outside the whole phrase (measured, not listed: "unlearning" for "machine
   unlearning", "speculative" for "speculative decoding"; not "Bayesian" for "Bayesian optimization");
-- a verb acting on the topic ("shrinking the KV cache") may be left out: papers put it their own way;
+- a verb acting on the topic ("shrinking the KV cache", "shrink the KV cache": a word with a determiner after it)
+  may be left out: papers put it their own way;
+- a word also matches the base the Snowball (Porter2) English stemmer gives its inflection ("coding" ~ "code");
 - "X for Y" is about X when most papers on X name Y ("neural operators for PDEs");
 - words almost every paper uses ("model", "learning") may be left out, and so may a common unit that only says
   where a rarer one lives ("LLM hallucinations", "knowledge distillation"; see `_optional`).
@@ -26,8 +28,10 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+import snowballstemmer
+
 from bot.core import Core
-from bot.text.terms import QUESTIONS, Part, Text, Unit, text_tokens
+from bot.text.terms import INFLECTIONS, QUESTIONS, Part, Text, Unit, text_tokens
 from bot.text.terms import split_units as _split
 
 SPAN_SLACK = 2  # extra words a compound's units may be spread over ("scaling test-time compute")
@@ -206,7 +210,12 @@ def _idf(total: int, frequency: int) -> float:
     return math.log((total + 1) / (frequency + 1)) + 0.1
 
 
-_ACTION = re.compile(r"^(\w+ing)\s+(?:the|a|an|their|its)\s+\S", re.IGNORECASE)  # a verb acting on an object
+# A word right before a determiner is a verb acting on the determined object ("shrinking the KV cache", "compress a
+# model's activations"): a topic's nouns are not followed by one (determiners are a closed class of English).
+_ACTION = re.compile(
+    r"^([^\W\d_][\w\-]*)\s+(?:the|a|an|their|its|this|these|those|our|your|each|every|all|any)\s+\S", re.IGNORECASE
+)
+_STEMMER = snowballstemmer.stemmer("english")
 _FOR = re.compile(r"^(\S.*?\S)\s+for\s+(\S.*)$", re.IGNORECASE)
 
 
@@ -248,15 +257,15 @@ async def _evidence(core: Core, text: str, exact: bool) -> TopicEvidence:
     typed = [_words(t for p in parts[i:j] for t in p.tokens) for i, j in runs]
     whole = key
     frequencies = await core.repo.document_frequencies(list(dict.fromkeys([*asked, *typed, whole])))
-    silent_e = await _silent_e_forms(core, parts)
+    bases = await _base_forms(core, parts)
     units: list[Unit] = []
     shares: list[float] = []  # the share of stored papers using each unit
     for part in parts:
         # a named term by its canonical spelling: "CoMoE" is no "MoE"
         frequency = frequencies.get(_words(part.term.spellings[0] if part.term else part.tokens), 0)
         unit = Unit.of(part, _idf(total, frequency))
-        if part.term is None and part.tokens[0] in silent_e:
-            unit = replace(unit, forms=(*unit.forms, (silent_e[part.tokens[0]],)))
+        if part.term is None and len(part.tokens) == 1 and part.tokens[0] in bases:
+            unit = replace(unit, forms=(*unit.forms, (bases[part.tokens[0]],)))
         units.append(unit)
         shares.append(frequency / total)
     optional = [_optional(shares, [u.named for u in units], i) for i in range(len(units))]
@@ -297,15 +306,26 @@ async def _typical(core: Core, modifier: Unit, term: Unit) -> bool:
     return both >= TYPICAL_SHARE * term_papers
 
 
-async def _silent_e_forms(core: Core, parts: Sequence[Part]) -> dict[str, str]:
-    """The word a gerund drops an "e" from, where papers use it: "coding" -> "code", "encoding" -> "encode" (the
-    full-text index counts them as one word; `same_word` needs four shared letters and "cod" has three)."""
-    gerunds = [p.tokens[0] for p in parts if p.term is None and p.tokens[0].endswith("ing") and len(p.tokens[0]) >= 6]
-    if not gerunds:
+def inflection_base(word: str) -> str:
+    """The base an inflected word is made from, by the Snowball (Porter2) English stemmer, when the two differ only by
+    inflectional endings ("coding" -> "code", "aging" -> "age", "studies" -> "studi"); else "" (a derivation such as
+    "generalization" -> "general" is another word, and so is a word the stemmer leaves alone)."""
+    stem = _STEMMER.stemWord(word)
+    n = next((i for i, (a, b) in enumerate(zip(word, stem, strict=False)) if a != b), min(len(word), len(stem)))
+    if stem == word or word[n:] not in INFLECTIONS or stem[n:] not in INFLECTIONS:
+        return ""
+    return stem
+
+
+async def _base_forms(core: Core, parts: Sequence[Part]) -> dict[str, str]:
+    """Each one-word part's inflection base (`inflection_base`) where papers use it: "coding" then matches "code" as
+    the full-text index already counts them (`same_word` needs four shared letters, and "cod" has three)."""
+    bases = {p.tokens[0]: inflection_base(p.tokens[0]) for p in parts if p.term is None and len(p.tokens) == 1}
+    bases = {word: base for word, base in bases.items() if base}
+    if not bases:
         return {}
-    bases = {g: g[:-3] + "e" for g in gerunds}
     counts = await core.repo.document_frequencies(list(bases.values()))
-    return {g: base for g, base in bases.items() if counts.get(base, 0)}
+    return {word: base for word, base in bases.items() if counts.get(base, 0)}
 
 
 def anchored(example: TopicEvidence, head: TopicEvidence) -> TopicEvidence:
