@@ -18,6 +18,38 @@ ONBOARDING = onboarding.STATE_KIND
 
 
 @dataclass(frozen=True, slots=True)
+class Argument:
+    """A command's argument as a platform with named fields asks for it: its name, what it says, whether it is
+    required, and its longest text (0: any)."""
+
+    name: str
+    hint: str
+    required: bool = True
+    longest: int = 0
+
+
+PAPER_HINT = "arXiv id or number in your last list (type digits or title words)"
+ARGUMENTS = {  # by the usage that shows them
+    "N|ID": Argument("paper", PAPER_HINT),
+    "[N|ID]": Argument("paper", "empty: the rest of my last answer; else " + PAPER_HINT, required=False),
+    "QUESTION": Argument(
+        "question", "e.g. what MoE papers this week? (reply to the answer for a follow-up)", longest=2000
+    ),
+    "WORDS": Argument("words", "e.g. sparse attention", longest=300),
+    "FIELD": Argument("field", "interests, avoid, authors, categories, ratings or digest", longest=40),
+    "[undo N|reset]": Argument(
+        "which", "for undo: its number in the list (1 is the latest) or an arXiv id", required=False, longest=100
+    ),
+    "[off|daily|weekly] [TIME] [ZONE]": Argument(
+        "schedule",
+        "e.g. daily 08:30 Europe/Berlin, weekly Monday 9am, off (empty: show it)",
+        required=False,
+        longest=200,
+    ),
+}
+
+
+@dataclass(frozen=True, slots=True)
 class Command:
     """One command: its handler, where it works, whether it needs an admin, and its help line."""
 
@@ -28,6 +60,11 @@ class Command:
     admin: bool = False
     opens: str = ""  # the kind of flow it starts (which ends any other open at the place)
     actions: tuple[str, ...] = ()  # the words its argument begins with, for a platform that offers them as choices
+
+    @property
+    def argument(self) -> Argument | None:
+        """Its argument as a named field (`ARGUMENTS`, by its usage); None when it takes none or only `actions`."""
+        return ARGUMENTS.get(self.usage)
 
 
 def works_here(command: Command, msg: Incoming) -> bool:

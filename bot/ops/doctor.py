@@ -528,6 +528,29 @@ async def who_am_i(
     return response
 
 
+async def token_accepted(
+    settings: Settings,
+    platform: str,
+    token: SecretStr | None,
+    api_url: str,
+    url_setting: str,
+    request: Callable[[str], tuple[str, dict[str, str]]],
+    refused_fix: str,
+    identity: Callable[[dict[str, Any]], str | Finding],
+    *,
+    offline: bool,
+) -> Finding:
+    """`who_am_i`, then the platform's answer about the token's owner read by `identity` (who it is, or a finding
+    against it): ok, or a failure when it answered anything but 200."""
+    answer = await who_am_i(settings, platform, token, api_url, url_setting, request, refused_fix, offline=offline)
+    if isinstance(answer, Finding):
+        return answer
+    if answer.status_code != 200:
+        return Finding(platform, "fail", f"{public_url(api_url)} answered HTTP {answer.status_code}", "try again later")
+    found = identity(response_json(answer))
+    return found if isinstance(found, Finding) else Finding(platform, "ok", f"token accepted: {found}")
+
+
 def response_json(response: httpx.Response) -> dict[str, Any]:
     try:
         data = response.json()

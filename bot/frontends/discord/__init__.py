@@ -8,7 +8,7 @@ own: /setup (its options the core's), /interests, /sync, replies and buttons.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from bot.frontend import FrontEnd
 
@@ -27,35 +27,22 @@ async def start(core: Core, settings: Settings) -> DiscordHandle:
 
 
 async def check(settings: Settings, offline: bool) -> Finding:
-    """Discord accepts the bot token: GET /users/@me."""
-    from bot.ops.doctor import Finding, response_json, who_am_i
-    from bot.ops.logs import public_url
+    """Discord accepts the bot token (GET /users/@me) and it is a bot's."""
+    from bot.ops.doctor import Finding, token_accepted
+
+    def identity(me: dict[str, Any]) -> str | Finding:
+        if me.get("bot"):
+            return f"bot {me.get('username', '?')} (id {me.get('id', '?')})"
+        user_token = "PAPERSCOUT_DISCORD_TOKEN belongs to a user account, not a bot"
+        return Finding("Discord", "fail", user_token, "use the token of your application's bot")
 
     base = settings.discord_api_url.rstrip("/")
-    answer = await who_am_i(
-        settings,
-        "Discord",
-        settings.discord_token,
-        settings.discord_api_url,
-        "PAPERSCOUT_DISCORD_API_URL",
+    return await token_accepted(
+        settings, "Discord", settings.discord_token, settings.discord_api_url, "PAPERSCOUT_DISCORD_API_URL",
         lambda token: (f"{base}/users/@me", {"Authorization": f"Bot {token}"}),
-        "copy the bot token again from the Developer Portal (your application > Bot > Reset Token)",
+        "copy the bot token again from the Developer Portal (your application > Bot > Reset Token)", identity,
         offline=offline,
-    )
-    if isinstance(answer, Finding):
-        return answer
-    if answer.status_code != 200:
-        api = public_url(settings.discord_api_url)
-        return Finding("Discord", "fail", f"{api}/users/@me answered HTTP {answer.status_code}", "try again later")
-    me = response_json(answer)
-    if not me.get("bot"):
-        return Finding(
-            "Discord",
-            "fail",
-            "PAPERSCOUT_DISCORD_TOKEN belongs to a user account, not a bot",
-            "use the token of your application's bot",
-        )
-    return Finding("Discord", "ok", f"token accepted: bot {me.get('username', '?')} (id {me.get('id', '?')})")
+    )  # fmt: skip
 
 
 FRONT_END = FrontEnd(

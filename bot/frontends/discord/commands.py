@@ -1,6 +1,6 @@
 """Discord's slash commands made from the core's command table (`bot.chat.commands.COMMANDS`), so a command's
 name, help and option are written once: its name as Discord members run it (`FRONT_END.names`), the table's help
-line as its description, and its one option read from the table's usage (a paper, a question, words, a schedule,
+line as its description, its one option the table's (`Command.argument`: a paper, a question, words, a schedule,
 a field), and the words its argument begins with (`Command.actions`) as an ``action`` option's choices. Where it works
 and who may run it follow the table too (a channel command is guild-only, an admin's needs Manage Server by default).
 Commands with options of their own (/setup, /sync) are written in their cogs, described from the table
@@ -24,22 +24,6 @@ from bot.views.layout import clip
 DESCRIPTION_MAX = 100
 MAX_CHOICES = 25  # autocomplete: at most 25 choices, each named and valued in 1-100 characters
 CHOICE_MAX = 100
-PAPER_HINT = "arXiv id or number in your last list (type digits or title words)"
-# the table's usage -> Discord's option: its name, what it says, whether it is required, its longest text (0: any)
-OPTIONS: dict[str, tuple[str, str, bool, int]] = {
-    "N|ID": ("paper", PAPER_HINT, True, 0),
-    "[N|ID]": ("paper", "empty: the rest of my last answer; else " + PAPER_HINT, False, 0),
-    "QUESTION": ("question", "e.g. what MoE papers this week? (reply to the answer for a follow-up)", True, 2000),
-    "WORDS": ("words", "e.g. sparse attention", True, 300),
-    "FIELD": ("field", "interests, avoid, authors, categories, ratings or digest", True, 40),
-    "[undo N|reset]": ("which", "for undo: its number in the list (1 is the latest) or an arXiv id", False, 100),
-    "[off|daily|weekly] [TIME] [ZONE]": (
-        "schedule",
-        "e.g. daily 08:30 Europe/Berlin, weekly Monday 9am, off (empty: show it)",
-        False,
-        200,
-    ),
-}
 PUBLIC = frozenset({"ask", "search", "paper", "more"})  # answered in the channel; the rest only to the member
 
 
@@ -104,15 +88,15 @@ def slash_command(
 
 def table_command(name: str, command: Command) -> app_commands.Command[Any, ..., None]:
     """Core command `name` as a Discord slash command (see the module docstring)."""
-    option, hint, required, longest = OPTIONS.get(command.usage, ("", "", False, 0))
-    fields: dict[str, tuple[Any, Any, str]] = {}
+    argument, fields = command.argument, dict[str, tuple[Any, Any, str]]()
     if command.actions:
         fields["action"] = (Literal[command.actions], "", clip(command.usage, DESCRIPTION_MAX))
-    if option:
-        kind = app_commands.Range[str, 1, longest] if longest else str
-        fields[option] = (kind, inspect.Parameter.empty if required else "", hint)
+    if argument is not None:
+        kind = app_commands.Range[str, 1, argument.longest] if argument.longest else str
+        fields[argument.name] = (kind, inspect.Parameter.empty if argument.required else "", argument.hint)
     run = _callback(name)
     slash = slash_command(name, run, fields, in_servers=command.where == "channel", admin=command.admin)
+    option = argument.name if argument is not None else ""
     if option == "paper":
         slash.autocomplete(option)(paper_choices)
     if option == "question":
