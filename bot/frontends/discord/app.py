@@ -40,12 +40,12 @@ from bot.core import Core
 from bot.errors import InputError, PaperscoutError, SourceUnavailable
 from bot.frontends.discord.commands import table_commands
 from bot.frontends.discord.poster import DiscordPoster
-from bot.frontends.discord.send import Followups
+from bot.frontends.discord.send import Followups, PaperButton
 from bot.ops.logs import public_url
 
 log = logging.getLogger(__name__)
 
-COGS = ("cogs.admin", "cogs.ask", "cogs.feedback")
+COGS = ("cogs.admin", "cogs.ask")
 PLATFORM = "discord"
 
 
@@ -124,8 +124,9 @@ class PaperscoutBot(commands.AutoShardedBot):
         self.recent_papers = RecentPapers(core)
 
     async def setup_hook(self) -> None:
-        """Load the cogs (the feedback cog registers the persistent buttons), add every other command of the command
-        table (`bot.frontends.discord.commands`), route command errors."""
+        """Register the persistent buttons, load the cogs, add every other command of the command table
+        (`bot.frontends.discord.commands`), route command errors."""
+        self.add_dynamic_items(PaperButton)
         for extension in self.initial_extensions:
             await self.load_extension(extension)
         for command in table_commands({c.name for c in self.tree.get_commands()}):
@@ -215,6 +216,15 @@ class PaperscoutBot(commands.AutoShardedBot):
             attachment=attachment,
         )  # fmt: skip
         return await self.respond(interaction, incoming, private=private)
+
+    async def press(self, interaction: discord.Interaction, value: str) -> None:
+        """A pressed paperscout button (`PaperButton`): its answer only for the presser outside a DM (`respond`); a
+        failure told to them (a press has no command tree to report through)."""
+        place = place_of(interaction.channel, interaction.user)
+        try:
+            await self.respond(interaction, Incoming(speaker_of(interaction), place, button=value), private=True)
+        except Exception as exc:
+            await self.tell(interaction, problem(exc, "button"))
 
     async def respond(
         self, interaction: discord.Interaction, incoming: Incoming, *, private: bool = False

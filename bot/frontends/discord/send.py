@@ -3,7 +3,7 @@ channel; button rows become persistent `PaperButton`s.
 
 `PaperButton` is a `discord.ui.DynamicItem` whose custom_id is the controller's button value (``ps:up:2505.17639``,
 ``ps:c:STEP:N``): registered once with ``client.add_dynamic_items``, a press on any message ever posted, before any
-restart, reaches the client as a ``paperscout_button`` event (the feedback cog handles it). A view made only of
+restart, reaches the client's `press`. A view made only of
 dynamic items is not kept in discord.py's view store, so posting thousands of digests holds no memory.
 """
 
@@ -20,11 +20,9 @@ import discord
 from bot.chat.messages import is_paperscout_button
 from bot.frontends.discord.render import Button, Outgoing
 
-BUTTON_EVENT = "paperscout_button"
-
 
 class PaperButton(discord.ui.DynamicItem[discord.ui.Button], template=re.compile(r"ps:[!-~]{1,97}")):
-    """A paperscout button on any message; a press is dispatched as ``paperscout_button(interaction, value)``."""
+    """A paperscout button on any message; a press goes to the client's `press` (`PaperscoutBot.press`)."""
 
     def __init__(self, value: str, label: str = "", style: discord.ButtonStyle = discord.ButtonStyle.secondary):
         super().__init__(discord.ui.Button(label=label or None, custom_id=value, style=style))
@@ -43,8 +41,8 @@ class PaperButton(discord.ui.DynamicItem[discord.ui.Button], template=re.compile
         return is_paperscout_button(self.value)
 
     async def callback(self, interaction: discord.Interaction) -> None:
-        """Hand the press to whoever listens for ``paperscout_button`` (the feedback cog)."""
-        interaction.client.dispatch(BUTTON_EVENT, interaction, self.value)
+        """Hand the press to the client."""
+        await interaction.client.press(interaction, self.value)  # type: ignore[attr-defined]
 
 
 def view_for(rows: Sequence[Sequence[Button]]) -> discord.ui.View | None:
