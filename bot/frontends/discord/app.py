@@ -10,8 +10,10 @@ application owner (``@paperscout sync`` in a channel, or ``/sync`` once synced),
 `poster` posts digests and whose `stop()` closes the connection; `paperscout run` calls it when
 ``PAPERSCOUT_DISCORD_TOKEN`` is set.
 
-Errors never reach a member as a traceback: they are logged with a short correlation id, and the member gets an
-ephemeral line naming it.
+A slash command or a button press goes to the driver (`ChatDriver.respond`), which answers through the interaction
+(`Followups`); a DM, or a reply or mention in a channel, goes to the controller and its replies to the place through
+the driver (`hear`). Errors never reach a member as a traceback: they are logged with a short correlation id, and
+the member gets an ephemeral line naming it.
 """
 
 from __future__ import annotations
