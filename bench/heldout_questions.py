@@ -40,6 +40,7 @@ import datetime as dt
 import json
 import tempfile
 import time
+import uuid
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
@@ -134,8 +135,11 @@ async def ensure_store(core: Core, papers: list[Paper]) -> None:
 async def run_questions(core: Core, items: list[dict], by_id: dict[str, Paper], verbose: bool) -> dict[str, Scored]:
     """Every question through `ask`, follow-ups in their first question's conversation; figures by question id."""
     results: dict[str, Scored] = {}
+    # conversations of their own: a reused store keeps the last run's turns for followup_minutes, and a first
+    # question must not be read as a follow-up of its own previous run
+    run = uuid.uuid4().hex[:8]
     for item in items:
-        conversation = f"heldout:{item.get('follows') or item['id']}"
+        conversation = f"heldout:{run}:{item.get('follows') or item['id']}"
         as_of = dt.date.fromisoformat(item["as_of"])
         answer = await ask(core, item["question"], today=as_of, conversation_id=conversation)
         text = answer.text if answer.citations else f"{answer.text}\n{await stored_days_note(core)}"

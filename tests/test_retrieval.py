@@ -11,8 +11,9 @@ from bot.cli import DEMO_QUERY
 from bot.core import Core
 from bot.ingest.save import store_papers
 from bot.models import Paper
+from bot.questions.filters import Filters
 from bot.questions.rag import ask
-from bot.questions.retrieval import exact_names, names_only, reciprocal_rank_fusion
+from bot.questions.retrieval import Retrieved, exact_names, names_only, reciprocal_rank_fusion, select
 from bot.questions.search import search_papers
 
 MONDAY = dt.date(2025, 5, 26)
@@ -111,3 +112,17 @@ async def test_search_in_chat_says_how_many_match_and_more_pages_through_all_of_
     assert listed == [h.paper.id for h in (*found.hits, *found.more)]  # every match, in order, none twice
     (done,) = await ctl.handle(Incoming.from_text(bob, channel, "/more"))
     assert "Nothing more" in done.text
+
+
+def test_a_paper_without_the_words_is_offered_when_the_fusion_ranks_it_high(demo_papers: list[Paper]) -> None:
+    # one paper carries the topic's words; the fusion ranks a wordless one second though its similarity is only
+    # 0.40 (below NEAR): it is offered, as are the next ones down to the tenth rank; one ranked twelfth is not
+    papers = iter(demo_papers)
+
+    def paper(dense: float, words: bool = False) -> Retrieved:
+        return Retrieved(next(papers), dense + (0.15 if words else 0.0), dense, words, words)
+
+    carrier, second, *middle, twelfth = [paper(0.6, True), paper(0.40), *(paper(0.35) for _ in range(9)), paper(0.4)]
+    shown, offered = select([carrier, second, *middle, twelfth], Filters(topic="diffusion language models"))
+    assert shown == [carrier]
+    assert offered == [second, *middle[:8]]  # the first ten of the fused order; below them only similarity counts
