@@ -73,6 +73,8 @@ PREVIOUS = Turn("diffusion models", ("2025-05-26", "2025-05-30"), [], [], ["a", 
         ("which use RL", "use RL"),
         ("what about video?", "video"),
         ("only those about protein design", "protein design"),
+        ("filter to those about audio", "audio"),
+        ("do any of them use transformers?", "use transformers"),
     ],
 )
 def test_a_follow_up_narrows_the_previous_request_by_its_constraint(question: str, constraint: str) -> None:
@@ -96,6 +98,9 @@ def test_a_time_phrase_alone_moves_the_whole_previous_request() -> None:
     assert moved.topic == "agents" and moved.constraints == ("video",)
     assert moved.contribution == "benchmark" and moved.excluded == ("LLM",)
     assert not moved.restrict_to  # the request again on that day, not the previous papers
+    for question in ("same for Thursday", "what about Thursday?", "the same but on Thursday please"):
+        again = parse_question(question, FRIDAY, narrowed)
+        assert again.constraints == ("video",) and not again.restrict_to, question
     only = parse_question("only the ones from Thursday?", FRIDAY, narrowed)
     assert only.restrict_to == ("a",) and only.topic == "agents" and not only.constraints
 
