@@ -7,7 +7,7 @@ import dataclasses
 import numpy as np
 
 from bot.models import Paper, Profile, Topic
-from bot.ranking import one_line, rank
+from bot.ranking import expansion, one_line, rank
 from bot.ranking.contribution import avoid_kinds, paper_kinds
 from bot.ranking.expansion import expansion_scores
 from bot.ranking.interest_units import interest_query
@@ -247,3 +247,26 @@ def test_expansion_takes_only_papers_holding_a_whole_interest() -> None:
     direction = expansion_scores(scores, vecs, 10, held)[0]
     assert direction[0] < 0 < direction[1]  # the best-scored paper holds no whole interest: it is no evidence
     assert not expansion_scores(scores, vecs, 10, held & np.array([[False, True, True, False, False]])).any()
+
+
+# papers holding the interest's words in a text about something else: the words name a wider field than the line
+DRIFTING = EXPANDED + [
+    paper(
+        f"g{i}",
+        f"Recipes {i}",
+        f"Graph transformers appear once in this long text about cooking pasta, baking bread, travel, hotels and {i}.",
+    )
+    for i in range(4)
+]
+
+
+def test_expansion_takes_only_papers_found_both_by_words_and_by_meaning() -> None:
+    # before, the recipes holding "graph transformers" were feedback too, and pulled the interest toward cooking:
+    # the timetable paper sharing the word "graph" came before the one about the same thing in other words
+    ranked = ranked_ids(DRIFTING, member(["graph transformers"]))
+    assert ranked.index("c") < ranked.index("d")
+    scores = np.array([[0.9, 0.5, 0.4, 0.3, 0.1]], dtype=np.float32)
+    held = np.array([[False, True, True, True, False]])
+    near = expansion.nearest_share(np.array([[0.9, 0.8, 0.7, 0.1, 0.0]]), 0.6)
+    assert near.tolist() == [[True, True, True, False, False]]
+    assert not expansion.expansion_scores(scores, np.eye(5, dtype=np.float32), 10, held, near).any()

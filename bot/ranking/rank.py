@@ -46,7 +46,7 @@ import numpy as np
 
 from bot.models import Paper, Profile, ScoredPaper
 from bot.ranking.contribution import paper_kinds
-from bot.ranking.expansion import expansion_scores
+from bot.ranking.expansion import expansion_scores, nearest_share
 from bot.ranking.interest_units import InterestQuery, interest_core, interest_query, named_terms_text
 from bot.ranking.one_line import (
     AvoidPhrase,
@@ -136,6 +136,7 @@ class RankWeights:
     keyword_cap: int = 2
     expansion: float = 0.6  # pseudo-relevance feedback for one-line interests (`bot.ranking.expansion`)
     expansion_papers: int = 10  # the best papers that stand in for a one-line interest
+    expansion_near: float = 0.2  # ... taken only among this share of the day's papers closest in meaning
     # Cosine similarities of MiniLM that map to relevance 1 and 10; another embedding model needs its own.
     relevance_low: float = 0.05
     relevance_high: float = 0.35
@@ -599,7 +600,8 @@ def _expanded(
         return scores
     vecs = np.asarray(paper_vecs, dtype=np.float32).reshape(scores.shape[1], -1)
     evident = terms.interest[rows] >= np.float32(weights.interest_text) - 1e-6  # the whole interest in the paper
-    feedback = expansion_scores(scores[rows], vecs, weights.expansion_papers, evident)
+    near = nearest_share(terms.want[rows], weights.expansion_near)
+    feedback = expansion_scores(scores[rows], vecs, weights.expansion_papers, evident, near)
     scores[rows] += np.float32(weights.expansion) * feedback
     return scores
 
