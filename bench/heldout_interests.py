@@ -9,7 +9,7 @@ it is in the day's `labels` or `acceptable`, divided by min(15, number of such p
 that day"), and the recall of the day's `labels` in the top 15, divided by min(15, number of labels). Targets: mean
 on-topic >= 0.85, every profile >= 0.75.
 
-    .venv/bin/python bench/heldout_interests.py [--home DIR] [--data ../shared/data] [--only p03] [-v]
+    .venv/bin/python bench/heldout_interests.py [--home DIR] [--data ../shared/data] [--only p03] [-v] [--floors 2,3]
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import asyncio
 import datetime as dt
 import json
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,7 +34,7 @@ from bot.members.onboarding.hygiene import split_items
 from bot.members.onboarding.state import Draft
 from bot.members.personal import personal_digest
 from bot.members.settings import profile_owner
-from bot.models import Paper, Profile
+from bot.models import Paper, Profile, ScoredPaper
 
 ROOT = Path(__file__).resolve().parents[1]
 PROFILES = ROOT / "bench" / "heldout" / "profiles.jsonl"
@@ -97,12 +98,38 @@ def score_day(ranked: list[str], labels: frozenset[str], acceptable: frozenset[s
     return DayScore(on_topic, recall, len(relevant), len(labels))
 
 
-async def run(core: Core, papers: list[Paper], profiles: list[HeldOutProfile], verbose: bool) -> None:
-    """Rank every day for every profile and print the table."""
+@dataclass
+class FloorTally:
+    """What a score floor would leave of the top 15: a paper is shown when its score stands `z` robust standard
+    deviations (1.4826 x the median absolute deviation) above the median score of that day for that profile."""
+
+    z: float
+    shown: list[int]
+    precision: list[float]  # on-topic share of what is shown
+    on_topic: list[float]  # as `score_day`, of what exists that day
+
+    def add(self, ranked: list[ScoredPaper], relevant: frozenset[str]) -> None:
+        """Count one profile-day: `ranked` is every candidate of the day, best first."""
+        scores = np.array([item.score for item in ranked])
+        median = float(np.median(scores))
+        spread = 1.4826 * float(np.median(np.abs(scores - median))) or 1e-9
+        shown = [item.paper.id for item in ranked[:TOP] if (item.score - median) / spread >= self.z]
+        self.shown.append(len(shown))
+        self.precision.append(sum(1 for i in shown if i in relevant) / len(shown) if shown else 1.0)
+        held = sum(1 for i in shown if i in relevant)
+        self.on_topic.append(held / min(TOP, len(relevant)) if relevant else 1.0)
+
+
+async def run(
+    core: Core, papers: list[Paper], profiles: list[HeldOutProfile], verbose: bool, floors: Sequence[float] = ()
+) -> None:
+    """Rank every day for every profile and print the table (and, with `floors`, what each score floor leaves)."""
     days = sorted({p.announced for p in papers})
     by_id = {p.id: p for p in papers}
     print(f"{'profile':<8} " + " ".join(f"{d.isoformat()[5:]:>11}" for d in days) + f" {'on-topic':>8} {'recall':>6}")
     means, recalls = [], []
+    tallies = [FloorTally(z, [], [], []) for z in floors]
+    off_topic = padding = 0
     for item in profiles:
         user_key = f"console:heldout-{item.id}"
         profile = onboarding_profile(item, user_key)
@@ -115,6 +142,10 @@ async def run(core: Core, papers: list[Paper], profiles: list[HeldOutProfile], v
             digest = await personal_digest(core, user_key, day, size=count, profile=profile, channel_targets=[])
             ranked = [i.paper.id for i in digest.items]
             score = score_day(ranked, labels, acceptable)
+            off_topic += sum(1 for i in ranked[:TOP] if i not in labels | acceptable)
+            padding += max(0, min(TOP, len(ranked)) - score.relevant)
+            for tally in tallies:
+                tally.add(list(digest.items), labels | acceptable)
             values.append(score.on_topic)
             day_recalls.append(score.recall)
             cells.append(f"{score.on_topic:4.2f}/{score.recall:4.2f}")
@@ -132,6 +163,16 @@ async def run(core: Core, papers: list[Paper], profiles: list[HeldOutProfile], v
         f"(min {min(recalls):.3f})"
     )
     print(f"(cell: on-topic share of the top {TOP} / recall of the labels there, each of what exists that day)")
+    print(
+        f"off-topic papers in the top {TOP}: {off_topic} of {TOP * len(profiles) * len(days)}, {padding} of them on "
+        f"days with fewer than {TOP} on-topic papers (padding a score floor could leave out)"
+    )
+    for tally in tallies:
+        print(
+            f"score floor z >= {tally.z:g}: {np.mean(tally.shown):.1f} papers shown on average (min "
+            f"{min(tally.shown)}), on-topic share of what is shown {np.mean(tally.precision):.3f}, on-topic of what "
+            f"exists {np.mean(tally.on_topic):.3f}"
+        )
 
 
 def _day_notes(
@@ -155,13 +196,17 @@ async def main() -> None:
     parser.add_argument("--profiles", type=Path, default=PROFILES)
     parser.add_argument("--only", help="only profiles whose id contains this text")
     parser.add_argument("-v", "--verbose", action="store_true", help="print each day's top 15 and missed labels")
+    parser.add_argument(
+        "--floors", default="", help="comma-separated z values: what a score floor relative to the day would leave"
+    )
     args = parser.parse_args()
     papers = read_jsonl(sorted((args.data / "arxiv").glob("*.jsonl")))
     profiles = [p for p in load_profiles(args.profiles) if not args.only or args.only in p.id]
     with tempfile.TemporaryDirectory() as scratch:
         async with open_core(Settings(home=args.home or Path(scratch))) as core:
             await store_papers(core, papers)
-            await run(core, papers, profiles, args.verbose)
+            floors = [float(z) for z in args.floors.split(",") if z.strip()]
+            await run(core, papers, profiles, args.verbose, floors)
 
 
 if __name__ == "__main__":
