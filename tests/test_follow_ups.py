@@ -1,6 +1,6 @@
 """Issue 22: follow-up questions read as the previous request plus a new constraint.
 
-"those", "them", "the ones", "which of those" and a question without a subject of its own ("any on video?",
+"those", "them", "the ones", "which of those" and a question picking with its noun left out ("any on video?",
 "which use RL?") narrow the previous answer's whole match list by a constraint read as any question is read; a time
 phrase alone moves the whole previous request (topic, narrowing, contribution, exclusions) to that day; a day with
 nothing stored is named. Conversations over the bundled day's real papers, on topics of their own (diffusion and
@@ -85,8 +85,9 @@ def test_a_follow_up_narrows_the_previous_request_by_its_constraint(question: st
 
 
 def test_a_new_question_with_a_subject_of_its_own_is_no_follow_up() -> None:
-    filters = parse_question("any speech papers?", FRIDAY, PREVIOUS)
-    assert filters.topic == "speech" and not filters.restrict_to and not filters.constraints
+    for question in ("any speech papers?", "speech this week?", "speech?"):
+        filters = parse_question(question, FRIDAY, PREVIOUS)
+        assert filters.topic == "speech" and not filters.restrict_to and not filters.constraints, question
 
 
 def test_a_time_phrase_alone_moves_the_whole_previous_request() -> None:

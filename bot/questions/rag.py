@@ -23,7 +23,7 @@ from bot.questions.authors import same_person
 from bot.questions.coverage import vector_gap_note
 from bot.questions.filters import Filters
 from bot.questions.llm_parse import parse_with_llm
-from bot.questions.request import beyond, names_documents, read_request, refers_back, without_reference
+from bot.questions.request import beyond, names_documents, read_request, refers_back, selects, without_reference
 from bot.questions.retrieval import Retrieved, retrieve_all, window_holds_papers
 from bot.questions.spelling import corrected
 from bot.questions.timewords import MONTHS, WEEKDAYS, TimeWindow, find_time_window
@@ -173,7 +173,8 @@ def follow_up(filters: Filters, topic_text: str, question: str, previous: Turn) 
     """A question asked after `previous`, read as the previous request plus what the question adds.
 
     - a question naming the previous papers by a pronoun ("which of those ...", "only the ones ...", "them"), or
-      picking among them without a subject of its own ("any on video?", "which use RL?", "what about video?"),
+      picking among them with a determiner whose noun is left out ("any on video?", "which use RL?", "what about
+      video?"),
       narrows the previous answer's whole match list: its topic (read as any question's, its subject and relation
       removed) becomes a constraint, and a contribution type, exclusion, author or window it names apply as filters;
     - a question adding nothing but a time phrase ("and from Thursday?") asks the whole previous request again over
@@ -183,7 +184,10 @@ def follow_up(filters: Filters, topic_text: str, question: str, previous: Turn) 
     explicit = refers_back(question)
     adds = bool(filters.topic or filters.contribution or filters.excluded)
     own_subject = names_documents(question) and not explicit
-    narrows = explicit or (adds and not own_subject and not filters.authors and not filters.categories)
+    # a bare new topic ("quantization this week?") is a new question; a determiner without its noun picks among
+    # the previous papers ("any on video?")
+    picks = selects(question) and not own_subject
+    narrows = explicit or (adds and picks and not filters.authors and not filters.categories)
     nothing_new = not adds and not filters.authors and not filters.categories
     if not narrows and not nothing_new:
         return filters
