@@ -164,8 +164,9 @@ async def run(
     )
     print(f"(cell: on-topic share of the top {TOP} / recall of the labels there, each of what exists that day)")
     print(
-        f"off-topic papers in the top {TOP}: {off_topic} of {TOP * len(profiles) * len(days)}, {padding} of them on "
-        f"days with fewer than {TOP} on-topic papers (padding a score floor could leave out)"
+        f"off-topic papers in the top {TOP}: {off_topic} of {TOP * len(profiles) * len(days)} (on-topic share "
+        f"{1 - off_topic / (TOP * len(profiles) * len(days)):.3f}), {padding} of them on days with fewer than {TOP} "
+        "on-topic papers (padding a score floor could leave out)"
     )
     for tally in tallies:
         print(
