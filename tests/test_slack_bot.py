@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
@@ -356,6 +357,27 @@ async def test_a_personal_digest_goes_to_the_members_dm_and_a_deactivated_member
     assert [c.answer.get("error") for c in fake.calls("chat.postMessage") if not c.ok] == ["user_disabled"]
     retired = await core.repo.get_user(f"slack:{CLEO}")
     assert retired is not None and retired.digest_mode == "off", "the core's gone policy: no retry every minute"
+
+
+async def test_a_reply_refused_in_a_members_dm_turns_off_their_digest_keyed_by_their_user_id(
+    core: Core, slack_settings: Settings, fake: SlackFake
+) -> None:
+    """A DM channel's id ('D…') is not its member's ('U…'): a reply the DM refuses retires the member's personal
+    digest, found through conversations.info, instead of a 'slack:D…' no one is (retried every minute)."""
+    key = f"slack:{ADA}"
+    await core.repo.save_user_settings(key, digest_mode="daily", post_time="08:00", timezone="UTC", weekly_day=0)
+    dm = fake.im_of(ADA)
+    async with slack_bot(core, slack_settings):
+        fake.deactivate(ADA)
+        await fake.wait_for_ack(fake.message_event(ADA, dm, "/help"))
+        await fake.wait_until(lambda: [c for c in fake.calls("chat.postMessage") if not c.ok], what="a refused reply")
+        for _ in range(200):
+            if (await core.repo.get_user(key)).digest_mode == "off":  # type: ignore[union-attr]
+                break
+            await asyncio.sleep(0.05)
+    assert [c.answer.get("error") for c in fake.calls("chat.postMessage") if not c.ok] == ["user_disabled"]
+    retired = await core.repo.get_user(key)
+    assert retired is not None and retired.digest_mode == "off"
 
 
 async def test_a_token_slack_refuses_retires_no_channel_and_stops_posting(

@@ -108,6 +108,16 @@ async def test_other_refusals(fake: SlackFake, client: AsyncWebClient) -> None:
     assert (await refusal(client.conversations_open(users="U0ADA"))).response["error"] == "user_disabled"
 
 
+async def test_conversations_info_tells_whose_dm_a_channel_is(fake: SlackFake, client: AsyncWebClient) -> None:
+    """An im's `user` is its member, also once they are deactivated (`is_user_deleted`); a channel has no `user`."""
+    dm = fake.im_of("U0ADA")
+    fake.deactivate("U0ADA")
+    found = (await client.conversations_info(channel=dm))["channel"]
+    assert found["is_im"] and found["user"] == "U0ADA" and found["is_user_deleted"]
+    assert "user" not in (await client.conversations_info(channel="C0PAPERS"))["channel"]
+    assert (await refusal(client.conversations_info(channel="D0NOWHERE"))).response["error"] == "channel_not_found"
+
+
 async def test_rate_limit_is_a_429_with_retry_after(fake: SlackFake, client: AsyncWebClient) -> None:
     fake.rate_per_channel_seconds = 30.0
     assert (await client.chat_postMessage(channel="C0PAPERS", text="one"))["ok"]

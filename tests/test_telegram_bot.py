@@ -307,6 +307,27 @@ async def test_blocked_member_and_kicked_group_are_marked_inactive_after_one_403
     assert [c.chat_id for c in refused] == [ADA, GROUP], "one 403 each, never retried"
 
 
+async def test_a_reply_refused_in_a_private_chat_turns_off_the_members_digest(
+    core: Core, tg_settings: Settings, fake: FakeTelegram
+) -> None:
+    """A private chat's id is its member's user id: a reply the member's chat refuses (they blocked the bot while it
+    was answering) retires their personal digest, keyed by that id, and nothing is retried."""
+    key = f"telegram:{ADA}"
+    await core.repo.save_user_settings(key, digest_mode="daily", post_time="08:00", timezone="UTC", weekly_day=0)
+    fake.open_private_chat(ADA)
+    async with telegram_bot(core, tg_settings):
+        fake.enqueue(Fault.forbidden().on("sendMessage"))
+        fake.inject_message(ADA, ADA, "/help")
+        await fake.wait_until(lambda: [c for c in fake.calls("sendMessage") if c.status == 403], what="a 403")
+        for _ in range(200):
+            if (await core.repo.get_user(key)).digest_mode == "off":  # type: ignore[union-attr]
+                break
+            await asyncio.sleep(0.05)
+    user = await core.repo.get_user(key)
+    assert user is not None and user.digest_mode == "off"
+    assert [c.status for c in fake.calls("sendMessage")] == [403], "the rest of the reply is not sent"
+
+
 async def test_flood_control_waits_and_a_refused_html_falls_back_to_plain_text_once(
     core: Core, tg_settings: Settings, fake: FakeTelegram, caplog: pytest.LogCaptureFixture
 ) -> None:

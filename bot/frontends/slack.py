@@ -213,6 +213,20 @@ class SlackFrontEnd(ChatDriver):
         kind: Kind = "gone" if code in GONE else "markup" if code in REFUSED else "transient"
         return Failure(kind, f"{code} {error.response.get('errors') or ''}".strip() if code else str(status))
 
+    async def dm_user(self, chat: str) -> str:
+        """The member a DM is with (conversations.info's `user`): a DM's channel id ('D…') is not its member's."""
+        from slack_sdk.errors import SlackApiError
+
+        if chat.startswith("D"):
+            try:
+                found = (await self.client.conversations_info(channel=chat))["channel"]
+            except SlackApiError as error:
+                log.warning("conversations.info for %s failed: %s", chat, error.response.get("error"))
+            else:
+                if found.get("is_im") and found.get("user"):
+                    return str(found["user"])
+        return await super().dm_user(chat)
+
     def register(self, app: AsyncApp) -> None:
         """The slash command, button presses, mentions, and DMs and channel messages."""
         app.command(COMMAND)(self._counted(self.on_command))

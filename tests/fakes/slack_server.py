@@ -621,9 +621,16 @@ class SlackFake(ScriptedFake[Fault, Call]):
         return {"channel": {"id": self.im_of(user_id)}}
 
     def _conversations_info(self, args: dict[str, Any]) -> dict[str, Any]:
-        channel = self._channel(args, posting=False)
-        shown = {k: v for k, v in channel.items() if k != "members"}
-        return {"channel": shown | {"is_member": BOT_USER in channel["members"]}}
+        """A channel, or an im with its `user` (`is_user_deleted` once deactivated: reading it is not refused)."""
+        channel = self.channels.get(str(args.get("channel", "")))
+        if channel is None:
+            raise SlackError("channel_not_found")
+        shown = {k: v for k, v in channel.items() if k != "members"} | {"is_member": BOT_USER in channel["members"]}
+        if channel["is_im"]:
+            shown["is_user_deleted"] = bool(self.users.get(channel["user"], {}).get("deleted"))
+        else:
+            del shown["user"]
+        return {"channel": shown}
 
     def _chat_postMessage(self, args: dict[str, Any]) -> dict[str, Any]:
         channel = self._channel(args)
@@ -656,7 +663,7 @@ class SlackFake(ScriptedFake[Fault, Call]):
         found.edits += 1
         return {"channel": found.channel, "ts": found.ts, "text": text}
 
-    def _channel(self, args: dict[str, Any], *, posting: bool = True) -> dict[str, Any]:
+    def _channel(self, args: dict[str, Any]) -> dict[str, Any]:
         channel_id = str(args.get("channel", ""))
         if channel_id.startswith(("U", "W")) and channel_id in self.users:  # a user id posts to the app's DM
             if self.users[channel_id]["deleted"]:
@@ -667,9 +674,9 @@ class SlackFake(ScriptedFake[Fault, Call]):
             raise SlackError("channel_not_found")
         if channel["is_im"] and self.users.get(channel["user"], {}).get("deleted"):
             raise SlackError("user_disabled")
-        if posting and channel["is_archived"]:
+        if channel["is_archived"]:
             raise SlackError("is_archived")
-        if posting and BOT_USER not in channel["members"]:
+        if BOT_USER not in channel["members"]:
             raise SlackError("not_in_channel")
         return channel
 
