@@ -35,9 +35,10 @@ import numpy as np
 from sklearn.cluster import KMeans
 from sklearn.metrics import adjusted_mutual_info_score
 
-from bot.embeddings.embedder import LocalEmbedder
+from bot.embeddings.embedder import MINILM_NAME, LocalEmbedder
 from bot.llm.prompts import load_prompts
 from bot.text.extractive import extractive_tldr
+from bot.topictree.areas import Areas, fit_areas
 from bot.topictree.build import as_paper, build_topic_tree, paper_text_vectors
 from bot.topictree.llm_names import request_tokens
 from bot.topictree.tree import PaperText, TopicTree
@@ -70,20 +71,23 @@ def top_labels(tree: TopicTree, papers: list[PaperText]) -> list[int]:
 
 
 def split_scores(
-    label: str, sets: list[tuple[list[PaperText], np.ndarray, list[str]]], background: tuple[tuple[str, str], ...] = ()
+    label: str, sets: list[tuple[list[PaperText], np.ndarray, list[str]]], areas: Areas | bool = True
 ) -> None:
-    """Mean AMI of the tree's top level over `sets`, beside k-means (one seed, 10 starts) at each set's tree count."""
-    ours, theirs, counts = [], [], []
+    """Mean AMI of the tree's top level over `sets` (with `areas`, and without research areas), beside k-means (one
+    seed, 10 starts) at each set's tree count."""
+    ours, plain, theirs, counts = [], [], [], []
     for papers, vectors, truth in sets:
-        tree = build_topic_tree(papers, vectors, background)
+        tree = build_topic_tree(papers, vectors, areas=areas)
         ours.append(adjusted_mutual_info_score(truth, top_labels(tree, papers)))
+        alone = build_topic_tree(papers, vectors, areas=False)
+        plain.append(adjusted_mutual_info_score(truth, top_labels(alone, papers)))
         k = max(2, len(tree.topics))
         theirs.append(adjusted_mutual_info_score(truth, KMeans(k, n_init=10, random_state=0).fit_predict(vectors)))
         counts.append(len(tree.topics))
     print(
         f"  {label}: {len(sets)} sets, tree {statistics.mean(counts):.1f} topics, human"
         f" {statistics.mean(len(set(t)) for _, _, t in sets):.1f}: AMI tree {statistics.mean(ours):.3f},"
-        f" k-means same k {statistics.mean(theirs):.3f}"
+        f" without areas {statistics.mean(plain):.3f}, k-means same k {statistics.mean(theirs):.3f}"
     )
 
 
@@ -98,8 +102,12 @@ def leave_out(rows: list[dict], papers: list[PaperText], vectors: np.ndarray, se
     )
 
 
-def primaries(papers: list[PaperText], vectors: np.ndarray, primary: list[str]) -> None:
-    """The second split: sets of the week's papers against their arXiv primary category (not cs.LG, cs.AI)."""
+def primaries(
+    papers: list[PaperText], vectors: np.ndarray, primary: list[str], days: list[str], held_out: bool = True
+) -> None:
+    """The second split: sets of the week's papers against their arXiv primary category (not cs.LG, cs.AI). The
+    shipped research areas were learnt from these four days (without their categories); with `held_out`, also areas
+    learnt from two of the days, the sets drawn from the other two (both ways)."""
     counts = Counter(primary)
     pool = [i for i, c in enumerate(primary) if c not in ("cs.LG", "cs.AI") and counts[c] >= 10]
     rng = np.random.default_rng(1)
@@ -109,6 +117,21 @@ def primaries(papers: list[PaperText], vectors: np.ndarray, primary: list[str]) 
         split_scores(
             f"sets of {size}", [([papers[i] for i in idx], vectors[idx], [primary[i] for i in idx]) for idx in chosen]
         )
+    if not held_out:
+        return
+    names = sorted(set(days))
+    for learnt in (names[:2], names[2:]):
+        fitted = [i for i, d in enumerate(days) if d in learnt]
+        areas = fit_areas(vectors[fitted], MINILM_NAME)
+        rest = [i for i in pool if days[i] not in learnt]
+        print(f"  areas learnt from {', '.join(learnt)} only ({len(fitted)} papers), sets from the other days:")
+        for size in (40, 120):
+            chosen = [sorted(rng.choice(rest, size, replace=False)) for _ in range(25)]
+            split_scores(
+                f"  sets of {size}",
+                [([papers[i] for i in idx], vectors[idx], [primary[i] for i in idx]) for idx in chosen],
+                areas,
+            )
 
 
 def side_by_side(tree: TopicTree, rows: list[dict]) -> list[str]:
@@ -143,9 +166,12 @@ def conference(embedder: LocalEmbedder, data: Path, splits: bool = True) -> None
     labels = tree.labels()
     truth = [r["topic"][0] for r in rows]
     ours = adjusted_mutual_info_score(truth, [labels[p.id] for p in papers])
+    alone = build_topic_tree(papers, vectors, areas=False)
+    plain = adjusted_mutual_info_score(truth, top_labels(alone, papers))
     k_human = len(set(truth))
     print(f"ICML 2025 orals: {len(rows)} papers, {k_human} human top-level topics, our tree {len(tree.topics)}")
     print(f"  AMI topic tree (top level)          {ours:.3f}")
+    print(f"  AMI without research areas ({len(alone.topics)})    {plain:.3f}")
     print(f"  AMI k-means, k={k_human} (human's)        {kmeans_ami(vectors, truth, k_human):.3f}")
     print(f"  AMI k-means, k={len(tree.topics)} (the tree's)      {kmeans_ami(vectors, truth, len(tree.topics)):.3f}")
     if splits:
@@ -166,6 +192,11 @@ def conference(embedder: LocalEmbedder, data: Path, splits: bool = True) -> None
 
 def week_rows(data: Path) -> list[dict]:
     return [row for path in sorted((data / "arxiv").glob("*.jsonl")) for row in read_lines(path)]
+
+
+def week_days(data: Path) -> list[str]:
+    """The file (announcement day) of each of `week_rows`."""
+    return [path.stem for path in sorted((data / "arxiv").glob("*.jsonl")) for _ in read_lines(path)]
 
 
 def week(embedder: LocalEmbedder, data: Path, cache: Path) -> tuple[list[PaperText], np.ndarray]:
@@ -221,7 +252,8 @@ def main() -> None:
     papers, vectors = week(embedder, args.data, args.cache)
     if not args.skip_splits:
         count = len(week_rows(args.data))
-        primaries(papers[:count], vectors[:count], [r["categories"][0] for r in week_rows(args.data)])
+        rows = week_rows(args.data)
+        primaries(papers[:count], vectors[:count], [r["categories"][0] for r in rows], week_days(args.data))
         print()
     if not args.skip_speed:
         speed(papers, vectors, args.runs)

@@ -12,12 +12,14 @@ import numpy as np
 import pytest
 
 from bot.cli import main
+from bot.embeddings.embedder import MINILM_DIM, MINILM_NAME
 from bot.errors import InputError
 from bot.llm.client import Budget, LLMClient
 from bot.llm.prompts import load_prompts
 from bot.models import Paper
+from bot.topictree.areas import SEEDS, SIZES, bundled_areas, known_to
 from bot.topictree.build import MAX_PAPERS, build_topic_tree
-from bot.topictree.grouping import MAX_TOPICS, topic_bounds
+from bot.topictree.grouping import MAX_TOPICS, topic_bounds, two_levels
 from bot.topictree.llm_names import llm_named_tree, request_tokens
 from bot.topictree.papers_file import read_papers
 from bot.topictree.tree import PaperText
@@ -257,3 +259,37 @@ def _budget(spent: float) -> Callable[[], Awaitable[Budget]]:
         return Budget(spent_usd=spent, cap_usd=1.0)
 
     return today
+
+
+def test_research_areas_are_shipped_for_the_vectors_papers_are_stored_by() -> None:
+    areas = bundled_areas()
+    assert areas is not None, "bot/topictree/data/research_areas.npz is missing from the package"
+    assert (areas.model, areas.dim) == (MINILM_NAME, MINILM_DIM)
+    assert len(areas.centroids) == sum(SIZES) * len(SEEDS)
+    assert np.allclose(np.linalg.norm(areas.centroids, axis=1), 1, atol=1e-2)
+
+
+def test_the_top_level_is_cut_from_the_area_profiles_and_subtopics_from_the_papers_vectors() -> None:
+    """Eighteen papers: by their area profiles three areas of six, by their own vectors two methods across all areas.
+    The top level follows the areas, the subtopics the methods within each."""
+    rng = np.random.default_rng(3)
+    area_of, method_of = [i // 6 for i in range(18)], [i % 2 for i in range(18)]
+    area_centres, method_centres = rng.normal(size=(3, 50)), 5 * rng.normal(size=(2, 50))
+    profiles = np.asarray([area_centres[a] + 0.05 * rng.normal(size=50) for a in area_of])
+    features = np.asarray([method_centres[m] + 0.05 * rng.normal(size=50) for m in method_of])
+    areas = [list(range(0, 6)), list(range(6, 12)), list(range(12, 18))]
+    topics = two_levels(features, profiles)
+    assert sorted(sorted(i for sub in topic for i in sub) for topic in topics) == areas
+    for topic in topics:
+        assert len(topic) == 2 and all(len({method_of[i] for i in sub}) == 1 for sub in topic), "subtopics by method"
+    # without area profiles the papers' own vectors decide, and they do not know the areas
+    alone = two_levels(features)
+    assert sorted(sorted(i for sub in topic for i in sub) for topic in alone) != areas
+
+
+def test_papers_unlike_any_research_area_are_grouped_on_their_own_vectors() -> None:
+    areas = bundled_areas()
+    _, vectors, _ = themed_papers()  # random directions: nothing like an arXiv paper
+    assert not known_to(vectors, areas)
+    assert known_to(areas.centroids[:5] + 0.01, areas) if areas is not None else False
+    assert not known_to(np.zeros((3, 12)), areas), "vectors of another size"

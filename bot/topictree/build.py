@@ -1,5 +1,5 @@
-"""Papers and their vectors -> a `TopicTree`: group (`grouping`) on vectors and words (`words`), name each group
-(`naming`), and give every paper its one line."""
+"""Papers and their vectors -> a `TopicTree`: group (`grouping`) by research areas (`areas`) at the top and by vectors
+and words (`words`) below, name each group (`naming`), and give every paper its one line."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from bot.errors import InputError
 from bot.models import Paper
 from bot.text.extractive import extractive_tldr
 
+from .areas import Areas, area_profiles, bundled_areas, known_to
 from .grouping import joined_features, two_levels
 from .naming import PhraseCounts, choose_headings, shorten
 from .tree import PaperText, Topic, TopicPaper, TopicTree
@@ -24,12 +25,17 @@ OTHER = "Other papers"
 
 
 def build_topic_tree(
-    papers: Sequence[PaperText], vectors: np.ndarray, background: Sequence[tuple[str, str]] = ()
+    papers: Sequence[PaperText],
+    vectors: np.ndarray,
+    background: Sequence[tuple[str, str]] = (),
+    areas: Areas | bool = True,
 ) -> TopicTree:
     """Group `papers` (with one vector per paper, in order) into a two-level tree of named topics.
 
     `background` (title, abstract pairs) joins the bundled arXiv day as the corpus that words are weighed against:
-    pass the rest of the week, so a heading says what sets a group apart from it. Nothing is stored or fetched.
+    pass the rest of the week, so a heading says what sets a group apart from it. The top level is cut by research
+    area (`areas`: True for the shipped ones, False for none, or others) when the areas know these papers. Nothing is
+    stored or fetched.
     """
     if len(papers) > MAX_PAPERS:
         raise InputError(f"{len(papers)} papers is too many to group at once; the limit is {MAX_PAPERS}")
@@ -41,7 +47,9 @@ def build_topic_tree(
     # one BLAS thread: on a busy two-core machine, OpenBLAS's threads made the SVD eight times slower, not faster
     with threadpool_limits(limits=1):
         features = joined_features(vectors, word_matrix(papers, bundled_background() + extra))
-        groups = two_levels(features) if len(papers) >= 4 else [[list(range(len(papers)))]]
+        placed = bundled_areas() if areas is True else None if areas is False else areas
+        top = area_profiles(vectors, placed) if placed is not None and known_to(vectors, placed) else None
+        groups = two_levels(features, top) if len(papers) >= 4 else [[list(range(len(papers)))]]
     known = background_counts(extra)
     counts = PhraseCounts([phrase_sets(p.title, p.abstract) for p in papers], known.counts, known.size, known.modifiers)
     everyone = list(range(len(papers)))

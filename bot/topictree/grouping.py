@@ -1,4 +1,5 @@
-"""Grouping papers: Ward clustering of each paper's MiniLM vector joined with its TF-IDF words, at two levels.
+"""Grouping papers: Ward clustering at two levels, the top level on each paper's research-area profile
+(`bot.topictree.areas`), the subtopics on its MiniLM vector joined with its TF-IDF words.
 
 The meaning of a paper (its dense vector) and the words it shares with the other papers (its TF-IDF row) are put side
 by side, each unit-length and weighed, so the squared distance between two papers is a weighted sum of the two cosine
@@ -62,11 +63,12 @@ def topic_bounds(count: int, most: int = MAX_TOPICS, fewest: int = MIN_TOPICS) -
     return min(low, high), high
 
 
-def two_levels(features: np.ndarray) -> list[list[list[int]]]:
+def two_levels(features: np.ndarray, top_features: np.ndarray | None = None) -> list[list[list[int]]]:
     """Paper indices grouped into topics, each a list of subtopics (one subtopic: not split). Larger groups first;
-    inside a group the papers keep their given order."""
+    inside a group the papers keep their given order. The top level is cut from `top_features` when given (the
+    papers' research-area profiles: what they are about), the subtopics from `features` (how they differ)."""
     low, high = topic_bounds(len(features))
-    top = cut_best(features, low, high)
+    top = cut_best(features if top_features is None else top_features, low, high)
     topics: list[list[list[int]]] = []
     for label in _by_size(top):
         members = np.flatnonzero(top == label)
