@@ -188,3 +188,15 @@ async def test_a_narrowing_no_previous_paper_names_says_so(core: Core, stored: d
     await ask(core, "diffusion model papers this week?", today=FRIDAY, conversation_id="h")
     answer = await ask(core, "which of those are about ice hockey?", today=FRIDAY, conversation_id="h")
     assert "names ice hockey; the closest in meaning" in answer.text
+
+
+def test_the_day_before_is_relative_to_the_day_asked_about() -> None:
+    thursday = Turn("speech", ("2025-05-29", "2025-05-29"), [], [], ["a"], [])
+    before = parse_question("and the day before?", FRIDAY, thursday)
+    assert before.window is not None and before.window.start == before.window.end == dt.date(2025, 5, 28)
+    assert before.topic == "speech" and not before.restrict_to
+    monday = Turn("speech", ("2025-05-26", "2025-05-26"), [], [], ["a"], [])
+    previous_day = parse_question("what about the previous day?", FRIDAY, monday)
+    assert previous_day.window is not None and previous_day.window.start == dt.date(2025, 5, 23)  # Friday
+    after = parse_question("the next day?", FRIDAY, monday)
+    assert after.window is not None and after.window.start == TUESDAY and after.topic == "speech"

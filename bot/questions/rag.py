@@ -26,7 +26,7 @@ from bot.questions.llm_parse import parse_with_llm
 from bot.questions.request import beyond, names_documents, read_request, refers_back, selects, without_reference
 from bot.questions.retrieval import Retrieved, retrieve_all, window_holds_papers
 from bot.questions.spelling import corrected
-from bot.questions.timewords import MONTHS, WEEKDAYS, TimeWindow, find_time_window
+from bot.questions.timewords import MONTHS, WEEKDAYS, TimeWindow, find_time_window, relative_day
 from bot.questions.topics import FILLER, META, topic_of
 from bot.text.tldr import shown_tldrs
 
@@ -136,6 +136,8 @@ def parse_question(
     """
     question = question.strip()[:MAX_QUESTION]
     window = find_time_window(question, today)
+    if window is None and previous is not None and previous.window:  # "and the day before?"
+        window = relative_day(question, tuple(dt.date.fromisoformat(d) for d in previous.window), today)
     removed: list[str] = [window.phrase] if window else []
     categories = tuple(dict.fromkeys(normalise_category(m.group(1), m.group(2)) for m in _CATEGORY.finditer(question)))
     removed += [m.group(0) for m in _CATEGORY.finditer(question)]
@@ -177,8 +179,8 @@ def follow_up(filters: Filters, topic_text: str, question: str, previous: Turn) 
       video?"),
       narrows the previous answer's whole match list: its topic (read as any question's, its subject and relation
       removed) becomes a constraint, and a contribution type, exclusion, author or window it names apply as filters;
-    - a question adding nothing but a time phrase ("and from Thursday?") asks the whole previous request again over
-      that window;
+    - a question adding nothing but a time phrase ("and from Thursday?", "and the day before?": relative to the
+      previous day) asks the whole previous request again over that window;
     - anything else is a new question.
     """
     explicit = refers_back(question)

@@ -199,3 +199,25 @@ def _resolve(
         year = int(match.group(1))
         return window(dt.date(year, 1, 1), dt.date(year, 12, 31), match) if 1991 <= year <= today.year else None
     raise ValueError(kind)
+
+
+# A day named relative to the day a conversation was about ("and the day before?", "the next day?"), not to today.
+_RELATIVE_DAY = re.compile(
+    r"\b(?:the\s+|a\s+)?(?:(?P<back>day\s+before|previous\s+day|day\s+earlier|preceding\s+day)|"
+    r"(?P<on>day\s+after|next\s+day|following\s+day|day\s+later))\b",
+    re.IGNORECASE,
+)
+
+
+def relative_day(question: str, previous: tuple[dt.date, dt.date], today: dt.date) -> TimeWindow | None:
+    """The announcement day before or after the one-day window a conversation was about ("and the day before?"),
+    weekends skipped (arXiv announces Monday to Friday); None without such words or after a longer window."""
+    found = _RELATIVE_DAY.search(question)
+    start, end = previous
+    if found is None or start != end:
+        return None
+    step = dt.timedelta(days=-1 if found.group("back") else 1)
+    day = start + step
+    while day.weekday() >= 5:
+        day += step
+    return TimeWindow(day, day, found.group(0).strip()) if day <= today else None
