@@ -80,6 +80,7 @@ VISION_LANGUAGE += [
     paper("image", "Image generation with diffusion", "We generate images."),
     paper("video", "Video generation with diffusion", "We generate videos, unlike image and video editors."),
 ]
+VISION_LANGUAGE += [paper(f"sl{i}", f"Speech-language models {i}", "They hear speech.") for i in range(3)]
 VISION_LANGUAGE += [paper(str(i), f"Paper {i}", "Nothing related.") for i in range(6)]
 
 
@@ -93,6 +94,10 @@ def test_the_corpus_tells_one_concept_from_two_interests() -> None:
     # they never write "image-video": image generation and video generation are two interests
     title, _ = one_line.coverage(features, interest_query("image and video generation"), 0.5)
     assert title[4] > 0.99 and title[5] > 0.99
+    # a conjunct led by a named term: "speech and language models" are speech-language models where papers say so
+    title, text = one_line.coverage(features, interest_query("speech and language models"), 0.5)
+    assert (title[6:9] > 0.99).all()
+    assert text[3] < 0.5  # before: [speech, language model] | [language model]
 
 
 def test_a_paper_about_one_conjunct_is_about_the_interest() -> None:

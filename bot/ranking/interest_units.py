@@ -192,10 +192,13 @@ def _conjuncts(segment: str) -> _Segment:
             elif k > 0 and not _lone_word(*first):
                 units = first[1][:1] + units
         out.append(tuple(dict((u.key, u) for u in units).values()))
-    pair = None
-    if len(parts) == 2 and _lone_word(*first) and not last[1][0].named:
-        pair = (first[1][0], last[1][0])  # "vision and language (navigation)": vision-language?
-    return _Segment(out, pair, last[1][1:] if pair else ())
+    if len(parts) == 2 and _lone_word(*first):  # "vision and language (navigation)": vision-language?
+        lead = last[1][0]
+        if not lead.named:
+            return _Segment(out, (first[1][0], lead), last[1][1:])
+        word = RANKER.key(interest_core(last[0])).split()[0]  # "speech and language models": speech-language?
+        return _Segment(out, (first[1][0], Unit(word, ((word,),))), last[1])
+    return _Segment(out)
 
 
 def _product(segments: list[list[tuple[Unit, ...]]], head: str) -> list[tuple[Unit, ...]]:
