@@ -397,15 +397,15 @@ async def test_start_discord_connects_with_least_intents_and_stops(fake: Discord
     )
     handle = await start_discord(core, settings, guild_ready_timeout=0.05)
     try:
-        await asyncio.wait_for(handle.bot.wait_until_ready(), 10)
+        await asyncio.wait_for(handle.client.wait_until_ready(), 10)
         intents = discord.Intents._from_value(fake.identifies[0]["intents"])
         assert intents.guilds and intents.guild_messages and intents.dm_messages
         assert not (intents.message_content or intents.members or intents.presences)
-        assert handle.bot.allowed_mentions.to_dict() == {"parse": []}
+        assert handle.client.allowed_mentions.to_dict() == {"parse": []}
         assert fake.global_commands == []  # nothing synced at start
     finally:
         await handle.stop()
-    assert handle.task.done()
+    assert handle.connection is not None and handle.connection.done()
     await fake.wait_for(lambda: fake.connected == 0)
 
 

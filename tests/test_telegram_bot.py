@@ -19,7 +19,8 @@ from telegram.error import InvalidToken
 from bot.config import Settings
 from bot.core import Core
 from bot.digests.delivery import deliver
-from bot.frontends.telegram.app import TelegramHandle, start_telegram
+from bot.frontends.telegram.app import start_telegram
+from bot.frontends.telegram.handlers import TelegramFrontEnd
 from bot.frontends.telegram.render import HTML, PLAIN, TgMessage, render_digest
 from bot.ingest.bundled import EXAMPLE_PROFILE_FILE, bundled_file
 from bot.members.personal import deliver_personal_digest
@@ -58,7 +59,7 @@ def tg_settings(settings: Settings, fake: FakeTelegram) -> Settings:
 
 
 @asynccontextmanager
-async def telegram_bot(core: Core, settings: Settings) -> AsyncIterator[TelegramHandle]:
+async def telegram_bot(core: Core, settings: Settings) -> AsyncIterator[TelegramFrontEnd]:
     handle = await start_telegram(core, settings)
     try:
         yield handle

@@ -17,7 +17,8 @@ to it, a command that works only in a DM run elsewhere answered in the member's 
 the core's delivery policy (`deliver`): a wait the platform asked for is a `DeliveryError` with `retry_after`,
 markup the platform cannot read is logged as our bug and the page sent once as plain text, a chat that moved is
 followed (`bot.digests.poster.moved`), a gone chat is retired (`bot.digests.delivery.retire`) and never retried. It
-is also the platform's digest poster.
+is also the platform's digest poster (an admin's "digest now" included) and the started front end `paperscout run`
+holds (`bot.frontend.Running`): a front end's `start` returns its driver, whose `stop` it writes.
 """
 
 from __future__ import annotations
@@ -102,6 +103,7 @@ class ChatDriver(PlatformPoster):
     def __init__(self, core: Core, controller: ChatController) -> None:
         super().__init__()
         self.core, self.controller = core, controller
+        self.controller.poster = self.controller.poster or self  # an admin's "digest now" posts through it
         self._admins: Expiring[tuple[str, str], bool] = Expiring(ADMIN_CACHE_SECONDS)
 
     @abstractmethod
@@ -115,6 +117,14 @@ class ChatDriver(PlatformPoster):
     @abstractmethod
     def failure(self, error: Exception) -> Failure | None:
         """What `error`, raised by `post`, means; None when it is not the platform refusing or failing."""
+
+    @property
+    def poster(self) -> ChatDriver:
+        """The started front end's digest poster: the driver itself."""
+        return self
+
+    async def stop(self) -> None:
+        """Stop receiving and close the platform's connections (`bot.frontend.Running`); nothing by default."""
 
     async def show_busy(self, chat: str) -> None:
         """Show that an answer is being prepared in `chat` (for a few seconds); nothing by default."""

@@ -165,11 +165,6 @@ class SlackFrontEnd(ChatDriver):
         self._busy, self.idle = 0, asyncio.Event()  # idle: set while no event is being answered
         self.idle.set()
 
-    @property
-    def poster(self) -> SlackFrontEnd:
-        """The digest poster: the front end itself."""
-        return self
-
     def message(self, page: Page) -> SlackMessage:
         """A packed page as a Slack message."""
         return message(page)
@@ -352,7 +347,6 @@ async def start_slack(
     me = await client.auth_test()
     controller = controller or chat.ChatController(core)
     front_end = SlackFrontEnd(core, controller, client, settings.slack_channel_interval_seconds, str(me["user_id"]))
-    controller.poster = controller.poster or front_end  # for an admin's /paperscout digest now
     app = AsyncApp(client=client, logger=log)
     front_end.register(app)
     front_end.handler = AsyncSocketModeHandler(app, settings.slack_app_token.get_secret_value())

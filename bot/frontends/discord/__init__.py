@@ -17,11 +17,11 @@ from bot.frontend import FrontEnd
 if TYPE_CHECKING:
     from bot.config import Settings
     from bot.core import Core
-    from bot.frontends.discord.app import DiscordHandle
+    from bot.frontends.discord.poster import DiscordPoster
     from bot.ops.doctor import Finding
 
 
-async def start(core: Core, settings: Settings) -> DiscordHandle:
+async def start(core: Core, settings: Settings) -> DiscordPoster:
     """Log in and connect (`bot.frontends.discord.app.start_discord`)."""
     from bot.frontends.discord.app import start_discord
 

@@ -6,8 +6,8 @@ and asks for the least intents that work (guilds, guild messages for replies to 
 ``@paperscout sync``, DMs for onboarding; no privileged intent). Slash commands are synced on demand by the
 application owner (``@paperscout sync`` in a channel, or ``/sync`` once synced), not at every start.
 
-`start_discord(core, settings)` logs in, connects in a background task and returns a `DiscordHandle` whose
-`poster` posts digests and whose `stop()` closes the connection; `paperscout run` calls it when
+`start_discord(core, settings)` logs in, connects in a background task and returns the bot's `DiscordPoster` (the
+driver), which posts digests and whose `stop()` closes the connection; `paperscout run` calls it when
 ``PAPERSCOUT_DISCORD_TOKEN`` is set.
 
 A slash command or a button press goes to the driver (`ChatDriver.respond`), which answers through the interaction
@@ -23,7 +23,6 @@ import contextlib
 import logging
 import secrets
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import aiohttp
 import discord
@@ -120,8 +119,7 @@ class PaperscoutBot(commands.AutoShardedBot):
         self.core = core
         self.settings = core.settings
         self.controller = controller or ChatController(core)
-        self.poster = DiscordPoster(self, core, self.controller)
-        self.controller.poster = self.controller.poster or self.poster  # for an admin's /digest now
+        self.poster = DiscordPoster(self, core, self.controller)  # also what an admin's /digest now posts with
         self.initial_extensions = tuple(extensions)
         self.recent_papers = RecentPapers(core)
 
@@ -242,25 +240,6 @@ class PaperscoutBot(commands.AutoShardedBot):
         return replies
 
 
-@dataclass
-class DiscordHandle:
-    """A running Discord front end: its bot, its `poster` for digests, and `stop()`."""
-
-    bot: PaperscoutBot
-    task: asyncio.Task[None]
-
-    @property
-    def poster(self) -> DiscordPoster:
-        """Posts channel and DM digests through this bot."""
-        return self.bot.poster
-
-    async def stop(self) -> None:
-        """Close the connection (no new interactions are taken) and wait for the client to finish."""
-        await self.bot.close()
-        with contextlib.suppress(asyncio.CancelledError, discord.ConnectionClosed):
-            await asyncio.wait_for(self.task, 30)
-
-
 def point_at(settings: Settings) -> None:
     """Use the configured Discord endpoints (a fake in tests) through discord.py's own class attributes."""
     discord.http.Route.BASE = settings.discord_api_url.rstrip("/")
@@ -269,8 +248,8 @@ def point_at(settings: Settings) -> None:
 
 async def start_discord(
     core: Core, settings: Settings | None = None, *, controller: ChatController | None = None, **options: object
-) -> DiscordHandle:
-    """Log in with ``PAPERSCOUT_DISCORD_TOKEN`` and connect in a background task; returns the handle.
+) -> DiscordPoster:
+    """Log in with ``PAPERSCOUT_DISCORD_TOKEN`` and connect in a background task; returns the bot's driver.
 
     Raises `discord.LoginFailure` at once for a wrong token (no retry: Discord bans clients that keep failing),
     `SourceUnavailable` (one line) when Discord cannot be reached.
@@ -288,5 +267,5 @@ async def start_discord(
             where, reason = public_url(settings.discord_api_url), (str(exc) or type(exc).__name__).splitlines()[0]
             raise SourceUnavailable(f"cannot reach Discord at {where}: {reason[:200]}") from None
         raise
-    task = asyncio.create_task(bot.connect(reconnect=True), name="discord-gateway")
-    return DiscordHandle(bot, task)
+    bot.poster.connection = asyncio.create_task(bot.connect(reconnect=True), name="discord-gateway")
+    return bot.poster

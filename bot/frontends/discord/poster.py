@@ -9,6 +9,7 @@ missing access (said with the permissions to give); a wait on a rate limit; tran
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import hashlib
 import logging
@@ -94,7 +95,15 @@ class DiscordPoster(ChatDriver):
     def __init__(self, client: discord.Client, core: Core, controller: ChatController) -> None:
         super().__init__(core, controller)
         self.client = client
+        self.connection: asyncio.Task[None] | None = None  # the gateway's, once started (`start_discord`)
         self._threadless: set[int] = set()  # headers whose channel refused a thread: the rest goes in the channel
+
+    async def stop(self) -> None:
+        """Close the connection (no new interactions are taken) and wait for the client to finish."""
+        await self.client.close()
+        if self.connection is not None:
+            with contextlib.suppress(asyncio.CancelledError, discord.ConnectionClosed):
+                await asyncio.wait_for(self.connection, 30)
 
     def message(self, page: Page) -> OutgoingMessage:
         """A page as a message (`render.message`)."""

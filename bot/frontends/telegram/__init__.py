@@ -15,11 +15,11 @@ from bot.frontend import FrontEnd
 if TYPE_CHECKING:
     from bot.config import Settings
     from bot.core import Core
-    from bot.frontends.telegram.app import TelegramHandle
+    from bot.frontends.telegram.handlers import TelegramFrontEnd
     from bot.ops.doctor import Finding
 
 
-async def start(core: Core, settings: Settings) -> TelegramHandle:
+async def start(core: Core, settings: Settings) -> TelegramFrontEnd:
     """Build, start and begin receiving updates (`bot.frontends.telegram.app.start_telegram`)."""
     from bot.frontends.telegram.app import start_telegram
 

@@ -4,15 +4,14 @@
 persistence: the schedule and the conversation state are ours), registers the handlers, publishes the command
 lists, and starts receiving updates with ``initialize``, ``start`` and ``updater.start_polling`` (or
 ``updater.start_webhook`` when `Settings.telegram_webhook_url` is set); never ``run_polling``, which would take
-over the loop the scheduler and Discord share. `TelegramHandle.stop` does the reverse.
-The handle's `poster` is the `bot.digests.delivery.Poster` the scheduler posts digests with.
+over the loop the scheduler and Discord share. It returns the front end (`TelegramFrontEnd`, a
+`bot.chat.driver.ChatDriver`): the digest poster the scheduler posts with, and its `stop` does the reverse.
 """
 
 from __future__ import annotations
 
 import logging
 import secrets
-from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from telegram import BotCommand, BotCommandScopeAllGroupChats, BotCommandScopeAllPrivateChats
@@ -31,28 +30,6 @@ from bot.ops.logs import public_url
 log = logging.getLogger(__name__)
 
 ALLOWED_UPDATES = ("message", "channel_post", "callback_query", "my_chat_member")
-
-
-@dataclass
-class TelegramHandle:
-    """A running Telegram bot: its PTB application, the front end (the digest `poster` too), and `stop`."""
-
-    application: Application
-    front_end: TelegramFrontEnd
-
-    @property
-    def poster(self) -> TelegramFrontEnd:
-        """The digest poster: the front end itself (`bot.chat.driver.ChatDriver`)."""
-        return self.front_end
-
-    async def stop(self) -> None:
-        """Stop polling, then the application, then release its resources (the reverse of `start_telegram`)."""
-        app = self.application
-        if app.updater is not None and app.updater.running:
-            await app.updater.stop()
-        if app.running:
-            await app.stop()
-        await app.shutdown()
 
 
 def build_application(settings: Settings) -> Application:
@@ -74,8 +51,9 @@ def build_application(settings: Settings) -> Application:
 
 async def start_telegram(
     core: Core, settings: Settings | None = None, *, controller: ChatController | None = None
-) -> TelegramHandle:
-    """Build, start and begin receiving updates inside the running loop; returns the handle to post with and stop.
+) -> TelegramFrontEnd:
+    """Build, start and begin receiving updates inside the running loop; returns the front end to post with and
+    stop.
 
     Raises `telegram.error.InvalidToken` at once for a token Telegram refuses, `SourceUnavailable` (one line) when
     Telegram cannot be reached.
@@ -90,10 +68,8 @@ async def start_telegram(
         is_group=lambda chat: isinstance(chat, int) and chat < 0,  # groups and channels have negative ids
     )
 
-    front_end = TelegramFrontEnd(core, controller, app.bot, pacer)
-    controller.poster = controller.poster or front_end  # for a group admin's /digest now
-    front_end.register(app)
-    handle = TelegramHandle(app, front_end)
+    front_end = TelegramFrontEnd(core, controller, app, pacer)
+    front_end.register()
     try:
         await app.initialize()
     except NetworkError as exc:
@@ -105,11 +81,11 @@ async def start_telegram(
         front_end.open_a_dm = f"Open a chat with @{app.bot.username} and press Start to see this."
         await _start_updates(app, settings)
     except BaseException as exc:
-        await handle.stop()
+        await front_end.stop()
         if isinstance(exc, NetworkError):
             raise _unreachable(settings, exc) from None
         raise
-    return handle
+    return front_end
 
 
 def _unreachable(settings: Settings, exc: NetworkError) -> SourceUnavailable:
@@ -146,4 +122,4 @@ async def _start_updates(app: Application, settings: Settings) -> None:
     )
 
 
-__all__ = ["TelegramHandle", "build_application", "start_telegram"]
+__all__ = ["TelegramFrontEnd", "build_application", "start_telegram"]

@@ -19,7 +19,6 @@ import datetime as dt
 import logging
 
 from telegram import (
-    Bot,
     CallbackQuery,
     Chat,
     InlineKeyboardButton,
@@ -78,12 +77,22 @@ class TelegramFrontEnd(ChatDriver):
     platform, title, style = PLATFORM, "Telegram", HTML
     file_only_in_dm = "I only send that in a direct message: open a chat with me, press Start and ask there."
 
-    def __init__(self, core: Core, controller: ChatController, bot: Bot, pacer: ChatPacer) -> None:
+    def __init__(self, core: Core, controller: ChatController, application: Application, pacer: ChatPacer) -> None:
         super().__init__(core, controller)
-        self.bot, self.chats = bot, pacer
+        self.application, self.bot, self.chats = application, application.bot, pacer
 
-    def register(self, app: Application) -> None:
+    async def stop(self) -> None:
+        """Stop polling, then the application, then release its resources (the reverse of `start_telegram`)."""
+        app = self.application
+        if app.updater is not None and app.updater.running:
+            await app.updater.stop()
+        if app.running:
+            await app.stop()
+        await app.shutdown()
+
+    def register(self) -> None:
         """Add the handlers: messages and channel posts (not edits), button presses, and an error logger."""
+        app = self.application
         app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, self.on_migrate))
         app.add_handler(MessageHandler(filters.UpdateType.MESSAGE | filters.UpdateType.CHANNEL_POST, self.on_message))
         app.add_handler(CallbackQueryHandler(self.on_button))
