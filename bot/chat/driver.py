@@ -26,7 +26,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from abc import abstractmethod
+from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal
@@ -63,6 +63,23 @@ class Failure:
     detail: str
     retry_after: float | None = None
     new_chat: str = ""
+
+
+class Interaction(ABC):
+    """The platform's own answer to one command or button press (its response, then followups), page by page: what
+    `ChatDriver.respond` answers through (`answering` in `ChatDriver.reply`)."""
+
+    @abstractmethod
+    async def defer(self, private: bool) -> None:
+        """Acknowledge the command or press now, unless it already is (for the member alone when `private`)."""
+
+    @abstractmethod
+    async def __call__(self, message: object, private: bool) -> str:
+        """Send one page (for the member alone when `private`); its id."""
+
+    @abstractmethod
+    async def finish(self) -> None:
+        """After the last page, or when nothing was said (a platform may need to close the acknowledgement)."""
 
 
 def pages(blocks: Iterable[Block], style: Style, message: Callable[[Page], object]) -> list[object]:
@@ -258,11 +275,13 @@ class ChatDriver(PlatformPoster):
             reply_to = ""
 
     async def respond(
-        self, incoming: Incoming, answering: Answering, user: str, *, only_presser: bool = False
+        self, incoming: Incoming, answering: Interaction, user: str, *, only_presser: bool = False
     ) -> list[Reply]:
-        """A command or a press answered through the platform's response to it (`answering`, see `reply`). A command
-        that works only in a DM, run by `user` in a shared place, is answered in their DM instead, and the response
-        says where it went, or how to let the bot write to them (`dm_refused`)."""
+        """A command or a press answered through the platform's response to it (`answering`, see `reply`),
+        acknowledged first (for the member alone when `only_presser`, outside a DM). A command that works only in a
+        DM, run by `user` in a shared place, is answered in their DM instead, and the response says where it went, or
+        how to let the bot write to them (`dm_refused`)."""
+        await answering.defer(only_presser and not incoming.place.is_dm)
         if incoming.place.is_dm or not self.controller.only_in_dm(incoming.command):
             replies = await self.controller.answer(incoming)
         else:
@@ -272,6 +291,7 @@ class ChatDriver(PlatformPoster):
             run = front_end(self.platform).command(incoming.command.lower())
             replies = [TextReply(self.sent_to_dm if sent else self.dm_refused.format(command=run), ephemeral=True)]
         await self.reply(incoming.place, replies, answering=answering, only_presser=only_presser)
+        await answering.finish()
         return replies
 
     async def press(

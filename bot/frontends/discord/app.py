@@ -209,35 +209,25 @@ class PaperscoutBot(commands.AutoShardedBot):
         attachment: Attachment | None = None,
         private: bool = False,
     ) -> list[Reply]:
-        """Hand a slash command to the controller as the member who ran it (`respond`)."""
+        """Hand a slash command to the controller as the member who ran it, answered through the interaction
+        (`ChatDriver.respond` with `Followups`)."""
         place = place or place_of(interaction.channel, interaction.user)
         incoming = Incoming(
             speaker_of(interaction), place, command=command, args=args.strip(), options=dict(options or {}),
             attachment=attachment,
         )  # fmt: skip
-        return await self.respond(interaction, incoming, private=private)
+        user = str(interaction.user.id)
+        return await self.poster.respond(incoming, Followups(interaction), user, only_presser=private)
 
     async def press(self, interaction: discord.Interaction, value: str) -> None:
-        """A pressed paperscout button (`PaperButton`): its answer only for the presser outside a DM (`respond`); a
-        failure told to them (a press has no command tree to report through)."""
+        """A pressed paperscout button (`PaperButton`): its answer only for the presser outside a DM
+        (`ChatDriver.respond`); a failure told to them (a press has no command tree to report through)."""
         place = place_of(interaction.channel, interaction.user)
         try:
-            await self.respond(interaction, Incoming(speaker_of(interaction), place, button=value), private=True)
+            incoming = Incoming(speaker_of(interaction), place, button=value)
+            await self.poster.respond(incoming, Followups(interaction), str(interaction.user.id), only_presser=True)
         except Exception as exc:
             await self.tell(interaction, problem(exc, "button"))
-
-    async def respond(
-        self, interaction: discord.Interaction, incoming: Incoming, *, private: bool = False
-    ) -> list[Reply]:
-        """What a member did in an interaction (a command, a press) to the controller, answered through the
-        interaction by the driver (`ChatDriver.respond` with `Followups`): deferred first; outside a DM, every reply
-        only for the member when `private` (the defer too), else an ephemeral reply."""
-        if not interaction.response.is_done():
-            await interaction.response.defer(ephemeral=private and not incoming.place.is_dm, thinking=True)
-        answer = Followups(interaction)
-        replies = await self.poster.respond(incoming, answer, str(interaction.user.id), only_presser=private)
-        await answer.finish()
-        return replies
 
 
 def point_at(settings: Settings) -> None:

@@ -17,6 +17,7 @@ from typing import Any
 
 import discord
 
+from bot.chat.driver import Interaction
 from bot.chat.messages import is_paperscout_button
 from bot.frontends.discord.render import Button, Outgoing
 
@@ -79,13 +80,18 @@ def _kwargs(message: Outgoing) -> dict[str, Any]:
     return kwargs
 
 
-class Followups:
-    """The answer to one interaction, page by page (the driver's `answering`): its response or, once deferred, its
-    followups. A page only the member may see first removes a public "thinking…": the first followup after a
-    deferred response takes the defer's visibility, whatever it asks for."""
+class Followups(Interaction):
+    """The answer to one interaction, page by page (the driver's `Interaction`): a deferred "thinking…", then its
+    response or followups. A page only the member may see first removes a public "thinking…": the first followup
+    after a deferred response takes the defer's visibility, whatever it asks for."""
 
     def __init__(self, interaction: discord.Interaction) -> None:
         self.interaction, self.sent = interaction, 0
+
+    async def defer(self, private: bool) -> None:
+        """ "thinking…" (only for the member when `private`), unless the interaction was answered already."""
+        if not self.interaction.response.is_done():
+            await self.interaction.response.defer(ephemeral=private, thinking=True)
 
     async def __call__(self, message: Outgoing, private: bool) -> str:
         """Send one page (ephemeral when `private`); its message id."""
