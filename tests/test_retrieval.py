@@ -103,13 +103,20 @@ async def test_search_in_chat_says_how_many_match_and_more_pages_through_all_of_
     assert isinstance(reply, TextReply) and reply.text.startswith(f"{found.total} stored papers match")
     listed = [card.id for card in reply.cards]
     assert listed == [h.paper.id for h in found.hits]
+    pressed = False
     while match := re.search(r"(\d+) more papers? match", reply.text):
         assert int(match.group(1)) == found.total - len(listed)
-        (reply,) = await ctl.handle(Incoming.from_text(bob, channel, "/more"))
+        # the next page by its button (as /more, the same list) or by typing /more, in turn
+        (button,) = reply.choices
+        assert button.label == f"Next {min(10, found.total - len(listed))} →"
+        turn = Incoming(bob, channel, button=button.value) if not pressed else Incoming.from_text(bob, channel, "/more")
+        pressed = not pressed
+        (reply,) = await ctl.handle(turn)
         assert isinstance(reply, TextReply) and 0 < len(reply.cards) <= 10
         assert all(card.standing.startswith("announced 2025-05-26") for card in reply.cards)
         listed += [card.id for card in reply.cards]
     assert listed == [h.paper.id for h in (*found.hits, *found.more)]  # every match, in order, none twice
+    assert reply.choices == ()  # nothing left: no button
     (done,) = await ctl.handle(Incoming.from_text(bob, channel, "/more"))
     assert "Nothing more" in done.text
 

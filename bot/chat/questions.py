@@ -6,7 +6,7 @@ import math
 import time
 from dataclasses import replace
 
-from bot.chat.messages import AnswerReply, Reply, TextReply
+from bot.chat.messages import AnswerReply, Choice, Reply, TextReply, paper_button
 from bot.chat.turns import Turn, has_words, member_profile, save_numbering, text_reply, today
 from bot.days import stored_days_note
 from bot.text.tldr import shown_tldrs
@@ -105,7 +105,14 @@ async def search(turn: Turn) -> list[Reply]:
     noun = "paper matches" if found.total == 1 else "papers match"
     best = f", the best {len(cards)} first" if found.more else ""
     offer = f"\n{more_offer(len(found.more))}" if found.more else ""
-    return [TextReply(f"{note}{found.total} stored {noun} '{words[:80]}'{best}:{offer}", cards=cards)]
+    text = f"{note}{found.total} stored {noun} '{words[:80]}'{best}:{offer}"
+    return [TextReply(text, cards=cards, choices=next_button(len(found.more)))]
+
+
+def next_button(left: int) -> tuple[Choice, ...]:
+    """The button that lists the next page of the speaker's last list, as /more does (none when nothing is left).
+    Its value is /more's paper button without a paper: it works on any platform and after a restart."""
+    return (Choice(f"Next {min(left, MAX_LIST)} →", paper_button("more", "")),) if left else ()
 
 
 def conversation_of(turn: Turn) -> str:
@@ -130,4 +137,4 @@ async def rest(turn: Turn) -> list[Reply]:
     cards = tuple(dated(paper_view(p, tldr=tldrs[p.id], number=n)) for n, p in enumerate(papers, 1))
     await save_numbering(core, user, cards)
     tail = f"\n{more_offer(left)}" if left else ""
-    return [TextReply(f"{len(cards)} more matching papers:{tail}", cards=cards)]
+    return [TextReply(f"{len(cards)} more matching papers:{tail}", cards=cards, choices=next_button(left))]
