@@ -11,9 +11,11 @@ administers the chat) and `dm_user(chat)` (whose DM a chat is, where a DM's id i
 
 The driver then does the rest the same way on every platform: the controller's replies as packed pages sent in
 order, the first quoting the message answered, an answer's messages remembered so a reply to them follows up
-(`reply`); a file, personal data, only ever to the asker's DM (`send_file`); a button's answer as the presser's
-notice, in the place, or in the presser's DM (`press`); a command or press answered through the platform's response
-to it, a command that works only in a DM run elsewhere answered in the member's DM (`respond`); a refusal mapped to
+(`reply`), a message said in a place answered there, "typing…" while the bot is addressed (`hear`); a file,
+personal data, only ever to the asker's DM (`send_file`); a button's answer as the presser's notice, in the place,
+or in the presser's DM (`press`); a command or press answered through the platform's response to it (an
+`Interaction`: acknowledged, then its pages, then finished), a command that works only in a DM run elsewhere
+answered in the member's DM (`respond`); a refusal mapped to
 the core's delivery policy (`deliver`): a wait the platform asked for is a `DeliveryError` with `retry_after`,
 markup the platform cannot read is logged as our bug and the page sent once as plain text, a chat that moved is
 followed (`bot.digests.poster.moved`), a gone chat is retired (`bot.digests.delivery.retire`) and never retried. It
@@ -273,6 +275,14 @@ class ChatDriver(PlatformPoster):
         for message in self.render(TextReply(note)):
             await self.deliver(place.chat_id, message, reply_to)
             reply_to = ""
+
+    async def hear(self, incoming: Incoming, quote: str = "", asker: str = "") -> None:
+        """A message said in a place to the controller and its replies back there (`reply`: the first quoting
+        `quote`, a file to `asker`'s DM), showing "typing…" only while the bot is addressed: chatter the controller
+        passes over must not show it."""
+        async with self.busy(incoming.place.chat_id) if incoming.addressed else contextlib.nullcontext():
+            replies = await self.controller.answer(incoming)
+        await self.reply(incoming.place, replies, quote, asker)
 
     async def respond(
         self, incoming: Incoming, answering: Interaction, user: str, *, only_presser: bool = False

@@ -201,7 +201,8 @@ class PaperscoutBot(commands.AutoShardedBot):
 
     async def hear(self, message: discord.Message, text: str, *, mentioned: bool = False) -> None:
         """A member's message to the controller: in a DM its text may be a typed command; in a channel it was said
-        to us (a reply to the bot, or `mentioned`) and is answered as a reply to it. Failures are reported there."""
+        to us (a reply to the bot, or `mentioned`) and is answered as a reply to it (`ChatDriver.hear`; the
+        controller's failures are its apology). A file it cannot read is reported there."""
         place = place_of(message.channel, message.author)
         reply_to = str(message.reference.message_id) if message.reference else ""
         try:
@@ -212,8 +213,7 @@ class PaperscoutBot(commands.AutoShardedBot):
                 incoming = Incoming(
                     speaker, place, text=text, reply_to=reply_to, attachment=attachment, mentioned=mentioned
                 )
-            replies = await self.controller.handle(incoming)
-            await self.poster.reply(place, replies, "" if place.is_dm else str(message.id))
+            await self.poster.hear(incoming, "" if place.is_dm else str(message.id))
         except Exception as exc:
             await self.report_in_channel(message, exc)
 

@@ -14,7 +14,6 @@ permanent, timeouts and network errors transient.
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
 import logging
 
@@ -186,12 +185,8 @@ class TelegramFrontEnd(ChatDriver):
         reply_to = str(replied.message_id) if ours and replied is not None else ""
         incoming = Incoming.from_text(speaker, place, message.text or message.caption or "", reply_to=reply_to,
                                       attachment=attachment)  # fmt: skip
-        if not (incoming.command or incoming.text.strip() or attachment is not None):
-            return
-        # "typing…" only where we are addressed: group chatter the controller passes over must not show it
-        async with self.busy(place.chat_id) if incoming.addressed else contextlib.nullcontext():
-            replies = await self.controller.answer(incoming)
-        await self.reply(place, replies, quote, asker)
+        if incoming.command or incoming.text.strip() or attachment is not None:
+            await self.hear(incoming, quote, asker)
 
     async def _speaker_of(self, message: TgApiMessage, chat: Chat) -> Speaker | None:
         sender = message.from_user
