@@ -20,8 +20,11 @@ import html
 import re
 from dataclasses import dataclass
 
+from bot.questions.introduces import introduces_benchmark
 from bot.questions.topics import FILLER, META
 from bot.text.terms import WORD, same_word, text_tokens
+
+__all__ = ["introduces_benchmark"]  # read here by callers of the request's contribution type
 
 # A cue that what follows is excluded, and the relation words that may follow it ("not about", "built on").
 _EXCLUDE = re.compile(
@@ -50,34 +53,13 @@ _CONTRIBUTION = re.compile(
     rf"(?:\s+(?:\bfor\b|\bon\b|\bof\b|\bto\b|\bthat\b)(?:\s+(?:evaluat\w*|test\w*|measur\w*|assess\w*|benchmark\w*))?)?",
     re.IGNORECASE,
 )
-# The abstract's own statement of what the paper contributes: a verb of making with a benchmark or data set as its
-# object. Benchmarks a method is only evaluated on ("our method across several benchmarks", "evaluated on the
-# established test suite", "using a publicly available dataset", "a collection of datasets") are no such statement.
+# Whether a paper made one is `bot.questions.introduces`.
 # "benchmarks for evaluating <what is evaluated> on <the task>": the task is the topic ("in" often names a setting
 # instead: "robots in the wild"). The verbs are what a benchmark is for (evaluate, test, measure, assess): a gerund of
 # a task reads the same way ("benchmarks for coding agents on ..."), and the archive cannot tell them apart (as many
 # papers naming "coding" as naming "evaluating" also name a benchmark, 0.41 and 0.42 on the shared days).
 _EVALUATING = re.compile(r"\b(?:evaluat|test|measur|assess|benchmark)\w*\s*$", re.IGNORECASE)
 _EVALUATED = re.compile(r"\s*(?:[\w\-]+\s+){1,3}?on\s+(?=\S)", re.IGNORECASE)
-_MAKING = (
-    r"\b(?:introduc(?:e|es|ed|ing)|present(?:s|ed|ing)?|propos(?:e|es|ed|ing)|releas(?:e|es|ed|ing)|"
-    r"construct(?:s|ed|ing)?|build(?:s|ing)?|built|curat(?:e|es|ed|ing)|creat(?:e|es|ed|ing)|develop(?:s|ed|ing)?|"
-    r"contribut(?:e|es|ed|ing)|collect(?:s|ed|ing)?|design(?:s|ed|ing)?|establish(?:es|ed|ing)?|offer(?:s|ed|ing)?|"
-    r"open-sourc(?:e|es|ed|ing)|assembl(?:e|es|ed|ing))"
-)
-_GAP_WORD = (
-    r"(?:(?!(?:on|across|over|against|using|with|via|from|for|these|those|existing|established|standard|several|"
-    r"multiple|various|popular|widely|commonly|current|previous|prior|other|diverse|many)\b)[\w\-\u2019'()]+,?\s+)"
-)
-_CONTRIBUTED = r"(?:[\w\-]*bench(?:mark)?s?|datasets?|data\s+sets?|corpus|corpora|test\s*beds?|suites?|arenas?|gyms?)\b"
-# a participle right before the noun describes it ("larger curated datasets"), it does not say the paper made it
-_INTRODUCES = re.compile(
-    rf"{_MAKING}(?:(?<!ed)[:\s]+{_GAP_WORD}{{0,8}}?|(?<=ed)[:\s]+{_GAP_WORD}{{1,8}}?){_CONTRIBUTED}", re.IGNORECASE
-)
-_TITLE_CONTRIBUTION = re.compile(
-    r"(?:bench\w*|datasets?|corpus|corpora|testbeds?|arenas?|gyms?|suites?)\b", re.IGNORECASE
-)
-
 # Clarification markers: what follows explains the need by examples or in other words.
 # a sentence after the question that asks or requests something of its own is no clarification of it
 _ASKING = r"(?:what|which|who|whom|whose|how|why|when|where|is|are|was|were|do|does|did|can|could|would|should|will|"
@@ -242,11 +224,6 @@ def read_request(text: str) -> Request:
     kept, excluded = split_exclusions(kept)
     kept, contribution = split_contribution(kept)
     return Request(as_examples(kept), excluded, contribution, refinements)
-
-
-def introduces_benchmark(title: str, abstract: str) -> bool:
-    """Whether a paper introduces a benchmark or data set: its title names one, or its abstract says it built one."""
-    return bool(_TITLE_CONTRIBUTION.search(title) or _INTRODUCES.search(abstract))
 
 
 def beyond(topic: str, excluded: str) -> str:

@@ -22,7 +22,7 @@ from bot.core import Core
 from bot.models import Paper, Profile
 from bot.questions.authors import same_person
 from bot.questions.filters import Filters
-from bot.questions.request import introduces_benchmark
+from bot.questions.introduces import introduces_benchmark
 from bot.questions.timewords import TimeWindow
 from bot.questions.topics import (
     COVERED,
