@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from bot.models import Paper
+from bot.questions.filters import Filters
 from bot.questions.introduces import introduces_benchmark
+from bot.questions.retrieval import Retrieved, exact_names, select
 
 MAKES_ONE = [
     ("OrbitBench: Probing Orbital Mechanics in LLMs", ""),
@@ -42,3 +45,31 @@ def test_a_paper_stating_it_made_a_benchmark_or_data_set_introduces_one(title: s
 @pytest.mark.parametrize(("title", "abstract"), USES_ONE)
 def test_a_paper_using_a_benchmark_or_data_set_does_not_introduce_one(title: str, abstract: str) -> None:
     assert not introduces_benchmark(title, abstract)
+
+
+def test_a_paper_close_in_meaning_to_one_part_of_a_compound_is_offered_not_shown(demo_papers: list[Paper]) -> None:
+    # no paper carries "math reasoning" together; the closest in meaning is about logical reasoning (one part only),
+    # the next holds "math" and "reasoning" apart in its abstract: that one is shown, the other offered
+    logical, both, neither = (
+        Retrieved(demo_papers[0], 0.45, 0.45, False, False, every_part=False),
+        Retrieved(demo_papers[1], 0.42, 0.42, False, False, every_part=True),
+        Retrieved(demo_papers[2], 0.10, 0.10, False, False, every_part=False),
+    )
+    shown, offered = select([logical, both, neither], Filters(topic="math reasoning"))
+    assert shown == [both] and offered == [logical]
+
+
+def test_when_no_paper_holds_every_part_the_closest_in_meaning_are_shown(demo_papers: list[Paper]) -> None:
+    close, far = (
+        Retrieved(demo_papers[0], 0.45, 0.45, False, False, every_part=False),
+        Retrieved(demo_papers[1], 0.10, 0.10, False, False, every_part=False),
+    )
+    shown, _ = select([close, far], Filters(topic="math reasoning"))
+    assert shown == [close]
+
+
+def test_a_named_term_joined_to_a_plain_word_is_no_method_name() -> None:
+    # "LLM-based" used to be matched as a method name: every "LLM-based" title came first, whatever its topic
+    assert exact_names("LLM-based agents for software engineering") == []
+    assert exact_names("GRPO-style training for vision-language models") == []
+    assert [p.pattern for p in exact_names("SWE-bench agents")] and [p.pattern for p in exact_names("Trinity-RFT")]

@@ -90,6 +90,7 @@ class Retrieved:
     in_abstract: bool
     embedded: bool = True  # False: found by its words while its vector is missing (the store missing or rebuilt)
     named: int = 0  # a name typed in the question ("YAQA", "Trinity-RFT") is in its title (2) or its abstract (1)
+    every_part: bool = True  # title and abstract hold every part of the topic somewhere (see `select`)
 
 
 async def topic_evidence(core: Core, topic: str) -> QuestionTopic:
@@ -154,12 +155,23 @@ def exact_names(topic: str) -> list[re.Pattern[str]]:
     found = []
     for match in _NAME.finditer(topic):
         name = match.group(0).strip("-")
-        if len(name) < 3 or is_term_spelling(name) or name.isdigit():
+        if len(name) < 3 or is_term_spelling(name) or name.isdigit() or _term_compound(name):
             continue
         # as written, but a title may capitalise its first letter ("text-to-SQL" in "... in Text-to-SQL")
         first = f"[{name[0].lower()}{name[0].upper()}]" if name[0].isalpha() else re.escape(name[0])
         found.append(re.compile(rf"(?<![\w-]){first}{re.escape(name[1:])}(?:s|es)?(?![\w])"))
     return found
+
+
+def _term_compound(word: str) -> bool:
+    """A hyphenated word made of a named term and ordinary lowercase words ("LLM-based", "GRPO-style", "RL-tuned")
+    describes papers by the term, it names no one method ("SWE-bench", "Trinity-RFT" do)."""
+    pieces = [p for p in word.split("-") if p]
+    return (
+        len(pieces) > 1
+        and any(is_term_spelling(p) for p in pieces)
+        and all(is_term_spelling(p) or p.islower() for p in pieces)
+    )
 
 
 def names_only(topic: str) -> bool:
@@ -279,6 +291,7 @@ class _Scored:
     title: np.ndarray  # the topic's coverage of the title (with the abstract as context) and of the abstract
     abstract: np.ndarray
     name_tier: np.ndarray  # 2: a name typed in the question is in the title, 1: in the abstract, 0: neither
+    every_part: np.ndarray  # title and abstract hold every part of the topic, however far apart
     profile: np.ndarray | None = None
 
     @staticmethod
@@ -296,16 +309,18 @@ class _Scored:
         title = np.zeros(len(papers))
         abstract = np.zeros(len(papers))
         name_tier = np.zeros(len(papers))
+        every_part = np.ones(len(papers), dtype=bool)
         for i, paper in enumerate(papers):
             if topic_words is not None:
                 title[i] = topic_words.coverage(paper.title, paper.abstract)
                 abstract[i] = topic_words.coverage(paper.abstract)
+                every_part[i] = topic_words.holds_every_part(f"{paper.title}\n{paper.abstract}")
             # a name typed as the paper writes it ("YAQA", "R2R", "DeepONet") is the strongest sign there is
             if any(n.search(paper.title) for n in names):
                 name_tier[i] = 2
             elif any(n.search(paper.abstract) for n in names):
                 name_tier[i] = 1
-        return _Scored(list(papers), vectors, dense.astype(np.float64), title, abstract, name_tier)
+        return _Scored(list(papers), vectors, dense.astype(np.float64), title, abstract, name_tier, every_part)
 
     def relevance(self) -> np.ndarray:
         """Similarity plus the topic's evidence: the scale the cut-off (`select`) measures distances on."""
@@ -354,6 +369,7 @@ class _Scored:
                 bool(self.abstract[i] >= COVERED or self.name_tier[i] >= 1),
                 embedded=self.papers[i].id in found,
                 named=int(self.name_tier[i]),
+                every_part=bool(self.every_part[i]),
             )
             for i in order
         ]
@@ -396,7 +412,11 @@ def select(results: list[Retrieved], filters: Filters, spread: float = 0.0) -> t
     # does, else they are offered with the rest (precision from ordering, nothing dropped)
     close = best - (MARGIN if len(evidenced) < ENOUGH_EVIDENCED else MARGIN / 2)
     similar = {r.paper.id for r in results if r.relevance >= max(FLOOR, close)}
-    shown = [r for r in results if r in evidenced or (r.paper.id in similar and not evidenced)]
+    # a paper shown for its meaning alone still holds every part of the topic somewhere ("math" and "reasoning"),
+    # unless none does: one close in a single part ("logical reasoning") is offered, not shown
+    whole = {r.paper.id for r in results if r.every_part and r.paper.id in similar}
+    similar_shown = whole or similar
+    shown = [r for r in results if r in evidenced or (r.paper.id in similar_shown and not evidenced)]
     taken = {r.paper.id for r in shown}
     carrying = [
         r

@@ -127,6 +127,17 @@ class TopicEvidence:
                 return 1.0
         return PARTIAL * share
 
+    def holds_every_part(self, text: str) -> bool:
+        """Whether `text` holds every needed unit somewhere, however far apart ("agents ... for software
+        engineering" over an abstract), or a part that stands for the whole."""
+        tokens = Text.of(text)
+        if self.anchor is not None and not self.anchor.where(tokens):
+            return False
+        if any(u.where(tokens, self.exact) for u in self.standalone):
+            return True
+        needed = [u for u in self.units if not u.optional]
+        return bool(needed) and all(u.where(tokens, self.exact) for u in needed)
+
     def mentions(self, text: str) -> int:
         """How many times `text` names the whole topic (0 when it is not about all of it)."""
         tokens = Text.of(text)
@@ -161,6 +172,10 @@ class QuestionTopic:
     def coverage(self, text: str, context: str = "") -> float:
         """How much of the best-covered alternative `text` contains (see `TopicEvidence.coverage`)."""
         return max((a.coverage(text, context) for a in self.alternatives), default=0.0)
+
+    def holds_every_part(self, text: str) -> bool:
+        """Whether `text` holds every part of one alternative somewhere (`TopicEvidence.holds_every_part`)."""
+        return any(a.holds_every_part(text) for a in self.alternatives)
 
     def is_about(self, title: str, abstract: str) -> bool:
         """Whether a paper is about the topic as a whole: its title names it, or its abstract more than once (a single
