@@ -165,7 +165,7 @@ def code_lines(path: Path) -> int:
 
 
 def front_end_files() -> dict[str, list[Path]]:
-    """Each front end's own files: its package or module under `bot/frontends/`."""
+    """Each front end's own files: its package or module under `bot/frontends/` (Discord's cogs included)."""
     base = ROOT / "bot" / "frontends"
     found: dict[str, list[Path]] = {}
     for entry in sorted(base.iterdir()):
@@ -173,6 +173,8 @@ def front_end_files() -> dict[str, list[Path]]:
             continue
         name = entry.stem
         found[name] = sorted(entry.rglob("*.py")) if entry.is_dir() else [entry]
+    if "discord" in found:
+        found["discord"] += sorted((ROOT / "cogs").glob("*.py"))
     return found
 
 

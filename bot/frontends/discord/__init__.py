@@ -1,9 +1,9 @@
 """Discord front end: a thin adapter over the core's `bot.chat.driver.ChatDriver`. A discord.py bot around the core
-(`app`: messages said to the bot, interactions and the owner's /sync in, each answered by the driver, through the
-interaction's response and followups for an interaction), the core's layout styled and shaped as Discord messages
-(`render`), discord.py sending and persistent buttons (`send`), the driver's primitives with Discord's errors,
-threads, nonces and permissions (`poster`), and the slash commands made from the command table and /setup's form
-(`commands`).
+(`app`: events and interactions in, each answered by the driver through the interaction's response and followups),
+the core's layout styled and shaped as Discord messages (`render`), discord.py sending and persistent buttons
+(`send`), the driver's primitives with Discord's errors, threads, nonces and permissions (`poster`), and the slash
+commands made from the command table (`commands`). The cogs in `cogs/` hold the rest: /setup's form and /sync
+(`cogs.admin`), and the messages said to the bot (`cogs.ask`).
 
 `FRONT_END` registers it (see `bot.frontend`); discord.py is imported only when it starts.
 """

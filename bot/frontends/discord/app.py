@@ -1,7 +1,7 @@
 """The Discord front end: one `commands.Bot` around the Core and the chat controller, and its start and stop.
 
 Made as discord.py's advanced start-up example makes a bot: the Core (and everything it holds) is created once by
-the caller and handed in; the commands are added in `setup_hook`; the client never pings (`AllowedMentions.none()`)
+the caller and handed in; the cogs are loaded in `setup_hook`; the client never pings (`AllowedMentions.none()`)
 and asks for the least intents that work (guilds, guild messages for replies to answers and the owner's
 ``@paperscout sync``, DMs for onboarding; no privileged intent). Slash commands are synced on demand by the
 application owner (``@paperscout sync`` in a channel, or ``/sync`` once synced), not at every start.
@@ -12,9 +12,8 @@ driver), which posts digests and whose `stop()` closes the connection; `papersco
 
 A slash command or a button press goes to the driver (`ChatDriver.respond`), which answers through the interaction
 (`Followups`); a DM, or a reply or mention in a channel, goes to the controller and its replies to the place through
-the driver (`on_message`, `hear`); the owner's ``@paperscout sync`` (or /sync) registers the slash commands.
-Errors never reach a member as a traceback: they are logged with a short correlation id, and the member gets an
-ephemeral line naming it.
+the driver (`hear`). Errors never reach a member as a traceback: they are logged with a short correlation id, and
+the member gets an ephemeral line naming it.
 """
 
 from __future__ import annotations
@@ -23,8 +22,7 @@ import asyncio
 import contextlib
 import logging
 import secrets
-import time
-from typing import Literal
+from collections.abc import Sequence
 
 import aiohttp
 import discord
@@ -38,17 +36,17 @@ from bot.chat.completion import RecentPapers
 from bot.chat.controller import ChatController
 from bot.chat.messages import Attachment, Incoming, Place, Reply, Speaker, TextReply
 from bot.chat.setup import MAX_PROFILE_BYTES
-from bot.chat.turns import log_turn
 from bot.config import Settings
 from bot.core import Core
 from bot.errors import InputError, PaperscoutError, SourceUnavailable
-from bot.frontends.discord.commands import setup_command, table_commands
+from bot.frontends.discord.commands import table_commands
 from bot.frontends.discord.poster import DiscordPoster
 from bot.frontends.discord.send import Followups, PaperButton
 from bot.ops.logs import public_url
 
 log = logging.getLogger(__name__)
 
+COGS = ("cogs.admin", "cogs.ask")
 PLATFORM = "discord"
 
 
@@ -107,6 +105,8 @@ class PaperscoutBot(commands.AutoShardedBot):
         self,
         core: Core,
         controller: ChatController | None = None,
+        *,
+        extensions: Sequence[str] = COGS,
         **options: object,
     ) -> None:
         super().__init__(
@@ -120,43 +120,24 @@ class PaperscoutBot(commands.AutoShardedBot):
         self.settings = core.settings
         self.controller = controller or ChatController(core)
         self.poster = DiscordPoster(self, core, self.controller)  # also what an admin's /digest now posts with
+        self.initial_extensions = tuple(extensions)
         self.recent_papers = RecentPapers(core)
 
     async def setup_hook(self) -> None:
-        """Register the persistent buttons, /sync, /setup and every other command of the command table
+        """Register the persistent buttons, load the cogs, add every other command of the command table
         (`bot.frontends.discord.commands`), route command errors."""
         self.add_dynamic_items(PaperButton)
-        self.add_command(sync)
-        self.tree.add_command(setup_command())
+        for extension in self.initial_extensions:
+            await self.load_extension(extension)
         for command in table_commands({c.name for c in self.tree.get_commands()}):
             self.tree.add_command(command)
         self.tree.on_error = self.on_app_command_error
 
-    async def on_message(self, message: discord.Message) -> None:
-        """The owner's ``@paperscout sync``; any DM is the conversation; in a channel, a member's reply to the bot or
-        a mention goes to the controller: a follow-up question, an answer to a /setup question, or a question.
-        Discord only shows the bot such messages' text (no privileged intent)."""
-        if message.author.bot:
-            return
-        context = await self.get_context(message)
-        if context.valid:
-            await self.invoke(context)
-            return
-        if isinstance(message.channel, discord.DMChannel):
-            await self.hear(message, message.content)
-            return
-        me, reply_to = self.user, message.reference.message_id if message.reference else None
-        if message.guild is None or not message.content.strip() or me is None:
-            return
-        if reply_to is None and me not in message.mentions:
-            return
-        text = message.content.replace(f"<@{me.id}>", "").replace(f"<@!{me.id}>", "").strip()
-        # a reply pings the replied-to author by default: only a mention written in the text is speaking to us
-        written = text != message.content.strip()
-        await self.hear(message, text, mentioned=written)
-
     async def on_command_error(self, ctx: commands.Context[PaperscoutBot], error: commands.CommandError) -> None:
-        """A wrong ``@paperscout sync`` gets its usage; anything else is reported with a correlation id."""
+        """``@paperscout WORDS`` that is no text command is a question the Ask cog answers: nothing to do here; a
+        wrong ``@paperscout sync`` gets its usage; anything else is reported with a correlation id."""
+        if isinstance(error, commands.CommandNotFound):
+            return
         if isinstance(error, commands.UserInputError):
             with contextlib.suppress(discord.HTTPException):
                 await ctx.reply("Use: @paperscout sync (or sync here); only the bot's owner can.")
@@ -223,14 +204,14 @@ class PaperscoutBot(commands.AutoShardedBot):
         command: str,
         args: str = "",
         *,
-        channel: discord.abc.GuildChannel | None = None,
+        place: Place | None = None,
         options: dict[str, str] | None = None,
         attachment: Attachment | None = None,
         private: bool = False,
     ) -> list[Reply]:
         """Hand a slash command to the controller as the member who ran it, answered through the interaction
         (`ChatDriver.respond` with `Followups`)."""
-        place = place_of(channel or interaction.channel, interaction.user)
+        place = place or place_of(interaction.channel, interaction.user)
         incoming = Incoming(
             speaker_of(interaction), place, command=command, args=args.strip(), options=dict(options or {}),
             attachment=attachment,
@@ -247,27 +228,6 @@ class PaperscoutBot(commands.AutoShardedBot):
             await self.poster.respond(incoming, Followups(interaction), str(interaction.user.id), only_presser=True)
         except Exception as exc:
             await self.tell(interaction, problem(exc, "button"))
-
-
-@commands.hybrid_command(name="sync", description="Register the slash commands with Discord (the bot's owner)")
-async def sync(ctx: commands.Context[PaperscoutBot], scope: Literal["global", "here"] = "global") -> None:
-    """``@paperscout sync`` or /sync (the owner): register the slash commands, globally or in this server, never at
-    every start."""
-    place = place_of(ctx.channel, ctx.author)
-    if not await ctx.bot.is_owner(ctx.author):
-        log_turn("/sync", place, "refused", time.monotonic())
-        await ctx.reply("Only the bot's owner syncs its commands; /help lists what you can use.", ephemeral=True)
-        return
-    await ctx.defer(ephemeral=True)
-    started, outcome, guild = time.monotonic(), "error", ctx.guild if scope == "here" else None
-    try:
-        if guild is not None:
-            ctx.bot.tree.copy_global_to(guild=guild)
-        count = len(await ctx.bot.tree.sync(guild=guild))
-        outcome = "ok"
-    finally:
-        log_turn("/sync", place, outcome, started)
-    await ctx.reply(f"Synced {count} commands{' here' if scope == 'here' else ''}.", ephemeral=True)
 
 
 def point_at(settings: Settings) -> None:

@@ -3,8 +3,8 @@ name, help and option are written once: its name as Discord members run it (`FRO
 line as its description, its one option the table's (`Command.argument`: a paper, a question, words, a schedule,
 a field), and the words its argument begins with (`Command.actions`) as an ``action`` option's choices. Where it works
 and who may run it follow the table too (a channel command is guild-only, an admin's needs Manage Server by default).
-/setup has a field for each of the core's setup options (`bot.chat.setup.OPTIONS`) beside Discord's own channel and
-profile file, with autocomplete; /sync is the client's (`bot.frontends.discord.app.sync`).
+Commands with options of their own (/setup, /sync) are written in their cogs, described from the table
+the same way (`description`).
 """
 
 from __future__ import annotations
@@ -16,28 +16,15 @@ from typing import Any, Literal
 import discord
 from discord import app_commands
 
-from bot.chat import completion
-from bot.chat import setup as channel_setup
 from bot.chat.commands import COMMANDS, Command
 from bot.chat.completion import Completion
 from bot.frontend import front_end
-from bot.models import MAX_DIGEST_SIZE
 from bot.views.layout import clip
 
 DESCRIPTION_MAX = 100
 MAX_CHOICES = 25  # autocomplete: at most 25 choices, each named and valued in 1-100 characters
 CHOICE_MAX = 100
 PUBLIC = frozenset({"ask", "search", "paper", "more"})  # answered in the channel; the rest only to the member
-# /setup's fields that are Discord's own, and the core's options Discord can check as it takes them
-OWN_OPTIONS = {
-    "channel": "The channel that gets the digest (default: this one)",
-    "profile_file": "A TOML channel profile",
-}
-OWN_KINDS: dict[str, Any] = {
-    "profile": app_commands.Range[str, 0, 2000],
-    "profile_file": discord.Attachment | None,
-    "size": app_commands.Range[int, 1, MAX_DIGEST_SIZE] | None,
-}
 
 
 def description(name: str) -> str:
@@ -123,34 +110,3 @@ def table_commands(taken: set[str]) -> Iterator[app_commands.Command[Any, ..., N
     for name, command in COMMANDS.items():
         if slash_name(name) and slash_name(name) not in taken:
             yield table_command(name, command)
-
-
-async def run_setup(interaction: discord.Interaction, **given: Any) -> None:
-    """/setup with the core's options, the channel it is for and a profile file; the core's setup says the rest (the
-    hint to answer by replying, the permissions the bot lacks there)."""
-    bot: Any = interaction.client
-    await interaction.response.defer(thinking=True)
-    channel, attachment = given.pop("channel", None), await bot.read_attachment(given.pop("profile_file", None))
-    options = {name: str(value) for name, value in given.items() if value is not None}
-    await bot.run_command(interaction, "setup", channel=channel, options=options, attachment=attachment)
-
-
-async def categories(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
-    """arXiv categories for /setup's categories."""
-    return choices(completion.categories(current, MAX_CHOICES))
-
-
-async def timezones(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
-    """Time zones for /setup's timezone."""
-    return choices(completion.timezones(current, MAX_CHOICES))
-
-
-def setup_command() -> app_commands.Command[Any, ..., None]:
-    """/setup as a slash command: a field for each of the core's options, admins only, in a server."""
-    kinds = {"channel": discord.TextChannel | None, **dict.fromkeys(channel_setup.OPTIONS, str)} | OWN_KINDS
-    hints = channel_setup.OPTIONS | OWN_OPTIONS
-    fields = {name: (kind, "" if kind is str else None, hints[name]) for name, kind in kinds.items()}
-    command = slash_command("setup", run_setup, fields, in_servers=True, admin=True)
-    command.autocomplete("categories")(categories)
-    command.autocomplete("timezone")(timezones)
-    return command
