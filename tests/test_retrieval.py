@@ -135,3 +135,20 @@ def test_a_paper_without_the_words_is_offered_when_the_fusion_ranks_it_high(demo
     shown, offered = select([carrier, second, *middle, twelfth], Filters(topic="diffusion language models"))
     assert shown == [carrier]
     assert offered == [second, *middle[:8]]  # the first ten of the fused order; below them only similarity counts
+
+
+async def test_an_answer_offering_more_has_a_next_button_that_lists_the_next_page(
+    core: Core, demo_papers: list[Paper]
+) -> None:
+    from bot.chat import AnswerReply, ChatController, Incoming, Place, Speaker, TextReply
+    from bot.frontends.discord.render import render
+
+    await store_papers(core, demo_papers[:120])
+    ctl, bob, dm = ChatController(core), Speaker("discord:7", "Bob"), Place("discord", "d7", is_dm=True)
+    (answer,) = await ctl.handle(Incoming.from_text(bob, dm, "/ask papers on language models"))
+    assert isinstance(answer, AnswerReply) and "/more" in answer.text
+    (button,) = answer.choices
+    assert any(b.custom_id == button.value for message in render(answer) for row in message.rows for b in row)
+    (page,) = await ctl.handle(Incoming(bob, dm, button=button.value))
+    assert isinstance(page, TextReply) and page.cards
+    assert not {v.id for v in answer.citations} & {card.id for card in page.cards}

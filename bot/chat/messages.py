@@ -28,7 +28,7 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass, field
 
-from bot.views.layout import Block, answer_blocks, digest_blocks, text_block, text_reply_blocks
+from bot.views.layout import Block, answer_blocks, choice_block, digest_blocks, text_block, text_reply_blocks
 from bot.views.model import (
     BUTTON_PREFIX,
     PAPER_ACTIONS,
@@ -181,6 +181,7 @@ class AnswerReply:
     window: tuple[dt.date, dt.date]
     context_id: str = ""
     usage_line: str = ""
+    choices: tuple[Choice, ...] = ()  # the "Next" button when the answer offers more papers
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,7 +203,7 @@ def layout(reply: Reply) -> list[Block]:
     if isinstance(reply, DigestReply):
         return digest_blocks(reply.digest)
     if isinstance(reply, AnswerReply):
-        return answer_blocks(reply.text, reply.citations, usage=reply.usage_line)
+        return [*answer_blocks(reply.text, reply.citations, usage=reply.usage_line), *choice_block(reply.choices)]
     if isinstance(reply, FileReply):
         return text_block(reply.caption)
     return text_reply_blocks(reply.text, reply.cards, reply.choices)

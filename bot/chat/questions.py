@@ -72,7 +72,14 @@ async def answer(turn: Turn, question: str) -> AnswerReply:
     several_days = answered.window[0] != answered.window[1]
     views = tuple(dated(paper_view(p, number=n), several_days) for n, p in enumerate(answered.citations, 1))
     await save_numbering(core, user, list(views))
-    return AnswerReply(text, views, answered.window, context_id=context, usage_line=usage_line(answered.usage))
+    return AnswerReply(
+        text,
+        views,
+        answered.window,
+        context_id=context,
+        usage_line=usage_line(answered.usage),
+        choices=next_button(len(answered.more)),
+    )
 
 
 async def search(turn: Turn) -> list[Reply]:

@@ -18,7 +18,7 @@ import discord
 
 from bot.chat.messages import AnswerReply, FileReply, Reply, layout
 from bot.text.safetext import clean_text
-from bot.views.layout import Page, Span, Style, answer_blocks, pack
+from bot.views.layout import Page, Span, Style, answer_blocks, choice_block, pack
 
 CONTENT_MAX = 2000
 TITLE_MAX = 256
@@ -153,5 +153,6 @@ def render(reply: Reply) -> list[Outgoing]:
         window = f"Papers from {reply.window[0].isoformat()} to {reply.window[1].isoformat()}"
         follow = "Reply to this message to ask a follow-up." if reply.context_id else ""
         blocks = answer_blocks(reply.text, reply.citations, usage=reply.usage_line, notes=[window, follow])
+        blocks += choice_block(reply.choices)
     plain = all(block.kind in PLAIN_KINDS for block in blocks)
     return [message(page) for page in pack(blocks, CONTENT if plain else EMBEDS)]
