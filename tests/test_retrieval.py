@@ -152,3 +152,18 @@ async def test_an_answer_offering_more_has_a_next_button_that_lists_the_next_pag
     (page,) = await ctl.handle(Incoming(bob, dm, button=button.value))
     assert isinstance(page, TextReply) and page.cards
     assert not {v.id for v in answer.citations} & {card.id for card in page.cards}
+
+
+async def test_a_search_that_matches_nothing_leaves_nothing_for_more(core: Core, demo_papers: list[Paper]) -> None:
+    """/more after a search pages through that search: one that matched nothing does not hand /more the list of the
+    question asked before it, as if those papers matched the search."""
+    from bot.chat import ChatController, Incoming, Place, Speaker
+
+    await store_papers(core, demo_papers[:120])
+    ctl, bob, channel = ChatController(core), Speaker("telegram:7", "Bob"), Place("telegram", "-55", is_dm=False)
+    (listed,) = await ctl.handle(Incoming.from_text(bob, channel, "/search language models"))
+    assert listed.choices, "the first search leaves papers for /more"
+    (nothing,) = await ctl.handle(Incoming.from_text(bob, channel, "/search zxqv wobblefrump"))
+    assert "No stored paper matches" in nothing.text
+    (more,) = await ctl.handle(Incoming.from_text(bob, channel, "/more"))
+    assert "Nothing more" in more.text, more.text

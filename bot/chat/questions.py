@@ -95,9 +95,8 @@ async def search(turn: Turn) -> list[Reply]:
     found = await search_papers(core, words, until=until, limit=MAX_LIST, cut=True)
     note = await search_note(core, found)
     note = f"{note}\n" if note else ""
-    if not found.hits:
-        return text_reply(f"{note}No stored paper matches '{words[:80]}'. {await stored_days_note(core)}")
-    # the search is the speaker's last list: /more pages through the rest, "which of those ..." reads it
+    # the search is the speaker's last list, even an empty one: /more pages through the rest, "which of those ..."
+    # reads it, and neither reaches back to the list before it
     await remember_list(
         core,
         conversation_of(turn),
@@ -106,6 +105,8 @@ async def search(turn: Turn) -> list[Reply]:
         [h.paper for h in found.hits],
         [h.paper for h in found.more],
     )
+    if not found.hits:
+        return text_reply(f"{note}No stored paper matches '{words[:80]}'. {await stored_days_note(core)}")
     tldrs = await shown_tldrs(core, [h.paper for h in found.hits])
     cards = tuple(dated(paper_view(h.paper, tldr=tldrs[h.paper.id], number=n)) for n, h in enumerate(found.hits, 1))
     await save_numbering(core, turn.user, cards)
