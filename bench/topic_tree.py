@@ -38,10 +38,14 @@ from sklearn.metrics import adjusted_mutual_info_score
 from bot.embeddings.embedder import MINILM_NAME, LocalEmbedder
 from bot.llm.prompts import load_prompts
 from bot.text.extractive import extractive_tldr
+from bot.text.terms import phrase_key
 from bot.topictree.areas import Areas, fit_areas
 from bot.topictree.build import as_paper, build_topic_tree, paper_text_vectors
 from bot.topictree.llm_names import request_tokens
 from bot.topictree.tree import PaperText, TopicTree
+from bot.topictree.words import HEADING_STOP, phrase_sets
+
+FIELD_WIDE = 0.05  # a heading phrase in at least this share of the four arXiv days' papers is field-wide
 
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 WEEK_SIZE = 2000
@@ -145,6 +149,58 @@ def side_by_side(tree: TopicTree, rows: list[dict]) -> list[str]:
     return lines
 
 
+def heading_key(heading: str) -> str:
+    """A heading's phrase key (as `bot.topictree.words` matches phrases): lowercase, plurals folded."""
+    return " ".join(phrase_key(w) for w in heading.lower().replace("-", " ").split() if w not in ("and", "…"))
+
+
+def heading_words(heading: str) -> set[str]:
+    return {w for w in heading_key(heading).split() if w not in HEADING_STOP}
+
+
+def heading_agreement(tree: TopicTree, rows: list[dict], embedder: LocalEmbedder) -> None:
+    """For each human top-level topic, the heading of our top-level topic holding most of its papers: word overlap
+    (Jaccard of folded content words) and MiniLM cosine with the human heading; means over the human topics."""
+    holder = {p.id: topic.name for topic in tree.topics for p in topic.all_papers()}
+    humans = sorted({r["topic"][0] for r in rows})
+    ours = [
+        Counter(holder[str(i)] for i, r in enumerate(rows) if r["topic"][0] == h).most_common(1)[0][0] for h in humans
+    ]
+    vectors = np.asarray(embedder.embed(humans + ours))
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    cosines = [float(vectors[i] @ vectors[len(humans) + i]) for i in range(len(humans))]
+    overlaps = []
+    for human, heading in zip(humans, ours, strict=True):
+        a, b = heading_words(human), heading_words(heading)
+        overlaps.append(len(a & b) / len(a | b) if a | b else 0.0)
+    pairs = "; ".join(f"{h} -> {o}" for h, o in zip(humans, ours, strict=True))
+    print(f"  headings vs human top level ({len(humans)} human topics): word overlap {statistics.mean(overlaps):.3f},")
+    print(f"    MiniLM cosine {statistics.mean(cosines):.3f}  [{pairs}]")
+
+
+def field_wide(label: str, tree: TopicTree, document_share: dict[str, float]) -> None:
+    """The share of a tree's headings (top level, and all) that are field-wide: in >= FIELD_WIDE of the four days'
+    papers."""
+    top = [t.name for t in tree.topics]
+    every = top + [s.name for t in tree.topics for s in t.subtopics]
+    wide = [h for h in every if document_share.get(heading_key(h), 0.0) >= FIELD_WIDE]
+    top_wide = [h for h in top if h in wide]
+    print(
+        f"  field-wide headings ({label}; in >= {FIELD_WIDE:.0%} of the four days' papers): top level"
+        f" {len(top_wide)}/{len(top)}, all {len(wide)}/{len(every)}: {', '.join(dict.fromkeys(wide))}"
+    )
+
+
+def document_shares(data: Path) -> dict[str, float]:
+    """Each phrase key's share of the four arXiv days' papers (title or abstract)."""
+    rows = week_rows(data)
+    found: Counter[str] = Counter()
+    for row in rows:
+        title, abstract = phrase_sets(row["title"], row["abstract"])
+        found.update(title | abstract)
+    return {key: n / len(rows) for key, n in found.items()}
+
+
 PROMPTS = Path(__file__).resolve().parents[1] / "prompts"
 
 
@@ -158,7 +214,7 @@ def llm_tokens(label: str, tree: TopicTree) -> None:
     )
 
 
-def conference(embedder: LocalEmbedder, data: Path, splits: bool = True) -> None:
+def conference(embedder: LocalEmbedder, data: Path, shares: dict[str, float], splits: bool = True) -> None:
     rows = read_lines(data / "conferences" / "icml-2025-orals.jsonl")
     papers = conference_papers(rows)
     vectors = paper_text_vectors(embedder.embed, papers)
@@ -177,6 +233,8 @@ def conference(embedder: LocalEmbedder, data: Path, splits: bool = True) -> None
     if splits:
         leave_out(rows, papers, vectors)
     llm_tokens("ICML orals", tree)
+    heading_agreement(tree, rows, embedder)
+    field_wide("ICML", tree, shares)
     print()
     print("\n".join(side_by_side(tree, rows)))
     print()
@@ -187,6 +245,7 @@ def conference(embedder: LocalEmbedder, data: Path, splits: bool = True) -> None
     for topic in tree.topics:
         subs = " | ".join(f"{s.name} ({len(s.papers)})" for s in topic.subtopics)
         print(f"  {topic.name} ({len(topic.all_papers())})" + (f": {subs}" if subs else ""))
+    field_wide("NeurIPS", tree, shares)
     print()
 
 
@@ -215,7 +274,7 @@ def week(embedder: LocalEmbedder, data: Path, cache: Path) -> tuple[list[PaperTe
     return papers, np.vstack([vectors, vectors[:extra]])
 
 
-def speed(papers: list[PaperText], vectors: np.ndarray, runs: int) -> None:
+def speed(papers: list[PaperText], vectors: np.ndarray, runs: int, shares: dict[str, float]) -> None:
     llm_tokens("the week's first 100", build_topic_tree(papers[:100], vectors[:100]))
     # a stored week has its TL;DRs stored too (the weekly digest passes them): the one lines are written before
     wall, cpu = time.perf_counter(), time.process_time()
@@ -237,6 +296,7 @@ def speed(papers: list[PaperText], vectors: np.ndarray, runs: int) -> None:
     for topic in tree.topics:
         subs = " | ".join(f"{s.name} ({len(s.papers)})" for s in topic.subtopics)
         print(f"  {topic.name} ({len(topic.all_papers())})" + (f": {subs}" if subs else ""))
+    field_wide("the week", tree, shares)
 
 
 def main() -> None:
@@ -248,7 +308,8 @@ def main() -> None:
     parser.add_argument("--skip-splits", action="store_true", help="no leave-out and arXiv category sets")
     args = parser.parse_args()
     embedder = LocalEmbedder()
-    conference(embedder, args.data, splits=not args.skip_splits)
+    shares = document_shares(args.data)
+    conference(embedder, args.data, shares, splits=not args.skip_splits)
     papers, vectors = week(embedder, args.data, args.cache)
     if not args.skip_splits:
         count = len(week_rows(args.data))
@@ -256,7 +317,7 @@ def main() -> None:
         primaries(papers[:count], vectors[:count], [r["categories"][0] for r in rows], week_days(args.data))
         print()
     if not args.skip_speed:
-        speed(papers, vectors, args.runs)
+        speed(papers, vectors, args.runs, shares)
 
 
 if __name__ == "__main__":

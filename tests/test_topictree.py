@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,7 @@ from bot.topictree.areas import SEEDS, SIZES, bundled_areas, known_to
 from bot.topictree.build import MAX_PAPERS, build_topic_tree
 from bot.topictree.grouping import MAX_TOPICS, topic_bounds, two_levels
 from bot.topictree.llm_names import llm_named_tree, request_tokens
+from bot.topictree.naming import PhraseCounts, choose_headings
 from bot.topictree.papers_file import read_papers
 from bot.topictree.tree import PaperText
 from bot.topictree.words import heading_case
@@ -293,3 +295,33 @@ def test_papers_unlike_any_research_area_are_grouped_on_their_own_vectors() -> N
     assert not known_to(vectors, areas)
     assert known_to(areas.centroids[:5] + 0.01, areas) if areas is not None else False
     assert not known_to(np.zeros((3, 12)), areas), "vectors of another size"
+
+
+def test_a_field_wide_phrase_most_papers_of_a_group_use_is_not_its_heading() -> None:
+    # 'machine learning' is in 6 of the group's 10 titles, but as common in its sibling and in the background (half of
+    # a 100-paper corpus); 'speech' is in only two abstracts, and nowhere else. The heading names what sets the group
+    # apart.
+    field, topic = "machine learning", "speech"
+    group = [({field} if i < 6 else set(), {topic} if i < 2 else set()) for i in range(10)]
+    sibling = [({field} if i < 6 else set(), set()) for i in range(10)]
+    counts = PhraseCounts([*group, *sibling], Counter({field: 50, topic: 0}), 100)
+    groups = [list(range(10)), list(range(10, 20))]
+    assert choose_headings(counts, groups, list(range(20)))[0] == topic
+
+
+def test_a_phrase_two_papers_share_and_the_field_writes_everywhere_is_not_their_heading() -> None:
+    # Both papers' titles say 'machine learning' (in 8% of the background); only one says 'interatomic potentials',
+    # which no other paper writes.
+    field, topic = "machine learning", "interatomic potential"
+    pair = [({field, topic}, set()), ({field}, {topic})]
+    rest = [(set(), set()) for _ in range(25)]
+    counts = PhraseCounts([*pair, *rest], Counter({field: 36}), 444)
+    assert choose_headings(counts, [[0, 1], list(range(2, 27))], list(range(27)))[0] == topic
+
+
+def test_of_equally_distinctive_title_phrases_the_one_in_the_fields_words_is_the_heading() -> None:
+    title = {"family of highly capable", "time sery foundation model"}
+    counts = PhraseCounts(
+        [(title, set()), *[(set(), set())] * 5], Counter({"time": 70, "sery": 15, "foundation": 20, "model": 330}), 444
+    )
+    assert choose_headings(counts, [[0], [1, 2, 3, 4, 5]], list(range(6)))[0] == "time sery foundation model"

@@ -1,8 +1,15 @@
-"""Headings from the papers' own words: for each group, the phrase that is most common in the group and rarest in
-the rest (the other groups and the background corpus), a class-based TF-IDF over title and abstract phrases.
+"""Headings from the papers' own words: for each group, the phrase that covers most of its papers and is most
+over-represented in them against the rest (the sibling groups and the background corpus), over title and abstract
+phrases.
 
-A phrase in a title counts fully, one only in the abstract half: a heading should name what the papers say they are
-about. Longer phrases win ties ("Graph neural networks" over "Networks"), and sibling groups never share a heading.
+A phrase's score is its coverage of the group times the log of its lift, its share of the group's papers over its
+share of the rest (the term a phrase adds to the KL divergence of the group from the rest, as keyphrase extraction
+weighs informativeness). A phrase the whole field writes ("machine learning", "state of the art", "model") is about as
+common in any group as elsewhere, so its lift is near 1 and it scores near 0 however many papers use it: measured,
+not listed. A small group's share is shrunk towards the rest's (PRIOR_PAPERS), so two papers sharing a common phrase
+do not make it theirs. A phrase in a title counts fully
+towards coverage, one only in the abstract half: a heading should name what the papers say they are about. Longer
+phrases win ties ("Graph neural networks" over "Networks"), and sibling groups never share a heading.
 """
 
 from __future__ import annotations
@@ -18,6 +25,8 @@ MIN_COVER = 0.1  # a heading is in at least this share of its group's papers (tw
 MODIFIER_SHARE = 0.3  # a phrase ending in a modifier ("sparse", "physics-informed neural") heads a group only when
 # nothing else names it
 MAX_HEADING = 48  # characters
+PRIOR_PAPERS = 10  # a group's share of a phrase is shrunk towards the rest's as if this many more papers had it at
+# that rate: two papers that both say "machine learning" are no evidence that it sets them apart
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,19 +64,28 @@ def ranked_phrases(
     if in_scope is None:
         in_scope = _group_counts(counts, scope)[1]
     need = min(max(need, math.ceil(MIN_COVER * len(members))) if need > 1 else 1, len(members))
-    total = rest_size + counts.background_size + 1
+    rest_total = rest_size + counts.background_size + 2  # add-one smoothing: a phrase seen nowhere else is not infinite
     ranked = []
     for key, found in anywhere.items():
         if found < need:
             continue
+        elsewhere = (in_scope[key] - found + counts.background.get(key, 0) + 1) / rest_total
+        lift = (found + PRIOR_PAPERS * elsewhere) / (len(members) + PRIOR_PAPERS) / elsewhere
+        if lift <= 1.0:  # no more common here than anywhere: it says nothing about this group
+            continue
         cover = (in_title[key] + ABSTRACT_SHARE * (found - in_title[key])) / len(members)
-        outside = in_scope[key] - found
-        rarity = math.log(total / (outside + counts.background.get(key, 0) + 1))
         words = key.count(" ") + 1
         plain = MODIFIER_SHARE if key.rsplit(" ", 1)[-1] in counts.modifiers else 1.0  # not ending in its noun
-        ranked.append((cover * rarity * plain * (1 + LONGER_BONUS * (words - 1)), key))
-    ranked.sort(key=lambda sk: (-sk[0], sk[1]))
+        ranked.append((cover * math.log(lift) * plain * (1 + LONGER_BONUS * (words - 1)), key))
+    # of phrases that score the same (one paper's title), the one made of the field's common words reads as a heading
+    # ("Time series foundation model", not "Family of highly capable")
+    ranked.sort(key=lambda sk: (-sk[0], -_familiarity(counts, sk[1]), sk[1]))
     return ranked
+
+
+def _familiarity(counts: PhraseCounts, key: str) -> float:
+    words = key.split()
+    return sum(counts.background.get(w, 0) for w in words) / len(words)
 
 
 def choose_headings(
