@@ -600,3 +600,32 @@ async def test_a_group_admin_posts_the_digest_now_once_and_a_member_is_refused(
     found = await core.repo.target_at("telegram", str(GROUP))
     assert found is not None
     assert [p.day.isoformat() for p in await core.repo.posted_digests(found[0].id)] == ["2025-05-26"]
+
+
+async def test_the_next_button_of_a_search_in_a_group_pages_on_in_the_group(
+    core: Core, tg_settings: Settings, fake: FakeTelegram, demo_papers: list[Paper]
+) -> None:
+    """A search's 'Next' button continues its list where the list is, as /more typed there does: pressed in a group,
+    each next page comes to the group with its own 'Next', and that one lists the page after it (the group's list,
+    not the presser's DM conversation, where the list is not)."""
+    from bot.ingest.save import store_papers
+
+    await store_papers(core, demo_papers[:120])
+    fake.open_private_chat(BOB)
+    async with telegram_bot(core, tg_settings):
+
+        async def next_page_message(after: int) -> SentMessage:
+            """The group's first message after the `after` first ones that carries a 'Next' button."""
+            await fake.wait_until(
+                lambda: any("ps:more:" in m.callback_data for m in fake.sent(GROUP)[after:]), what="a Next button"
+            )
+            return next(m for m in fake.sent(GROUP)[after:] if "ps:more:" in m.callback_data)
+
+        fake.inject_message(GROUP, BOB, "/search language models")
+        page = await next_page_message(0)
+        for _ in range(2):
+            before = len(fake.sent(GROUP))
+            await press(fake, GROUP, BOB, page, "ps:more:")
+            assert fake.sent(GROUP)[before].text.startswith("10 more matching papers"), fake.sent(GROUP)[before].text
+            page = await next_page_message(before)
+    assert not [m for m in fake.sent(BOB) if "more matching papers" in m.text]

@@ -100,8 +100,11 @@ def notice(replies: Sequence[Reply], limit: int) -> str | None:
 
 
 def is_personal(button: str) -> bool:
-    """A paper button (a thumb, more like this, why): its answer concerns only the presser."""
-    return button[len(BUTTON_PREFIX) :].partition(":")[0] in PAPER_ACTIONS
+    """A paper button (a thumb, more like this, why): its answer concerns only the presser. A list's 'Next' button
+    (/more without a paper) is not: it continues the list where the list is, as /more typed there does (the list is
+    that place's conversation, which the presser's DM does not hold)."""
+    action, _, paper = button[len(BUTTON_PREFIX) :].partition(":")
+    return action in PAPER_ACTIONS and bool(paper)
 
 
 class ChatDriver(PlatformPoster):
