@@ -20,6 +20,7 @@ import numpy as np
 
 from bot.core import Core
 from bot.models import Paper, Profile
+from bot.questions.acronyms import defined_acronyms
 from bot.questions.authors import same_person
 from bot.questions.filters import Filters
 from bot.questions.introduces import introduces_benchmark
@@ -28,6 +29,7 @@ from bot.questions.topics import (
     COVERED,
     QuestionTopic,
     anchored,
+    corpus_terms,
     evidence,
     expand_terms,
     full_text_groups,
@@ -206,6 +208,16 @@ async def window_holds_papers(core: Core, window: TimeWindow | None) -> bool:
 
 
 async def ranked(
+    core: Core, filters: Filters, *, profile: Profile | None = None
+) -> tuple[list[Retrieved], QuestionTopic | None]:
+    """Every candidate that answers `filters`, most relevant first (see `_ranked`), the question read with the
+    acronyms the archive defines for its topic ("TTA" as "test-time adaptation", `bot.questions.acronyms`)."""
+    rows = await defined_acronyms(core, filters.topic) if filters.topic and not filters.restrict_to else []
+    with corpus_terms(rows):
+        return await _ranked(core, filters, profile=profile)
+
+
+async def _ranked(
     core: Core, filters: Filters, *, profile: Profile | None = None
 ) -> tuple[list[Retrieved], QuestionTopic | None]:
     """Every candidate that answers `filters` (exclusions, a contribution type and a window applied), most relevant

@@ -25,13 +25,26 @@ from __future__ import annotations
 import itertools
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, replace
 
 import snowballstemmer
 
 from bot.core import Core
-from bot.text.terms import INFLECTIONS, QUESTIONS, Part, Text, Unit, text_tokens
+from bot.text.terms import (
+    INFLECTIONS,
+    NAMED_TERMS,
+    QUESTION_SYNONYMS,
+    QUESTIONS,
+    Part,
+    TermTable,
+    Text,
+    Unit,
+    merged,
+    text_tokens,
+)
 from bot.text.terms import split_units as _split
 
 SPAN_SLACK = 2  # extra words a compound's units may be spread over ("scaling test-time compute")
@@ -208,19 +221,37 @@ def _filler(word: str) -> bool:
     return word in FILLER or len(word) < 2
 
 
+# The named terms a question is read with: the fixed table, and the acronyms the archive defines for this question
+# (`corpus_terms`, set by `bot.questions.retrieval.ranked` for the question it ranks).
+_TERMS: ContextVar[TermTable] = ContextVar("question_terms", default=QUESTIONS)
+
+
+@contextmanager
+def corpus_terms(rows: Sequence[tuple[str, ...]]) -> Iterator[None]:
+    """Read questions inside the block with `rows` (expansion, acronym: `bot.questions.acronyms`) as named terms too."""
+    if not rows:
+        yield
+        return
+    token = _TERMS.set(TermTable(merged([*NAMED_TERMS, *QUESTION_SYNONYMS, *rows])))
+    try:
+        yield
+    finally:
+        _TERMS.reset(token)
+
+
 def split_units(key: str) -> list[Part]:
     """A normalised topic (see `topic_key`) split into named terms (longest spelling first) and content words."""
-    return _split(key, QUESTIONS, _filler)
+    return _split(key, _TERMS.get(), _filler)
 
 
 def is_term_spelling(word: str) -> bool:
     """True when `word` alone is a spelling of a named term ("SSM", "RAG")."""
-    return QUESTIONS.spells(text_tokens(word))
+    return _TERMS.get().spells(text_tokens(word))
 
 
 def topic_key(topic: str) -> str:
     """`phrase_key` with plural acronyms made singular ("LMs" -> "lm", "SSMs" -> "ssm", as "models" -> "model")."""
-    return QUESTIONS.key(topic)
+    return _TERMS.get().key(topic)
 
 
 def _words(tokens: Sequence[str]) -> str:

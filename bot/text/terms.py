@@ -261,7 +261,7 @@ def _is_acronym(form: str) -> bool:
     return " " not in form and any(c.isupper() for c in form)
 
 
-def _merged(rows: Sequence[tuple[str, ...]]) -> tuple[tuple[str, ...], ...]:
+def merged(rows: Sequence[tuple[str, ...]]) -> tuple[tuple[str, ...], ...]:
     """Rows that share a spelling (by `phrase_key`) made one, in first-seen order; the first spelling leads."""
     groups: list[list[str]] = []
     for row in rows:
@@ -328,7 +328,7 @@ class TermTable:
 
 
 RANKER = TermTable(NAMED_TERMS)  # a member's interest (`bot.ranking.interest_units`)
-QUESTIONS = TermTable(_merged([*NAMED_TERMS, *QUESTION_SYNONYMS]))  # a question's or a search's topic
+QUESTIONS = TermTable(merged([*NAMED_TERMS, *QUESTION_SYNONYMS]))  # a question's or a search's topic
 
 
 # ---------------------------------------------------------------- units
