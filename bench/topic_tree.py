@@ -179,16 +179,17 @@ def heading_agreement(tree: TopicTree, rows: list[dict], embedder: LocalEmbedder
 
 
 def field_wide(label: str, tree: TopicTree, document_share: dict[str, float]) -> None:
-    """The share of a tree's headings (top level, and all) that are field-wide: in >= FIELD_WIDE of the four days'
-    papers."""
+    """The share of a tree's headings (top level, and all) that are field-wide: in at least FIELD_WIDE (and twice
+    that) of the four days' papers."""
     top = [t.name for t in tree.topics]
     every = top + [s.name for t in tree.topics for s in t.subtopics]
-    wide = [h for h in every if document_share.get(heading_key(h), 0.0) >= FIELD_WIDE]
-    top_wide = [h for h in top if h in wide]
-    print(
-        f"  field-wide headings ({label}; in >= {FIELD_WIDE:.0%} of the four days' papers): top level"
-        f" {len(top_wide)}/{len(top)}, all {len(wide)}/{len(every)}: {', '.join(dict.fromkeys(wide))}"
-    )
+    for floor in (FIELD_WIDE, 2 * FIELD_WIDE):
+        wide = [h for h in every if document_share.get(heading_key(h), 0.0) >= floor]
+        top_wide = [h for h in top if h in wide]
+        print(
+            f"  field-wide headings ({label}; in >= {floor:.0%} of the four days' papers): top level"
+            f" {len(top_wide)}/{len(top)}, all {len(wide)}/{len(every)}: {', '.join(dict.fromkeys(wide))}"
+        )
 
 
 def document_shares(data: Path) -> dict[str, float]:
