@@ -81,7 +81,7 @@ async def test_only_a_question_with_papers_to_compare_loads_the_model(
     author = papers[0].authors[0].split()[-1]
 
     empty_window = run_cold(home, "ask", "--as-of", "2025-05-26", "what MoE papers in April?")
-    assert "No stored papers" in str(empty_window["out"])
+    assert "No papers are stored from 2025-04-01 to 2025-04-30, so none about MoE" in str(empty_window["out"])
     assert empty_window["heavy"] == []
 
     by_author = run_cold(home, "ask", "--as-of", "2025-05-26", f"papers by {author} today")

@@ -267,9 +267,9 @@ def more_offer(count: int) -> str:
 
 
 def describe_days(window: tuple[dt.date, dt.date]) -> str:
-    """'Tuesday 2025-05-27' or 'Monday 2025-05-26 to Friday 2025-05-30'."""
-    start, end = (f"{d.strftime('%A')} {d.isoformat()}" for d in window)
-    return start if start == end else f"{start} to {end}"
+    """'for Tuesday 2025-05-27' (one day is named by its weekday too) or 'from 2025-04-01 to 2025-04-30'."""
+    start, end = window
+    return f"for {start.strftime('%A')} {start.isoformat()}" if start == end else describe_window(window)
 
 
 def extractive_answer(
@@ -288,7 +288,7 @@ def extractive_answer(
     if not papers:
         hint = "Try a wider window (for example 'this month' or 'in 2025') or other words."
         if not stored:
-            return f"No papers are stored for {describe_days(window)}, so none {subject}. {hint}"
+            return f"No papers are stored {describe_days(window)}, so none {subject}. {hint}"
         return f"No stored papers {subject} announced {describe_window(window)}. {hint}"
     total = len(papers) + more
     noun = "paper" if total == 1 else "papers"
