@@ -151,12 +151,12 @@ def _print_search(found: Any, page: int, size: int, next_page: str) -> None:
     """A search's page: how many matched, the page's papers numbered in the whole list, and how to see the next."""
     hits = found.page(page, size)
     if not hits:
-        print(f"{found.total} stored papers match; page {page} is past the last one.")
+        print(f"{found.matched} stored papers match; page {page} is past the last one.")
         return
     before = 0 if page <= 1 else len(found.hits) + (page - 2) * size
     after = found.total - before - len(hits)
     noun = "paper matches" if found.total == 1 else "papers match"
-    print(f"{found.total} stored {noun}" + (f", {before + 1}-{before + len(hits)} here" if found.more else "") + ":")
+    print(f"{found.matched} stored {noun}" + (f", {before + 1}-{before + len(hits)} here" if found.more else "") + ":")
     _print_hits(hits, before + 1)
     if after:
         print(f"{after} more (by their words, then by meaning): {next_page}")

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
+import io
 
 import numpy as np
 import pytest
@@ -14,7 +16,7 @@ from bot.models import Paper
 from bot.questions.filters import Filters
 from bot.questions.rag import ask
 from bot.questions.retrieval import Retrieved, exact_names, names_only, reciprocal_rank_fusion, select
-from bot.questions.search import search_papers
+from bot.questions.search import SearchResults, search_papers
 
 MONDAY = dt.date(2025, 5, 26)
 COMOE, LMASK = "2505.17553", "2505.17938"
@@ -167,3 +169,26 @@ async def test_a_search_that_matches_nothing_leaves_nothing_for_more(core: Core,
     assert "No stored paper matches" in nothing.text
     (more,) = await ctl.handle(Incoming.from_text(bob, channel, "/more"))
     assert "Nothing more" in more.text, more.text
+
+
+async def test_a_search_listing_the_most_it_lists_says_at_least_how_many_match(
+    core: Core, demo_papers: list[Paper]
+) -> None:
+    """A search lists at most MAX_MORE papers after its first page: when it is cut there, more papers may match than
+    it lists, and neither chat nor the command line states the listed count as how many match."""
+    from bot.chat import ChatController, Incoming, Place, Speaker
+    from bot.cli import _print_search
+    from bot.questions.retrieval import MAX_MORE
+
+    await store_papers(core, demo_papers)
+    found = await search_papers(core, "language models", until=MONDAY)
+    assert len(found.more) == MAX_MORE, "the day has more matches than a search lists"
+    ctl, bob, channel = ChatController(core), Speaker("telegram:7", "Bob"), Place("telegram", "-55", is_dm=False)
+    (reply,) = await ctl.handle(Incoming.from_text(bob, channel, "/search language models"))
+    assert reply.text.startswith(f"at least {found.total} stored papers match"), reply.text
+    listed = SearchResults(found.hits, found.more[:-1])
+    assert listed.matched == str(listed.total)
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        _print_search(found, 1, 10, "add --page 2")
+    assert printed.getvalue().startswith(f"at least {found.total} stored papers match")

@@ -113,7 +113,7 @@ async def search(turn: Turn) -> list[Reply]:
     noun = "paper matches" if found.total == 1 else "papers match"
     best = f", the best {len(cards)} first" if found.more else ""
     offer = f"\n{more_offer(len(found.more))}" if found.more else ""
-    text = f"{note}{found.total} stored {noun} '{words[:80]}'{best}:{offer}"
+    text = f"{note}{found.matched} stored {noun} '{words[:80]}'{best}:{offer}"
     return [TextReply(text, cards=cards, choices=next_button(len(found.more)))]
 
 

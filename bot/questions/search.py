@@ -16,7 +16,7 @@ from bot.models import Paper
 from bot.questions.coverage import vector_gap_note
 from bot.questions.filters import Filters
 from bot.questions.rag import MAX_QUESTION
-from bot.questions.retrieval import retrieve
+from bot.questions.retrieval import MAX_MORE, retrieve
 from bot.questions.spelling import corrected
 from bot.questions.timewords import TimeWindow
 
@@ -41,8 +41,14 @@ class SearchResults:
 
     @property
     def total(self) -> int:
-        """How many papers matched."""
+        """How many papers are listed (all that matched, unless the rest was cut at MAX_MORE: see `matched`)."""
         return len(self.hits) + len(self.more)
+
+    @property
+    def matched(self) -> str:
+        """How many papers matched, as a reader is told: 'at least N' when the rest was cut at MAX_MORE, since
+        more papers may match than are listed."""
+        return f"at least {self.total}" if len(self.more) >= MAX_MORE else str(self.total)
 
     def page(self, number: int, size: int) -> list[SearchHit]:
         """Page `number` (1 the first page; each later one the next `size` of the rest, as /more pages them)."""
