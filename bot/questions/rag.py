@@ -250,7 +250,7 @@ def subject_of(filters: Filters) -> str:
         parts.append(f"about {filters.topic}")
     narrowed = (*filters.narrowed_by, *filters.constraints)
     if narrowed:
-        parts.append(("and " if parts else "") + "about " + " and ".join(narrowed))
+        parts.append(("and " if parts else "") + "about " + " and about ".join(narrowed))
     if filters.excluded:
         parts.append("and not about " + " or ".join(filters.excluded))
     if filters.authors:
