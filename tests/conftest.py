@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import fcntl
 import hashlib
 import logging
@@ -13,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from bot.chat.driver import ChatDriver
 from bot.config import Settings
 from bot.core import Core, open_core
 from bot.digests.delivery import Poster
@@ -215,3 +217,19 @@ async def post_all(poster: Poster, target: Target, digest: Digest) -> list[str]:
     for position, message in enumerate(poster.digest_messages(target, digest)):
         sent.append(await poster.send_digest_message(target, message, position, sent, f"{key}:{position}"))
     return sent
+
+
+def watch_gone(driver: ChatDriver) -> asyncio.Event:
+    """An event `driver` sets once its `gone` (retiring what the chat held) has finished: a test waits on what the
+    code did, never on a clock."""
+    finished = asyncio.Event()
+    original = driver.gone
+
+    async def gone(chat: str, reason: str) -> None:
+        try:
+            await original(chat, reason)
+        finally:
+            finished.set()
+
+    driver.gone = gone  # type: ignore[method-assign]
+    return finished

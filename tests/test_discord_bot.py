@@ -26,7 +26,7 @@ from bot.frontends.discord.render import render
 from bot.models import Digest, Paper, ScoredPaper, Target
 from bot.ops.logs import FIELDS
 from bot.views.model import digest_view
-from tests.conftest import StoreDay, post_all
+from tests.conftest import StoreDay, post_all, watch_gone
 from tests.fakes.discord_client import pointed_at, running
 from tests.fakes.discord_server import DiscordFake, Fault, check_message
 
@@ -834,12 +834,10 @@ async def test_a_reply_to_a_channel_that_is_gone_retires_its_digest(fake: Discor
         options = {"categories": "cs.LG", "time": "09:00", "timezone": "UTC", "size": 3, "profile": "graphs"}
         await fake.wait_for_followups(fake.slash("setup", options, user=fake.owner_id))
         (target, _) = await core.repo.target_at("discord", str(fake.channel_id))
+        retired = watch_gone(bot.poster)
         fake.enqueue(Fault.error(404, 10003, "Unknown Channel", endpoint="send_message"))
         fake.say(fake.channel_id, f"<@{fake.bot_id}> what MoE papers this week?", user=fake.member_id)
-        for _ in range(600):
-            if await core.repo.inactive_reasons():
-                break
-            await asyncio.sleep(0.05)
+        await asyncio.wait_for(retired.wait(), 30)
     assert "no longer exists" in (await core.repo.inactive_reasons())[target.id]
     assert [r.status for r in fake.requests_to("send_message")].count(404) == 1
 
@@ -856,13 +854,10 @@ async def test_a_closed_dm_turns_off_the_members_digest_keyed_by_their_user_id(
         await core.repo.save_user_settings(key, digest_mode="daily", post_time="09:00", timezone="UTC", weekly_day=0)
     bot = new_bot(core)
     async with running(bot, fake):
+        retired = watch_gone(bot.poster)
         fake.close_dms(fake.member_id)
         fake.dm(fake.member_id, "hi")
-        await fake.wait_for(lambda: [r for r in fake.requests_to("send_message") if r.status == 403])
-        for _ in range(200):
-            if (await core.repo.get_user(member)).digest_mode == "off":
-                break
-            await asyncio.sleep(0.05)
+        await asyncio.wait_for(retired.wait(), 10)
         assert (await core.repo.get_user(member)).digest_mode == "off"
         fake.close_dms(fake.owner_id)
         with pytest.raises(DeliveryError):
@@ -870,6 +865,34 @@ async def test_a_closed_dm_turns_off_the_members_digest_keyed_by_their_user_id(
                 bot.poster, Target(platform="discord", chat_id=f"dm:{fake.owner_id}", profile_name="me"), digest
             )
     assert (await core.repo.get_user(owner)).digest_mode == "off"
+
+
+async def test_a_closed_dm_held_without_its_recipient_retires_the_members_digest_or_nothing(
+    fake: DiscordFake, core: Core, store_day: StoreDay, caplog: pytest.LogCaptureFixture
+) -> None:
+    """discord.py may hold a DM channel without its recipient (the channel it makes for a DM it only saw a message
+    in): whose DM it is is then asked of Discord, so the member's digest retires, not 'dm:<channel id>', which keys
+    nobody and left the member's digest on. When Discord cannot say either, nothing is retired, and that is logged."""
+    papers = await store_day(core)
+    digest = Digest(day=papers[0].announced, profile_name="me", scanned=60, items=(ScoredPaper(papers[0], 1.0, 5, 5),))
+    member, owner = f"discord:{fake.member_id}", f"discord:{fake.owner_id}"
+    for key in (member, owner):
+        await core.repo.save_user_settings(key, digest_mode="daily", post_time="09:00", timezone="UTC", weekly_day=0)
+    bot = new_bot(core)
+    async with running(bot, fake):
+        for user in (fake.member_id, fake.owner_id):
+            fake.close_dms(user)
+            bot._connection._add_private_channel(discord.DMChannel._from_message(bot._connection, fake.open_dm(user)))
+        member_dm, owner_dm = fake.open_dm(fake.member_id), fake.open_dm(fake.owner_id)
+        with pytest.raises(DeliveryError):
+            await post_all(bot.poster, Target(platform="discord", chat_id=str(member_dm), profile_name="me"), digest)
+        assert (await core.repo.get_user(member)).digest_mode == "off"
+        fake.enqueue(Fault.error(403, 50001, "Missing Access", endpoint="get_channel"))
+        with caplog.at_level(logging.WARNING), pytest.raises(DeliveryError):
+            await post_all(bot.poster, Target(platform="discord", chat_id=str(owner_dm), profile_name="me"), digest)
+    assert (await core.repo.get_user(owner)).digest_mode == "daily"
+    assert f"chat {owner_dm} is gone but whose DM it is is unknown" in caplog.text
+    assert [r.status for r in fake.requests_to("get_channel")] == [200, 403]
 
 
 async def test_a_dm_command_run_in_a_channel_is_answered_in_the_members_dm(fake: DiscordFake, core: Core) -> None:

@@ -28,7 +28,7 @@ from bot.members.settings import profile_owner
 from bot.models import Digest, Paper, Profile, ScoredPaper, Target, Topic
 from bot.ranking import learn
 from bot.views.model import digest_view
-from tests.conftest import StoreDay, post_all
+from tests.conftest import StoreDay, post_all, watch_gone
 from tests.fakes.telegram_server import FakeTelegram, Fault, RatePolicy, SentMessage
 from tests.test_telegram_render import hostile_digest
 
@@ -316,14 +316,11 @@ async def test_a_reply_refused_in_a_private_chat_turns_off_the_members_digest(
     key = f"telegram:{ADA}"
     await core.repo.save_user_settings(key, digest_mode="daily", post_time="08:00", timezone="UTC", weekly_day=0)
     fake.open_private_chat(ADA)
-    async with telegram_bot(core, tg_settings):
+    async with telegram_bot(core, tg_settings) as bot:
+        retired = watch_gone(bot)
         fake.enqueue(Fault.forbidden().on("sendMessage"))
         fake.inject_message(ADA, ADA, "/help")
-        await fake.wait_until(lambda: [c for c in fake.calls("sendMessage") if c.status == 403], what="a 403")
-        for _ in range(200):
-            if (await core.repo.get_user(key)).digest_mode == "off":  # type: ignore[union-attr]
-                break
-            await asyncio.sleep(0.05)
+        await asyncio.wait_for(retired.wait(), 10)
     user = await core.repo.get_user(key)
     assert user is not None and user.digest_mode == "off"
     assert [c.status for c in fake.calls("sendMessage")] == [403], "the rest of the reply is not sent"

@@ -160,7 +160,8 @@ class ChatDriver(PlatformPoster):
         return user
 
     async def dm_user(self, chat: str) -> str:
-        """The id of the user whose DM `chat` is (a 'dm:<user>' chat, or by default a DM's chat id is its user's)."""
+        """The id of the user whose DM `chat` is (a 'dm:<user>' chat, or by default a DM's chat id is its user's);
+        '' when the platform cannot say."""
         return chat.removeprefix(PERSONAL_CHAT_PREFIX)
 
     # --- rendering and digests ---
@@ -208,7 +209,11 @@ class ChatDriver(PlatformPoster):
         if found is not None:
             target = found[0]
         else:  # a member's DM: their personal digest is keyed by their user id, not by the DM's chat id
-            target = Target(self.platform, f"{PERSONAL_CHAT_PREFIX}{await self.dm_user(chat)}", "")
+            user = await self.dm_user(chat)
+            if not user:  # retiring a guessed key would leave the member's digest on and turn off nobody's
+                log.error("%s chat %s is gone but whose DM it is is unknown: no digest retired", self.title, chat)
+                return
+            target = Target(self.platform, f"{PERSONAL_CHAT_PREFIX}{user}", "")
         await retire(self.core, target, reason or "the bot cannot write there")
 
     # --- replies ---

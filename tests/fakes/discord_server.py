@@ -963,6 +963,10 @@ class DiscordFake(ScriptedFake[Fault, RecordedRequest]):
         self.dispatch("MESSAGE_CREATE", event)
         return message
 
+    def open_dm(self, user_id: int) -> int:
+        """The DM channel between the bot and this user, opened if need be; returns its id."""
+        return self._ensure_dm(user_id)
+
     def dm(
         self, user_id: int, content: str, *, reply_to: int | None = None, attachments: Iterable[dict[str, Any]] = ()
     ) -> dict[str, Any]:
