@@ -16,14 +16,14 @@ from pydantic import SecretStr
 from bot.chat import DigestReply
 from bot.config import Settings
 from bot.core import Core
-from bot.digests.delivery import deliver
+from bot.digests.delivery import DeliveryError, deliver
 from bot.frontends.slack import MAX_SECTION, SlackFrontEnd, render, start_slack
 from bot.members.personal import deliver_personal_digest
 from bot.members.settings import profile_owner
 from bot.models import Digest, DigestSection, Paper, Profile, ScoredPaper, Target, Topic
 from bot.ops.scheduler import DigestJobs
 from bot.views.model import digest_view
-from tests.conftest import StoreDay
+from tests.conftest import StoreDay, post_all, watch_gone
 from tests.fakes.arxiv_server import FakeArxiv
 from tests.fakes.slack_server import Fault, Message, SlackFake
 from tests.test_doctor import doctor, env, line_of, point_at  # noqa: F401 (env: the doctor's fixture)
@@ -367,17 +367,58 @@ async def test_a_reply_refused_in_a_members_dm_turns_off_their_digest_keyed_by_t
     key = f"slack:{ADA}"
     await core.repo.save_user_settings(key, digest_mode="daily", post_time="08:00", timezone="UTC", weekly_day=0)
     dm = fake.im_of(ADA)
-    async with slack_bot(core, slack_settings):
+    async with slack_bot(core, slack_settings) as bot:
+        retired = watch_gone(bot)
         fake.deactivate(ADA)
         await fake.wait_for_ack(fake.message_event(ADA, dm, "/help"))
-        await fake.wait_until(lambda: [c for c in fake.calls("chat.postMessage") if not c.ok], what="a refused reply")
-        for _ in range(200):
-            if (await core.repo.get_user(key)).digest_mode == "off":  # type: ignore[union-attr]
-                break
-            await asyncio.sleep(0.05)
+        await asyncio.wait_for(retired.wait(), 10)
     assert [c.answer.get("error") for c in fake.calls("chat.postMessage") if not c.ok] == ["user_disabled"]
     retired = await core.repo.get_user(key)
     assert retired is not None and retired.digest_mode == "off"
+
+
+async def test_a_dm_refused_while_slack_cannot_say_whose_it_is_keeps_the_refusal_and_retires_nothing(
+    core: Core, slack_settings: Settings, fake: SlackFake, store_day: StoreDay
+) -> None:
+    """When conversations.info cannot be had (the network drops, or a token installed without im:read), the post's
+    own refusal is what the poster reports, not the lookup's error, and no 'slack:D…' is retired in the member's
+    stead; the member's digest is left as it is (logged)."""
+    papers = await store_day(core)
+    digest = Digest(day=papers[0].announced, profile_name="me", scanned=60, items=(ScoredPaper(papers[0], 1.0, 5, 5),))
+    key = f"slack:{ADA}"
+    await core.repo.save_user_settings(key, digest_mode="daily", post_time="08:00", timezone="UTC", weekly_day=0)
+    dm = fake.im_of(ADA)
+    async with slack_bot(core, slack_settings) as bot:
+        fake.deactivate(ADA)
+        fake.always(Fault.disconnect(method="conversations.info"))  # slack_sdk tries a dropped connection again
+        with pytest.raises(DeliveryError, match="user_disabled"):
+            await post_all(bot.poster, Target(platform="slack", chat_id=dm, profile_name="me"), digest)
+        fake.always(None)
+        dropped = [c.answer for c in fake.calls("conversations.info")]
+        assert dropped and all(answer == {"disconnected": True} for answer in dropped)
+        fake.scopes.remove("im:read")
+        with pytest.raises(DeliveryError, match="user_disabled"):
+            await post_all(bot.poster, Target(platform="slack", chat_id=dm, profile_name="me"), digest)
+        assert fake.calls("conversations.info")[-1].answer["error"] == "missing_scope"
+    assert (await core.repo.get_user(key)).digest_mode == "daily"  # type: ignore[union-attr]
+    assert await core.repo.inactive_reasons() == {}
+
+
+@pytest.mark.usefixtures("env")
+def test_doctor_says_which_scope_the_bot_token_lacks(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path, fake: SlackFake,
+    fake_arxiv: FakeArxiv,
+) -> None:  # fmt: skip
+    """An app installed before im:read was in the manifest: doctor names the scope and how to add it."""
+    point_at(monkeypatch, **fake_arxiv.settings_overrides())
+    point_at(
+        monkeypatch, home=tmp_path / "home", slack_bot_token=fake.bot_token, slack_api_url=fake.api_url,
+        slack_app_token=fake.app_token,
+    )  # fmt: skip
+    fake.scopes.remove("im:read")
+    code, lines = doctor(capsys)
+    assert line_of(lines, "Slack").startswith("FAIL  Slack: the bot token lacks the scope im:read; fix: add it")
+    assert code == 1
 
 
 async def test_a_token_slack_refuses_retires_no_channel_and_stops_posting(

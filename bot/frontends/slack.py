@@ -48,6 +48,12 @@ MESSAGE_BUDGET = 11_000  # characters of text a message carries; Slack refuses ~
 FALLBACK_CHARS = 300  # the notification text of a message
 BUTTON_LABEL = 75
 RESPONSE_URL_POSTS = 5  # Slack accepts five posts to one response_url
+# the bot token's scopes (the manifest in the README); im:read came later: conversations.info on a DM, to find whose
+# personal digest to retire when the DM refuses the bot
+BOT_SCOPES = (
+    "chat:write", "commands", "users:read", "im:read", "app_mentions:read", "im:history", "channels:history",
+    "groups:history",
+)  # fmt: skip
 GONE = frozenset({"channel_not_found", "not_in_channel", "is_archived", "user_disabled", "user_not_found"})
 TOKEN_REFUSALS = frozenset(
     {"invalid_auth", "not_authed", "account_inactive", "token_revoked", "not_allowed_token_type"}
@@ -209,18 +215,22 @@ class SlackFrontEnd(ChatDriver):
         return Failure(kind, f"{code} {error.response.get('errors') or ''}".strip() if code else str(status))
 
     async def dm_user(self, chat: str) -> str:
-        """The member a DM is with (conversations.info's `user`): a DM's channel id ('D…') is not its member's."""
-        from slack_sdk.errors import SlackApiError
+        """The member a DM is with (conversations.info's `user`): a DM's channel id ('D…') is not its member's; ''
+        when Slack cannot say (refused, e.g. a token without im:read, or unreachable)."""
+        import aiohttp
+        from slack_sdk.errors import SlackApiError, SlackClientError
 
-        if chat.startswith("D"):
-            try:
-                found = (await self.client.conversations_info(channel=chat))["channel"]
-            except SlackApiError as error:
-                log.warning("conversations.info for %s failed: %s", chat, error.response.get("error"))
-            else:
-                if found.get("is_im") and found.get("user"):
-                    return str(found["user"])
-        return await super().dm_user(chat)
+        if not chat.startswith("D"):
+            return await super().dm_user(chat)
+        try:
+            found = (await self.client.conversations_info(channel=chat))["channel"]
+        except SlackApiError as error:
+            log.warning("conversations.info for %s failed: %s", chat, error.response.get("error"))
+            return ""
+        except (SlackClientError, aiohttp.ClientError, TimeoutError, OSError) as error:
+            log.warning("conversations.info for %s failed: %s: %s", chat, type(error).__name__, error)
+            return ""
+        return str(found["user"]) if found.get("is_im") and found.get("user") else ""
 
     def register(self, app: AsyncApp) -> None:
         """The slash command, button presses, mentions, and DMs and channel messages."""
@@ -375,6 +385,13 @@ async def check_slack(settings: Settings, offline: bool) -> Finding:
         return Finding("Slack", "fail", f"Slack refused PAPERSCOUT_SLACK_BOT_TOKEN ({error})", fix)
     if answer.status_code != 200 or not me.get("ok"):
         return Finding("Slack", "fail", f"{public_url(url)} answered HTTP {answer.status_code} {error}", "try later")
+    granted = answer.headers.get("x-oauth-scopes")  # the bot token's scopes, on every answer Slack gives it
+    missing = [scope for scope in BOT_SCOPES if granted is not None and scope not in granted.split(",")]
+    if missing:
+        return Finding(
+            "Slack", "fail", f"the bot token lacks the scope{'s' if len(missing) > 1 else ''} {', '.join(missing)}",
+            "add it to the app's manifest (README, Slack) and reinstall the app: OAuth & Permissions > Reinstall",
+        )  # fmt: skip
     app_token = settings.slack_app_token.get_secret_value() if settings.slack_app_token else ""
     if not app_token.startswith("xapp-"):
         problem = "is not an app-level token" if app_token else "is not set"

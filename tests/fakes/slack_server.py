@@ -98,11 +98,17 @@ BOT_METHODS = frozenset(
 )
 
 
+GRANTED_SCOPES = (
+    "chat:write", "commands", "users:read", "im:read", "app_mentions:read", "im:history", "channels:history",
+    "groups:history",
+)  # fmt: skip
+
+
 @dataclass(frozen=True)
 class Fault:
     """One scripted misbehaviour, consumed by the next Web API call it applies to (`method` narrows it)."""
 
-    kind: Literal["error", "ratelimited", "status", "malformed", "delay"]
+    kind: Literal["error", "ratelimited", "status", "malformed", "delay", "disconnect"]
     method: str | None = None
     error: str = ""
     status: int = 200
@@ -133,6 +139,11 @@ class Fault:
     def malformed(cls, *, method: str | None = None) -> Fault:
         """HTTP 200 whose body is not JSON (a broken proxy)."""
         return cls("malformed", method)
+
+    @classmethod
+    def disconnect(cls, *, method: str | None = None) -> Fault:
+        """The connection is closed without an answer (a network failure)."""
+        return cls("disconnect", method)
 
     @classmethod
     def delay(cls, seconds: float, *, method: str | None = None) -> Fault:
@@ -224,6 +235,7 @@ class SlackFake(ScriptedFake[Fault, Call]):
         self._state = threading.RLock()
         self._ids = itertools.count(1)
         self.bot_token, self.app_token = BOT_TOKEN, APP_TOKEN
+        self.scopes = list(GRANTED_SCOPES)  # the bot token's, as installed from the README's manifest
         self.token_error = ""  # e.g. "account_inactive": every bot-token call is refused so
         self.rate_per_channel_seconds = 0.0
         self.users: dict[str, dict[str, Any]] = {}
@@ -553,6 +565,11 @@ class SlackFake(ScriptedFake[Fault, Call]):
         headers: dict[str, str] = {}
         if fault is not None and fault.kind == "delay":
             await asyncio.sleep(fault.seconds)
+        elif fault is not None and fault.kind == "disconnect":
+            self._record(Call(method, args, 0, {"disconnected": True}, started))
+            assert request.transport is not None
+            request.transport.close()
+            return web.Response()  # never reaches the client
         elif fault is not None and fault.kind == "malformed":
             self._record(Call(method, args, 200, {"malformed": True}, started))
             return web.Response(text="<html>upstream connect error</html>", content_type="text/html")
@@ -576,7 +593,9 @@ class SlackFake(ScriptedFake[Fault, Call]):
         headers: dict[str, str] | None = None,
     ) -> web.Response:  # fmt: skip
         self._record(Call(method, args, status, answer, at))
-        return web.json_response(answer, status=status, headers=headers)
+        # Slack names the token's scopes on every answer to a bot token
+        scopes = {"x-oauth-scopes": ",".join(self.scopes)} if method in BOT_METHODS else {}
+        return web.json_response(answer, status=status, headers={**scopes, **(headers or {})})
 
     def _method(self, method: str, token: str, args: dict[str, Any]) -> dict[str, Any]:
         if method == "apps.connections.open":
@@ -625,6 +644,8 @@ class SlackFake(ScriptedFake[Fault, Call]):
         channel = self.channels.get(str(args.get("channel", "")))
         if channel is None:
             raise SlackError("channel_not_found")
+        if channel["is_im"] and "im:read" not in self.scopes:
+            raise SlackError("missing_scope", needed="im:read", provided=",".join(self.scopes))
         shown = {k: v for k, v in channel.items() if k != "members"} | {"is_member": BOT_USER in channel["members"]}
         if channel["is_im"]:
             shown["is_user_deleted"] = bool(self.users.get(channel["user"], {}).get("deleted"))
