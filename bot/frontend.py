@@ -64,7 +64,9 @@ class FrontEnd:
     - `prefix`: how its commands begin ('/' or Slack's '/paperscout '), for every command `names` does not name;
     - `admin_words`: who administers a place there, for refusals ("the server's admins (Manage Server)");
     - `setup_hint`: what an admin is told, for them alone, when /setup goes step by step in a shared place (how to
-      answer there), '' for nothing.
+      answer there), '' for nothing;
+    - `forms`: its commands show their options as a form's named fields, so /help describes a command's form
+      (`Command.form_usage`) instead of the line typed where there is none.
     """
 
     platform: str
@@ -77,6 +79,7 @@ class FrontEnd:
     setup_hint: str = ""
     fallback: bool = False
     prefix: str = "/"
+    forms: bool = False
 
     def command(self, name: str) -> str:
         """How a member runs core command `name` here (`prefix` + name unless `names` says otherwise)."""

@@ -4,7 +4,7 @@ profile."""
 
 from __future__ import annotations
 
-from bot.chat import ChatController, Incoming
+from bot.chat import ChatController, Incoming, Place, Speaker
 from bot.chat.commands import help_text
 from bot.chat.setup import inline_options
 from bot.core import Core
@@ -72,6 +72,16 @@ async def test_an_interest_starting_with_name_is_an_interest_not_a_toml_profile(
 
 
 async def test_setup_help_says_how_options_are_written_on_one_line(core: Core) -> None:
-    text = help_text(Incoming(ADMIN, CHANNEL, command="help"))
+    """Where commands are only typed (a Telegram group), /help shows /setup's one-line form."""
+    group, admin = Place("telegram", "-100", is_dm=False, title="papers"), Speaker("telegram:8", "Cleo", is_admin=True)
+    text = help_text(Incoming(admin, group, command="help"))
     [line] = [line for line in text.splitlines() if "setup" in line]
     assert "profile=" in line and "last" in line
+
+
+async def test_setup_help_describes_the_form_where_the_platform_gives_one(core: Core) -> None:
+    """Where /setup is a form (Discord's slash command with its fields), /help names the fields, not `key=value`."""
+    assert CHANNEL.platform == "discord"
+    text = help_text(Incoming(ADMIN, CHANNEL, command="help"))
+    [line] = [line for line in text.splitlines() if "setup" in line]
+    assert "=" not in line and "fields: categories, schedule, time, timezone, profile, size" in line, line

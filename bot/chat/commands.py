@@ -11,7 +11,7 @@ from bot.chat import admin, digests, members, papers, questions, reactions
 from bot.chat import setup as channel_setup
 from bot.chat.messages import BUTTON_PREFIX, PAPER_ACTIONS, Incoming, Reply
 from bot.chat.turns import Handler, Turn, text_reply
-from bot.frontend import front_end
+from bot.frontend import FrontEnd, front_end
 from bot.members import onboarding
 
 ONBOARDING = onboarding.STATE_KIND
@@ -60,6 +60,11 @@ class Command:
     admin: bool = False
     opens: str = ""  # the kind of flow it starts (which ends any other open at the place)
     actions: tuple[str, ...] = ()  # the words its argument begins with, for a platform that offers them as choices
+    form_usage: str = ""  # what /help shows instead of `usage` where the platform gives the command a form
+
+    def usage_on(self, here: FrontEnd) -> str:
+        """Its usage as /help shows it on `here`: its form's fields where the platform gives one, else the line."""
+        return self.form_usage if here.forms and self.form_usage else self.usage
 
     @property
     def argument(self) -> Argument | None:
@@ -89,7 +94,8 @@ def help_text(msg: Incoming) -> str:
     for name, command in COMMANDS.items():
         run = here.command(name)
         if run and works_here(command, msg):
-            lines.append(f"  {run}{(' ' + command.usage) if command.usage else ''}: {command.help}")
+            usage = command.usage_on(here)
+            lines.append(f"  {run}{(' ' + usage) if usage else ''}: {command.help}")
     if msg.place.is_dm:
         lines.append("Any message that is not a command is a question about the stored papers.")
     else:
@@ -163,6 +169,7 @@ COMMANDS: dict[str, Command] = {
         "channel",
         admin=True,
         opens=channel_setup.KIND,
+        form_usage=channel_setup.FORM_USAGE,
     ),
     "settings": Command(admin.settings, "", "this channel's digest settings", where="channel"),
     "pause": Command(admin.pause, "", "pause this channel's digest", where="channel", admin=True),

@@ -63,4 +63,5 @@ FRONT_END = FrontEnd(
     },
     admin_words="the server's admins (Manage Server)",
     setup_hint="(Answer by replying to this message; /setup with options sets everything at once.)",
+    forms=True,
 )
