@@ -84,8 +84,8 @@ def test_a_weekly_channel_waits_for_its_weekdays_papers_when_its_time_comes_befo
     assert due("2026-06-05T00:05:00", before_friday) == ((), ())  # Friday not stored yet
     assert due("2026-06-05T00:05:00", stored) == ((), ())  # stored at 00:40
     assert due("2026-06-05T00:45:00", stored) == ((FRIDAY,), ())
-    late = {**stored, FRIDAY: at("2026-06-05T07:00:00")}  # stored past the catch-up, which counts from 09:00 there
-    assert due("2026-06-05T07:01:00", late) == ((), (FRIDAY,))
+    late = {**stored, FRIDAY: at("2026-06-05T07:00:00")}  # stored late, within the wait: counted from then
+    assert due("2026-06-05T07:01:00", late) == ((FRIDAY,), ())
     saturday = replace(target, weekly_day=5)  # a week ending on a day without a listing goes out at its time
     assert due_channel_days(saturday, at("2026-06-06T00:01:00"), WEEK, None, stored, catchup).due == (
         WEEK[-1] + dt.timedelta(days=1),
@@ -295,6 +295,21 @@ def test_a_week_whose_last_day_was_never_stored_goes_out_once_that_listing_is_gi
     assert due_days(member, at("2026-06-05T09:30:00"), days, None, stored_at=mon_to_thu) == []
     assert due_days(member, at("2026-06-05T10:01:00"), days, None, stored_at=mon_to_thu) == [FRIDAY]
     assert split_by_catchup(member, [FRIDAY], at("2026-06-05T15:00:00"), catchup, mon_to_thu) == ([FRIDAY], [])
+
+
+def test_a_week_whose_last_listing_came_late_counts_its_catch_up_from_when_it_came() -> None:
+    """Friday's listing came at 15:00 UTC, late but within the wait: the week waited for it on purpose, so the
+    catch-up counts from then (as it counts from the give-up when the listing never comes), not from an early post
+    time, which skipped the week whose listing came while posting the one whose listing was missing."""
+    catchup = dt.timedelta(hours=6)
+    late = {day: dt.datetime.combine(day, dt.time(0, 40), tzinfo=dt.UTC) for day in WEEK[:-1]}
+    late[FRIDAY] = at("2026-06-05T15:00:00")
+    early = replace(weekly(), post_time="07:00")  # 07:00 UTC: eight hours before Friday's papers
+    found = due_channel_days(early, at("2026-06-05T15:01:00"), sorted(late), None, late, catchup)
+    assert (found.due, found.skipped) == ((FRIDAY,), ())
+    member = DigestSchedule("weekly", "07:00", "UTC", 4)
+    assert split_by_catchup(member, [FRIDAY], at("2026-06-05T15:01:00"), catchup, late) == ([FRIDAY], [])
+    assert split_by_catchup(member, [FRIDAY], at("2026-06-05T21:01:00"), catchup, late) == ([], [FRIDAY])
 
 
 async def test_a_week_with_a_day_not_stored_says_so_in_the_digest(core: Core, store_day: StoreDay) -> None:

@@ -122,14 +122,15 @@ def split_by_catchup(
     stored_at: Mapping[dt.date, dt.datetime] | None = None,
 ) -> tuple[list[dt.date], list[dt.date]]:
     """`days` (from `due_days`) as (still due, skipped): a digest whose post time passed more than `catchup` ago
-    (the bot was down) is skipped rather than posted late. With `stored_at`, a week whose last day's listing never
-    came counts from when it was given up (it waited for it on purpose)."""
+    (the bot was down) is skipped rather than posted late. With `stored_at`, a week counts from when it could first
+    go out (`week_ready`: its last day's papers stored, or that listing given up), since until then it waited on
+    purpose: a listing that came late is not downtime any more than one that never came."""
     due: list[dt.date] = []
     skipped: list[dt.date] = []
     for day in days:
         since = post_moment(day, schedule.post_time, schedule.timezone)
-        if schedule.mode == "weekly" and stored_at is not None and day not in stored_at and is_announcement_day(day):
-            since = max(since, listing_given_up(day))
+        if schedule.mode == "weekly" and stored_at is not None:
+            since = week_ready(day, since, stored_at)
         (due if now - since <= catchup else skipped).append(day)
     return due, skipped
 
