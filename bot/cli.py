@@ -596,8 +596,9 @@ def topics_main(args: argparse.Namespace, settings: Settings) -> int:
     from bot.views.topic_tree import tree_text
 
     papers = read_papers(args.jsonl)
-    vectors = paper_text_vectors(make_embedder(settings).embed, papers)
-    tree = build_topic_tree(papers, vectors)
+    embedder = make_embedder(settings)
+    vectors = paper_text_vectors(embedder.embed, papers)
+    tree = build_topic_tree(papers, vectors, model=embedder.name)
     if args.llm:
         tree = asyncio.run(_llm_named(settings, tree))
     print(json.dumps(tree.as_json(), ensure_ascii=False, indent=2) if args.json else tree_text(tree))

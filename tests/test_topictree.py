@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import re
 from collections import Counter
 from collections.abc import Awaitable, Callable
@@ -325,3 +326,21 @@ def test_of_equally_distinctive_title_phrases_the_one_in_the_fields_words_is_the
         [(title, set()), *[(set(), set())] * 5], Counter({"time": 70, "sery": 15, "foundation": 20, "model": 330}), 444
     )
     assert choose_headings(counts, [[0], [1, 2, 3, 4, 5]], list(range(6)))[0] == "time sery foundation model"
+
+
+def test_research_areas_learnt_with_another_embedding_model_are_not_used(caplog: pytest.LogCaptureFixture) -> None:
+    """The areas file names the model it was learnt with: papers embedded by another model (even with vectors of the
+    same size) are grouped on their own vectors, and that is said once, not for every digest."""
+    areas = bundled_areas()
+    assert areas is not None
+    papers, _, _ = themed_papers()
+    vectors = areas.centroids[: len(papers)] + 0.01  # vectors the areas know
+    assert known_to(vectors, areas, areas.model)
+    with caplog.at_level(logging.WARNING, logger="bot.topictree.areas"):
+        assert not known_to(vectors, areas, "e5-small-v2")
+        plain = build_topic_tree(papers, vectors, areas=False)
+        assert build_topic_tree(papers, vectors, model="e5-small-v2") == plain
+    assert [r.getMessage() for r in caplog.records if "e5-small-v2" in r.getMessage()] == [
+        f"the research areas were learnt with {areas.model} but papers are embedded with e5-small-v2: topics are "
+        "grouped without them (python -m bot.topictree.areas DATA_DIR learns them again)"
+    ]

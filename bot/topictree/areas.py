@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import functools
 import json
+import logging
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,6 +22,7 @@ import numpy as np
 from sklearn.cluster import KMeans
 from sklearn.preprocessing import normalize
 
+log = logging.getLogger(__name__)
 AREAS_FILE = Path(__file__).with_name("data") / "research_areas.npz"
 SIZES = (10, 20, 30, 45)  # codebooks from broad to narrow: no one number of areas is right for every set
 SEEDS = (0, 1, 2)  # k-means of one seed is noisy; three side by side steady it
@@ -71,13 +73,25 @@ def bundled_areas(path: Path = AREAS_FILE) -> Areas | None:
         return None
 
 
-def known_to(vectors: np.ndarray, areas: Areas | None) -> bool:
-    """Whether `areas` can place these papers: learnt for vectors of this size, and the median paper's nearest area
-    at least `MIN_SIMILARITY` alike."""
+def known_to(vectors: np.ndarray, areas: Areas | None, model: str = "") -> bool:
+    """Whether `areas` can place these papers: learnt with the embedding model `model` the vectors are from (when
+    given), for vectors of this size, and the median paper's nearest area at least `MIN_SIMILARITY` alike."""
     if areas is None or len(vectors) == 0 or np.ndim(vectors) != 2 or vectors.shape[1] != areas.dim:
+        return False
+    if model and model != areas.model:  # another model's vectors live in another space, even at the same size
+        _other_model(areas.model, model)
         return False
     nearest = (normalize(np.asarray(vectors, dtype=np.float64)) @ areas.centroids.T.astype(np.float64)).max(axis=1)
     return bool(np.median(nearest) >= MIN_SIMILARITY)
+
+
+@functools.cache
+def _other_model(learnt: str, running: str) -> None:
+    """Say once per pair of models that the areas are not used."""
+    log.warning(
+        "the research areas were learnt with %s but papers are embedded with %s: topics are grouped without them "
+        "(python -m bot.topictree.areas DATA_DIR learns them again)", learnt, running,
+    )  # fmt: skip
 
 
 def area_profiles(vectors: np.ndarray, areas: Areas, temperature: float = TEMPERATURE) -> np.ndarray:

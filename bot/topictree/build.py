@@ -29,13 +29,14 @@ def build_topic_tree(
     vectors: np.ndarray,
     background: Sequence[tuple[str, str]] = (),
     areas: Areas | bool = True,
+    model: str = "",
 ) -> TopicTree:
     """Group `papers` (with one vector per paper, in order) into a two-level tree of named topics.
 
     `background` (title, abstract pairs) joins the bundled arXiv day as the corpus that words are weighed against:
     pass the rest of the week, so a heading says what sets a group apart from it. The top level is cut by research
-    area (`areas`: True for the shipped ones, False for none, or others) when the areas know these papers. Nothing is
-    stored or fetched.
+    area (`areas`: True for the shipped ones, False for none, or others) when the areas know these papers and were
+    learnt with `model`, the embedding model of `vectors` ('' when unknown). Nothing is stored or fetched.
     """
     if len(papers) > MAX_PAPERS:
         raise InputError(f"{len(papers)} papers is too many to group at once; the limit is {MAX_PAPERS}")
@@ -48,7 +49,7 @@ def build_topic_tree(
     with threadpool_limits(limits=1):
         features = joined_features(vectors, word_matrix(papers, bundled_background() + extra))
         placed = bundled_areas() if areas is True else None if areas is False else areas
-        top = area_profiles(vectors, placed) if placed is not None and known_to(vectors, placed) else None
+        top = area_profiles(vectors, placed) if placed is not None and known_to(vectors, placed, model) else None
         groups = two_levels(features, top) if len(papers) >= 4 else [[list(range(len(papers)))]]
     known = background_counts(extra)
     counts = PhraseCounts([phrase_sets(p.title, p.abstract) for p in papers], known.counts, known.size, known.modifiers)

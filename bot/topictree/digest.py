@@ -52,7 +52,7 @@ async def grouped_views(
         return tuple(by_id[i] for i in ids), ()
     papers = [PaperText(i, by_id[i].title, by_id[i].tldr or by_id[i].title, line=by_id[i].tldr) for i in ids]
     vectors = np.asarray([found[i] for i in ids], dtype=np.float32)
-    tree = await asyncio.to_thread(build_topic_tree, papers, vectors)
+    tree = await asyncio.to_thread(build_topic_tree, papers, vectors, model=core.embedder.name)
     order, sections = tree_sections(tree)
     return tuple(replace(by_id[i], number=n) for n, i in enumerate(order, 1)), sections
 
@@ -71,7 +71,7 @@ async def grouped_items(
         return tuple(items), ()
     papers = [PaperText(i.paper.id, i.paper.title, i.paper.abstract, line=i.tldr) for i in items]
     vectors = np.asarray([found[i] for i in ids], dtype=np.float32)
-    tree = await asyncio.to_thread(build_topic_tree, papers, vectors)
+    tree = await asyncio.to_thread(build_topic_tree, papers, vectors, model=core.embedder.name)
     if core.llm is not None:  # better headings and a note per topic, within the daily budget
         tree, note = await llm_named_tree(
             core.llm.client, core.llm.prompts.topics, tree, lambda: budget_today(core.repo, core.settings)
