@@ -211,3 +211,27 @@ def test_the_day_before_is_relative_to_the_day_asked_about() -> None:
     assert previous_day.window is not None and previous_day.window.start == dt.date(2025, 5, 23)  # Friday
     after = parse_question("the next day?", FRIDAY, monday)
     assert after.window is not None and after.window.start == TUESDAY and after.topic == "speech"
+    assert not before.window.assumed and not after.window.assumed  # one day before: no doubt which is meant
+
+
+def test_the_day_before_is_a_time_phrase_whatever_came_before() -> None:
+    week = Turn("speech", ("2025-05-26", "2025-05-30"), [], [], ["a"], [])
+    unstored = Turn("speech", None, [], [], ["a"], [])
+    for previous, day in ((week, dt.date(2025, 5, 23)), (unstored, THURSDAY), (None, THURSDAY)):
+        filters = parse_question("and the day before?", FRIDAY, previous)
+        assert filters.window is not None and filters.window.start == filters.window.end == day, previous
+        assert "before" not in filters.topic and filters.topic == (previous.topic if previous else ""), previous
+        assert day.isoformat() in filters.window.assumed, previous  # which day is meant is said
+    later = parse_question("the next day?", FRIDAY, week)
+    assert later.window is not None and later.topic == "speech" and "after today" in later.window.assumed
+
+
+async def test_the_day_before_follows_an_answer_without_time_words(core: Core, stored: dict[str, Paper]) -> None:
+    await ask(core, "reinforcement learning papers", today=FRIDAY, conversation_id="d")
+    thursday = await ask(core, "and from Thursday?", today=FRIDAY, conversation_id="d")
+    assert thursday.window == (THURSDAY, THURSDAY)
+    await ask(core, "reinforcement learning papers", today=THURSDAY, conversation_id="e")
+    answer = await ask(core, "and the day before?", today=THURSDAY, conversation_id="e")
+    assert answer.filters.topic == "reinforcement learning" and "No stored papers about before" not in answer.text
+    # the window the first answer used (everything stored up to Thursday): the day before it is said, not guessed
+    assert answer.window[0] == answer.window[1] and "reading 'the day before'" in answer.text

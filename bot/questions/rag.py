@@ -136,8 +136,9 @@ def parse_question(
     """
     question = question.strip()[:MAX_QUESTION]
     window = find_time_window(question, today)
-    if window is None and previous is not None and previous.window:  # "and the day before?"
-        window = relative_day(question, tuple(dt.date.fromisoformat(d) for d in previous.window), today)
+    if window is None:  # "and the day before?": relative to the day the last answer was about
+        before = tuple(dt.date.fromisoformat(d) for d in previous.window) if previous and previous.window else None
+        window = relative_day(question, before, today)  # type: ignore[arg-type]
     removed: list[str] = [window.phrase] if window else []
     categories = tuple(dict.fromkeys(normalise_category(m.group(1), m.group(2)) for m in _CATEGORY.finditer(question)))
     removed += [m.group(0) for m in _CATEGORY.finditer(question)]
@@ -420,6 +421,8 @@ async def ask(
             text += f"\n(No LLM answer: {problem}; these are the matching papers.)"
     if more and cited != tuple(papers):
         text += "\n" + more_offer(len(more))
+    if filters.window and filters.window.assumed:  # which day "the day before" was taken to mean
+        text = f"{filters.window.assumed}\n{text}"
     answer = Answer(text=text, citations=cited, window=window, filters=filters, usage=usage, more=more)
     if conversation_id:
         await remember_list(core, conversation_id, asker, filters, cited, more)
@@ -437,7 +440,7 @@ async def remember_list(
     window = filters.window
     turn = Turn(
         topic=filters.topic,
-        window=(window.start.isoformat(), window.end.isoformat()) if window and window.phrase else None,
+        window=(window.start.isoformat(), window.end.isoformat()) if window else None,  # the window it used
         authors=list(filters.authors),
         categories=list(filters.categories),
         paper_ids=[p.id for p in shown],

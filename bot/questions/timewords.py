@@ -50,6 +50,7 @@ class TimeWindow:
     start: dt.date
     end: dt.date
     phrase: str
+    assumed: str = ""  # which day relative words were taken to mean when they could mean more than one
 
     def contains(self, day: dt.date) -> bool:
         """True when `day` falls inside the window."""
@@ -209,15 +210,33 @@ _RELATIVE_DAY = re.compile(
 )
 
 
-def relative_day(question: str, previous: tuple[dt.date, dt.date], today: dt.date) -> TimeWindow | None:
-    """The announcement day before or after the one-day window a conversation was about ("and the day before?"),
-    weekends skipped (arXiv announces Monday to Friday); None without such words or after a longer window."""
+def relative_day(question: str, previous: tuple[dt.date, dt.date] | None, today: dt.date) -> TimeWindow | None:
+    """The announcement day before or after the day a conversation was about ("and the day before?"), weekends
+    skipped (arXiv announces Monday to Friday); None without such words, which are always time words.
+
+    After a window of several days the day is the one before its first or after its last, and with no earlier window
+    the one before or after today: the window's `assumed` then says which day was taken, so it is never a silent
+    guess."""
     found = _RELATIVE_DAY.search(question)
-    start, end = previous
-    if found is None or start != end:
+    if found is None:
         return None
-    step = dt.timedelta(days=-1 if found.group("back") else 1)
-    day = start + step
+    back = bool(found.group("back"))
+    start, end = previous or (today, today)
+    step = dt.timedelta(days=-1 if back else 1)
+    day = (start if back else end) + step
     while day.weekday() >= 5:
         day += step
-    return TimeWindow(day, day, found.group(0).strip()) if day <= today else None
+    phrase = found.group(0).strip()
+    named = f"{day.strftime('%A')} {day.isoformat()}"
+    side = "before" if back else "after"
+    assumed = ""
+    if previous is None:
+        assumed = f"Reading '{phrase}' as {named}, the announcement day {side} today:"
+    elif start != end:
+        assumed = (
+            f"The last answer covered {start.isoformat()} to {end.isoformat()}; reading '{phrase}' as {named}, the "
+            f"announcement day {side} {(start if back else end).isoformat()}:"
+        )
+    if day > today:
+        assumed = f"Reading '{phrase}' as {named}, which is after today ({today.isoformat()}):"
+    return TimeWindow(day, day, phrase, assumed)
