@@ -11,8 +11,9 @@ A weekly digest covers the seven days ending on the user's weekday and goes out 
 when that weekday's papers were stored if it is an announcement day and they came later (else the next week starts
 the day after and that day's papers would reach nobody). When that day's listing never comes (the ingest failed, an
 unlisted holiday) the week does not wait for ever: it goes out once the listing is given up (`listing_given_up`),
-with the days that are stored, and says which are missing (`unstored_days`); its catch-up counts from then, since the
-wait was not downtime. Only the latest missed week is caught up, and a week without any stored day is skipped.
+with the days that are stored, and says which are missing (`unstored_days`). Its catch-up counts from when the
+week could first go out (its last day's papers stored, or given up), since the wait was not downtime. Only the
+latest missed week is caught up, and a week without any stored day is skipped.
 
 The ledger still guards every (target, day): these functions only say what to attempt.
 """
