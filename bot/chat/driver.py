@@ -211,7 +211,7 @@ class ChatDriver(PlatformPoster):
         else:  # a member's DM: their personal digest is keyed by their user id, not by the DM's chat id
             user = await self.dm_user(chat)
             if not user:  # retiring a guessed key would leave the member's digest on and turn off nobody's
-                log.error("%s chat %s is gone but whose DM it is is unknown: no digest retired", self.title, chat)
+                log.warning("%s chat %s is gone but whose DM it is is unknown: no digest retired", self.title, chat)
                 return
             target = Target(self.platform, f"{PERSONAL_CHAT_PREFIX}{user}", "")
         await retire(self.core, target, reason or "the bot cannot write there")

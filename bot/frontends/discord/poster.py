@@ -196,8 +196,7 @@ class DiscordPoster(ChatDriver):
                 return ""
         if isinstance(channel, discord.DMChannel) and channel.recipient is not None:
             return str(channel.recipient.id)
-        log.warning("channel %s is not a DM with a known member", chat)
-        return ""
+        return ""  # a server channel without a digest: nobody's DM
 
     async def dm_chat(self, user: str) -> str:
         """The member's DM channel, opened if need be."""
