@@ -153,13 +153,16 @@ def _print_search(found: Any, page: int, size: int, next_page: str) -> None:
     if not hits:
         print(f"{found.matched} stored papers match; page {page} is past the last one.")
         return
+    from bot.questions.rag import more_offer
+
     before = 0 if page <= 1 else len(found.hits) + (page - 2) * size
-    after = found.total - before - len(hits)
-    noun = "paper matches" if found.total == 1 else "papers match"
-    print(f"{found.matched} stored {noun}" + (f", {before + 1}-{before + len(hits)} here" if found.more else "") + ":")
+    listed = [*found.hits, *found.more]
+    later = listed[before + len(hits) :]
+    print(found.counted() + (f", {before + 1}-{before + len(hits)} here" if found.more else "") + ":")
     _print_hits(hits, before + 1)
-    if after:
-        print(f"{after} more (by their words, then by meaning): {next_page}")
+    if later:
+        later_meaning = sum(1 for h in later if not h.by_words)
+        print(more_offer(len(later) - later_meaning, later_meaning, next_page))
 
 
 async def cmd_search(core: Core, args: argparse.Namespace) -> int:

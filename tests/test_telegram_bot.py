@@ -8,6 +8,7 @@ import dataclasses
 import json
 import logging
 import random
+import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -613,16 +614,81 @@ async def test_the_next_button_of_a_search_in_a_group_pages_on_in_the_group(
 
         async def next_page_message(after: int) -> SentMessage:
             """The group's first message after the `after` first ones that carries a 'Next' button."""
-            await fake.wait_until(
-                lambda: any("ps:more:" in m.callback_data for m in fake.sent(GROUP)[after:]), what="a Next button"
-            )
-            return next(m for m in fake.sent(GROUP)[after:] if "ps:more:" in m.callback_data)
+            messages = await answered_with_next(fake, GROUP, after)
+            return next_of(messages)[0]
 
         fake.inject_message(GROUP, BOB, "/search language models")
         page = await next_page_message(0)
         for _ in range(2):
             before = len(fake.sent(GROUP))
-            await press(fake, GROUP, BOB, page, "ps:more:")
+            await press(fake, GROUP, BOB, page, next_of([page])[1])
             assert fake.sent(GROUP)[before].text.startswith("10 more matching papers"), fake.sent(GROUP)[before].text
             page = await next_page_message(before)
     assert not [m for m in fake.sent(BOB) if "more matching papers" in m.text]
+
+
+def arxiv_ids(messages: list[SentMessage]) -> list[str]:
+    """The arXiv ids the messages link to, in order, each once."""
+    urls = [e["url"] for m in messages for e in m.entities if e["type"] == "text_link"]
+    return list(dict.fromkeys(u.rsplit("/", 1)[-1] for u in urls if u.startswith("https://arxiv.org/abs/")))
+
+
+async def whole_page(fake: FakeTelegram, chat: int, start: int) -> list[SentMessage]:
+    """The messages of one /more page sent to `chat` from its `start`th message on, once every paper its first line
+    counts ("10 more papers ...") is there (a page may take several messages)."""
+
+    def listed() -> list[SentMessage]:
+        return fake.sent(chat)[start:]
+
+    def whole() -> bool:
+        counted = re.match(r"(\d+) more ", listed()[0].text) if listed() else None
+        return counted is not None and len(arxiv_ids(listed())) >= int(counted.group(1))
+
+    await fake.wait_until(whole, what="a whole page")
+    return listed()
+
+
+async def answered_with_next(fake: FakeTelegram, chat: int, start: int) -> list[SentMessage]:
+    """The messages of an answer sent to `chat` from its `start`th message on, once the last, with its "Next"
+    button, is there."""
+    await fake.wait_until(
+        lambda: any(b["text"].startswith("Next ") for m in fake.sent(chat)[start:] for b in m.buttons),
+        what="an answer with its Next button",
+    )
+    return fake.sent(chat)[start:]
+
+
+def next_of(messages: list[SentMessage]) -> tuple[SentMessage, str]:
+    """The message carrying the "Next N" button, and the button's data."""
+    return next((m, b["callback_data"]) for m in messages for b in m.buttons if b["text"].startswith("Next "))
+
+
+async def test_more_and_next_in_a_group_find_the_list_each_member_was_given(
+    core: Core, tg_settings: Settings, fake: FakeTelegram, store_day: StoreDay
+) -> None:
+    """Issue 22: a question asked as a reply to another member's answer continues that answer's conversation, but
+    its list is the asker's own: their /more pages through it. Next on another member's answer lists the page after
+    that answer, the same page whoever presses it."""
+    await store_day(core)
+    async with telegram_bot(core, tg_settings):
+        fake.inject_message(GROUP, BOB, "/ask papers on language models")
+        bobs = await answered_with_next(fake, GROUP, 0)
+        before = len(fake.sent(GROUP))
+        fake.inject_message(GROUP, ADA, "/ask papers on reinforcement learning", reply_to=bobs[0].message_id)
+        adas = await answered_with_next(fake, GROUP, before)
+        assert "/more" in adas[0].text and "papers about reinforcement learning" in adas[0].text, adas[0].text
+        before = len(fake.sent(GROUP))
+        fake.inject_message(GROUP, ADA, "/more")
+        her_page = await whole_page(fake, GROUP, before)
+        assert re.match(r"\d+ more ", her_page[0].text) and arxiv_ids(her_page), her_page[0].text
+        assert not set(arxiv_ids(her_page)) & set(arxiv_ids(adas))
+        # Ada presses Next on Bob's answer: the page after it, where the list is (the group), as /more typed there
+        message, data = next_of(bobs)
+        before = len(fake.sent(GROUP))
+        fake.press_button(GROUP, message.message_id, ADA, data)
+        pressed = await whole_page(fake, GROUP, before)
+        before = len(fake.sent(GROUP))
+        fake.inject_message(GROUP, BOB, "/more")
+        his_page = await whole_page(fake, GROUP, before)
+    assert arxiv_ids(pressed) == arxiv_ids(his_page) and arxiv_ids(his_page)
+    assert not set(arxiv_ids(his_page)) & set(arxiv_ids(bobs))

@@ -39,7 +39,7 @@ from bot.digests.poster import PlatformPoster, moved
 from bot.frontend import Expiring, front_end
 from bot.models import PERSONAL_CHAT_PREFIX, Target
 from bot.views.layout import Block, Page, Style, clip, digest_blocks, pack
-from bot.views.model import BUTTON_PREFIX, PAPER_ACTIONS, DigestView
+from bot.views.model import BUTTON_PREFIX, LIST_MARK, PAPER_ACTIONS, DigestView
 
 if TYPE_CHECKING:
     from bot.chat.controller import ChatController
@@ -101,10 +101,10 @@ def notice(replies: Sequence[Reply], limit: int) -> str | None:
 
 def is_personal(button: str) -> bool:
     """A paper button (a thumb, more like this, why): its answer concerns only the presser. A list's 'Next' button
-    (/more without a paper) is not: it continues the list where the list is, as /more typed there does (the list is
-    that place's conversation, which the presser's DM does not hold)."""
+    (/more naming a list's page, or without a paper) is not: it continues the list where the list is, as /more typed
+    there does."""
     action, _, paper = button[len(BUTTON_PREFIX) :].partition(":")
-    return action in PAPER_ACTIONS and bool(paper)
+    return action in PAPER_ACTIONS and bool(paper) and not paper.startswith(LIST_MARK)
 
 
 class ChatDriver(PlatformPoster):

@@ -10,7 +10,7 @@ from bot.chat.reactions import react, undo_button, why_line
 from bot.chat.turns import Turn, member_profile, paper_from_arg, save_numbering, text_reply
 from bot.text.tldr import shown_tldrs
 from bot.views.cards import explain_paper, paper_card
-from bot.views.model import paper_view
+from bot.views.model import LIST_MARK, paper_view
 
 
 async def paper(turn: Turn) -> list[Reply]:
@@ -33,11 +33,13 @@ async def down(turn: Turn) -> list[Reply]:
 
 async def more(turn: Turn) -> list[Reply]:
     """/more N|ID: the stored papers nearest to one, ordered with the speaker's profile when they have one."""
-    from bot.chat.questions import rest
+    from bot.chat.questions import pressed_next, rest
     from bot.ranking.similar import similar_papers
 
     if not turn.args.strip():
         return await rest(turn)  # the rest of the last answer's matching papers
+    if turn.args.startswith(LIST_MARK):
+        return await pressed_next(turn)  # a "Next N" button: that page of the list it names
     core = turn.core
     found = await paper_from_arg(core, turn.user, turn.args)
     profile = await member_profile(core, turn.user)

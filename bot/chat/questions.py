@@ -6,11 +6,12 @@ import math
 import time
 from dataclasses import replace
 
-from bot.chat.messages import AnswerReply, Choice, Reply, TextReply, paper_button
+from bot.chat.messages import AnswerReply, Choice, Reply, TextReply
+from bot.chat.paging import Page, give, last_page, page_of
 from bot.chat.turns import Turn, has_words, member_profile, save_numbering, text_reply, today
 from bot.days import stored_days_note
 from bot.text.tldr import shown_tldrs
-from bot.views.model import PaperView, paper_view, usage_line
+from bot.views.model import LIST_MARK, PaperView, list_button, paper_view, usage_line
 
 MAX_QUESTION_CHARS = 2000  # a question longer than this is a paste, not a question
 MAX_LIST = 10  # papers in a search or "more like this" list
@@ -72,13 +73,15 @@ async def answer(turn: Turn, question: str) -> AnswerReply:
     several_days = answered.window[0] != answered.window[1]
     views = tuple(dated(paper_view(p, number=n), several_days) for n, p in enumerate(answered.citations, 1))
     await save_numbering(core, user, list(views))
+    # the answer's list is the asker's own, even when the question continues another member's conversation
+    token = await give(core, conversation_of(turn), user, answered.more, answered.by_meaning)
     return AnswerReply(
         text,
         views,
         answered.window,
         context_id=context,
         usage_line=usage_line(answered.usage),
-        choices=next_button(len(answered.more)),
+        choices=next_button(token, 0, len(answered.more)),
     )
 
 
@@ -105,26 +108,31 @@ async def search(turn: Turn) -> list[Reply]:
         [h.paper for h in found.hits],
         [h.paper for h in found.more],
     )
+    meaning = {h.paper.id for h in (*found.hits, *found.more) if not h.by_words}
+    token = await give(core, conversation_of(turn), turn.user, [h.paper for h in found.more], meaning)
     if not found.hits:
         return text_reply(f"{note}No stored paper matches '{words[:80]}'. {await stored_days_note(core)}")
     tldrs = await shown_tldrs(core, [h.paper for h in found.hits])
     cards = tuple(dated(paper_view(h.paper, tldr=tldrs[h.paper.id], number=n)) for n, h in enumerate(found.hits, 1))
     await save_numbering(core, turn.user, cards)
-    noun = "paper matches" if found.total == 1 else "papers match"
     best = f", the best {len(cards)} first" if found.more else ""
-    offer = f"\n{more_offer(len(found.more))}" if found.more else ""
-    text = f"{note}{found.matched} stored {noun} '{words[:80]}'{best}:{offer}"
-    return [TextReply(text, cards=cards, choices=next_button(len(found.more)))]
+    more_meaning = sum(1 for h in found.more if not h.by_words)
+    offer = f"\n{more_offer(len(found.more) - more_meaning, more_meaning)}" if found.more else ""
+    text = f"{note}{found.counted(words[:80])}{best}:{offer}"
+    return [TextReply(text, cards=cards, choices=next_button(token, 0, len(found.more)))]
 
 
-def next_button(left: int) -> tuple[Choice, ...]:
-    """The button that lists the next page of the speaker's last list, as /more does (none when nothing is left).
-    Its value is /more's paper button without a paper: it works on any platform and after a restart."""
-    return (Choice(f"Next {min(left, MAX_LIST)} →", paper_button("more", "")),) if left else ()
+def next_button(token: str, start: int, left: int) -> tuple[Choice, ...]:
+    """The button that lists the page of list `token` from `start`, as /more does (none when nothing is left). Its
+    value is /more's paper button naming the list and the page: it works on any platform, for any member who
+    presses it, and after a restart while the list is kept (`bot.chat.paging`)."""
+    if not (left and token):
+        return ()
+    return (Choice(f"Next {min(left, MAX_LIST)} →", list_button(token, start)),)
 
 
 def conversation_of(turn: Turn) -> str:
-    """The key of the speaker's conversation in this place: their last answer or search, which /more continues."""
+    """The key of the speaker's own conversation in this place (their questions' follow-ups, their last list)."""
     return turn.place.key + "|" + turn.user if not turn.place.is_dm else turn.user
 
 
@@ -134,15 +142,43 @@ def dated(view: PaperView, show: bool = True) -> PaperView:
 
 
 async def rest(turn: Turn) -> list[Reply]:
-    """/more without a paper: the next matching papers the speaker's last answer or search offered."""
-    from bot.questions.rag import more_offer, next_page
-
-    core, user = turn.core, turn.user
-    papers, left = await next_page(core, conversation_of(turn), user, MAX_LIST)
-    if not papers:
+    """/more without a paper: the next page of the list the speaker was last given here (an answer or a search)."""
+    found = await last_page(turn.core, conversation_of(turn), turn.user, MAX_LIST)
+    if found is None:
         return text_reply("Nothing more to show: /more N lists papers like number N of a list.", ephemeral=True)
-    tldrs = await shown_tldrs(core, papers)
-    cards = tuple(dated(paper_view(p, tldr=tldrs[p.id], number=n)) for n, p in enumerate(papers, 1))
-    await save_numbering(core, user, cards)
-    tail = f"\n{more_offer(left)}" if left else ""
-    return [TextReply(f"{len(cards)} more matching papers:{tail}", cards=cards, choices=next_button(left))]
+    return await shown_page(turn, found)
+
+
+async def pressed_next(turn: Turn) -> list[Reply]:
+    """A "Next N" button ('@TOKEN:START'): that page of the list it names, for whoever pressed it."""
+    token, _, start = turn.args.removeprefix(LIST_MARK).partition(":")
+    found = None
+    if start.isdigit():
+        found = await page_of(turn.core, conversation_of(turn), turn.user, token, int(start), MAX_LIST)
+    if found is None:
+        minutes = turn.core.settings.followup_minutes
+        return text_reply(
+            f"That list is no longer kept (lists last {minutes} minutes): ask or search again.", ephemeral=True
+        )
+    return await shown_page(turn, found)
+
+
+async def shown_page(turn: Turn, page: Page) -> list[Reply]:
+    """A page of a list: what it holds (matching papers, then those only close in meaning), its cards numbered for
+    /paper N, and the offer of what is left."""
+    from bot.questions.rag import more_offer
+
+    tldrs = await shown_tldrs(turn.core, page.papers)
+    cards = tuple(dated(paper_view(p, tldr=tldrs[p.id], number=n)) for n, p in enumerate(page.papers, 1))
+    await save_numbering(turn.core, turn.user, cards)
+    meaning = sum(1 for p in page.papers if p.id in page.meaning)
+    words = len(cards) - meaning
+    if not meaning:
+        head = f"{words} more matching {'paper' if words == 1 else 'papers'}:"
+    elif not words:
+        head = f"{meaning} more {'paper' if meaning == 1 else 'papers'}, close in meaning:"
+    else:
+        head = f"{len(cards)} more papers: {words} matching, then {meaning} close in meaning:"
+    tail = f"\n{more_offer(page.left - page.left_meaning, page.left_meaning)}" if page.left else ""
+    choices = next_button(page.token, page.next_start, page.left)
+    return [TextReply(f"{head}{tail}", cards=cards, choices=choices)]

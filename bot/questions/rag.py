@@ -56,6 +56,7 @@ class Answer:
     filters: Filters
     usage: dict[str, float] = field(default_factory=dict)
     more: tuple[Paper, ...] = ()  # further matching papers the answer offers (/more), best first
+    by_meaning: frozenset[str] = frozenset()  # the ids of those (cited or offered) only close in meaning
 
     def to_dict(self) -> dict[str, object]:
         """The JSON shape printed by `paperscout ask --json`."""
@@ -261,10 +262,20 @@ def subject_of(filters: Filters) -> str:
     return " ".join(parts) or "matching that"
 
 
-def more_offer(count: int) -> str:
-    """The line offering the matching papers an answer or a search did not show."""
-    noun = "paper matches" if count == 1 else "papers match"
-    return f"{count} more {noun} (by their words, then by meaning): /more lists them."
+def more_offer(words: int, meaning: int = 0, step: str = "/more lists them.") -> str:
+    """The line offering the papers an answer or a search did not show: `words` of them carry the topic's words,
+    `meaning` more (listed after them) are only close in meaning; the line names only the kinds that are there, then
+    `step`, how to see them."""
+    if words and meaning:
+        parts = f"{words} more {'paper matches' if words == 1 else 'papers match'} and {meaning} more {_are(meaning)}"
+        return f"{parts} close in meaning: {step}"
+    if meaning:
+        return f"{meaning} more {'paper is' if meaning == 1 else 'papers are'} close in meaning: {step}"
+    return f"{words} more {'paper matches' if words == 1 else 'papers match'}: {step}"
+
+
+def _are(count: int) -> str:
+    return "is" if count == 1 else "are"
 
 
 def describe_days(window: tuple[dt.date, dt.date]) -> str:
@@ -281,27 +292,35 @@ def extractive_answer(
     *,
     more: int = 0,
     stored: bool = True,
+    meaning: int = 0,
+    more_meaning: int = 0,
 ) -> str:
     """An answer without an LLM: the matching papers, numbered for citation, each with its TL;DR (and its day when
     the window holds several), then how many more match. `stored` False: the window holds no stored paper at all,
-    and the answer names its days."""
+    and the answer names its days. `meaning` of the papers shown and offered (`more_meaning` of those offered) are
+    only close in meaning: they are counted apart from those carrying the topic's words."""
     subject = subject_of(filters)
     if not papers:
         hint = "Try a wider window (for example 'this month' or 'in 2025') or other words."
         if not stored:
             return f"No papers are stored {describe_days(window)}, so none {subject}. {hint}"
         return f"No stored papers {subject} announced {describe_window(window)}. {hint}"
-    total = len(papers) + more
-    noun = "paper" if total == 1 else "papers"
+    words = len(papers) + more - meaning
     shown = f", the best {len(papers)} first" if more else ""
-    lines = [f"{total} {noun} {subject} announced {describe_window(window)}{shown}:"]
+    if not words:
+        head = f"No paper {subject} announced {describe_window(window)} carries its words; {meaning} {_are(meaning)}"
+        lines = [f"{head} close in meaning{shown}:"]
+    else:
+        close = f", and {meaning} more close in meaning" if meaning else ""
+        noun = "paper" if words == 1 else "papers"
+        lines = [f"{words} {noun} {subject} announced {describe_window(window)}{close}{shown}:"]
     several_days = window[0] != window[1]
     for n, paper in enumerate(papers, 1):
         tldr = tldrs.get(paper.id, "")
         day = f" ({paper.announced.isoformat()})" if several_days else ""
         lines.append(f"[{n}] {paper.title}{day}" + (f" — {tldr}" if tldr else ""))
     if more:
-        lines.append(more_offer(more))
+        lines.append(more_offer(more - more_meaning, more_meaning))
     return "\n".join(lines)
 
 
@@ -310,21 +329,6 @@ async def effective_window(core: Core, filters: Filters, today: dt.date) -> tupl
     if filters.window:
         return filters.window.start, filters.window.end
     return (await core.repo.earliest_day() or today), today
-
-
-async def next_page(core: Core, conversation_id: str, asker: str, count: int) -> tuple[list[Paper], int]:
-    """The next `count` matching papers the conversation's last answer offered (/more) and how many are left after
-    them; the turn then counts them as shown, so "which of those" still reads the whole list."""
-    ttl = dt.timedelta(minutes=core.settings.followup_minutes)
-    stored = await core.repo.conversation_state(conversation_id, max_age=ttl) if ttl else None
-    if not stored:
-        return [], 0
-    turn = Turn.from_json(stored)
-    page, rest = turn.more_ids[:count], turn.more_ids[count:]
-    papers = {p.id: p for p in await core.repo.get_papers(page)}
-    turn.paper_ids, turn.more_ids = [*turn.paper_ids, *page], rest
-    await core.repo.save_conversation_state(conversation_id, turn.to_json(), asker, max_age=ttl)
-    return [papers[i] for i in page if i in papers], len(rest)
 
 
 async def narrowed(
@@ -403,7 +407,15 @@ async def ask(
     more = tuple(r.paper for r in offered if window[0] <= r.paper.announced <= window[1])
     tldrs = await shown_tldrs(core, papers)
     stored = bool(papers) or await window_holds_papers(core, filters.window)
-    text = extractive_answer(filters, papers, tldrs, window, more=len(more), stored=stored)
+    # a paper without the topic's words is counted apart: "12 papers match, and 13 more close in meaning"
+    by_meaning = frozenset(
+        r.paper.id for r in (*found, *offered) if filters.topic and not (r.in_title or r.in_abstract)
+    )
+    meaning = sum(1 for p in (*papers, *more) if p.id in by_meaning)
+    more_meaning = sum(1 for p in more if p.id in by_meaning)
+    text = extractive_answer(
+        filters, papers, tldrs, window, more=len(more), stored=stored, meaning=meaning, more_meaning=more_meaning
+    )
     text, cited, usage = (f"{note}\n{text}" if note else text), tuple(papers), {}
     # nothing found where papers are stored, or found by their words alone: the vector store may be what is wrong
     # (an empty window needs no look at it: opening Chroma costs a cold command a second)
@@ -420,10 +432,12 @@ async def ask(
         else:
             text += f"\n(No LLM answer: {problem}; these are the matching papers.)"
     if more and cited != tuple(papers):
-        text += "\n" + more_offer(len(more))
+        text += "\n" + more_offer(len(more) - more_meaning, more_meaning)
     if filters.window and filters.window.assumed:  # which day "the day before" was taken to mean
         text = f"{filters.window.assumed}\n{text}"
-    answer = Answer(text=text, citations=cited, window=window, filters=filters, usage=usage, more=more)
+    answer = Answer(
+        text=text, citations=cited, window=window, filters=filters, usage=usage, more=more, by_meaning=by_meaning
+    )
     if conversation_id:
         await remember_list(core, conversation_id, asker, filters, cited, more)
     return answer
@@ -432,8 +446,8 @@ async def ask(
 async def remember_list(
     core: Core, conversation_id: str, asker: str, filters: Filters, shown: Sequence[Paper], more: Sequence[Paper]
 ) -> None:
-    """Keep what was asked and listed as the conversation's last turn: /more pages through `more` (`next_page`), a
-    follow-up refers to the papers and keeps the topic. Nothing is kept when follow-ups are turned off."""
+    """Keep what was asked and listed as the conversation's last turn: a follow-up refers to the papers (`shown`
+    and `more`) and keeps the topic. Nothing is kept when follow-ups are turned off."""
     ttl = dt.timedelta(minutes=core.settings.followup_minutes)
     if not ttl:
         return

@@ -16,7 +16,7 @@ from bot.models import Paper
 from bot.questions.coverage import vector_gap_note
 from bot.questions.filters import Filters
 from bot.questions.rag import MAX_QUESTION
-from bot.questions.retrieval import MAX_MORE, retrieve
+from bot.questions.retrieval import MAX_MORE, Retrieved, retrieve
 from bot.questions.spelling import corrected
 from bot.questions.timewords import TimeWindow
 
@@ -29,6 +29,7 @@ class SearchHit:
     score: float
     dense: float
     embedded: bool = True  # False: found by its words alone, its vector missing
+    by_words: bool = True  # False: only close in meaning, the query's words are in neither title nor abstract
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,10 +46,37 @@ class SearchResults:
         return len(self.hits) + len(self.more)
 
     @property
+    def cut(self) -> bool:
+        """Whether the rest was cut at MAX_MORE: more papers may match than are listed (the last ones listed, those
+        only close in meaning unless none is)."""
+        return len(self.more) >= MAX_MORE
+
+    @property
     def matched(self) -> str:
         """How many papers matched, as a reader is told: 'at least N' when the rest was cut at MAX_MORE, since
         more papers may match than are listed."""
-        return f"at least {self.total}" if len(self.more) >= MAX_MORE else str(self.total)
+        return f"at least {self.total}" if self.cut else str(self.total)
+
+    @property
+    def meaning(self) -> int:
+        """How many of them are only close in meaning (counted apart from those carrying the query's words)."""
+        return sum(1 for h in (*self.hits, *self.more) if not h.by_words)
+
+    def counted(self, query: str = "") -> str:
+        """How many papers matched, as a reader is told: those carrying the query's words apart from those only close
+        in meaning, "12 stored papers match 'MoE'; 13 more are close in meaning" ("at least" before the last number
+        when the list was cut at MAX_MORE). The numbers add up to what the pages list."""
+        meaning = self.meaning
+        words, quoted = self.total - meaning, f" '{query}'" if query else ""
+        # the list is cut at its end: the last kind listed (those close in meaning, unless none is) may be more
+        least_words, least_meaning = ("at least ", "") if not meaning else ("", "at least ")
+        if not self.cut:
+            least_words = least_meaning = ""
+        are = "is" if meaning == 1 else "are"
+        if not words:
+            return f"No stored paper carries the words{quoted}; {least_meaning}{meaning} {are} close in meaning"
+        counted = f"{least_words}{words} stored {'paper matches' if words == 1 else 'papers match'}{quoted}"
+        return counted + (f"; {least_meaning}{meaning} more {are} close in meaning" if meaning else "")
 
     def page(self, number: int, size: int) -> list[SearchHit]:
         """Page `number` (1 the first page; each later one the next `size` of the rest, as /more pages them)."""
@@ -82,11 +110,11 @@ async def search_papers(
     first, rest = await retrieve(
         core, Filters(topic=query, window=window, categories=tuple(categories)), limit=limit, cut=cut
     )
-    return SearchResults(
-        [SearchHit(r.paper, r.relevance, r.dense, r.embedded) for r in first],
-        [SearchHit(r.paper, r.relevance, r.dense, r.embedded) for r in rest],
-        query,
-    )
+    return SearchResults([_hit(r) for r in first], [_hit(r) for r in rest], query)
+
+
+def _hit(r: Retrieved) -> SearchHit:
+    return SearchHit(r.paper, r.relevance, r.dense, r.embedded, r.in_title or r.in_abstract)
 
 
 async def search_note(core: Core, found: SearchResults) -> str:

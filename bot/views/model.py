@@ -39,6 +39,15 @@ def paper_button(action: str, paper_id: str) -> str:
     return f"{BUTTON_PREFIX}{action}:{paper_id}"
 
 
+LIST_MARK = "@"  # /more's button argument naming a page of a given list ('@TOKEN:START'), never a paper
+
+
+def list_button(token: str, start: int) -> str:
+    """The value of a list's "Next" button: /more's paper button naming the list and where the page starts
+    ('ps:more:@3f9a0c12de:10')."""
+    return paper_button("more", f"{LIST_MARK}{token}:{start}")
+
+
 PAPER_VIEW_ACTIONS = ("up", "down", "more")  # 'why' is a command; three buttons keep a row readable
 
 
