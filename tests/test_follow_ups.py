@@ -20,7 +20,7 @@ from bot.embeddings.embedder import LocalEmbedder, paper_vectors
 from bot.ingest.limits import clean_paper
 from bot.models import Paper
 from bot.questions.rag import Answer, Turn, ask, parse_question
-from bot.questions.request import introduces_benchmark, read_request
+from bot.questions.request import introduces_benchmark, read_request, verb_of
 from bot.text.extractive import extractive_tldr
 
 MONDAY, THURSDAY, FRIDAY = dt.date(2025, 5, 26), dt.date(2025, 5, 29), dt.date(2025, 5, 30)
@@ -83,6 +83,18 @@ def test_a_follow_up_narrows_the_previous_request_by_its_constraint(question: st
     assert filters.topic == "diffusion models"  # the previous topic is kept
     assert filters.constraints == (constraint,)
     assert set(filters.restrict_to) == {"a", "b", "c"}  # the previous answer's whole list, not its first page
+
+
+def test_the_verb_a_selecting_subject_does_is_told_apart() -> None:
+    for question in (
+        "which of those use RL?",
+        "which use RL",
+        "any that apply RL?",
+        "do any of them use transformers?",
+    ):
+        assert verb_of(question) in {"use", "apply"}, question
+    for question in ("which of those are theoretical?", "any on video?", "any video diffusion?", "what about video?"):
+        assert verb_of(question) == "", question
 
 
 def test_a_new_question_with_a_subject_of_its_own_is_no_follow_up() -> None:
@@ -197,7 +209,8 @@ async def test_each_narrowing_is_named_in_the_answer(core: Core, stored: dict[st
     answer = await ask(core, "which of those use RL?", today=FRIDAY, conversation_id="u")
     assert answer.filters.constraints == ("use RL",)
     said = "\n".join(answer.text.splitlines()[:2])  # what the answer says before the papers listed
-    assert "about video and about use RL" in said
+    assert "use RL" not in said and "about video and about RL" in said  # the verb the papers do is no topic
+    assert answer.filters.verb_led == ("use RL",)
 
 
 def test_the_day_before_is_relative_to_the_day_asked_about() -> None:

@@ -24,4 +24,5 @@ class Filters:
     # ("diffusion papers? any on video?", a follow-up "which of those use RL?")
     constraints: tuple[str, ...] = ()
     narrowed_by: tuple[str, ...] = ()  # constraints the `restrict_to` papers already meet (a previous turn's)
+    verb_led: tuple[str, ...] = ()  # constraints starting with the verb the papers do ("use RL"), named without it
     loose: bool = False  # the constraints came without a pronoun ("what about X?"): if no paper meets them, X anew

@@ -23,7 +23,15 @@ from bot.questions.authors import same_person
 from bot.questions.coverage import vector_gap_note
 from bot.questions.filters import Filters
 from bot.questions.llm_parse import parse_with_llm
-from bot.questions.request import beyond, names_documents, read_request, refers_back, selects, without_reference
+from bot.questions.request import (
+    beyond,
+    names_documents,
+    read_request,
+    refers_back,
+    selects,
+    verb_of,
+    without_reference,
+)
 from bot.questions.retrieval import Retrieved, retrieve_all, window_holds_papers
 from bot.questions.spelling import corrected
 from bot.questions.timewords import MONTHS, WEEKDAYS, TimeWindow, find_time_window, relative_day
@@ -81,6 +89,7 @@ class Turn:
     constraints: list[str] = field(default_factory=list)  # what narrowed the topic's papers ("video", "use RL")
     excluded: list[str] = field(default_factory=list)
     contribution: str = ""
+    verb_led: list[str] = field(default_factory=list)  # constraints named without their first word, a verb
 
     def to_json(self) -> str:
         """Serialise for the conversations table."""
@@ -101,6 +110,7 @@ class Turn:
             data.get("constraints", []),
             data.get("excluded", []),
             data.get("contribution", ""),
+            data.get("verb_led", []),
         )
 
 
@@ -208,10 +218,14 @@ def follow_up(filters: Filters, topic_text: str, question: str, previous: Turn) 
         categories=filters.categories or tuple(previous.categories),
         excluded=excluded,
         contribution=filters.contribution or previous.contribution,
+        verb_led=tuple(previous.verb_led),
     )
     if not narrows:  # "and from Thursday?": the previous request, narrowings included, over the new window
         return replace(carried, constraints=tuple(previous.constraints))
     constraint = topic_of(without_reference(topic_text)) if filters.topic else ""
+    verb = verb_of(topic_text)
+    if verb and constraint.split()[:1] == [verb] and " " in constraint:
+        carried = replace(carried, verb_led=(*carried.verb_led, constraint))
     return replace(
         carried,
         restrict_to=tuple(dict.fromkeys([*previous.paper_ids, *previous.more_ids])),
@@ -250,7 +264,7 @@ def subject_of(filters: Filters) -> str:
     parts = ["introducing a benchmark or data set"] if filters.contribution else []
     if filters.topic:
         parts.append(f"about {filters.topic}")
-    narrowed = (*filters.narrowed_by, *filters.constraints)
+    narrowed = [named(c, filters) for c in (*filters.narrowed_by, *filters.constraints)]
     if narrowed:
         parts.append(("and " if parts else "") + "about " + " and about ".join(narrowed))
     if filters.excluded:
@@ -260,6 +274,11 @@ def subject_of(filters: Filters) -> str:
     if filters.categories:
         parts.append("in " + ", ".join(filters.categories))
     return " ".join(parts) or "matching that"
+
+
+def named(constraint: str, filters: Filters) -> str:
+    """How the answer names a constraint: without the verb the papers do ("use RL" -> "RL")."""
+    return constraint.split(" ", 1)[1] if constraint in filters.verb_led else constraint
 
 
 def more_offer(words: int, meaning: int = 0, step: str = "/more lists them.") -> str:
@@ -353,9 +372,12 @@ async def narrowed(
         if filters.loose:
             anew = Filters(topic=constraint, window=filters.window)
             found, offered = await retrieve_all(core, anew, profile=profile)
-            return anew, found, offered, f"None of the {before} papers about {base} is about {constraint}."
+            said = named(constraint, filters)
+            return anew, found, offered, f"None of the {before} papers about {base} is about {said}."
         if found:  # nothing names it: the closest in meaning, said to be only that
-            note = f"None of the {before} papers about {base} names {constraint}; the closest in meaning:"
+            note = (
+                f"None of the {before} papers about {base} names {named(constraint, filters)}; the closest in meaning:"
+            )
     return filters, found, offered, note
 
 
@@ -462,5 +484,6 @@ async def remember_list(
         constraints=[*filters.narrowed_by, *filters.constraints],
         excluded=list(filters.excluded),
         contribution=filters.contribution,
+        verb_led=list(filters.verb_led),
     )
     await core.repo.save_conversation_state(conversation_id, turn.to_json(), asker, max_age=ttl)

@@ -68,17 +68,23 @@ _ASKS = re.compile(rf"\W*{_ASKING}", re.IGNORECASE)
 _TOPIC_WORD = re.compile(r"[^\W\d_][\w\-']*")
 # A subject standing for papers already named: a pronoun or demonstrative ("those", "them", "the ones"), or a
 # determiner, quantifier or "which" with its noun left out ("any on video", "which use RL", "only the theoretical
-# ones", "what about video"): what follows it says which of them are meant ("which papers ..." asks anew).
+# ones", "what about video"): what follows it says which of them are meant ("which papers ..." asks anew). A subject
+# that can be the doer (`doer`: "which", "those", "any of them") may be followed by the verb it does ("use RL").
 _NOUN = r"(?!\s+(?:papers?|preprints?|works?|articles?|research|studies)\b)"
 _SELECTOR = re.compile(
     r"^\W*(?:(?:and|but|also|so|or|then|now|ok|okay)\b\W*)*(?:(?:do|does|did|are|is|were|was|can)\s+)?"
     r"(?P<subject>(?:(?:only|just)\b\s*)?"
-    r"(?:(?:(?:which|any|some|none|few|all|many|most)\s+(?:of|among)\s+(?:them|those|these|the\s+above)\b|"
+    r"(?:(?P<doer>(?:which|any|some|none|few|all|many|most)\s+(?:of|among)\s+(?:them|those|these|the\s+above)\b|"
     rf"those\b|these\b|the\s+ones\b|ones\b|which\b{_NOUN}(?:\s+ones\b)?)|"
     rf"(?:what|how)\s+about\b(?:\s+(?:the\s+)?ones\b)?|them\b|(?:any|some|none)\b{_NOUN}(?:\s+ones\b)?)|"
     r"(?:only|just)\b)?",
     re.IGNORECASE,
 )
+# between a subject and what it does: a relative pronoun ("any that use RL"), an auxiliary, or a copula (after which
+# an adjective or a relation follows, not a verb: "which are theoretical", "those that are about video")
+_LINK = re.compile(r"^\s*(?:(?:are|is|were|was|do|does|did|that|which|who)\s+)+", re.IGNORECASE)
+_COPULA = re.compile(r"\b(?:are|is|were|was)\b", re.IGNORECASE)
+_VERB = re.compile(r"^\s*([a-z]+)\s+(?=\S)")
 _REFERENCE = re.compile(r"\b(?:those|these|them|ones|of\s+the\s+above|among\s+them|that\s+list)\b", re.IGNORECASE)
 _DOCUMENT = re.compile(r"\b(?:papers?|preprints?|works?|articles?|research|studies|publications?)\b", re.IGNORECASE)
 _CLARIFY = re.compile(
@@ -194,6 +200,23 @@ def without_reference(text: str) -> str:
         rest = rest[inner.end() :]  # the pronoun inside: "filter to those about audio" -> "about audio"
     rest = re.sub(r"^\s*(?:(?:are|is|were|was|do|does|did|that|which|who)\s+)+", " ", rest, flags=re.IGNORECASE)
     return _TRAILING.sub("", _RELATION.sub("", rest, count=1).rstrip(" ?!.")).strip()
+
+
+def verb_of(text: str) -> str:
+    """The verb a selecting sentence's subject does, when what it says of the papers starts with one ("which of
+    those use RL?" -> "use"), or "": an adjective, relation or noun there is no verb ("which are theoretical",
+    "any on video", "any video diffusion"). The answer names the constraint without it."""
+    subject = _SELECTOR.match(text)
+    rest = text[subject.end() :] if subject else text
+    link = _LINK.match(rest)
+    linked = link.group(0) if link else ""
+    rest = rest[len(linked) :]
+    doer = bool(subject and subject.group("doer")) or bool(re.search(r"\b(?:that|which|who)\b", linked, re.I))
+    related = _RELATION.match(rest)
+    verb = _VERB.match(rest)
+    if not doer or _COPULA.search(linked) or (related and related.group(0).strip()) or verb is None:
+        return ""
+    return verb.group(1)
 
 
 def split_refinements(text: str) -> tuple[str, tuple[str, ...]]:
