@@ -18,9 +18,7 @@ from dataclasses import dataclass
 
 from bot.core import Core
 from bot.models import Paper
-
-LIST_KEY = "list:"  # a given list, by its token
-GIVEN_KEY = "given:"  # a member's last list in a place: its token and where its next page starts
+from bot.store.repos.members import GIVEN_KEY, LIST_KEY
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,6 +9,7 @@ from bot.core import Core
 from bot.members.settings import WEEKDAYS, profile_owner
 from bot.ranking import learn
 from bot.store.profile_format import profile_to_mapping
+from bot.store.repos.members import GIVEN_KEY, LIST_KEY
 
 
 def _json_or_text(text: str) -> Any:
@@ -55,6 +56,12 @@ async def export_user(core: Core, user_key: str) -> dict[str, Any]:
         "last_questions": [
             {"conversation": conversation, "context": _json_or_text(state), "at": at}
             for conversation, state, at in questions
+            if not conversation.startswith((LIST_KEY, GIVEN_KEY))
+        ],
+        "lists_given": [
+            {"list": conversation, "papers": _json_or_text(state), "at": at}
+            for conversation, state, at in questions
+            if conversation.startswith((LIST_KEY, GIVEN_KEY))
         ],
         "personal_targets": [t.key for t in targets],
         "personal_digests_sent": [{"day": d.isoformat(), "papers": ids} for d, ids in sorted(sent.items())],

@@ -709,7 +709,7 @@ class DiscordFake(ScriptedFake[Fault, RecordedRequest]):
         """Every request that created or edited a message, accepted or not."""
         return [r for r in self.requests if r.message_payload is not None]
 
-    async def wait_for(self, check: Callable[[], T], within: float = 5.0) -> T:
+    async def wait_for(self, check: Callable[[], T], within: float = 30.0) -> T:
         """Poll `check` on the caller's loop until it returns something truthy; TimeoutError after `within` s."""
         deadline = time.monotonic() + within
         while True:
@@ -720,14 +720,14 @@ class DiscordFake(ScriptedFake[Fault, RecordedRequest]):
                 raise TimeoutError(f"nothing after {within} s")
             await asyncio.sleep(0.01)
 
-    async def wait_for_response(self, sent: SentInteraction, within: float = 5.0) -> InteractionState:
+    async def wait_for_response(self, sent: SentInteraction, within: float = 30.0) -> InteractionState:
         """Wait until the interaction has an accepted callback."""
         return await self.wait_for(
             lambda: self.interaction(sent) if self.interaction(sent).acknowledged else None, within
         )
 
     async def wait_for_followups(
-        self, sent: SentInteraction, count: int = 1, within: float = 5.0
+        self, sent: SentInteraction, count: int = 1, within: float = 30.0
     ) -> list[dict[str, Any]]:
         """Wait for `count` followup messages and return them (an edited deferred original counts as one)."""
 

@@ -8,6 +8,11 @@ from collections.abc import Mapping, Sequence
 from bot.models import FeedbackRecord, UserRecord
 from bot.store.repos.base import RepositoryBase, placeholders, user_from_row, utc_stamp
 
+# conversation ids that hold a list given to a member (by its token) and a member's last list in a place, not a
+# question's turn: /export names them apart
+LIST_KEY = "list:"
+GIVEN_KEY = "given:"
+
 
 class MembersRepo(RepositoryBase):
     """Users keyed platform:id, their feedback, and the question-answering turns they asked."""
