@@ -53,6 +53,19 @@ def test_new_benchmark_for_x_is_a_contribution_type_plus_topic() -> None:
     assert safety.topic == "safety of LLMs"
 
 
+def test_a_contribution_word_naming_a_topic_is_the_topic() -> None:
+    # "dataset" that modifies another noun names a field ("dataset distillation"), not a data set asked for
+    distillation = parse_question("new papers on dataset distillation or dataset condensation?", FRIDAY)
+    assert distillation.contribution == "" and "dataset distillation" in distillation.topic
+    assert parse_question("papers on benchmark contamination", FRIDAY).contribution == ""
+    assert parse_question("test suite generation with LLMs", FRIDAY).contribution == ""
+    # the contribution is still read where it heads its phrase, also as a compound of such words
+    robotics = parse_question("new benchmark datasets for robotics", FRIDAY)
+    assert robotics.contribution == "benchmark" and robotics.topic == "robotics"
+    suites = parse_question("papers introducing a benchmark suite for web agents", FRIDAY)
+    assert suites.contribution == "benchmark" and suites.topic == "web agents"
+
+
 def test_clarifications_are_alternatives_of_the_same_need() -> None:
     text = read_request("papers on overthinking in reasoning models, i.e. making chain-of-thought shorter").text
     assert [a.text for a in topic_alternatives(parse_question(text, FRIDAY).topic)][1:] == [

@@ -44,12 +44,14 @@ _CLAUSE_END = re.compile(r"[.?!;]|\s+(?:and|but)\s+(?:also\s+)?(?:only|just|show
 
 # "new benchmark(s)/dataset(s)", "introduce a benchmark", "benchmarks for evaluating": the contribution asked for.
 _CONTRIBUTION_WORD = (
-    r"(?<![\w-])(?:benchmarks?|datasets?|data\s+sets?|corpus|corpora|test\s*beds?|test\s+suites?)(?![\w-])"
+    r"(?<![\w-])(?:benchmarks?|datasets?|data\s+sets?|corpus|corpora|test\s*beds?|(?:test\s+)?suites?)(?![\w-])"
 )
 _CONTRIBUTION = re.compile(
     rf"(?:\b(?:introduc\w*|propos\w*|present\w*|releas\w*|new(?:ly)?|contribut\w*|creat\w*|build\w*|offer\w*)\s+)*"
     rf"(?:\b(?:a|an|any|the|some)\s+)?(?:\b(?:new(?:ly)?|released|public|open)\s+)*"
-    rf"{_CONTRIBUTION_WORD}(?:\s*(?:/|,|\bor\b|\band\b)\s*{_CONTRIBUTION_WORD})*"
+    rf"{_CONTRIBUTION_WORD}(?:(?:\s*(?:/|,|\bor\b|\band\b)\s*|\s+){_CONTRIBUTION_WORD})*"
+    # the head of its phrase, not a word naming a topic ("dataset distillation", "benchmark contamination")
+    r"(?=\s*(?:$|[^\w\s-]|\b(?:for|on|of|to|that|in|with|about|from|papers?|works?|which|where|this|last|today)\b))"
     rf"(?:\s+(?:\bfor\b|\bon\b|\bof\b|\bto\b|\bthat\b)(?:\s+(?:evaluat\w*|test\w*|measur\w*|assess\w*|benchmark\w*))?)?",
     re.IGNORECASE,
 )
