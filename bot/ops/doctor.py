@@ -528,21 +528,11 @@ async def who_am_i(
     return response
 
 
-async def token_accepted(
-    settings: Settings,
-    platform: str,
-    token: SecretStr | None,
-    api_url: str,
-    url_setting: str,
-    request: Callable[[str], tuple[str, dict[str, str]]],
-    refused_fix: str,
-    identity: Callable[[dict[str, Any]], str | Finding],
-    *,
-    offline: bool,
+def token_accepted(
+    answer: httpx.Response | Finding, platform: str, api_url: str, identity: Callable[[dict[str, Any]], str | Finding]
 ) -> Finding:
-    """`who_am_i`, then the platform's answer about the token's owner read by `identity` (who it is, or a finding
-    against it): ok, or a failure when it answered anything but 200."""
-    answer = await who_am_i(settings, platform, token, api_url, url_setting, request, refused_fix, offline=offline)
+    """What `who_am_i` answered, read by `identity` (who the token's owner is, or a finding against it): ok, or a
+    failure when the platform answered anything but 200."""
     if isinstance(answer, Finding):
         return answer
     if answer.status_code != 200:

@@ -30,7 +30,7 @@ async def start(core: Core, settings: Settings) -> DiscordPoster:
 
 async def check(settings: Settings, offline: bool) -> Finding:
     """Discord accepts the bot token (GET /users/@me) and it is a bot's."""
-    from bot.ops.doctor import Finding, token_accepted
+    from bot.ops.doctor import Finding, token_accepted, who_am_i
 
     def identity(me: dict[str, Any]) -> str | Finding:
         if me.get("bot"):
@@ -39,12 +39,12 @@ async def check(settings: Settings, offline: bool) -> Finding:
         return Finding("Discord", "fail", user_token, "use the token of your application's bot")
 
     base = settings.discord_api_url.rstrip("/")
-    return await token_accepted(
+    answer = await who_am_i(
         settings, "Discord", settings.discord_token, settings.discord_api_url, "PAPERSCOUT_DISCORD_API_URL",
         lambda token: (f"{base}/users/@me", {"Authorization": f"Bot {token}"}),
-        "copy the bot token again from the Developer Portal (your application > Bot > Reset Token)", identity,
-        offline=offline,
+        "copy the bot token again from the Developer Portal (your application > Bot > Reset Token)", offline=offline,
     )  # fmt: skip
+    return token_accepted(answer, "Discord", settings.discord_api_url, identity)
 
 
 FRONT_END = FrontEnd(
