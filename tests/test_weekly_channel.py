@@ -37,13 +37,7 @@ def weekly(platform: str = "test", chat: str = "lab", size: int = 12) -> Target:
 
 async def spread_over_the_week(core: Core, papers: list[Paper]) -> None:
     """The stored papers announced Monday to Friday in turn, each day stored just after midnight UTC."""
-    for n, paper in enumerate(papers):
-        day = WEEK[n % len(WEEK)]
-        await core.repo.conn.execute(
-            "UPDATE papers SET announced=?, created_at=? WHERE id=?",
-            (int(day.strftime("%Y%m%d")), f"{day.isoformat()}T00:30:00Z", paper.id),
-        )
-    await core.repo.conn.commit()
+    await announce(core, papers, WEEK)
 
 
 async def saved(core: Core, target: Target) -> Target:
