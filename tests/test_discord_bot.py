@@ -842,16 +842,22 @@ async def test_a_reply_to_a_channel_that_is_gone_retires_its_digest(fake: Discor
     assert [r.status for r in fake.requests_to("send_message")].count(404) == 1
 
 
-async def test_a_closed_dm_turns_off_the_members_digest_keyed_by_their_user_id(
-    fake: DiscordFake, core: Core, store_day: StoreDay
-) -> None:
-    """A DM the bot can no longer write to retires the member's personal digest: the member is found by their user
-    id, not by the DM channel's id (a reply in the DM) nor by the digest's 'dm:<id>' chat read as an id."""
+async def two_members_with_daily_digests(fake: DiscordFake, core: Core, store_day: StoreDay) -> tuple[Digest, str, str]:
+    """A one-paper digest, and the member's and the owner's keys, both with a daily personal digest on."""
     papers = await store_day(core)
     digest = Digest(day=papers[0].announced, profile_name="me", scanned=60, items=(ScoredPaper(papers[0], 1.0, 5, 5),))
     member, owner = f"discord:{fake.member_id}", f"discord:{fake.owner_id}"
     for key in (member, owner):
         await core.repo.save_user_settings(key, digest_mode="daily", post_time="09:00", timezone="UTC", weekly_day=0)
+    return digest, member, owner
+
+
+async def test_a_closed_dm_turns_off_the_members_digest_keyed_by_their_user_id(
+    fake: DiscordFake, core: Core, store_day: StoreDay
+) -> None:
+    """A DM the bot can no longer write to retires the member's personal digest: the member is found by their user
+    id, not by the DM channel's id (a reply in the DM) nor by the digest's 'dm:<id>' chat read as an id."""
+    digest, member, owner = await two_members_with_daily_digests(fake, core, store_day)
     bot = new_bot(core)
     async with running(bot, fake):
         retired = watch_gone(bot.poster)
@@ -873,11 +879,7 @@ async def test_a_closed_dm_held_without_its_recipient_retires_the_members_digest
     """discord.py may hold a DM channel without its recipient (the channel it makes for a DM it only saw a message
     in): whose DM it is is then asked of Discord, so the member's digest retires, not 'dm:<channel id>', which keys
     nobody and left the member's digest on. When Discord cannot say either, nothing is retired, and that is logged."""
-    papers = await store_day(core)
-    digest = Digest(day=papers[0].announced, profile_name="me", scanned=60, items=(ScoredPaper(papers[0], 1.0, 5, 5),))
-    member, owner = f"discord:{fake.member_id}", f"discord:{fake.owner_id}"
-    for key in (member, owner):
-        await core.repo.save_user_settings(key, digest_mode="daily", post_time="09:00", timezone="UTC", weekly_day=0)
+    digest, member, owner = await two_members_with_daily_digests(fake, core, store_day)
     bot = new_bot(core)
     async with running(bot, fake):
         for user in (fake.member_id, fake.owner_id):
