@@ -27,7 +27,10 @@ and nothing relevant exists); `page-1 recall` = share of `relevant` on the first
 items; a kind's figure is the mean over its questions.
 
     .venv/bin/python bench/heldout_questions.py [--home DIR] [--data ../shared/data] [-v] [--only questions|search]
-        [--set bench/heldout]
+        [--set bench/heldout] [--kind follow_up]
+
+`--kind` runs the questions of one kind, each follow-up with the question it follows (asked first, as always, and
+reported under its own kind); the table then covers only those questions.
 
 The store is built once under `--home` (default: a directory in the system temp dir) and reused by later runs.
 """
@@ -121,6 +124,15 @@ def _weekday_dates(question: str, as_of: dt.date) -> list[dt.date]:
         for back in range(7)
         if (as_of - dt.timedelta(days=back)).strftime("%A").lower() in words
     ]
+
+
+def of_kind(items: list[dict], kind: str | None) -> list[dict]:
+    """The items of `kind` (all when None), each follow-up preceded by the question it follows, in the set's order."""
+    if kind is None:
+        return items
+    wanted = {i["id"] for i in items if i["kind"] == kind}
+    wanted |= {i["follows"] for i in items if i["id"] in wanted and i.get("follows")}
+    return [i for i in items if i["id"] in wanted]
 
 
 async def ensure_store(core: Core, papers: list[Paper]) -> None:
@@ -227,6 +239,7 @@ async def main() -> None:
     parser.add_argument("--only", choices=["questions", "search"], help="run one part")
     parser.add_argument("--set", type=Path, default=HERE / "heldout", help="folder of questions.jsonl, search.jsonl")
     parser.add_argument("-v", "--verbose", action="store_true", help="each item, its misses and off-topic papers")
+    parser.add_argument("--kind", help="only the questions of this kind (follow-ups with the question they follow)")
     args = parser.parse_args()
     papers = read_jsonl(sorted((args.data / "arxiv").glob("*.jsonl")))
     by_id = {p.id: p for p in papers}
@@ -234,7 +247,7 @@ async def main() -> None:
     async with open_core(Settings(home=args.home, llm_base_url=None, llm_api_key=None)) as core:
         await ensure_store(core, papers)
         if args.only in (None, "questions"):
-            items = _load(args.set / "questions.jsonl")
+            items = of_kind(_load(args.set / "questions.jsonl"), args.kind)
             report_questions(items, await run_questions(core, items, by_id, args.verbose))
         if args.only in (None, "search"):
             report_searches(await run_searches(core, _load(args.set / "search.jsonl"), by_id, args.verbose))

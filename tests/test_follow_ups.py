@@ -76,6 +76,10 @@ PREVIOUS = Turn("diffusion models", ("2025-05-26", "2025-05-30"), [], [], ["a", 
         ("only those about protein design", "protein design"),
         ("filter to those about audio", "audio"),
         ("do any of them use transformers?", "use transformers"),
+        # a relation word ("in", "for", "on") is a word of its own, never the start of the constraint's first word
+        ("which of those involve LoRA adapters?", "involve LoRA adapters"),
+        ("which of them are forecasting ones", "forecasting"),
+        ("which of those are online methods?", "online methods"),
     ],
 )
 def test_a_follow_up_narrows_the_previous_request_by_its_constraint(question: str, constraint: str) -> None:
@@ -211,6 +215,14 @@ async def test_each_narrowing_is_named_in_the_answer(core: Core, stored: dict[st
     said = "\n".join(answer.text.splitlines()[:2])  # what the answer says before the papers listed
     assert "use RL" not in said and "about video and about RL" in said  # the verb the papers do is no topic
     assert answer.filters.verb_led == ("use RL",)
+
+
+async def test_the_verb_of_a_narrowing_need_not_be_in_the_papers(core: Core, stored: dict[str, Paper]) -> None:
+    await ask(core, "diffusion model papers this week?", today=FRIDAY, conversation_id="i")
+    answer = await ask(core, "which of them involve video?", today=FRIDAY, conversation_id="i")
+    assert answer.filters.verb_led == ("involve video",)
+    assert VIDEO_DIFFUSION in {p.id for p in answer.citations} and "None of the" not in answer.text
+    assert all("video" in f"{p.title} {p.abstract}".lower() for p in answer.citations)
 
 
 def test_the_day_before_is_relative_to_the_day_asked_about() -> None:

@@ -33,6 +33,13 @@ def test_exclusions_are_filters_not_topic_words() -> None:
     assert beyond("quantization", "LLM quantization") == "LLM"
 
 
+def test_a_relation_word_is_a_whole_word_not_the_start_of_the_topic() -> None:
+    # "in", "for", "on" and "with" introduce the excluded topic only as words of their own
+    assert read_request("diffusion papers except inference ones").excluded == ("inference",)
+    assert read_request("RL papers other than online ones").excluded == ("online",)
+    assert read_request("time series papers, not the forecasting ones").excluded == ("forecasting",)
+
+
 def test_new_benchmark_for_x_is_a_contribution_type_plus_topic() -> None:
     filters = parse_question("which papers introduce new benchmarks for LLM agents?", FRIDAY)
     assert filters.contribution == "benchmark" and filters.topic == "LLM agents"

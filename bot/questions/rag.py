@@ -363,7 +363,8 @@ async def narrowed(
         found, offered = ([r for r in rs if _written_by(r.paper, filters.authors)] for rs in (found, offered))
     for constraint in filters.constraints:
         ids = tuple(dict.fromkeys(r.paper.id for r in (*found, *offered)))
-        step = Filters(topic=constraint, window=filters.window, restrict_to=ids, narrows=True)
+        verb_led = (constraint,) if constraint in filters.verb_led else ()
+        step = Filters(topic=constraint, window=filters.window, restrict_to=ids, narrows=True, verb_led=verb_led)
         before = len(ids)
         found, offered = await retrieve_all(core, step, profile=profile) if ids else ([], [])
         if found and any(r.in_title or r.in_abstract for r in found):

@@ -35,8 +35,9 @@ _EXCLUDE = re.compile(
 )
 _RELATION = re.compile(
     r"^\s*(?:(?:anything|any|those|the\s+ones|ones|the|papers?|work|that|which|are|is|ones)\s+)*"
-    r"(?:(?:built|based|relying|focused|centred|centered|done)\s+(?:on|around|with)|using|involving|about|on|"
-    r"regarding|related\s+to|with|for|in)?\s*",
+    # whole words: "involve" and "forecasting" hold no "in" or "for"
+    r"(?:(?:(?:built|based|relying|focused|centred|centered|done)\s+(?:on|around|with)|using|involving|about|on|"
+    r"regarding|related\s+to|with|for|in)\b)?\s*",
     re.IGNORECASE,
 )
 _TRAILING = re.compile(r"(?:\s+(?:ones?|papers?|works?|stuff|ones|related|based))+\s*$", re.IGNORECASE)

@@ -95,10 +95,13 @@ class Retrieved:
     every_part: bool = True  # title and abstract hold every part of the topic somewhere (see `select`)
 
 
-async def topic_evidence(core: Core, topic: str) -> QuestionTopic:
-    """Each alternative's units weighted by rarity in the archive (see `bot.questions.topics`)."""
+async def topic_evidence(core: Core, topic: str, *, verb_first: bool = False) -> QuestionTopic:
+    """Each alternative's units weighted by rarity in the archive (see `bot.questions.topics`); `verb_first`: the
+    topic starts with the verb the papers do ("involve LoRA adapters"), which they may name otherwise."""
     alternatives = topic_alternatives(topic)
-    found = [await evidence(core, a.text, a.exact) for a in alternatives]
+    found = [
+        await evidence(core, a.text, a.exact, verb_first=verb_first and n == 0) for n, a in enumerate(alternatives)
+    ]
     if alternatives and alternatives[0].exact:  # "X like A, B": A and B are read as examples of X
         pairs = zip(alternatives[1:], found[1:], strict=True)
         found = [found[0], *(anchored(e, found[0]) if a.example_of else e for a, e in pairs)]
@@ -248,7 +251,8 @@ async def _ranked(
     papers, found = await _with_vectors(core, filters, await _admitted(core, filters, papers))
     if not papers:
         return [], None
-    topic_words = await topic_evidence(core, filters.topic) if filters.topic else None
+    verb_first = filters.topic in filters.verb_led
+    topic_words = await topic_evidence(core, filters.topic, verb_first=verb_first) if filters.topic else None
     if topic_words is not None and filters.narrows:
         topic_words = topic_words.discriminating([f"{p.title}\n{p.abstract}" for p in papers])
     scored = _Scored.of(papers, found, query_vector, topic_words, exact_names(filters.topic))

@@ -271,8 +271,11 @@ _STEMMER = snowballstemmer.stemmer("english")
 _FOR = re.compile(r"^(\S.*?\S)\s+for\s+(\S.*)$", re.IGNORECASE)
 
 
-async def evidence(core: Core, text: str, exact: bool = False) -> TopicEvidence:
+async def evidence(core: Core, text: str, exact: bool = False, *, verb_first: bool = False) -> TopicEvidence:
     """The units of one topic alternative, weighted by rarity in the archive, and the parts standing for it.
+
+    `verb_first`: the text starts with the verb the papers do ("involve LoRA adapters", from "which of those involve
+    LoRA adapters?"); papers name what they do in their own words, so the verb may be missing, as an action may.
 
     "X for Y" is about X alone when the archive's papers on X mostly name Y too ("neural operators for PDEs": a
     neural operator solves PDEs whether its abstract says so or not); otherwise Y is part of the topic ("memory for
@@ -280,8 +283,8 @@ async def evidence(core: Core, text: str, exact: bool = False) -> TopicEvidence:
     """
     found = _FOR.match(text.strip())
     if found and await _implies(core, found.group(1), found.group(2)):
-        return await _evidence(core, found.group(1), exact)
-    return await _evidence(core, text, exact)
+        return await _evidence(core, found.group(1), exact, verb_first)
+    return await _evidence(core, text, exact, verb_first)
 
 
 async def _implies(core: Core, head: str, domain: str) -> bool:
@@ -295,7 +298,7 @@ async def _implies(core: Core, head: str, domain: str) -> bool:
     return await core.repo.co_frequency([heads, domains]) >= IMPLIED_SHARE * head_papers
 
 
-async def _evidence(core: Core, text: str, exact: bool) -> TopicEvidence:
+async def _evidence(core: Core, text: str, exact: bool, verb_first: bool = False) -> TopicEvidence:
     key = topic_key(text)
     parts = split_units(key)
     if not parts:
@@ -323,6 +326,8 @@ async def _evidence(core: Core, text: str, exact: bool) -> TopicEvidence:
     optional = [_optional(shares, [u.named for u in units], i) for i in range(len(units))]
     action = _ACTION.match(text.strip())  # "shrinking the KV cache": papers say "compressing", "evicting" it
     if action and not parts[0].term and parts[0].tokens == tuple(text_tokens(action.group(1))):
+        optional[0] = True
+    if verb_first and not parts[0].term and len(parts[0].tokens) == 1:
         optional[0] = True
     if all(optional):
         optional = [False] * len(units)
