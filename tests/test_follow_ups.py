@@ -225,6 +225,23 @@ async def test_the_verb_of_a_narrowing_need_not_be_in_the_papers(core: Core, sto
     assert all("video" in f"{p.title} {p.abstract}".lower() for p in answer.citations)
 
 
+async def test_a_narrowing_keeps_papers_listed_for_their_meaning_after_the_others(
+    core: Core, stored: dict[str, Paper]
+) -> None:
+    # the previous answer listed one video paper for its words and, first, one only for its meaning
+    video = sorted(p.id for p in stored.values() if "video" in p.title.lower())
+    words, meaning = video[0], video[1]
+    turn = Turn("diffusion models", ("2025-05-26", "2025-05-30"), [], [], [meaning, words], [], meaning_ids=[meaning])
+    await core.repo.save_conversation_state("m", turn.to_json(), "", max_age=dt.timedelta(hours=1))
+    answer = await ask(core, "which of those are about video?", today=FRIDAY, conversation_id="m")
+    assert [p.id for p in answer.citations] == [words]
+    assert [p.id for p in answer.more] == [meaning] and answer.by_meaning == {meaning}
+    assert "1 more paper is close in meaning" in answer.text
+    # and the next turn still knows which one that was
+    stored_turn = Turn.from_json(await core.repo.conversation_state("m", max_age=dt.timedelta(hours=1)) or "")
+    assert stored_turn.meaning_ids == [meaning]
+
+
 def test_the_day_before_is_relative_to_the_day_asked_about() -> None:
     thursday = Turn("speech", ("2025-05-29", "2025-05-29"), [], [], ["a"], [])
     before = parse_question("and the day before?", FRIDAY, thursday)

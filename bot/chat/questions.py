@@ -100,6 +100,7 @@ async def search(turn: Turn) -> list[Reply]:
     note = f"{note}\n" if note else ""
     # the search is the speaker's last list, even an empty one: /more pages through the rest, "which of those ..."
     # reads it, and neither reaches back to the list before it
+    meaning = {h.paper.id for h in (*found.hits, *found.more) if not h.by_words}
     await remember_list(
         core,
         conversation_of(turn),
@@ -107,8 +108,8 @@ async def search(turn: Turn) -> list[Reply]:
         Filters(topic=found.query),
         [h.paper for h in found.hits],
         [h.paper for h in found.more],
+        meaning,
     )
-    meaning = {h.paper.id for h in (*found.hits, *found.more) if not h.by_words}
     token = await give(core, conversation_of(turn), turn.user, [h.paper for h in found.more], meaning)
     if not found.hits:
         return text_reply(f"{note}No stored paper matches '{words[:80]}'. {await stored_days_note(core)}")

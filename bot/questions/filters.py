@@ -26,3 +26,6 @@ class Filters:
     narrowed_by: tuple[str, ...] = ()  # constraints the `restrict_to` papers already meet (a previous turn's)
     verb_led: tuple[str, ...] = ()  # constraints starting with the verb the papers do ("use RL"), named without it
     loose: bool = False  # the constraints came without a pronoun ("what about X?"): if no paper meets them, X anew
+    # the `restrict_to` papers the previous answer listed only for their meaning: a narrowing keeps them after the
+    # ones that carried its words, as that answer did
+    previous_meaning: tuple[str, ...] = ()

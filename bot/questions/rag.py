@@ -11,7 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import asdict, dataclass, field, replace
 
 from bot.core import Core
@@ -90,6 +90,7 @@ class Turn:
     excluded: list[str] = field(default_factory=list)
     contribution: str = ""
     verb_led: list[str] = field(default_factory=list)  # constraints named without their first word, a verb
+    meaning_ids: list[str] = field(default_factory=list)  # the papers listed only for their meaning
 
     def to_json(self) -> str:
         """Serialise for the conversations table."""
@@ -111,6 +112,7 @@ class Turn:
             data.get("excluded", []),
             data.get("contribution", ""),
             data.get("verb_led", []),
+            data.get("meaning_ids", []),
         )
 
 
@@ -232,6 +234,7 @@ def follow_up(filters: Filters, topic_text: str, question: str, previous: Turn) 
         constraints=tuple(dict.fromkeys(c for c in (constraint, *filters.constraints) if c)),
         narrowed_by=tuple(previous.constraints),
         loose=not explicit,
+        previous_meaning=tuple(previous.meaning_ids),
     )
 
 
@@ -368,6 +371,7 @@ async def narrowed(
         before = len(ids)
         found, offered = await retrieve_all(core, step, profile=profile) if ids else ([], [])
         if found and any(r.in_title or r.in_abstract for r in found):
+            found, offered = _words_first(found, offered, filters.previous_meaning)
             continue
         base = subject_of(replace(filters, constraints=())).removeprefix("about ")
         if filters.loose:
@@ -380,6 +384,26 @@ async def narrowed(
                 f"None of the {before} papers about {base} names {named(constraint, filters)}; the closest in meaning:"
             )
     return filters, found, offered, note
+
+
+def _words_first(
+    found: list[Retrieved], offered: list[Retrieved], meaning: Sequence[str]
+) -> tuple[list[Retrieved], list[Retrieved]]:
+    """A narrowing's papers with those the answer it narrows listed only for their meaning (`meaning`) moved after
+    the ones that carried its words: shown only when no other meets the constraint, else offered first among the
+    rest (nothing dropped)."""
+    if not meaning:
+        return found, offered
+    close = set(meaning)
+    words = [r for r in found if r.paper.id not in close]
+    if not words:
+        return found, offered
+    moved = [r for r in found if r.paper.id in close]
+    return words, [
+        *(r for r in offered if r.paper.id not in close),
+        *moved,
+        *(r for r in offered if r.paper.id in close),
+    ]
 
 
 def _written_by(paper: Paper, authors: Sequence[str]) -> bool:
@@ -431,9 +455,10 @@ async def ask(
     tldrs = await shown_tldrs(core, papers)
     stored = bool(papers) or await window_holds_papers(core, filters.window)
     # a paper without the topic's words is counted apart: "12 papers match, and 13 more close in meaning"
+    listed = {r.paper.id for r in (*found, *offered)}
     by_meaning = frozenset(
         r.paper.id for r in (*found, *offered) if filters.topic and not (r.in_title or r.in_abstract)
-    )
+    ) | listed.intersection(filters.previous_meaning)  # a narrowing keeps what its papers were listed for
     meaning = sum(1 for p in (*papers, *more) if p.id in by_meaning)
     more_meaning = sum(1 for p in more if p.id in by_meaning)
     text = extractive_answer(
@@ -462,15 +487,22 @@ async def ask(
         text=text, citations=cited, window=window, filters=filters, usage=usage, more=more, by_meaning=by_meaning
     )
     if conversation_id:
-        await remember_list(core, conversation_id, asker, filters, cited, more)
+        await remember_list(core, conversation_id, asker, filters, cited, more, by_meaning)
     return answer
 
 
 async def remember_list(
-    core: Core, conversation_id: str, asker: str, filters: Filters, shown: Sequence[Paper], more: Sequence[Paper]
+    core: Core,
+    conversation_id: str,
+    asker: str,
+    filters: Filters,
+    shown: Sequence[Paper],
+    more: Sequence[Paper],
+    meaning: Collection[str] = (),
 ) -> None:
     """Keep what was asked and listed as the conversation's last turn: a follow-up refers to the papers (`shown`
-    and `more`) and keeps the topic. Nothing is kept when follow-ups are turned off."""
+    and `more`; `meaning`: the ids of those listed only for their meaning) and keeps the topic. Nothing is kept when
+    follow-ups are turned off."""
     ttl = dt.timedelta(minutes=core.settings.followup_minutes)
     if not ttl:
         return
@@ -486,5 +518,6 @@ async def remember_list(
         excluded=list(filters.excluded),
         contribution=filters.contribution,
         verb_led=list(filters.verb_led),
+        meaning_ids=[p.id for p in (*shown, *more) if p.id in meaning],
     )
     await core.repo.save_conversation_state(conversation_id, turn.to_json(), asker, max_age=ttl)
