@@ -162,7 +162,7 @@ def _print_search(found: Any, page: int, size: int, next_page: str) -> None:
     _print_hits(hits, before + 1)
     if later:
         later_meaning = sum(1 for h in later if not h.by_words)
-        print(more_offer(len(later) - later_meaning, later_meaning, next_page))
+        print(more_offer(len(later) - later_meaning, later_meaning, next_page, cut=found.cut))
 
 
 async def cmd_search(core: Core, args: argparse.Namespace) -> int:

@@ -186,9 +186,25 @@ async def test_a_search_listing_the_most_it_lists_says_at_least_how_many_match(
     ctl, bob, channel = ChatController(core), Speaker("telegram:7", "Bob"), Place("telegram", "-55", is_dm=False)
     (reply,) = await ctl.handle(Incoming.from_text(bob, channel, "/search language models"))
     assert reply.text.startswith(f"at least {found.total} stored papers match"), reply.text
+    assert "at least" in reply.text.splitlines()[-1], "its offer of the rest says it too"
     listed = SearchResults(found.hits, found.more[:-1])
     assert listed.matched == str(listed.total)
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed):
         _print_search(found, 1, 10, "add --page 2")
     assert printed.getvalue().startswith(f"at least {found.total} stored papers match")
+
+
+async def test_an_answer_offering_the_most_it_offers_says_at_least_how_many_match(
+    core: Core, demo_papers: list[Paper]
+) -> None:
+    """An answer offers at most MAX_MORE further papers: when its offer is cut there it says "at least", as a search
+    does, in its head line and in its offer (the LLM's answer keeps the offer too)."""
+    from bot.questions.retrieval import MAX_MORE
+
+    await store_papers(core, demo_papers)
+    answer = await ask(core, "language models on Monday", today=MONDAY)
+    assert len(answer.more) == MAX_MORE, "the day has more matches than an answer offers"
+    head, *_, offer = answer.text.splitlines()
+    assert "at least" in head, head
+    assert "at least" in offer and offer.endswith("/more lists them."), offer

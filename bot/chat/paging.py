@@ -31,6 +31,7 @@ class Page:
     left_meaning: int
     token: str
     next_start: int
+    cut: bool = False  # the list was cut at its longest: more papers may match than it holds
 
 
 def ttl(core: Core) -> dt.timedelta:
@@ -69,6 +70,8 @@ async def last_page(core: Core, member: str, asker: str, count: int) -> Page | N
 async def page_of(core: Core, member: str, asker: str, token: str, start: int, count: int) -> Page | None:
     """The page of list `token` starting at `start` (None when the list is gone or nothing is left there); the list
     becomes `member`'s last, its next page the one after this."""
+    from bot.questions.retrieval import cut_at_most  # numpy and the ranking: loaded when a list is paged, not before
+
     keep = ttl(core)
     stored = await core.repo.conversation_state(LIST_KEY + token, max_age=keep) if keep and token else None
     if not stored:
@@ -83,7 +86,7 @@ async def page_of(core: Core, member: str, asker: str, token: str, start: int, c
     await _point(core, member, asker, token, start + len(page))
     left_meaning = sum(1 for i in rest if i in meaning)
     papers = [found[i] for i in page if i in found]
-    return Page(papers, meaning & set(page), len(rest), left_meaning, token, start + len(page))
+    return Page(papers, meaning & set(page), len(rest), left_meaning, token, start + len(page), cut_at_most(len(ids)))
 
 
 async def _point(core: Core, member: str, asker: str, token: str, start: int) -> None:

@@ -118,7 +118,7 @@ async def search(turn: Turn) -> list[Reply]:
     await save_numbering(core, turn.user, cards)
     best = f", the best {len(cards)} first" if found.more else ""
     more_meaning = sum(1 for h in found.more if not h.by_words)
-    offer = f"\n{more_offer(len(found.more) - more_meaning, more_meaning)}" if found.more else ""
+    offer = f"\n{more_offer(len(found.more) - more_meaning, more_meaning, cut=found.cut)}" if found.more else ""
     text = f"{note}{found.counted(words[:80])}{best}:{offer}"
     return [TextReply(text, cards=cards, choices=next_button(token, 0, len(found.more)))]
 
@@ -180,6 +180,6 @@ async def shown_page(turn: Turn, page: Page) -> list[Reply]:
         head = f"{meaning} more {'paper' if meaning == 1 else 'papers'}, close in meaning:"
     else:
         head = f"{len(cards)} more papers: {words} matching, then {meaning} close in meaning:"
-    tail = f"\n{more_offer(page.left - page.left_meaning, page.left_meaning)}" if page.left else ""
+    tail = f"\n{more_offer(page.left - page.left_meaning, page.left_meaning, cut=page.cut)}" if page.left else ""
     choices = next_button(page.token, page.next_start, page.left)
     return [TextReply(f"{head}{tail}", cards=cards, choices=choices)]

@@ -32,7 +32,7 @@ from bot.questions.request import (
     verb_of,
     without_reference,
 )
-from bot.questions.retrieval import Retrieved, retrieve_all, window_holds_papers
+from bot.questions.retrieval import Retrieved, as_told, cut_at_most, retrieve_all, window_holds_papers
 from bot.questions.spelling import corrected
 from bot.questions.timewords import MONTHS, WEEKDAYS, TimeWindow, find_time_window, relative_day
 from bot.questions.topics import FILLER, META, topic_of
@@ -284,16 +284,17 @@ def named(constraint: str, filters: Filters) -> str:
     return constraint.split(" ", 1)[1] if constraint in filters.verb_led else constraint
 
 
-def more_offer(words: int, meaning: int = 0, step: str = "/more lists them.") -> str:
+def more_offer(words: int, meaning: int = 0, step: str = "/more lists them.", *, cut: bool = False) -> str:
     """The line offering the papers an answer or a search did not show: `words` of them carry the topic's words,
     `meaning` more (listed after them) are only close in meaning; the line names only the kinds that are there, then
-    `step`, how to see them."""
+    `step`, how to see them. `cut`: the list was cut at its longest, so its last kind reads "at least"."""
+    told_words, told_meaning = as_told(words, meaning, cut)
     if words and meaning:
-        parts = f"{words} more {'paper matches' if words == 1 else 'papers match'} and {meaning} more {_are(meaning)}"
-        return f"{parts} close in meaning: {step}"
+        parts = f"{told_words} more {'paper matches' if words == 1 else 'papers match'} and {told_meaning} more"
+        return f"{parts} {_are(meaning)} close in meaning: {step}"
     if meaning:
-        return f"{meaning} more {'paper is' if meaning == 1 else 'papers are'} close in meaning: {step}"
-    return f"{words} more {'paper matches' if words == 1 else 'papers match'}: {step}"
+        return f"{told_meaning} more {'paper is' if meaning == 1 else 'papers are'} close in meaning: {step}"
+    return f"{told_words} more {'paper matches' if words == 1 else 'papers match'}: {step}"
 
 
 def _are(count: int) -> str:
@@ -316,11 +317,13 @@ def extractive_answer(
     stored: bool = True,
     meaning: int = 0,
     more_meaning: int = 0,
+    cut: bool = False,
 ) -> str:
     """An answer without an LLM: the matching papers, numbered for citation, each with its TL;DR (and its day when
     the window holds several), then how many more match. `stored` False: the window holds no stored paper at all,
     and the answer names its days. `meaning` of the papers shown and offered (`more_meaning` of those offered) are
-    only close in meaning: they are counted apart from those carrying the topic's words."""
+    only close in meaning: they are counted apart from those carrying the topic's words. `cut`: the offer was cut at
+    its longest, so more may match than it counts ("at least", as a search says it)."""
     subject = subject_of(filters)
     if not papers:
         hint = "Try a wider window (for example 'this month' or 'in 2025') or other words."
@@ -328,21 +331,22 @@ def extractive_answer(
             return f"No papers are stored {describe_days(window)}, so none {subject}. {hint}"
         return f"No stored papers {subject} announced {describe_window(window)}. {hint}"
     words = len(papers) + more - meaning
+    told_words, told_meaning = as_told(words, meaning, cut)
     shown = f", the best {len(papers)} first" if more else ""
     if not words:
-        head = f"No paper {subject} announced {describe_window(window)} carries its words; {meaning} {_are(meaning)}"
-        lines = [f"{head} close in meaning{shown}:"]
+        head = f"No paper {subject} announced {describe_window(window)} carries its words; {told_meaning}"
+        lines = [f"{head} {_are(meaning)} close in meaning{shown}:"]
     else:
-        close = f", and {meaning} more close in meaning" if meaning else ""
+        close = f", and {told_meaning} more close in meaning" if meaning else ""
         noun = "paper" if words == 1 else "papers"
-        lines = [f"{words} {noun} {subject} announced {describe_window(window)}{close}{shown}:"]
+        lines = [f"{told_words} {noun} {subject} announced {describe_window(window)}{close}{shown}:"]
     several_days = window[0] != window[1]
     for n, paper in enumerate(papers, 1):
         tldr = tldrs.get(paper.id, "")
         day = f" ({paper.announced.isoformat()})" if several_days else ""
         lines.append(f"[{n}] {paper.title}{day}" + (f" — {tldr}" if tldr else ""))
     if more:
-        lines.append(more_offer(more - more_meaning, more_meaning))
+        lines.append(more_offer(more - more_meaning, more_meaning, cut=cut))
     return "\n".join(lines)
 
 
@@ -461,8 +465,17 @@ async def ask(
     ) | listed.intersection(filters.previous_meaning)  # a narrowing keeps what its papers were listed for
     meaning = sum(1 for p in (*papers, *more) if p.id in by_meaning)
     more_meaning = sum(1 for p in more if p.id in by_meaning)
+    cut = cut_at_most(len(more))
     text = extractive_answer(
-        filters, papers, tldrs, window, more=len(more), stored=stored, meaning=meaning, more_meaning=more_meaning
+        filters,
+        papers,
+        tldrs,
+        window,
+        more=len(more),
+        stored=stored,
+        meaning=meaning,
+        more_meaning=more_meaning,
+        cut=cut,
     )
     text, cited, usage = (f"{note}\n{text}" if note else text), tuple(papers), {}
     # nothing found where papers are stored, or found by their words alone: the vector store may be what is wrong
@@ -480,7 +493,7 @@ async def ask(
         else:
             text += f"\n(No LLM answer: {problem}; these are the matching papers.)"
     if more and cited != tuple(papers):
-        text += "\n" + more_offer(len(more) - more_meaning, more_meaning)
+        text += "\n" + more_offer(len(more) - more_meaning, more_meaning, cut=cut)
     if filters.window and filters.window.assumed:  # which day "the day before" was taken to mean
         text = f"{filters.window.assumed}\n{text}"
     answer = Answer(

@@ -460,6 +460,20 @@ def by_evidence(results: Sequence[Retrieved]) -> list[Retrieved]:
     return sorted(results, key=lambda r: not (r.in_title or r.in_abstract))
 
 
+def cut_at_most(offered: int) -> bool:
+    """Whether a list offering `offered` further papers was cut at MAX_MORE: more papers may match than it lists."""
+    return offered >= MAX_MORE
+
+
+def as_told(words: int, meaning: int, cut: bool) -> tuple[str, str]:
+    """How many listed papers carry the topic's words and how many are only close in meaning, as a reader is told.
+    A list cut at MAX_MORE is cut at its end, so the last kind listed (those close in meaning, unless none is)
+    reads 'at least N': answers, searches and their offers all say it this way."""
+    if not cut:
+        return str(words), str(meaning)
+    return (str(words), f"at least {meaning}") if meaning else (f"at least {words}", str(meaning))
+
+
 async def retrieve(
     core: Core, filters: Filters, *, profile: Profile | None = None, limit: int = MAX_CITATIONS, cut: bool = True
 ) -> tuple[list[Retrieved], list[Retrieved]]:

@@ -16,7 +16,7 @@ from bot.models import Paper
 from bot.questions.coverage import vector_gap_note
 from bot.questions.filters import Filters
 from bot.questions.rag import MAX_QUESTION
-from bot.questions.retrieval import MAX_MORE, Retrieved, retrieve
+from bot.questions.retrieval import Retrieved, as_told, cut_at_most, retrieve
 from bot.questions.spelling import corrected
 from bot.questions.timewords import TimeWindow
 
@@ -49,13 +49,13 @@ class SearchResults:
     def cut(self) -> bool:
         """Whether the rest was cut at MAX_MORE: more papers may match than are listed (the last ones listed, those
         only close in meaning unless none is)."""
-        return len(self.more) >= MAX_MORE
+        return cut_at_most(len(self.more))
 
     @property
     def matched(self) -> str:
         """How many papers matched, as a reader is told: 'at least N' when the rest was cut at MAX_MORE, since
         more papers may match than are listed."""
-        return f"at least {self.total}" if self.cut else str(self.total)
+        return as_told(self.total, 0, self.cut)[0]
 
     @property
     def meaning(self) -> int:
@@ -68,15 +68,12 @@ class SearchResults:
         when the list was cut at MAX_MORE). The numbers add up to what the pages list."""
         meaning = self.meaning
         words, quoted = self.total - meaning, f" '{query}'" if query else ""
-        # the list is cut at its end: the last kind listed (those close in meaning, unless none is) may be more
-        least_words, least_meaning = ("at least ", "") if not meaning else ("", "at least ")
-        if not self.cut:
-            least_words = least_meaning = ""
+        told_words, told_meaning = as_told(words, meaning, self.cut)
         are = "is" if meaning == 1 else "are"
         if not words:
-            return f"No stored paper carries the words{quoted}; {least_meaning}{meaning} {are} close in meaning"
-        counted = f"{least_words}{words} stored {'paper matches' if words == 1 else 'papers match'}{quoted}"
-        return counted + (f"; {least_meaning}{meaning} more {are} close in meaning" if meaning else "")
+            return f"No stored paper carries the words{quoted}; {told_meaning} {are} close in meaning"
+        counted = f"{told_words} stored {'paper matches' if words == 1 else 'papers match'}{quoted}"
+        return counted + (f"; {told_meaning} more {are} close in meaning" if meaning else "")
 
     def page(self, number: int, size: int) -> list[SearchHit]:
         """Page `number` (1 the first page; each later one the next `size` of the rest, as /more pages them)."""
