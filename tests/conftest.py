@@ -8,6 +8,7 @@ import hashlib
 import logging
 import os
 import secrets
+import socket
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 
@@ -233,3 +234,12 @@ def watch_gone(driver: ChatDriver) -> asyncio.Event:
 
     driver.gone = gone  # type: ignore[method-assign]
     return finished
+
+
+def refused_url() -> str:
+    """An http URL on 127.0.0.1 where nothing listens (a port the system handed out, then closed): connecting to it
+    is refused at once, as a platform that cannot be reached."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    return f"http://127.0.0.1:{port}"

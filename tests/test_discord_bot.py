@@ -20,13 +20,14 @@ from bot.chat.messages import DigestReply
 from bot.config import Settings
 from bot.core import Core
 from bot.digests.delivery import DeliveryError
+from bot.errors import SourceUnavailable
 from bot.frontend import front_end
 from bot.frontends.discord.app import PaperscoutBot, start_discord
 from bot.frontends.discord.render import render
 from bot.models import Digest, Paper, ScoredPaper, Target
 from bot.ops.logs import FIELDS
 from bot.views.model import digest_view
-from tests.conftest import StoreDay, post_all, watch_gone
+from tests.conftest import StoreDay, post_all, refused_url, watch_gone
 from tests.fakes.discord_client import pointed_at, running
 from tests.fakes.discord_server import DiscordFake, Fault, check_message
 
@@ -419,6 +420,15 @@ async def test_wrong_token_fails_at_once(fake: DiscordFake, core: Core) -> None:
     with pytest.raises(discord.LoginFailure):
         await start_discord(core, settings)
     assert len(fake.requests_to("login")) == 1
+
+
+async def test_a_discord_that_cannot_be_reached_fails_start_up_in_one_line(fake: DiscordFake, core: Core) -> None:
+    settings = Settings(home=core.settings.home, discord_token=fake.token, discord_api_url=refused_url() + "/api/v10")
+    with pytest.raises(
+        SourceUnavailable, match=r"^cannot reach Discord at http://127\.0\.0\.1:\d+/api/v10: "
+    ) as failed:
+        await start_discord(core, settings)
+    assert "\n" not in str(failed.value) and failed.value.__cause__ is None
 
 
 def test_rendered_digest_messages_pass_discords_checks() -> None:

@@ -17,13 +17,14 @@ from bot.chat import DigestReply
 from bot.config import Settings
 from bot.core import Core
 from bot.digests.delivery import DeliveryError, deliver
+from bot.errors import SourceUnavailable
 from bot.frontends.slack import MAX_SECTION, SlackFrontEnd, render, start_slack
 from bot.members.personal import deliver_personal_digest
 from bot.members.settings import profile_owner
 from bot.models import Digest, DigestSection, Paper, Profile, ScoredPaper, Target, Topic
 from bot.ops.scheduler import DigestJobs
 from bot.views.model import digest_view
-from tests.conftest import StoreDay, post_all, watch_gone
+from tests.conftest import StoreDay, post_all, refused_url, watch_gone
 from tests.fakes.arxiv_server import FakeArxiv
 from tests.fakes.slack_server import Fault, Message, SlackFake
 from tests.test_doctor import doctor, env, line_of, point_at  # noqa: F401 (env: the doctor's fixture)
@@ -478,3 +479,27 @@ async def test_a_weekly_topic_tree_of_60_hostile_papers_goes_through_slack_withi
     assert linked == [p.id for p in papers], "every paper once, in order"
     shown = "\n".join(m.visible_text for m in fake.posted(PAPERS))
     assert "Sub 0a &amp; &lt;i&gt;" in shown and "Topic 3" in shown and "@everyone" in shown
+
+
+async def test_a_failure_while_answering_is_told_with_a_reference_to_the_runner_and_in_the_thread(
+    core: Core, slack_settings: Settings, fake: SlackFake, caplog: pytest.LogCaptureFixture
+) -> None:
+    async with slack_bot(core, slack_settings):
+        fake.always(Fault.disconnect(method="users.info"))  # who spoke cannot be asked: the network fails
+        [note] = await command(fake, ADA, PAPERS, "help")
+        assert note.ephemeral_to == ADA and "went wrong on my side (ref " in note.visible_text
+        asked = fake.mention_event(ADA, PAPERS, "<@U0PAPERBOT> what is new in graphs?")
+        await fake.wait_for_ack(asked)
+        await fake.wait_until(lambda: len(fake.posted(PAPERS)) >= 1, what="the note in the thread")
+        [told] = fake.posted(PAPERS)
+    assert told.thread_ts and "went wrong on my side (ref " in told.visible_text
+    for shown in (note, told):
+        ref = shown.visible_text.split("ref ", 1)[1][:6]
+        assert any(ref in record.getMessage() for record in caplog.records)
+
+
+async def test_a_slack_that_cannot_be_reached_fails_start_up_in_one_line(core: Core, slack_settings: Settings) -> None:
+    away = slack_settings.model_copy(update={"slack_api_url": refused_url() + "/api/"})
+    with pytest.raises(SourceUnavailable, match=r"^cannot reach Slack at http://127\.0\.0\.1:\d+/api: ") as failed:
+        await start_slack(core, away)
+    assert "\n" not in str(failed.value) and failed.value.__cause__ is None

@@ -20,6 +20,7 @@ from telegram.error import InvalidToken
 from bot.config import Settings
 from bot.core import Core
 from bot.digests.delivery import deliver
+from bot.errors import SourceUnavailable
 from bot.frontends.telegram.app import start_telegram
 from bot.frontends.telegram.handlers import TelegramFrontEnd
 from bot.frontends.telegram.render import HTML, PLAIN, TgMessage, render_digest
@@ -29,7 +30,7 @@ from bot.members.settings import profile_owner
 from bot.models import Digest, Paper, Profile, ScoredPaper, Target, Topic
 from bot.ranking import learn
 from bot.views.model import digest_view
-from tests.conftest import StoreDay, post_all, watch_gone
+from tests.conftest import StoreDay, post_all, refused_url, watch_gone
 from tests.fakes.telegram_server import FakeTelegram, Fault, RatePolicy, SentMessage
 from tests.test_telegram_render import hostile_digest
 
@@ -692,3 +693,34 @@ async def test_more_and_next_in_a_group_find_the_list_each_member_was_given(
         his_page = await whole_page(fake, GROUP, before)
     assert arxiv_ids(pressed) == arxiv_ids(his_page) and arxiv_ids(his_page)
     assert not set(arxiv_ids(his_page)) & set(arxiv_ids(bobs))
+
+
+async def test_a_file_that_cannot_be_read_is_told_with_a_reference(
+    core: Core, tg_settings: Settings, fake: FakeTelegram, caplog: pytest.LogCaptureFixture
+) -> None:
+    fake.open_private_chat(ADA)
+    fake.enqueue(Fault.server_error(500).on("getFile"), Fault.server_error(500).on("getFile"))
+    async with telegram_bot(core, tg_settings):
+        fake.inject_document(ADA, ADA, "me.toml", b'[profile]\nname = "me"\n', mime_type="application/toml")
+        [note] = await fake.wait_for_sent(ADA, 1)
+    assert "went wrong on my side (ref " in note.text and "Traceback" not in note.text
+    ref = note.text.split("ref ", 1)[1][:6]
+    assert any(ref in record.getMessage() for record in caplog.records)
+
+
+async def test_a_profile_file_over_the_bound_is_refused_in_one_line_and_never_downloaded(
+    core: Core, tg_settings: Settings, fake: FakeTelegram
+) -> None:
+    async with telegram_bot(core, tg_settings):
+        before = len(fake.sent(GROUP)) if GROUP in fake._chats else 0
+        fake.inject_document(GROUP, CLEO, "huge.toml", b"#" * 70_000, caption="/setup categories=cs.LG")
+        [note] = (await fake.wait_for_sent(GROUP, before + 1))[before:]
+    assert "huge.toml is over 64 KB" in note.text and note.reply_to_message_id is not None
+    assert fake.calls("getFile") == []
+
+
+async def test_a_telegram_that_cannot_be_reached_fails_start_up_in_one_line(core: Core, tg_settings: Settings) -> None:
+    away = tg_settings.model_copy(update={"telegram_base_url": refused_url()})
+    with pytest.raises(SourceUnavailable, match=r"^cannot reach Telegram at http://127\.0\.0\.1:\d+: ") as failed:
+        await start_telegram(core, away)
+    assert "\n" not in str(failed.value) and failed.value.__cause__ is None

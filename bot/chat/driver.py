@@ -18,9 +18,11 @@ or in the presser's DM (`press`); a command or press answered through the platfo
 answered in the member's DM (`respond`); a refusal mapped to
 the core's delivery policy (`deliver`): a wait the platform asked for is a `DeliveryError` with `retry_after`,
 markup the platform cannot read is logged as our bug and the page sent once as plain text, a chat that moved is
-followed (`bot.digests.poster.moved`), a gone chat is retired (`bot.digests.delivery.retire`) and never retried. It
-is also the platform's digest poster (an admin's "digest now" included) and the started front end `paperscout run`
-holds (`bot.frontend.Running`): a front end's `start` returns its driver, whose `stop` it writes.
+followed (`bot.digests.poster.moved`), a gone chat is retired (`bot.digests.delivery.retire`) and never retried;
+any failure while answering a member is told to them in one line, our own errors' words or a short reference id
+under which it is logged (`reporting`), never a traceback and never silence. It is also the platform's digest
+poster (an admin's "digest now" included) and the started front end `paperscout run` holds
+(`bot.frontend.Running`): a front end's `start` returns its driver, whose `stop` it writes.
 """
 
 from __future__ import annotations
@@ -28,16 +30,19 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import secrets
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal
 
-from bot.chat.messages import FileReply, Incoming, Place, Reply, Speaker, TextReply, layout
+from bot.chat.messages import FileReply, Incoming, Place, Reply, Speaker, TextReply, is_paperscout_button, layout
 from bot.digests.delivery import DeliveryError, retire
 from bot.digests.poster import PlatformPoster, moved
+from bot.errors import PaperscoutError, SourceUnavailable
 from bot.frontend import Expiring, front_end
 from bot.models import PERSONAL_CHAT_PREFIX, Target
+from bot.ops.logs import public_url
 from bot.views.layout import Block, Page, Style, clip, digest_blocks, pack
 from bot.views.model import BUTTON_PREFIX, LIST_MARK, PAPER_ACTIONS, DigestView
 
@@ -50,6 +55,7 @@ log = logging.getLogger(__name__)
 ADMIN_CACHE_SECONDS = 60.0
 SENT_TO_DM = "Sent you a direct message."
 FILE_IN_DM = "I sent it to you in a direct message."
+FAILED = "Something went wrong on my side (ref {ref}); it is logged. Try again in a moment."
 Privately = Callable[[object], Awaitable[bool]]
 Answering = Callable[[object, bool], Awaitable[str]]
 Kind = Literal["retry", "gone", "markup", "moved", "refused", "transient"]
@@ -97,6 +103,12 @@ def notice(replies: Sequence[Reply], limit: int) -> str | None:
         if reply.ephemeral and not reply.cards and not reply.choices:
             return clip(reply.text, limit)
     return None
+
+
+def unreachable(title: str, url: str, error: BaseException) -> SourceUnavailable:
+    """A platform that cannot be reached at start, in one line (not a traceback of three chained errors)."""
+    reason = (str(error) or type(error).__name__).splitlines()[0]
+    return SourceUnavailable(f"cannot reach {title} at {public_url(url)}: {reason[:200]}")
 
 
 def is_personal(button: str) -> bool:
@@ -284,13 +296,23 @@ class ChatDriver(PlatformPoster):
             await self.deliver(place.chat_id, message, reply_to)
             reply_to = ""
 
-    async def hear(self, incoming: Incoming, quote: str = "", asker: str = "") -> None:
+    async def hear(
+        self,
+        incoming: Incoming,
+        quote: str = "",
+        asker: str = "",
+        *,
+        privately: Privately | None = None,
+        only_presser: bool = False,
+    ) -> None:
         """A message said in a place to the controller and its replies back there (`reply`: the first quoting
-        `quote`, a file to `asker`'s DM), showing "typing…" only while the bot is addressed: chatter the controller
-        passes over must not show it."""
-        async with self.busy(incoming.place.chat_id) if incoming.addressed else contextlib.nullcontext():
-            replies = await self.controller.answer(incoming)
-        await self.reply(incoming.place, replies, quote, asker)
+        `quote`, a file to `asker`'s DM, what only the speaker should see through `privately`), showing "typing…"
+        only while the bot is addressed: chatter the controller passes over must not show it. A failure is told to
+        the speaker (`reporting`)."""
+        async with self.reporting(incoming.place, "message", quote, privately=privately):
+            async with self.busy(incoming.place.chat_id) if incoming.addressed else contextlib.nullcontext():
+                replies = await self.controller.answer(incoming)
+            await self.reply(incoming.place, replies, quote, asker, privately=privately, only_presser=only_presser)
 
     async def respond(
         self, incoming: Incoming, answering: Interaction, user: str, *, only_presser: bool = False
@@ -298,17 +320,19 @@ class ChatDriver(PlatformPoster):
         """A command or a press answered through the platform's response to it (`answering`, see `reply`),
         acknowledged first (for the member alone when `only_presser`, outside a DM). A command that works only in a
         DM, run by `user` in a shared place, is answered in their DM instead, and the response says where it went, or
-        how to let the bot write to them (`dm_refused`)."""
-        await answering.defer(only_presser and not incoming.place.is_dm)
-        if incoming.place.is_dm or not self.controller.only_in_dm(incoming.command):
-            replies = await self.controller.answer(incoming)
-        else:
-            dm = Place(self.platform, await self.dm_chat(user), is_dm=True)
-            speaker = replace(incoming.speaker, is_admin=False)
-            sent = await self.reply(dm, await self.controller.answer(replace(incoming, speaker=speaker, place=dm)))
-            run = front_end(self.platform).command(incoming.command.lower())
-            replies = [TextReply(self.sent_to_dm if sent else self.dm_refused.format(command=run), ephemeral=True)]
-        await self.reply(incoming.place, replies, answering=answering, only_presser=only_presser)
+        how to let the bot write to them (`dm_refused`). A failure is told through the response (`reporting`)."""
+        replies: list[Reply] = []
+        async with self.reporting(incoming.place, incoming.command or "button", answering=answering):
+            await answering.defer(only_presser and not incoming.place.is_dm)
+            if incoming.place.is_dm or not self.controller.only_in_dm(incoming.command):
+                replies = await self.controller.answer(incoming)
+            else:
+                dm = Place(self.platform, await self.dm_chat(user), is_dm=True)
+                speaker = replace(incoming.speaker, is_admin=False)
+                sent = await self.reply(dm, await self.controller.answer(replace(incoming, speaker=speaker, place=dm)))
+                run = front_end(self.platform).command(incoming.command.lower())
+                replies = [TextReply(self.sent_to_dm if sent else self.dm_refused.format(command=run), ephemeral=True)]
+            await self.reply(incoming.place, replies, answering=answering, only_presser=only_presser)
         await answering.finish()
         return replies
 
@@ -323,17 +347,79 @@ class ChatDriver(PlatformPoster):
         """A pressed button to the controller, the press acknowledged with a notice for the presser as soon as it is
         known. A short refusal is the notice itself; a paper button's answer pressed in a shared place concerns only
         the presser and goes to their DM (`presser_chat`; the notice says whether it got there); any other answer
-        goes to the place, after the press is acknowledged."""
-        replies = await self.controller.answer(Incoming(speaker, place, button=button))
-        short = notice(replies, self.notice_limit)
-        if short is not None or not replies:
-            await acknowledge(short or "")
-        elif place.is_dm or not is_personal(button):
+        goes to the place, after the press is acknowledged. A press that is not paperscout's is only acknowledged; a
+        failure is the notice (`problem`)."""
+        if not is_paperscout_button(button):
             await acknowledge("")
-            await self.reply(place, replies)
-        else:
-            sent = await self.reply(Place(self.platform, presser_chat, is_dm=True), replies)
-            await acknowledge(SENT_TO_DM if sent else self.open_a_dm)
+            return
+        try:
+            replies = await self.controller.answer(Incoming(speaker, place, button=button))
+            short = notice(replies, self.notice_limit)
+            if short is not None or not replies:
+                await acknowledge(short or "")
+            elif place.is_dm or not is_personal(button):
+                await acknowledge("")
+                await self.reply(place, replies)
+            else:
+                sent = await self.reply(Place(self.platform, presser_chat, is_dm=True), replies)
+                await acknowledge(SENT_TO_DM if sent else self.open_a_dm)
+        except Exception as error:
+            await acknowledge(clip(self.problem(error, "button"), self.notice_limit))
+
+    # --- failures told to the member ---
+
+    def problem(self, error: BaseException, what: str) -> str:
+        """What a member is told of a failure: our own errors' line; anything else is logged with a short reference
+        that the line names, so the operator finds it."""
+        if isinstance(error, PaperscoutError):
+            return str(error)
+        ref = secrets.token_hex(3)
+        log.error("%s %s failed (ref %s)", self.title, what, ref, exc_info=error)
+        return FAILED.format(ref=ref)
+
+    async def report(
+        self,
+        place: Place,
+        error: BaseException,
+        what: str,
+        quote: str = "",
+        *,
+        privately: Privately | None = None,
+        answering: Answering | None = None,
+    ) -> None:
+        """Tell the member of a failure in one line (`problem`): in `place` quoting `quote`, or to them alone through
+        `privately` or `answering` (see `reply`). Never raises."""
+        note = TextReply(self.problem(error, what), ephemeral=True)
+        try:
+            await self.reply(place, [note], quote, privately=privately, answering=answering)
+        except Exception as failed:
+            log.warning("%s: could not tell %s of a failure: %s", self.title, place.chat_id, failed)
+
+    @contextlib.asynccontextmanager
+    async def reporting(
+        self,
+        place: Place,
+        what: str,
+        quote: str = "",
+        *,
+        privately: Privately | None = None,
+        answering: Answering | None = None,
+    ) -> AsyncIterator[None]:
+        """Any failure in the block told to the member (`report`) instead of raised."""
+        try:
+            yield
+        except Exception as error:
+            await self.report(place, error, what, quote, privately=privately, answering=answering)
+
+    # --- who and where ---
+
+    def as_place(self, chat: object, is_dm: bool, title: str = "") -> Place:
+        """A chat of this platform as the controller's `Place`."""
+        return Place(self.platform, str(chat), is_dm=is_dm, title=title)
+
+    def as_speaker(self, user: object, name: str, is_admin: bool = False) -> Speaker:
+        """A user of this platform as the controller's `Speaker` (user key 'platform:id')."""
+        return Speaker(f"{self.platform}:{user}", name, is_admin=is_admin)
 
     # --- asking the platform ---
 

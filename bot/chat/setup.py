@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass, field
 from dataclasses import replace as dc_replace
 from typing import TYPE_CHECKING
@@ -168,10 +168,24 @@ def parse_size(text: str) -> int:
     return int(cleaned)
 
 
+def check_profile_size(name: str, size: int) -> None:
+    """Refuse a profile file of `size` bytes when it is over the bound (`InputError`, naming it)."""
+    if size > MAX_PROFILE_BYTES:
+        raise InputError(f"{name[:60]} is over {MAX_PROFILE_BYTES // 1000} KB; a profile is a few KB")
+
+
+async def read_profile_file(name: str, size: int | None, download: Callable[[], Awaitable[bytes]]) -> Attachment:
+    """A member's attached file, downloaded only when the size the platform states (if any) fits a profile, and
+    checked again once read (`check_profile_size`)."""
+    check_profile_size(name, size or 0)
+    data = await download()
+    check_profile_size(name, len(data))
+    return Attachment(name, data)
+
+
 def parse_profile_file(attachment: Attachment) -> dict[str, object]:
     """An uploaded TOML profile, validated, as a mapping to store in the draft."""
-    if len(attachment.data) > MAX_PROFILE_BYTES:
-        raise InputError(f"{attachment.name[:60]} is over {MAX_PROFILE_BYTES // 1000} KB; a profile is a few KB")
+    check_profile_size(attachment.name, len(attachment.data))
     try:
         text = attachment.data.decode("utf-8")
     except UnicodeDecodeError:

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from bot import chat
-from bot.chat.driver import ChatDriver, Failure, Kind, pages
+from bot.chat.driver import ChatDriver, Failure, Kind, Privately, pages, unreachable
 from bot.config import Settings
 from bot.core import Core
 from bot.digests.delivery import DeliveryError
@@ -275,66 +275,67 @@ class SlackFrontEnd(ChatDriver):
             except SlackApiError as error:
                 log.warning("users.info for %s failed: %s", user_id, error.response.get("error"))
                 cached = (user_id, False)
-        return chat.Speaker(f"{PLATFORM}:{user_id}", clean_text(cached[0], 80), is_admin=cached[1] and not place.is_dm)
+        return self.as_speaker(user_id, clean_text(cached[0], 80), is_admin=cached[1] and not place.is_dm)
 
-    async def on_command(self, ack: Any, body: dict[str, Any], respond: Any) -> None:
-        """``/paperscout sub args``: acknowledged at once, then the controller's replies."""
-        await ack()
-        channel, is_dm = str(body.get("channel_id", "")), str(body.get("channel_id", "")).startswith("D")
-        place = chat.Place(PLATFORM, channel, is_dm=is_dm, title="" if is_dm else f"#{body.get('channel_name', '')}")
-        speaker = await self.speaker(str(body.get("user_id", "")), place)
-        msg = chat.Incoming.from_text(speaker, place, "/" + (str(body.get("text", "")).strip() or "help"))
-        await self.answer(msg, respond=respond)
-
-    async def on_button(self, ack: Any, body: dict[str, Any], action: dict[str, Any], respond: Any) -> None:
-        """A pressed button: the controller's answer, which only the presser sees outside a DM."""
-        await ack()
-        channel = str((body.get("channel") or {}).get("id") or (body.get("container") or {}).get("channel_id", ""))
-        place = chat.Place(PLATFORM, channel, is_dm=channel.startswith("D"))
-        speaker = await self.speaker(str(body.get("user", {}).get("id", "")), place)
-        msg = chat.Incoming(speaker, place, button=str(action.get("value") or action.get("action_id", "")))
-        await self.answer(msg, respond=respond, only_presser=True)
-
-    async def on_mention(self, event: dict[str, Any]) -> None:
-        """``@paperscout question`` in a channel: /ask, answered in the thread."""
-        question = _MENTION.sub(" ", str(event.get("text", ""))).strip()
-        place = chat.Place(PLATFORM, str(event.get("channel", "")), is_dm=False)
-        speaker = await self.speaker(str(event.get("user", "")), place)
-        msg = chat.Incoming(speaker, place, text=question, command="ask" if question else "help", args=question)
-        await self.answer(msg, thread_ts=str(event.get("thread_ts") or event["ts"]))
-
-    async def on_message(self, event: dict[str, Any]) -> None:
-        """A DM (onboarding, questions) or a channel message (a setup answer, a follow-up in our thread)."""
-        text = str(event.get("text", ""))
-        if event.get("subtype") or event.get("bot_id") or not text.strip() or f"<@{self.bot_user}>" in text:
-            return  # edits, joins and bots are not ours; a mention comes as app_mention too
-        place = chat.Place(PLATFORM, str(event.get("channel", "")), is_dm=event.get("channel_type") == "im")
-        speaker = await self.speaker(str(event.get("user", "")), place)
-        msg = chat.Incoming(speaker, place, text=text, reply_to=str(event.get("thread_ts", "")))
-        await self.answer(msg, thread_ts=msg.reply_to)
-
-    async def answer(
-        self, msg: chat.Incoming, *, respond: Any = None, thread_ts: str = "", only_presser: bool = False
-    ) -> None:
-        """The controller's replies (`ChatDriver.reply`): what only the runner or presser should see through the
-        response_url (outside a DM), the rest as messages in the channel (or through the response_url when the bot
-        cannot post there)."""
+    def privately(self, respond: Any, place: chat.Place) -> Privately:
+        """Showing a message to the one member who ran a command or pressed a button: an ephemeral post to the
+        event's response_url (`RESPONSE_URL_POSTS` at most; False past them)."""
         posts = 0
 
-        async def privately(message: object) -> bool:
+        async def post(message: object) -> bool:
             nonlocal posts
             if posts == RESPONSE_URL_POSTS:
-                log.warning("reply to %s cut short: a response_url takes %d posts", msg.place.chat_id, posts)
+                log.warning("reply to %s cut short: a response_url takes %d posts", place.chat_id, posts)
                 return False
             assert isinstance(message, SlackMessage)
             posts += 1
             await respond(text=message.text, blocks=message.blocks, replace_original=False)  # ephemeral
             return True
 
-        replies = await self.controller.answer(msg)
-        await self.reply(
-            msg.place, replies, thread_ts, privately=privately if respond else None, only_presser=only_presser
-        )
+        return post
+
+    async def on_command(self, ack: Any, body: dict[str, Any], respond: Any) -> None:
+        """``/paperscout sub args``: acknowledged at once, then the controller's replies (a failure told to the runner
+        alone, like what only they should see)."""
+        await ack()
+        channel, is_dm = str(body.get("channel_id", "")), str(body.get("channel_id", "")).startswith("D")
+        place = self.as_place(channel, is_dm, "" if is_dm else f"#{body.get('channel_name', '')}")
+        privately = self.privately(respond, place)
+        async with self.reporting(place, "command", privately=privately):
+            speaker = await self.speaker(str(body.get("user_id", "")), place)
+            msg = chat.Incoming.from_text(speaker, place, "/" + (str(body.get("text", "")).strip() or "help"))
+            await self.hear(msg, privately=privately)
+
+    async def on_button(self, ack: Any, body: dict[str, Any], action: dict[str, Any], respond: Any) -> None:
+        """A pressed button: the controller's answer, which only the presser sees outside a DM."""
+        await ack()
+        channel = str((body.get("channel") or {}).get("id") or (body.get("container") or {}).get("channel_id", ""))
+        place = self.as_place(channel, channel.startswith("D"))
+        privately = self.privately(respond, place)
+        async with self.reporting(place, "button", privately=privately):
+            speaker = await self.speaker(str(body.get("user", {}).get("id", "")), place)
+            msg = chat.Incoming(speaker, place, button=str(action.get("value") or action.get("action_id", "")))
+            await self.hear(msg, privately=privately, only_presser=True)
+
+    async def on_mention(self, event: dict[str, Any]) -> None:
+        """``@paperscout question`` in a channel: /ask, answered in the thread."""
+        question = _MENTION.sub(" ", str(event.get("text", ""))).strip()
+        place, thread = self.as_place(event.get("channel", ""), False), str(event.get("thread_ts") or event["ts"])
+        async with self.reporting(place, "mention", thread):
+            speaker = await self.speaker(str(event.get("user", "")), place)
+            msg = chat.Incoming(speaker, place, text=question, command="ask" if question else "help", args=question)
+            await self.hear(msg, thread)
+
+    async def on_message(self, event: dict[str, Any]) -> None:
+        """A DM (onboarding, questions) or a channel message (a setup answer, a follow-up in our thread)."""
+        text = str(event.get("text", ""))
+        if event.get("subtype") or event.get("bot_id") or not text.strip() or f"<@{self.bot_user}>" in text:
+            return  # edits, joins and bots are not ours; a mention comes as app_mention too
+        place = self.as_place(event.get("channel", ""), event.get("channel_type") == "im")
+        thread = str(event.get("thread_ts", ""))
+        async with self.reporting(place, "message", thread):
+            speaker = await self.speaker(str(event.get("user", "")), place)
+            await self.hear(chat.Incoming(speaker, place, text=text, reply_to=thread), thread)
 
 
 # --- lifecycle ---
@@ -343,7 +344,9 @@ class SlackFrontEnd(ChatDriver):
 async def start_slack(
     core: Core, settings: Settings | None = None, *, controller: chat.ChatController | None = None
 ) -> SlackFrontEnd:
-    """Check the bot token (a `SlackApiError` if Slack refuses it), connect Socket Mode; the handle posts and stops."""
+    """Check the bot token (a `SlackApiError` if Slack refuses it, `SourceUnavailable` in one line when Slack cannot
+    be reached), connect Socket Mode; the handle posts and stops."""
+    import aiohttp
     from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
     from slack_bolt.app.async_app import AsyncApp
     from slack_sdk.http_retry.builtin_async_handlers import AsyncRateLimitErrorRetryHandler
@@ -354,7 +357,10 @@ async def start_slack(
         raise ConfigError("Slack needs both PAPERSCOUT_SLACK_BOT_TOKEN and PAPERSCOUT_SLACK_APP_TOKEN")
     client = AsyncWebClient(token=settings.slack_bot_token.get_secret_value(), base_url=settings.slack_api_url)
     client.retry_handlers.append(AsyncRateLimitErrorRetryHandler(max_retry_count=1))
-    me = await client.auth_test()
+    try:
+        me = await client.auth_test()
+    except (aiohttp.ClientError, OSError, TimeoutError) as exc:
+        raise unreachable("Slack", settings.slack_api_url, exc) from None
     controller = controller or chat.ChatController(core)
     front_end = SlackFrontEnd(core, controller, client, settings.slack_channel_interval_seconds, str(me["user_id"]))
     app = AsyncApp(client=client, logger=log)

@@ -21,7 +21,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import secrets
 from collections.abc import Sequence
 
 import aiohttp
@@ -34,15 +33,15 @@ from discord.ext import commands
 
 from bot.chat.completion import RecentPapers
 from bot.chat.controller import ChatController
+from bot.chat.driver import unreachable
 from bot.chat.messages import Attachment, Incoming, Place, Reply, Speaker, TextReply
-from bot.chat.setup import MAX_PROFILE_BYTES
+from bot.chat.setup import read_profile_file
 from bot.config import Settings
 from bot.core import Core
-from bot.errors import InputError, PaperscoutError, SourceUnavailable
+from bot.errors import PaperscoutError
 from bot.frontends.discord.commands import table_commands
 from bot.frontends.discord.poster import DiscordPoster
 from bot.frontends.discord.send import Followups, PaperButton
-from bot.ops.logs import public_url
 
 log = logging.getLogger(__name__)
 
@@ -59,23 +58,16 @@ def least_intents() -> discord.Intents:
     return discord.Intents(guilds=True, guild_messages=True, dm_messages=True)
 
 
-def user_key(user: discord.abc.User) -> str:
-    """The core's key for a Discord user: 'discord:<id>'."""
-    return f"{PLATFORM}:{user.id}"
+def speaker_of(user: discord.abc.User, permissions: discord.Permissions | None) -> Speaker:
+    """Who spoke ('discord:<id>'); an admin holds Manage Server where they spoke (`permissions`, None in a DM),
+    checked now, not from the commands' defaults."""
+    is_admin = permissions is not None and permissions.manage_guild
+    return Speaker(f"{PLATFORM}:{user.id}", user.display_name, is_admin=is_admin)
 
 
-def speaker_of(interaction: discord.Interaction) -> Speaker:
-    """Who ran a command or pressed a button; an admin holds Manage Server, checked now, not from defaults."""
-    user = interaction.user
-    is_admin = interaction.guild is not None and interaction.permissions.manage_guild
-    return Speaker(user_key=user_key(user), display_name=user.display_name, is_admin=is_admin)
-
-
-def speaker_of_message(message: discord.Message) -> Speaker:
-    """Who wrote a message; in a guild an admin holds Manage Server in that channel."""
-    author = message.author
-    is_admin = isinstance(author, discord.Member) and message.channel.permissions_for(author).manage_guild
-    return Speaker(user_key=user_key(author), display_name=author.display_name, is_admin=is_admin)
+def interaction_speaker(interaction: discord.Interaction) -> Speaker:
+    """Who ran a command or pressed a button."""
+    return speaker_of(interaction.user, interaction.permissions if interaction.guild is not None else None)
 
 
 def place_of(channel: discord.abc.Messageable | discord.abc.GuildChannel | None, user: discord.abc.User) -> Place:
@@ -86,15 +78,6 @@ def place_of(channel: discord.abc.Messageable | discord.abc.GuildChannel | None,
         return Place(platform=PLATFORM, chat_id=str(channel.id), is_dm=True)
     name = getattr(channel, "name", "") or ""
     return Place(platform=PLATFORM, chat_id=str(channel.id), is_dm=False, title=f"#{name}" if name else "")
-
-
-def problem(error: BaseException, what: object) -> str:
-    """What a member is told of a failure: our own errors' line; anything else logged with a short reference."""
-    if isinstance(error, PaperscoutError):
-        return str(error)
-    ref = secrets.token_hex(3)
-    log.error("discord %s failed (ref %s)", what, ref, exc_info=error)
-    return f"Something went wrong on my side (ref {ref}); it is logged. Try again in a moment."
 
 
 class PaperscoutBot(commands.AutoShardedBot):
@@ -142,7 +125,8 @@ class PaperscoutBot(commands.AutoShardedBot):
             with contextlib.suppress(discord.HTTPException):
                 await ctx.reply("Use: @paperscout sync (or sync here); only the bot's owner can.")
             return
-        await self.report_in_channel(ctx.message, getattr(error, "original", error))
+        place = place_of(ctx.channel, ctx.author)
+        await self.poster.report(place, getattr(error, "original", error), "message", str(ctx.message.id))
 
     async def on_app_command_error(self, interaction: discord.Interaction, error: app_commands.AppCommandError) -> None:
         """A friendly ephemeral line for refusals and cool-downs; a correlation id for everything else."""
@@ -151,10 +135,8 @@ class PaperscoutBot(commands.AutoShardedBot):
         elif isinstance(error, app_commands.CheckFailure):
             text = str(error) or "You can't use this command here."
         else:
-            text = problem(
-                getattr(error, "original", error),
-                interaction.command.qualified_name if interaction.command else "command",
-            )
+            what = interaction.command.qualified_name if interaction.command else "command"
+            text = self.poster.problem(getattr(error, "original", error), what)
         await self.tell(interaction, text)
 
     async def tell(self, interaction: discord.Interaction, text: str) -> None:
@@ -165,29 +147,21 @@ class PaperscoutBot(commands.AutoShardedBot):
         except discord.HTTPException:
             log.warning("could not tell %s: %s", interaction.user.id, text[:80])
 
-    async def report_in_channel(self, message: discord.Message, error: BaseException) -> None:
-        """A failure while handling a message, said as a reply to it (`problem`)."""
-        place = place_of(message.channel, message.author)
-        await self.poster.reply(place, [TextReply(problem(error, "message"))], str(message.id))
-
     async def read_attachment(self, source: discord.Message | discord.Attachment | None) -> Attachment | None:
         """A message's first attached file (or the given one), downloaded when it is small enough to be a profile."""
         if isinstance(source, discord.Message):
             source = source.attachments[0] if source.attachments else None
-        if source is None:
-            return None
-        if source.size > MAX_PROFILE_BYTES:
-            raise InputError(f"{source.filename[:60]} is over {MAX_PROFILE_BYTES // 1000} KB; a profile is a few KB")
-        return Attachment(name=source.filename, data=await source.read())
+        return None if source is None else await read_profile_file(source.filename, source.size, source.read)
 
     async def hear(self, message: discord.Message, text: str, *, mentioned: bool = False) -> None:
         """A member's message to the controller: in a DM its text may be a typed command; in a channel it was said
         to us (a reply to the bot, or `mentioned`) and is answered as a reply to it (`ChatDriver.hear`; the
-        controller's failures are its apology). A file it cannot read is reported there."""
-        place = place_of(message.channel, message.author)
+        controller's failures are its apology). A file it cannot read is reported there (`ChatDriver.reporting`)."""
+        place, author = place_of(message.channel, message.author), message.author
         reply_to = str(message.reference.message_id) if message.reference else ""
-        try:
-            speaker, attachment = speaker_of_message(message), await self.read_attachment(message)
+        async with self.poster.reporting(place, "message", str(message.id)):
+            permissions = message.channel.permissions_for(author) if isinstance(author, discord.Member) else None
+            speaker, attachment = speaker_of(author, permissions), await self.read_attachment(message)
             if place.is_dm:
                 incoming = Incoming.from_text(speaker, place, text, reply_to=reply_to, attachment=attachment)
             else:
@@ -195,8 +169,6 @@ class PaperscoutBot(commands.AutoShardedBot):
                     speaker, place, text=text, reply_to=reply_to, attachment=attachment, mentioned=mentioned
                 )
             await self.poster.hear(incoming, "" if place.is_dm else str(message.id))
-        except Exception as exc:
-            await self.report_in_channel(message, exc)
 
     async def run_command(
         self,
@@ -213,7 +185,7 @@ class PaperscoutBot(commands.AutoShardedBot):
         (`ChatDriver.respond` with `Followups`)."""
         place = place or place_of(interaction.channel, interaction.user)
         incoming = Incoming(
-            speaker_of(interaction), place, command=command, args=args.strip(), options=dict(options or {}),
+            interaction_speaker(interaction), place, command=command, args=args.strip(), options=dict(options or {}),
             attachment=attachment,
         )  # fmt: skip
         user = str(interaction.user.id)
@@ -221,13 +193,11 @@ class PaperscoutBot(commands.AutoShardedBot):
 
     async def press(self, interaction: discord.Interaction, value: str) -> None:
         """A pressed paperscout button (`PaperButton`): its answer only for the presser outside a DM
-        (`ChatDriver.respond`); a failure told to them (a press has no command tree to report through)."""
-        place = place_of(interaction.channel, interaction.user)
-        try:
-            incoming = Incoming(speaker_of(interaction), place, button=value)
-            await self.poster.respond(incoming, Followups(interaction), str(interaction.user.id), only_presser=True)
-        except Exception as exc:
-            await self.tell(interaction, problem(exc, "button"))
+        (`ChatDriver.respond`, which tells them of a failure)."""
+        incoming = Incoming(
+            interaction_speaker(interaction), place_of(interaction.channel, interaction.user), button=value
+        )
+        await self.poster.respond(incoming, Followups(interaction), str(interaction.user.id), only_presser=True)
 
 
 def point_at(settings: Settings) -> None:
@@ -253,9 +223,8 @@ async def start_discord(
         await bot.login(settings.discord_token.get_secret_value())
     except BaseException as exc:
         await bot.close()
-        if isinstance(exc, aiohttp.ClientError | OSError | TimeoutError):  # one line, not three chained tracebacks
-            where, reason = public_url(settings.discord_api_url), (str(exc) or type(exc).__name__).splitlines()[0]
-            raise SourceUnavailable(f"cannot reach Discord at {where}: {reason[:200]}") from None
+        if isinstance(exc, aiohttp.ClientError | OSError | TimeoutError):
+            raise unreachable("Discord", settings.discord_api_url, exc) from None
         raise
     bot.poster.connection = asyncio.create_task(bot.connect(reconnect=True), name="discord-gateway")
     return bot.poster

@@ -95,13 +95,15 @@ class Followups(Interaction):
 
     async def __call__(self, message: Outgoing, private: bool) -> str:
         """Send one page (ephemeral when `private`); its message id."""
-        if private and not self.sent:
+        if private and not self.sent:  # counted once sent: after a refused page, a note is still only the member's
             await unshare_thinking(self.interaction)
-        self.sent += 1
         if not self.interaction.response.is_done():
             response = await self.interaction.response.send_message(ephemeral=private, **_kwargs(message))
-            return str(response.message_id or "") if response is not None else ""
-        return str((await self.interaction.followup.send(ephemeral=private, wait=True, **_kwargs(message))).id)
+            ref = str(response.message_id or "") if response is not None else ""
+        else:
+            ref = str((await self.interaction.followup.send(ephemeral=private, wait=True, **_kwargs(message))).id)
+        self.sent += 1
+        return ref
 
     async def finish(self) -> None:
         """When nothing was said: "Done.", or the "thinking…" removed."""

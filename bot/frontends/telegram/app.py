@@ -20,12 +20,12 @@ from telegram.ext import AIORateLimiter, Application, ApplicationBuilder
 
 from bot.chat.commands import menu
 from bot.chat.controller import ChatController
+from bot.chat.driver import unreachable
 from bot.config import Settings
 from bot.core import Core
 from bot.digests.pacing import ChatPacer
-from bot.errors import ConfigError, SourceUnavailable
+from bot.errors import ConfigError
 from bot.frontends.telegram.handlers import TelegramFrontEnd
-from bot.ops.logs import public_url
 
 log = logging.getLogger(__name__)
 
@@ -73,7 +73,7 @@ async def start_telegram(
     try:
         await app.initialize()
     except NetworkError as exc:
-        raise _unreachable(settings, exc) from None
+        raise unreachable("Telegram", settings.telegram_base_url, exc) from None
     try:
         for in_dm, scope in ((True, BotCommandScopeAllPrivateChats()), (False, BotCommandScopeAllGroupChats())):
             await app.bot.set_my_commands([BotCommand(name, text[:256]) for name, text in menu(in_dm)], scope=scope)
@@ -83,14 +83,9 @@ async def start_telegram(
     except BaseException as exc:
         await front_end.stop()
         if isinstance(exc, NetworkError):
-            raise _unreachable(settings, exc) from None
+            raise unreachable("Telegram", settings.telegram_base_url, exc) from None
         raise
     return front_end
-
-
-def _unreachable(settings: Settings, exc: NetworkError) -> SourceUnavailable:
-    """One line for a Telegram that cannot be reached at start (a traceback of three chained errors before)."""
-    return SourceUnavailable(f"cannot reach Telegram at {public_url(settings.telegram_base_url)}: {exc.message}")
 
 
 async def _start_updates(app: Application, settings: Settings) -> None:

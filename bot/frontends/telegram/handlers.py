@@ -20,6 +20,7 @@ import logging
 from telegram import (
     CallbackQuery,
     Chat,
+    Document,
     InlineKeyboardButton,
     InlineKeyboardMarkup,
     LinkPreviewOptions,
@@ -33,7 +34,8 @@ from telegram.ext import Application, CallbackQueryHandler, ChatMemberHandler, C
 
 from bot.chat.controller import ChatController
 from bot.chat.driver import ChatDriver, Failure
-from bot.chat.messages import Attachment, FileReply, Incoming, Place, Speaker, TextReply, is_paperscout_button
+from bot.chat.messages import Attachment, FileReply, Incoming, Place, Speaker
+from bot.chat.setup import read_profile_file
 from bot.core import Core
 from bot.digests.pacing import ChatPacer
 from bot.digests.poster import moved
@@ -43,15 +45,9 @@ from bot.views.layout import Page
 log = logging.getLogger(__name__)
 
 PLATFORM = "telegram"
-MAX_ATTACHMENT_BYTES = 1_000_000  # the controller refuses profiles over 64 KB with a message; bigger is not fetched
 ADMIN_STATUSES = frozenset({"creator", "administrator"})
 REMOVED_STATUSES = frozenset({"kicked", "left"})
 NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
-
-
-def user_key(user_id: int) -> str:
-    """The controller's key of a Telegram user (or of a channel speaking as itself)."""
-    return f"{PLATFORM}:{user_id}"
 
 
 def place_of(chat: Chat) -> Place:
@@ -171,41 +167,25 @@ class TelegramFrontEnd(ChatDriver):
             return
         place, asker = place_of(chat), str(message.from_user.id) if message.from_user else ""
         quote = "" if place.is_dm else str(message.message_id)
-        document = message.document
-        attachment = None
-        if document is not None:
-            attachment = await self._attachment(message)
-            if attachment is None:
-                name = (document.file_name or "attachment")[:60]
-                too_big = f"{name} is too big for me to read; a profile file is a few KB."
-                await self.reply(place, [TextReply(too_big, ephemeral=True)], quote)
-                return
-        replied = message.reply_to_message
-        ours = replied is not None and replied.from_user is not None and replied.from_user.id == context.bot.id
-        reply_to = str(replied.message_id) if ours and replied is not None else ""
-        incoming = Incoming.from_text(speaker, place, message.text or message.caption or "", reply_to=reply_to,
-                                      attachment=attachment)  # fmt: skip
-        if incoming.command or incoming.text.strip() or attachment is not None:
-            await self.hear(incoming, quote, asker)
+        async with self.reporting(place, "message", quote):  # a file too big or that cannot be read, too
+            attachment = await _attachment(message.document) if message.document is not None else None
+            replied = message.reply_to_message
+            ours = replied is not None and replied.from_user is not None and replied.from_user.id == context.bot.id
+            reply_to = str(replied.message_id) if ours and replied is not None else ""
+            incoming = Incoming.from_text(speaker, place, message.text or message.caption or "", reply_to=reply_to,
+                                          attachment=attachment)  # fmt: skip
+            if incoming.command or incoming.text.strip() or attachment is not None:
+                await self.hear(incoming, quote, asker)
 
     async def _speaker_of(self, message: TgApiMessage, chat: Chat) -> Speaker | None:
         sender = message.from_user
         if message.sender_chat is not None and message.sender_chat.id == chat.id:
             # a channel post, or an anonymous admin writing as the group: only admins can do either
-            return Speaker(user_key(chat.id), message.author_signature or chat.title or "", is_admin=True)
+            return self.as_speaker(chat.id, message.author_signature or chat.title or "", is_admin=True)
         if sender is None or sender.is_bot:
             return None
         is_admin = chat.type != ChatType.PRIVATE and await self.is_admin(str(chat.id), str(sender.id))
-        return Speaker(user_key(sender.id), sender.full_name, is_admin=is_admin)
-
-    async def _attachment(self, message: TgApiMessage) -> Attachment | None:
-        """The attached file, or None when it is too big to read."""
-        document = message.document
-        assert document is not None
-        if (document.file_size or 0) > MAX_ATTACHMENT_BYTES:
-            return None
-        data = bytes(await (await document.get_file()).download_as_bytearray())
-        return Attachment(document.file_name or "attachment", data) if len(data) <= MAX_ATTACHMENT_BYTES else None
+        return self.as_speaker(sender.id, sender.full_name, is_admin=is_admin)
 
     async def on_button(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         """A pressed inline button: to the controller (`ChatDriver.press`); the toast always answers the press."""
@@ -213,11 +193,11 @@ class TelegramFrontEnd(ChatDriver):
         if query is None:
             return
         chat, presser = query.message.chat if query.message is not None else None, query.from_user
-        if not is_paperscout_button(query.data or "") or chat is None:
+        if chat is None:  # a press on an inline message: not one of ours
             await self._toast(query, "")
             return
         is_admin = chat.type != ChatType.PRIVATE and await self.is_admin(str(chat.id), str(presser.id))
-        speaker = Speaker(user_key(presser.id), presser.full_name, is_admin=is_admin)
+        speaker = self.as_speaker(presser.id, presser.full_name, is_admin=is_admin)
         await self.press(
             speaker, place_of(chat), query.data or "", str(presser.id), lambda text: self._toast(query, text)
         )
@@ -231,3 +211,12 @@ class TelegramFrontEnd(ChatDriver):
     async def on_error(self, update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
         """Log what a handler raised (PTB would otherwise print it without our logger's context)."""
         log.error("Telegram handler failed: %r", context.error, exc_info=context.error)
+
+
+async def _attachment(document: Document) -> Attachment:
+    """The attached file, downloaded when the size Telegram states fits a profile (`read_profile_file`)."""
+
+    async def download() -> bytes:
+        return bytes(await (await document.get_file()).download_as_bytearray())
+
+    return await read_profile_file(document.file_name or "attachment", document.file_size, download)
