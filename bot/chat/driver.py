@@ -173,7 +173,7 @@ class ChatDriver(PlatformPoster):
 
     async def dm_user(self, chat: str) -> str:
         """The id of the user whose DM `chat` is (a 'dm:<user>' chat, or by default a DM's chat id is its user's);
-        '' when the platform cannot say."""
+        '' when it is nobody's DM (may raise what the library raises: then it is unknown, and logged)."""
         return chat.removeprefix(PERSONAL_CHAT_PREFIX)
 
     # --- rendering and digests ---
@@ -221,7 +221,11 @@ class ChatDriver(PlatformPoster):
         if found is not None:
             target = found[0]
         else:  # a member's DM: their personal digest is keyed by their user id, not by the DM's chat id
-            user = await self.dm_user(chat)
+            try:
+                user = await self.dm_user(chat)
+            except Exception as error:  # refused or unreachable: unknown, as below
+                log.warning("%s could not say whose DM %s is: %s: %s", self.title, chat, type(error).__name__, error)
+                user = ""
             if not user:  # retiring a guessed key would leave the member's digest on and turn off nobody's
                 log.warning("%s chat %s is gone but whose DM it is is unknown: no digest retired", self.title, chat)
                 return
@@ -377,6 +381,22 @@ class ChatDriver(PlatformPoster):
         log.error("%s %s failed (ref %s)", self.title, what, ref, exc_info=error)
         return FAILED.format(ref=ref)
 
+    async def tell(
+        self,
+        place: Place,
+        text: str,
+        quote: str = "",
+        *,
+        privately: Privately | None = None,
+        answering: Answering | None = None,
+    ) -> None:
+        """One line for the member alone where the platform can (`privately` or `answering`, see `reply`), else in
+        `place` quoting `quote`; never raises (what cannot be said is logged)."""
+        try:
+            await self.reply(place, [TextReply(text, ephemeral=True)], quote, privately=privately, answering=answering)
+        except Exception as failed:
+            log.warning("%s: could not tell %s: %s (%s)", self.title, place.chat_id, text[:80], failed)
+
     async def report(
         self,
         place: Place,
@@ -387,13 +407,8 @@ class ChatDriver(PlatformPoster):
         privately: Privately | None = None,
         answering: Answering | None = None,
     ) -> None:
-        """Tell the member of a failure in one line (`problem`): in `place` quoting `quote`, or to them alone through
-        `privately` or `answering` (see `reply`). Never raises."""
-        note = TextReply(self.problem(error, what), ephemeral=True)
-        try:
-            await self.reply(place, [note], quote, privately=privately, answering=answering)
-        except Exception as failed:
-            log.warning("%s: could not tell %s of a failure: %s", self.title, place.chat_id, failed)
+        """Tell the member of a failure in one line (`problem`, `tell`)."""
+        await self.tell(place, self.problem(error, what), quote, privately=privately, answering=answering)
 
     @contextlib.asynccontextmanager
     async def reporting(

@@ -215,21 +215,11 @@ class SlackFrontEnd(ChatDriver):
         return Failure(kind, f"{code} {error.response.get('errors') or ''}".strip() if code else str(status))
 
     async def dm_user(self, chat: str) -> str:
-        """The member a DM is with (conversations.info's `user`): a DM's channel id ('D…') is not its member's; ''
-        when Slack cannot say (refused, e.g. a token without im:read, or unreachable)."""
-        import aiohttp
-        from slack_sdk.errors import SlackApiError, SlackClientError
-
+        """The member a DM is with (conversations.info's `user`): a DM's channel id ('D…') is not its member's (what
+        Slack raises when it cannot say, e.g. a token without im:read, is the driver's to log)."""
         if not chat.startswith("D"):
             return await super().dm_user(chat)
-        try:
-            found = (await self.client.conversations_info(channel=chat))["channel"]
-        except SlackApiError as error:
-            log.warning("conversations.info for %s failed: %s", chat, error.response.get("error"))
-            return ""
-        except (SlackClientError, aiohttp.ClientError, TimeoutError, OSError) as error:
-            log.warning("conversations.info for %s failed: %s: %s", chat, type(error).__name__, error)
-            return ""
+        found = (await self.client.conversations_info(channel=chat))["channel"]
         return str(found["user"]) if found.get("is_im") and found.get("user") else ""
 
     def register(self, app: AsyncApp) -> None:

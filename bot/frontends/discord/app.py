@@ -12,8 +12,8 @@ driver), which posts digests and whose `stop()` closes the connection; `papersco
 
 A slash command or a button press goes to the driver (`ChatDriver.respond`), which answers through the interaction
 (`Followups`); a DM, or a reply or mention in a channel, goes to the controller and its replies to the place through
-the driver (`hear`). Errors never reach a member as a traceback: they are logged with a short correlation id, and
-the member gets an ephemeral line naming it.
+the driver (`hear`). Errors never reach a member as a traceback: the driver tells them in one line, logged under a
+short reference it names (`ChatDriver.report`).
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from discord.ext import commands
 from bot.chat.completion import RecentPapers
 from bot.chat.controller import ChatController
 from bot.chat.driver import unreachable
-from bot.chat.messages import Attachment, Incoming, Place, Reply, Speaker, TextReply
+from bot.chat.messages import Attachment, Incoming, Place, Reply, Speaker
 from bot.chat.setup import read_profile_file
 from bot.config import Settings
 from bot.core import Core
@@ -137,15 +137,7 @@ class PaperscoutBot(commands.AutoShardedBot):
         else:
             what = interaction.command.qualified_name if interaction.command else "command"
             text = self.poster.problem(getattr(error, "original", error), what)
-        await self.tell(interaction, text)
-
-    async def tell(self, interaction: discord.Interaction, text: str) -> None:
-        """An ephemeral line to the member, as the response or a followup; never raises."""
-        place = place_of(interaction.channel, interaction.user)
-        try:
-            await self.poster.reply(place, [TextReply(text, ephemeral=True)], answering=Followups(interaction))
-        except discord.HTTPException:
-            log.warning("could not tell %s: %s", interaction.user.id, text[:80])
+        await self.poster.tell(place_of(interaction.channel, interaction.user), text, answering=Followups(interaction))
 
     async def read_attachment(self, source: discord.Message | discord.Attachment | None) -> Attachment | None:
         """A message's first attached file (or the given one), downloaded when it is small enough to be a profile."""

@@ -184,16 +184,12 @@ class DiscordPoster(ChatDriver):
     async def dm_user(self, chat: str) -> str:
         """The member a DM channel is with: a DM's channel id is not its member's id (asked of Discord when
         discord.py does not hold the channel, or holds it without its recipient, as it does for a DM it only saw a
-        message in); '' when Discord cannot say (a channel id is never a member's id, so it is not guessed)."""
+        message in); '' for a server channel (a channel id is never a member's id, so it is not guessed)."""
         if not chat.isdigit():
             return await super().dm_user(chat)
         channel = self.client.get_channel(int(chat))
         if channel is None or (isinstance(channel, discord.DMChannel) and channel.recipient is None):
-            try:
-                channel = await self.client.fetch_channel(int(chat))
-            except (discord.DiscordException, aiohttp.ClientError, OSError) as exc:
-                log.warning("Discord could not say whose DM channel %s is: %s: %s", chat, type(exc).__name__, exc)
-                return ""
+            channel = await self.client.fetch_channel(int(chat))
         if isinstance(channel, discord.DMChannel) and channel.recipient is not None:
             return str(channel.recipient.id)
         return ""  # a server channel without a digest: nobody's DM
