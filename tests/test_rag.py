@@ -253,3 +253,20 @@ async def test_an_author_alone_lists_their_papers_newest_first(core: Core, demo_
     )
     answer = await ask(core, "papers by Kristin Qi this week", today=FRIDAY)
     assert [p.id for p in answer.citations] == ["2505.17137", "2505.17067"]
+
+
+async def test_an_llm_answer_keeps_the_notes_written_before_it(
+    llm_core: Core, fake_openai: FakeOpenAI, week: list[Paper]
+) -> None:
+    """The notes an answer carries (no previous paper naming what a follow-up asks for; the papers found by their
+    words alone while the vector store lacks their vectors) are shown with the LLM's answer, not replaced by it."""
+    fake_openai.responder = lambda request: "The closest paper trains its experts with a contrastive loss [1]."
+    await ask(llm_core, "mixture of experts papers in May", today=FRIDAY, conversation_id="n1")
+    narrowed = await ask(llm_core, "which of those are about protein folding?", today=FRIDAY, conversation_id="n1")
+    assert "names protein folding; the closest in meaning:" in narrowed.text, narrowed.text
+    assert "with a contrastive loss [1]." in narrowed.text, narrowed.text
+
+    await llm_core.vectors.delete([p.id for p in week])  # the store lost its vectors: the words alone find papers
+    answer = await ask(llm_core, "what MoE papers this week?", today=FRIDAY)
+    assert answer.text.startswith("Note: only 0 of the 60 stored papers have their vectors"), answer.text
+    assert "with a contrastive loss [1]." in answer.text, answer.text

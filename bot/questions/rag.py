@@ -477,13 +477,15 @@ async def ask(
         more_meaning=more_meaning,
         cut=cut,
     )
-    text, cited, usage = (f"{note}\n{text}" if note else text), tuple(papers), {}
+    # what the reader is told before the answer; kept whoever writes the answer (the extractive one or the LLM)
+    notes = [filters.window.assumed] if filters.window and filters.window.assumed else []  # which day "the day before"
     # nothing found where papers are stored, or found by their words alone: the vector store may be what is wrong
     # (an empty window needs no look at it: opening Chroma costs a cold command a second)
     unembedded = not all(r.embedded for r in (*found, *offered))
     if unembedded or (not found and stored):
-        gap = await vector_gap_note(core)
-        text = f"{gap}\n{text}" if gap else text
+        notes.append(await vector_gap_note(core))
+    notes.append(note)
+    cited, usage = tuple(papers), {}
     if core.llm is not None and papers:
         with usage_run(target=f"ask:{asker or conversation_id or 'cli'}") as run:
             written, problem = await write_answer(core, question, papers, tldrs)
@@ -494,8 +496,7 @@ async def ask(
             text += f"\n(No LLM answer: {problem}; these are the matching papers.)"
     if more and cited != tuple(papers):
         text += "\n" + more_offer(len(more) - more_meaning, more_meaning, cut=cut)
-    if filters.window and filters.window.assumed:  # which day "the day before" was taken to mean
-        text = f"{filters.window.assumed}\n{text}"
+    text = "\n".join([*(n for n in notes if n), text])
     answer = Answer(
         text=text, citations=cited, window=window, filters=filters, usage=usage, more=more, by_meaning=by_meaning
     )
