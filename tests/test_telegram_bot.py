@@ -464,8 +464,9 @@ async def test_a_failure_inside_the_core_is_answered_with_one_line(
         await core.repo.close()  # the database goes away under the running bot
         with caplog.at_level(logging.ERROR, logger="bot.frontends.telegram.handlers"):
             [reply] = await say(fake, ADA, ADA, "/profile")
-    assert "went wrong on my side" in reply.text
-    assert any("failed" in r.message for r in caplog.records)
+    assert "went wrong on my side (ref " in reply.text
+    ref = reply.text.split("ref ", 1)[1][:6]
+    assert any("failed" in r.message and ref in r.message for r in caplog.records)
 
 
 async def test_a_429_storm_delays_but_never_loses_or_repeats_a_digest(

@@ -3,9 +3,12 @@ names who administers a place on that platform; the core itself names no platfor
 
 from __future__ import annotations
 
+import logging
 import re
 
-from bot.chat import ChatController, Incoming, Place, Speaker, TextReply
+import pytest
+
+from bot.chat import ChatController, Incoming, Place, Reply, Speaker, TextReply
 from bot.core import Core
 from bot.errors import SourceUnavailable
 from bot.frontend import Expiring, front_end, front_ends, wording
@@ -63,7 +66,9 @@ def test_expiring_keeps_an_answer_for_its_time_and_drops_expired_ones_when_full(
     assert set(kept._entries) == {"bob", "cleo"}, "the expired answer went when the cache was full"
 
 
-async def test_answer_greets_a_bare_start_in_a_dm_and_never_raises(core: Core) -> None:
+async def test_answer_greets_a_bare_start_in_a_dm_and_never_raises(
+    core: Core, caplog: pytest.LogCaptureFixture
+) -> None:
     controller = ChatController(core)
     speaker, dm, group = Speaker("telegram:1", "Ada"), Place("telegram", "1"), Place("telegram", "-5", is_dm=False)
 
@@ -75,10 +80,20 @@ async def test_answer_greets_a_bare_start_in_a_dm_and_never_raises(core: Core) -
 
     controller.greet, controller.handle = greet, broken  # type: ignore[method-assign,assignment]
     assert await controller.answer(Incoming.from_text(speaker, dm, "/start")) == [TextReply("welcome back")]
-    (failed,) = await controller.answer(Incoming.from_text(speaker, dm, "/start now"))
-    assert isinstance(failed, TextReply) and failed.ephemeral and "went wrong" in failed.text
-    assert await controller.answer(Incoming.from_text(speaker, group, "/ask x")) == [failed]
-    assert await controller.answer(Incoming(speaker, group, button="ps:up:2505.17639")) == [failed]
+
+    def apology(replies: list[Reply]) -> str:
+        """The reference an apology names (each failure its own, logged with it)."""
+        (failed,) = replies
+        assert isinstance(failed, TextReply) and failed.ephemeral and "went wrong on my side (ref " in failed.text
+        return failed.text.split("ref ", 1)[1][:6]
+
+    with caplog.at_level(logging.ERROR):
+        refs = [
+            apology(await controller.answer(Incoming.from_text(speaker, dm, "/start now"))),
+            apology(await controller.answer(Incoming.from_text(speaker, group, "/ask x"))),
+            apology(await controller.answer(Incoming(speaker, group, button="ps:up:2505.17639"))),
+        ]
+    assert len(set(refs)) == 3 and all(any(ref in r.getMessage() for r in caplog.records) for ref in refs)
     assert await controller.answer(Incoming(speaker, group, text="chatter")) == [], "chatter gets no apology"
 
 

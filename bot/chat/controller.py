@@ -38,7 +38,7 @@ from bot.chat.messages import (
 from bot.chat.papers import PAPER_BUTTONS
 from bot.chat.questions import ask
 from bot.chat.reactions import ResetConfirmation
-from bot.chat.turns import Turn, has_words, log_turn, member_profile, text_reply
+from bot.chat.turns import Turn, failure_line, has_words, log_turn, member_profile, text_reply
 from bot.errors import InputError, PaperscoutError
 from bot.frontend import front_end, wording
 from bot.members import onboarding
@@ -49,7 +49,6 @@ if TYPE_CHECKING:  # the digest poster is only needed for /digest now
 
 log = logging.getLogger(__name__)
 
-FAILED = "Something went wrong on my side (it is logged); please try again later."
 FLOWS = Flows(
     ForgetConfirmation(), ResetConfirmation(), OnboardingFlow(), ChannelSetup()
 )  # which flow takes a turn, in this order
@@ -95,7 +94,8 @@ class ChatController:
     async def answer(self, msg: Incoming) -> list[Reply]:
         """What a front end sends back for `msg`; never raises. A bare /start in a DM greets (resuming an unfinished
         onboarding); a failure is logged and answered to someone who addressed the bot (a DM, a command, a button, a
-        reply to us, a mention) with our own error's line or else an apology, while a channel's chatter gets nothing."""
+        reply to us, a mention) with our own error's line or else an apology naming the logged failure's reference
+        (`failure_line`), while a channel's chatter gets nothing."""
         try:
             if msg.command == "start" and msg.place.is_dm and not msg.args:
                 return await self.greet(msg.speaker, msg.place)
@@ -104,9 +104,9 @@ class ChatController:
             # our own errors say what failed in words meant for people (a source down, a state to repair)
             log.warning("answering %s in %s failed: %s", msg.command or "a message", msg.place.key, exc)
             return [TextReply(str(exc), ephemeral=True)] if msg.addressed else []
-        except Exception:
-            log.exception("answering %s in %s failed", msg.command or "a message", msg.place.key)
-            return [TextReply(FAILED, ephemeral=True)] if msg.addressed else []
+        except Exception as exc:
+            line = failure_line(exc, f"answering {msg.command or 'a message'} in {msg.place.key}")
+            return [TextReply(line, ephemeral=True)] if msg.addressed else []
 
     async def greet(self, speaker: Speaker, place: Place) -> list[Reply]:
         """What someone opening a conversation sees (the console's start, Telegram's /start in a DM): an unfinished

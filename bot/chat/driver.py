@@ -30,13 +30,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import secrets
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal
 
 from bot.chat.messages import FileReply, Incoming, Place, Reply, Speaker, TextReply, is_paperscout_button, layout
+from bot.chat.turns import failure_line
 from bot.digests.delivery import DeliveryError, retire
 from bot.digests.poster import PlatformPoster, moved
 from bot.errors import PaperscoutError, SourceUnavailable
@@ -55,7 +55,6 @@ log = logging.getLogger(__name__)
 ADMIN_CACHE_SECONDS = 60.0
 SENT_TO_DM = "Sent you a direct message."
 FILE_IN_DM = "I sent it to you in a direct message."
-FAILED = "Something went wrong on my side (ref {ref}); it is logged. Try again in a moment."
 Privately = Callable[[object], Awaitable[bool]]
 Answering = Callable[[object, bool], Awaitable[str]]
 Kind = Literal["retry", "gone", "markup", "moved", "refused", "transient"]
@@ -374,12 +373,8 @@ class ChatDriver(PlatformPoster):
 
     def problem(self, error: BaseException, what: str) -> str:
         """What a member is told of a failure: our own errors' line; anything else is logged with a short reference
-        that the line names, so the operator finds it."""
-        if isinstance(error, PaperscoutError):
-            return str(error)
-        ref = secrets.token_hex(3)
-        log.error("%s %s failed (ref %s)", self.title, what, ref, exc_info=error)
-        return FAILED.format(ref=ref)
+        that the line names, so the operator finds it (`failure_line`)."""
+        return str(error) if isinstance(error, PaperscoutError) else failure_line(error, f"{self.title} {what}")
 
     async def tell(
         self,

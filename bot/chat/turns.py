@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import logging
+import secrets
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -29,6 +30,7 @@ if TYPE_CHECKING:  # the digest poster is only needed for /digest now
 log = logging.getLogger("bot.chat.controller")  # one logger name for every chat turn, as before the split
 
 NUMBERING_KIND = "numbering"
+FAILED = "Something went wrong on my side (ref {ref}); it is logged. Try again in a moment."
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,6 +105,14 @@ async def paper_from_arg(core: Core, user: str, arg: str) -> Paper:
     except InvalidPaperId:
         raise InputError(f"Not a paper number or arXiv id: {arg[:40]!r} (e.g. 3, or 2505.17639).") from None
     return await stored_paper(core.repo, arg)
+
+
+def failure_line(error: BaseException, what: str) -> str:
+    """The one line a member reads for a failure nobody foresaw: a short reference, logged with `what` failed and the
+    traceback, so the operator finds one from the other."""
+    ref = secrets.token_hex(3)
+    log.error("%s failed (ref %s)", what, ref, exc_info=error)
+    return FAILED.format(ref=ref)
 
 
 def log_turn(command: str, place: Place, outcome: str, started: float) -> None:
