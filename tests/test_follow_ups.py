@@ -188,6 +188,21 @@ async def test_a_day_with_nothing_stored_is_named(core: Core, stored: dict[str, 
     assert "Tuesday" in answer.text and "2025-05-27" in answer.text and "stored" in answer.text
 
 
+async def test_a_list_of_days_asks_about_each_of_them(core: Core, stored: dict[str, Paper]) -> None:
+    first = await ask(core, "speech papers from Friday", today=FRIDAY, conversation_id="l")
+    assert first.citations
+    answer = await ask(core, "and Monday and Thursday?", today=FRIDAY, conversation_id="l")
+    assert answer.filters.topic == "speech" and answer.filters.window is not None
+    assert answer.filters.window.days == (MONDAY, THURSDAY)
+    days = {p.announced for p in _listed(answer)}
+    assert days == {MONDAY, THURSDAY}  # both days, and nothing of Tuesday or Wednesday's range
+    assert "Monday 2025-05-26 and Thursday 2025-05-29" in answer.text
+    # a day of the list with nothing stored is named, the others answered
+    partly = await ask(core, "and Monday and Tuesday?", today=FRIDAY, conversation_id="l")
+    assert "No papers are stored for Tuesday 2025-05-27." in partly.text
+    assert partly.citations and {p.announced for p in _listed(partly)} == {MONDAY}
+
+
 async def test_a_refinement_nothing_previous_carries_becomes_a_new_topic(core: Core, stored: dict[str, Paper]) -> None:
     await ask(core, "speech papers this week", today=FRIDAY, conversation_id="n")
     answer = await ask(core, "what about diffusion?", today=FRIDAY, conversation_id="n")

@@ -62,6 +62,33 @@ def test_no_time_words_no_window(question: str) -> None:
     assert find_time_window(question, FRIDAY) is None
 
 
+@pytest.mark.parametrize(
+    ("question", "days"),
+    [
+        ("and Monday and Thursday?", (D(2025, 5, 26), D(2025, 5, 29))),
+        ("robotics on Monday, Wednesday and Friday", (D(2025, 5, 26), D(2025, 5, 28), D(2025, 5, 30))),
+        ("from Monday and Thursday", (D(2025, 5, 26), D(2025, 5, 29))),  # two days, not the days between
+        ("Monday or Tuesday?", (D(2025, 5, 26), D(2025, 5, 27))),
+        ("on May 26 and May 28", (D(2025, 5, 26), D(2025, 5, 28))),
+        ("on mon & wed", (D(2025, 5, 26), D(2025, 5, 28))),
+        ("yesterday and today", (D(2025, 5, 29), D(2025, 5, 30))),
+    ],
+)
+def test_a_list_of_days_is_that_set_of_days(question: str, days: tuple[dt.date, ...]) -> None:
+    window = find_time_window(question, FRIDAY)
+    assert window is not None and window.days == days, question
+    assert (window.start, window.end) == (days[0], days[-1])
+    assert [d for d in (days[0] + dt.timedelta(n) for n in range(7)) if window.contains(d)] == list(days)
+
+
+def test_a_day_then_other_words_is_one_day() -> None:
+    for question in ("papers from Monday and RL", "on Monday and Sun et al.", "between Monday and Thursday"):
+        window = find_time_window(question, FRIDAY)
+        assert window is not None and not window.days, question
+    window = find_time_window("papers from Monday and RL", FRIDAY)
+    assert window is not None and window.phrase == "from monday"
+
+
 def test_this_week_on_a_monday_is_just_monday() -> None:
     window = find_time_window("this week", D(2025, 5, 26))
     assert window is not None and (window.start, window.end) == (D(2025, 5, 26), D(2025, 5, 26))

@@ -91,6 +91,7 @@ class Turn:
     contribution: str = ""
     verb_led: list[str] = field(default_factory=list)  # constraints named without their first word, a verb
     meaning_ids: list[str] = field(default_factory=list)  # the papers listed only for their meaning
+    days: list[str] = field(default_factory=list)  # the window's days, when it was a list of days
 
     def to_json(self) -> str:
         """Serialise for the conversations table."""
@@ -113,6 +114,7 @@ class Turn:
             data.get("contribution", ""),
             data.get("verb_led", []),
             data.get("meaning_ids", []),
+            data.get("days", []),
         )
 
 
@@ -210,7 +212,7 @@ def follow_up(filters: Filters, topic_text: str, question: str, previous: Turn) 
     window = filters.window
     if window is None and previous.window:
         start, end = (dt.date.fromisoformat(d) for d in previous.window)
-        window = TimeWindow(start, end, "as before")
+        window = TimeWindow(start, end, "as before", days=tuple(dt.date.fromisoformat(d) for d in previous.days))
     excluded = tuple(dict.fromkeys([*previous.excluded, *filters.excluded]))
     carried = replace(
         filters,
@@ -256,10 +258,19 @@ async def understand(core: Core, question: str, today: dt.date, previous: Turn |
 # ---------------------------------------------------------------- answering
 
 
-def describe_window(window: tuple[dt.date, dt.date]) -> str:
-    """'on 2025-05-28' or 'from 2025-05-26 to 2025-05-30'."""
+def describe_window(window: tuple[dt.date, dt.date], days: Sequence[dt.date] = ()) -> str:
+    """'on 2025-05-28', 'from 2025-05-26 to 2025-05-30', or for a list of days 'on Monday 2025-05-26 and Thursday
+    2025-05-29'."""
     start, end = window
+    if days:
+        return f"on {name_days(days)}"
     return f"on {start}" if start == end else f"from {start} to {end}"
+
+
+def name_days(days: Sequence[dt.date]) -> str:
+    """'Monday 2025-05-26', 'Monday 2025-05-26 and Thursday 2025-05-29', '..., ... and ...'."""
+    named = [f"{day.strftime('%A')} {day.isoformat()}" for day in days]
+    return named[0] if len(named) == 1 else ", ".join(named[:-1]) + " and " + named[-1]
 
 
 def subject_of(filters: Filters) -> str:
@@ -301,10 +312,13 @@ def _are(count: int) -> str:
     return "is" if count == 1 else "are"
 
 
-def describe_days(window: tuple[dt.date, dt.date]) -> str:
-    """'for Tuesday 2025-05-27' (one day is named by its weekday too) or 'from 2025-04-01 to 2025-04-30'."""
+def describe_days(window: tuple[dt.date, dt.date], days: Sequence[dt.date] = ()) -> str:
+    """'for Tuesday 2025-05-27' (a day, or each of a list of days, is named by its weekday too) or 'from 2025-04-01
+    to 2025-04-30'."""
     start, end = window
-    return f"for {start.strftime('%A')} {start.isoformat()}" if start == end else describe_window(window)
+    if days or start == end:
+        return f"for {name_days(days or (start,))}"
+    return describe_window(window)
 
 
 def extractive_answer(
@@ -318,28 +332,30 @@ def extractive_answer(
     meaning: int = 0,
     more_meaning: int = 0,
     cut: bool = False,
+    days: Sequence[dt.date] = (),
 ) -> str:
     """An answer without an LLM: the matching papers, numbered for citation, each with its TL;DR (and its day when
     the window holds several), then how many more match. `stored` False: the window holds no stored paper at all,
     and the answer names its days. `meaning` of the papers shown and offered (`more_meaning` of those offered) are
     only close in meaning: they are counted apart from those carrying the topic's words. `cut`: the offer was cut at
-    its longest, so more may match than it counts ("at least", as a search says it)."""
+    its longest, so more may match than it counts ("at least", as a search says it). `days`: the window is that list
+    of days."""
     subject = subject_of(filters)
     if not papers:
         hint = "Try a wider window (for example 'this month' or 'in 2025') or other words."
         if not stored:
-            return f"No papers are stored {describe_days(window)}, so none {subject}. {hint}"
-        return f"No stored papers {subject} announced {describe_window(window)}. {hint}"
+            return f"No papers are stored {describe_days(window, days)}, so none {subject}. {hint}"
+        return f"No stored papers {subject} announced {describe_window(window, days)}. {hint}"
     words = len(papers) + more - meaning
     told_words, told_meaning = as_told(words, meaning, cut)
     shown = f", the best {len(papers)} first" if more else ""
     if not words:
-        head = f"No paper {subject} announced {describe_window(window)} carries its words; {told_meaning}"
+        head = f"No paper {subject} announced {describe_window(window, days)} carries its words; {told_meaning}"
         lines = [f"{head} {_are(meaning)} close in meaning{shown}:"]
     else:
         close = f", and {told_meaning} more close in meaning" if meaning else ""
         noun = "paper" if words == 1 else "papers"
-        lines = [f"{told_words} {noun} {subject} announced {describe_window(window)}{close}{shown}:"]
+        lines = [f"{told_words} {noun} {subject} announced {describe_window(window, days)}{close}{shown}:"]
     several_days = window[0] != window[1]
     for n, paper in enumerate(papers, 1):
         tldr = tldrs.get(paper.id, "")
@@ -454,10 +470,19 @@ async def ask(
         return Answer(text=NOTHING_ASKED, citations=(), window=window, filters=filters)
     filters, found, offered, note = await narrowed(core, filters, profile=profile)
     # retrieval already filters by the window; this keeps "never cite outside it" true whatever changes upstream
-    papers = [r.paper for r in found if window[0] <= r.paper.announced <= window[1]]
-    more = tuple(r.paper for r in offered if window[0] <= r.paper.announced <= window[1])
+    searched = filters.window or TimeWindow(window[0], window[1], "")
+    papers = [r.paper for r in found if searched.contains(r.paper.announced)]
+    more = tuple(r.paper for r in offered if searched.contains(r.paper.announced))
     tldrs = await shown_tldrs(core, papers)
-    stored = bool(papers) or await window_holds_papers(core, filters.window)
+    stored = bool(papers) or await window_holds_papers(core, searched)
+    # of a list of days, those with nothing stored are named ("and Monday and Tuesday?" when no Tuesday is stored)
+    empty = [d for d in searched.days if not await window_holds_papers(core, TimeWindow(d, d, ""))] if stored else []
+    if empty:
+        note = (
+            f"No papers are stored for {name_days(empty)}.\n{note}"
+            if note
+            else f"No papers are stored for {name_days(empty)}."
+        )
     # a paper without the topic's words is counted apart: "12 papers match, and 13 more close in meaning"
     listed = {r.paper.id for r in (*found, *offered)}
     by_meaning = frozenset(
@@ -476,6 +501,7 @@ async def ask(
         meaning=meaning,
         more_meaning=more_meaning,
         cut=cut,
+        days=searched.days,
     )
     # what the reader is told before the answer; kept whoever writes the answer (the extractive one or the LLM)
     notes = [filters.window.assumed] if filters.window and filters.window.assumed else []  # which day "the day before"
@@ -533,5 +559,6 @@ async def remember_list(
         contribution=filters.contribution,
         verb_led=list(filters.verb_led),
         meaning_ids=[p.id for p in (*shown, *more) if p.id in meaning],
+        days=[day.isoformat() for day in window.days] if window else [],
     )
     await core.repo.save_conversation_state(conversation_id, turn.to_json(), asker, max_age=ttl)

@@ -205,7 +205,9 @@ async def _open_vectors(core: Core, filters: Filters) -> None:
 
 
 async def window_holds_papers(core: Core, window: TimeWindow | None) -> bool:
-    """Whether any paper is stored inside `window` (anywhere, without one)."""
+    """Whether any paper is stored inside `window` (anywhere, without one; on one of its days, for a list of days)."""
+    if window is not None and window.days:
+        return any([await window_holds_papers(core, TimeWindow(day, day, "")) for day in window.days])
     latest = await core.repo.latest_day(until=window.end if window else None)
     return latest is not None and (window is None or latest >= window.start)
 

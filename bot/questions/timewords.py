@@ -51,10 +51,11 @@ class TimeWindow:
     end: dt.date
     phrase: str
     assumed: str = ""  # which day relative words were taken to mean when they could mean more than one
+    days: tuple[dt.date, ...] = ()  # a list of days ("Monday and Thursday"): only these, from start to end
 
     def contains(self, day: dt.date) -> bool:
-        """True when `day` falls inside the window."""
-        return self.start <= day <= self.end
+        """True when `day` falls inside the window (one of its days, when it is a list of days)."""
+        return day in self.days if self.days else self.start <= day <= self.end
 
 
 def _monday(day: dt.date) -> dt.date:
@@ -114,9 +115,14 @@ def find_time_window(question: str, today: dt.date) -> TimeWindow | None:
         return TimeWindow(min(start, end), end, match.group(0).strip())
 
     rules: list[tuple[str, object]] = [
-        (rf"\b(?:between|from)\s+({_DATE})\s+(?:and|to|until|-)\s+({_DATE})", "range"),
+        # "between X and Y" is a range; "from X and Y" is two days (a list, read after the first)
+        (rf"\b(?:between\s+({_DATE})\s+(?:and|to|until|-)|from\s+({_DATE})\s+(?:to|until|-))\s+({_DATE})", "range"),
         (rf"\b(?:since|from)\s+({_DATE})", "since_date"),
-        (rf"\b(?:between|from)\s+({_WD})\s+(?:and|to|until|through|-)\s+({_WD})\b", "weekday_range"),
+        (
+            rf"\b(?:between\s+({_WD})\s+(?:and|to|until|through|-)|from\s+({_WD})\s+(?:to|until|through|-))"
+            rf"\s+({_WD})\b",
+            "weekday_range",
+        ),
         (rf"\bsince\s+(?:last\s+)?({_WD})\b", "since_weekday"),
         (rf"\b(?:on\s+)?({_ISO})\b", "on_date"),
         (r"\btoday\b|\bthis morning\b", "today"),
@@ -136,30 +142,61 @@ def find_time_window(question: str, today: dt.date) -> TimeWindow | None:
         (rf"\b(?:in|during|from)\s+({_MON})\.?(?:\s+(\d{{4}}))?\b", "in_month"),
         (r"\b(?:in|during)\s+(\d{4})\b", "in_year"),
     ]
-    best: tuple[int, TimeWindow] | None = None
+    best: tuple[int, int, TimeWindow] | None = None
     for pattern, kind in rules:
         match = re.search(pattern, q)
         if not match:
             continue
         found = _resolve(str(kind), match, today, window)
         if found is not None and (best is None or match.start() < best[0]):
-            best = (match.start(), found)
-    return best[1] if best else None
+            best = (match.start(), match.end(), found)
+    if best is None:
+        return None
+    first, last, found = best
+    return _listed_days(q, first, last, found, today) if found.start == found.end else found
+
+
+# what joins the items of a list ("Monday and Thursday", "Monday, Wednesday or Friday", "Monday & Thursday")
+# a later item of a list of days: a day's name (not "sat" or "sun", which are words and surnames too) or a date
+_LISTED_DAY = re.compile(
+    rf"(?:on\s+)?({'|'.join(w for w in sorted(WEEKDAYS, key=len, reverse=True) if w not in ('sat', 'sun'))}|{_DATE}|"
+    r"today|yesterday)\b",
+    re.IGNORECASE,
+)
+_LIST_JOINER = re.compile(r"(?:\s*,\s*|\s+)(?:(?:and|or|&|plus)\s+)?(?:(?:also|on|from)\s+)?(?=\S)", re.IGNORECASE)
+
+
+def _listed_days(q: str, first: int, last: int, day: TimeWindow, today: dt.date) -> TimeWindow:
+    """One day, or the days of a list it begins ("on Monday and Thursday", "May 26, May 28 and May 30"): a list of
+    days is that set of days, not its first, nor the range between them."""
+    days = [day.start]
+    while (joiner := _LIST_JOINER.match(q, last)) and (item := _LISTED_DAY.match(q, joiner.end())):
+        # an item read as a day on its own ("on wed", "on may 28"): inside a list, a short name or a bare date is one
+        following = find_time_window(f"on {item.group(1)}", today)
+        if following is None or following.start != following.end:
+            break
+        days.append(following.start)
+        last = item.end()
+    if len(set(days)) == 1:
+        return day
+    ordered = tuple(sorted(set(days)))
+    return TimeWindow(ordered[0], ordered[-1], q[first:last].strip(), day.assumed, ordered)
 
 
 def _resolve(
     kind: str, match: re.Match[str], today: dt.date, window: Callable[[dt.date, dt.date, re.Match[str]], TimeWindow]
 ) -> TimeWindow | None:
     if kind == "range":
-        first = parse_date(match.group(1), today)
-        second = parse_date(match.group(2), today, allow_future=True)
+        first = parse_date(match.group(1) or match.group(2), today)
+        second = parse_date(match.group(3), today, allow_future=True)
         return window(first, second, match) if first and second else None
     if kind == "since_date":
         first = parse_date(match.group(1), today)
         return window(first, today, match) if first else None
     if kind == "weekday_range":
-        first = _last_weekday(today, WEEKDAYS[match.group(1)])
-        length = (WEEKDAYS[match.group(2)] - WEEKDAYS[match.group(1)]) % 7
+        start = match.group(1) or match.group(2)
+        first = _last_weekday(today, WEEKDAYS[start])
+        length = (WEEKDAYS[match.group(3)] - WEEKDAYS[start]) % 7
         return window(first, first + dt.timedelta(days=length), match)
     if kind == "since_weekday":
         return window(_last_weekday(today, WEEKDAYS[match.group(1)]), today, match)
