@@ -121,31 +121,19 @@ class DiscordPoster(ChatDriver):
             later.thread = clip(f"More papers: {view.title}", THREAD_NAME_MAX)
         return messages
 
-    async def send(
-        self,
-        target: Target,
-        message: OutgoingMessage,
-        position: int,  # type: ignore[override]
-        sent: Sequence[str],
-        nonce: str,
-    ) -> str:
+    async def send(self, target: Target, message: object, position: int, sent: Sequence[str], nonce: str) -> str:
         """Send one digest message: the first to the target's chat, the others into the thread under it (`sent[0]`).
 
         The nonce makes Discord return the message already sent instead of a second copy when a crash came between
         Discord accepting it and the ledger recording it.
         """
+        assert isinstance(message, OutgoingMessage)
         message.nonce, message.header = message_nonce(nonce), sent[0] if position > 0 and sent else ""
         return await self.deliver(target.chat_id, message)
 
-    async def post(
-        self,
-        chat: str,
-        message: OutgoingMessage,
-        *,  # type: ignore[override]
-        reply_to: str = "",
-        plain: bool = False,
-    ) -> str:
+    async def post(self, chat: str, message: object, *, reply_to: str = "", plain: bool = False) -> str:
         """Send one message to a channel, a DM channel or 'dm:<user id>' (a digest's later message into its thread)."""
+        assert isinstance(message, OutgoingMessage)  # a file too is a message's attachment here (`sends_files`)
         channel = await self._destination(chat)
         if message.header and message.thread:
             channel = await self._continuation(channel, int(message.header), message.thread)
