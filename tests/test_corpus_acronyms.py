@@ -44,3 +44,50 @@ async def test_a_question_typing_an_acronym_finds_a_paper_that_only_spells_it_ou
     await store_papers(core, [*defining, spelled, *demo_papers[3:40]])
     answer = await ask(core, "any TSE papers today?", today=MONDAY)
     assert spelled.id in [p.id for p in (*answer.citations, *answer.more)]
+
+
+def _defining(paper: Paper, meaning: str, use: str) -> Paper:
+    return dataclasses.replace(
+        paper, title=f"A study of {use}", abstract=f"We revisit {meaning} (TTA) for {use}. TTA is cheap at test time."
+    )
+
+
+def test_an_acronym_defined_two_ways_has_two_meanings_most_used_first(demo_papers: list[Paper]) -> None:
+    from bot.questions.acronyms import grouped, meanings
+
+    days = demo_papers[:6]
+    augmenting = [_defining(days[0], "Test-Time Augmentation", "segmentation")]
+    adapting = [
+        _defining(days[1], "test-time adaptation", "speech"),
+        _defining(days[2], "Test-time adaptations", "tracking"),  # another spelling of the same meaning
+        dataclasses.replace(days[3], abstract="Test-time adaptation of detectors to fog."),  # writes it out only
+    ]
+    found = meanings("TTA papers?", [*augmenting, *adapting, days[4]])
+    assert [(m.spelled, len(m.paper_ids)) for m in found] == [
+        ("test-time adaptation", 3),
+        ("test-time augmentation", 1),
+    ]
+    assert grouped([days[4], *augmenting, *adapting], found) == [*adapting, *augmenting, days[4]]
+    assert meanings("TTA papers?", adapting) == []  # one meaning: nothing to tell apart
+
+
+async def test_a_question_typing_an_acronym_of_several_meanings_says_so_and_lists_them_by_meaning(
+    core: Core, demo_papers: list[Paper]
+) -> None:
+    """'TTA' is test-time adaptation in three stored papers and test-time augmentation in two: the answer says both,
+    and lists each meaning's papers together, the meaning most of them use first."""
+    augmenting = [_defining(demo_papers[i], "test-time augmentation", use) for i, use in ((0, "lesions"), (1, "crops"))]
+    adapting = [
+        _defining(demo_papers[i], "test-time adaptation", use) for i, use in ((2, "speech"), (3, "radar"), (4, "depth"))
+    ]
+    await store_papers(core, [*augmenting, *adapting, *demo_papers[5:40]])
+    answer = await ask(core, "any TTA papers today?", today=MONDAY)
+    assert (
+        "'TTA' stands for different things in these papers: test-time adaptation (3 papers) and test-time "
+        "augmentation (2 papers), listed in that order." in answer.text
+    ), answer.text
+    listed = [p.id for p in (*answer.citations, *answer.more)]
+    assert {p.id for p in (*adapting, *augmenting)} <= set(listed)
+    meaning_of = {**{p.id: "adaptation" for p in adapting}, **{p.id: "augmentation" for p in augmenting}}
+    order = [meaning_of[i] for i in listed if i in meaning_of]
+    assert order == ["adaptation"] * 3 + ["augmentation"] * 2, order

@@ -13,11 +13,15 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from symspellpy.editdistance import DistanceAlgorithm, EditDistance
 
 from bot.core import Core
+from bot.models import Paper
 from bot.questions.topics import is_term_spelling
-from bot.text.terms import phrase_key, text_tokens
+from bot.text.terms import phrase_key, same_word, text_tokens
 
 MIN_DEFINING_PAPERS = 2  # papers that must define an acronym the same way before it is a field's term
 DEFINING_SAMPLE = 40  # papers read for definitions, per acronym or phrase
@@ -26,6 +30,8 @@ _SKIPPED = frozenset("of and the for to in a an on with by via from".split())
 _TYPED = re.compile(r"(?<![\w-])([A-Z][A-Za-z0-9]*[A-Z][A-Za-z0-9]*?)s?(?![\w-])")
 _DEFINED = re.compile(r"((?:[\w][\w\-']*\s+){1,9})\(\s*([A-Z][A-Za-z0-9]*[A-Z][A-Za-z0-9]*?)s?\s*\)")
 _MAX_LENGTH = 8
+_SAME_START = 0.5  # two words of meanings starting alike over half the shorter are one word spelled two ways
+_EDITS = EditDistance(DistanceAlgorithm.DAMERAU_OSA)
 
 
 def _initials(words: list[str], split_hyphens: bool) -> str:
@@ -36,6 +42,11 @@ def _initials(words: list[str], split_hyphens: bool) -> str:
 def expansion_of(words_before: str, acronym: str) -> str:
     """The shortest run of the words before a parenthesised `acronym` whose initials spell it, as a normalised
     phrase ("... on graph neural networks" + "GNN" -> "graph neural network"), or ""."""
+    return phrase_key(_spelled_out(words_before, acronym))
+
+
+def _spelled_out(words_before: str, acronym: str) -> str:
+    """That run as written ("Graph Neural Networks"), or ""."""
     letters = "".join(c for c in acronym if c.isupper() or c.isdigit()).lower()
     words = [w.strip("-'") for w in words_before.split()]
     if not 2 <= len(letters) <= _MAX_LENGTH:
@@ -45,7 +56,7 @@ def expansion_of(words_before: str, acronym: str) -> str:
         if run[0].lower() in _SKIPPED:
             continue
         if letters in (_initials(run, False), _initials(run, True)):
-            return phrase_key(" ".join(run))
+            return " ".join(run)
     return ""
 
 
@@ -87,3 +98,85 @@ async def _dominant_expansion(core: Core, acronym: str) -> str:
         return ""
     expansion, n = spelled.most_common(1)[0]
     return expansion if n >= MIN_DEFINING_PAPERS and 2 * n >= spelled.total() else ""
+
+
+@dataclass(frozen=True, slots=True)
+class Meaning:
+    """One thing an acronym stands for among some papers: as first written out, and the papers using it."""
+
+    acronym: str
+    spelled: str  # "test-time adaptation"
+    paper_ids: tuple[str, ...]
+
+
+def meanings(topic: str, papers: Sequence[Paper]) -> list[Meaning]:
+    """What the first acronym `topic` types that stands for several things among `papers` stands for, the meaning
+    most of them use first (ties: the one met first), as the papers themselves define it ("test-time adaptation
+    (TTA)", "test-time augmentation (TTA)"); [] when every acronym it types has one meaning there. A paper uses a
+    meaning when it defines the acronym so, or writes the meaning out while another paper defines it. Spellings
+    differing only by inflection ("networks"/"network", hyphens) are one meaning."""
+    texts = {p.id: f"{p.title}. {p.abstract}" for p in papers}
+    for acronym in dict.fromkeys(m.group(1) for m in _TYPED.finditer(topic)):
+        if len(acronym) > _MAX_LENGTH:
+            continue
+        spelled: dict[str, str] = {}  # key -> as first written
+        defined: dict[str, str] = {}  # paper id -> the key of its definition
+        for paper_id, text in texts.items():
+            for match in _DEFINED.finditer(text):
+                if match.group(2).lower() != acronym.lower():
+                    continue
+                written = _spelled_out(match.group(1), match.group(2))
+                if written:
+                    key = _same_meaning(phrase_key(written), spelled)
+                    spelled.setdefault(key, _as_in_prose(written))
+                    defined.setdefault(paper_id, key)
+        if len(spelled) < 2:
+            continue
+        users: dict[str, list[str]] = {key: [] for key in spelled}
+        for paper_id, text in texts.items():
+            key = defined.get(paper_id) or next((k for k in spelled if f" {k} " in f" {phrase_key(text)} "), "")
+            if key:
+                users[key].append(paper_id)
+        order = sorted(users, key=lambda k: -len(users[k]))  # stable: ties keep the order met
+        return [Meaning(acronym, spelled[k], tuple(users[k])) for k in order]
+    return []
+
+
+def _same_meaning(key: str, known: Iterable[str]) -> str:
+    """`key`, or the known meaning it is another spelling of: hyphens and spaces aside ("multi-modal"/"multimodal"),
+    one the start of the other (an expansion read one word too long, "normalizing flow-based"), or word by word the
+    same words (`_same_spelling`: "networks", "behavioural", "langage")."""
+    words = key.split()
+    for other in known:
+        others = other.split()
+        if "".join(words) == "".join(others) or words[: len(others)] == others or others[: len(words)] == words:
+            return other
+        if len(others) == len(words) and all(_same_spelling(a, b) for a, b in zip(words, others, strict=True)):
+            return other
+    return key
+
+
+def _same_spelling(a: str, b: str) -> bool:
+    """Whether two words of a meaning are one word: inflected ("network"/"networks"), spelled another way (half the
+    shorter one or more their common start: "vision"/"visual", "behavioral"/"behavioural"), or a typo (one edit
+    apart, five letters or more); never two words sharing a start ("continual"/"contrastive", "pretrained"/"protein").
+    """
+    if same_word(a, b) or same_word(b, a):
+        return True
+    shared = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
+    if shared >= 3 and shared >= _SAME_START * min(len(a), len(b)):
+        return True
+    return min(len(a), len(b)) >= 5 and _EDITS.compare(a, b, 1) == 1
+
+
+def _as_in_prose(written: str) -> str:
+    """A meaning as a sentence writes it: title case lowered ("Test-Time Adaptation" -> "test-time adaptation"),
+    words written with several capitals kept ("LoRA")."""
+    return re.sub(r"[^\W_]+", lambda m: m[0] if sum(c.isupper() for c in m[0]) > 1 else m[0].lower(), written)
+
+
+def grouped(papers: Sequence[Paper], found: Sequence[Meaning]) -> list[Paper]:
+    """`papers` grouped by the meaning they use, in the order of `found` (each group in its given order), the papers
+    using none of them last."""
+    group = {paper_id: n for n, meaning in enumerate(found) for paper_id in meaning.paper_ids}
+    return sorted(papers, key=lambda p: group.get(p.id, len(found)))

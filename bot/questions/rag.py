@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass, field, replace
 from bot.core import Core
 from bot.llm.usage import run_usage, usage_run
 from bot.models import Paper, Profile
+from bot.questions.acronyms import Meaning, grouped, meanings
 from bot.questions.answer import write_answer
 from bot.questions.asked_authors import find_named_authors
 from bot.questions.authors import same_person
@@ -308,6 +309,19 @@ def more_offer(words: int, meaning: int = 0, step: str = "/more lists them.", *,
     return f"{told_words} more {'paper matches' if words == 1 else 'papers match'}: {step}"
 
 
+def meanings_note(senses: Sequence[Meaning]) -> str:
+    """The line saying an acronym asked about stands for several things among the papers, which and how many use each,
+    in the order they are listed ('' for none)."""
+    if not senses:
+        return ""
+    counted = [f"{m.spelled} ({len(m.paper_ids)} {'paper' if len(m.paper_ids) == 1 else 'papers'})" for m in senses]
+    listed = ", ".join(counted[:-1]) + " and " + counted[-1]
+    return (
+        f"'{senses[0].acronym}' stands for different things in these papers: {listed}, listed in that order. "
+        "Ask with the words of one to see only its papers."
+    )
+
+
 def _are(count: int) -> str:
     return "is" if count == 1 else "are"
 
@@ -473,6 +487,9 @@ async def ask(
     searched = filters.window or TimeWindow(window[0], window[1], "")
     papers = [r.paper for r in found if searched.contains(r.paper.announced)]
     more = tuple(r.paper for r in offered if searched.contains(r.paper.announced))
+    # an acronym standing for several things among them ("TTA"): each meaning's papers together, the most used first
+    senses = meanings(filters.topic, [*papers, *more]) if filters.topic else []
+    papers, more = grouped(papers, senses), tuple(grouped(more, senses))
     tldrs = await shown_tldrs(core, papers)
     stored = bool(papers) or await window_holds_papers(core, searched)
     # of a list of days, those with nothing stored are named ("and Monday and Tuesday?" when no Tuesday is stored)
@@ -510,7 +527,7 @@ async def ask(
     unembedded = not all(r.embedded for r in (*found, *offered))
     if unembedded or (not found and stored):
         notes.append(await vector_gap_note(core))
-    notes.append(note)
+    notes += [note, meanings_note(senses)]
     cited, usage = tuple(papers), {}
     if core.llm is not None and papers:
         with usage_run(target=f"ask:{asker or conversation_id or 'cli'}") as run:
