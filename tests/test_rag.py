@@ -202,6 +202,42 @@ def test_or_lists_and_examples_become_alternatives() -> None:
     # the class named before examples matches only as written: "optimizers" is not "optimization"
     assert texts("optimizers like SGD or Adam") == [("optimizers", True), ("SGD", False), ("Adam", False)]
     assert texts("diffusion models such as DDPM") == [("diffusion models", True), ("DDPM", False)]
+    # an "and" joining two things asks for either; lone words or a name written across it stay one topic
+    assert texts("LLM theorem proving and autoformalization") == [
+        ("LLM theorem proving", False),
+        ("autoformalization", False),
+    ]
+    assert texts("vision and language models") == [("vision and language models", False)]
+    assert texts("safety and alignment") == [("safety and alignment", False)]
+    # a lone named term shares the head of a conjunct starting with another, a suspended hyphen its suffix too
+    assert texts("LLM or VLM safety") == [("LLM safety", False), ("VLM safety", False)]
+    assert texts("diffusion- or flow-based policies") == [
+        ("diffusion-based policies", False),
+        ("flow-based policies", False),
+    ]
+    # a plain word may stand for the whole other conjunct, a plural names a whole thing, comma items are whole
+    assert [a for a, _ in texts("coding / software engineering tasks")] == ["coding", "software engineering tasks"]
+    assert [a for a, _ in texts("LoRA / parameter-efficient fine-tuning")] == [
+        "LoRA",
+        "parameter-efficient fine-tuning",
+    ]
+    assert texts("GNNs or graph transformers") == [("GNNs", False), ("graph transformers", False)]
+    assert [a for a, _ in texts("robot learning, manipulation, human-robot interaction")] == [
+        "robot learning",
+        "manipulation",
+        "human-robot interaction",
+    ]
+    assert texts("weather and climate forecasting") == [("weather and climate forecasting", False)]
+    # a lone word shares the last conjunct's trailing phrase; a conjunct referring back is no thing of its own
+    assert [a for a, _ in texts("LoRA or adapter methods for continual learning")] == [
+        "LoRA for continual learning",
+        "adapter methods for continual learning",
+    ]
+    assert [a for a, _ in texts("cutting overthinking or shortening the chain of thought")] == [
+        "cutting overthinking",
+        "shortening the chain of thought",
+    ]
+    assert len(texts("VLMs making things up about images and how to reduce it")) == 1
     assert parse_question("papers on watermarking, unlearning or copyright this week?", FRIDAY).topic == (
         "watermarking, unlearning or copyright"
     )

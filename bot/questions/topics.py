@@ -473,7 +473,6 @@ def expand_terms(topic: str) -> list[str]:
     return [p for a in topic_alternatives(topic) for p in spellings_of(a.text)] or spellings_of(topic)
 
 
-_ALTERNATIVE = re.compile(r"\s*(?:,|;|/|\bor\b)\s*", re.IGNORECASE)
 _EXAMPLES = re.compile(r"\s*(?:\blike\b|\bsuch as\b|\bincluding\b|\be\.?g\.?)\s*", re.IGNORECASE)
 
 
@@ -490,40 +489,146 @@ class Alternative:
 def topic_alternatives(topic: str) -> list[Alternative]:
     """The topics a question accepts any of: "optimizers like SGD or Adam" -> optimizers (exact), SGD, Adam.
 
-    "or", commas and example markers ("like", "such as", "e.g.") separate alternatives; "and" does not (a paper
-    on "pruning and quantization" should be about both). A topic without them is its own single alternative.
+    "or", commas and example markers ("like", "such as", "e.g.") separate alternatives, and so does an "and" that
+    joins two things (`conjuncts`: "theorem proving and autoformalization"); "and" after a lone word does not
+    ("pruning and quantization": both). A topic without them is its own single alternative.
     """
     head, marker, examples = (topic, "", "")
     found = _EXAMPLES.search(topic)
     if found:
         head, marker, examples = topic[: found.start()], found.group(0), topic[found.end() :]
-    parts = [Alternative(topic_of(p)) for p in coordinated(_ALTERNATIVE.split(head))]
+    parts = [Alternative(topic_of(p)) for p in coordinated(*_pieces(head))]
     if marker and len(parts) == 1:
         parts = [Alternative(parts[0].text, exact=True)]
     context = parts[0].text if len(parts) == 1 else ""
     if marker:
-        parts += [Alternative(topic_of(p), example_of=context) for p in coordinated(_ALTERNATIVE.split(examples))]
+        parts += [Alternative(topic_of(p), example_of=context) for p in coordinated(*_pieces(examples))]
     unique = list(dict.fromkeys(p for p in parts if p.text))
     return unique if len(unique) > 1 else ([Alternative(topic)] if topic else [])
 
 
 _LAST_PREPOSITION = re.compile(r"^(.*\b(?:of|for|in|on|to|with|from|about|between|inside|across)\s+)\S", re.IGNORECASE)
 _PREPOSITION = re.compile(r"\b(?:of|for|in|on|to|with|from|about|between|inside|across)\b", re.IGNORECASE)
+# the phrase after a conjunct's head that the conjuncts before it share ("... methods for continual learning"); not
+# "of", which mostly joins one compound ("chain of thought", "mixture of experts")
+_TRAILING_PHRASE = re.compile(r"\s(?:for|in|on|with|from|about|between|inside|across)\s.*$", re.IGNORECASE)
 COORDINATED_WORDS = 3  # an alternative this short after "X of A or B" is another A: "X of B"
 
 
-def coordinated(pieces: Sequence[str]) -> list[str]:
-    """Alternatives split at "or" or a slash, each short one that follows a phrase ending "X of A" read as "X of B":
-    "federated fine-tuning of LLMs or other foundation models" -> "... of LLMs", "... of other foundation models";
-    "reasoning in multimodal / vision-language models" -> "reasoning in multimodal", "reasoning in vision-language
-    models". A piece with a preposition of its own, or a long one, stands alone."""
-    out = list(pieces)
+def coordinated(pieces: Sequence[str], joins: Sequence[str] = ()) -> list[str]:
+    """Alternatives split at "or", "and", a slash or a comma (`joins`: the separator after each piece but the last,
+    "," for a comma), read as the ellipsis English writes:
+
+    - a short one following a phrase ending "X of A" is "X of B": "federated fine-tuning of LLMs or other foundation
+      models" -> "... of LLMs", "... of other foundation models" (a piece with a preposition of its own, or a long
+      one, stands alone);
+    - a lone named term joined by "or", "and" or "/" to a longer conjunct starting with another shares that
+      conjunct's head: "LLM or VLM safety" -> "LLM safety", "VLM safety"; so does a suspended hyphen ("diffusion- or
+      flow-based policies" -> "diffusion-based policies", ...). A plain word may stand for the whole other conjunct
+      ("coding / software engineering tasks", "medical / clinical AI") and stays as it is, so does a plural ("GNNs
+      or graph transformers"), and the items of a comma list are whole unless they are all lone words;
+    - a lone word joined so to the last conjunct shares its trailing phrase: "LoRA or adapter methods for continual
+      learning" -> "LoRA for continual learning", ..."""
+    joins = list(joins) or ["or"] * (len(pieces) - 1)
+    lone = [len(_content_words(p)) == 1 for p in pieces]
+    shared = list(pieces)
+    for n in range(len(pieces) - 2, -1, -1):  # from the right: "image, video or audio generation"
+        if joins[n] != "," or all(lone[: n + 1]):
+            shared[n] = _with_shared_head(pieces[n], shared[n + 1])
+    out = list(shared)
     prefix = ""
-    for n, piece in enumerate(pieces):
+    for n, piece in enumerate(shared):
         words = piece.split()
         if n and prefix and words and len(words) <= COORDINATED_WORDS and not _PREPOSITION.search(piece):
             out[n] = prefix + piece.strip()
             continue
         found = _LAST_PREPOSITION.match(piece.strip())
         prefix = found.group(1) if found else ""
+    trailing = _TRAILING_PHRASE.search(pieces[-1]) if pieces else None
+    for n in range(len(pieces) - 2, -1, -1):
+        if joins[n] == "," or not trailing or _PREPOSITION.search(out[n]) or len(_content_words(out[n])) != 1:
+            break
+        out[n] = out[n].rstrip() + trailing.group(0)
     return out
+
+
+_WORD = re.compile(r"[\w][\w\-\.+']*")
+
+
+def _content_words(text: str) -> list[str]:
+    return [w for w in _WORD.findall(text) if w.lower().strip("-") not in FILLER and w.lower() not in META]
+
+
+def _plural(word: str) -> bool:
+    return len(word) > 3 and word.endswith("s") and not word.lower().endswith(("ss", "is", "us"))
+
+
+def _with_shared_head(piece: str, following: str) -> str:
+    """`piece` with the head of the conjunct after it when `piece` ends in a lone singular modifier of the sort of
+    that conjunct's first word (see `coordinated`); else `piece` unchanged."""
+    found = _LAST_PREPOSITION.match(piece.strip())
+    last = piece.strip()[len(found.group(1)) :] if found else piece
+    lone = _content_words(last)
+    if len(lone) != 1 or _plural(lone[0].rstrip("-")) or len(_content_words(following)) < 2:
+        return piece
+    first = _WORD.search(following)
+    assert first is not None  # it holds content words
+    tail = following[first.end() :].rstrip()
+    if piece.rstrip().endswith("-"):  # "diffusion-" of "diffusion- or flow-based": the suffix is shared too
+        suffix = first.group(0).partition("-")[2]
+        return f"{piece.rstrip()}{suffix}{tail}" if suffix else piece
+    if not (is_term_spelling(lone[0]) and is_term_spelling(first.group(0))):
+        # "coding / software engineering tasks", "medical / clinical AI", "LoRA / parameter-efficient fine-tuning":
+        # a plain word may stand for the whole other conjunct as well as for its first word; only two named terms
+        # side by side are surely two of one kind
+        return piece
+    return f"{piece.rstrip()}{tail}"
+
+
+_SEPARATOR = re.compile(r"\s*(,|;|/|\bor\b)\s*", re.IGNORECASE)
+_AND = re.compile(r"\s*(?:\band\b|&)\s*", re.IGNORECASE)
+# a conjunct that refers back to the other ("... and how to reduce it") is part of it, no thing of its own
+_REFERS_BACK = frozenset("it its itself them they their this these those how why what which whether".split())
+
+
+def _pieces(text: str) -> tuple[list[str], list[str]]:
+    """`text` split at its list separators and "or", then each piece at the "and"s joining things (`conjuncts`);
+    and the separator after each piece ("," for a comma or semicolon, else "or")."""
+    split = _SEPARATOR.split(text)
+    pieces: list[str] = []
+    joins: list[str] = []
+    for n in range(0, len(split), 2):
+        parts = conjuncts(split[n])
+        pieces += parts
+        joins += ["or"] * (len(parts) - 1)
+        if n + 1 < len(split):
+            joins.append("," if split[n + 1] in ",;" else "or")
+    return pieces, joins
+
+
+def conjuncts(piece: str) -> list[str]:
+    """The things an "and" joins, each its own alternative ("LLM theorem proving and autoformalization"): a question
+    naming two things asks for papers on either. Kept whole: a lone word first ("pruning and quantization", "safety
+    and alignment": one topic needing both, or one concept; "weather and climate forecasting": a shared head), a named
+    term written across the "and" ("vision and language
+    models" is the vision-language model), a conjunct referring back to the other ("... and how to reduce it"), and
+    an "and" with no content on one side ("and the like")."""
+    parts = _AND.split(piece)
+    if len(parts) < 2:
+        return [piece]
+    words = [_content_words(p) for p in parts]
+    if any(not w for w in words) or len(words[0]) == 1:
+        return [
+            piece
+        ]  # "pruning and quantization", "weather and climate forecasting": maybe one thing, or a head shared
+    if any(w.lower() in _REFERS_BACK for p in parts for w in _WORD.findall(p)):
+        return [piece]
+    table = _TERMS.get()
+    for left, right in itertools.pairwise(parts):
+        before = text_tokens(left)
+        tokens = [*before, *text_tokens(right)]
+        for start in range(len(before)):
+            spelled = table.find(tokens, start)
+            if spelled is not None and start + spelled[1] > len(before):
+                return [piece]
+    return parts
