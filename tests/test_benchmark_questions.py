@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
 import pytest
 
 from bot.models import Paper
 from bot.questions.filters import Filters
-from bot.questions.introduces import introduces_benchmark
 from bot.questions.retrieval import Retrieved, exact_names, select
+from bot.text.introduces import introduced_kinds, introduces_benchmark
 
 MAKES_ONE = [
     ("OrbitBench: Probing Orbital Mechanics in LLMs", ""),
@@ -19,6 +21,8 @@ MAKES_ONE = [
     ("Tidal Gauges Revisited", "We then spend 300 hours constructing REEF-BENCH, a set of 40 reproducible tasks."),
     ("Tidal Gauges Revisited", "We propose the Synthetic Tide Evaluation Benchmark (STEB) for comparisons."),
     ("Tidal Gauges Revisited", "We publicly release our dataset and code."),
+    # adjectives of any kind may stand between the verb and the kind noun: only closed classes end the object
+    ("Tidal Gauges Revisited", "We also construct a large-scale, diverse, and high-quality tide chart dataset."),
 ]
 USES_ONE = [
     ("Crop Disease Detection Using CNNs with the PlantLeaf Dataset", "We train a CNN."),
@@ -47,6 +51,17 @@ def test_a_paper_using_a_benchmark_or_data_set_does_not_introduce_one(title: str
     assert not introduces_benchmark(title, abstract)
 
 
+def test_what_a_paper_makes_is_named_by_kind() -> None:
+    assert introduced_kinds("BLUCK: A Benchmark Dataset for Bengali Culture", "") == {"benchmark", "dataset"}
+    assert introduced_kinds("Tidal Gauges Revisited", "We release a corpus of 10k tide charts.") == {"dataset"}
+    assert introduced_kinds("OrbitBench: Probing Orbital Mechanics in LLMs", "") == {"benchmark"}
+    assert introduced_kinds("Scaling Dataset Pruning to Point Clouds", "We prune redundant samples.") == frozenset()
+    # a side contribution counts for a question, not as the main one
+    router = "We propose a router that picks a mode per question. We also build a dataset of 5k labelled questions."
+    assert introduced_kinds("Self-routing reasoners", router) == {"dataset"}
+    assert introduced_kinds("Self-routing reasoners", router, main=True) == frozenset()
+
+
 def test_a_paper_close_in_meaning_to_one_part_of_a_compound_is_offered_not_shown(demo_papers: list[Paper]) -> None:
     # no paper carries "math reasoning" together; the closest in meaning is about logical reasoning (one part only),
     # the next holds "math" and "reasoning" apart in its abstract: that one is shown, the other offered
@@ -73,3 +88,19 @@ def test_a_named_term_joined_to_a_plain_word_is_no_method_name() -> None:
     assert exact_names("LLM-based agents for software engineering") == []
     assert exact_names("GRPO-style training for vision-language models") == []
     assert [p.pattern for p in exact_names("SWE-bench agents")] and [p.pattern for p in exact_names("Trinity-RFT")]
+
+
+def test_papers_whose_main_contribution_is_a_benchmark_are_shown_before_side_ones() -> None:
+    day = dt.date(2025, 5, 26)
+    made = Paper("1", "TideBench: Probing Tidal Forecasts", ("A. B",), "We introduce TideBench.", ("cs.LG",), day)
+    side = Paper(
+        "2",
+        "Faster tidal forecasts",
+        ("C. D",),
+        "We propose a fast tidal forecaster. We also release a dataset of tide charts.",
+        ("cs.LG",),
+        day,
+    )
+    first, also = (Retrieved(made, 0.60, 0.60, True, True), Retrieved(side, 0.62, 0.62, True, True))
+    shown, offered = select([also, first], Filters(topic="tidal forecasts", contribution="benchmark"))
+    assert shown == [first] and offered == [also]

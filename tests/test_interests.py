@@ -159,6 +159,13 @@ def test_avoid_phrases_read_as_contribution_kinds_and_a_topic() -> None:
     assert paper_kinds("MME-Reasoning", stated) == {"benchmark"}
     method = "We propose a new optimizer and evaluate it on three benchmarks and a dataset of images."
     assert paper_kinds("A faster optimizer", method) == frozenset()
+    # benchmarks and data sets are read as questions read them: a kind noun modifying another noun is no contribution
+    assert paper_kinds("Video Dataset Condensation with Progressive Refinement", "We condense videos.") == frozenset()
+    assert paper_kinds("DataRater: Meta-Learned Dataset Curation", "We propose DataRater.") == frozenset()
+    # only the main contribution makes a paper a benchmark or dataset paper to an avoid; an evaluation title part too
+    router = "We propose a router that picks a mode per question. We also build a dataset of 5k labelled questions."
+    assert paper_kinds("Self-routing reasoners", router) == frozenset()
+    assert paper_kinds("Beyond chemistry QA: Evaluating LLM chemical reasoning", "We study LLMs.") == {"benchmark"}
 
 
 SURVEYED = [

@@ -20,8 +20,8 @@ import html
 import re
 from dataclasses import dataclass
 
-from bot.questions.introduces import introduces_benchmark
 from bot.questions.topics import FILLER, META
+from bot.text.introduces import introduces_benchmark
 from bot.text.terms import WORD, same_word, text_tokens
 
 __all__ = ["introduces_benchmark"]  # read here by callers of the request's contribution type

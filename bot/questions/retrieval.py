@@ -23,7 +23,6 @@ from bot.models import Paper, Profile
 from bot.questions.acronyms import defined_acronyms
 from bot.questions.authors import same_person
 from bot.questions.filters import Filters
-from bot.questions.introduces import introduces_benchmark
 from bot.questions.timewords import TimeWindow
 from bot.questions.topics import (
     COVERED,
@@ -39,6 +38,7 @@ from bot.questions.topics import (
 )
 from bot.ranking.for_profile import profile_model
 from bot.ranking.rank import rank_for_profile
+from bot.text.introduces import introduced_kinds, introduces_benchmark
 
 MAX_CITATIONS = 15
 MAX_MORE = 100  # further matching papers an answer offers with /more
@@ -442,6 +442,12 @@ def select(results: list[Retrieved], filters: Filters, spread: float = 0.0) -> t
         if r.paper.id not in taken
         and (r.in_title or r.in_abstract or r.paper.id in similar or _close_in_meaning(r, n, filters))
     ]
+    if filters.contribution:
+        # "which papers introduce a benchmark": papers whose main contribution is one come first; a method paper that
+        # also releases its data is offered after them
+        main = [r for r in shown if introduced_kinds(r.paper.title, r.paper.abstract, main=True)]
+        if main:
+            shown, carrying = main, [r for r in shown if r not in main] + carrying
     return shown, carrying
 
 

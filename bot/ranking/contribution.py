@@ -3,9 +3,11 @@ avoid phrase names ("benchmark-only papers", "surveys and position papers").
 
 An avoid is read as a topic plus contribution kinds: "benchmark, dataset or evaluation-only papers" names three
 kinds and no topic, so it removes the papers whose contribution is one of them, whatever they are about; a paper
-that only evaluates its new method on benchmarks is not a benchmark paper. A paper's kind is read from its title
-("GeoGramBench: ...", "A Survey of ...", "Position: ...", "Evaluating ...") and from the sentences where the authors
-say what they contribute ("we introduce X, a benchmark of ..."; "in this survey, we ...").
+that only evaluates its new method on benchmarks is not a benchmark paper. Whether a paper makes a benchmark or a
+data set is read by `bot.text.introduces`, as questions read it ("GeoGramBench: ...", "we introduce X, a benchmark of
+..."); an evaluation study is read from its title ("Evaluating ...", "Benchmarking ..."); a survey or position paper
+from its title ("A Survey of ...", "Position: ...") and from the first sentence where the authors say what they
+contribute ("in this survey, we ...").
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from bot.text.introduces import introduced_kinds
 from bot.text.terms import same_word, text_tokens
 
 # Each kind, and the words that name it, in a member's avoid phrase or in a paper's statement of contribution.
@@ -22,7 +25,7 @@ KINDS: dict[str, tuple[str, ...]] = {
     "survey": ("survey", "review", "overview", "tutorial"),
     "position": ("position", "perspective"),
 }
-# A title that starts so reports an evaluation ("Evaluating LLMs on ...", "Benchmarking ...").
+# A title or title part that starts so reports an evaluation ("Evaluating LLMs on ...", "Benchmarking ...").
 _EVALUATION_OPENERS = ("evaluating", "assessing", "benchmarking", "measuring")
 # Verbs that state a contribution, and the words after them that say the kind word is not its object
 # ("we propose X and test it on benchmarks").
@@ -36,6 +39,9 @@ _WHOLE_WORK = frozenset("this our".split())  # "this survey", "our position pape
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 _TITLE_PARTS = re.compile(r":|\s[-–—]\s")
 _TITLE_LEAD = 4  # a kind word among the first words of a title part
+# the kinds read here (a benchmark or data set is read by `introduced_kinds`); "position" in a title is usually
+# positional ("Position: ..." aside), in an abstract it is "our position paper"
+_STATED_HERE = frozenset({"survey", "position"})
 
 
 def _kind_of_word(token: str) -> str | None:
@@ -59,24 +65,24 @@ def avoid_kinds(text: str) -> tuple[frozenset[str], tuple[str, ...]]:
 
 
 def paper_kinds(title: str, abstract: str) -> frozenset[str]:
-    """The contribution kinds a paper states in its title or in the first sentence saying what it contributes."""
-    kinds: set[str] = set()
-    title_tokens = text_tokens(title)
-    if title_tokens and title_tokens[0] in _EVALUATION_OPENERS:
-        kinds.add("benchmark")
-    if any(w.endswith("Bench") and len(w) > 5 for w in re.findall(r"[^\W_]+", title)):  # "GeoGramBench"
-        kinds.add("benchmark")
+    """The contribution kinds a paper states: a benchmark or data set it makes as its main contribution
+    (`introduced_kinds`), an evaluation study by its title or a title part (a benchmark paper to an avoid), a survey
+    or position by its title or the first sentence saying what it contributes."""
+    kinds: set[str] = set(introduced_kinds(title, abstract, main=True))
+    if any(text_tokens(part)[:1] in ([o] for o in _EVALUATION_OPENERS) for part in _TITLE_PARTS.split(title)):
+        kinds.add("benchmark")  # "Evaluating ...", "Beyond X: Evaluating Y"
     if title.lower().startswith("position:"):
         kinds.add("position")
-    for segment in _TITLE_PARTS.split(title):  # "X: A Survey", "Benchmarking Y": the kind leads a part
+    for segment in _TITLE_PARTS.split(title):  # "X: A Survey", "Systematic Evaluation of Y": the kind leads a part
         for token in text_tokens(segment)[:_TITLE_LEAD]:
-            kind = _kind_of_word(token)
-            if kind is not None and kind != "position":  # "position" in a title is usually positional
-                kinds.add(kind)
+            if _kind_of_word(token) == "survey":
+                kinds.add("survey")
+            elif same_word("evaluation", token):  # "Systematic Evaluation of ...": an evaluation study
+                kinds.add("benchmark")
     for sentence in _SENTENCE.split(abstract):
         tokens = text_tokens(sentence)
         if _states_contribution(tokens):
-            kinds |= _stated_kinds(tokens)
+            kinds |= _stated_kinds(tokens) & _STATED_HERE
             break
     return frozenset(kinds)
 

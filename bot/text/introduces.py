@@ -51,6 +51,7 @@ _INTRODUCES = re.compile(
     rf"(?P<kind>[\w\-]*bench(?:mark)?s?\b|{_KIND}\b)(?P<after>\s*\S*)",
     re.IGNORECASE,
 )
+_MAKES = re.compile(rf"{_AUTHORS}(?<![\w-]){_MAKING}\b", re.IGNORECASE)
 # a word before the verb that makes it a participle describing a noun ("the recently released X data set", "a
 # pre-collected dataset", "the open-source dataset"): something used, not made
 _DESCRIBES = re.compile(r"(?:\b(?:the|a|an|recently|newly|previously|widely|already)|-)\s*$", re.IGNORECASE)
@@ -98,12 +99,18 @@ def _title_kinds(title: str) -> set[str]:
     return kinds
 
 
-def introduced_kinds(title: str, abstract: str) -> frozenset[str]:
+def introduced_kinds(title: str, abstract: str, *, main: bool = False) -> frozenset[str]:
     """What the paper makes, of a benchmark and a data set ("benchmark", "dataset"): what its title names as the
-    paper, and what its abstract says the authors made."""
+    paper, and what its abstract says the authors made. With `main`, only what it makes as its main contribution:
+    the title's, or the first sentence where the authors say they made something ("we propose a router ... . We also
+    build a dataset" makes a router)."""
     kinds = _title_kinds(title)
     for sentence in _SENTENCE.split(abstract):
+        if main and not _MAKES.search(sentence):
+            continue
         kinds |= _stated_kinds(sentence)
+        if main:
+            break
     return frozenset(kinds)
 
 
