@@ -104,3 +104,13 @@ def test_papers_whose_main_contribution_is_a_benchmark_are_shown_before_side_one
     first, also = (Retrieved(made, 0.60, 0.60, True, True), Retrieved(side, 0.62, 0.62, True, True))
     shown, offered = select([also, first], Filters(topic="tidal forecasts", contribution="benchmark"))
     assert shown == [first] and offered == [also]
+
+
+def test_a_benchmark_holding_every_part_of_the_topic_apart_is_offered(demo_papers: list[Paper]) -> None:
+    named, apart, elsewhere = (
+        Retrieved(demo_papers[0], 0.60, 0.60, True, True),
+        Retrieved(demo_papers[1], 0.20, 0.20, False, False, every_part=True),
+        Retrieved(demo_papers[2], 0.20, 0.20, False, False, every_part=False),
+    )
+    shown, offered = select([named, apart, elsewhere], Filters(topic="code generation", contribution="benchmark"))
+    assert shown == [named] and offered == [apart]
