@@ -9,13 +9,15 @@ import json
 import logging
 import random
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
 import httpx
 import pytest
 from pydantic import SecretStr
+from telegram import Update
 from telegram.error import InvalidToken
+from telegram.ext import ContextTypes, TypeHandler
 
 from bot.config import Settings
 from bot.core import Core
@@ -67,6 +69,23 @@ async def telegram_bot(core: Core, settings: Settings) -> AsyncIterator[Telegram
         yield handle
     finally:
         await handle.stop()
+
+
+def watch_handled(bot: TelegramFrontEnd, wanted: Callable[[Update], bool], count: int = 1) -> asyncio.Event:
+    """An event set once the bot's handlers are done with `count` updates `wanted` picks: PTB runs a later group's
+    handler for an update after the earlier groups' handlers have finished with it, so a test waits on what the code
+    did, never on a clock."""
+    done, seen = asyncio.Event(), 0
+
+    async def mark(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        nonlocal seen
+        if wanted(update):
+            seen += 1
+            if seen >= count:
+                done.set()
+
+    bot.application.add_handler(TypeHandler(Update, mark), group=1)
+    return done
 
 
 def scored(papers: list[Paper]) -> tuple[ScoredPaper, ...]:
@@ -368,18 +387,12 @@ async def test_removal_from_a_group_pauses_its_digest_at_once_and_a_channel_admi
     profile = Profile("Group", (Topic("graphs", "graph neural networks"),), categories=("cs.LG",))
     await core.repo.save_profile(f"telegram:{GROUP}", profile)
     await core.repo.save_target(Target("telegram", str(GROUP), "Group"), f"telegram:{GROUP}")
-    async with telegram_bot(core, tg_settings):
+    async with telegram_bot(core, tg_settings) as bot:
+        retired = watch_gone(bot)
         fake.kick(GROUP)
-
-        async def paused() -> bool:  # inactive: the schedule passes it over until /setup again
-            found = await core.repo.target_at("telegram", str(GROUP))
-            return found is not None and found[0].id in await core.repo.inactive_reasons()
-
-        for _ in range(100):
-            if await paused():
-                break
-            await asyncio.sleep(0.05)
-        assert await paused()
+        await asyncio.wait_for(retired.wait(), 10)
+        found = await core.repo.target_at("telegram", str(GROUP))  # inactive: passed over until /setup again
+        assert found is not None and found[0].id in await core.repo.inactive_reasons()
         fake.inject_channel_post(
             channel, "/setup categories=cs.LG time=06:00 timezone=UTC size=3 profile=graph learning"
         )
@@ -556,6 +569,10 @@ async def test_a_group_upgraded_to_a_supergroup_keeps_its_digest_under_the_new_i
     assert await core.repo.sent_messages(target_id, day), "the same ledger row: no second digest that day"
 
 
+def _migration(message: object) -> bool:
+    return bool(getattr(message, "migrate_to_chat_id", None) or getattr(message, "migrate_from_chat_id", None))
+
+
 async def test_the_upgrade_service_message_alone_moves_the_digest(
     core: Core, tg_settings: Settings, fake: FakeTelegram
 ) -> None:
@@ -564,12 +581,11 @@ async def test_the_upgrade_service_message_alone_moves_the_digest(
     profile = Profile("Group", (Topic("graphs", "graph neural networks"),), categories=("cs.LG",))
     await core.repo.save_profile(f"telegram:{basic}", profile)
     await core.repo.save_target(Target("telegram", str(basic), "Group"), f"telegram:{basic}")
-    async with telegram_bot(core, tg_settings):
+    async with telegram_bot(core, tg_settings) as bot:
+        # one service message in each chat: both handled, whichever came first moved the digest
+        handled = watch_handled(bot, lambda update: _migration(update.effective_message), count=2)
         fake.migrate_group(basic, upgraded)
-        for _ in range(100):
-            if await core.repo.target_at("telegram", str(upgraded)) is not None:
-                break
-            await asyncio.sleep(0.05)
+        await asyncio.wait_for(handled.wait(), 10)
     assert await core.repo.target_at("telegram", str(upgraded)) is not None
     assert await core.repo.target_at("telegram", str(basic)) is None
     assert not fake.calls("sendMessage"), "nothing is said about it in either chat"
@@ -582,16 +598,15 @@ async def test_a_group_admin_posts_the_digest_now_once_and_a_member_is_refused(
     profile = Profile("Group", (Topic("language models", "large language models"),), categories=("cs.CL",))
     await core.repo.save_profile(f"telegram:{GROUP}", profile)
     await core.repo.save_target(Target("telegram", str(GROUP), "Group", digest_size=4), f"telegram:{GROUP}")
-    async with telegram_bot(core, tg_settings):
+    async with telegram_bot(core, tg_settings) as bot:
         [refused] = await say(fake, GROUP, BOB, "/digest now")
         assert "admins" in refused.text
         before = len(fake.sent(GROUP))
+        from_cleo = watch_handled(
+            bot, lambda update: update.effective_user is not None and update.effective_user.id == CLEO
+        )
         fake.inject_message(GROUP, CLEO, "/digest now")
-        await fake.wait_for_sent(GROUP, before + 2)
-        for _ in range(100):  # the digest's messages, then the note to the admin
-            if "Posted the digest of 2025-05-26" in fake.sent(GROUP)[-1].text:
-                break
-            await asyncio.sleep(0.05)
+        await asyncio.wait_for(from_cleo.wait(), 30)  # the digest's messages, then the note to the admin
         sent = fake.sent(GROUP)[before:]
         assert "Posted the digest of 2025-05-26" in sent[-1].text
         assert any("arxiv.org/abs/" in (m.html or "") for m in sent[:-1])  # the digest went to the group
