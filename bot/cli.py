@@ -551,7 +551,7 @@ def build_parser() -> argparse.ArgumentParser:
     site.set_defaults(handler=cmd_site)
 
     doctor = sub.add_parser(
-        "doctor", help="check the configuration and every configured connection; exit 0 only when all is well"
+        "doctor", help="check the configuration and every configured connection; exit 0 when nothing failed"
     )
     doctor.add_argument(
         "--offline", action="store_true", help="skip the checks that reach the internet (arXiv, LLM, Discord, Telegram)"

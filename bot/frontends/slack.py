@@ -395,7 +395,14 @@ async def check_slack(settings: Settings, offline: bool) -> Finding:
             "Socket Mode needs an app-level token (xapp-...): Basic Information > App-Level Tokens, connections:write"
         )
         return Finding("Slack", "fail", f"PAPERSCOUT_SLACK_APP_TOKEN {problem}", where)
-    return Finding("Slack", "ok", f"token accepted: {me.get('user', '?')} in {me.get('team', '?')}")
+    accepted = f"token accepted: {me.get('user', '?')} in {me.get('team', '?')}"
+    if granted is None:  # a proxy may drop the header: nothing says a scope is missing, nor that none is
+        return Finding(
+            "Slack", "warn", f"{accepted}, but Slack's answer did not name its scopes: cannot tell whether it has "
+            f"the {len(BOT_SCOPES)} paperscout needs", "compare OAuth & Permissions > Bot Token Scopes with the "
+            "README's manifest",
+        )  # fmt: skip
+    return Finding("Slack", "ok", accepted)
 
 
 FRONT_END = FrontEnd(

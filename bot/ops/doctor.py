@@ -1,7 +1,8 @@
 """`paperscout doctor`: checks the configuration and every configured connection, one line each.
 
-Each check says OK, that an optional part is not configured (``--``), that it was skipped (``--offline``), or FAIL
-with what is wrong and how to fix it. The exit code is 0 only when nothing failed. Doctor only reads: it creates
+Each check says OK, that an optional part is not configured (``--``), that it was skipped (``--offline``), WARN
+when it could not tell (what it needed to see was not there: worth a look, nothing known to be wrong), or FAIL with
+what is wrong and how to fix it. The exit code is 0 when nothing failed, warnings or not. Doctor only reads: it creates
 no state directory, migrates no database and creates no Chroma collection. Secrets are never printed (every
 line also passes the log redaction). `--running` is the cheap check for a container healthcheck: is a
 `paperscout run` alive in this state directory (`bot.ops.heartbeat`)?
@@ -35,8 +36,8 @@ if TYPE_CHECKING:  # the core libraries load only once a check needs them
 
     from bot.config import Settings
 
-Status = Literal["ok", "optional", "skipped", "fail"]
-_LABELS: dict[Status, str] = {"ok": "OK", "optional": "--", "skipped": "skip", "fail": "FAIL"}
+Status = Literal["ok", "optional", "skipped", "warn", "fail"]
+_LABELS: dict[Status, str] = {"ok": "OK", "optional": "--", "skipped": "skip", "warn": "WARN", "fail": "FAIL"}
 MIN_FREE_BYTES = 500 * 1024 * 1024  # an ingest, the Chroma index and SQLite's WAL need room to grow
 CHECK_TIMEOUT_SECONDS = 15.0  # per network check, at most; doctor should answer quickly even when a host hangs
 PAGE = 5000  # ids read from Chroma per request
@@ -665,19 +666,29 @@ def printable_line(text: str) -> str:
     return re.sub(r"[\r\n\t]", " ", terminal_safe(text))
 
 
+def verdict(statuses: Iterable[Status]) -> str:
+    """Doctor's last words: what needs fixing (FAIL), else what is worth a look (WARN), else that all is well."""
+    counted = list(statuses)
+    if "fail" in counted:
+        return "something needs fixing (the FAIL lines)"
+    warnings = counted.count("warn")
+    if warnings:
+        return f"nothing failed; {warnings} warning{'s' if warnings > 1 else ''} worth a look (the WARN lines)"
+    return "all is well"
+
+
 def doctor_main(*, offline: bool, running: bool, verbose: bool) -> int:
-    """`paperscout doctor`: print one line per check; 0 when nothing failed, else 1."""
+    """`paperscout doctor`: print one line per check; 0 when nothing failed (warnings are printed), else 1."""
     from bot.ops.logs import configure_logging, redact
 
     started = time.monotonic()
     configuration, settings = check_configuration(dict(os.environ))
     if settings is not None:
         configure_logging(verbose, settings)  # from here on `redact` masks the configured secrets too
-    failed = False
+    statuses: list[Status] = []
 
     def emit(finding: Finding) -> None:
-        nonlocal failed
-        failed = failed or finding.status == "fail"
+        statuses.append(finding.status)
         print(printable_line(redact(finding.line())), flush=True)
 
     if running:
@@ -685,11 +696,10 @@ def doctor_main(*, offline: bool, running: bool, verbose: bool) -> int:
             emit(configuration)
         else:
             emit(check_running(settings))
-        return 1 if failed else 0
+        return 1 if "fail" in statuses else 0
     emit(configuration)
     if settings is None:
         return 1
     asyncio.run(run_checks(settings, offline=offline, emit=emit))
-    verdict = "something needs fixing (the FAIL lines)" if failed else "all is well"
-    print(f"doctor: {verdict} ({time.monotonic() - started:.1f} s)", flush=True)
-    return 1 if failed else 0
+    print(f"doctor: {verdict(statuses)} ({time.monotonic() - started:.1f} s)", flush=True)
+    return 1 if "fail" in statuses else 0

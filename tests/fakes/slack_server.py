@@ -236,6 +236,7 @@ class SlackFake(ScriptedFake[Fault, Call]):
         self._ids = itertools.count(1)
         self.bot_token, self.app_token = BOT_TOKEN, APP_TOKEN
         self.scopes = list(GRANTED_SCOPES)  # the bot token's, as installed from the README's manifest
+        self.names_scopes = True  # False: answers lack x-oauth-scopes (a proxy that drops headers), as a client sees
         self.token_error = ""  # e.g. "account_inactive": every bot-token call is refused so
         self.rate_per_channel_seconds = 0.0
         self.users: dict[str, dict[str, Any]] = {}
@@ -594,7 +595,7 @@ class SlackFake(ScriptedFake[Fault, Call]):
     ) -> web.Response:  # fmt: skip
         self._record(Call(method, args, status, answer, at))
         # Slack names the token's scopes on every answer to a bot token
-        scopes = {"x-oauth-scopes": ",".join(self.scopes)} if method in BOT_METHODS else {}
+        scopes = {"x-oauth-scopes": ",".join(self.scopes)} if method in BOT_METHODS and self.names_scopes else {}
         return web.json_response(answer, status=status, headers={**scopes, **(headers or {})})
 
     def _method(self, method: str, token: str, args: dict[str, Any]) -> dict[str, Any]:
