@@ -101,6 +101,17 @@ async def test_a_search_for_a_name_lists_the_papers_naming_it(core: Core, demo_p
         assert [h.paper.id for h in found.hits] == [paper_id] and found.total == 1
 
 
+async def test_a_search_reads_its_topic_out_of_the_request_around_it(core: Core, demo_papers: list[Paper]) -> None:
+    # "papers on", "any new work about" are no topic: embedded with the topic, they moved its vector and the list
+    wanted = [p for p in demo_papers if "ecoding" in p.title or "Diffusion" in p.title]
+    await store_papers(core, wanted + [p for p in demo_papers if p not in wanted][:40])
+    plain = await search_papers(core, "speculative decoding")
+    for asked in ("papers on speculative decoding", "any new work about speculative decoding?"):
+        found = await search_papers(core, asked)
+        assert found.query == "speculative decoding"
+        assert [h.paper.id for h in (*found.hits, *found.more)] == [h.paper.id for h in (*plain.hits, *plain.more)]
+
+
 def test_names_match_with_a_capitalised_first_letter_and_a_name_alone_is_a_name_question() -> None:
     assert exact_names("text-to-SQL")[0].search("Strong Reasoning in Text-to-SQL")
     assert not exact_names("YAQA")[0].search("yaqa")

@@ -19,6 +19,7 @@ from bot.questions.rag import MAX_QUESTION
 from bot.questions.retrieval import Retrieved, as_told, cut_at_most, retrieve
 from bot.questions.spelling import corrected
 from bot.questions.timewords import TimeWindow
+from bot.questions.topics import topic_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +96,7 @@ async def search_papers(
     """The stored papers matching `query` inside the window, most relevant first: a first page of at most `limit`
     and the rest.
 
+    The query is read as a question's topic is (`topic_of`: "papers on X", "any new work about X?" search X).
     Only the papers that pass the question-answering relevance cut-off are listed (a query with two good matches
     lists two): /search in chat, the CLI `search` and the demo share this ranking and cut-off. `cut=False` (for
     benchmarks) gives the `limit` nearest whatever their relevance, and no rest.
@@ -103,6 +105,7 @@ async def search_papers(
     if not any(c.isalnum() for c in query):
         return SearchResults([], [])
     query = await corrected(core, query)
+    query = topic_of(query) or query  # "papers on X", "any new work about X?": the request's words are no topic
     window = TimeWindow(since or dt.date.min, until or dt.date.max, "") if since or until else None
     first, rest = await retrieve(
         core, Filters(topic=query, window=window, categories=tuple(categories)), limit=limit, cut=cut
