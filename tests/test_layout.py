@@ -220,8 +220,11 @@ def test_every_reply_has_one_layout() -> None:
     assert [b.kind for b in written] == ["text", "sources", "note"]
     assert Style().lines(written[1])[0] == "[1] Paper <1> & friends (https://arxiv.org/abs/2505.17001) (2025-05-26)"
     listing = "\n".join(f"[{n}] {p.title}" for n, p in enumerate(papers, 1))
-    (_, sources) = layout(AnswerReply(listing, papers, (DAY, DAY)))
+    (_, sources, note) = layout(AnswerReply(listing, papers, (DAY, DAY)))
     assert Style().lines(sources) == [f"[{n}] arXiv:{p.id} ({p.url})" for n, p in enumerate(papers, 1)]
+    assert Style().lines(note) == ["Papers from 2025-05-26 to 2025-05-26"], "the answer's days, on every platform"
+    followed = layout(AnswerReply("Routers [1].", papers[:1], (DAY, DAY), context_id="telegram:-5"))
+    assert Style().lines(followed[-1])[-1] == "Reply to this message to ask a follow-up."
     assert [b.kind for b in layout(FileReply("a.csv", b"", "text/csv", caption="Your export"))] == ["text"]
     assert layout(TextReply("")) == [] and pack([], Style()) == []
 

@@ -270,6 +270,7 @@ async def test_a_mention_is_answered_in_its_thread_and_a_reply_there_follows_up(
         await bot.idle.wait()  # the answer is remembered for follow-ups once posted
         root = fake.envelopes[mention].payload["event"]["ts"]
         assert answer.thread_ts == root and answer.links
+        assert "Papers from 20" in answer.visible_text and "ask a follow-up" in answer.visible_text
         [follow_up] = await say(fake, ADA, PAPERS, "which of them are about dialogue?", thread=root)
         assert follow_up.thread_ts == root and "[1]" in follow_up.visible_text
         assert await say(fake, ADA, PAPERS, "nice weather today", expect=0) == []

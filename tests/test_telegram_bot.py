@@ -272,6 +272,8 @@ async def test_ask_is_answered_with_citations_and_a_reply_continues_it(
         links = [url for m in answer for e in m.entities if e["type"] == "text_link" for url in [e["url"]]]
         assert links and all(url.startswith("https://arxiv.org/abs/") for url in links)
         assert "[1]" in answer[0].text and answer[0].reply_to_message_id is not None
+        said = "\n".join(m.text for m in answer)  # the answer's days and how to follow it up, as on every platform
+        assert "Papers from 20" in said and "Reply to this message to ask a follow-up." in said
         assert "typing" in fake.chat_actions(GROUP)
         before = len(fake.sent(GROUP))
         fake.inject_message(GROUP, BOB, "which of those are about health?", reply_to=answer[0].message_id)

@@ -197,13 +197,25 @@ class FileReply:
 Reply = TextReply | DigestReply | AnswerReply | FileReply
 
 
+def answer_notes(reply: AnswerReply) -> list[str]:
+    """What an answer says under its sources on every platform: the days its papers come from, and that a reply to
+    it follows it up (when it has a conversation to continue)."""
+    start, end = reply.window
+    follow = "Reply to this message to ask a follow-up." if reply.context_id else ""
+    return [f"Papers from {start.isoformat()} to {end.isoformat()}", follow]
+
+
 def layout(reply: Reply) -> list[Block]:
     """A reply as the core's chat layout (`bot.views.layout`), which a front end styles and packs into messages:
     a digest, an answer with its sources, text with paper cards and choices, or a file's caption."""
     if isinstance(reply, DigestReply):
         return digest_blocks(reply.digest)
     if isinstance(reply, AnswerReply):
-        return [*answer_blocks(reply.text, reply.citations, usage=reply.usage_line), *choice_block(reply.choices)]
+        notes = answer_notes(reply)
+        return [
+            *answer_blocks(reply.text, reply.citations, usage=reply.usage_line, notes=notes),
+            *choice_block(reply.choices),
+        ]
     if isinstance(reply, FileReply):
         return text_block(reply.caption)
     return text_reply_blocks(reply.text, reply.cards, reply.choices)

@@ -4,8 +4,7 @@ Discord's part is only the style and the shape of a message: outside text escape
 with ``**``, backticks, ``[x](javascript:...)``, ``@everyone``, ``<@&123>`` or LaTeX shows as written and links or
 mentions nothing), ``**bold**``, ``*italic*`` and ``[text](url)``; text as a message's content (2,000 characters);
 a digest, an answer and paper cards as one embed per block, a paper's title linking the embed (10 embeds and 6,000
-characters a message, 4,096 a description, 256 a title); 5 rows of 5 buttons, labels of 80. An answer also says
-the papers' window and that a reply follows it up. Sending is `send`'s.
+characters a message, 4,096 a description, 256 a title); 5 rows of 5 buttons, labels of 80. Sending is `send`'s.
 """
 
 from __future__ import annotations
@@ -16,9 +15,9 @@ from dataclasses import dataclass, field
 
 import discord
 
-from bot.chat.messages import AnswerReply, FileReply, Reply, layout
+from bot.chat.messages import FileReply, Reply, layout
 from bot.text.safetext import clean_text
-from bot.views.layout import Page, Span, Style, answer_blocks, choice_block, pack
+from bot.views.layout import Page, Span, Style, pack
 
 CONTENT_MAX = 2000
 TITLE_MAX = 256
@@ -149,10 +148,5 @@ def render(reply: Reply) -> list[Outgoing]:
     if isinstance(reply, FileReply):
         return [Outgoing(content=CONTENT.fit((Span(reply.caption),), CONTENT_MAX), file=reply)]
     blocks = layout(reply)
-    if isinstance(reply, AnswerReply):
-        window = f"Papers from {reply.window[0].isoformat()} to {reply.window[1].isoformat()}"
-        follow = "Reply to this message to ask a follow-up." if reply.context_id else ""
-        blocks = answer_blocks(reply.text, reply.citations, usage=reply.usage_line, notes=[window, follow])
-        blocks += choice_block(reply.choices)
     plain = all(block.kind in PLAIN_KINDS for block in blocks)
     return [message(page) for page in pack(blocks, CONTENT if plain else EMBEDS)]
