@@ -203,6 +203,19 @@ async def test_a_list_of_days_asks_about_each_of_them(core: Core, stored: dict[s
     assert partly.citations and {p.announced for p in _listed(partly)} == {MONDAY}
 
 
+async def test_a_new_topic_asked_as_a_continuation_keeps_the_day(core: Core, stored: dict[str, Paper]) -> None:
+    await ask(core, "speech papers from Thursday", today=FRIDAY, conversation_id="c")
+    for question in ("and diffusion?", "how about diffusion papers?"):
+        answer = await ask(core, question, today=FRIDAY, conversation_id="c")
+        assert answer.filters.topic.startswith("diffusion") and not answer.filters.restrict_to, question
+        assert answer.window == (THURSDAY, THURSDAY) and answer.citations, question
+        assert all(p.announced == THURSDAY for p in _listed(answer)), question
+        await ask(core, "speech papers from Thursday", today=FRIDAY, conversation_id="c")
+    # a question of its own, without a word continuing the last one, is asked anew over every stored day
+    fresh = await ask(core, "diffusion papers?", today=FRIDAY, conversation_id="c")
+    assert fresh.window[0] < THURSDAY
+
+
 async def test_a_refinement_nothing_previous_carries_becomes_a_new_topic(core: Core, stored: dict[str, Paper]) -> None:
     await ask(core, "speech papers this week", today=FRIDAY, conversation_id="n")
     answer = await ask(core, "what about diffusion?", today=FRIDAY, conversation_id="n")

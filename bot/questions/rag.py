@@ -26,6 +26,7 @@ from bot.questions.filters import Filters
 from bot.questions.llm_parse import parse_with_llm
 from bot.questions.request import (
     beyond,
+    continues,
     names_documents,
     read_request,
     refers_back,
@@ -198,6 +199,8 @@ def follow_up(filters: Filters, topic_text: str, question: str, previous: Turn) 
       removed) becomes a constraint, and a contribution type, exclusion, author or window it names apply as filters;
     - a question adding nothing but a time phrase ("and from Thursday?", "and the day before?": relative to the
       previous day) asks the whole previous request again over that window;
+    - a new topic opening as a continuation ("and diffusion?", "how about speech papers?") is a new question over the
+      previous window and categories ("MoE papers from Thursday?" then "and diffusion?": Thursday's);
     - anything else is a new question.
     """
     explicit = refers_back(question)
@@ -208,12 +211,14 @@ def follow_up(filters: Filters, topic_text: str, question: str, previous: Turn) 
     picks = selects(question) and not own_subject
     narrows = explicit or (adds and picks and not filters.authors and not filters.categories)
     nothing_new = not adds and not filters.authors and not filters.categories
-    if not narrows and not nothing_new:
-        return filters
     window = filters.window
     if window is None and previous.window:
         start, end = (dt.date.fromisoformat(d) for d in previous.window)
         window = TimeWindow(start, end, "as before", days=tuple(dt.date.fromisoformat(d) for d in previous.days))
+    if not narrows and not nothing_new:
+        if continues(question) and not filters.authors:  # the same question about another topic
+            return replace(filters, window=window, categories=filters.categories or tuple(previous.categories))
+        return filters
     excluded = tuple(dict.fromkeys([*previous.excluded, *filters.excluded]))
     carried = replace(
         filters,
@@ -494,12 +499,6 @@ async def ask(
     stored = bool(papers) or await window_holds_papers(core, searched)
     # of a list of days, those with nothing stored are named ("and Monday and Tuesday?" when no Tuesday is stored)
     empty = [d for d in searched.days if not await window_holds_papers(core, TimeWindow(d, d, ""))] if stored else []
-    if empty:
-        note = (
-            f"No papers are stored for {name_days(empty)}.\n{note}"
-            if note
-            else f"No papers are stored for {name_days(empty)}."
-        )
     # a paper without the topic's words is counted apart: "12 papers match, and 13 more close in meaning"
     listed = {r.paper.id for r in (*found, *offered)}
     by_meaning = frozenset(
@@ -522,6 +521,7 @@ async def ask(
     )
     # what the reader is told before the answer; kept whoever writes the answer (the extractive one or the LLM)
     notes = [filters.window.assumed] if filters.window and filters.window.assumed else []  # which day "the day before"
+    notes.append(f"No papers are stored for {name_days(empty)}." if empty else "")
     # nothing found where papers are stored, or found by their words alone: the vector store may be what is wrong
     # (an empty window needs no look at it: opening Chroma costs a cold command a second)
     unembedded = not all(r.embedded for r in (*found, *offered))

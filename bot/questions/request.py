@@ -83,6 +83,7 @@ _SELECTOR = re.compile(
     r"(?:only|just)\b)?",
     re.IGNORECASE,
 )
+_CONTINUATION = re.compile(r"^\W*(?:(?:and|but|also|or|then|now|so)\b|(?:what|how)\s+about\b)", re.IGNORECASE)
 # between a subject and what it does: a relative pronoun ("any that use RL"), an auxiliary, or a copula (after which
 # an adjective or a relation follows, not a verb: "which are theoretical", "those that are about video")
 _LINK = re.compile(r"^\s*(?:(?:are|is|were|was|do|does|did|that|which|who)\s+)+", re.IGNORECASE)
@@ -181,6 +182,12 @@ def selects(text: str) -> bool:
     video?"); "which papers ..." and "any papers ..." ask anew."""
     found = _SELECTOR.match(text)
     return bool(found and found.group("subject"))
+
+
+def continues(text: str) -> bool:
+    """Whether `text` opens as a continuation of what was asked before: a coordinating conjunction ("and diffusion?",
+    "but for speech?", "also RL") or "what/how about" ("how about speech papers?")."""
+    return bool(_CONTINUATION.match(text))
 
 
 def refers_back(text: str) -> bool:
