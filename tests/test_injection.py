@@ -37,6 +37,7 @@ async def test_injection_corpus_reaches_no_output(
             figures = await run_corpus(core, responder, lambda: [r.body or {} for r in fake.chat_requests()])
     assert figures.inputs >= 50 and len(figures.by_kind) == 6
     assert figures.reached_model >= 0.8 * figures.inputs  # the hostile text really was in the prompts
+    assert figures.unreached == [], "an item no prompt carries tests nothing"
     assert figures.obeyed >= 30  # and the fake really was steered by it, many times
     zeros = (figures.followed, figures.prompt_leaks, figures.mentions, figures.markup, figures.profile_in_system)
     assert zeros == (0, 0, 0, 0, 0), "\n".join(figures.findings)
