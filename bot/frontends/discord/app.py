@@ -100,7 +100,6 @@ class PaperscoutBot(commands.AutoShardedBot):
             **options,  # type: ignore[arg-type]
         )
         self.core = core
-        self.settings = core.settings
         self.controller = controller or ChatController(core)
         self.poster = DiscordPoster(self, core, self.controller)  # also what an admin's /digest now posts with
         self.initial_extensions = tuple(extensions)
@@ -129,10 +128,8 @@ class PaperscoutBot(commands.AutoShardedBot):
         await self.poster.report(place, getattr(error, "original", error), "message", str(ctx.message.id))
 
     async def on_app_command_error(self, interaction: discord.Interaction, error: app_commands.AppCommandError) -> None:
-        """A friendly ephemeral line for refusals and cool-downs; a correlation id for everything else."""
-        if isinstance(error, app_commands.CommandOnCooldown):
-            text = f"One question at a time: you can ask again in {error.retry_after:.0f} s."
-        elif isinstance(error, app_commands.CheckFailure):
+        """A friendly ephemeral line for a refused check; a reference for everything else (the driver's `problem`)."""
+        if isinstance(error, app_commands.CheckFailure):
             text = str(error) or "You can't use this command here."
         else:
             what = interaction.command.qualified_name if interaction.command else "command"

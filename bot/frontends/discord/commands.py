@@ -40,13 +40,6 @@ def slash_name(name: str) -> str:
     return run[1:] if run.startswith("/") and " " not in run else ""
 
 
-def ask_cooldown(interaction: discord.Interaction) -> app_commands.Cooldown | None:
-    """One question per member per ``PAPERSCOUT_ASK_COOLDOWN_SECONDS`` (none when 0), refused before the answer is
-    deferred; the core applies the same pause to every other way of asking."""
-    seconds = interaction.client.settings.ask_cooldown_seconds  # type: ignore[attr-defined]
-    return app_commands.Cooldown(1, seconds) if seconds > 0 else None
-
-
 def choices(completions: list[Completion]) -> list[app_commands.Choice[str]]:
     """The core's completions (`bot.chat.completion`) as autocomplete choices."""
     return [app_commands.Choice(name=clip(label, CHOICE_MAX), value=value[:CHOICE_MAX]) for label, value in completions]
@@ -99,8 +92,6 @@ def table_command(name: str, command: Command) -> app_commands.Command[Any, ...,
     option = argument.name if argument is not None else ""
     if option == "paper":
         slash.autocomplete(option)(paper_choices)
-    if option == "question":
-        app_commands.checks.dynamic_cooldown(ask_cooldown, key=lambda interaction: interaction.user.id)(slash)
     return slash
 
 
