@@ -19,7 +19,7 @@ from bot.chat import completion
 from bot.chat import setup as channel_setup
 from bot.chat.messages import Place
 from bot.chat.turns import log_turn
-from bot.frontends.discord.app import PaperscoutBot, place_of
+from bot.frontends.discord.app import PaperscoutBot, interaction_incoming, place_of
 from bot.frontends.discord.commands import MAX_CHOICES, choices, slash_command
 from bot.models import MAX_DIGEST_SIZE
 
@@ -73,7 +73,8 @@ async def run_setup(interaction: discord.Interaction, **given: Any) -> None:
     place = place_of(given.pop("channel", None) or interaction.channel, interaction.user)
     attachment = await bot.read_attachment(given.pop("profile_file", None))
     options = {name: str(value) for name, value in given.items() if value is not None}
-    await bot.run_command(interaction, "setup", place=place, options=options, attachment=attachment)
+    incoming = interaction_incoming(interaction, place, command="setup", options=options, attachment=attachment)
+    await bot.respond(interaction, incoming)
 
 
 async def categories(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:

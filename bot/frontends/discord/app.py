@@ -22,6 +22,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Sequence
+from typing import Any
 
 import aiohttp
 import discord
@@ -34,7 +35,7 @@ from discord.ext import commands
 from bot.chat.completion import RecentPapers
 from bot.chat.controller import ChatController
 from bot.chat.driver import unreachable
-from bot.chat.messages import Attachment, Incoming, Place, Reply, Speaker
+from bot.chat.messages import Attachment, Incoming, Place, Speaker
 from bot.chat.setup import read_profile_file
 from bot.config import Settings
 from bot.core import Core
@@ -65,9 +66,12 @@ def speaker_of(user: discord.abc.User, permissions: discord.Permissions | None) 
     return Speaker(f"{PLATFORM}:{user.id}", user.display_name, is_admin=is_admin)
 
 
-def interaction_speaker(interaction: discord.Interaction) -> Speaker:
-    """Who ran a command or pressed a button."""
-    return speaker_of(interaction.user, interaction.permissions if interaction.guild is not None else None)
+def interaction_incoming(interaction: discord.Interaction, place: Place | None = None, **said: Any) -> Incoming:
+    """What the member who ran a command or pressed a button said (`said`: `Incoming`'s fields), where (by default
+    the interaction's channel)."""
+    permissions = interaction.permissions if interaction.guild is not None else None
+    place = place or place_of(interaction.channel, interaction.user)
+    return Incoming(speaker_of(interaction.user, permissions), place, **said)
 
 
 def place_of(channel: discord.abc.Messageable | discord.abc.GuildChannel | None, user: discord.abc.User) -> Place:
@@ -159,34 +163,19 @@ class PaperscoutBot(commands.AutoShardedBot):
                 )
             await self.poster.hear(incoming, "" if place.is_dm else str(message.id))
 
-    async def run_command(
-        self,
-        interaction: discord.Interaction,
-        command: str,
-        args: str = "",
-        *,
-        place: Place | None = None,
-        options: dict[str, str] | None = None,
-        attachment: Attachment | None = None,
-        private: bool = False,
-    ) -> list[Reply]:
-        """Hand a slash command to the controller as the member who ran it, answered through the interaction
-        (`ChatDriver.respond` with `Followups`)."""
-        place = place or place_of(interaction.channel, interaction.user)
-        incoming = Incoming(
-            interaction_speaker(interaction), place, command=command, args=args.strip(), options=dict(options or {}),
-            attachment=attachment,
-        )  # fmt: skip
-        user = str(interaction.user.id)
-        return await self.poster.respond(incoming, Followups(interaction), user, only_presser=private)
+    async def run_command(self, interaction: discord.Interaction, command: str, args: str, *, private: bool) -> None:
+        """A command of the table run as a slash command (`bot.frontends.discord.commands`)."""
+        incoming = interaction_incoming(interaction, command=command, args=args.strip())
+        await self.respond(interaction, incoming, private=private)
+
+    async def respond(self, interaction: discord.Interaction, incoming: Incoming, *, private: bool = False) -> None:
+        """A slash command or a press answered through the interaction (`ChatDriver.respond` with `Followups`), for
+        the member alone when `private`."""
+        await self.poster.respond(incoming, Followups(interaction), str(interaction.user.id), only_presser=private)
 
     async def press(self, interaction: discord.Interaction, value: str) -> None:
-        """A pressed paperscout button (`PaperButton`): its answer only for the presser outside a DM
-        (`ChatDriver.respond`, which tells them of a failure)."""
-        incoming = Incoming(
-            interaction_speaker(interaction), place_of(interaction.channel, interaction.user), button=value
-        )
-        await self.poster.respond(incoming, Followups(interaction), str(interaction.user.id), only_presser=True)
+        """A pressed paperscout button (`PaperButton`): its answer only for the presser outside a DM."""
+        await self.respond(interaction, interaction_incoming(interaction, button=value), private=True)
 
 
 def point_at(settings: Settings) -> None:
