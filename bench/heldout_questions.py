@@ -27,7 +27,10 @@ and nothing relevant exists); `page-1 recall` = share of `relevant` on the first
 items; a kind's figure is the mean over its questions.
 
     .venv/bin/python bench/heldout_questions.py [--home DIR] [--data ../shared/data] [-v] [--only questions|search]
-        [--set bench/heldout] [--kind follow_up]
+        [--set bench/heldout] [--kind follow_up] [--wrap 'papers on {}']
+
+`--wrap` puts each search query into a request ("papers on {}", "any recent work about {}?"): a search must find
+the same papers whatever words a request puts around its topic.
 
 `--kind` runs the questions of one kind, each follow-up with the question it follows (asked first, as always, and
 reported under its own kind); the table then covers only those questions.
@@ -174,12 +177,15 @@ async def run_questions(core: Core, items: list[dict], by_id: dict[str, Paper], 
     return results
 
 
-async def run_searches(core: Core, items: list[dict], by_id: dict[str, Paper], verbose: bool) -> list[tuple]:
-    """Every query as the chat's /search runs it: (id, recall@10, on-topic@5, results)."""
+async def run_searches(
+    core: Core, items: list[dict], by_id: dict[str, Paper], verbose: bool, wrap: str = "{}"
+) -> list[tuple]:
+    """Every query as the chat's /search runs it, put into `wrap` ("papers on {}"): (id, recall@10, on-topic@5,
+    results)."""
     last_day = max(p.announced for p in by_id.values())
     rows = []
     for item in items:
-        found = await search_papers(core, item["query"], until=last_day, limit=MAX_LIST, cut=True)
+        found = await search_papers(core, wrap.format(item["query"]), until=last_day, limit=MAX_LIST, cut=True)
         page = [h.paper.id for h in found.hits]
         ids = [*page, *(h.paper.id for h in found.more)]
         relevant, good = set(item["relevant"]), set(item["relevant"]) | set(item["acceptable"])
@@ -239,6 +245,9 @@ async def main() -> None:
     parser.add_argument("--only", choices=["questions", "search"], help="run one part")
     parser.add_argument("--set", type=Path, default=HERE / "heldout", help="folder of questions.jsonl, search.jsonl")
     parser.add_argument("-v", "--verbose", action="store_true", help="each item, its misses and off-topic papers")
+    parser.add_argument(
+        "--wrap", default="{}", help='each search query put into this ("papers on {}"): the same labels must hold'
+    )
     parser.add_argument("--kind", help="only the questions of this kind (follow-ups with the question they follow)")
     args = parser.parse_args()
     papers = read_jsonl(sorted((args.data / "arxiv").glob("*.jsonl")))
@@ -250,7 +259,8 @@ async def main() -> None:
             items = of_kind(_load(args.set / "questions.jsonl"), args.kind)
             report_questions(items, await run_questions(core, items, by_id, args.verbose))
         if args.only in (None, "search"):
-            report_searches(await run_searches(core, _load(args.set / "search.jsonl"), by_id, args.verbose))
+            searches = _load(args.set / "search.jsonl")
+            report_searches(await run_searches(core, searches, by_id, args.verbose, args.wrap))
 
 
 if __name__ == "__main__":
