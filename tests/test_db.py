@@ -136,28 +136,6 @@ async def test_upsert_is_idempotent_and_replacements_update_in_place(tmp_path: P
         await repo.close()
 
 
-async def test_lexical_scores_grade_the_given_papers_by_how_many_and_how_rare_words_they_hold(tmp_path: Path) -> None:
-    repo = Repository(await open_database(tmp_path / "db.sqlite3"))
-    texts = {
-        "2505.00001": ("Catastrophic forgetting in continual learning", "We study catastrophic forgetting."),
-        "2505.00002": ("Continual learning with replay", "Replay buffers for continual learning."),
-        "2505.00003": ("Learning to rank", "We rank documents."),
-        "2505.00004": ("Image segmentation", "We segment images."),
-        "2505.00005": ("Catastrophic forgetting in continual learning, again", "The same words, not asked about."),
-    }
-    try:
-        await repo.upsert_papers([make_paper(i, title=t, abstract=a) for i, (t, a) in texts.items()])
-        words = ["catastrophic", "forgetting", "continual learning", "learning"]
-        scores = await repo.lexical_scores(words, ["2505.00001", "2505.00002", "2505.00003", "2505.00004"])
-        # every word held adds to the score (the third holds only the commonest); none held: no score; a paper
-        # not asked about is not scored
-        assert scores["2505.00001"] > scores["2505.00002"] > scores["2505.00003"] > 0
-        assert set(scores) == {"2505.00001", "2505.00002", "2505.00003"}
-        assert await repo.lexical_scores([], ["2505.00001"]) == {} == await repo.lexical_scores(words, [])
-    finally:
-        await repo.close()
-
-
 async def test_a_failed_batch_stores_nothing(tmp_path: Path) -> None:
     repo = Repository(await open_database(tmp_path / "db.sqlite3"))
     try:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import io
-from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -16,15 +15,7 @@ from bot.ingest.save import store_papers
 from bot.models import Paper
 from bot.questions.filters import Filters
 from bot.questions.rag import ask
-from bot.questions.retrieval import (
-    Retrieved,
-    exact_names,
-    lexical_words,
-    names_only,
-    ranked,
-    reciprocal_rank_fusion,
-    select,
-)
+from bot.questions.retrieval import Retrieved, exact_names, names_only, reciprocal_rank_fusion, select
 from bot.questions.search import SearchResults, search_papers
 
 MONDAY = dt.date(2025, 5, 26)
@@ -59,38 +50,6 @@ async def test_a_paper_holding_every_part_of_the_topic_ranks_above_one_similar_i
     assert found.hits[0].paper.id == COMOE
     # vehicle routing holds one part of the topic only: offered after the matches, not among them (issue 22)
     assert LMASK not in [h.paper.id for h in found.hits] and LMASK in [h.paper.id for h in found.more]
-
-
-async def test_a_paper_holding_most_of_the_topics_words_ranks_above_one_naming_all_of_them_in_passing(
-    core: Core, demo_papers: list[Paper]
-) -> None:
-    # BM25 grades papers by how many of the topic's words they hold and how rare these are: before, only a paper
-    # holding every word got a BM25 rank, so one naming the topic in a list of applications outranked one about
-    # forecasting tides that never says "energy"
-    passing = replace(
-        demo_papers[0],
-        id="2601.00001",
-        title="A benchmark of image classifiers",
-        abstract="We benchmark image classifiers on many datasets. Applications range from medical imaging to tidal "
-        "energy forecasting.",
-    )
-    about = replace(
-        demo_papers[0],
-        id="2601.00002",
-        title="Forecasting tidal currents for marine power plants",
-        abstract="We predict tidal currents days ahead for marine power plants using neural networks.",
-    )
-    await store_papers(core, [passing, about, *demo_papers[1:40]])
-    results, _ = await ranked(core, Filters(topic="tidal energy forecasting"))
-    assert [r.paper.id for r in results[:2]] == [about.id, passing.id]
-
-
-def test_bm25_grades_by_the_topics_words_and_named_term_spellings_without_the_small_words() -> None:
-    words = lexical_words("catastrophic forgetting in continual learning")
-    assert words[:4] == ["catastrophic", "forgetting", "continual", "learning"] and "in" not in words
-    assert "lifelong learning" in words  # a spelling of the named term "continual learning"
-    words = lexical_words("sparse mixture-of-experts routing")
-    assert "of" not in words and "mixture of expert" in words and "moe" in words
 
 
 async def test_a_search_for_a_name_lists_the_papers_naming_it(core: Core, demo_papers: list[Paper]) -> None:

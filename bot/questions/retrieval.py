@@ -1,14 +1,12 @@
 """Retrieval for questions and search: the candidate papers of a question's filters, ranked and cut.
 
-Candidates are the window's papers nearest the question (dense, Chroma or the window index) and those holding all
-its words (full-text search in SQLite). They are ordered by reciprocal rank fusion of four rankings: dense similarity,
-BM25 over any of the topic's words (a paper holding some of them ranks by how many and how rare, not after every
-paper holding all), the topic's words in title and abstract (`bot.questions.topics`), and similarity to the question
-moved toward the first pass's best papers carrying the topic in their title (pseudo-relevance feedback); papers
-naming a name typed in the question ("YAQA", "R2R") come first. `select` cuts on a similarity scale (cosine plus the
-topic's evidence): the papers an answer shows first and the other matching ones it offers (recall first: a paper
-carrying the topic is offered, never dropped; one only close in meaning is offered after those carrying the topic's
-words).
+Candidates are the window's papers nearest the question (dense, Chroma or the window index) and those holding its
+words (BM25 in SQLite). They are ordered by reciprocal rank fusion of four rankings: dense similarity, BM25, the
+topic's words in title and abstract (`bot.questions.topics`), and similarity to the question moved toward the first
+pass's best papers carrying the topic in their title (pseudo-relevance feedback); papers naming a name typed in the
+question ("YAQA", "R2R") come first. `select` cuts on a similarity scale (cosine plus the topic's evidence): the
+papers an answer shows first and the other matching ones it offers (recall first: a paper carrying the topic is
+offered, never dropped; one only close in meaning is offered after those carrying the topic's words).
 """
 
 from __future__ import annotations
@@ -28,7 +26,6 @@ from bot.questions.filters import Filters
 from bot.questions.timewords import TimeWindow
 from bot.questions.topics import (
     COVERED,
-    FILLER,
     QuestionTopic,
     anchored,
     corpus_terms,
@@ -116,16 +113,13 @@ def lexical_groups(topic: str) -> list[list[str]]:
     return [g for a in topic_alternatives(topic) for g in full_text_groups(a.text)]
 
 
-def lexical_words(topic: str) -> list[str]:
-    """The words and named-term spellings of every full-text alternative of a topic, each once, without the small
-    words between them ("of" in "mixture of experts" stays only inside its phrase): what BM25 grades papers by."""
-    return list(dict.fromkeys(w for g in lexical_groups(topic) for w in g if w not in FILLER))
-
-
-async def _candidates(core: Core, filters: Filters, query_vector: np.ndarray | None) -> list[Paper]:
-    """The candidate papers of `filters`: the nearest in meaning and those holding every word of the topic."""
+async def _candidates(
+    core: Core, filters: Filters, query_vector: np.ndarray | None
+) -> tuple[list[Paper], list[str] | None]:
+    """The candidate papers of `filters` and, when the topic's full-text search ran, its ids best first (BM25)."""
     start = filters.window.start if filters.window else None
     end = filters.window.end if filters.window else None
+    lexical_ids: list[str] | None = None
     if filters.restrict_to:
         papers = await core.repo.get_papers(list(filters.restrict_to))
     elif filters.authors:
@@ -145,14 +139,15 @@ async def _candidates(core: Core, filters: Filters, query_vector: np.ndarray | N
             core.vectors.search_window(query_vector, POOL, start, end, filters.categories),
             core.repo.lexical_search(lexical_groups(filters.topic), start, end, LEXICAL_POOL),
         )
-        ids = list(dict.fromkeys([i for i, _ in dense] + [i for i, _ in lexical]))
+        lexical_ids = [i for i, _ in lexical]
+        ids = list(dict.fromkeys([i for i, _ in dense] + lexical_ids))
         papers = await core.repo.get_papers(ids)
     if filters.window:
         papers = [p for p in papers if filters.window.contains(p.announced)]
     if filters.categories:
         wanted = set(filters.categories)
         papers = [p for p in papers if wanted.intersection(p.categories)]
-    return papers
+    return papers, lexical_ids
 
 
 _NAME = re.compile(r"(?<![\w-])(?=[\w-]*(?:[A-Z][\w-]*[A-Z]|[A-Za-z][\w-]*\d|\d[\w-]*[A-Za-z]))[A-Za-z0-9][\w-]*")
@@ -233,8 +228,7 @@ async def _ranked(
     """Every candidate that answers `filters` (exclusions, a contribution type and a window applied), most relevant
     first, with the topic's evidence the ranking used.
 
-    A topic's candidates are ordered by reciprocal rank fusion of their dense similarity, their BM25 rank (any of
-    the topic's words, graded), the
+    A topic's candidates are ordered by reciprocal rank fusion of their dense similarity, their BM25 rank, the
     topic's words in their title and abstract and the similarity to the question expanded by pseudo-relevance
     feedback (toward the best papers of a first pass that carry the topic in their title); papers naming a name
     typed in the question ("YAQA", "R2R") come first."""
@@ -250,7 +244,12 @@ async def _ranked(
             asyncio.to_thread(core.embedder.embed, [query_text]), _open_vectors(core, filters)
         )
         query_vector = embedded[0]
-    papers = await _candidates(core, filters, query_vector)
+    papers, lexical_ids = await _candidates(core, filters, query_vector)
+    if filters.topic and lexical_ids is None:  # candidates found otherwise: their BM25 order still counts
+        start, end = (filters.window.start, filters.window.end) if filters.window else (None, None)
+        lexical_ids = [
+            i for i, _ in await core.repo.lexical_search(lexical_groups(filters.topic), start, end, LEXICAL_POOL)
+        ]
     papers, found = await _with_vectors(core, filters, await _admitted(core, filters, papers))
     if not papers:
         return [], None
@@ -266,7 +265,7 @@ async def _ranked(
     if not filters.topic or query_vector is None:
         order = np.argsort(-scored.relevance(), kind="stable")
         return scored.retrieved(order, found), topic_words
-    bm25 = await core.repo.lexical_scores(lexical_words(filters.topic), [p.id for p in papers])
+    bm25 = {paper_id: len(lexical_ids or ()) - n for n, paper_id in enumerate(lexical_ids or ())}
     fused = scored.fused(bm25)
     expanded = scored.feedback_query(query_vector, fused)
     if expanded is not None:
@@ -350,9 +349,8 @@ class _Scored:
             relevance += PROFILE_WEIGHT * (self.profile - self.profile.min()) / spread
         return relevance
 
-    def fused(self, bm25: dict[str, float], expanded: np.ndarray | None = None) -> np.ndarray:
-        """Reciprocal rank fusion of the dense, BM25 (`bm25`: scores by id, a paper holding none of the words
-        absent), topic-coverage (and feedback and profile) rankings."""
+    def fused(self, bm25: dict[str, int], expanded: np.ndarray | None = None) -> np.ndarray:
+        """Reciprocal rank fusion of the dense, BM25, topic-coverage (and feedback and profile) rankings."""
         coverage = self.title + self.abstract / 2  # title first, the abstract breaks ties
         lists = [
             (self.dense, 1.0),

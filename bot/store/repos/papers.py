@@ -171,25 +171,6 @@ class PapersRepo(RepositoryBase):
         ) as cursor:
             return [(r[0], float(r[1])) async for r in cursor]
 
-    async def lexical_scores(self, phrases: Sequence[str], ids: Sequence[str]) -> dict[str, float]:
-        """BM25 of the papers `ids` for a query matching any of `phrases` (relevance > 0; a paper holding none is
-        left out): every phrase a paper holds adds its weight, so a paper holding some of a topic's words ranks by
-        how many and how rare, instead of not at all. Rarity is counted over the whole archive."""
-        match = " OR ".join(clause for clause in (fts_all_of([p]) for p in phrases) if clause)
-        if not match or not ids:
-            return {}
-        scores: dict[str, float] = {}
-        for part in chunks(list(dict.fromkeys(ids))):
-            # weights as in lexical_search; the match is scanned once (probing it paper by paper is ten times slower)
-            async with self.conn.execute(
-                "SELECT p.id, -bm25(papers_fts, 8.0, 1.0, 3.0) FROM papers p"
-                " JOIN papers_fts ON papers_fts.rowid = p.rowid"
-                f" WHERE p.id IN ({placeholders(len(part))}) AND papers_fts MATCH ?",
-                (*part, match),
-            ) as cursor:
-                scores.update({r[0]: float(r[1]) async for r in cursor})
-        return scores
-
     async def papers_by_author(
         self, name_tokens: Sequence[str], start: dt.date | None, end: dt.date | None, limit: int = 500
     ) -> list[Paper]:
