@@ -54,6 +54,7 @@ def _defining(paper: Paper, meaning: str, use: str) -> Paper:
 
 def test_an_acronym_defined_two_ways_has_two_meanings_most_used_first(demo_papers: list[Paper]) -> None:
     from bot.questions.acronyms import grouped, meanings
+    from bot.questions.rag import meanings_note
 
     days = demo_papers[:6]
     augmenting = [_defining(days[0], "Test-Time Augmentation", "segmentation")]
@@ -69,6 +70,9 @@ def test_an_acronym_defined_two_ways_has_two_meanings_most_used_first(demo_paper
     ]
     assert grouped([days[4], *augmenting, *adapting], found) == [*adapting, *augmenting, days[4]]
     assert meanings("TTA papers?", adapting) == []  # one meaning: nothing to tell apart
+    said = meanings_note(found, in_order=False)  # an LLM's answer cites the papers in its own order: none is claimed
+    assert said.startswith("'TTA' stands for different things in these papers: test-time adaptation (3 papers) and")
+    assert "listed in that order" not in said and "listed in that order" in meanings_note(found)
 
 
 async def test_a_question_typing_an_acronym_of_several_meanings_says_so_and_lists_them_by_meaning(

@@ -314,15 +314,15 @@ def more_offer(words: int, meaning: int = 0, step: str = "/more lists them.", *,
     return f"{told_words} more {'paper matches' if words == 1 else 'papers match'}: {step}"
 
 
-def meanings_note(senses: Sequence[Meaning]) -> str:
-    """The line saying an acronym asked about stands for several things among the papers, which and how many use each,
-    in the order they are listed ('' for none)."""
+def meanings_note(senses: Sequence[Meaning], *, in_order: bool = True) -> str:
+    """The line saying an acronym asked about stands for several things among the papers, which and how many use each
+    ('' for none); `in_order`: the papers are listed in that order (an LLM's answer cites them in its own)."""
     if not senses:
         return ""
     counted = [f"{m.spelled} ({len(m.paper_ids)} {'paper' if len(m.paper_ids) == 1 else 'papers'})" for m in senses]
-    listed = ", ".join(counted[:-1]) + " and " + counted[-1]
+    listed = ", ".join(counted[:-1]) + " and " + counted[-1] + (", listed in that order" if in_order else "")
     return (
-        f"'{senses[0].acronym}' stands for different things in these papers: {listed}, listed in that order. "
+        f"'{senses[0].acronym}' stands for different things in these papers: {listed}. "
         "Ask with the words of one to see only its papers."
     )
 
@@ -527,7 +527,7 @@ async def ask(
     unembedded = not all(r.embedded for r in (*found, *offered))
     if unembedded or (not found and stored):
         notes.append(await vector_gap_note(core))
-    notes += [note, meanings_note(senses)]
+    notes.append(note)
     cited, usage = tuple(papers), {}
     if core.llm is not None and papers:
         with usage_run(target=f"ask:{asker or conversation_id or 'cli'}") as run:
@@ -539,6 +539,7 @@ async def ask(
             text += f"\n(No LLM answer: {problem}; these are the matching papers.)"
     if more and cited != tuple(papers):
         text += "\n" + more_offer(len(more) - more_meaning, more_meaning, cut=cut)
+    notes.append(meanings_note(senses, in_order=cited == tuple(papers)))
     text = "\n".join([*(n for n in notes if n), text])
     answer = Answer(
         text=text, citations=cited, window=window, filters=filters, usage=usage, more=more, by_meaning=by_meaning
