@@ -742,3 +742,28 @@ async def test_a_telegram_that_cannot_be_reached_fails_start_up_in_one_line(core
     with pytest.raises(SourceUnavailable, match=r"^cannot reach Telegram at http://127\.0\.0\.1:\d+: ") as failed:
         await start_telegram(core, away)
     assert "\n" not in str(failed.value) and failed.value.__cause__ is None
+
+
+async def test_a_big_file_passing_by_in_a_group_gets_no_refusal(
+    core: Core, tg_settings: Settings, fake: FakeTelegram, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where the bot reads every message (an admin in the group), a file nobody sent to it is no one's profile: one
+    over the bound is not downloaded and nothing is said about it, while the same file sent with /setup is refused."""
+    hears_all = -1009876543210
+    fake.add_group(hears_all, "Lab chat", creator=CLEO, members=[BOB], bot_admin=True)
+    handled: list[bool] = []
+    on_message = TelegramFrontEnd.on_message
+
+    async def noted(self: TelegramFrontEnd, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        try:
+            await on_message(self, update, context)
+        finally:
+            handled.append(update.effective_message is not None and update.effective_message.document is not None)
+
+    monkeypatch.setattr(TelegramFrontEnd, "on_message", noted)
+    async with telegram_bot(core, tg_settings):
+        fake.inject_document(hears_all, BOB, "slides.pdf", b"%" * 70_000, caption="slides from today")
+        await fake.wait_until(lambda: any(handled), what="the file's update to be handled")
+        [told] = await say(fake, hears_all, CLEO, "/help")
+    assert "slides.pdf" not in told.text and len(fake.sent(hears_all)) == 1
+    assert fake.calls("getFile") == []

@@ -312,7 +312,7 @@ class ChatDriver(PlatformPoster):
         `quote`, a file to `asker`'s DM, what only the speaker should see through `privately`), showing "typing…"
         only while the bot is addressed: chatter the controller passes over must not show it. A failure is told to
         the speaker (`reporting`)."""
-        async with self.reporting(incoming.place, "message", quote, privately=privately):
+        async with self.reporting(incoming.place, "message", quote, privately=privately, quiet=not incoming.addressed):
             async with self.busy(incoming.place.chat_id) if incoming.addressed else contextlib.nullcontext():
                 replies = await self.controller.answer(incoming)
             await self.reply(incoming.place, replies, quote, asker, privately=privately, only_presser=only_presser)
@@ -414,12 +414,17 @@ class ChatDriver(PlatformPoster):
         *,
         privately: Privately | None = None,
         answering: Answering | None = None,
+        quiet: bool = False,
     ) -> AsyncIterator[None]:
-        """Any failure in the block told to the member (`report`) instead of raised."""
+        """Any failure in the block told to the member (`report`) instead of raised; only logged when `quiet` (nobody
+        spoke to the bot: chatter it passed by gets nothing, not even an apology)."""
         try:
             yield
         except Exception as error:
-            await self.report(place, error, what, quote, privately=privately, answering=answering)
+            if quiet:
+                log.warning("%s %s in %s: %s", self.title, what, place.chat_id, self.problem(error, what))
+            else:
+                await self.report(place, error, what, quote, privately=privately, answering=answering)
 
     # --- who and where ---
 

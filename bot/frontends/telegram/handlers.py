@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+from dataclasses import replace
 
 from telegram import (
     CallbackQuery,
@@ -167,14 +168,16 @@ class TelegramFrontEnd(ChatDriver):
             return
         place, asker = place_of(chat), str(message.from_user.id) if message.from_user else ""
         quote = "" if place.is_dm else str(message.message_id)
-        async with self.reporting(place, "message", quote):  # a file too big or that cannot be read, too
-            attachment = await _attachment(message.document) if message.document is not None else None
-            replied = message.reply_to_message
-            ours = replied is not None and replied.from_user is not None and replied.from_user.id == context.bot.id
-            reply_to = str(replied.message_id) if ours and replied is not None else ""
-            incoming = Incoming.from_text(speaker, place, message.text or message.caption or "", reply_to=reply_to,
-                                          attachment=attachment)  # fmt: skip
-            if incoming.command or incoming.text.strip() or attachment is not None:
+        replied = message.reply_to_message
+        ours = replied is not None and replied.from_user is not None and replied.from_user.id == context.bot.id
+        reply_to = str(replied.message_id) if ours and replied is not None else ""
+        incoming = Incoming.from_text(speaker, place, message.text or message.caption or "", reply_to=reply_to)
+        # a file too big or unreadable is told to whoever spoke to the bot; one passing by (an open /setup may take
+        # it) is only logged
+        async with self.reporting(place, "message", quote, quiet=not incoming.addressed):
+            if message.document is not None:
+                incoming = replace(incoming, attachment=await _attachment(message.document))
+            if incoming.command or incoming.text.strip() or incoming.attachment is not None:
                 await self.hear(incoming, quote, asker)
 
     async def _speaker_of(self, message: TgApiMessage, chat: Chat) -> Speaker | None:
