@@ -29,7 +29,7 @@ from tests.fakes.arxiv_server import FakeArxiv
 from tests.fakes.discord_server import DiscordFake
 from tests.fakes.openai_server import TEST_API_KEY, FakeOpenAI
 from tests.fakes.slack_server import SlackFake
-from tests.fakes.telegram_server import TEST_TOKEN, FakeTelegram
+from tests.fakes.telegram_server import TEST_TOKEN, FakeTelegram, Fault
 
 
 @pytest.fixture
@@ -315,6 +315,22 @@ def test_a_bad_telegram_token_is_refused_like_telegram_does(
     ]
     assert [c.status for c in fake_telegram.requests] == [401]
     assert wrong not in "\n".join(lines) and "AAWrongToken" not in "\n".join(lines)
+
+
+def test_a_platform_busy_or_down_is_a_warning_that_it_cannot_tell(
+    online: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path, fake_telegram: FakeTelegram
+) -> None:
+    """Telegram answering getMe with a 503 neither accepts nor refuses the token: doctor warns that it cannot tell
+    (WARN, exit 0, counted on the last line) instead of failing a token that may be right."""
+    point_at(online, home=tmp_path / "home", telegram_token=TEST_TOKEN, telegram_base_url=fake_telegram.url)
+    fake_telegram.enqueue(Fault.server_error(503, "Service Unavailable").on("getMe"))
+    code, lines = doctor(capsys)
+    assert line_of(lines, "Telegram") == (
+        f"WARN  Telegram: {fake_telegram.url} answered HTTP 503 (busy or down): cannot tell whether the token works;"
+        " fix: run paperscout doctor again later"
+    )
+    assert lines[-1].startswith("doctor: nothing failed; 1 warning worth a look (the WARN lines)"), lines
+    assert code == 0, lines
 
 
 def test_a_bad_discord_token_is_refused_like_discord_does(

@@ -363,7 +363,7 @@ async def start_slack(
 
 async def check_slack(settings: Settings, offline: bool) -> Finding:
     """Doctor's check: Slack accepts the bot token (auth.test) and an app-level token for Socket Mode is set."""
-    from bot.ops.doctor import Finding, response_json, who_am_i
+    from bot.ops.doctor import Finding, cannot_tell, response_json, who_am_i
     from bot.ops.logs import public_url
 
     url = settings.slack_api_url.rstrip("/") + "/auth.test"
@@ -379,6 +379,8 @@ async def check_slack(settings: Settings, offline: bool) -> Finding:
     error = str(me.get("error", ""))[:60]
     if error in TOKEN_REFUSALS:
         return Finding("Slack", "fail", f"Slack refused PAPERSCOUT_SLACK_BOT_TOKEN ({error})", fix)
+    if unsure := cannot_tell(answer, "Slack", settings.slack_api_url):
+        return unsure
     if answer.status_code != 200 or not me.get("ok"):
         return Finding("Slack", "fail", f"{public_url(url)} answered HTTP {answer.status_code} {error}", "try later")
     granted = answer.headers.get("x-oauth-scopes")  # the bot token's scopes, on every answer Slack gives it

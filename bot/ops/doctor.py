@@ -529,13 +529,28 @@ async def who_am_i(
     return response
 
 
+def cannot_tell(answer: httpx.Response, platform: str, api_url: str) -> Finding | None:
+    """A warning when `platform` answered who-am-I as one busy or down does (HTTP 429 or 5xx): neither accepted nor
+    refused, the token may be fine or not; None for any other answer."""
+    if answer.status_code != 429 and answer.status_code < 500:
+        return None
+    return Finding(
+        platform,
+        "warn",
+        f"{public_url(api_url)} answered HTTP {answer.status_code} (busy or down): cannot tell whether the token works",
+        "run paperscout doctor again later",
+    )
+
+
 def token_accepted(
     answer: httpx.Response | Finding, platform: str, api_url: str, identity: Callable[[dict[str, Any]], str | Finding]
 ) -> Finding:
-    """What `who_am_i` answered, read by `identity` (who the token's owner is, or a finding against it): ok, or a
-    failure when the platform answered anything but 200."""
+    """What `who_am_i` answered, read by `identity` (who the token's owner is, or a finding against it): ok, a
+    warning when the platform was busy or down (`cannot_tell`), or a failure when it answered anything else but 200."""
     if isinstance(answer, Finding):
         return answer
+    if unsure := cannot_tell(answer, platform, api_url):
+        return unsure
     if answer.status_code != 200:
         return Finding(platform, "fail", f"{public_url(api_url)} answered HTTP {answer.status_code}", "try again later")
     found = identity(response_json(answer))

@@ -28,7 +28,7 @@ async def start(core: Core, settings: Settings) -> TelegramFrontEnd:
 
 async def check(settings: Settings, offline: bool) -> Finding:
     """Telegram accepts the bot token: getMe."""
-    from bot.ops.doctor import Finding, response_json, who_am_i
+    from bot.ops.doctor import Finding, cannot_tell, response_json, who_am_i
     from bot.ops.logs import public_url
 
     base = settings.telegram_base_url.rstrip("/")
@@ -52,6 +52,8 @@ async def check(settings: Settings, offline: bool) -> Finding:
             f"{api} answered HTTP 404 to getMe: PAPERSCOUT_TELEGRAM_TOKEN is malformed or the base URL is wrong",
             "a token looks like 123456789:AAE...; PAPERSCOUT_TELEGRAM_BASE_URL is the server root",
         )
+    if unsure := cannot_tell(answer, "Telegram", settings.telegram_base_url):
+        return unsure
     me = response_json(answer).get("result") or {}
     if answer.status_code != 200 or not me:
         return Finding("Telegram", "fail", f"{api} answered HTTP {answer.status_code} to getMe", "try again later")
