@@ -147,20 +147,18 @@ class PaperscoutBot(commands.AutoShardedBot):
         return None if source is None else await read_profile_file(source.filename, source.size, source.read)
 
     async def hear(self, message: discord.Message, text: str, *, mentioned: bool = False) -> None:
-        """A member's message to the controller: in a DM its text may be a typed command; in a channel it was said
-        to us (a reply to the bot, or `mentioned`) and is answered as a reply to it (`ChatDriver.hear`; the
-        controller's failures are its apology). A file it cannot read is reported there (`ChatDriver.reporting`)."""
+        """A member's message to the controller: its text may be a typed command ('/cmd' in a DM or a reply); in a
+        channel it was said to us (a reply to the bot, or `mentioned`) and is answered as a reply to it
+        (`ChatDriver.hear`; the controller's failures are its apology). A file it cannot read is reported there
+        (`ChatDriver.reporting`)."""
         place, author = place_of(message.channel, message.author), message.author
         reply_to = str(message.reference.message_id) if message.reference else ""
         async with self.poster.reporting(place, "message", str(message.id)):
             permissions = message.channel.permissions_for(author) if isinstance(author, discord.Member) else None
             speaker, attachment = speaker_of(author, permissions), await self.read_attachment(message)
-            if place.is_dm:
-                incoming = Incoming.from_text(speaker, place, text, reply_to=reply_to, attachment=attachment)
-            else:
-                incoming = Incoming(
-                    speaker, place, text=text, reply_to=reply_to, attachment=attachment, mentioned=mentioned
-                )
+            incoming = Incoming.from_text(
+                speaker, place, text, reply_to=reply_to, attachment=attachment, mentioned=mentioned
+            )
             await self.poster.hear(incoming, "" if place.is_dm else str(message.id))
 
     async def run_command(self, interaction: discord.Interaction, command: str, args: str, *, private: bool) -> None:
