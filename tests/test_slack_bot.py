@@ -524,3 +524,18 @@ async def test_a_slack_that_cannot_be_reached_fails_start_up_in_one_line(core: C
     with pytest.raises(SourceUnavailable, match=r"^cannot reach Slack at http://127\.0\.0\.1:\d+/api: ") as failed:
         await start_slack(core, away)
     assert "\n" not in str(failed.value) and failed.value.__cause__ is None
+
+
+async def test_a_failure_with_a_channel_message_nobody_said_to_the_bot_is_only_logged(
+    core: Core, slack_settings: Settings, fake: SlackFake, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Chatter in a channel the bot is in, not in a thread and naming no bot, is nobody's message to it: when who
+    spoke cannot be asked, the failure is logged, and nothing is posted there."""
+    async with slack_bot(core, slack_settings):
+        fake.always(Fault.disconnect(method="users.info"))
+        await fake.wait_for_ack(fake.message_event(ADA, PAPERS, "nice weather today"))
+        await fake.wait_until(
+            lambda: any(f"Slack message in {PAPERS}" in r.getMessage() for r in caplog.records),
+            what="the failure to be logged",
+        )
+    assert fake.posted(PAPERS) == []

@@ -323,7 +323,8 @@ class SlackFrontEnd(ChatDriver):
             return  # edits, joins and bots are not ours; a mention comes as app_mention too
         place = self.as_place(event.get("channel", ""), event.get("channel_type") == "im")
         thread = str(event.get("thread_ts", ""))
-        async with self.reporting(place, "message", thread):
+        # chatter (not a DM, not in a thread) is nobody's message to the bot: a failure with it is only logged
+        async with self.reporting(place, "message", thread, quiet=not (place.is_dm or thread)):
             speaker = await self.speaker(str(event.get("user", "")), place)
             await self.hear(chat.Incoming(speaker, place, text=text, reply_to=thread), thread)
 
