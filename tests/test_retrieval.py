@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import datetime as dt
 import io
 
@@ -15,7 +16,14 @@ from bot.ingest.save import store_papers
 from bot.models import Paper
 from bot.questions.filters import Filters
 from bot.questions.rag import ask
-from bot.questions.retrieval import Retrieved, exact_names, names_only, reciprocal_rank_fusion, select
+from bot.questions.retrieval import (
+    Retrieved,
+    exact_names,
+    names_only,
+    reciprocal_rank_fusion,
+    select,
+    topic_evidence,
+)
 from bot.questions.search import SearchResults, search_papers
 
 MONDAY = dt.date(2025, 5, 26)
@@ -219,3 +227,24 @@ async def test_an_answer_offering_the_most_it_offers_says_at_least_how_many_matc
     head, *_, offer = answer.text.splitlines()
     assert "at least" in head, head
     assert "at least" in offer and offer.endswith("/more lists them."), offer
+
+
+async def test_x_for_y_that_no_paper_puts_so_is_read_as_its_head(core: Core, demo_papers: list[Paper]) -> None:
+    # no stored paper names an optimizer together with "training neural nets" (papers write "networks"): the compound
+    # used to leave nothing carrying the topic, and papers on neural networks were shown by meaning alone
+    optimizer = dataclasses.replace(
+        demo_papers[0],
+        title="A faster tidal optimizer",
+        abstract="We propose an optimizer with tidal momentum that trains deep neural networks faster.",
+    )
+    memory = dataclasses.replace(
+        demo_papers[1], title="Tidal memory", abstract="We give tidal agents a memory that lasts across tasks."
+    )
+    await store_papers(core, [optimizer, memory, *demo_papers[2:30]])
+    head = await topic_evidence(core, "optimizers for training neural nets", asked=True)
+    assert [u.key for u in head.alternatives[0].units] == ["optimizer"]
+    both = await topic_evidence(core, "memory for tidal agents", asked=True)  # a paper names both: the compound stands
+    assert len([u for u in both.alternatives[0].units if not u.optional]) > 1
+    # an exclusion, or one alternative of several, is not broadened to its head
+    excluded = await topic_evidence(core, "optimizers for training neural nets")
+    assert len(excluded.alternatives[0].units) > 1

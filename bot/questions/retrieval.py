@@ -95,12 +95,15 @@ class Retrieved:
     every_part: bool = True  # title and abstract hold every part of the topic somewhere (see `select`)
 
 
-async def topic_evidence(core: Core, topic: str, *, verb_first: bool = False) -> QuestionTopic:
+async def topic_evidence(core: Core, topic: str, *, verb_first: bool = False, asked: bool = False) -> QuestionTopic:
     """Each alternative's units weighted by rarity in the archive (see `bot.questions.topics`); `verb_first`: the
-    topic starts with the verb the papers do ("involve LoRA adapters"), which they may name otherwise."""
+    topic starts with the verb the papers do ("involve LoRA adapters"), which they may name otherwise; `asked`: the
+    topic is what the question asks for (not an exclusion), so a lone "X for Y" no paper puts so is read as X."""
     alternatives = topic_alternatives(topic)
+    sole = asked and len(alternatives) == 1
     found = [
-        await evidence(core, a.text, a.exact, verb_first=verb_first and n == 0) for n, a in enumerate(alternatives)
+        await evidence(core, a.text, a.exact, verb_first=verb_first and n == 0, sole=sole)
+        for n, a in enumerate(alternatives)
     ]
     if alternatives and alternatives[0].exact:  # "X like A, B": A and B are read as examples of X
         pairs = zip(alternatives[1:], found[1:], strict=True)
@@ -254,7 +257,9 @@ async def _ranked(
     if not papers:
         return [], None
     verb_first = filters.topic in filters.verb_led
-    topic_words = await topic_evidence(core, filters.topic, verb_first=verb_first) if filters.topic else None
+    topic_words = (
+        await topic_evidence(core, filters.topic, verb_first=verb_first, asked=True) if filters.topic else None
+    )
     if topic_words is not None and filters.narrows:
         topic_words = topic_words.discriminating([f"{p.title}\n{p.abstract}" for p in papers])
     scored = _Scored.of(papers, found, query_vector, topic_words, exact_names(filters.topic))

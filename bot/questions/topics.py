@@ -271,20 +271,37 @@ _STEMMER = snowballstemmer.stemmer("english")
 _FOR = re.compile(r"^(\S.*?\S)\s+for\s+(\S.*)$", re.IGNORECASE)
 
 
-async def evidence(core: Core, text: str, exact: bool = False, *, verb_first: bool = False) -> TopicEvidence:
+async def evidence(
+    core: Core, text: str, exact: bool = False, *, verb_first: bool = False, sole: bool = False
+) -> TopicEvidence:
     """The units of one topic alternative, weighted by rarity in the archive, and the parts standing for it.
 
     `verb_first`: the text starts with the verb the papers do ("involve LoRA adapters", from "which of those involve
     LoRA adapters?"); papers name what they do in their own words, so the verb may be missing, as an action may.
 
     "X for Y" is about X alone when the archive's papers on X mostly name Y too ("neural operators for PDEs": a
-    neural operator solves PDEs whether its abstract says so or not); otherwise Y is part of the topic ("memory for
-    LLM agents", "agents for software engineering").
+    neural operator solves PDEs whether its abstract says so or not) or, when it is the question's `sole` topic
+    (no other alternative and no exclusion), when no paper names both (`_attested`): the head is what the papers are,
+    and an alternative no paper matches is left to the others. Otherwise Y is part of the topic ("memory for LLM
+    agents", "agents for software engineering").
     """
     found = _FOR.match(text.strip())
-    if found and await _implies(core, found.group(1), found.group(2)):
+    if found and (await _implies(core, *found.groups()) or (sole and not await _attested(core, *found.groups()))):
         return await _evidence(core, found.group(1), exact, verb_first)
     return await _evidence(core, text, exact, verb_first)
+
+
+async def _attested(core: Core, head: str, domain: str) -> bool:
+    """Whether any stored paper holds every unit of `head` and of `domain` (any spelling of each): when none does
+    ("optimizers for training neural nets": papers write "networks"), the compound is no way papers put it and its
+    head, what the papers are, is the topic; the purpose is left to the ranking by meaning."""
+    units = [
+        [_words(s) for s in (part.term.spellings if part.term else (part.tokens,))]
+        for part in [*split_units(topic_key(head)), *split_units(topic_key(domain))]
+    ]
+    if not units:
+        return True
+    return await core.repo.co_frequency(units) > 0
 
 
 async def _implies(core: Core, head: str, domain: str) -> bool:
