@@ -20,8 +20,9 @@ from bot.embeddings.embedder import LocalEmbedder, paper_vectors
 from bot.ingest.limits import clean_paper
 from bot.models import Paper
 from bot.questions.rag import Answer, Turn, ask, parse_question
-from bot.questions.request import introduces_benchmark, read_request, verb_of
+from bot.questions.request import read_request, verb_of
 from bot.text.extractive import extractive_tldr
+from bot.text.introduces import introduces_benchmark
 
 MONDAY, THURSDAY, FRIDAY = dt.date(2025, 5, 26), dt.date(2025, 5, 29), dt.date(2025, 5, 30)
 TUESDAY = dt.date(2025, 5, 27)

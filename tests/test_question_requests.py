@@ -12,10 +12,11 @@ from bot.ingest.save import store_papers
 from bot.models import Paper
 from bot.questions.authors import AuthorIndex, same_person
 from bot.questions.rag import Turn, ask, parse_question
-from bot.questions.request import beyond, introduces_benchmark, read_request
+from bot.questions.request import beyond, read_request
 from bot.questions.retrieval import exact_names
 from bot.questions.spelling import english_words
 from bot.questions.topics import topic_alternatives
+from bot.text.introduces import introduces_benchmark
 
 FRIDAY = dt.date(2025, 5, 30)
 COMOE, PREMOE = "2505.17553", "2505.17639"

@@ -3,7 +3,7 @@
 - exclusions: "X papers that are not about Y", "X other than Y", "X, but not the Y ones", "skip anything built on
   Y", "except Y": Y is a topic the listed papers must not be about (`Request.excluded`);
 - a contribution type: "new benchmarks for X", "which papers introduce a dataset for X": the papers must introduce
-  a benchmark or data set (`Request.contribution`, tested by `introduces_benchmark`) and be about X;
+  a benchmark or data set (`Request.contribution`, tested by `bot.text.introduces.introduces_benchmark`) and be about X;
 - clarifications: "X, i.e. A or B", "X (A, B, ...)", "X — A, B", "X? A, B": the parenthesised or explained words
   (or a sentence after the question) are further alternatives of the same need, written as examples (`as_examples`)
   for `bot.questions.topics.topic_alternatives`;
@@ -21,10 +21,7 @@ import re
 from dataclasses import dataclass
 
 from bot.questions.topics import FILLER, META
-from bot.text.introduces import introduces_benchmark
 from bot.text.terms import WORD, same_word, text_tokens
-
-__all__ = ["introduces_benchmark"]  # read here by callers of the request's contribution type
 
 # A cue that what follows is excluded, and the relation words that may follow it ("not about", "built on").
 _EXCLUDE = re.compile(
@@ -56,7 +53,7 @@ _CONTRIBUTION = re.compile(
     rf"(?:\s+(?:\bfor\b|\bon\b|\bof\b|\bto\b|\bthat\b)(?:\s+(?:evaluat\w*|test\w*|measur\w*|assess\w*|benchmark\w*))?)?",
     re.IGNORECASE,
 )
-# Whether a paper made one is `bot.questions.introduces`.
+# Whether a paper made one is `bot.text.introduces`.
 # "benchmarks for evaluating <what is evaluated> on <the task>": the task is the topic ("in" often names a setting
 # instead: "robots in the wild"). The verbs are what a benchmark is for (evaluate, test, measure, assess): a gerund of
 # a task reads the same way ("benchmarks for coding agents on ..."), and the archive cannot tell them apart (as many
