@@ -554,7 +554,9 @@ def build_parser() -> argparse.ArgumentParser:
         "doctor", help="check the configuration and every configured connection; exit 0 when nothing failed"
     )
     doctor.add_argument(
-        "--offline", action="store_true", help="skip the checks that reach the internet (arXiv, LLM, Discord, Telegram)"
+        "--offline",
+        action="store_true",
+        help="skip the checks that reach the internet (arXiv, LLM, Discord, Telegram, Slack)",
     )
     doctor.add_argument(
         "--running",
