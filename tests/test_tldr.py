@@ -97,3 +97,26 @@ def test_a_real_days_tldrs_are_readable() -> None:
     assert not [t for t in tldrs if re.match(r"(However|In contrast|To address th\w+ \w+|In this paper),", t)]
     assert sum(t.endswith("…") for t in tldrs) <= 0.03 * len(tldrs)
     assert all(len(t) <= TLDR_MAX for t in tldrs)
+
+
+def test_what_is_left_after_a_connective_reads_as_a_sentence_and_a_main_clause_stays() -> None:
+    # an ordinary hyphenated word is capitalised again; a name written in mixed case is not
+    assert (
+        drop_connective("However, low-batch inference remains important.") == "Low-batch inference remains important."
+    )
+    assert drop_connective("However, kNN-based search is slow.") == "kNN-based search is slow."
+    # a list number before the connective goes with it
+    assert drop_connective("(3) Finally, we propose two techniques.") == "We propose two techniques."
+    # the main clause holding a demonstrative is no lead clause: only a capitalised word may follow a cut one
+    sentence = "This work demonstrates that complexity control, conveniently implementable, improves scaling."
+    assert drop_connective(sentence) == sentence
+
+
+def test_this_paper_describes_x_states_the_contribution_over_a_background_sentence() -> None:
+    paper = _paper(
+        "Existing kernels target large-batch training and inference. However, low-batch inference, where memory "
+        "bandwidth and launch overheads matter, remains important for many applications such as edge deployment. "
+        "This paper describes FlashFormer, a proof-of-concept kernel for accelerating single-batch inference.",
+        title="FlashFormer: Whole-Model Kernels for Efficient Low-Batch Inference",
+    )
+    assert extractive_tldr(paper).startswith("This paper describes FlashFormer")

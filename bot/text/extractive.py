@@ -29,7 +29,7 @@ _SUBJECT = (
     r"our (work|paper|study|method|approach|framework))"
 )
 _BUILD = re.compile(
-    rf"\b{_SUBJECT}\b.{{0,30}}?\b(propose|introduce|present|develop|design|build|construct|release|formulate|"
+    rf"\b{_SUBJECT}\b.{{0,30}}?\b(propose|introduce|present|describe|develop|design|build|construct|release|formulate|"
     r"devise|create|contribute|put forward|offer|provide)",
     re.I,
 )
@@ -92,10 +92,13 @@ _CONNECTIVE = re.compile(
     r"\s*(,|(?=\s+(we|our|this|these)\b))\s*",
     re.I,
 )
+# A list number before the sentence ("(3) Finally, we propose ..."): it points into a list the reader has not seen.
+_ENUMERATOR = re.compile(r"^(\(\s*(\d{1,2}|[ivx]{1,4}|[a-h])\s*\)|(\d{1,2}|[ivx]{1,4})[.)])\s+(?=\S)", re.I)
 _LEAD_CLAUSE = re.compile(
     r"^(((in order )?to|motivated by|inspired by|building (on|upon)|based on|given|guided by|drawing on|toward(s)?|"
     r"with|against|in light of|in response to|in contrast to|unlike|beyond|compared (to|with)|under|for)\b"
-    r"([^,;:()]|\([^()]*\)){0,140}?|[^,;:()]{0,40}\b(this|these|those|such|that)\b[^,;:()]{0,30}?)"
+    # a demonstrative's clause ("For this reason,"), never the main one ("This work shows that X, ...")
+    rf"([^,;:()]|\([^()]*\)){{0,140}}?|(?!{_SUBJECT}\b)[^,;:()]{{0,40}}\b(this|these|those|such|that)\b[^,;:()]{{0,30}}?)"
     r",\s*(?=(we|our|this|the|here|in|motivated|inspired|building|based|guided|[A-Z]\w*)\b)",
     re.I,
 )
@@ -135,12 +138,12 @@ def drop_connective(sentence: str) -> str:
     out = sentence.strip()
     dropped = False
     while True:
-        stripped = _LEAD_CLAUSE.sub("", _CONNECTIVE.sub("", out, count=1), count=1)
+        stripped = _LEAD_CLAUSE.sub("", _CONNECTIVE.sub("", _ENUMERATOR.sub("", out, count=1), count=1), count=1)
         if stripped == out or len(stripped.split()) < 3:
             break
         out, dropped = stripped, True
-    # 'we' -> 'We'; a symbol or a name written in lower case ('α-Routing', 'kNN') stays as it is
-    if dropped and re.match(r"[a-z][a-z]+\b(?!-)", out):
+    # 'we' -> 'We', 'low-batch' -> 'Low-batch'; a symbol or a name written in mixed case ('α-Routing', 'kNN') stays
+    if dropped and re.match(r"[a-z][a-z]+(?:-[a-z]+)*(?![\w-])", out):
         return out[:1].upper() + out[1:]
     return out
 
