@@ -19,8 +19,10 @@ from bot.core import Core
 from bot.embeddings.embedder import LocalEmbedder, paper_vectors
 from bot.ingest.limits import clean_paper
 from bot.models import Paper
+from bot.questions.filters import Filters
 from bot.questions.rag import Answer, Turn, ask, parse_question
 from bot.questions.request import read_request, verb_of
+from bot.questions.retrieval import Retrieved, select
 from bot.text.extractive import extractive_tldr
 from bot.text.introduces import introduces_benchmark
 
@@ -269,6 +271,20 @@ async def test_a_narrowing_keeps_papers_listed_for_their_meaning_after_the_other
     # and the next turn still knows which one that was
     stored_turn = Turn.from_json(await core.repo.conversation_state("m", max_age=dt.timedelta(hours=1)) or "")
     assert stored_turn.meaning_ids == [meaning]
+
+
+def test_a_narrowing_no_paper_names_in_one_phrase_shows_those_naming_each_part(stored: dict[str, Paper]) -> None:
+    first, second, third = list(stored.values())[:3]
+    step = Filters(topic="gaits from reinforcement learning", restrict_to=(first.id, second.id, third.id), narrows=True)
+    closest = [  # none names the constraint in one phrase; only the second names each of its parts somewhere
+        Retrieved(first, 0.6, 0.6, False, False, every_part=False),
+        Retrieved(second, 0.5, 0.5, False, False, every_part=True),
+        Retrieved(third, 0.4, 0.4, False, False, every_part=False),
+    ]
+    shown, offered = select(closest, step)
+    assert [r.paper.id for r in shown] == [second.id] and not offered
+    nothing = [dataclasses.replace(r, every_part=False) for r in closest]
+    assert [r.paper.id for r in select(nothing, step)[0]] == [first.id, second.id, third.id]  # the closest few
 
 
 def test_the_day_before_is_relative_to_the_day_asked_about() -> None:

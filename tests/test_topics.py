@@ -146,3 +146,21 @@ async def test_a_gerund_matches_the_word_it_drops_an_e_from(archive: Core) -> No
     # any inflection the stemmer undoes, not only a gerund's "e": "aging" ~ "age", never a derivation
     assert (await topic_evidence(archive, "aging")).coverage("Age Estimation from Speech") == 1.0
     assert inflection_base("generalization") == "" and inflection_base("studies") == "studi"
+
+
+def test_a_preposition_is_no_unit_of_a_topic() -> None:
+    for topic in ("gating between experts", "alignment across languages", "retrieval via graphs"):
+        words = [t for p in split_units(topic_key(topic)) for t in p.tokens]
+        assert not {"between", "across", "via"} & set(words) and len(words) == 2, topic
+
+
+async def test_a_condition_on_papers_found_for_a_request_needs_only_what_the_request_did_not_name(
+    archive: Core,
+) -> None:
+    gating = await topic_evidence(archive, "gating between experts")
+    abstract = "Traditional gating mechanisms that route inputs to the best experts may hinder scalability."
+    assert gating.coverage(abstract) < COVERED  # "gating" and "experts" are far apart
+    # among papers found for "mixture of experts", "experts" says what they share: "gating" picks among them
+    among = gating.discriminating([], ["mixture of experts"])
+    assert among.coverage(abstract) == 1.0
+    assert among.coverage("Expert pruning for MoE inference") < COVERED

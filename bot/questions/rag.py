@@ -403,10 +403,19 @@ async def narrowed(
     note = ""
     if filters.restrict_to and filters.authors:  # "only those by X": the previous papers X wrote
         found, offered = ([r for r in rs if _written_by(r.paper, filters.authors)] for rs in (found, offered))
+    asked = [filters.topic, *filters.narrowed_by]  # what the papers narrowed were found for
     for constraint in filters.constraints:
         ids = tuple(dict.fromkeys(r.paper.id for r in (*found, *offered)))
         verb_led = (constraint,) if constraint in filters.verb_led else ()
-        step = Filters(topic=constraint, window=filters.window, restrict_to=ids, narrows=True, verb_led=verb_led)
+        step = Filters(
+            topic=constraint,
+            window=filters.window,
+            restrict_to=ids,
+            narrows=True,
+            verb_led=verb_led,
+            narrowed_by=tuple(asked),
+        )
+        asked.append(constraint)
         before = len(ids)
         found, offered = await retrieve_all(core, step, profile=profile) if ids else ([], [])
         if found and any(r.in_title or r.in_abstract for r in found):

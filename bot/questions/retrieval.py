@@ -261,7 +261,7 @@ async def _ranked(
         await topic_evidence(core, filters.topic, verb_first=verb_first, asked=True) if filters.topic else None
     )
     if topic_words is not None and filters.narrows:
-        topic_words = topic_words.discriminating([f"{p.title}\n{p.abstract}" for p in papers])
+        topic_words = topic_words.discriminating([f"{p.title}\n{p.abstract}" for p in papers], filters.narrowed_by)
     scored = _Scored.of(papers, found, query_vector, topic_words, exact_names(filters.topic))
     if profile is not None:
         ranking = rank_for_profile(papers, scored.vectors, await profile_model(core, profile), len(papers))
@@ -424,8 +424,9 @@ def select(results: list[Retrieved], filters: Filters, spread: float = 0.0) -> t
         # they name the most (their title, else their abstract) first, the papers naming it elsewhere offered
         return [r for r in results if r.named == naming], [r for r in results if 0 < r.named < naming]
     if filters.restrict_to:
-        # "which of those is about X": the papers that name X, or failing that the closest few
-        named = [r for r in results if r.in_title or r.in_abstract]
+        # "which of those is about X": the papers that name X, failing that those naming each part of X somewhere
+        # (no abstract says "RL to get shorter reasoning" in one phrase), failing that the closest few
+        named = [r for r in results if r.in_title or r.in_abstract] or [r for r in results if r.every_part]
         return (named or results[:3]), []
     # the first page: papers carrying the topic's words and not far below the best (the others are offered)
     evidenced = [r for r in results if r.in_title or (r.in_abstract and r.dense >= FLOOR)]

@@ -197,28 +197,43 @@ class QuestionTopic:
             return True
         return max((a.mentions(abstract) for a in self.alternatives), default=0) >= ABOUT_MENTIONS
 
-    def discriminating(self, texts: Sequence[str]) -> QuestionTopic:
-        """The topic as a condition on `texts` (a previous answer's papers): a unit most of them hold says what they
-        share, not what the condition picks ("which of those MoE papers are about routing between experts"), so it
-        becomes optional wherever another unit is left to tell them apart."""
-        if len(texts) < MIN_NARROWED:
+    def discriminating(self, texts: Sequence[str], asked: Sequence[str] = ()) -> QuestionTopic:
+        """The topic as a condition on `texts` (a previous answer's papers, found for the topics `asked`): a unit most
+        of them hold, or one the request they were found for already names, says what they share, not what the
+        condition picks ("which of those MoE papers are about routing between experts", "routing or gating between
+        experts" after "mixture of experts"), so it becomes optional wherever another unit is left to tell them
+        apart."""
+        tokens = [Text.of(t) for t in texts] if len(texts) >= MIN_NARROWED else []
+        before = [Text.of(a) for a in asked if a]
+        if not tokens and not before:
             return self
-        tokens = [Text.of(t) for t in texts]
+
+        def shared(unit: Unit) -> bool:
+            held = bool(tokens) and sum(1 for t in tokens if unit.where(t)) >= SHARED * len(tokens)
+            return held or any(unit.where(b) for b in before)
+
         narrowed = []
         for alternative in self.alternatives:
-            common = [sum(1 for t in tokens if u.where(t)) >= SHARED * len(tokens) for u in alternative.units]
+            common = [shared(u) for u in alternative.units]
             if all(common):
                 narrowed.append(alternative)
                 continue
             units = tuple(replace(u, optional=u.optional or c) for u, c in zip(alternative.units, common, strict=True))
-            limit = SHARED * len(tokens)
-            kept = tuple(u for u in alternative.standalone if sum(1 for t in tokens if u.where(t)) < limit)
+            kept = tuple(u for u in alternative.standalone if not shared(u))
             narrowed.append(replace(alternative, units=units, standalone=kept))
         return QuestionTopic(tuple(narrowed))
 
 
+# English prepositions (a closed class) relate a topic's words and are never one of its units: "gating between
+# experts" needs "gating" and "experts", not "between" (in a fifth of all papers) beside them
+PREPOSITIONS = frozenset(
+    """between across among amongst via through throughout within without into onto upon under over toward towards
+    against beyond inside outside at by per versus vs than along around behind beneath""".split()
+)
+
+
 def _filler(word: str) -> bool:
-    return word in FILLER or len(word) < 2
+    return word in FILLER or word in PREPOSITIONS or len(word) < 2
 
 
 # The named terms a question is read with: the fixed table, and the acronyms the archive defines for this question
