@@ -8,9 +8,12 @@ wording discover it through `front_ends()`, so no core module names a platform.
 What a front end gets from the core, so it stays thin:
 - `bot.chat.ChatController` for every conversation (it hands in `Incoming`, renders the replies);
 - `bot.chat.driver.ChatDriver`, the base of the front end itself: the replies as packed pages sent in order, a
-  button's answer routed, a file only to a DM, a send failure mapped to the core's retry/gone/moved policy, and the
-  digest poster (`bot.digests.poster.PlatformPoster`: fan-out over the ledger, pacing, retries); the front end
-  writes a few primitives (send a message, what an error means, style a page);
+  button's answer routed, a file only to a DM, a send failure mapped to the core's retry/gone/moved policy, any
+  failure while answering told to the member in one line with a logged reference (`reporting`), and the digest
+  poster (`bot.digests.poster.PlatformPoster`: fan-out over the ledger, pacing, retries); the front end writes a few
+  primitives (send a message, what an error means, style a page); a member's file is read with
+  `bot.chat.setup.read_profile_file` (its size bound) and a platform unreachable at start is
+  `bot.chat.driver.unreachable` (one line);
 - `bot.views.layout` for the fields, order, chunking and packing of papers, answers and lists (it only styles);
 - `FrontEnd.names` and `admin_words`: how its members invoke each command of `bot.chat.commands.COMMANDS` and
   who counts as an admin there, so every reply names the platform's own commands (`wording`).
