@@ -273,7 +273,7 @@ async def test_a_narrowing_keeps_papers_listed_for_their_meaning_after_the_other
     assert stored_turn.meaning_ids == [meaning]
 
 
-def test_a_narrowing_no_paper_names_in_one_phrase_shows_those_naming_each_part(stored: dict[str, Paper]) -> None:
+def test_a_narrowing_no_paper_names_in_one_phrase_shows_those_naming_each_part_first(stored: dict[str, Paper]) -> None:
     first, second, third = list(stored.values())[:3]
     step = Filters(topic="gaits from reinforcement learning", restrict_to=(first.id, second.id, third.id), narrows=True)
     closest = [  # none names the constraint in one phrase; only the second names each of its parts somewhere
@@ -282,7 +282,7 @@ def test_a_narrowing_no_paper_names_in_one_phrase_shows_those_naming_each_part(s
         Retrieved(third, 0.4, 0.4, False, False, every_part=False),
     ]
     shown, offered = select(closest, step)
-    assert [r.paper.id for r in shown] == [second.id] and not offered
+    assert [r.paper.id for r in shown] == [second.id, first.id, third.id] and not offered
     nothing = [dataclasses.replace(r, every_part=False) for r in closest]
     assert [r.paper.id for r in select(nothing, step)[0]] == [first.id, second.id, third.id]  # the closest few
 

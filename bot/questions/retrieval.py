@@ -424,10 +424,13 @@ def select(results: list[Retrieved], filters: Filters, spread: float = 0.0) -> t
         # they name the most (their title, else their abstract) first, the papers naming it elsewhere offered
         return [r for r in results if r.named == naming], [r for r in results if 0 < r.named < naming]
     if filters.restrict_to:
-        # "which of those is about X": the papers that name X, failing that those naming each part of X somewhere
-        # (no abstract says "RL to get shorter reasoning" in one phrase), failing that the closest few
-        named = [r for r in results if r.in_title or r.in_abstract] or [r for r in results if r.every_part]
-        return (named or results[:3]), []
+        # "which of those is about X": the papers that name X; failing that, those naming each part of X somewhere
+        # (no abstract says "RL to get shorter reasoning" in one phrase) first, then the closest few
+        named = [r for r in results if r.in_title or r.in_abstract]
+        if named:
+            return named, []
+        parts = [r for r in results if r.every_part]
+        return [*parts, *(r for r in results[:3] if r not in parts)], []
     # the first page: papers carrying the topic's words and not far below the best (the others are offered)
     evidenced = [r for r in results if r.in_title or (r.in_abstract and r.dense >= FLOOR)]
     if spread:
