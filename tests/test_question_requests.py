@@ -17,6 +17,7 @@ from bot.questions.retrieval import exact_names
 from bot.questions.spelling import english_words
 from bot.questions.topics import topic_alternatives
 from bot.text.introduces import introduces_benchmark
+from bot.views.render import paper_text
 
 FRIDAY = dt.date(2025, 5, 30)
 COMOE, PREMOE = "2505.17553", "2505.17639"
@@ -178,6 +179,7 @@ async def test_more_in_chat_lists_the_rest_of_the_last_answer_with_days(core: Co
     (rest,) = await ctl.handle(Incoming.from_text(bob, channel, "/more"))
     assert isinstance(rest, TextReply) and rest.cards
     assert len(rest.cards) == min(10, int(offered.group(1)))
-    assert all(card.standing.startswith("announced 2025-") for card in rest.cards)
+    # each card names its day once, in its byline (a second "announced D" line repeated it)
+    assert all(paper_text(card).count(card.announced.isoformat()) == 1 for card in rest.cards)
     shown = {v.id for v in answer.citations}
     assert not shown & {card.id for card in rest.cards}

@@ -25,6 +25,7 @@ from bot.questions.retrieval import (
     topic_evidence,
 )
 from bot.questions.search import SearchResults, search_papers
+from bot.views.render import paper_text
 
 MONDAY = dt.date(2025, 5, 26)
 COMOE, LMASK = "2505.17553", "2505.17938"
@@ -136,7 +137,7 @@ async def test_search_in_chat_says_how_many_match_and_more_pages_through_all_of_
         pressed = not pressed
         (reply,) = await ctl.handle(turn)
         assert isinstance(reply, TextReply) and 0 < len(reply.cards) <= 10
-        assert all(card.standing.startswith("announced 2025-05-26") for card in reply.cards)
+        assert all(paper_text(card).count("2025-05-26") == 1 for card in reply.cards)  # the day, once
         listed += [card.id for card in reply.cards]
     assert listed == [h.paper.id for h in (*found.hits, *found.more)]  # every match, in order, none twice
     assert reply.choices == ()  # nothing left: no button

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import replace
 
 from bot.chat.messages import AnswerReply, Choice, Reply, TextReply
 from bot.chat.paging import Page, give, last_page, page_of
 from bot.chat.turns import Turn, has_words, member_profile, save_numbering, text_reply, today
 from bot.days import stored_days_note
 from bot.text.tldr import shown_tldrs
-from bot.views.model import LIST_MARK, PaperView, list_button, paper_view, usage_line
+from bot.views.model import LIST_MARK, list_button, paper_view, usage_line
 
 MAX_QUESTION_CHARS = 2000  # a question longer than this is a paste, not a question
 MAX_LIST = 10  # papers in a search or "more like this" list
@@ -70,8 +69,7 @@ async def answer(turn: Turn, question: str) -> AnswerReply:
     text = answered.text
     if not answered.citations:
         text += "\n" + await stored_days_note(core)
-    several_days = answered.window[0] != answered.window[1]
-    views = tuple(dated(paper_view(p, number=n), several_days) for n, p in enumerate(answered.citations, 1))
+    views = tuple(paper_view(p, number=n) for n, p in enumerate(answered.citations, 1))
     await save_numbering(core, user, list(views))
     # the answer's list is the asker's own, even when the question continues another member's conversation
     token = await give(core, conversation_of(turn), user, answered.more, answered.by_meaning)
@@ -114,7 +112,7 @@ async def search(turn: Turn) -> list[Reply]:
     if not found.hits:
         return text_reply(f"{note}No stored paper matches '{words[:80]}'. {await stored_days_note(core)}")
     tldrs = await shown_tldrs(core, [h.paper for h in found.hits])
-    cards = tuple(dated(paper_view(h.paper, tldr=tldrs[h.paper.id], number=n)) for n, h in enumerate(found.hits, 1))
+    cards = tuple(paper_view(h.paper, tldr=tldrs[h.paper.id], number=n) for n, h in enumerate(found.hits, 1))
     await save_numbering(core, turn.user, cards)
     best = f", the best {len(cards)} first" if found.more else ""
     more_meaning = sum(1 for h in found.more if not h.by_words)
@@ -135,11 +133,6 @@ def next_button(token: str, start: int, left: int) -> tuple[Choice, ...]:
 def conversation_of(turn: Turn) -> str:
     """The key of the speaker's own conversation in this place (their questions' follow-ups, their last list)."""
     return turn.place.key + "|" + turn.user if not turn.place.is_dm else turn.user
-
-
-def dated(view: PaperView, show: bool = True) -> PaperView:
-    """The paper's card saying which day it was announced (search results and answers over several days)."""
-    return replace(view, standing=view.standing or f"announced {view.announced.isoformat()}") if show else view
 
 
 async def rest(turn: Turn) -> list[Reply]:
@@ -170,7 +163,7 @@ async def shown_page(turn: Turn, page: Page) -> list[Reply]:
     from bot.questions.rag import more_offer
 
     tldrs = await shown_tldrs(turn.core, page.papers)
-    cards = tuple(dated(paper_view(p, tldr=tldrs[p.id], number=n)) for n, p in enumerate(page.papers, 1))
+    cards = tuple(paper_view(p, tldr=tldrs[p.id], number=n) for n, p in enumerate(page.papers, 1))
     await save_numbering(turn.core, turn.user, cards)
     meaning = sum(1 for p in page.papers if p.id in page.meaning)
     words = len(cards) - meaning
