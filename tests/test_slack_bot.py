@@ -539,3 +539,7 @@ async def test_a_failure_with_a_channel_message_nobody_said_to_the_bot_is_only_l
             what="the failure to be logged",
         )
     assert fake.posted(PAPERS) == []
+    # logged once, with its traceback, and not as the line a member would have read
+    [logged] = [r for r in caplog.records if f"Slack message in {PAPERS}" in r.getMessage()]
+    assert logged.exc_info is not None
+    assert not any("went wrong on my side" in r.getMessage() for r in caplog.records)

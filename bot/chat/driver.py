@@ -421,8 +421,10 @@ class ChatDriver(PlatformPoster):
         try:
             yield
         except Exception as error:
-            if quiet:
-                log.warning("%s %s in %s: %s", self.title, what, place.chat_id, self.problem(error, what))
+            if quiet and isinstance(error, PaperscoutError):
+                log.warning("%s %s in %s: %s", self.title, what, place.chat_id, error)
+            elif quiet:  # one record with the traceback; no member's line (nobody reads it) nor a reference
+                log.error("%s %s in %s failed", self.title, what, place.chat_id, exc_info=error)
             else:
                 await self.report(place, error, what, quote, privately=privately, answering=answering)
 
