@@ -20,7 +20,8 @@ the core's delivery policy (`deliver`): a wait the platform asked for is a `Deli
 markup the platform cannot read is logged as our bug and the page sent once as plain text, a chat that moved is
 followed (`bot.digests.poster.moved`), a gone chat is retired (`bot.digests.delivery.retire`) and never retried;
 any failure while answering a member is told to them in one line, our own errors' words or a short reference id
-under which it is logged (`reporting`), never a traceback and never silence. It is also the platform's digest
+under which it is logged (`reporting`), never a traceback (a page the platform will not deliver is logged
+instead: telling of it there would fail the same way). It is also the platform's digest
 poster (an admin's "digest now" included) and the started front end `paperscout run` holds
 (`bot.frontend.Running`): a front end's `start` returns its driver, whose `stop` it writes.
 """
