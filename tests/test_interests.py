@@ -282,3 +282,43 @@ def test_expansion_takes_only_papers_found_both_by_words_and_by_meaning() -> Non
     near = expansion.nearest_share(np.array([[0.9, 0.8, 0.7, 0.1, 0.0]]), 0.6)
     assert near.tolist() == [[True, True, True, False, False]]
     assert not expansion.expansion_scores(scores, np.eye(5, dtype=np.float32), 10, held, near).any()
+
+
+def test_the_rare_part_of_a_compound_alone_is_not_most_of_the_interest() -> None:
+    papers = [
+        paper("whole", "Dataset distillation by trajectory matching", "We distill a dataset into a few images."),
+        paper("teacher", "Knowledge distillation for small students", "A teacher guides a student."),
+        paper("data", "A dataset of street scenes", "We release a dataset."),
+    ]
+    papers += [paper(str(i), f"A dataset of kind {i}", "We collect a new dataset.") for i in range(8)]
+    features = rank.paper_features(papers)
+    query = interest_query("dataset distillation")
+    # counted by rarity alone, "distillation" is most of the interest ("dataset" is in nearly every paper)
+    title, _ = one_line.coverage(features, query, 0.5, parts=0.0)
+    assert title[1] > 0.6
+    title, text = one_line.coverage(features, query, 0.5, parts=rank.DEFAULT_WEIGHTS.compound_parts)
+    assert title[0] > 0.999 and text[0] > 0.999  # the whole compound is full evidence
+    assert title[1] <= 0.5 and text[1] <= 0.5  # a part is less than half of it
+    assert title[2] < title[1]  # and the common part less still
+    ranked = ranked_ids(papers, member(["dataset distillation"]))
+    assert ranked[0] == "whole"
+
+
+def test_a_part_of_a_compound_counts_whole_in_papers_close_in_meaning() -> None:
+    papers = [
+        paper("whole", "Dataset distillation by trajectory matching", "We distill a dataset into a few images."),
+        paper("teacher", "Knowledge distillation for small students", "A teacher guides a student."),
+    ]
+    papers += [paper(str(i), f"A dataset of kind {i}", "We collect a new dataset.") for i in range(8)]
+    features = rank.paper_features(papers)
+    query = interest_query("dataset distillation")
+    near = np.zeros(len(papers), dtype=bool)
+    near[1] = True  # the embedding puts the teacher paper near the interest: its one word is the interest
+    _, apart = one_line.coverage(features, query, 0.5, parts=1.0)
+    _, meant = one_line.coverage(features, query, 0.5, parts=1.0, meant=near)
+    _, rare = one_line.coverage(features, query, 0.5, parts=0.0)
+    assert apart[1] < meant[1] == rare[1]
+    assert meant[2] == apart[2] < rare[2]  # a paper far in meaning still needs the parts
+    profile = rank.compile_profile(member(["dataset distillation"]), fake_embed)
+    (cover,) = one_line.interest_coverage(features, [profile], rank.DEFAULT_WEIGHTS, near[None, :])
+    assert cover[0][1][1] == meant[1]

@@ -158,12 +158,27 @@ def readings(features: PaperFeatures, query: InterestQuery) -> tuple[tuple[Unit,
     return query.alternatives
 
 
-def coverage(features: PaperFeatures, query: InterestQuery, detail_share: float) -> tuple[np.ndarray, np.ndarray]:
+def _part_factor(held: np.ndarray, total: np.float32, parts: float) -> np.ndarray:
+    """(share of a head's units held, by weight)^parts; exactly 1 for the whole head (no rounding below 1)."""
+    share = held / total
+    return np.where(share >= np.float32(1.0 - 1e-5), np.float32(1.0), share ** np.float32(parts)).astype(np.float32)
+
+
+def coverage(
+    features: PaperFeatures,
+    query: InterestQuery,
+    detail_share: float,
+    parts: float = 0.0,
+    meant: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
     """(in the title, in the title and abstract): how much of the interest a paper holds, 0-1 per paper.
 
     Each unit counts by its weight times its rarity that day (a paper about "quantization of LLMs" is told by
     "quantization", not by "LLM"); the best alternative of the head counts, and the details may stand for up to
-    `detail_share` of it. A compound needs its parts: half of the units is half of the evidence.
+    `detail_share` of it. A compound needs its parts: the head's evidence is also scaled by the share of its units
+    held counted without their rarity, to the power `parts`, so that the rarer word of "dataset distillation" alone
+    (knowledge distillation) is not most of the interest; the whole head is full evidence whatever `parts` is,
+    and so is a part in the papers `meant` (close to the interest in meaning), where the part is what it says.
     """
     n = len(features)
     best_title, best_text = np.zeros(n, dtype=np.float32), np.zeros(n, dtype=np.float32)
@@ -180,11 +195,19 @@ def coverage(features: PaperFeatures, query: InterestQuery, detail_share: float)
         if total <= 0:
             continue
         head_title, head_text = np.zeros(n, dtype=np.float32), np.zeros(n, dtype=np.float32)
+        plain_title, plain_text = np.zeros(n, dtype=np.float32), np.zeros(n, dtype=np.float32)
+        plain_total = np.float32(sum(u.weight for u in units))
         for unit in units:
             title, text = features.units.hits(unit)
             weight = np.float32(unit.weight * features.idf(unit))
             head_title += weight * title
             head_text += weight * text
+            plain_title += np.float32(unit.weight) * title
+            plain_text += np.float32(unit.weight) * text
+        if parts and len(units) > 1:
+            kept = np.float32(0.0) if meant is None else meant.astype(np.float32)
+            head_title *= np.maximum(kept, _part_factor(plain_title, plain_total, parts))
+            head_text *= np.maximum(kept, _part_factor(plain_text, plain_total, parts))
         cap = np.float32(detail_share * total)
         best_title = np.maximum(best_title, np.minimum(1.0, (head_title + np.minimum(detail_title, cap)) / total))
         best_text = np.maximum(best_text, np.minimum(1.0, (head_text + np.minimum(detail_text, cap)) / total))
@@ -192,10 +215,17 @@ def coverage(features: PaperFeatures, query: InterestQuery, detail_share: float)
 
 
 def interest_coverage(
-    features: PaperFeatures, profiles: Sequence[ProfileModel], weights: RankWeights
+    features: PaperFeatures, profiles: Sequence[ProfileModel], weights: RankWeights, near: np.ndarray | None = None
 ) -> list[list[tuple[np.ndarray, np.ndarray]]]:
-    """Per profile, per topic: (title, title-and-abstract) coverage of the interest, see `coverage`."""
-    return [[coverage(features, q, weights.detail_share) for q in model.interests] for model in profiles]
+    """Per profile, per topic: (title, title-and-abstract) coverage of the interest, see `coverage`; `near`
+    (profiles, papers) marks the papers close in meaning to the profile's interests, whose partial compounds count."""
+    return [
+        [
+            coverage(features, q, weights.detail_share, weights.compound_parts, None if near is None else near[p])
+            for q in model.interests
+        ]
+        for p, model in enumerate(profiles)
+    ]
 
 
 def interest_scores(coverage: list[list[tuple[np.ndarray, np.ndarray]]], n: int, weights: RankWeights) -> np.ndarray:

@@ -14,8 +14,9 @@ The score of paper x for profile p is a sum of terms, all in cosine-similarity u
     interest  + w_title * (title coverage)^2 + w_text * (title-and-abstract coverage)^2 of the best topic that is a
               one-line interest (`is_one_line`: what onboarding stores), read as a head and details
               (`interest_query`: "quantization of LLMs (low-bit)"); a unit counts by its weight times its rarity
-              that day (BM25's idf), details may stand for half of the head: a compound needs its parts, and
-              "quantum" is not "quantization"
+              that day (BM25's idf), details may stand for half of the head: a compound needs its parts (a head
+              held in part is also scaled by the share of its units held, except in the papers closest to the
+              profile in meaning, `expansion_near`), and "quantum" is not "quantization"
     avoided   - what the profile's avoid phrases name, read as contribution kinds plus a topic
               (`bot.ranking.contribution`): "surveys" removes surveys (w_avoid_kind), "medical imaging" for a
               member who wants image generation the papers holding "medical", the part the interests lack
@@ -130,6 +131,7 @@ class RankWeights:
     interest_title: float = 0.2
     interest_text: float = 0.2
     detail_share: float = 0.5  # how much of an interest's head its details (examples, qualifiers) may stand for
+    compound_parts: float = 1.0  # a one-line head held in part, far in meaning: evidence x (share of units held)^this
     avoid_kind: float = 2.0  # more than every other term together: a paper of an avoided kind goes last
     avoid_title: float = 1.0  # the avoided topic in the title is what the paper is about
     avoid_text: float = 0.1
@@ -507,8 +509,8 @@ def _terms(
 ) -> _Terms:
     n = len(features)
     vecs = np.asarray(paper_vecs, dtype=np.float32).reshape(n, -1)
-    coverage = interest_coverage(features, profiles, weights)
     want, avoid = _soft_max_terms(vecs, profiles, weights.temperature)
+    coverage = interest_coverage(features, profiles, weights, nearest_share(want, weights.expansion_near))
     has_avoid = np.array([bool(m.avoid_keys) for m in profiles])[:, None]
     excess = np.maximum(avoid - want, 0.0) * has_avoid
 
