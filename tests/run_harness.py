@@ -46,6 +46,13 @@ class KillReport:
     worst_chat_duplicates: int = 0  # the most messages one chat received twice
 
 
+def past_post_time(now: dt.datetime) -> dt.datetime:
+    """A post time of today (UTC) that has passed: an hour ago, or midnight in the day's first hour (an hour
+    before 00:30 is yesterday's 23:30, which today has not reached yet)."""
+    midnight = now.replace(hour=0, minute=0, second=0, microsecond=0)
+    return max(now - dt.timedelta(hours=1), midnight)
+
+
 def chat_ids(count: int) -> list[int]:
     """The group chats the digests go to."""
     return [FIRST_CHAT - i for i in range(count)]
@@ -64,15 +71,15 @@ async def prepare_archive(
         tldrs = {p.id: extractive_tldr(p) for p in dated}
         await core.repo.set_tldrs(tldrs, "extractive")
         await core.vectors.upsert(dated, paper_vectors(embed.embed, dated), [tldrs[p.id] for p in dated])
-        post = (now - dt.timedelta(hours=1)).strftime("%H:%M")
+        post = past_post_time(now).strftime("%H:%M")
         for chat in chat_ids(targets):
             fake.add_group(chat, f"group {chat}")
             owner = f"telegram:{chat}"
             await core.repo.save_profile(owner, PROFILE)
             target = Target("telegram", str(chat), PROFILE.name, ("cs.LG", "cs.AI"), post, "UTC", digest_size=8)
             await core.repo.save_target(target, owner)
-        # the day counts as stored an hour and a half ago, before its post time
-        stamp = (now - dt.timedelta(minutes=90)).strftime("%Y-%m-%dT%H:%M:%SZ")
+        # the day counts as stored half an hour before its post time
+        stamp = (past_post_time(now) - dt.timedelta(minutes=30)).strftime("%Y-%m-%dT%H:%M:%SZ")
         await core.repo.conn.execute("UPDATE papers SET created_at=?", (stamp,))
         await core.repo.conn.commit()
 

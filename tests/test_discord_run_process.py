@@ -23,13 +23,14 @@ from bot.ingest.limits import clean_paper
 from bot.models import Paper, Target
 from bot.text.extractive import extractive_tldr
 from tests.fakes.discord_server import DiscordFake
-from tests.run_harness import PROFILE, delivered
+from tests.run_harness import PROFILE, delivered, past_post_time
 from tests.test_discord_run import received
 from tests.word_vectors import WordEmbedder
 
 
 async def prepare(home: Path, papers: list[Paper], embed: WordEmbedder, channels: list[int]) -> None:
-    """Today's announcement stored an hour and a half ago; every channel's digest was due an hour ago."""
+    """Today's announcement stored half an hour before its post time, which passed (an hour ago, or at midnight
+    in the day's first hour)."""
     now = dt.datetime.now(dt.UTC)
     dated = [replace(p, announced=now.date()) for p in papers]
     settings = Settings(home=home, arxiv_rss_url="http://127.0.0.1:9/rss/", arxiv_delay_seconds=0)
@@ -38,14 +39,14 @@ async def prepare(home: Path, papers: list[Paper], embed: WordEmbedder, channels
         tldrs = {p.id: extractive_tldr(p) for p in dated}
         await core.repo.set_tldrs(tldrs, "extractive")
         await core.vectors.upsert(dated, paper_vectors(embed.embed, dated), [tldrs[p.id] for p in dated])
-        post = (now - dt.timedelta(hours=1)).strftime("%H:%M")
+        post = past_post_time(now).strftime("%H:%M")
         for channel in channels:
             owner = f"discord:{channel}"
             await core.repo.save_profile(owner, PROFILE)
             await core.repo.save_target(
                 Target("discord", str(channel), PROFILE.name, ("cs.LG", "cs.AI"), post, "UTC", 12), owner
             )
-        stamp = (now - dt.timedelta(minutes=90)).strftime("%Y-%m-%dT%H:%M:%SZ")
+        stamp = (past_post_time(now) - dt.timedelta(minutes=30)).strftime("%Y-%m-%dT%H:%M:%SZ")
         await core.repo.conn.execute("UPDATE papers SET created_at=?", (stamp,))
         await core.repo.conn.commit()
 
