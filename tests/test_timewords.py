@@ -81,6 +81,27 @@ def test_a_list_of_days_is_that_set_of_days(question: str, days: tuple[dt.date, 
     assert [d for d in (days[0] + dt.timedelta(n) for n in range(7)) if window.contains(d)] == list(days)
 
 
+@pytest.mark.parametrize(
+    ("question", "days"),
+    [
+        ("on May 26 and 27", (D(2025, 5, 26), D(2025, 5, 27))),
+        ("robotics from May 26, 28 and 30?", (D(2025, 5, 26), D(2025, 5, 28), D(2025, 5, 30))),
+        ("on 26 and 28 May", (D(2025, 5, 26), D(2025, 5, 28))),
+        ("from the 26th, 27th and 29th May", (D(2025, 5, 26), D(2025, 5, 27), D(2025, 5, 29))),
+        ("papers on May 2nd & 5th", (D(2025, 5, 2), D(2025, 5, 5))),
+    ],
+)
+def test_days_sharing_one_month_are_that_set_of_days(question: str, days: tuple[dt.date, ...]) -> None:
+    window = find_time_window(question, FRIDAY)
+    assert window is not None and window.days == days, question
+
+
+def test_a_number_after_a_date_that_is_not_a_later_day_is_not_one() -> None:
+    for question in ("on May 26 and 3 more on RL", "on May 26 and 5% of them"):
+        window = find_time_window(question, FRIDAY)
+        assert window is not None and not window.days, question
+
+
 def test_a_day_then_other_words_is_one_day() -> None:
     for question in ("papers from Monday and RL", "on Monday and Sun et al.", "between Monday and Thursday"):
         window = find_time_window(question, FRIDAY)

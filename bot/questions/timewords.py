@@ -41,6 +41,8 @@ _ISO = r"\d{4}-\d{2}-\d{2}"
 _MONTH_DAY = rf"(?:{_MON})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?"
 _DAY_MONTH = rf"\d{{1,2}}(?:st|nd|rd|th)?\s+(?:{_MON})\.?(?:\s+\d{{4}})?"
 _DATE = rf"(?:{_ISO}|{_MONTH_DAY}|{_DAY_MONTH})"
+_ORDINAL = r"\d{1,2}(?:st|nd|rd|th)?"
+_DAY_JOINER = r"(?:\s*,\s*(?:(?:and|&|or)\s+)?|\s+(?:and|&|or)\s+)(?:the\s+)?"
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,6 +139,8 @@ def find_time_window(question: str, today: dt.date) -> TimeWindow | None:
         (r"\blast\s+month\b|\bprevious\s+month\b", "last_month"),
         (r"\bthis\s+year\b", "this_year"),
         (rf"\bon\s+({_DATE})", "on_date"),
+        # days of one month listed before it ("on 26 and 28 May"): that set of days
+        (rf"\b(?:on|from)\s+(?:the\s+)?((?:{_ORDINAL}{_DAY_JOINER})+)({_DAY_MONTH})", "days_of_month"),
         (rf"\b(?:on\s+|last\s+|from\s+(?:last\s+)?)({_WD})(?:'s)?\b", "on_weekday"),  # "from Tuesday": that day
         (rf"\b({_FULL_WD})\b", "on_weekday"),  # "T. Okita Thursday": a full day name alone
         (rf"\b(?:in|during|from)\s+({_MON})\.?(?:\s+(\d{{4}}))?\b", "in_month"),
@@ -153,7 +157,12 @@ def find_time_window(question: str, today: dt.date) -> TimeWindow | None:
     if best is None:
         return None
     first, last, found = best
-    return _listed_days(q, first, last, found, today) if found.start == found.end else found
+    if found.start == found.end:
+        return _listed_days(q, first, last, found, today)
+    if q[first:].startswith("from") and found.end == today:  # "from May 26 and 27": a list of days, not since
+        listed = _listed_days(q, first, last, TimeWindow(found.start, found.start, found.phrase), today)
+        return listed if listed.days else found
+    return found
 
 
 # what joins the items of a list ("Monday and Thursday", "Monday, Wednesday or Friday", "Monday & Thursday")
@@ -163,6 +172,10 @@ _LISTED_DAY = re.compile(
     r"today|yesterday)\b",
     re.IGNORECASE,
 )
+# a later day of the month just named ("May 26 and 27", "May 26, 28 and 30"): a number after the day before it, not
+# a count or share ("May 26 and 3 more", "5%")
+_LATER_DAY = re.compile(r"(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)?\b(?!\s*%|[.,:/-]\d)")
+_MONTH_WORD = re.compile(rf"\b(?:{_MON})\b|{_ISO}", re.IGNORECASE)
 _LIST_JOINER = re.compile(r"(?:\s*,\s*|\s+)(?:(?:and|or|&|plus)\s+)?(?:(?:also|on|from)\s+)?(?=\S)", re.IGNORECASE)
 
 
@@ -170,7 +183,17 @@ def _listed_days(q: str, first: int, last: int, day: TimeWindow, today: dt.date)
     """One day, or the days of a list it begins ("on Monday and Thursday", "May 26, May 28 and May 30"): a list of
     days is that set of days, not its first, nor the range between them."""
     days = [day.start]
-    while (joiner := _LIST_JOINER.match(q, last)) and (item := _LISTED_DAY.match(q, joiner.end())):
+    dated = bool(_MONTH_WORD.search(q[first:last]))  # the last item named a month: a bare number is its day
+    while joiner := _LIST_JOINER.match(q, last):
+        later = _LATER_DAY.match(q, joiner.end()) if dated else None
+        if later and days[-1].day < int(later.group(1)) <= calendar.monthrange(days[-1].year, days[-1].month)[1]:
+            days.append(days[-1].replace(day=int(later.group(1))))
+            last = later.end()
+            continue
+        item = _LISTED_DAY.match(q, joiner.end())
+        if item is None:
+            break
+        dated = bool(_MONTH_WORD.search(item.group(1)))
         # an item read as a day on its own ("on wed", "on may 28"): inside a list, a short name or a bare date is one
         following = find_time_window(f"on {item.group(1)}", today)
         if following is None or following.start != following.end:
@@ -203,6 +226,16 @@ def _resolve(
     if kind == "on_date":
         day = parse_date(match.group(1), today)
         return window(day, day, match) if day else None
+    if kind == "days_of_month":
+        last = parse_date(match.group(2), today)
+        numbers = [int(n) for n in re.findall(r"\d+", match.group(1))]
+        if last is None:
+            return None
+        ordered = [*numbers, last.day]
+        if not numbers[0] or ordered != sorted(set(ordered)):
+            return None  # a list of days counts up to the dated one; other numbers are not days
+        days = (*(last.replace(day=n) for n in numbers), last)
+        return TimeWindow(days[0], min(last, today), match.group(0).strip(), days=days)
     if kind == "today":
         return window(today, today, match)
     if kind == "yesterday":
