@@ -321,3 +321,34 @@ async def test_the_day_before_follows_an_answer_without_time_words(core: Core, s
     assert answer.filters.topic == "reinforcement learning" and "No stored papers about before" not in answer.text
     # the window the first answer used (everything stored up to Thursday): the day before it is said, not guessed
     assert answer.window[0] == answer.window[1] and "reading 'the day before'" in answer.text
+
+
+async def test_authors_nationality_or_country_is_said_to_be_unknown_not_read_as_topic(
+    core: Core, stored: dict[str, Paper]
+) -> None:
+    first = await ask(core, "speech papers from Friday", today=FRIDAY, conversation_id="n")
+    assert first.citations
+    for question in (
+        "only those by Chinese authors?",
+        "papers by Chinese authors",
+        "any by american researchers this week?",
+        "diffusion papers by authors from Germany",
+        "by Chinese and European groups?",
+    ):
+        answer = await ask(core, question, today=FRIDAY, conversation_id="n")
+        assert not answer.citations and not answer.more, question
+        assert "cannot tell" in answer.text and "nationality" in answer.text, question
+        topic = answer.filters.topic.lower()
+        assert not {"chinese", "american", "germany", "authors", "researchers"} & set(topic.split()), question
+    # the conversation is kept: the next follow-up still narrows the speech papers
+    after = await ask(core, "and from Monday?", today=FRIDAY, conversation_id="n")
+    assert after.filters.topic == "speech"
+
+
+async def test_a_stored_author_named_before_a_group_word_is_still_an_author(
+    core: Core, stored: dict[str, Paper]
+) -> None:
+    paper = next(iter(stored.values()))
+    surname = paper.authors[0].split()[-1]
+    answer = await ask(core, f"papers by {surname} group", today=FRIDAY)
+    assert "cannot tell" not in answer.text

@@ -156,3 +156,57 @@ async def find_named_authors(
         cut_from = before.start() if before else run.start
         rest = rest[:cut_from] + " " + rest[run.end :]
     return NamedAuthors(tuple(name for _, name in found), rest)
+
+
+# Authors described by who they are rather than named ("by Chinese authors", "American researchers", "authors from
+# Germany", "groups at Google"): the stored papers record names only, never nationality, country or affiliation.
+_GROUP_NOUN = r"(?:authors?|researchers?|scientists?|teams?|groups?|labs?|institutions?|universities)"
+_GROUP_AFTER = re.compile(rf"\s*\b{_GROUP_NOUN}\b", re.IGNORECASE)
+_GROUP_PLACE = re.compile(
+    rf"\b(?i:{_GROUP_NOUN}\s+(?:(?:based|located|working)\s+)?(?:from|at|affiliated\s+with|based\s+in))\s+"
+    r"(?P<place>[A-Z][\w\-]*(?:\s+[A-Z][\w\-]*){0,2})"
+)
+_WORD_BEFORE = re.compile(r"([^\W\d_][\w\-]*|&|,)\s*$")
+MAX_QUALIFIER_WORDS = 3
+# a lower-case word read as a people's adjective by its ending ("chinese", "american", "british", "israeli")
+_DEMONYM_ENDING = re.compile(r"(?:ese|ian|ean|an|ish|i)$")
+
+
+def _describes_people(word: str, index: AuthorIndex, not_names: frozenset[str]) -> bool:
+    """Whether `word` reads as a nationality, country or affiliation word: capitalised (not an acronym) or with a
+    people's ending, not a question word, and not the name of a stored author (so "Levine group" stays Levine's)."""
+    lowered = word.lower()
+    if lowered in not_names or lowered in _JOINERS or lowered in {"or", "the"} or len(word) < 3:
+        return False
+    if word.isupper() or not (word[0].isupper() or _DEMONYM_ENDING.search(lowered)):
+        return False  # an acronym is a field ("NLP researchers"), not a people
+    return index.match(word).kind != "exact"
+
+
+async def find_author_group(core: Core, text: str, not_names: frozenset[str]) -> str:
+    """The words of `text` that constrain the authors by nationality, country or affiliation ("by Chinese
+    authors", "authors from Germany"), which stored papers cannot answer; "" when there are none."""
+    candidates: list[tuple[int, int, list[str]]] = []
+    for noun in _GROUP_AFTER.finditer(text):  # the describing words just before "authors"
+        words: list[str] = []
+        begin = noun.start()
+        while len(words) < MAX_QUALIFIER_WORDS * 2 and (word := _WORD_BEFORE.search(text[:begin])):
+            if word.group(1).lower() in ("by", "from", "the") or not (words or word.group(1) not in _JOINERS):
+                break
+            words.insert(0, word.group(1))
+            begin = word.start()
+        while words and (words[0].lower() in _JOINERS or words[0].lower() == "or"):
+            begin += len(words.pop(0))
+        candidates.append((begin, noun.end(), words))
+    for place in _GROUP_PLACE.finditer(text):
+        candidates.append((place.start(), place.end(), place.group("place").split()))
+    if not candidates:
+        return ""
+    index = await author_index(core)
+    for begin, end, words in candidates:
+        named = [w for w in words if w.lower() not in _JOINERS and w.lower() != "or"]
+        while len(named) > MAX_QUALIFIER_WORDS or (named and not _describes_people(named[0], index, not_names)):
+            named.pop(0)  # "only those Chinese authors": the describing words nearest the noun
+        if named and all(_describes_people(w, index, not_names) for w in named):
+            return text[begin:end].strip()
+    return ""

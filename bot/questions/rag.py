@@ -19,7 +19,7 @@ from bot.llm.usage import run_usage, usage_run
 from bot.models import Paper, Profile
 from bot.questions.acronyms import Meaning, grouped, meanings
 from bot.questions.answer import write_answer
-from bot.questions.asked_authors import find_named_authors
+from bot.questions.asked_authors import find_author_group, find_named_authors
 from bot.questions.authors import same_person
 from bot.questions.coverage import vector_gap_note
 from bot.questions.filters import Filters
@@ -41,6 +41,10 @@ from bot.questions.topics import FILLER, META, topic_of
 from bot.text.tldr import shown_tldrs
 
 MAX_QUESTION = 1000
+AUTHOR_GROUP_UNKNOWN = (
+    "I cannot tell authors' nationality, country or affiliation from the stored papers: they record only the "
+    "authors' names, so I cannot answer \"{group}\". Ask by topic, by day or by an author's name."
+)
 NOTHING_ASKED = (
     "I found nothing to search for in that. Ask about a topic or an author, for example "
     "'MoE papers this week' or 'what did Lenka Zdeborová post since Monday?'."
@@ -481,6 +485,12 @@ async def ask(
     if conversation_id:
         stored = await core.repo.conversation_state(conversation_id, max_age=ttl)
         previous = Turn.from_json(stored) if stored else None
+    group = await find_author_group(core, question, _NOT_NAMES)
+    if group:  # never guessed from names, and not a topic: said, and the conversation's context kept
+        rest = re.sub(rf"(?:\b(?:by|from)\s+(?:the\s+)?)?{re.escape(group)}", " ", question, count=1)
+        filters = await understand(core, rest, today, previous)
+        window = await effective_window(core, filters, today)
+        return Answer(text=AUTHOR_GROUP_UNKNOWN.format(group=group), citations=(), window=window, filters=filters)
     filters = await understand(core, question, today, previous)
     if core.llm is not None and core.settings.llm_parse_questions and previous is None and has_words(question):
         parsed = await parse_with_llm(core, question, today)
