@@ -332,7 +332,6 @@ async def test_authors_nationality_or_country_is_said_to_be_unknown_not_read_as_
         "only those by Chinese authors?",
         "papers by Chinese authors",
         "any by american researchers this week?",
-        "diffusion papers by authors from Germany",
         "by Chinese and European groups?",
     ):
         answer = await ask(core, question, today=FRIDAY, conversation_id="n")
@@ -343,6 +342,19 @@ async def test_authors_nationality_or_country_is_said_to_be_unknown_not_read_as_
     # the conversation is kept: the next follow-up still narrows the speech papers
     after = await ask(core, "and from Monday?", today=FRIDAY, conversation_id="n")
     assert after.filters.topic == "speech"
+
+
+async def test_a_topic_asked_of_authors_by_nationality_is_answered_whoever_wrote_the_papers(
+    core: Core, stored: dict[str, Paper]
+) -> None:
+    plain = await ask(core, "speech papers from Friday", today=FRIDAY)
+    for question in (
+        "speech papers from Friday by Chinese authors",
+        "speech papers from Friday by authors from Germany",
+    ):
+        answer = await ask(core, question, today=FRIDAY)
+        assert answer.citations == plain.citations and answer.filters.topic == "speech", question
+        assert "cannot tell" in answer.text and "whoever wrote them" in answer.text, question
 
 
 async def test_a_stored_author_named_before_a_group_word_is_still_an_author(

@@ -45,6 +45,10 @@ AUTHOR_GROUP_UNKNOWN = (
     "I cannot tell authors' nationality, country or affiliation from the stored papers: they record only the "
     "authors' names, so I cannot answer \"{group}\". Ask by topic, by day or by an author's name."
 )
+AUTHOR_GROUP_IGNORED = (
+    "I cannot tell authors' nationality, country or affiliation from the stored papers (they record only names), "
+    'so these are the matching papers whoever wrote them, not only "{group}".'
+)
 NOTHING_ASKED = (
     "I found nothing to search for in that. Ask about a topic or an author, for example "
     "'MoE papers this week' or 'what did Lenka Zdeborová post since Monday?'."
@@ -485,12 +489,15 @@ async def ask(
     if conversation_id:
         stored = await core.repo.conversation_state(conversation_id, max_age=ttl)
         previous = Turn.from_json(stored) if stored else None
-    group = await find_author_group(core, question, _NOT_NAMES)
+    group, group_note = await find_author_group(core, question, _NOT_NAMES), ""
     if group:  # never guessed from names, and not a topic: said, and the conversation's context kept
         rest = re.sub(rf"(?:\b(?:by|from)\s+(?:the\s+)?)?{re.escape(group)}", " ", question, count=1)
-        filters = await understand(core, rest, today, previous)
-        window = await effective_window(core, filters, today)
-        return Answer(text=AUTHOR_GROUP_UNKNOWN.format(group=group), citations=(), window=window, filters=filters)
+        if not (await understand(core, rest, today, None)).topic:  # nothing asked but who wrote them
+            filters = await understand(core, rest, today, previous)
+            window = await effective_window(core, filters, today)
+            return Answer(text=AUTHOR_GROUP_UNKNOWN.format(group=group), citations=(), window=window, filters=filters)
+        # a topic of its own ("diffusion papers by Chinese authors"): answered whoever wrote them, and said so
+        question, group_note = rest, AUTHOR_GROUP_IGNORED.format(group=group)
     filters = await understand(core, question, today, previous)
     if core.llm is not None and core.settings.llm_parse_questions and previous is None and has_words(question):
         parsed = await parse_with_llm(core, question, today)
@@ -546,7 +553,7 @@ async def ask(
     unembedded = not all(r.embedded for r in (*found, *offered))
     if unembedded or (not found and stored):
         notes.append(await vector_gap_note(core))
-    notes.append(note)
+    notes.extend((note, group_note))
     cited, usage = tuple(papers), {}
     if core.llm is not None and papers:
         with usage_run(target=f"ask:{asker or conversation_id or 'cli'}") as run:
