@@ -190,19 +190,30 @@ def _day_notes(
     return notes
 
 
-async def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def add_common_arguments(parser: argparse.ArgumentParser) -> None:
+    """The arguments every bench over the held-out profiles takes: store, data, profiles, which ones."""
     parser.add_argument("--home", type=Path, help="state dir to reuse (ingested once); default a temp dir")
     parser.add_argument("--data", type=Path, default=SHARED_DATA)
     parser.add_argument("--profiles", type=Path, default=PROFILES)
     parser.add_argument("--only", help="only profiles whose id contains this text")
+
+
+def load_inputs(args: argparse.Namespace) -> tuple[list[Paper], list[HeldOutProfile]]:
+    """The shared days' papers and the profiles `--profiles` and `--only` select."""
+    papers = read_jsonl(sorted((args.data / "arxiv").glob("*.jsonl")))
+    profiles = [p for p in load_profiles(args.profiles) if not args.only or args.only in p.id]
+    return papers, profiles
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    add_common_arguments(parser)
     parser.add_argument("-v", "--verbose", action="store_true", help="print each day's top 15 and missed labels")
     parser.add_argument(
         "--floors", default="", help="comma-separated z values: what a score floor relative to the day would leave"
     )
     args = parser.parse_args()
-    papers = read_jsonl(sorted((args.data / "arxiv").glob("*.jsonl")))
-    profiles = [p for p in load_profiles(args.profiles) if not args.only or args.only in p.id]
+    papers, profiles = load_inputs(args)
     with tempfile.TemporaryDirectory() as scratch:
         async with open_core(Settings(home=args.home or Path(scratch))) as core:
             await store_papers(core, papers)

@@ -32,11 +32,10 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from heldout_interests import PROFILES, SHARED_DATA, HeldOutProfile, load_profiles, onboarding_profile, score_day
+from heldout_interests import HeldOutProfile, add_common_arguments, load_inputs, onboarding_profile, score_day
 
 from bot.config import Settings
 from bot.core import Core, open_core
-from bot.ingest.jsonl import read_jsonl
 from bot.ingest.save import store_papers
 from bot.models import Paper
 from bot.ranking import rank
@@ -160,13 +159,9 @@ def evaluate(days: dict[str, Day], models: dict[str, rank.ProfileModel], profile
 
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--home", type=Path, help="state dir to reuse (ingested once); default a temp dir")
-    parser.add_argument("--data", type=Path, default=SHARED_DATA)
-    parser.add_argument("--profiles", type=Path, default=PROFILES)
-    parser.add_argument("--only", help="only profiles whose id contains this text")
+    add_common_arguments(parser)
     args = parser.parse_args()
-    papers = read_jsonl(sorted((args.data / "arxiv").glob("*.jsonl")))
-    profiles = [p for p in load_profiles(args.profiles) if not args.only or args.only in p.id]
+    papers, profiles = load_inputs(args)
     with tempfile.TemporaryDirectory() as scratch:
         home = args.home or Path(scratch)
         async with open_core(Settings(home=home)) as core:
