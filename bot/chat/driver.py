@@ -393,19 +393,6 @@ class ChatDriver(PlatformPoster):
         except Exception as failed:
             log.warning("%s: could not tell %s: %s (%s)", self.title, place.chat_id, text[:80], failed)
 
-    async def report(
-        self,
-        place: Place,
-        error: BaseException,
-        what: str,
-        quote: str = "",
-        *,
-        privately: Privately | None = None,
-        answering: Answering | None = None,
-    ) -> None:
-        """Tell the member of a failure in one line (`problem`, `tell`)."""
-        await self.tell(place, self.problem(error, what), quote, privately=privately, answering=answering)
-
     @contextlib.asynccontextmanager
     async def reporting(
         self,
@@ -417,8 +404,8 @@ class ChatDriver(PlatformPoster):
         answering: Answering | None = None,
         quiet: bool = False,
     ) -> AsyncIterator[None]:
-        """Any failure in the block told to the member (`report`) instead of raised; only logged when `quiet` (nobody
-        spoke to the bot: chatter it passed by gets nothing, not even an apology)."""
+        """Any failure in the block told to the member (`problem`, `tell`) instead of raised; only logged when `quiet`
+        (nobody spoke to the bot: chatter it passed by gets nothing, not even an apology)."""
         try:
             yield
         except Exception as error:
@@ -427,7 +414,7 @@ class ChatDriver(PlatformPoster):
             elif quiet:  # one record with the traceback; no member's line (nobody reads it) nor a reference
                 log.error("%s %s in %s failed", self.title, what, place.chat_id, exc_info=error)
             else:
-                await self.report(place, error, what, quote, privately=privately, answering=answering)
+                await self.tell(place, self.problem(error, what), quote, privately=privately, answering=answering)
 
     # --- who and where ---
 

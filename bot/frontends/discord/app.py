@@ -13,7 +13,7 @@ driver), which posts digests and whose `stop()` closes the connection; `papersco
 A slash command or a button press goes to the driver (`ChatDriver.respond`), which answers through the interaction
 (`Followups`); a DM, or a reply or mention in a channel, goes to the controller and its replies to the place through
 the driver (`hear`). Errors never reach a member as a traceback: the driver tells them in one line, logged under a
-short reference it names (`ChatDriver.report`).
+short reference it names (`ChatDriver.problem`, `tell`).
 """
 
 from __future__ import annotations
@@ -128,8 +128,8 @@ class PaperscoutBot(commands.AutoShardedBot):
             with contextlib.suppress(discord.HTTPException):
                 await ctx.reply("Use: @paperscout sync (or sync here); only the bot's owner can.")
             return
-        place = place_of(ctx.channel, ctx.author)
-        await self.poster.report(place, getattr(error, "original", error), "message", str(ctx.message.id))
+        text = self.poster.problem(getattr(error, "original", error), "message")
+        await self.poster.tell(place_of(ctx.channel, ctx.author), text, str(ctx.message.id))
 
     async def on_app_command_error(self, interaction: discord.Interaction, error: app_commands.AppCommandError) -> None:
         """A friendly ephemeral line for a refused check; a reference for everything else (the driver's `problem`)."""
