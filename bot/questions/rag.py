@@ -19,7 +19,7 @@ from bot.llm.usage import run_usage, usage_run
 from bot.models import Paper, Profile
 from bot.questions.acronyms import Meaning, grouped, meanings
 from bot.questions.answer import write_answer
-from bot.questions.asked_authors import find_author_group, find_named_authors
+from bot.questions.asked_authors import NamedAuthors, find_author_group, find_named_authors
 from bot.questions.authors import same_person
 from bot.questions.coverage import vector_gap_note
 from bot.questions.filters import Filters
@@ -261,9 +261,16 @@ async def understand(core: Core, question: str, today: dt.date, previous: Turn |
     """`parse_question` with the authors a question names found in the stored archive first (typos, initials,
     "X et al.", "X's", "by X and Y" included), so their names never become topic."""
     question = question.strip()[:MAX_QUESTION]
+    return _parsed(question, today, previous, await _named_authors(core, question, today))
+
+
+async def _named_authors(core: Core, question: str, today: dt.date) -> NamedAuthors:
     window = find_time_window(question, today)
     start, end = (window.start, window.end) if window else (None, None)
-    named = await find_named_authors(core, question, start, end, _NOT_NAMES)
+    return await find_named_authors(core, question, start, end, _NOT_NAMES)
+
+
+def _parsed(question: str, today: dt.date, previous: Turn | None, named: NamedAuthors) -> Filters:
     if not named.authors:
         return parse_question(question, today, previous)
     return parse_question(named.rest, today, previous, authors=named.authors)
@@ -491,14 +498,17 @@ async def ask(
         previous = Turn.from_json(stored) if stored else None
     group, group_note = await find_author_group(core, question, _NOT_NAMES), ""
     if group:  # never guessed from names, and not a topic: said, and the conversation's context kept
-        rest = re.sub(rf"(?:\b(?:by|from)\s+(?:the\s+)?)?{re.escape(group)}", " ", question, count=1)
-        if not (await understand(core, rest, today, None)).topic:  # nothing asked but who wrote them
-            filters = await understand(core, rest, today, previous)
+        question = re.sub(rf"(?:\b(?:by|from)\s+(?:the\s+)?)?{re.escape(group)}", " ", question, count=1)
+        asked = question.strip()[:MAX_QUESTION]
+        named = await _named_authors(core, asked, today)  # looked up once for both readings below
+        filters = _parsed(asked, today, previous, named)
+        if not _parsed(asked, today, None, named).topic:  # nothing asked but who wrote them
             window = await effective_window(core, filters, today)
             return Answer(text=AUTHOR_GROUP_UNKNOWN.format(group=group), citations=(), window=window, filters=filters)
         # a topic of its own ("diffusion papers by Chinese authors"): answered whoever wrote them, and said so
-        question, group_note = rest, AUTHOR_GROUP_IGNORED.format(group=group)
-    filters = await understand(core, question, today, previous)
+        group_note = AUTHOR_GROUP_IGNORED.format(group=group)
+    else:
+        filters = await understand(core, question, today, previous)
     if core.llm is not None and core.settings.llm_parse_questions and previous is None and has_words(question):
         parsed = await parse_with_llm(core, question, today)
         if parsed is not None:
