@@ -117,9 +117,7 @@ def introduced_kinds(title: str, abstract: str, *, main: bool = False) -> frozen
 def introduces_benchmark(title: str, abstract: str) -> bool:
     """Whether the paper's own contribution is a benchmark or data set: its title names one as what the paper is, or
     its abstract says the authors made one."""
-    if _title_kinds(title):
-        return True
-    return any(_stated_kinds(sentence) for sentence in _SENTENCE.split(abstract))
+    return bool(introduced_kinds(title, abstract))
 
 
 def _stated_kinds(sentence: str) -> set[str]:
