@@ -532,9 +532,13 @@ async def ask(
     senses = meanings(filters.topic, [*papers, *more]) if filters.topic else []
     papers, more = grouped(papers, senses), tuple(grouped(more, senses))
     tldrs = await shown_tldrs(core, papers)
-    stored = bool(papers) or await window_holds_papers(core, searched)
     # of a list of days, those with nothing stored are named ("and Monday and Tuesday?" when no Tuesday is stored)
-    empty = [d for d in searched.days if not await window_holds_papers(core, TimeWindow(d, d, ""))] if stored else []
+    empty = [d for d in searched.days if not await window_holds_papers(core, TimeWindow(d, d, ""))]
+    if searched.days:  # each day was just looked up: no second look through `window_holds_papers`
+        stored = bool(papers) or len(empty) < len(searched.days)
+    else:
+        stored = bool(papers) or await window_holds_papers(core, searched)
+    empty = empty if stored else []
     # a paper without the topic's words is counted apart: "12 papers match, and 13 more close in meaning"
     listed = {r.paper.id for r in (*found, *offered)}
     by_meaning = frozenset(
