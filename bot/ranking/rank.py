@@ -450,6 +450,7 @@ class _Terms:
     phrase: np.ndarray  # how wholly a topic phrase is in the paper, the title counting most (weights applied)
     interest: np.ndarray  # the best interest's lexical evidence (weights applied)
     avoided: np.ndarray  # what the avoid phrases name, found in the paper (weights applied)
+    near: np.ndarray  # the papers closest in meaning to each profile (`nearest_share` of `want`)
 
 
 def _soft_max_terms(vecs: np.ndarray, profiles: Sequence[ProfileModel], temperature: float) -> tuple[np.ndarray, ...]:
@@ -510,7 +511,8 @@ def _terms(
     n = len(features)
     vecs = np.asarray(paper_vecs, dtype=np.float32).reshape(n, -1)
     want, avoid = _soft_max_terms(vecs, profiles, weights.temperature)
-    coverage = interest_coverage(features, profiles, weights, nearest_share(want, weights.expansion_near))
+    near = nearest_share(want, weights.expansion_near)
+    coverage = interest_coverage(features, profiles, weights, near)
     has_avoid = np.array([bool(m.avoid_keys) for m in profiles])[:, None]
     excess = np.maximum(avoid - want, 0.0) * has_avoid
 
@@ -544,6 +546,7 @@ def _terms(
         phrase=phrase_scores(features, profiles, weights),
         interest=interest_scores(coverage, n, weights),
         avoided=avoided_scores(features, profiles, weights),
+        near=near,
     )
 
 
@@ -602,8 +605,7 @@ def _expanded(
         return scores
     vecs = np.asarray(paper_vecs, dtype=np.float32).reshape(scores.shape[1], -1)
     evident = terms.interest[rows] >= np.float32(weights.interest_text) - 1e-6  # the whole interest in the paper
-    near = nearest_share(terms.want[rows], weights.expansion_near)
-    feedback = expansion_scores(scores[rows], vecs, weights.expansion_papers, evident, near)
+    feedback = expansion_scores(scores[rows], vecs, weights.expansion_papers, evident, terms.near[rows])
     scores[rows] += np.float32(weights.expansion) * feedback
     return scores
 
