@@ -1,5 +1,5 @@
 """Messages to the bot go to the controller: any DM (onboarding answers, typed commands, questions), and in a channel
-a reply to one of the bot's answers (a follow-up, a /setup answer) or a mention. Every slash command but /setup and
+a reply to one of the bot's answers (a follow-up, a /setup answer) or a mention. Every slash command but the owner's
 /sync comes from the command table (`bot.frontends.discord.commands`); one that works only in a DM, such as
 /interests, run in a channel is answered in the member's DM (`bot.chat.driver.ChatDriver.respond`)."""
 

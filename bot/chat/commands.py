@@ -13,6 +13,7 @@ from bot.chat.messages import BUTTON_PREFIX, PAPER_ACTIONS, Incoming, Reply
 from bot.chat.turns import Handler, Turn, text_reply
 from bot.frontend import FrontEnd, front_end
 from bot.members import onboarding
+from bot.models import MAX_DIGEST_SIZE
 
 ONBOARDING = onboarding.STATE_KIND
 
@@ -20,18 +21,26 @@ ONBOARDING = onboarding.STATE_KIND
 @dataclass(frozen=True, slots=True)
 class Argument:
     """A command's argument as a platform with named fields asks for it: its name, what it says, whether it is
-    required, and its longest text (0: any)."""
+    required, what it holds (`kind`: text, a whole number, a channel, a file), the bounds of its text's length (of
+    its value, for a number; `longest` 0: none), the words it is one of, and what completes it as it is typed
+    (`completion`: a kind of `bot.chat.completion.Completer`)."""
 
     name: str
     hint: str
     required: bool = True
     longest: int = 0
+    kind: str = "text"
+    shortest: int = 1
+    choices: tuple[str, ...] = ()
+    completion: str = ""
 
 
 PAPER_HINT = "arXiv id or number in your last list (type digits or title words)"
 ARGUMENTS = {  # by the usage that shows them
-    "N|ID": Argument("paper", PAPER_HINT),
-    "[N|ID]": Argument("paper", "empty: the rest of my last answer; else " + PAPER_HINT, required=False),
+    "N|ID": Argument("paper", PAPER_HINT, completion="papers"),
+    "[N|ID]": Argument(
+        "paper", "empty: the rest of my last answer; else " + PAPER_HINT, required=False, completion="papers"
+    ),
     "QUESTION": Argument(
         "question", "e.g. what MoE papers this week? (reply to the answer for a follow-up)", longest=2000
     ),
@@ -47,6 +56,17 @@ ARGUMENTS = {  # by the usage that shows them
         longest=200,
     ),
 }
+# /setup's form: the channel it is for, the setup's options (`bot.chat.setup.OPTIONS`) and a TOML profile file
+SETUP_FORM = (
+    Argument("channel", "The channel that gets the digest (default: this one)", required=False, kind="channel"),
+    Argument("categories", channel_setup.OPTIONS["categories"], required=False, completion="categories"),
+    Argument("schedule", channel_setup.OPTIONS["schedule"], required=False),
+    Argument("time", channel_setup.OPTIONS["time"], required=False),
+    Argument("timezone", channel_setup.OPTIONS["timezone"], required=False, completion="timezones"),
+    Argument("profile", channel_setup.OPTIONS["profile"], required=False, longest=2000, shortest=0),
+    Argument("size", channel_setup.OPTIONS["size"], required=False, kind="number", longest=MAX_DIGEST_SIZE),
+    Argument("profile_file", "A TOML channel profile", required=False, kind="file"),
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +81,7 @@ class Command:
     opens: str = ""  # the kind of flow it starts (which ends any other open at the place)
     actions: tuple[str, ...] = ()  # the words its argument begins with, for a platform that offers them as choices
     form_usage: str = ""  # what /help shows instead of `usage` where the platform gives the command a form
+    form: tuple[Argument, ...] = ()  # its named fields where the platform gives it a form, when not `fields`' own
 
     def usage_on(self, here: FrontEnd) -> str:
         """Its usage as /help shows it on `here`: its form's fields where the platform gives one, else the line."""
@@ -70,6 +91,14 @@ class Command:
     def argument(self) -> Argument | None:
         """Its argument as a named field (`ARGUMENTS`, by its usage); None when it takes none or only `actions`."""
         return ARGUMENTS.get(self.usage)
+
+    @property
+    def fields(self) -> tuple[Argument, ...]:
+        """Its arguments as a form's named fields: its `form`, else a choice of its `actions` and its `argument`."""
+        if self.form:
+            return self.form
+        action = (Argument("action", self.usage, required=False, choices=self.actions),) if self.actions else ()
+        return action + ((self.argument,) if self.argument is not None else ())
 
 
 def works_here(command: Command, msg: Incoming) -> bool:
@@ -170,6 +199,7 @@ COMMANDS: dict[str, Command] = {
         admin=True,
         opens=channel_setup.KIND,
         form_usage=channel_setup.FORM_USAGE,
+        form=SETUP_FORM,
     ),
     "settings": Command(admin.settings, "", "this channel's digest settings", where="channel"),
     "pause": Command(admin.pause, "", "pause this channel's digest", where="channel", admin=True),

@@ -72,3 +72,17 @@ def timezones(typed: str, limit: int) -> list[Completion]:
     """IANA time zones containing what was typed ('berl' -> Europe/Berlin)."""
     word = typed.strip().lower().replace(" ", "_")
     return [(zone, zone) for zone in _zones() if word in zone.lower()][:limit]
+
+
+class Completer:
+    """Completion for every kind of field a command's form completes (`bot.chat.commands.Argument.completion`):
+    'papers' (the last week's), 'categories', 'timezones'."""
+
+    def __init__(self, core: Core) -> None:
+        self.papers = RecentPapers(core)
+
+    async def __call__(self, kind: str, typed: str, limit: int) -> list[Completion]:
+        """What `typed` completes to in a field of `kind`, at most `limit`."""
+        if kind == "papers":
+            return await self.papers.complete(typed, limit)
+        return categories(typed, limit) if kind == "categories" else timezones(typed, limit)

@@ -32,7 +32,7 @@ import yarl
 from discord import app_commands
 from discord.ext import commands
 
-from bot.chat.completion import RecentPapers
+from bot.chat.completion import Completer
 from bot.chat.controller import ChatController
 from bot.chat.driver import unreachable
 from bot.chat.messages import Attachment, Incoming, Place, Speaker
@@ -107,7 +107,7 @@ class PaperscoutBot(commands.AutoShardedBot):
         self.controller = controller or ChatController(core)
         self.poster = DiscordPoster(self, core, self.controller)  # also what an admin's /digest now posts with
         self.initial_extensions = tuple(extensions)
-        self.recent_papers = RecentPapers(core)
+        self.completer = Completer(core)
 
     async def setup_hook(self) -> None:
         """Register the persistent buttons, load the cogs, add every other command of the command table
@@ -115,7 +115,7 @@ class PaperscoutBot(commands.AutoShardedBot):
         self.add_dynamic_items(PaperButton)
         for extension in self.initial_extensions:
             await self.load_extension(extension)
-        for command in table_commands({c.name for c in self.tree.get_commands()}):
+        for command in table_commands():
             self.tree.add_command(command)
         self.tree.on_error = self.on_app_command_error
 
@@ -161,9 +161,23 @@ class PaperscoutBot(commands.AutoShardedBot):
             )
             await self.poster.hear(incoming, "" if place.is_dm else str(message.id))
 
-    async def run_command(self, interaction: discord.Interaction, command: str, args: str, *, private: bool) -> None:
-        """A command of the table run as a slash command (`bot.frontends.discord.commands`)."""
-        incoming = interaction_incoming(interaction, command=command, args=args.strip())
+    async def run_command(
+        self, interaction: discord.Interaction, command: str, given: dict[str, Any], *, form: bool, private: bool
+    ) -> None:
+        """A command of the table run as a slash command (`bot.frontends.discord.commands`): its fields' words as
+        the argument line (a form's as named options), a channel field as the place it is for, a file field as its
+        attachment, downloaded once the command is acknowledged (it may take longer than Discord waits)."""
+        channel = next((v for v in given.values() if isinstance(v, discord.abc.GuildChannel)), None)
+        upload = next((v for v in given.values() if isinstance(v, discord.Attachment)), None)
+        words = {name: str(value) for name, value in given.items() if isinstance(value, str | int)}
+        place = place_of(channel or interaction.channel, interaction.user)
+        if upload is not None:
+            await Followups(interaction).defer(private and not place.is_dm)
+        attachment = await self.read_attachment(upload)
+        args, options = ("", words) if form else (" ".join(words.values()), {})
+        incoming = interaction_incoming(
+            interaction, place, command=command, args=args, options=options, attachment=attachment
+        )
         await self.respond(interaction, incoming, private=private)
 
     async def respond(self, interaction: discord.Interaction, incoming: Incoming, *, private: bool = False) -> None:

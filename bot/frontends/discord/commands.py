@@ -1,10 +1,9 @@
 """Discord's slash commands made from the core's command table (`bot.chat.commands.COMMANDS`), so a command's
-name, help and option are written once: its name as Discord members run it (`FRONT_END.names`), the table's help
-line as its description, its one option the table's (`Command.argument`: a paper, a question, words, a schedule,
-a field), and the words its argument begins with (`Command.actions`) as an ``action`` option's choices. Where it works
-and who may run it follow the table too (a channel command is guild-only, an admin's needs Manage Server by default).
-Commands with options of their own (/setup, /sync) are written in their cogs, described from the table
-the same way (`description`).
+name, help and options are written once: its name as Discord members run it (`FRONT_END.names`), the table's help
+line as its description, its options the table's named fields (`Command.fields`: a paper, a question, words, a
+schedule, a field, the words its argument begins with as an ``action`` choice, /setup's form), each with its type,
+bounds and completion. Where it works and who may run it follow the table too (a channel command is guild-only, an
+admin's needs Manage Server by default). Only /sync, the bot owner's, is written in its cog.
 """
 
 from __future__ import annotations
@@ -16,7 +15,7 @@ from typing import Any, Literal
 import discord
 from discord import app_commands
 
-from bot.chat.commands import COMMANDS, Command
+from bot.chat.commands import COMMANDS, Argument, Command
 from bot.chat.completion import Completion
 from bot.frontend import front_end
 from bot.views.layout import clip
@@ -24,14 +23,13 @@ from bot.views.layout import clip
 DESCRIPTION_MAX = 100
 MAX_CHOICES = 25  # autocomplete: at most 25 choices, each named and valued in 1-100 characters
 CHOICE_MAX = 100
-PUBLIC = frozenset({"ask", "search", "paper", "more"})  # answered in the channel; the rest only to the member
+PUBLIC = frozenset({"ask", "search", "paper", "more", "setup"})  # answered in the channel; the rest to the member
+KINDS: dict[str, Any] = {"text": str, "number": int, "channel": discord.TextChannel, "file": discord.Attachment}
 
 
-def description(name: str) -> str:
-    """The table's help line of core command `name` as a Discord description (capitalised, at most 100)."""
-    text = COMMANDS[name].help
-    text = text[:1].upper() + text[1:]
-    return text if len(text) <= DESCRIPTION_MAX else text[: DESCRIPTION_MAX - 1] + "…"
+def description(text: str) -> str:
+    """A help line as a Discord description (capitalised, at most 100 characters)."""
+    return clip(text[:1].upper() + text[1:], DESCRIPTION_MAX)
 
 
 def slash_name(name: str) -> str:
@@ -45,59 +43,53 @@ def choices(completions: list[Completion]) -> list[app_commands.Choice[str]]:
     return [app_commands.Choice(name=clip(label, CHOICE_MAX), value=value[:CHOICE_MAX]) for label, value in completions]
 
 
-async def paper_choices(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
-    """Recent papers for a paper option."""
-    return choices(await interaction.client.recent_papers.complete(current, MAX_CHOICES))  # type: ignore[attr-defined]
+def completer(kind: str) -> Callable[..., Any]:
+    """Autocomplete for a field the core completes as `kind`."""
+
+    async def complete(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
+        return choices(await interaction.client.completer(kind, current, MAX_CHOICES))  # type: ignore[attr-defined]
+
+    return complete
 
 
-def _callback(name: str) -> Callable[..., Any]:
-    public, run_as = name in PUBLIC, slash_name(name)  # as the member ran it: /interests is not Telegram's /start
-
-    async def run(interaction: discord.Interaction, **given: str) -> None:
-        args = " ".join(value for value in given.values() if value)
-        # in a DM only the member sees it anyway: a reply is kept, not ephemeral (the driver's rule)
-        await interaction.client.run_command(interaction, run_as, args, private=not public)  # type: ignore[attr-defined]
-
-    return run
-
-
-def slash_command(
-    name: str, run: Callable[..., Any], fields: dict[str, tuple[Any, Any, str]], *, in_servers: bool, admin: bool
-) -> app_commands.Command[Any, ..., None]:
-    """Core command `name` as a slash command calling `run` with `fields` (option -> its type, its default
-    (`inspect.Parameter.empty`: required) and what it says), in servers only or anywhere, for Manage Server by
-    default when `admin`."""
-    parameters = [inspect.Parameter("interaction", inspect.Parameter.POSITIONAL_ONLY, annotation=discord.Interaction)]
-    for option, (kind, default, _) in fields.items():
-        parameters.append(inspect.Parameter(option, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=kind))
-    run.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
-    app_commands.describe(**{option: hint for option, (_, _, hint) in fields.items()})(run)
-    if in_servers:
-        app_commands.guild_only()(run)
-    if admin:
-        app_commands.default_permissions(manage_guild=True)(run)
-    return app_commands.Command(name=slash_name(name), description=description(name), callback=run)
+def annotation(field: Argument) -> Any:
+    """A field's type as discord.py reads it: one of its words, its kind within its bounds, or its kind."""
+    if field.choices:
+        return Literal[field.choices]
+    if field.longest:
+        return app_commands.Range[KINDS[field.kind], field.shortest, field.longest]
+    return KINDS[field.kind]
 
 
 def table_command(name: str, command: Command) -> app_commands.Command[Any, ..., None]:
     """Core command `name` as a Discord slash command (see the module docstring)."""
-    argument, fields = command.argument, dict[str, tuple[Any, Any, str]]()
-    if command.actions:
-        fields["action"] = (Literal[command.actions], "", clip(command.usage, DESCRIPTION_MAX))
-    if argument is not None:
-        kind = app_commands.Range[str, 1, argument.longest] if argument.longest else str
-        fields[argument.name] = (kind, inspect.Parameter.empty if argument.required else "", argument.hint)
-    run = _callback(name)
-    slash = slash_command(name, run, fields, in_servers=command.where == "channel", admin=command.admin)
-    option = argument.name if argument is not None else ""
-    if option == "paper":
-        slash.autocomplete(option)(paper_choices)
+    public, run_as, form = name in PUBLIC, slash_name(name), bool(command.form)
+
+    async def run(interaction: discord.Interaction, **given: Any) -> None:
+        # in a DM only the member sees it anyway: a reply is kept, not ephemeral (the driver's rule)
+        await interaction.client.run_command(interaction, run_as, given, form=form, private=not public)  # type: ignore[attr-defined]
+
+    parameters = [inspect.Parameter("interaction", inspect.Parameter.POSITIONAL_ONLY, annotation=discord.Interaction)]
+    for field in command.fields:
+        default = inspect.Parameter.empty if field.required else None
+        parameters.append(
+            inspect.Parameter(field.name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation(field))
+        )
+    run.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
+    app_commands.describe(**{field.name: clip(field.hint, DESCRIPTION_MAX) for field in command.fields})(run)
+    if command.where == "channel":
+        app_commands.guild_only()(run)
+    if command.admin:
+        app_commands.default_permissions(manage_guild=True)(run)
+    slash = app_commands.Command(name=run_as, description=description(command.help), callback=run)
+    for field in command.fields:
+        if field.completion:
+            slash.autocomplete(field.name)(completer(field.completion))
     return slash
 
 
-def table_commands(taken: set[str]) -> Iterator[app_commands.Command[Any, ..., None]]:
-    """A slash command for every table command that has a name of its own on Discord, not already in `taken`
-    (written in a cog)."""
+def table_commands() -> Iterator[app_commands.Command[Any, ..., None]]:
+    """A slash command for every table command that has a name of its own on Discord."""
     for name, command in COMMANDS.items():
-        if slash_name(name) and slash_name(name) not in taken:
+        if slash_name(name):
             yield table_command(name, command)
