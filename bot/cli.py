@@ -290,6 +290,18 @@ async def cmd_status(core: Core, args: argparse.Namespace) -> int:
     return 0
 
 
+async def print_sentence_coverage(core: Core, hint: bool) -> None:
+    """The `sentences:` line of `paperscout db`: how many papers have current sentence vectors, and how to fill in
+    the rest (they are informative: a paper without them is ranked by its whole-paper vector)."""
+    if not core.settings.sentence_vectors:
+        print("sentences:       not kept (PAPERSCOUT_SENTENCE_VECTORS is off)")
+        return
+    papers, current = await core.sentences.coverage()
+    print(f"sentences:       {current} of {papers} papers have sentence vectors")
+    if hint and current < papers:
+        print("                 run paperscout db --refresh-vectors to embed the rest (newest days first)")
+
+
 async def cmd_db(core: Core, args: argparse.Namespace) -> int:
     """Show what the state directory holds, check the vector store against SQLite, and repair it on request."""
     from bot.store.migrations import LATEST_VERSION
@@ -311,6 +323,7 @@ async def cmd_db(core: Core, args: argparse.Namespace) -> int:
         return 0 if report.after.consistent else 1
     check = await check_store(core)
     print(f"vectors:         {check.vectors}")
+    await print_sentence_coverage(core, not args.refresh_vectors)
     print(f"targets:         {len(await core.repo.targets(enabled_only=False))}")
     if not check.consistent and not args.refresh_vectors:
         # Said, not hidden: a store written by two processes at once loses vectors (issue 17).
@@ -581,7 +594,8 @@ def build_parser() -> argparse.ArgumentParser:
     db.add_argument(
         "--refresh-vectors",
         action="store_true",
-        help="embed again every paper whose vector is missing or was made another way (after an upgrade)",
+        help="embed again every paper whose vector or sentence vectors are missing or were made another way (after an"
+        " upgrade), newest days first",
     )
     db.add_argument(
         "--repair",

@@ -54,6 +54,12 @@ class Settings(BaseSettings):
         default=None, description="URL of a Chroma server (http://host:8000); unset = embedded store under home."
     )
     chroma_collection: str = Field(default="papers", description="Chroma collection holding paper vectors.")
+    sentence_vectors: bool = Field(
+        default=True,
+        description="Embed each paper's title and abstract sentences apart at ingest and keep them (SQLite, ~7 KB a"
+        " paper): one-line interests are matched by the sentence that states them. Off: about half the embedding"
+        " time, and interests are matched by the whole-paper vector alone.",
+    )
 
     # --- arXiv ---
     categories: Annotated[list[str], NoDecode] = Field(

@@ -23,6 +23,7 @@ from bot.store.vectors import VectorStore
 
 if TYPE_CHECKING:
     from bot.embeddings.process import ProcessEmbedder
+    from bot.store.sentences import SentenceVectors
 
 
 @dataclass
@@ -85,6 +86,13 @@ class Core:
     sent_journal: SentJournal | None = None
     # when each member last asked a question in each place (bot.chat.questions), on the monotonic clock
     last_questions: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def sentences(self) -> SentenceVectors:
+        """Each stored paper's sentence vectors (bot.store.sentences), in SQLite beside the paper."""
+        from bot.store.sentences import SentenceVectors  # here: at the top it lengthens every chain through core
+
+        return SentenceVectors(self.repo, self.embedder)
 
 
 def make_llm(settings: Settings, repo: Repository) -> LLMRuntime | None:

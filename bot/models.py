@@ -54,6 +54,9 @@ def int_to_day(value: int) -> dt.date:
 # another way
 # no longer match `Paper.vector_key` and are re-embedded on the next ingest.
 VECTOR_RECIPE = "text+title"
+# How a paper's sentence vectors are made (bot.ingest.vectors.paper_sentences: the title, then each abstract sentence,
+# each embedded apart). Bump it when that changes: stored sentence vectors made another way are embedded again.
+SENTENCE_RECIPE = "title+sentences"
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +97,11 @@ class Paper:
     def vector_key(self) -> str:
         """What a stored vector was made from: the text and the recipe (`VECTOR_RECIPE`); a change re-embeds."""
         return f"{self.content_hash}/{VECTOR_RECIPE}"
+
+    @property
+    def sentence_key(self) -> str:
+        """What stored sentence vectors were made from: the text and the recipe (`SENTENCE_RECIPE`)."""
+        return f"{self.content_hash}/{SENTENCE_RECIPE}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -148,6 +148,14 @@ def _commands_embed_with_the_session_model(monkeypatch: pytest.MonkeyPatch, embe
     monkeypatch.setattr("bot.core.helper_embedder", lambda settings: None)
 
 
+@pytest.fixture(autouse=True)
+def _no_sentence_vectors_unless_asked(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Settings built in a test (and commands it starts) keep no sentence vectors unless the test passes
+    `sentence_vectors=True`: they are ~9 more texts a paper for the real model, and only tests of them need them
+    (tests/test_sentence_vectors.py and the interests' ranking tests)."""
+    monkeypatch.setenv("PAPERSCOUT_SENTENCE_VECTORS", "false")
+
+
 @pytest.fixture(scope="session")
 def demo_papers() -> list[Paper]:
     """The bundled real arXiv day (444 papers announced 2025-05-26)."""

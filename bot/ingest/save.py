@@ -40,7 +40,7 @@ async def store_papers(core: Core, papers: Sequence[Paper], progress: Progress |
     have = await core.repo.tldrs([p.id for p in cleaned])
     missing = {p.id: extractive_tldr(p) for p in cleaned if p.id not in have}
     await core.repo.set_tldrs(missing, "extractive")
-    embedded = await ensure_vectors(core, cleaned, progress)
+    embedded = await ensure_vectors(core, cleaned, progress, sentences=True)
     report = IngestReport(len(cleaned), counts.inserted, counts.updated, counts.unchanged, embedded)
     log.info("ingest: %s", report.line())
     return report

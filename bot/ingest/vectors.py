@@ -1,4 +1,10 @@
-"""Every stored paper's vector made from its current text: embedded once, in chunks, and brought up to date."""
+"""Every stored paper's vectors made from its current text: embedded once, in chunks, and brought up to date.
+
+A paper has its vector (Chroma, `bot.store.vectors`) and, when `Settings.sentence_vectors` is on, its sentence vectors
+(SQLite, `bot.store.sentences`): its title and each abstract sentence embedded apart. Both are embedded in one model
+call per chunk (the title's vector serves both) and written per chunk, so an interrupted ingest keeps what it
+finished, and what it did not finish is found missing and embedded by the next one.
+"""
 
 from __future__ import annotations
 
@@ -6,30 +12,75 @@ import asyncio
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from bot.embeddings.embedder import paper_vectors
+import numpy as np
+
+from bot.embeddings.embedder import combine_vectors
 from bot.models import Paper
+from bot.text.extractive import split_sentences
 
 if TYPE_CHECKING:
     from bot.core import Core
 
 EMBED_CHUNK = 128  # papers embedded and written per step, so an interrupted ingest keeps what it finished
+MAX_SENTENCES = 40  # sentence vectors kept per paper, title included (an abstract has ~8; a run-on one is bounded)
 
 Progress = Callable[[int, int], None]
+Embed = Callable[[list[str]], np.ndarray]
 
 
-async def ensure_vectors(core: Core, papers: Sequence[Paper], progress: Progress | None = None) -> int:
-    """Embed and store vectors for the papers whose current text has none yet; returns how many were embedded."""
-    stored = await core.vectors.stored_hashes([p.id for p in papers])
+def paper_sentences(paper: Paper) -> list[str]:
+    """What a paper is read as sentence by sentence: its title, then each abstract sentence (`SENTENCE_RECIPE`)."""
+    return [paper.title, *split_sentences(paper.abstract)][:MAX_SENTENCES]
+
+
+def embed_papers(embed: Embed, whole: Sequence[Paper], split: Sequence[Paper]) -> tuple[np.ndarray, list[np.ndarray]]:
+    """The paper vectors of `whole` (`paper_vectors`) and the sentence matrices of `split`, in one model call.
+
+    A paper in both has its title embedded once: the title vector is a part of its paper vector and row 0 of its
+    sentence matrix.
+    """
+    titled = list(dict.fromkeys([*(p.id for p in whole), *(p.id for p in split)]))
+    titles = {p.id: p.title for p in [*whole, *split]}
+    rest = [paper_sentences(p)[1:] for p in split]
+    texts = [p.text for p in whole] + [titles[i] for i in titled] + [s for sentences in rest for s in sentences]
+    vectors = np.asarray(embed(texts), dtype=np.float32)
+    title_row = {paper_id: len(whole) + k for k, paper_id in enumerate(titled)}
+    paper_vecs = combine_vectors(vectors[: len(whole)], vectors[[title_row[p.id] for p in whole]])
+    matrices, start = [], len(whole) + len(titled)
+    for paper, sentences in zip(split, rest, strict=True):
+        matrices.append(np.vstack([vectors[title_row[paper.id]][None, :], vectors[start : start + len(sentences)]]))
+        start += len(sentences)
+    return paper_vecs, matrices
+
+
+async def ensure_vectors(
+    core: Core, papers: Sequence[Paper], progress: Progress | None = None, *, sentences: bool = False
+) -> int:
+    """Embed and store vectors for the papers whose current text has none yet; returns how many were embedded.
+
+    With `sentences` (ingest, refresh and repair; not ranking, which must stay quick) the papers' sentence vectors
+    are brought up to date too, when `Settings.sentence_vectors` is on.
+    """
+    ids = [p.id for p in papers]
+    stored = await core.vectors.stored_hashes(ids)
+    whole = {p.id for p in papers if stored.get(p.id) != p.vector_key}
+    split: set[str] = set()
+    if sentences and core.settings.sentence_vectors:
+        made = await core.sentences.stored_keys(ids)
+        split = {p.id for p in papers if made.get(p.id) != p.sentence_key}
     # similar lengths in one batch waste less padding: sort by text length before chunking
-    todo = sorted((p for p in papers if stored.get(p.id) != p.vector_key), key=lambda p: len(p.text))
+    todo = sorted((p for p in papers if p.id in whole or p.id in split), key=lambda p: len(p.text))
     if not todo:
         return 0
-    tldrs = await core.repo.tldrs([p.id for p in todo])
+    tldrs = await core.repo.tldrs([p.id for p in todo if p.id in whole])
     done = 0
     for start in range(0, len(todo), EMBED_CHUNK):
         chunk = todo[start : start + EMBED_CHUNK]
-        vectors = await asyncio.to_thread(paper_vectors, core.embedder.embed, chunk)
-        await core.vectors.upsert(chunk, vectors, [tldrs.get(p.id, "") for p in chunk])
+        embedded = [p for p in chunk if p.id in whole]
+        read = [p for p in chunk if p.id in split]
+        vectors, matrices = await asyncio.to_thread(embed_papers, core.embedder.embed, embedded, read)
+        await core.vectors.upsert(embedded, vectors, [tldrs.get(p.id, "") for p in embedded])
+        await core.sentences.save(read, matrices)
         done += len(chunk)
         if progress:
             progress(done, len(todo))
@@ -37,13 +88,14 @@ async def ensure_vectors(core: Core, papers: Sequence[Paper], progress: Progress
 
 
 async def refresh_vectors(core: Core, progress: Progress | None = None) -> tuple[int, int]:
-    """Bring every stored paper's vector up to date (missing, or made from an older text or recipe), day by day.
+    """Bring every stored paper's vectors up to date (missing, or made from an older text or recipe), day by day,
+    sentence vectors included (newest day first: the digests and questions of the coming days read those first).
 
     Returns (papers looked at, papers embedded). Interrupting it loses nothing: a later run continues.
     """
     seen = embedded = 0
-    for day in await core.repo.announcement_days():
+    for day in reversed(await core.repo.announcement_days()):
         papers = await core.repo.papers_on(day)
         seen += len(papers)
-        embedded += await ensure_vectors(core, papers, progress)
+        embedded += await ensure_vectors(core, papers, progress, sentences=True)
     return seen, embedded

@@ -334,6 +334,44 @@ async def check_vector_store(settings: Settings, paper_ids: set[str] | None) -> 
     return Finding("vector store", "ok", f"{where}: collection '{name}' has one vector per paper ({len(vector_ids)})")
 
 
+async def check_sentence_vectors(settings: Settings) -> Finding:
+    """How many stored papers have current sentence vectors (what one-line interests are matched by)."""
+    from bot.embeddings.embedder import MINILM_NAME
+    from bot.models import SENTENCE_RECIPE
+    from bot.store.connection import open_read_only, schema_state
+    from bot.store.migrations import LATEST_VERSION
+    from bot.store.repos import Repository
+
+    if not settings.sentence_vectors:
+        return Finding(
+            "sentence vectors",
+            "ok",
+            "not kept (PAPERSCOUT_SENTENCE_VECTORS is off): one-line interests are matched by whole-paper vectors",
+        )
+    if not settings.db_path.exists():
+        return Finding("sentence vectors", "ok", "none yet; each ingest embeds its papers' sentences")
+    try:
+        conn = await open_read_only(settings.db_path)
+        try:
+            version, _ = await schema_state(conn)
+            if version < LATEST_VERSION:
+                return Finding("sentence vectors", "ok", "the next start adds their table (schema migration)")
+            papers, current = await Repository(conn).sentence_coverage(SENTENCE_RECIPE, MINILM_NAME)
+        finally:
+            await conn.close()
+    except Exception as exc:  # the database check names an unreadable database
+        return Finding("sentence vectors", "fail", f"cannot be read: {_reason(exc)}")
+    if current < papers:
+        return Finding(
+            "sentence vectors",
+            "warn",
+            f"{papers - current} of {_papers(papers)} have none (stored before they were kept, or an ingest was"
+            " interrupted): one-line interests fall back to whole-paper vectors for those",
+            "run paperscout db --refresh-vectors (with the bot stopped); the newest days come first",
+        )
+    return Finding("sentence vectors", "ok", f"every stored paper has them ({current})")
+
+
 def _chroma_url_problem(url: str) -> str:
     """What is wrong with a Chroma server URL ("" when nothing): not http(s), or a path the client would ignore."""
     problem = url_problem(url)
@@ -664,6 +702,8 @@ async def run_checks(settings: Settings, *, offline: bool, emit: Callable[[Findi
     if ids is not None and settings.db_path.exists():
         note(await check_schedules(settings))
     note(await check_vector_store(settings, ids))
+    if ids is not None:
+        note(await check_sentence_vectors(settings))
     note(await asyncio.to_thread(check_model))
     remote: list[Callable[[], Awaitable[Finding]]] = [
         lambda: check_llm(settings, offline=offline),

@@ -218,6 +218,17 @@ MIGRATIONS: list[str] = [
     ALTER TABLE targets ADD COLUMN schedule TEXT NOT NULL DEFAULT 'daily' CHECK (schedule IN ('daily', 'weekly'));
     ALTER TABLE targets ADD COLUMN weekly_day INTEGER NOT NULL DEFAULT 0 CHECK (weekly_day BETWEEN 0 AND 6);
     """,
+    # 10: each paper's sentence vectors (its title, then each abstract sentence, embedded apart), one row per paper
+    # written with it at ingest, so a one-line interest is matched by the sentence that states it
+    """
+    CREATE TABLE sentence_vectors (
+        paper_id  TEXT PRIMARY KEY REFERENCES papers(id) ON DELETE CASCADE,
+        made_from TEXT NOT NULL,                    -- Paper.sentence_key: the text's hash and the recipe
+        model     TEXT NOT NULL,                    -- the embedder's name
+        sentences INTEGER NOT NULL,                 -- rows of the matrix
+        vectors   BLOB NOT NULL                     -- float16, sentences x dimension, row-major; row 0 the title
+    );
+    """,
 ]
 
 LATEST_VERSION = len(MIGRATIONS)

@@ -132,7 +132,7 @@ async def _per_id_fix(core: Core, check: StoreCheck, progress: Progress | None) 
     await core.vectors.delete(drop)
     redo = sorted(set(check.missing) | set(check.stale) | (set(check.unreadable) - set(check.orphans)))
     papers = await core.repo.get_papers(redo)
-    return len(drop), await ensure_vectors(core, papers, progress)
+    return len(drop), await ensure_vectors(core, papers, progress, sentences=True)
 
 
 async def repair_store(core: Core, progress: Progress | None = None) -> RepairReport:

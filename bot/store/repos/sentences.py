@@ -1,0 +1,79 @@
+"""Each paper's sentence vectors (`bot.store.sentences` encodes and decodes them): one row per paper, written in
+one transaction per ingest chunk, read back with the text hash of the paper they belong to."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from bot.store.repos.base import RepositoryBase, chunks, placeholders
+
+
+@dataclass(frozen=True, slots=True)
+class SentenceRow:
+    """One paper's stored sentence vectors, as bytes, with what they were made from."""
+
+    paper_id: str
+    made_from: str  # `Paper.sentence_key` when they were embedded
+    model: str
+    sentences: int
+    vectors: bytes
+
+
+class SentencesRepo(RepositoryBase):
+    """Sentence vectors keyed by paper id (deleted with the paper)."""
+
+    async def save_sentence_rows(self, rows: Sequence[SentenceRow]) -> None:
+        """Insert or replace `rows` in one transaction: all of them are stored, or none."""
+        if not rows:
+            return
+        async with self.transaction() as conn:
+            await conn.executemany(
+                "INSERT OR REPLACE INTO sentence_vectors (paper_id, made_from, model, sentences, vectors)"
+                " VALUES (?,?,?,?,?)",
+                [(r.paper_id, r.made_from, r.model, r.sentences, r.vectors) for r in rows],
+            )
+
+    async def sentence_rows(self, ids: Sequence[str]) -> list[tuple[SentenceRow, str]]:
+        """The stored rows among `ids`, each with its paper's current text hash (`Paper.content_hash`)."""
+        found: list[tuple[SentenceRow, str]] = []
+        for chunk in chunks(list(ids)):
+            async with self.conn.execute(
+                "SELECT s.paper_id, s.made_from, s.model, s.sentences, s.vectors, p.content_hash"
+                " FROM sentence_vectors s JOIN papers p ON p.id = s.paper_id"
+                f" WHERE s.paper_id IN ({placeholders(len(chunk))})",
+                chunk,
+            ) as cursor:
+                found.extend([(SentenceRow(r[0], r[1], r[2], r[3], bytes(r[4])), r[5]) async for r in cursor])
+        return found
+
+    async def sentence_stamps(self, ids: Sequence[str] | None = None) -> dict[str, tuple[str, str, int, int]]:
+        """(made_from, model, sentences, bytes) of the stored rows among `ids` (of every row when None), by id."""
+        query = "SELECT paper_id, made_from, model, sentences, length(vectors) FROM sentence_vectors"
+        if ids is None:
+            async with self.conn.execute(query) as cursor:
+                return {r[0]: (r[1], r[2], r[3], r[4]) async for r in cursor}
+        stamps: dict[str, tuple[str, str, int, int]] = {}
+        for chunk in chunks(list(ids)):
+            async with self.conn.execute(f"{query} WHERE paper_id IN ({placeholders(len(chunk))})", chunk) as cursor:
+                stamps.update({r[0]: (r[1], r[2], r[3], r[4]) async for r in cursor})
+        return stamps
+
+    async def sentence_coverage(self, recipe: str, model: str) -> tuple[int, int]:
+        """(stored papers, papers whose sentence vectors were made from their current text by `recipe` and `model`)."""
+        async with self.conn.execute(
+            "SELECT COUNT(*), COALESCE(SUM(s.made_from = p.content_hash || '/' || ? AND s.model = ?), 0)"
+            " FROM papers p LEFT JOIN sentence_vectors s ON s.paper_id = p.id",
+            (recipe, model),
+        ) as cursor:
+            row = await cursor.fetchone()
+        return (int(row[0]), int(row[1])) if row else (0, 0)
+
+    async def delete_sentence_rows(self, ids: Sequence[str]) -> None:
+        """Forget the sentence vectors of `ids` (one transaction)."""
+        if not ids:
+            return
+        async with self.transaction() as conn:
+            for chunk in chunks(list(ids)):
+                where = f"paper_id IN ({placeholders(len(chunk))})"
+                await conn.execute(f"DELETE FROM sentence_vectors WHERE {where}", chunk)
