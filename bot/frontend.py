@@ -13,7 +13,7 @@ What a front end gets from the core, so it stays thin:
   poster (`bot.digests.poster.PlatformPoster`: fan-out over the ledger, pacing, retries); the front end writes a few
   primitives (send a message, what an error means, style a page); a member's file is read with
   `bot.chat.setup.read_profile_file` (its size bound) and a platform unreachable at start is
-  `bot.chat.driver.unreachable` (one line);
+  one line, and what was started is undone, in `bot.chat.driver.starting`;
 - `bot.views.layout` for the fields, order, chunking and packing of papers, answers and lists (it only styles);
 - `FrontEnd.names` and `admin_words`: how its members invoke each command of `bot.chat.commands.COMMANDS` and
   who counts as an admin there, so every reply names the platform's own commands (`wording`).

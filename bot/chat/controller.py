@@ -38,7 +38,7 @@ from bot.chat.messages import (
 from bot.chat.papers import PAPER_BUTTONS
 from bot.chat.questions import ask
 from bot.chat.reactions import ResetConfirmation
-from bot.chat.turns import Turn, failure_line, has_words, log_turn, member_profile, text_reply
+from bot.chat.turns import Turn, failure_line, has_words, log_turn, logged_turn, member_profile, text_reply
 from bot.errors import InputError, PaperscoutError
 from bot.frontend import front_end, wording
 from bot.members import onboarding
@@ -111,13 +111,8 @@ class ChatController:
     async def greet(self, speaker: Speaker, place: Place) -> list[Reply]:
         """What someone opening a conversation sees (the console's start, Telegram's /start in a DM): an unfinished
         onboarding resumed, a new one for someone without a profile, else a welcome back."""
-        started, outcome = time.monotonic(), "error"
-        try:
-            replies = await self._greet(speaker, place)
-            outcome = "ok"
-            return in_words_of(place, replies)
-        finally:
-            log_turn("/start", place, outcome, started)
+        with logged_turn("/start", place):
+            return in_words_of(place, await self._greet(speaker, place))
 
     async def _greet(self, speaker: Speaker, place: Place) -> list[Reply]:
         async with self.core.user_locks("chat|" + speaker.user_key):

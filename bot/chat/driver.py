@@ -111,6 +111,26 @@ def unreachable(title: str, url: str, error: BaseException) -> SourceUnavailable
     return SourceUnavailable(f"cannot reach {title} at {public_url(url)}: {reason[:200]}")
 
 
+@contextlib.asynccontextmanager
+async def starting(
+    title: str,
+    url: str,
+    network: tuple[type[BaseException], ...],
+    undo: Callable[[], Awaitable[object]] | None = None,
+) -> AsyncIterator[None]:
+    """A front end starting (logging in, connecting): anything raised in the block first undoes what was started
+    (`undo`), and a failure of the network (`network`: what the platform's library raises for one) is `unreachable`,
+    in one line."""
+    try:
+        yield
+    except BaseException as error:
+        if undo is not None:
+            await undo()
+        if isinstance(error, network):
+            raise unreachable(title, url, error) from None
+        raise
+
+
 def is_personal(button: str) -> bool:
     """A paper button (a thumb, more like this, why): its answer concerns only the presser. A list's 'Next' button
     (/more naming a list's page, or without a paper) is not: it continues the list where the list is, as /more typed

@@ -7,11 +7,13 @@ numbering of the last list shown (for '/up 3') and the one log line of a turn.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
 import logging
 import secrets
-from collections.abc import Awaitable, Callable
+import time
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -129,3 +131,23 @@ def log_turn(command: str, place: Place, outcome: str, started: float) -> None:
         outcome=outcome,
         duration_ms=elapsed_ms(started),
     )
+
+
+@dataclass
+class Outcome:
+    """How a logged turn ended: 'ok' unless it raised ('error') or its block says otherwise ('refused')."""
+
+    value: str = "ok"
+
+
+@contextlib.contextmanager
+def logged_turn(command: str, place: Place) -> Iterator[Outcome]:
+    """The block as one turn of `command` in `place`: logged when it ends (`log_turn`) with its `Outcome`."""
+    started, outcome = time.monotonic(), Outcome()
+    try:
+        yield outcome
+    except BaseException:
+        outcome.value = "error"
+        raise
+    finally:
+        log_turn(command, place, outcome.value, started)

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from bot import chat
-from bot.chat.driver import ChatDriver, Failure, Kind, Privately, pages, unreachable
+from bot.chat.driver import ChatDriver, Failure, Kind, Privately, pages, starting
 from bot.config import Settings
 from bot.core import Core
 from bot.digests.delivery import DeliveryError
@@ -348,10 +348,8 @@ async def start_slack(
         raise ConfigError("Slack needs both PAPERSCOUT_SLACK_BOT_TOKEN and PAPERSCOUT_SLACK_APP_TOKEN")
     client = AsyncWebClient(token=settings.slack_bot_token.get_secret_value(), base_url=settings.slack_api_url)
     client.retry_handlers.append(AsyncRateLimitErrorRetryHandler(max_retry_count=1))
-    try:
+    async with starting("Slack", settings.slack_api_url, (aiohttp.ClientError, OSError, TimeoutError)):
         me = await client.auth_test()
-    except (aiohttp.ClientError, OSError, TimeoutError) as exc:
-        raise unreachable("Slack", settings.slack_api_url, exc) from None
     controller = controller or chat.ChatController(core)
     front_end = SlackFrontEnd(core, controller, client, settings.slack_channel_interval_seconds, str(me["user_id"]))
     app = AsyncApp(client=client, logger=log)

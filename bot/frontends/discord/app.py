@@ -34,7 +34,7 @@ from discord.ext import commands
 
 from bot.chat.completion import Completer
 from bot.chat.controller import ChatController
-from bot.chat.driver import unreachable
+from bot.chat.driver import starting
 from bot.chat.messages import Attachment, Incoming, Place, Speaker
 from bot.chat.setup import read_profile_file
 from bot.config import Settings
@@ -209,12 +209,7 @@ async def start_discord(
         raise PaperscoutError("PAPERSCOUT_DISCORD_TOKEN is not set")
     point_at(settings)
     bot = PaperscoutBot(core, controller, **options)
-    try:
+    async with starting("Discord", settings.discord_api_url, (aiohttp.ClientError, OSError, TimeoutError), bot.close):
         await bot.login(settings.discord_token.get_secret_value())
-    except BaseException as exc:
-        await bot.close()
-        if isinstance(exc, aiohttp.ClientError | OSError | TimeoutError):
-            raise unreachable("Discord", settings.discord_api_url, exc) from None
-        raise
     bot.poster.connection = asyncio.create_task(bot.connect(reconnect=True), name="discord-gateway")
     return bot.poster

@@ -20,7 +20,7 @@ from telegram.ext import AIORateLimiter, Application, ApplicationBuilder
 
 from bot.chat.commands import menu
 from bot.chat.controller import ChatController
-from bot.chat.driver import unreachable
+from bot.chat.driver import starting
 from bot.config import Settings
 from bot.core import Core
 from bot.digests.pacing import ChatPacer
@@ -70,21 +70,13 @@ async def start_telegram(
 
     front_end = TelegramFrontEnd(core, controller, app, pacer)
     front_end.register()
-    try:
+    async with starting("Telegram", settings.telegram_base_url, (NetworkError,), front_end.stop):
         await app.initialize()
-    except NetworkError as exc:
-        raise unreachable("Telegram", settings.telegram_base_url, exc) from None
-    try:
         for in_dm, scope in ((True, BotCommandScopeAllPrivateChats()), (False, BotCommandScopeAllGroupChats())):
             await app.bot.set_my_commands([BotCommand(name, text[:256]) for name, text in menu(in_dm)], scope=scope)
         await app.start()
         front_end.open_a_dm = f"Open a chat with @{app.bot.username} and press Start to see this."
         await _start_updates(app, settings)
-    except BaseException as exc:
-        await front_end.stop()
-        if isinstance(exc, NetworkError):
-            raise unreachable("Telegram", settings.telegram_base_url, exc) from None
-        raise
     return front_end
 
 
