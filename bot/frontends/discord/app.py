@@ -21,7 +21,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Sequence
 from typing import Any
 
 import aiohttp
@@ -88,14 +87,7 @@ class PaperscoutBot(commands.AutoShardedBot):
     """The Discord client of one `paperscout` process (see the module docstring); sharded as Discord asks, so a
     public instance keeps working past 2,500 servers."""
 
-    def __init__(
-        self,
-        core: Core,
-        controller: ChatController | None = None,
-        *,
-        extensions: Sequence[str] = COGS,
-        **options: object,
-    ) -> None:
+    def __init__(self, core: Core, controller: ChatController | None = None, **options: object) -> None:
         super().__init__(
             command_prefix=commands.when_mentioned,
             intents=least_intents(),
@@ -106,14 +98,13 @@ class PaperscoutBot(commands.AutoShardedBot):
         self.core = core
         self.controller = controller or ChatController(core)
         self.poster = DiscordPoster(self, core, self.controller)  # also what an admin's /digest now posts with
-        self.initial_extensions = tuple(extensions)
         self.completer = Completer(core)
 
     async def setup_hook(self) -> None:
         """Register the persistent buttons, load the cogs, add every other command of the command table
         (`bot.frontends.discord.commands`), route command errors."""
         self.add_dynamic_items(PaperButton)
-        for extension in self.initial_extensions:
+        for extension in COGS:
             await self.load_extension(extension)
         for command in table_commands():
             self.tree.add_command(command)

@@ -59,25 +59,13 @@ def view_for(rows: Sequence[Sequence[Button]]) -> discord.ui.View | None:
     return view
 
 
-def _file(message: Outgoing) -> discord.File | None:
-    if message.file is None:
-        return None
-    return discord.File(io.BytesIO(message.file.data), filename=message.file.name)
-
-
 def _kwargs(message: Outgoing) -> dict[str, Any]:
-    kwargs: dict[str, Any] = {"allowed_mentions": discord.AllowedMentions.none()}
-    if message.content:
-        kwargs["content"] = message.content
-    if message.embeds:
-        kwargs["embeds"] = message.embeds
-    view = view_for(message.rows)
-    if view is not None:
-        kwargs["view"] = view
-    file = _file(message)
-    if file is not None:
-        kwargs["file"] = file
-    return kwargs
+    """discord.py's arguments for sending `message`: only what it has, and never a ping."""
+    file = discord.File(io.BytesIO(message.file.data), filename=message.file.name) if message.file else None
+    given = {"content": message.content, "embeds": message.embeds, "view": view_for(message.rows), "file": file}
+    return {"allowed_mentions": discord.AllowedMentions.none()} | {
+        name: value for name, value in given.items() if value
+    }
 
 
 class Followups(Interaction):
