@@ -2,8 +2,8 @@
 (`app`: events and interactions in, each answered by the driver through the interaction's response and followups),
 the core's layout styled and shaped as Discord messages (`render`), discord.py sending and persistent buttons
 (`send`), the driver's primitives with Discord's errors, threads, nonces and permissions (`poster`), and the slash
-commands made from the command table, /setup's form included (`commands`). The cogs in `cogs/` hold the rest: the
-owner's /sync (`cogs.admin`), and the messages said to the bot (`cogs.ask`).
+commands made from the command table, /setup's form included (`commands`). The cog in `cogs/` holds the rest: what
+members say to the bot in messages, the owner's ``@paperscout sync`` (also /sync) among them (`cogs.messages`).
 
 `FRONT_END` registers it (see `bot.frontend`); discord.py is imported only when it starts.
 """

@@ -45,7 +45,7 @@ from bot.frontends.discord.send import Followups, PaperButton
 
 log = logging.getLogger(__name__)
 
-COGS = ("cogs.admin", "cogs.ask")
+COGS = ("cogs.messages",)
 PLATFORM = "discord"
 
 
@@ -111,7 +111,7 @@ class PaperscoutBot(commands.AutoShardedBot):
         self.tree.on_error = self.on_app_command_error
 
     async def on_command_error(self, ctx: commands.Context[PaperscoutBot], error: commands.CommandError) -> None:
-        """``@paperscout WORDS`` that is no text command is a question the Ask cog answers: nothing to do here; a
+        """``@paperscout WORDS`` that is no text command is a question the messages cog answers: nothing to do here; a
         wrong ``@paperscout sync`` gets its usage; anything else is reported with a correlation id."""
         if isinstance(error, commands.CommandNotFound):
             return

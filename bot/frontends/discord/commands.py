@@ -66,8 +66,9 @@ def table_command(name: str, command: Command) -> app_commands.Command[Any, ...,
     public, run_as, form = name in PUBLIC, slash_name(name), bool(command.form)
 
     async def run(interaction: discord.Interaction, **given: Any) -> None:
+        client: Any = interaction.client  # the `PaperscoutBot`
         # in a DM only the member sees it anyway: a reply is kept, not ephemeral (the driver's rule)
-        await interaction.client.run_command(interaction, run_as, given, form=form, private=not public)  # type: ignore[attr-defined]
+        await client.run_command(interaction, run_as, given, form=form, private=not public)
 
     parameters = [inspect.Parameter("interaction", inspect.Parameter.POSITIONAL_ONLY, annotation=discord.Interaction)]
     for field in command.fields:
