@@ -21,6 +21,8 @@ from bot.chat import (
     Speaker,
     TextReply,
 )
+from bot.chat import setup as channel_setup
+from bot.chat.commands import COMMANDS
 from bot.config import Settings
 from bot.core import open_core
 from bot.embeddings.embedder import LocalEmbedder
@@ -245,3 +247,25 @@ async def test_digest_now_in_the_console_says_the_running_bot_posts_it(
         assert the_digest(await say(ctl, me, CONSOLE_PLACE, "/digest preview")).digest.items
         # the terminal is the console's one channel: "now" is about its digest, as preview is, not a personal one
         assert "needs the running bot" in only_text(await say(ctl, me, CONSOLE_PLACE, "/digest now")).text
+
+
+def test_every_commands_named_fields_come_from_the_table() -> None:
+    """What a platform with forms makes of each command: required fields first (Discord refuses a form that puts an
+    optional one before a required one), unique names, an `action` choice of the words an argument begins with,
+    and /setup's form: the channel it is for, the setup's own options and a profile file."""
+    for name, command in COMMANDS.items():
+        fields = command.fields
+        required = [field.required for field in fields]
+        assert required == sorted(required, reverse=True), name
+        assert len({field.name for field in fields}) == len(fields), name
+        if command.actions:
+            assert fields[0].name == "action" and fields[0].choices == command.actions, name
+    setup_form = COMMANDS["setup"].fields
+    assert [f.name for f in setup_form] == ["channel", *channel_setup.OPTIONS, "profile_file"]
+    assert {f.name: f.hint for f in setup_form if f.name in channel_setup.OPTIONS} == channel_setup.OPTIONS
+    assert {f.name: f.kind for f in setup_form if f.kind != "text"} == {
+        "channel": "channel",
+        "size": "number",
+        "profile_file": "file",
+    }
+    assert [f.name for f in COMMANDS["ask"].fields] == ["question"] and COMMANDS["help"].fields == ()

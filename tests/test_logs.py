@@ -15,6 +15,7 @@ import pytest
 
 from bot.chat.controller import ChatController
 from bot.chat.messages import Incoming, Place, Speaker
+from bot.chat.turns import logged_turn
 from bot.cli import main
 from bot.config import Settings
 from bot.core import Core
@@ -165,6 +166,25 @@ async def test_each_chat_command_writes_one_line(
     logged = json.dumps(chat)
     # what members typed, and who they are, stays out of the log
     assert "4242" not in logged and "speech" not in logged and "frobnicate" not in logged
+
+
+def test_a_turn_a_front_end_answers_itself_is_one_line_with_its_outcome(
+    core: Core, capsys: pytest.CaptureFixture[str]
+) -> None:
+    configure_logging(False, core.settings.model_copy(update={"log_format": "json", "log_level": "INFO"}))
+    group = Place("discord", "777", is_dm=False, title="#papers")
+    with logged_turn("/sync", group):
+        pass
+    with logged_turn("/sync", group) as outcome:
+        outcome.value = "refused"
+    with pytest.raises(RuntimeError), logged_turn("/sync", Place("discord", "42", is_dm=True)):
+        raise RuntimeError("the sync failed")
+    chat = events(json_lines(capsys.readouterr().err), "chat")
+    assert [(e["command"], e["target"], e["outcome"]) for e in chat] == [
+        ("/sync", "discord:777", "ok"),
+        ("/sync", "discord:777", "refused"),
+        ("/sync", "discord:dm", "error"),
+    ]
 
 
 async def test_each_job_run_writes_one_line(
