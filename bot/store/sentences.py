@@ -15,12 +15,15 @@ anything else is treated as missing and embedded again by the next ingest or `pa
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from bot.embeddings.embedder import Embedder
 from bot.models import SENTENCE_RECIPE, Paper
-from bot.store.repos import Repository, SentenceRow
+
+if TYPE_CHECKING:  # the scoring helper below is imported by ranking and questions without the storage behind it
+    from bot.embeddings.embedder import Embedder
+    from bot.store.repos import Repository
 
 STORED_DTYPE = np.float16  # half the disk and memory of float32; cosines move by about 1e-3
 
@@ -64,6 +67,8 @@ class SentenceVectors:
 
     async def save(self, papers: Sequence[Paper], matrices: Sequence[np.ndarray]) -> None:
         """Store each paper's sentence matrix (row 0 its title), all in one transaction."""
+        from bot.store.repos import SentenceRow
+
         rows = [
             SentenceRow(p.id, p.sentence_key, self.embedder.name, len(m), encode(m))
             for p, m in zip(papers, matrices, strict=True)
