@@ -195,7 +195,8 @@ def training_days_for(evaluated: dt.date, eval_days: Sequence[dt.date], train_da
     return others or [d for d in train_days if d != evaluated]
 
 
-async def _day_arrays(core: Core, day: LabelledDay, profile: Profile) -> DayArrays:
+async def day_arrays(core: Core, day: LabelledDay, profile: Profile) -> DayArrays:
+    """The day ranked cold for `profile` (its papers stored), with its vectors and labels, ready for learning."""
     ranked, vecs = await rank_with_vectors(core, day.papers, profile)
     by_id = {item.paper.id: item.score for item in ranked}
     cold = np.asarray([by_id[p.id] for p in day.papers], dtype=np.float64)
@@ -219,11 +220,11 @@ async def evaluate_personalised(
     """
     for day in [*train_days, *days]:
         await store_papers(core, day.papers, progress)
-    train_arrays = {d.day: await _day_arrays(core, d, profile) for d in train_days}
+    train_arrays = {d.day: await day_arrays(core, d, profile) for d in train_days}
     per_day: dict[str, dict[str, float]] = {}
     trained: dict[str, dict[str, object]] = {}
     for day in days:
-        target = await _day_arrays(core, day, profile)
+        target = await day_arrays(core, day, profile)
         chosen = training_days_for(day.day, [d.day for d in days], list(train_arrays))
         model = train_on_days([train_arrays[d] for d in chosen], frozenset(target.ids), seed)
         n = model.n_reactions if model is not None else 0
