@@ -27,7 +27,7 @@ from bot.core import Core, open_core
 from bot.ingest.jsonl import read_jsonl
 from bot.ingest.save import store_papers
 from bot.models import Paper, Profile, Topic
-from bot.ranking.for_profile import profile_model
+from bot.ranking.for_profile import profile_model, sentence_matrices
 from bot.ranking.rank import ProfileModel, rank_for_profile
 
 # Other short interests a member might type, written before the ranker changed and never run while tuning it.
@@ -72,7 +72,8 @@ async def day_ranking(core: Core, day: list[Paper], model: ProfileModel) -> tupl
     """The day's papers that have vectors, and all of them in the profile's order, best first."""
     found = await core.vectors.found_vectors([p.id for p in day])
     day = [p for p in day if p.id in found]
-    ranked = rank_for_profile(day, np.stack([found[p.id] for p in day]), model, len(day))
+    sentences = await sentence_matrices(core, day, model)
+    ranked = rank_for_profile(day, np.stack([found[p.id] for p in day]), model, len(day), sentence_vecs=sentences)
     return day, [r.paper for r in ranked]
 
 

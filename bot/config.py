@@ -57,8 +57,9 @@ class Settings(BaseSettings):
     sentence_vectors: bool = Field(
         default=True,
         description="Embed each paper's title and abstract sentences apart at ingest and keep them (SQLite, ~7 KB a"
-        " paper): one-line interests are matched by the sentence that states them. Off: about half the embedding"
-        " time, and interests are matched by the whole-paper vector alone.",
+        " paper): one-line interests are matched by the sentence that states them, and questions and searches offer"
+        " a paper one of whose sentences states their topic in other words. Off: about half the embedding time, and"
+        " both read the whole-paper vector alone.",
     )
 
     # --- arXiv ---

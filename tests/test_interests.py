@@ -322,3 +322,54 @@ def test_a_part_of_a_compound_counts_whole_in_papers_close_in_meaning() -> None:
     profile = rank.compile_profile(member(["dataset distillation"]), fake_embed)
     (cover,) = one_line.interest_coverage(features, [profile], rank.DEFAULT_WEIGHTS, near[None, :])
     assert cover[0][1][1] == meant[1]
+
+
+def sentence_matrices(papers: list[Paper]) -> list[np.ndarray]:
+    from bot.ingest.vectors import paper_sentences
+
+    return [fake_embed(paper_sentences(p)) for p in papers]
+
+
+STATED = [  # "a" says the interest in one sentence among others; "b" has its words spread over every sentence
+    paper(
+        "a",
+        "Notes on laboratory practice",
+        "Sample storage matters in every laboratory. We review freezer logistics and labelling. "
+        "Protein folding dynamics are simulated with coarse models. Staff training closes the review.",
+    ),
+    paper(
+        "b",
+        "Protein studies across laboratory practice",
+        "Protein samples need storage in every laboratory freezer. Folding tables hold the labelling kits. "
+        "Dynamics of staff training are reviewed. Models of logistics close the review.",
+    ),
+]
+
+
+def test_the_sentence_that_states_an_interest_lifts_its_paper_and_only_for_one_line_interests() -> None:
+    papers = STATED
+    vecs = fake_embed([p.text for p in papers])
+    model = rank.compile_profile(member(["protein folding dynamics"]), fake_embed)
+    sentences = sentence_matrices(papers)
+    plain = {r.paper.id: r.score for r in rank.rank_for_profile(papers, vecs, model, 2)}
+    lifted = {r.paper.id: r.score for r in rank.rank_for_profile(papers, vecs, model, 2, sentence_vecs=sentences)}
+    assert lifted["a"] - plain["a"] > lifted["b"] - plain["b"] + 0.1
+    term = rank.sentence_term(vecs, sentences, model)[0]
+    assert term[0] > term[1] + 0.2  # "a" holds a sentence of the interest's words
+    # a described topic (a channel's profile) is scored exactly as without sentences
+    described = rank.compile_profile(
+        Profile(name="file", topics=(Topic(name="Proteins", want="protein folding, molecular dynamics"),)), fake_embed
+    )
+    assert not described.reads_lines
+    without = [r.score for r in rank.rank_for_profile(papers, vecs, described, 2)]
+    assert [r.score for r in rank.rank_for_profile(papers, vecs, described, 2, sentence_vecs=sentences)] == without
+
+
+def test_a_paper_without_sentence_vectors_is_read_as_one_sentence_its_whole_vector() -> None:
+    vecs = fake_embed([p.text for p in STATED])
+    model = rank.compile_profile(member(["protein folding dynamics", "freezer logistics"]), fake_embed)
+    sentences = sentence_matrices(STATED)
+    term = rank.sentence_term(vecs, [None, sentences[1]], model)[0]
+    alone = rank.sentence_term(vecs[:1], [vecs[0][None, :]], model)[0]
+    assert term[0] == np.float32(alone[0])
+    assert term[1] == rank.sentence_term(vecs, sentences, model)[0][1]

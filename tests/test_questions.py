@@ -118,6 +118,15 @@ async def test_typos_in_topic_words_are_corrected_against_stored_titles(core: Co
     assert edits("modle", "model") == 1 and edits("experst", "expert") == 1
 
 
+async def test_the_spelling_look_up_is_built_only_when_a_word_needs_correcting(core: Core, day: list[Paper]) -> None:
+    # building symspellpy's dictionary of every title word is most of a cold question's spelling cost
+    assert await corrected(core, "Mixture of Experts routing") == "Mixture of Experts routing"
+    (vocabulary,) = core.title_vocabulary.values()
+    assert vocabulary._speller is None
+    assert await corrected(core, "difusion modles") == "diffusion model"
+    assert vocabulary._speller is not None
+
+
 async def test_a_typo_the_full_text_index_stems_away_is_still_corrected(core: Core, demo_papers: list[Paper]) -> None:
     await store_papers(core, [p for p in demo_papers if "Reinforcement" in p.title][:5])
     # "reinforcment" and "reinforcement" are both "reinforc" to the index; no paper writes the first

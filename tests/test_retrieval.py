@@ -6,26 +6,32 @@ import contextlib
 import dataclasses
 import datetime as dt
 import io
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from bot.cli import DEMO_QUERY
-from bot.core import Core
+from bot.config import Settings
+from bot.core import Core, open_core
 from bot.ingest.save import store_papers
+from bot.ingest.vectors import paper_sentences
 from bot.models import Paper
 from bot.questions.filters import Filters
 from bot.questions.rag import ask
 from bot.questions.retrieval import (
+    SENTENCE_NEAR,
     Retrieved,
     exact_names,
     names_only,
+    ranked,
     reciprocal_rank_fusion,
     select,
     topic_evidence,
 )
 from bot.questions.search import SearchResults, search_papers
 from bot.views.render import paper_text
+from tests.word_vectors import WordEmbedder
 
 MONDAY = dt.date(2025, 5, 26)
 COMOE, LMASK = "2505.17553", "2505.17938"
@@ -157,6 +163,54 @@ def test_a_paper_without_the_words_is_offered_when_the_fusion_ranks_it_high(demo
     shown, offered = select([carrier, second, *middle, twelfth], Filters(topic="diffusion language models"))
     assert shown == [carrier]
     assert offered == [second, *middle[:8]]  # the first ten of the fused order; below them only similarity counts
+
+
+def test_a_paper_without_the_words_is_offered_when_one_of_its_sentences_states_the_topic(
+    demo_papers: list[Paper],
+) -> None:
+    # whole-paper similarity 0.30 and ranked past the tenth: only its best sentence (0.65, at SENTENCE_NEAR or above)
+    # says it is about the topic in other words; one whose best sentence is 0.5, or that has none stored, is not offered
+    papers = iter(demo_papers)
+
+    def paper(dense: float, words: bool = False, sentence: float = float("nan")) -> Retrieved:
+        return Retrieved(next(papers), dense + (0.15 if words else 0.0), dense, words, words, sentence=sentence)
+
+    carrier, *middle = [paper(0.6, True), *(paper(0.35) for _ in range(10))]
+    stated, loose, unstored = paper(0.3, sentence=SENTENCE_NEAR + 0.05), paper(0.3, sentence=0.5), paper(0.3)
+    shown, offered = select([carrier, *middle, stated, loose, unstored], Filters(topic="diffusion language models"))
+    assert shown == [carrier]
+    assert offered == [*middle[:9], stated]
+
+
+async def test_retrieval_reads_each_candidates_best_sentence_from_the_store(tmp_path: Path) -> None:
+    # the title and each abstract sentence are embedded apart at ingest; a candidate's best sentence is its highest
+    # cosine with the question's vector; with sentence vectors off nothing is read and nothing is claimed
+    papers = [
+        Paper(
+            id=f"2505.{n:05d}",
+            title=f"Paper {n} on topic{n}",
+            authors=("A. Author",),
+            abstract=f"We study widget{n} estimation. Our method uses gadget{n} sampling. Results improve.",
+            categories=("cs.LG",),
+            announced=MONDAY,
+        )
+        for n in range(3)
+    ]
+    query = WordEmbedder().embed(["gadget1 sampling"])[0]
+    for sentence_vectors in (True, False):
+        settings = Settings(home=tmp_path / f"home-{sentence_vectors}", sentence_vectors=sentence_vectors)
+        async with open_core(settings, WordEmbedder()) as core:
+            await store_papers(core, papers)
+            results, _ = await ranked(core, Filters(topic="gadget1 sampling"))
+        by_id = {r.paper.id: r.sentence for r in results}
+        assert set(by_id) == {p.id for p in papers}
+        for p in papers:
+            best = float(np.max(WordEmbedder().embed(paper_sentences(p)) @ query))
+            if sentence_vectors:
+                assert by_id[p.id] == pytest.approx(best, abs=2e-3)  # stored as float16
+            else:
+                assert np.isnan(by_id[p.id])
+        assert not sentence_vectors or by_id[papers[1].id] > max(by_id[papers[0].id], by_id[papers[2].id])
 
 
 async def test_an_answer_offering_more_has_a_next_button_that_lists_the_next_page(

@@ -193,3 +193,21 @@ async def test_db_and_doctor_say_which_papers_lack_sentence_vectors_until_refres
     assert "sentences:       2 of 2 papers have sentence vectors\n" in capsys.readouterr().out
     found = await check_sentence_vectors(settings)
     assert (found.status, found.detail) == ("ok", "every stored paper has them (2)")
+
+
+async def test_a_damaged_row_reads_as_missing_and_is_embedded_again(tmp_path: Path) -> None:
+    from bot.store.repos import SentenceRow
+
+    papers = [paper(1), paper(2), paper(3)]
+    async with open_core(settings_at(tmp_path), WordEmbedder()) as core:
+        await store_papers(core, papers)
+        nan = np.full((2, WordEmbedder.dim), np.nan, dtype=np.float16).tobytes()
+        await core.repo.save_sentence_rows(
+            [
+                SentenceRow(papers[0].id, papers[0].sentence_key, WordEmbedder.name, 3, b"\x00" * 10),  # cut short
+                SentenceRow(papers[1].id, papers[1].sentence_key, WordEmbedder.name, 2, nan),
+            ]
+        )
+        assert list(await core.sentences.matrices([p.id for p in papers])) == [papers[2].id]
+        await store_papers(core, papers)
+        assert len(await core.sentences.matrices([p.id for p in papers])) == 3

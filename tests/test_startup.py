@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -21,6 +22,7 @@ from bot.embeddings.embedder import MINILM_SHA256, VERIFIED_WEIGHTS, LocalEmbedd
 from bot.embeddings.process import ProcessEmbedder
 from bot.errors import ConfigError, PaperscoutError
 from bot.models import Paper
+from bot.store.vectors import may_hold_vectors
 from tests.conftest import StoreDay
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -222,6 +224,31 @@ def test_a_helper_process_that_dies_is_an_error_not_a_hang() -> None:
         assert helper.embed(["sparse attention"]).shape == (1, 384)  # a new helper
     finally:
         helper.close()
+
+
+def test_a_helper_started_ahead_is_stopped_unwaited_when_nothing_is_embedded() -> None:
+    helper = ProcessEmbedder()
+    helper.start()
+    child = helper._child
+    assert child is not None
+    helper.close()  # no text was sent: killed, not waited for while it loads torch and the model
+    assert child.returncode == -signal.SIGKILL and helper._child is None
+    started = ProcessEmbedder()
+    started.start()
+    try:
+        assert started.embed(["sparse attention"]).shape == (1, 384)  # the helper started ahead answers
+        asked = started._child
+    finally:
+        started.close()
+    assert asked is not None and asked.returncode == 0  # asked once: it ends at the end of its input
+
+
+def test_the_vector_store_may_hold_vectors_once_its_directory_or_a_server_exists(tmp_path: Path) -> None:
+    settings = Settings(home=tmp_path / "home")
+    assert not may_hold_vectors(settings)  # a new or empty store: a question starts no helper ahead of need
+    settings.chroma_path.mkdir(parents=True)
+    assert may_hold_vectors(settings)
+    assert may_hold_vectors(Settings(home=tmp_path / "other", chroma_url="http://127.0.0.1:8000"))
 
 
 def test_building_an_embedder_reads_nothing(tmp_path: Path) -> None:

@@ -7,7 +7,9 @@ model at the same time for real. The helper runs the same encoder (`bot.embeddin
 count as `LocalEmbedder`, so its vectors are the same bit for bit (tests/test_startup.py).
 
 Only short-lived commands use it (`paperscout ask` and `search`); the bot and the console keep the model in
-their own process, where it stays loaded. The helper verifies the weights' hash before loading them, reads one
+their own process, where it stays loaded. The command starts it as soon as its settings are read when the store
+may hold vectors, so the model also loads while the command imports its own code and reads the question; one that
+is never sent a text is killed at the end. The helper verifies the weights' hash before loading them, reads one
 request per line on stdin and exits when stdin closes (also when the command dies).
 
 Protocol: a request is one JSON line `{"texts": [...], "batch_size": n}`; the reply is a JSON line
@@ -49,10 +51,17 @@ def _import_path() -> list[str]:
 
 
 class ProcessEmbedder(MiniLMEmbedder):
-    """all-MiniLM-L6-v2 computed by a helper process that the first text to embed starts (building one reads
-    nothing)."""
+    """all-MiniLM-L6-v2 computed by a helper process that the first text to embed starts, or `start` before it
+    (building one reads nothing)."""
 
     _child: subprocess.Popen[bytes] | None = None
+    _asked = False  # whether the current helper was sent a text: one never asked is stopped without waiting
+
+    def start(self) -> None:
+        """Start the helper now, ahead of the first text, so that it loads the model on another core while this
+        process goes on; `close` stops a helper that was never asked at once, without waiting for its model."""
+        with self._lock:
+            self._start()
 
     def _start(self) -> subprocess.Popen[bytes]:
         if self._child is None:
@@ -71,6 +80,7 @@ class ProcessEmbedder(MiniLMEmbedder):
             return np.zeros((0, self.dim), dtype=np.float32)
         with self._lock:
             child = self._start()
+            self._asked = True
             assert child.stdin is not None and child.stdout is not None
             try:
                 child.stdin.write(json.dumps({"texts": texts, "batch_size": self.batch_size}).encode() + b"\n")
@@ -92,8 +102,11 @@ class ProcessEmbedder(MiniLMEmbedder):
 
     def _stop(self) -> None:
         child, self._child = self._child, None
+        asked, self._asked = self._asked, False
         if child is None:
             return
+        if not asked:  # started ahead and never needed (the question embedded nothing): its model is not awaited
+            child.kill()
         if child.stdin is not None:
             with contextlib.suppress(OSError):
                 child.stdin.close()  # the helper exits at the end of its input

@@ -66,8 +66,8 @@ async def ensure_vectors(
     whole = {p.id for p in papers if stored.get(p.id) != p.vector_key}
     split: set[str] = set()
     if sentences and core.settings.sentence_vectors:
-        made = await core.sentences.stored_keys(ids)
-        split = {p.id for p in papers if made.get(p.id) != p.sentence_key}
+        current = await core.sentences.current(ids)
+        split = {p.id for p in papers if p.id not in current}
     # similar lengths in one batch waste less padding: sort by text length before chunking
     todo = sorted((p for p in papers if p.id in whole or p.id in split), key=lambda p: len(p.text))
     if not todo:

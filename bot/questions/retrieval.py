@@ -6,7 +6,8 @@ topic's words in title and abstract (`bot.questions.topics`), and similarity to 
 pass's best papers carrying the topic in their title (pseudo-relevance feedback); papers naming a name typed in the
 question ("YAQA", "R2R") come first. `select` cuts on a similarity scale (cosine plus the topic's evidence): the
 papers an answer shows first and the other matching ones it offers (recall first: a paper carrying the topic is
-offered, never dropped; one only close in meaning is offered after those carrying the topic's words).
+offered, never dropped; one only close in meaning, as a whole or by its best sentence, is offered after those
+carrying the topic's words).
 """
 
 from __future__ import annotations
@@ -59,6 +60,11 @@ SPREAD = 0.2  # a paper an answer shows first is at most this far below the best
 ENOUGH_EVIDENCED = 3  # with this many papers carrying the topic's words, only very close others join them
 CONTRIBUTION_NEAR = 0.35  # among papers introducing a benchmark, the similarity at which one is offered
 NEAR = 0.45  # similarity at which a paper is offered with the rest even without the topic's words
+# the same for the paper's best sentence (title or one abstract sentence, `bot.store.sentences`): a paper stating the
+# topic in other words in one sentence, which the whole-paper vector dilutes. It admits about the share of the 400
+# nearest papers that NEAR admits by whole-paper similarity (2.3% against 2.9% on the development searches; 0.5 would
+# admit 4.3%); docs/BENCHMARKS.md, "A paper's best sentence"
+SENTENCE_NEAR = 0.55
 MEANING_RANKS = 10  # a paper without the topic's words is offered when the fusion ranks it this high (see select)
 
 
@@ -93,6 +99,7 @@ class Retrieved:
     embedded: bool = True  # False: found by its words while its vector is missing (the store missing or rebuilt)
     named: int = 0  # a name typed in the question ("YAQA", "Trinity-RFT") is in its title (2) or its abstract (1)
     every_part: bool = True  # title and abstract hold every part of the topic somewhere (see `select`)
+    sentence: float = float("nan")  # cosine of its best sentence with the question (NaN: no sentence vectors)
 
 
 async def topic_evidence(core: Core, topic: str, *, verb_first: bool = False, asked: bool = False) -> QuestionTopic:
@@ -263,6 +270,9 @@ async def _ranked(
     if topic_words is not None and filters.narrows:
         topic_words = topic_words.discriminating([f"{p.title}\n{p.abstract}" for p in papers], filters.narrowed_by)
     scored = _Scored.of(papers, found, query_vector, topic_words, exact_names(filters.topic))
+    if query_vector is not None and core.settings.sentence_vectors:
+        best = await core.sentences.best_sentence_similarity(query_vector[None, :], [p.id for p in papers])
+        scored.sentence = best[:, 0].astype(np.float64)
     if profile is not None:
         ranking = rank_for_profile(papers, scored.vectors, await profile_model(core, profile), len(papers))
         by_id = {r.paper.id: r.score for r in ranking}
@@ -316,6 +326,7 @@ class _Scored:
     name_tier: np.ndarray  # 2: a name typed in the question is in the title, 1: in the abstract, 0: neither
     every_part: np.ndarray  # title and abstract hold every part of the topic, however far apart
     profile: np.ndarray | None = None
+    sentence: np.ndarray | None = None  # cosine of each paper's best sentence (title included); NaN: none stored
 
     @staticmethod
     def of(
@@ -393,6 +404,7 @@ class _Scored:
                 embedded=self.papers[i].id in found,
                 named=int(self.name_tier[i]),
                 every_part=bool(self.every_part[i]),
+                sentence=float(self.sentence[i]) if self.sentence is not None else float("nan"),
             )
             for i in order
         ]
@@ -463,14 +475,15 @@ def select(results: list[Retrieved], filters: Filters, spread: float = 0.0) -> t
 def _close_in_meaning(r: Retrieved, rank: int, filters: Filters) -> bool:
     """Whether a paper without the topic's words is offered: among the benchmark-introducing papers, by similarity or
     when its title and abstract hold every part of the topic somewhere (a "code benchmark" whose abstract speaks of
-    generation elsewhere, for "code generation"); otherwise by similarity (NEAR) or when the fused ranking
+    generation elsewhere, for "code generation"); otherwise by similarity (NEAR), by its best sentence's similarity
+    (SENTENCE_NEAR: one sentence states the topic in other words) or when the fused ranking
     (similarity, feedback and partial word evidence together) puts it among the first MEANING_RANKS above FLOOR. On
     the development searches, wordless papers in those ranks were on topic three times as often as the ones offered
     by similarity alone, which MiniLM gives as readily to a paper on one part of the topic ("diffusion models" for
     "diffusion language models")."""
     if filters.contribution:  # a benchmark holding every part of the topic somewhere is offered however phrased
         return r.dense >= CONTRIBUTION_NEAR or r.every_part
-    return r.dense >= NEAR or (rank < MEANING_RANKS and r.relevance >= FLOOR)
+    return r.dense >= NEAR or r.sentence >= SENTENCE_NEAR or (rank < MEANING_RANKS and r.relevance >= FLOOR)
 
 
 def by_evidence(results: Sequence[Retrieved]) -> list[Retrieved]:

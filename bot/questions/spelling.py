@@ -37,11 +37,21 @@ class TitleVocabulary:
         for title in titles:
             self.counts.update(set(text_tokens(title)))
         self.by_letter: dict[str, list[str]] = defaultdict(list)
-        self.speller = SymSpell(max_dictionary_edit_distance=2, prefix_length=7)
-        for word, count in self.counts.items():
+        for word in self.counts:
             if len(word) >= MIN_LENGTH - 1:
                 self.by_letter[word[0]].append(word)
-                self.speller.create_dictionary_entry(word, count)
+        self._speller: SymSpell | None = None
+
+    @property
+    def speller(self) -> SymSpell:
+        """The title words' symspellpy look-up, built when a first word needs correcting: its deletes dictionary
+        costs more than reading the titles, and most questions hold no unknown word."""
+        if self._speller is None:
+            self._speller = SymSpell(max_dictionary_edit_distance=2, prefix_length=7)
+            for word, count in self.counts.items():
+                if len(word) >= MIN_LENGTH - 1:
+                    self._speller.create_dictionary_entry(word, count)
+        return self._speller
 
     def closest(self, word: str) -> str | None:
         """The known title word closest to `word` and starting with its letter (fewest edits, a swap of two letters
@@ -95,17 +105,19 @@ async def corrected(core: Core, topic: str) -> str:
     out = await _written_out(core, await _joined(core, topic), vocabulary)
     words = [m for m in _PIECE.finditer(out) if len(m.group(0)) >= MIN_LENGTH]
     frequencies = await core.repo.document_frequencies([m.group(0).lower() for m in words])
-    english = english_words()
-    unknown = [m for m in words if m.group(0).lower() not in english and not frequencies.get(m.group(0).lower())]
-    # the full-text index stems ("reinforcment" and "reinforcement" are one word to it): a word it knows that no
-    # title uses is checked as written
+    unknown = []
     for match in words:
         word = match.group(0).lower()
-        folded = "".join(text_tokens(word))
-        known = match in unknown or word in english or folded in vocabulary.counts
-        if not known and not await _written_as(core, word):
+        if frequencies.get(word) and "".join(text_tokens(word)) in vocabulary.counts:
+            continue  # stored papers use it and a title spells it so: known, with no need to read the English list
+        if word in english_words():
+            continue
+        # the full-text index stems ("reinforcment" and "reinforcement" are one word to it): a word it knows that no
+        # title uses is checked as written
+        if not frequencies.get(word) or not await _written_as(core, word):
             unknown.append(match)
-    unknown.sort(key=lambda m: m.start())
+    if unknown:  # the look-up's dictionary is built once, off the event loop, and only when a word needs it
+        await asyncio.to_thread(lambda: vocabulary.speller)
     for match in reversed(unknown):
         better = vocabulary.closest(match.group(0))
         if better:

@@ -43,7 +43,19 @@ async def rank_with_vectors(
     await ensure_vectors(core, papers)
     vectors = await core.vectors.vectors([p.id for p in papers])
     model = await profile_model(core, profile)
-    return rank_for_profile(papers, vectors, model, len(papers)), vectors
+    sentences = await sentence_matrices(core, papers, model)
+    return rank_for_profile(papers, vectors, model, len(papers), sentence_vecs=sentences), vectors
+
+
+async def sentence_matrices(core: Core, papers: Sequence[Paper], model: ProfileModel) -> list[np.ndarray | None] | None:
+    """The papers' stored sentence vectors (None for a paper without) when `model` reads one-line interests, else
+    None: only those profiles use them, so channel profiles (and `paperscout eval`) read nothing more. None too
+    when no paper has them (sentence vectors off, or a store not filled in yet): the score is then as before them.
+    """
+    if not model.reads_lines:
+        return None
+    found = await core.sentences.matrices([p.id for p in papers])
+    return [found.get(p.id) for p in papers] if found else None
 
 
 async def rank_papers(

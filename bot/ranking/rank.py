@@ -40,7 +40,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -60,6 +60,7 @@ from bot.ranking.one_line import (
     phrase_scores,
     topic_phrase,
 )
+from bot.store.sentences import best_sentence_similarity_of
 from bot.text.names import name_tokens
 from bot.text.terms import Unit, UnitIndex, phrase_key, text_tokens
 
@@ -139,6 +140,7 @@ class RankWeights:
     expansion: float = 0.6  # pseudo-relevance feedback for one-line interests (`bot.ranking.expansion`)
     expansion_papers: int = 10  # the best papers that stand in for a one-line interest
     expansion_near: float = 0.2  # ... taken only among this share of the day's papers closest in meaning
+    sentence: float = 0.5  # one-line interests: soft max over them of the paper's best sentence's cosine, added
     # Cosine similarities of MiniLM that map to relevance 1 and 10; another embedding model needs its own.
     relevance_low: float = 0.05
     relevance_high: float = 0.35
@@ -617,6 +619,27 @@ def _scale(value: float, low: float, high: float) -> float:
     return float(np.clip(1.0 + 9.0 * (value - low) / (high - low), 1.0, 10.0))
 
 
+def sentence_term(
+    paper_vecs: np.ndarray,
+    sentence_vecs: Sequence[np.ndarray | None],
+    model: ProfileModel,
+    weights: RankWeights = DEFAULT_WEIGHTS,
+) -> np.ndarray:
+    """(1, papers): the soft maximum over the profile's want vectors of each one's best sentence in the paper.
+
+    MiniLM averages what it reads of an abstract into one vector; a one-line interest is short, and the sentence
+    that states it may stand anywhere (docs/BENCHMARKS.md, interests, "After (4)" and "Sentence vectors stored"). A
+    paper without sentence vectors is read as one sentence, its whole-paper vector.
+    """
+    vecs = np.asarray(paper_vecs, dtype=np.float32).reshape(len(sentence_vecs), -1)
+    best = best_sentence_similarity_of(model.want_vecs, sentence_vecs)  # (papers, wants)
+    missing = np.isnan(best)
+    if missing.any():
+        best[missing] = (vecs @ model.want_vecs.T)[missing]
+    expo = np.exp(np.float32(weights.temperature) * (best.T - np.float32(1.0)))
+    return (1.0 + np.log(expo.mean(axis=0)) / np.float32(weights.temperature))[None, :].astype(np.float32)
+
+
 def _phrase_reason(features: PaperFeatures, model: ProfileModel, j: int) -> str:
     """Which topic phrase paper `j` holds whole, and where ("'state space models' in the title"), or ""."""
     best, best_rank = "", 0
@@ -636,15 +659,23 @@ def rank_for_profile(
     top_k: int,
     features: PaperFeatures | None = None,
     weights: RankWeights = DEFAULT_WEIGHTS,
+    sentence_vecs: Sequence[np.ndarray | None] | None = None,
 ) -> list[ScoredPaper]:
     """The `top_k` best papers for one profile, best first, with reasons and 1-10 relevance and novelty.
 
-    Pass `features` when the day's `paper_features` are already built, to reuse them.
+    Pass `features` when the day's `paper_features` are already built, to reuse them. `sentence_vecs` (each
+    paper's sentence matrix, `bot.store.sentences`; None for a paper without) adds the sentence term for a profile
+    of one-line interests.
     """
     if not papers or top_k <= 0:
         return []
     features = features if features is not None else paper_features(papers)
     terms = _terms(paper_vecs, features, [profile_model], weights)
+    if sentence_vecs is not None and profile_model.reads_lines and weights.sentence:
+        want = terms.want + np.float32(weights.sentence) * sentence_term(
+            paper_vecs, sentence_vecs, profile_model, weights
+        )
+        terms = replace(terms, want=want.astype(np.float32))
     scores = _expanded(_combine(terms, weights), terms, paper_vecs, [profile_model], weights)[0]
     order = np.argsort(-scores, kind="stable")[:top_k]
     vecs = np.asarray(paper_vecs, dtype=np.float32).reshape(len(papers), -1)

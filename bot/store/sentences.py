@@ -15,12 +15,15 @@ anything else is treated as missing and embedded again by the next ingest or `pa
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from bot.embeddings.embedder import Embedder
 from bot.models import SENTENCE_RECIPE, Paper
-from bot.store.repos import Repository, SentenceRow
+
+if TYPE_CHECKING:  # the scoring helper below is imported by ranking and questions without the storage behind it
+    from bot.embeddings.embedder import Embedder
+    from bot.store.repos import Repository
 
 STORED_DTYPE = np.float16  # half the disk and memory of float32; cosines move by about 1e-3
 
@@ -28,14 +31,6 @@ STORED_DTYPE = np.float16  # half the disk and memory of float32; cosines move b
 def encode(matrix: np.ndarray) -> bytes:
     """A sentence matrix as stored: float16, row-major."""
     return np.ascontiguousarray(matrix, dtype=STORED_DTYPE).tobytes()
-
-
-def decode(blob: bytes, sentences: int, dim: int) -> np.ndarray | None:
-    """A stored matrix as float32 (sentences x dim), or None when the bytes are not that shape or not finite."""
-    if sentences <= 0 or len(blob) != sentences * dim * np.dtype(STORED_DTYPE).itemsize:
-        return None
-    matrix = np.frombuffer(blob, dtype=STORED_DTYPE).reshape(sentences, dim).astype(np.float32)
-    return matrix if np.isfinite(matrix).all() else None
 
 
 def best_sentence_similarity_of(query_vectors: np.ndarray, matrices: Sequence[np.ndarray | None]) -> np.ndarray:
@@ -64,20 +59,17 @@ class SentenceVectors:
 
     async def save(self, papers: Sequence[Paper], matrices: Sequence[np.ndarray]) -> None:
         """Store each paper's sentence matrix (row 0 its title), all in one transaction."""
+        from bot.store.repos import SentenceRow
+
         rows = [
             SentenceRow(p.id, p.sentence_key, self.embedder.name, len(m), encode(m))
             for p, m in zip(papers, matrices, strict=True)
         ]
         await self.repo.save_sentence_rows(rows)
 
-    async def stored_keys(self, ids: Sequence[str] | None = None) -> dict[str, str]:
-        """What each stored row among `ids` (every row when None) was made from, by id; rows of another model or
-        dimension say '' (they need embedding again)."""
-        size = self.embedder.dim * np.dtype(STORED_DTYPE).itemsize
-        return {
-            i: made_from if model == self.embedder.name and length == count * size else ""
-            for i, (made_from, model, count, length) in (await self.repo.sentence_stamps(ids)).items()
-        }
+    async def current(self, ids: Sequence[str]) -> set[str]:
+        """The ids among `ids` whose stored sentence vectors are current and readable (the rest need embedding)."""
+        return set(await self.matrices(ids))
 
     async def coverage(self) -> tuple[int, int]:
         """(stored papers, papers with current sentence vectors): what `paperscout db` and `doctor` report."""
@@ -88,13 +80,27 @@ class SentenceVectors:
 
         Papers without current ones (not embedded yet, or made from an older text, recipe or model) are absent.
         """
+        size = self.embedder.dim * np.dtype(STORED_DTYPE).itemsize
+        rows = [
+            row
+            for row, content_hash in await self.repo.sentence_rows(paper_ids)
+            if row.made_from == f"{content_hash}/{SENTENCE_RECIPE}"
+            and row.model == self.embedder.name
+            and row.sentences > 0
+            and len(row.vectors) == row.sentences * size
+        ]
+        if not rows:
+            return {}
+        # one conversion for all rows: a week of papers is ~25,000 sentences, and per-row numpy calls cost more
+        every = np.frombuffer(b"".join(r.vectors for r in rows), dtype=STORED_DTYPE).astype(np.float32)
+        every = every.reshape(-1, self.embedder.dim)
+        ends = np.cumsum([r.sentences for r in rows])
+        whole = np.isfinite(every).all(axis=1)
         found: dict[str, np.ndarray] = {}
-        for row, content_hash in await self.repo.sentence_rows(paper_ids):
-            if row.made_from != f"{content_hash}/{SENTENCE_RECIPE}" or row.model != self.embedder.name:
-                continue
-            matrix = decode(row.vectors, row.sentences, self.embedder.dim)
-            if matrix is not None:
-                found[row.paper_id] = matrix
+        for row, end in zip(rows, ends, strict=True):
+            start = int(end) - row.sentences
+            if whole[start:end].all():
+                found[row.paper_id] = every[start:end]
         return found
 
     async def best_sentence_similarity(self, query_vectors: np.ndarray, paper_keys: Sequence[str]) -> np.ndarray:

@@ -44,20 +44,9 @@ class SentencesRepo(RepositoryBase):
                 f" WHERE s.paper_id IN ({placeholders(len(chunk))})",
                 chunk,
             ) as cursor:
-                found.extend([(SentenceRow(r[0], r[1], r[2], r[3], bytes(r[4])), r[5]) async for r in cursor])
+                rows = await cursor.fetchall()  # one hop to the database thread, not one per row
+            found.extend((SentenceRow(r[0], r[1], r[2], r[3], bytes(r[4])), r[5]) for r in rows)
         return found
-
-    async def sentence_stamps(self, ids: Sequence[str] | None = None) -> dict[str, tuple[str, str, int, int]]:
-        """(made_from, model, sentences, bytes) of the stored rows among `ids` (of every row when None), by id."""
-        query = "SELECT paper_id, made_from, model, sentences, length(vectors) FROM sentence_vectors"
-        if ids is None:
-            async with self.conn.execute(query) as cursor:
-                return {r[0]: (r[1], r[2], r[3], r[4]) async for r in cursor}
-        stamps: dict[str, tuple[str, str, int, int]] = {}
-        for chunk in chunks(list(ids)):
-            async with self.conn.execute(f"{query} WHERE paper_id IN ({placeholders(len(chunk))})", chunk) as cursor:
-                stamps.update({r[0]: (r[1], r[2], r[3], r[4]) async for r in cursor})
-        return stamps
 
     async def sentence_coverage(self, recipe: str, model: str) -> tuple[int, int]:
         """(stored papers, papers whose sentence vectors were made from their current text by `recipe` and `model`)."""
