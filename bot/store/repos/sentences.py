@@ -57,12 +57,3 @@ class SentencesRepo(RepositoryBase):
         ) as cursor:
             row = await cursor.fetchone()
         return (int(row[0]), int(row[1])) if row else (0, 0)
-
-    async def delete_sentence_rows(self, ids: Sequence[str]) -> None:
-        """Forget the sentence vectors of `ids` (one transaction)."""
-        if not ids:
-            return
-        async with self.transaction() as conn:
-            for chunk in chunks(list(ids)):
-                where = f"paper_id IN ({placeholders(len(chunk))})"
-                await conn.execute(f"DELETE FROM sentence_vectors WHERE {where}", chunk)
