@@ -269,3 +269,23 @@ def test_every_commands_named_fields_come_from_the_table() -> None:
         "profile_file": "file",
     }
     assert [f.name for f in COMMANDS["ask"].fields] == ["question"] and COMMANDS["help"].fields == ()
+
+
+async def test_the_busy_sign_goes_out_before_a_quick_answer_is_given() -> None:
+    """A sign still on its way when the answer is ready was cancelled in flight (a Telegram DM showed no "typing…"
+    under load); the first one is now sent before the work starts."""
+    import asyncio
+    from types import SimpleNamespace
+
+    from bot.chat.driver import ChatDriver
+
+    shown: list[str] = []
+
+    async def slow_sign(chat: str) -> None:
+        await asyncio.sleep(0.05)  # a round trip to the platform
+        shown.append(chat)
+
+    driver = SimpleNamespace(show_busy=slow_sign, busy_every=4.5)
+    async with ChatDriver.busy(driver, "chat-1"):  # type: ignore[arg-type]
+        seen_inside = list(shown)
+    assert seen_inside == ["chat-1"] and shown == ["chat-1"]

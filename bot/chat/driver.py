@@ -464,15 +464,21 @@ class ChatDriver(PlatformPoster):
 
     @contextlib.asynccontextmanager
     async def busy(self, chat: str) -> AsyncIterator[None]:
-        """Show `show_busy` in `chat` until the block is done."""
+        """Show `show_busy` in `chat` until the block is done. The first sign is sent before the block starts (for
+        at most `busy_every` seconds): a quick answer would otherwise cancel it in flight, and a sign arriving after
+        the answer would show "typing…" under it."""
+        first = asyncio.Event()
 
         async def keep_showing() -> None:
             while True:
                 with contextlib.suppress(Exception):
                     await self.show_busy(chat)
+                first.set()
                 await asyncio.sleep(self.busy_every)
 
         task = asyncio.create_task(keep_showing())
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(first.wait(), self.busy_every)
         try:
             yield
         finally:
