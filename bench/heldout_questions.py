@@ -35,7 +35,9 @@ the same papers whatever words a request puts around its topic.
 `--kind` runs the questions of one kind, each follow-up with the question it follows (asked first, as always, and
 reported under its own kind); the table then covers only those questions.
 
-The store is built once under `--home` (default: a directory in the system temp dir) and reused by later runs.
+The store is built once under `--home` (default: a directory in the system temp dir) and reused by later runs. A
+store built before sentence vectors existed lacks them (the run says how many papers have them): fill it from the
+bench file with `bench/sentence_retrieval.py --fill-only`, or `paperscout db --refresh-vectors` (about 30 min).
 """
 
 from __future__ import annotations
@@ -255,6 +257,8 @@ async def main() -> None:
     args.home.mkdir(parents=True, exist_ok=True)
     async with open_core(Settings(home=args.home, llm_base_url=None, llm_api_key=None)) as core:
         await ensure_store(core, papers)
+        stored, current = await core.sentences.coverage()  # without them no paper is offered for its best sentence
+        print(f"sentence vectors: {current} of {stored} papers")
         if args.only in (None, "questions"):
             items = of_kind(_load(args.set / "questions.jsonl"), args.kind)
             report_questions(items, await run_questions(core, items, by_id, args.verbose))
