@@ -7,15 +7,19 @@ from __future__ import annotations
 from bot.chat.messages import DigestReply, DigestView, Reply, TextReply
 from bot.chat.questions import MAX_LIST
 from bot.chat.reactions import react, undo_button, why_line
-from bot.chat.turns import Turn, member_profile, paper_from_arg, save_numbering, text_reply
+from bot.chat.turns import Turn, member_profile, numbered_ids, paper_from_arg, save_numbering, text_reply
 from bot.text.tldr import shown_tldrs
 from bot.views.cards import explain_paper, paper_card
 from bot.views.model import LIST_MARK, paper_view
 
 
 async def paper(turn: Turn) -> list[Reply]:
-    """/paper N|ID: one paper's card."""
+    """/paper N|ID: one paper's card. A paper of the last list keeps its number there and the list stays the one
+    numbers name (after "/paper 3", "/up 4" is still the list's fourth paper); any other paper becomes a list of one."""
     found = await paper_from_arg(turn.core, turn.user, turn.args)
+    listed = await numbered_ids(turn.core, turn.user)
+    if found.id in listed:
+        return [TextReply("", cards=(await paper_card(turn.core, found, number=listed.index(found.id) + 1),))]
     card = await paper_card(turn.core, found, number=1)
     await save_numbering(turn.core, turn.user, [card])
     return [TextReply("", cards=(card,))]

@@ -87,16 +87,21 @@ async def save_numbering(core: Core, user: str, views: list[PaperView] | tuple[P
     await core.repo.save_chat_state(user, NUMBERING_KIND, json.dumps(ids) if ids else "")
 
 
+async def numbered_ids(core: Core, user: str) -> list[str]:
+    """The paper ids of the last list shown to `user`, in the order of their numbers."""
+    stored = await core.repo.chat_state(user, NUMBERING_KIND)
+    return json.loads(stored) if stored else []
+
+
 async def paper_from_arg(core: Core, user: str, arg: str) -> Paper:
     """The paper '3' (of the speaker's last list) or an arXiv id in any common form names."""
     arg = arg.strip()
     if not arg:
         raise InputError("Which paper? Give its number in your last list or its arXiv id, e.g. 2505.17639.")
     if arg.isascii() and arg.isdigit():
-        stored = await core.repo.chat_state(user, NUMBERING_KIND)
-        ids = json.loads(stored) if stored else []
+        ids = await numbered_ids(core, user)
         if not 1 <= int(arg) <= len(ids):
-            shown = f"1 to {len(ids)}" if ids else "a number after /digest or /search"
+            shown = ("1" if len(ids) == 1 else f"1 to {len(ids)}") if ids else "a number after /digest or /search"
             raise InputError(f"Which paper? Use {shown}, or an arXiv id, e.g. 2505.17639.")
         found = await core.repo.get_papers([ids[int(arg) - 1]])
         if not found:
