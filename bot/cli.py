@@ -394,7 +394,9 @@ async def cmd_reactions(core: Core, args: argparse.Namespace) -> int:
         count = await reactions.reset(core, key)
         print(f"Deleted {count} reaction{'' if count == 1 else 's'} of {key}; the profile alone ranks their digest.")
         return 0
-    print(reactions.describe_reactions(await reactions.reactions_of(core, key), limit=10_000))
+    rows = await reactions.reactions_of(core, key)
+    flags = f"paperscout reactions --user {key} --undo N takes one back; --reset --yes deletes them all."
+    print(reactions.describe_reactions(rows, limit=10_000, how_to_undo=flags, none=f"{key} has no reactions."))
     return 0
 
 

@@ -154,6 +154,7 @@ def test_the_cli_lists_undoes_and_resets_a_members_reactions(
     listed = capsys.readouterr().out.splitlines()
     assert listed[0] == "Your 2 reactions, the latest first:"
     assert listed[1].startswith("1. 👍 (paper not stored) (arXiv:2505.17084, ")
+    assert listed[-1].startswith("paperscout reactions --user telegram:42 --undo N")  # the CLI's flags, not chat's
     assert main(["reactions", "--user", "telegram:42", "--undo", "2"]) == 0
     assert "Undone: your 👎 on “2505.17083”." in capsys.readouterr().out
     assert main(["reactions", "--user", "telegram:42", "--reset"]) == 1  # not without --yes
@@ -161,7 +162,7 @@ def test_the_cli_lists_undoes_and_resets_a_members_reactions(
     assert main(["reactions", "--user", "telegram:42", "--reset", "--yes"]) == 0
     assert "Deleted 1 reaction of telegram:42" in capsys.readouterr().out
     assert main(["reactions", "--user", "telegram:42"]) == 0
-    assert "no reactions yet" in capsys.readouterr().out
+    assert "telegram:42 has no reactions." in capsys.readouterr().out
     assert main(["reactions", "--user", "not a key"]) == 1
 
 
@@ -201,3 +202,10 @@ async def test_why_speaks_of_reactions_only_for_the_members_own_ranking(core: Co
     await core.repo.save_profile(profile_owner(member), PROFILE)
     (own,) = await ctl.handle(Incoming(Speaker(member), Place("telegram", "7"), command="why", args=papers[5].id))
     assert "Your 3 reactions move it " in own.text
+
+
+def test_a_title_named_in_a_reply_is_cut_at_a_word_boundary() -> None:
+    title = "Dynamic Estimation Loss Control in Variational Quantum Sensing via Online Conformal Inference"
+    clipped = reactions._clip(title)
+    assert len(clipped) <= 80 and clipped.endswith("…")
+    assert title.startswith(clipped[:-1]) and title[len(clipped) - 1] == " "  # never "Confo…"

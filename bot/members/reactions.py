@@ -23,6 +23,7 @@ from bot.core import Core
 from bot.errors import InputError
 from bot.models import FeedbackRecord, InvalidPaperId, Paper, split_arxiv_id
 from bot.ranking import learn
+from bot.text.safetext import short_phrase
 from bot.text.terms import RANKER, WORD, Part, Unit, UnitIndex, text_tokens
 
 MAX_WORDS = 3  # topic words named in one reply
@@ -283,7 +284,7 @@ def _count(stored: int) -> str:
 
 
 def _clip(title: str, limit: int = 80) -> str:
-    return title if len(title) <= limit else title[: limit - 1].rstrip() + "…"
+    return short_phrase(title, limit)  # at a word boundary: a title cut mid-word reads as a typo
 
 
 def _movement(effect: ReactionEffect, *, again: bool = False) -> str:
@@ -346,15 +347,26 @@ def describe_standing_reaction(effect: ReactionEffect, at: str) -> str:
     return f"You gave it a {_thumb(effect.value)} on {day}: {does}; /reactions to see or undo it."
 
 
-def describe_reactions(rows: Sequence[FeedbackRecord], *, limit: int = MAX_LISTED) -> str:
-    """The numbered list of `reactions_of`: thumb, title, id and the day it was given; how to undo."""
+CHAT_HOW_TO_UNDO = "/reactions undo N takes one back; /reactions reset removes them all (it asks first)."
+NO_REACTIONS = "You have no reactions yet: 👍 or 👎 a paper (/up N, /down N) and your digest learns from it."
+
+
+def describe_reactions(
+    rows: Sequence[FeedbackRecord],
+    *,
+    limit: int = MAX_LISTED,
+    how_to_undo: str = CHAT_HOW_TO_UNDO,
+    none: str = NO_REACTIONS,
+) -> str:
+    """The numbered list of `reactions_of`: thumb, title, id and the day it was given; `how_to_undo` (the chat's
+    commands unless the caller's own, e.g. the CLI's flags), or `none` when there are none."""
     if not rows:
-        return "You have no reactions yet: 👍 or 👎 a paper (/up N, /down N) and your digest learns from it."
+        return none
     lines = [f"Your {_count(len(rows))}, the latest first:"]
     for number, row in enumerate(rows[:limit], 1):
         title = _clip(row.title, MAX_TITLE) if row.title else "(paper not stored)"
         lines.append(f"{number}. {_thumb(row.value)} {title} (arXiv:{row.paper_id}, {row.at[:10]})")
     if len(rows) > limit:
         lines.append(f"… and {len(rows) - limit} older ones.")
-    lines.append("/reactions undo N takes one back; /reactions reset removes them all (it asks first).")
+    lines.append(how_to_undo)
     return "\n".join(lines)
