@@ -17,7 +17,7 @@ from bot.embeddings.embedder import paper_vectors
 from bot.ingest import vectors as ingest_vectors
 from bot.ingest.save import store_papers
 from bot.ingest.vectors import paper_sentences, refresh_vectors
-from bot.models import Paper
+from bot.models import Paper, Profile, Topic
 from bot.store.sentences import best_sentence_similarity_of
 from tests.word_vectors import WordEmbedder
 
@@ -211,3 +211,46 @@ async def test_a_damaged_row_reads_as_missing_and_is_embedded_again(tmp_path: Pa
         assert list(await core.sentences.matrices([p.id for p in papers])) == [papers[2].id]
         await store_papers(core, papers)
         assert len(await core.sentences.matrices([p.id for p in papers])) == 3
+
+
+def interests(*lines: str) -> Profile:
+    """A member's profile of one-line interests, as onboarding stores it (the sentence term reads only those)."""
+    return Profile(name="member (personal)", topics=tuple(Topic(name=line[:40], want=line) for line in lines))
+
+
+async def ranked_scores(settings: Settings, papers: list[Paper], profile: Profile) -> dict[str, float]:
+    from bot.ranking.for_profile import rank_papers
+
+    async with open_core(settings, WordEmbedder()) as core:
+        return {r.paper.id: r.score for r in await rank_papers(core, papers, profile)}
+
+
+async def test_a_store_without_sentence_vectors_ranks_exactly_as_before_them(tmp_path: Path) -> None:
+    # the whole-paper ranking alone (no sentence term) is what a store without sentence vectors must give, bit for bit
+    from bot.ranking.rank import compile_profile, rank_for_profile
+
+    papers = [paper(n) for n in range(4)]
+    profile = interests("gadget1 sampling", "widget3 estimation")
+    async with open_core(settings_at(tmp_path, sentence_vectors=False), WordEmbedder()) as core:
+        await store_papers(core, papers)
+        assert await core.sentences.matrices([p.id for p in papers]) == {}
+        vectors = await core.vectors.vectors([p.id for p in papers])
+    model = compile_profile(profile, WordEmbedder().embed)
+    before = {r.paper.id: r.score for r in rank_for_profile(papers, vectors, model, len(papers))}
+    for sentence_vectors in (False, True):  # the setting on, with nothing stored yet, changes nothing either
+        assert await ranked_scores(settings_at(tmp_path, sentence_vectors), papers, profile) == before
+
+
+async def test_with_the_setting_off_stored_sentence_vectors_are_not_read_by_ranking(tmp_path: Path) -> None:
+    # sentence vectors kept while the setting was on, then turned off: new papers get none, so reading the old ones
+    # would rank the old papers by a term the new ones cannot have; off means the whole-paper vector alone
+    papers = [paper(n) for n in range(4)]
+    profile = interests("gadget1 sampling", "widget3 estimation")
+    async with open_core(settings_at(tmp_path, sentence_vectors=False), WordEmbedder()) as core:
+        await store_papers(core, papers)
+    plain = await ranked_scores(settings_at(tmp_path, sentence_vectors=False), papers, profile)
+    async with open_core(settings_at(tmp_path), WordEmbedder()) as core:
+        await store_papers(core, papers)
+        assert len(await core.sentences.matrices([p.id for p in papers])) == 4
+    assert await ranked_scores(settings_at(tmp_path), papers, profile) != plain  # on: the sentence term counts
+    assert await ranked_scores(settings_at(tmp_path, sentence_vectors=False), papers, profile) == plain

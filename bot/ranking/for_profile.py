@@ -50,9 +50,10 @@ async def rank_with_vectors(
 async def sentence_matrices(core: Core, papers: Sequence[Paper], model: ProfileModel) -> list[np.ndarray | None] | None:
     """The papers' stored sentence vectors (None for a paper without) when `model` reads one-line interests, else
     None: only those profiles use them, so channel profiles (and `paperscout eval`) read nothing more. None too
-    when no paper has them (sentence vectors off, or a store not filled in yet): the score is then as before them.
+    when the setting is off (rows kept while it was on are not read: the papers stored since have none) or no paper
+    has them (a store not filled in yet): the score is then as before them.
     """
-    if not model.reads_lines:
+    if not model.reads_lines or not core.settings.sentence_vectors:
         return None
     found = await core.sentences.matrices([p.id for p in papers])
     return [found.get(p.id) for p in papers] if found else None
