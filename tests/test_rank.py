@@ -186,6 +186,21 @@ def test_avoid_text_lowers_papers_closer_to_it_than_to_the_wants() -> None:
     assert drop[0] == pytest.approx(0.0, abs=1e-6)  # the transformer paper is closer to the wants
 
 
+def test_near_avoided_is_said_only_when_it_moved_the_paper_and_says_how_far() -> None:
+    avoiding = Profile(name="x", topics=(Topic("Nets", "sparse transformers for language", "robot arms with rewards"),))
+    model = rank.compile_profile(avoiding, fake_embed)
+    ranked = rank.rank_for_profile(PAPERS, embed_papers(PAPERS), model, top_k=10)
+    robot = next(r for r in ranked if r.paper.id == "3")
+    assert scores_for(avoiding)[2] < scores_for(Profile(name="x", topics=(Topic("Nets", avoiding.topics[0].want),)))[2]
+    # the avoided text lowers the robot paper, but it stood last already: a reader would be told of a change
+    # that did not happen
+    assert ranked[-1] is robot and not any(r.startswith("near avoided") for r in robot.reasons)
+    scores = np.array([1.0, 0.5, 0.45, 0.2], dtype=np.float32)
+    assert rank._avoid_reason(model, embed_papers(PAPERS)[2], scores, 2, 0.01) == ""  # passes nobody
+    said = rank._avoid_reason(model, embed_papers(PAPERS)[2], scores, 2, 0.6)
+    assert said == "near avoided 'robot arms with rewards': 2 places lower"
+
+
 def test_category_match_on_primary_category_only() -> None:
     gain = scores_for(FOUNDATIONS) - scores_for(FOUNDATIONS, category=0.0)
     w = rank.DEFAULT_WEIGHTS.category

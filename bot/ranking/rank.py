@@ -619,6 +619,18 @@ def _scale(value: float, low: float, high: float) -> float:
     return float(np.clip(1.0 + 9.0 * (value - low) / (high - low), 1.0, 10.0))
 
 
+def _avoid_reason(model: ProfileModel, vec: np.ndarray, scores: np.ndarray, j: int, penalty: float) -> str:
+    """ "near avoided 'X': N places lower" when being nearer an avoided topic than to the wanted ones put paper `j`
+    below others it would have stood above; '' when it moved it past none (a reason must have changed something)."""
+    if penalty <= 0:
+        return ""
+    passed = int(np.count_nonzero((scores > scores[j]) & (scores <= scores[j] + np.float32(penalty))))
+    if not passed:
+        return ""
+    nearest = model.avoid_texts[int(np.argmax(model.avoid_vecs @ vec))]
+    return f"near avoided '{nearest}': {passed} place{'' if passed == 1 else 's'} lower"
+
+
 def sentence_term(
     paper_vecs: np.ndarray,
     sentence_vecs: Sequence[np.ndarray | None],
@@ -699,9 +711,9 @@ def rank_for_profile(
             hit = [word for word, key in getattr(profile_model, attr) if features.keyword_hits(key)[j]]
             if hit:
                 reasons.append(f"{title}: {', '.join(hit)}")
-        if terms.avoid_excess[0, j] > 0:
-            sims = profile_model.avoid_vecs @ vecs[j]
-            reasons.append(f"near avoided '{profile_model.avoid_texts[int(np.argmax(sims))]}'")
+        avoid_reason = _avoid_reason(profile_model, vecs[j], scores, j, weights.avoid * float(terms.avoid_excess[0, j]))
+        if avoid_reason:
+            reasons.append(avoid_reason)
         if terms.category[0, j]:
             reasons.append(f"primary category {features.primary[j]}")
         cues = [c for c, s, h in zip(_CUES, profile_model.cue_sign, features.cue_hits[:, j], strict=True) if h and s]
