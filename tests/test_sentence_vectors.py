@@ -254,3 +254,25 @@ async def test_with_the_setting_off_stored_sentence_vectors_are_not_read_by_rank
         assert len(await core.sentences.matrices([p.id for p in papers])) == 4
     assert await ranked_scores(settings_at(tmp_path), papers, profile) != plain  # on: the sentence term counts
     assert await ranked_scores(settings_at(tmp_path, sentence_vectors=False), papers, profile) == plain
+
+
+async def test_papers_of_which_some_lack_sentence_vectors_rank_as_before_them(tmp_path: Path) -> None:
+    # a week straddling the upgrade: the papers stored before it have none yet. Read as their whole-paper vector, they
+    # would sink below the others (a best sentence is closer to an interest than an average); the ranking is the
+    # whole-paper one until `paperscout db --refresh-vectors` fills them in
+    from bot.ranking.rank import compile_profile, rank_for_profile
+
+    older, newer = [paper(n) for n in range(3)], [paper(n) for n in range(3, 6)]
+    profile = interests("gadget1 sampling", "widget4 estimation")
+    async with open_core(settings_at(tmp_path, sentence_vectors=False), WordEmbedder()) as core:
+        await store_papers(core, older)
+    async with open_core(settings_at(tmp_path), WordEmbedder()) as core:
+        await store_papers(core, newer)
+        assert len(await core.sentences.matrices([p.id for p in older + newer])) == 3
+        vectors = await core.vectors.vectors([p.id for p in older + newer])
+    model = compile_profile(profile, WordEmbedder().embed)
+    before = {r.paper.id: r.score for r in rank_for_profile(older + newer, vectors, model, 6)}
+    assert await ranked_scores(settings_at(tmp_path), older + newer, profile) == before
+    assert await ranked_scores(settings_at(tmp_path), newer, profile) != {
+        p: before[p] for p in before if p >= "2505.00003"
+    }

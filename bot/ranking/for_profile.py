@@ -47,16 +47,20 @@ async def rank_with_vectors(
     return rank_for_profile(papers, vectors, model, len(papers), sentence_vecs=sentences), vectors
 
 
-async def sentence_matrices(core: Core, papers: Sequence[Paper], model: ProfileModel) -> list[np.ndarray | None] | None:
-    """The papers' stored sentence vectors (None for a paper without) when `model` reads one-line interests, else
-    None: only those profiles use them, so channel profiles (and `paperscout eval`) read nothing more. None too
-    when the setting is off (rows kept while it was on are not read: the papers stored since have none) or no paper
-    has them (a store not filled in yet): the score is then as before them.
+async def sentence_matrices(core: Core, papers: Sequence[Paper], model: ProfileModel) -> list[np.ndarray] | None:
+    """The papers' stored sentence vectors, in their order, when `model` reads one-line interests, else None: only
+    those profiles use them, so channel profiles (and `paperscout eval`) read nothing more. None too when the
+    setting is off (rows kept while it was on are not read: the papers stored since have none) or when any of the
+    papers lacks them (a store not filled in yet, a week straddling the upgrade, an interrupted ingest): the score
+    is then as before them. A paper's best sentence is mostly closer to an interest than its whole-paper vector,
+    so papers without them would sink below those with them for want of a row, not of relevance.
     """
     if not model.reads_lines or not core.settings.sentence_vectors:
         return None
     found = await core.sentences.matrices([p.id for p in papers])
-    return [found.get(p.id) for p in papers] if found else None
+    if len(found) < len({p.id for p in papers}):
+        return None
+    return [found[p.id] for p in papers]
 
 
 async def rank_papers(
