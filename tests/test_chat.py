@@ -289,3 +289,33 @@ async def test_the_busy_sign_goes_out_before_a_quick_answer_is_given() -> None:
     async with ChatDriver.busy(driver, "chat-1"):  # type: ignore[arg-type]
         seen_inside = list(shown)
     assert seen_inside == ["chat-1"] and shown == ["chat-1"]
+
+
+async def test_a_turn_cancelled_while_its_first_busy_sign_is_sent_stops_showing_busy() -> None:
+    """The turn waits for the first sign before its work; cancelled then (the bot stopping, the member's turn given
+    up), the sign's loop is cancelled too, not left sending "typing…" every few seconds for ever."""
+    import asyncio
+    from types import SimpleNamespace
+
+    from bot.chat.driver import ChatDriver
+
+    sending, stopped = asyncio.Event(), asyncio.Event()
+
+    async def hanging_sign(chat: str) -> None:
+        sending.set()
+        try:
+            await asyncio.Event().wait()  # the platform does not answer
+        finally:
+            stopped.set()
+
+    async def turn() -> None:
+        driver = SimpleNamespace(show_busy=hanging_sign, busy_every=3600)
+        async with ChatDriver.busy(driver, "chat-1"):  # type: ignore[arg-type]
+            raise AssertionError("the work starts after the first sign")
+
+    running = asyncio.create_task(turn())
+    await sending.wait()
+    running.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await running
+    assert stopped.is_set()

@@ -477,9 +477,9 @@ class ChatDriver(PlatformPoster):
                 await asyncio.sleep(self.busy_every)
 
         task = asyncio.create_task(keep_showing())
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(first.wait(), self.busy_every)
         try:
+            with contextlib.suppress(TimeoutError):  # cancelled while waiting, the signs stop too (below)
+                await asyncio.wait_for(first.wait(), self.busy_every)
             yield
         finally:
             task.cancel()
