@@ -57,6 +57,25 @@ async def test_an_author_is_found_whatever_the_phrasing(core: Core, day: list[Pa
     assert {p.id for p in answer.citations} == by(day, "Thomas L. Griffiths")
 
 
+async def test_an_author_alone_is_answered_without_reading_the_vector_store(
+    core: Core, day: list[Paper], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # no vector orders an author's papers (newest first): none is read, so a cold command never opens Chroma for them
+    theirs = by(day, "Thomas L. Griffiths")
+    await core.vectors.delete([min(theirs)])  # its vector not written yet, as while an ingest runs
+    read: list[object] = []
+
+    async def reading(ids: list[str]) -> dict[str, object]:
+        read.append(ids)
+        return {}
+
+    monkeypatch.setattr(core.vectors, "found_vectors", reading)
+    monkeypatch.setattr(core.vectors, "window_vectors", reading)
+    answer = await ask(core, "papers by Thomas Griffiths today", today=MONDAY)
+    assert {p.id for p in answer.citations} == theirs  # the paper without a vector is listed all the same
+    assert read == [] and "vector store" not in answer.text
+
+
 async def test_a_question_made_of_surnames_looks_up_a_few_names_not_all(
     core: Core, day: list[Paper], monkeypatch: pytest.MonkeyPatch
 ) -> None:

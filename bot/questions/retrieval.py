@@ -37,8 +37,6 @@ from bot.questions.topics import (
     topic_alternatives,
     topic_of,
 )
-from bot.ranking.for_profile import profile_model
-from bot.ranking.rank import rank_for_profile
 from bot.text.introduces import introduced_kinds, introduces_benchmark
 
 MAX_CITATIONS = 15
@@ -260,7 +258,11 @@ async def _ranked(
         lexical_ids = [
             i for i, _ in await core.repo.lexical_search(lexical_groups(filters.topic), start, end, LEXICAL_POOL)
         ]
-    papers, found = await _with_vectors(core, filters, await _admitted(core, filters, papers))
+    papers = await _admitted(core, filters, papers)
+    # without a topic or a profile no vector orders the papers (an author's come newest first, the previous answer's
+    # in its order): none is read, which spares a cold command opening the vector store (a second of CPU for Chroma)
+    vectors_rank = query_vector is not None or profile is not None
+    papers, found = await _with_vectors(core, filters, papers) if vectors_rank else (papers, None)
     if not papers:
         return [], None
     verb_first = filters.topic in filters.verb_led
@@ -269,11 +271,15 @@ async def _ranked(
     )
     if topic_words is not None and filters.narrows:
         topic_words = topic_words.discriminating([f"{p.title}\n{p.abstract}" for p in papers], filters.narrowed_by)
-    scored = _Scored.of(papers, found, query_vector, topic_words, exact_names(filters.topic))
+    scored = _Scored.of(papers, found or {}, query_vector, topic_words, exact_names(filters.topic))
     if query_vector is not None and core.settings.sentence_vectors:
         best = await core.sentences.best_sentence_similarity(query_vector[None, :], [p.id for p in papers])
         scored.sentence = best[:, 0].astype(np.float64)
     if profile is not None:
+        # imported here: a question without a member's profile (every CLI `ask`) needs none of the ranker
+        from bot.ranking.for_profile import profile_model
+        from bot.ranking.rank import rank_for_profile
+
         ranking = rank_for_profile(papers, scored.vectors, await profile_model(core, profile), len(papers))
         by_id = {r.paper.id: r.score for r in ranking}
         scored.profile = np.asarray([by_id[p.id] for p in papers], dtype=np.float64)
@@ -391,8 +397,8 @@ class _Scored:
         norm = float(np.linalg.norm(expanded))
         return expanded / norm if norm else None
 
-    def retrieved(self, order: np.ndarray, found: dict[str, np.ndarray]) -> list[Retrieved]:
-        """The rows in `order` as `Retrieved`."""
+    def retrieved(self, order: np.ndarray, found: dict[str, np.ndarray] | None) -> list[Retrieved]:
+        """The rows in `order` as `Retrieved` (`found`: the stored vectors read, None when none was needed)."""
         relevance = self.relevance()
         return [
             Retrieved(
@@ -401,7 +407,7 @@ class _Scored:
                 float(self.dense[i]),
                 bool(self.title[i] >= COVERED or self.name_tier[i] == 2),
                 bool(self.abstract[i] >= COVERED or self.name_tier[i] >= 1),
-                embedded=self.papers[i].id in found,
+                embedded=found is None or self.papers[i].id in found,
                 named=int(self.name_tier[i]),
                 every_part=bool(self.every_part[i]),
                 sentence=float(self.sentence[i]) if self.sentence is not None else float("nan"),
