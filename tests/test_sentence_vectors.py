@@ -276,3 +276,31 @@ async def test_papers_of_which_some_lack_sentence_vectors_rank_as_before_them(tm
     assert await ranked_scores(settings_at(tmp_path), newer, profile) != {
         p: before[p] for p in before if p >= "2505.00003"
     }
+
+
+async def test_a_store_at_schema_9_with_papers_migrates_and_keeps_them(tmp_path: Path) -> None:
+    # a store written before migration 10: its papers, vectors and TL;DRs stay; the new table starts empty, the
+    # ranking is the whole-paper one, and a refresh embeds the sentences alone (the paper vectors are current)
+    import sqlite3
+
+    from bot.store.migrations import LATEST_VERSION
+
+    papers = [paper(n) for n in range(3)]
+    profile = interests("gadget1 sampling")
+    async with open_core(settings_at(tmp_path, sentence_vectors=False), WordEmbedder()) as core:
+        await store_papers(core, papers)
+    plain = await ranked_scores(settings_at(tmp_path, sentence_vectors=False), papers, profile)
+    assert LATEST_VERSION == 10, "undoing migration 10 alone below: undo the later ones too"
+    with sqlite3.connect(settings_at(tmp_path).db_path) as raw:
+        raw.execute("DROP TABLE sentence_vectors")
+        raw.execute("PRAGMA user_version = 9")
+    async with open_core(settings_at(tmp_path), WordEmbedder()) as core:
+        assert [p.id for p in await core.repo.get_papers([p.id for p in papers])] == [p.id for p in papers]
+        assert await core.sentences.coverage() == (3, 0)
+    assert await ranked_scores(settings_at(tmp_path), papers, profile) == plain
+    counting = CountingEmbedder()
+    async with open_core(settings_at(tmp_path), counting) as core:
+        assert await refresh_vectors(core) == (3, 3)
+        assert await core.sentences.coverage() == (3, 3)
+        assert await core.vectors.count() == 3
+    assert not any(text == p.text for p in papers for text in counting.texts)  # only titles and sentences
