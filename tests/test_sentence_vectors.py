@@ -304,3 +304,13 @@ async def test_a_store_at_schema_9_with_papers_migrates_and_keeps_them(tmp_path:
         assert await core.sentences.coverage() == (3, 3)
         assert await core.vectors.count() == 3
     assert not any(text == p.text for p in papers for text in counting.texts)  # only titles and sentences
+
+
+async def test_doctor_says_none_yet_for_a_store_without_papers(tmp_path: Path) -> None:
+    # a database with no paper was reported as "every stored paper has them (0)"
+    from bot.ops.doctor import check_sentence_vectors
+
+    async with open_core(settings_at(tmp_path), WordEmbedder()):
+        pass
+    found = await check_sentence_vectors(settings_at(tmp_path))
+    assert (found.status, found.detail) == ("ok", "none yet; each ingest embeds its papers' sentences")

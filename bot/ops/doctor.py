@@ -361,6 +361,8 @@ async def check_sentence_vectors(settings: Settings) -> Finding:
             await conn.close()
     except Exception as exc:  # the database check names an unreadable database
         return Finding("sentence vectors", "fail", f"cannot be read: {_reason(exc)}")
+    if not papers:
+        return Finding("sentence vectors", "ok", "none yet; each ingest embeds its papers' sentences")
     if current < papers:
         return Finding(
             "sentence vectors",
