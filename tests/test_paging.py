@@ -45,12 +45,17 @@ async def test_a_search_counts_papers_close_in_meaning_apart_and_each_page_says_
     noun = "paper matches" if words == 1 else "papers match"
     assert head(reply).startswith(f"{words} stored {noun} 'code generation'; {len(meaning)} more are close in meaning")
     listed = [card.id for card in reply.cards]
+    rest = found.total - len(listed)
+    assert reply.text.count("close in meaning") == 1, "the first line counts both kinds, the offer does not again"
+    assert f"/more lists {rest} more." in reply.text
+    first = True
     while reply.choices:
         left = [h.paper.id for h in (*found.hits, *found.more)][len(listed) :]
         left_meaning = sum(1 for i in left if i in meaning)
         assert "by their words" not in reply.text
-        if left_meaning == len(left):  # the rest is only close in meaning, and the offer says so, not "match"
+        if left_meaning == len(left) and not first:  # the rest is only close in meaning: the offer says so
             assert f"{len(left)} more papers are close in meaning: /more lists them." in reply.text
+        first = False
         (reply,) = await ctl.handle(Incoming.from_text(BOB, CHANNEL, "/more"))
         assert isinstance(reply, TextReply) and reply.cards
         page = [card.id for card in reply.cards]

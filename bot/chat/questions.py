@@ -86,7 +86,8 @@ async def answer(turn: Turn, question: str) -> AnswerReply:
 async def search(turn: Turn) -> list[Reply]:
     """/search WORDS: the stored papers matching the words, numbered, the first page; /more lists the rest."""
     from bot.questions.filters import Filters
-    from bot.questions.rag import more_offer, remember_list
+    from bot.questions.rag import remember_list
+    from bot.questions.retrieval import as_told
     from bot.questions.search import search_note, search_papers
 
     core, words = turn.core, turn.args.strip()
@@ -115,8 +116,8 @@ async def search(turn: Turn) -> list[Reply]:
     cards = tuple(paper_view(h.paper, tldr=tldrs[h.paper.id], number=n) for n, h in enumerate(found.hits, 1))
     await save_numbering(core, turn.user, cards)
     best = f", the best {len(cards)} first" if found.more else ""
-    more_meaning = sum(1 for h in found.more if not h.by_words)
-    offer = f"\n{more_offer(len(found.more) - more_meaning, more_meaning, cut=found.cut)}" if found.more else ""
+    # the first line already counts both kinds; naming them again for the rest read as the same count said twice
+    offer = f"\n/more lists {as_told(len(found.more), 0, found.cut)[0]} more." if found.more else ""
     text = f"{note}{found.counted(words[:80])}{best}:{offer}"
     return [TextReply(text, cards=cards, choices=next_button(token, 0, len(found.more)))]
 
