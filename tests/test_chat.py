@@ -319,3 +319,17 @@ async def test_a_turn_cancelled_while_its_first_busy_sign_is_sent_stops_showing_
     with pytest.raises(asyncio.CancelledError):
         await running
     assert stopped.is_set()
+
+
+async def test_a_start_that_fails_says_why_even_when_undoing_it_fails_too() -> None:
+    """The platform unreachable at start is one line naming it; an undo that then fails as well (closing a client
+    whose connection never opened) must not replace that line with its own error."""
+    from bot.chat.driver import starting
+    from bot.errors import SourceUnavailable
+
+    async def undo() -> None:
+        raise RuntimeError("This Application is not running!")
+
+    with pytest.raises(SourceUnavailable, match=r"^cannot reach Example at https://chat\.example: "):
+        async with starting("Example", "https://chat.example", (OSError,), undo):
+            raise ConnectionRefusedError("connection refused")

@@ -120,12 +120,15 @@ async def starting(
 ) -> AsyncIterator[None]:
     """A front end starting (logging in, connecting): anything raised in the block first undoes what was started
     (`undo`), and a failure of the network (`network`: what the platform's library raises for one) is `unreachable`,
-    in one line."""
+    in one line. An undo that fails too is logged, not raised: the start's own failure is what the operator reads."""
     try:
         yield
     except BaseException as error:
         if undo is not None:
-            await undo()
+            try:
+                await undo()
+            except Exception:
+                log.warning("%s: undoing the failed start failed too", title, exc_info=True)
         if isinstance(error, network):
             raise unreachable(title, url, error) from None
         raise
