@@ -314,3 +314,22 @@ async def test_doctor_says_none_yet_for_a_store_without_papers(tmp_path: Path) -
         pass
     found = await check_sentence_vectors(settings_at(tmp_path))
     assert (found.status, found.detail) == ("ok", "none yet; each ingest embeds its papers' sentences")
+
+
+def test_how_a_paper_is_read_sentence_by_sentence_is_pinned_to_its_recipe() -> None:
+    # stored rows count as current while SENTENCE_RECIPE is unchanged: a change to how sentences are cut (shared with
+    # the extractive TL;DR) that leaves it as is would keep rows made the old way beside rows made the new way
+    from bot.ingest.vectors import MAX_SENTENCES
+    from bot.models import SENTENCE_RECIPE
+
+    lines = " ".join(f"Line {n}." for n in range(50))
+    abstract = f"We study e.g. widgets at 0.5 Hz (Fig. 1). Results improve by 3.2%! Does it scale? Yes: see {lines}"
+    sentences = paper_sentences(paper(1, abstract))
+    assert (SENTENCE_RECIPE, MAX_SENTENCES, len(sentences)) == ("title+sentences", 40, 40), "bump SENTENCE_RECIPE"
+    assert sentences[:5] == [
+        "Paper 1 on topic1",
+        "We study e.g. widgets at 0.5 Hz (Fig. 1).",
+        "Results improve by 3.2%!",
+        "Does it scale?",
+        f"Yes: see {lines.split('. ')[0]}.",
+    ], "a change to how sentences are cut needs a new SENTENCE_RECIPE (stored rows are then embedded again)"
