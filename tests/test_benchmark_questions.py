@@ -106,6 +106,37 @@ def test_papers_whose_main_contribution_is_a_benchmark_are_shown_before_side_one
     assert shown == [first] and offered == [also]
 
 
+def test_a_benchmark_in_words_of_its_own_is_offered_before_a_method_that_also_releases_data() -> None:
+    # "which papers introduce new benchmarks for LLM agents?" (issue 22): "SWE-bench Goes Live!" says "agents" and
+    # "language models" apart; a framework for LLM agents that also releases a dataset said the words. The benchmark
+    # was listed after every such framework
+    day = dt.date(2025, 5, 26)
+    made = Paper("1", "AgentBench: Evaluating LLM agents", ("A. B",), "We introduce AgentBench.", ("cs.LG",), day)
+    side = Paper(
+        "2",
+        "A framework for LLM agents",
+        ("C. D",),
+        "We propose a framework for LLM agents. We also release a dataset of agent traces.",
+        ("cs.LG",),
+        day,
+    )
+    apart = Paper(
+        "3",
+        "SWE-bench Goes Live!",
+        ("E. F",),
+        "We present SWE-bench-Live, a live benchmark. We evaluate agents built on large language models.",
+        ("cs.SE",),
+        day,
+    )
+    first, framework, live = (
+        Retrieved(made, 0.60, 0.60, True, True),
+        Retrieved(side, 0.62, 0.62, True, True),
+        Retrieved(apart, 0.40, 0.40, False, False, every_part=True),
+    )
+    shown, offered = select([framework, first, live], Filters(topic="LLM agents", contribution="benchmark"))
+    assert shown == [first] and offered == [live, framework]
+
+
 def test_a_benchmark_holding_every_part_of_the_topic_apart_is_offered(demo_papers: list[Paper]) -> None:
     named, apart, elsewhere = (
         Retrieved(demo_papers[0], 0.60, 0.60, True, True),

@@ -171,8 +171,11 @@ async def test_a_day_move_after_a_narrowing_keeps_both(core: Core, stored: dict[
     assert moved.window == (THURSDAY, THURSDAY) and moved.citations
     for paper in _listed(moved):
         text = f"{paper.title} {paper.abstract}".lower()
-        assert paper.announced == THURSDAY and "reason" in text
-        assert "reinforcement" in text or " rl" in text
+        assert paper.announced == THURSDAY
+        both = "reason" in text and ("reinforcement" in text or " rl" in text)
+        # the papers shown are about both; one only close in meaning to either is offered after them, and said so
+        assert both or (paper in moved.more and paper.id in moved.by_meaning)
+    assert all("reason" in f"{p.title} {p.abstract}".lower() for p in moved.citations)
 
 
 async def test_a_contribution_follow_up_is_kept_on_a_day_move(core: Core, stored: dict[str, Paper]) -> None:
@@ -256,6 +259,18 @@ async def test_the_verb_of_a_narrowing_need_not_be_in_the_papers(core: Core, sto
     assert all("video" in f"{p.title} {p.abstract}".lower() for p in answer.citations)
 
 
+async def test_a_day_of_the_previous_answer_keeps_what_it_only_offered_offered(
+    core: Core, stored: dict[str, Paper]
+) -> None:
+    # "only the ones from Thursday?": the previous answer showed one Thursday paper for its words and offered another
+    # only for its meaning; that one was shown beside it
+    words, meaning = sorted(p.id for p in stored.values() if p.announced == THURSDAY)[:2]
+    turn = Turn("diffusion models", ("2025-05-26", "2025-05-30"), [], [], [words], [meaning], meaning_ids=[meaning])
+    await core.repo.save_conversation_state("t", turn.to_json(), "", max_age=dt.timedelta(hours=1))
+    answer = await ask(core, "only the ones from Thursday?", today=FRIDAY, conversation_id="t")
+    assert [p.id for p in answer.citations] == [words] and [p.id for p in answer.more] == [meaning]
+
+
 async def test_a_narrowing_keeps_papers_listed_for_their_meaning_after_the_others(
     core: Core, stored: dict[str, Paper]
 ) -> None:
@@ -285,6 +300,18 @@ def test_a_narrowing_no_paper_names_in_one_phrase_shows_those_naming_each_part_f
     assert [r.paper.id for r in shown] == [second.id, first.id, third.id] and not offered
     nothing = [dataclasses.replace(r, every_part=False) for r in closest]
     assert [r.paper.id for r in select(nothing, step)[0]] == [first.id, second.id, third.id]  # the closest few
+
+
+def test_a_narrowing_offers_the_closest_papers_that_do_not_name_it(stored: dict[str, Paper]) -> None:
+    # "which of those are about vision-language or other multimodal models?": one names it, the next in the fused
+    # order is an audio-language paper that says it otherwise; shown the one, offered the closest few, not dropped
+    papers = list(stored.values())[:6]
+    step = Filters(topic="multimodal models", restrict_to=tuple(p.id for p in papers), narrows=True)
+    named, *others = [Retrieved(papers[0], 0.6, 0.6, True, True)] + [
+        Retrieved(p, 0.5 - n / 10, 0.5 - n / 10, False, False, every_part=False) for n, p in enumerate(papers[1:])
+    ]
+    shown, offered = select([named, *others], step)
+    assert shown == [named] and offered == others[:3]
 
 
 def test_the_day_before_is_relative_to_the_day_asked_about() -> None:

@@ -84,6 +84,44 @@ def test_clarifications_are_alternatives_of_the_same_need() -> None:
     assert parse_question(read_request("<b>MoE</b> papers").text, FRIDAY).topic == "MoE"
 
 
+def test_a_lone_word_coordinated_with_the_last_word_before_it_shares_the_rest() -> None:
+    # "shorter or cheaper": the chain of thought made cheaper, not any paper saying "cheaper" (issue 22's example)
+    text = read_request("overthinking in reasoning models, i.e. making chain-of-thought shorter or cheaper?").text
+    assert [a.text for a in topic_alternatives(parse_question(text, FRIDAY).topic)][1:] == [
+        "making chain-of-thought shorter",
+        "making chain-of-thought cheaper",
+    ]
+    assert [a.text for a in topic_alternatives("transformer encoders or decoders")] == [
+        "transformer encoders",
+        "transformer decoders",
+    ]
+    # a noun alternative stays whole
+    assert [a.text for a in topic_alternatives("graph neural networks or transformers")][1:] == ["transformers"]
+
+
+def test_every_example_and_every_clarification_in_parentheses_is_an_alternative() -> None:
+    question = "What's new on PDE solvers (neural operators like DeepONet/FNO, or physics-informed nets i.e. PINNs)?"
+    texts = [a.text for a in topic_alternatives(parse_question(read_request(question).text, FRIDAY).topic)]
+    assert texts[1:] == ["neural operators", "DeepONet", "FNO", "physics-informed nets", "PINNs"]
+
+
+def test_a_parenthesis_inside_a_phrase_glosses_the_word_before_it() -> None:
+    # "phone-app (mobile) agents": mobile agents, not any paper saying "mobile" (a lung-sound study on mobile phones)
+    question = "agents that operate user interfaces, e.g. GUI agents / phone-app (mobile) agents?"
+    texts = [a.text for a in topic_alternatives(parse_question(read_request(question).text, FRIDAY).topic)]
+    assert texts[-2:] == ["phone-app agents", "mobile agents"]
+    assert [a.text for a in topic_alternatives(read_request("protein design (binders, peptides)").text)][1:] == [
+        "binders",
+        "peptides",
+    ]
+
+
+def test_a_later_sentence_requesting_something_is_no_clarification() -> None:
+    question = "What did Friday bring on LoRA / parameter-efficient fine-tuning? Short summary please."
+    assert parse_question(question, FRIDAY).topic == "LoRA / parameter-efficient fine-tuning"
+    assert parse_question("what does the literature say about model merging?", FRIDAY).topic == "model merging"
+
+
 def test_request_wording_is_not_topic() -> None:
     assert parse_question("summarize the quantization papers from Tuesday", FRIDAY).topic == "quantization"
     window = parse_question("summarize the quantization papers from Tuesday", FRIDAY).window
@@ -148,7 +186,9 @@ async def test_the_answer_offers_the_rest_and_says_how_many_matched(core: Core, 
     await store_papers(core, [dataclasses.replace(p, announced=FRIDAY) for p in demo_papers[:120]])
     answer = await ask(core, "papers on language models", today=FRIDAY, conversation_id="c")
     listed = len(answer.citations) + len(answer.more)
-    assert answer.more and f"{listed} papers" in answer.text and "/more" in answer.text
+    meaning = len(answer.by_meaning)  # counted apart: "75 papers about ..., and 1 more close in meaning"
+    assert answer.more and f"{listed - meaning} papers" in answer.text and "/more" in answer.text
+    assert not meaning or f"and {meaning} more close in meaning" in answer.text
     assert len(answer.citations) <= 15
 
 

@@ -17,7 +17,7 @@ from bot.questions.topics import split_units, topic_key
 from bot.ranking import rank
 from bot.ranking.for_profile import profile_model
 from bot.ranking.interest_units import interest_core, named_terms_text, phrase_units
-from bot.text.terms import Text, UnitIndex
+from bot.text.terms import Text, UnitIndex, same_word
 from tests.conftest import StoreDay
 from tests.test_rank import fake_embed, paper
 
@@ -90,6 +90,16 @@ def test_units_match_whole_terms_in_any_form() -> None:
     assert list(np.flatnonzero(title)) == [4, 5] and list(np.flatnonzero(text)) == [4, 5]
     series_title, series_text = index.hits(phrase_units("time series")[1])
     assert not series_title.any() and list(np.flatnonzero(series_text)) == [5]
+
+
+def test_a_word_matches_its_inflections_and_an_agent_noun_only_itself() -> None:
+    assert same_word("sparse", "sparsely") and same_word("overthinking", "overthink")
+    assert same_word("routing", "router")  # the act's word may name the thing that does it
+    # an agent noun names a thing: "optimizer" is no "optimization" (every optimization paper) nor "optimized"
+    assert not same_word("optimizer", "optimization") and not same_word("optimizer", "optimized")
+    assert not same_word("transformer", "transformation") and not same_word("generator", "generation")
+    # a class named before examples ("optimizers like SGD") matches as written, inflections included
+    assert same_word("overthinking", "overthink", exact=True) and not same_word("quantization", "quantized", exact=True)
 
 
 def test_a_days_index_and_one_text_find_a_unit_alike() -> None:

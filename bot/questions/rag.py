@@ -416,6 +416,14 @@ async def narrowed(
     the closest few in meaning, and the answer says which."""
     found, offered = await retrieve_all(core, replace(filters, constraints=()), profile=profile)
     note = ""
+    # the papers a request found anew only for their meaning stay after those carrying its words in every narrowing
+    # of them, as a previous answer's do ("RL papers", "which are about reasoning?", "and Thursday?")
+    meaning = list(filters.previous_meaning)  # of a previous answer's papers, that answer said which
+    if filters.constraints and filters.topic and not filters.restrict_to:
+        meaning += [r.paper.id for r in (*found, *offered) if not (r.in_title or r.in_abstract)]
+    meaning = list(dict.fromkeys(meaning))
+    if filters.restrict_to:  # "only the ones from Thursday": what the previous answer only offered stays offered
+        found, offered = _words_first(found, offered, meaning)
     if filters.restrict_to and filters.authors:  # "only those by X": the previous papers X wrote
         found, offered = ([r for r in rs if _written_by(r.paper, filters.authors)] for rs in (found, offered))
     asked = [filters.topic, *filters.narrowed_by]  # what the papers narrowed were found for
@@ -434,7 +442,7 @@ async def narrowed(
         before = len(ids)
         found, offered = await retrieve_all(core, step, profile=profile) if ids else ([], [])
         if found and any(r.in_title or r.in_abstract for r in found):
-            found, offered = _words_first(found, offered, filters.previous_meaning)
+            found, offered = _words_first(found, offered, meaning)
             continue
         base = subject_of(replace(filters, constraints=())).removeprefix("about ")
         if filters.loose:
@@ -446,7 +454,7 @@ async def narrowed(
             note = (
                 f"None of the {before} papers about {base} names {named(constraint, filters)}; the closest in meaning:"
             )
-    return filters, found, offered, note
+    return replace(filters, previous_meaning=tuple(meaning)), found, offered, note
 
 
 def _words_first(

@@ -94,6 +94,15 @@ _CLARIFY = re.compile(
     re.IGNORECASE,
 )
 _PARENTHESES = re.compile(r"\(([^()]*)\)")
+# A question asking what was said or done about a topic: "what did Friday bring on LoRA?", "what does the literature
+# say about X?": after a wh-word and "do" the subject and a bare verb come, then the relation naming the topic
+_FRAMED = re.compile(
+    r"^\W*(?:what|anything)\s+(?:did|does|do|has|have|will)\s+(?:[\w\-']+\s+){0,3}?[a-z]+\s+"
+    r"(?:on|about|regarding|concerning)\s+(?=\S)",
+    re.IGNORECASE,
+)
+# a later sentence with a word of request ("Short summary please.", "Thanks!") asks for something of its own
+_REQUESTS = re.compile(r"\b(?:please|pls|thanks?|summar(?:y|ies|i[sz]e\w*)|overview|tl;?dr)\b", re.IGNORECASE)
 # A participle right after the papers asked for says how they came out ("robotics papers were announced on
 # Thursday", "papers posted today", "work based on X"), not what they are about (an active verb does: "papers that
 # use RL"); it is dropped when a preposition, a time word or the end follows it.
@@ -159,13 +168,36 @@ def split_contribution(text: str) -> tuple[str, str]:
 def as_examples(text: str) -> str:
     """Clarifications written as the examples `topic_alternatives` reads: "X, i.e. A or B" and "X (A, B)" become
     "X like A or B" and "X like A, B" (parentheses anywhere add their words as further examples)."""
-    inside = [m.group(1) for m in _PARENTHESES.finditer(text)]
+    # a parenthesis may explain in turn ("(neural operators, or physics-informed nets i.e. PINNs)"): each part; one
+    # inside a phrase glosses the word before it ("phone-app (mobile) agents"): with the rest of the phrase
+    inside = [
+        f"{part} {_phrase_rest(text[m.end() :])}".strip() if _GLOSS.fullmatch(m.group(1)) else part
+        for m in _PARENTHESES.finditer(text)
+        for part in _CLARIFY.split(m.group(1))
+    ]
     text = _PARENTHESES.sub(" ", text)
     head, *explained = _CLARIFY.split(text)
     examples = [e.strip(" ,") for e in [*explained, *inside] if e.strip(" ,.")]
     if not examples:
         return head
     return f"{head.strip(' ,')} like " + ", ".join(examples)
+
+
+_GLOSS = re.compile(r"\s*[\w\-]+(?:\s+[\w\-]+)?\s*")  # a word or two, no list
+_PHRASE_REST = re.compile(r"^\s*([^\W\d_][\w\-]*(?:\s+[^\W\d_][\w\-]*)*)")
+
+
+def _phrase_rest(after: str) -> str:
+    """The words right after a parenthesis up to the phrase's end (punctuation, a slash, a conjunction), "" when the
+    parenthesis ends the phrase."""
+    found = _PHRASE_REST.match(after)
+    words = found.group(1).split() if found else []
+    rest = []
+    for word in words:
+        if word.lower() in ("or", "and", "like", "such", "including"):
+            break
+        rest.append(word)
+    return " ".join(rest)
 
 
 def without_publication(text: str) -> str:
@@ -239,7 +271,7 @@ def split_refinements(text: str) -> tuple[str, tuple[str, ...]]:
         picked = without_reference(sentence) if selects(sentence) and not names_documents(sentence) else ""
         if picked and any(w.lower() not in FILLER | META for w in _TOPIC_WORD.findall(picked)):
             refinements.append(picked)
-        elif not _ASKS.match(sentence):
+        elif not _ASKS.match(sentence) and not _REQUESTS.search(sentence):
             kept.append(sentence)
     return " ".join(kept), tuple(refinements)
 
@@ -247,7 +279,7 @@ def split_refinements(text: str) -> tuple[str, tuple[str, ...]]:
 def read_request(text: str) -> Request:
     """The topic text of a question (time words and authors already removed) with its exclusions, contribution and
     refinements."""
-    kept, refinements = split_refinements(without_publication(without_markup(text)))
+    kept, refinements = split_refinements(without_publication(_FRAMED.sub("", without_markup(text), count=1)))
     kept, excluded = split_exclusions(kept)
     kept, contribution = split_contribution(kept)
     return Request(as_examples(kept), excluded, contribution, refinements)

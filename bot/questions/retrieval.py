@@ -63,7 +63,8 @@ NEAR = 0.45  # similarity at which a paper is offered with the rest even without
 # nearest papers that NEAR admits by whole-paper similarity (2.3% against 2.9% on the development searches; 0.5 would
 # admit 4.3%); docs/BENCHMARKS.md, "A paper's best sentence"
 SENTENCE_NEAR = 0.55
-MEANING_RANKS = 10  # a paper without the topic's words is offered when the fusion ranks it this high (see select)
+MEANING_RANKS = 10  # a paper without the topic's words is offered when the fusion ranks it this high among them
+NARROWED_CLOSE = 3  # "which of those are X": the closest few of the papers not naming X, offered (or shown: select)
 
 
 RRF_K = 60  # reciprocal rank fusion's constant (Cormack, Clarke and Buettcher 2009): flattens the top ranks
@@ -427,8 +428,8 @@ async def _without_excluded(core: Core, filters: Filters, papers: list[Paper]) -
 
 def select(results: list[Retrieved], filters: Filters, spread: float = 0.0) -> tuple[list[Retrieved], list[Retrieved]]:
     """The papers an answer shows first (about the topic by title or by abstract when close enough, or, when none
-    is, close to the best) and the other papers that carry the topic in title or abstract or are close in meaning
-    (offered, never dropped)."""
+    is, close to the best) and the other papers that carry the topic in title or abstract, hold each of its parts
+    somewhere, or are close in meaning (offered, never dropped; those carrying the topic's words first)."""
     if not results:
         return [], []
     if filters.authors and not filters.topic:
@@ -442,13 +443,7 @@ def select(results: list[Retrieved], filters: Filters, spread: float = 0.0) -> t
         # they name the most (their title, else their abstract) first, the papers naming it elsewhere offered
         return [r for r in results if r.named == naming], [r for r in results if 0 < r.named < naming]
     if filters.restrict_to:
-        # "which of those is about X": the papers that name X; failing that, those naming each part of X somewhere
-        # (no abstract says "RL to get shorter reasoning" in one phrase) first, then the closest few
-        named = [r for r in results if r.in_title or r.in_abstract]
-        if named:
-            return named, []
-        parts = [r for r in results if r.every_part]
-        return [*parts, *(r for r in results[:3] if r not in parts)], []
+        return _narrowed(results)
     # the first page: papers carrying the topic's words and not far below the best (the others are offered)
     evidenced = [r for r in results if r.in_title or (r.in_abstract and r.dense >= FLOOR)]
     if spread:
@@ -463,30 +458,65 @@ def select(results: list[Retrieved], filters: Filters, spread: float = 0.0) -> t
     similar_shown = whole or similar
     shown = [r for r in results if r in evidenced or (r.paper.id in similar_shown and not evidenced)]
     taken = {r.paper.id for r in shown}
+    wordless = _wordless_ranks(results)
     carrying = [
         r
-        for n, r in enumerate(results)
+        for r in results
         if r.paper.id not in taken
-        and (r.in_title or r.in_abstract or r.paper.id in similar or _close_in_meaning(r, n, filters))
+        and (
+            r.in_title
+            or r.in_abstract
+            or r.every_part
+            or r.paper.id in similar
+            or bool(filters.authors)  # the papers of the author asked about, all of them (a handful)
+            or _close_in_meaning(r, wordless.get(r.paper.id, 0), filters)
+        )
     ]
+    carrying = by_evidence(carrying)
     if filters.contribution:
         # "which papers introduce a benchmark": papers whose main contribution is one come first; a method paper that
-        # also releases its data is offered after them
-        main = [r for r in shown if introduced_kinds(r.paper.title, r.paper.abstract, main=True)]
+        # also releases its data is offered after them, and after the offered papers whose main contribution is one
+        # and that hold each part of the topic, in words of their own ("SWE-bench Goes Live!" for "LLM agents")
+        main = [r for r in shown if _makes_one(r)]
         if main:
             shown, carrying = main, [r for r in shown if r not in main] + carrying
+        carrying = sorted(carrying, key=lambda r: not (r.every_part and _makes_one(r)))
     return shown, carrying
+
+
+def _makes_one(r: Retrieved) -> bool:
+    """Whether the paper's main contribution is a benchmark or data set (its title, or its first sentence saying so)."""
+    return bool(introduced_kinds(r.paper.title, r.paper.abstract, main=True))
+
+
+def _narrowed(results: list[Retrieved]) -> tuple[list[Retrieved], list[Retrieved]]:
+    """ "Which of those is about X": the papers that name X shown, and the NARROWED_CLOSE closest of the others that
+    hold each part of X somewhere or come first in the fused ranking offered (a paper on "audio-language models" for
+    "other multimodal models" names it in other words). When none names X, those naming each part of X somewhere
+    (no abstract says "RL to get shorter reasoning" in one phrase) are shown first, then the closest few."""
+    named = [r for r in results if r.in_title or r.in_abstract]
+    if named:
+        others = [r for r in results if r not in named]
+        return named, sorted(others, key=lambda r: not r.every_part)[:NARROWED_CLOSE]
+    parts = [r for r in results if r.every_part]
+    return [*parts, *(r for r in results[:NARROWED_CLOSE] if r not in parts)], []
+
+
+def _wordless_ranks(results: Sequence[Retrieved]) -> dict[str, int]:
+    """Each paper without the topic's words (title or abstract) by its rank among those papers in the fused order."""
+    return {r.paper.id: n for n, r in enumerate(r for r in results if not (r.in_title or r.in_abstract))}
 
 
 def _close_in_meaning(r: Retrieved, rank: int, filters: Filters) -> bool:
     """Whether a paper without the topic's words is offered: among the benchmark-introducing papers, by similarity or
     when its title and abstract hold every part of the topic somewhere (a "code benchmark" whose abstract speaks of
     generation elsewhere, for "code generation"); otherwise by similarity (NEAR), by its best sentence's similarity
-    (SENTENCE_NEAR: one sentence states the topic in other words) or when the fused ranking
-    (similarity, feedback and partial word evidence together) puts it among the first MEANING_RANKS above FLOOR. On
-    the development searches, wordless papers in those ranks were on topic three times as often as the ones offered
-    by similarity alone, which MiniLM gives as readily to a paper on one part of the topic ("diffusion models" for
-    "diffusion language models")."""
+    (SENTENCE_NEAR: one sentence states the topic in other words) or when the fused ranking (similarity, feedback
+    and partial word evidence together) puts it among the first MEANING_RANKS of the papers without the topic's
+    words (`rank`), above FLOOR. Counted among those papers, not among all: a topic many papers name ("LoRA") has as
+    many written in other words as one few papers name. On the development searches, wordless papers in those ranks
+    were on topic three times as often as the ones offered by similarity alone, which MiniLM gives as readily to a
+    paper on one part of the topic ("diffusion models" for "diffusion language models")."""
     if filters.contribution:  # a benchmark holding every part of the topic somewhere is offered however phrased
         return r.dense >= CONTRIBUTION_NEAR or r.every_part
     return r.dense >= NEAR or r.sentence >= SENTENCE_NEAR or (rank < MEANING_RANKS and r.relevance >= FLOOR)
@@ -522,7 +552,7 @@ async def retrieve(
     if not cut:
         return results[:limit], []
     shown, carrying = select(results, filters)
-    ordered = [*shown, *by_evidence(carrying)]
+    ordered = [*shown, *carrying]
     first = len(shown) + sum(1 for r in carrying if r.in_title or r.in_abstract)
     page = min(first, limit)
     return ordered[:page], ordered[page:][:MAX_MORE]
@@ -535,4 +565,4 @@ async def retrieve_all(
     carrying the topic's words before those only close in meaning)."""
     results, _ = await ranked(core, filters, profile=profile)
     shown, carrying = select(results, filters, SPREAD)
-    return shown[:limit], [*shown[limit:], *by_evidence(carrying)][:MAX_MORE]
+    return shown[:limit], [*shown[limit:], *carrying][:MAX_MORE]

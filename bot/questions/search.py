@@ -106,7 +106,11 @@ async def search_papers(
         return SearchResults([], [])
     query = await corrected(core, query)
     query = topic_of(query) or query  # "papers on X", "any new work about X?": the request's words are no topic
-    window = TimeWindow(since or dt.date.min, until or dt.date.max, "") if since or until else None
+    # always a window ending on a stored day: /search in chat (until its "today"), the CLI and the demo then find
+    # their candidates in one way and rank them alike (an open window read the whole collection's approximate
+    # nearest neighbours instead, another candidate pool and so another fused order)
+    until = until or await core.repo.latest_day(until=dt.datetime.now(dt.UTC).date()) or dt.date.max
+    window = TimeWindow(since or dt.date.min, until, "")
     first, rest = await retrieve(
         core, Filters(topic=query, window=window, categories=tuple(categories)), limit=limit, cut=cut
     )

@@ -142,14 +142,15 @@ class TopicEvidence:
 
     def holds_every_part(self, text: str) -> bool:
         """Whether `text` holds every needed unit somewhere, however far apart ("agents ... for software
-        engineering" over an abstract), or a part that stands for the whole."""
+        engineering" over an abstract), or a part that stands for the whole; an agent noun also as the act's words
+        (a paper on "optimizers" may say only "optimization": offered after those naming them, `select`)."""
         tokens = Text.of(text)
         if self.anchor is not None and not self.anchor.where(tokens):
             return False
-        if any(u.where(tokens, self.exact) for u in self.standalone):
+        if any(u.where(tokens, self.exact, related=True) for u in self.standalone):
             return True
         needed = [u for u in self.units if not u.optional]
-        return bool(needed) and all(u.where(tokens, self.exact) for u in needed)
+        return bool(needed) and all(u.where(tokens, self.exact, related=True) for u in needed)
 
     def mentions(self, text: str) -> int:
         """How many times `text` names the whole topic (0 when it is not about all of it)."""
@@ -373,6 +374,14 @@ async def _evidence(core: Core, text: str, exact: bool, verb_first: bool = False
             others = [v for v in needed if v is not u]
             if not others or await _typical(core, others[0], u):
                 standalone.append(u)
+    if len(needed) > 2:
+        # in a longer compound, a plain word typical of a rare named term in it may be left out as in a two-unit one
+        # ("sparse" of MoE in "sparse mixture-of-experts routing": an MoE paper on routing need not say "sparse")
+        for n, u in enumerate(units):
+            if u.named and not u.optional and shares[n] < TERM_SHARE:
+                for k, v in enumerate(units):
+                    if k != n and not v.named and not v.optional and await _typical(core, v, u):
+                        units[k] = replace(v, optional=True)
     whole_frequency = frequencies.get(whole, 0)  # a phrase no paper uses has no part that stands for it
     for (i, j), phrase in zip(runs, typed, strict=True):
         run = parts[i:j]
@@ -533,7 +542,8 @@ def topic_alternatives(topic: str) -> list[Alternative]:
     if marker and len(parts) == 1:
         parts = [Alternative(parts[0].text, exact=True)]
     context = parts[0].text if len(parts) == 1 else ""
-    if marker:
+    if marker:  # examples of examples ("X like neural operators like DeepONet") are further examples of X
+        examples = _EXAMPLES.sub(", ", examples)
         parts += [Alternative(topic_of(p), example_of=context) for p in coordinated(*_pieces(examples))]
     unique = list(dict.fromkeys(p for p in parts if p.text))
     return unique if len(unique) > 1 else ([Alternative(topic)] if topic else [])
@@ -576,6 +586,8 @@ def coordinated(pieces: Sequence[str], joins: Sequence[str] = ()) -> list[str]:
             continue
         found = _LAST_PREPOSITION.match(piece.strip())
         prefix = found.group(1) if found else ""
+    for n in range(1, len(pieces)):
+        out[n] = _parallel(out[n - 1], out[n], joins[n - 1])
     trailing = _TRAILING_PHRASE.search(pieces[-1]) if pieces else None
     for n in range(len(pieces) - 2, -1, -1):
         if joins[n] == "," or not trailing or _PREPOSITION.search(out[n]) or len(_content_words(out[n])) != 1:
@@ -585,6 +597,20 @@ def coordinated(pieces: Sequence[str], joins: Sequence[str] = ()) -> list[str]:
 
 
 _WORD = re.compile(r"[\w][\w\-\.+']*")
+_COMPARED = re.compile(r"(?:er|ers|est)$", re.IGNORECASE)
+
+
+def _parallel(before: str, piece: str, join: str) -> str:
+    """A lone word coordinated with the last word of the phrase before it, both with the ending of a comparison or
+    an agent ("making chain-of-thought shorter or cheaper", "transformer encoders or decoders"), replaces that word:
+    English leaves out the words they share ("making chain-of-thought cheaper"); else `piece` unchanged."""
+    words, lone = before.split(), _content_words(piece)
+    if join == "," or len(lone) != 1 or len(_content_words(before)) < 2 or not words:
+        return piece
+    last, word = words[-1].lower(), lone[0].lower()
+    if not (_COMPARED.search(last) and _COMPARED.search(word)) or _PREPOSITION.search(piece):
+        return piece
+    return " ".join([*words[:-1], piece.strip()])
 
 
 def _content_words(text: str) -> list[str]:

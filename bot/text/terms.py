@@ -75,23 +75,36 @@ def _british(word: str) -> str:
     return re.sub(r"is(ation|ations|e|es|ed|ing|er|ers)$", r"iz\1", word)
 
 
-def same_word(word: str, token: str, exact: bool = False) -> bool:
-    """`token` is `word` or an inflection of it: "model" ~ "modeling", "quantization" ~ "quantized"; never
-    "continual" ~ "continuous" or "optimization" ~ "optimal". Words under four letters (acronyms) match exactly."""
+# The endings of an agent noun: "optimizer", "transformer", "generator" name a thing, not the act or field
+# ("optimization", "transforming", "generation") nor the verb's forms; the act's words may still name the thing
+# ("routing" ~ "router")
+AGENT_ENDINGS = frozenset({"er", "ers", "or", "ors"})
+
+
+def same_word(word: str, token: str, exact: bool = False, related: bool = False) -> bool:
+    """`token` is `word` or an inflection of it: "model" ~ "modeling", "sparse" ~ "sparsely", "quantization" ~
+    "quantized"; never "continual" ~ "continuous" or "optimization" ~ "optimal", and an agent noun only as itself
+    ("optimizer" is no "optimization"). With `exact`, inflections only, no derivation; with `related`, an agent noun
+    also matches the act's words ("optimizer" ~ "optimization": a paper on SGD may say only that). Words under four
+    letters (acronyms) match exactly."""
     if word == token:
         return True
-    if exact or len(word) < 4 or len(token) < 4 or word[:2] != token[:2]:
+    if len(word) < 4 or len(token) < 4 or word[:2] != token[:2]:
         return False
-    return _inflected(word, token)
+    return _inflected(word, token, exact, related)
 
 
 @functools.lru_cache(maxsize=1 << 16)
-def _inflected(word: str, token: str) -> bool:
+def _inflected(word: str, token: str, exact: bool = False, related: bool = False) -> bool:
     # the same few words meet the same tokens across a question's candidates: worth remembering
     word, token = _british(word), _british(token)
     n = _common(word, token)
     a, b = word[n:], token[n:]
-    return (n >= 4 and a in INFLECTIONS and b in INFLECTIONS) or (n >= 6 and a in DERIVATIONS and b in DERIVATIONS)
+    if a in AGENT_ENDINGS and b not in AGENT_ENDINGS and not related:
+        return False
+    if n >= 4 and a in INFLECTIONS and b in INFLECTIONS:
+        return True
+    return not exact and n >= 6 and a in DERIVATIONS and b in DERIVATIONS
 
 
 def _common(a: str, b: str) -> int:
@@ -110,10 +123,10 @@ def joined_to(word: str, token: str) -> bool:
     return token[: -len(word)] not in _NEGATIONS
 
 
-def starts_as(word: str, token: str, exact: bool = False) -> bool:
-    """`token` may be the first word of a name whose first word is `word`: the word inflected, or (unless
-    `exact`) with another word joined in front."""
-    return same_word(word, token, exact) or (not exact and joined_to(word, token))
+def starts_as(word: str, token: str, exact: bool = False, related: bool = False) -> bool:
+    """`token` may be the first word of a name whose first word is `word`: the word inflected (`same_word`), or
+    (unless `exact`) with another word joined in front."""
+    return same_word(word, token, exact, related) or (not exact and joined_to(word, token))
 
 
 @functools.cache
@@ -383,25 +396,26 @@ class Unit:
             return Unit(part.tokens[0], (part.tokens,), (), weight)
         return Unit(part.term.name, part.term.spellings, part.term.acronyms, weight, named=True)
 
-    def where(self, text: Text, exact: bool = False) -> list[tuple[int, int]]:
-        """Every (first, last) token position of this unit in `text`; with `exact`, words only as written."""
+    def where(self, text: Text, exact: bool = False, related: bool = False) -> list[tuple[int, int]]:
+        """Every (first, last) token position of this unit in `text`; with `exact`, words only inflected; with
+        `related`, agent nouns also as the act's words (`same_word`)."""
         tokens = text.tokens
         spots: list[tuple[int, int]] = []
         for form in self.forms:
             if form[0][:4] not in text.joined:
                 continue  # every match shares its first four letters with the form
             first = form[0]
-            starts = [i for i, t in enumerate(tokens) if starts_as(first, t, exact)]
+            starts = [i for i, t in enumerate(tokens) if starts_as(first, t, exact, related)]
             if starts:
-                spots += form_spans(_standing_for(form, exact), tokens, starts)
+                spots += form_spans(_standing_for(form, exact, related), tokens, starts)
         pattern = ending_pattern(self.acronyms)
         if pattern is not None and any(a in text.joined for a in self.acronyms):
             spots += [(i, i) for i, raw in enumerate(text.raw) if _holds(pattern, self.acronyms, raw)]
         return sorted(set(spots))
 
 
-def _standing_for(form: tuple[str, ...], exact: bool) -> list[Callable[[str], bool]]:
-    return [functools.partial(same_word, word, exact=exact) for word in form]
+def _standing_for(form: tuple[str, ...], exact: bool, related: bool = False) -> list[Callable[[str], bool]]:
+    return [functools.partial(same_word, word, exact=exact, related=related) for word in form]
 
 
 class UnitIndex:
