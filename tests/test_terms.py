@@ -102,6 +102,13 @@ def test_a_word_matches_its_inflections_and_an_agent_noun_only_itself() -> None:
     assert same_word("overthinking", "overthink", exact=True) and not same_word("quantization", "quantized", exact=True)
 
 
+def test_a_days_index_reads_an_agent_noun_as_its_act_too() -> None:
+    # questions do not ("optimizer" is no "optimization"), one-line interests do: they ranked worse without it
+    index = UnitIndex(["Adaptive optimization for deep nets"], ["Adaptive optimization for deep nets. We train."])
+    title, text = index.hits(phrase_units("optimizer")[0])
+    assert title.any() and text.any()
+
+
 def test_a_days_index_and_one_text_find_a_unit_alike() -> None:
     """The ranker's index of a day and a question's reading of one text apply the same rules (`bot.text.terms`)."""
     titles = [

@@ -453,7 +453,9 @@ class UnitIndex:
             for token in self.text_postings:
                 self._by_prefix.setdefault(token[:2], []).append(token)
                 self._by_suffix.setdefault(token[-5:], []).append(token)
-        found = {t for t in self._by_prefix.get(word[:2], ()) if same_word(word, t)}
+        # the ranker reads an agent noun as its act too ("optimizer" ~ "optimization"): questions do not (`same_word`),
+        # but one-line interests ranked so lost on the development profiles (mean 0.818 -> 0.817, min 0.668 -> 0.651)
+        found = {t for t in self._by_prefix.get(word[:2], ()) if same_word(word, t, related=True)}
         if first:  # every token `word` is joined to ends with its last five letters
             found |= {t for t in self._by_suffix.get(word[-5:], ()) if joined_to(word, t)}
         self._words[word, first] = out = frozenset(found | {word})
