@@ -383,7 +383,9 @@ async def cmd_reactions(core: Core, args: argparse.Namespace) -> int:
 
     key = check_user_key(args.user)
     if args.undo:
-        print(reactions.describe_effect(await reactions.undo(core, key, args.undo)))
+        if not await reactions.reactions_of(core, key):
+            raise InputError(f"{key} has no reactions to undo")
+        print(reactions.describe_undo_to_operator(await reactions.undo(core, key, args.undo), key))
         return 0
     if args.reset:
         rows = await reactions.reactions_of(core, key)
@@ -392,11 +394,18 @@ async def cmd_reactions(core: Core, args: argparse.Namespace) -> int:
         if not args.yes:
             raise InputError(f"this deletes {key}'s {len(rows)} reactions and what was learned from them; add --yes")
         count = await reactions.reset(core, key)
-        print(f"Deleted {count} reaction{'' if count == 1 else 's'} of {key}; the profile alone ranks their digest.")
+        print(
+            f"Deleted {count} reaction{'' if count == 1 else 's'} of {key} and what was learned from them;"
+            f" {key}'s next digest is ranked by their profile alone."
+        )
         return 0
     rows = await reactions.reactions_of(core, key)
     flags = f"paperscout reactions --user {key} --undo N takes one back; --reset --yes deletes them all."
-    print(reactions.describe_reactions(rows, limit=10_000, how_to_undo=flags, none=f"{key} has no reactions."))
+    print(
+        reactions.describe_reactions(
+            rows, limit=10_000, how_to_undo=flags, none=f"{key} has no reactions.", whose=f"{key}'s"
+        )
+    )
     return 0
 
 

@@ -152,17 +152,23 @@ def test_the_cli_lists_undoes_and_resets_a_members_reactions(
     asyncio.run(react())
     assert main(["reactions", "--user", "telegram:42"]) == 0
     listed = capsys.readouterr().out.splitlines()
-    assert listed[0] == "Your 2 reactions, the latest first:"
+    assert listed[0] == "telegram:42's 2 reactions, the latest first:"
     assert listed[1].startswith("1. 👍 (paper not stored) (arXiv:2505.17084, ")
     assert listed[-1].startswith("paperscout reactions --user telegram:42 --undo N")  # the CLI's flags, not chat's
     assert main(["reactions", "--user", "telegram:42", "--undo", "2"]) == 0
-    assert "Undone: your 👎 on “2505.17083”." in capsys.readouterr().out
+    undone = capsys.readouterr().out
+    assert undone.startswith("Undone: telegram:42's 👎 on “2505.17083” (arXiv:2505.17083).")
+    assert "telegram:42's next digest" in undone and "1 reaction of telegram:42 left." in undone
+    assert "your" not in undone.lower() and "/reactions" not in undone  # the operator's words, not the member's
     assert main(["reactions", "--user", "telegram:42", "--reset"]) == 1  # not without --yes
     assert "add --yes" in capsys.readouterr().err
     assert main(["reactions", "--user", "telegram:42", "--reset", "--yes"]) == 0
-    assert "Deleted 1 reaction of telegram:42" in capsys.readouterr().out
+    reset = capsys.readouterr().out
+    assert "Deleted 1 reaction of telegram:42" in reset and "telegram:42's next digest" in reset
     assert main(["reactions", "--user", "telegram:42"]) == 0
     assert "telegram:42 has no reactions." in capsys.readouterr().out
+    assert main(["reactions", "--user", "telegram:42", "--undo", "1"]) == 1
+    assert "telegram:42 has no reactions to undo" in capsys.readouterr().err
     assert main(["reactions", "--user", "not a key"]) == 1
 
 

@@ -333,6 +333,20 @@ def describe_effect(effect: ReactionEffect) -> str:
     return f"{head} {body} {tail}"
 
 
+def describe_undo_to_operator(effect: ReactionEffect, member: str) -> str:
+    """The operator's account of undoing `member`'s reaction (`paperscout reactions --undo`): whose reaction on
+    which paper was taken back and what the member's next digest no longer does."""
+    paper = effect.paper
+    head = f"Undone: {member}'s {_thumb(effect.previous)} on “{_clip(paper.title, MAX_TITLE)}” (arXiv:{paper.id})."
+    if not effect.learning:
+        body = f"{member}'s next digest is ranked by their profile alone again."
+    elif effect.direction:
+        body = f"{member}'s next digest no longer {_movement(dc_replace(effect, direction=-effect.direction))}."
+    else:
+        body = f"It moved none of the latest day's papers noticeably; {member}'s next digest is ranked without it."
+    return f"{head} {body} {_count(effect.stored)} of {member} left."
+
+
 def describe_standing_reaction(effect: ReactionEffect, at: str) -> str:
     """The /why line about the member's own reaction to the paper: when it was given and what it changes."""
     day = at[:10]
@@ -357,12 +371,14 @@ def describe_reactions(
     limit: int = MAX_LISTED,
     how_to_undo: str = CHAT_HOW_TO_UNDO,
     none: str = NO_REACTIONS,
+    whose: str = "Your",
 ) -> str:
     """The numbered list of `reactions_of`: thumb, title, id and the day it was given; `how_to_undo` (the chat's
-    commands unless the caller's own, e.g. the CLI's flags), or `none` when there are none."""
+    commands unless the caller's own, e.g. the CLI's flags), or `none` when there are none; `whose` heads the list
+    ("Your" to the member, "telegram:42's" to the operator)."""
     if not rows:
         return none
-    lines = [f"Your {_count(len(rows))}, the latest first:"]
+    lines = [f"{whose} {_count(len(rows))}, the latest first:"]
     for number, row in enumerate(rows[:limit], 1):
         title = _clip(row.title, MAX_TITLE) if row.title else "(paper not stored)"
         lines.append(f"{number}. {_thumb(row.value)} {title} (arXiv:{row.paper_id}, {row.at[:10]})")
