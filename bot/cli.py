@@ -333,7 +333,7 @@ async def cmd_db(core: Core, args: argparse.Namespace) -> int:
         from bot.ingest.vectors import refresh_vectors
 
         seen, embedded = await refresh_vectors(core, Progress("embedding"))
-        print(f"vectors refreshed: {embedded} of {seen} papers embedded again, the rest were current")
+        print(f"vectors refreshed: {embedded.phrase(f'of {seen} papers embedded again')}, the rest were current")
         return 0
     return 0 if check.consistent else 1  # a script or healthcheck running `paperscout db` learns of it too
 

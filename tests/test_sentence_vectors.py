@@ -16,7 +16,7 @@ from bot.core import open_core
 from bot.embeddings.embedder import paper_vectors
 from bot.ingest import vectors as ingest_vectors
 from bot.ingest.save import store_papers
-from bot.ingest.vectors import paper_sentences, refresh_vectors
+from bot.ingest.vectors import Embedded, paper_sentences, refresh_vectors
 from bot.models import Paper, Profile, Topic
 from bot.store.sentences import best_sentence_similarity_of
 from tests.word_vectors import WordEmbedder
@@ -59,7 +59,7 @@ async def test_ingest_stores_each_papers_title_and_sentences_beside_its_vector(t
         report = await store_papers(core, papers)
         matrices = await core.sentences.matrices([p.id for p in papers] + ["2505.99999"])
         stored = await core.vectors.vectors([p.id for p in papers])
-    assert report.embedded == 3
+    assert (report.embedded, report.sentences_only) == (3, 0)
     assert sorted(matrices) == [p.id for p in papers]
     fresh = WordEmbedder()
     for p in papers:
@@ -152,9 +152,18 @@ async def test_a_store_built_before_sentence_vectors_is_filled_in_by_refresh_new
     async with open_core(settings_at(tmp_path), counting) as core:
         seen, embedded = await refresh_vectors(core)
         matrices = await core.sentences.matrices([p.id for p in papers])
-    assert (seen, embedded) == (2, 2) and len(matrices) == 2
+    assert (seen, embedded) == (2, Embedded(papers=0, sentences_only=2)) and len(matrices) == 2
     assert counting.texts.index(paper(2).title) < counting.texts.index(older.title)
     assert not any(text == p.text for p in papers for text in counting.texts)  # paper vectors were current
+
+
+async def test_an_ingest_says_apart_which_papers_only_got_their_sentence_vectors(tmp_path: Path) -> None:
+    async with open_core(settings_at(tmp_path, sentence_vectors=False), WordEmbedder()) as core:
+        await store_papers(core, [paper(1)])
+    async with open_core(settings_at(tmp_path), WordEmbedder()) as core:
+        report = await store_papers(core, [paper(1), paper(2)])
+    assert (report.embedded, report.sentences_only) == (1, 1)
+    assert report.line().endswith("1 unchanged; 1 embedded, 1 given only their sentence vectors")
 
 
 async def test_ranking_does_not_embed_sentences(tmp_path: Path) -> None:
@@ -188,7 +197,8 @@ async def test_db_and_doctor_say_which_papers_lack_sentence_vectors_until_refres
     out = capsys.readouterr().out
     assert "sentences:       0 of 2 papers have sentence vectors" in out and "--refresh-vectors" in out
     assert await asyncio.to_thread(main, ["db", "--refresh-vectors"]) == 0
-    assert "vectors refreshed: 2 of 2 papers" in capsys.readouterr().out
+    refreshed = capsys.readouterr().out  # the paper vectors were current: only sentence vectors were added
+    assert "vectors refreshed: 0 of 2 papers embedded again, 2 given only their sentence vectors" in refreshed
     assert await asyncio.to_thread(main, ["db"]) == 0
     assert "sentences:       2 of 2 papers have sentence vectors\n" in capsys.readouterr().out
     found = await check_sentence_vectors(settings)
@@ -300,7 +310,7 @@ async def test_a_store_at_schema_9_with_papers_migrates_and_keeps_them(tmp_path:
     assert await ranked_scores(settings_at(tmp_path), papers, profile) == plain
     counting = CountingEmbedder()
     async with open_core(settings_at(tmp_path), counting) as core:
-        assert await refresh_vectors(core) == (3, 3)
+        assert await refresh_vectors(core) == (3, Embedded(papers=0, sentences_only=3))
         assert await core.sentences.coverage() == (3, 3)
         assert await core.vectors.count() == 3
     assert not any(text == p.text for p in papers for text in counting.texts)  # only titles and sentences

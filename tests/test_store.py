@@ -14,7 +14,7 @@ from bot.embeddings.embedder import paper_vectors
 from bot.errors import InputError
 from bot.ingest.jsonl import read_jsonl
 from bot.ingest.save import store_papers
-from bot.ingest.vectors import refresh_vectors
+from bot.ingest.vectors import Embedded, refresh_vectors
 from bot.models import Paper
 from bot.questions.search import search_papers
 from bot.store.vectors import paper_metadata
@@ -49,9 +49,9 @@ async def test_vectors_made_another_way_are_refreshed_once(core: Core, demo_pape
         embeddings=list(old_vectors),
         metadatas=[{**paper_metadata(p), "content_hash": p.content_hash} for p in papers[:5]],
     )
-    assert (await refresh_vectors(core)) == (12, 5)
+    assert (await refresh_vectors(core)) == (12, Embedded(papers=5))
     assert np.allclose(await core.vectors.vectors([p.id for p in papers]), current, atol=1e-5)
-    assert (await refresh_vectors(core)) == (12, 0)
+    assert (await refresh_vectors(core)) == (12, Embedded())
 
 
 async def test_every_stored_paper_gets_an_extractive_tldr_in_sqlite_and_chroma(

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from bot.core import Core
 from bot.ingest.limits import clean_paper
-from bot.ingest.vectors import Progress, ensure_vectors
+from bot.ingest.vectors import Embedded, Progress, ensure_vectors
 from bot.models import Paper
 from bot.text.extractive import extractive_tldr
 
@@ -23,13 +23,14 @@ class IngestReport:
     inserted: int
     updated: int
     unchanged: int
-    embedded: int
+    embedded: int  # papers given their vector (and sentence vectors) anew
+    sentences_only: int = 0  # papers whose vector was current, given only their missing sentence vectors
 
     def line(self) -> str:
         """A one-line summary for logs and the CLI."""
         return (
             f"{self.received} papers: {self.inserted} new, {self.updated} updated, {self.unchanged} unchanged; "
-            f"{self.embedded} embedded"
+            + Embedded(self.embedded, self.sentences_only).phrase()
         )
 
 
@@ -41,6 +42,8 @@ async def store_papers(core: Core, papers: Sequence[Paper], progress: Progress |
     missing = {p.id: extractive_tldr(p) for p in cleaned if p.id not in have}
     await core.repo.set_tldrs(missing, "extractive")
     embedded = await ensure_vectors(core, cleaned, progress, sentences=True)
-    report = IngestReport(len(cleaned), counts.inserted, counts.updated, counts.unchanged, embedded)
+    report = IngestReport(
+        len(cleaned), counts.inserted, counts.updated, counts.unchanged, embedded.papers, embedded.sentences_only
+    )
     log.info("ingest: %s", report.line())
     return report

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -26,6 +27,25 @@ MAX_SENTENCES = 40  # sentence vectors kept per paper, title included (an abstra
 
 Progress = Callable[[int, int], None]
 Embed = Callable[[list[str]], np.ndarray]
+
+
+@dataclass(frozen=True, slots=True)
+class Embedded:
+    """What `ensure_vectors` embedded: papers given their vector anew (their sentence vectors too, when kept), and
+    papers whose vector was current that were given only their missing sentence vectors."""
+
+    papers: int = 0
+    sentences_only: int = 0
+
+    def __add__(self, other: Embedded) -> Embedded:
+        return Embedded(self.papers + other.papers, self.sentences_only + other.sentences_only)
+
+    def phrase(self, embedded: str = "embedded") -> str:
+        """'3 embedded' and, when there were some, ', 5 given only their sentence vectors'."""
+        said = f"{self.papers} {embedded}"
+        if self.sentences_only:
+            said += f", {self.sentences_only} given only their sentence vectors"
+        return said
 
 
 def paper_sentences(paper: Paper) -> list[str]:
@@ -55,8 +75,9 @@ def embed_papers(embed: Embed, whole: Sequence[Paper], split: Sequence[Paper]) -
 
 async def ensure_vectors(
     core: Core, papers: Sequence[Paper], progress: Progress | None = None, *, sentences: bool = False
-) -> int:
-    """Embed and store vectors for the papers whose current text has none yet; returns how many were embedded.
+) -> Embedded:
+    """Embed and store vectors for the papers whose current text has none yet; returns how many papers were embedded
+    and how many had a current vector and were given only their sentence vectors.
 
     With `sentences` (ingest, refresh and repair; not ranking, which must stay quick) the papers' sentence vectors
     are brought up to date too, when `Settings.sentence_vectors` is on.
@@ -71,7 +92,7 @@ async def ensure_vectors(
     # similar lengths in one batch waste less padding: sort by text length before chunking
     todo = sorted((p for p in papers if p.id in whole or p.id in split), key=lambda p: len(p.text))
     if not todo:
-        return 0
+        return Embedded()
     tldrs = await core.repo.tldrs([p.id for p in todo if p.id in whole])
     done = 0
     for start in range(0, len(todo), EMBED_CHUNK):
@@ -84,16 +105,16 @@ async def ensure_vectors(
         done += len(chunk)
         if progress:
             progress(done, len(todo))
-    return done
+    return Embedded(len(whole), len(split - whole))
 
 
-async def refresh_vectors(core: Core, progress: Progress | None = None) -> tuple[int, int]:
+async def refresh_vectors(core: Core, progress: Progress | None = None) -> tuple[int, Embedded]:
     """Bring every stored paper's vectors up to date (missing, or made from an older text or recipe), day by day,
     sentence vectors included (newest day first: the digests and questions of the coming days read those first).
 
-    Returns (papers looked at, papers embedded). Interrupting it loses nothing: a later run continues.
+    Returns (papers looked at, what was embedded). Interrupting it loses nothing: a later run continues.
     """
-    seen = embedded = 0
+    seen, embedded = 0, Embedded()
     for day in reversed(await core.repo.announcement_days()):
         papers = await core.repo.papers_on(day)
         seen += len(papers)

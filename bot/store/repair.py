@@ -18,7 +18,7 @@ import numpy as np
 
 from bot.core import Core
 from bot.embeddings.embedder import paper_vectors
-from bot.ingest.vectors import Progress, ensure_vectors, refresh_vectors
+from bot.ingest.vectors import Embedded, Progress, ensure_vectors, refresh_vectors
 
 log = logging.getLogger(__name__)
 
@@ -109,7 +109,7 @@ class RepairReport:
     before: StoreCheck
     after: StoreCheck
     deleted: int
-    embedded: int
+    embedded: Embedded
     rebuilt: str  # why the whole collection was rebuilt, or ""
 
     def lines(self) -> list[str]:
@@ -119,7 +119,7 @@ class RepairReport:
         lines = [f"found: {problem}" for problem in self.before.problems()]
         if self.rebuilt:
             lines.append(f"rebuilt the vector store from SQLite ({self.rebuilt})")
-        lines.append(f"repaired: {self.deleted} vectors deleted, {self.embedded} papers embedded again")
+        lines.append(f"repaired: {self.deleted} vectors deleted, {self.embedded.phrase('papers embedded again')}")
         lines.append(
             f"now: {self.after.papers} papers, {self.after.vectors} vectors, "
             + ("consistent" if self.after.consistent else "still inconsistent: " + "; ".join(self.after.problems()))
@@ -127,7 +127,7 @@ class RepairReport:
         return lines
 
 
-async def _per_id_fix(core: Core, check: StoreCheck, progress: Progress | None) -> tuple[int, int]:
+async def _per_id_fix(core: Core, check: StoreCheck, progress: Progress | None) -> tuple[int, Embedded]:
     drop = sorted(set(check.orphans) | set(check.unreadable))
     await core.vectors.delete(drop)
     redo = sorted(set(check.missing) | set(check.stale) | (set(check.unreadable) - set(check.orphans)))
@@ -141,7 +141,7 @@ async def repair_store(core: Core, progress: Progress | None = None) -> RepairRe
     The caller holds the archive's writer lock.
     """
     before = await check_store(core)
-    deleted = embedded = 0
+    deleted, embedded = 0, Embedded()
     rebuilt = ""
     if core.settings.chroma_url and before.orphans:
         # A server's collection may be shared with another archive: its vectors are not ours to delete.
