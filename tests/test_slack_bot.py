@@ -519,6 +519,33 @@ async def test_a_failure_while_answering_is_told_with_a_reference_to_the_runner_
         assert any(ref in record.getMessage() for record in caplog.records)
 
 
+async def test_a_reply_in_a_thread_the_bot_never_answered_in_is_not_spoken_to_it(
+    core: Core, slack_settings: Settings, fake: SlackFake, store_day: StoreDay, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Every reply in a channel thread carries the thread's ts: one in a member's own thread is chatter (a failure
+    with it only logged, nothing posted there), one in the bot's thread is still told what went wrong."""
+    await store_day(core)
+    async with slack_bot(core, slack_settings) as bot:
+        mention = fake.mention_event(ADA, PAPERS, "<@U0PAPERBOT> papers about toxicity today")
+        await fake.wait_for_ack(mention)
+        await fake.wait_for_posted(PAPERS, 1)
+        await bot.idle.wait()  # the answer is remembered for follow-ups once posted
+        ours = fake.envelopes[mention].payload["event"]["ts"]
+        chatter = fake.message_event(CLEO, PAPERS, "lunch at noon?")
+        await fake.wait_for_ack(chatter)
+        theirs = fake.envelopes[chatter].payload["event"]["ts"]
+        fake.always(Fault.disconnect(method="users.info"))  # who spoke cannot be asked: the network fails
+        bea = "U0BEA"  # not asked about before: no cached answer hides the failure
+        await fake.wait_for_ack(fake.message_event(bea, PAPERS, "count me in", thread_ts=theirs))
+        await fake.wait_until(
+            lambda: any(f"Slack message in {PAPERS} failed" in r.getMessage() for r in caplog.records),
+            what="the failure to be logged",
+        )
+        assert len(fake.posted(PAPERS)) == 1, "nothing is posted in a thread that is not the bot's"
+        [told] = await say(fake, bea, PAPERS, "which of them are about dialogue?", thread=ours)
+    assert told.thread_ts == ours and "went wrong on my side (ref " in told.visible_text
+
+
 async def test_a_slack_that_cannot_be_reached_fails_start_up_in_one_line(core: Core, slack_settings: Settings) -> None:
     away = slack_settings.model_copy(update={"slack_api_url": refused_url() + "/api/"})
     with pytest.raises(SourceUnavailable, match=r"^cannot reach Slack at http://127\.0\.0\.1:\d+/api: ") as failed:

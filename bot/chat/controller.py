@@ -123,6 +123,11 @@ class ChatController:
                 return [onboarding_reply(await onboarding.start(self.core, speaker.user_key, speaker.display_name))]
             return text_reply("Welcome back! /digest shows your personal digest, /help lists everything.")
 
+    async def follows_up(self, place: Place, message_id: str) -> bool:
+        """Whether a reply to `message_id` in `place` is spoken to the bot: it is one of the bot's answers (or, on a
+        threaded platform, a thread the bot answered in), whose question a reply continues."""
+        return bool(message_id) and await self.core.repo.bot_message_context(place.key, message_id) is not None
+
     def only_in_dm(self, command: str) -> bool:
         """Whether `command` (a name or an alias; '' for none) works only in a direct message."""
         found = find(command.lower().lstrip("/")) if command else None
@@ -156,7 +161,7 @@ class ChatController:
             return await self._command(msg)
         place, text = msg.place, msg.text
         turn = self._turn(msg, text)
-        if not place.is_dm and msg.reply_to and await self.core.repo.bot_message_context(place.key, msg.reply_to):
+        if not place.is_dm and await self.follows_up(place, msg.reply_to):
             # a reply to one of our answers continues its question, whatever flow the speaker has open here
             return await ask(turn)
         answered = await FLOWS.answer(turn)

@@ -323,10 +323,12 @@ class SlackFrontEnd(ChatDriver):
             return  # edits, joins and bots are not ours; a mention comes as app_mention too
         place = self.as_place(event.get("channel", ""), event.get("channel_type") == "im")
         thread = str(event.get("thread_ts", ""))
-        # chatter (not a DM, not in a thread) is nobody's message to the bot: a failure with it is only logged
-        async with self.reporting(place, "message", thread, quiet=not (place.is_dm or thread)):
+        # any thread's reply carries its thread_ts: only in a thread the bot answered in is it a reply to the bot;
+        # chatter elsewhere is nobody's message to it, and a failure with it is only logged
+        ours = await self.controller.follows_up(place, thread)
+        async with self.reporting(place, "message", thread, quiet=not (place.is_dm or ours)):
             speaker = await self.speaker(str(event.get("user", "")), place)
-            await self.hear(chat.Incoming(speaker, place, text=text, reply_to=thread), thread)
+            await self.hear(chat.Incoming(speaker, place, text=text, reply_to=thread if ours else ""), thread)
 
 
 # --- lifecycle ---
