@@ -46,13 +46,12 @@ from heldout_questions import (
     run_questions,
     run_searches,
 )
-from interest_scorers import sentences_of
+from sentences_from_npz import store_from_npz
 
 from bot.chat.questions import MAX_LIST
 from bot.config import Settings
 from bot.core import Core, open_core
 from bot.ingest.jsonl import read_jsonl
-from bot.ingest.vectors import paper_sentences
 from bot.models import Paper
 from bot.questions import retrieval
 from bot.questions.filters import Filters
@@ -88,21 +87,11 @@ def fused_with_sentences(weight: float) -> Callable[..., np.ndarray]:
 async def store_sentences(core: Core, papers: list[Paper], path: Path) -> None:
     """Give the store's papers (those of `papers` it holds) their sentence vectors from the bench file, unless it
     holds them all already."""
-    held = {p.id for p in await core.repo.get_papers([p.id for p in papers])}
+    held = await core.repo.get_papers([p.id for p in papers])
     _, current = await core.sentences.coverage()
     if current >= len(held):
         return
-    saved = np.load(path)
-    if list(saved["ids"]) != [p.vector_key for p in papers]:
-        raise SystemExit(f"{path} holds other papers (or another order) than the shared days")
-    counts = [len(sentences_of(p)) for p in papers]
-    vecs = np.asarray(saved["vecs"], dtype=np.float32)
-    if sum(counts) != len(vecs):
-        raise SystemExit(f"{path}: {len(vecs)} sentences, the papers split into {sum(counts)}")
-    starts = np.cumsum([0, *counts[:-1]])
-    wanted = [(p, start) for p, start in zip(papers, starts, strict=True) if p.id in held]
-    await core.sentences.save([p for p, _ in wanted], [vecs[s : s + len(paper_sentences(p))] for p, s in wanted])
-    print(f"stored the sentence vectors of {len(wanted)} papers from {path}", flush=True)
+    print(f"stored the sentence vectors of {await store_from_npz(core, path, papers)} papers from {path}", flush=True)
 
 
 async def where(core: Core, items: list[dict], by_id: dict[str, Paper]) -> None:
