@@ -59,6 +59,11 @@ VECTOR_RECIPE = "text+title"
 SENTENCE_RECIPE = "title+sentences"
 
 
+def sentence_key_of(content_hash: str) -> str:
+    """What sentence vectors made from a text hashed `content_hash` by `SENTENCE_RECIPE` are stored with."""
+    return f"{content_hash}/{SENTENCE_RECIPE}"
+
+
 @dataclass(frozen=True, slots=True)
 class Paper:
     """One arXiv paper as paperscout stores it (version-less id)."""
@@ -101,7 +106,7 @@ class Paper:
     @property
     def sentence_key(self) -> str:
         """What stored sentence vectors were made from: the text and the recipe (`SENTENCE_RECIPE`)."""
-        return f"{self.content_hash}/{SENTENCE_RECIPE}"
+        return sentence_key_of(self.content_hash)
 
 
 @dataclass(frozen=True, slots=True)

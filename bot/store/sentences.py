@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from bot.models import SENTENCE_RECIPE, Paper
+from bot.models import SENTENCE_RECIPE, Paper, sentence_key_of
 
 if TYPE_CHECKING:  # the scoring helper below is imported by ranking and questions without the storage behind it
     from bot.embeddings.embedder import Embedder
@@ -84,7 +84,7 @@ class SentenceVectors:
         rows = [
             row
             for row, content_hash in await self.repo.sentence_rows(paper_ids)
-            if row.made_from == f"{content_hash}/{SENTENCE_RECIPE}"
+            if row.made_from == sentence_key_of(content_hash)
             and row.model == self.embedder.name
             and row.sentences > 0
             and len(row.vectors) == row.sentences * size
