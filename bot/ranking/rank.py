@@ -452,7 +452,7 @@ class _Terms:
     phrase: np.ndarray  # how wholly a topic phrase is in the paper, the title counting most (weights applied)
     interest: np.ndarray  # the best interest's lexical evidence (weights applied)
     avoided: np.ndarray  # what the avoid phrases name, found in the paper (weights applied)
-    near: np.ndarray  # the papers closest in meaning to each profile (`nearest_share` of `want`)
+    near: np.ndarray  # the papers closest in meaning to each profile of one-line interests (`nearest_share`)
 
 
 def _soft_max_terms(vecs: np.ndarray, profiles: Sequence[ProfileModel], temperature: float) -> tuple[np.ndarray, ...]:
@@ -513,7 +513,11 @@ def _terms(
     n = len(features)
     vecs = np.asarray(paper_vecs, dtype=np.float32).reshape(n, -1)
     want, avoid = _soft_max_terms(vecs, profiles, weights.temperature)
-    near = nearest_share(want, weights.expansion_near)
+    # only profiles of one-line interests read it (partial compounds, feedback): the others are spared the sort
+    near = np.zeros(want.shape, dtype=bool)
+    lines = [p for p, model in enumerate(profiles) if model.reads_lines]
+    if lines:
+        near[lines] = nearest_share(want[lines], weights.expansion_near)
     coverage = interest_coverage(features, profiles, weights, near)
     has_avoid = np.array([bool(m.avoid_keys) for m in profiles])[:, None]
     excess = np.maximum(avoid - want, 0.0) * has_avoid
