@@ -63,7 +63,7 @@ def annotation(field: Argument) -> Any:
 
 def table_command(name: str, command: Command) -> app_commands.Command[Any, ..., None]:
     """Core command `name` as a Discord slash command (see the module docstring)."""
-    public, run_as, form = name in PUBLIC, slash_name(name), bool(command.form)
+    public, run_as, form, fields = name in PUBLIC, slash_name(name), bool(command.form), command.fields
 
     async def run(interaction: discord.Interaction, **given: Any) -> None:
         client: Any = interaction.client  # the `PaperscoutBot`
@@ -71,19 +71,19 @@ def table_command(name: str, command: Command) -> app_commands.Command[Any, ...,
         await client.run_command(interaction, run_as, given, form=form, private=not public)
 
     parameters = [inspect.Parameter("interaction", inspect.Parameter.POSITIONAL_ONLY, annotation=discord.Interaction)]
-    for field in command.fields:
+    for field in fields:
         default = inspect.Parameter.empty if field.required else None
         parameters.append(
             inspect.Parameter(field.name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation(field))
         )
     run.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
-    app_commands.describe(**{field.name: clip(field.hint, DESCRIPTION_MAX) for field in command.fields})(run)
+    app_commands.describe(**{field.name: clip(field.hint, DESCRIPTION_MAX) for field in fields})(run)
     if command.where == "channel":
         app_commands.guild_only()(run)
     if command.admin:
         app_commands.default_permissions(manage_guild=True)(run)
     slash = app_commands.Command(name=run_as, description=description(command.help), callback=run)
-    for field in command.fields:
+    for field in fields:
         if field.completion:
             slash.autocomplete(field.name)(completer(field.completion))
     return slash
