@@ -510,7 +510,8 @@ async def ask(
         asked = question.strip()[:MAX_QUESTION]
         named = await _named_authors(core, asked, today)  # looked up once for both readings below
         filters = _parsed(asked, today, previous, named)
-        if not _parsed(asked, today, None, named).topic:  # nothing asked but who wrote them
+        alone = filters if previous is None else _parsed(asked, today, None, named)  # the question on its own
+        if not alone.topic:  # nothing asked but who wrote them
             window = await effective_window(core, filters, today)
             return Answer(text=AUTHOR_GROUP_UNKNOWN.format(group=group), citations=(), window=window, filters=filters)
         # a topic of its own ("diffusion papers by Chinese authors"): answered whoever wrote them, and said so
