@@ -168,6 +168,7 @@ _GROUP_PLACE = re.compile(
 )
 _WORD_BEFORE = re.compile(r"([^\W\d_][\w\-]*|&|,)\s*$")
 MAX_QUALIFIER_WORDS = 3
+_LISTING = _JOINERS | {"or"}  # what joins the describing words ("Chinese or Korean authors")
 # a lower-case word read as a people's adjective by its ending ("chinese", "american", "british", "israeli")
 _DEMONYM_ENDING = re.compile(r"(?:ese|ian|ean|an|ish|i)$")
 
@@ -176,7 +177,7 @@ def _describes_people(word: str, index: AuthorIndex, not_names: frozenset[str]) 
     """Whether `word` reads as a nationality, country or affiliation word: capitalised (not an acronym) or with a
     people's ending, not a question word, and not the name of a stored author (so "Levine group" stays Levine's)."""
     lowered = word.lower()
-    if lowered in not_names or lowered in _JOINERS or lowered in {"or", "the"} or len(word) < 3:
+    if lowered in not_names or lowered in _LISTING or lowered == "the" or len(word) < 3:
         return False
     if word.isupper() or not (word[0].isupper() or _DEMONYM_ENDING.search(lowered)):
         return False  # an acronym is a field ("NLP researchers"), not a people
@@ -195,7 +196,7 @@ async def find_author_group(core: Core, text: str, not_names: frozenset[str]) ->
                 break
             words.insert(0, word.group(1))
             begin = word.start()
-        while words and (words[0].lower() in _JOINERS or words[0].lower() == "or"):
+        while words and words[0].lower() in _LISTING:
             begin += len(words.pop(0))
         candidates.append((begin, noun.end(), words))
     for place in _GROUP_PLACE.finditer(text):
@@ -204,7 +205,7 @@ async def find_author_group(core: Core, text: str, not_names: frozenset[str]) ->
         return ""
     index = await author_index(core)
     for begin, end, words in candidates:
-        named = [w for w in words if w.lower() not in _JOINERS and w.lower() != "or"]
+        named = [w for w in words if w.lower() not in _LISTING]
         while len(named) > MAX_QUALIFIER_WORDS or (named and not _describes_people(named[0], index, not_names)):
             named.pop(0)  # "only those Chinese authors": the describing words nearest the noun
         if named and all(_describes_people(w, index, not_names) for w in named):
