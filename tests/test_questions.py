@@ -131,6 +131,18 @@ async def test_search_cuts_where_relevance_drops(core: Core, day: list[Paper]) -
     assert (await search_papers(core, "🤔🤔")).total == 0
 
 
+async def test_a_search_for_an_author_lists_their_papers(core: Core, day: list[Paper]) -> None:
+    # "/search Lei Bai" searched the name as topic words: no paper carries them, nothing useful was listed
+    found = await search_papers(core, "Lei Bai")
+    assert found.authors == ("Lei Bai",) and found.query == ""
+    assert {h.paper.id for h in found.hits} == by(day, "Lei Bai") and not found.more
+    assert all(h.by_words for h in found.hits)  # matched by name, not only close in meaning
+    found = await search_papers(core, "papers by Thomas Griffiths")
+    assert {h.paper.id for h in found.hits} == by(day, "Thomas L. Griffiths")
+    topic = await search_papers(core, "Bayesian optimization")  # a capitalised topic stays a topic
+    assert topic.authors == () and topic.query == "Bayesian optimization"
+
+
 async def test_typos_in_topic_words_are_corrected_against_stored_titles(core: Core, day: list[Paper]) -> None:
     assert await corrected(core, "difusion modles") == "diffusion model"
     assert await corrected(core, "Mixture of Experts") == "Mixture of Experts"  # known words stay as typed

@@ -104,7 +104,7 @@ async def search(turn: Turn) -> list[Reply]:
         core,
         conversation_of(turn),
         turn.user,
-        Filters(topic=found.query),
+        Filters(topic=found.query, authors=found.authors),
         [h.paper for h in found.hits],
         [h.paper for h in found.more],
         meaning,

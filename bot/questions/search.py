@@ -13,13 +13,14 @@ from dataclasses import dataclass
 
 from bot.core import Core
 from bot.models import Paper
+from bot.questions.asked_authors import find_named_authors
 from bot.questions.coverage import vector_gap_note
 from bot.questions.filters import Filters
 from bot.questions.rag import MAX_QUESTION
 from bot.questions.retrieval import Retrieved, as_told, cut_at_most, retrieve
 from bot.questions.spelling import corrected
 from bot.questions.timewords import TimeWindow
-from bot.questions.topics import topic_of
+from bot.questions.topics import FILLER, META, topic_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,7 +40,8 @@ class SearchResults:
 
     hits: list[SearchHit]
     more: list[SearchHit]
-    query: str = ""  # the words searched for, typos corrected
+    query: str = ""  # the words searched for, typos corrected (without the authors' names)
+    authors: tuple[str, ...] = ()  # the stored authors the query names ("Lichao Sun"): their papers are listed
 
     @property
     def total(self) -> int:
@@ -96,7 +98,9 @@ async def search_papers(
     """The stored papers matching `query` inside the window, most relevant first: a first page of at most `limit`
     and the rest.
 
-    The query is read as a question's topic is (`topic_of`: "papers on X", "any new work about X?" search X).
+    The query is read as a question's topic is (`topic_of`: "papers on X", "any new work about X?" search X), and
+    a stored author's name in it as a question's is ("Lichao Sun", "papers by Lichao Sun on agents": that author's
+    papers, on the rest of the query if anything is left).
     Only the papers that pass the question-answering relevance cut-off are listed (a query with two good matches
     lists two): /search in chat, the CLI `search` and the demo share this ranking and cut-off. `cut=False` (for
     benchmarks) gives the `limit` nearest whatever their relevance, and no rest.
@@ -104,21 +108,27 @@ async def search_papers(
     query = query.strip()[:MAX_QUESTION]
     if not any(c.isalnum() for c in query):
         return SearchResults([], [])
-    query = await corrected(core, query)
-    query = topic_of(query) or query  # "papers on X", "any new work about X?": the request's words are no topic
     # always a window ending on a stored day: /search in chat (until its "today"), the CLI and the demo then find
     # their candidates in one way and rank them alike (an open window read the whole collection's approximate
     # nearest neighbours instead, another candidate pool and so another fused order)
     until = until or await core.repo.latest_day(until=dt.datetime.now(dt.UTC).date()) or dt.date.max
     window = TimeWindow(since or dt.date.min, until, "")
-    first, rest = await retrieve(
-        core, Filters(topic=query, window=window, categories=tuple(categories)), limit=limit, cut=cut
-    )
-    return SearchResults([_hit(r) for r in first], [_hit(r) for r in rest], query)
+    # names before typos: the spelling corrector knows the papers' words, not their authors' names
+    named = await find_named_authors(core, query, since, until, FILLER | META)
+    if named.authors:
+        query = named.rest if topic_of(named.rest) else ""
+    if query:
+        query = await corrected(core, query)
+        query = topic_of(query) or query  # "papers on X", "any new work about X?": the request's words are no topic
+    filters = Filters(topic=query, window=window, authors=named.authors, categories=tuple(categories))
+    first, rest = await retrieve(core, filters, limit=limit, cut=cut)
+    by_name = bool(named.authors)
+    return SearchResults([_hit(r, by_name) for r in first], [_hit(r, by_name) for r in rest], query, named.authors)
 
 
-def _hit(r: Retrieved) -> SearchHit:
-    return SearchHit(r.paper, r.relevance, r.dense, r.embedded, r.in_title or r.in_abstract)
+def _hit(r: Retrieved, by_name: bool) -> SearchHit:
+    """`by_name`: the query names the paper's author, which matches it as its words would."""
+    return SearchHit(r.paper, r.relevance, r.dense, r.embedded, by_name or r.in_title or r.in_abstract)
 
 
 async def search_note(core: Core, found: SearchResults) -> str:
