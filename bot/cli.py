@@ -385,7 +385,17 @@ async def cmd_reactions(core: Core, args: argparse.Namespace) -> int:
     if args.undo:
         if not await reactions.reactions_of(core, key):
             raise InputError(f"{key} has no reactions to undo")
-        print(reactions.describe_undo_to_operator(await reactions.undo(core, key, args.undo), key))
+        try:
+            effect = await reactions.undo(core, key, args.undo)
+        except reactions.NoSuchReaction as missing:
+            listing = f"paperscout reactions --user {key} lists them"
+            if missing.number is None:
+                raise InputError(f"{key} has no reaction to {missing.which!r}; {listing}, numbered") from None
+            plural = "" if missing.count == 1 else "s"
+            raise InputError(
+                f"{key} has {missing.count} reaction{plural}: --undo 1 to {missing.count} (1 is the latest); {listing}"
+            ) from None
+        print(reactions.describe_undo_to_operator(effect, key))
         return 0
     if args.reset:
         rows = await reactions.reactions_of(core, key)

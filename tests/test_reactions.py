@@ -172,6 +172,32 @@ def test_the_cli_lists_undoes_and_resets_a_members_reactions(
     assert main(["reactions", "--user", "not a key"]) == 1
 
 
+def test_the_cli_names_its_own_flags_when_the_reaction_to_undo_is_not_there(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from bot.config import load_settings
+    from bot.core import open_core
+
+    monkeypatch.setenv("PAPERSCOUT_HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("PAPERSCOUT_CONFIG", raising=False)
+
+    async def react() -> None:
+        async with open_core(load_settings()) as core:
+            await core.repo.add_feedback("telegram:42", "2505.17083", -1)
+            await core.repo.add_feedback("telegram:42", "2505.17084", 1)
+
+    asyncio.run(react())
+    for which in ("3", "0", "2505.99999"):
+        assert main(["reactions", "--user", "telegram:42", "--undo", which]) == 1
+        said = capsys.readouterr().err
+        assert "paperscout reactions --user telegram:42" in said  # the CLI's own command, not chat's
+        assert "/reactions" not in said and "you" not in said.lower()  # the operator's words, not the member's
+    assert main(["reactions", "--user", "telegram:42", "--undo", "3"]) == 1
+    assert "telegram:42 has 2 reactions: --undo 1 to 2 (1 is the latest)" in capsys.readouterr().err
+    assert main(["reactions", "--user", "telegram:42", "--undo", "2505.99999"]) == 1
+    assert "telegram:42 has no reaction to '2505.99999'" in capsys.readouterr().err
+
+
 async def test_the_undo_button_names_a_paper_never_a_number_of_a_list(core: Core, store_day: StoreDay) -> None:
     from bot.chat import ChatController, Incoming, Place, Speaker, TextReply
 

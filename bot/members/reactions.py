@@ -61,8 +61,22 @@ async def reactions_of(core: Core, user_key: str) -> list[FeedbackRecord]:
     return await core.repo.reactions_newest_first(user_key)
 
 
+class NoSuchReaction(InputError):
+    """`which` names none of the member's `count` reactions: a number out of range (`number` set) or a paper they
+    did not react to. The message is the member's words; another reader (the CLI) words it from the fields."""
+
+    def __init__(self, which: str, count: int, number: int | None) -> None:
+        self.which, self.count, self.number = which, count, number
+        if number is None:
+            said = f"You have no reaction to {which!r}; /reactions lists them, numbered."
+        else:
+            said = f"You have {count} reactions: undo 1 to {count} (1 is the latest)."
+        super().__init__(said)
+
+
 async def find_reaction(core: Core, user_key: str, which: str) -> FeedbackRecord:
-    """The reaction `which` names: its number in `reactions_of` or its paper's arXiv id; InputError otherwise."""
+    """The reaction `which` names: its number in `reactions_of` or its paper's arXiv id; InputError when the member
+    has none, NoSuchReaction when `which` names none of them."""
     rows = await reactions_of(core, user_key)
     if not rows:
         raise InputError("You have no reactions to undo.")
@@ -70,13 +84,13 @@ async def find_reaction(core: Core, user_key: str, which: str) -> FeedbackRecord
     if text.isdigit():
         number = int(text)
         if not 1 <= number <= len(rows):
-            raise InputError(f"You have {len(rows)} reactions: undo 1 to {len(rows)} (1 is the latest).")
+            raise NoSuchReaction(text[:40], len(rows), number)
         return rows[number - 1]
     wanted = _normal_id(text)
     for row in rows:
         if row.paper_id == wanted:
             return row
-    raise InputError(f"You have no reaction to {text[:40]!r}; /reactions lists them, numbered.")
+    raise NoSuchReaction(text[:40], len(rows), None)
 
 
 async def react(core: Core, user_key: str, paper: Paper, value: int) -> ReactionEffect:
