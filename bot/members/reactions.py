@@ -315,33 +315,25 @@ def _movement(effect: ReactionEffect, *, again: bool = False) -> str:
 
 def describe_effect(effect: ReactionEffect) -> str:
     """The reply to a 👍/👎 or an undo: what it changed, how many reactions there are, and how to see or undo them."""
+    if effect.value == 0 and effect.previous:
+        return _describe_undo(effect, _MEMBER)
     tail = f"{_count(effect.stored)} so far; /reactions to see or undo them."
     title = _clip(effect.paper.title, MAX_TITLE)
     if effect.value == effect.previous:
         return f"You had already given “{title}” a {_thumb(effect.value)}; nothing changed. {tail}"
-    if effect.value == 0:
-        head = f"Undone: your {_thumb(effect.previous)} on “{title}”."
-        tail = f"{_count(effect.stored)} left; /reactions lists them."
-    elif effect.previous:
+    if effect.previous:
         head = f"Changed to {_thumb(effect.value)}: {'more' if effect.value > 0 else 'less'} like “{title}”."
     else:
         head = f"Noted: {'more' if effect.value > 0 else 'less'} like “{title}”."
     if not effect.learning:
         needed = learn.MIN_REACTIONS - effect.stored
-        if effect.value == 0:
-            body = "Your digest is ranked by your profile alone again."
-        elif needed > 0:
+        if needed > 0:
             body = f"Your digest starts learning from your reactions with {_count(needed)} more."
         else:
             body = "This paper has no stored vector yet, so it does not move your digest."
         return f"{head} {body} {tail}"
     moves = _movement(effect)
-    if not moves:
-        body = "It does not move any of the latest day's papers noticeably."
-    elif effect.value == 0:
-        body = f"Your next digest no longer {_movement(dc_replace(effect, direction=-effect.direction))}."
-    else:
-        body = f"Your next digest {moves}."
+    body = f"Your next digest {moves}." if moves else "It does not move any of the latest day's papers noticeably."
     if effect.value < 0:
         body += " This paper stays out of your personal digest."
     return f"{head} {body} {tail}"
@@ -350,15 +342,37 @@ def describe_effect(effect: ReactionEffect) -> str:
 def describe_undo_to_operator(effect: ReactionEffect, member: str) -> str:
     """The operator's account of undoing `member`'s reaction (`paperscout reactions --undo`): whose reaction on
     which paper was taken back and what the member's next digest no longer does."""
+    return _describe_undo(
+        effect, _Reader(f"{member}'s", f"{member}'s", "their", cites=True, left=f" of {member} left.")
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _Reader:
+    """Who reads the account of an undo: the member themselves, or the operator about a member."""
+
+    whose: str  # mid-sentence: "your", "telegram:42's"
+    owner: str  # starting a sentence: "Your", "telegram:42's"
+    their: str  # "your", "their"
+    cites: bool  # names the paper's arXiv id (the operator has not seen the paper in a digest)
+    left: str  # after the count of reactions left: how to see them, or whose they are
+
+
+_MEMBER = _Reader("your", "Your", "your", cites=False, left=" left; /reactions lists them.")
+
+
+def _describe_undo(effect: ReactionEffect, reader: _Reader) -> str:
+    """Whose reaction on which paper was taken back, what their next digest no longer does, how many are left."""
     paper = effect.paper
-    head = f"Undone: {member}'s {_thumb(effect.previous)} on “{_clip(paper.title, MAX_TITLE)}” (arXiv:{paper.id})."
+    cited = f" (arXiv:{paper.id})" if reader.cites else ""
+    head = f"Undone: {reader.whose} {_thumb(effect.previous)} on “{_clip(paper.title, MAX_TITLE)}”{cited}."
     if not effect.learning:
-        body = f"{member}'s next digest is ranked by their profile alone again."
+        body = f"{reader.owner} next digest is ranked by {reader.their} profile alone again."
     elif effect.direction:
-        body = f"{member}'s next digest no longer {_movement(dc_replace(effect, direction=-effect.direction))}."
+        body = f"{reader.owner} next digest no longer {_movement(dc_replace(effect, direction=-effect.direction))}."
     else:
-        body = f"It moved none of the latest day's papers noticeably; {member}'s next digest is ranked without it."
-    return f"{head} {body} {_count(effect.stored)} of {member} left."
+        body = f"{reader.owner} next digest is ranked without it; it moved none of the latest day's papers noticeably."
+    return f"{head} {body} {_count(effect.stored)}{reader.left}"
 
 
 def describe_standing_reaction(effect: ReactionEffect, at: str) -> str:
