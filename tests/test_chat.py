@@ -24,7 +24,7 @@ from bot.chat import (
 from bot.chat import setup as channel_setup
 from bot.chat.commands import COMMANDS
 from bot.config import Settings
-from bot.core import open_core
+from bot.core import Core, open_core
 from bot.embeddings.embedder import LocalEmbedder
 from bot.ingest.bundled import EXAMPLE_PROFILE_FILE, bundled_file
 from bot.members.settings import profile_owner
@@ -333,3 +333,27 @@ async def test_a_start_that_fails_says_why_even_when_undoing_it_fails_too() -> N
     with pytest.raises(SourceUnavailable, match=r"^cannot reach Example at https://chat\.example: "):
         async with starting("Example", "https://chat.example", (OSError,), undo):
             raise ConnectionRefusedError("connection refused")
+
+
+async def test_what_a_reply_answers_is_looked_up_once_per_message(
+    core: Core, store_day: StoreDay, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A reply to one of the bot's answers (a Discord or Telegram reply) is read from the store once: not once to
+    route it and again to continue its question."""
+    ctl = ChatController(core)
+    await store_day(core)
+    (answer,) = await ctl.handle(Incoming(MEMBER, CHANNEL, command="ask", args="sparse attention papers?"))
+    assert isinstance(answer, AnswerReply)
+    await ctl.remember_message(CHANNEL, "777", answer)
+    looked_up: list[str] = []
+    lookup = core.repo.bot_message_context
+
+    async def counted(place: str, message_id: str) -> str | None:
+        looked_up.append(message_id)
+        return await lookup(place, message_id)
+
+    monkeypatch.setattr(core.repo, "bot_message_context", counted)
+    said = Incoming(MEMBER, CHANNEL, text="which of those are about vision?", reply_to="777")
+    (follow_up,) = await ctl.handle(said)
+    assert isinstance(follow_up, AnswerReply) and follow_up.context_id == answer.context_id
+    assert looked_up == ["777"]

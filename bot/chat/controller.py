@@ -31,6 +31,7 @@ from bot.chat.messages import (
     AnswerReply,
     Incoming,
     Place,
+    Replied,
     Reply,
     Speaker,
     TextReply,
@@ -123,10 +124,12 @@ class ChatController:
                 return [onboarding_reply(await onboarding.start(self.core, speaker.user_key, speaker.display_name))]
             return text_reply("Welcome back! /digest shows your personal digest, /help lists everything.")
 
-    async def follows_up(self, place: Place, message_id: str) -> bool:
-        """Whether a reply to `message_id` in `place` is spoken to the bot: it is one of the bot's answers (or, on a
-        threaded platform, a thread the bot answered in), whose question a reply continues."""
-        return bool(message_id) and await self.core.repo.bot_message_context(place.key, message_id) is not None
+    async def replied(self, place: Place, message_id: str) -> Replied:
+        """What a reply to `message_id` in `place` answers: one of the bot's answers (or, on a threaded platform, a
+        thread the bot answered in), whose question a reply continues, or not the bot's. Looked up once per message:
+        a front end that needs it before the controller passes it on `Incoming.replied`."""
+        context = await self.core.repo.bot_message_context(place.key, message_id) if message_id else None
+        return Replied(context is not None, context or "")
 
     def only_in_dm(self, command: str) -> bool:
         """Whether `command` (a name or an alias; '' for none) works only in a direct message."""
@@ -146,6 +149,8 @@ class ChatController:
     async def _route(self, msg: Incoming) -> list[Reply]:
         if msg.button:
             return await self._button(msg)
+        if msg.reply_to and msg.replied is None:
+            msg = dc_replace(msg, replied=await self.replied(msg.place, msg.reply_to))
         if not msg.command and msg.text.lstrip().startswith("/"):
             # a command typed where the platform hands over text (a reply in a Discord channel): still a command
             msg = Incoming.from_text(
@@ -153,6 +158,7 @@ class ChatController:
                 msg.place,
                 msg.text,
                 reply_to=msg.reply_to,
+                replied=msg.replied,
                 attachment=msg.attachment,
                 options=msg.options,
                 mentioned=msg.mentioned,
@@ -161,7 +167,7 @@ class ChatController:
             return await self._command(msg)
         place, text = msg.place, msg.text
         turn = self._turn(msg, text)
-        if not place.is_dm and await self.follows_up(place, msg.reply_to):
+        if not place.is_dm and msg.replied is not None and msg.replied.ours:
             # a reply to one of our answers continues its question, whatever flow the speaker has open here
             return await ask(turn)
         answered = await FLOWS.answer(turn)

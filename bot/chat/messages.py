@@ -111,6 +111,16 @@ class Attachment:
 
 
 @dataclass(frozen=True, slots=True)
+class Replied:
+    """What the message a member replied to (`Incoming.reply_to`) is: one of the bot's answers (or, on a threaded
+    platform, a thread the bot answered in), with the question context a reply to it continues; `ours` False when
+    it is not the bot's."""
+
+    ours: bool
+    context: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class Incoming:
     """One thing a person did: typed `text`, ran `command` with `args`, pressed `button`, or replied to a message.
 
@@ -118,7 +128,9 @@ class Incoming:
     lowercase) and `args`; front ends that only have text may pass the whole line as `text` and let
     `Incoming.from_text` split it. `options` carries named arguments a front end already parsed (Discord's
     `/setup categories:... time:...`). `reply_to` is the platform id of the bot message being replied to;
-    `mentioned` says the bot was @mentioned (the mention itself already taken out of `text`).
+    `replied` is what that message is, looked up once (`ChatController.replied`) by the front end that needed it
+    first or else by the controller; `mentioned` says the bot was @mentioned (the mention itself already taken out
+    of `text`).
     """
 
     speaker: Speaker
@@ -129,6 +141,7 @@ class Incoming:
     options: dict[str, str] = field(default_factory=dict)
     button: str = ""
     reply_to: str = ""
+    replied: Replied | None = None  # None: not looked up yet
     attachment: Attachment | None = None
     mentioned: bool = False  # the message names the bot (an @mention): in a channel, it is spoken to
 

@@ -58,10 +58,10 @@ async def answer(turn: Turn, question: str) -> AnswerReply:
     """Answer a question from stored papers in the speaker's context (a reply continues the replied answer's)."""
     from bot.questions.rag import ask as answer_question
 
-    core, place, user = turn.core, turn.place, turn.user
+    core, user = turn.core, turn.user
     context = conversation_of(turn)
-    if turn.msg.reply_to:
-        context = await core.repo.bot_message_context(place.key, turn.msg.reply_to) or context
+    if turn.msg.replied is not None:  # looked up by the controller
+        context = turn.msg.replied.context or context
     profile = await member_profile(core, user)
     answered = await answer_question(
         core, question, today=await today(core), conversation_id=context, profile=profile, asker=user

@@ -325,10 +325,11 @@ class SlackFrontEnd(ChatDriver):
         thread = str(event.get("thread_ts", ""))
         # any thread's reply carries its thread_ts: only in a thread the bot answered in is it a reply to the bot;
         # chatter elsewhere is nobody's message to it, and a failure with it is only logged
-        ours = await self.controller.follows_up(place, thread)
-        async with self.reporting(place, "message", thread, quiet=not (place.is_dm or ours)):
+        replied = await self.controller.replied(place, thread)
+        async with self.reporting(place, "message", thread, quiet=not (place.is_dm or replied.ours)):
             speaker = await self.speaker(str(event.get("user", "")), place)
-            await self.hear(chat.Incoming(speaker, place, text=text, reply_to=thread if ours else ""), thread)
+            said = chat.Incoming(speaker, place, text=text, reply_to=thread if replied.ours else "", replied=replied)
+            await self.hear(said, thread)
 
 
 # --- lifecycle ---
