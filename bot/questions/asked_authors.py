@@ -24,7 +24,7 @@ _TOKEN = re.compile(r"[^\W\d_][\w'\u2019\-\.]*|&|,")
 _PARTICLES = frozenset({"van", "von", "der", "den", "de", "da", "del", "di", "la", "le", "du", "dos", "ter", "bin"})
 _JOINERS = frozenset({"and", "&", ","})
 _STRONG_BEFORE = frozenset({"by", "from"})
-_AUTHORSHIP = re.compile(
+AUTHORSHIP = re.compile(
     r"\b(?:by|from|et\s+al|post\w*|put\s+out|publish\w*|wrote|writ\w*|authored|co-?authored|release\w*|"
     r"papers?\s+of|work\s+of|group)\b|['\u2019]s\b",
     re.IGNORECASE,
@@ -129,7 +129,7 @@ async def find_named_authors(
     if not runs:
         return NamedAuthors((), text)
     index = await author_index(core)
-    cue = bool(_AUTHORSHIP.search(text))
+    cue = bool(AUTHORSHIP.search(text))
     leftover = text
     for run in runs:
         leftover = leftover.replace(text[run.start : run.end], " ", 1)
