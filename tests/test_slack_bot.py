@@ -277,6 +277,28 @@ async def test_a_mention_is_answered_in_its_thread_and_a_reply_there_follows_up(
     assert len(fake.posted(PAPERS)) == 2, "channel chatter outside our threads is not answered"
 
 
+async def test_a_thread_where_the_bot_posted_no_answer_is_still_spoken_to_it(
+    core: Core, slack_settings: Settings, fake: SlackFake, store_day: StoreDay
+) -> None:
+    """Every thread the bot starts or posts into is the bot's: a reply under its help line or its setup question is
+    spoken to it (a question, or the setup's answer while the setup waits), not channel chatter."""
+    await store_day(core)
+    async with slack_bot(core, slack_settings) as bot:
+        mention = fake.mention_event(ADA, PAPERS, "<@U0PAPERBOT>")
+        await fake.wait_for_ack(mention)
+        [how] = await fake.wait_for_posted(PAPERS, 1)
+        root = fake.envelopes[mention].payload["event"]["ts"]
+        assert how.thread_ts == root and not how.links  # how to ask: no answer, no question context
+        await bot.idle.wait()
+        [answer] = await say(fake, ADA, PAPERS, "papers about toxicity today?", thread=root)
+        assert answer.thread_ts == root and "[1]" in answer.visible_text
+        [asked] = await command(fake, CLEO, PAPERS, "setup")
+        assert asked.ephemeral_to == "" and "categories" in asked.visible_text
+        await bot.idle.wait()
+        [kinds] = await say(fake, CLEO, PAPERS, "cs.LG, cs.AI", thread=asked.ts)  # the setup's answer, not a question
+        assert kinds.thread_ts == asked.ts and [b["text"]["text"] for b in kinds.buttons] == ["daily", "weekly Monday"]
+
+
 async def test_a_reply_in_our_thread_is_looked_up_once(
     core: Core, slack_settings: Settings, fake: SlackFake, store_day: StoreDay, monkeypatch: pytest.MonkeyPatch
 ) -> None:

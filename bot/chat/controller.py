@@ -136,10 +136,16 @@ class ChatController:
         found = find(command.lower().lstrip("/")) if command else None
         return found is not None and found.where == "dm"
 
-    async def remember_message(self, place: Place, message_id: str, reply: Reply) -> None:
-        """Note the platform id of a sent answer, so a reply to it continues its question context."""
-        if isinstance(reply, AnswerReply) and reply.context_id and message_id:
+    async def remember_message(self, place: Place, message_id: str, reply: Reply, *, thread: bool = False) -> None:
+        """Note the platform id of a sent answer, so a reply to it continues its question context; with `thread` (a
+        thread the bot started or posted into, on a threaded platform) whatever `reply` is, so a reply there is
+        spoken to the bot even where it posted only a setup question or a failure line."""
+        if not message_id:
+            return
+        if isinstance(reply, AnswerReply) and reply.context_id:
             await self.core.repo.remember_bot_message(place.key, str(message_id), reply.context_id)
+        elif thread:
+            await self.core.repo.remember_bot_message(place.key, str(message_id), "")
 
     # --- routing ---
 
@@ -167,13 +173,15 @@ class ChatController:
             return await self._command(msg)
         place, text = msg.place, msg.text
         turn = self._turn(msg, text)
-        if not place.is_dm and msg.replied is not None and msg.replied.ours:
+        replied = msg.replied or Replied(ours=False)
+        if not place.is_dm and replied.context:
             # a reply to one of our answers continues its question, whatever flow the speaker has open here
             return await ask(turn)
         answered = await FLOWS.answer(turn)
         if answered is not None:
             return answered
-        if msg.mentioned and not place.is_dm:  # spoken to in a channel: a question, or how to ask one
+        if (msg.mentioned or replied.ours) and not place.is_dm:
+            # spoken to in a channel (a mention, a reply in a thread of ours): a question, or how to ask one
             if not has_words(text):
                 return text_reply("Ask me about the stored papers: mention me with a question, or use /ask.")
             return await ask(turn)

@@ -295,8 +295,7 @@ class ChatDriver(PlatformPoster):
                                 raise
                             log.warning("reply to %s:%s not delivered: %s", self.platform, place.chat_id, error)
                         else:
-                            for known in {ref, reply_to if self.threaded else ""} - {""}:
-                                await self.controller.remember_message(place, known, reply)
+                            await self.remember(place, reply, ref, reply_to)
                             reply_to = reply_to if self.threaded else ""
                             continue
                     if privately is None or not await privately(message):
@@ -320,8 +319,15 @@ class ChatDriver(PlatformPoster):
         except DeliveryError:
             note = self.file_only_in_dm
         for message in self.render(TextReply(note)):
-            await self.deliver(place.chat_id, message, reply_to)
-            reply_to = ""
+            await self.remember(place, reply, await self.deliver(place.chat_id, message, reply_to), reply_to)
+            reply_to = reply_to if self.threaded else ""
+
+    async def remember(self, place: Place, reply: Reply, sent: str, reply_to: str) -> None:
+        """Note a posted page `sent` (quoting `reply_to`) so a reply to it follows up: an answer's continues its
+        question (`ChatController.remember_message`); on a threaded platform every thread the bot starts (`sent`
+        may root one) or posts into (`reply_to`) is noted whatever the reply, so a reply there is spoken to it."""
+        for known in {sent, reply_to if self.threaded else ""} - {""}:
+            await self.controller.remember_message(place, known, reply, thread=self.threaded)
 
     async def hear(
         self,

@@ -53,18 +53,22 @@ class ChatRepo(RepositoryBase):
             return [(str(r[0]), str(r[1]), str(r[2]), str(r[3])) async for r in cursor]
 
     async def remember_bot_message(self, place: str, message_id: str, context_id: str) -> None:
-        """Note that bot message `message_id` in `place` answered within `context_id` (old notes are dropped)."""
+        """Note that bot message (or thread) `message_id` in `place` answered within `context_id`; '' notes one of
+        the bot's that continues no question, and keeps a context noted before (old notes are dropped)."""
         async with self.transaction() as conn:
             await conn.execute(
                 "DELETE FROM bot_messages WHERE created_at < ?", (utc_stamp(dt.timedelta(days=BOT_MESSAGE_DAYS)),)
             )
             await conn.execute(
-                "INSERT OR REPLACE INTO bot_messages (place, message_id, context_id) VALUES (?,?,?)",
+                "INSERT INTO bot_messages (place, message_id, context_id) VALUES (?,?,?)"
+                " ON CONFLICT(place, message_id) DO UPDATE SET created_at=excluded.created_at,"
+                " context_id=CASE excluded.context_id WHEN '' THEN bot_messages.context_id"
+                " ELSE excluded.context_id END",
                 (place, message_id, context_id),
             )
 
     async def bot_message_context(self, place: str, message_id: str) -> str | None:
-        """The question context of a bot message, if it is one we noted."""
+        """The question context of a bot message, if it is one we noted ('' for one that continues none)."""
         async with self.conn.execute(
             "SELECT context_id FROM bot_messages WHERE place=? AND message_id=?", (place, message_id)
         ) as cursor:
