@@ -26,7 +26,7 @@ from bot.text.terms import WORD, same_word, text_tokens
 # A cue that what follows is excluded, and the relation words that may follow it ("not about", "built on").
 _EXCLUDE = re.compile(
     r"(?:[,;:\u2014\u2013]\s*|\s+-+\s+|\b)(?:but\s+|and\s+)?(?:(?:that|which|who)\s+(?:are|is|do|does)\s+)?"
-    r"(?:\bnot\b|\bnon-(?=\w)|\bother\s+than\b|\bexcept(?:\s+for)?\b|\bexcluding\b|\bapart\s+from\b|"
+    r"(?:\bnot\b|(?<!\bor )\bnon-(?=\w)|\bother\s+than\b|\bexcept(?:\s+for)?\b|\bexcluding\b|\bapart\s+from\b|"
     r"\bskip(?:ping)?\b|\bignor(?:e|ing)\b|\bleave\s+out\b|\bleaving\s+out\b|\bno\s+more\b)",
     re.IGNORECASE,
 )
@@ -101,6 +101,13 @@ _FRAMED = re.compile(
     r"(?:on|about|regarding|concerning)\s+(?=\S)",
     re.IGNORECASE,
 )
+# A request whose object is the form of the answer: "give me a (quick) rundown of X", "show me a list of X": the verb
+# has the asker as its indirect object and its direct object's noun takes "of" the papers wanted; only X is the topic
+_ANSWER_FORM = re.compile(
+    r"^\W*(?:(?:can|could|would|will)\s+you\s+)?(?:please\s+)?(?:give|show|send|get|write|make)\s+(?:me|us)\s+"
+    r"(?:a|an|the|some|one)\s+(?:[^\W\d_][\w\-]*\s+){1,3}?of\s+(?=\S)",
+    re.IGNORECASE,
+)
 # a later sentence with a word of request ("Short summary please.", "Thanks!") asks for something of its own
 _REQUESTS = re.compile(r"\b(?:please|pls|thanks?|summar(?:y|ies|i[sz]e\w*)|overview|tl;?dr)\b", re.IGNORECASE)
 # A participle right after the papers asked for says how they came out ("robotics papers were announced on
@@ -114,6 +121,10 @@ _PUBLICATION = re.compile(
     re.IGNORECASE,
 )
 _MARKUP = re.compile(r"<[^<>]{0,40}>")
+# the words ending an open list ("A, B and so on", "A, B, etc.", "and the like") name no further item of it
+_OPEN_LIST_END = re.compile(
+    r"\s*,?\s*(?:\b(?:and|or)\s+(?:so\s+(?:on|forth)|the\s+like)\b|\betc\b\.?)", re.IGNORECASE
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,6 +211,11 @@ def _phrase_rest(after: str) -> str:
     return " ".join(rest)
 
 
+def without_open_list_end(text: str) -> str:
+    """The question without the words ending an open list: "A, B and so on" -> "A, B" (no item "so")."""
+    return _OPEN_LIST_END.sub("", text)
+
+
 def without_publication(text: str) -> str:
     """The question without the words saying how the papers came out: "papers were announced on" -> "papers on"."""
     return _PUBLICATION.sub(r"\1", text)
@@ -279,7 +295,8 @@ def split_refinements(text: str) -> tuple[str, tuple[str, ...]]:
 def read_request(text: str) -> Request:
     """The topic text of a question (time words and authors already removed) with its exclusions, contribution and
     refinements."""
-    kept, refinements = split_refinements(without_publication(_FRAMED.sub("", without_markup(text), count=1)))
+    framed = _FRAMED.sub("", _ANSWER_FORM.sub("", without_open_list_end(without_markup(text)), count=1), count=1)
+    kept, refinements = split_refinements(without_publication(framed))
     kept, excluded = split_exclusions(kept)
     kept, contribution = split_contribution(kept)
     return Request(as_examples(kept), excluded, contribution, refinements)

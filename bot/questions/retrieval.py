@@ -63,6 +63,9 @@ NEAR = 0.45  # similarity at which a paper is offered with the rest even without
 # nearest papers that NEAR admits by whole-paper similarity (2.3% against 2.9% on the development searches; 0.5 would
 # admit 4.3%); docs/BENCHMARKS.md, "A paper's best sentence"
 SENTENCE_NEAR = 0.55
+# papers shown for their meaning alone (none carries the topic's words): their best sentences at most this far below
+# the closest one's; half of MARGIN, as for relevance when enough papers carry the words
+SENTENCE_MARGIN = MARGIN / 2
 MEANING_RANKS = 10  # a paper without the topic's words is offered when the fusion ranks it this high among them
 NARROWED_CLOSE = 3  # "which of those are X": the closest few of the papers not naming X, offered (or shown: select)
 
@@ -99,6 +102,7 @@ class Retrieved:
     named: int = 0  # a name typed in the question ("YAQA", "Trinity-RFT") is in its title (2) or its abstract (1)
     every_part: bool = True  # title and abstract hold every part of the topic somewhere (see `select`)
     sentence: float = float("nan")  # cosine of its best sentence with the question (NaN: no sentence vectors)
+    about: bool = False  # a narrowing's paper is about the constraint: its title names it, or its abstract twice
 
 
 async def topic_evidence(core: Core, topic: str, *, verb_first: bool = False, asked: bool = False) -> QuestionTopic:
@@ -272,7 +276,8 @@ async def _ranked(
     )
     if topic_words is not None and filters.narrows:
         topic_words = topic_words.discriminating([f"{p.title}\n{p.abstract}" for p in papers], filters.narrowed_by)
-    scored = _Scored.of(papers, found or {}, query_vector, topic_words, exact_names(filters.topic))
+    names = exact_names(filters.topic)
+    scored = _Scored.of(papers, found or {}, query_vector, topic_words, names, narrows=bool(filters.restrict_to))
     if query_vector is not None and core.settings.sentence_vectors:
         best = await core.sentences.best_sentence_similarity(query_vector[None, :], [p.id for p in papers])
         scored.sentence = best[:, 0].astype(np.float64)
@@ -332,6 +337,7 @@ class _Scored:
     abstract: np.ndarray
     name_tier: np.ndarray  # 2: a name typed in the question is in the title, 1: in the abstract, 0: neither
     every_part: np.ndarray  # title and abstract hold every part of the topic, however far apart
+    about: np.ndarray  # about the topic as a whole (`QuestionTopic.is_about`); read for narrowings only
     profile: np.ndarray | None = None
     sentence: np.ndarray | None = None  # cosine of each paper's best sentence (title included); NaN: none stored
 
@@ -342,8 +348,9 @@ class _Scored:
         query_vector: np.ndarray | None,
         topic_words: QuestionTopic | None,
         names: list[re.Pattern[str]],
+        narrows: bool = False,
     ) -> _Scored:
-        """Score `papers` against the question."""
+        """Score `papers` against the question (`narrows`: whether each is about the topic as a whole, too)."""
         dimensions = query_vector.shape[0] if query_vector is not None else 1
         vectors = np.stack([found.get(p.id, np.zeros(dimensions, dtype=np.float32)) for p in papers])
         dense = vectors @ query_vector if query_vector is not None else np.zeros(len(papers), dtype=np.float32)
@@ -351,17 +358,19 @@ class _Scored:
         abstract = np.zeros(len(papers))
         name_tier = np.zeros(len(papers))
         every_part = np.ones(len(papers), dtype=bool)
+        about = np.zeros(len(papers), dtype=bool)
         for i, paper in enumerate(papers):
             if topic_words is not None:
                 title[i] = topic_words.coverage(paper.title, paper.abstract)
                 abstract[i] = topic_words.coverage(paper.abstract)
                 every_part[i] = topic_words.holds_every_part(f"{paper.title}\n{paper.abstract}")
+                about[i] = narrows and topic_words.is_about(paper.title, paper.abstract)
             # a name typed as the paper writes it ("YAQA", "R2R", "DeepONet") is the strongest sign there is
             if any(n.search(paper.title) for n in names):
                 name_tier[i] = 2
             elif any(n.search(paper.abstract) for n in names):
                 name_tier[i] = 1
-        return _Scored(list(papers), vectors, dense.astype(np.float64), title, abstract, name_tier, every_part)
+        return _Scored(list(papers), vectors, dense.astype(np.float64), title, abstract, name_tier, every_part, about)
 
     def relevance(self) -> np.ndarray:
         """Similarity plus the topic's evidence: the scale the cut-off (`select`) measures distances on."""
@@ -412,6 +421,7 @@ class _Scored:
                 named=int(self.name_tier[i]),
                 every_part=bool(self.every_part[i]),
                 sentence=float(self.sentence[i]) if self.sentence is not None else float("nan"),
+                about=bool(self.about[i]),
             )
             for i in order
         ]
@@ -455,7 +465,7 @@ def select(results: list[Retrieved], filters: Filters, spread: float = 0.0) -> t
     # a paper shown for its meaning alone still holds every part of the topic somewhere ("math" and "reasoning"),
     # unless none does: one close in a single part ("logical reasoning") is offered, not shown
     whole = {r.paper.id for r in results if r.every_part and r.paper.id in similar}
-    similar_shown = whole or similar
+    similar_shown = _stating(results, whole or similar) if not evidenced else whole or similar
     shown = [r for r in results if r in evidenced or (r.paper.id in similar_shown and not evidenced)]
     taken = {r.paper.id for r in shown}
     wordless = _wordless_ranks(results)
@@ -484,20 +494,36 @@ def select(results: list[Retrieved], filters: Filters, spread: float = 0.0) -> t
     return shown, carrying
 
 
+def _stating(results: Sequence[Retrieved], ids: set[str]) -> set[str]:
+    """Of the papers `ids` an answer would show for their meaning alone, those whose best sentence is also close to
+    the best one's (within SENTENCE_MARGIN): the whole-paper vector and the closest sentence agree. A paper near the
+    topic as a whole but with no sentence stating it ("If Pigs Could Fly" for hallucination benchmarks) is offered;
+    all of them are kept without sentence vectors."""
+    close = [r for r in results if r.paper.id in ids and not np.isnan(r.sentence)]
+    if not close:
+        return ids
+    best = max(r.sentence for r in close)
+    return {r.paper.id for r in close if r.sentence >= best - SENTENCE_MARGIN}
+
+
 def _makes_one(r: Retrieved) -> bool:
     """Whether the paper's main contribution is a benchmark or data set (its title, or its first sentence saying so)."""
     return bool(introduced_kinds(r.paper.title, r.paper.abstract, main=True))
 
 
 def _narrowed(results: list[Retrieved]) -> tuple[list[Retrieved], list[Retrieved]]:
-    """ "Which of those is about X": the papers that name X shown, and the NARROWED_CLOSE closest of the others that
-    hold each part of X somewhere or come first in the fused ranking offered (a paper on "audio-language models" for
-    "other multimodal models" names it in other words). When none names X, those naming each part of X somewhere
-    (no abstract says "RL to get shorter reasoning" in one phrase) are shown first, then the closest few."""
+    """ "Which of those is about X": the papers about X shown (X in the title, or named more than once in the
+    abstract: a single mention is often context, "inspired by the success of language models"), then those naming it
+    once offered, and the NARROWED_CLOSE closest of the others that hold each part of X somewhere or come first in
+    the fused ranking (a paper on "audio-language models" for "other multimodal models" names it in other words).
+    When none is about X, those naming it are shown; when none names X, those naming each part of X somewhere (no
+    abstract says "RL to get shorter reasoning" in one phrase) are shown first, then the closest few."""
     named = [r for r in results if r.in_title or r.in_abstract]
     if named:
+        about = [r for r in named if r.about] or named
         others = [r for r in results if r not in named]
-        return named, sorted(others, key=lambda r: not r.every_part)[:NARROWED_CLOSE]
+        mentioned = [r for r in named if r not in about]
+        return about, [*mentioned, *sorted(others, key=lambda r: not r.every_part)[:NARROWED_CLOSE]]
     parts = [r for r in results if r.every_part]
     return [*parts, *(r for r in results[:NARROWED_CLOSE] if r not in parts)], []
 
