@@ -92,8 +92,8 @@ def _instrument() -> None:
             CALLS[-1].no_vector = {p.id for p in papers} - {p.id for p in kept}
         return kept, found
 
-    def _select(results, filters, spread=0.0):
-        shown, carrying = select(results, filters, spread)
+    def _select(results, filters, spread=0.0, **options):
+        shown, carrying = select(results, filters, spread, **options)
         if CALLS:
             CALLS[-1].ranked = [r.paper.id for r in results]
             CALLS[-1].scores = {

@@ -288,6 +288,27 @@ async def test_a_narrowing_keeps_papers_listed_for_their_meaning_after_the_other
     assert stored_turn.meaning_ids == [meaning]
 
 
+async def test_a_narrowing_shows_the_papers_about_it_and_offers_those_naming_it_once(
+    core: Core, stored: dict[str, Paper]
+) -> None:
+    # "which of those are about speech?": SALMONN-omni has speech in its title; RAVEN (question answering over audio
+    # and video) says "speech" once in its abstract, as context: offered first, not shown
+    raven, salmonn = "2505.17114", "2505.17060"
+    turn = Turn("audio models", ("2025-05-26", "2025-05-30"), [], [], [raven, salmonn], [])
+    await core.repo.save_conversation_state("s", turn.to_json(), "", max_age=dt.timedelta(hours=1))
+    answer = await ask(core, "which of those are about speech?", today=FRIDAY, conversation_id="s")
+    assert [p.id for p in answer.citations] == [salmonn]
+    assert [p.id for p in answer.more] == [raven]
+
+
+def test_a_narrowing_that_no_paper_is_about_shows_those_naming_it(stored: dict[str, Paper]) -> None:
+    first, second = list(stored.values())[:2]
+    step = Filters(topic="speech", restrict_to=(first.id, second.id), narrows=True)
+    once = [Retrieved(first, 0.6, 0.6, False, True), Retrieved(second, 0.5, 0.5, False, False, every_part=False)]
+    shown, offered = select(once, step)
+    assert shown == once[:1] and offered == once[1:]
+
+
 def test_a_narrowing_no_paper_names_in_one_phrase_shows_those_naming_each_part_first(stored: dict[str, Paper]) -> None:
     first, second, third = list(stored.values())[:3]
     step = Filters(topic="gaits from reinforcement learning", restrict_to=(first.id, second.id, third.id), narrows=True)

@@ -129,6 +129,30 @@ def test_request_wording_is_not_topic() -> None:
     assert parse_question("I'm looking for speech datasets", FRIDAY).topic == "speech"
 
 
+def test_the_form_of_the_answer_asked_for_is_not_topic() -> None:
+    # the noun a request's verb gives the asker ("a rundown of", "a quick summary of") is what the answer is, not
+    # what the papers are about
+    assert parse_question("give me a rundown of Monday's fairness papers", FRIDAY).topic == "fairness"
+    quick = parse_question("give me a quick summary of today's papers on GUI or web agents", FRIDAY)
+    assert quick.topic == "GUI or web agents"
+    assert parse_question("could you show me a list of diffusion papers?", FRIDAY).topic == "diffusion"
+    assert parse_question("give me the MoE papers from today", FRIDAY).topic == "MoE"
+
+
+def test_the_end_of_an_open_list_is_no_item_of_it() -> None:
+    question = "black-box optimisation -- Bayesian optimization, GP surrogates, acquisition functions and so on?"
+    alternatives = [a.text for a in topic_alternatives(parse_question(question, FRIDAY).topic)]
+    assert alternatives == ["black-box optimisation", "Bayesian optimization", "GP surrogates", "acquisition functions"]
+    assert parse_question("pruning, quantization, etc.", FRIDAY).topic == "pruning, quantization"
+    assert parse_question("LLM agents and the like", FRIDAY).topic == "LLM agents"
+
+
+def test_a_non_word_coordinated_by_or_is_part_of_the_topic_not_an_exclusion() -> None:
+    filters = parse_question("new datasets for low-resource or non-English languages", FRIDAY)
+    assert filters.topic == "low-resource or non-English languages" and not filters.excluded
+    assert parse_question("RL papers, non-LLM", FRIDAY).excluded == ("LLM",)
+
+
 def test_how_the_papers_came_out_is_not_topic() -> None:
     thursday = parse_question("what robotics / robot learning papers were announced on Thursday?", FRIDAY)
     assert thursday.topic == "robotics / robot learning"

@@ -244,6 +244,23 @@ def test_a_paper_without_the_words_is_offered_when_one_of_its_sentences_states_t
     assert offered == [*middle, stated]
 
 
+def test_papers_shown_for_their_meaning_alone_need_a_sentence_close_to_the_topic(demo_papers: list[Paper]) -> None:
+    # no paper carries the topic's words: of those close as a whole, the ones whose best sentence is also near the
+    # closest sentence are shown; one close as a whole with no sentence stating the topic is offered
+    papers = iter(demo_papers)
+
+    def paper(dense: float, sentence: float = float("nan")) -> Retrieved:
+        return Retrieved(next(papers), dense, dense, False, False, every_part=False, sentence=sentence)
+
+    stating, near, vague = paper(0.55, 0.78), paper(0.5, 0.72), paper(0.5, 0.55)
+    shown, offered = select([stating, near, vague], Filters(topic="hallucination benchmarks"), stating=True)
+    assert shown == [stating, near] and offered == [vague]
+    unstored = [paper(0.55), paper(0.5)]  # without sentence vectors, similarity alone decides, as before
+    assert select(unstored, Filters(topic="hallucination benchmarks"), stating=True)[0] == unstored
+    # a search's first page is not cut so (`retrieve`)
+    assert select([stating, near, vague], Filters(topic="hallucination benchmarks"))[0] == [stating, near, vague]
+
+
 async def test_retrieval_reads_each_candidates_best_sentence_from_the_store(tmp_path: Path) -> None:
     # the title and each abstract sentence are embedded apart at ingest; a candidate's best sentence is its highest
     # cosine with the question's vector; with sentence vectors off nothing is read and nothing is claimed

@@ -122,9 +122,7 @@ _PUBLICATION = re.compile(
 )
 _MARKUP = re.compile(r"<[^<>]{0,40}>")
 # the words ending an open list ("A, B and so on", "A, B, etc.", "and the like") name no further item of it
-_OPEN_LIST_END = re.compile(
-    r"\s*,?\s*(?:\b(?:and|or)\s+(?:so\s+(?:on|forth)|the\s+like)\b|\betc\b\.?)", re.IGNORECASE
-)
+_OPEN_LIST_END = re.compile(r"\s*,?\s*(?:\b(?:and|or)\s+(?:so\s+(?:on|forth)|the\s+like)\b|\betc\b\.?)", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)

@@ -436,10 +436,13 @@ async def _without_excluded(core: Core, filters: Filters, papers: list[Paper]) -
     return [p for p in papers if not any(e.is_about(p.title, p.abstract) for e in excluded)]
 
 
-def select(results: list[Retrieved], filters: Filters, spread: float = 0.0) -> tuple[list[Retrieved], list[Retrieved]]:
+def select(
+    results: list[Retrieved], filters: Filters, spread: float = 0.0, *, stating: bool = False
+) -> tuple[list[Retrieved], list[Retrieved]]:
     """The papers an answer shows first (about the topic by title or by abstract when close enough, or, when none
-    is, close to the best) and the other papers that carry the topic in title or abstract, hold each of its parts
-    somewhere, or are close in meaning (offered, never dropped; those carrying the topic's words first)."""
+    is, close to the best; with `stating`, of those only the ones a sentence of which is close too, `_stating`) and
+    the other papers that carry the topic in title or abstract, hold each of its parts somewhere, or are close in
+    meaning (offered, never dropped; those carrying the topic's words first)."""
     if not results:
         return [], []
     if filters.authors and not filters.topic:
@@ -465,7 +468,7 @@ def select(results: list[Retrieved], filters: Filters, spread: float = 0.0) -> t
     # a paper shown for its meaning alone still holds every part of the topic somewhere ("math" and "reasoning"),
     # unless none does: one close in a single part ("logical reasoning") is offered, not shown
     whole = {r.paper.id for r in results if r.every_part and r.paper.id in similar}
-    similar_shown = _stating(results, whole or similar) if not evidenced else whole or similar
+    similar_shown = _stating(results, whole or similar) if stating and not evidenced else whole or similar
     shown = [r for r in results if r in evidenced or (r.paper.id in similar_shown and not evidenced)]
     taken = {r.paper.id for r in shown}
     wordless = _wordless_ranks(results)
@@ -590,5 +593,6 @@ async def retrieve_all(
     """The papers to show (at most `limit`) and the rest of the matching ones to offer (at most MAX_MORE; those
     carrying the topic's words before those only close in meaning)."""
     results, _ = await ranked(core, filters, profile=profile)
-    shown, carrying = select(results, filters, SPREAD)
+    # an answer shows a few papers and offers the rest; a search's first page is another matter (`retrieve`)
+    shown, carrying = select(results, filters, SPREAD, stating=True)
     return shown[:limit], [*shown[limit:], *carrying][:MAX_MORE]
