@@ -125,3 +125,8 @@ def test_parse_date_forms() -> None:
     assert parse_date("26 May", FRIDAY) == D(2025, 5, 26)
     assert parse_date("Dec 3", FRIDAY) == D(2024, 12, 3)
     assert parse_date("Feb 30", FRIDAY) is None
+
+
+def test_a_list_of_days_never_ends_in_the_future() -> None:
+    window = find_time_window("on May 26 and 31", FRIDAY)  # one reader for every list: its end is never after today
+    assert window is not None and window.end == FRIDAY and window.days == (D(2025, 5, 26), D(2025, 5, 31))

@@ -41,8 +41,6 @@ _ISO = r"\d{4}-\d{2}-\d{2}"
 _MONTH_DAY = rf"(?:{_MON})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?"
 _DAY_MONTH = rf"\d{{1,2}}(?:st|nd|rd|th)?\s+(?:{_MON})\.?(?:\s+\d{{4}})?"
 _DATE = rf"(?:{_ISO}|{_MONTH_DAY}|{_DAY_MONTH})"
-_ORDINAL = r"\d{1,2}(?:st|nd|rd|th)?"
-_DAY_JOINER = r"(?:\s*,\s*(?:(?:and|&|or)\s+)?|\s+(?:and|&|or)\s+)(?:the\s+)?"
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,7 +117,8 @@ def find_time_window(question: str, today: dt.date) -> TimeWindow | None:
     rules: list[tuple[str, object]] = [
         # "between X and Y" is a range; "from X and Y" is two days (a list, read after the first)
         (rf"\b(?:between\s+({_DATE})\s+(?:and|to|until|-)|from\s+({_DATE})\s+(?:to|until|-))\s+({_DATE})", "range"),
-        (rf"\b(?:since|from)\s+({_DATE})", "since_date"),
+        (rf"\bsince\s+({_DATE})", "since_date"),
+        (rf"\bfrom\s+({_DATE})", "from_date"),  # since that day, unless it begins a list of days
         (
             rf"\b(?:between\s+({_WD})\s+(?:and|to|until|through|-)|from\s+({_WD})\s+(?:to|until|through|-))"
             rf"\s+({_WD})\b",
@@ -139,71 +138,92 @@ def find_time_window(question: str, today: dt.date) -> TimeWindow | None:
         (r"\blast\s+month\b|\bprevious\s+month\b", "last_month"),
         (r"\bthis\s+year\b", "this_year"),
         (rf"\bon\s+({_DATE})", "on_date"),
-        # days of one month listed before it ("on 26 and 28 May"): that set of days
-        (rf"\b(?:on|from)\s+(?:the\s+)?((?:{_ORDINAL}{_DAY_JOINER})+)({_DAY_MONTH})", "days_of_month"),
+        (r"\b(?:on|from)\s+(?=(?:the\s+)?\d)", "day_number"),  # days of a month named later: "on 26 and 28 May"
         (rf"\b(?:on\s+|last\s+|from\s+(?:last\s+)?)({_WD})(?:'s)?\b", "on_weekday"),  # "from Tuesday": that day
         (rf"\b({_FULL_WD})\b", "on_weekday"),  # "T. Okita Thursday": a full day name alone
         (rf"\b(?:in|during|from)\s+({_MON})\.?(?:\s+(\d{{4}}))?\b", "in_month"),
         (r"\b(?:in|during)\s+(\d{4})\b", "in_year"),
     ]
-    best: tuple[int, int, TimeWindow] | None = None
+    best: tuple[int, TimeWindow] | None = None
     for pattern, kind in rules:
         match = re.search(pattern, q)
         if not match:
             continue
-        found = _resolve(str(kind), match, today, window)
+        found = None if kind == "day_number" else _resolve(str(kind), match, today, window)
+        if kind in _LIST_STARTS and (found is not None or kind == "day_number"):
+            found = _listed_days(match, found, today, dated=kind in ("on_date", "from_date"))
         if found is not None and (best is None or match.start() < best[0]):
-            best = (match.start(), match.end(), found)
-    if best is None:
-        return None
-    first, last, found = best
-    if found.start == found.end:
-        return _listed_days(q, first, last, found, today)
-    if q[first:].startswith("from") and found.end == today:  # "from May 26 and 27": a list of days, not since
-        listed = _listed_days(q, first, last, TimeWindow(found.start, found.start, found.phrase), today)
-        return listed if listed.days else found
-    return found
+            best = (match.start(), found)
+    return None if best is None else best[1]
 
 
-# what joins the items of a list ("Monday and Thursday", "Monday, Wednesday or Friday", "Monday & Thursday")
-# a later item of a list of days: a day's name (not "sat" or "sun", which are words and surnames too) or a date
-_LISTED_DAY = re.compile(
-    rf"(?:on\s+)?({'|'.join(w for w in sorted(WEEKDAYS, key=len, reverse=True) if w not in ('sat', 'sun'))}|{_DATE}|"
-    r"today|yesterday)\b",
+# the rules whose match names one day (or "from <date>", or a day of a month named later) that may begin a list
+_LIST_STARTS = frozenset({"on_date", "from_date", "on_weekday", "today", "yesterday", "day_number"})
+_NAMES = "|".join(w for w in sorted(WEEKDAYS, key=len, reverse=True) if w not in ("sat", "sun"))
+# an item of a list of days: a date, a day's name (not "sat" or "sun", which are words and surnames too), today or
+# yesterday, or a bare day of a month ("May 26 and 27", "on 26 and 28 May"): a number that is not a share or a part
+# of another number ("May 26 and 5%")
+_LIST_ITEM = re.compile(
+    rf"(?:on\s+)?(?:the\s+)?(?:(?P<date>{_DATE})|(?P<name>{_NAMES}|today|yesterday)"
+    r"|(?P<number>\d{1,2})(?:st|nd|rd|th)?(?!\s*%|[.,:/-]\d))\b",
     re.IGNORECASE,
 )
-# a later day of the month just named ("May 26 and 27", "May 26, 28 and 30"): a number after the day before it, not
-# a count or share ("May 26 and 3 more", "5%")
-_LATER_DAY = re.compile(r"(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)?\b(?!\s*%|[.,:/-]\d)")
-_MONTH_WORD = re.compile(rf"\b(?:{_MON})\b|{_ISO}", re.IGNORECASE)
+# what joins the items of a list ("Monday and Thursday", "Monday, Wednesday or Friday", "Monday & Thursday")
 _LIST_JOINER = re.compile(r"(?:\s*,\s*|\s+)(?:(?:and|or|&|plus)\s+)?(?:(?:also|on|from)\s+)?(?=\S)", re.IGNORECASE)
 
 
-def _listed_days(q: str, first: int, last: int, day: TimeWindow, today: dt.date) -> TimeWindow:
-    """One day, or the days of a list it begins ("on Monday and Thursday", "May 26, May 28 and May 30"): a list of
-    days is that set of days, not its first, nor the range between them."""
-    days = [day.start]
-    dated = bool(_MONTH_WORD.search(q[first:last]))  # the last item named a month: a bare number is its day
-    while joiner := _LIST_JOINER.match(q, last):
-        later = _LATER_DAY.match(q, joiner.end()) if dated else None
-        if later and days[-1].day < int(later.group(1)) <= calendar.monthrange(days[-1].year, days[-1].month)[1]:
-            days.append(days[-1].replace(day=int(later.group(1))))
-            last = later.end()
-            continue
-        item = _LISTED_DAY.match(q, joiner.end())
-        if item is None:
-            break
-        dated = bool(_MONTH_WORD.search(item.group(1)))
-        # an item read as a day on its own ("on wed", "on may 28"): inside a list, a short name or a bare date is one
-        following = find_time_window(f"on {item.group(1)}", today)
-        if following is None or following.start != following.end:
-            break
-        days.append(following.start)
+def _listed_days(match: re.Match[str], found: TimeWindow | None, today: dt.date, *, dated: bool) -> TimeWindow | None:
+    """The window of a rule's `match` that names one day (`found`, `dated` when it names the month), or of the list
+    of days it begins ("on Monday and Thursday", "May 26, May 28 and May 30", "from May 26 and 27"): a list is that
+    set of days, not its first, nor the range between them, nor "since". A bare number is a day of a month: of the
+    date just before it when it counts up from that day ("May 26 and 27", never "May 26 and 3 more"), or, at the
+    start of a list (no `found`), of the date the numbers count up to ("on the 26th and 28th May"; None without)."""
+    q, last = match.string, match.end()
+    days = [] if found is None else [found.start]
+    ahead: list[int] = []  # days of a month a later item names
+    at = last if found is None else _after_joiner(q, last)
+    while at is not None and (item := _LIST_ITEM.match(q, at)):
+        if item["number"]:
+            number = int(item["number"])
+            if days and dated and days[-1].day < number <= calendar.monthrange(days[-1].year, days[-1].month)[1]:
+                days.append(days[-1].replace(day=number))
+            elif not days and number > (ahead[-1] if ahead else 0):
+                ahead.append(number)
+            else:
+                break
+        else:
+            day = _one_day(item, today)
+            if day is None or (ahead and (not item["date"] or ahead[-1] >= day.day)):
+                break
+            days += [*(day.replace(day=n) for n in ahead), day]
+            ahead, dated = [], bool(item["date"])
         last = item.end()
-    if len(set(days)) == 1:
-        return day
+        at = _after_joiner(q, last)
+    if found is not None and len(set(days)) == 1:
+        return found
+    if ahead or len(set(days)) < 2:
+        return None
     ordered = tuple(sorted(set(days)))
-    return TimeWindow(ordered[0], ordered[-1], q[first:last].strip(), day.assumed, ordered)
+    end = min(ordered[-1], today)
+    return TimeWindow(min(ordered[0], end), end, q[match.start() : last].strip(), days=ordered)
+
+
+def _after_joiner(q: str, at: int) -> int | None:
+    """Where the next item of a list begins, when a joiner follows `at`."""
+    joiner = _LIST_JOINER.match(q, at)
+    return None if joiner is None else joiner.end()
+
+
+def _one_day(item: re.Match[str], today: dt.date) -> dt.date | None:
+    """The day an item of a list names, when it is not a bare number (a date after today is today, as a window
+    never ends after it)."""
+    if item["date"]:
+        day = parse_date(item["date"], today)
+        return None if day is None else min(day, today)
+    name = item["name"].lower()
+    if name in ("today", "yesterday"):
+        return today - dt.timedelta(days=int(name == "yesterday"))
+    return _last_weekday(today, WEEKDAYS[name])
 
 
 def _resolve(
@@ -213,7 +233,7 @@ def _resolve(
         first = parse_date(match.group(1) or match.group(2), today)
         second = parse_date(match.group(3), today, allow_future=True)
         return window(first, second, match) if first and second else None
-    if kind == "since_date":
+    if kind in ("since_date", "from_date"):
         first = parse_date(match.group(1), today)
         return window(first, today, match) if first else None
     if kind == "weekday_range":
@@ -226,16 +246,6 @@ def _resolve(
     if kind == "on_date":
         day = parse_date(match.group(1), today)
         return window(day, day, match) if day else None
-    if kind == "days_of_month":
-        last = parse_date(match.group(2), today)
-        numbers = [int(n) for n in re.findall(r"\d+", match.group(1))]
-        if last is None:
-            return None
-        ordered = [*numbers, last.day]
-        if not numbers[0] or ordered != sorted(set(ordered)):
-            return None  # a list of days counts up to the dated one; other numbers are not days
-        days = (*(last.replace(day=n) for n in numbers), last)
-        return TimeWindow(days[0], min(last, today), match.group(0).strip(), days=days)
     if kind == "today":
         return window(today, today, match)
     if kind == "yesterday":
