@@ -91,6 +91,13 @@ async def test_a_question_made_of_surnames_looks_up_a_few_names_not_all(
     assert "Thomas L. Griffiths" in answer.filters.authors
 
 
+async def test_a_lone_word_near_a_surname_is_a_name_only_when_asked_by_authorship(core: Core, day: list[Paper]) -> None:
+    # "Mamba", "Qwen" alone were read as a misspelt surname ("Preeti Lamba", "Bin Wen") and listed that person's papers
+    assert (await ask(core, "Grifiths today?", today=MONDAY)).filters.authors == ()
+    assert (await ask(core, "what did Grifiths post today?", today=MONDAY)).filters.authors == ("Thomas L. Griffiths",)
+    assert (await ask(core, "Thomas Grifiths today?", today=MONDAY)).filters.authors == ("Thomas L. Griffiths",)
+
+
 async def test_by_two_authors_means_their_joint_papers(core: Core, day: list[Paper]) -> None:
     joint = by(day, "Lei Bai", "Fenghua Ling")
     assert joint and joint != by(day, "Lei Bai")

@@ -100,14 +100,16 @@ async def _in_window(core: Core, names: list[str], start: dt.date | None, end: d
 
 
 async def _resolve(
-    core: Core, index: AuthorIndex, run: _Run, start: dt.date | None, end: dt.date | None, lenient: bool
+    core: Core, index: AuthorIndex, run: _Run, start: dt.date | None, end: dt.date | None, lenient: bool, cue: bool
 ) -> str | None:
-    """The stored author a run names, or None. `lenient` allows typo matches and surname-only look-ups."""
+    """The stored author a run names, or None. `lenient` allows typo matches and surname-only look-ups; a single
+    word only near a stored surname is read as a misspelt name only with a word of authorship (`cue`): alone it is far
+    more often a topic ("Mamba", "Qwen" are no "Lamba", "Wen")."""
     typed = " ".join(run.words)
     match = index.match(typed)
     if match.kind == "exact":
         return match.name
-    if not lenient:
+    if not lenient or (match.kind == "close" and len(run.words) == 1 and not (cue or run.strong)):
         return None
     if match.kind in ("ambiguous", "close"):
         present = await _in_window(core, list(match.candidates), start, end)
@@ -145,7 +147,7 @@ async def find_named_authors(
         if looked_up > MAX_NAMES_LOOKED_UP:  # a question names a few people, not a page of them (each look-up is
             break  # a fuzzy match over every stored author: a 1,000-character list of surnames took 20 s)
         lenient = run.strong or (several and (cue or alone)) or alone
-        name = await _resolve(core, index, run, start, end, lenient)
+        name = await _resolve(core, index, run, start, end, lenient, cue)
         if name is not None and name not in [n for _, n in found]:
             found.append((run, name))
     if not found:
