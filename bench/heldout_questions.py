@@ -1,7 +1,9 @@
 """Held-out questions and searches (issue 22): recall and on-topic per kind, on sets written without the code.
 
 Runs `bench/heldout/questions.jsonl` and `bench/heldout/search.jsonl` over a store built from the four shared days
-(`../shared/data/arxiv`), offline (no LLM), through the same calls the chat makes:
+(`arxiv/` of `--data`: by default `../shared/data` beside the repository, found from this file's own location as the
+other bench scripts find it, so the script runs from any directory without `--data`), offline (no LLM), through the
+same calls the chat makes:
 
 - a question goes to `bot.questions.rag.ask` as the chat's `ChatController.answer` calls it (a conversation id, no
   profile), with `today` = the question's `as_of`; a follow-up (`follows`) is asked in its first question's
@@ -27,7 +29,7 @@ and nothing relevant exists); `page-1 recall` = share of `relevant` on the first
 second line, beside the unchanged recall@10) = relevant in the first 10 / min(10, relevant). Figures are means over
 items; a kind's figure is the mean over its questions.
 
-    .venv/bin/python bench/heldout_questions.py [--home DIR] [--data ../shared/data] [-v] [--only questions|search]
+    .venv/bin/python bench/heldout_questions.py [--home DIR] [--data DIR] [-v] [--only questions|search]
         [--set bench/heldout] [--kind follow_up] [--wrap 'papers on {}']
 
 `--wrap` puts each search query into a request ("papers on {}", "any recent work about {}?"): a search must find
@@ -250,7 +252,7 @@ def report_searches(rows: list[tuple]) -> None:
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--home", type=Path, default=DEFAULT_HOME, help=f"store built once, reused ({DEFAULT_HOME})")
-    parser.add_argument("--data", type=Path, default=SHARED_DATA)
+    parser.add_argument("--data", type=Path, default=SHARED_DATA, help=f"folder with arxiv/*.jsonl ({SHARED_DATA})")
     parser.add_argument("--only", choices=["questions", "search"], help="run one part")
     parser.add_argument("--set", type=Path, default=HERE / "heldout", help="folder of questions.jsonl, search.jsonl")
     parser.add_argument("-v", "--verbose", action="store_true", help="each item, its misses and off-topic papers")
