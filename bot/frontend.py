@@ -69,7 +69,7 @@ class FrontEnd:
     - `setup_hint`: what an admin is told, for them alone, when /setup goes step by step in a shared place (how to
       answer there), '' for nothing;
     - `forms`: its commands show their options as a form's named fields, so /help describes a command's form
-      (`Command.form_usage`) instead of the line typed where there is none.
+      (`Command.usage_on`: its `form`'s fields) instead of the line typed where there is none.
     """
 
     platform: str

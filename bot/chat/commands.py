@@ -80,12 +80,16 @@ class Command:
     admin: bool = False
     opens: str = ""  # the kind of flow it starts (which ends any other open at the place)
     actions: tuple[str, ...] = ()  # the words its argument begins with, for a platform that offers them as choices
-    form_usage: str = ""  # what /help shows instead of `usage` where the platform gives the command a form
     form: tuple[Argument, ...] = ()  # its named fields where the platform gives it a form, when not `fields`' own
 
     def usage_on(self, here: FrontEnd) -> str:
-        """Its usage as /help shows it on `here`: its form's fields where the platform gives one, else the line."""
-        return self.form_usage if here.forms and self.form_usage else self.usage
+        """Its usage as /help shows it on `here`: where the platform gives it a `form`, the form's fields typed in
+        words (a channel field is picked from a list, a file attached), and, for a command that opens a flow, that
+        leaving them empty goes step by step; else the line."""
+        if not (here.forms and self.form):
+            return self.usage
+        typed = ", ".join(field.name for field in self.form if field.kind in ("text", "number"))
+        return f"[fields: {typed}{'; empty: step by step' if self.opens else ''}]"
 
     @property
     def argument(self) -> Argument | None:
@@ -198,7 +202,6 @@ COMMANDS: dict[str, Command] = {
         "channel",
         admin=True,
         opens=channel_setup.KIND,
-        form_usage=channel_setup.FORM_USAGE,
         form=SETUP_FORM,
     ),
     "settings": Command(admin.settings, "", "this channel's digest settings", where="channel"),

@@ -48,8 +48,6 @@ OPTION_ALIASES = {"tz": "timezone"}
 # slash command has as fields, for every front end that only has text. Options are read only where they are expected:
 # the line must start with one, each next one starts after a space, and `profile` takes the rest of the line, so a
 # profile may say "learning-rate schedule: cosine" or "inference time:" as ordinary words.
-# the same where the platform shows them as a form: fill in any fields, or none to go step by step
-FORM_USAGE = f"[fields: {', '.join(OPTIONS)}; empty: step by step]"
 ONE_LINE_USAGE = "[categories=… schedule=… time=… tz=… size=…] [profile=… (last: takes the rest of the line)]"
 _OPTION_WORDS = "|".join(OPTION_NAMES + tuple(OPTION_ALIASES))
 _OPTION_START = re.compile(rf"(?:^|(?<=\s))({_OPTION_WORDS})\s*[=:]", re.IGNORECASE)
