@@ -10,8 +10,9 @@ papers), and so a restart in the middle of any flow continues where it was.
 Routing, in order: a pressed button; a command; then plain text goes to whatever flow is waiting for the speaker
 (`bot.chat.flows`: a /forget confirmation, onboarding, a /setup of this place; one read tells which), and otherwise
 in a DM it is a question (or, for someone without a profile, the start of onboarding), while in a channel a reply
-to one of our answers is a follow-up question (even with a flow open there) and a message that mentions the bot
-is a question; other channel chatter is not ours.
+to one of our answers is a follow-up question (even with a flow open there), and a message that mentions the bot,
+or replies in a thread of ours that holds no answer (a setup question, a help line), is a question; other channel
+chatter is not ours.
 """
 
 from __future__ import annotations
@@ -126,7 +127,8 @@ class ChatController:
 
     async def replied(self, place: Place, message_id: str) -> Replied:
         """What a reply to `message_id` in `place` answers: one of the bot's answers (or, on a threaded platform, a
-        thread the bot answered in), whose question a reply continues, or not the bot's. Looked up once per message:
+        thread the bot started or posted in), whose question a reply continues ('' for a thread without an answer),
+        or not the bot's. Looked up once per message:
         a front end that needs it before the controller passes it on `Incoming.replied`."""
         context = await self.core.repo.bot_message_context(place.key, message_id) if message_id else None
         return Replied(context is not None, context or "")

@@ -10,8 +10,9 @@ Optionally `show_busy(chat)` (a "typing…" sign), `fetch_admin(chat, user)` (wh
 administers the chat) and `dm_user(chat)` (whose DM a chat is, where a DM's id is not its user's).
 
 The driver then does the rest the same way on every platform: the controller's replies as packed pages sent in
-order, the first quoting the message answered, an answer's messages remembered so a reply to them follows up
-(`reply`), a message said in a place answered there, "typing…" while the bot is addressed (`hear`); a file,
+order, the first quoting the message answered, an answer's messages (and, threaded, every thread the bot starts
+or posts into) remembered so a reply to them follows up (`reply`, `remember`), a message said in a place answered
+there, "typing…" while the bot is addressed (`hear`); a file,
 personal data, only ever to the asker's DM (`send_file`); a button's answer as the presser's notice, in the place,
 or in the presser's DM (`press`); a command or press answered through the platform's response to it (an
 `Interaction`: acknowledged, then its pages, then finished), a command that works only in a DM run elsewhere

@@ -113,8 +113,8 @@ class Attachment:
 @dataclass(frozen=True, slots=True)
 class Replied:
     """What the message a member replied to (`Incoming.reply_to`) is: one of the bot's answers (or, on a threaded
-    platform, a thread the bot answered in), with the question context a reply to it continues; `ours` False when
-    it is not the bot's."""
+    platform, a thread the bot started or posted in), with the question context a reply to it continues ('' for a
+    thread without an answer); `ours` False when it is not the bot's."""
 
     ours: bool
     context: str = ""
