@@ -241,3 +241,15 @@ def test_a_title_named_in_a_reply_is_cut_at_a_word_boundary() -> None:
     clipped = reactions._clip(title)
     assert len(clipped) <= 80 and clipped.endswith("…")
     assert title.startswith(clipped[:-1]) and title[len(clipped) - 1] == " "  # never "Confo…"
+
+
+async def test_an_undo_out_of_range_counts_the_members_reactions_in_words(core: Core, store_day: StoreDay) -> None:
+    papers = await store_day(core)
+    await reactions.react(core, USER, papers[0], 1)
+    with pytest.raises(reactions.NoSuchReaction) as one:
+        await reactions.undo(core, USER, "3")
+    assert str(one.value) == "You have one reaction: undo 1."
+    await reactions.react(core, USER, papers[1], -1)
+    with pytest.raises(reactions.NoSuchReaction) as two:
+        await reactions.undo(core, USER, "3")
+    assert str(two.value) == "You have 2 reactions: undo 1 to 2 (1 is the latest)."

@@ -70,7 +70,11 @@ class NoSuchReaction(InputError):
         if number is None:
             said = f"You have no reaction to {which!r}; /reactions lists them, numbered."
         else:
-            said = f"You have {count} reactions: undo 1 to {count} (1 is the latest)."
+            said = (
+                "You have one reaction: undo 1."
+                if count == 1
+                else f"You have {count} reactions: undo 1 to {count} (1 is the latest)."
+            )
         super().__init__(said)
 
 
