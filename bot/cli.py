@@ -302,6 +302,17 @@ async def print_sentence_coverage(core: Core, hint: bool) -> None:
         print("                 run paperscout db --refresh-vectors to embed the rest (newest days first)")
 
 
+async def print_copy_coverage(core: Core, hint: bool) -> None:
+    """The `copies:` line of `paperscout db`: how many papers have a current copy of their vector in SQLite (a
+    question about a window whose papers all have one does not open the vector store)."""
+    from bot.store.vector_copies import VectorCopies
+
+    papers, current = await VectorCopies(core.repo, core.embedder).coverage()
+    print(f"copies:          {current} of {papers} papers have their vector copied in SQLite")
+    if hint and current < papers:
+        print("                 run paperscout db --refresh-vectors to copy the rest (nothing is embedded for that)")
+
+
 async def cmd_db(core: Core, args: argparse.Namespace) -> int:
     """Show what the state directory holds, check the vector store against SQLite, and repair it on request."""
     from bot.store.migrations import LATEST_VERSION
@@ -324,6 +335,7 @@ async def cmd_db(core: Core, args: argparse.Namespace) -> int:
     check = await check_store(core)
     print(f"vectors:         {check.vectors}")
     await print_sentence_coverage(core, not args.refresh_vectors)
+    await print_copy_coverage(core, not args.refresh_vectors)
     print(f"targets:         {len(await core.repo.targets(enabled_only=False))}")
     if not check.consistent and not args.refresh_vectors:
         # Said, not hidden: a store written by two processes at once loses vectors (issue 17).

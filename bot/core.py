@@ -19,6 +19,7 @@ from bot.llm.prompts import Prompts, load_prompts
 from bot.llm.usage import UsageRecorder
 from bot.store.connection import open_database
 from bot.store.repos import Repository
+from bot.store.vector_copies import VectorCopies
 from bot.store.vectors import VectorStore
 
 if TYPE_CHECKING:
@@ -133,7 +134,7 @@ async def open_core(settings: Settings, embedder: Embedder | None = None) -> Asy
     try:
         llm = make_llm(settings, repo)
         embedder = embedder or make_embedder(settings)
-        vectors = VectorStore(settings, embedder)
+        vectors = VectorStore(settings, embedder, VectorCopies(repo, embedder))
         journal = SentJournal(settings.home / JOURNAL_FILE)
         yield Core(settings=settings, repo=repo, vectors=vectors, embedder=embedder, llm=llm, sent_journal=journal)
         journal.close()

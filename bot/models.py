@@ -59,6 +59,11 @@ VECTOR_RECIPE = "text+title"
 SENTENCE_RECIPE = "title+sentences"
 
 
+def vector_key_of(content_hash: str) -> str:
+    """What a paper vector made from a text hashed `content_hash` by `VECTOR_RECIPE` is stored with."""
+    return f"{content_hash}/{VECTOR_RECIPE}"
+
+
 def sentence_key_of(content_hash: str) -> str:
     """What sentence vectors made from a text hashed `content_hash` by `SENTENCE_RECIPE` are stored with."""
     return f"{content_hash}/{SENTENCE_RECIPE}"
@@ -101,7 +106,7 @@ class Paper:
     @property
     def vector_key(self) -> str:
         """What a stored vector was made from: the text and the recipe (`VECTOR_RECIPE`); a change re-embeds."""
-        return f"{self.content_hash}/{VECTOR_RECIPE}"
+        return vector_key_of(self.content_hash)
 
     @property
     def sentence_key(self) -> str:

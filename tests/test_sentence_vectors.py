@@ -99,11 +99,13 @@ async def test_a_crash_between_chunks_leaves_whole_rows_and_the_next_ingest_embe
     async with open_core(settings_at(tmp_path), WordEmbedder()) as core:
         real_save = type(core.sentences).save
 
-        async def save_then_crash(self: object, batch: list[Paper], matrices: list[np.ndarray]) -> None:
+        async def save_then_crash(
+            self: object, batch: list[Paper], matrices: list[np.ndarray], *copies: object
+        ) -> None:
             nonlocal saved
             if saved == 2:
                 raise RuntimeError("killed")
-            await real_save(self, batch, matrices)  # type: ignore[arg-type]
+            await real_save(self, batch, matrices, *copies)  # type: ignore[arg-type]
             saved += len(batch)
 
         monkeypatch.setattr(type(core.sentences), "save", save_then_crash)
@@ -300,8 +302,9 @@ async def test_a_store_at_schema_9_with_papers_migrates_and_keeps_them(tmp_path:
     async with open_core(settings_at(tmp_path, sentence_vectors=False), WordEmbedder()) as core:
         await store_papers(core, papers)
     plain = await ranked_scores(settings_at(tmp_path, sentence_vectors=False), papers, profile)
-    assert LATEST_VERSION == 10, "undoing migration 10 alone below: undo the later ones too"
+    assert LATEST_VERSION == 11, "undoing migrations 10 and 11 alone below: undo the later ones too"
     with sqlite3.connect(settings_at(tmp_path).db_path) as raw:
+        raw.execute("DROP TABLE paper_vectors")
         raw.execute("DROP TABLE sentence_vectors")
         raw.execute("PRAGMA user_version = 9")
     async with open_core(settings_at(tmp_path), WordEmbedder()) as core:

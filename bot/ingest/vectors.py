@@ -1,9 +1,11 @@
 """Every stored paper's vectors made from its current text: embedded once, in chunks, and brought up to date.
 
-A paper has its vector (Chroma, `bot.store.vectors`) and, when `Settings.sentence_vectors` is on, its sentence vectors
-(SQLite, `bot.store.sentences`): its title and each abstract sentence embedded apart. Both are embedded in one model
-call per chunk (the title's vector serves both) and written per chunk, so an interrupted ingest keeps what it
-finished, and what it did not finish is found missing and embedded by the next one.
+A paper has its vector (Chroma, `bot.store.vectors`, with a copy in SQLite for reading a window quickly,
+`bot.store.vector_copies`) and, when `Settings.sentence_vectors` is on, its sentence vectors (SQLite,
+`bot.store.sentences`): its title and each abstract sentence embedded apart. Both are embedded in one model call per
+chunk (the title's vector serves both) and written per chunk (Chroma first, then the copies and sentence vectors in one
+SQLite transaction), so an interrupted ingest keeps what it finished, and what it did not finish is found missing and
+embedded by the next one. A paper whose vector is current but has no copy is given one read from Chroma.
 """
 
 from __future__ import annotations
@@ -17,12 +19,15 @@ import numpy as np
 
 from bot.embeddings.embedder import combine_vectors
 from bot.models import Paper
+from bot.store.vector_copies import VectorCopies
 from bot.text.extractive import split_sentences
 
 if TYPE_CHECKING:
     from bot.core import Core
+    from bot.store.repos import VectorCopyRow
 
 EMBED_CHUNK = 128  # papers embedded and written per step, so an interrupted ingest keeps what it finished
+COPY_CHUNK = 1000  # vectors read from Chroma and copied to SQLite per step
 MAX_SENTENCES = 40  # sentence vectors kept per paper, title included (an abstract has ~8; a run-on one is bounded)
 
 Progress = Callable[[int, int], None]
@@ -86,6 +91,9 @@ async def ensure_vectors(
     stored = await core.vectors.stored_hashes(ids)
     whole = {p.id for p in papers if stored.get(p.id) != p.vector_key}
     split: set[str] = set()
+    copies = VectorCopies(core.repo, core.embedder)
+    if sentences:
+        await _copy_vectors(core, copies, [p for p in papers if p.id not in whole])
     if sentences and core.settings.sentence_vectors:
         current = await core.sentences.current(ids)
         split = {p.id for p in papers if p.id not in current}
@@ -101,11 +109,29 @@ async def ensure_vectors(
         read = [p for p in chunk if p.id in split]
         vectors, matrices = await asyncio.to_thread(embed_papers, core.embedder.embed, embedded, read)
         await core.vectors.upsert(embedded, vectors, [tldrs.get(p.id, "") for p in embedded])
-        await core.sentences.save(read, matrices)
+        await core.sentences.save(read, matrices, await _copy_rows(core, copies, embedded))
         done += len(chunk)
         if progress:
             progress(done, len(todo))
     return Embedded(len(whole), len(split - whole))
+
+
+async def _copy_rows(core: Core, copies: VectorCopies, papers: Sequence[Paper]) -> list[VectorCopyRow]:
+    """The copy rows of `papers`' vectors as Chroma returns them: it normalises a cosine collection's vectors again,
+    which moves the last bit of some components, and a copy must be what a window read from Chroma would give."""
+    found = await core.vectors.found_vectors([p.id for p in papers]) if papers else {}
+    held = [p for p in papers if p.id in found]
+    return copies.rows(held, np.asarray([found[p.id] for p in held], dtype=np.float32)) if held else []
+
+
+async def _copy_vectors(core: Core, copies: VectorCopies, papers: Sequence[Paper]) -> None:
+    """Give the papers among `papers` whose current vector has no current copy in SQLite one, read from Chroma."""
+    have = await copies.found([p.id for p in papers])
+    lacking = [p for p in papers if p.id not in have]
+    for start in range(0, len(lacking), COPY_CHUNK):
+        rows = await _copy_rows(core, copies, lacking[start : start + COPY_CHUNK])
+        if rows:
+            await core.repo.save_vector_rows((), rows)
 
 
 async def refresh_vectors(core: Core, progress: Progress | None = None) -> tuple[int, Embedded]:

@@ -374,6 +374,42 @@ async def check_sentence_vectors(settings: Settings) -> Finding:
     return Finding("sentence vectors", "ok", f"every stored paper has them ({current})")
 
 
+async def check_vector_copies(settings: Settings) -> Finding:
+    """How many stored papers have a current copy of their vector in SQLite (what a question about a window reads
+    instead of the vector store, `bot.store.vector_copies`)."""
+    from bot.embeddings.embedder import MINILM_NAME
+    from bot.models import VECTOR_RECIPE
+    from bot.store.connection import open_read_only, schema_state
+    from bot.store.migrations import LATEST_VERSION
+    from bot.store.repos import Repository
+
+    if not settings.db_path.exists():
+        return Finding("vector copies", "ok", "none yet; each ingest copies its papers' vectors")
+    try:
+        conn = await open_read_only(settings.db_path)
+        try:
+            version, _ = await schema_state(conn)
+            if version < LATEST_VERSION:
+                return Finding("vector copies", "ok", "the next start adds their table (schema migration)")
+            papers, current = await Repository(conn).vector_copy_coverage(VECTOR_RECIPE, MINILM_NAME)
+        finally:
+            await conn.close()
+    except Exception as exc:  # the database check names an unreadable database
+        return Finding("vector copies", "fail", f"cannot be read: {_reason(exc)}")
+    if not papers:
+        return Finding("vector copies", "ok", "none yet; each ingest copies its papers' vectors")
+    if current < papers:
+        return Finding(
+            "vector copies",
+            "warn",
+            f"{papers - current} of {_papers(papers)} have no copy of their vector in SQLite (stored before copies"
+            " were kept, or an ingest was interrupted): questions about their days read the vector store (slower)",
+            "run paperscout db --refresh-vectors (with the bot stopped): it copies them without embedding;"
+            " paperscout db compares every copy with the vector store",
+        )
+    return Finding("vector copies", "ok", f"every stored paper has its vector copied in SQLite ({current})")
+
+
 def _chroma_url_problem(url: str) -> str:
     """What is wrong with a Chroma server URL ("" when nothing): not http(s), or a path the client would ignore."""
     problem = url_problem(url)
@@ -706,6 +742,7 @@ async def run_checks(settings: Settings, *, offline: bool, emit: Callable[[Findi
     note(await check_vector_store(settings, ids))
     if ids is not None:
         note(await check_sentence_vectors(settings))
+        note(await check_vector_copies(settings))
     note(await asyncio.to_thread(check_model))
     remote: list[Callable[[], Awaitable[Finding]]] = [
         lambda: check_llm(settings, offline=offline),

@@ -229,6 +229,16 @@ MIGRATIONS: list[str] = [
         vectors   BLOB NOT NULL                     -- float16, sentences x dimension, row-major; row 0 the title
     );
     """,
+    # 11: a copy of each paper's vector (the one Chroma stores), written with the sentence vectors, so a question
+    # about a window reads the window's vectors from SQLite and a one-shot command need not open Chroma at all
+    """
+    CREATE TABLE paper_vectors (
+        paper_id  TEXT PRIMARY KEY REFERENCES papers(id) ON DELETE CASCADE,
+        made_from TEXT NOT NULL,                    -- Paper.vector_key: the text's hash and the recipe
+        model     TEXT NOT NULL,                    -- the embedder's name
+        vector    BLOB NOT NULL                     -- float32, little-endian, the dimension's length
+    );
+    """,
 ]
 
 LATEST_VERSION = len(MIGRATIONS)

@@ -3,15 +3,17 @@
 SQLite is the archive's truth; Chroma holds one vector per stored paper, made from its text by the current recipe
 (`Paper.vector_key`). Two processes writing one embedded store (before the writer lock) left it listing vectors it
 cannot return, and re-ingests trusted the stored hashes, so nothing repaired it. The check compares ids, counts and
-the recipe of every vector, reads every vector back and asks the index for all of them; the repair deletes orphans
-and unreadable vectors, embeds again what is missing or stale, and rebuilds the whole collection from SQLite when
-that is not enough (or the store cannot even be listed).
+the recipe of every vector, reads every vector back and asks the index for all of them, and compares each paper's
+vector copy in SQLite (`bot.store.vector_copies`) with the vector Chroma returns; the repair deletes orphans,
+unreadable vectors and copies that differ, embeds again what is missing or stale, copies the store's vectors again,
+and rebuilds the whole collection from SQLite when that is not enough (or the store cannot even be listed).
 """
 
 from __future__ import annotations
 
 import logging
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -19,6 +21,8 @@ import numpy as np
 from bot.core import Core
 from bot.embeddings.embedder import paper_vectors
 from bot.ingest.vectors import Embedded, Progress, ensure_vectors, refresh_vectors
+from bot.store.vector_copies import VectorCopies
+from bot.store.vectors import CHECK_PAGE
 
 log = logging.getLogger(__name__)
 
@@ -36,14 +40,15 @@ class StoreCheck:
     orphans: tuple[str, ...] = ()  # vectors without a paper
     stale: tuple[str, ...] = ()  # vectors made from another text or recipe than the paper's
     unreadable: tuple[str, ...] = ()  # vectors listed but not readable back or not returned by a search
+    copies_differ: tuple[str, ...] = ()  # papers whose vector copy in SQLite is not the vector Chroma holds
     broken: str = ""  # the error when the store cannot be read at all
 
     @property
     def consistent(self) -> bool:
-        """True when every paper has exactly one readable, current vector and nothing else is stored."""
-        return not (self.broken or self.missing or self.orphans or self.stale or self.unreadable) and (
-            self.papers == self.vectors
-        )
+        """True when every paper has exactly one readable, current vector, every current copy of one in SQLite is
+        that vector, and nothing else is stored."""
+        problems = self.broken or self.missing or self.orphans or self.stale or self.unreadable or self.copies_differ
+        return not problems and self.papers == self.vectors
 
     def problems(self) -> list[str]:
         """One phrase per kind of disagreement, e.g. '3 papers without a vector (first: 2505.17639)'."""
@@ -55,6 +60,7 @@ class StoreCheck:
             (self.orphans, "vectors of papers that are not stored"),
             (self.stale, "vectors made from another text or recipe"),
             (self.unreadable, "vectors that cannot be read back or searched"),
+            (self.copies_differ, "vector copies in SQLite that differ from the vector store"),
         ):
             if ids:
                 found.append(f"{len(ids)} {what} (first: {ids[0]})")
@@ -74,6 +80,7 @@ async def check_store(core: Core) -> StoreCheck:
         listed = sorted(stored)
         unreadable = set(await core.vectors.unreadable(listed))
         unreadable.update(await core.vectors.unsearchable(listed))
+        differ = await _copies_differing(core, sorted(expected.keys() & stored.keys() - unreadable))
     except Exception as exc:  # chromadb raises its own errors (InternalError) and assorted others for a damaged store
         log.info("vector store check failed", exc_info=True)
         return StoreCheck(papers=len(expected), vectors=0, broken=f"{exc.__class__.__name__}: {exc}")
@@ -85,7 +92,20 @@ async def check_store(core: Core) -> StoreCheck:
         orphans=tuple(sorted(stored.keys() - expected.keys())),
         stale=tuple(i for i in both if stored[i] != expected[i] and i not in unreadable),
         unreadable=tuple(sorted(unreadable)),
+        copies_differ=tuple(differ),
     )
+
+
+async def _copies_differing(core: Core, ids: Sequence[str]) -> list[str]:
+    """The ids among `ids` whose current vector copy in SQLite (`bot.store.vector_copies`) is not, bit for bit, the
+    vector the store returns: a window read from SQLite would rank by other vectors than one read from Chroma."""
+    copies = VectorCopies(core.repo, core.embedder)
+    differ: list[str] = []
+    for start in range(0, len(ids), CHECK_PAGE):
+        held = await copies.found(ids[start : start + CHECK_PAGE])
+        stored = await core.vectors.found_vectors(sorted(held))
+        differ += [i for i in sorted(held) if i not in stored or not np.array_equal(held[i], stored[i])]
+    return differ
 
 
 async def spot_check(core: Core, sample: int = SPOT_CHECK) -> list[str]:
@@ -130,7 +150,11 @@ class RepairReport:
 async def _per_id_fix(core: Core, check: StoreCheck, progress: Progress | None) -> tuple[int, Embedded]:
     drop = sorted(set(check.orphans) | set(check.unreadable))
     await core.vectors.delete(drop)
-    redo = sorted(set(check.missing) | set(check.stale) | (set(check.unreadable) - set(check.orphans)))
+    # copies that differ are forgotten; `ensure_vectors` copies the store's vectors again (every paper's, below)
+    await core.repo.delete_vector_copies(check.copies_differ)
+    redo = sorted(
+        set(check.missing) | set(check.stale) | (set(check.unreadable) - set(check.orphans)) | set(check.copies_differ)
+    )
     papers = await core.repo.get_papers(redo)
     return len(drop), await ensure_vectors(core, papers, progress, sentences=True)
 

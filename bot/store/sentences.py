@@ -23,7 +23,7 @@ from bot.models import SENTENCE_RECIPE, Paper, sentence_key_of
 
 if TYPE_CHECKING:  # the scoring helper below is imported by ranking and questions without the storage behind it
     from bot.embeddings.embedder import Embedder
-    from bot.store.repos import Repository
+    from bot.store.repos import Repository, VectorCopyRow
 
 STORED_DTYPE = np.float16  # half the disk and memory of float32; cosines move by about 1e-3
 
@@ -57,15 +57,18 @@ class SentenceVectors:
         self.repo = repo
         self.embedder = embedder
 
-    async def save(self, papers: Sequence[Paper], matrices: Sequence[np.ndarray]) -> None:
-        """Store each paper's sentence matrix (row 0 its title), all in one transaction."""
+    async def save(
+        self, papers: Sequence[Paper], matrices: Sequence[np.ndarray], copies: Sequence[VectorCopyRow] = ()
+    ) -> None:
+        """Store each paper's sentence matrix (row 0 its title) and the vector `copies` (`bot.store.vector_copies`),
+        all in one transaction."""
         from bot.store.repos import SentenceRow
 
         rows = [
             SentenceRow(p.id, p.sentence_key, self.embedder.name, len(m), encode(m))
             for p, m in zip(papers, matrices, strict=True)
         ]
-        await self.repo.save_sentence_rows(rows)
+        await self.repo.save_vector_rows(rows, copies)
 
     async def current(self, ids: Sequence[str]) -> set[str]:
         """The ids among `ids` whose stored sentence vectors are current and readable (the rest need embedding)."""

@@ -14,7 +14,7 @@ import fcntl
 import logging
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlparse
 
 import numpy as np
@@ -24,6 +24,9 @@ from bot.embeddings.embedder import ChromaEmbeddingAdapter, Embedder
 from bot.errors import ConfigError, StateError
 from bot.models import Paper, day_to_int
 from bot.store.window_index import DayRanges, DaySpan, WindowIndex
+
+if TYPE_CHECKING:
+    from bot.store.vector_copies import VectorCopies
 
 log = logging.getLogger(__name__)
 
@@ -151,9 +154,10 @@ def chroma_client(settings: Settings) -> Any:
 class VectorStore:
     """Paper vectors and metadata in a Chroma collection; all methods are async and thread-offloaded."""
 
-    def __init__(self, settings: Settings, embedder: Embedder) -> None:
+    def __init__(self, settings: Settings, embedder: Embedder, copies: VectorCopies | None = None) -> None:
         self.settings = settings
         self.embedder = embedder
+        self.copies = copies  # the vectors' copies in SQLite, which a window is read from when they hold all of it
         self._client: Any = None
         self._collection: Any = None
         self._lock = asyncio.Lock()
@@ -286,7 +290,9 @@ class VectorStore:
         """The in-memory date-window index, holding at least every stored vector announced in [since, until].
 
         An open end reaches the first (last) stored day; no window at all means the whole store. Only the days not
-        loaded yet are read from Chroma; upsert/delete keep the loaded rows in step (and add rows of other days).
+        loaded yet are read: from the vectors' copies in SQLite when every paper of those days has a current one
+        (`bot.store.vector_copies`; Chroma is then not even opened), else from Chroma. upsert/delete keep the loaded
+        rows in step (and add rows of other days).
         """
         low = day_to_int(since) if since else None
         high = day_to_int(until) if until else None
@@ -295,12 +301,31 @@ class VectorStore:
                 self._index = WindowIndex(self.embedder.dim)
                 self._loaded.clear()
             missing = self._loaded.missing(low, high)
-            if missing:
+            if missing and await self._load_copies(missing):
+                self._loaded.add(low, high)
+            elif missing:
                 # every missing span in one locked call: what a window adds is one snapshot of the store
                 read = await self._read(lambda c: self._load_index(c, missing))
                 self._loaded.add(low, high)
                 log.info("window index: %d vectors read for days %s; %d held", read, missing, len(self._index))
             return self._index
+
+    async def _load_copies(self, spans: Sequence[DaySpan]) -> bool:
+        """Load the window index with the copies of every paper announced in `spans`; False (nothing loaded) when
+        one of them has no current copy. Called under the index lock."""
+        if self.copies is None:
+            return False
+        found = [await self.copies.window(low, high) for low, high in spans]
+        if any(window is None for window in found):
+            return False
+        index = self._index
+        assert index is not None, "the window index is created before it is loaded"
+        for window in found:
+            assert window is not None
+            index.reserve(len(window.ids))
+            index.upsert(window.ids, window.days, window.vectors, window.categories)
+        log.info("window index: %d vector copies read for days %s", sum(len(w.ids) for w in found if w), spans)
+        return True
 
     async def search_window(
         self,

@@ -1,5 +1,6 @@
-"""Each paper's sentence vectors (`bot.store.sentences` encodes and decodes them): one row per paper, written in
-one transaction per ingest chunk, read back with the text hash of the paper they belong to."""
+"""The vectors SQLite keeps beside each paper: its sentence vectors (`bot.store.sentences` encodes and decodes them)
+and a copy of its paper vector (`bot.store.vector_copies`), one row each per paper, written together in one
+transaction per ingest chunk, read back with what the paper they belong to is now."""
 
 from __future__ import annotations
 
@@ -20,19 +21,93 @@ class SentenceRow:
     vectors: bytes
 
 
+@dataclass(frozen=True, slots=True)
+class VectorCopyRow:
+    """One paper's copy of its vector, as bytes, with what it was made from."""
+
+    paper_id: str
+    made_from: str  # `Paper.vector_key` when it was embedded
+    model: str
+    vector: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class WindowVectorRow:
+    """A paper of a window with its copied vector as stored (None when it has none) and what it is now."""
+
+    paper_id: str
+    announced: int  # yyyymmdd
+    categories: str  # JSON list, as the papers table stores it
+    content_hash: str  # `Paper.content_hash` of its current text
+    made_from: str | None
+    model: str | None
+    vector: bytes | None
+
+
 class SentencesRepo(RepositoryBase):
-    """Sentence vectors keyed by paper id (deleted with the paper)."""
+    """Sentence vectors and vector copies keyed by paper id (deleted with the paper)."""
 
     async def save_sentence_rows(self, rows: Sequence[SentenceRow]) -> None:
         """Insert or replace `rows` in one transaction: all of them are stored, or none."""
-        if not rows:
+        await self.save_vector_rows(rows, ())
+
+    async def save_vector_rows(self, sentences: Sequence[SentenceRow], copies: Sequence[VectorCopyRow]) -> None:
+        """Insert or replace sentence rows and vector copies in one transaction: all of them are stored, or none."""
+        if not sentences and not copies:
             return
         async with self.transaction() as conn:
             await conn.executemany(
                 "INSERT OR REPLACE INTO sentence_vectors (paper_id, made_from, model, sentences, vectors)"
                 " VALUES (?,?,?,?,?)",
-                [(r.paper_id, r.made_from, r.model, r.sentences, r.vectors) for r in rows],
+                [(r.paper_id, r.made_from, r.model, r.sentences, r.vectors) for r in sentences],
             )
+            await conn.executemany(
+                "INSERT OR REPLACE INTO paper_vectors (paper_id, made_from, model, vector) VALUES (?,?,?,?)",
+                [(r.paper_id, r.made_from, r.model, r.vector) for r in copies],
+            )
+
+    async def delete_vector_copies(self, ids: Sequence[str]) -> None:
+        """Forget the vector copies of `ids` (their vectors are being made again)."""
+        async with self.transaction() as conn:
+            for chunk in chunks(list(ids)):
+                await conn.execute(f"DELETE FROM paper_vectors WHERE paper_id IN ({placeholders(len(chunk))})", chunk)
+
+    async def vector_copy_rows(self, ids: Sequence[str]) -> list[tuple[VectorCopyRow, str]]:
+        """The stored vector copies among `ids`, each with its paper's current text hash (`Paper.content_hash`)."""
+        found: list[tuple[VectorCopyRow, str]] = []
+        for chunk in chunks(list(ids)):
+            async with self.conn.execute(
+                "SELECT v.paper_id, v.made_from, v.model, v.vector, p.content_hash"
+                " FROM paper_vectors v JOIN papers p ON p.id = v.paper_id"
+                f" WHERE v.paper_id IN ({placeholders(len(chunk))})",
+                chunk,
+            ) as cursor:
+                rows = await cursor.fetchall()
+            found.extend((VectorCopyRow(r[0], r[1], r[2], bytes(r[3])), r[4]) for r in rows)
+        return found
+
+    async def window_vector_rows(self, low: int | None, high: int | None) -> list[WindowVectorRow]:
+        """Every paper announced in [low, high] (yyyymmdd, None an open end) with its vector copy, if any."""
+        async with self.conn.execute(
+            "SELECT p.id, p.announced, p.categories, p.content_hash, v.made_from, v.model, v.vector"
+            " FROM papers p LEFT JOIN paper_vectors v ON v.paper_id = p.id"
+            " WHERE p.announced >= ? AND p.announced <= ?",
+            (-(10**9) if low is None else low, 10**9 if high is None else high),
+        ) as cursor:
+            rows = await cursor.fetchall()  # one hop to the database thread, not one per row
+        return [
+            WindowVectorRow(r[0], r[1], r[2], r[3], r[4], r[5], None if r[6] is None else bytes(r[6])) for r in rows
+        ]
+
+    async def vector_copy_coverage(self, recipe: str, model: str) -> tuple[int, int]:
+        """(stored papers, papers whose vector copy was made from their current text by `recipe` and `model`)."""
+        async with self.conn.execute(
+            "SELECT COUNT(*), COALESCE(SUM(v.made_from = p.content_hash || '/' || ? AND v.model = ?), 0)"
+            " FROM papers p LEFT JOIN paper_vectors v ON v.paper_id = p.id",
+            (recipe, model),
+        ) as cursor:
+            row = await cursor.fetchone()
+        return (int(row[0]), int(row[1])) if row else (0, 0)
 
     async def sentence_rows(self, ids: Sequence[str]) -> list[tuple[SentenceRow, str]]:
         """The stored rows among `ids`, each with its paper's current text hash (`Paper.content_hash`)."""
