@@ -349,8 +349,13 @@ async def _evidence(core: Core, text: str, exact: bool, verb_first: bool = False
     units: list[Unit] = []
     shares: list[float] = []  # the share of stored papers using each unit
     for part in parts:
-        # a named term by its canonical spelling: "CoMoE" is no "MoE"
-        frequency = frequencies.get(_words(part.term.spellings[0] if part.term else part.tokens), 0)
+        # a named term in any of its spellings, as a text is matched ("AI" or "artificial intelligence": the archive
+        # writes the acronym ten times as often); whole spellings: "CoMoE" is no "MoE"
+        frequency = (
+            await core.repo.co_frequency([[_words(s) for s in part.term.spellings]])
+            if part.term
+            else frequencies.get(_words(part.tokens), 0)
+        )
         unit = Unit.of(part, _idf(total, frequency))
         if part.term is None and len(part.tokens) == 1 and part.tokens[0] in bases:
             unit = replace(unit, forms=(*unit.forms, (bases[part.tokens[0]],)))
