@@ -227,7 +227,14 @@ def test_or_lists_and_examples_become_alternatives() -> None:
         "manipulation",
         "human-robot interaction",
     ]
-    assert texts("weather and climate forecasting") == [("weather and climate forecasting", False)]
+    # a lone word before a plain phrase modifies its head as the phrase's modifier does: either, the lone word
+    # standing for the whole as a plain word does with "or"; before a phrase with a preposition it stays one topic
+    assert [a for a, _ in texts("multilingual and low-resource language NLP")] == [
+        "multilingual",
+        "low-resource language NLP",
+    ]
+    assert texts("weather and climate forecasting") == [("weather", False), ("climate forecasting", False)]
+    assert len(texts("weather and climate forecasting with ML")) == 1
     # a lone word shares the last conjunct's trailing phrase; a conjunct referring back is no thing of its own
     assert [a for a, _ in texts("LoRA or adapter methods for continual learning")] == [
         "LoRA for continual learning",

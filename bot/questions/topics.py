@@ -680,11 +680,7 @@ def conjuncts(piece: str) -> list[str]:
     if len(parts) < 2:
         return [piece]
     words = [_content_words(p) for p in parts]
-    if any(not w for w in words) or len(words[0]) == 1:
-        return [
-            piece
-        ]  # "pruning and quantization", "weather and climate forecasting": maybe one thing, or a head shared
-    if any(w.lower() in _REFERS_BACK for p in parts for w in _WORD.findall(p)):
+    if any(not w for w in words) or any(w.lower() in _REFERS_BACK for p in parts for w in _WORD.findall(p)):
         return [piece]
     table = _TERMS.get()
     for left, right in itertools.pairwise(parts):
@@ -694,4 +690,11 @@ def conjuncts(piece: str) -> list[str]:
             spelled = table.find(tokens, start)
             if spelled is not None and start + spelled[1] > len(before):
                 return [piece]
+    if len(words[0]) == 1:
+        # a lone word before a plain phrase modifies its head as the phrase's own modifier does ("multilingual and
+        # low-resource language NLP", "weather and climate forecasting"): either, and the lone word may stand for
+        # the whole as a plain word does with "or" (papers say "multilingual", not "multilingual NLP"); two lone
+        # words ("pruning and quantization") or a phrase with a preposition ("... of LLMs") stay one topic
+        plain = len(parts) == 2 and len(words[1]) >= 2 and not _PREPOSITION.search(parts[1])
+        return parts if plain else [piece]
     return parts
