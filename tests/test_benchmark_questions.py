@@ -6,8 +6,12 @@ import datetime as dt
 
 import pytest
 
+from bot.core import Core
+from bot.ingest.save import store_papers
 from bot.models import Paper
 from bot.questions.filters import Filters
+from bot.questions.rag import ask
+from bot.questions.request import names_contribution
 from bot.questions.retrieval import Retrieved, exact_names, select
 from bot.text.introduces import introduced_kinds, introduces_benchmark
 
@@ -145,3 +149,22 @@ def test_a_benchmark_holding_every_part_of_the_topic_apart_is_offered(demo_paper
     )
     shown, offered = select([named, apart, elsewhere], Filters(topic="code generation", contribution="benchmark"))
     assert shown == [named] and offered == [apart]
+
+
+def test_an_exclusion_naming_only_a_contribution_is_read_as_that_contribution() -> None:
+    assert names_contribution("benchmarks") and names_contribution("datasets or benchmarks")
+    assert not names_contribution("benchmark contamination") and not names_contribution("pure evaluation studies")
+
+
+async def test_excluding_benchmarks_drops_benchmark_papers_not_methods_releasing_data(
+    core: Core, demo_papers: list[Paper]
+) -> None:
+    # "jailbreak papers, excluding benchmarks": JALMBench's main contribution is a benchmark; the expert-model defence
+    # says "benchmark dataset" twice (it releases the data it was tested on) and is a method: kept
+    jalmbench, defence = "2505.17568", "2505.17066"
+    jailbreak = [p for p in demo_papers if "jailbreak" in f"{p.title} {p.abstract}".lower()]
+    assert {jalmbench, defence} <= {p.id for p in jailbreak}
+    await store_papers(core, jailbreak)
+    answer = await ask(core, "jailbreak papers, excluding benchmarks", today=dt.date(2025, 5, 26))
+    listed = {p.id for p in (*answer.citations, *answer.more)}
+    assert defence in listed and jalmbench not in listed

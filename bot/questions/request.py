@@ -53,6 +53,10 @@ _CONTRIBUTION = re.compile(
     rf"(?:\s+(?:\bfor\b|\bon\b|\bof\b|\bto\b|\bthat\b)(?:\s+(?:evaluat\w*|test\w*|measur\w*|assess\w*|benchmark\w*))?)?",
     re.IGNORECASE,
 )
+# an excluded topic that is only contribution words ("excluding benchmarks"): the papers whose main contribution is one
+_CONTRIBUTION_ONLY = re.compile(
+    rf"^\W*{_CONTRIBUTION_WORD}(?:(?:\s*(?:/|,|\bor\b|\band\b)\s*|\s+){_CONTRIBUTION_WORD})*\W*$", re.IGNORECASE
+)
 # Whether a paper made one is `bot.text.introduces`.
 # "benchmarks for evaluating <what is evaluated> on <the task>": the task is the topic ("in" often names a setting
 # instead: "robots in the wild"). The verbs are what a benchmark is for (evaluate, test, measure, assess): a gerund of
@@ -172,6 +176,13 @@ def split_contribution(text: str) -> tuple[str, str]:
     if not re.search(r"[^\W\d_]{2,}", rest):
         return text, ""  # "benchmarks?" alone: the topic is benchmarks
     return rest, "benchmark"
+
+
+def names_contribution(text: str) -> bool:
+    """Whether `text` names only a kind of contribution ("benchmarks", "datasets or benchmarks"): excluded, it is read
+    as that contribution (`bot.text.introduces`), not as the words ("excluding benchmarks" keeps a method paper
+    that also releases its benchmark data)."""
+    return bool(_CONTRIBUTION_ONLY.match(text))
 
 
 def as_examples(text: str) -> str:

@@ -24,6 +24,7 @@ from bot.models import Paper, Profile
 from bot.questions.acronyms import defined_acronyms
 from bot.questions.authors import same_person
 from bot.questions.filters import Filters
+from bot.questions.request import names_contribution
 from bot.questions.timewords import TimeWindow
 from bot.questions.topics import (
     COVERED,
@@ -429,11 +430,25 @@ class _Scored:
 
 async def _without_excluded(core: Core, filters: Filters, papers: list[Paper]) -> list[Paper]:
     """The papers about none of the question's exclusions (`QuestionTopic.is_about`: by title, or named more than
-    once in the abstract)."""
+    once in the abstract); an exclusion naming only a kind of contribution ("excluding benchmarks") drops the papers
+    whose main contribution is one, as "which papers introduce a benchmark" reads them."""
     if not filters.excluded:
         return papers
-    excluded = [await topic_evidence(core, topic) for topic in filters.excluded]
-    return [p for p in papers if not any(e.is_about(p.title, p.abstract) for e in excluded)]
+    excluded, kinds = [], False
+    for topic in filters.excluded:
+        alternatives = [a.text for a in topic_alternatives(topic)]
+        named = [a for a in alternatives if names_contribution(a)]
+        kinds = kinds or bool(named)
+        if not named:
+            excluded.append(await topic_evidence(core, topic))
+        else:  # "excluding benchmarks and pure evaluation studies": the contribution, and the other alternatives
+            excluded += [await topic_evidence(core, a) for a in alternatives if a not in named]
+    return [
+        p
+        for p in papers
+        if not any(e.is_about(p.title, p.abstract) for e in excluded)
+        and not (kinds and introduced_kinds(p.title, p.abstract, main=True))
+    ]
 
 
 def select(
