@@ -646,14 +646,25 @@ def sentence_term(
     MiniLM averages what it reads of an abstract into one vector; a one-line interest is short, and the sentence
     that states it may stand anywhere (docs/BENCHMARKS.md, interests, "After (4)" and "Sentence vectors stored"). A
     paper without sentence vectors is read as one sentence, its whole-paper vector.
+
+    Sentences and interests are compared after the mean of all the sentences ranked together is taken out of both
+    (and each vector normalised again): what every sentence of the day shares ("we propose", "large language
+    models") makes any sentence look close to an interest that names it, and what is left tells the interest apart
+    (docs/BENCHMARKS.md, "Sixth session: one-line interests").
     """
     vecs = np.asarray(paper_vecs, dtype=np.float32).reshape(len(sentence_vecs), -1)
-    best = best_sentence_similarity_of(model.want_vecs, sentence_vecs)  # (papers, wants)
-    missing = np.isnan(best)
-    if missing.any():
-        best[missing] = (vecs @ model.want_vecs.T)[missing]
+    matrices = [m if m is not None and len(m) else vecs[i][None, :] for i, m in enumerate(sentence_vecs)]
+    centre = np.concatenate(matrices).astype(np.float32).mean(axis=0)
+    best = best_sentence_similarity_of(_centred(model.want_vecs, centre), [_centred(m, centre) for m in matrices])
     expo = np.exp(np.float32(weights.temperature) * (best.T - np.float32(1.0)))
     return (1.0 + np.log(expo.mean(axis=0)) / np.float32(weights.temperature))[None, :].astype(np.float32)
+
+
+def _centred(vecs: np.ndarray, centre: np.ndarray) -> np.ndarray:
+    """`vecs` less `centre`, each row normalised to unit length again (a row equal to the centre stays zero)."""
+    out = np.asarray(vecs, dtype=np.float32) - centre
+    norms = np.linalg.norm(out, axis=-1, keepdims=True)
+    return out / np.where(norms > 1e-12, norms, np.float32(1.0))
 
 
 def _phrase_reason(features: PaperFeatures, model: ProfileModel, j: int) -> str:
