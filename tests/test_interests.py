@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
+import pytest
 
 from bot.models import Paper, Profile, Topic
 from bot.ranking import expansion, one_line, rank
@@ -393,3 +394,33 @@ def test_a_sentence_sharing_only_what_every_sentence_of_the_day_says_does_not_ma
     assert raw[0] > raw[1]
     term = rank.sentence_term(vecs, sentence_matrices(papers), model)[0]
     assert term[1] > term[0]
+
+
+def test_one_sentence_stating_what_the_member_avoids_puts_a_paper_further_below_its_twin() -> None:
+    # twins but for one sentence, which in "avoided" says just what the profile avoids, closer to it than any of the
+    # paper's sentences is to the interest; in "plain" it says nothing of the kind. "middle" says less of the interest:
+    # the whole-paper avoid term leaves "avoided" above it, the avoided sentence puts it below (and says so)
+    body = "Protein folding is measured in cells. Samples are kept cold."
+    papers = [
+        paper("avoided", "Cell measurements", f"{body} We also cover freezer logistics."),
+        paper("plain", "Cell measurements", f"{body} We also cover staff meetings."),
+        paper("middle", "Cell measurements", "Protein samples are kept cold. We also cover staff meetings."),
+    ]
+    papers += [paper(f"other{i}", f"Unrelated study {i}", f"Weather of region {i} is forecast.") for i in range(6)]
+    vecs = fake_embed([p.text for p in papers])
+    model = rank.compile_profile(member(["protein folding dynamics"], ["freezer logistics"]), fake_embed)
+    sentences = sentence_matrices(papers)
+    term = rank.sentence_avoid_term(vecs, sentences, model)[0]
+    assert term[0] > 0.05 and term[1] == 0.0
+    without = dataclasses.replace(rank.DEFAULT_WEIGHTS, sentence_avoid=0.0)
+    before = {
+        r.paper.id: r.score
+        for r in rank.rank_for_profile(papers, vecs, model, 3, weights=without, sentence_vecs=sentences)
+    }
+    after = rank.rank_for_profile(papers, vecs, model, 3, sentence_vecs=sentences)
+    scores = {r.paper.id: r.score for r in after}
+    assert scores["plain"] == pytest.approx(before["plain"])
+    assert scores["avoided"] == pytest.approx(before["avoided"] - float(term[0]))
+    assert sorted(before, key=before.__getitem__, reverse=True) == ["plain", "avoided", "middle"]
+    assert [r.paper.id for r in after] == ["plain", "middle", "avoided"]
+    assert any(reason.startswith("near avoided 'freezer logistics'") for reason in after[2].reasons)

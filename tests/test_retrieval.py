@@ -382,3 +382,40 @@ async def test_x_for_y_that_no_paper_puts_so_is_read_as_its_head(core: Core, dem
     # an exclusion, or one alternative of several, is not broadened to its head
     excluded = await topic_evidence(core, "optimizers for training neural nets")
     assert len(excluded.alternatives[0].units) > 1
+
+
+async def test_a_question_carrying_a_members_profile_ranks_it_as_the_members_digest_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the profile's share of the fusion is the digest's own score, the sentence term of one-line interests included
+    from bot.ranking import rank
+    from bot.ranking.for_profile import rank_papers
+    from tests.test_interests import member
+
+    papers = [
+        Paper(
+            id=f"2505.{n:05d}",
+            title=f"Sampling study {n}",
+            authors=("A. Author",),
+            abstract=f"We study sampling of kind {n}. One part concerns gadget{n} estimation. Results improve.",
+            categories=("cs.LG",),
+            announced=MONDAY,
+        )
+        for n in range(4)
+    ]
+    profile = member(["gadget2 estimation", "widget theory"])
+    seen: list[dict[str, float]] = []
+    scorer = rank.rank_for_profile
+
+    def recording(*args: object, **kwargs: object) -> list:
+        out = scorer(*args, **kwargs)  # type: ignore[arg-type]
+        seen.append({r.paper.id: r.score for r in out})
+        return out
+
+    async with open_core(Settings(home=tmp_path / "home", sentence_vectors=True), WordEmbedder()) as core:
+        await store_papers(core, papers)
+        digest = {r.paper.id: r.score for r in await rank_papers(core, papers, profile)}
+        monkeypatch.setattr(rank, "rank_for_profile", recording)
+        await ranked(core, Filters(topic="sampling"), profile=profile)
+    assert seen and set(seen[-1]) == set(digest)
+    assert seen[-1] == pytest.approx(digest)

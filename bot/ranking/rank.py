@@ -141,6 +141,7 @@ class RankWeights:
     expansion_papers: int = 10  # the best papers that stand in for a one-line interest
     expansion_near: float = 0.2  # ... taken only among this share of the day's papers closest in meaning
     sentence: float = 0.5  # one-line interests: soft max over them of the paper's best sentence's cosine, added
+    sentence_avoid: float = 1.0  # ... less the excess of the same over the avoid phrases (`sentence_avoid_term`)
     # Cosine similarities of MiniLM that map to relevance 1 and 10; another embedding model needs its own.
     relevance_low: float = 0.05
     relevance_high: float = 0.35
@@ -652,10 +653,33 @@ def sentence_term(
     models") makes any sentence look close to an interest that names it, and what is left tells the interest apart
     (docs/BENCHMARKS.md, "Sixth session: one-line interests").
     """
+    return _best_sentences(paper_vecs, sentence_vecs, model.want_vecs, weights)
+
+
+def sentence_avoid_term(
+    paper_vecs: np.ndarray,
+    sentence_vecs: Sequence[np.ndarray | None],
+    model: ProfileModel,
+    weights: RankWeights = DEFAULT_WEIGHTS,
+) -> np.ndarray:
+    """(1, papers): how much closer the paper's best sentence is to the profile's avoid phrases than to its
+    interests (the soft maximum over each side, as `sentence_term`; zero when nearer the interests or without
+    avoids). The whole-paper avoid term (`avoid`) misses a paper whose one sentence says what the member avoids
+    ("we fine-tune the LLM with RLHF") among sentences about what they want."""
+    if not len(model.avoid_vecs):
+        return np.zeros((1, len(sentence_vecs)), dtype=np.float32)
+    avoided = _best_sentences(paper_vecs, sentence_vecs, model.avoid_vecs, weights)
+    return np.maximum(avoided - sentence_term(paper_vecs, sentence_vecs, model, weights), np.float32(0.0))
+
+
+def _best_sentences(
+    paper_vecs: np.ndarray, sentence_vecs: Sequence[np.ndarray | None], vectors: np.ndarray, weights: RankWeights
+) -> np.ndarray:
+    """(1, papers): the soft maximum over `vectors` of each one's best sentence in the paper, all centred."""
     vecs = np.asarray(paper_vecs, dtype=np.float32).reshape(len(sentence_vecs), -1)
     matrices = [m if m is not None and len(m) else vecs[i][None, :] for i, m in enumerate(sentence_vecs)]
     centre = np.concatenate(matrices).astype(np.float32).mean(axis=0)
-    best = best_sentence_similarity_of(_centred(model.want_vecs, centre), [_centred(m, centre) for m in matrices])
+    best = best_sentence_similarity_of(_centred(vectors, centre), [_centred(m, centre) for m in matrices])
     expo = np.exp(np.float32(weights.temperature) * (best.T - np.float32(1.0)))
     return (1.0 + np.log(expo.mean(axis=0)) / np.float32(weights.temperature))[None, :].astype(np.float32)
 
@@ -698,11 +722,16 @@ def rank_for_profile(
         return []
     features = features if features is not None else paper_features(papers)
     terms = _terms(paper_vecs, features, [profile_model], weights)
+    avoided = np.zeros((1, len(papers)), dtype=np.float32)  # the sentences' avoid excess, weighted
     if sentence_vecs is not None and profile_model.reads_lines and weights.sentence:
         want = terms.want + np.float32(weights.sentence) * sentence_term(
             paper_vecs, sentence_vecs, profile_model, weights
         )
-        terms = replace(terms, want=want.astype(np.float32))
+        if weights.sentence_avoid:
+            avoided = np.float32(weights.sentence_avoid) * sentence_avoid_term(
+                paper_vecs, sentence_vecs, profile_model, weights
+            )
+        terms = replace(terms, want=(want - avoided).astype(np.float32))
     scores = _expanded(_combine(terms, weights), terms, paper_vecs, [profile_model], weights)[0]
     order = np.argsort(-scores, kind="stable")[:top_k]
     vecs = np.asarray(paper_vecs, dtype=np.float32).reshape(len(papers), -1)
@@ -726,7 +755,8 @@ def rank_for_profile(
             hit = [word for word, key in getattr(profile_model, attr) if features.keyword_hits(key)[j]]
             if hit:
                 reasons.append(f"{title}: {', '.join(hit)}")
-        avoid_reason = _avoid_reason(profile_model, vecs[j], scores, j, weights.avoid * float(terms.avoid_excess[0, j]))
+        penalty = weights.avoid * float(terms.avoid_excess[0, j]) + float(avoided[0, j])
+        avoid_reason = _avoid_reason(profile_model, vecs[j], scores, j, penalty)
         if avoid_reason:
             reasons.append(avoid_reason)
         if terms.category[0, j]:
