@@ -12,7 +12,7 @@ from bot.models import Paper
 from bot.questions.filters import Filters
 from bot.questions.rag import ask
 from bot.questions.request import names_contribution
-from bot.questions.retrieval import Retrieved, exact_names, select
+from bot.questions.retrieval import SENTENCE_NEAR, Retrieved, exact_names, select
 from bot.text.introduces import introduced_kinds, introduces_benchmark
 
 MAKES_ONE = [
@@ -149,6 +149,19 @@ def test_a_benchmark_holding_every_part_of_the_topic_apart_is_offered(demo_paper
     )
     shown, offered = select([named, apart, elsewhere], Filters(topic="code generation", contribution="benchmark"))
     assert shown == [named] and offered == [apart]
+
+
+def test_a_benchmark_one_sentence_of_which_states_the_topic_is_offered(demo_papers: list[Paper]) -> None:
+    # "a new dataset for non-English languages": a Hungarian document-QA data set never says "non-English", its whole
+    # vector is far (0.25), one sentence is close (0.6): offered, as any question offers such a paper
+    named, stating, vague = (
+        Retrieved(demo_papers[0], 0.60, 0.60, True, True),
+        Retrieved(demo_papers[1], 0.25, 0.25, False, False, every_part=False, sentence=SENTENCE_NEAR + 0.05),
+        Retrieved(demo_papers[2], 0.25, 0.25, False, False, every_part=False, sentence=SENTENCE_NEAR - 0.1),
+    )
+    topic = Filters(topic="non-English languages", contribution="benchmark")
+    shown, offered = select([named, stating, vague], topic)
+    assert shown == [named] and offered == [stating]
 
 
 def test_an_exclusion_naming_only_a_contribution_is_read_as_that_contribution() -> None:

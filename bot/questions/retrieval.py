@@ -557,15 +557,17 @@ def _wordless_ranks(results: Sequence[Retrieved]) -> dict[str, int]:
 def _close_in_meaning(r: Retrieved, rank: int, filters: Filters) -> bool:
     """Whether a paper without the topic's words is offered: among the benchmark-introducing papers, by similarity or
     when its title and abstract hold every part of the topic somewhere (a "code benchmark" whose abstract speaks of
-    generation elsewhere, for "code generation"); otherwise by similarity (NEAR), by its best sentence's similarity
-    (SENTENCE_NEAR: one sentence states the topic in other words) or when the fused ranking (similarity, feedback
+    generation elsewhere, for "code generation"); for any question (benchmark ones too) by similarity (NEAR), by
+    its best sentence's similarity (SENTENCE_NEAR: one sentence states the topic in other words) or when the fused
+    ranking (similarity, feedback
     and partial word evidence together) puts it among the first MEANING_RANKS of the papers without the topic's
     words (`rank`), above FLOOR. Counted among those papers, not among all: a topic many papers name ("LoRA") has as
     many written in other words as one few papers name. On the development searches, wordless papers in those ranks
     were on topic three times as often as the ones offered by similarity alone, which MiniLM gives as readily to a
     paper on one part of the topic ("diffusion models" for "diffusion language models")."""
-    if filters.contribution:  # a benchmark holding every part of the topic somewhere is offered however phrased
-        return r.dense >= CONTRIBUTION_NEAR or r.every_part
+    if filters.contribution and (r.dense >= CONTRIBUTION_NEAR or r.every_part):
+        return True  # a benchmark holding every part of the topic somewhere is offered however phrased
+    # and, as any question's, one close in meaning as a whole, by a sentence or in the fused order
     return r.dense >= NEAR or r.sentence >= SENTENCE_NEAR or (rank < MEANING_RANKS and r.relevance >= FLOOR)
 
 
