@@ -201,3 +201,27 @@ async def test_a_store_at_schema_10_migrates_answers_from_the_vector_store_and_i
         assert await refresh_vectors(core) == (10, Embedded())
         assert await VectorCopies(core.repo, core.embedder).coverage() == (10, 10)
     assert counting.texts == []
+
+
+async def test_doctor_reads_sentence_vectors_of_a_store_at_schema_10_whose_copies_table_is_still_to_come(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a store at schema 10 has its sentence vectors: doctor said "the next start adds their table" for them too
+    import sqlite3
+
+    from bot.ops.doctor import check_sentence_vectors, check_vector_copies
+    from bot.store.migrations import MIGRATIONS, SENTENCE_VECTORS_VERSION, VECTOR_COPIES_VERSION
+
+    assert "CREATE TABLE sentence_vectors" in MIGRATIONS[SENTENCE_VECTORS_VERSION - 1]
+    assert "CREATE TABLE paper_vectors" in MIGRATIONS[VECTOR_COPIES_VERSION - 1]
+    settings = Settings(home=tmp_path / "home", sentence_vectors=True)
+    async with open_core(settings, WordEmbedder()) as core:
+        await store_papers(core, PAPERS)
+    with sqlite3.connect(settings.db_path) as raw:
+        raw.execute("DROP TABLE paper_vectors")
+        raw.execute("PRAGMA user_version = 10")
+    monkeypatch.setattr("bot.embeddings.embedder.MINILM_NAME", WordEmbedder.name)  # the model doctor expects
+    sentences = await check_sentence_vectors(settings)
+    assert (sentences.status, sentences.detail) == ("ok", "every stored paper has them (10)")
+    copies = await check_vector_copies(settings)
+    assert (copies.status, copies.detail) == ("ok", "the next start adds their table (schema migration)")

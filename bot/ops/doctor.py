@@ -35,6 +35,7 @@ if TYPE_CHECKING:  # the core libraries load only once a check needs them
     from pydantic import SecretStr
 
     from bot.config import Settings
+    from bot.store.repos import Repository
 
 Status = Literal["ok", "optional", "skipped", "warn", "fail"]
 _LABELS: dict[Status, str] = {"ok": "OK", "optional": "--", "skipped": "skip", "warn": "WARN", "fail": "FAIL"}
@@ -334,13 +335,32 @@ async def check_vector_store(settings: Settings, paper_ids: set[str] | None) -> 
     return Finding("vector store", "ok", f"{where}: collection '{name}' has one vector per paper ({len(vector_ids)})")
 
 
+async def _coverage(
+    check: str, settings: Settings, added_in: int, read: Callable[[Repository], Awaitable[tuple[int, int]]]
+) -> Finding | tuple[int, int]:
+    """What `read` counts in the database (stored papers, papers with current rows), or the finding when the
+    database is at a schema before `added_in` (the version whose migration adds the table read) or cannot be read."""
+    from bot.store.connection import open_read_only, schema_state
+    from bot.store.repos import Repository
+
+    try:
+        conn = await open_read_only(settings.db_path)
+        try:
+            version, _ = await schema_state(conn)
+            if version < added_in:
+                return Finding(check, "ok", "the next start adds their table (schema migration)")
+            return await read(Repository(conn))
+        finally:
+            await conn.close()
+    except Exception as exc:  # the database check names an unreadable database
+        return Finding(check, "fail", f"cannot be read: {_reason(exc)}")
+
+
 async def check_sentence_vectors(settings: Settings) -> Finding:
     """How many stored papers have current sentence vectors (what one-line interests are matched by)."""
     from bot.embeddings.embedder import MINILM_NAME
     from bot.models import SENTENCE_RECIPE
-    from bot.store.connection import open_read_only, schema_state
-    from bot.store.migrations import LATEST_VERSION
-    from bot.store.repos import Repository
+    from bot.store.migrations import SENTENCE_VECTORS_VERSION
 
     if not settings.sentence_vectors:
         return Finding(
@@ -350,17 +370,15 @@ async def check_sentence_vectors(settings: Settings) -> Finding:
         )
     if not settings.db_path.exists():
         return Finding("sentence vectors", "ok", "none yet; each ingest embeds its papers' sentences")
-    try:
-        conn = await open_read_only(settings.db_path)
-        try:
-            version, _ = await schema_state(conn)
-            if version < LATEST_VERSION:
-                return Finding("sentence vectors", "ok", "the next start adds their table (schema migration)")
-            papers, current = await Repository(conn).sentence_coverage(SENTENCE_RECIPE, MINILM_NAME)
-        finally:
-            await conn.close()
-    except Exception as exc:  # the database check names an unreadable database
-        return Finding("sentence vectors", "fail", f"cannot be read: {_reason(exc)}")
+    read = await _coverage(
+        "sentence vectors",
+        settings,
+        SENTENCE_VECTORS_VERSION,
+        lambda repo: repo.sentence_coverage(SENTENCE_RECIPE, MINILM_NAME),
+    )
+    if isinstance(read, Finding):
+        return read
+    papers, current = read
     if not papers:
         return Finding("sentence vectors", "ok", "none yet; each ingest embeds its papers' sentences")
     if current < papers:
@@ -379,23 +397,19 @@ async def check_vector_copies(settings: Settings) -> Finding:
     instead of the vector store, `bot.store.vector_copies`)."""
     from bot.embeddings.embedder import MINILM_NAME
     from bot.models import VECTOR_RECIPE
-    from bot.store.connection import open_read_only, schema_state
-    from bot.store.migrations import LATEST_VERSION
-    from bot.store.repos import Repository
+    from bot.store.migrations import VECTOR_COPIES_VERSION
 
     if not settings.db_path.exists():
         return Finding("vector copies", "ok", "none yet; each ingest copies its papers' vectors")
-    try:
-        conn = await open_read_only(settings.db_path)
-        try:
-            version, _ = await schema_state(conn)
-            if version < LATEST_VERSION:
-                return Finding("vector copies", "ok", "the next start adds their table (schema migration)")
-            papers, current = await Repository(conn).vector_copy_coverage(VECTOR_RECIPE, MINILM_NAME)
-        finally:
-            await conn.close()
-    except Exception as exc:  # the database check names an unreadable database
-        return Finding("vector copies", "fail", f"cannot be read: {_reason(exc)}")
+    read = await _coverage(
+        "vector copies",
+        settings,
+        VECTOR_COPIES_VERSION,
+        lambda repo: repo.vector_copy_coverage(VECTOR_RECIPE, MINILM_NAME),
+    )
+    if isinstance(read, Finding):
+        return read
+    papers, current = read
     if not papers:
         return Finding("vector copies", "ok", "none yet; each ingest copies its papers' vectors")
     if current < papers:

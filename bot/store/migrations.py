@@ -242,3 +242,5 @@ MIGRATIONS: list[str] = [
 ]
 
 LATEST_VERSION = len(MIGRATIONS)
+SENTENCE_VECTORS_VERSION = 10  # the schema version that added `sentence_vectors`
+VECTOR_COPIES_VERSION = 11  # the schema version that added `paper_vectors`
