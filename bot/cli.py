@@ -150,6 +150,10 @@ def _print_hits(hits: Sequence[Any], first: int = 1) -> None:
 def _print_search(found: Any, page: int, size: int, next_page: str) -> None:
     """A search's page: how many matched, the page's papers numbered in the whole list, and how to see the next."""
     hits = found.page(page, size)
+    if not hits and page <= 1 and found.more:
+        # none made the first page (an author's papers on none of the words asked for): the rest is still listed
+        print(f"{found.counted()}, none closely enough to list first: {next_page}")
+        return
     if not hits:
         print(f"{found.matched} stored papers match; page {page} is past the last one.")
         return

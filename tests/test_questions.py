@@ -197,3 +197,23 @@ def test_an_author_only_question_with_a_previous_turn_is_not_a_follow_up() -> No
     filters = parse_question("papers  this week", MONDAY, previous, authors=("Lei Bai",))
     assert filters.topic == "" and filters.authors == ("Lei Bai",)
     assert dataclasses.asdict(previous)["topic"] == "moe"
+
+
+async def test_a_search_whose_first_page_is_empty_offers_the_rest_instead_of_saying_nothing_matches(
+    core: Core, day: list[Paper], capsys: pytest.CaptureFixture[str]
+) -> None:
+    # an author's papers on none of the words asked for are all offered after an empty first page: the CLI said
+    # "5 stored papers match; page 1 is past the last one." and chat "No stored paper matches", /more unmentioned
+    from bot.chat import ChatController, Incoming, TextReply
+    from bot.cli import _print_search
+    from tests.test_chat import CHANNEL, MEMBER
+
+    query = "papers by Lei Bai on zebra taxidermy"
+    found = await search_papers(core, query)
+    assert not found.hits and found.more, "the case of an empty first page and a rest"
+    _print_search(found, 1, 10, "add --page 2")
+    said = capsys.readouterr().out
+    assert "past the last one" not in said and "add --page 2" in said
+    (reply,) = await ChatController(core).handle(Incoming(MEMBER, CHANNEL, command="search", args=query))
+    assert isinstance(reply, TextReply) and "No stored paper matches" not in reply.text
+    assert "lists them" in reply.text and reply.choices  # /more, as the platform names it, and its button

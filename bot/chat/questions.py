@@ -110,6 +110,10 @@ async def search(turn: Turn) -> list[Reply]:
         meaning,
     )
     token = await give(core, conversation_of(turn), turn.user, [h.paper for h in found.more], meaning)
+    if not found.hits and found.more:
+        # none made the first page (an author's papers on none of the words asked for): /more lists the rest
+        said = f"{note}{found.counted(words[:80])}, none closely enough to list first: /more lists them."
+        return [TextReply(said, choices=next_button(token, 0, len(found.more)))]
     if not found.hits:
         return text_reply(f"{note}No stored paper matches '{words[:80]}'. {await stored_days_note(core)}")
     tldrs = await shown_tldrs(core, [h.paper for h in found.hits])
