@@ -350,6 +350,7 @@ async def cmd_db(core: Core, args: argparse.Namespace) -> int:
 
         seen, embedded = await refresh_vectors(core, Progress("embedding"))
         print(f"vectors refreshed: {embedded.phrase(f'of {seen} papers embedded again')}, the rest were current")
+        await print_copy_coverage(core, True)  # what it copied without embedding, which the line above does not count
         return 0
     return 0 if check.consistent else 1  # a script or healthcheck running `paperscout db` learns of it too
 
