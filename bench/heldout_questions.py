@@ -30,7 +30,10 @@ second line, beside the unchanged recall@10) = relevant in the first 10 / min(10
 items; a kind's figure is the mean over its questions.
 
     .venv/bin/python bench/heldout_questions.py [--home DIR] [--data DIR] [-v] [--only questions|search]
-        [--set bench/heldout] [--kind follow_up] [--wrap 'papers on {}']
+        [--set bench/heldout] [--kind follow_up] [--wrap 'papers on {}'] [--interest LINE ... --avoid LINE ...]
+
+`--interest` (and `--avoid`) ask every question as a member whose profile onboarding made from those lines (no
+held-out set asks with a profile): its ranking's share of each answer is the member's digest score.
 
 `--wrap` puts each search query into a request ("papers on {}", "any recent work about {}?"): a search must find
 the same papers whatever words a request puts around its topic.
@@ -62,7 +65,7 @@ from bot.core import Core, open_core
 from bot.days import stored_days_note
 from bot.ingest.jsonl import read_jsonl
 from bot.ingest.save import store_papers
-from bot.models import Paper
+from bot.models import Paper, Profile
 from bot.questions.rag import ask
 from bot.questions.search import search_papers
 
@@ -152,8 +155,11 @@ async def ensure_store(core: Core, papers: list[Paper]) -> None:
     print(f"built the store in {time.perf_counter() - started:.0f} s")
 
 
-async def run_questions(core: Core, items: list[dict], by_id: dict[str, Paper], verbose: bool) -> dict[str, Scored]:
-    """Every question through `ask`, follow-ups in their first question's conversation; figures by question id."""
+async def run_questions(
+    core: Core, items: list[dict], by_id: dict[str, Paper], verbose: bool, profile: Profile | None = None
+) -> dict[str, Scored]:
+    """Every question through `ask` (asked by a member holding `profile`, when given), follow-ups in their first
+    question's conversation; figures by question id."""
     results: dict[str, Scored] = {}
     # conversations of their own: a reused store keeps the last run's turns for followup_minutes, and a first
     # question must not be read as a follow-up of its own previous run
@@ -161,7 +167,7 @@ async def run_questions(core: Core, items: list[dict], by_id: dict[str, Paper], 
     for item in items:
         conversation = f"heldout:{run}:{item.get('follows') or item['id']}"
         as_of = dt.date.fromisoformat(item["as_of"])
-        answer = await ask(core, item["question"], today=as_of, conversation_id=conversation)
+        answer = await ask(core, item["question"], today=as_of, conversation_id=conversation, profile=profile)
         text = answer.text if answer.citations else f"{answer.text}\n{await stored_days_note(core)}"
         shown = [p.id for p in answer.citations]
         offered = [p.id for p in getattr(answer, "more", ())]
@@ -249,6 +255,13 @@ def report_searches(rows: list[tuple]) -> None:
     print(f"search: capped recall@10 (hits / min(10, relevant)) {capped:.3f}; {over} queries over 10 relevant")
 
 
+def asker_profile(interests: list[str], avoids: list[str]) -> Profile:
+    """The profile onboarding saves for a member who answers with `interests` (one a line) and `avoids`."""
+    from heldout_interests import HeldOutProfile, onboarding_profile  # beside this script
+
+    return onboarding_profile(HeldOutProfile("asker", tuple(interests), tuple(avoids), {}, {}), "console:asker")
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--home", type=Path, default=DEFAULT_HOME, help=f"store built once, reused ({DEFAULT_HOME})")
@@ -260,7 +273,15 @@ async def main() -> None:
         "--wrap", default="{}", help='each search query put into this ("papers on {}"): the same labels must hold'
     )
     parser.add_argument("--kind", help="only the questions of this kind (follow-ups with the question they follow)")
+    parser.add_argument(
+        "--interest",
+        action="append",
+        default=[],
+        help="every question asked by a member whose profile onboarding made from these interests (repeatable)",
+    )
+    parser.add_argument("--avoid", action="append", default=[], help="... and these avoids (repeatable)")
     args = parser.parse_args()
+    profile = asker_profile(args.interest, args.avoid) if args.interest else None
     papers = read_jsonl(sorted((args.data / "arxiv").glob("*.jsonl")))
     by_id = {p.id: p for p in papers}
     args.home.mkdir(parents=True, exist_ok=True)
@@ -270,7 +291,7 @@ async def main() -> None:
         print(f"sentence vectors: {current} of {stored} papers")
         if args.only in (None, "questions"):
             items = of_kind(_load(args.set / "questions.jsonl"), args.kind)
-            report_questions(items, await run_questions(core, items, by_id, args.verbose))
+            report_questions(items, await run_questions(core, items, by_id, args.verbose, profile))
         if args.only in (None, "search"):
             searches = _load(args.set / "search.jsonl")
             report_searches(await run_searches(core, searches, by_id, args.verbose, args.wrap))
