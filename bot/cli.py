@@ -9,7 +9,9 @@ import datetime as dt
 import gc
 import json
 import logging
+import signal
 import sys
+import threading
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from contextlib import nullcontext
@@ -729,14 +731,37 @@ def main(argv: Sequence[str] | None = None) -> int:
         "command finished",
         event="command",
         command=args.command,
-        outcome={0: "ok", 130: "interrupted"}.get(code, "error"),
+        outcome={0: "ok", 130: "interrupted", 143: "stopped"}.get(code, "error"),
         exit_code=code,
         duration_ms=elapsed_ms(started),
     )
     return code
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (`timeout`, `kill`, a service manager) asking a one-shot command to stop. A KeyboardInterrupt, so that
+    asyncio re-raises it from whichever task it lands in and the command winds down as after Ctrl-C."""
+
+
+def _stop_on_sigterm(signum: int, frame: object) -> None:
+    # a second SIGTERM ends the process at once, should winding down itself hang
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    raise Terminated
+
+
 def _main(args: argparse.Namespace, service: bool) -> int:
+    # Python's own SIGTERM ends the process without a word, in the middle of an ingest's chunk; this says what became
+    # of the work instead (the service installs its own handler for a clean stop, bot.ops.runner)
+    if threading.current_thread() is not threading.main_thread():  # only the main thread may set a handler
+        return _run_command(args, service)
+    previous = signal.signal(signal.SIGTERM, _stop_on_sigterm)
+    try:
+        return _run_command(args, service)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _run_command(args: argparse.Namespace, service: bool) -> int:
     from bot.config import load_settings
 
     try:
@@ -752,6 +777,12 @@ def _main(args: argparse.Namespace, service: bool) -> int:
     except PaperscoutError as exc:
         _error(f"paperscout: error: {one_line_error(exc)}")
         return 1
+    except Terminated:
+        _error(
+            "paperscout: stopped by SIGTERM; everything finished before it is stored, "
+            "and running the same command again continues from there"
+        )
+        return 143  # what a shell reports for a process ended by SIGTERM
     except KeyboardInterrupt:
         _error("paperscout: interrupted; everything finished before the interrupt is stored")
         return 130

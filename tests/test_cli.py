@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import json
 import re
+import signal
+import threading
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from bot.cli import main
+from bot.embeddings.embedder import LocalEmbedder
 from bot.ingest.bundled import bundled_file
 
 BUNDLED_DAY = bundled_file("arxiv-2025-05-26.jsonl")
@@ -106,6 +110,48 @@ def test_ingest_then_digest_json_and_search(home: Path, tmp_path: Path, capsys: 
     # "today" is the latest stored day at or before now, for every command
     assert main(["ask", "graph", "papers", "today"]) == 0
     assert "2025-05-26" in capsys.readouterr().out
+
+
+class StoppedEmbedder(LocalEmbedder):
+    """The session's model, and a SIGTERM to the command (as `timeout` sends one) while it embeds its second chunk."""
+
+    def __init__(self, real: LocalEmbedder) -> None:
+        super().__init__()
+        self.real, self.calls = real, 0
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        self.calls += 1
+        if self.calls == 2:
+            # Python's own handler would end the test run itself, as it ended the command without a word
+            assert signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL, "SIGTERM ends the command silently"
+            signal.pthread_kill(threading.main_thread().ident or 0, signal.SIGTERM)
+        return self.real.embed(texts)
+
+
+@pytest.mark.slow
+def test_a_sigterm_during_an_ingest_is_one_line_and_the_next_ingest_continues(
+    home: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    embedder: LocalEmbedder,
+) -> None:
+    monkeypatch.setattr("bot.ingest.vectors.EMBED_CHUNK", 10)
+    stopped = StoppedEmbedder(embedder)
+    monkeypatch.setattr("bot.core.make_embedder", lambda settings: stopped)
+    previous = signal.getsignal(signal.SIGTERM)
+    assert main(["ingest", "--jsonl", str(small_day(tmp_path))]) == 143
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.strip() == (
+        "paperscout: stopped by SIGTERM; everything finished before it is stored, "
+        "and running the same command again continues from there"
+    )
+    assert signal.getsignal(signal.SIGTERM) is previous  # an in-process caller gets its own handler back
+    # the first chunk was stored; the next ingest embeds only the other two
+    monkeypatch.setattr("bot.core.make_embedder", lambda settings: embedder)
+    assert main(["ingest", "--jsonl", str(small_day(tmp_path))]) == 0
+    assert "30 papers: 0 new, 0 updated, 30 unchanged; 20 embedded" in capsys.readouterr().out
 
 
 def test_a_malformed_jsonl_line_is_one_error_line_and_loses_nothing(

@@ -11,6 +11,7 @@ embedded by the next one. A paper whose vector is current but has no copy is giv
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
     from bot.core import Core
     from bot.store.repos import VectorCopyRow
 
+log = logging.getLogger(__name__)
 EMBED_CHUNK = 128  # papers embedded and written per step, so an interrupted ingest keeps what it finished
 COPY_CHUNK = 1000  # vectors read from Chroma and copied to SQLite per step
 MAX_SENTENCES = 40  # sentence vectors kept per paper, title included (an abstract has ~8; a run-on one is bounded)
@@ -111,6 +113,8 @@ async def ensure_vectors(
         await core.vectors.upsert(embedded, vectors, [tldrs.get(p.id, "") for p in embedded])
         await core.sentences.save(read, matrices, await _copy_rows(core, copies, embedded))
         done += len(chunk)
+        # a progress bar shows only on a terminal: the log says how far a slow or stopped ingest came
+        log.info("vectors: %d of %d papers embedded and stored", done, len(todo))
         if progress:
             progress(done, len(todo))
     return Embedded(len(whole), len(split - whole))
