@@ -226,6 +226,25 @@ def test_a_helper_process_that_dies_is_an_error_not_a_hang() -> None:
         helper.close()
 
 
+class StallingHelper(ProcessEmbedder):
+    """A helper that reads the request and never answers (it gives up by itself after a minute)."""
+
+    answer_seconds = 0.5
+
+    def _command(self) -> list[str]:
+        return [sys.executable, "-c", "import sys, time; sys.stdin.readline(); time.sleep(60)"]
+
+
+def test_a_helper_process_that_stalls_is_stopped_with_a_message_not_waited_for() -> None:
+    helper = StallingHelper()
+    try:
+        with pytest.raises(PaperscoutError, match=r"gave no answer in 0.5 s and was stopped.*run the command again"):
+            helper.embed(["sparse attention"])
+        assert helper._child is None  # killed; the next text starts a new one
+    finally:
+        helper.close()
+
+
 def test_a_helper_started_ahead_is_stopped_unwaited_when_nothing_is_embedded() -> None:
     helper = ProcessEmbedder()
     helper.start()

@@ -10,7 +10,9 @@ Only short-lived commands use it (`paperscout ask` and `search`); the bot and th
 their own process, where it stays loaded. The command starts it as soon as its settings are read when the store
 may hold vectors, so the model also loads while the command imports its own code and reads the question; one that
 is never sent a text is killed at the end. The helper verifies the weights' hash before loading them, reads one
-request per line on stdin and exits when stdin closes (also when the command dies).
+request per line on stdin and exits when stdin closes (also when the command dies). One that dies is an error
+naming its exit code; one that leaves a request unanswered for `answer_seconds` is killed and the command says so,
+rather than waiting for ever.
 
 Protocol: a request is one JSON line `{"texts": [...], "batch_size": n}`; the reply is a JSON line
 `{"rows": r, "dim": d}` followed by r*d little-endian float32 values, or `{"error": "..."}` when the model
@@ -25,6 +27,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import types
 from pathlib import Path
 from typing import IO, Any
@@ -56,6 +59,9 @@ class ProcessEmbedder(MiniLMEmbedder):
 
     _child: subprocess.Popen[bytes] | None = None
     _asked = False  # whether the current helper was sent a text: one never asked is stopped without waiting
+    # how long one request may go unanswered, model load included (a few seconds; a minute on a machine busy with
+    # ten times its cores): a helper that stalls is killed and the command says so instead of waiting for ever
+    answer_seconds = 300.0
 
     def start(self) -> None:
         """Start the helper now, ahead of the first text, so that it loads the model on another core while this
@@ -65,14 +71,16 @@ class ProcessEmbedder(MiniLMEmbedder):
 
     def _start(self) -> subprocess.Popen[bytes]:
         if self._child is None:
-            path = self._model_path or model_dir()
-            args = [json.dumps(_import_path()), str(path), str(self.threads), str(self._verified or "")]
-            command = [sys.executable, "-P", "-c", _HELPER, *args]
             # OpenMP threads that wait sleep at once instead of spinning: the same work split the same way (so the
             # same vectors), without burning 0.4 s of CPU at the barriers when the cores are busy (a shared machine)
             env = {**os.environ, "OMP_WAIT_POLICY": os.environ.get("OMP_WAIT_POLICY", "PASSIVE")}
-            self._child = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
+            self._child = subprocess.Popen(self._command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
         return self._child
+
+    def _command(self) -> list[str]:
+        path = self._model_path or model_dir()
+        args = [json.dumps(_import_path()), str(path), str(self.threads), str(self._verified or "")]
+        return [sys.executable, "-P", "-c", _HELPER, *args]
 
     def embed(self, texts: list[str]) -> np.ndarray:
         """Embed `texts` in the helper process; returns normalised float32 vectors."""
@@ -82,22 +90,33 @@ class ProcessEmbedder(MiniLMEmbedder):
             child = self._start()
             self._asked = True
             assert child.stdin is not None and child.stdout is not None
+            # killing a helper that stalls ends the reads below: they then find its output closed
+            stalled = threading.Event()
+            watchdog = threading.Timer(self.answer_seconds, lambda: (stalled.set(), child.kill()))
+            watchdog.start()
             try:
                 child.stdin.write(json.dumps({"texts": texts, "batch_size": self.batch_size}).encode() + b"\n")
                 child.stdin.flush()
                 header = json.loads(child.stdout.readline() or b"null")
-            except (OSError, ValueError):
-                header = None
-            if not isinstance(header, dict) or "error" in header:
+                rows, dim = (int(header["rows"]), int(header["dim"])) if _answered(header) else (0, 0)
+                data = child.stdout.read(rows * dim * 4) if rows else b""
+            except (OSError, ValueError, TypeError):
+                header, rows, dim, data = None, 0, 0, b""
+            finally:
+                watchdog.cancel()
+            if isinstance(header, dict) and "error" in header:
                 self._stop()
-                if isinstance(header, dict):
-                    raise ConfigError(str(header["error"]))
-                raise PaperscoutError(f"the embedding helper process stopped (exit code {child.returncode})")
-            rows, dim = int(header["rows"]), int(header["dim"])
-            data = child.stdout.read(rows * dim * 4)
-            if len(data) != rows * dim * 4:
+                raise ConfigError(str(header["error"]))
+            if not _answered(header) or len(data) != rows * dim * 4:
                 self._stop()
+                if stalled.is_set():
+                    raise PaperscoutError(
+                        f"the embedding helper process gave no answer in {self.answer_seconds:g} s and was stopped "
+                        "(a machine this busy may need longer); run the command again"
+                    )
                 raise PaperscoutError(f"the embedding helper process stopped (exit code {child.returncode})")
+            if stalled.is_set():  # killed just after it answered: the next text starts a new one
+                self._stop()
             return np.frombuffer(data, dtype="<f4").reshape(rows, dim).astype(np.float32)
 
     def _stop(self) -> None:
@@ -122,6 +141,10 @@ class ProcessEmbedder(MiniLMEmbedder):
         """Stop the helper process, if one was started."""
         with self._lock:
             self._stop()
+
+
+def _answered(header: object) -> bool:
+    return isinstance(header, dict) and "rows" in header and "dim" in header
 
 
 def _import_torch_for_inference() -> None:
