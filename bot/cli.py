@@ -493,7 +493,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     demo = sub.add_parser("demo", help="offline demo on a bundled real arXiv day (no keys, no network)")
     demo.add_argument("--size", type=bounded_int(1, 100), default=15, help="papers in the digest (default 15)")
-    demo.set_defaults(handler=cmd_demo, demo=True)
+    demo.set_defaults(handler=cmd_demo, demo=True, writes=True)  # it ingests the bundled day
 
     ingest = sub.add_parser("ingest", help="fetch and store papers (default: today's arXiv RSS)")
     source = ingest.add_mutually_exclusive_group()

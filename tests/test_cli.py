@@ -46,6 +46,21 @@ def one_error_line(err: str) -> str:
 
 
 @pytest.mark.slow
+def test_a_demo_while_another_writes_its_archive_is_refused_in_one_line(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The demo ingests, so it takes the writer lock of its archive like `ingest`: two demos at once would write the
+    embedded vector store from two processes."""
+    from bot.config import Settings
+    from bot.store.archive_lock import hold_archive
+
+    demo_home = Settings(home=home / "demo")  # type: ignore[call-arg]
+    with hold_archive(demo_home, "demo"):
+        assert main(["demo"]) != 0
+    assert re.search(r"being written by pid \d+ \(demo, since", capsys.readouterr().err)
+    assert not (home / "demo" / "paperscout.sqlite3").exists()
+
+
 def test_demo_prints_a_digest_of_real_papers_and_a_search(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["demo", "--size", "12"]) == 0
     out = capsys.readouterr().out

@@ -1,10 +1,10 @@
 """One writer per archive: a lock on the state directory held by every command that writes papers or vectors.
 
-The embedded Chroma store does not survive two processes writing it at once, so `paperscout run`, `ingest` and
-`db --refresh-vectors` take an exclusive `flock` on ``PAPERSCOUT_HOME/writer.lock`` and write who holds it (pid,
-command, since when) into the file. A second writer is told that in one line (or waits, with `wait=True`);
-readers (ask, search, digest) never take it. The kernel drops the lock when its holder dies, so a crash never
-leaves the archive locked.
+The embedded Chroma store does not survive two processes writing it at once, so `paperscout run`, `ingest`, `demo`,
+`db --repair` and `db --refresh-vectors` take an exclusive `flock` on ``PAPERSCOUT_HOME/writer.lock`` and write who
+holds it (pid, command, since when) into the file. A second writer is told that in one line (or waits, with
+`wait=True`); readers (ask, search, digest) never take it. The kernel drops the lock when its holder dies, so a
+crash never leaves the archive locked.
 """
 
 from __future__ import annotations
