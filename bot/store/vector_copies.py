@@ -84,10 +84,13 @@ class VectorCopies:
         rows = await self.repo.window_vector_rows(low, high)
         if not all(self._readable(r.made_from, r.model, r.vector, r.content_hash) for r in rows):
             return None
-        vectors = np.frombuffer(b"".join(r.vector or b"" for r in rows), dtype=STORED_DTYPE)
+        # filled row by row: joining the rows' bytes and converting them would hold the window's vectors three times
+        vectors = np.empty((len(rows), self.embedder.dim), dtype=np.float32)
+        for i, row in enumerate(rows):
+            vectors[i] = np.frombuffer(row.vector or b"", dtype=STORED_DTYPE)
         return WindowVectors(
             ids=[r.paper_id for r in rows],
             days=[r.announced for r in rows],
-            vectors=vectors.astype(np.float32).reshape(len(rows), self.embedder.dim),
+            vectors=vectors,
             categories=[stored_strings(r.categories, f"categories of paper {r.paper_id}") for r in rows],
         )
