@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from bot.store.repos.base import RepositoryBase, chunks, placeholders
 
@@ -74,17 +75,8 @@ class SentencesRepo(RepositoryBase):
 
     async def vector_copy_rows(self, ids: Sequence[str]) -> list[tuple[VectorCopyRow, str]]:
         """The stored vector copies among `ids`, each with its paper's current text hash (`Paper.content_hash`)."""
-        found: list[tuple[VectorCopyRow, str]] = []
-        for chunk in chunks(list(ids)):
-            async with self.conn.execute(
-                "SELECT v.paper_id, v.made_from, v.model, v.vector, p.content_hash"
-                " FROM paper_vectors v JOIN papers p ON p.id = v.paper_id"
-                f" WHERE v.paper_id IN ({placeholders(len(chunk))})",
-                chunk,
-            ) as cursor:
-                rows = await cursor.fetchall()
-            found.extend((VectorCopyRow(r[0], r[1], r[2], bytes(r[3])), r[4]) for r in rows)
-        return found
+        rows = await self._rows_with_hash("paper_vectors", "x.paper_id, x.made_from, x.model, x.vector", ids)
+        return [(VectorCopyRow(r[0], r[1], r[2], bytes(r[3])), r[4]) for r in rows]
 
     async def window_vector_rows(self, low: int | None, high: int | None) -> list[WindowVectorRow]:
         """Every paper announced in [low, high] (yyyymmdd, None an open end) with its vector copy, if any."""
@@ -101,34 +93,36 @@ class SentencesRepo(RepositoryBase):
 
     async def vector_copy_coverage(self, recipe: str, model: str) -> tuple[int, int]:
         """(stored papers, papers whose vector copy was made from their current text by `recipe` and `model`)."""
+        return await self._coverage("paper_vectors", recipe, model)
+
+    async def _coverage(self, table: str, recipe: str, model: str) -> tuple[int, int]:
+        """(stored papers, papers whose row in `table` was made from their current text by `recipe` and `model`)."""
         async with self.conn.execute(
-            "SELECT COUNT(*), COALESCE(SUM(v.made_from = p.content_hash || '/' || ? AND v.model = ?), 0)"
-            " FROM papers p LEFT JOIN paper_vectors v ON v.paper_id = p.id",
+            "SELECT COUNT(*), COALESCE(SUM(x.made_from = p.content_hash || '/' || ? AND x.model = ?), 0)"
+            f" FROM papers p LEFT JOIN {table} x ON x.paper_id = p.id",
             (recipe, model),
         ) as cursor:
             row = await cursor.fetchone()
         return (int(row[0]), int(row[1])) if row else (0, 0)
+
+    async def _rows_with_hash(self, table: str, columns: str, ids: Sequence[str]) -> list[tuple[Any, ...]]:
+        """`columns` of the rows of `table` among `ids`, each followed by its paper's current text hash."""
+        found: list[tuple[Any, ...]] = []
+        for chunk in chunks(list(ids)):
+            async with self.conn.execute(
+                f"SELECT {columns}, p.content_hash FROM {table} x JOIN papers p ON p.id = x.paper_id"
+                f" WHERE x.paper_id IN ({placeholders(len(chunk))})",
+                chunk,
+            ) as cursor:
+                found.extend(tuple(r) for r in await cursor.fetchall())  # one hop to the database thread
+        return found
 
     async def sentence_rows(self, ids: Sequence[str]) -> list[tuple[SentenceRow, str]]:
         """The stored rows among `ids`, each with its paper's current text hash (`Paper.content_hash`)."""
-        found: list[tuple[SentenceRow, str]] = []
-        for chunk in chunks(list(ids)):
-            async with self.conn.execute(
-                "SELECT s.paper_id, s.made_from, s.model, s.sentences, s.vectors, p.content_hash"
-                " FROM sentence_vectors s JOIN papers p ON p.id = s.paper_id"
-                f" WHERE s.paper_id IN ({placeholders(len(chunk))})",
-                chunk,
-            ) as cursor:
-                rows = await cursor.fetchall()  # one hop to the database thread, not one per row
-            found.extend((SentenceRow(r[0], r[1], r[2], r[3], bytes(r[4])), r[5]) for r in rows)
-        return found
+        columns = "x.paper_id, x.made_from, x.model, x.sentences, x.vectors"
+        rows = await self._rows_with_hash("sentence_vectors", columns, ids)
+        return [(SentenceRow(r[0], r[1], r[2], r[3], bytes(r[4])), r[5]) for r in rows]
 
     async def sentence_coverage(self, recipe: str, model: str) -> tuple[int, int]:
         """(stored papers, papers whose sentence vectors were made from their current text by `recipe` and `model`)."""
-        async with self.conn.execute(
-            "SELECT COUNT(*), COALESCE(SUM(s.made_from = p.content_hash || '/' || ? AND s.model = ?), 0)"
-            " FROM papers p LEFT JOIN sentence_vectors s ON s.paper_id = p.id",
-            (recipe, model),
-        ) as cursor:
-            row = await cursor.fetchone()
-        return (int(row[0]), int(row[1])) if row else (0, 0)
+        return await self._coverage("sentence_vectors", recipe, model)
