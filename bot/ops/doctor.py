@@ -356,6 +356,33 @@ async def _coverage(
         return Finding(check, "fail", f"cannot be read: {_reason(exc)}")
 
 
+async def _coverage_finding(
+    check: str,
+    settings: Settings,
+    added_in: int,
+    read: Callable[[Repository], Awaitable[tuple[int, int]]],
+    *,
+    none_yet: str,
+    missing: str,
+    fix: str,
+    complete: str,
+) -> Finding:
+    """The finding on what `read` counts (`_coverage`): `none_yet` for an empty store, `missing` (formatted with
+    `{missing}` and `{papers}`) and `fix` when some stored papers have no current row, `complete` (with `{current}`)
+    when all have one."""
+    if not settings.db_path.exists():
+        return Finding(check, "ok", none_yet)
+    read_back = await _coverage(check, settings, added_in, read)
+    if isinstance(read_back, Finding):
+        return read_back
+    papers, current = read_back
+    if not papers:
+        return Finding(check, "ok", none_yet)
+    if current < papers:
+        return Finding(check, "warn", missing.format(missing=papers - current, papers=_papers(papers)), fix)
+    return Finding(check, "ok", complete.format(current=current))
+
+
 async def check_sentence_vectors(settings: Settings) -> Finding:
     """How many stored papers have current sentence vectors (what one-line interests are matched by)."""
     from bot.embeddings.embedder import MINILM_NAME
@@ -368,28 +395,17 @@ async def check_sentence_vectors(settings: Settings) -> Finding:
             "ok",
             "not kept (PAPERSCOUT_SENTENCE_VECTORS is off): one-line interests are matched by whole-paper vectors",
         )
-    if not settings.db_path.exists():
-        return Finding("sentence vectors", "ok", "none yet; each ingest embeds its papers' sentences")
-    read = await _coverage(
+    return await _coverage_finding(
         "sentence vectors",
         settings,
         SENTENCE_VECTORS_VERSION,
         lambda repo: repo.sentence_coverage(SENTENCE_RECIPE, MINILM_NAME),
+        none_yet="none yet; each ingest embeds its papers' sentences",
+        missing="{missing} of {papers} have none (stored before they were kept, or an ingest was interrupted):"
+        " one-line interests fall back to whole-paper vectors for those",
+        fix="run paperscout db --refresh-vectors (with the bot stopped); the newest days come first",
+        complete="every stored paper has them ({current})",
     )
-    if isinstance(read, Finding):
-        return read
-    papers, current = read
-    if not papers:
-        return Finding("sentence vectors", "ok", "none yet; each ingest embeds its papers' sentences")
-    if current < papers:
-        return Finding(
-            "sentence vectors",
-            "warn",
-            f"{papers - current} of {_papers(papers)} have none (stored before they were kept, or an ingest was"
-            " interrupted): one-line interests fall back to whole-paper vectors for those",
-            "run paperscout db --refresh-vectors (with the bot stopped); the newest days come first",
-        )
-    return Finding("sentence vectors", "ok", f"every stored paper has them ({current})")
 
 
 async def check_vector_copies(settings: Settings) -> Finding:
@@ -399,29 +415,18 @@ async def check_vector_copies(settings: Settings) -> Finding:
     from bot.models import VECTOR_RECIPE
     from bot.store.migrations import VECTOR_COPIES_VERSION
 
-    if not settings.db_path.exists():
-        return Finding("vector copies", "ok", "none yet; each ingest copies its papers' vectors")
-    read = await _coverage(
+    return await _coverage_finding(
         "vector copies",
         settings,
         VECTOR_COPIES_VERSION,
         lambda repo: repo.vector_copy_coverage(VECTOR_RECIPE, MINILM_NAME),
+        none_yet="none yet; each ingest copies its papers' vectors",
+        missing="{missing} of {papers} have no copy of their vector in SQLite (stored before copies were kept, or an"
+        " ingest was interrupted): questions about their days read the vector store (slower)",
+        fix="run paperscout db --refresh-vectors (with the bot stopped): it copies them without embedding;"
+        " paperscout db compares every copy with the vector store",
+        complete="every stored paper has its vector copied in SQLite ({current})",
     )
-    if isinstance(read, Finding):
-        return read
-    papers, current = read
-    if not papers:
-        return Finding("vector copies", "ok", "none yet; each ingest copies its papers' vectors")
-    if current < papers:
-        return Finding(
-            "vector copies",
-            "warn",
-            f"{papers - current} of {_papers(papers)} have no copy of their vector in SQLite (stored before copies"
-            " were kept, or an ingest was interrupted): questions about their days read the vector store (slower)",
-            "run paperscout db --refresh-vectors (with the bot stopped): it copies them without embedding;"
-            " paperscout db compares every copy with the vector store",
-        )
-    return Finding("vector copies", "ok", f"every stored paper has its vector copied in SQLite ({current})")
 
 
 def _chroma_url_problem(url: str) -> str:
