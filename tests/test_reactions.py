@@ -135,9 +135,9 @@ async def test_what_a_reaction_changed_is_what_the_ranking_does(core: Core, stor
     assert await why_line(core, USER, papers[5]) == ""  # no reactions in use: nothing to say
 
 
-def test_the_cli_lists_undoes_and_resets_a_members_reactions(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
+@pytest.fixture
+def two_reactions(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An archive under tmp_path where telegram:42 gave a 👎 and then a 👍, for the CLI to read."""
     from bot.config import load_settings
     from bot.core import open_core
 
@@ -150,6 +150,10 @@ def test_the_cli_lists_undoes_and_resets_a_members_reactions(
             await core.repo.add_feedback("telegram:42", "2505.17084", 1)
 
     asyncio.run(react())
+
+
+@pytest.mark.usefixtures("two_reactions")
+def test_the_cli_lists_undoes_and_resets_a_members_reactions(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["reactions", "--user", "telegram:42"]) == 0
     listed = capsys.readouterr().out.splitlines()
     assert listed[0] == "telegram:42's 2 reactions, the latest first:"
@@ -172,21 +176,8 @@ def test_the_cli_lists_undoes_and_resets_a_members_reactions(
     assert main(["reactions", "--user", "not a key"]) == 1
 
 
-def test_the_cli_names_its_own_flags_when_the_reaction_to_undo_is_not_there(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    from bot.config import load_settings
-    from bot.core import open_core
-
-    monkeypatch.setenv("PAPERSCOUT_HOME", str(tmp_path / "home"))
-    monkeypatch.delenv("PAPERSCOUT_CONFIG", raising=False)
-
-    async def react() -> None:
-        async with open_core(load_settings()) as core:
-            await core.repo.add_feedback("telegram:42", "2505.17083", -1)
-            await core.repo.add_feedback("telegram:42", "2505.17084", 1)
-
-    asyncio.run(react())
+@pytest.mark.usefixtures("two_reactions")
+def test_the_cli_names_its_own_flags_when_the_reaction_to_undo_is_not_there(capsys: pytest.CaptureFixture[str]) -> None:
     for which in ("3", "0", "2505.99999"):
         assert main(["reactions", "--user", "telegram:42", "--undo", which]) == 1
         said = capsys.readouterr().err
