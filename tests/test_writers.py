@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import sqlite3
 import subprocess
 import sys
 import time
@@ -173,6 +174,13 @@ def break_by_racing(home: Path, attempts: int = 4) -> bool:
     return False
 
 
+def drop_vector_copies(home: Path) -> None:
+    """Forget the SQLite copies of the papers' vectors (as in a store made before they were kept), so that a window
+    is read from the vector store itself."""
+    with sqlite3.connect(home / "paperscout.sqlite3") as conn:
+        conn.execute("DELETE FROM paper_vectors")
+
+
 @pytest.mark.slow
 def test_db_repair_rebuilds_a_broken_store_from_sqlite(tmp_path: Path) -> None:
     home = tmp_path / "home"
@@ -193,7 +201,9 @@ def test_db_repair_rebuilds_a_broken_store_from_sqlite(tmp_path: Path) -> None:
     ):
         assert problem in mismatch, mismatch
     assert "cannot be read back or searched" in mismatch
-    # the state issue 17 found; the window reaches the racers' day (2024-01-02): the window index reads only its days
+    # the state issue 17 found; the window reaches the racers' day (2024-01-02): the window index reads only its days,
+    # from the vector store once they have no copies
+    drop_vector_copies(home)
     failed = cli(home, "search", "graph", "--since", "2024-01-01")
     # Chroma names the broken rows it meets first: the id ("Error finding id") or their vector ("Error getting
     # embedding"), depending on where the racers' writes interleaved
@@ -223,6 +233,7 @@ def test_search_and_ask_without_the_vector_store_say_so_and_answer_from_the_word
     home = tmp_path / "home"
     assert cli(home, "ingest", "--jsonl", str(day_file(tmp_path, "2025-05-28"))).returncode == 0
     shutil.rmtree(home / "chroma")
+    drop_vector_copies(home)  # with them, a window's question never needs the vector store (tests/test_vector_copies)
     found = cli(home, "search", "reinforcement learning", "--since", "2025-01-01")
     assert found.returncode == 0, found.stderr
     assert "only 0 of the" in found.stderr and "db --repair" in found.stderr, found.stderr

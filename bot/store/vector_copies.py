@@ -80,9 +80,9 @@ class VectorCopies:
 
     async def window(self, low: int | None, high: int | None) -> WindowVectors | None:
         """Every paper announced in [low, high] (yyyymmdd, None an open end) with its copied vector, or None when
-        one of them has no current copy (the window is then read from Chroma)."""
+        one of them has no current copy or none is stored (the window is then read from Chroma)."""
         rows = await self.repo.window_vector_rows(low, high)
-        if not all(self._readable(r.made_from, r.model, r.vector, r.content_hash) for r in rows):
+        if not rows or not all(self._readable(r.made_from, r.model, r.vector, r.content_hash) for r in rows):
             return None
         # filled row by row: joining the rows' bytes and converting them would hold the window's vectors three times
         vectors = np.empty((len(rows), self.embedder.dim), dtype=np.float32)

@@ -62,9 +62,12 @@ class SentencesRepo(RepositoryBase):
                 " VALUES (?,?,?,?,?)",
                 [(r.paper_id, r.made_from, r.model, r.sentences, r.vectors) for r in sentences],
             )
+            # a copy only of a stored paper: papers ranked without being stored (an evaluation's) have a vector to
+            # rank by but no row for their copy to belong to
             await conn.executemany(
-                "INSERT OR REPLACE INTO paper_vectors (paper_id, made_from, model, vector) VALUES (?,?,?,?)",
-                [(r.paper_id, r.made_from, r.model, r.vector) for r in copies],
+                "INSERT OR REPLACE INTO paper_vectors (paper_id, made_from, model, vector)"
+                " SELECT ?,?,?,? WHERE EXISTS (SELECT 1 FROM papers WHERE id = ?)",
+                [(r.paper_id, r.made_from, r.model, r.vector, r.paper_id) for r in copies],
             )
 
     async def delete_vector_copies(self, ids: Sequence[str]) -> None:
