@@ -746,9 +746,6 @@ class Terminated(KeyboardInterrupt):
 def _stop_on_sigterm(signum: int, frame: object) -> None:
     # a second SIGTERM ends the process at once, should winding down itself hang
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    from bot.embeddings.stop import STOP_EMBEDDING
-
-    STOP_EMBEDDING.set()  # the chunk being embedded is dropped at its next batch (the next ingest embeds it)
     raise Terminated
 
 
@@ -757,14 +754,11 @@ def _main(args: argparse.Namespace, service: bool) -> int:
     # of the work instead (the service installs its own handler for a clean stop, bot.ops.runner)
     if threading.current_thread() is not threading.main_thread():  # only the main thread may set a handler
         return _run_command(args, service)
-    from bot.embeddings.stop import STOP_EMBEDDING
-
     previous = signal.signal(signal.SIGTERM, _stop_on_sigterm)
     try:
         return _run_command(args, service)
     finally:
         signal.signal(signal.SIGTERM, previous)
-        STOP_EMBEDDING.clear()
 
 
 def _run_command(args: argparse.Namespace, service: bool) -> int:

@@ -19,9 +19,7 @@ import pytest
 from bot.config import Settings
 from bot.core import make_embedder, open_core
 from bot.embeddings.embedder import MINILM_SHA256, VERIFIED_WEIGHTS, LocalEmbedder, model_dir, verify_weights
-from bot.embeddings.minilm import EmbeddingStopped
 from bot.embeddings.process import ProcessEmbedder
-from bot.embeddings.stop import STOP_EMBEDDING
 from bot.errors import ConfigError, PaperscoutError
 from bot.models import Paper
 from bot.store.vectors import may_hold_vectors
@@ -270,18 +268,6 @@ def test_the_vector_store_may_hold_vectors_once_its_directory_or_a_server_exists
     settings.chroma_path.mkdir(parents=True)
     assert may_hold_vectors(settings)
     assert may_hold_vectors(Settings(home=tmp_path / "other", chroma_url="http://127.0.0.1:8000"))
-
-
-def test_an_embedding_told_to_stop_ends_before_its_next_batch() -> None:
-    embedder = LocalEmbedder(batch_size=2)
-    assert embedder.embed(["sparse attention"]).shape == (1, 384)
-    STOP_EMBEDDING.set()
-    try:
-        with pytest.raises(EmbeddingStopped):
-            embedder.embed(["sparse attention", "graph neural networks", "mixture of experts"])
-    finally:
-        STOP_EMBEDDING.clear()
-    assert embedder.embed(["sparse attention"]).shape == (1, 384)
 
 
 def test_building_an_embedder_reads_nothing(tmp_path: Path) -> None:

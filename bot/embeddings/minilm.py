@@ -11,17 +11,12 @@ Callers verify the weights' hash before building an encoder (bot.embeddings.embe
 from __future__ import annotations
 
 import json
-import threading
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from bot.errors import ConfigError
-
-
-class EmbeddingStopped(Exception):
-    """The command embedding these texts is stopping (SIGTERM): the texts were left unembedded."""
 
 
 class MiniLMEncoder:
@@ -46,16 +41,13 @@ class MiniLMEncoder:
         self._tokenizer.enable_truncation(max_length)  # the file's own settings (128, fixed padding) are not used
         self._tokenizer.enable_padding(pad_id=config.get("pad_token_id", 0), pad_token="[PAD]")
 
-    def encode(self, texts: list[str], batch_size: int, stop: threading.Event | None = None) -> np.ndarray:
-        """Normalised float32 vectors of `texts`, one row each, computed in batches of similar length; raises
-        `EmbeddingStopped` before the next batch once `stop` is set."""
+    def encode(self, texts: list[str], batch_size: int) -> np.ndarray:
+        """Normalised float32 vectors of `texts`, one row each, computed in batches of similar length."""
         # sentence-transformers' order: longest first (by characters), so each batch pads little
         order = np.argsort([-len(text) for text in texts])
         rows: list[Any] = []
         with self._torch.inference_mode():
             for start in range(0, len(texts), batch_size):
-                if stop is not None and stop.is_set():
-                    raise EmbeddingStopped("embedding stopped: the command is stopping")
                 rows.extend(self._encode_batch([texts[i] for i in order[start : start + batch_size]]))
         return self._torch.stack([rows[i] for i in np.argsort(order)]).numpy()
 
