@@ -2,7 +2,7 @@
 concept (`questions`, `papers`, `digests`, `members`, `admin`), the command table in `commands`.
 
 `ChatController.handle(Incoming) -> list[Reply]` is the whole interface (`answer` wraps it for front ends: a bare
-/start in a DM greets, a failure is an apology, never an exception): the console, the Discord cogs and the Telegram
+/start in a DM greets, a failure is an apology, never an exception): the console, the Discord client and the Telegram
 and Slack handlers translate platform events into `Incoming` and render the replies. Every piece of conversation
 state lives in SQLite (onboarding, a half-done /setup, a pending /forget, the numbering of a member's last list of
 papers), and so a restart in the middle of any flow continues where it was.

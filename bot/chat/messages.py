@@ -1,6 +1,6 @@
 """What a front end hands the chat controller, and the structured replies it gets back.
 
-A front end (console, Discord cogs, Telegram handlers) translates a platform event into an `Incoming`: who spoke
+A front end (console, Discord client, Telegram handlers) translates a platform event into an `Incoming`: who spoke
 (`Speaker`), where (`Place`) and what (text, a command with arguments, a button value, a reply to one of the
 bot's messages, an attached file). The controller answers with a list of replies, each one of:
 

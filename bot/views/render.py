@@ -1,6 +1,6 @@
 """Platform-neutral renderings of the core's views: Markdown (files), plain text (terminals) and JSON (machines).
 
-Chat platforms have their own markup rules; their renderers live in the adapters and cogs and lay out the same
+Chat platforms have their own markup rules; their renderers live in the front ends and lay out the same
 `PaperView`s. Everything shown came from outside (titles, abstracts, names, LLM text), so Markdown control
 characters are escaped and nothing is trusted to be markup.
 """

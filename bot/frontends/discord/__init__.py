@@ -1,9 +1,8 @@
 """Discord front end: a thin adapter over the core's `bot.chat.driver.ChatDriver`. A discord.py bot around the core
-(`app`: events and interactions in, each answered by the driver through the interaction's response and followups),
-the core's layout styled and shaped as Discord messages (`render`), discord.py sending and persistent buttons
-(`send`), the driver's primitives with Discord's errors, threads, nonces and permissions (`poster`), and the slash
-commands made from the command table, /setup's form included (`commands`). The cog in `cogs/` holds the rest: what
-members say to the bot in messages, the owner's ``@paperscout sync`` (also /sync) among them (`cogs.messages`).
+(`app`: messages, the owner's ``@paperscout sync`` (also /sync), events and interactions in, each answered by the
+driver), the core's layout styled and shaped as Discord messages with persistent buttons (`render`), the driver's
+primitives with Discord's errors, threads, nonces, permissions and interaction responses (`poster`), and the slash
+commands made from the command table, /setup's form included (`commands`).
 
 `FRONT_END` registers it (see `bot.frontend`); discord.py is imported only when it starts.
 """

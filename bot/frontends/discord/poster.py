@@ -4,7 +4,8 @@ A digest goes out as a header message (the header embed and the first papers wit
 papers follow, a thread started from the header holding the rest, so a 60-paper digest takes one message in the
 channel. Where a thread cannot be made (a DM, or no permission) the rest follows in the same channel. Discord's
 refusals become the core's `Failure`s: gone for a closed DM (50007), a channel or user that no longer exists, or
-missing access (said with the permissions to give); a wait on a rate limit; transient for server errors.
+missing access (said with the permissions to give); a wait on a rate limit; transient for server errors. A command or
+a press is answered through its interaction (`Followups`: the driver's `Interaction`).
 """
 
 from __future__ import annotations
@@ -19,12 +20,11 @@ from typing import TYPE_CHECKING
 import aiohttp
 import discord
 
-from bot.chat.driver import ChatDriver, Failure
+from bot.chat.driver import ChatDriver, Failure, Interaction
 from bot.chat.messages import Reply
 from bot.digests.delivery import DeliveryError
-from bot.frontends.discord.render import EMBEDS, message, render
+from bot.frontends.discord.render import EMBEDS, arguments, message, render
 from bot.frontends.discord.render import Outgoing as OutgoingMessage
-from bot.frontends.discord.send import send_to_channel
 from bot.models import PERSONAL_CHAT_PREFIX, Target
 from bot.views.layout import Page, clip
 from bot.views.model import DigestView
@@ -78,6 +78,68 @@ def permission_problem(reason: str, channel: object) -> str:
 def message_nonce(key: str) -> str:
     """A Discord nonce (at most 25 characters) that is the same for the same message across restarts."""
     return key if len(key) <= NONCE_MAX else hashlib.sha256(key.encode()).hexdigest()[:NONCE_MAX]
+
+
+class Followups(Interaction):
+    """The answer to one interaction, page by page (the driver's `Interaction`): a deferred "thinking…", then its
+    response or followups. A page only the member may see first removes a public "thinking…": the first followup
+    after a deferred response takes the defer's visibility, whatever it asks for."""
+
+    def __init__(self, interaction: discord.Interaction) -> None:
+        self.interaction, self.sent = interaction, 0
+
+    async def defer(self, private: bool) -> None:
+        """ "thinking…" (only for the member when `private`), unless the interaction was answered already."""
+        if not self.interaction.response.is_done():
+            await self.interaction.response.defer(ephemeral=private, thinking=True)
+
+    async def __call__(self, message: OutgoingMessage, private: bool) -> str:
+        """Send one page (ephemeral when `private`); its message id."""
+        if private and not self.sent:  # counted once sent: after a refused page, a note is still only the member's
+            await unshare_thinking(self.interaction)
+        if not self.interaction.response.is_done():
+            response = await self.interaction.response.send_message(ephemeral=private, **arguments(message))
+            ref = str(response.message_id or "") if response is not None else ""
+        else:
+            ref = str((await self.interaction.followup.send(ephemeral=private, wait=True, **arguments(message))).id)
+        self.sent += 1
+        return ref
+
+    async def finish(self) -> None:
+        """When nothing was said: "Done.", or the "thinking…" removed."""
+        if self.sent:
+            return
+        if not self.interaction.response.is_done():
+            await self.interaction.response.send_message("Done.", ephemeral=True)
+        else:
+            with contextlib.suppress(discord.HTTPException):
+                await self.interaction.delete_original_response()
+
+
+async def unshare_thinking(interaction: discord.Interaction) -> None:
+    """Remove a public "thinking…" response still waiting for its first followup."""
+    if not interaction.response.is_done() or interaction.guild is None:
+        return
+    try:
+        original = await interaction.original_response()
+    except discord.HTTPException:
+        return
+    if original.flags.loading and not original.flags.ephemeral:
+        with contextlib.suppress(discord.HTTPException):
+            await interaction.delete_original_response()
+
+
+async def send_to_channel(
+    channel: discord.abc.Messageable, message: OutgoingMessage, *, reply_to: discord.PartialMessage | None = None
+) -> discord.Message:
+    """Post `message` in a channel (as a reply to `reply_to` if given). Its `nonce` makes Discord hand back the
+    message it already has with that nonce instead of posting it twice."""
+    kwargs = arguments(message)
+    if reply_to is not None:
+        kwargs["reference"] = reply_to.to_reference(fail_if_not_exists=False)
+    if message.nonce:
+        kwargs["nonce"] = message.nonce
+    return await channel.send(**kwargs)
 
 
 class DiscordPoster(ChatDriver):

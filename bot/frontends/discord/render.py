@@ -4,18 +4,25 @@ Discord's part is only the style and the shape of a message: outside text escape
 with ``**``, backticks, ``[x](javascript:...)``, ``@everyone``, ``<@&123>`` or LaTeX shows as written and links or
 mentions nothing), ``**bold**``, ``*italic*`` and ``[text](url)``; text as a message's content (2,000 characters);
 a digest, an answer and paper cards as one embed per block, a paper's title linking the embed (10 embeds and 6,000
-characters a message, 4,096 a description, 256 a title); 5 rows of 5 buttons, labels of 80. Sending is `send`'s.
+characters a message, 4,096 a description, 256 a title); 5 rows of 5 buttons, labels of 80. A message's buttons are
+persistent `PaperButton`s: a `discord.ui.DynamicItem` whose custom_id is the controller's button value
+(``ps:up:2505.17639``, ``ps:c:STEP:N``), registered once with ``client.add_dynamic_items``, so a press on any message
+ever posted, before any restart, reaches the client's `press`; a view made only of dynamic items is not kept in
+discord.py's view store, so posting thousands of digests holds no memory. Sending is the driver's (`poster`).
 """
 
 from __future__ import annotations
 
+import io
 import itertools
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import discord
 
-from bot.chat.messages import FileReply, Reply, layout
+from bot.chat.messages import FileReply, Reply, is_paperscout_button, layout
 from bot.text.safetext import clean_text
 from bot.views.layout import Page, Span, Style, pack
 
@@ -96,6 +103,52 @@ class Outgoing:
     thread: str = ""  # a digest message after the first: the name of the thread under the header it goes into
     header: str = ""  # that header's id, once it is sent
     nonce: str = ""  # the same for the same digest message across restarts
+
+
+class PaperButton(discord.ui.DynamicItem[discord.ui.Button], template=re.compile(r"ps:[!-~]{1,97}")):
+    """A paperscout button on any message; a press goes to the client's `press` (`PaperscoutBot.press`)."""
+
+    def __init__(self, value: str, label: str = "", style: discord.ButtonStyle = discord.ButtonStyle.secondary):
+        super().__init__(discord.ui.Button(label=label or None, custom_id=value, style=style))
+        self.value = value
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
+    ) -> PaperButton:
+        """Rebuild the button from a press on a message this process may never have seen."""
+        label = item.label if isinstance(item, discord.ui.Button) else None
+        return cls(match.group(0), label or "")
+
+    async def interaction_check(self, interaction: discord.Interaction) -> bool:
+        """Only values the controller can read (at most 64 bytes) are taken."""
+        return is_paperscout_button(self.value)
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        """Hand the press to the client."""
+        await interaction.client.press(interaction, self.value)  # type: ignore[attr-defined]
+
+
+def view_for(rows: Sequence[Sequence[Button]]) -> discord.ui.View | None:
+    """A view laying out the rows (None when there are none)."""
+    if not rows:
+        return None
+    view = discord.ui.View(timeout=None)
+    for number, row in enumerate(rows):
+        for button in row:
+            item = PaperButton(button.custom_id, button.label, button.style)
+            item.row = number
+            view.add_item(item)
+    return view
+
+
+def arguments(message: Outgoing) -> dict[str, Any]:
+    """discord.py's arguments for sending `message`: only what it has, and never a ping."""
+    file = discord.File(io.BytesIO(message.file.data), filename=message.file.name) if message.file else None
+    given = {"content": message.content, "embeds": message.embeds, "view": view_for(message.rows), "file": file}
+    return {"allowed_mentions": discord.AllowedMentions.none()} | {
+        name: value for name, value in given.items() if value
+    }
 
 
 def _rows(page: Page) -> list[list[Button]]:
