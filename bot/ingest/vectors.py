@@ -6,11 +6,17 @@ A paper has its vector (Chroma, `bot.store.vectors`, with a copy in SQLite for r
 chunk (the title's vector serves both) and written per chunk (Chroma first, then the copies and sentence vectors in one
 SQLite transaction), so an interrupted ingest keeps what it finished, and what it did not finish is found missing and
 embedded by the next one. A paper whose vector is current but has no copy is given one read from Chroma.
+
+Vectors are written by one process at a time, the one holding the archive's writer lock
+(`bot.store.archive_lock.vector_writes`): ingest, refresh and repair hold it; a ranking in a process that does not
+(a CLI `digest` or `ask` beside the running bot) stores what it embedded only when it can take the lock at once, and
+otherwise ranks with the vectors it made and leaves storing them to the writer.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -19,7 +25,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from bot.embeddings.embedder import combine_vectors
+from bot.errors import StateError
 from bot.models import Paper
+from bot.store.archive_lock import vector_writes
 from bot.store.vector_copies import VectorCopies
 from bot.text.extractive import split_sentences
 
@@ -87,8 +95,41 @@ async def ensure_vectors(
     and how many had a current vector and were given only their sentence vectors.
 
     With `sentences` (ingest, refresh and repair; not ranking, which must stay quick) the papers' sentence vectors
-    are brought up to date too, when `Settings.sentence_vectors` is on.
+    are brought up to date too, when `Settings.sentence_vectors` is on. Writes under the archive's writer lock
+    (`vector_writes`): StateError naming the holder when another process holds it.
     """
+    with vector_writes(core.settings):
+        return await _ensure_vectors(core, papers, progress, sentences=sentences)
+
+
+async def ranking_vectors(core: Core, papers: Sequence[Paper]) -> np.ndarray:
+    """The vectors of `papers`, in their order, embedding those without a current one (as `ensure_vectors`, without
+    sentence vectors). While another process holds the archive's writer lock, what is embedded is only returned: that
+    process is the one writer of the archive's vectors, and two writing the same papers' could leave a paper's
+    vector from one text beside its copy from another."""
+    ids = [p.id for p in papers]
+    stored = await core.vectors.stored_hashes(ids)
+    fresh = list({p.id: p for p in papers if stored.get(p.id) != p.vector_key}.values())
+    if not fresh:
+        return await core.vectors.vectors(ids)
+    with contextlib.ExitStack() as stack:
+        try:
+            stack.enter_context(vector_writes(core.settings))
+        except StateError:
+            pass
+        else:
+            await _ensure_vectors(core, fresh)
+            return await core.vectors.vectors(ids)
+    vectors, _ = await asyncio.to_thread(embed_papers, core.embedder.embed, fresh, [])
+    made = {p.id: v for p, v in zip(fresh, vectors, strict=True)}
+    log.info("vectors: %d papers embedded and not stored (another process writes this archive)", len(made))
+    found = await core.vectors.found_vectors([i for i in ids if i not in made])
+    return np.asarray([made[p.id] if p.id in made else found[p.id] for p in papers], dtype=np.float32)
+
+
+async def _ensure_vectors(
+    core: Core, papers: Sequence[Paper], progress: Progress | None = None, *, sentences: bool = False
+) -> Embedded:
     ids = [p.id for p in papers]
     stored = await core.vectors.stored_hashes(ids)
     whole = {p.id for p in papers if stored.get(p.id) != p.vector_key}

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from bot.ingest.vectors import ensure_vectors
+from bot.ingest.vectors import ranking_vectors
 from bot.models import Paper, Profile, ScoredPaper
 from bot.ranking.rank import ProfileModel, compile_profile, rank_for_profile
 
@@ -36,12 +36,12 @@ async def rank_with_vectors(
 ) -> tuple[list[ScoredPaper], np.ndarray]:
     """Every paper scored for `profile`, best first, and the papers' vectors in the order of `papers`.
 
-    Embeds what has no vector yet; callers that go on to use the vectors (feedback, evaluation) read them once.
+    Embeds what has no vector yet (`ranking_vectors`); callers that go on to use the vectors (feedback, evaluation)
+    read them once.
     """
     if not papers:
         return [], np.zeros((0, core.embedder.dim), dtype=np.float32)
-    await ensure_vectors(core, papers)
-    vectors = await core.vectors.vectors([p.id for p in papers])
+    vectors = await ranking_vectors(core, papers)
     model = await profile_model(core, profile)
     sentences = await sentence_matrices(core, papers, model)
     return rank_for_profile(papers, vectors, model, len(papers), sentence_vecs=sentences), vectors

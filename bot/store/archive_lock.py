@@ -3,8 +3,9 @@
 The embedded Chroma store does not survive two processes writing it at once, so `paperscout run`, `ingest`, `demo`,
 `db --repair` and `db --refresh-vectors` take an exclusive `flock` on ``PAPERSCOUT_HOME/writer.lock`` and write who
 holds it (pid, command, since when) into the file. A second writer is told that in one line (or waits, with
-`wait=True`); readers (ask, search, digest) never take it. The kernel drops the lock when its holder dies, so a
-crash never leaves the archive locked.
+`wait=True`); readers (ask, search, digest) take it only for a moment, to store the vectors a ranking found missing
+(`vector_writes`), and store none while another process holds it. The kernel drops the lock when its holder dies,
+so a crash never leaves the archive locked.
 """
 
 from __future__ import annotations
@@ -27,6 +28,9 @@ if TYPE_CHECKING:  # only for type hints: `paperscout --help` need not load pyda
 LOCK_FILE = "writer.lock"
 WAIT_POLL_SECONDS = 0.5
 HOLDER_RECORD_WAIT_SECONDS = 2.0
+VECTOR_WRITER = "storing vectors"  # the holder named while a reader stores the vectors its ranking embedded
+
+_held: set[Path] = set()  # the homes whose writer lock this process holds (a second flock of its own would fail)
 
 
 def _holder(path: Path) -> str:
@@ -46,11 +50,15 @@ def _holder(path: Path) -> str:
     return f"pid {data.get('pid', '?')} ({data.get('command', '?')}, since {data.get('since', '?')})"
 
 
+def _lock_path(settings: Settings) -> Path:
+    return (settings.home / LOCK_FILE).absolute()
+
+
 @contextlib.contextmanager
 def hold_archive(settings: Settings, command: str, *, wait: bool = False) -> Iterator[None]:
     """Hold the archive's writer lock for the block; StateError naming the holder when it is taken (unless `wait`)."""
     settings.home.mkdir(parents=True, exist_ok=True)
-    path = settings.home / LOCK_FILE
+    path = _lock_path(settings)
     handle = open(path, "a+", encoding="utf-8")  # noqa: SIM115 - held open for the whole block
     try:
         while True:
@@ -69,6 +77,26 @@ def hold_archive(settings: Settings, command: str, *, wait: bool = False) -> Ite
         handle.truncate()
         handle.write(json.dumps({"pid": os.getpid(), "command": command, "since": since}))
         handle.flush()
-        yield
+        _held.add(path)
+        try:
+            yield
+        finally:
+            _held.discard(path)
     finally:
         handle.close()  # closing the file releases the lock
+
+
+def holds_archive(settings: Settings) -> bool:
+    """Whether this process holds the archive's writer lock now (`paperscout run`, `ingest`, `hold_archive`)."""
+    return _lock_path(settings) in _held
+
+
+@contextlib.contextmanager
+def vector_writes(settings: Settings) -> Iterator[None]:
+    """Let the block write the archive's vectors: under the writer lock this process holds, or takes now for the block
+    without waiting; StateError naming the holder when another process holds it (that process is the writer)."""
+    if holds_archive(settings):
+        yield
+        return
+    with hold_archive(settings, VECTOR_WRITER):
+        yield
