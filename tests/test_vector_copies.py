@@ -6,6 +6,7 @@ finds a copy that differs and `db --repair` copies it again; doctor says which p
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import datetime as dt
 from pathlib import Path
 
@@ -227,3 +228,23 @@ async def test_doctor_reads_sentence_vectors_of_a_store_at_schema_10_whose_copie
     assert (sentences.status, sentences.detail) == ("ok", "every stored paper has them (10)")
     copies = await check_vector_copies(settings)
     assert (copies.status, copies.detail) == ("ok", "the next start adds their table (schema migration)")
+
+
+async def test_a_window_read_either_way_filters_on_the_categories_the_paper_has_now(tmp_path: Path) -> None:
+    """A new version with the same text (a cross-listing added) changes the stored categories but not the vector,
+    which is not written again: a window read from the vector store, whose metadata keeps the old ones, filters on
+    the stored categories as one read from the copies does."""
+    async with open_core(settings_at(tmp_path), WordEmbedder()) as core:
+        await store_papers(core, PAPERS)
+        cross_listed = dataclasses.replace(PAPERS[1], categories=("cs.LG", "cs.RO"), version=2)
+        assert (await store_papers(core, [cross_listed])).embedded == 0
+    found = []
+    for with_copies in (True, False):
+        async with open_core(settings_at(tmp_path), WordEmbedder()) as core:  # a new process: nothing loaded
+            if not with_copies:  # a Monday paper lacks its copy: the window is read from the vector store
+                await core.repo.delete_vector_copies([PAPERS[2].id])
+            query = core.embedder.embed(["routing"])[0]
+            hits = await core.vectors.search_window(query, 10, MONDAY, MONDAY, ["cs.RO"])
+            assert opened(core) is not with_copies
+            found.append([paper_id for paper_id, _ in hits])
+    assert found == [[PAPERS[1].id], [PAPERS[1].id]]

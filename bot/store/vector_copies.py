@@ -78,6 +78,12 @@ class VectorCopies:
         """(stored papers, papers with a current copy): what `paperscout db` and `doctor` report."""
         return await self.repo.vector_copy_coverage(VECTOR_RECIPE, self.embedder.name)
 
+    async def listed(self, low: int | None, high: int | None) -> dict[str, tuple[str, ...]]:
+        """The categories every paper announced in [low, high] is listed in now, by id: what a window filters on,
+        read from these copies or from Chroma (whose metadata keeps the categories of the paper's last embedding,
+        and a new version of the same text, cross-listed since, is not embedded again)."""
+        return await self.repo.categories_between(low, high)
+
     async def window(self, low: int | None, high: int | None) -> WindowVectors | None:
         """Every paper announced in [low, high] (yyyymmdd, None an open end) with its copied vector, or None when
         one of them has no current copy or none is stored (the window is then read from Chroma)."""

@@ -260,8 +260,13 @@ class VectorStore:
                     [p.categories for p in papers],
                 )
 
-    def _load_index(self, collection: Any, spans: Sequence[DaySpan]) -> int:
+    def _load_index(
+        self, collection: Any, spans: Sequence[DaySpan], listed: dict[str, tuple[str, ...]] | None = None
+    ) -> int:
         """Read every stored vector announced in `spans` into the window index; how many were read.
+
+        A paper's categories are taken from `listed` (the stored papers', `VectorCopies.listed`) when it is there,
+        so a window filters on the same categories read from here or from the copies; else from the metadata.
 
         Called inside one `_read`: all the spans come from one snapshot of the store. A retried call (stale view)
         reads them again, and the index replaces rows by id. The ids come first, then vectors and metadata by id
@@ -281,7 +286,10 @@ class VectorStore:
                     batch["ids"],
                     [int(m.get("announced", 0)) for m in metas],
                     np.asarray(batch["embeddings"], dtype=np.float32),
-                    [str(m.get("categories", "")).split() for m in metas],
+                    [
+                        listed[i] if listed and i in listed else str(m.get("categories", "")).split()
+                        for i, m in zip(batch["ids"], metas, strict=True)
+                    ],
                 )
             read += len(ids)
         return read
@@ -305,10 +313,15 @@ class VectorStore:
                 self._loaded.add(low, high)
             elif missing:
                 # every missing span in one locked call: what a window adds is one snapshot of the store
-                read = await self._read(lambda c: self._load_index(c, missing))
+                listed = {k: v for low, high in missing for k, v in (await self._listed(low, high)).items()}
+                read = await self._read(lambda c: self._load_index(c, missing, listed))
                 self._loaded.add(low, high)
                 log.info("window index: %d vectors read for days %s; %d held", read, missing, len(self._index))
             return self._index
+
+    async def _listed(self, low: int | None, high: int | None) -> dict[str, tuple[str, ...]]:
+        """The stored papers' categories in [low, high] (none without the copies' database)."""
+        return await self.copies.listed(low, high) if self.copies is not None else {}
 
     async def _load_copies(self, spans: Sequence[DaySpan]) -> bool:
         """Load the window index with the copies of every paper announced in `spans`; False (nothing loaded) when

@@ -8,7 +8,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bot.models import Paper, day_to_int, int_to_day
-from bot.store.repos.base import RepositoryBase, chunks, day_bounds, fts_all_of, paper_from_row, placeholders
+from bot.store.repos.base import (
+    RepositoryBase,
+    chunks,
+    day_bounds,
+    fts_all_of,
+    paper_from_row,
+    placeholders,
+    stored_strings,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +105,15 @@ class PapersRepo(RepositoryBase):
             wanted = set(categories)
             papers = [p for p in papers if wanted.intersection(p.categories)]
         return papers
+
+    async def categories_between(self, low: int | None, high: int | None) -> dict[str, tuple[str, ...]]:
+        """The categories of every paper announced in [low, high] (yyyymmdd, None an open end), by id."""
+        async with self.conn.execute(
+            "SELECT id, categories FROM papers WHERE announced >= ? AND announced <= ?",
+            (-(10**9) if low is None else low, 10**9 if high is None else high),
+        ) as cursor:
+            rows = await cursor.fetchall()
+        return {r[0]: stored_strings(r[1], f"categories of paper {r[0]}") for r in rows}
 
     async def papers_on(self, day: dt.date, categories: Sequence[str] | None = None) -> list[Paper]:
         """Papers first announced on `day`."""
