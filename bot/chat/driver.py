@@ -12,7 +12,8 @@ administers the chat) and `dm_user(chat)` (whose DM a chat is, where a DM's id i
 The driver then does the rest the same way on every platform: the controller's replies as packed pages sent in
 order, the first quoting the message answered, an answer's messages (and, threaded, every thread the bot starts
 or posts into) remembered so a reply to them follows up (`reply`, `remember`), a message said in a place answered
-there, "typing…" while the bot is addressed (`hear`); a file,
+there, "typing…" while the bot is addressed, a file attached to it read only when its stated size fits a profile
+(`hear`, `Upload`); a file,
 personal data, only ever to the asker's DM (`send_file`); a button's answer as the presser's notice, in the place,
 or in the presser's DM (`press`); a command or press answered through the platform's response to it (an
 `Interaction`: acknowledged, then its pages, then finished), a command that works only in a DM run elsewhere
@@ -38,6 +39,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal
 
 from bot.chat.messages import FileReply, Incoming, Place, Reply, Speaker, TextReply, is_paperscout_button, layout
+from bot.chat.setup import read_profile_file
 from bot.chat.turns import failure_line
 from bot.digests.delivery import DeliveryError, retire
 from bot.digests.poster import PlatformPoster, moved
@@ -72,6 +74,21 @@ class Failure:
     detail: str
     retry_after: float | None = None
     new_chat: str = ""
+
+
+@dataclass(frozen=True)
+class Upload:
+    """A file a member attached, not read yet: its name, the size the platform states (None when it does not), and
+    how to download it."""
+
+    name: str
+    size: int | None
+    download: Callable[[], Awaitable[bytes]]
+
+    async def read(self, incoming: Incoming) -> Incoming:
+        """`incoming` with the file as its attachment, downloaded only when its stated size fits a profile and checked
+        again once read (`bot.chat.setup.read_profile_file`: an `InputError` that names the bound otherwise)."""
+        return replace(incoming, attachment=await read_profile_file(self.name, self.size, self.download))
 
 
 class Interaction(ABC):
@@ -338,26 +355,40 @@ class ChatDriver(PlatformPoster):
         *,
         privately: Privately | None = None,
         only_presser: bool = False,
+        upload: Upload | None = None,
     ) -> None:
         """A message said in a place to the controller and its replies back there (`reply`: the first quoting
         `quote`, a file to `asker`'s DM, what only the speaker should see through `privately`), showing "typing…"
-        only while the bot is addressed: chatter the controller passes over must not show it. A failure is told to
-        the speaker (`reporting`)."""
+        only while the bot is addressed: chatter the controller passes over must not show it. A file attached to it
+        (`upload`) is read first. A failure is told to the speaker (`reporting`), or only logged when the bot was not
+        addressed (a big file passing by in a group gets no refusal)."""
         async with self.reporting(incoming.place, "message", quote, privately=privately, quiet=not incoming.addressed):
+            if upload is not None:
+                incoming = await upload.read(incoming)
             async with self.busy(incoming.place.chat_id) if incoming.addressed else contextlib.nullcontext():
                 replies = await self.controller.answer(incoming)
             await self.reply(incoming.place, replies, quote, asker, privately=privately, only_presser=only_presser)
 
     async def respond(
-        self, incoming: Incoming, answering: Interaction, user: str, *, only_presser: bool = False
+        self,
+        incoming: Incoming,
+        answering: Interaction,
+        user: str,
+        *,
+        only_presser: bool = False,
+        upload: Upload | None = None,
     ) -> list[Reply]:
         """A command or a press answered through the platform's response to it (`answering`, see `reply`),
-        acknowledged first (for the member alone when `only_presser`, outside a DM). A command that works only in a
-        DM, run by `user` in a shared place, is answered in their DM instead, and the response says where it went, or
-        how to let the bot write to them (`dm_refused`). A failure is told through the response (`reporting`)."""
+        acknowledged first (for the member alone when `only_presser`, outside a DM), then a file given with it
+        (`upload`) read: that may take longer than the platform waits for an acknowledgement. A command that works
+        only in a DM, run by `user` in a shared place, is answered in their DM instead, and the response says where it
+        went, or how to let the bot write to them (`dm_refused`). A failure is told through the response
+        (`reporting`)."""
         replies: list[Reply] = []
         async with self.reporting(incoming.place, incoming.command or "button", answering=answering):
             await answering.defer(only_presser and not incoming.place.is_dm)
+            if upload is not None:
+                incoming = await upload.read(incoming)
             if incoming.place.is_dm or not self.controller.only_in_dm(incoming.command):
                 replies = await self.controller.answer(incoming)
             else:

@@ -36,9 +36,8 @@ from discord.ext import commands
 
 from bot.chat.completion import Completer
 from bot.chat.controller import ChatController
-from bot.chat.driver import starting
-from bot.chat.messages import Attachment, Incoming, Place, Speaker
-from bot.chat.setup import read_profile_file
+from bot.chat.driver import Upload, starting
+from bot.chat.messages import Incoming, Place, Speaker
 from bot.chat.turns import logged_turn
 from bot.config import Settings
 from bot.core import Core
@@ -74,6 +73,11 @@ def interaction_incoming(interaction: discord.Interaction, place: Place | None =
     permissions = interaction.permissions if interaction.guild is not None else None
     place = place or place_of(interaction.channel, interaction.user)
     return Incoming(speaker_of(interaction.user, permissions), place, **said)
+
+
+def upload_of(attachment: discord.Attachment | None) -> Upload | None:
+    """A file given with a message or a command, read by the driver when its stated size fits a profile."""
+    return None if attachment is None else Upload(attachment.filename, attachment.size, attachment.read)
 
 
 def place_of(channel: discord.abc.Messageable | discord.abc.GuildChannel | None, user: discord.abc.User) -> Place:
@@ -150,26 +154,17 @@ class PaperscoutBot(commands.AutoShardedBot):
             text = self.poster.problem(getattr(error, "original", error), what)
         await self.poster.tell(place_of(interaction.channel, interaction.user), text, answering=Followups(interaction))
 
-    async def read_attachment(self, source: discord.Message | discord.Attachment | None) -> Attachment | None:
-        """A message's first attached file (or the given one), downloaded when it is small enough to be a profile."""
-        if isinstance(source, discord.Message):
-            source = source.attachments[0] if source.attachments else None
-        return None if source is None else await read_profile_file(source.filename, source.size, source.read)
-
     async def hear(self, message: discord.Message, text: str, *, mentioned: bool = False) -> None:
-        """A member's message to the controller: its text may be a typed command ('/cmd' in a DM or a reply); in a
-        channel it was said to us (a reply to the bot, or `mentioned`) and is answered as a reply to it
-        (`ChatDriver.hear`; the controller's failures are its apology). A file it cannot read is reported there
-        (`ChatDriver.reporting`)."""
+        """A member's message to the controller with its first file: its text may be a typed command ('/cmd' in a DM
+        or a reply); in a channel it was said to us (a reply to the bot, or `mentioned`) and is answered as a reply
+        to it (`ChatDriver.hear`)."""
         place, author = place_of(message.channel, message.author), message.author
         reply_to = str(message.reference.message_id) if message.reference else ""
-        async with self.poster.reporting(place, "message", str(message.id)):
-            permissions = message.channel.permissions_for(author) if isinstance(author, discord.Member) else None
-            speaker, attachment = speaker_of(author, permissions), await self.read_attachment(message)
-            incoming = Incoming.from_text(
-                speaker, place, text, reply_to=reply_to, attachment=attachment, mentioned=mentioned
-            )
-            await self.poster.hear(incoming, "" if place.is_dm else str(message.id))
+        permissions = message.channel.permissions_for(author) if isinstance(author, discord.Member) else None
+        speaker = speaker_of(author, permissions)
+        incoming = Incoming.from_text(speaker, place, text, reply_to=reply_to, mentioned=mentioned)
+        upload = upload_of(message.attachments[0] if message.attachments else None)
+        await self.poster.hear(incoming, "" if place.is_dm else str(message.id), upload=upload)
 
     async def run_command(
         self, interaction: discord.Interaction, command: str, given: dict[str, Any], *, form: bool, private: bool
@@ -181,19 +176,17 @@ class PaperscoutBot(commands.AutoShardedBot):
         upload = next((v for v in given.values() if isinstance(v, discord.Attachment)), None)
         words = {name: str(value) for name, value in given.items() if isinstance(value, str | int)}
         place = place_of(channel or interaction.channel, interaction.user)
-        if upload is not None:
-            await Followups(interaction).defer(private and not place.is_dm)
-        attachment = await self.read_attachment(upload)
         args, options = ("", words) if form else (" ".join(words.values()), {})
-        incoming = interaction_incoming(
-            interaction, place, command=command, args=args, options=options, attachment=attachment
-        )
-        await self.respond(interaction, incoming, private=private)
+        incoming = interaction_incoming(interaction, place, command=command, args=args, options=options)
+        await self.respond(interaction, incoming, private=private, upload=upload_of(upload))
 
-    async def respond(self, interaction: discord.Interaction, incoming: Incoming, *, private: bool = False) -> None:
+    async def respond(
+        self, interaction: discord.Interaction, incoming: Incoming, *, private: bool, upload: Upload | None = None
+    ) -> None:
         """A slash command or a press answered through the interaction (`ChatDriver.respond` with `Followups`), for
         the member alone when `private`."""
-        await self.poster.respond(incoming, Followups(interaction), str(interaction.user.id), only_presser=private)
+        answering, user = Followups(interaction), str(interaction.user.id)
+        await self.poster.respond(incoming, answering, user, only_presser=private, upload=upload)
 
     async def press(self, interaction: discord.Interaction, value: str) -> None:
         """A pressed paperscout button (`PaperButton`): its answer only for the presser outside a DM."""

@@ -129,19 +129,6 @@ async def unshare_thinking(interaction: discord.Interaction) -> None:
             await interaction.delete_original_response()
 
 
-async def send_to_channel(
-    channel: discord.abc.Messageable, message: OutgoingMessage, *, reply_to: discord.PartialMessage | None = None
-) -> discord.Message:
-    """Post `message` in a channel (as a reply to `reply_to` if given). Its `nonce` makes Discord hand back the
-    message it already has with that nonce instead of posting it twice."""
-    kwargs = arguments(message)
-    if reply_to is not None:
-        kwargs["reference"] = reply_to.to_reference(fail_if_not_exists=False)
-    if message.nonce:
-        kwargs["nonce"] = message.nonce
-    return await channel.send(**kwargs)
-
-
 class DiscordPoster(ChatDriver):
     """Sends replies and digests to Discord channels and members' DMs through a logged-in client (discord.py paces
     itself)."""
@@ -194,14 +181,17 @@ class DiscordPoster(ChatDriver):
         return await self.deliver(target.chat_id, message)
 
     async def post(self, chat: str, message: object, *, reply_to: str = "", plain: bool = False) -> str:
-        """Send one message to a channel, a DM channel or 'dm:<user id>' (a digest's later message into its thread)."""
+        """Send one message to a channel, a DM channel or 'dm:<user id>' (a digest's later message into its thread),
+        quoting `reply_to` if it still exists. Its `nonce` makes Discord hand back the message it already has with
+        that nonce instead of posting it twice."""
         assert isinstance(message, OutgoingMessage)  # a file too is a message's attachment here (`sends_files`)
         channel = await self._destination(chat)
         if message.header and message.thread:
             channel = await self._continuation(channel, int(message.header), message.thread)
         quoted = channel.get_partial_message(int(reply_to)) if reply_to else None  # type: ignore[attr-defined]
+        reference = quoted.to_reference(fail_if_not_exists=False) if quoted is not None else None
         try:
-            posted = await send_to_channel(channel, message, reply_to=quoted)
+            posted = await channel.send(**arguments(message), reference=reference, nonce=message.nonce or None)
         except discord.Forbidden as exc:
             if exc.code not in (50001, 50013):
                 raise

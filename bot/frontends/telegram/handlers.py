@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
-from dataclasses import replace
 
 from telegram import (
     CallbackQuery,
@@ -34,9 +33,8 @@ from telegram.error import BadRequest, ChatMigrated, Forbidden, RetryAfter, Tele
 from telegram.ext import Application, CallbackQueryHandler, ChatMemberHandler, ContextTypes, MessageHandler, filters
 
 from bot.chat.controller import ChatController
-from bot.chat.driver import ChatDriver, Failure
-from bot.chat.messages import Attachment, FileReply, Incoming, Place, Speaker
-from bot.chat.setup import read_profile_file
+from bot.chat.driver import ChatDriver, Failure, Upload
+from bot.chat.messages import FileReply, Incoming, Place, Speaker
 from bot.core import Core
 from bot.digests.pacing import ChatPacer
 from bot.digests.poster import moved
@@ -172,13 +170,8 @@ class TelegramFrontEnd(ChatDriver):
         ours = replied is not None and replied.from_user is not None and replied.from_user.id == context.bot.id
         reply_to = str(replied.message_id) if ours and replied is not None else ""
         incoming = Incoming.from_text(speaker, place, message.text or message.caption or "", reply_to=reply_to)
-        # a file too big or unreadable is told to whoever spoke to the bot; one passing by (an open /setup may take
-        # it) is only logged
-        async with self.reporting(place, "message", quote, quiet=not incoming.addressed):
-            if message.document is not None:
-                incoming = replace(incoming, attachment=await _attachment(message.document))
-            if incoming.command or incoming.text.strip() or incoming.attachment is not None:
-                await self.hear(incoming, quote, asker)
+        if incoming.command or incoming.text.strip() or message.document is not None:
+            await self.hear(incoming, quote, asker, upload=_upload(message.document) if message.document else None)
 
     async def _speaker_of(self, message: TgApiMessage, chat: Chat) -> Speaker | None:
         sender = message.from_user
@@ -216,10 +209,10 @@ class TelegramFrontEnd(ChatDriver):
         log.error("Telegram handler failed: %r", context.error, exc_info=context.error)
 
 
-async def _attachment(document: Document) -> Attachment:
-    """The attached file, downloaded when the size Telegram states fits a profile (`read_profile_file`)."""
+def _upload(document: Document) -> Upload:
+    """The attached file with the size Telegram states, read by the driver (`ChatDriver.hear`) when that fits."""
 
     async def download() -> bytes:
         return bytes(await (await document.get_file()).download_as_bytearray())
 
-    return await read_profile_file(document.file_name or "attachment", document.file_size, download)
+    return Upload(document.file_name or "attachment", document.file_size, download)
