@@ -23,10 +23,10 @@ from bot.digests.delivery import DeliveryError
 from bot.errors import SourceUnavailable
 from bot.frontend import front_end
 from bot.frontends.discord.app import PaperscoutBot, start_discord
-from bot.frontends.discord.render import render
+from bot.frontends.discord.render import BUTTON_VALUE, render
 from bot.models import Digest, Paper, ScoredPaper, Target
 from bot.ops.logs import FIELDS
-from bot.views.model import digest_view
+from bot.views.model import MAX_BUTTON_BYTES, digest_view, is_paperscout_button
 from tests.conftest import StoreDay, post_all, refused_url, watch_gone
 from tests.fakes.discord_client import pointed_at, running
 from tests.fakes.discord_server import DiscordFake, Fault, check_message
@@ -919,3 +919,13 @@ async def test_a_dm_command_run_in_a_channel_is_answered_in_the_members_dm(fake:
         in_dm = fake.channel_messages(fake.dm_channel_of(fake.member_id))
         assert in_dm and all("direct message" not in m["content"] for m in in_dm)
     no_refusals(fake)
+
+
+def test_a_press_is_taken_only_for_a_button_value_the_controller_reads() -> None:
+    """Persistent buttons match the core's rule for a button value (the prefix, at most 64 bytes) on the whole
+    custom_id: a press of a longer or foreign one never reaches the client (discord.py finds no item for it)."""
+    longest = "ps:up:" + "1" * (MAX_BUTTON_BYTES - 6)
+    for value in (longest, "ps:more:2505.17639", "ps:c:onboard:3"):
+        assert is_paperscout_button(value) and BUTTON_VALUE.fullmatch(value)
+    for value in (longest + "1", "xx:up:2505.17639", "ps:", "ps:up:a b"):
+        assert not BUTTON_VALUE.fullmatch(value)

@@ -198,18 +198,16 @@ async def sync(ctx: commands.Context[PaperscoutBot], scope: Literal["global", "h
     """``@paperscout sync`` or /sync, the application owner's: register the slash commands, globally or in this
     server (on demand, never at every start)."""
     bot, guild = ctx.bot, ctx.guild if scope == "here" else None
+    said = "Only the bot's owner syncs its commands; /help lists what you can use."
     with logged_turn("/sync", place_of(ctx.channel, ctx.author)) as outcome:
-        if await bot.is_owner(ctx.author):
+        if not await bot.is_owner(ctx.author):
+            outcome.value = "refused"
+        else:
             await ctx.defer(ephemeral=True)
             if guild is not None:
                 bot.tree.copy_global_to(guild=guild)
-            count = len(await bot.tree.sync(guild=guild))
-        else:
-            outcome.value = "refused"
-    if outcome.value == "refused":
-        await ctx.reply("Only the bot's owner syncs its commands; /help lists what you can use.", ephemeral=True)
-        return
-    await ctx.reply(f"Synced {count} commands{' here' if guild is not None else ''}.", ephemeral=True)
+            said = f"Synced {len(await bot.tree.sync(guild=guild))} commands{' here' if guild is not None else ''}."
+    await ctx.reply(said, ephemeral=True)
 
 
 def point_at(settings: Settings) -> None:

@@ -69,8 +69,7 @@ def permission_problem(reason: str, channel: object) -> str:
     """A refusal for want of access or a permission, in the admin's words: where, and which permissions to give."""
     name = getattr(channel, "name", "")
     text = reason.format(where=f"#{name}" if name else "that channel")
-    missing = missing_permissions(channel)
-    if missing:
+    if missing := missing_permissions(channel):
         return f"{text}: give paperscout {', '.join(missing)} there (channel settings > Permissions)"
     return f"{text}: check paperscout's permissions there (channel settings > Permissions)"
 

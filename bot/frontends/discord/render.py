@@ -22,9 +22,10 @@ from typing import Any
 
 import discord
 
-from bot.chat.messages import FileReply, Reply, is_paperscout_button, layout
+from bot.chat.messages import BUTTON_PREFIX, FileReply, Reply, layout
 from bot.text.safetext import clean_text
 from bot.views.layout import Page, Span, Style, pack
+from bot.views.model import MAX_BUTTON_BYTES
 
 CONTENT_MAX = 2000
 TITLE_MAX = 256
@@ -105,8 +106,13 @@ class Outgoing:
     nonce: str = ""  # the same for the same digest message across restarts
 
 
-class PaperButton(discord.ui.DynamicItem[discord.ui.Button], template=re.compile(r"ps:[!-~]{1,97}")):
-    """A paperscout button on any message; a press goes to the client's `press` (`PaperscoutBot.press`)."""
+# a paperscout button value (`bot.views.model.is_paperscout_button`): the prefix, then printable ASCII to 64 bytes
+BUTTON_VALUE = re.compile(rf"{BUTTON_PREFIX}[!-~]{{1,{MAX_BUTTON_BYTES - len(BUTTON_PREFIX)}}}")
+
+
+class PaperButton(discord.ui.DynamicItem[discord.ui.Button], template=BUTTON_VALUE):
+    """A paperscout button on any message; a press goes to the client's `press` (`PaperscoutBot.press`). Only values
+    the controller can read (`BUTTON_VALUE`, the whole custom_id) are taken."""
 
     def __init__(self, value: str, label: str = "", style: discord.ButtonStyle = discord.ButtonStyle.secondary):
         super().__init__(discord.ui.Button(label=label or None, custom_id=value, style=style))
@@ -119,10 +125,6 @@ class PaperButton(discord.ui.DynamicItem[discord.ui.Button], template=re.compile
         """Rebuild the button from a press on a message this process may never have seen."""
         label = item.label if isinstance(item, discord.ui.Button) else None
         return cls(match.group(0), label or "")
-
-    async def interaction_check(self, interaction: discord.Interaction) -> bool:
-        """Only values the controller can read (at most 64 bytes) are taken."""
-        return is_paperscout_button(self.value)
 
     async def callback(self, interaction: discord.Interaction) -> None:
         """Hand the press to the client."""
