@@ -1,13 +1,13 @@
 """The Discord front end: one `commands.Bot` around the Core and the chat controller, and its start and stop.
 
-Made as discord.py's advanced start-up example makes a bot: the Core (and everything it holds) is created once by
-the caller and handed in; its commands are added in `setup_hook`; the client never pings (`AllowedMentions.none()`)
-and asks for the least intents that work (guilds, guild messages for replies to answers and the owner's
-``@paperscout sync``, DMs for onboarding; no privileged intent). Slash commands are synced on demand by the
-application owner (``@paperscout sync`` in a channel, or ``/sync`` once synced), not at every start. Every other
-slash command, /setup's form included, is made from the command table (`bot.frontends.discord.commands`); Manage
-Server is checked when a command runs (by the controller, from the member's permissions in the interaction), not only
-through the commands' default permissions, which a server can override.
+Made as discord.py's advanced start-up example makes a bot: the Core (and everything it holds) is created once by the
+caller and handed in; the cogs are loaded and the commands added in `setup_hook`; the client never pings
+(`AllowedMentions.none()`) and asks for the least intents that work (guilds, guild messages for replies to answers
+and the owner's ``@paperscout sync``, DMs for onboarding; no privileged intent). Slash commands are synced on demand
+by the application owner (``@paperscout sync`` in a channel, or ``/sync`` once synced), not at every start. Every
+other slash command, /setup's form included, is made from the command table (`bot.frontends.discord.commands`);
+Manage Server is checked when a command runs (by the controller, from the member's permissions in the interaction),
+not only through the commands' default permissions, which a server can override.
 
 `start_discord(core, settings)` logs in, connects in a background task and returns the bot's `DiscordPoster` (the
 driver), which posts digests and whose `stop()` closes the connection; `paperscout run` calls it when
@@ -24,7 +24,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from typing import Any, Literal
+from typing import Any
 
 import aiohttp
 import discord
@@ -38,7 +38,6 @@ from bot.chat.completion import Completer
 from bot.chat.controller import ChatController
 from bot.chat.driver import Upload, starting
 from bot.chat.messages import Incoming, Place, Speaker
-from bot.chat.turns import logged_turn
 from bot.config import Settings
 from bot.core import Core
 from bot.errors import PaperscoutError
@@ -48,6 +47,7 @@ from bot.frontends.discord.render import PaperButton
 
 log = logging.getLogger(__name__)
 
+COGS = ("cogs.messages",)
 PLATFORM = "discord"
 
 
@@ -108,36 +108,20 @@ class PaperscoutBot(commands.AutoShardedBot):
         self.completer = Completer(core)
 
     async def setup_hook(self) -> None:
-        """Register the persistent buttons, the owner's sync and every command of the command table
-        (`bot.frontends.discord.commands`), route command errors."""
+        """Register the persistent buttons, load the cogs (`cogs`: the owner's sync; DMs, replies and mentions), add
+        every command of the command table (`bot.frontends.discord.commands`), route command errors."""
         self.add_dynamic_items(PaperButton)
-        self.add_command(sync)
+        for extension in COGS:
+            await self.load_extension(extension)
         for command in table_commands():
             self.tree.add_command(command)
         self.tree.on_error = self.on_app_command_error
 
-    async def on_message(self, message: discord.Message) -> None:
-        """The owner's ``@paperscout sync``; any DM (the conversation); in a channel, a member's reply to the bot or a
-        mention: a follow-up question, an answer to a /setup question, or a question. Discord only shows the bot such
-        messages' text (no privileged intent)."""
-        if message.author.bot:
-            return
-        context = await self.get_context(message)
-        if context.valid:
-            await self.invoke(context)
-            return
-        if isinstance(message.channel, discord.DMChannel):
-            await self.hear(message, message.content)
-            return
-        me, said = self.user, message.content.strip()
-        if message.guild is None or me is None or not said or (not message.reference and me not in message.mentions):
-            return
-        text = said.replace(f"<@{me.id}>", "").replace(f"<@!{me.id}>", "").strip()
-        # a reply pings the replied-to author by default: only a mention written in the text is speaking to us
-        await self.hear(message, text, mentioned=text != said)
-
     async def on_command_error(self, ctx: commands.Context[PaperscoutBot], error: commands.CommandError) -> None:
-        """A wrong ``@paperscout sync`` gets its usage; anything else is reported with a correlation id."""
+        """``@paperscout WORDS`` that is no text command is a question the messages cog answers: nothing to do here; a
+        wrong ``@paperscout sync`` gets its usage; anything else is reported with a correlation id."""
+        if isinstance(error, commands.CommandNotFound):
+            return
         if isinstance(error, commands.UserInputError):
             with contextlib.suppress(discord.HTTPException):
                 await ctx.reply("Use: @paperscout sync (or sync here); only the bot's owner can.")
@@ -191,23 +175,6 @@ class PaperscoutBot(commands.AutoShardedBot):
     async def press(self, interaction: discord.Interaction, value: str) -> None:
         """A pressed paperscout button (`PaperButton`): its answer only for the presser outside a DM."""
         await self.respond(interaction, interaction_incoming(interaction, button=value), private=True)
-
-
-@commands.hybrid_command(name="sync", description="Register the slash commands with Discord (the bot's owner)")
-async def sync(ctx: commands.Context[PaperscoutBot], scope: Literal["global", "here"] = "global") -> None:
-    """``@paperscout sync`` or /sync, the application owner's: register the slash commands, globally or in this
-    server (on demand, never at every start)."""
-    bot, guild = ctx.bot, ctx.guild if scope == "here" else None
-    said = "Only the bot's owner syncs its commands; /help lists what you can use."
-    with logged_turn("/sync", place_of(ctx.channel, ctx.author)) as outcome:
-        if not await bot.is_owner(ctx.author):
-            outcome.value = "refused"
-        else:
-            await ctx.defer(ephemeral=True)
-            if guild is not None:
-                bot.tree.copy_global_to(guild=guild)
-            said = f"Synced {len(await bot.tree.sync(guild=guild))} commands{' here' if guild is not None else ''}."
-    await ctx.reply(said, ephemeral=True)
 
 
 def point_at(settings: Settings) -> None:
