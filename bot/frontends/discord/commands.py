@@ -16,7 +16,6 @@ import discord
 from discord import app_commands
 
 from bot.chat.commands import COMMANDS, Argument, Command
-from bot.chat.completion import Completion
 from bot.frontend import front_end
 from bot.views.layout import clip
 
@@ -27,27 +26,18 @@ PUBLIC = frozenset({"ask", "search", "paper", "more", "setup"})  # answered in t
 KINDS: dict[str, Any] = {"text": str, "number": int, "channel": discord.TextChannel, "file": discord.Attachment}
 
 
-def description(text: str) -> str:
-    """A help line as a Discord description (capitalised, at most 100 characters)."""
-    return clip(text[:1].upper() + text[1:], DESCRIPTION_MAX)
-
-
 def slash_name(name: str) -> str:
     """The slash command core command `name` is on Discord ('' when it has none of its own: '/digest pause')."""
     run = front_end("discord").command(name)
     return run[1:] if run.startswith("/") and " " not in run else ""
 
 
-def choices(completions: list[Completion]) -> list[app_commands.Choice[str]]:
-    """The core's completions (`bot.chat.completion`) as autocomplete choices."""
-    return [app_commands.Choice(name=clip(label, CHOICE_MAX), value=value[:CHOICE_MAX]) for label, value in completions]
-
-
 def completer(kind: str) -> Callable[..., Any]:
-    """Autocomplete for a field the core completes as `kind`."""
+    """Autocomplete for a field the core completes as `kind` (`bot.chat.completion`): its completions as choices."""
 
     async def complete(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
-        return choices(await interaction.client.completer(kind, current, MAX_CHOICES))  # type: ignore[attr-defined]
+        found = await interaction.client.completer(kind, current, MAX_CHOICES)  # type: ignore[attr-defined]
+        return [app_commands.Choice(name=clip(label, CHOICE_MAX), value=value[:CHOICE_MAX]) for label, value in found]
 
     return complete
 
@@ -82,7 +72,8 @@ def table_command(name: str, command: Command) -> app_commands.Command[Any, ...,
         app_commands.guild_only()(run)
     if command.admin:
         app_commands.default_permissions(manage_guild=True)(run)
-    slash = app_commands.Command(name=run_as, description=description(command.help), callback=run)
+    described = clip(command.help[:1].upper() + command.help[1:], DESCRIPTION_MAX)  # a help line, capitalised
+    slash = app_commands.Command(name=run_as, description=described, callback=run)
     for field in fields:
         if field.completion:
             slash.autocomplete(field.name)(completer(field.completion))

@@ -105,12 +105,8 @@ class Followups(Interaction):
         return ref
 
     async def finish(self) -> None:
-        """When nothing was said: "Done.", or the "thinking…" removed."""
-        if self.sent:
-            return
-        if not self.interaction.response.is_done():
-            await self.interaction.response.send_message("Done.", ephemeral=True)
-        else:
+        """When nothing was said, the "thinking…" removed (the driver acknowledged the interaction first: `defer`)."""
+        if not self.sent:
             with contextlib.suppress(discord.HTTPException):
                 await self.interaction.delete_original_response()
 
