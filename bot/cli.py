@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bot.days import stored_days_note, stored_today
-from bot.errors import InputError, PaperscoutError
+from bot.errors import InputError, PaperscoutError, thread_refused
 from bot.ingest.bundled import DEMO_DAY, DEMO_DAY_FILE, EXAMPLE_PROFILE_FILE, bundled_file
 from bot.models import Profile
 from bot.ops.logs import configure_logging, elapsed_ms, json_logging, log_event, redact
@@ -796,6 +796,10 @@ def _run_command(args: argparse.Namespace, service: bool) -> int:
         return 1
     except Exception as exc:  # the last line of defence: one line, never a traceback
         log.info("unexpected error", exc_info=True)
+        refused = thread_refused(exc)
+        if refused is not None:
+            _error(f"paperscout: error: {refused}")
+            return 1
         hint = "run with -v for details"
         if type(exc).__module__.startswith("chromadb"):  # e.g. InternalError "Error finding id" (issue 17)
             hint = "the vector store may be damaged: paperscout db shows it, paperscout db --repair rebuilds it"

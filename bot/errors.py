@@ -25,3 +25,40 @@ class SourceUnavailable(PaperscoutError):
 
 class StateError(PaperscoutError):
     """The state directory (SQLite file, Chroma directory) is unreadable, corrupt or from a newer version."""
+
+
+class ResourceError(PaperscoutError):
+    """The system refused what paperscout needs to run (a thread: memory, or the limit on processes and threads)."""
+
+
+THREAD_REFUSED = "can't start new thread"  # CPython's whole RuntimeError when the system refuses a thread
+
+
+def thread_refused(exc: BaseException) -> ResourceError | None:
+    """A clear error in place of CPython's bare "can't start new thread" (`exc` or what led to it), else None.
+
+    Threads are started everywhere below paperscout (the database connection, the worker threads of every vector
+    store call and embedding, the embedding helper's pipes), so it is explained where errors are reported: the CLI's
+    one line, the service's job log and `paperscout status`.
+    """
+    import resource
+
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        if isinstance(current, RuntimeError) and str(current) == THREAD_REFUSED:
+            soft, _ = resource.getrlimit(resource.RLIMIT_NPROC)
+            limit = "unlimited" if soft == resource.RLIM_INFINITY else str(soft)
+            return ResourceError(
+                "the system refused to start a thread: it is out of memory or at its limit on processes and threads "
+                f"(ulimit -u: {limit}; a container's pids limit counts too); free memory, raise the limit or set "
+                "PAPERSCOUT_EMBED_THREADS lower, then run it again"
+            )
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return None
+
+
+def explained(exc: BaseException) -> BaseException:
+    """`exc`, or the clear error it stands for (`thread_refused`): what a log line or a job's record says."""
+    return thread_refused(exc) or exc

@@ -13,6 +13,7 @@ import pytest
 
 from bot.cli import main
 from bot.embeddings.embedder import LocalEmbedder
+from bot.errors import ResourceError, StateError, explained, thread_refused
 from bot.ingest.bundled import bundled_file
 
 BUNDLED_DAY = bundled_file("arxiv-2025-05-26.jsonl")
@@ -57,6 +58,37 @@ def test_a_demo_while_another_writes_its_archive_is_refused_in_one_line(
         assert main(["demo"]) != 0
     assert re.search(r"being written by pid \d+ \(demo, since", capsys.readouterr().err)
     assert not (home / "demo" / "paperscout.sqlite3").exists()
+
+
+def refuse_threads(*args: object, **kwargs: object) -> int:
+    raise RuntimeError("can't start new thread")  # what CPython raises when the system refuses a thread
+
+
+def test_a_thread_the_system_refuses_is_one_line_naming_the_limit_and_what_to_do(
+    home: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Out of memory or at the limit on threads, CPython says only "can't start new thread" (here the database's
+    worker thread is refused first)."""
+    monkeypatch.setattr(threading, "_start_new_thread", refuse_threads)
+    assert main(["search", "graphs"]) == 1
+    monkeypatch.undo()
+    line = one_error_line(capsys.readouterr().err)
+    assert "RuntimeError" not in line and "the system refused to start a thread" in line, line
+    assert re.search(r"\(ulimit -u: (unlimited|\d+); a container's pids limit counts too\)", line), line
+    assert "PAPERSCOUT_EMBED_THREADS" in line
+
+
+def test_a_refused_thread_is_explained_through_the_errors_it_caused() -> None:
+    try:
+        try:
+            refuse_threads()
+        except RuntimeError as exc:
+            raise StateError("the database could not be opened") from exc
+    except StateError as exc:
+        assert isinstance(thread_refused(exc), ResourceError)
+        assert explained(exc) is not exc
+    other = RuntimeError("can't start new thread: a different message")
+    assert thread_refused(other) is None and explained(other) is other
 
 
 def test_demo_prints_a_digest_of_real_papers_and_a_search(home: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -332,3 +332,16 @@ def test_no_secret_in_any_line_when_services_echo_them(
     else:
         assert err.count("event=command") == 8
     assert "***" in err  # the echoed secrets were masked, not merely absent
+
+
+async def test_a_job_the_system_refuses_a_thread_logs_one_clear_line_without_a_traceback(
+    core: Core, caplog: pytest.LogCaptureFixture
+) -> None:
+    async def needs_a_thread() -> None:
+        raise RuntimeError("can't start new thread")
+
+    with caplog.at_level(logging.ERROR, logger="bot.ops.runner"):
+        await Runner(core, {})._guarded(needs_a_thread, "ingest")()  # one failed run does not stop the schedule
+    [record] = [r for r in caplog.records if r.name == "bot.ops.runner"]
+    assert record.getMessage().startswith("ingest job failed: the system refused to start a thread")
+    assert "ulimit -u" in record.getMessage() and record.exc_info is None

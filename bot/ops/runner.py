@@ -20,6 +20,7 @@ from typing import Any
 from bot.config import Settings
 from bot.core import Core
 from bot.digests.delivery import Poster
+from bot.errors import explained, thread_refused
 from bot.frontend import Running, front_ends
 from bot.ingest.nightly import PollOutcome, catch_up_missed_days, ingest_until_announced, poll_once
 from bot.ops.heartbeat import HEARTBEAT_SECONDS, beat
@@ -125,8 +126,12 @@ class Runner:
                 self._track(task, name)
             try:
                 await job()
-            except Exception:  # one failed run must not stop the schedule; it is logged and recorded
-                log.exception("%s job failed", name)
+            except Exception as exc:  # one failed run must not stop the schedule; it is logged and recorded
+                refused = thread_refused(exc)
+                if refused is None:
+                    log.exception("%s job failed", name)
+                else:  # nothing in a traceback would help: the machine is out of threads
+                    log.error("%s job failed: %s", name, refused)
 
         return run
 
@@ -147,7 +152,7 @@ class Runner:
         try:
             outcome = await poll_once(self.core)
         except Exception as exc:
-            await job.finish("failed", f"start-up check of the feed: {exc}")
+            await job.finish("failed", f"start-up check of the feed: {explained(exc)}")
             return None
         await job.finish("ok" if outcome.announced else "nothing", f"start-up check of the feed: {outcome.detail}")
         return outcome
@@ -158,7 +163,7 @@ class Runner:
         try:
             days = await catch_up_missed_days(self.core, self.clock())
         except Exception as exc:  # arXiv's API down: the digests of those days are simply not posted
-            await job.finish("failed", f"catching up missed days from the arXiv API: {exc}")
+            await job.finish("failed", f"catching up missed days from the arXiv API: {explained(exc)}")
             return []
         detail = ", ".join(map(str, days)) or "no day missed"
         await job.finish("ok" if days else "nothing", detail)
@@ -173,7 +178,7 @@ class Runner:
                 self.core, deadline=deadline, pauses_minutes=INGEST_PAUSES_MINUTES, clock=self.clock
             )
         except Exception as exc:
-            await job.finish("failed", str(exc))
+            await job.finish("failed", str(explained(exc)))
             raise
         await job.finish("ok" if outcome.announced else "nothing", outcome.detail)
         return outcome

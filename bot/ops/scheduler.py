@@ -39,7 +39,7 @@ from bot.digests.build import build_channel_digest
 from bot.digests.delivery import DeliveryResult, Poster, PreparedDigest, prepare, send_prepared
 from bot.digests.due import DigestSchedule, due_days, parse_stored_at, split_by_catchup
 from bot.digests.due import post_moment as schedule_post_moment
-from bot.errors import PaperscoutError
+from bot.errors import PaperscoutError, explained
 from bot.ingest.announce import LISTING_WAIT
 from bot.models import Digest, Profile, Target
 from bot.ops.logs import elapsed_ms, log_event
@@ -156,7 +156,7 @@ class DigestJobs:
         try:
             results = await self._deliver_due()
         except Exception as exc:
-            await job.finish("failed", str(exc))
+            await job.finish("failed", str(explained(exc)))
             raise
         sent = sum(1 for r in results if r.status == "sent")
         failed = sum(1 for r in results if r.status == "failed")
