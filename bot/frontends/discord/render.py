@@ -153,17 +153,15 @@ def arguments(message: Outgoing) -> dict[str, Any]:
     }
 
 
+def _style(kind: str, value: str) -> discord.ButtonStyle:
+    """A choice is primary, a thumbs up green, a thumbs down red, any other button grey."""
+    return primary if kind == "choices" else BUTTON_STYLES.get(value.split(":")[1], grey)
+
+
 def _rows(page: Page) -> list[list[Button]]:
-    """The page's buttons in rows: a choice is primary, a thumbs up green, a thumbs down red."""
+    """The page's buttons in rows, each in its colour (`_style`)."""
     return [
-        [
-            Button(
-                EMBEDS.label(b),
-                b.value,
-                primary if block.kind == "choices" else BUTTON_STYLES.get(b.value.split(":")[1], grey),
-            )
-            for b in row
-        ]
+        [Button(EMBEDS.label(b), b.value, _style(block.kind, b.value)) for b in row]
         for block in page.blocks
         for row in EMBEDS.rows(block)
     ]
@@ -174,15 +172,14 @@ def _embeds(page: Page) -> list[discord.Embed]:
     embeds: list[discord.Embed] = []
     for block in page.blocks:
         text = EMBEDS.line_break.join(EMBEDS.line(line) for line in block.lines)
-        plain = tuple(Span(span.text) for span in block.title) or (
-            (Span("Sources"),) if block.kind == "sources" else ()
-        )
+        title = block.title or ((Span("Sources"),) if block.kind == "sources" else ())
+        plain = tuple(Span(span.text) for span in title)  # an embed's title shows no markup
         last = embeds[-1] if embeds else None
         if not plain and last is not None and len(last.description or "") + len(text) + 2 <= DESCRIPTION_MAX:
             last.description = f"{last.description}{block.separator}{text}" if last.description else text
         elif plain or text:
-            title = EMBEDS.fit(plain, TITLE_MAX) or None
-            embeds.append(discord.Embed(title=title, url=block.url or None, description=text or None, colour=COLOUR))
+            shown = EMBEDS.fit(plain, TITLE_MAX) or None
+            embeds.append(discord.Embed(title=shown, url=block.url or None, description=text or None, colour=COLOUR))
     return embeds
 
 
