@@ -31,9 +31,13 @@ items; a kind's figure is the mean over its questions.
 
     .venv/bin/python bench/heldout_questions.py [--home DIR] [--data DIR] [-v] [--only questions|search]
         [--set bench/heldout] [--kind follow_up] [--wrap 'papers on {}'] [--interest LINE ... --avoid LINE ...]
+        [--embedder torch|command]
 
 `--interest` (and `--avoid`) ask every question as a member whose profile onboarding made from those lines (no
 held-out set asks with a profile): its ranking's share of each answer is the member's digest score.
+
+`--embedder command` embeds the questions and queries as the one-shot commands do (`bot.embeddings.query`: NumPy
+for a short text, without torch) instead of with torch as the chat does; the store itself is built with torch.
 
 `--wrap` puts each search query into a request ("papers on {}", "any recent work about {}?"): a search must find
 the same papers whatever words a request puts around its topic.
@@ -61,8 +65,9 @@ from pathlib import Path
 
 from bot.chat.questions import MAX_LIST
 from bot.config import Settings
-from bot.core import Core, open_core
+from bot.core import Core, command_embedder, open_core
 from bot.days import stored_days_note
+from bot.embeddings.query import QueryEmbedder
 from bot.ingest.jsonl import read_jsonl
 from bot.ingest.save import store_papers
 from bot.models import Paper, Profile
@@ -280,6 +285,13 @@ async def main() -> None:
         help="every question asked by a member whose profile onboarding made from these interests (repeatable)",
     )
     parser.add_argument("--avoid", action="append", default=[], help="... and these avoids (repeatable)")
+    parser.add_argument(
+        "--embedder",
+        choices=["torch", "command"],
+        default="torch",
+        help="the questions' and queries' vectors: torch, as the chat computes them (default), or as `paperscout "
+        "ask` and `search` do (bot.core.command_embedder: NumPy for short texts); the store is built with torch",
+    )
     args = parser.parse_args()
     profile = asker_profile(args.interest, args.avoid) if args.interest else None
     papers = read_jsonl(sorted((args.data / "arxiv").glob("*.jsonl")))
@@ -287,6 +299,8 @@ async def main() -> None:
     args.home.mkdir(parents=True, exist_ok=True)
     async with open_core(Settings(home=args.home, llm_base_url=None, llm_api_key=None)) as core:
         await ensure_store(core, papers)
+        if args.embedder == "command":
+            core.embedder = command_embedder(core.settings)
         stored, current = await core.sentences.coverage()  # without them no paper is offered for its best sentence
         print(f"sentence vectors: {current} of {stored} papers")
         if args.only in (None, "questions"):
@@ -295,6 +309,8 @@ async def main() -> None:
         if args.only in (None, "search"):
             searches = _load(args.set / "search.jsonl")
             report_searches(await run_searches(core, searches, by_id, args.verbose, args.wrap))
+        if isinstance(core.embedder, QueryEmbedder):
+            core.embedder.close()
 
 
 if __name__ == "__main__":

@@ -692,18 +692,13 @@ def settings_for(args: argparse.Namespace, settings: Settings) -> Settings:
 
 async def run(args: argparse.Namespace, settings: Settings) -> int:
     """Open the core and run the chosen subcommand."""
-    from bot.core import helper_embedder, open_core
-    from bot.store.vectors import may_hold_vectors
+    from bot.core import command_embedder, open_core
 
     handler: Callable[[Core, argparse.Namespace], Awaitable[int]] = args.handler
     settings = settings_for(args, settings)
     writes = any(getattr(args, flag, False) for flag in ("writes", "refresh_vectors", "repair"))
-    # a question embeds one text, if any: the model loads on the other core while Chroma opens (bot.embeddings.process)
-    embedder = helper_embedder(settings) if getattr(args, "embeds_once", False) else None
-    if embedder is not None and may_hold_vectors(settings):
-        # started now, the helper loads torch and the model while this process imports and reads the question (half
-        # a second of a cold `ask`); a question that embeds nothing stops it unwaited. An empty store starts none.
-        embedder.start()
+    # a question embeds one short text, if any: in NumPy, without importing torch (bot.embeddings.query)
+    embedder = command_embedder(settings) if getattr(args, "embeds_once", False) else None
     with hold_archive(settings, args.command, wait=getattr(args, "wait", False)) if writes else nullcontext():
         try:
             async with open_core(settings, embedder) as core:

@@ -23,7 +23,7 @@ from bot.store.vector_copies import VectorCopies
 from bot.store.vectors import VectorStore
 
 if TYPE_CHECKING:
-    from bot.embeddings.process import ProcessEmbedder
+    from bot.embeddings.query import QueryEmbedder
     from bot.store.sentences import SentenceVectors
 
 
@@ -104,17 +104,20 @@ def make_llm(settings: Settings, repo: Repository) -> LLMRuntime | None:
     return LLMRuntime(client=LLMClient(settings, sink=UsageRecorder(repo)), prompts=prompts)
 
 
-def helper_embedder(settings: Settings) -> ProcessEmbedder | None:
-    """The local model in a helper process (`bot.embeddings.process`) for a one-shot command, on a machine with a
-    second core for it; None on one core, where the command is better off loading the model itself."""
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    if cores < 2 or not sys.executable:
-        return None
-    from bot.embeddings.process import ProcessEmbedder
+def command_embedder(settings: Settings) -> QueryEmbedder:
+    """The embedder of a one-shot command that embeds a question or a query (`ask`, `search`): short requests in
+    NumPy in this process, without torch (`bot.embeddings.query`); larger ones by torch, in a helper process
+    (`bot.embeddings.process`) on a machine with a second core for it, else in this process."""
+    from bot.embeddings.query import QueryEmbedder
 
-    return ProcessEmbedder(
-        batch_size=settings.embed_batch_size, threads=settings.embed_threads, verified=settings.home / VERIFIED_WEIGHTS
-    )
+    verified = settings.home / VERIFIED_WEIGHTS
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    bulk: Embedder = make_embedder(settings)
+    if cores >= 2 and sys.executable:
+        from bot.embeddings.process import ProcessEmbedder
+
+        bulk = ProcessEmbedder(batch_size=settings.embed_batch_size, threads=settings.embed_threads, verified=verified)
+    return QueryEmbedder(bulk, settings.embed_batch_size, settings.embed_threads, verified=verified)
 
 
 def make_embedder(settings: Settings) -> Embedder:

@@ -145,7 +145,7 @@ def _commands_embed_with_the_session_model(monkeypatch: pytest.MonkeyPatch, embe
     of CPU for each command). Same model, same vectors; tests/test_startup checks the commands' own loading in fresh
     interpreters, and tests that name `bot.core.make_embedder` themselves get the real one."""
     monkeypatch.setattr("bot.core.make_embedder", lambda settings: embedder)
-    monkeypatch.setattr("bot.core.helper_embedder", lambda settings: None)
+    monkeypatch.setattr("bot.core.command_embedder", lambda settings: None)
 
 
 @pytest.fixture(autouse=True)

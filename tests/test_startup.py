@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -20,9 +19,9 @@ from bot.config import Settings
 from bot.core import make_embedder, open_core
 from bot.embeddings.embedder import MINILM_SHA256, VERIFIED_WEIGHTS, LocalEmbedder, model_dir, verify_weights
 from bot.embeddings.process import ProcessEmbedder
+from bot.embeddings.query import QueryEmbedder
 from bot.errors import ConfigError, PaperscoutError
 from bot.models import Paper
-from bot.store.vectors import may_hold_vectors
 from tests.conftest import StoreDay
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -30,7 +29,7 @@ HEAVY = ("torch", "sentence_transformers", "transformers", "openai", "chromadb",
 
 # Runs the CLI in-process of a fresh interpreter, then prints what it printed and the heavy modules it imported.
 _PROBE = """
-import contextlib, io, json, sys
+import contextlib, io, json, resource, sys
 from bot.cli import main
 out = io.StringIO()
 with contextlib.redirect_stdout(out):
@@ -39,7 +38,8 @@ with contextlib.redirect_stdout(out):
     except SystemExit as exc:
         code = exc.code
 heavy = sorted({name.split(".")[0] for name in sys.modules} & set(HEAVY_NAMES))
-print(json.dumps({"code": code, "out": out.getvalue(), "heavy": heavy}))
+helpers = resource.getrusage(resource.RUSAGE_CHILDREN)  # the CPU of any helper process it started and waited for
+print(json.dumps({"code": code, "out": out.getvalue(), "heavy": heavy, "helpers": helpers.ru_utime + helpers.ru_stime}))
 """
 
 
@@ -90,13 +90,13 @@ async def test_only_a_question_with_papers_to_compare_loads_the_model(
     assert papers[0].id in str(by_author["out"])
     assert by_author["heavy"] == []  # newest first: no vector is read, none is computed
 
-    topic = run_cold(home, "ask", "--as-of", "2025-05-26", f"{papers[0].title} today")
-    assert papers[0].id in str(topic["out"])
-    # the question's vector comes from the helper process (bot.embeddings.process), which loads torch on another core
-    assert topic["heavy"] == ["chromadb"]
-    one_core = run_cold(home, "ask", "--as-of", "2025-05-26", f"{papers[0].title} today", cores=1)
-    assert papers[0].id in str(one_core["out"])
-    assert one_core["heavy"] == ["chromadb", "torch"]  # one core: in this process, torch, not sentence-transformers
+    # the question's vector is computed with NumPy in the command's own process (bot.embeddings.query): no torch,
+    # on two cores or on one (no helper process either way, which would import it)
+    for cores in (0, 1):
+        topic = run_cold(home, "ask", "--as-of", "2025-05-26", f"{papers[0].title} today", cores=cores)
+        assert papers[0].id in str(topic["out"])
+        assert topic["heavy"] == ["chromadb"]
+        assert topic["helpers"] == 0
 
 
 def test_the_interpreter_skips_its_exit_collections_after_a_command(tmp_path: Path) -> None:
@@ -166,6 +166,35 @@ def test_a_verified_weights_file_is_not_hashed_again_until_it_changes(tmp_path: 
         verify_weights(weights, "0" * 64, record=record)
     record.write_text("not json")
     assert verify_weights(weights, record=record) is True
+
+
+def test_the_query_embedder_checks_the_weights_before_reading_them(tmp_path: Path, embedder: LocalEmbedder) -> None:
+    model = copy_model(tmp_path / "minilm")
+    weights = model / "model.safetensors"
+    record = tmp_path / VERIFIED_WEIGHTS
+    query = QueryEmbedder(embedder, model_path=model, verified=record)
+    weights.write_bytes(weights.read_bytes()[:-1] + b"\0")  # damaged after construction: nothing was read yet
+    with pytest.raises(ConfigError, match="sha256"):
+        query.embed(["sparse attention"])
+    shutil.copyfile(model_dir() / "model.safetensors", weights)
+    assert query.embed(["sparse attention"]).shape == (1, 384)
+    assert json.loads(record.read_text())["sha256"] == MINILM_SHA256  # the same record as torch's loading keeps
+    weights.unlink()  # once loaded, the weights are not opened (nor checked) again
+    assert query.embed(["graph neural networks"]).shape == (1, 384)
+    with pytest.raises(ConfigError, match="missing"):
+        QueryEmbedder(embedder, model_path=tmp_path / "missing").embed(["anything"])
+
+
+def test_weights_changed_after_a_large_request_are_checked_before_numpy_reads_them(
+    tmp_path: Path, embedder: LocalEmbedder, demo_papers: list[Paper]
+) -> None:
+    weights = copy_model(tmp_path / "minilm") / "model.safetensors"
+    query = QueryEmbedder(embedder, model_path=weights.parent, verified=tmp_path / VERIFIED_WEIGHTS)
+    long = [p.text for p in demo_papers[:3]]  # over 256 word pieces in all: torch's (`bulk`), no NumPy weights read
+    assert query.embed(long).shape == (3, 384)
+    weights.write_bytes(weights.read_bytes()[:-1] + b"\0")
+    with pytest.raises(ConfigError, match="sha256"):  # the first short request reads them: checked again first
+        query.embed(["sparse attention"])
 
 
 def test_the_core_embedder_keeps_its_verified_record_in_the_state_directory(tmp_path: Path) -> None:
@@ -243,31 +272,6 @@ def test_a_helper_process_that_stalls_is_stopped_with_a_message_not_waited_for()
         assert helper._child is None  # killed; the next text starts a new one
     finally:
         helper.close()
-
-
-def test_a_helper_started_ahead_is_stopped_unwaited_when_nothing_is_embedded() -> None:
-    helper = ProcessEmbedder()
-    helper.start()
-    child = helper._child
-    assert child is not None
-    helper.close()  # no text was sent: killed, not waited for while it loads torch and the model
-    assert child.returncode == -signal.SIGKILL and helper._child is None
-    started = ProcessEmbedder()
-    started.start()
-    try:
-        assert started.embed(["sparse attention"]).shape == (1, 384)  # the helper started ahead answers
-        asked = started._child
-    finally:
-        started.close()
-    assert asked is not None and asked.returncode == 0  # asked once: it ends at the end of its input
-
-
-def test_the_vector_store_may_hold_vectors_once_its_directory_or_a_server_exists(tmp_path: Path) -> None:
-    settings = Settings(home=tmp_path / "home")
-    assert not may_hold_vectors(settings)  # a new or empty store: a question starts no helper ahead of need
-    settings.chroma_path.mkdir(parents=True)
-    assert may_hold_vectors(settings)
-    assert may_hold_vectors(Settings(home=tmp_path / "other", chroma_url="http://127.0.0.1:8000"))
 
 
 def test_building_an_embedder_reads_nothing(tmp_path: Path) -> None:

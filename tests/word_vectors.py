@@ -5,7 +5,7 @@
 A command that embeds loads torch and MiniLM (seconds of CPU) and spends about 0.1 s of CPU per text; a test that
 starts a dozen such processes to check locking, repair or crash safety spends most of its time there. `WordEmbedder`
 hashes the words of a text into a unit vector: texts sharing words are near, the same text always gives the same
-vector, in every process. Only the embedder is replaced (`bot.core.make_embedder` and `helper_embedder`); the
+vector, in every process. Only the embedder is replaced (`bot.core.make_embedder` and `command_embedder`); the
 command, its store and its locks are paperscout's own.
 
 With PAPERSCOUT_TEST_EMBED_GATE=PATH set, the first embedding of the process writes PATH + ".waiting" and then
@@ -68,7 +68,7 @@ def use_word_vectors() -> None:
 
     gate = os.environ.get(GATE_ENV)
     bot.core.make_embedder = lambda settings: WordEmbedder(Path(gate) if gate else None)  # type: ignore[assignment]
-    bot.core.helper_embedder = lambda settings: None  # type: ignore[assignment]
+    bot.core.command_embedder = lambda settings: None  # type: ignore[assignment]
 
 
 if __name__ == "__main__":

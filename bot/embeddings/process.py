@@ -1,18 +1,16 @@
-"""MiniLM in a helper process, so that a one-shot command loads the model on another core.
+"""MiniLM in a helper process, for a one-shot command's larger requests: torch on another core.
 
-A cold `paperscout ask` over stored papers spends about a second importing torch and loading the model, and
-about as long again importing Chroma and reading the stored vectors. Both are mostly Python imports, which two
-threads of one interpreter run one after the other (they take turns holding the GIL); a helper process loads the
-model at the same time for real. The helper runs the same encoder (`bot.embeddings.minilm`) with the same torch thread
-count as `LocalEmbedder`, so its vectors are the same bit for bit (tests/test_startup.py).
+A one-shot command (`paperscout ask`, `search`) computes a question's vector with NumPy in its own process
+(`bot.embeddings.query`); a request too large for that (over 256 word pieces in all: several texts, as a member's
+profile makes) is computed with torch, and importing torch and loading the model takes 1.5-2 s of CPU. In a
+helper process it loads on the other core while the command goes on (two threads of one interpreter would take
+turns holding the GIL). The helper runs the same encoder (`bot.embeddings.minilm`) with the same torch thread count
+as `LocalEmbedder`, so its vectors are the same bit for bit (tests/test_startup.py).
 
-Only short-lived commands use it (`paperscout ask` and `search`); the bot and the console keep the model in
-their own process, where it stays loaded. The command starts it as soon as its settings are read when the store
-may hold vectors, so the model also loads while the command imports its own code and reads the question; one that
-is never sent a text is killed at the end. The helper verifies the weights' hash before loading them, reads one
-request per line on stdin and exits when stdin closes (also when the command dies). One that dies is an error
-naming its exit code; one that leaves a request unanswered for `answer_seconds` is killed and the command says so,
-rather than waiting for ever.
+The bot and the console keep the model in their own process, where it stays loaded. The helper is started by
+the first text to embed and verifies the weights' hash before loading them, reads one request per line on stdin
+and exits when stdin closes (also when the command dies). One that dies is an error naming its exit code; one that
+leaves a request unanswered for `answer_seconds` is killed and the command says so, rather than waiting for ever.
 
 Protocol: a request is one JSON line `{"texts": [...], "batch_size": n}`; the reply is a JSON line
 `{"rows": r, "dim": d}` followed by r*d little-endian float32 values, or `{"error": "..."}` when the model
@@ -54,20 +52,13 @@ def _import_path() -> list[str]:
 
 
 class ProcessEmbedder(MiniLMEmbedder):
-    """all-MiniLM-L6-v2 computed by a helper process that the first text to embed starts, or `start` before it
-    (building one reads nothing)."""
+    """all-MiniLM-L6-v2 computed by a helper process that the first text to embed starts (building one reads
+    nothing)."""
 
     _child: subprocess.Popen[bytes] | None = None
-    _asked = False  # whether the current helper was sent a text: one never asked is stopped without waiting
     # how long one request may go unanswered, model load included (a few seconds; a minute on a machine busy with
     # ten times its cores): a helper that stalls is killed and the command says so instead of waiting for ever
     answer_seconds = 300.0
-
-    def start(self) -> None:
-        """Start the helper now, ahead of the first text, so that it loads the model on another core while this
-        process goes on; `close` stops a helper that was never asked at once, without waiting for its model."""
-        with self._lock:
-            self._start()
 
     def _start(self) -> subprocess.Popen[bytes]:
         if self._child is None:
@@ -88,7 +79,6 @@ class ProcessEmbedder(MiniLMEmbedder):
             return np.zeros((0, self.dim), dtype=np.float32)
         with self._lock:
             child = self._start()
-            self._asked = True
             assert child.stdin is not None and child.stdout is not None
             # killing a helper that stalls ends the reads below: they then find its output closed
             stalled = threading.Event()
@@ -121,11 +111,8 @@ class ProcessEmbedder(MiniLMEmbedder):
 
     def _stop(self) -> None:
         child, self._child = self._child, None
-        asked, self._asked = self._asked, False
         if child is None:
             return
-        if not asked:  # started ahead and never needed (the question embedded nothing): its model is not awaited
-            child.kill()
         if child.stdin is not None:
             with contextlib.suppress(OSError):
                 child.stdin.close()  # the helper exits at the end of its input

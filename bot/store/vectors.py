@@ -107,12 +107,6 @@ def store_lock(settings: Settings) -> Iterator[None]:
         handle.close()  # closing the file releases the lock
 
 
-def may_hold_vectors(settings: Settings) -> bool:
-    """Whether the vector store may hold vectors, read from the file system alone: a Chroma server is configured,
-    or the embedded store's directory exists (made when vectors were first written or read)."""
-    return bool(settings.chroma_url) or settings.chroma_path.is_dir()
-
-
 def _is_stale_view(exc: Exception) -> bool:
     """Whether `exc` is Chroma's error for an id this process's copy of the index lacks."""
     return type(exc).__name__ == "InternalError" and type(exc).__module__.startswith("chromadb")
