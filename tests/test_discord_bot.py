@@ -929,3 +929,17 @@ def test_a_press_is_taken_only_for_a_button_value_the_controller_reads() -> None
         assert is_paperscout_button(value) and BUTTON_VALUE.fullmatch(value)
     for value in (longest + "1", "xx:up:2505.17639", "ps:", "ps:up:a b"):
         assert not BUTTON_VALUE.fullmatch(value)
+
+
+async def test_a_command_the_bot_no_longer_has_gets_one_line_only_the_member_sees(
+    fake: DiscordFake, core: Core, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A slash command Discord still offers but this version does not have (synced by an older one) reaches the tree's
+    error hook before any acknowledgement: one line only the member sees, its reference in the log, no traceback."""
+    bot = new_bot(core)
+    async with running(bot, fake):
+        sent = fake.slash("retired", user=fake.member_id)
+        (note,) = await fake.wait_for(lambda: [m for m in fake.response_messages(sent) if m["content"]] or None)
+    assert note["flags"] & 64 and "ref " in note["content"] and "Traceback" not in note["content"]
+    assert any(note["content"].split("ref ", 1)[1][:6] in record.getMessage() for record in caplog.records)
+    no_refusals(fake)

@@ -60,7 +60,6 @@ ADMIN_CACHE_SECONDS = 60.0
 SENT_TO_DM = "Sent you a direct message."
 FILE_IN_DM = "I sent it to you in a direct message."
 Privately = Callable[[object], Awaitable[bool]]
-Answering = Callable[[object, bool], Awaitable[str]]
 Kind = Literal["retry", "gone", "markup", "moved", "refused", "transient"]
 
 
@@ -101,7 +100,8 @@ class Interaction(ABC):
 
     @abstractmethod
     async def __call__(self, message: object, private: bool) -> str:
-        """Send one page (for the member alone when `private`); its id."""
+        """Send one page (for the member alone when `private`) after the acknowledgement (the driver always
+        acknowledges first: `defer`); its id."""
 
     @abstractmethod
     async def finish(self) -> None:
@@ -283,15 +283,16 @@ class ChatDriver(PlatformPoster):
         asker: str = "",
         *,
         privately: Privately | None = None,
-        answering: Answering | None = None,
+        answering: Interaction | None = None,
         only_presser: bool = False,
     ) -> bool:
         """Send the controller's replies in order: the first page quoting `reply_to` (every page into that thread
         when `threaded`), a file to `asker`'s DM. With `privately` (a way to show a message to the one person who
         asked, False when it cannot any more), an ephemeral reply (every reply, when `only_presser`) outside a DM
         goes that way, and so does a page the place refused. With `answering` (the platform's own answer to the
-        command or press itself: it sends a page, only for the member when told so, and returns its id), every page
-        goes that way instead, an ephemeral one outside a DM for the member alone; what it raises is raised. False
+        command or press itself, an `Interaction`: acknowledged first if it is not yet, with the first page's
+        visibility), every page goes that way instead, an ephemeral one outside a DM for the member alone; what it
+        raises is raised. False
         when a send failed (logged; the rest is not sent)."""
         try:
             for reply in replies:
@@ -302,6 +303,7 @@ class ChatDriver(PlatformPoster):
                 alone = privately is not None and personal and not place.is_dm
                 for message in self.render(reply):
                     if answering is not None:
+                        await answering.defer(personal and not place.is_dm)  # none once acknowledged
                         ref = await answering(message, personal and not place.is_dm)
                         await self.controller.remember_message(place, ref, reply)
                         continue
@@ -445,7 +447,7 @@ class ChatDriver(PlatformPoster):
         quote: str = "",
         *,
         privately: Privately | None = None,
-        answering: Answering | None = None,
+        answering: Interaction | None = None,
     ) -> None:
         """One line for the member alone where the platform can (`privately` or `answering`, see `reply`), else in
         `place` quoting `quote`; never raises (what cannot be said is logged)."""
@@ -462,7 +464,7 @@ class ChatDriver(PlatformPoster):
         quote: str = "",
         *,
         privately: Privately | None = None,
-        answering: Answering | None = None,
+        answering: Interaction | None = None,
         quiet: bool = False,
     ) -> AsyncIterator[None]:
         """Any failure in the block told to the member (`problem`, `tell`) instead of raised; only logged when `quiet`

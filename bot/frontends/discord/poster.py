@@ -80,9 +80,9 @@ def message_nonce(key: str) -> str:
 
 
 class Followups(Interaction):
-    """The answer to one interaction, page by page (the driver's `Interaction`): a deferred "thinking…", then its
-    response or followups. A page only the member may see first removes a public "thinking…": the first followup
-    after a deferred response takes the defer's visibility, whatever it asks for."""
+    """The answer to one interaction, page by page (the driver's `Interaction`): a deferred "thinking…" (the driver
+    acknowledges first), then its followups. A page only the member may see first removes a public "thinking…": the
+    first followup after a deferred response takes the defer's visibility, whatever it asks for."""
 
     def __init__(self, interaction: discord.Interaction) -> None:
         self.interaction, self.sent = interaction, 0
@@ -93,16 +93,12 @@ class Followups(Interaction):
             await self.interaction.response.defer(ephemeral=private, thinking=True)
 
     async def __call__(self, message: OutgoingMessage, private: bool) -> str:
-        """Send one page (ephemeral when `private`); its message id."""
+        """Send one page as a followup (ephemeral when `private`); its message id."""
         if private and not self.sent:  # counted once sent: after a refused page, a note is still only the member's
             await unshare_thinking(self.interaction)
-        if not self.interaction.response.is_done():
-            response = await self.interaction.response.send_message(ephemeral=private, **arguments(message))
-            ref = str(response.message_id or "") if response is not None else ""
-        else:
-            ref = str((await self.interaction.followup.send(ephemeral=private, wait=True, **arguments(message))).id)
+        sent = await self.interaction.followup.send(ephemeral=private, wait=True, **arguments(message))
         self.sent += 1
-        return ref
+        return str(sent.id)
 
     async def finish(self) -> None:
         """When nothing was said, the "thinking…" removed (the driver acknowledged the interaction first: `defer`)."""
@@ -113,7 +109,7 @@ class Followups(Interaction):
 
 async def unshare_thinking(interaction: discord.Interaction) -> None:
     """Remove a public "thinking…" response still waiting for its first followup."""
-    if not interaction.response.is_done() or interaction.guild is None:
+    if interaction.guild is None:
         return
     try:
         original = await interaction.original_response()
