@@ -303,6 +303,10 @@ class Method:
     # (9) an interest's similarity in meaning (whole paper and best sentence) trusted as far as the paper holds the
     # interest's words: lowered by this x (1 - the interest's coverage in title and abstract); 0 = off
     lexical_gate: float = 0.0
+    # (10) score regularisation over the day's neighbourhood graph (the cluster hypothesis): each paper's score
+    # mixed with the mean score of its `neighbours` nearest papers in meaning, this share; 0 = off
+    smooth: float = 0.0
+    neighbours: int = 10
 
 
 def _lme(x: np.ndarray, temperature: float) -> np.ndarray:
@@ -455,9 +459,25 @@ def parts(case: Case, vecs: np.ndarray, m: Method) -> Parts:
     return Parts(score, dense_i, lexical_i + phrase_per_topic, want_term, lexical, penalty)
 
 
+_NEIGHBOURS: dict[tuple[int, int], np.ndarray] = {}
+
+
+def _neighbours(vecs: np.ndarray, count: int) -> np.ndarray:
+    """(papers, count) indices of each paper's nearest other papers of the day by cosine."""
+    key = (id(vecs), count)
+    if key not in _NEIGHBOURS:
+        sims = vecs @ vecs.T
+        np.fill_diagonal(sims, -np.inf)
+        _NEIGHBOURS[key] = np.argsort(-sims, axis=1, kind="stable")[:, :count]
+    return _NEIGHBOURS[key]
+
+
 def ranking(case: Case, vecs: np.ndarray, m: Method) -> np.ndarray:
     """Paper indices best first under `m` (the top 15 greedily shared among interests when `m.diversify`)."""
     p = parts(case, vecs, m)
+    if m.smooth:
+        around = p.score[_neighbours(vecs, m.neighbours)].mean(axis=1)
+        p = replace(p, score=((1.0 - m.smooth) * p.score + m.smooth * around).astype(np.float32))
     order = np.argsort(-p.score, kind="stable")
     if not m.diversify or len(case.cos_want) < 2:
         return order
@@ -701,6 +721,9 @@ CANDIDATES: dict[str, Callable[[Data, tuple[str, ...]], Method]] = {
     ),
     "(9) similarity in meaning lowered where the interest's words are missing (strength fitted)": (
         lambda d, t: coordinate_search(d, Method(lexical_gate=0.05), {"lexical_gate": (0.03, 0.05, 0.1, 0.2)}, t)
+    ),
+    "(10) scores smoothed over the day's nearest papers in meaning (share and neighbours fitted)": (
+        lambda d, t: coordinate_search(d, Method(smooth=0.1), {"smooth": (0.1, 0.2, 0.3), "neighbours": (5, 10, 20)}, t)
     ),
 }
 
