@@ -176,9 +176,7 @@ class DiscordPoster(ChatDriver):
         quoting `reply_to` if it still exists. Its `nonce` makes Discord hand back the message it already has with
         that nonce instead of posting it twice."""
         assert isinstance(message, OutgoingMessage)  # a file too is a message's attachment here (`sends_files`)
-        channel = await self._destination(chat)
-        if message.header and message.thread:
-            channel = await self._continuation(channel, int(message.header), message.thread)
+        channel = await self._continuation(await self._destination(chat), message)
         quoted = channel.get_partial_message(int(reply_to)) if reply_to else None  # type: ignore[attr-defined]
         reference = quoted.to_reference(fail_if_not_exists=False) if quoted is not None else None
         try:
@@ -238,18 +236,18 @@ class DiscordPoster(ChatDriver):
             raise DeliveryError("that is not a channel messages can be posted in", permanent=True)
         return channel
 
-    async def _continuation(
-        self, channel: discord.abc.Messageable, header_id: int, thread_name: str
-    ) -> discord.abc.Messageable:
-        """Where a digest continues: the thread started from its header (made on first use), else the channel."""
-        if not isinstance(channel, discord.TextChannel) or not thread_name or header_id in self._threadless:
+    async def _continuation(self, channel: discord.abc.Messageable, later: OutgoingMessage) -> discord.abc.Messageable:
+        """Where a digest's later message goes: the thread started from its header (made on first use), else (and any
+        other message) the channel."""
+        header_id = int(later.header or 0) if later.thread else 0
+        if not isinstance(channel, discord.TextChannel) or not header_id or header_id in self._threadless:
             return channel
         thread = channel.guild.get_thread(header_id)  # a thread started from a message has the message's id
         if thread is not None:
             return thread
         try:
             return await channel.get_partial_message(header_id).create_thread(
-                name=thread_name, auto_archive_duration=THREAD_ARCHIVE_MINUTES
+                name=later.thread, auto_archive_duration=THREAD_ARCHIVE_MINUTES
             )
         except discord.Forbidden:
             log.warning("no thread allowed in %s; the rest of the digest goes in the channel", channel.id)
