@@ -141,6 +141,9 @@ def load_encoder(path: Path, threads: int = 0, verified: Path | None = None) -> 
     checked
     first; `threads` > 0 sets torch's thread count. Every process that embeds loads the model through this."""
     verify_weights(path / "model.safetensors", record=verified)
+    # idle OpenMP threads sleep instead of spinning, as in the helper process (bot.embeddings.process); OpenMP reads
+    # it once, when torch loads it, and a value set by the user is kept
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     import torch
 
     from bot.embeddings.minilm import MiniLMEncoder
