@@ -4,7 +4,8 @@
 "by Lei Bai and Fenghua Ling", "Levine et al.": capitalised name runs are looked up in the same typo- and
 initial-tolerant `AuthorIndex` onboarding uses. A run counts as a name only when the index knows it and the
 question says it is about authorship (a cue such as "by", "et al.", "'s", "post", "publish") or it is all the
-question asks about, so topic words written with a capital ("Bayesian optimization") stay topic.
+question asks about, so topic words written with a capital ("Bayesian optimization") stay topic. A search asks for
+more (`as_stored`): without a cue, a name only as it is stored, initials aside.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import re
 from dataclasses import dataclass
 
 from bot.core import Core
-from bot.questions.authors import AuthorIndex, author_index
+from bot.questions.authors import AuthorIndex, author_index, same_person
 
 # One word of a name: "Griffiths", "Kai-Wei", "LeCun", "Zdeborová", "O'Neil", or an initial "E." / "E".
 _NAME_PIECE = r"[A-Z\u00C0-\u00DE][a-z\u00DF-\u024F']*(?:[A-Z][a-z\u00DF-\u024F']+)*"
@@ -121,11 +122,19 @@ async def _resolve(
 
 
 async def find_named_authors(
-    core: Core, text: str, start: dt.date | None, end: dt.date | None, not_names: frozenset[str]
+    core: Core,
+    text: str,
+    start: dt.date | None,
+    end: dt.date | None,
+    not_names: frozenset[str],
+    *,
+    as_stored: bool = False,
 ) -> NamedAuthors:
     """The authors `text` names (time words already removed) and the text without their names and cues.
 
     `not_names` are lower-case words that never start a name (question and filler words such as "What").
+    `as_stored` (a search, whose one word is far more often a topic than a misspelt surname): without a word of
+    authorship, only names typed as they are stored, initials aside.
     """
     runs = _runs(text, not_names)
     if not runs:
@@ -148,6 +157,8 @@ async def find_named_authors(
             break  # a fuzzy match over every stored author: a 1,000-character list of surnames took 20 s)
         lenient = run.strong or (several and (cue or alone)) or alone
         name = await _resolve(core, index, run, start, end, lenient, cue)
+        if name is not None and as_stored and not cue and not same_person(" ".join(run.words), name):
+            name = None  # "Lichao Sunn" finds Lichao Sun in a question; a search reads it as its words
         if name is not None and name not in [n for _, n in found]:
             found.append((run, name))
     if not found:

@@ -8,14 +8,12 @@ offers with /more and the CLI with --page; it says how many matched in total.
 from __future__ import annotations
 
 import datetime as dt
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bot.core import Core
 from bot.models import Paper
-from bot.questions.asked_authors import AUTHORSHIP, NamedAuthors, find_named_authors
-from bot.questions.authors import same_person
+from bot.questions.asked_authors import find_named_authors
 from bot.questions.coverage import vector_gap_note
 from bot.questions.filters import Filters
 from bot.questions.rag import MAX_QUESTION
@@ -23,7 +21,6 @@ from bot.questions.retrieval import Retrieved, as_told, cut_at_most, retrieve
 from bot.questions.spelling import corrected
 from bot.questions.timewords import TimeWindow
 from bot.questions.topics import FILLER, META, topic_of
-from bot.text.names import name_tokens
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,7 +114,8 @@ async def search_papers(
     until = until or await core.repo.latest_day(until=dt.datetime.now(dt.UTC).date()) or dt.date.max
     window = TimeWindow(since or dt.date.min, until, "")
     # names before typos: the spelling corrector knows the papers' words, not their authors' names
-    named = await _typed_authors(core, query, since, until)
+    # without "papers by" or "et al.", only a name spelled as stored: one word is more often a topic ("Mamba")
+    named = await find_named_authors(core, query, since, until, FILLER | META, as_stored=True)
     if named.authors:
         query = named.rest if topic_of(named.rest) else ""
     if query:
@@ -127,24 +125,6 @@ async def search_papers(
     first, rest = await retrieve(core, filters, limit=limit, cut=cut)
     by_name = bool(named.authors)
     return SearchResults([_hit(r, by_name) for r in first], [_hit(r, by_name) for r in rest], query, named.authors)
-
-
-_JOINED = re.compile(r"\band\b|&|,|;", re.IGNORECASE)
-
-
-async def _typed_authors(core: Core, query: str, since: dt.date | None, until: dt.date) -> NamedAuthors:
-    """The stored authors `query` names as a question would, but without a word of authorship ("papers by",
-    "et al.") only those it spells as they are stored (initials aside): a search of one word is far more often a
-    topic than a misspelt surname ("Mamba" is no "Preeti Lamba", "Qwen" no "Bin Wen")."""
-    named = await find_named_authors(core, query, since, until, FILLER | META)
-    if not named.authors or AUTHORSHIP.search(query):
-        return named
-    # each name as typed: the query's words between joiners ("X and Y"), less the words left as topic
-    topic_words = set(name_tokens(named.rest)) | FILLER | META
-    typed = [[t for t in name_tokens(part) if t not in topic_words] for part in _JOINED.split(query)]
-    if all(any(words and same_person(" ".join(words), name) for words in typed) for name in named.authors):
-        return named
-    return NamedAuthors((), query)
 
 
 def _hit(r: Retrieved, by_name: bool) -> SearchHit:
