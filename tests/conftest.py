@@ -177,6 +177,21 @@ async def core(settings: Settings, embedder: LocalEmbedder) -> AsyncIterator[Cor
         yield opened
 
 
+@pytest.fixture
+def context_lookups(core: Core, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The message ids whose context (`bot_message_context`: which answer a reply is to) is read from `core`'s store
+    from now on, in order; each lookup still answers."""
+    looked_up: list[str] = []
+    lookup = core.repo.bot_message_context
+
+    async def counted(place: str, message_id: str) -> str | None:
+        looked_up.append(message_id)
+        return await lookup(place, message_id)
+
+    monkeypatch.setattr(core.repo, "bot_message_context", counted)
+    return looked_up
+
+
 # --- users, onboarding and console (issue 5): a day's first papers, embedded once per test session ---
 
 StoreDay = Callable[[Core], Awaitable[list[Paper]]]

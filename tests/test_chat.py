@@ -336,7 +336,7 @@ async def test_a_start_that_fails_says_why_even_when_undoing_it_fails_too() -> N
 
 
 async def test_what_a_reply_answers_is_looked_up_once_per_message(
-    core: Core, store_day: StoreDay, monkeypatch: pytest.MonkeyPatch
+    core: Core, store_day: StoreDay, context_lookups: list[str]
 ) -> None:
     """A reply to one of the bot's answers (a Discord or Telegram reply) is read from the store once: not once to
     route it and again to continue its question."""
@@ -345,15 +345,8 @@ async def test_what_a_reply_answers_is_looked_up_once_per_message(
     (answer,) = await ctl.handle(Incoming(MEMBER, CHANNEL, command="ask", args="sparse attention papers?"))
     assert isinstance(answer, AnswerReply)
     await ctl.remember_message(CHANNEL, "777", answer)
-    looked_up: list[str] = []
-    lookup = core.repo.bot_message_context
-
-    async def counted(place: str, message_id: str) -> str | None:
-        looked_up.append(message_id)
-        return await lookup(place, message_id)
-
-    monkeypatch.setattr(core.repo, "bot_message_context", counted)
+    context_lookups.clear()
     said = Incoming(MEMBER, CHANNEL, text="which of those are about vision?", reply_to="777")
     (follow_up,) = await ctl.handle(said)
     assert isinstance(follow_up, AnswerReply) and follow_up.context_id == answer.context_id
-    assert looked_up == ["777"]
+    assert context_lookups == ["777"]

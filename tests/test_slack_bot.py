@@ -300,29 +300,21 @@ async def test_a_thread_where_the_bot_posted_no_answer_is_still_spoken_to_it(
 
 
 async def test_a_reply_in_our_thread_is_looked_up_once(
-    core: Core, slack_settings: Settings, fake: SlackFake, store_day: StoreDay, monkeypatch: pytest.MonkeyPatch
+    core: Core, slack_settings: Settings, fake: SlackFake, store_day: StoreDay, context_lookups: list[str]
 ) -> None:
     """Whether a thread is the bot's is read from the store once per message, not by the front end, then the
     controller, then the question again."""
     await store_day(core)
-    looked_up: list[str] = []
-    lookup = core.repo.bot_message_context
-
-    async def counted(place: str, message_id: str) -> str | None:
-        looked_up.append(message_id)
-        return await lookup(place, message_id)
-
-    monkeypatch.setattr(core.repo, "bot_message_context", counted)
     async with slack_bot(core, slack_settings) as bot:
         mention = fake.mention_event(ADA, PAPERS, "<@U0PAPERBOT> papers about toxicity today")
         await fake.wait_for_ack(mention)
         await fake.wait_for_posted(PAPERS, 1)
         await bot.idle.wait()
         root = fake.envelopes[mention].payload["event"]["ts"]
-        looked_up.clear()
+        context_lookups.clear()
         [follow_up] = await say(fake, ADA, PAPERS, "which of them are about dialogue?", thread=root)
         assert follow_up.thread_ts == root and "[1]" in follow_up.visible_text
-    assert looked_up == [root]
+    assert context_lookups == [root]
 
 
 async def test_pacing_keeps_a_digest_under_one_message_a_second_and_a_429_waits_its_retry_after(
