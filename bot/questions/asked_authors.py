@@ -158,7 +158,8 @@ async def find_named_authors(
         lenient = run.strong or (several and (cue or alone)) or alone
         name = await _resolve(core, index, run, start, end, lenient, cue)
         if name is not None and as_stored and not cue and not same_person(" ".join(run.words), name):
-            name = None  # "Lichao Sunn" finds Lichao Sun in a question; a search reads it as its words
+            # "Lichao Sunn" finds Lichao Sun in a question; a search reads all it was given as its words
+            return NamedAuthors((), text)
         if name is not None and name not in [n for _, n in found]:
             found.append((run, name))
     if not found:
