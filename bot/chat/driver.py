@@ -228,15 +228,19 @@ class ChatDriver(PlatformPoster):
         return pages(digest_blocks(view), self.style, self.message)
 
     async def send(self, target: Target, message: object, position: int, sent: Sequence[str], nonce: str) -> str:
-        """One message of a digest to the target's chat (a personal digest's 'dm:<id>' is the member's DM)."""
-        return await self.deliver(target.chat_id.removeprefix(PERSONAL_CHAT_PREFIX), message)
+        """One message of a digest to the target's chat (a personal digest's 'dm:<id>': the member's DM, `deliver`)."""
+        return await self.deliver(target.chat_id, message)
 
     # --- sending with the core's policy ---
 
     async def deliver(self, chat: str, message: object, reply_to: str = "", *, plain: bool = False) -> str:
-        """Send one message with a refusal mapped to the core's policy (module docstring); its id or `DeliveryError`."""
+        """Send one message with a refusal mapped to the core's policy (module docstring); its id or `DeliveryError`. A
+        personal digest's chat ('dm:<user id>') is the member's DM (`dm_chat`, opened if need be): a refusal there
+        retires that member's digest."""
         try:
-            return await self.post(chat, message, reply_to=reply_to, plain=plain)
+            personal = chat.startswith(PERSONAL_CHAT_PREFIX)
+            to = await self.dm_chat(chat.removeprefix(PERSONAL_CHAT_PREFIX)) if personal else chat
+            return await self.post(to, message, reply_to=reply_to, plain=plain)
         except DeliveryError:
             raise
         except Exception as error:

@@ -25,7 +25,7 @@ from bot.chat.messages import Reply
 from bot.digests.delivery import DeliveryError
 from bot.frontends.discord.render import EMBEDS, arguments, message, render
 from bot.frontends.discord.render import Outgoing as OutgoingMessage
-from bot.models import PERSONAL_CHAT_PREFIX, Target
+from bot.models import Target
 from bot.views.layout import Page, clip
 from bot.views.model import DigestView
 
@@ -172,7 +172,7 @@ class DiscordPoster(ChatDriver):
         return await self.deliver(target.chat_id, message)
 
     async def post(self, chat: str, message: object, *, reply_to: str = "", plain: bool = False) -> str:
-        """Send one message to a channel, a DM channel or 'dm:<user id>' (a digest's later message into its thread),
+        """Send one message to a channel or a DM channel (a digest's later message into its thread),
         quoting `reply_to` if it still exists. Its `nonce` makes Discord hand back the message it already has with
         that nonce instead of posting it twice."""
         assert isinstance(message, OutgoingMessage)  # a file too is a message's attachment here (`sends_files`)
@@ -229,8 +229,6 @@ class DiscordPoster(ChatDriver):
         return str((found.dm_channel or await found.create_dm()).id)
 
     async def _destination(self, chat: str) -> discord.abc.Messageable:
-        if chat.startswith(PERSONAL_CHAT_PREFIX):
-            chat = await self.dm_chat(chat.removeprefix(PERSONAL_CHAT_PREFIX))
         channel = self.client.get_channel(int(chat)) or await self.client.fetch_channel(int(chat))
         if not isinstance(channel, discord.abc.Messageable):
             raise DeliveryError("that is not a channel messages can be posted in", permanent=True)
