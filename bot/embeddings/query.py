@@ -65,10 +65,9 @@ class QueryEmbedder(MiniLMEmbedder):
                 if not verified_now:  # checked again right before the weights are read
                     verify_weights(path / "model.safetensors", record=self._verified)
                 self._encoder = NumpyMiniLM(path, self._tokenizer)
-            encoder = self._encoder if short else None
-        if encoder is None:
-            return self.bulk.embed(texts)
-        return encoder.encode_pieces(pieces)
+            if short:  # under the lock: the BLAS thread limit it sets is the process's, restored on return
+                return np.asarray(self._encoder.encode_pieces(pieces), dtype=np.float32)
+        return self.bulk.embed(texts)
 
     def close(self) -> None:
         """Stop the bulk embedder's helper process, if it has one and it was started."""
