@@ -69,6 +69,38 @@ def test_a_coordinated_interest_reads_as_each_thing_it_names() -> None:
     assert one_line.topic_phrase("sparse mixture-of-experts") is not None
 
 
+def test_the_shorthand_researchers_type_is_read_as_written_out() -> None:
+    def read(text: str) -> tuple[list[list[str]], list[str]]:
+        query = interest_query(text)
+        return [[u.key for u in a] for a in query.alternatives], [u.key for u in query.details]
+
+    # "w/" is "with", not a choice between "w" and what follows; "w/o ..." names what a paper need not hold
+    assert read("time series forecasting w/ LLMs") == read("time series forecasting with LLMs")
+    assert read("diffusion models w/guidance") == read("diffusion models with guidance")
+    assert read("vision-language models w/o fine-tuning") == read("vision-language models")
+    # "vs" and "+" coordinate as "and" does: a paper about either side is about the interest
+    assert read("RLHF vs DPO")[0] == [
+        ["reinforcement learning from human feedback"],
+        ["direct preference optimization"],
+    ]
+    assert read("RL vs. supervised fine-tuning")[0] == [["reinforcement learning"], ["supervised fine tuning"]]
+    assert read("quantization + pruning of LLMs") == read("quantization and pruning of LLMs")
+    assert read("C++ code generation")[0] == [["code", "generation"]]  # a "+" inside a word is no conjunction
+    # "esp.", "incl.", "e.g." introduce details, as brackets do
+    assert read("LLM agents, esp. tool use") == ([["large language model", "agent"]], ["tool", "use"])
+    assert read("speech recognition esp. low-resource") == ([["speech", "recognition"]], ["low", "resource"])
+    assert read("graph neural networks incl. transformers") == read("graph neural networks (transformers)")
+    assert read("federated learning, e.g., privacy") == read("federated learning (privacy)")
+    assert read("LLM reasoning w/o RL, especially math") == ([["large language model", "reasoning"]], ["math"])
+
+
+def test_a_shorthand_interest_is_no_single_phrase() -> None:
+    assert one_line.topic_phrase("RLHF vs DPO") is None  # two things, each matched on its own
+    assert one_line.topic_phrase("retrieval + generation") is None
+    phrase = one_line.topic_phrase("diffusion models w/ guidance")
+    assert phrase is not None and [u.key for u in phrase.units] == ["diffusion", "model", "guidance"]
+
+
 def test_a_coordination_inside_a_name_is_that_name() -> None:
     # before: [vision, language model] | [language model], so every language-model paper held the interest whole
     (reading,) = interest_query("vision and language models").alternatives

@@ -1,194 +1,20 @@
-"""Typos in a question's topic words corrected against the words of stored titles.
-
-"difusion language modles" -> "diffusion language model": a word no stored title or abstract contains as written
-(the full-text index's stemming is not trusted: "reinforcment" is no "reinforcement"), and that is no English word
-either ("print" stays "print" where no paper prints), is replaced by the closest title word starting
-with the same letter (symspellpy's look-up over the store's own title words, its English word list for the check);
-an abbreviation papers never use before the next
-word is written out as they do ("spec decoding" -> "speculative decoding"); two words that papers write as one
-("auto encoders") are joined. Words the archive knows are never changed, so names of new methods stay as typed.
-"""
+"""Typos in a question's topic words corrected against the words of stored titles (`bot.text.spelling`), with the
+questions' filler words and named terms never read as abbreviations."""
 
 from __future__ import annotations
 
-import asyncio
-import functools
-import re
-from collections import Counter, defaultdict
-from importlib import resources
-
-from symspellpy import SymSpell, Verbosity
-from symspellpy.editdistance import DistanceAlgorithm, EditDistance
-
 from bot.core import Core
 from bot.questions.topics import FILLER, is_term_spelling
-from bot.text.terms import phrase_key, text_tokens
+from bot.text import spelling
+from bot.text.spelling import edits, english_words
 
-MIN_LENGTH = 4  # shorter words are acronyms or too ambiguous to correct
-LONG_WORD = 6  # words this long may be two edits from their correction, shorter ones one
-_WORD = re.compile(r"[^\W\d_][\w\-']*")
-
-
-class TitleVocabulary:
-    """Title words by first letter, with how many titles use each."""
-
-    def __init__(self, titles: list[str]) -> None:
-        self.counts: Counter[str] = Counter()
-        for title in titles:
-            self.counts.update(set(text_tokens(title)))
-        self.by_letter: dict[str, list[str]] = defaultdict(list)
-        for word in self.counts:
-            if len(word) >= MIN_LENGTH - 1:
-                self.by_letter[word[0]].append(word)
-        self._speller: SymSpell | None = None
-
-    @property
-    def speller(self) -> SymSpell:
-        """The title words' symspellpy look-up, built when a first word needs correcting: its deletes dictionary
-        costs more than reading the titles, and most questions hold no unknown word."""
-        if self._speller is None:
-            self._speller = SymSpell(max_dictionary_edit_distance=2, prefix_length=7)
-            for word, count in self.counts.items():
-                if len(word) >= MIN_LENGTH - 1:
-                    self._speller.create_dictionary_entry(word, count)
-        return self._speller
-
-    def closest(self, word: str) -> str | None:
-        """The known title word closest to `word` and starting with its letter (fewest edits, a swap of two letters
-        being one, then the word more titles use), or None."""
-        key = "".join(text_tokens(word))
-        if not key:
-            return None
-        most = 2 if len(key) >= LONG_WORD else 1
-        found = self.speller.lookup(key, Verbosity.CLOSEST, max_edit_distance=most, transfer_casing=False)
-        same_start = [s for s in found if s.term[:1] == key[:1] and s.term != key]
-        if not same_start:
-            return None
-        return min(same_start, key=lambda s: (s.distance, -s.count)).term
+__all__ = ["corrected", "edits", "english_words"]
 
 
-_DISTANCE = EditDistance(DistanceAlgorithm.DAMERAU_OSA)
-
-
-def edits(a: str, b: str) -> int:
-    """Edit distance counting insertions, deletions, substitutions and swaps of adjacent letters."""
-    return _DISTANCE.compare(a, b, max(len(a), len(b)))
-
-
-@functools.cache
-def english_words() -> frozenset[str]:
-    """The English words of symspellpy's frequency list (a real word is never a typo to correct)."""
-    text = resources.files("symspellpy").joinpath("frequency_dictionary_en_82_765.txt").read_text(encoding="utf-8")
-    return frozenset(line.split(" ", 1)[0] for line in text.splitlines() if line)
-
-
-async def title_vocabulary(core: Core) -> TitleVocabulary:
-    """The vocabulary of stored titles, kept on the Core and rebuilt when the number of stored papers changes."""
-    count = await core.repo.count_papers()
-    vocabulary = core.title_vocabulary.get(count)
-    if vocabulary is None:
-        titles = await core.repo.all_titles()
-        vocabulary = await asyncio.to_thread(TitleVocabulary, titles)
-        core.title_vocabulary.clear()
-        core.title_vocabulary[count] = vocabulary
-    return vocabulary
+def _not_abbreviation(word: str) -> bool:
+    return word.lower() in FILLER or is_term_spelling(word)
 
 
 async def corrected(core: Core, topic: str) -> str:
-    """`topic` with words unknown to the archive replaced by their closest title word (unchanged if none), an
-    abbreviated word written out where the archive only uses the full one ("spec decoding"), and two words
-    the archive writes as one joined ("auto-encoders")."""
-    words = [m for m in _PIECE.finditer(topic) if len(m.group(0)) >= MIN_LENGTH]
-    if not words and " " not in topic.strip() and "-" not in topic:
-        return topic
-    vocabulary = await title_vocabulary(core)
-    out = await _written_out(core, await _joined(core, topic), vocabulary)
-    words = [m for m in _PIECE.finditer(out) if len(m.group(0)) >= MIN_LENGTH]
-    frequencies = await core.repo.document_frequencies([m.group(0).lower() for m in words])
-    unknown = []
-    for match in words:
-        word = match.group(0).lower()
-        if frequencies.get(word) and "".join(text_tokens(word)) in vocabulary.counts:
-            continue  # stored papers use it and a title spells it so: known, with no need to read the English list
-        if word in english_words():
-            continue
-        # the full-text index stems ("reinforcment" and "reinforcement" are one word to it): a word it knows that no
-        # title uses is checked as written
-        if not frequencies.get(word) or not await _written_as(core, word):
-            unknown.append(match)
-    if unknown:  # the look-up's dictionary is built once, off the event loop, and only when a word needs it
-        await asyncio.to_thread(lambda: vocabulary.speller)
-    for match in reversed(unknown):
-        better = vocabulary.closest(match.group(0))
-        if better:
-            out = out[: match.start()] + better + out[match.end() :]
-    return await _joined(core, out)
-
-
-_PIECE = re.compile(r"[^\W\d_][\w']*")  # hyphenated words are corrected piece by piece
-_PAIR = re.compile(r"\b(?=([A-Za-z]{3,})([- ])([A-Za-z]{3,})\b)")  # overlapping: "sparse auto-encoders"
-SHORT = (3, 6)  # an abbreviation's length in letters ("spec", "diff")
-MIN_PHRASE = 2  # papers that must use the written-out phrase
-CANDIDATES = 5  # written-out forms checked word for word
-SAMPLE = 50  # papers read to check one
-
-
-async def _written_out(core: Core, topic: str, vocabulary: TitleVocabulary) -> str:
-    """Write out an abbreviated word of a pair that no stored paper uses as typed, as papers write the pair: "spec
-    decoding" -> "speculative decoding", "code gen" -> "code generation" (a title word the abbreviation starts)."""
-    out, changed_from = topic, len(topic)
-    for match in reversed(list(_PAIR.finditer(topic))):
-        first, second = match.group(1), match.group(3)
-        if match.end(3) > changed_from or any(w.lower() in FILLER or is_term_spelling(w) for w in (first, second)):
-            continue
-        typed = f"{first} {second}".lower()
-        options = [(1, w, f"{w} {second.lower()}") for w in _longer(first, vocabulary)]
-        options += [(3, w, f"{first.lower()} {w}") for w in _longer(second, vocabulary)]
-        if not options:
-            continue
-        counts = await core.repo.document_frequencies([typed, *(phrase for _, _, phrase in options)])
-        if counts.get(typed, 0):
-            continue
-        likely = sorted((o for o in options if counts.get(o[2], 0) >= MIN_PHRASE), key=lambda o: -counts[o[2]])
-        # the full-text index stems ("general" and "generation" are one word to it): count the phrase as written
-        written = {o: await _written_as(core, o[2]) for o in likely[:CANDIDATES]}
-        best = max(written, key=lambda o: written[o], default=None)
-        if best is not None and written[best] >= MIN_PHRASE:
-            group, word = best[0], best[1]
-            out = out[: match.start(group)] + word + out[match.end(group) :]  # pairs are visited from the end
-            changed_from = match.start(1)
-    return out
-
-
-async def _written_as(core: Core, phrase: str) -> int:
-    """How many stored papers (of the first few the full-text index finds) write `phrase` exactly."""
-    ids = [i for i, _ in await core.repo.lexical_search([[phrase]], None, None, SAMPLE)]
-    pattern = re.compile(r"\b" + r"[\s\-]+".join(map(re.escape, phrase.split())) + r"s?\b", re.IGNORECASE)
-    return sum(1 for p in await core.repo.get_papers(ids) if pattern.search(f"{p.title} {p.abstract}"))
-
-
-def _longer(short: str, vocabulary: TitleVocabulary) -> list[str]:
-    """The title words an abbreviation may stand for (most used first), none when it is no abbreviation's length."""
-    if not SHORT[0] <= len(short) <= SHORT[1]:
-        return []
-    words = [w for w in vocabulary.by_letter.get(short[0].lower(), []) if w.startswith(short.lower())]
-    return sorted((w for w in words if len(w) >= len(short) + 3), key=lambda w: -vocabulary.counts[w])[:20]
-
-
-async def _joined(core: Core, topic: str) -> str:
-    """Join two adjacent words (or a hyphenated pair) that papers write as one word more often: "auto-encoders"."""
-    pairs = list(_PAIR.finditer(topic))
-    if not pairs:
-        return topic
-    asked = [
-        (m, "".join(text_tokens(m.group(1) + m.group(3))), phrase_key(f"{m.group(1)} {m.group(3)}")) for m in pairs
-    ]
-    counts = await core.repo.document_frequencies([w for _, whole, split in asked for w in (whole, split)])
-    out, changed_from = topic, len(topic)
-    for match, whole, split in reversed(asked):
-        if match.end(3) > changed_from:
-            continue  # overlaps a pair already joined
-        if counts.get(whole, 0) >= MIN_PHRASE and counts.get(whole, 0) > counts.get(split, 0):
-            out = out[: match.start(1)] + match.group(1) + match.group(3).lower() + out[match.end(3) :]
-            changed_from = match.start(1)
-    return out
+    """`topic` corrected as `bot.text.spelling.corrected` does, for a question."""
+    return await spelling.corrected(core, topic, _not_abbreviation)

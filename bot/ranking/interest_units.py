@@ -41,7 +41,7 @@ BROAD_TERMS = frozenset(
 # Function words inside a phrase, never units.
 STOP_WORDS = frozenset(
     """a an the of for in on to and or with by from via at as into over under about its their using what how which
-    why when where who that this these those is are""".split()
+    why when where who that this these those is are vs versus""".split()
 )
 # Words that frame an interest rather than name it ("I'm interested in ...", "... papers").
 _LEAD = frozenset(
@@ -52,6 +52,21 @@ _LEAD = frozenset(
     of related""".split()
 )
 _TRAIL = frozenset(phrase_key(w) for w in "papers work research stuff things topics in general please etc".split())
+
+
+# The shorthand researchers type: "w/" is "with", "w/o" drops what follows it (a paper need not name what the
+# member wants left out); "vs" and "+" coordinate like "and" (`_CONJUNCTION`); "esp.", "incl.", "e.g." introduce
+# details (`_DETAILS`).
+_WITH = re.compile(r"\bw/(?!o\b)\s*", re.IGNORECASE)
+_WITHOUT = re.compile(r"\s*(?:\bw/o\b|\bwithout\b)[^,;()]*", re.IGNORECASE)
+
+
+def written_out(text: str) -> str:
+    """`text` with "w/" written "with " and a "w/o ..." or "without ..." clause dropped (to the next comma,
+    semicolon or bracket)."""
+    if "/" not in text and "without" not in text.lower():
+        return text
+    return _WITHOUT.sub(" ", _WITH.sub("with ", text))
 
 
 def interest_core(text: str) -> str:
@@ -78,7 +93,7 @@ def phrase_units(text: str) -> tuple[Unit, ...]:
     """The units of a member's short interest: its named terms and its other content words, in order, weighted
     (a named term 3, a broad one such as LLM 1, a generic word 0.3)."""
     units: dict[str, Unit] = {}
-    for part in split_units(RANKER.key(interest_core(text)), RANKER, _not_a_unit):
+    for part in split_units(RANKER.key(interest_core(written_out(text))), RANKER, _not_a_unit):
         if part.term is not None:
             weight = 1.0 if part.term.name in BROAD_TERMS else NAMED_WEIGHT
         else:
@@ -106,13 +121,23 @@ def _spelled() -> dict[str, str]:
 
 # What follows ":" or stands in brackets details an interest ("deep RL algorithms: actor-critic, policy gradients";
 # "LLM reasoning (chain-of-thought, math)"): examples or qualifiers, evidence for the interest but not all needed.
-_DETAILS = re.compile(r"\(([^()]*)\)|:(.*)$")
-_DETAIL_WORDS = frozenset(phrase_key(w) for w in "incl including e g eg such as etc like especially".split())
+# "LLM agents, esp. tool use", "graph learning incl. GNNs": what follows such a mark details the interest too.
+_DETAILS = re.compile(
+    r"\(([^()]*)\)|:(.*)$|(?:,\s*|\s+)(?:esp|incl|e\.\s?g|eg|i\.\s?e|especially|including|particularly|notably"
+    r"|in particular|such as)\b\.?,?(.*)$",
+    re.IGNORECASE,
+)
+_DETAIL_WORDS = frozenset(
+    phrase_key(w) for w in "incl including e g eg i e ie esp such as etc like especially particularly notably".split()
+)
+# Words that frame an interest or mark its details, which the corrector keeps as typed
+# (`bot.ranking.interest_spelling`).
+MARKS = _LEAD | _TRAIL | _DETAIL_WORDS
 # A one-line interest is often a coordination: "jailbreak attacks and defenses for LLMs", "text-to-image generation
 # and image/video editing", "test-time scaling / efficient reasoning". Each conjunct is a thing the member wants, so
 # a paper about one of them is about the interest; what a preposition attaches ("for LLMs") goes with every one.
 _PREPOSITION = re.compile(r"\s+(?:of|for|in|on|with|via|under|to)\s+", re.IGNORECASE)
-_CONJUNCTION = re.compile(r"\s*(?:,|&|/|\band\b|\bor\b)\s*", re.IGNORECASE)
+_CONJUNCTION = re.compile(r"\s*(?:,|&|/|(?<!\+)\+(?!\+)|\band\b|\bor\b|\bvs\b\.?|\bversus\b)\s*", re.IGNORECASE)
 MAX_READINGS = 16  # more conjuncts than this make the interest a list, read whole
 
 
@@ -132,7 +157,7 @@ class InterestQuery:
 
 def is_coordination(text: str) -> bool:
     """The interest's head names several things ("X and Y", "X / Y", "X, Y"), each matched on its own."""
-    return _CONJUNCTION.search(_DETAILS.sub(" ", text)) is not None
+    return _CONJUNCTION.search(_DETAILS.sub(" ", written_out(text))) is not None
 
 
 def _lone_word(text: str, units: tuple[Unit, ...]) -> bool:
@@ -233,7 +258,7 @@ def examples(text: str) -> list[tuple[Unit, ...]]:
     """The things an interest's details name, each read as a head ("post-hoc XAI (SHAP, saliency maps)" ->
     [shap], [saliency, map]): what an avoid phrase lists as examples is avoided too."""
     out: list[tuple[Unit, ...]] = []
-    for match in _DETAILS.finditer(text):
+    for match in _DETAILS.finditer(written_out(text)):
         for part in match.groups():
             for item in re.split(r"[,;]", part or ""):
                 readings = (tuple(u for u in r if u.key not in _DETAIL_WORDS) for r in _readings(item))
@@ -245,7 +270,8 @@ def examples(text: str) -> list[tuple[Unit, ...]]:
 def interest_query(text: str) -> InterestQuery:
     """Read a one-line interest as a head and details: the head's alternatives are the things it coordinates
     ("LLM pruning / compression (low-bit)" -> alternatives [LLM, pruning] and [LLM, compression], details
-    [low, bit])."""
+    [low, bit]); shorthand is read as written out (`written_out`)."""
+    text = written_out(text)
     details_text = " ".join(part for match in _DETAILS.finditer(text) for part in match.groups() if part)
     head_text = _DETAILS.sub(" ", text)
     alternatives, pairs, joint = _read(interest_core(head_text)) if head_text.strip() else ([], [], [])

@@ -24,6 +24,7 @@ from bot.members.onboarding.rating import papers_to_rate
 from bot.members.onboarding.state import Choice, Draft, OnboardingState, Reply
 from bot.members.settings import WEEKDAYS, SettingError, parse_post_time, parse_timezone, parse_weekday
 from bot.questions.authors import MAX_NAMES, author_index, split_names
+from bot.ranking.interest_spelling import corrected_items, read_as
 from bot.text.names import fold
 from bot.text.tldr import shown_tldrs
 from bot.views.model import PaperView, paper_view
@@ -151,9 +152,10 @@ async def _answer_interests(core: Core, conv: OnboardingState, text: str) -> Out
     too_short = [i for i in items if len(i) < 3 and not i.isupper()]
     if too_short or not items:
         return retry(conv, "Could you say a bit more? A few words per topic help me find the right papers.")
+    items, made = await corrected_items(core, items)
     conv.draft.interests = items
     noted = "Noted " + (f"{len(items)} topics." if len(items) > 1 else "your interest.")
-    return Answered("interests", noted)
+    return Answered("interests", _join(noted, read_as(made)))
 
 
 async def _answer_avoid(core: Core, conv: OnboardingState, text: str) -> Outcome:
@@ -165,8 +167,9 @@ async def _answer_avoid(core: Core, conv: OnboardingState, text: str) -> Outcome
     items = split_items(text, MAX_AVOID + 1)
     if len(items) > MAX_AVOID:
         return retry(conv, f"Please keep it to {MAX_AVOID} things to avoid; merge some of them.")
+    items, made = await corrected_items(core, items)
     conv.draft.avoid = items
-    return Answered("avoid", f"I'll keep away from: {'; '.join(items)}.")
+    return Answered("avoid", _join(f"I'll keep away from: {'; '.join(items)}.", read_as(made)))
 
 
 def _author_question(item: dict[str, Any]) -> tuple[str, tuple[Choice, ...]]:

@@ -1,0 +1,67 @@
+"""Typos in a member's one-line interests corrected against the store's words, as a question's are.
+
+"reinforcment learnig" -> "reinforcement learning": the corrector of `bot.text.spelling` (a word no stored paper
+uses and no English word is replaced by the closest title word; an abbreviation papers never use is written out;
+two words papers write as one are joined), with the ranker's named terms in any spelling ("ssms", "kv"), its
+function and framing words and the shorthand marks the reader knows ("incl", "esp") kept as typed. Onboarding
+corrects what a member types and says what it read, so the stored interest is the corrected one.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+
+from bot.core import Core
+from bot.ranking.interest_units import MARKS, STOP_WORDS
+from bot.text import spelling
+from bot.text.terms import RANKER, text_tokens
+
+
+def _kept(word: str) -> bool:
+    tokens = text_tokens(word)
+    return not tokens or RANKER.spells(tokens) or all(t in STOP_WORDS or t in MARKS for t in tokens)
+
+
+async def corrected_interest(core: Core, text: str) -> str:
+    """`text` (an interest or an avoid phrase) with its misspelt words corrected against the stored papers."""
+    return await spelling.corrected(core, text, _kept, _kept)
+
+
+@dataclass(frozen=True, slots=True)
+class Correction:
+    """What was typed and what it was read as, word for word ("imputaton" -> "imputation")."""
+
+    typed: str
+    read: str
+
+
+def corrections(typed: str, read: str) -> list[Correction]:
+    """The runs of words that differ between what was typed and its corrected reading, in order."""
+    before, after = typed.split(), read.split()
+    matcher = difflib.SequenceMatcher(a=before, b=after, autojunk=False)
+    return [
+        Correction(" ".join(before[i1:i2]), " ".join(after[j1:j2]))
+        for tag, i1, i2, j1, j2 in matcher.get_opcodes()
+        if tag != "equal"
+    ]
+
+
+async def corrected_items(core: Core, items: list[str]) -> tuple[list[str], list[Correction]]:
+    """Each item corrected (repeats that a correction makes dropped), with the corrections made."""
+    out: list[str] = []
+    made: list[Correction] = []
+    for item in items:
+        read = await corrected_interest(core, item)
+        made += [c for c in corrections(item, read) if c not in made]
+        if read not in out:
+            out.append(read)
+    return out, made
+
+
+def read_as(made: list[Correction]) -> str:
+    """The sentence telling a member how their words were read, or "" when nothing was corrected."""
+    if not made:
+        return ""
+    pairs = ", ".join(f"'{c.typed}' as '{c.read}'" for c in made)
+    return f"I read {pairs} (the words the stored papers use; /edit to change it)."

@@ -1,0 +1,92 @@
+"""Typos in one-line interests corrected against the store's words (issue 23), as a question's are."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.core import Core
+from bot.members import onboarding
+from bot.ranking.interest_spelling import Correction, corrected_interest, corrected_items, corrections, read_as
+from tests.test_interests import member, ranked_ids
+from tests.test_rank import paper
+
+KEY = "console:ada"
+
+PAPERS = [
+    paper("gnn", "Graph neural networks for molecules", "Message passing predicts molecule properties."),
+    paper("spec", "Speculative decoding with draft models", "Speculative decoding speeds up inference of models."),
+    paper("prot", "Protein folding with diffusion", "A diffusion model folds proteins from sequence."),
+    paper("ssm", "SSMs for long sequences", "State space models (SSMs) read long sequences in linear time."),
+    paper("kv", "KV cache eviction for long contexts", "Evicting cache entries keeps long-context inference cheap."),
+    paper("cv", "Learning to segment images", "A segmentation network for street images."),
+    paper("rl", "Reinforcement learning for robot navigation", "A reinforcement learning policy steers mobile robots."),
+    paper("imp", "Imputation of missing values in sensor records", "We study imputation when readings are missing."),
+]
+
+
+@pytest.fixture
+async def store(core: Core) -> Core:
+    """A small store: the corrector reads its titles and word counts, no vectors."""
+    await core.repo.upsert_papers(PAPERS)
+    return core
+
+
+async def test_a_misspelt_interest_reads_as_the_words_the_papers_use(store: Core) -> None:
+    assert await corrected_interest(store, "reinforcment learnig") == "reinforcement learning"
+    assert await corrected_interest(store, "imputaton of missing values") == "imputation of missing values"
+    assert await corrected_interest(store, "graph nueral networks") == "graph neural networks"
+
+
+async def test_a_corrected_interest_ranks_the_papers_its_right_spelling_ranks(store: Core) -> None:
+    for typed, right in [("reinforcment learnig", "reinforcement learning"), ("imputaton", "imputation")]:
+        read = await corrected_interest(store, typed)
+        assert ranked_ids(PAPERS, member([read])) == ranked_ids(PAPERS, member([right]))
+    assert ranked_ids(PAPERS, member(["imputaton"]))[0] != "imp"  # as typed, the word matches nothing
+
+
+async def test_known_words_named_terms_and_shorthand_stay_as_typed(store: Core) -> None:
+    for text in [
+        "speculative decoding",  # the archive's own words
+        "ssms vs transformers",  # a named term's spelling, and shorthand
+        "kv cache eviction w/ long contexts, esp. agents",
+        "robot navigation incl. drones",
+        "protein folding",
+    ]:
+        assert await corrected_interest(store, text) == text
+
+
+def test_corrections_are_told_word_for_word() -> None:
+    made = corrections("reinforcment learnig for robots", "reinforcement learning for robots")
+    assert made == [Correction("reinforcment learnig", "reinforcement learning")]
+    assert corrections("graph learning", "graph learning") == []
+    assert read_as(made) == (
+        "I read 'reinforcment learnig' as 'reinforcement learning' "
+        "(the words the stored papers use; /edit to change it)."
+    )
+    assert read_as([]) == ""
+
+
+async def test_items_are_corrected_and_repeats_a_correction_makes_dropped(store: Core) -> None:
+    items, made = await corrected_items(store, ["imputaton", "imputation", "graph nueral networks"])
+    assert items == ["imputation", "graph neural networks"]
+    assert made == [Correction("imputaton", "imputation"), Correction("nueral", "neural")]
+
+
+async def test_onboarding_stores_the_corrected_interest_and_says_how_it_read_it(store: Core) -> None:
+    reply = await onboarding.start(store, KEY, "Ada")
+    assert reply.step == "interests"
+    reply = await onboarding.handle(store, KEY, "reinforcment learnig for robots\nspeculative decoding")
+    assert reply.step == "avoid"
+    assert "I read 'reinforcment learnig' as 'reinforcement learning'" in reply.text
+    state = await onboarding.load(store, KEY)
+    assert state is not None and state.draft.interests == ["reinforcement learning for robots", "speculative decoding"]
+    reply = await onboarding.handle(store, KEY, "protien folding")
+    assert "I read 'protien' as 'protein'" in reply.text
+    state = await onboarding.load(store, KEY)
+    assert state is not None and state.draft.avoid == ["protein folding"]
+
+
+async def test_an_interest_typed_right_is_told_nothing(store: Core) -> None:
+    await onboarding.start(store, KEY, "Ada")
+    reply = await onboarding.handle(store, KEY, "graph neural networks")
+    assert reply.step == "avoid" and "I read" not in reply.text
