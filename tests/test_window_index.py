@@ -58,8 +58,8 @@ async def test_a_paper_stored_while_the_index_loads_is_not_lost(core: Core, stor
     load = store._load_index
     read_done = threading.Event()
 
-    def load_then_signal(collection: object, spans: list[DaySpan]) -> int:
-        read = load(collection, spans)  # every row stored so far is read; the new paper is written after this
+    def load_then_signal(collection: object, spans: list[DaySpan], listed: object = None) -> int:
+        read = load(collection, spans, listed)  # every row stored so far is read; the new paper is written after this
         read_done.set()
         return read
 

@@ -78,9 +78,9 @@ def _recording(store: VectorStore) -> list[list[DaySpan]]:
     calls: list[list[DaySpan]] = []
     load = store._load_index
 
-    def recorded(collection: object, spans: list[DaySpan]) -> int:
+    def recorded(collection: object, spans: list[DaySpan], listed: object = None) -> int:
         calls.append(list(spans))
-        return load(collection, spans)
+        return load(collection, spans, listed)
 
     store._load_index = recorded  # type: ignore[method-assign]
     return calls
@@ -174,8 +174,8 @@ async def test_a_write_while_a_range_loads_is_not_lost(
     await store.window_index(DAYS[0], DAYS[0])  # the index exists and holds one day
     load = store._load_index
 
-    def slow_load(collection: object, spans: list[DaySpan]) -> int:
-        read = load(collection, spans)  # reads the window's rows as stored so far, then the write arrives
+    def slow_load(collection: object, spans: list[DaySpan], listed: object = None) -> int:
+        read = load(collection, spans, listed)  # reads the window's rows as stored so far, then the write arrives
         time.sleep(0.5)
         return read
 
