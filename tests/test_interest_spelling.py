@@ -90,3 +90,18 @@ async def test_an_interest_typed_right_is_told_nothing(store: Core) -> None:
     await onboarding.start(store, KEY, "Ada")
     reply = await onboarding.handle(store, KEY, "graph neural networks")
     assert reply.step == "avoid" and "I read" not in reply.text
+
+
+async def test_a_method_name_the_store_does_not_know_yet_is_kept_as_typed(store: Core) -> None:
+    """A word written as a name is written (a capital inside it, or a digit: "RetNet", "GPTQ", "Phi3") is a method
+    or model the archive may not hold yet, not a typo: it is never replaced by a near title word."""
+    await store.repo.upsert_papers(
+        [
+            paper("reg", "Regret bounds for online learning", "We bound the regret of online learners."),
+            paper("gpt", "Probing GPT models", "We probe GPT language models."),
+            paper("phi", "Phir: a sampler", "Phir samples graphs."),
+        ]
+    )
+    for text in ["RetNet", "GPTQ quantization", "Phi3 small models"]:
+        assert await corrected_interest(store, text) == text
+    assert await corrected_interest(store, "regert bounds") == "regret bounds"  # a typo of a plain word still is

@@ -2,8 +2,9 @@
 
 "reinforcment learnig" -> "reinforcement learning": the corrector of `bot.text.spelling` (a word no stored paper
 uses and no English word is replaced by the closest title word; an abbreviation papers never use is written out;
-two words papers write as one are joined), with the ranker's named terms in any spelling ("ssms", "kv"), its
-function and framing words and the shorthand marks the reader knows ("incl", "esp") kept as typed. Onboarding
+two words papers write as one are joined), with the ranker's named terms in any spelling ("ssms", "kv"), words
+shaped as names ("RetNet", "GPTQ", "Phi3": a method the archive may not hold yet), its function and
+framing words and the shorthand marks the reader knows ("incl", "esp") kept as typed. Onboarding
 corrects what a member types and says what it read, so the stored interest is the corrected one.
 """
 
@@ -18,9 +19,17 @@ from bot.text import spelling
 from bot.text.terms import RANKER, text_tokens
 
 
+def _name_shaped(word: str) -> bool:
+    """A capital after the first letter or a digit ("SimCLR", "GPTQ", "DreamerV3"): how method and model names are
+    written, and typos of plain words are not."""
+    return any(c.isupper() or c.isdigit() for c in word[1:])
+
+
 def _kept(word: str) -> bool:
     tokens = text_tokens(word)
-    return not tokens or RANKER.spells(tokens) or all(t in STOP_WORDS or t in MARKS for t in tokens)
+    return (
+        not tokens or _name_shaped(word) or RANKER.spells(tokens) or all(t in STOP_WORDS or t in MARKS for t in tokens)
+    )
 
 
 async def corrected_interest(core: Core, text: str) -> str:
