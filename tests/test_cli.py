@@ -78,6 +78,20 @@ def test_a_thread_the_system_refuses_is_one_line_naming_the_limit_and_what_to_do
     assert "PAPERSCOUT_EMBED_THREADS" in line
 
 
+def test_a_vector_store_refused_a_thread_is_not_called_damaged(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Chroma starts threads as it opens; a refusal there is the system's limit, not a damaged directory that
+    `db --repair` would rebuild."""
+    import chromadb
+
+    from bot.config import Settings
+    from bot.store.vectors import chroma_client
+
+    monkeypatch.setattr(chromadb, "PersistentClient", refuse_threads)
+    with pytest.raises(ResourceError, match="the system refused to start a thread") as refused:
+        chroma_client(Settings(home=tmp_path / "home"))  # type: ignore[call-arg]
+    assert "--repair" not in str(refused.value)
+
+
 def test_a_refused_thread_is_explained_through_the_errors_it_caused() -> None:
     try:
         try:

@@ -21,7 +21,7 @@ import numpy as np
 
 from bot.config import Settings
 from bot.embeddings.embedder import ChromaEmbeddingAdapter, Embedder
-from bot.errors import ConfigError, StateError
+from bot.errors import ConfigError, StateError, thread_refused
 from bot.models import Paper, day_to_int
 from bot.store.window_index import DayRanges, DaySpan, WindowIndex
 
@@ -139,6 +139,9 @@ def chroma_client(settings: Settings) -> Any:
     try:
         return chromadb.PersistentClient(path=str(settings.chroma_path), settings=chroma_settings)
     except Exception as exc:  # Chroma raises assorted errors for a damaged directory
+        refused = thread_refused(exc)  # not a damaged directory: a repair would not help
+        if refused is not None:
+            raise refused from None
         raise StateError(
             f"cannot open the vector store at {settings.chroma_path}: {exc}; "
             "paperscout db --repair rebuilds it from the stored papers"
