@@ -23,6 +23,7 @@ from bot.core import Core
 from bot.models import Paper, Profile
 from bot.questions.acronyms import defined_acronyms
 from bot.questions.authors import same_person
+from bot.questions.expansion import FEEDBACK_DOCS, Bags, bm25f, expanded_query, index_terms, relevance_model
 from bot.questions.filters import Filters
 from bot.questions.request import names_contribution
 from bot.questions.timewords import TimeWindow
@@ -75,6 +76,7 @@ RRF_K = 60  # reciprocal rank fusion's constant (Cormack, Clarke and Buettcher 2
 FEEDBACK_PAPERS = 3  # pseudo-relevance feedback: the first-pass papers carrying the topic in their title it reads
 FEEDBACK_WEIGHT = 0.75  # Rocchio's beta: how far the question's vector moves toward their centroid
 FEEDBACK_FUSION_WEIGHT = 1.0  # the expanded question's similarity, one more ranking in the fusion
+EXPANSION_FUSION_WEIGHT = 1.0  # the topic expanded by feedback words (RM3), one more ranking in the fusion
 PROFILE_FUSION_WEIGHT = 0.25  # the member's profile orders papers of equal evidence; it never outweighs the topic
 
 
@@ -296,13 +298,35 @@ async def _ranked(
     if not filters.topic or query_vector is None:
         order = np.argsort(-scored.relevance(), kind="stable")
         return scored.retrieved(order, found), topic_words
-    bm25 = {paper_id: len(lexical_ids or ()) - n for n, paper_id in enumerate(lexical_ids or ())}
+    order = fused_order(scored, lexical_ids or [], query_vector)
+    # pseudo-relevance feedback on words (RM3): the first pass's best papers' words, one more ranking
+    scored.expansion = await expansion_scores(core, scored.papers, order[:FEEDBACK_DOCS], query_text)
+    order = fused_order(scored, lexical_ids or [], query_vector)
+    return scored.retrieved(order, found), topic_words
+
+
+async def expansion_scores(core: Core, papers: list[Paper], feedback: Sequence[int], topic: str) -> np.ndarray | None:
+    """Each paper's BM25F score for `topic` expanded by the words of the papers `feedback` (RM3,
+    `bot.questions.expansion`); None without a topic word or a feedback paper."""
+    topic_terms = index_terms(topic)
+    if not topic_terms or not len(feedback):
+        return None
+    bags = Bags.of(papers)
+    rows = [int(i) for i in feedback]
+    df, total = await core.repo.term_document_frequencies([*bags.terms(rows), *topic_terms])
+    return bm25f(bags, expanded_query(topic_terms, relevance_model(bags, rows, df, total)), df, total)
+
+
+def fused_order(scored: _Scored, lexical_ids: Sequence[str], query_vector: np.ndarray) -> np.ndarray:
+    """The candidates' order: papers naming a name typed in the question first, then by reciprocal rank fusion of
+    the dense, BM25 (`lexical_ids`, best first) and topic-coverage rankings, with the question's vector moved by
+    pseudo-relevance feedback as one more ranking."""
+    bm25 = {paper_id: len(lexical_ids) - n for n, paper_id in enumerate(lexical_ids)}
     fused = scored.fused(bm25)
     expanded = scored.feedback_query(query_vector, fused)
     if expanded is not None:
         fused = scored.fused(bm25, expanded)
-    order = np.lexsort((-fused, -scored.name_tier))  # exact names first, then the fused ranks
-    return scored.retrieved(order, found), topic_words
+    return np.lexsort((-fused, -scored.name_tier))  # exact names first, then the fused ranks
 
 
 async def _admitted(core: Core, filters: Filters, papers: list[Paper]) -> list[Paper]:
@@ -344,6 +368,7 @@ class _Scored:
     about: np.ndarray  # about the topic as a whole (`QuestionTopic.is_about`); read for narrowings only
     profile: np.ndarray | None = None
     sentence: np.ndarray | None = None  # cosine of each paper's best sentence (title included); NaN: none stored
+    expansion: np.ndarray | None = None  # BM25F for the topic expanded by feedback (`expansion_scores`); NaN: none
 
     @staticmethod
     def of(
@@ -386,13 +411,16 @@ class _Scored:
         return relevance
 
     def fused(self, bm25: dict[str, int], expanded: np.ndarray | None = None) -> np.ndarray:
-        """Reciprocal rank fusion of the dense, BM25, topic-coverage (and feedback and profile) rankings."""
+        """Reciprocal rank fusion of the dense, BM25, topic-coverage (and word feedback, vector feedback and profile)
+        rankings."""
         coverage = self.title + self.abstract / 2  # title first, the abstract breaks ties
         lists = [
             (self.dense, 1.0),
             (np.asarray([bm25.get(p.id, np.nan) for p in self.papers], dtype=np.float64), 1.0),
             (np.where(coverage > 0, coverage, np.nan), 1.0),
         ]
+        if self.expansion is not None:
+            lists.append((self.expansion, EXPANSION_FUSION_WEIGHT))
         if expanded is not None:
             lists.append(((self.vectors @ expanded).astype(np.float64), FEEDBACK_FUSION_WEIGHT))
         if self.profile is not None:

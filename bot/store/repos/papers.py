@@ -218,6 +218,23 @@ class PapersRepo(RepositoryBase):
             counts[word] = int(row[0]) if row else 0
         return counts
 
+    async def term_document_frequencies(self, terms: Sequence[str]) -> tuple[dict[str, int], int]:
+        """How many stored papers hold each full-text index term (porter-stemmed, as the index tokenizes; title,
+        abstract or authors), and how many papers are stored."""
+        # the index's own vocabulary, one lookup per term: a view of it lives in this connection's temp schema
+        await self.conn.execute(
+            "CREATE VIRTUAL TABLE IF NOT EXISTS temp.papers_terms USING fts5vocab(main, papers_fts, row)"
+        )
+        counts: dict[str, int] = {}
+        for chunk in chunks(list(dict.fromkeys(terms))):
+            async with self.conn.execute(
+                f"SELECT term, doc FROM temp.papers_terms WHERE term IN ({placeholders(len(chunk))})", chunk
+            ) as cursor:
+                counts.update({r[0]: int(r[1]) async for r in cursor})
+        async with self.conn.execute("SELECT COUNT(*) FROM papers") as cursor:
+            row = await cursor.fetchone()
+        return counts, int(row[0]) if row else 0
+
     async def co_frequency(self, units: Sequence[Sequence[str]]) -> int:
         """How many stored papers mention every unit in title or abstract, a unit being any of its spellings
         (full-text index, stemmed)."""

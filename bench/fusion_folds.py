@@ -1,0 +1,530 @@
+"""Retrieval methods measured by leave-one-set-out over the three open held-out sets (issue 22).
+
+Each configuration is a way to order a question's candidates (`bot.questions.retrieval.fused_order`: the fusion, its
+rankings and their constants, pseudo-relevance feedback on vectors and on words), or, for searches, to list them
+(`retrieve`: the evidence groups or the fused order). The baseline of every family is main before word feedback
+(RM3, `bot.questions.expansion`); "main" is main with it. The candidates and their evidence do not depend on it, so
+each distinct question's candidates are read once (`retrieval._ranked`, then cached by its filters) and every
+configuration re-orders them in memory; `select`, paging and the answers run as they do in the chat. Searches go
+through `search_papers` and questions through `ask`, as in `bench/heldout_questions.py`, whose counting is used.
+
+Sets: the development set `bench/heldout` and the two earlier sealed sets (`sealed`, `sealed2`), which are open for
+analysis. Never the later sealed sets. A family of configurations (one parameter varied) is chosen by
+leave-one-set-out: the configuration with the best mean over two sets (search recall@10 + on-topic@5, and the same
+for questions with `--only` unset) is measured on the third, each set held out in turn.
+
+    PYTHONPATH=$PWD .venv/bin/python bench/fusion_folds.py --home DIR [--only search|questions] [--family NAME ...]
+    PYTHONPATH=$PWD .venv/bin/python bench/fusion_folds.py --home DIR --where
+
+`DIR` is a copy of a store holding the four shared days with their sentence vectors (follow-up turns are written
+to it). Prints each configuration's figures per set, then each family's folds (families: rrf_k, rankers, bm25f,
+rm3, rm3_shape, listing, rocchio). `--where` prints, for every search missing a relevant paper in its first ten,
+those ten (R relevant, a acceptable; T/A the topic's words in title/abstract; dense and best-sentence cosine; fused
+rank) and where each missed paper is (fused rank, RM3 rank, listed place).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import math
+import re
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import snowballstemmer
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from heldout_questions import HERE, SHARED_DATA, _load, ensure_store, run_questions, run_searches
+
+from bot.config import Settings
+from bot.core import open_core
+from bot.ingest.jsonl import read_jsonl
+from bot.models import Paper
+from bot.questions import expansion, retrieval
+from bot.questions import search as search_module
+from bot.questions.filters import Filters
+from bot.questions.topics import expand_terms
+
+SETS = {"dev": HERE / "heldout", "sealed": HERE / "heldout" / "sealed", "sealed2": HERE / "heldout" / "sealed2"}
+KINDS = ["wordy", "benchmark", "follow_up", "plain_topic", "exclusion", "compound", "typo", "day_summary"]
+
+Order = Callable[["Query"], np.ndarray]
+
+
+@dataclass
+class Query:
+    """One ranking call's inputs: what `fused_order` receives, and the filters it was asked with."""
+
+    scored: retrieval._Scored
+    lexical_ids: Sequence[str]
+    vector: np.ndarray
+    filters: Filters
+
+
+# --- the corpus: stemmed words of each paper's title and abstract, their document frequencies -------------------
+
+_STEM = snowballstemmer.stemmer("english")
+_WORD = re.compile(r"[a-z][a-z0-9]+")
+
+
+def words(text: str) -> list[str]:
+    """Lower-cased, stemmed words (hyphenated words split), as FTS5's porter tokenizer roughly reads them."""
+    return _STEM.stemWords(_WORD.findall(text.lower()))
+
+
+@dataclass
+class Corpus:
+    """Document frequencies over every stored paper, and each paper's title and abstract words."""
+
+    papers: int
+    df: Counter[str]
+    title: dict[str, Counter[str]] = field(default_factory=dict)
+    abstract: dict[str, Counter[str]] = field(default_factory=dict)
+    mean_title: float = 1.0
+    mean_abstract: float = 1.0
+
+    @staticmethod
+    def of(papers: Sequence[Paper]) -> Corpus:
+        corpus = Corpus(len(papers), Counter())
+        for p in papers:
+            corpus.title[p.id] = Counter(words(p.title))
+            corpus.abstract[p.id] = Counter(words(p.abstract))
+            corpus.df.update(set(corpus.title[p.id]) | set(corpus.abstract[p.id]))
+        corpus.mean_title = sum(sum(c.values()) for c in corpus.title.values()) / len(papers)
+        corpus.mean_abstract = sum(sum(c.values()) for c in corpus.abstract.values()) / len(papers)
+        return corpus
+
+    def idf(self, word: str) -> float:
+        n = self.df.get(word, 0)
+        return math.log(1 + (self.papers - n + 0.5) / (n + 0.5))
+
+    def bm25f(self, paper_id: str, query: dict[str, float], title_weight: float, k1: float = 1.2, b: float = 0.75):
+        """BM25F (one saturation over the field-weighted term frequency) of a weighted query."""
+        title, abstract = self.title[paper_id], self.abstract[paper_id]
+        lt, la = sum(title.values()), sum(abstract.values())
+        score = 0.0
+        for word, weight in query.items():
+            tf = title_weight * title[word] / (1 - b + b * lt / self.mean_title) + abstract[word] / (
+                1 - b + b * la / self.mean_abstract
+            )
+            if tf:
+                score += weight * self.idf(word) * tf / (k1 + tf)
+        return score
+
+
+CORPUS: Corpus | None = None
+
+
+# --- configurations ----------------------------------------------------------------------------------------------
+
+
+ORIGINAL_FUSED_ORDER = retrieval.fused_order
+
+
+def current(q: Query) -> np.ndarray:
+    """Main's order."""
+    return ORIGINAL_FUSED_ORDER(q.scored, q.lexical_ids, q.vector)
+
+
+def _bm25_rank(q: Query) -> dict[str, int]:
+    return {i: len(q.lexical_ids) - n for n, i in enumerate(q.lexical_ids)}
+
+
+def fusion(
+    k: float = 60,
+    dense: float = 1.0,
+    bm25: float = 1.0,
+    coverage: float = 1.0,
+    feedback: float = 1.0,
+    sentence: float = 0.0,
+    extra: Callable[[Query], np.ndarray] | None = None,
+    extra_weight: float = 1.0,
+    feedback_papers: int = 3,
+    beta: float = 0.75,
+) -> Order:
+    """The fusion with its constants and weights set; `extra` one more ranking (NaN: not held)."""
+
+    def order(q: Query) -> np.ndarray:
+        s = q.scored
+        old_k, old_papers, old_beta = retrieval.RRF_K, retrieval.FEEDBACK_PAPERS, retrieval.FEEDBACK_WEIGHT
+        retrieval.RRF_K, retrieval.FEEDBACK_PAPERS, retrieval.FEEDBACK_WEIGHT = k, feedback_papers, beta
+        try:
+            ranks = _bm25_rank(q)
+            cov = s.title + s.abstract / 2
+            lists = [
+                (s.dense, dense),
+                (np.asarray([ranks.get(p.id, np.nan) for p in s.papers], dtype=np.float64), bm25),
+                (np.where(cov > 0, cov, np.nan), coverage),
+            ]
+            if sentence and s.sentence is not None:
+                lists.append((np.where(np.isnan(s.sentence), np.nan, s.sentence), sentence))
+            if extra is not None:
+                lists.append((extra(q), extra_weight))
+            first = retrieval.reciprocal_rank_fusion([a for a, _ in lists], [w for _, w in lists])
+            fused = first
+            if feedback:
+                expanded = s.feedback_query(q.vector, first)
+                if expanded is not None:
+                    lists.append(((s.vectors @ expanded).astype(np.float64), feedback))
+                    fused = retrieval.reciprocal_rank_fusion([a for a, _ in lists], [w for _, w in lists])
+            return np.lexsort((-fused, -s.name_tier))
+        finally:
+            retrieval.RRF_K, retrieval.FEEDBACK_PAPERS, retrieval.FEEDBACK_WEIGHT = old_k, old_papers, old_beta
+
+    return order
+
+
+def query_words(q: Query) -> dict[str, float]:
+    """The topic's stemmed words, as the question's vector reads them (its normalised key and term spellings)."""
+    return {w: 1.0 for w in words(" ".join(expand_terms(q.filters.topic)) or q.filters.topic)}
+
+
+def bm25f_ranking(title_weight: float, every_word: bool = False) -> Callable[[Query], np.ndarray]:
+    """BM25F of the topic's words over each candidate's title and abstract (graded: any word counts), or only over
+    the papers the full-text search found (`every_word`: those holding every word of an alternative)."""
+
+    def ranking(q: Query) -> np.ndarray:
+        assert CORPUS is not None
+        query = query_words(q)
+        held = set(q.lexical_ids)
+        scores = [
+            CORPUS.bm25f(p.id, query, title_weight) if (not every_word or p.id in held) else 0.0
+            for p in q.scored.papers
+        ]
+        a = np.asarray(scores, dtype=np.float64)
+        return np.where(a > 0, a, np.nan)
+
+    return ranking
+
+
+DF: dict[str, int] = {}  # every stored term's document frequency, read once from the full-text index
+TOTAL = [0]
+
+
+def without_expansion(q: Query) -> np.ndarray:
+    """Main before word feedback (RM3): dense, BM25, coverage and vector feedback only."""
+    saved, q.scored.expansion = q.scored.expansion, None
+    try:
+        return ORIGINAL_FUSED_ORDER(q.scored, q.lexical_ids, q.vector)
+    finally:
+        q.scored.expansion = saved
+
+
+def rm3_scores(q: Query, docs: int) -> np.ndarray:
+    """`retrieval.expansion_scores` of `q` with `docs` feedback papers (the constants of `bot.questions.expansion`
+    as they are set), document frequencies from DF."""
+    s = q.scored
+    first = without_expansion(q)[:docs]
+    topic = expansion.index_terms(" ".join(expand_terms(q.filters.topic)) or q.filters.topic)
+    if not topic:
+        return np.full(len(s.papers), np.nan)
+    bags = expansion.Bags.of(s.papers)
+    rows = [int(i) for i in first]
+    model = expansion.relevance_model(bags, rows, DF, TOTAL[0])
+    return expansion.bm25f(bags, expansion.expanded_query(topic, model), DF, TOTAL[0])
+
+
+def rm3(docs: int = 3, terms: int = 30, weight: float = 1.0, original: float = 0.5, title: float = 2.0) -> Order:
+    """Main with word feedback set so: `docs` feedback papers, `terms` words, the topic's own words' share
+    `original`, BM25F's title weight `title`, the ranking's fusion weight `weight`."""
+
+    def order(q: Query) -> np.ndarray:
+        names = ("EXPANSION_TERMS", "ORIGINAL_WEIGHT", "TITLE_WEIGHT")
+        saved = [getattr(expansion, n) for n in names]
+        saved_weight, saved_scores = retrieval.EXPANSION_FUSION_WEIGHT, q.scored.expansion
+        for n, v in zip(names, (terms, original, title), strict=True):
+            setattr(expansion, n, v)
+        retrieval.EXPANSION_FUSION_WEIGHT = weight
+        try:
+            q.scored.expansion = rm3_scores(q, docs)
+            return ORIGINAL_FUSED_ORDER(q.scored, q.lexical_ids, q.vector)
+        finally:
+            for n, v in zip(names, saved, strict=True):
+                setattr(expansion, n, v)
+            retrieval.EXPANSION_FUSION_WEIGHT, q.scored.expansion = saved_weight, saved_scores
+
+    return order
+
+
+def rocchio_all(feedback_docs: int = 5, beta: float = 0.75) -> Callable[[Query], np.ndarray]:
+    """Dense Rocchio on the first pass's best papers whatever they carry (main's reads only title carriers)."""
+
+    def ranking(q: Query) -> np.ndarray:
+        s = q.scored
+        first = without_expansion(q)[:feedback_docs]
+        moved = q.vector + beta * s.vectors[first].mean(axis=0)
+        return (s.vectors @ (moved / np.linalg.norm(moved))).astype(np.float64)
+
+    return ranking
+
+
+def families() -> dict[str, list[tuple[str, Order]]]:
+    """Families of configurations, each holding main before word feedback as its first member (the baseline)."""
+    base = ("before", without_expansion)
+    return {
+        "rrf_k": [base] + [(f"k={k}", fusion(k=k)) for k in (10, 30, 120, 250)],
+        "rankers": [
+            base,
+            ("no coverage", fusion(coverage=0)),
+            ("no bm25", fusion(bm25=0)),
+            ("no feedback", fusion(feedback=0)),
+            ("dense 0.5", fusion(dense=0.5)),
+            ("dense 2", fusion(dense=2)),
+            ("+sentence 0.5", fusion(sentence=0.5)),
+            ("+sentence 1", fusion(sentence=1)),
+        ],
+        "bm25f": [base]
+        + [(f"+bm25f t={t}", fusion(extra=bm25f_ranking(t))) for t in (1, 3, 8)]
+        + [(f"bm25f t={t} for bm25", fusion(bm25=0, extra=bm25f_ranking(t, every_word=True))) for t in (1, 3, 8)],
+        "rm3": [base]
+        + [(f"+rm3 d={d} t={t} w={w}", rm3(d, t, w)) for d in (3, 5, 10) for t in (10, 30) for w in (0.5, 1.0)],
+        "rm3_shape": [base, ("main (+rm3 d=3 t=30 w=1)", current)]
+        + [(f"+rm3 original={o}", rm3(original=o)) for o in (0.3, 0.7)]
+        + [(f"+rm3 title={t}", rm3(title=t)) for t in (1.0, 4.0)],
+        "listing": [
+            base,
+            ("list by fused", (without_expansion, by_fused)),
+            ("list title, then fused", (without_expansion, title_then_fused)),
+            ("list main 5, then fused", (without_expansion, fused_after(5))),
+            ("list shown, then fused", (without_expansion, shown_then_fused)),
+        ],
+        "rocchio": [base]
+        + [(f"+rocchio d={d} w={w}", fusion(extra=rocchio_all(d), extra_weight=w)) for d in (3, 10) for w in (0.5, 1)],
+    }
+
+
+# --- how a search lists its matches (`retrieve`): main's, or another order of the same papers ---------------------
+
+Listing = Callable[[list[retrieval.Retrieved], list[retrieval.Retrieved], list[retrieval.Retrieved]], list]
+
+
+def by_fused(results, shown, carrying):
+    """Every listed paper in the fused order (the evidence groups ignored)."""
+    place = {r.paper.id: n for n, r in enumerate(results)}
+    return sorted([*shown, *carrying], key=lambda r: place[r.paper.id])
+
+
+def title_then_fused(results, shown, carrying):
+    """Papers carrying the topic in their title first, then the others in the fused order."""
+    return sorted(by_fused(results, shown, carrying), key=lambda r: not r.in_title)
+
+
+def shown_then_fused(results, shown, carrying):
+    """The papers shown (select's evidence: the topic in the title, or in the abstract with similarity >= FLOOR) first,
+    then the others in the fused order, whether their abstract names the topic or not."""
+    return [*shown, *by_fused(results, carrying, [])]
+
+
+def fused_after(first: int) -> Listing:
+    """Main's first `first` papers, then the rest in the fused order."""
+
+    def listing(results, shown, carrying):
+        main = [*shown, *carrying]
+        return main[:first] + by_fused(results, main[first:], [])
+
+    return listing
+
+
+LISTING: list[Listing | None] = [None]
+
+
+async def _retrieve(core, filters, *, profile=None, limit=retrieval.MAX_CITATIONS, cut=True):
+    """`retrieval.retrieve` with the listing order of LISTING[0]."""
+    results, _ = await retrieval.ranked(core, filters, profile=profile)
+    if not cut:
+        return results[:limit], []
+    shown, carrying = retrieval.select(results, filters)
+    ordered = LISTING[0](results, shown, carrying) if LISTING[0] else [*shown, *carrying]
+    first = len(shown) + sum(1 for r in carrying if r.in_title or r.in_abstract)
+    page = min(first, limit)
+    return ordered[:page], ordered[page:][: retrieval.MAX_MORE]
+
+
+# --- running ---------------------------------------------------------------------------------------------------------
+
+ACTIVE: list[Order] = [current]
+CACHE: dict[object, tuple[list[retrieval.Retrieved], object, Query | None]] = {}
+_LAST: list[Query] = []
+_ORIGINAL_RANKED = retrieval._ranked
+
+
+def _capturing_order(scored, lexical_ids, query_vector):
+    _LAST.append(Query(scored, lexical_ids, query_vector, _FILTERS[-1]))
+    return ORIGINAL_FUSED_ORDER(scored, lexical_ids, query_vector)
+
+
+_FILTERS: list[Filters] = []
+
+
+async def _cached_ranked(core, filters, *, profile=None):
+    key = (filters, id(profile) if profile is not None else None)
+    if key not in CACHE:
+        _FILTERS.append(filters)
+        _LAST.clear()
+        results, topic = await _ORIGINAL_RANKED(core, filters, profile=profile)
+        CACHE[key] = (results, topic, _LAST[-1] if _LAST else None)
+    results, topic, query = CACHE[key]
+    if query is None or ACTIVE[0] is current:
+        return results, topic
+    by_id = {r.paper.id: r for r in results}
+    return [by_id[query.scored.papers[i].id] for i in ACTIVE[0](query)], topic
+
+
+@dataclass
+class Figures:
+    search_recall: float = 0.0
+    search_on: float = 0.0
+    page1: float = 0.0
+    q_recall: float = 0.0
+    q_on: float = 0.0
+    kinds: dict[str, tuple[float, float]] = field(default_factory=dict)
+
+    def objective(self, only: str | None) -> float:
+        search, questions = self.search_recall + self.search_on, self.q_recall + self.q_on
+        return {"search": search, "questions": questions}.get(only or "", search + questions)
+
+    def line(self) -> str:
+        kinds = " ".join(f"{k[:5]} {r:.3f}/{o:.3f}" for k, (r, o) in self.kinds.items())
+        return (
+            f"search {self.search_recall:.3f}/{self.search_on:.3f} (p1 {self.page1:.3f}) "
+            f"questions {self.q_recall:.3f}/{self.q_on:.3f}  {kinds}"
+        )
+
+
+async def measure(core, name: str, set_dir: Path, by_id: dict[str, Paper], only: str | None) -> Figures:
+    figures = Figures()
+    if only in (None, "search"):
+        rows = await run_searches(core, _load(set_dir / "search.jsonl"), by_id, False)
+        n = len(rows)
+        figures.search_recall = sum(r[1] for r in rows) / n
+        figures.search_on = sum(r[2] for r in rows) / n
+        figures.page1 = sum(r[4] for r in rows) / n
+    if only in (None, "questions"):
+        items = _load(set_dir / "questions.jsonl")
+        results = await run_questions(core, items, by_id, False)
+        scores = [results[i["id"]] for i in items]
+        figures.q_recall = sum(s.recall for s in scores) / len(scores)
+        figures.q_on = sum(s.on_topic for s in scores) / len(scores)
+        for kind in KINDS:
+            mine = [results[i["id"]] for i in items if i["kind"] == kind]
+            if mine:
+                figures.kinds[kind] = (
+                    sum(s.recall for s in mine) / len(mine),
+                    sum(s.on_topic for s in mine) / len(mine),
+                )
+    return figures
+
+
+def folds(table: dict[str, dict[str, Figures]], names: list[str], only: str | None) -> None:
+    """Leave one set out: the configuration best on the other two, measured on the held-out set."""
+    sets = list(SETS)
+    held_means = {"search_recall": [], "search_on": [], "q_recall": [], "q_on": []}
+    base_means = {k: [] for k in held_means}
+    for held in sets:
+        train = [s for s in sets if s != held]
+        best = max(names, key=lambda n: (sum(table[n][s].objective(only) for s in train), n == names[0]))
+        f, b = table[best][held], table[names[0]][held]
+        print(f"  held out {held:<8} chosen {best!r:<28} {f.line()}")
+        print(f"  {'':<8} {'':>8}  main {'':<22} {b.line()}")
+        for k in held_means:
+            held_means[k].append(getattr(f, k))
+            base_means[k].append(getattr(b, k))
+    mean = {k: sum(v) / len(v) for k, v in held_means.items()}
+    base = {k: sum(v) / len(v) for k, v in base_means.items()}
+    print("  mean of held-out folds: " + ", ".join(f"{k} {mean[k]:.3f} (main {base[k]:.3f})" for k in held_means))
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--home", type=Path, required=True, help="a copy of a store of the four shared days")
+    parser.add_argument("--data", type=Path, default=SHARED_DATA)
+    parser.add_argument("--only", choices=["questions", "search"])
+    parser.add_argument("--family", action="append", help="families to run (default: all)")
+    parser.add_argument("--where", action="store_true", help="where each search's missed papers rank, then stop")
+    args = parser.parse_args()
+    global CORPUS
+    papers = read_jsonl(sorted((args.data / "arxiv").glob("*.jsonl")))
+    by_id = {p.id: p for p in papers}
+    CORPUS = Corpus.of(papers)
+    retrieval.fused_order = _capturing_order
+    retrieval._ranked = _cached_ranked
+    search_module.retrieve = _retrieve
+    chosen = {k: v for k, v in families().items() if not args.family or k in args.family}
+    async with open_core(Settings(home=args.home, llm_base_url=None, llm_api_key=None)) as core:
+        await ensure_store(core, papers)
+        every = expansion.Bags.of(papers)
+        counts, TOTAL[0] = await core.repo.term_document_frequencies(sorted(every.terms(range(len(papers)))))
+        DF.update(counts)
+        if args.where:
+            for d in SETS.values():
+                await run_searches(core, _load(d / "search.jsonl"), by_id, False)
+            await where_missed(core, by_id)
+            return
+        table: dict[str, dict[str, Figures]] = {}
+        for family, configs in chosen.items():
+            print(f"== {family}")
+            for name, order in configs:
+                if name in table:
+                    continue
+                ACTIVE[0], LISTING[0] = order if isinstance(order, tuple) else (order, None)
+                started = time.perf_counter()
+                table[name] = {s: await measure(core, name, d, by_id, args.only) for s, d in SETS.items()}
+                print(f"{name} ({time.perf_counter() - started:.0f} s)")
+                for s in SETS:
+                    print(f"  {s:<8} {table[name][s].line()}")
+            folds(table, [n for n, _ in configs], args.only)
+
+
+async def where_missed(core, by_id: dict[str, Paper]) -> None:
+    """Each search's relevant papers missing from its first ten: listed where, words or not, rank in main's fused
+    order and in RM3's ranking among the candidates."""
+    from bot.chat.questions import MAX_LIST
+    from bot.questions.search import search_papers
+
+    for s, d in SETS.items():
+        for item in _load(d / "search.jsonl"):
+            last = max(p.announced for p in by_id.values())
+            found = await search_papers(core, item["query"], until=last, limit=MAX_LIST, cut=True)
+            listed = [h.paper.id for h in (*found.hits, *found.more)]
+            query = next((q for (f, _), (_, _, q) in CACHE.items() if q is not None and f.topic == found.query), None)
+            if query is None:
+                continue
+            ids = [p.id for p in query.scored.papers]
+            fused = [ids[i] for i in ORIGINAL_FUSED_ORDER(query.scored, query.lexical_ids, query.vector)]
+            r = rm3_scores(query, 3)
+            rm3_order = [ids[i] for i in np.argsort(-np.nan_to_num(r, nan=-1))]
+            results, _, _ = CACHE[(query.filters, None)]
+            by = {x.paper.id: x for x in results}
+            good = set(item["relevant"]) | set(item["acceptable"])
+            if set(item["relevant"]) - set(listed[:10]):
+                for n, pid in enumerate(listed[:10]):
+                    x = by[pid]
+                    mark = "R" if pid in item["relevant"] else ("a" if pid in good else "-")
+                    print(
+                        f"   {n + 1:>2} {mark} {'T' if x.in_title else '-'}{'A' if x.in_abstract else '-'} "
+                        f"d {x.dense:.2f} s {x.sentence:.2f} f#{fused.index(pid) + 1} | {by_id[pid].title[:60]}"
+                    )
+            for pid in sorted(set(item["relevant"]) - set(listed[:10])):
+                x = by.get(pid)
+                tag = (
+                    "not a candidate"
+                    if x is None
+                    else (
+                        f"words {'T' if x.in_title else '-'}{'A' if x.in_abstract else '-'} dense {x.dense:.2f} "
+                        f"sent {x.sentence:.2f} fused #{fused.index(pid) + 1} rm3 #{rm3_order.index(pid) + 1} "
+                        f"listed #{listed.index(pid) + 1 if pid in listed else '-'}/{len(listed)}"
+                    )
+                )
+                print(f"{s} {item['id']} {item['query'][:28]:<28} {tag} | {by_id[pid].title[:50]}")
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
