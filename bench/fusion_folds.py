@@ -228,7 +228,7 @@ def rm3_scores(q: Query, docs: int) -> np.ndarray:
         return np.full(len(s.papers), np.nan)
     bags = expansion.Bags.of(s.papers)
     rows = [int(i) for i in first]
-    model = expansion.relevance_model(bags, rows, DF, TOTAL[0])
+    model = expansion.relevance_model(expansion.term_likelihoods(bags, rows), DF, TOTAL[0])
     return expansion.bm25f(bags, expansion.expanded_query(topic, model), DF, TOTAL[0])
 
 

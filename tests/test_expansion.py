@@ -10,7 +10,15 @@ from pathlib import Path
 import numpy as np
 
 from bot.models import Paper
-from bot.questions.expansion import Bags, bm25f, expanded_query, index_terms, relevance_model
+from bot.questions.expansion import (
+    Bags,
+    bm25f,
+    expanded_query,
+    expansion_complete,
+    index_terms,
+    relevance_model,
+    term_likelihoods,
+)
 from bot.store.connection import open_database
 from bot.store.repos import Repository
 
@@ -47,7 +55,7 @@ def test_index_terms_fold_case_and_accents_split_at_symbols_and_stem() -> None:
 def test_a_paper_in_the_feedback_papers_words_is_scored_one_in_none_of_them_is_not() -> None:
     bags = Bags.of(WEATHER)
     df = {t: 1 for t in bags.terms(range(len(WEATHER)))}
-    model = relevance_model(bags, [0, 1], df, total=100)
+    model = relevance_model(term_likelihoods(bags, [0, 1]), df, total=100)
     assert {"atmospher", "precipit"} <= set(model) and abs(sum(model.values()) - 1) < 1e-9
     scores = bm25f(bags, expanded_query(index_terms("weather forecasting"), model), df, total=100)
     assert scores[2] > 0  # the assimilation paper, found by the neighbours' words alone
@@ -59,8 +67,20 @@ def test_words_most_stored_papers_hold_are_no_expansion() -> None:
     bags = Bags.of(WEATHER)
     df = {t: 1 for t in bags.terms(range(len(WEATHER)))}
     df["we"] = df["atmospher"] = 50  # half of the stored papers: says nothing about a topic
-    model = relevance_model(bags, [0, 1], df, total=100)
+    model = relevance_model(term_likelihoods(bags, [0, 1]), df, total=100)
     assert "we" not in model and "atmospher" not in model and "precipit" in model
+
+
+def test_the_model_needs_the_frequencies_of_its_terms_and_of_the_more_likely_ones_only() -> None:
+    likely = [("we", 0.3), ("atmospher", 0.2), ("precipit", 0.1), ("wind", 0.05)]
+    with_limit = __import__("bot.questions.expansion", fromlist=["EXPANSION_TERMS"])
+    saved, with_limit.EXPANSION_TERMS = with_limit.EXPANSION_TERMS, 1
+    try:
+        assert not expansion_complete(likely, {"we": 90}, 100)  # the most likely is too common: the next is needed
+        assert expansion_complete(likely, {"we": 90, "atmospher": 3}, 100)  # wind cannot enter the model
+        assert relevance_model(likely, {"we": 90, "atmospher": 3}, 100) == {"atmospher": 1.0}
+    finally:
+        with_limit.EXPANSION_TERMS = saved
 
 
 async def test_term_document_frequencies_read_the_full_text_index_in_its_own_terms(tmp_path: Path) -> None:

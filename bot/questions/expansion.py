@@ -10,7 +10,6 @@ come from that index (`PapersRepo.term_document_frequencies`).
 
 from __future__ import annotations
 
-import functools
 import re
 import unicodedata
 from collections import Counter
@@ -37,48 +36,90 @@ _TOKEN = re.compile(r"[^\W_]+")
 def index_terms(text: str) -> list[str]:
     """`text` as the full-text index reads it: case and diacritics folded, split at anything but letters and digits,
     each token porter-stemmed."""
+    return _PORTER.stemWords(_tokens(text))
+
+
+def _tokens(text: str) -> list[str]:
+    """`text`'s tokens as the full-text index reads them, not stemmed."""
     folded = unicodedata.normalize("NFKD", text.lower())
     if not folded.isascii():
         folded = "".join(c for c in folded if not unicodedata.combining(c))
-    return [_stem(token) for token in _TOKEN.findall(folded)]
-
-
-@functools.lru_cache(maxsize=65536)
-def _stem(token: str) -> str:
-    """One token's stem (pure-Python Snowball is slow, and a few thousand words make most abstracts)."""
-    return _PORTER.stemWord(token)
+    return _TOKEN.findall(folded)
 
 
 @dataclass(frozen=True, slots=True)
 class Bags:
-    """Each paper's title and abstract terms, counted."""
+    """Each paper's title and abstract tokens, counted, and each token's term (its stem): the papers' words are
+    counted as written and stemmed once each, which keeps a few hundred abstracts to milliseconds."""
 
     title: list[Counter[str]]
     abstract: list[Counter[str]]
+    stems: dict[str, str]
+    forms: dict[str, list[str]]  # each term's tokens
 
     @staticmethod
     def of(papers: Sequence[Paper]) -> Bags:
         """The bags of `papers`, in their order."""
-        return Bags([Counter(index_terms(p.title)) for p in papers], [Counter(index_terms(p.abstract)) for p in papers])
+        title = [Counter(_tokens(p.title)) for p in papers]
+        abstract = [Counter(_tokens(p.abstract)) for p in papers]
+        tokens = list({t: None for c in (*title, *abstract) for t in c})
+        stems = dict(zip(tokens, _PORTER.stemWords(tokens), strict=True))
+        forms: dict[str, list[str]] = {}
+        for token, stem in stems.items():
+            forms.setdefault(stem, []).append(token)
+        return Bags(title, abstract, stems, forms)
 
     def terms(self, rows: Sequence[int]) -> set[str]:
         """Every term of the papers `rows`."""
-        return {t for i in rows for t in (*self.title[i], *self.abstract[i])}
+        return {self.stems[t] for i in rows for t in (*self.title[i], *self.abstract[i])}
+
+    def counts(self, row: int) -> Counter[str]:
+        """The terms of paper `row`'s title and abstract, counted."""
+        counts: Counter[str] = Counter()
+        for bag in (self.title[row], self.abstract[row]):
+            for token, count in bag.items():
+                counts[self.stems[token]] += count
+        return counts
+
+    def frequencies(self, term: str) -> tuple[np.ndarray, np.ndarray]:
+        """How often each paper's title and abstract hold `term`."""
+        forms = self.forms.get(term, [])
+        title = np.asarray([sum(c[f] for f in forms) for c in self.title], dtype=np.float64)
+        abstract = np.asarray([sum(c[f] for f in forms) for c in self.abstract], dtype=np.float64)
+        return title, abstract
 
 
-def relevance_model(bags: Bags, feedback: Sequence[int], df: Mapping[str, int], total: int) -> dict[str, float]:
-    """The EXPANSION_TERMS most likely terms of the papers `feedback` (each paper's term distribution, the papers
-    weighted alike), terms in more than COMMON_SHARE of the `total` stored papers left out; weights sum to 1."""
-    model: Counter[str] = Counter()
+def term_likelihoods(bags: Bags, feedback: Sequence[int]) -> list[tuple[str, float]]:
+    """Every term of the papers `feedback` with its likelihood in them (each paper's term distribution, the papers
+    weighted alike), most likely first."""
+    likely: Counter[str] = Counter()
     for i in feedback:
-        counts = bags.title[i] + bags.abstract[i]
+        counts = bags.counts(i)
         length = sum(counts.values()) or 1
         for term, count in counts.items():
-            if df.get(term, 0) <= COMMON_SHARE * total:
-                model[term] += count / length / len(feedback)
-    top = model.most_common(EXPANSION_TERMS)
+            likely[term] += count / length / len(feedback)
+    return likely.most_common()
+
+
+def relevance_model(likely: Sequence[tuple[str, float]], df: Mapping[str, int], total: int) -> dict[str, float]:
+    """The EXPANSION_TERMS most likely terms of `likely` (`term_likelihoods`) that at most COMMON_SHARE of the `total`
+    stored papers hold (`df`: their document frequencies), weights summing to 1."""
+    top = [(term, weight) for term, weight in likely if df.get(term, 0) <= COMMON_SHARE * total][:EXPANSION_TERMS]
     mass = sum(weight for _, weight in top)
     return {term: weight / mass for term, weight in top} if mass else {}
+
+
+def expansion_complete(likely: Sequence[tuple[str, float]], df: Mapping[str, int], total: int) -> bool:
+    """Whether `df` holds the document frequencies `relevance_model` reads: enough terms of `likely` have theirs and
+    are rare enough, so the terms after them (less likely) cannot enter the model."""
+    rare = 0
+    for term, _ in likely:
+        if term not in df:
+            return False
+        rare += df[term] <= COMMON_SHARE * total
+        if rare >= EXPANSION_TERMS:
+            return True
+    return True
 
 
 def expanded_query(topic_terms: Sequence[str], model: Mapping[str, float]) -> dict[str, float]:
@@ -102,8 +143,7 @@ def bm25f(bags: Bags, query: Mapping[str, float], df: Mapping[str, int], total: 
     for term, weight in query.items():
         n = df.get(term, 0)
         idf = np.log(1 + (total - n + 0.5) / (n + 0.5))
-        title_tf = np.asarray([t[term] for t in bags.title], dtype=np.float64)
-        abstract_tf = np.asarray([a[term] for a in bags.abstract], dtype=np.float64)
+        title_tf, abstract_tf = bags.frequencies(term)
         tf = TITLE_WEIGHT * title_tf / title_norm + abstract_tf / abstract_norm
         scores += weight * idf * tf / (K1 + tf)
     return np.where(scores > 0, scores, np.nan)

@@ -23,7 +23,16 @@ from bot.core import Core
 from bot.models import Paper, Profile
 from bot.questions.acronyms import defined_acronyms
 from bot.questions.authors import same_person
-from bot.questions.expansion import FEEDBACK_DOCS, Bags, bm25f, expanded_query, index_terms, relevance_model
+from bot.questions.expansion import (
+    FEEDBACK_DOCS,
+    Bags,
+    bm25f,
+    expanded_query,
+    expansion_complete,
+    index_terms,
+    relevance_model,
+    term_likelihoods,
+)
 from bot.questions.filters import Filters
 from bot.questions.request import names_contribution
 from bot.questions.timewords import TimeWindow
@@ -312,15 +321,24 @@ async def expansion_scores(core: Core, papers: list[Paper], feedback: Sequence[i
     if not topic_terms or not len(feedback):
         return None
     bags = Bags.of(papers)
-    rows = [int(i) for i in feedback]
-    df, total = await core.repo.term_document_frequencies([*bags.terms(rows), *topic_terms])
-    return bm25f(bags, expanded_query(topic_terms, relevance_model(bags, rows, df, total)), df, total)
+    likely = term_likelihoods(bags, [int(i) for i in feedback])
+    # document frequencies of the most likely terms first, until the model's terms are known (a few lookups)
+    df, total = await core.repo.term_document_frequencies(topic_terms)
+    for start in range(0, len(likely), _LOOKUPS):
+        if expansion_complete(likely, df, total):
+            break
+        counts, total = await core.repo.term_document_frequencies([t for t, _ in likely[start : start + _LOOKUPS]])
+        df.update({t: counts.get(t, 0) for t, _ in likely[start : start + _LOOKUPS]})
+    return bm25f(bags, expanded_query(topic_terms, relevance_model(likely, df, total)), df, total)
+
+
+_LOOKUPS = 60  # terms whose document frequencies one read asks for
 
 
 def fused_order(scored: _Scored, lexical_ids: Sequence[str], query_vector: np.ndarray) -> np.ndarray:
     """The candidates' order: papers naming a name typed in the question first, then by reciprocal rank fusion of
-    the dense, BM25 (`lexical_ids`, best first) and topic-coverage rankings, with the question's vector moved by
-    pseudo-relevance feedback as one more ranking."""
+    the dense, BM25 (`lexical_ids`, best first), topic-coverage and word-feedback rankings, with the question's vector
+    moved by pseudo-relevance feedback as one more ranking."""
     bm25 = {paper_id: len(lexical_ids) - n for n, paper_id in enumerate(lexical_ids)}
     fused = scored.fused(bm25)
     expanded = scored.feedback_query(query_vector, fused)
