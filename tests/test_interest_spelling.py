@@ -61,7 +61,7 @@ def test_corrections_are_told_word_for_word() -> None:
     assert corrections("graph learning", "graph learning") == []
     assert read_as(made) == (
         "I read 'reinforcment learnig' as 'reinforcement learning' "
-        "(the words the stored papers use; /edit to change it)."
+        '(the words the stored papers use; put a word in "quotes" to keep it as typed).'
     )
     assert read_as([]) == ""
 
@@ -105,3 +105,17 @@ async def test_a_method_name_the_store_does_not_know_yet_is_kept_as_typed(store:
     for text in ["RetNet", "GPTQ quantization", "Phi3 small models"]:
         assert await corrected_interest(store, text) == text
     assert await corrected_interest(store, "regert bounds") == "regret bounds"  # a typo of a plain word still is
+
+
+async def test_a_word_in_quotes_is_kept_as_typed_so_a_correction_can_be_undone(store: Core) -> None:
+    # sent again through /edit, an interest is corrected again: quotes are how a member keeps a word the store lacks
+    assert await corrected_interest(store, "imputaton methods") == "imputation methods"
+    for text in ['"imputaton" methods', "“imputaton” methods", "'imputaton' methods", 'graph "nueral" networks']:
+        assert await corrected_interest(store, text) == text
+    assert await corrected_interest(store, 'imputaton of "nueral" data') == 'imputation of "nueral" data'
+    assert await corrected_interest(store, "Bayes' imputaton for robots' data") == "Bayes' imputation for robots' data"
+    await onboarding.start(store, KEY, "Ada")
+    reply = await onboarding.handle(store, KEY, '"imputaton" methods')
+    assert reply.step == "avoid" and "I read" not in reply.text
+    state = await onboarding.load(store, KEY)
+    assert state is not None and state.draft.interests == ['"imputaton" methods']

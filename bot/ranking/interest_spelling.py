@@ -11,6 +11,7 @@ corrects what a member types and says what it read, so the stored interest is th
 from __future__ import annotations
 
 import difflib
+import re
 from dataclasses import dataclass
 
 from bot.core import Core
@@ -32,9 +33,30 @@ def _kept(word: str) -> bool:
     )
 
 
+# Words a member puts in quotes are kept as typed: the way to keep a word the corrector would change, since an
+# interest sent again through /edit is corrected again.
+_QUOTED = re.compile(r"(\"[^\"]*\"|“[^”]*”|(?<!\w)'[^']*'(?!\w)|(?<!\w)‘[^’]*’(?!\w))")
+
+
 async def corrected_interest(core: Core, text: str) -> str:
-    """`text` (an interest or an avoid phrase) with its misspelt words corrected against the stored papers."""
-    return await spelling.corrected(core, text, _kept, _kept)
+    """`text` (an interest or an avoid phrase) with its misspelt words corrected against the stored papers, what
+    stands in quotes kept as typed."""
+    pieces = _QUOTED.split(text)
+    if len(pieces) == 1:
+        return await spelling.corrected(core, text, _kept, _kept)
+    out = []
+    for k, piece in enumerate(pieces):
+        quoted = k % 2 == 1
+        out.append(piece if quoted or not piece.strip() else await _corrected_between(core, piece))
+    return "".join(out)
+
+
+async def _corrected_between(core: Core, piece: str) -> str:
+    """A piece between quotes corrected with the spaces around it kept."""
+    core_text = piece.strip()
+    start = piece.index(core_text)
+    read = await spelling.corrected(core, core_text, _kept, _kept)
+    return piece[:start] + read + piece[start + len(core_text) :]
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,4 +95,4 @@ def read_as(made: list[Correction]) -> str:
     if not made:
         return ""
     pairs = ", ".join(f"'{c.typed}' as '{c.read}'" for c in made)
-    return f"I read {pairs} (the words the stored papers use; /edit to change it)."
+    return f'I read {pairs} (the words the stored papers use; put a word in "quotes" to keep it as typed).'
