@@ -94,6 +94,24 @@ def test_the_shorthand_researchers_type_is_read_as_written_out() -> None:
     assert read("LLM reasoning w/o RL, especially math") == ([["large language model", "reasoning"]], ["math"])
 
 
+def test_nested_or_unclosed_brackets_a_dash_and_aka_mark_details() -> None:
+    def read(text: str) -> tuple[list[list[str]], list[str]]:
+        query = interest_query(text)
+        return [[u.key for u in a] for a in query.alternatives], [u.key for u in query.details]
+
+    # a bracket inside the brackets, or one never closed, still holds details, not a second thing wanted
+    assert read("LLM reasoning (CoT (chain-of-thought), math)") == read("LLM reasoning (chain-of-thought, math)")
+    assert read("LLM reasoning (chain-of-thought, math") == read("LLM reasoning (chain-of-thought, math)")
+    # a dash between spaces is a colon; "aka" restates
+    assert read("graph ML — GNNs, graph transformers") == read("graph ML: GNNs, graph transformers")
+    assert read("robot learning - planning") == ([["robot", "learning"]], ["planning"])
+    assert read("RAG aka retrieval-augmented generation") == ([["retrieval augmented generation"]], [])
+    # an acronym coordinated with others is a whole thing, not a word borrowing its neighbour's
+    assert read("NeRF/3DGS/SLAM")[0] == [["neural radiance field"], ["gaussian splatting"], ["slam"]]
+    assert read("RL and IL for robots")[0] == [["reinforcement learning", "robot"], ["il", "robot"]]
+    assert read("image and video generation")[0] == [["image", "generation"], ["video", "generation"]]
+
+
 def test_a_shorthand_interest_is_no_single_phrase() -> None:
     assert one_line.topic_phrase("RLHF vs DPO") is None  # two things, each matched on its own
     assert one_line.topic_phrase("retrieval + generation") is None

@@ -121,12 +121,49 @@ def _spelled() -> dict[str, str]:
 
 # What follows ":" or stands in brackets details an interest ("deep RL algorithms: actor-critic, policy gradients";
 # "LLM reasoning (chain-of-thought, math)"): examples or qualifiers, evidence for the interest but not all needed.
-# "LLM agents, esp. tool use", "graph learning incl. GNNs": what follows such a mark details the interest too.
+# "LLM agents, esp. tool use", "graph learning incl. GNNs", "RAG aka retrieval-augmented generation", "graph ML —
+# GNNs, graph transformers": what follows such a mark, or a dash between spaces, details the interest too.
 _DETAILS = re.compile(
-    r"\(([^()]*)\)|:(.*)$|(?:,\s*|\s+)(?:esp|incl|e\.\s?g|eg|i\.\s?e|especially|including|particularly|notably"
-    r"|in particular|such as)\b\.?,?(.*)$",
+    r":(.*)$|(?:,\s*|\s+)(?:esp|incl|e\.\s?g|eg|i\.\s?e|especially|including|particularly|notably|in particular"
+    r"|such as|aka|a\.k\.a)\b\.?,?(.*)$|\s+(?:—|–|--?)\s+(.*)$",
     re.IGNORECASE,
 )
+
+
+def _split_details(text: str) -> tuple[str, list[str]]:
+    """(the head: `text` without its details, the details in order). What stands in brackets is a detail, nested
+    brackets included, and an unclosed bracket runs to the end ("LLM reasoning (CoT (chain-of-thought), math");
+    then what follows a colon, a detail mark or a spaced dash."""
+    head: list[str] = []
+    parts: list[tuple[int, list[str]]] = []
+    depth = 0
+    for i, char in enumerate(text):
+        if char == "(":
+            if depth == 0:
+                parts.append((i, []))
+                head.append(" ")
+            else:
+                parts[-1][1].append(" ")
+            depth += 1
+        elif char == ")" and depth > 0:
+            depth -= 1
+            if depth:
+                parts[-1][1].append(" ")
+        elif char == ")":
+            head.append(" ")
+        elif depth:
+            parts[-1][1].append(char)
+        else:
+            head.append(char)
+    outside = "".join(head)
+    found = _DETAILS.search(outside)
+    if found is not None:
+        parts.append((found.start(), [next(g for g in found.groups() if g is not None)]))
+        parts.sort(key=lambda part: part[0])
+        outside = outside[: found.start()] + " "
+    return outside, [t for t in ("".join(chars) for _, chars in parts) if t]
+
+
 _DETAIL_WORDS = frozenset(
     phrase_key(w) for w in "incl including e g eg i e ie esp such as etc like especially particularly notably".split()
 )
@@ -157,13 +194,14 @@ class InterestQuery:
 
 def is_coordination(text: str) -> bool:
     """The interest's head names several things ("X and Y", "X / Y", "X, Y"), each matched on its own."""
-    return _CONJUNCTION.search(_DETAILS.sub(" ", written_out(text))) is not None
+    return _CONJUNCTION.search(_split_details(written_out(text))[0]) is not None
 
 
 def _lone_word(text: str, units: tuple[Unit, ...]) -> bool:
     """A conjunct that is one plain word ("video" of "image and video generation") shares the words around it;
-    a named term or a hyphenated compound ("text-to-speech") is a whole thing."""
-    return len(units) == 1 and not units[0].named and "-" not in text
+    a named term, a hyphenated compound ("text-to-speech") or an acronym ("SLAM" of "NeRF / SLAM") is a whole thing."""
+    word = text.strip()
+    return len(units) == 1 and not units[0].named and "-" not in text and not (len(word) > 1 and word.isupper())
 
 
 def _spans_a_name(parts: list[tuple[str, tuple[Unit, ...]]]) -> tuple[Unit, ...] | None:
@@ -258,11 +296,10 @@ def examples(text: str) -> list[tuple[Unit, ...]]:
     """The things an interest's details name, each read as a head ("post-hoc XAI (SHAP, saliency maps)" ->
     [shap], [saliency, map]): what an avoid phrase lists as examples is avoided too."""
     out: list[tuple[Unit, ...]] = []
-    for match in _DETAILS.finditer(written_out(text)):
-        for part in match.groups():
-            for item in re.split(r"[,;]", part or ""):
-                readings = (tuple(u for u in r if u.key not in _DETAIL_WORDS) for r in _readings(item))
-                out += [r for r in readings if r]
+    for part in _split_details(written_out(text))[1]:
+        for item in re.split(r"[,;]", part):
+            readings = (tuple(u for u in r if u.key not in _DETAIL_WORDS) for r in _readings(item))
+            out += [r for r in readings if r]
     return out
 
 
@@ -272,8 +309,8 @@ def interest_query(text: str) -> InterestQuery:
     ("LLM pruning / compression (low-bit)" -> alternatives [LLM, pruning] and [LLM, compression], details
     [low, bit]); shorthand is read as written out (`written_out`)."""
     text = written_out(text)
-    details_text = " ".join(part for match in _DETAILS.finditer(text) for part in match.groups() if part)
-    head_text = _DETAILS.sub(" ", text)
+    head_text, parts = _split_details(text)
+    details_text = " ".join(parts)
     alternatives, pairs, joint = _read(interest_core(head_text)) if head_text.strip() else ([], [], [])
     head_keys = {u.key for units in alternatives for u in units}
     details = (
