@@ -39,8 +39,7 @@ def home(tmp_path: Path) -> Path:
     return tmp_path / "home"
 
 
-@pytest.fixture
-def other_writer(home: Path) -> Iterator[subprocess.Popen[str]]:
+def start_writer(home: Path) -> subprocess.Popen[str]:
     """Another process holding the archive's writer lock (as `paperscout run` does) until its stdin closes."""
     holder = subprocess.Popen(
         [sys.executable, "-c", HOLD, str(home)],
@@ -50,6 +49,13 @@ def other_writer(home: Path) -> Iterator[subprocess.Popen[str]]:
         cwd=Path(__file__).resolve().parents[1],
     )
     assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+    return holder
+
+
+@pytest.fixture
+def other_writer(home: Path) -> Iterator[subprocess.Popen[str]]:
+    """`start_writer` for the whole test (released at its end if the test did not)."""
+    holder = start_writer(home)
     yield holder
     if holder.poll() is None:
         release(holder)
@@ -93,3 +99,29 @@ async def test_a_process_holding_the_writer_lock_stores_what_its_rankings_embed(
             await rank_with_vectors(core, PAPERS, PROFILE)
             assert sorted(await core.vectors.stored_hashes(ids_of(PAPERS))) == sorted(ids_of(PAPERS))
     assert not holds_archive(settings)
+
+
+async def test_a_vector_the_other_writer_removes_while_a_ranking_reads_is_embedded_not_a_key_error(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The other writer may remove vectors the ranking read as current a moment before (`db --repair` rebuilds the
+    store): the ranking embeds those too, as it does the ones it found without a current vector."""
+    settings = Settings(home=home)  # type: ignore[call-arg]
+    async with open_core(settings, WordEmbedder()) as core:
+        await store_papers(core, PAPERS)
+        expected = await core.vectors.vectors(ids_of(PAPERS))
+        current = await core.vectors.stored_hashes(ids_of(PAPERS))
+        holder = start_writer(home)
+        try:
+            await core.vectors.delete([PAPERS[0].id])  # as the repair began, after the ranking read it as current
+
+            async def read_before_the_repair(ids: list[str]) -> dict[str, str]:
+                # and one paper is read without a current vector (a new version), so the ranking embeds
+                return {i: current[i] for i in ids if i in current and i != PAPERS[1].id}
+
+            monkeypatch.setattr(core.vectors, "stored_hashes", read_before_the_repair)
+            ranked, vectors = await rank_with_vectors(core, PAPERS, PROFILE)
+        finally:
+            release(holder)
+    assert len(ranked) == len(PAPERS)
+    assert np.allclose(vectors, expected, atol=1e-6)

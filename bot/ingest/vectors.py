@@ -120,10 +120,14 @@ async def ranking_vectors(core: Core, papers: Sequence[Paper]) -> np.ndarray:
         else:
             await _ensure_vectors(core, fresh)
             return await core.vectors.vectors(ids)
-    vectors, _ = await asyncio.to_thread(embed_papers, core.embedder.embed, fresh, [])
-    made = {p.id: v for p, v in zip(fresh, vectors, strict=True)}
+    # the writer may have removed vectors read as current above (`db --repair` rebuilds the store): those are embedded
+    # here too, as the ones without a current vector are
+    stale = {p.id for p in fresh}
+    found = await core.vectors.found_vectors([i for i in ids if i not in stale])
+    unstored = list({p.id: p for p in papers if p.id not in found}.values())
+    vectors, _ = await asyncio.to_thread(embed_papers, core.embedder.embed, unstored, [])
+    made = {p.id: v for p, v in zip(unstored, vectors, strict=True)}
     log.info("vectors: %d papers embedded and not stored (another process writes this archive)", len(made))
-    found = await core.vectors.found_vectors([i for i in ids if i not in made])
     return np.asarray([made[p.id] if p.id in made else found[p.id] for p in papers], dtype=np.float32)
 
 
