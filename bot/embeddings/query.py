@@ -7,11 +7,11 @@ verified weights, and torch is never imported.
 The rule: in `ask` and `search` only (`bot.core.command_embedder`), a request whose texts come to at most
 `NUMPY_MAX_PIECES` word pieces in all (after each is truncated to the model's 256) is computed with NumPy in this
 process; a larger one goes to `bulk`, which is torch (the helper process of `bot.embeddings.process`, or this
-process on a single core). A question is 5-40 word pieces; 256 of them cost about 0.6 s of CPU in NumPy, still
-less than importing torch. Everything that stores vectors (ingest, repair, sentence vectors, the bot, the console,
-the benches) embeds with torch, so the stored vectors all come from one computation; a NumPy query vector agrees
-with torch's to about 1e-7 per component (cosine above 0.99999), far below the gaps between papers it is compared
-with (tests/test_minilm_numpy.py). These commands store no vector.
+process on a single core). A question is 5-40 word pieces; 256 of them cost 0.4-0.6 s of CPU in NumPy, still
+less than importing torch. Everything that stores vectors (ingest, repair, sentence vectors), the bot and the
+console embed with torch, so the stored vectors all come from one computation; a NumPy query vector agrees with
+torch's to about 1e-7 per component (cosine above 0.99999, tests/test_minilm_numpy.py), far below the gaps between
+the papers it ranks (the held-out answers are the same, docs/BENCHMARKS.md). These commands store no vector.
 """
 
 from __future__ import annotations
