@@ -2,7 +2,9 @@
 
 For each profile of `bench/heldout/profiles.jsonl` (written and labelled by someone who never read the code), the
 member's profile is built as chat onboarding builds it from the one-line interests and avoids (the answers split
-by `split_items`, a `Draft` made into a profile by `build_profile`; no authors, no categories, no ratings), saved
+by `split_items`, their typos read as onboarding reads them against the stored papers' words
+(`bot.ranking.interest_spelling.corrected_items`; `--as-typed` skips that), a `Draft` made into a profile by
+`build_profile`; no authors, no categories, no ratings), saved
 as a personal profile, and each shared day is ranked by `personal_digest` (the personal daily digest: cold start,
 no feedback, no LLM). Per profile and day it prints the on-topic share of the top 15, a paper being on topic when
 it is in the day's `labels` or `acceptable`, divided by min(15, number of such papers that day) ("of what exists
@@ -10,6 +12,7 @@ that day"), and the recall of the day's `labels` in the top 15, divided by min(1
 on-topic >= 0.85, every profile >= 0.75.
 
     .venv/bin/python bench/heldout_interests.py [--home DIR] [--data ../shared/data] [--only p03] [-v] [--floors 2,3]
+        [--as-typed]
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ import datetime as dt
 import json
 import tempfile
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -35,6 +38,7 @@ from bot.members.onboarding.state import Draft
 from bot.members.personal import personal_digest
 from bot.members.settings import profile_owner
 from bot.models import Paper, Profile, ScoredPaper
+from bot.ranking.interest_spelling import corrected_items
 
 ROOT = Path(__file__).resolve().parents[1]
 PROFILES = ROOT / "bench" / "heldout" / "profiles.jsonl"
@@ -120,8 +124,21 @@ class FloorTally:
         self.on_topic.append(held / min(TOP, len(relevant)) if relevant else 1.0)
 
 
+async def as_onboarding_reads(core: Core, item: HeldOutProfile) -> HeldOutProfile:
+    """The profile's interests and avoids with their typos read as onboarding reads a member's answers."""
+    interests, _ = await corrected_items(core, list(item.interests))
+    avoid, _ = await corrected_items(core, list(item.avoid))
+    return replace(item, interests=tuple(interests), avoid=tuple(avoid))
+
+
 async def run(
-    core: Core, papers: list[Paper], profiles: list[HeldOutProfile], verbose: bool, floors: Sequence[float] = ()
+    core: Core,
+    papers: list[Paper],
+    profiles: list[HeldOutProfile],
+    verbose: bool,
+    floors: Sequence[float] = (),
+    *,
+    as_typed: bool = False,
 ) -> None:
     """Rank every day for every profile and print the table (and, with `floors`, what each score floor leaves)."""
     days = sorted({p.announced for p in papers})
@@ -132,7 +149,7 @@ async def run(
     off_topic = padding = 0
     for item in profiles:
         user_key = f"console:heldout-{item.id}"
-        profile = onboarding_profile(item, user_key)
+        profile = onboarding_profile(item if as_typed else await as_onboarding_reads(core, item), user_key)
         await core.repo.save_profile(profile_owner(user_key), profile)
         cells, values, day_recalls, notes = [], [], [], []
         for day in days:
@@ -212,13 +229,16 @@ async def main() -> None:
     parser.add_argument(
         "--floors", default="", help="comma-separated z values: what a score floor relative to the day would leave"
     )
+    parser.add_argument(
+        "--as-typed", action="store_true", help="rank the interests as written, without onboarding's typo reading"
+    )
     args = parser.parse_args()
     papers, profiles = load_inputs(args)
     with tempfile.TemporaryDirectory() as scratch:
         async with open_core(Settings(home=args.home or Path(scratch))) as core:
             await store_papers(core, papers)
             floors = [float(z) for z in args.floors.split(",") if z.strip()]
-            await run(core, papers, profiles, args.verbose, floors)
+            await run(core, papers, profiles, args.verbose, floors, as_typed=args.as_typed)
 
 
 if __name__ == "__main__":
