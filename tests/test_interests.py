@@ -78,6 +78,9 @@ def test_the_shorthand_researchers_type_is_read_as_written_out() -> None:
     assert read("time series forecasting w/ LLMs") == read("time series forecasting with LLMs")
     assert read("diffusion models w/guidance") == read("diffusion models with guidance")
     assert read("vision-language models w/o fine-tuning") == read("vision-language models")
+    # a plain "without" is part of a topic's name, not shorthand to drop
+    assert read("learning without labels")[0] == [["learning", "without", "label"]]
+    assert read("segmentation without annotations")[0] != read("segmentation")[0]
     # "vs" and "+" coordinate as "and" does: a paper about either side is about the interest
     assert read("RLHF vs DPO")[0] == [
         ["reinforcement learning from human feedback"],

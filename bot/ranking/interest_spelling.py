@@ -13,11 +13,14 @@ from __future__ import annotations
 import difflib
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from bot.core import Core
 from bot.ranking.interest_units import MARKS, STOP_WORDS
 from bot.text import spelling
 from bot.text.terms import RANKER, text_tokens
+
+if TYPE_CHECKING:
+    from bot.core import Core
 
 
 def _name_shaped(word: str) -> bool:

@@ -58,13 +58,13 @@ _TRAIL = frozenset(phrase_key(w) for w in "papers work research stuff things top
 # member wants left out); "vs" and "+" coordinate like "and" (`_CONJUNCTION`); "esp.", "incl.", "e.g." introduce
 # details (`_DETAILS`).
 _WITH = re.compile(r"\bw/(?!o\b)\s*", re.IGNORECASE)
-_WITHOUT = re.compile(r"\s*(?:\bw/o\b|\bwithout\b)[^,;()]*", re.IGNORECASE)
+_WITHOUT = re.compile(r"\s*\bw/o\b[^,;()]*", re.IGNORECASE)
 
 
 def written_out(text: str) -> str:
-    """`text` with "w/" written "with " and a "w/o ..." or "without ..." clause dropped (to the next comma,
-    semicolon or bracket)."""
-    if "/" not in text and "without" not in text.lower():
+    """`text` with "w/" written "with " and a "w/o ..." clause dropped (to the next comma, semicolon or bracket).
+    A plain "without" stays: it is part of a topic's name ("learning without labels")."""
+    if "/" not in text:
         return text
     return _WITHOUT.sub(" ", _WITH.sub("with ", text))
 

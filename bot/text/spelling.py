@@ -19,12 +19,15 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Callable
 from importlib import resources
+from typing import TYPE_CHECKING
 
 from symspellpy import SymSpell, Verbosity
 from symspellpy.editdistance import DistanceAlgorithm, EditDistance
 
-from bot.core import Core
 from bot.text.terms import phrase_key, text_tokens
+
+if TYPE_CHECKING:
+    from bot.core import Core
 
 MIN_LENGTH = 4  # shorter words are acronyms or too ambiguous to correct
 LONG_WORD = 6  # words this long may be two edits from their correction, shorter ones one
