@@ -18,9 +18,9 @@ for questions with `--only` unset) is measured on the third, each set held out i
 
 `DIR` is a copy of a store holding the four shared days with their sentence vectors (follow-up turns are written
 to it). Prints each configuration's figures per set, then each family's folds (families: rrf_k, rankers, bm25f,
-rm3, rm3_shape, listing, rocchio). `--where` prints, for every search missing a relevant paper in its first ten,
-those ten (R relevant, a acceptable; T/A the topic's words in title/abstract; dense and best-sentence cosine; fused
-rank) and where each missed paper is (fused rank, RM3 rank, listed place).
+rm3, rm3_shape, rm3_k, cutoff, listing, rocchio). `--where` prints, for every search missing a relevant paper in its
+first ten, those ten (R relevant, a acceptable; T/A the topic's words in title/abstract; dense and best-sentence
+cosine; fused rank) and where each missed paper is (fused rank, RM3 rank, listed place).
 """
 
 from __future__ import annotations
@@ -270,7 +270,7 @@ def rocchio_all(feedback_docs: int = 5, beta: float = 0.75) -> Callable[[Query],
     return ranking
 
 
-def families() -> dict[str, list[tuple[str, Order]]]:
+def families() -> dict[str, list[tuple[str, object]]]:
     """Families of configurations, each holding main before word feedback as its first member (the baseline)."""
     base = ("before", without_expansion)
     return {
@@ -293,6 +293,12 @@ def families() -> dict[str, list[tuple[str, Order]]]:
         "rm3_shape": [base, ("main (+rm3 d=3 t=30 w=1)", current)]
         + [(f"+rm3 original={o}", rm3(original=o)) for o in (0.3, 0.7)]
         + [(f"+rm3 title={t}", rm3(title=t)) for t in (1.0, 4.0)],
+        # what an answer offers besides the papers it shows (main's order): each of the cut-off's constants in turn
+        "cutoff": [("main", current)]
+        + [(f"NEAR={v}", {"NEAR": v}) for v in (0.40, 0.50)]
+        + [(f"SENTENCE_NEAR={v}", {"SENTENCE_NEAR": v}) for v in (0.50, 0.60)]
+        + [(f"MEANING_RANKS={v}", {"MEANING_RANKS": v}) for v in (5, 20)]
+        + [(f"SPREAD={v}", {"SPREAD": v}) for v in (0.15, 0.25)],
         "rm3_k": [("main", current)] + [(f"main, k={k}", rm3(k=k)) for k in (10, 30, 120)],
         "listing": [
             base,
@@ -390,6 +396,7 @@ class Figures:
     page1: float = 0.0
     q_recall: float = 0.0
     q_on: float = 0.0
+    q_listed: float = 0.0  # papers listed per question (shown and offered)
     kinds: dict[str, tuple[float, float]] = field(default_factory=dict)
 
     def objective(self, only: str | None) -> float:
@@ -400,7 +407,7 @@ class Figures:
         kinds = " ".join(f"{k[:5]} {r:.3f}/{o:.3f}" for k, (r, o) in self.kinds.items())
         return (
             f"search {self.search_recall:.3f}/{self.search_on:.3f} (p1 {self.page1:.3f}) "
-            f"questions {self.q_recall:.3f}/{self.q_on:.3f}  {kinds}"
+            f"questions {self.q_recall:.3f}/{self.q_on:.3f} ({self.q_listed:.1f} listed)  {kinds}"
         )
 
 
@@ -418,6 +425,7 @@ async def measure(core, name: str, set_dir: Path, by_id: dict[str, Paper], only:
         scores = [results[i["id"]] for i in items]
         figures.q_recall = sum(s.recall for s in scores) / len(scores)
         figures.q_on = sum(s.on_topic for s in scores) / len(scores)
+        figures.q_listed = sum(s.listed for s in scores) / len(scores)
         for kind in KINDS:
             mine = [results[i["id"]] for i in items if i["kind"] == kind]
             if mine:
@@ -482,9 +490,17 @@ async def main() -> None:
             for name, order in configs:
                 if name in table:
                     continue
+                constants = order if isinstance(order, dict) else {}
+                saved = {n: getattr(retrieval, n) for n in constants}
+                if constants:  # the cut-off's constants (`select`), main's order
+                    order = current
+                    for n, v in constants.items():
+                        setattr(retrieval, n, v)
                 ACTIVE[0], LISTING[0] = order if isinstance(order, tuple) else (order, None)
                 started = time.perf_counter()
                 table[name] = {s: await measure(core, name, d, by_id, args.only) for s, d in SETS.items()}
+                for n, v in saved.items():
+                    setattr(retrieval, n, v)
                 print(f"{name} ({time.perf_counter() - started:.0f} s)")
                 for s in SETS:
                     print(f"  {s:<8} {table[name][s].line()}")
