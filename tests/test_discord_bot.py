@@ -934,12 +934,39 @@ def test_a_press_is_taken_only_for_a_button_value_the_controller_reads() -> None
 async def test_a_command_the_bot_no_longer_has_gets_one_line_only_the_member_sees(
     fake: DiscordFake, core: Core, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """A slash command Discord still offers but this version does not have (synced by an older one) reaches the tree's
-    error hook before any acknowledgement: one line only the member sees, its reference in the log, no traceback."""
+    """A slash command Discord still offers but this version does not have (synced by an older one, before the owner
+    syncs again) is no failure: one plain line only the member sees, saying so and who can sync; logged at INFO,
+    with no traceback and no reference."""
+    bot = new_bot(core)
+    with caplog.at_level(logging.INFO):
+        async with running(bot, fake):
+            sent = fake.slash("retired", user=fake.member_id)
+            (note,) = await fake.wait_for(lambda: [m for m in fake.response_messages(sent) if m["content"]] or None)
+    assert note["flags"] & 64, note
+    assert "/retired is not in this version of the bot" in note["content"]
+    assert "owner" in note["content"] and "sync" in note["content"] and "ref " not in note["content"]
+    ours = [r for r in caplog.records if r.name.startswith("bot.")]
+    assert not [r for r in ours if r.levelno >= logging.WARNING or r.exc_info], caplog.text
+    assert [r for r in ours if r.levelno == logging.INFO and "/retired" in r.getMessage()], caplog.text
+    assert fake.channel_messages(fake.channel_id) == []  # nothing the channel sees
+    no_refusals(fake)
+
+
+async def test_a_failing_slash_sync_answers_only_the_owner_and_ends_the_thinking(
+    fake: DiscordFake, core: Core, caplog: pytest.LogCaptureFixture
+) -> None:
+    """/sync (the hybrid command run as a slash command) that Discord refuses: the owner gets one line only they see,
+    in place of the deferred "thinking…", with the reference that is logged; nothing is posted in the channel."""
     bot = new_bot(core)
     async with running(bot, fake):
-        sent = fake.slash("retired", user=fake.member_id)
+        await synced(fake)
+        before = fake.channel_messages(fake.channel_id)
+        fake.enqueue(Fault.error(400, 50035, "Invalid Form Body", endpoint="sync_commands"))
+        sent = fake.slash("sync", user=fake.owner_id)
         (note,) = await fake.wait_for(lambda: [m for m in fake.response_messages(sent) if m["content"]] or None)
-    assert note["flags"] & 64 and "ref " in note["content"] and "Traceback" not in note["content"]
+        await asyncio.sleep(0.3)  # anything else it would say (a second line, a message in the channel) is sent by now
+        answers = fake.response_messages(sent)
+        in_channel = [m for m in fake.channel_messages(fake.channel_id) if m not in before and m not in answers]
+    assert answers == [note] and note["flags"] & 64 and not note["flags"] & 128, note  # 128: still "thinking…"
+    assert "ref " in note["content"] and in_channel == []
     assert any(note["content"].split("ref ", 1)[1][:6] in record.getMessage() for record in caplog.records)
-    no_refusals(fake)

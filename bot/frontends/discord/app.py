@@ -44,11 +44,23 @@ from bot.errors import PaperscoutError
 from bot.frontends.discord.commands import table_commands
 from bot.frontends.discord.poster import DiscordPoster, Followups
 from bot.frontends.discord.render import PaperButton
+from bot.views.layout import clip
 
 log = logging.getLogger(__name__)
 
 COGS = ("cogs.messages",)
 PLATFORM = "discord"
+NOT_IN_THIS_VERSION = (
+    "/{command} is not in this version of the bot; the bot's owner can sync its commands (@paperscout sync). "
+    "/help lists what you can use."
+)
+
+
+def cause(error: BaseException) -> BaseException:
+    """What went wrong under discord.py's wrappers (a command's invoke error, a hybrid command's app command error)."""
+    while isinstance(getattr(error, "original", None), BaseException):
+        error = error.original  # type: ignore[attr-defined]
+    return error
 
 
 def least_intents() -> discord.Intents:
@@ -119,23 +131,34 @@ class PaperscoutBot(commands.AutoShardedBot):
 
     async def on_command_error(self, ctx: commands.Context[PaperscoutBot], error: commands.CommandError) -> None:
         """``@paperscout WORDS`` that is no text command is a question the messages cog answers: nothing to do here; a
-        wrong ``@paperscout sync`` gets its usage; anything else is reported with a correlation id."""
+        wrong ``@paperscout sync`` gets its usage; anything else is reported with a correlation id, for the invoker
+        alone through the interaction when /sync ran as a slash command (its "thinking…" becomes that line)."""
         if isinstance(error, commands.CommandNotFound):
             return
         if isinstance(error, commands.UserInputError):
             with contextlib.suppress(discord.HTTPException):
                 await ctx.reply("Use: @paperscout sync (or sync here); only the bot's owner can.")
             return
-        text = self.poster.problem(getattr(error, "original", error), "message")
-        await self.poster.tell(place_of(ctx.channel, ctx.author), text, str(ctx.message.id))
+        place, interaction = place_of(ctx.channel, ctx.author), ctx.interaction
+        what = ctx.command.qualified_name if interaction is not None and ctx.command is not None else "message"
+        text = self.poster.problem(cause(error), what)
+        if interaction is None:
+            await self.poster.tell(place, text, str(ctx.message.id))
+        else:
+            await self.poster.tell(place, text, answering=Followups(interaction))
 
     async def on_app_command_error(self, interaction: discord.Interaction, error: app_commands.AppCommandError) -> None:
-        """A friendly ephemeral line for a refused check; a reference for everything else (the driver's `problem`)."""
-        if isinstance(error, app_commands.CheckFailure):
+        """A friendly ephemeral line for a refused check or a command this version does not have (Discord still
+        offers it until the owner syncs: logged, not a failure); a reference for everything else (`problem`)."""
+        if isinstance(error, app_commands.CommandNotFound):
+            name = " ".join([*error.parents, error.name])
+            log.info("Discord: /%s is not a command of this version; the owner's sync updates Discord's list", name)
+            text = NOT_IN_THIS_VERSION.format(command=clip(name, 40))
+        elif isinstance(error, app_commands.CheckFailure):
             text = str(error) or "You can't use this command here."
         else:
             what = interaction.command.qualified_name if interaction.command else "command"
-            text = self.poster.problem(getattr(error, "original", error), what)
+            text = self.poster.problem(cause(error), what)
         await self.poster.tell(place_of(interaction.channel, interaction.user), text, answering=Followups(interaction))
 
     async def hear(self, message: discord.Message, text: str, *, mentioned: bool = False) -> None:
