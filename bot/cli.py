@@ -697,15 +697,16 @@ async def run(args: argparse.Namespace, settings: Settings) -> int:
     handler: Callable[[Core, argparse.Namespace], Awaitable[int]] = args.handler
     settings = settings_for(args, settings)
     writes = any(getattr(args, flag, False) for flag in ("writes", "refresh_vectors", "repair"))
-    # a question embeds one short text, if any: in NumPy, without importing torch (bot.embeddings.query)
-    embedder = command_embedder(settings) if getattr(args, "embeds_once", False) else None
+    # a question embeds one short text, if any: in NumPy, without importing torch (bot.embeddings.query); whatever
+    # the stores embed is torch's (its `bulk`), so every stored vector comes from one computation
+    query = command_embedder(settings) if getattr(args, "embeds_once", False) else None
     with hold_archive(settings, args.command, wait=getattr(args, "wait", False)) if writes else nullcontext():
         try:
-            async with open_core(settings, embedder) as core:
+            async with open_core(settings, query.bulk if query else None, query) as core:
                 return await handler(core, args)
         finally:
-            if embedder is not None:
-                embedder.close()
+            if query is not None:
+                query.close()
 
 
 def main(argv: Sequence[str] | None = None) -> int:

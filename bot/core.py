@@ -69,6 +69,8 @@ class Core:
     settings: Settings
     repo: Repository
     vectors: VectorStore
+    # embeds what is stored (paper and sentence vectors: one computation, torch) and, unless `question_embedder` is
+    # set, questions and queries too
     embedder: Embedder
     # compiled profiles keyed by fingerprint: embedding profile text once per profile version
     profile_cache: dict[str, Any] = field(default_factory=dict)
@@ -87,6 +89,13 @@ class Core:
     sent_journal: SentJournal | None = None
     # when each member last asked a question in each place (bot.chat.questions), on the monotonic clock
     last_questions: dict[str, float] = field(default_factory=dict)
+    # a one-shot command's embedder of questions and queries (`command_embedder`: NumPy, no torch); never stores
+    question_embedder: Embedder | None = None
+
+    @property
+    def query_embedder(self) -> Embedder:
+        """What embeds a question, a search query or a profile's texts: vectors compared, never stored."""
+        return self.question_embedder or self.embedder
 
     @property
     def sentences(self) -> SentenceVectors:
@@ -128,8 +137,11 @@ def make_embedder(settings: Settings) -> Embedder:
 
 
 @asynccontextmanager
-async def open_core(settings: Settings, embedder: Embedder | None = None) -> AsyncIterator[Core]:
-    """Open the database and vector store under `settings.home`; closes them on exit."""
+async def open_core(
+    settings: Settings, embedder: Embedder | None = None, query_embedder: Embedder | None = None
+) -> AsyncIterator[Core]:
+    """Open the database and vector store under `settings.home`; closes them on exit. The stores embed with
+    `embedder` (else the configured one); `query_embedder`, if given, embeds only questions and queries."""
     settings.home.mkdir(parents=True, exist_ok=True)
     conn = await open_database(settings.db_path)
     repo = Repository(conn)
@@ -139,7 +151,15 @@ async def open_core(settings: Settings, embedder: Embedder | None = None) -> Asy
         embedder = embedder or make_embedder(settings)
         vectors = VectorStore(settings, embedder, VectorCopies(repo, embedder))
         journal = SentJournal(settings.home / JOURNAL_FILE)
-        yield Core(settings=settings, repo=repo, vectors=vectors, embedder=embedder, llm=llm, sent_journal=journal)
+        yield Core(
+            settings=settings,
+            repo=repo,
+            vectors=vectors,
+            embedder=embedder,
+            llm=llm,
+            sent_journal=journal,
+            question_embedder=query_embedder,
+        )
         journal.close()
     finally:
         if llm is not None:

@@ -105,6 +105,49 @@ def test_a_refused_thread_is_explained_through_the_errors_it_caused() -> None:
     assert thread_refused(other) is None and explained(other) is other
 
 
+class RecordingEmbedder:
+    """The session's MiniLM, noting every text it embeds."""
+
+    def __init__(self, inner: LocalEmbedder) -> None:
+        self.inner, self.name, self.dim = inner, inner.name, inner.dim
+        self.texts: list[str] = []
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        self.texts += texts
+        return self.inner.embed(texts)
+
+
+def test_the_stores_ask_opens_embed_with_torch_and_only_questions_with_numpy(
+    home: Path, monkeypatch: pytest.MonkeyPatch, embedder: LocalEmbedder
+) -> None:
+    """`ask` embeds its question in NumPy (bot.embeddings.query); a vector it stores (a ranking for a member embeds
+    the papers without one) is the bulk embedder's, as every stored vector is, even for a text short enough for
+    NumPy."""
+    import argparse
+    import datetime as dt
+
+    from bot.core import Core
+    from bot.embeddings.query import QueryEmbedder
+    from bot.ingest.vectors import ranking_vectors
+    from bot.models import Paper
+
+    bulk = RecordingEmbedder(embedder)
+    query = QueryEmbedder(bulk)
+    monkeypatch.setattr("bot.core.command_embedder", lambda settings: query)
+    paper = Paper("2505.00001", "Sparse attention", ("A. Author",), "Short.", ("cs.LG",), dt.date(2025, 5, 26))
+
+    async def handler(core: Core, args: argparse.Namespace) -> int:
+        assert core.query_embedder is query
+        assert core.vectors.embedder is bulk and core.sentences.embedder is bulk
+        await core.repo.upsert_papers([paper])
+        await ranking_vectors(core, [paper])
+        return 0
+
+    monkeypatch.setattr("bot.cli.cmd_ask", handler)
+    assert main(["ask", "sparse attention"]) == 0
+    assert paper.title in bulk.texts  # stored: embedded by torch (`bulk`), not by the question's NumPy
+
+
 def test_demo_prints_a_digest_of_real_papers_and_a_search(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["demo", "--size", "12"]) == 0
     out = capsys.readouterr().out

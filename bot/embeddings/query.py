@@ -11,7 +11,9 @@ process on a single core). A question is 5-40 word pieces; 256 of them cost 0.4-
 less than importing torch. Everything that stores vectors (ingest, repair, sentence vectors), the bot and the
 console embed with torch, so the stored vectors all come from one computation; a NumPy query vector agrees with
 torch's to about 1e-7 per component (cosine above 0.99999, tests/test_minilm_numpy.py), far below the gaps between
-the papers it ranks (the held-out answers are the same, docs/BENCHMARKS.md). These commands store no vector.
+the papers it ranks (the held-out answers are the same, docs/BENCHMARKS.md). This embedder is the core's
+`query_embedder` only: the stores these commands open embed with `bulk` (`bot.cli.run`), so a vector one of them
+stores (a ranking for a member's profile embeds papers without one) is torch's like every other.
 """
 
 from __future__ import annotations

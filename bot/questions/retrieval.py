@@ -266,7 +266,7 @@ async def _ranked(
         query_text = " ".join(expand_terms(filters.topic)) or filters.topic
         # cold, the model (torch) and the vector store (Chroma) each take a second or more to load: both at once
         embedded, _ = await asyncio.gather(
-            asyncio.to_thread(core.embedder.embed, [query_text]), _open_vectors(core, filters)
+            asyncio.to_thread(core.query_embedder.embed, [query_text]), _open_vectors(core, filters)
         )
         query_vector = embedded[0]
     papers, lexical_ids = await _candidates(core, filters, query_vector)

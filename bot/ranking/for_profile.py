@@ -24,7 +24,7 @@ async def profile_model(core: Core, profile: Profile) -> ProfileModel:
     """The compiled form of `profile`, embedded once per profile version and cached."""
     cached = core.profile_cache.pop(profile.fingerprint, None)
     if cached is None:
-        cached = await asyncio.to_thread(compile_profile, profile, core.embedder.embed)
+        cached = await asyncio.to_thread(compile_profile, profile, core.query_embedder.embed)
     core.profile_cache[profile.fingerprint] = cached  # most recently used last
     while len(core.profile_cache) > PROFILE_CACHE_SIZE:  # drafts and old versions of edited profiles age out
         core.profile_cache.pop(next(iter(core.profile_cache)))
