@@ -1,12 +1,17 @@
-"""One writer of an archive's vectors: a ranking that finds papers without a vector stores them only under the
-archive's writer lock (bot.ingest.vectors.ranking_vectors); while another process holds it (the running bot beside
-a CLI `digest` or `ask`), the ranking uses the vectors it made and stores none, and an ingest is refused."""
+"""One writer of an archive's vectors: a ranking that finds papers without a vector embeds them without the
+archive's writer lock and stores them only under it (bot.ingest.vectors.ranking_vectors); while another process holds
+it (the running bot beside a CLI `digest` or `ask`), the ranking uses the vectors it made and stores none, and an
+ingest is refused. Within one process the lock is given back by its last user (bot.store.archive_lock)."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import dataclasses
+import fcntl
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -18,7 +23,7 @@ from bot.errors import StateError
 from bot.ingest.save import store_papers
 from bot.models import Profile, Topic
 from bot.ranking.for_profile import rank_with_vectors
-from bot.store.archive_lock import hold_archive, holds_archive
+from bot.store.archive_lock import LOCK_FILE, hold_archive, holds_archive, vector_writes, vector_writes_if_free
 from bot.store.vector_copies import VectorCopies
 from tests.test_vector_copies import PAPERS, ids_of
 from tests.word_vectors import WordEmbedder
@@ -125,3 +130,123 @@ async def test_a_vector_the_other_writer_removes_while_a_ranking_reads_is_embedd
             release(holder)
     assert len(ranked) == len(PAPERS)
     assert np.allclose(vectors, expected, atol=1e-6)
+
+
+def lock_is_free(home: Path) -> bool:
+    """Whether anyone, this process included, holds the archive's writer lock (flock conflicts between two open files
+    of one process too)."""
+    with open(home / LOCK_FILE, "a+", encoding="utf-8") as probe:
+        try:
+            fcntl.flock(probe, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+        fcntl.flock(probe, fcntl.LOCK_UN)
+        return True
+
+
+class LockWatchingEmbedder(WordEmbedder):
+    """Records, at every embedding, whether the archive's writer lock was free; `meanwhile` runs then too (as another
+    writer storing while this one embeds)."""
+
+    def __init__(self, home: Path, meanwhile: Callable[[], None] | None = None) -> None:
+        super().__init__()
+        self.home, self.meanwhile, self.lock_free_while_embedding = home, meanwhile, list[bool]()
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        self.lock_free_while_embedding.append(lock_is_free(self.home))
+        if self.meanwhile is not None:
+            meanwhile, self.meanwhile = self.meanwhile, None
+            meanwhile()
+        return super().embed(texts)
+
+
+async def test_a_ranking_embeds_without_the_writer_lock_and_takes_it_only_to_store(home: Path) -> None:
+    """A CLI digest that finds a day without vectors must not keep `paperscout run` or an ingest from starting for
+    the whole embedding: the lock is free while it embeds, and the vectors are stored after."""
+    settings = Settings(home=home)  # type: ignore[call-arg]
+    embedder = LockWatchingEmbedder(home)
+    async with open_core(settings, embedder) as core:
+        await core.repo.upsert_papers(PAPERS)
+        await rank_with_vectors(core, PAPERS, PROFILE)
+        assert sorted(await core.vectors.stored_hashes(ids_of(PAPERS))) == sorted(ids_of(PAPERS))
+        assert sorted(await VectorCopies(core.repo, core.embedder).found(ids_of(PAPERS))) == sorted(ids_of(PAPERS))
+    assert embedder.lock_free_while_embedding and all(embedder.lock_free_while_embedding)  # papers and profile
+    assert lock_is_free(home) and not holds_archive(settings)
+
+
+async def test_what_was_stored_or_changed_while_a_ranking_embedded_is_not_written_over(home: Path) -> None:
+    """Checked again under the lock: a vector another writer stored meanwhile is kept (not written twice), and a
+    paper whose stored text changed meanwhile is not given the vector of its older text."""
+    settings = Settings(home=home)  # type: ignore[call-arg]
+    theirs = np.zeros((1, 384), dtype=np.float32)
+    theirs[0, 7] = 1.0
+    changed = dataclasses.replace(PAPERS[1], abstract="A new version: routing of experts, revised.")
+    loop = asyncio.get_running_loop()
+
+    def another_writer_stores() -> None:  # runs in the embedding's thread, while the event loop is free
+        async def store() -> None:
+            await core.vectors.upsert([PAPERS[0]], theirs, [""])
+            await core.repo.upsert_papers([changed])
+
+        asyncio.run_coroutine_threadsafe(store(), loop).result(timeout=60)
+
+    async with open_core(settings, LockWatchingEmbedder(home, another_writer_stores)) as core:
+        await core.repo.upsert_papers(PAPERS)
+        _, vectors = await rank_with_vectors(core, PAPERS, PROFILE)
+        stored = await core.vectors.stored_hashes(ids_of(PAPERS))
+        kept = await core.vectors.found_vectors([PAPERS[0].id])
+    assert np.allclose(kept[PAPERS[0].id], theirs[0], atol=1e-6) and np.allclose(vectors[0], theirs[0], atol=1e-6)
+    assert PAPERS[1].id not in stored, "the older text's vector was stored for a paper that changed"
+    assert sorted(stored) == sorted(ids_of(PAPERS[:1] + PAPERS[2:]))
+
+
+async def test_the_writer_lock_shared_in_one_process_is_held_until_its_last_user_ends(home: Path) -> None:
+    """Two rankings of one process storing at once share one hold: the first to finish must not release it while
+    the other still writes; nor may a command's hold end under a ranking that joined it."""
+    settings = Settings(home=home)  # type: ignore[call-arg]
+    async with contextlib.AsyncExitStack() as first, contextlib.AsyncExitStack() as second:
+        assert await first.enter_async_context(vector_writes_if_free(settings))
+        assert await second.enter_async_context(vector_writes_if_free(settings))
+        await first.aclose()
+        assert holds_archive(settings) and not lock_is_free(home)
+        await second.aclose()
+        assert not holds_archive(settings) and lock_is_free(home)
+
+    with contextlib.ExitStack() as command:
+        command.enter_context(hold_archive(settings, "run"))
+        async with vector_writes(settings):
+            command.close()
+            assert holds_archive(settings) and not lock_is_free(home)
+        assert not holds_archive(settings) and lock_is_free(home)
+
+
+def holder_read_off_the_loop(path: Path) -> str:
+    """Stands for `_holder`, which may wait up to 2 s with time.sleep for a holder's record: never on the loop."""
+    with contextlib.suppress(RuntimeError):
+        asyncio.get_running_loop()
+        raise AssertionError("the holder of the writer lock was read on the event loop")
+    return "pid 4242 (ingest, since 2026-11-26 09:00:00 UTC)"
+
+
+@contextlib.contextmanager
+def taken_without_a_record(home: Path) -> Iterator[None]:
+    """The writer lock as a writer holds it in the moment after taking it, before it writes who it is."""
+    with open(home / LOCK_FILE, "a+", encoding="utf-8") as holder:
+        fcntl.flock(holder, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        yield
+
+
+async def test_a_busy_writer_lock_is_never_waited_on_in_the_event_loop(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Beside a writer that has only just taken the lock (its record not written yet), a ranking goes on with the
+    vectors unstored without reading who holds it, and an ingest reads that off the loop before it is refused."""
+    monkeypatch.setattr("bot.store.archive_lock._holder", holder_read_off_the_loop)
+    settings = Settings(home=home)  # type: ignore[call-arg]
+    async with open_core(settings, WordEmbedder()) as core:
+        await core.repo.upsert_papers(PAPERS)
+        with taken_without_a_record(home):
+            ranked, _ = await rank_with_vectors(core, PAPERS, PROFILE)
+            assert len(ranked) == len(PAPERS) and await core.vectors.stored_hashes(ids_of(PAPERS)) == {}
+            with pytest.raises(StateError, match=r"being written by pid 4242 \(ingest, since"):
+                await store_papers(core, PAPERS)

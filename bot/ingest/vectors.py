@@ -8,15 +8,16 @@ SQLite transaction), so an interrupted ingest keeps what it finished, and what i
 embedded by the next one. A paper whose vector is current but has no copy is given one read from Chroma.
 
 Vectors are written by one process at a time, the one holding the archive's writer lock
-(`bot.store.archive_lock.vector_writes`): ingest, refresh and repair hold it; a ranking in a process that does not
-(a CLI `digest` or `ask` beside the running bot) stores what it embedded only when it can take the lock at once, and
-otherwise ranks with the vectors it made and leaves storing them to the writer.
+(`bot.store.archive_lock.vector_writes`): ingest, refresh and repair hold it; a ranking embeds what it found missing
+first, without the lock, so a reader (a CLI `digest`, `eval` or the console) never keeps the running bot or an
+ingest from starting while it embeds. It then stores those vectors only when it can take the lock at once, and only
+the ones still missing or stale under the lock; beside another writer it ranks with the vectors it made and leaves
+storing them to that writer.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -25,9 +26,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from bot.embeddings.embedder import combine_vectors
-from bot.errors import StateError
 from bot.models import Paper
-from bot.store.archive_lock import vector_writes
+from bot.store.archive_lock import vector_writes, vector_writes_if_free
 from bot.store.vector_copies import VectorCopies
 from bot.text.extractive import split_sentences
 
@@ -98,37 +98,65 @@ async def ensure_vectors(
     are brought up to date too, when `Settings.sentence_vectors` is on. Writes under the archive's writer lock
     (`vector_writes`): StateError naming the holder when another process holds it.
     """
-    with vector_writes(core.settings):
+    async with vector_writes(core.settings):
         return await _ensure_vectors(core, papers, progress, sentences=sentences)
 
 
 async def ranking_vectors(core: Core, papers: Sequence[Paper]) -> np.ndarray:
     """The vectors of `papers`, in their order, embedding those without a current one (as `ensure_vectors`, without
-    sentence vectors). While another process holds the archive's writer lock, what is embedded is only returned: that
-    process is the one writer of the archive's vectors, and two writing the same papers' could leave a paper's
-    vector from one text beside its copy from another."""
+    sentence vectors).
+
+    The embedding runs without the archive's writer lock, which is taken (without waiting) only to store what was
+    embedded. While another process holds it, what is embedded is only returned: that process is the one writer of
+    the archive's vectors, and two writing the same papers' could leave a paper's vector from one text beside its
+    copy from another."""
     ids = [p.id for p in papers]
     stored = await core.vectors.stored_hashes(ids)
     fresh = list({p.id: p for p in papers if stored.get(p.id) != p.vector_key}.values())
     if not fresh:
         return await core.vectors.vectors(ids)
-    with contextlib.ExitStack() as stack:
-        try:
-            stack.enter_context(vector_writes(core.settings))
-        except StateError:
-            pass
-        else:
-            await _ensure_vectors(core, fresh)
-            return await core.vectors.vectors(ids)
-    # the writer may have removed vectors read as current above (`db --repair` rebuilds the store): those are embedded
-    # here too, as the ones without a current vector are
-    stale = {p.id for p in fresh}
-    found = await core.vectors.found_vectors([i for i in ids if i not in stale])
-    unstored = list({p.id: p for p in papers if p.id not in found}.values())
-    vectors, _ = await asyncio.to_thread(embed_papers, core.embedder.embed, unstored, [])
-    made = {p.id: v for p, v in zip(unstored, vectors, strict=True)}
-    log.info("vectors: %d papers embedded and not stored (another process writes this archive)", len(made))
-    return np.asarray([made[p.id] if p.id in made else found[p.id] for p in papers], dtype=np.float32)
+    made = await _embedded(core, fresh)
+    async with vector_writes_if_free(core.settings) as writing:
+        if writing:
+            await _store_embedded(core, fresh, made, stored)
+    if not writing:
+        log.info("vectors: %d papers embedded and not stored (another process writes this archive)", len(made))
+    # read again: what is stored now for a paper's text is what the archive ranks with (another ranking or the writer
+    # may have stored it meanwhile); the writer may also have removed vectors read as current above (`db --repair`
+    # rebuilds the store), and those are embedded here, as the ones without a current vector were
+    current = await core.vectors.stored_hashes(ids)
+    found = await core.vectors.found_vectors([p.id for p in papers if current.get(p.id) == p.vector_key])
+    made |= await _embedded(core, list({p.id: p for p in papers if p.id not in found and p.id not in made}.values()))
+    return np.asarray([found[p.id] if p.id in found else made[p.id] for p in papers], dtype=np.float32)
+
+
+async def _embedded(core: Core, papers: Sequence[Paper]) -> dict[str, np.ndarray]:
+    """The paper vectors of `papers` by id (no sentence vectors), embedded off the event loop."""
+    if not papers:
+        return {}
+    vectors, _ = await asyncio.to_thread(embed_papers, core.embedder.embed, papers, [])
+    return {p.id: v for p, v in zip(papers, vectors, strict=True)}
+
+
+async def _store_embedded(
+    core: Core, papers: Sequence[Paper], made: dict[str, np.ndarray], read: dict[str, str]
+) -> None:
+    """Store the vectors `made` for `papers` (with their copies), under the writer lock: only those whose stored
+    vector is still what was `read` before embedding (no one stored one meanwhile: it would be written twice, or an
+    older text's over a newer one) and whose stored paper is still the text embedded (or not stored at all)."""
+    now = await core.vectors.stored_hashes([p.id for p in papers])
+    texts = {p.id: p.vector_key for p in await core.repo.get_papers([p.id for p in papers])}
+    todo = [p for p in papers if now.get(p.id) == read.get(p.id) and texts.get(p.id, p.vector_key) == p.vector_key]
+    if len(todo) < len(papers):
+        log.info("vectors: %d of the papers embedded were stored meanwhile or changed", len(papers) - len(todo))
+    copies = VectorCopies(core.repo, core.embedder)
+    tldrs = await core.repo.tldrs([p.id for p in todo])
+    for start in range(0, len(todo), EMBED_CHUNK):
+        chunk = todo[start : start + EMBED_CHUNK]
+        vectors = np.asarray([made[p.id] for p in chunk], dtype=np.float32)
+        await core.vectors.upsert(chunk, vectors, [tldrs.get(p.id, "") for p in chunk])
+        await core.sentences.save([], [], await _copy_rows(core, copies, chunk))
+    log.info("vectors: %d papers embedded and stored", len(todo))
 
 
 async def _ensure_vectors(

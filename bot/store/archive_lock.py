@@ -3,22 +3,27 @@
 The embedded Chroma store does not survive two processes writing it at once, so `paperscout run`, `ingest`, `demo`,
 `db --repair` and `db --refresh-vectors` take an exclusive `flock` on ``PAPERSCOUT_HOME/writer.lock`` and write who
 holds it (pid, command, since when) into the file. A second writer is told that in one line (or waits, with
-`wait=True`); readers (ask, search, digest) take it only for a moment, to store the vectors a ranking found missing
-(`vector_writes`), and store none while another process holds it. The kernel drops the lock when its holder dies,
-so a crash never leaves the archive locked.
+`wait=True`); readers (ask, search, digest) take it only for a moment, to store the vectors a ranking embedded
+(`vector_writes_if_free`: after embedding them, without waiting), and store none while another process holds it.
+The kernel drops the lock when its holder dies, so a crash never leaves the archive locked.
+
+Within one process the lock is shared: a block that needs it while the process holds it joins that hold, and the
+lock is given back when its last user ends (not when the one that took it does), so no write runs unlocked.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import datetime as dt
 import fcntl
 import json
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
 
 from bot.errors import StateError
 
@@ -30,7 +35,16 @@ WAIT_POLL_SECONDS = 0.5
 HOLDER_RECORD_WAIT_SECONDS = 2.0
 VECTOR_WRITER = "storing vectors"  # the holder named while a reader stores the vectors its ranking embedded
 
-_held: set[Path] = set()  # the homes whose writer lock this process holds (a second flock of its own would fail)
+
+@dataclass(slots=True)
+class _Hold:
+    """The writer lock this process holds on one home: the open file that holds it and how many blocks use it."""
+
+    handle: TextIO
+    users: int = 1
+
+
+_holds: dict[Path, _Hold] = {}  # by lock file: a second flock of this process's own would fail, so blocks join
 
 
 def _holder(path: Path) -> str:
@@ -54,49 +68,96 @@ def _lock_path(settings: Settings) -> Path:
     return (settings.home / LOCK_FILE).absolute()
 
 
-@contextlib.contextmanager
-def hold_archive(settings: Settings, command: str, *, wait: bool = False) -> Iterator[None]:
-    """Hold the archive's writer lock for the block; StateError naming the holder when it is taken (unless `wait`)."""
-    settings.home.mkdir(parents=True, exist_ok=True)
-    path = _lock_path(settings)
-    handle = open(path, "a+", encoding="utf-8")  # noqa: SIM115 - held open for the whole block
+def _take(path: Path, command: str) -> bool:
+    """Take the lock at `path` for this process without waiting, writing who holds it; False when it is taken
+    (by another process, or by this one under another command: a command never joins)."""
+    handle = open(path, "a+", encoding="utf-8")  # noqa: SIM115 - held open until the last user gives the lock back
     try:
-        while True:
-            try:
-                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if not wait:
-                    raise StateError(
-                        f"the archive in {settings.home} is being written by {_holder(path)}; "
-                        "run this again when it is done, or add --wait"
-                    ) from None
-                time.sleep(WAIT_POLL_SECONDS)
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        handle.close()
+        return False
+    try:
         since = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
         handle.seek(0)
         handle.truncate()
         handle.write(json.dumps({"pid": os.getpid(), "command": command, "since": since}))
         handle.flush()
-        _held.add(path)
-        try:
-            yield
-        finally:
-            _held.discard(path)
+    except BaseException:
+        handle.close()
+        raise
+    _holds[path] = _Hold(handle)
+    return True
+
+
+def _join_or_take(path: Path, command: str) -> bool:
+    """One more user of the lock at `path`: joining this process's hold, or taking it without waiting."""
+    hold = _holds.get(path)
+    if hold is not None:
+        hold.users += 1
+        return True
+    return _take(path, command)
+
+
+def _give_back(path: Path) -> None:
+    """One user of the lock at `path` is done; the last one releases it (closing the file releases the flock)."""
+    hold = _holds[path]
+    hold.users -= 1
+    if hold.users == 0:
+        del _holds[path]
+        hold.handle.close()
+
+
+def _refusal(settings: Settings, holder: str) -> StateError:
+    return StateError(
+        f"the archive in {settings.home} is being written by {holder}; run this again when it is done, or add --wait"
+    )
+
+
+@contextlib.contextmanager
+def hold_archive(settings: Settings, command: str, *, wait: bool = False) -> Iterator[None]:
+    """Hold the archive's writer lock for the block; StateError naming the holder when it is taken (unless `wait`).
+
+    Blocks with `time.sleep` while it names the holder or waits: a command takes it before its work starts, when
+    nothing else runs on its event loop."""
+    settings.home.mkdir(parents=True, exist_ok=True)
+    path = _lock_path(settings)
+    while not _take(path, command):
+        if not wait:
+            raise _refusal(settings, _holder(path))
+        time.sleep(WAIT_POLL_SECONDS)
+    try:
+        yield
     finally:
-        handle.close()  # closing the file releases the lock
+        _give_back(path)
 
 
 def holds_archive(settings: Settings) -> bool:
     """Whether this process holds the archive's writer lock now (`paperscout run`, `ingest`, `hold_archive`)."""
-    return _lock_path(settings) in _held
+    return _lock_path(settings) in _holds
 
 
-@contextlib.contextmanager
-def vector_writes(settings: Settings) -> Iterator[None]:
+@contextlib.asynccontextmanager
+async def vector_writes(settings: Settings) -> AsyncIterator[None]:
     """Let the block write the archive's vectors: under the writer lock this process holds, or takes now for the block
-    without waiting; StateError naming the holder when another process holds it (that process is the writer)."""
-    if holds_archive(settings):
+    without waiting; StateError naming the holder when another process holds it (that process is the writer).
+    The holder is read off the event loop: its record may take a moment to be written."""
+    async with vector_writes_if_free(settings) as free:
+        if not free:
+            raise _refusal(settings, await asyncio.to_thread(_holder, _lock_path(settings)))
         yield
+
+
+@contextlib.asynccontextmanager
+async def vector_writes_if_free(settings: Settings) -> AsyncIterator[bool]:
+    """Whether the block may write the archive's vectors (`vector_writes`), never waiting and never naming a holder:
+    True under the lock this process holds or has just taken, False while another process holds it."""
+    settings.home.mkdir(parents=True, exist_ok=True)
+    path = _lock_path(settings)
+    if not _join_or_take(path, VECTOR_WRITER):
+        yield False
         return
-    with hold_archive(settings, VECTOR_WRITER):
-        yield
+    try:
+        yield True
+    finally:
+        _give_back(path)
