@@ -23,7 +23,8 @@ from bot.digests.delivery import DeliveryError
 from bot.errors import SourceUnavailable
 from bot.frontend import front_end
 from bot.frontends.discord.app import PaperscoutBot, start_discord
-from bot.frontends.discord.render import BUTTON_VALUE, render
+from bot.frontends.discord.buttons import BUTTON_VALUE
+from bot.frontends.discord.render import render
 from bot.models import Digest, Paper, ScoredPaper, Target
 from bot.ops.logs import FIELDS
 from bot.views.model import MAX_BUTTON_BYTES, digest_view, is_paperscout_button

@@ -1,9 +1,9 @@
 """Discord front end: a thin adapter over the core's `bot.chat.driver.ChatDriver`. A discord.py bot around the core
 (`app`: events and interactions in, each answered by the driver), the core's layout styled and shaped as Discord
-messages with persistent buttons (`render`), the driver's primitives with Discord's errors, threads, nonces,
-permissions and interaction responses (`poster`), and the slash commands made from the command table, /setup's form
-included (`commands`). Its cogs live in the top-level `cogs/` package, one per feature (`cogs.messages`: DMs, replies
-and mentions, and the owner's ``@paperscout sync``).
+messages (`render`), the persistent buttons on them, whose presses reach the client after any restart (`buttons`),
+the driver's primitives with Discord's errors, threads, nonces, permissions and interaction responses (`poster`), and
+the slash commands made from the command table, /setup's form included (`commands`). Its cogs live in the top-level
+`cogs/` package, one per feature (`cogs.messages`: DMs, replies and mentions, and the owner's ``@paperscout sync``).
 
 `FRONT_END` registers it (see `bot.frontend`); discord.py is imported only when it starts.
 """

@@ -41,9 +41,9 @@ from bot.chat.messages import Incoming, Place, Speaker
 from bot.config import Settings
 from bot.core import Core
 from bot.errors import PaperscoutError
+from bot.frontends.discord.buttons import PaperButton
 from bot.frontends.discord.commands import table_commands
 from bot.frontends.discord.poster import DiscordPoster, Followups
-from bot.frontends.discord.render import PaperButton
 from bot.views.layout import clip
 
 log = logging.getLogger(__name__)

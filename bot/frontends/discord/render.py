@@ -4,11 +4,9 @@ Discord's part is only the style and the shape of a message: outside text escape
 with ``**``, backticks, ``[x](javascript:...)``, ``@everyone``, ``<@&123>`` or LaTeX shows as written and links or
 mentions nothing), ``**bold**``, ``*italic*`` and ``[text](url)``; text as a message's content (2,000 characters);
 a digest, an answer and paper cards as one embed per block, a paper's title linking the embed (10 embeds and 6,000
-characters a message, 4,096 a description, 256 a title); 5 rows of 5 buttons, labels of 80. A message's buttons are
-persistent `PaperButton`s: a `discord.ui.DynamicItem` whose custom_id is the controller's button value
-(``ps:up:2505.17639``, ``ps:c:STEP:N``), registered once with ``client.add_dynamic_items``, so a press on any message
-ever posted, before any restart, reaches the client's `press`; a view made only of dynamic items is not kept in
-discord.py's view store, so posting thousands of digests holds no memory. Sending is the driver's (`poster`).
+characters a message, 4,096 a description, 256 a title); 5 rows of 5 buttons, labels of 80, each a persistent
+`PaperButton` (`buttons`) in its colour; discord.py's arguments for sending a message. Sending is the driver's
+(`poster`).
 """
 
 from __future__ import annotations
@@ -22,10 +20,10 @@ from typing import Any
 
 import discord
 
-from bot.chat.messages import BUTTON_PREFIX, FileReply, Reply, layout
+from bot.chat.messages import FileReply, Reply, layout
+from bot.frontends.discord.buttons import PaperButton
 from bot.text.safetext import clean_text
 from bot.views.layout import Page, Span, Style, pack
-from bot.views.model import MAX_BUTTON_BYTES
 
 CONTENT_MAX = 2000
 TITLE_MAX = 256
@@ -104,31 +102,6 @@ class Outgoing:
     thread: str = ""  # a digest message after the first: the name of the thread under the header it goes into
     header: str = ""  # that header's id, once it is sent
     nonce: str = ""  # the same for the same digest message across restarts
-
-
-# a paperscout button value (`bot.views.model.is_paperscout_button`): the prefix, then printable ASCII to 64 bytes
-BUTTON_VALUE = re.compile(rf"{BUTTON_PREFIX}[!-~]{{1,{MAX_BUTTON_BYTES - len(BUTTON_PREFIX)}}}")
-
-
-class PaperButton(discord.ui.DynamicItem[discord.ui.Button], template=BUTTON_VALUE):
-    """A paperscout button on any message; a press goes to the client's `press` (`PaperscoutBot.press`). Only values
-    the controller can read (`BUTTON_VALUE`, the whole custom_id) are taken."""
-
-    def __init__(self, value: str, label: str = "", style: discord.ButtonStyle = discord.ButtonStyle.secondary):
-        super().__init__(discord.ui.Button(label=label or None, custom_id=value, style=style))
-        self.value = value
-
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
-    ) -> PaperButton:
-        """Rebuild the button from a press on a message this process may never have seen."""
-        label = item.label if isinstance(item, discord.ui.Button) else None
-        return cls(match.group(0), label or "")
-
-    async def callback(self, interaction: discord.Interaction) -> None:
-        """Hand the press to the client."""
-        await interaction.client.press(interaction, self.value)  # type: ignore[attr-defined]
 
 
 def view_for(rows: Sequence[Sequence[Button]]) -> discord.ui.View | None:
