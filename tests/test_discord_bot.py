@@ -971,3 +971,17 @@ async def test_a_failing_slash_sync_answers_only_the_owner_and_ends_the_thinking
     assert answers == [note] and note["flags"] & 64 and not note["flags"] & 128, note  # 128: still "thinking…"
     assert "ref " in note["content"] and in_channel == []
     assert any(note["content"].split("ref ", 1)[1][:6] in record.getMessage() for record in caplog.records)
+
+
+async def test_typing_into_a_command_the_bot_no_longer_has_offers_no_choices(
+    fake: DiscordFake, core: Core, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Autocomplete of a slash command this version does not have is answered with no choices (it cannot be told a
+    line), quietly: nothing logged above INFO."""
+    bot = new_bot(core)
+    async with running(bot, fake):
+        typing = fake.autocomplete("retired", {"paper": "2505"}, focused="paper")
+        answered = await fake.wait_for_response(typing)
+    assert answered.response_type == 8 and answered.responses[0]["data"]["choices"] == []
+    assert not [r for r in caplog.records if r.name.startswith("bot.") and r.levelno >= logging.WARNING], caplog.text
+    no_refusals(fake)

@@ -149,8 +149,13 @@ class PaperscoutBot(commands.AutoShardedBot):
 
     async def on_app_command_error(self, interaction: discord.Interaction, error: app_commands.AppCommandError) -> None:
         """A friendly ephemeral line for a refused check or a command this version does not have (Discord still
-        offers it until the owner syncs: logged, not a failure); a reference for everything else (`problem`)."""
+        offers it until the owner syncs: logged, not a failure; typing into it offers no choices); a reference for
+        everything else (`problem`)."""
         if isinstance(error, app_commands.CommandNotFound):
+            if interaction.type is discord.InteractionType.autocomplete:  # typing into it: no line can be shown
+                with contextlib.suppress(discord.HTTPException):
+                    await interaction.response.autocomplete([])
+                return
             name = " ".join([*error.parents, error.name])
             log.info("Discord: /%s is not a command of this version; the owner's sync updates Discord's list", name)
             text = NOT_IN_THIS_VERSION.format(command=clip(name, 40))
