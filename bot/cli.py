@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bot.days import stored_days_note, stored_today
-from bot.errors import InputError, PaperscoutError, thread_refused
+from bot.errors import InputError, PaperscoutError, explained, thread_refused
 from bot.ingest.bundled import DEMO_DAY, DEMO_DAY_FILE, EXAMPLE_PROFILE_FILE, bundled_file
 from bot.models import Profile
 from bot.ops.logs import configure_logging, elapsed_ms, json_logging, log_event, redact
@@ -770,8 +770,8 @@ def _run_command(args: argparse.Namespace, service: bool) -> int:
         if args.command == "topics":  # opens no store: the papers come from the file and nothing is kept
             return topics_main(args, settings)
         return asyncio.run(run(args, settings))
-    except PaperscoutError as exc:
-        _error(f"paperscout: error: {one_line_error(exc)}")
+    except PaperscoutError as exc:  # one wrapping a refused thread says so (`explained`), not only what it stopped
+        _error(f"paperscout: error: {one_line_error(explained(exc))}")
         return 1
     except Terminated:
         _error(
@@ -787,6 +787,10 @@ def _run_command(args: argparse.Namespace, service: bool) -> int:
         return 141  # what a shell reports for a process ended by SIGPIPE
     except OSError as exc:  # a path that is a directory, a home that is a file, a full disk
         log.info("OS error", exc_info=True)
+        refused = thread_refused(exc)
+        if refused is not None:
+            _error(f"paperscout: error: {refused}")
+            return 1
         where = f"{exc.filename}: " if exc.filename else ""
         _error(f"paperscout: error: {where}{exc.strerror or exc}; check the path and its permissions")
         return 1

@@ -46,6 +46,8 @@ def thread_refused(exc: BaseException) -> ResourceError | None:
     seen: set[int] = set()
     current: BaseException | None = exc
     while current is not None and id(current) not in seen:
+        if isinstance(current, ResourceError):  # explained already (the vector store's opening does)
+            return current
         if isinstance(current, RuntimeError) and str(current) == THREAD_REFUSED:
             soft, _ = resource.getrlimit(resource.RLIMIT_NPROC)
             limit = "unlimited" if soft == resource.RLIM_INFINITY else str(soft)

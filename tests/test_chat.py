@@ -350,3 +350,46 @@ async def test_what_a_reply_answers_is_looked_up_once_per_message(
     (follow_up,) = await ctl.handle(said)
     assert isinstance(follow_up, AnswerReply) and follow_up.context_id == answer.context_id
     assert context_lookups == ["777"]
+
+
+def refused_thread() -> BaseException:
+    """Our own error raised where the system refused a thread (CPython's bare RuntimeError under it)."""
+    from bot.errors import StateError
+
+    try:
+        try:
+            raise RuntimeError("can't start new thread")
+        except RuntimeError as exc:
+            raise StateError("the database could not be opened") from exc
+    except StateError as exc:
+        return exc
+
+
+async def test_a_refused_thread_is_told_to_a_member_as_a_reference_and_explained_only_in_the_log(
+    core: Core, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The remedy (ulimit, the threads setting) is the operator's: a member reads the usual line with a reference,
+    the log has that reference beside the explanation."""
+    from types import SimpleNamespace
+
+    from bot.chat.driver import ChatDriver
+    from bot.errors import SourceUnavailable
+
+    ctl = ChatController(core)
+
+    async def refused(msg: Incoming) -> list[Reply]:
+        raise refused_thread()
+
+    monkeypatch.setattr(ctl, "handle", refused)
+    driver = SimpleNamespace(title="Example")
+    told = [ChatDriver.problem(driver, refused_thread(), "button")]  # type: ignore[arg-type]
+    [reply] = await ctl.answer(Incoming(MEMBER, CHANNEL, command="ask", args="sparse attention?"))
+    told.append(reply.text)  # type: ignore[union-attr]
+    for line in told:
+        assert "went wrong on my side (ref " in line and "ulimit" not in line and "refused" not in line, line
+        ref = line.split("ref ", 1)[1][:6]
+        [logged] = [r.getMessage() for r in caplog.records if ref in r.getMessage()]
+        assert "the system refused to start a thread" in logged and "ulimit -u" in logged, logged
+    # our other errors still speak for themselves
+    down = SourceUnavailable("arXiv cannot be reached")
+    assert ChatDriver.problem(driver, down, "button") == "arXiv cannot be reached"  # type: ignore[arg-type]

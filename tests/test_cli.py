@@ -64,12 +64,26 @@ def refuse_threads(*args: object, **kwargs: object) -> int:
     raise RuntimeError("can't start new thread")  # what CPython raises when the system refuses a thread
 
 
+def thread_starter() -> str:
+    """The function of `threading` that `Thread.start` calls on this interpreter to start a thread: 3.13 calls
+    `_start_joinable_thread`, earlier versions `_start_new_thread`."""
+    called = threading.Thread.start.__code__.co_names
+    [name] = [n for n in ("_start_joinable_thread", "_start_new_thread") if n in called]
+    return name
+
+
+def test_refusing_the_thread_starter_refuses_a_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(threading, thread_starter(), refuse_threads)
+    with pytest.raises(RuntimeError, match="can't start new thread"):
+        threading.Thread(target=print).start()
+
+
 def test_a_thread_the_system_refuses_is_one_line_naming_the_limit_and_what_to_do(
     home: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Out of memory or at the limit on threads, CPython says only "can't start new thread" (here the database's
     worker thread is refused first)."""
-    monkeypatch.setattr(threading, "_start_new_thread", refuse_threads)
+    monkeypatch.setattr(threading, thread_starter(), refuse_threads)
     assert main(["search", "graphs"]) == 1
     monkeypatch.undo()
     line = one_error_line(capsys.readouterr().err)
@@ -90,6 +104,37 @@ def test_a_vector_store_refused_a_thread_is_not_called_damaged(tmp_path: Path, m
     with pytest.raises(ResourceError, match="the system refused to start a thread") as refused:
         chroma_client(Settings(home=tmp_path / "home"))  # type: ignore[call-arg]
     assert "--repair" not in str(refused.value)
+
+
+def test_db_says_a_refused_thread_once_without_advising_a_repair(
+    home: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The store's check fails when Chroma cannot start its threads: that is the system's limit, not a store that
+    disagrees with SQLite, and `db --repair` would rebuild it for nothing."""
+    import chromadb
+
+    assert main(["db"]) == 0  # the state directory made, the database opened
+    capsys.readouterr()
+    monkeypatch.setattr(chromadb, "PersistentClient", refuse_threads)
+    assert main(["db"]) == 1
+    out, err = capsys.readouterr()
+    assert "the system refused to start a thread" in one_error_line(err)
+    assert "--repair" not in out + err and "mismatch" not in out, out
+
+
+def test_our_own_error_caused_by_a_refused_thread_is_explained_in_the_error_line(
+    home: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    async def refused_database(path: Path) -> None:
+        try:
+            refuse_threads()
+        except RuntimeError as exc:
+            raise StateError("the database could not be opened") from exc
+
+    monkeypatch.setattr("bot.core.open_database", refused_database)
+    assert main(["search", "graphs"]) == 1
+    line = one_error_line(capsys.readouterr().err)
+    assert "the system refused to start a thread" in line and "ulimit -u" in line, line
 
 
 def test_a_refused_thread_is_explained_through_the_errors_it_caused() -> None:

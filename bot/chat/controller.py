@@ -40,8 +40,17 @@ from bot.chat.messages import (
 from bot.chat.papers import PAPER_BUTTONS
 from bot.chat.questions import ask
 from bot.chat.reactions import ResetConfirmation
-from bot.chat.turns import Turn, failure_line, has_words, log_turn, logged_turn, member_profile, text_reply
-from bot.errors import InputError, PaperscoutError
+from bot.chat.turns import (
+    Turn,
+    has_words,
+    log_turn,
+    logged_turn,
+    member_line,
+    member_profile,
+    text_reply,
+    told_as_is,
+)
+from bot.errors import InputError
 from bot.frontend import front_end, wording
 from bot.members import onboarding
 
@@ -97,17 +106,16 @@ class ChatController:
         """What a front end sends back for `msg`; never raises. A bare /start in a DM greets (resuming an unfinished
         onboarding); a failure is logged and answered to someone who addressed the bot (a DM, a command, a button, a
         reply to us, a mention) with our own error's line or else an apology naming the logged failure's reference
-        (`failure_line`), while a channel's chatter gets nothing."""
+        (`member_line`), while a channel's chatter gets nothing."""
         try:
             if msg.command == "start" and msg.place.is_dm and not msg.args:
                 return await self.greet(msg.speaker, msg.place)
             return await self.handle(msg)
-        except PaperscoutError as exc:
-            # our own errors say what failed in words meant for people (a source down, a state to repair)
-            log.warning("answering %s in %s failed: %s", msg.command or "a message", msg.place.key, exc)
-            return [TextReply(str(exc), ephemeral=True)] if msg.addressed else []
         except Exception as exc:
-            line = failure_line(exc, f"answering {msg.command or 'a message'} in {msg.place.key}")
+            what = f"answering {msg.command or 'a message'} in {msg.place.key}"
+            if told_as_is(exc):  # a source down, a state to repair: logged as a warning, told in its own words
+                log.warning("%s failed: %s", what, exc)
+            line = member_line(exc, what)
             return [TextReply(line, ephemeral=True)] if msg.addressed else []
 
     async def greet(self, speaker: Speaker, place: Place) -> list[Reply]:

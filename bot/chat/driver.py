@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Literal
 
 from bot.chat.messages import FileReply, Incoming, Place, Reply, Speaker, TextReply, is_paperscout_button, layout
 from bot.chat.setup import read_profile_file
-from bot.chat.turns import failure_line
+from bot.chat.turns import member_line
 from bot.digests.delivery import DeliveryError, retire
 from bot.digests.poster import PlatformPoster, moved
 from bot.errors import PaperscoutError, SourceUnavailable
@@ -440,9 +440,9 @@ class ChatDriver(PlatformPoster):
     # --- failures told to the member ---
 
     def problem(self, error: BaseException, what: str) -> str:
-        """What a member is told of a failure: our own errors' line; anything else is logged with a short reference
-        that the line names, so the operator finds it (`failure_line`)."""
-        return str(error) if isinstance(error, PaperscoutError) else failure_line(error, f"{self.title} {what}")
+        """What a member is told of a failure: our own errors' line; anything else (a refused thread too: its remedy
+        is the operator's) is logged with a short reference that the line names (`bot.chat.turns.member_line`)."""
+        return member_line(error, f"{self.title} {what}")
 
     async def tell(
         self,

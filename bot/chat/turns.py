@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from bot.chat.messages import Choice, Incoming, PaperView, Place, Reply, TextReply
 from bot.days import stored_today
-from bot.errors import InputError
+from bot.errors import InputError, PaperscoutError, thread_refused
 from bot.members.settings import profile_owner
 from bot.models import InvalidPaperId, Paper, Profile, split_arxiv_id
 from bot.ops.logs import elapsed_ms, log_event
@@ -116,10 +116,26 @@ async def paper_from_arg(core: Core, user: str, arg: str) -> Paper:
 
 def failure_line(error: BaseException, what: str) -> str:
     """The one line a member reads for a failure nobody foresaw: a short reference, logged with `what` failed and the
-    traceback, so the operator finds one from the other."""
+    traceback (for a thread the system refused, what the operator can do instead), so the operator finds one from
+    the other."""
     ref = secrets.token_hex(3)
-    log.error("%s failed (ref %s)", what, ref, exc_info=error)
+    refused = thread_refused(error)
+    if refused is None:
+        log.error("%s failed (ref %s)", what, ref, exc_info=error)
+    else:  # the machine is out of threads: the limit and the remedy help, a traceback would not
+        log.error("%s failed (ref %s): %s", what, ref, refused)
     return FAILED.format(ref=ref)
+
+
+def told_as_is(error: BaseException) -> bool:
+    """Whether a member reads `error`'s own words: our errors say what failed in words meant for people (a source
+    down, a state to repair), except a refused thread, whose limits and settings are the operator's business."""
+    return isinstance(error, PaperscoutError) and thread_refused(error) is None
+
+
+def member_line(error: BaseException, what: str) -> str:
+    """What a member is told of a failure: our own error's line (`told_as_is`), else `failure_line`'s reference."""
+    return str(error) if told_as_is(error) else failure_line(error, what)
 
 
 def log_turn(command: str, place: Place, outcome: str, started: float) -> None:

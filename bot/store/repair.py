@@ -20,6 +20,7 @@ import numpy as np
 
 from bot.core import Core
 from bot.embeddings.embedder import paper_vectors
+from bot.errors import thread_refused
 from bot.ingest.vectors import Embedded, Progress, ensure_vectors, refresh_vectors
 from bot.store.vector_copies import VectorCopies
 from bot.store.vectors import CHECK_PAGE
@@ -82,6 +83,9 @@ async def check_store(core: Core) -> StoreCheck:
         unreadable.update(await core.vectors.unsearchable(listed))
         differ = await _copies_differing(core, sorted(expected.keys() & stored.keys() - unreadable))
     except Exception as exc:  # chromadb raises its own errors (InternalError) and assorted others for a damaged store
+        refused = thread_refused(exc)
+        if refused is not None:  # the system's limit, not a damaged store: `db --repair` would not help
+            raise refused from exc
         log.info("vector store check failed", exc_info=True)
         return StoreCheck(papers=len(expected), vectors=0, broken=f"{exc.__class__.__name__}: {exc}")
     both = sorted(expected.keys() & stored.keys())
