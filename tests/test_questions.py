@@ -160,6 +160,13 @@ async def test_typos_in_topic_words_are_corrected_against_stored_titles(core: Co
     assert edits("modle", "model") == 1 and edits("experst", "expert") == 1
 
 
+async def test_a_name_shaped_word_the_archive_does_not_hold_is_kept_as_typed(core: Core, day: list[Paper]) -> None:
+    """A capital inside or a digit is how method names are written ("RetNet" was read as "regret"); as in
+    interests, such a word is no typo of the nearest title word, while plain words are still corrected."""
+    for name in ("RetNet", "GPTQ", "DreamerV3", "Qwen2", "mHC"):
+        assert await corrected(core, f"{name} for difusion modles") == f"{name} for diffusion model"
+
+
 async def test_the_spelling_look_up_is_built_only_when_a_word_needs_correcting(core: Core, day: list[Paper]) -> None:
     # building symspellpy's dictionary of every title word is most of a cold question's spelling cost
     assert await corrected(core, "Mixture of Experts routing") == "Mixture of Experts routing"

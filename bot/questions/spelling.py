@@ -1,5 +1,5 @@
 """Typos in a question's topic words corrected against the words of stored titles (`bot.text.spelling`), with the
-questions' filler words and named terms never read as abbreviations."""
+questions' filler words and named terms never read as abbreviations and name-shaped words kept as typed."""
 
 from __future__ import annotations
 
@@ -16,5 +16,6 @@ def _not_abbreviation(word: str) -> bool:
 
 
 async def corrected(core: Core, topic: str) -> str:
-    """`topic` corrected as `bot.text.spelling.corrected` does, for a question."""
-    return await spelling.corrected(core, topic, _not_abbreviation)
+    """`topic` corrected as `bot.text.spelling.corrected` does, for a question; a name-shaped word ("RetNet") is kept
+    as typed, as in interests (`bot.text.spelling.name_shaped`)."""
+    return await spelling.corrected(core, topic, _not_abbreviation, spelling.name_shaped)

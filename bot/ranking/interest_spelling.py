@@ -23,16 +23,13 @@ if TYPE_CHECKING:
     from bot.core import Core
 
 
-def _name_shaped(word: str) -> bool:
-    """A capital after the first letter or a digit ("SimCLR", "GPTQ", "DreamerV3"): how method and model names are
-    written, and typos of plain words are not."""
-    return any(c.isupper() or c.isdigit() for c in word[1:])
-
-
 def _kept(word: str) -> bool:
     tokens = text_tokens(word)
     return (
-        not tokens or _name_shaped(word) or RANKER.spells(tokens) or all(t in STOP_WORDS or t in MARKS for t in tokens)
+        not tokens
+        or spelling.name_shaped(word)
+        or RANKER.spells(tokens)
+        or all(t in STOP_WORDS or t in MARKS for t in tokens)
     )
 
 

@@ -103,6 +103,13 @@ def _nothing(word: str) -> bool:
     return False
 
 
+def name_shaped(word: str) -> bool:
+    """A capital after the first letter or a digit ("SimCLR", "GPTQ", "DreamerV3", "RetNet"): how method and model
+    names are written, and typos of plain words are not. Such a word is kept as typed: a name the archive does not
+    hold yet is no misspelling of the title word nearest to it."""
+    return any(c.isupper() or c.isdigit() for c in word[1:])
+
+
 async def corrected(
     core: Core,
     topic: str,
