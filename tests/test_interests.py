@@ -257,6 +257,29 @@ def test_an_avoided_topic_removes_what_the_interests_do_not_share() -> None:
     np.testing.assert_array_equal(terms.interest[0] > 0, [True, True, False])
 
 
+THEORY = [
+    paper("proofs", "A theory of in-context learning", "We prove bounds on in-context learning in transformers."),
+    paper("tested", "A theory of in-context learning, tested", "We prove bounds; experiments on transformers agree."),
+    paper("other", "Graph transformers", "Message passing on graphs."),
+]
+
+
+def test_a_w_o_clause_of_an_avoid_spares_the_papers_holding_it_instead_of_being_dropped() -> None:
+    """Dropped as from an interest, "theory papers w/o experiments" would avoid every theory paper: the clause is a
+    condition of what is avoided."""
+    profile = member(["in-context learning in transformers"], ["theory papers w/o experiments"])
+    model = rank.compile_profile(profile, fake_embed)
+    (avoid,) = model.avoids
+    assert [[u.key for u in a] for a in avoid.topic.alternatives] == [["theory"]]
+    terms = rank._terms(
+        fake_embed([p.text for p in THEORY]), rank.paper_features(THEORY), [model], rank.DEFAULT_WEIGHTS
+    )
+    assert terms.avoided[0, 0] > 0.2 and terms.avoided[0, 1] == 0.0 and terms.avoided[0, 2] == 0.0
+    assert ranked_ids(THEORY, profile)[0] == "tested"
+    # an interest still reads "w/o ..." as what a paper need not hold
+    assert interest_query("theory papers w/o experiments") == interest_query("theory papers")
+
+
 SALIENCY = [
     paper("saliency", "Saliency maps for vision transformers", "We explain vision transformers with saliency maps."),
     paper("circuits", "Circuits in vision transformers", "We interpret vision transformers by their circuits."),

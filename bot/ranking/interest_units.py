@@ -58,7 +58,7 @@ _TRAIL = frozenset(phrase_key(w) for w in "papers work research stuff things top
 # member wants left out); "vs" and "+" coordinate like "and" (`_CONJUNCTION`); "esp.", "incl.", "e.g." introduce
 # details (`_DETAILS`).
 _WITH = re.compile(r"\bw/(?!o\b)\s*", re.IGNORECASE)
-_WITHOUT = re.compile(r"\s*\bw/o\b[^,;()]*", re.IGNORECASE)
+_WITHOUT = re.compile(r"\s*\bw/o\b([^,;()]*)", re.IGNORECASE)
 
 
 def written_out(text: str) -> str:
@@ -67,6 +67,12 @@ def written_out(text: str) -> str:
     if "/" not in text:
         return text
     return _WITHOUT.sub(" ", _WITH.sub("with ", text))
+
+
+def left_out(text: str) -> list[str]:
+    """What the "w/o ..." clauses of `text` name ("theory papers w/o experiments" -> ["experiments"]): dropped
+    from an interest by `written_out`, but to an avoid phrase a condition, the papers it spares."""
+    return [m.group(1).strip() for m in _WITHOUT.finditer(_WITH.sub("with ", text)) if m.group(1).strip()]
 
 
 def interest_core(text: str) -> str:

@@ -15,7 +15,15 @@ import numpy as np
 
 from bot.models import Topic
 from bot.ranking.contribution import avoid_kinds
-from bot.ranking.interest_units import InterestQuery, examples, interest_query, is_coordination, phrase_units
+from bot.ranking.interest_units import (
+    InterestQuery,
+    examples,
+    interest_query,
+    is_coordination,
+    left_out,
+    phrase_units,
+    written_out,
+)
 from bot.text.terms import Unit, same_word
 
 if TYPE_CHECKING:
@@ -61,6 +69,9 @@ class AvoidPhrase:
     text: str
     kinds: frozenset[str]
     topic: InterestQuery
+    # what its "w/o ..." clauses name ("theory papers w/o experiments"): a paper holding every unit of one of these
+    # readings is spared; the clause is a condition of what is avoided, never dropped (that would avoid all theory)
+    unless: tuple[tuple[Unit, ...], ...] = ()
 
 
 def _shared(unit: Unit, wanted: Sequence[Unit]) -> bool:
@@ -69,7 +80,7 @@ def _shared(unit: Unit, wanted: Sequence[Unit]) -> bool:
 
 def avoid_phrase(text: str, interests: Sequence[InterestQuery]) -> AvoidPhrase:
     """Read an avoid phrase as contribution kinds plus a topic; the topic keeps only what the interests lack."""
-    kinds, rest = avoid_kinds(text)
+    kinds, rest = avoid_kinds(written_out(text))  # a kind a "w/o" clause names is spared, not avoided
     wanted = [u for q in interests for units in (*q.alternatives, *q.joint, q.details) for u in units]
     query = interest_query(text)
     alternatives: list[tuple[Unit, ...]] = []
@@ -78,7 +89,8 @@ def avoid_phrase(text: str, interests: Sequence[InterestQuery]) -> AvoidPhrase:
         if kept:
             alternatives.append(kept)
     details = tuple(u for u in query.details if not _shared(u, wanted) and (u.named or u.key in rest))
-    return AvoidPhrase(text, kinds, InterestQuery(tuple(alternatives), details if alternatives else ()))
+    unless = tuple(units for clause in left_out(text) for units in interest_query(clause).alternatives if units)
+    return AvoidPhrase(text, kinds, InterestQuery(tuple(alternatives), details if alternatives else ()), unless)
 
 
 def phrase_scores(features: PaperFeatures, profiles: Sequence[ProfileModel], weights: RankWeights) -> np.ndarray:
@@ -240,11 +252,23 @@ def interest_scores(coverage: list[list[tuple[np.ndarray, np.ndarray]]], n: int,
     return out
 
 
+def _holds_any(features: PaperFeatures, readings: Sequence[tuple[Unit, ...]]) -> np.ndarray:
+    """1 for each paper whose title or abstract holds every unit of one of `readings`, else 0."""
+    held = np.zeros(len(features), dtype=np.float32)
+    for units in readings:
+        every = np.ones(len(features), dtype=bool)
+        for unit in units:
+            every &= features.units.hits(unit)[1] > 0
+        np.maximum(held, every.astype(np.float32), out=held)
+    return held
+
+
 def avoided_scores(features: PaperFeatures, profiles: Sequence[ProfileModel], weights: RankWeights) -> np.ndarray:
     """(profiles, papers): how much of what the profile's avoid phrases name each paper is (weights applied).
 
     A phrase naming only kinds ("surveys") hits the papers of those kinds; one naming only a topic hits the papers
-    about it (its units in the title count most); one naming both hits papers of those kinds about that topic.
+    about it (its units in the title count most); one naming both hits papers of those kinds about that topic. A
+    paper holding what a "w/o ..." clause names is spared ("theory papers w/o experiments").
     """
     out = np.zeros((len(profiles), len(features)), dtype=np.float32)
     for p, model in enumerate(profiles):
@@ -258,5 +282,7 @@ def avoided_scores(features: PaperFeatures, profiles: Sequence[ProfileModel], we
                 score = np.float32(weights.avoid_kind) * kinds * text if avoid.kinds else topic
             else:
                 score = np.float32(weights.avoid_kind) * kinds
+            if avoid.unless:
+                score = score * (1 - _holds_any(features, avoid.unless))
             np.maximum(out[p], score, out=out[p])
     return out
