@@ -13,7 +13,7 @@ from bot.members import onboarding
 from bot.members.onboarding import OnboardingState, Reply, handle, papers_to_rate, pick_diverse
 from bot.members.settings import SettingError, parse_post_time, parse_timezone, parse_weekday, profile_owner
 from bot.models import Paper, Profile, Topic
-from bot.questions.authors import AuthorIndex, split_names
+from bot.questions.authors import AuthorIndex, same_person, split_names
 from bot.store.profile_format import profile_to_mapping
 from tests.conftest import StoreDay
 
@@ -77,7 +77,10 @@ def test_author_names_match_loosely() -> None:
     assert index.match("Geoffrey Hinton").name == "Geoffrey E. Hinton"
     ambiguous = index.match("Bengio")
     assert ambiguous.kind == "ambiguous" and set(ambiguous.candidates) == {"Yoshua Bengio", "Samy Bengio"}
-    assert index.match("Schoelkopf").candidates == ("Bernhard Schölkopf",)
+    # an umlaut typed as German writes it without the dots is the stored name, not a typo to confirm
+    assert index.match("Schoelkopf").kind == "exact" and index.match("Schoelkopf").name == "Bernhard Schölkopf"
+    assert index.match("B. Schoelkopf").name == "Bernhard Schölkopf"
+    assert same_person("Schoelkopf", "Bernhard Schölkopf") and not same_person("Schoelkopf", "Bernhard Scholz")
     assert index.match("Yan LeCunn").kind == "close"
     assert index.match("Nobody Atall").kind == "none"
     assert index.match("🙂").kind == "none"

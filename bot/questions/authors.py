@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from bot.core import Core
-from bot.text.names import name_tokens
+from bot.text.names import name_tokens, transliterated_tokens
 
 MAX_NAME = 120  # longer than any real name
 MAX_NAMES = 20  # per message
@@ -68,6 +68,12 @@ class AuthorIndex:
             self.by_full[full] = name
             self.by_compact.setdefault("".join(tokens), name)
             self.by_last.setdefault(tokens[-1], []).append(name)
+            written = transliterated_tokens(name)  # "Schuetze" is how Schütze is typed without the dots
+            if written:
+                self.by_full.setdefault(" ".join(written), name)
+                self.by_compact.setdefault("".join(written), name)
+                if written[-1] != tokens[-1]:
+                    self.by_last.setdefault(written[-1], []).append(name)
         self._keys = list(self.by_full)
 
     def __len__(self) -> int:
@@ -145,8 +151,12 @@ async def author_index(core: Core) -> AuthorIndex:
 def same_person(typed: str, stored: str) -> bool:
     """Whether one stored author is the person `typed` names: the same surname and, in order, each given name the
     same or its initial ("K.-W. Chang" ~ "Kai-Wei Chang", "Schutze" ~ "Hinrich Schütze"); never the surname of one
-    author joined to the given name of another, as a match over the whole author list would allow."""
+    author joined to the given name of another, as a match over the whole author list would allow; an umlaut may be
+    typed as German writes it without the dots ("Schuetze")."""
     want, have = name_tokens(typed), name_tokens(stored)
+    written = transliterated_tokens(stored)
+    if want and written and want[-1] == written[-1]:  # "Schuetze" for Schütze
+        have = written
     if not want or not have or want[-1] != have[-1]:
         return False
     given = iter(have[:-1])
