@@ -89,6 +89,10 @@ def test_the_shorthand_researchers_type_is_read_as_written_out() -> None:
     assert read("RL vs. supervised fine-tuning")[0] == [["reinforcement learning"], ["supervised fine tuning"]]
     assert read("quantization + pruning of LLMs") == read("quantization and pruning of LLMs")
     assert read("C++ code generation")[0] == [["code", "generation"]]  # a "+" inside a word is no conjunction
+    # "&" between things is "and"; inside an abbreviation ("Q&A", "R&D") it is part of the name
+    assert read("RL & planning") == read("RL and planning")
+    assert read("Q&A systems")[0] == [["qa", "system"]]
+    assert read("Q&A and summarization")[0] == [["qa"], ["summarization"]]
     # "esp.", "incl.", "e.g." introduce details, as brackets do
     assert read("LLM agents, esp. tool use") == ([["large language model", "agent"]], ["tool", "use"])
     assert read("speech recognition esp. low-resource") == ([["speech", "recognition"]], ["low", "resource"])
@@ -112,6 +116,10 @@ def test_nested_or_unclosed_brackets_a_dash_and_aka_mark_details() -> None:
     # an acronym coordinated with others is a whole thing, not a word borrowing its neighbour's
     assert read("NeRF/3DGS/SLAM")[0] == [["neural radiance field"], ["gaussian splatting"], ["slam"]]
     assert read("RL and IL for robots")[0] == [["reinforcement learning", "robot"], ["il", "robot"]]
+    # a lone word borrows a modifier only from a conjunct that has one: before, "RL and planning" read
+    # [RL] | [RL, planning], the second only narrowing the first, so a planning paper without RL held nothing
+    assert read("RL and planning")[0] == [["reinforcement learning"], ["planning"]]
+    assert read("LLMs, agents and planning")[0] == [["large language model"], ["agent"], ["planning"]]
     assert read("image and video generation")[0] == [["image", "generation"], ["video", "generation"]]
 
 

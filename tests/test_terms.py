@@ -17,7 +17,7 @@ from bot.questions.topics import split_units, topic_key
 from bot.ranking import rank
 from bot.ranking.for_profile import profile_model
 from bot.ranking.interest_units import interest_core, named_terms_text, phrase_units
-from bot.text.terms import Text, UnitIndex, same_word
+from bot.text.terms import Text, UnitIndex, same_word, text_tokens
 from tests.conftest import StoreDay
 from tests.test_rank import fake_embed, paper
 
@@ -90,6 +90,25 @@ def test_units_match_whole_terms_in_any_form() -> None:
     assert list(np.flatnonzero(title)) == [4, 5] and list(np.flatnonzero(text)) == [4, 5]
     series_title, series_text = index.hits(phrase_units("time series")[1])
     assert not series_title.any() and list(np.flatnonzero(series_text)) == [5]
+
+
+def test_a_singular_ending_in_s_is_found_in_its_plural_and_is_no_other_word() -> None:
+    # before: "bias" was read "bia", which neither "biases" (read "bias") nor "biased" matched, and "news" was read
+    # "new", a framing word dropped from "news recommendation" and a word of every other abstract
+    titles = ["Gender biases in hiring models", "A new recommender", "Personalised news feeds", "Biased estimators"]
+    index = UnitIndex(titles, titles)
+    assert list(np.flatnonzero(index.hits(phrase_units("gender bias")[1])[1])) == [0, 3]
+    assert interest_core("news recommendation") == "news recommendation"
+    assert list(np.flatnonzero(index.hits(phrase_units("news recommendation")[0])[1])) == [2]
+
+
+def test_an_abbreviation_written_with_an_ampersand_is_one_word() -> None:
+    # before: "Q&A" was two one-letter words, neither a unit, so an interest in Q&A named nothing
+    assert text_tokens("Q&A and R&D, RL & planning, vision&language") == [
+        *("qa", "and", "rd", "rl", "planning", "vision", "language"),
+    ]
+    index = UnitIndex(["Open-domain Q&A over tables", "QA over tables", "A question of tables"], ["", "", ""])
+    assert list(np.flatnonzero(index.hits(phrase_units("Q&A")[0])[0])) == [0, 1]
 
 
 def test_a_word_matches_its_inflections_and_an_agent_noun_only_itself() -> None:

@@ -12,7 +12,16 @@ import functools
 import re
 from dataclasses import dataclass
 
-from bot.text.terms import NAMED_TERMS, RANKER, WORD, Unit, phrase_key, split_units, text_tokens
+from bot.text.terms import (
+    NAMED_TERMS,
+    RANKER,
+    WORD,
+    Unit,
+    joined_abbreviations,
+    phrase_key,
+    split_units,
+    text_tokens,
+)
 
 # Words that say little alone: a unit made of one of them weighs less than a content word.
 GENERIC_WORDS = frozenset(
@@ -43,15 +52,17 @@ STOP_WORDS = frozenset(
     """a an the of for in on to and or with by from via at as into over under about its their using what how which
     why when where who that this these those is are vs versus""".split()
 )
-# Words that frame an interest rather than name it ("I'm interested in ...", "... papers").
-_LEAD = frozenset(
-    phrase_key(w)
-    for w in """i m d ve ll am we me my our really very also mostly mainly especially interested interest into like love
-    want to read about in on regarding around anything something everything papers paper work works research new
+# Words that frame an interest rather than name it ("I'm interested in ...", "... papers"), as typed: a framing
+# word is matched as written, not plural-folded, since "news" (of "news recommendation") is no plural of "new".
+_LEAD_WORDS = frozenset(
+    """i m d ve ll am we me my our really very also mostly mainly especially interested interest interests into like
+    love want to read about in on regarding around anything something everything papers paper work works research new
     recent latest stuff things topic topics please the would be keen looking for show send give all any some more
     of related""".split()
 )
-_TRAIL = frozenset(phrase_key(w) for w in "papers work research stuff things topics in general please etc".split())
+_TRAIL_WORDS = frozenset("papers paper work works research stuff things topics in general please etc".split())
+_LEAD = frozenset(phrase_key(w) for w in _LEAD_WORDS)
+_TRAIL = frozenset(phrase_key(w) for w in _TRAIL_WORDS)
 
 
 # The shorthand researchers type: "w/" is "with", "w/o" drops what follows it (a paper need not name what the
@@ -62,8 +73,10 @@ _WITHOUT = re.compile(r"\s*\bw/o\b([^,;()]*)", re.IGNORECASE)
 
 
 def written_out(text: str) -> str:
-    """`text` with "w/" written "with " and a "w/o ..." clause dropped (to the next comma, semicolon or bracket).
-    A plain "without" stays: it is part of a topic's name ("learning without labels")."""
+    """`text` with "w/" written "with " and a "w/o ..." clause dropped (to the next comma, semicolon or bracket),
+    and an abbreviation written with "&" one word ("Q&A" -> "QA": no conjunction, `joined_abbreviations`). A plain
+    "without" stays: it is part of a topic's name ("learning without labels")."""
+    text = joined_abbreviations(text)
     if "/" not in text:
         return text
     return _WITHOUT.sub(" ", _WITH.sub("with ", text))
@@ -80,10 +93,11 @@ def interest_core(text: str) -> str:
     "sparse MoE"); the text itself when nothing would be left."""
     words = [(m.start(), m.end(), (text_tokens(m.group()) or [""])[0]) for m in WORD.finditer(text)]
     tokens = [w[2] for w in words]
+    typed = [text[a:b].lower() for a, b, _ in words]
     start, end = 0, len(words)
-    while start < end and tokens[start] in _LEAD and RANKER.find(tokens, start) is None:  # "in context learning"
+    while start < end and typed[start] in _LEAD_WORDS and RANKER.find(tokens, start) is None:  # "in context learning"
         start += 1
-    while end > start and tokens[end - 1] in _TRAIL:
+    while end > start and typed[end - 1] in _TRAIL_WORDS:
         end -= 1
     if start >= end:
         return text.strip()
@@ -242,7 +256,8 @@ class _Segment:
 def _conjuncts(segment: str) -> _Segment:
     """The things a segment coordinates, each as units; a lone word borrows the head word of the last conjunct
     ("image and video generation" -> image generation, video generation) or else the first word of the first
-    ("jailbreak attacks and defenses" -> jailbreak attacks, jailbreak defenses). Two lone words alone ("vision
+    ("jailbreak attacks and defenses" -> jailbreak attacks, jailbreak defenses) when that has a word to lend (the
+    one unit of "RL" in "RL and planning" is the whole conjunct, not a modifier). Two lone words alone ("vision
     and language", "vision and language navigation") are also returned as a pair: whether the two words name one
     thing (vision-language) or two is the corpus's to say."""
     parts = [(text, phrase_units(text)) for text in _CONJUNCTION.split(segment) if text.strip()]
@@ -258,7 +273,7 @@ def _conjuncts(segment: str) -> _Segment:
         if _lone_word(text, units):
             if k < len(parts) - 1 and not _lone_word(*last):
                 units = units + last[1][-1:]
-            elif k > 0 and not _lone_word(*first):
+            elif k > 0 and len(first[1]) > 1 and not _lone_word(*first):  # "RL and planning": RL lends nothing
                 units = first[1][:1] + units
         out.append(tuple(dict((u.key, u) for u in units).values()))
     if len(parts) == 2 and _lone_word(*first):  # "vision and language (navigation)": vision-language?

@@ -33,8 +33,16 @@ import numpy as np
 # ---------------------------------------------------------------- words
 
 
+# Singulars ending in "s" whose folding would meet no plural of theirs: "bias" -> "bia" is no "biases" -> "bias"
+# (and too short to be matched inflected, `same_word`), "news" -> "new" another, common, word. Longer ones fold
+# harmlessly, the same in texts and keywords ("series" -> "sery", "species" -> "specy").
+_SINGULAR_IN_S = frozenset({"bias", "lens", "news"})
+
+
 def _fold(token: str) -> str:
     # Crude plural folding, applied identically to texts and keywords, so "experts" ~ "expert", "MoEs" ~ "MoE".
+    if token in _SINGULAR_IN_S:
+        return token
     if len(token) > 4 and token.endswith("ies"):
         return token[:-3] + "y"
     if len(token) > 4 and token.endswith(("ses", "xes", "zes", "ches", "shes")):
@@ -51,11 +59,20 @@ def _plain(text: str) -> str:
 
 
 WORD = re.compile(r"[^\W_]+")  # a word, as `text_tokens` splits a text
+# An "&" between short pieces with no space is part of an abbreviation ("Q&A", "R&D", "AT&T"), not a conjunction.
+_AMPERSAND_INSIDE = re.compile(r"(?<![^\W_])([^\W_]{1,3})&(?=[^\W_]{1,3}(?![^\W_]))")
+
+
+def joined_abbreviations(text: str) -> str:
+    """`text` with each abbreviation written with "&" written as one word ("Q&A" -> "QA", "R&D" -> "RD"), as
+    `text_tokens` reads it; an "&" between words or spaces stays ("RL & planning", "vision&language")."""
+    return _AMPERSAND_INSIDE.sub(r"\1", text) if "&" in text else text
 
 
 def text_tokens(text: str) -> list[str]:
-    """Lowercase, diacritic-free, plural-folded word tokens; hyphens and punctuation separate words."""
-    return [_fold(t) for t in WORD.findall(_plain(text).lower())]
+    """Lowercase, diacritic-free, plural-folded word tokens; hyphens and punctuation separate words, and an
+    abbreviation written with "&" is one word (`joined_abbreviations`)."""
+    return [_fold(t) for t in WORD.findall(joined_abbreviations(_plain(text).lower()))]
 
 
 def phrase_key(phrase: str) -> str:
