@@ -267,19 +267,20 @@ def load(home: Path, data_dir: Path, rebuild: bool) -> Data:
 class Method:
     """The weights of the score's terms (as `RankWeights`) and the ways of combining them tried here."""
 
-    temperature: float = 10.0
-    sentence: float = 0.5
-    sentence_avoid: float = 1.0
-    avoid: float = 0.3
-    phrase_title: float = 0.3
-    phrase_text: float = 0.05
-    interest_title: float = 0.2
-    interest_text: float = 0.2
+    # the digest's own constants (`RankWeights`) unless a candidate moves them
+    temperature: float = rank.DEFAULT_WEIGHTS.temperature
+    sentence: float = rank.DEFAULT_WEIGHTS.sentence
+    sentence_avoid: float = rank.DEFAULT_WEIGHTS.sentence_avoid
+    avoid: float = rank.DEFAULT_WEIGHTS.avoid
+    phrase_title: float = rank.DEFAULT_WEIGHTS.phrase_title
+    phrase_text: float = rank.DEFAULT_WEIGHTS.phrase_text
+    interest_title: float = rank.DEFAULT_WEIGHTS.interest_title
+    interest_text: float = rank.DEFAULT_WEIGHTS.interest_text
     avoided: float = 1.0  # a multiplier of the avoid phrases' term
-    novelty: float = 0.025
-    expansion: float = 0.6
-    expansion_papers: int = 10
-    expansion_near: float = 0.2
+    novelty: float = rank.DEFAULT_WEIGHTS.novelty
+    expansion: float = rank.DEFAULT_WEIGHTS.expansion
+    expansion_papers: int = rank.DEFAULT_WEIGHTS.expansion_papers
+    expansion_near: float = rank.DEFAULT_WEIGHTS.expansion_near
     dense: float = 1.0  # a multiplier of the whole-paper soft max
     # (2) reciprocal rank fusion of the dense and the lexical rankings, k; 0 = the weighted sum
     rrf_k: float = 0.0
