@@ -248,3 +248,40 @@ async def test_a_window_read_either_way_filters_on_the_categories_the_paper_has_
             assert opened(core) is not with_copies
             found.append([paper_id for paper_id, _ in hits])
     assert found == [[PAPERS[1].id], [PAPERS[1].id]]
+
+
+async def test_a_loaded_window_follows_a_stored_papers_new_categories_without_a_restart(tmp_path: Path) -> None:
+    """The window index a running process loaded keeps each paper's categories in memory: a new version with the
+    same text (cross-listed since: the vector is kept) must move the paper into its new category there too, as a
+    restarted process reading the stored categories would see it."""
+    async with open_core(settings_at(tmp_path), WordEmbedder()) as core:
+        await store_papers(core, PAPERS)
+        query = core.embedder.embed(["routing"])[0]
+        assert await core.vectors.search_window(query, 10, MONDAY, MONDAY, ["cs.RO"]) == []  # loaded, none there
+        cross_listed = dataclasses.replace(PAPERS[1], categories=("cs.LG", "cs.RO"), version=2)
+        assert (await store_papers(core, [cross_listed])).embedded == 0
+        hits = await core.vectors.search_window(query, 10, MONDAY, MONDAY, ["cs.RO"])
+        assert [paper_id for paper_id, _ in hits] == [PAPERS[1].id]
+        assert [p for p, _ in await core.vectors.search_window(query, 10, MONDAY, MONDAY, ["cs.CL"])] == [
+            p.id for p in PAPERS[:6] if "cs.CL" in p.categories
+        ]
+
+
+async def test_a_replaced_text_listed_on_a_later_day_keeps_its_first_day_in_every_window(tmp_path: Path) -> None:
+    """A replacement comes in a later day's feed; the stored paper keeps the day it was first announced on, and so
+    must its vector's day, in the loaded window and in the vector store a new process reads."""
+    async with open_core(settings_at(tmp_path), WordEmbedder()) as core:
+        await store_papers(core, PAPERS)
+        query = core.embedder.embed(["routing"])[0]
+        assert len(await core.vectors.search_window(query, 10, MONDAY, TUESDAY)) == 10
+        replaced = dataclasses.replace(
+            PAPERS[1],
+            abstract=PAPERS[1].abstract + " Now with code.",
+            version=2,
+            announced=TUESDAY + dt.timedelta(days=7),
+        )
+        assert (await store_papers(core, [replaced])).embedded == 1
+        assert PAPERS[1].id in [p for p, _ in await core.vectors.search_window(query, 10, MONDAY, MONDAY)]
+    async with open_core(settings_at(tmp_path), WordEmbedder()) as core:
+        await core.repo.delete_vector_copies([PAPERS[2].id])  # read from the vector store
+        assert PAPERS[1].id in [p for p, _ in await core.vectors.search_window(query, 10, MONDAY, MONDAY)]

@@ -41,7 +41,10 @@ async def store_papers(core: Core, papers: Sequence[Paper], progress: Progress |
     have = await core.repo.tldrs([p.id for p in cleaned])
     missing = {p.id: extractive_tldr(p) for p in cleaned if p.id not in have}
     await core.repo.set_tldrs(missing, "extractive")
-    embedded = await ensure_vectors(core, cleaned, progress, sentences=True)
+    # the papers as stored: a replacement listed on a later day keeps its first day, and a new version keeps nothing
+    # of the old one's categories; its vector's labels must say the same
+    stored = await core.repo.get_papers(list(dict.fromkeys(p.id for p in cleaned)))
+    embedded = await ensure_vectors(core, stored, progress, sentences=True)
     report = IngestReport(
         len(cleaned), counts.inserted, counts.updated, counts.unchanged, embedded.papers, embedded.sentences_only
     )

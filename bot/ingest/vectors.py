@@ -165,6 +165,7 @@ async def _ensure_vectors(
     ids = [p.id for p in papers]
     stored = await core.vectors.stored_hashes(ids)
     whole = {p.id for p in papers if stored.get(p.id) != p.vector_key}
+    await core.vectors.relabel([p for p in papers if p.id not in whole])
     split: set[str] = set()
     copies = VectorCopies(core.repo, core.embedder)
     if sentences:

@@ -356,6 +356,15 @@ class VectorStore:
         high = day_to_int(until) if until else None
         return await asyncio.to_thread(index.search, vector, n_results, low, high, list(categories))
 
+    async def relabel(self, papers: Sequence[Paper]) -> None:
+        """Bring the loaded window's days and categories of `papers` (as stored now) up to date, their vectors kept: a
+        new version with the same text, cross-listed since, is not embedded again, yet a window filters on it."""
+        async with self._index_lock:
+            if self._index is not None and papers:
+                self._index.relabel(
+                    [p.id for p in papers], [day_to_int(p.announced) for p in papers], [p.categories for p in papers]
+                )
+
     async def update_metadata(self, ids: Sequence[str], metadatas: Sequence[dict[str, Any]]) -> None:
         """Merge new metadata fields (e.g. a TL;DR) into stored papers without touching their vectors."""
         if not ids:

@@ -151,6 +151,17 @@ class WindowIndex:
                 self._alive[row] = True
             self._order = None
 
+    def relabel(self, ids: Sequence[str], days: Sequence[int], categories: Sequence[Sequence[str]]) -> None:
+        """Give the rows held among `ids` a new day and categories, keeping their vectors (others are ignored)."""
+        with self._lock:
+            for paper_id, day, cats in zip(ids, days, categories, strict=True):
+                row = self._row.get(paper_id)
+                if row is not None:
+                    self._categories[row] = frozenset(cats)
+                    if self._days[row] != day:
+                        self._days[row] = day
+                        self._order = None
+
     def delete(self, ids: Sequence[str]) -> None:
         """Drop rows; their slots stay allocated but are never returned."""
         with self._lock:
