@@ -285,3 +285,22 @@ async def test_a_replaced_text_listed_on_a_later_day_keeps_its_first_day_in_ever
     async with open_core(settings_at(tmp_path), WordEmbedder()) as core:
         await core.repo.delete_vector_copies([PAPERS[2].id])  # read from the vector store
         assert PAPERS[1].id in [p for p, _ in await core.vectors.search_window(query, 10, MONDAY, MONDAY)]
+
+
+async def test_a_new_version_with_the_same_text_updates_its_vectors_metadata(tmp_path: Path) -> None:
+    """Its vector is kept, but what is stored beside it (authors, categories and the flags a `where` filters on) is
+    the new version's, in this process and the next."""
+    async with open_core(settings_at(tmp_path), WordEmbedder()) as core:
+        await store_papers(core, PAPERS)
+        first = PAPERS[0]
+        assert "cs.CL" in first.categories
+        new = dataclasses.replace(first, authors=("A. Author", "B. Second"), categories=("cs.LG", "cs.RO"), version=2)
+        assert (await store_papers(core, [new])).embedded == 0
+        vector = (await core.vectors.vectors([first.id]))[0]
+        assert [h.id for h in await core.vectors.query(vector, 10, where={"cat_cs.RO": True})] == [first.id]
+        assert first.id not in [h.id for h in await core.vectors.query(vector, 10, where={"cat_cs.CL": True})]
+    async with open_core(settings_at(tmp_path), WordEmbedder()) as core:
+        (hit,) = await core.vectors.query(vector, 1)
+        assert hit.id == first.id
+        assert (hit.metadata["authors"], hit.metadata["categories"]) == ("A. Author; B. Second", "cs.LG cs.RO")
+        assert "cat_cs.CL" not in hit.metadata

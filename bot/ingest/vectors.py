@@ -163,9 +163,10 @@ async def _ensure_vectors(
     core: Core, papers: Sequence[Paper], progress: Progress | None = None, *, sentences: bool = False
 ) -> Embedded:
     ids = [p.id for p in papers]
-    stored = await core.vectors.stored_hashes(ids)
+    metadata = await core.vectors.stored_metadata(ids)
+    stored = {i: m.get("content_hash", "") for i, m in metadata.items()}
     whole = {p.id for p in papers if stored.get(p.id) != p.vector_key}
-    await core.vectors.relabel([p for p in papers if p.id not in whole])
+    await core.vectors.relabel([p for p in papers if p.id not in whole], metadata)
     split: set[str] = set()
     copies = VectorCopies(core.repo, core.embedder)
     if sentences:

@@ -12,7 +12,7 @@ import contextlib
 import datetime as dt
 import fcntl
 import logging
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlparse
@@ -69,6 +69,15 @@ def paper_metadata(paper: Paper, tldr: str = "") -> dict[str, Any]:
     for category in paper.categories:
         meta[category_key(category)] = True
     return meta
+
+
+def changed_labels(paper: Paper, stored: Mapping[str, Any]) -> dict[str, Any]:
+    """The metadata fields of `paper` (`paper_metadata`, without a TL;DR) that differ from `stored`, with the category
+    flags it is no longer listed in set to None (an update removes them); empty when nothing changed."""
+    fields = {k: v for k, v in paper_metadata(paper).items() if stored.get(k) != v}
+    listed = {category_key(c) for c in paper.categories}
+    fields |= {k: None for k in stored if k.startswith(CATEGORY_FLAG) and k not in listed}
+    return fields
 
 
 @dataclass(frozen=True, slots=True)
@@ -229,10 +238,14 @@ class VectorStore:
 
     async def stored_hashes(self, ids: Sequence[str]) -> dict[str, str]:
         """Map each stored id among `ids` to what its vector was computed from (`Paper.vector_key`)."""
+        return {i: str(m.get("content_hash", "")) for i, m in (await self.stored_metadata(ids)).items()}
+
+    async def stored_metadata(self, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+        """The metadata stored beside each stored id among `ids` (`paper_metadata`), by id."""
         if not ids:
             return {}
         result = await self._read(lambda c: c.get(ids=list(ids), include=["metadatas"]))
-        return {i: (m or {}).get("content_hash", "") for i, m in zip(result["ids"], result["metadatas"], strict=True)}
+        return {i: dict(m or {}) for i, m in zip(result["ids"], result["metadatas"], strict=True)}
 
     async def upsert(self, papers: Sequence[Paper], vectors: np.ndarray, tldrs: Sequence[str] | None = None) -> None:
         """Store vectors and metadata for `papers` (row i of `vectors` belongs to papers[i])."""
@@ -356,9 +369,14 @@ class VectorStore:
         high = day_to_int(until) if until else None
         return await asyncio.to_thread(index.search, vector, n_results, low, high, list(categories))
 
-    async def relabel(self, papers: Sequence[Paper]) -> None:
-        """Bring the loaded window's days and categories of `papers` (as stored now) up to date, their vectors kept: a
-        new version with the same text, cross-listed since, is not embedded again, yet a window filters on it."""
+    async def relabel(self, papers: Sequence[Paper], stored: Mapping[str, dict[str, Any]]) -> None:
+        """Bring what is stored beside the kept vectors of `papers` (as stored now) up to date: the metadata whose
+        `stored` fields differ (`paper_metadata`; a TL;DR is kept), and the loaded window's days and categories. A new
+        version with the same text (other authors, cross-listed since) is not embedded again, yet it is filtered on."""
+        changed = [(p.id, fields) for p in papers if p.id in stored and (fields := changed_labels(p, stored[p.id]))]
+        for start in range(0, len(changed), CHECK_PAGE):  # a repair relabels a whole older store: in bounded calls
+            page = changed[start : start + CHECK_PAGE]
+            await self.update_metadata([i for i, _ in page], [fields for _, fields in page])
         async with self._index_lock:
             if self._index is not None and papers:
                 self._index.relabel(
