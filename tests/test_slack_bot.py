@@ -167,6 +167,19 @@ async def test_a_channel_digest_is_block_kit_within_slacks_limits_and_pings_nobo
     assert messages[-1].visible_text.endswith("_Note &lt;!everyone&gt; &amp; co_")
 
 
+async def test_a_channel_digest_is_one_message_in_the_channel_and_the_rest_in_its_thread(
+    core: Core, slack_settings: Settings, fake: SlackFake
+) -> None:
+    """The core's `digest_threads`: a digest's later messages are replies in the header's thread (``thread_ts``), so a
+    channel gets one message a day however many papers there are."""
+    async with slack_bot(core, slack_settings) as bot:
+        assert await post_digest(core, bot, hostile_papers(60)) == "sent"
+    header, *rest = fake.posted(PAPERS)
+    assert header.thread_ts == "" and header.visible_text.startswith("*Lab &lt;!channel&gt;: arXiv digest")
+    assert len(rest) >= 2 and all(m.thread_ts == header.ts for m in rest)
+    assert [m.ts for m in fake.posted(PAPERS) if not m.thread_ts] == [header.ts]
+
+
 async def test_a_button_press_is_feedback_of_the_presser_answered_only_to_them(
     core: Core, slack_settings: Settings, fake: SlackFake
 ) -> None:

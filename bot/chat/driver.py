@@ -25,7 +25,10 @@ any failure while answering a member is told to them in one line, our own errors
 under which it is logged (`reporting`), never a traceback (a page the platform will not deliver is logged
 instead: telling of it there would fail the same way). It is also the platform's digest
 poster (an admin's "digest now" included) and the started front end `paperscout run` holds
-(`bot.frontend.Running`): a front end's `start` returns its driver, whose `stop` it writes.
+(`bot.frontend.Running`): a front end's `start` returns its driver, whose `stop` it writes. With `digest_threads`,
+a channel digest is one message in the channel: its later messages go into a thread under the header (`thread`: a
+reply in the header's thread by default, a platform whose threads are channels of their own says which), or follow
+in the channel where the platform refuses a thread.
 """
 
 from __future__ import annotations
@@ -170,6 +173,8 @@ class ChatDriver(PlatformPoster):
     notice_limit = 200
     sends_files = True  # False: a file is shown as `render` shows it (a note), like any other reply
     threaded = False  # True: every page of a reply goes into the thread `reply_to`, which is remembered as well
+    digest_threads = False  # True: a channel digest's later messages go into a thread under its header (`send`)
+    thread_name, thread_name_limit = "More papers: {title}", 100
     open_a_dm = "Open a direct message with me to see this."
     sent_to_dm = SENT_TO_DM
     dm_refused = "I can't send you a direct message: open one with me, then run {command} again."
@@ -180,6 +185,8 @@ class ChatDriver(PlatformPoster):
         self.core, self.controller = core, controller
         self.controller.poster = self.controller.poster or self  # an admin's "digest now" posts through it
         self._admins: Expiring[tuple[str, str], bool] = Expiring(ADMIN_CACHE_SECONDS)
+        self._digest_titles: dict[str, str] = {}  # a target's last rendered digest title, naming its thread
+        self._threadless: set[str] = set()  # digest headers whose place refused a thread: the rest goes there
 
     @abstractmethod
     def message(self, page: Page) -> object:
@@ -224,12 +231,41 @@ class ChatDriver(PlatformPoster):
         return pages(layout(reply), self.style, self.message)
 
     def render_digest(self, target: Target, view: DigestView) -> list[object]:
-        """A digest as the platform's messages: header first, papers in order, notes last."""
+        """A digest as the platform's messages: header first, papers in order, notes last (its title kept to name the
+        thread the rest goes into, `digest_threads`)."""
+        self._digest_titles[target.key] = view.title
         return pages(digest_blocks(view), self.style, self.message)
 
     async def send(self, target: Target, message: object, position: int, sent: Sequence[str], nonce: str) -> str:
-        """One message of a digest to the target's chat (a personal digest's 'dm:<id>': the member's DM, `deliver`)."""
-        return await self.deliver(target.chat_id, message)
+        """One message of a digest to the target's chat (a personal digest's 'dm:<id>': the member's DM, `deliver`);
+        with `digest_threads`, a channel digest's messages after the header go into the thread under it."""
+        chat, reply_to = target.chat_id, ""
+        if self.digest_threads and position and sent and not target.member and sent[0] not in self._threadless:
+            chat, reply_to = await self.continuation(target, sent[0])
+        return await self.deliver(chat, message, reply_to)
+
+    async def continuation(self, target: Target, header: str) -> tuple[str, str]:
+        """Where a channel digest's later message goes: the thread under its `header` (`thread`), or the channel
+        when the platform refuses a thread there (asked once per header, not once per message); a wait or a
+        transient failure is the delivery's to retry."""
+        name = clip(self.thread_name.format(title=self._digest_titles.get(target.key, "")), self.thread_name_limit)
+        try:
+            return await self.thread(target.chat_id, header, name)
+        except Exception as error:
+            found = self.failure(error)
+            if found is None:
+                raise
+            if found.kind in ("retry", "transient"):
+                detail = f"{self.title} {target.chat_id}: {found.detail}"
+                raise DeliveryError(detail, retry_after=found.retry_after) from error
+            log.warning("%s refused a thread in %s (%s): the digest goes on there", self.title, target.chat_id, error)
+        self._threadless.add(header)
+        return target.chat_id, ""
+
+    async def thread(self, chat: str, header: str, name: str) -> tuple[str, str]:
+        """The thread under message `header` in `chat`, as (chat, reply_to) for `deliver` (named `name` where the
+        platform names threads); by default a reply in the header's own thread (`threaded` platforms)."""
+        return chat, header
 
     # --- sending with the core's policy ---
 

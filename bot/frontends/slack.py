@@ -6,8 +6,10 @@ thread, where a reply follows up; an admin's plain messages answer their setup. 
 layout (`bot.views.layout`) as Block Kit: a section per block, the core's buttons (action_id and value: the core's
 button value); a press answers only the presser (outside a DM). Outside text is escaped for mrkdwn (``& < >``) in
 ``verbatim`` text objects, so nothing pings or links; `Mrkdwn` gives the packer Slack's limits (50 blocks, 3,000
-characters a section, `MESSAGE_BUDGET` in all). Posts to a channel are paced, a 429 waits its Retry-After, and a
-gone channel is a permanent failure (the core's delivery policy retires its digest).
+characters a section, `MESSAGE_BUDGET` in all). A channel digest is one message in the channel: the messages after
+its header are replies in the header's thread (``thread_ts``, the driver's `digest_threads`). Posts to a channel
+are paced, a 429 waits its Retry-After, and a gone channel is a permanent failure (the core's delivery policy retires
+its digest).
 """
 
 from __future__ import annotations
@@ -155,7 +157,7 @@ class SlackFrontEnd(ChatDriver):
     by `failure` (`bot.chat.driver` applies the core's policy)."""
 
     platform, title, style = PLATFORM, "Slack", MRKDWN
-    sends_files, threaded = False, True
+    sends_files, threaded, digest_threads = False, True, True  # a channel digest: its header, the rest in its thread
 
     def __init__(
         self, core: Core, controller: chat.ChatController, client: AsyncWebClient, interval: float, bot_user: str

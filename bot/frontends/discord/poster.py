@@ -26,8 +26,7 @@ from bot.digests.delivery import DeliveryError
 from bot.frontends.discord.render import EMBEDS, arguments, message, render
 from bot.frontends.discord.render import Outgoing as OutgoingMessage
 from bot.models import Target
-from bot.views.layout import Page, clip
-from bot.views.model import DigestView
+from bot.views.layout import Page
 
 if TYPE_CHECKING:
     from bot.chat.controller import ChatController
@@ -35,7 +34,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-THREAD_NAME_MAX = 100
 THREAD_ARCHIVE_MINUTES = 1440
 PERMANENT_CODES = {
     10003: "the channel no longer exists",
@@ -125,6 +123,7 @@ class DiscordPoster(ChatDriver):
     itself)."""
 
     platform, title, sends_files = "discord", "Discord", False  # a file is a message's attachment (`render`)
+    digest_threads = True  # a thread is a channel of its own (`thread`)
     style = EMBEDS
     sent_to_dm = "I sent you a DM."
     dm_refused = (
@@ -136,7 +135,6 @@ class DiscordPoster(ChatDriver):
         super().__init__(core, controller)
         self.client = client
         self.connection: asyncio.Task[None] | None = None  # the gateway's, once started (`start_discord`)
-        self._threadless: set[int] = set()  # headers whose channel refused a thread: the rest goes in the channel
 
     async def stop(self) -> None:
         """Close the connection (no new interactions are taken) and wait for the client to finish."""
@@ -153,30 +151,34 @@ class DiscordPoster(ChatDriver):
         """A reply as Discord messages (`render.render`: text alone as content, anything with cards as embeds)."""
         return render(reply)
 
-    def render_digest(self, target: Target, view: DigestView) -> list[OutgoingMessage]:  # type: ignore[override]
-        """The digest as Discord messages, in sending order: the header (with the first papers), then the rest,
-        which go into a thread under the header."""
-        messages: list[OutgoingMessage] = super().render_digest(target, view)  # type: ignore[assignment]
-        for later in messages[1:]:
-            later.thread = clip(f"More papers: {view.title}", THREAD_NAME_MAX)
-        return messages
-
     async def send(self, target: Target, message: object, position: int, sent: Sequence[str], nonce: str) -> str:
-        """Send one digest message: the first to the target's chat, the others into the thread under it (`sent[0]`).
-
-        The nonce makes Discord return the message already sent instead of a second copy when a crash came between
-        Discord accepting it and the ledger recording it.
-        """
+        """One digest message with its nonce: Discord returns the message already sent instead of a second copy when
+        a crash came between Discord accepting it and the ledger recording it."""
         assert isinstance(message, OutgoingMessage)
-        message.nonce, message.header = message_nonce(nonce), sent[0] if position > 0 and sent else ""
-        return await self.deliver(target.chat_id, message)
+        message.nonce = message_nonce(nonce)
+        return await super().send(target, message, position, sent, nonce)
+
+    async def thread(self, chat: str, header: str, name: str) -> tuple[str, str]:
+        """The thread started from a digest's header (made on first use; it has the header's id), or the channel
+        itself outside a server's text channel (a DM)."""
+        channel = await self._destination(chat)
+        if not isinstance(channel, discord.TextChannel):
+            return chat, ""
+        if channel.guild.get_thread(int(header)) is None:
+            try:
+                await channel.get_partial_message(int(header)).create_thread(
+                    name=name, auto_archive_duration=THREAD_ARCHIVE_MINUTES
+                )
+            except discord.HTTPException as exc:
+                if exc.code != THREAD_EXISTS:  # made by an earlier process that stopped before recording more
+                    raise
+        return header, ""
 
     async def post(self, chat: str, message: object, *, reply_to: str = "", plain: bool = False) -> str:
-        """Send one message to a channel or a DM channel (a digest's later message into its thread),
-        quoting `reply_to` if it still exists. Its `nonce` makes Discord hand back the message it already has with
-        that nonce instead of posting it twice."""
+        """Send one message to a channel, a thread or a DM channel, quoting `reply_to` if it still exists. Its
+        `nonce` makes Discord hand back the message it already has with that nonce instead of posting it twice."""
         assert isinstance(message, OutgoingMessage)  # a file too is a message's attachment here (`sends_files`)
-        channel = await self._continuation(await self._destination(chat), message)
+        channel = await self._destination(chat)
         quoted = channel.get_partial_message(int(reply_to)) if reply_to else None  # type: ignore[attr-defined]
         reference = quoted.to_reference(fail_if_not_exists=False) if quoted is not None else None
         try:
@@ -233,26 +235,3 @@ class DiscordPoster(ChatDriver):
         if not isinstance(channel, discord.abc.Messageable):
             raise DeliveryError("that is not a channel messages can be posted in", permanent=True)
         return channel
-
-    async def _continuation(self, channel: discord.abc.Messageable, later: OutgoingMessage) -> discord.abc.Messageable:
-        """Where a digest's later message goes: the thread started from its header (made on first use), else (and any
-        other message) the channel."""
-        header_id = int(later.header or 0) if later.thread else 0
-        if not isinstance(channel, discord.TextChannel) or not header_id or header_id in self._threadless:
-            return channel
-        thread = channel.guild.get_thread(header_id)  # a thread started from a message has the message's id
-        if thread is not None:
-            return thread
-        try:
-            return await channel.get_partial_message(header_id).create_thread(
-                name=later.thread, auto_archive_duration=THREAD_ARCHIVE_MINUTES
-            )
-        except discord.Forbidden:
-            log.warning("no thread allowed in %s; the rest of the digest goes in the channel", channel.id)
-            self._threadless.add(header_id)
-            return channel
-        except discord.HTTPException as exc:
-            if exc.code != THREAD_EXISTS:  # made by an earlier process that stopped before recording more
-                raise
-            found = await self.client.fetch_channel(header_id)
-            return found if isinstance(found, discord.Thread) else channel

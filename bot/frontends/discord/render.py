@@ -99,8 +99,6 @@ class Outgoing:
     embeds: list[discord.Embed] = field(default_factory=list)
     rows: list[list[Button]] = field(default_factory=list)
     file: FileReply | None = None
-    thread: str = ""  # a digest message after the first: the name of the thread under the header it goes into
-    header: str = ""  # that header's id, once it is sent
     nonce: str = ""  # the same for the same digest message across restarts
 
 
