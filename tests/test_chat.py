@@ -393,3 +393,37 @@ async def test_a_refused_thread_is_told_to_a_member_as_a_reference_and_explained
     # our other errors still speak for themselves
     down = SourceUnavailable("arXiv cannot be reached")
     assert ChatDriver.problem(driver, down, "button") == "arXiv cannot be reached"  # type: ignore[arg-type]
+
+
+def test_a_refusal_is_read_from_the_platforms_code_table_then_its_http_status() -> None:
+    """`refusal`: a front end supplies only what its own error codes mean; the status says the rest (a 429 waits what
+    the platform asked, or a minute), and the words of a code replace the raw detail only when the table has some."""
+    from bot.chat.driver import RETRY_WAIT_SECONDS, Kind, permission_line, refusal
+
+    codes: dict[object, tuple[Kind, str]] = {
+        7: ("gone", "the member does not accept DMs"),
+        13: ("denied", "I can't post in {where}"),
+        "bad_blocks": ("markup", ""),
+    }
+    read = {
+        (status, code): (found.kind, found.detail, found.retry_after)
+        for status, code in [(403, 7), (403, 13), (200, "bad_blocks"), (429, 0), (404, 0), (401, 0), (400, 0),
+                             (503, 0), (200, "odd")]
+        for found in [refusal(status, code, "raw", codes, 2.5 if code == 0 and status == 429 else None)]
+    }  # fmt: skip
+    assert read == {
+        (403, 7): ("gone", "the member does not accept DMs", None),
+        (403, 13): ("denied", "I can't post in {where}", None),
+        (200, "bad_blocks"): ("markup", "raw", None),
+        (429, 0): ("retry", "raw", 2.5),
+        (404, 0): ("gone", "raw", None),
+        (401, 0): ("gone", "raw", None),
+        (400, 0): ("refused", "raw", None),
+        (503, 0): ("transient", "raw", None),
+        (200, "odd"): ("transient", "raw", None),
+    }
+    assert refusal(429, 0, "raw", codes).retry_after == RETRY_WAIT_SECONDS
+    assert permission_line("I can't post in #papers", ["Send Messages", "Embed Links"], "channel settings") == (
+        "I can't post in #papers: give paperscout Send Messages, Embed Links there (channel settings)"
+    )
+    assert permission_line("I can't see #papers", []) == "I can't see #papers: check paperscout's permissions there"

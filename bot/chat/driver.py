@@ -37,7 +37,7 @@ import asyncio
 import contextlib
 import logging
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal
 
@@ -63,19 +63,45 @@ ADMIN_CACHE_SECONDS = 60.0
 SENT_TO_DM = "Sent you a direct message."
 FILE_IN_DM = "I sent it to you in a direct message."
 Privately = Callable[[object], Awaitable[bool]]
-Kind = Literal["retry", "gone", "markup", "moved", "refused", "transient"]
+Kind = Literal["retry", "gone", "denied", "markup", "moved", "refused", "transient"]
+RETRY_WAIT_SECONDS = 60.0  # a rate limit that names no wait
 
 
 @dataclass(frozen=True)
 class Failure:
     """A platform's refusal in the core's terms: wait `retry_after` and retry; the chat is `gone` (retired, never
-    retried); our `markup` was refused (sent once more as plain text); the chat `moved` to `new_chat`; the message
-    was `refused` (permanent); or a `transient` failure (retried with back-off)."""
+    retried); the bot is `denied` a permission there (permanent; the admin reads which to give); our `markup` was
+    refused (sent once more as plain text); the chat `moved` to `new_chat`; the message was `refused` (permanent); or
+    a `transient` failure (retried with back-off)."""
 
     kind: Kind
     detail: str
     retry_after: float | None = None
     new_chat: str = ""
+
+
+def refusal(
+    status: int, code: object, detail: str, codes: Mapping[object, tuple[Kind, str]], retry_after: float | None = None
+) -> Failure:
+    """A refused request in the core's terms from its HTTP status and the platform's own error code: what the
+    platform's table `codes` says the code means (its kind, and words for it that replace `detail` unless ''), else
+    by the status: 429 a wait (`retry_after`, or a minute), 401/403/404 gone, another 4xx refused, anything else (a
+    server error, or an error code the table does not know) transient."""
+    if code in codes:
+        kind, words = codes[code]
+        detail = words or detail
+    elif status == 429:
+        kind = "retry"
+    else:
+        kind = "gone" if status in (401, 403, 404) else "refused" if 400 <= status < 500 else "transient"
+    return Failure(kind, detail, (retry_after or RETRY_WAIT_SECONDS) if kind == "retry" else None)
+
+
+def permission_line(reason: str, missing: Sequence[str], settings: str = "") -> str:
+    """What an admin reads when the bot lacks a permission: `reason`, then the permissions to give (`missing`, as the
+    platform's settings name them) and where they are given (`settings`)."""
+    fix = f"give paperscout {', '.join(missing)} there" if missing else "check paperscout's permissions there"
+    return f"{reason}: {fix}" + (f" ({settings})" if settings else "")
 
 
 @dataclass(frozen=True)
@@ -175,6 +201,7 @@ class ChatDriver(PlatformPoster):
     threaded = False  # True: every page of a reply goes into the thread `reply_to`, which is remembered as well
     digest_threads = False  # True: a channel digest's later messages go into a thread under its header (`send`)
     thread_name, thread_name_limit = "More papers: {title}", 100
+    permissions_at = ""  # where an admin gives the bot a permission in a place, as the platform's settings say
     open_a_dm = "Open a direct message with me to see this."
     sent_to_dm = SENT_TO_DM
     dm_refused = "I can't send you a direct message: open one with me, then run {command} again."
@@ -214,6 +241,10 @@ class ChatDriver(PlatformPoster):
     async def fetch_admin(self, chat: str, user: str) -> bool:
         """Whether the platform says `user` administers `chat` (may raise what the library raises)."""
         return False
+
+    def place_name(self, chat: str) -> str:
+        """How an admin knows `chat` ('#papers'), '' when the platform cannot say at once."""
+        return ""
 
     async def dm_chat(self, user: str) -> str:
         """The chat of `user`'s DM with the bot, opened if need be (by default a DM's chat id is its user's)."""
@@ -289,6 +320,11 @@ class ChatDriver(PlatformPoster):
         if found.kind == "moved" and found.new_chat != chat:
             await moved(self.core, self.platform, chat, found.new_chat)
             return await self.deliver(found.new_chat, message, plain=plain)  # the quoted message stayed behind
+        if found.kind == "denied":  # the admin's to fix: said in their words, the chat kept
+            detail = found.detail.replace("{where}", self.place_name(chat) or "there")
+            raise DeliveryError(
+                permission_line(detail, self.missing_permissions(chat), self.permissions_at), permanent=True
+            )
         if found.kind == "gone":
             await self.gone(chat, found.detail)
         permanent = found.kind in ("gone", "refused", "markup", "moved")

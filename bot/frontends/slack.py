@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from bot import chat
-from bot.chat.driver import ChatDriver, Failure, Kind, Privately, pages, starting
+from bot.chat.driver import ChatDriver, Failure, Kind, Privately, pages, refusal, starting
 from bot.config import Settings
 from bot.core import Core
 from bot.digests.delivery import DeliveryError
@@ -56,11 +56,13 @@ BOT_SCOPES = (
     "chat:write", "commands", "users:read", "im:read", "app_mentions:read", "im:history", "channels:history",
     "groups:history",
 )  # fmt: skip
-GONE = frozenset({"channel_not_found", "not_in_channel", "is_archived", "user_disabled", "user_not_found"})
+# what Slack's error codes mean for a post (`refusal` reads the rest from the HTTP status: 429 waits its Retry-After)
+GONE = ("channel_not_found", "not_in_channel", "is_archived", "user_disabled", "user_not_found")
+REFUSED = ("invalid_blocks", "msg_too_long", "msg_blocks_too_long", "invalid_blocks_format")
+CODES: dict[object, tuple[Kind, str]] = dict.fromkeys(GONE, ("gone", "")) | dict.fromkeys(REFUSED, ("markup", ""))
 TOKEN_REFUSALS = frozenset(
     {"invalid_auth", "not_authed", "account_inactive", "token_revoked", "not_allowed_token_type"}
 )
-REFUSED = frozenset({"invalid_blocks", "msg_too_long", "msg_blocks_too_long", "invalid_blocks_format"})
 FILES_NOT_SENT = "Files are not sent on Slack yet; `paperscout users export` on the server writes it."
 ADMIN_CACHE_SECONDS = 60.0
 STOP_GRACE_SECONDS = 20.0
@@ -208,13 +210,12 @@ class SlackFrontEnd(ChatDriver):
         if not isinstance(error, SlackApiError):
             return None
         status, code = error.response.status_code, str(error.response.get("error", ""))
-        if status == 429:
-            return Failure("retry", "429", retry_after=float(error.response.headers["Retry-After"]))
         if code in TOKEN_REFUSALS:  # the operator's to fix, not the channel's: no channel is retired for it
             self.token_refused = code
             log.error("Slack refused the bot token (%s): nothing more is posted until a restart with a good one", code)
-        kind: Kind = "gone" if code in GONE else "markup" if code in REFUSED else "transient"
-        return Failure(kind, f"{code} {error.response.get('errors') or ''}".strip() if code else str(status))
+        wait = error.response.headers.get("Retry-After")
+        said = f"{code} {error.response.get('errors') or ''}".strip() if code else str(status)
+        return refusal(status, code, said, CODES, float(wait) if wait else None)
 
     async def dm_user(self, chat: str) -> str:
         """The member a DM is with (conversations.info's `user`): a DM's channel id ('D…') is not its member's (what

@@ -2,10 +2,12 @@
 
 A digest goes out as a header message (the header embed and the first papers with their buttons) and, when more
 papers follow, a thread started from the header holding the rest, so a 60-paper digest takes one message in the
-channel. Where a thread cannot be made (a DM, or no permission) the rest follows in the same channel. Discord's
-refusals become the core's `Failure`s: gone for a closed DM (50007), a channel or user that no longer exists, or
-missing access (said with the permissions to give); a wait on a rate limit; transient for server errors. A command or
-a press is answered through its interaction (`Followups`: the driver's `Interaction`).
+channel (the driver's `digest_threads`; `thread` makes it). Where a thread cannot be made (a DM, or no permission)
+the rest follows in the same channel. Discord's refusals are read by the core's `refusal` from the HTTP status and
+Discord's own codes (`CODES`): gone for a closed DM (50007), a channel or user that no longer exists; denied for
+missing access, which the driver tells the admin with the permissions to give (`missing_permissions`); a wait on a
+rate limit; transient for server errors. A command or a press is answered through its interaction (`Followups`: the
+driver's `Interaction`).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from typing import TYPE_CHECKING
 import aiohttp
 import discord
 
-from bot.chat.driver import ChatDriver, Failure, Interaction
+from bot.chat.driver import ChatDriver, Failure, Interaction, Kind, refusal
 from bot.chat.messages import Reply
 from bot.digests.delivery import DeliveryError
 from bot.frontends.discord.render import EMBEDS, arguments, message, render
@@ -35,12 +37,13 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 THREAD_ARCHIVE_MINUTES = 1440
-PERMANENT_CODES = {
-    10003: "the channel no longer exists",
-    10013: "the user no longer exists",
-    50001: "I can't see {where}",
-    50007: "the member does not accept DMs from the bot",
-    50013: "I can't post in {where}",
+# what Discord's own error codes mean (`refusal` reads the rest from the HTTP status)
+CODES: dict[object, tuple[Kind, str]] = {
+    10003: ("gone", "the channel no longer exists"),
+    10013: ("gone", "the user no longer exists"),
+    50001: ("denied", "I can't see {where}"),
+    50007: ("gone", "the member does not accept DMs from the bot"),
+    50013: ("denied", "I can't post in {where}"),
 }
 # what the bot needs where it posts a digest, by discord.py's name, as Discord's settings name them for the admin
 NEEDED_PERMISSIONS = {
@@ -50,26 +53,8 @@ NEEDED_PERMISSIONS = {
     "create_public_threads": "Create Public Threads",
     "send_messages_in_threads": "Send Messages in Threads",
 }
-CLOUDFLARE_WAIT_SECONDS = 60.0
 NONCE_MAX = 25
 THREAD_EXISTS = 160004
-
-
-def missing_permissions(channel: object) -> list[str]:
-    """The permissions the bot lacks to post a digest in a server channel, as the admin finds them in Discord."""
-    if not isinstance(channel, discord.TextChannel | discord.Thread):
-        return []
-    mine = channel.permissions_for(channel.guild.me)
-    return [words for name, words in NEEDED_PERMISSIONS.items() if not getattr(mine, name)]
-
-
-def permission_problem(reason: str, channel: object) -> str:
-    """A refusal for want of access or a permission, in the admin's words: where, and which permissions to give."""
-    name = getattr(channel, "name", "")
-    text = reason.format(where=f"#{name}" if name else "that channel")
-    if missing := missing_permissions(channel):
-        return f"{text}: give paperscout {', '.join(missing)} there (channel settings > Permissions)"
-    return f"{text}: check paperscout's permissions there (channel settings > Permissions)"
 
 
 def message_nonce(key: str) -> str:
@@ -125,6 +110,7 @@ class DiscordPoster(ChatDriver):
     platform, title, sends_files = "discord", "Discord", False  # a file is a message's attachment (`render`)
     digest_threads = True  # a thread is a channel of its own (`thread`)
     style = EMBEDS
+    permissions_at = "channel settings > Permissions"
     sent_to_dm = "I sent you a DM."
     dm_refused = (
         "I can't send you a DM: your DMs are closed for this server. Allow direct messages from server members "
@@ -181,36 +167,33 @@ class DiscordPoster(ChatDriver):
         channel = await self._destination(chat)
         quoted = channel.get_partial_message(int(reply_to)) if reply_to else None  # type: ignore[attr-defined]
         reference = quoted.to_reference(fail_if_not_exists=False) if quoted is not None else None
-        try:
-            posted = await channel.send(**arguments(message), reference=reference, nonce=message.nonce or None)
-        except discord.Forbidden as exc:
-            if exc.code not in (50001, 50013):
-                raise
-            raise DeliveryError(permission_problem(PERMANENT_CODES[exc.code], channel), permanent=True) from exc
+        posted = await channel.send(**arguments(message), reference=reference, nonce=message.nonce or None)
         return str(posted.id)
 
     def failure(self, error: Exception) -> Failure | None:
-        """What a discord.py failure means for the core (the module docstring)."""
+        """What a discord.py failure means for the core (the module docstring; `refusal` with Discord's `CODES`)."""
         if isinstance(error, discord.RateLimited):
             return Failure("retry", "Discord rate limited the bot", error.retry_after)
-        if isinstance(error, discord.HTTPException):
-            reason = PERMANENT_CODES.get(error.code)
-            if reason is not None or error.status in (401, 403, 404):
-                return Failure("gone", reason or f"Discord refused it ({error.status}: {error.text[:200]})")
-            if error.status == 429:  # not retried by discord.py: a Cloudflare limit, wait long
-                wait = error.response.headers.get("Retry-After") or CLOUDFLARE_WAIT_SECONDS
-                return Failure("retry", "Cloudflare rate limited the bot", float(wait))
-            if error.status >= 500:
-                return Failure("transient", f"Discord server error {error.status}")
-            # 400: Discord refused the message itself; sending it again cannot succeed
-            return Failure("refused", f"Discord refused the message ({error.code}: {error.text[:200]})")
+        if isinstance(error, discord.HTTPException):  # a 429 here is Cloudflare's: discord.py does not retry it
+            wait = error.response.headers.get("Retry-After")
+            said = f"Discord refused it ({error.status} {error.code}: {error.text[:200]})"
+            return refusal(error.status, error.code, said, CODES, float(wait) if wait else None)
         if isinstance(error, discord.DiscordException | aiohttp.ClientError | OSError):
             return Failure("transient", f"{type(error).__name__}: {error}")
         return None
 
     def missing_permissions(self, chat: str) -> list[str]:
-        """What the bot lacks to post a digest in a server channel (`missing_permissions` of the channel)."""
-        return missing_permissions(self.client.get_channel(int(chat))) if chat.isdigit() else []
+        """The permissions the bot lacks to post a digest in a server channel, as the admin finds them in Discord."""
+        channel = self.client.get_channel(int(chat)) if chat.isdigit() else None
+        if not isinstance(channel, discord.TextChannel | discord.Thread):
+            return []
+        mine = channel.permissions_for(channel.guild.me)
+        return [words for name, words in NEEDED_PERMISSIONS.items() if not getattr(mine, name)]
+
+    def place_name(self, chat: str) -> str:
+        """A server channel as its members know it ('#papers')."""
+        name = getattr(self.client.get_channel(int(chat)) if chat.isdigit() else None, "name", "")
+        return f"#{name}" if name else ""
 
     async def dm_user(self, chat: str) -> str:
         """The member a DM channel is with: a DM's channel id is not its member's id (asked of Discord when
