@@ -21,6 +21,7 @@ from bot.config import Settings
 from bot.core import open_core
 from bot.errors import StateError
 from bot.ingest.save import store_papers
+from bot.ingest.vectors import ensure_vectors
 from bot.models import Profile, Topic
 from bot.ranking.for_profile import rank_with_vectors
 from bot.store.archive_lock import LOCK_FILE, hold_archive, holds_archive, vector_writes, vector_writes_if_free
@@ -250,3 +251,46 @@ async def test_a_busy_writer_lock_is_never_waited_on_in_the_event_loop(
             assert len(ranked) == len(PAPERS) and await core.vectors.stored_hashes(ids_of(PAPERS)) == {}
             with pytest.raises(StateError, match=r"being written by pid 4242 \(ingest, since"):
                 await store_papers(core, PAPERS)
+
+
+async def test_an_ingest_embeds_without_the_writer_lock_and_takes_it_for_each_chunks_write(home: Path) -> None:
+    """The console's first load (or any ingest not run under a command's hold) embeds for minutes: the lock is free
+    while it embeds, so a ranking elsewhere can store its vectors meanwhile; everything is stored after."""
+    settings = Settings(home=home, sentence_vectors=True)  # type: ignore[call-arg]
+    embedder = LockWatchingEmbedder(home)
+    async with open_core(settings, embedder) as core:
+        report = await store_papers(core, PAPERS)
+        assert report.embedded == len(PAPERS)
+        assert sorted(await core.vectors.stored_hashes(ids_of(PAPERS))) == sorted(ids_of(PAPERS))
+        assert sorted(await VectorCopies(core.repo, core.embedder).found(ids_of(PAPERS))) == sorted(ids_of(PAPERS))
+        assert await core.sentences.current(ids_of(PAPERS)) == set(ids_of(PAPERS))
+    assert embedder.lock_free_while_embedding and all(embedder.lock_free_while_embedding)
+    assert lock_is_free(home) and not holds_archive(settings)
+
+
+async def test_what_was_stored_or_changed_while_an_ingest_embedded_is_not_written_over(home: Path) -> None:
+    """As for a ranking: checked again under the lock at each chunk's write, a vector another writer stored meanwhile
+    is kept, and a paper whose stored text changed meanwhile is not given its older text's vector or sentences."""
+    settings = Settings(home=home, sentence_vectors=True)  # type: ignore[call-arg]
+    theirs = np.zeros((1, 384), dtype=np.float32)
+    theirs[0, 7] = 1.0
+    changed = dataclasses.replace(PAPERS[1], abstract="A new version: routing of experts, revised.")
+    loop = asyncio.get_running_loop()
+
+    def another_writer_stores() -> None:  # runs in the embedding's thread, while the event loop is free
+        async def store() -> None:
+            await core.vectors.upsert([PAPERS[0]], theirs, [""])
+            await core.repo.upsert_papers([changed])
+
+        asyncio.run_coroutine_threadsafe(store(), loop).result(timeout=60)
+
+    async with open_core(settings, LockWatchingEmbedder(home, another_writer_stores)) as core:
+        await core.repo.upsert_papers(PAPERS)
+        await ensure_vectors(core, PAPERS, sentences=True)
+        stored = await core.vectors.stored_hashes(ids_of(PAPERS))
+        kept = await core.vectors.found_vectors([PAPERS[0].id])
+        sentences = await core.sentences.current(ids_of(PAPERS))
+    assert np.allclose(kept[PAPERS[0].id], theirs[0], atol=1e-6)
+    assert PAPERS[1].id not in stored, "the older text's vector was stored for a paper that changed"
+    assert PAPERS[1].id not in sentences
+    assert sorted(stored) == sorted(ids_of(PAPERS[:1] + PAPERS[2:]))

@@ -8,11 +8,13 @@ SQLite transaction), so an interrupted ingest keeps what it finished, and what i
 embedded by the next one. A paper whose vector is current but has no copy is given one read from Chroma.
 
 Vectors are written by one process at a time, the one holding the archive's writer lock
-(`bot.store.archive_lock.vector_writes`): ingest, refresh and repair hold it; a ranking embeds what it found missing
-first, without the lock, so a reader (a CLI `digest`, `eval` or the console) never keeps the running bot or an
-ingest from starting while it embeds. It then stores those vectors only when it can take the lock at once, and only
-the ones still missing or stale under the lock; beside another writer it ranks with the vectors it made and leaves
-storing them to that writer.
+(`bot.store.archive_lock.vector_writes`), and nothing is embedded under it: an ingest, refresh or repair takes it
+to read what is missing and for each chunk's write (a command that writes holds it throughout anyway), so the
+console's first load never keeps a ranking elsewhere from storing its vectors for minutes. A ranking embeds what it
+found missing first, so a reader (a CLI `digest`, `eval` or the console) never keeps the running bot or an ingest
+from starting while it embeds; it then stores those vectors only when it can take the lock at once. Both write only
+what is still missing or stale under the lock, and never an older text's vectors over a newer one's; beside another
+writer a ranking ranks with the vectors it made and leaves storing them to that writer.
 """
 
 from __future__ import annotations
@@ -96,10 +98,29 @@ async def ensure_vectors(
 
     With `sentences` (ingest, refresh and repair; not ranking, which must stay quick) the papers' sentence vectors
     are brought up to date too, when `Settings.sentence_vectors` is on. Writes under the archive's writer lock
-    (`vector_writes`): StateError naming the holder when another process holds it.
+    (`vector_writes`), taken for each chunk's write and not while embedding, so that another writer (a ranking
+    storing what it embedded) waits for one chunk, never for the whole run: StateError naming the holder when
+    another process holds it, before anything is embedded, or at a chunk (what was written before it stays).
     """
-    async with vector_writes(core.settings):
-        return await _ensure_vectors(core, papers, progress, sentences=sentences)
+    copies = VectorCopies(core.repo, core.embedder)
+    async with vector_writes(core.settings):  # refused here, before anything is embedded, beside another writer
+        plan = await _plan(core, papers, copies, sentences)
+    # similar lengths in one batch waste less padding: sort by text length before chunking
+    todo = sorted((p for p in papers if p.id in plan.whole or p.id in plan.split), key=lambda p: len(p.text))
+    done, written = 0, Embedded()
+    for start in range(0, len(todo), EMBED_CHUNK):
+        chunk = todo[start : start + EMBED_CHUNK]
+        embedded = [p for p in chunk if p.id in plan.whole]
+        read = [p for p in chunk if p.id in plan.split]
+        vectors, matrices = await asyncio.to_thread(embed_papers, core.embedder.embed, embedded, read)
+        async with vector_writes(core.settings):
+            written += await _write_chunk(core, copies, plan, (embedded, vectors), (read, matrices))
+        done += len(chunk)
+        # a progress bar shows only on a terminal: the log says how far a slow or stopped ingest came
+        log.info("vectors: %d of %d papers embedded and stored", done, len(todo))
+        if progress:
+            progress(done, len(todo))
+    return written
 
 
 async def ranking_vectors(core: Core, papers: Sequence[Paper]) -> np.ndarray:
@@ -159,40 +180,63 @@ async def _store_embedded(
     log.info("vectors: %d papers embedded and stored", len(todo))
 
 
-async def _ensure_vectors(
-    core: Core, papers: Sequence[Paper], progress: Progress | None = None, *, sentences: bool = False
-) -> Embedded:
+@dataclass(slots=True)
+class _Plan:
+    """What `ensure_vectors` found to embed: the papers given their vector anew (`whole`) and those given their
+    sentence vectors (`split`), with each paper's vector key read before embedding (`read`)."""
+
+    read: dict[str, str]
+    whole: set[str]
+    split: set[str]
+
+
+async def _plan(core: Core, papers: Sequence[Paper], copies: VectorCopies, sentences: bool) -> _Plan:
+    """Read what `papers` lack, relabel and copy the vectors they keep. Called under the writer lock."""
     ids = [p.id for p in papers]
     metadata = await core.vectors.stored_metadata(ids)
-    stored = {i: m.get("content_hash", "") for i, m in metadata.items()}
-    whole = {p.id for p in papers if stored.get(p.id) != p.vector_key}
+    read = {i: str(m.get("content_hash", "")) for i, m in metadata.items()}
+    whole = {p.id for p in papers if read.get(p.id) != p.vector_key}
     await core.vectors.relabel([p for p in papers if p.id not in whole], metadata)
     split: set[str] = set()
-    copies = VectorCopies(core.repo, core.embedder)
     if sentences:
         await _copy_vectors(core, copies, [p for p in papers if p.id not in whole])
     if sentences and core.settings.sentence_vectors:
         current = await core.sentences.current(ids)
         split = {p.id for p in papers if p.id not in current}
-    # similar lengths in one batch waste less padding: sort by text length before chunking
-    todo = sorted((p for p in papers if p.id in whole or p.id in split), key=lambda p: len(p.text))
-    if not todo:
-        return Embedded()
-    tldrs = await core.repo.tldrs([p.id for p in todo if p.id in whole])
-    done = 0
-    for start in range(0, len(todo), EMBED_CHUNK):
-        chunk = todo[start : start + EMBED_CHUNK]
-        embedded = [p for p in chunk if p.id in whole]
-        read = [p for p in chunk if p.id in split]
-        vectors, matrices = await asyncio.to_thread(embed_papers, core.embedder.embed, embedded, read)
-        await core.vectors.upsert(embedded, vectors, [tldrs.get(p.id, "") for p in embedded])
-        await core.sentences.save(read, matrices, await _copy_rows(core, copies, embedded))
-        done += len(chunk)
-        # a progress bar shows only on a terminal: the log says how far a slow or stopped ingest came
-        log.info("vectors: %d of %d papers embedded and stored", done, len(todo))
-        if progress:
-            progress(done, len(todo))
-    return Embedded(len(whole), len(split - whole))
+    return _Plan(read, whole, split)
+
+
+async def _write_chunk(
+    core: Core,
+    copies: VectorCopies,
+    plan: _Plan,
+    whole: tuple[list[Paper], np.ndarray],
+    split: tuple[list[Paper], list[np.ndarray]],
+) -> Embedded:
+    """Store one chunk's paper vectors (Chroma), then their copies and sentence vectors (one SQLite transaction): only
+    those whose stored vector is still what the plan read (no one stored one meanwhile) and whose stored paper is still
+    the text embedded (a newer text is not given an older one's vectors). Called under the writer lock."""
+    (embedded, vectors), (read, matrices) = whole, split
+    texts = {p.id: p.content_hash for p in await core.repo.get_papers([p.id for p in [*embedded, *read]])}
+    now = await core.vectors.stored_hashes([p.id for p in embedded])
+    keep = [
+        i
+        for i, p in enumerate(embedded)
+        if now.get(p.id) == plan.read.get(p.id) and texts.get(p.id, p.content_hash) == p.content_hash
+    ]
+    kept = [embedded[i] for i in keep]
+    sentenced = [i for i, p in enumerate(read) if texts.get(p.id, p.content_hash) == p.content_hash]
+    if len(keep) < len(embedded) or len(sentenced) < len(read):
+        log.info(
+            "vectors: %d papers were stored meanwhile or changed",
+            len(embedded) + len(read) - len(keep) - len(sentenced),
+        )
+    tldrs = await core.repo.tldrs([p.id for p in kept])  # read now: a TL;DR written meanwhile is not put back
+    await core.vectors.upsert(kept, vectors[keep], [tldrs.get(p.id, "") for p in kept])
+    await core.sentences.save(
+        [read[i] for i in sentenced], [matrices[i] for i in sentenced], await _copy_rows(core, copies, kept)
+    )
+    return Embedded(len(kept), sum(1 for i in sentenced if read[i].id not in plan.whole))
 
 
 async def _copy_rows(core: Core, copies: VectorCopies, papers: Sequence[Paper]) -> list[VectorCopyRow]:
