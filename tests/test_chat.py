@@ -427,3 +427,48 @@ def test_a_refusal_is_read_from_the_platforms_code_table_then_its_http_status() 
         "I can't post in #papers: give paperscout Send Messages, Embed Links there (channel settings)"
     )
     assert permission_line("I can't see #papers", []) == "I can't see #papers: check paperscout's permissions there"
+
+
+async def test_an_interaction_withdraws_a_public_acknowledgement_before_a_private_first_page() -> None:
+    """The driver's `Interaction` rules, the same for any platform whose first page takes the acknowledgement's
+    visibility: a public acknowledgement still waiting is withdrawn before a private page (also after a public page
+    failed), never after a page went out; nothing said withdraws it; an acknowledged interaction is not acknowledged
+    again."""
+    from bot.chat.driver import Interaction
+
+    class Recorded(Interaction):
+        def __init__(self, answered: bool = False, refuse: int = 0) -> None:
+            self.answered, self.refuse, self.log = answered, refuse, []
+
+        async def acknowledge(self, private: bool) -> bool:
+            if self.answered:
+                return False
+            self.log.append(f"ack {'private' if private else 'public'}")
+            return True
+
+        async def send(self, message: object, private: bool) -> str:
+            if self.refuse:
+                self.refuse -= 1
+                raise RuntimeError("refused")
+            self.log.append(f"{message} {'private' if private else 'public'}")
+            return str(len(self.log))
+
+        async def withdraw(self) -> None:
+            self.log.append("withdraw")
+
+    async def answer(interaction: Recorded, *pages: tuple[str, bool]) -> list[str]:
+        await interaction.defer(pages[0][1] if pages else False)
+        for page, private in pages:
+            try:
+                await interaction(page, private)
+            except RuntimeError:
+                continue
+        await interaction.finish()
+        return interaction.log
+
+    assert await answer(Recorded(), ("a", False), ("b", True)) == ["ack public", "a public", "b private"]
+    assert await answer(Recorded(), ("note", True)) == ["ack private", "note private"]
+    failed_then_told = await answer(Recorded(refuse=1), ("page", False), ("note", True))
+    assert failed_then_told == ["ack public", "withdraw", "note private"]
+    assert await answer(Recorded()) == ["ack public", "withdraw"]
+    assert await answer(Recorded(answered=True), ("note", True)) == ["note private"]

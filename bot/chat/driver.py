@@ -120,21 +120,46 @@ class Upload:
 
 
 class Interaction(ABC):
-    """The platform's own answer to one command or button press (its response, then followups), page by page: what
-    `ChatDriver.respond` answers through (`answering` in `ChatDriver.reply`)."""
+    """The platform's own answer to one command or button press (its acknowledgement, then its pages): what
+    `ChatDriver.respond` answers through (`answering` in `ChatDriver.reply`). The driver acknowledges first (`defer`,
+    with the first page's visibility). Where the first page after an acknowledgement takes the acknowledgement's
+    visibility, a page only the member may see would show to everyone after a public one: so an acknowledgement
+    everyone sees, still waiting for its first page, is withdrawn before such a page (also after a page that failed:
+    the note telling of it is still only the member's); when nothing was said, it is withdrawn (`finish`). A platform
+    writes `acknowledge`, `send` and `withdraw`."""
+
+    sent, waiting = 0, False  # pages sent; an acknowledgement everyone sees waits for its first page
 
     @abstractmethod
+    async def acknowledge(self, private: bool) -> bool:
+        """Acknowledge the command or press now (for the member alone when `private`); False when it already was."""
+
+    @abstractmethod
+    async def send(self, message: object, private: bool) -> str:
+        """Send one page after the acknowledgement (for the member alone when `private`); its id."""
+
+    @abstractmethod
+    async def withdraw(self) -> None:
+        """Remove the acknowledgement (never raises)."""
+
     async def defer(self, private: bool) -> None:
-        """Acknowledge the command or press now, unless it already is (for the member alone when `private`)."""
+        """Acknowledge now, unless it already is."""
+        if await self.acknowledge(private):
+            self.waiting = not private
 
-    @abstractmethod
     async def __call__(self, message: object, private: bool) -> str:
-        """Send one page (for the member alone when `private`) after the acknowledgement (the driver always
-        acknowledges first: `defer`); its id."""
+        """Send one page (see the class docstring); its id."""
+        if private and self.waiting:
+            await self.withdraw()
+            self.waiting = False
+        sent = await self.send(message, private)
+        self.sent, self.waiting = self.sent + 1, False
+        return sent
 
-    @abstractmethod
     async def finish(self) -> None:
-        """After the last page, or when nothing was said (a platform may need to close the acknowledgement)."""
+        """After the last page: the acknowledgement withdrawn when nothing was said."""
+        if not self.sent:
+            await self.withdraw()
 
 
 def pages(blocks: Iterable[Block], style: Style, message: Callable[[Page], object]) -> list[object]:

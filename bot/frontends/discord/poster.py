@@ -63,44 +63,29 @@ def message_nonce(key: str) -> str:
 
 
 class Followups(Interaction):
-    """The answer to one interaction, page by page (the driver's `Interaction`): a deferred "thinking…" (the driver
-    acknowledges first), then its followups. A page only the member may see first removes a public "thinking…": the
-    first followup after a deferred response takes the defer's visibility, whatever it asks for."""
+    """The answer to one interaction (the driver's `Interaction`): a deferred "thinking…", then its followups (the
+    first takes the defer's visibility, whatever it asks for: the driver withdraws a public one first)."""
 
     def __init__(self, interaction: discord.Interaction) -> None:
-        self.interaction, self.sent = interaction, 0
+        self.interaction = interaction
 
-    async def defer(self, private: bool) -> None:
+    async def acknowledge(self, private: bool) -> bool:
         """ "thinking…" (only for the member when `private`), unless the interaction was answered already."""
-        if not self.interaction.response.is_done():
-            await self.interaction.response.defer(ephemeral=private, thinking=True)
+        if self.interaction.response.is_done():
+            return False
+        await self.interaction.response.defer(ephemeral=private, thinking=True)
+        return True
 
-    async def __call__(self, message: OutgoingMessage, private: bool) -> str:
-        """Send one page as a followup (ephemeral when `private`); its message id."""
-        if private and not self.sent:  # counted once sent: after a refused page, a note is still only the member's
-            await unshare_thinking(self.interaction)
+    async def send(self, message: object, private: bool) -> str:
+        """One page as a followup (ephemeral when `private`); its message id."""
+        assert isinstance(message, OutgoingMessage)
         sent = await self.interaction.followup.send(ephemeral=private, wait=True, **arguments(message))
-        self.sent += 1
         return str(sent.id)
 
-    async def finish(self) -> None:
-        """When nothing was said, the "thinking…" removed (the driver acknowledged the interaction first: `defer`)."""
-        if not self.sent:
-            with contextlib.suppress(discord.HTTPException):
-                await self.interaction.delete_original_response()
-
-
-async def unshare_thinking(interaction: discord.Interaction) -> None:
-    """Remove a public "thinking…" response still waiting for its first followup."""
-    if interaction.guild is None:
-        return
-    try:
-        original = await interaction.original_response()
-    except discord.HTTPException:
-        return
-    if original.flags.loading and not original.flags.ephemeral:
+    async def withdraw(self) -> None:
+        """The "thinking…" deleted."""
         with contextlib.suppress(discord.HTTPException):
-            await interaction.delete_original_response()
+            await self.interaction.delete_original_response()
 
 
 class DiscordPoster(ChatDriver):
