@@ -64,3 +64,24 @@ def thread_refused(exc: BaseException) -> ResourceError | None:
 def explained(exc: BaseException) -> BaseException:
     """`exc`, or the clear error it stands for (`thread_refused`): what a log line or a job's record says."""
     return thread_refused(exc) or exc
+
+
+# The kinds of failure in a few words, most specific first: what is recorded or shown where the exception's own text
+# must not go (it may hold a path, a paper's words or a member's id, and has no bound).
+_KINDS: tuple[tuple[type[BaseException], str], ...] = (
+    (ResourceError, "the system refused a thread (out of memory or at its limit)"),
+    (StateError, "the stored state could not be read"),
+    (SourceUnavailable, "a service it needs was unavailable"),
+    (FeedError, "a source's answer could not be read"),
+    (ConfigError, "a setting that cannot work"),
+    (InputError, "input that cannot be used"),
+    (PaperscoutError, "refused"),
+)
+UNEXPECTED = "an unexpected error (logged)"
+
+
+def failure_kind(exc: BaseException) -> str:
+    """What kind of failure `exc` is (a refused thread included), in a few words safe to store and to show a member:
+    never the exception's own text."""
+    exc = explained(exc)
+    return next((words for kind, words in _KINDS if isinstance(exc, kind)), UNEXPECTED)

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 import numpy as np
+import pytest
 
 from bot.core import Core
 from bot.digests.delivery import DeliveryError, deliver_digest
@@ -251,3 +252,38 @@ async def test_forget_during_a_delivery_waits_for_it_and_leaves_nothing(core: Co
     )
     assert delivered.status == "sent" and counts["ledger"] == 1 and counts["profiles"] == 1
     assert await core.repo.get_user(KEY) is None and await core.repo.targets_of_profile(profile_owner(KEY)) == []
+
+
+async def test_a_failed_personal_digest_records_its_kind_and_logs_a_refused_thread_in_one_line(
+    core: Core, store_day: StoreDay, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """What a failure records is its kind in a few words, never the exception's own text (a path, a paper's words, a
+    member's id); a thread the system refused is one WARNING line that says what to do, without a traceback, while a
+    bug keeps its traceback."""
+    import logging
+
+    from bot.errors import THREAD_REFUSED
+
+    await store_day(core)
+    await make_user(core)
+    due = dt.datetime(2025, 5, 26, 8, 0, tzinfo=dt.UTC)
+    failures: list[BaseException] = [
+        RuntimeError(THREAD_REFUSED),
+        KeyError("/home/ada/.paperscout/state.db: 'console:ada' " + "x" * 500),
+    ]
+
+    async def failing(*args: object) -> object:
+        raise failures.pop(0)
+
+    monkeypatch.setattr("bot.members.personal.deliver_personal_digest", failing)
+    poster = ConsolePoster(io.StringIO())
+    with caplog.at_level(logging.WARNING, logger="bot.members.personal"):
+        (refused,) = await deliver_due_personal_digests(core, poster, due)
+        (bug,) = await deliver_due_personal_digests(core, poster, due)
+    assert refused.status == bug.status == "failed"
+    assert refused.detail == "the system refused a thread (out of memory or at its limit)"
+    assert bug.detail == "an unexpected error (logged)"
+    first, second = caplog.records
+    assert first.levelname == "WARNING" and first.exc_info is None and "ulimit -u" in first.getMessage()
+    assert "\n" not in first.getMessage()
+    assert second.levelname == "ERROR" and second.exc_info is not None

@@ -17,7 +17,7 @@ from bot.digests.build import attach_tldrs, missing_days_note
 from bot.digests.delivery import DeliveryResult, Poster, deliver
 from bot.digests.due import DigestSchedule, due_days, parse_stored_at, split_by_catchup
 from bot.digests.standing import ranked_candidates
-from bot.errors import InputError, PaperscoutError
+from bot.errors import InputError, PaperscoutError, explained, failure_kind
 from bot.members.settings import profile_owner
 from bot.models import PERSONAL_CHAT_PREFIX, Digest, DigestSection, Profile, Target, UserRecord
 
@@ -193,10 +193,11 @@ async def deliver_due_personal_digests(
                 if result.permanent:  # its digest is off now: the other due days would fail the same way
                     break
         except Exception as exc:  # one member's trouble (even a bug) must not cost the others their digest
-            if isinstance(exc, PaperscoutError):
-                log.warning("personal digest for %s not posted: %s", user.key, exc)
+            known = explained(exc)  # a refused thread is the operator's to fix: one line saying how, no traceback
+            if isinstance(known, PaperscoutError):
+                log.warning("personal digest for %s not posted: %s", user.key, known)
             else:
                 log.exception("personal digest for %s failed", user.key)
             unsaved = personal_target(user.key, Profile(name=user.display_name or user.key, topics=()), user, 0)
-            results.append(DeliveryResult(unsaved, now.date(), "failed", str(exc)))
+            results.append(DeliveryResult(unsaved, now.date(), "failed", failure_kind(exc)))
     return results
