@@ -13,7 +13,7 @@ import discord
 from discord.ext import commands
 
 from bot.chat.turns import logged_turn
-from bot.frontends.discord.app import PaperscoutBot, place_of
+from bot.frontends.discord.app import SYNC_REFUSED, PaperscoutBot, place_of
 
 
 class Messages(commands.Cog):
@@ -26,17 +26,16 @@ class Messages(commands.Cog):
     async def sync(self, ctx: commands.Context[PaperscoutBot], scope: Literal["global", "here"] = "global") -> None:
         """``@paperscout sync`` or /sync (the owner): register the slash commands, globally or in this server."""
         guild = ctx.guild if scope == "here" else None
-        said = "Only the bot's owner syncs its commands; /help lists what you can use."
         with logged_turn("/sync", place_of(ctx.channel, ctx.author)) as outcome:
             if not await self.bot.is_owner(ctx.author):
                 outcome.value = "refused"
-            else:
-                await ctx.defer(ephemeral=True)
-                if guild is not None:
-                    self.bot.tree.copy_global_to(guild=guild)
-                count = len(await self.bot.tree.sync(guild=guild))
-                said = f"Synced {count} commands{' here' if guild is not None else ''}."
-        await ctx.reply(said, ephemeral=True)
+                await self.bot.tell_author(ctx, SYNC_REFUSED, owner=False)
+                return
+            await ctx.defer(ephemeral=True)
+            if guild is not None:
+                self.bot.tree.copy_global_to(guild=guild)
+            count = len(await self.bot.tree.sync(guild=guild))
+        await ctx.reply(f"Synced {count} commands{' here' if guild is not None else ''}.", ephemeral=True)
 
     @commands.Cog.listener()
     async def on_message(self, message: discord.Message) -> None:

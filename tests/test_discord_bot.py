@@ -728,21 +728,29 @@ async def test_a_mention_in_a_channel_is_answered_and_no_command_error_is_logged
     assert not [r for r in caplog.records if r.exc_info and "CommandNotFound" in repr(r.exc_info[1])]
 
 
-async def test_a_non_owners_sync_is_refused_politely(
+async def test_a_typed_sync_that_fails_is_told_to_its_author_alone_and_never_to_the_channel(
     fake: DiscordFake, core: Core, caplog: pytest.LogCaptureFixture
 ) -> None:
+    """`@paperscout sync` is the owner's: a member's (with or without a wrong argument) is refused in a DM, the
+    owner's wrong argument gets the usage in a DM; nothing is said in the channel, so nobody can make the bot post
+    there, and a member never reads the owner's usage."""
     bot = new_bot(core)
     async with running(bot, fake):
-        asked = fake.say(fake.channel_id, f"<@{fake.bot_id}> sync", user=fake.member_id)
-        (reply,) = await fake.wait_for(
-            lambda: [
-                m
-                for m in fake.channel_messages(fake.channel_id)
-                if (m.get("message_reference") or {}).get("message_id") == asked["id"]
-            ]
-        )
-    assert "owner" in reply["content"]
-    assert not fake.global_commands
+        fake.say(fake.channel_id, f"<@{fake.bot_id}> sync", user=fake.member_id)
+        fake.say(fake.channel_id, f"<@{fake.bot_id}> sync everywhere", user=fake.member_id)
+        fake.say(fake.channel_id, f"<@{fake.bot_id}> sync everywhere", user=fake.owner_id)
+
+        def dms(user: int) -> list[dict[str, Any]]:
+            channel = fake.dm_channel_of(user)
+            return fake.channel_messages(channel) if channel is not None else []
+
+        refusals = await fake.wait_for(lambda: dms(fake.member_id) if len(dms(fake.member_id)) == 2 else [])
+        (usage,) = await fake.wait_for(lambda: dms(fake.owner_id))
+        await synced(fake)  # after the three above: had they said anything in the channel, it would be there now
+    assert all("owner" in m["content"] and "here" not in m["content"] for m in refusals)
+    assert "sync here" in usage["content"]
+    in_channel = [m for m in fake.channel_messages(fake.channel_id) if int(m["author"]["id"]) == fake.bot_id]
+    assert [m["content"] for m in in_channel] == [in_channel[-1]["content"]] and "Synced" in in_channel[-1]["content"]
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR], [r.getMessage() for r in caplog.records]
 
 

@@ -38,6 +38,7 @@ from bot.chat.completion import Completer
 from bot.chat.controller import ChatController
 from bot.chat.driver import Upload, starting
 from bot.chat.messages import Incoming, Place, Speaker
+from bot.chat.turns import logged_turn
 from bot.config import Settings
 from bot.core import Core
 from bot.errors import PaperscoutError
@@ -54,6 +55,10 @@ NOT_IN_THIS_VERSION = (
     "/{command} is not in this version of the bot; the bot's owner can sync its commands (@paperscout sync). "
     "/help lists what you can use."
 )
+
+
+SYNC_REFUSED = "Only the bot's owner syncs its commands; /help lists what you can use."
+SYNC_USAGE = "Use: @paperscout sync (every server) or @paperscout sync here (this server only)."
 
 
 def cause(error: BaseException) -> BaseException:
@@ -135,9 +140,11 @@ class PaperscoutBot(commands.AutoShardedBot):
         alone through the interaction when /sync ran as a slash command (its "thinking…" becomes that line)."""
         if isinstance(error, commands.CommandNotFound):
             return
-        if isinstance(error, commands.UserInputError):
-            with contextlib.suppress(discord.HTTPException):
-                await ctx.reply("Use: @paperscout sync (or sync here); only the bot's owner can.")
+        if isinstance(error, commands.UserInputError):  # sync is the one text command: its argument was wrong
+            with logged_turn("/sync", place_of(ctx.channel, ctx.author)) as outcome:
+                owner = await self.is_owner(ctx.author)
+                outcome.value = "refused"
+                await self.tell_author(ctx, SYNC_USAGE if owner else SYNC_REFUSED, owner=owner)
             return
         place, interaction = place_of(ctx.channel, ctx.author), ctx.interaction
         what = ctx.command.qualified_name if interaction is not None and ctx.command is not None else "message"
@@ -146,6 +153,22 @@ class PaperscoutBot(commands.AutoShardedBot):
             await self.poster.tell(place, text, str(ctx.message.id))
         else:
             await self.poster.tell(place, text, answering=Followups(interaction))
+
+    async def tell_author(self, ctx: commands.Context[PaperscoutBot], text: str, *, owner: bool) -> None:
+        """`text` for the author of the owner's command (/sync, or a typed ``@paperscout sync``) alone: ephemeral for a
+        slash command; for a typed one, which cannot be, in a DM, so that nobody can make the bot post in a channel
+        and a member never reads the owner's usage. The owner whose DMs are closed gets a short reply instead (they
+        must learn what went wrong); a member, nothing more than the log line."""
+        if ctx.interaction is not None:
+            await ctx.reply(text, ephemeral=True)
+            return
+        try:
+            await ctx.author.send(text)
+        except discord.HTTPException as exc:
+            log.info("Discord: could not tell %s in a DM (%s)", "the owner" if owner else "a member", exc.status)
+            if owner:
+                with contextlib.suppress(discord.HTTPException):
+                    await ctx.reply(text)
 
     async def on_app_command_error(self, interaction: discord.Interaction, error: app_commands.AppCommandError) -> None:
         """A friendly ephemeral line for a refused check or a command this version does not have (Discord still
