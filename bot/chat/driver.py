@@ -476,7 +476,6 @@ class ChatDriver(PlatformPoster):
         self,
         incoming: Incoming,
         answering: Interaction,
-        user: str,
         *,
         only_presser: bool = False,
         upload: Upload | None = None,
@@ -484,9 +483,9 @@ class ChatDriver(PlatformPoster):
         """A command or a press answered through the platform's response to it (`answering`, see `reply`),
         acknowledged first (for the member alone when `only_presser`, outside a DM), then a file given with it
         (`upload`) read: that may take longer than the platform waits for an acknowledgement. A command that works
-        only in a DM, run by `user` in a shared place, is answered in their DM instead, and the response says where it
-        went, or how to let the bot write to them (`dm_refused`). A failure is told through the response
-        (`reporting`)."""
+        only in a DM, run in a shared place, is answered in the member's DM instead (their id on the platform: their
+        user key's, 'platform:id'), and the response says where it went, or how to let the bot write to them
+        (`dm_refused`). A failure is told through the response (`reporting`)."""
         replies: list[Reply] = []
         async with self.reporting(incoming.place, incoming.command or "button", answering=answering):
             await answering.defer(only_presser and not incoming.place.is_dm)
@@ -495,6 +494,7 @@ class ChatDriver(PlatformPoster):
             if incoming.place.is_dm or not self.controller.only_in_dm(incoming.command):
                 replies = await self.controller.answer(incoming)
             else:
+                user = incoming.speaker.user_key.partition(":")[2]
                 dm = Place(self.platform, await self.dm_chat(user), is_dm=True)
                 speaker = replace(incoming.speaker, is_admin=False)
                 sent = await self.reply(dm, await self.controller.answer(replace(incoming, speaker=speaker, place=dm)))

@@ -213,19 +213,12 @@ class PaperscoutBot(commands.AutoShardedBot):
         place = place_of(channel or interaction.channel, interaction.user)
         args, options = ("", words) if form else (" ".join(words.values()), {})
         incoming = interaction_incoming(interaction, place, command=command, args=args, options=options)
-        await self.respond(interaction, incoming, private=private, upload=upload_of(upload))
-
-    async def respond(
-        self, interaction: discord.Interaction, incoming: Incoming, *, private: bool, upload: Upload | None = None
-    ) -> None:
-        """A slash command or a press answered through the interaction (`ChatDriver.respond` with `Followups`), for
-        the member alone when `private`."""
-        answering, user = Followups(interaction), str(interaction.user.id)
-        await self.poster.respond(incoming, answering, user, only_presser=private, upload=upload)
+        await self.poster.respond(incoming, Followups(interaction), only_presser=private, upload=upload_of(upload))
 
     async def press(self, interaction: discord.Interaction, value: str) -> None:
         """A pressed paperscout button (`PaperButton`): its answer only for the presser outside a DM."""
-        await self.respond(interaction, interaction_incoming(interaction, button=value), private=True)
+        incoming = interaction_incoming(interaction, button=value)
+        await self.poster.respond(incoming, Followups(interaction), only_presser=True)
 
 
 def point_at(settings: Settings) -> None:
