@@ -5,9 +5,11 @@ A front end subclasses `ChatDriver` and writes:
 - `style` and `message(page)`: its styling of the core's layout and one packed page as its message;
 - `post(chat, message, reply_to=, plain=)`: send one message (or a `FileReply`) and return its id, raising what its
   library raises;
-- `failure(error)`: what a raised error means in the core's terms (a `Failure`), None when it is not a refusal.
+- `failure(error)`: what a raised error means in the core's terms (a `Failure`), None when it is not a refusal; an
+  HTTP refusal is read by `refusal` from its status and the platform's table of its own error codes.
 Optionally `show_busy(chat)` (a "typing…" sign), `fetch_admin(chat, user)` (whether the platform says the user
-administers the chat) and `dm_user(chat)` (whose DM a chat is, where a DM's id is not its user's).
+administers the chat), `dm_user(chat)` (whose DM a chat is, where a DM's id is not its user's), `thread` (where a
+digest's thread is), and `missing_permissions`/`place_name`/`permissions_at` (what an admin is told to give).
 
 The driver then does the rest the same way on every platform: the controller's replies as packed pages sent in
 order, the first quoting the message answered, an answer's messages (and, threaded, every thread the bot starts
@@ -20,7 +22,8 @@ or in the presser's DM (`press`); a command or press answered through the platfo
 answered in the member's DM (`respond`); a refusal mapped to
 the core's delivery policy (`deliver`): a wait the platform asked for is a `DeliveryError` with `retry_after`,
 markup the platform cannot read is logged as our bug and the page sent once as plain text, a chat that moved is
-followed (`bot.digests.poster.moved`), a gone chat is retired (`bot.digests.delivery.retire`) and never retried;
+followed (`bot.digests.poster.moved`), a gone chat is retired (`bot.digests.delivery.retire`) and never retried, a
+permission the bot is denied is a permanent failure in the admin's words (`permission_line`);
 any failure while answering a member is told to them in one line, our own errors' words or a short reference id
 under which it is logged (`reporting`), never a traceback (a page the platform will not deliver is logged
 instead: telling of it there would fail the same way). It is also the platform's digest
