@@ -119,3 +119,26 @@ async def test_a_word_in_quotes_is_kept_as_typed_so_a_correction_can_be_undone(s
     assert reply.step == "avoid" and "I read" not in reply.text
     state = await onboarding.load(store, KEY)
     assert state is not None and state.draft.interests == ['"imputaton" methods']
+
+
+async def test_a_channels_setup_corrects_its_interests_as_onboarding_does_and_says_so(store: Core) -> None:
+    """The same corrector and the same sentence for a channel's interests, given at once or step by step."""
+    from bot.chat import ChatController, Incoming
+    from tests.test_chat import ADMIN, CHANNEL, only_text
+
+    ctl = ChatController(store)
+    line = "/setup categories=cs.LG time=08:00 tz=UTC size=5 profile=reinforcment learnig for robots; protein folding"
+    reply = only_text(await ctl.handle(Incoming(ADMIN, CHANNEL, text=line))).text
+    assert "All set!" in reply and "I read 'reinforcment learnig' as 'reinforcement learning'" in reply
+    found = await store.repo.target_at(CHANNEL.platform, CHANNEL.chat_id)
+    assert found is not None
+    assert [t.want for t in found[1].topics] == ["reinforcement learning for robots", "protein folding"]
+
+    await ctl.handle(Incoming(ADMIN, CHANNEL, text="/setup"))
+    for answer in ("cs.CL", "daily", "09:00", "UTC"):
+        await ctl.handle(Incoming(ADMIN, CHANNEL, text=answer, reply_to="900"))
+    said = only_text(await ctl.handle(Incoming(ADMIN, CHANNEL, text="imputaton of missing values", reply_to="9")))
+    assert "I read 'imputaton' as 'imputation'" in said.text and "papers per digest" in said.text
+    await ctl.handle(Incoming(ADMIN, CHANNEL, text="10", reply_to="901"))
+    found = await store.repo.target_at(CHANNEL.platform, CHANNEL.chat_id)
+    assert found is not None and [t.want for t in found[1].topics] == ["imputation of missing values"]

@@ -21,6 +21,7 @@ from bot.errors import InputError
 from bot.ingest.taxonomy import check_category
 from bot.members.settings import WEEKDAYS, SettingError, parse_post_time, parse_timezone, parse_weekday
 from bot.models import DIGEST_SIZE, MAX_DIGEST_SIZE, Profile, Target, Topic
+from bot.ranking.interest_spelling import corrected_items, read_as
 from bot.ranking.profiles import profile_from_toml
 from bot.store.profile_format import profile_from_mapping, profile_to_mapping
 from bot.text.safetext import clean_text
@@ -384,13 +385,14 @@ async def begin(
         except InputError as exc:
             return TextReply(f"/setup: {exc}. Nothing was changed.", ephemeral=True)
         given.append("profile")
+    read = await _corrected_interests(core, draft) if "profile" in given else ""
     # a form or one line that leaves the schedule out means daily (or what the channel had): only a step-by-step
     # /setup asks for it
     missing = [
         s for s in STEP_NAMES if s not in given and s != "schedule" and not (draft.existing and _has_answer(draft, s))
     ]
     if given and not missing:
-        return await _finish(core, user_key, place, draft)
+        return _told(read, await _finish(core, user_key, place, draft))
     # step by step from the first unanswered question, or through every one when re-running /setup bare
     todo = [s for s in STEP_NAMES if s not in given]
     draft.step = todo[0] if given else STEP_NAMES[0]
@@ -401,7 +403,7 @@ async def begin(
         if draft.existing
         else f"Let's set up the arXiv digest{where}. /cancel stops at any time."
     )
-    return _question(core, draft, head)
+    return _question(core, draft, "\n\n".join(p for p in (read, head) if p))
 
 
 async def answer(core: Core, user_key: str, place: Place, text: str, attachment: Attachment | None) -> TextReply:
@@ -409,7 +411,7 @@ async def answer(core: Core, user_key: str, place: Place, text: str, attachment:
     draft = await load(core, user_key, place)
     if draft is None:
         return TextReply("There is no /setup in progress here; send /setup to start one.")
-    command = text.strip().lower()
+    command, read = text.strip().lower(), ""
     try:
         if attachment is not None and draft.step == "profile":
             draft.profile, draft.interests = parse_profile_file(attachment), []
@@ -429,6 +431,7 @@ async def answer(core: Core, user_key: str, place: Place, text: str, attachment:
             if value.isdigit() and draft.choices and 1 <= int(value) <= len(draft.choices):
                 value = draft.choices[int(value) - 1]
             _BY_NAME[draft.step].apply(draft, value)
+            read = await _corrected_interests(core, draft) if draft.step == "profile" else ""
     except SettingError as exc:
         draft.choices = list(exc.suggestions)
         await _store(core, user_key, place, draft)
@@ -441,8 +444,22 @@ async def answer(core: Core, user_key: str, place: Place, text: str, attachment:
     if index + 1 < len(STEP_NAMES):
         draft.step = STEP_NAMES[index + 1]
         await _store(core, user_key, place, draft)
-        return _question(core, draft)
-    return await _finish(core, user_key, place, draft)
+        return _question(core, draft, read)
+    return _told(read, await _finish(core, user_key, place, draft))
+
+
+async def _corrected_interests(core: Core, draft: SetupDraft) -> str:
+    """The draft's interests in words, typed just now, corrected as a member's are (`corrected_items`: misspelt words
+    read as the stored papers write them, quoted ones kept); the sentence saying how they were read, or ''."""
+    if not draft.interests:
+        return ""
+    draft.interests, made = await corrected_items(core, draft.interests)
+    return read_as(made)
+
+
+def _told(read: str, reply: TextReply) -> TextReply:
+    """`reply` after the sentence saying how the interests were read (when they were corrected)."""
+    return dc_replace(reply, text=f"{read}\n\n{reply.text}") if read else reply
 
 
 def channel_profile(draft: SetupDraft, place: Place) -> Profile:
