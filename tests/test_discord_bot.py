@@ -698,6 +698,32 @@ async def test_without_thread_permission_the_digest_continues_in_the_channel(
     assert fake.invalid_requests == 1  # asked for a thread once, not once per message
 
 
+async def test_a_digest_whose_header_was_deleted_goes_on_in_the_channel_and_keeps_its_digest(
+    fake: DiscordFake, core: Core, store_day: StoreDay
+) -> None:
+    """A thread refused for good (here 404: the header was deleted before the rest went out) sends the rest into the
+    channel, like a thread Discord does not allow; it says nothing about the channel, which is not retired."""
+    papers = await store_day(core)
+    digest = Digest(
+        day=papers[0].announced,
+        profile_name="group",
+        scanned=60,
+        items=tuple(ScoredPaper(p, 1.0, 5.0, 5.0) for p in papers[:14]),
+    )
+    target = Target(platform="discord", chat_id=str(fake.channel_id), profile_name="group")
+    bot = new_bot(core)
+    retired = watch_gone(bot.poster)
+    async with running(bot, fake):
+        messages = bot.poster.digest_messages(target, digest)
+        sent = [await bot.poster.send_digest_message(target, messages[0], 0, [], "deleted-header:0")]
+        fake.delete_message(int(sent[0]))
+        for position in (1, 2):
+            ref = await bot.poster.send_digest_message(target, messages[position], position, sent, f"h:{position}")
+            sent.append(ref)
+    assert [m["id"] for m in fake.channel_messages(fake.channel_id)] == sent[1:]
+    assert fake.threads_of(fake.channel_id) == [] and not retired.is_set()
+
+
 async def test_a_mention_in_a_channel_is_answered_and_no_command_error_is_logged(
     fake: DiscordFake, core: Core, store_day: StoreDay, caplog: pytest.LogCaptureFixture
 ) -> None:

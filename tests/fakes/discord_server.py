@@ -495,6 +495,12 @@ class DiscordFake(ScriptedFake[Fault, RecordedRequest]):
         with self._state_lock:
             self.closed_dms.add(user_id)
 
+    def delete_message(self, message_id: int) -> None:
+        """Someone deleted a message (a moderator, its header gone before a digest's thread was made): it is Unknown
+        Message (404 code 10008) from now on."""
+        with self._state_lock:
+            self.messages.pop(message_id, None)
+
     def deny_threads(self, channel_id: int) -> None:
         """The bot may post in this channel but not start threads there (403 code 50013 on thread creation)."""
         with self._state_lock:
