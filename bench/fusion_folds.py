@@ -18,15 +18,20 @@ for questions with `--only` unset) is measured on the third, each set held out i
 
 `DIR` is a copy of a store holding the four shared days with their sentence vectors (follow-up turns are written
 to it). Prints each configuration's figures per set, then each family's folds (families: rrf_k, rankers, bm25f,
-rm3, rm3_shape, rm3_k, cutoff, listing, rocchio). `--where` prints, for every search missing a relevant paper in its
-first ten, those ten (R relevant, a acceptable; T/A the topic's words in title/abstract; dense and best-sentence
-cosine; fused rank) and where each missed paper is (fused rank, RM3 rank, listed place).
+rm3, rm3_shape, rm3_k, cutoff, listing, rocchio; and, none of which passed: passage and dense_rm (word feedback
+from the closest sentences or papers), sentence (best-sentence rankings), sdm (term proximity), pool (the dense
+pool's size), mention and every_part (listing wordless papers before passing mentions), multi_query (each
+alternative of a topic embedded on its own); docs/BENCHMARKS.md, "Search misses by cause"). `--where` prints, for
+every search missing a relevant paper in its first ten, those ten (R relevant, a acceptable; T/A the topic's words
+in title/abstract; dense and best-sentence cosine; fused rank) and where each missed paper is (fused rank, RM3 rank,
+listed place).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import math
 import re
 import sys
@@ -47,11 +52,12 @@ from heldout_questions import HERE, SHARED_DATA, _load, ensure_store, run_questi
 from bot.config import Settings
 from bot.core import open_core
 from bot.ingest.jsonl import read_jsonl
+from bot.ingest.vectors import paper_sentences
 from bot.models import Paper
 from bot.questions import expansion, retrieval
 from bot.questions import search as search_module
 from bot.questions.filters import Filters
-from bot.questions.topics import expand_terms
+from bot.questions.topics import expand_terms, topic_alternatives
 
 SETS = {"dev": HERE / "heldout", "sealed": HERE / "heldout" / "sealed", "sealed2": HERE / "heldout" / "sealed2"}
 KINDS = ["wordy", "benchmark", "follow_up", "plain_topic", "exclusion", "compound", "typo", "day_summary"]
@@ -258,6 +264,229 @@ def rm3(
     return order
 
 
+SENTENCES: dict[str, np.ndarray] = {}  # every stored paper's sentence matrix (row 0 the title), read once
+
+
+def _terms_of_texts(texts: Sequence[str], weights: Sequence[float]) -> list[tuple[str, float]]:
+    """The terms of `texts` (as the full-text index reads them) with their likelihood: each text's term distribution,
+    weighted by `weights` (summing to 1), most likely first."""
+    likely: Counter[str] = Counter()
+    for text, weight in zip(texts, weights, strict=True):
+        terms = expansion.index_terms(text)
+        for term, count in Counter(terms).items():
+            likely[term] += weight * count / max(len(terms), 1)
+    return likely.most_common()
+
+
+def _expanded_bm25(q: Query, likely: list[tuple[str, float]]) -> np.ndarray:
+    """BM25F over the candidates of the topic's terms expanded by the relevance model of `likely`."""
+    s = q.scored
+    topic = expansion.index_terms(" ".join(expand_terms(q.filters.topic)) or q.filters.topic)
+    if not topic or not likely:
+        return np.full(len(s.papers), np.nan)
+    model = expansion.relevance_model(likely, DF, TOTAL[0])
+    return expansion.bm25f(expansion.Bags.of(s.papers), expansion.expanded_query(topic, model), DF, TOTAL[0])
+
+
+def passage_feedback(count: int, per_paper: int = 40, titles: bool = True) -> Callable[[Query], np.ndarray]:
+    """Word feedback from passages: the `count` sentences of the whole candidate pool closest to the question (at most
+    `per_paper` of one paper; `titles`: a title counts as a sentence), their words a relevance model (RM3 over
+    sentences retrieved densely: dense-to-sparse expansion)."""
+
+    def ranking(q: Query) -> np.ndarray:
+        rows = []
+        for p in q.scored.papers:
+            m = SENTENCES.get(p.id)
+            if m is None:
+                continue
+            texts = paper_sentences(p)
+            cos = m @ q.vector
+            for r in np.argsort(-cos)[:per_paper]:
+                if (titles or r > 0) and r < len(texts):
+                    rows.append((float(cos[r]), texts[r]))
+        rows.sort(key=lambda x: -x[0])
+        top = rows[:count]
+        return _expanded_bm25(q, _terms_of_texts([t for _, t in top], [1 / len(top)] * len(top)))
+
+    return ranking
+
+
+def dense_feedback(docs: int) -> Callable[[Query], np.ndarray]:
+    """Word feedback from the `docs` candidates closest to the question as whole papers (not the fused first pass)."""
+
+    def ranking(q: Query) -> np.ndarray:
+        s = q.scored
+        first = [int(i) for i in np.argsort(-s.dense)[:docs]]
+        return _expanded_bm25(q, expansion.term_likelihoods(expansion.Bags.of(s.papers), first))
+
+    return ranking
+
+
+def best_sentence(q: Query) -> np.ndarray:
+    """Each candidate's best sentence cosine (title included): a paper stating the topic in one sentence of a long
+    abstract, which the whole-paper vector dilutes."""
+    s = q.scored
+    return s.sentence.copy() if s.sentence is not None else np.full(len(s.papers), np.nan)
+
+
+def top_sentences(n: int) -> Callable[[Query], np.ndarray]:
+    """The mean cosine of each candidate's `n` best sentences."""
+
+    def ranking(q: Query) -> np.ndarray:
+        out = np.full(len(q.scored.papers), np.nan)
+        for i, p in enumerate(q.scored.papers):
+            m = SENTENCES.get(p.id)
+            if m is not None and len(m):
+                out[i] = float(np.sort(m @ q.vector)[::-1][:n].mean())
+        return out
+
+    return ranking
+
+
+def sequential_dependence(window: int = 8, title: float = 2.0) -> Callable[[Query], np.ndarray]:
+    """Metzler and Croft's sequential dependence features without the unigrams (BM25 and coverage hold those): for
+    each pair of adjacent topic terms, how often they stand in order side by side (#1) and within `window` terms in
+    any order (#uw), each count log-damped and summed over the pairs, the title's counts weighted `title`; NaN for
+    a paper holding no pair. A one-term topic gives no ranking."""
+
+    def counts(terms: list[str], a: str, b: str) -> tuple[int, int]:
+        at_a = [i for i, t in enumerate(terms) if t == a]
+        at_b = [i for i, t in enumerate(terms) if t == b]
+        ordered = sum(1 for i in at_a if i + 1 < len(terms) and terms[i + 1] == b)
+        near = sum(1 for i in at_a for j in at_b if i != j and abs(i - j) < window)
+        return ordered, near
+
+    def ranking(q: Query) -> np.ndarray:
+        topic = expansion.index_terms(" ".join(expand_terms(q.filters.topic)) or q.filters.topic)
+        pairs = [(a, b) for a, b in itertools.pairwise(topic) if a != b]
+        out = np.full(len(q.scored.papers), np.nan)
+        if not pairs:
+            return out
+        for i, p in enumerate(q.scored.papers):
+            score = 0.0
+            for text, weight in ((p.title, title), (p.abstract, 1.0)):
+                terms = expansion.index_terms(text)
+                for a, b in pairs:
+                    ordered, near = counts(terms, a, b)
+                    score += weight * (np.log1p(ordered) + 0.5 * np.log1p(near))
+            if score > 0:
+                out[i] = score
+        return out
+
+    return ranking
+
+
+EMBED: list[Callable[[list[str]], np.ndarray] | None] = [None]  # the question embedder, set once the core is open
+_ALTERNATIVE_VECTORS: dict[str, np.ndarray] = {}
+
+
+def alternative_similarities(q: Query) -> list[np.ndarray]:
+    """Each candidate's cosine with each alternative of the topic embedded on its own (multi-query retrieval: "X,
+    i.e. Y or Z" asks for any of them, and one vector of the whole blends them); none for a one-alternative topic."""
+    alternatives = [a.text for a in topic_alternatives(q.filters.topic)]
+    if len(alternatives) < 2:
+        return []
+    out = []
+    for text in alternatives:
+        query = " ".join(expand_terms(text)) or text
+        if query not in _ALTERNATIVE_VECTORS:
+            _ALTERNATIVE_VECTORS[query] = np.asarray(EMBED[0]([query])[0], dtype=np.float32)
+        out.append((q.scored.vectors @ _ALTERNATIVE_VECTORS[query]).astype(np.float64))
+    return out
+
+
+def alternatives_max(weight: float) -> Callable[[Query], list[tuple[np.ndarray, float]]]:
+    """One more ranking: each candidate's highest cosine over the alternatives."""
+
+    def make(q: Query) -> list[tuple[np.ndarray, float]]:
+        sims = alternative_similarities(q)
+        return [(np.max(sims, axis=0), weight)] if sims else []
+
+    return make
+
+
+def alternatives_each(weight: float) -> Callable[[Query], list[tuple[np.ndarray, float]]]:
+    """One more ranking per alternative, `weight` shared among them."""
+
+    def make(q: Query) -> list[tuple[np.ndarray, float]]:
+        sims = alternative_similarities(q)
+        return [(x, weight / len(sims)) for x in sims]
+
+    return make
+
+
+_ORIGINAL_CANDIDATES = retrieval._candidates
+ALTERNATIVE_POOLS = [False]
+
+
+async def _candidates_with_alternatives(core, filters, query_vector):
+    """`retrieval._candidates`, and with ALTERNATIVE_POOLS each alternative's own POOL nearest papers too (a topic
+    search with two or more alternatives)."""
+    papers, lexical_ids = await _ORIGINAL_CANDIDATES(core, filters, query_vector)
+    alternatives = [a.text for a in topic_alternatives(filters.topic)] if filters.topic else []
+    if not ALTERNATIVE_POOLS[0] or lexical_ids is None or len(alternatives) < 2:
+        return papers, lexical_ids
+    start = filters.window.start if filters.window else None
+    end = filters.window.end if filters.window else None
+    held = {p.id for p in papers}
+    for text in alternatives:
+        vector = np.asarray(EMBED[0]([" ".join(expand_terms(text)) or text])[0], dtype=np.float32)
+        near = await core.vectors.search_window(vector, retrieval.POOL, start, end, filters.categories)
+        new = [i for i, _ in near if i not in held]
+        held.update(new)
+        found = await core.repo.get_papers(new)
+        if filters.window:
+            found = [p for p in found if filters.window.contains(p.announced)]
+        papers += found
+    return papers, lexical_ids
+
+
+EXTRA: list[list[tuple[np.ndarray, float]] | None] = [None]
+_ORIGINAL_FUSED = retrieval._Scored.fused
+
+
+def _fused_with_extra(self, bm25, expanded=None):
+    """`_Scored.fused` with EXTRA's rankings added (reciprocal rank fusion sums over rankings, so adding is exact)."""
+    fused = _ORIGINAL_FUSED(self, bm25, expanded)
+    for scores, weight in EXTRA[0] or []:
+        fused = fused + retrieval.reciprocal_rank_fusion([scores], [weight])
+    return fused
+
+
+def with_ranking(make: Callable[[Query], np.ndarray], weight: float) -> Order:
+    """Main's fusion with one more ranking (`make`), in both passes (word feedback read from the new first pass)."""
+    return with_rankings(lambda q: [(make(q), weight)])
+
+
+def with_rankings(make: Callable[[Query], list[tuple[np.ndarray, float]]]) -> Order:
+    """Main's fusion with more rankings (`make`: each with its weight), in both passes."""
+
+    def order(q: Query) -> np.ndarray:
+        saved = q.scored.expansion
+        EXTRA[0] = make(q)
+        try:
+            q.scored.expansion = rm3_scores(q, 3)
+            return ORIGINAL_FUSED_ORDER(q.scored, q.lexical_ids, q.vector)
+        finally:
+            EXTRA[0], q.scored.expansion = None, saved
+
+    return order
+
+
+def instead_of_rm3(make: Callable[[Query], np.ndarray]) -> Order:
+    """Main's fusion with word feedback read from `make`'s source instead of the fused first pass's three papers."""
+
+    def order(q: Query) -> np.ndarray:
+        saved = q.scored.expansion
+        try:
+            q.scored.expansion = make(q)
+            return ORIGINAL_FUSED_ORDER(q.scored, q.lexical_ids, q.vector)
+        finally:
+            q.scored.expansion = saved
+
+    return order
+
+
 def rocchio_all(feedback_docs: int = 5, beta: float = 0.75) -> Callable[[Query], np.ndarray]:
     """Dense Rocchio on the first pass's best papers whatever they carry (main's reads only title carriers)."""
 
@@ -307,6 +536,37 @@ def families() -> dict[str, list[tuple[str, object]]]:
             ("list main 5, then fused", (without_expansion, fused_after(5))),
             ("list shown, then fused", (without_expansion, shown_then_fused)),
         ],
+        "passage": [("main", current)]
+        + [(f"+passage s={n} w={w}", with_ranking(passage_feedback(n), w)) for n in (5, 10, 20) for w in (0.5, 1.0)]
+        + [(f"rm3 from passages s={n}", instead_of_rm3(passage_feedback(n))) for n in (5, 10, 20)],
+        "dense_rm": [("main", current)]
+        + [(f"+dense rm d={d} w={w}", with_ranking(dense_feedback(d), w)) for d in (3, 10) for w in (0.5, 1.0)]
+        + [(f"rm3 from dense d={d}", instead_of_rm3(dense_feedback(d))) for d in (3, 10)],
+        "mention": [
+            ("main", current),
+            ("meaning before far mentions", (current, meaning_before_mentions())),
+            ("dense-close before far mentions", (current, meaning_before_mentions(sentence=False))),
+            ("sentence-close before far mentions", (current, meaning_before_mentions(dense=False))),
+            ("meaning before mentions under 0.35", (current, meaning_before_mentions(floor=0.35))),
+            ("meaning before mentions under 0.25", (current, meaning_before_mentions(floor=0.25))),
+        ],
+        "every_part": [
+            ("main", current),
+            ("wordless holding every part first", (current, every_part_first())),
+            ("the same among the first 6 wordless", (current, every_part_first(within=6))),
+            ("wordless holding every part before far mentions", (current, every_part_first(before_far=True))),
+        ],
+        "multi_query": [("main", current)]
+        + [(f"+max over alternatives w={w}", with_rankings(alternatives_max(w))) for w in (0.5, 1.0)]
+        + [(f"+each alternative, w={w} shared", with_rankings(alternatives_each(w))) for w in (1.0, 2.0)]
+        + [("alternatives' own pools", {"ALTERNATIVE_POOLS": True, "fresh": True})],
+        "sentence": [("main", current)]
+        + [(f"+best sentence w={w}", with_ranking(best_sentence, w)) for w in (0.5, 1.0, 2.0)]
+        + [(f"+mean of top-2 sentences w={w}", with_ranking(top_sentences(2), w)) for w in (0.5, 1.0)],
+        # candidates: the dense pool's size (the candidates are read again for each setting)
+        "pool": [("main", current)] + [(f"POOL={v}", {"POOL": v, "fresh": True}) for v in (200, 300)],
+        "sdm": [("main", current)]
+        + [(f"+sdm uw{u} w={w}", with_ranking(sequential_dependence(u), w)) for u in (4, 8) for w in (0.5, 1.0)],
         "rocchio": [base]
         + [(f"+rocchio d={d} w={w}", fusion(extra=rocchio_all(d), extra_weight=w)) for d in (3, 10) for w in (0.5, 1)],
     }
@@ -340,6 +600,47 @@ def fused_after(first: int) -> Listing:
     def listing(results, shown, carrying):
         main = [*shown, *carrying]
         return main[:first] + by_fused(results, main[first:], [])
+
+    return listing
+
+
+def meaning_before_mentions(dense: bool = True, sentence: bool = True, floor: float | None = None) -> Listing:
+    """After the shown papers: the papers carrying the words and not far in meaning (dense >= `floor`, FLOOR by
+    default), then the wordless papers close in meaning (whole-paper similarity >= NEAR with `dense`, best sentence
+    >= SENTENCE_NEAR with `sentence`), then the word carriers far in meaning (a passing mention), then the rest; each
+    group in main's order."""
+
+    def listing(results, shown, carrying):
+        low = retrieval.FLOOR if floor is None else floor
+
+        def close(r):
+            return (dense and r.dense >= retrieval.NEAR) or (sentence and r.sentence >= retrieval.SENTENCE_NEAR)
+
+        words = [r for r in carrying if r.in_title or r.in_abstract]
+        near = [r for r in words if r.dense >= low]
+        far = [r for r in words if r.dense < low]
+        wordless = [r for r in carrying if not (r.in_title or r.in_abstract)]
+        return [*shown, *near, *(r for r in wordless if close(r)), *far, *(r for r in wordless if not close(r))]
+
+    return listing
+
+
+def every_part_first(before_far: bool = False, within: int | None = None) -> Listing:
+    """Among the wordless papers after the shown ones, those holding every part of the topic somewhere first (only
+    among the first `within` of them in main's order, if set); with `before_far`, also before the papers carrying the
+    words that are far in meaning (dense under FLOOR)."""
+
+    def listing(results, shown, carrying):
+        words = [r for r in carrying if r.in_title or r.in_abstract]
+        wordless = [r for r in carrying if not (r.in_title or r.in_abstract)]
+        head = wordless if within is None else wordless[:within]
+        parts = [r for r in head if r.every_part]
+        rest = [r for r in wordless if r not in parts]
+        if before_far:
+            near = [r for r in words if r.dense >= retrieval.FLOOR]
+            far = [r for r in words if r.dense < retrieval.FLOOR]
+            return [*shown, *near, *parts, *far, *rest]
+        return [*shown, *words, *parts, *rest]
 
     return listing
 
@@ -479,6 +780,10 @@ async def main() -> None:
         every = expansion.Bags.of(papers)
         counts, TOTAL[0] = await core.repo.term_document_frequencies(sorted(every.terms(range(len(papers)))))
         DF.update(counts)
+        SENTENCES.update(await core.sentences.matrices([p.id for p in papers]))
+        EMBED[0] = core.query_embedder.embed
+        retrieval._candidates = _candidates_with_alternatives
+        retrieval._Scored.fused = _fused_with_extra
         if args.where:
             for d in SETS.values():
                 await run_searches(core, _load(d / "search.jsonl"), by_id, False)
@@ -490,9 +795,14 @@ async def main() -> None:
             for name, order in configs:
                 if name in table:
                     continue
-                constants = order if isinstance(order, dict) else {}
+                constants = dict(order) if isinstance(order, dict) else {}
+                fresh = constants.pop("fresh", False)
+                if fresh:  # the candidates themselves change: read them again
+                    CACHE.clear()
+                pools = constants.pop("ALTERNATIVE_POOLS", False)
+                ALTERNATIVE_POOLS[0] = pools
                 saved = {n: getattr(retrieval, n) for n in constants}
-                if constants:  # the cut-off's constants (`select`), main's order
+                if constants or pools:  # the cut-off's constants (`select`), main's order
                     order = current
                     for n, v in constants.items():
                         setattr(retrieval, n, v)
@@ -501,6 +811,9 @@ async def main() -> None:
                 table[name] = {s: await measure(core, name, d, by_id, args.only) for s, d in SETS.items()}
                 for n, v in saved.items():
                     setattr(retrieval, n, v)
+                ALTERNATIVE_POOLS[0] = False
+                if fresh:
+                    CACHE.clear()
                 print(f"{name} ({time.perf_counter() - started:.0f} s)")
                 for s in SETS:
                     print(f"  {s:<8} {table[name][s].line()}")
