@@ -16,15 +16,15 @@ for questions with `--only` unset) is measured on the third, each set held out i
     PYTHONPATH=$PWD .venv/bin/python bench/fusion_folds.py --home DIR [--only search|questions] [--family NAME ...]
     PYTHONPATH=$PWD .venv/bin/python bench/fusion_folds.py --home DIR --where
 
-`DIR` is a copy of a store holding the four shared days with their sentence vectors (follow-up turns are written
-to it). Prints each configuration's figures per set, then each family's folds (families: rrf_k, rankers, bm25f,
-rm3, rm3_shape, rm3_k, cutoff, listing, rocchio; and, none of which passed: passage and dense_rm (word feedback
-from the closest sentences or papers), sentence (best-sentence rankings), sdm (term proximity), pool (the dense
-pool's size), mention and every_part (listing wordless papers before passing mentions), multi_query (each
-alternative of a topic embedded on its own); docs/BENCHMARKS.md, "Search misses by cause"). `--where` prints, for
-every search missing a relevant paper in its first ten, those ten (R relevant, a acceptable; T/A the topic's words
-in title/abstract; dense and best-sentence cosine; fused rank) and where each missed paper is (fused rank, RM3 rank,
-listed place).
+`DIR` is a copy of a store holding the four shared days with their sentence vectors (follow-up turns are written to it).
+Prints each configuration's figures per set, then each family's folds (families: rrf_k, rankers, bm25f, rm3, rm3_shape,
+rm3_k, cutoff, listing, rocchio; and, none of which passed: passage and dense_rm (word feedback from the closest
+sentences or papers), sentence (best-sentence rankings), sdm (term proximity), pool (the dense pool's size), mention and
+every_part (listing wordless papers before passing mentions), multi_query (each alternative of a topic embedded on its
+own), neighbours (a query word's nearest stored words as its spellings); docs/BENCHMARKS.md, "Search misses by cause").
+`--where` prints, for every search missing a relevant paper in its first ten, those ten (R relevant, a acceptable; T/A
+the topic's words in title/abstract; dense and best-sentence cosine; fused rank) and where each missed paper is (fused
+rank, RM3 rank, listed place).
 """
 
 from __future__ import annotations
@@ -560,6 +560,13 @@ def families() -> dict[str, list[tuple[str, object]]]:
         + [(f"+max over alternatives w={w}", with_rankings(alternatives_max(w))) for w in (0.5, 1.0)]
         + [(f"+each alternative, w={w} shared", with_rankings(alternatives_each(w))) for w in (1.0, 2.0)]
         + [("alternatives' own pools", {"ALTERNATIVE_POOLS": True, "fresh": True})],
+        "neighbours": [("main", current)]
+        + [
+            (f"neighbours >= {t}, margin {m}{' merged' if g else ''}", (current, neighbour_carriers(t, m, g)))
+            for t in (0.7, 0.75)
+            for m in (0.0, 0.05)
+            for g in (False, True)
+        ],
         "sentence": [("main", current)]
         + [(f"+best sentence w={w}", with_ranking(best_sentence, w)) for w in (0.5, 1.0, 2.0)]
         + [(f"+mean of top-2 sentences w={w}", with_ranking(top_sentences(2), w)) for w in (0.5, 1.0)],
@@ -645,6 +652,62 @@ def every_part_first(before_far: bool = False, within: int | None = None) -> Lis
     return listing
 
 
+VOCAB: list[str] = []  # the words of the stored papers held by 2 papers or more and at most 10% of them
+VOCAB_VECTORS: list[np.ndarray] = []  # each embedded alone (MiniLM), set at start when the family runs
+TOPIC: list[str] = [""]  # the topic of the search being listed
+_WORDS = re.compile(r"[a-z][a-z0-9\-]{2,}")
+
+
+def _paper_words(r: retrieval.Retrieved) -> set[str]:
+    return set(_WORDS.findall(f"{r.paper.title} {r.paper.abstract}".lower()))
+
+
+def neighbour_carriers(threshold: float, margin: float, merged: bool = False) -> Listing:
+    """Dense-to-sparse spellings: each rare word of the topic reads as itself or as a stored word whose MiniLM vector
+    is within `threshold` of it, when the candidates holding that word are on average at most `margin` less similar
+    to the question than those holding the topic's word (which keeps "online" out for "offline"). A wordless
+    candidate holding every such word is listed after the papers carrying the words (`merged`: among them, in fused
+    order), before the other wordless papers."""
+
+    def listing(results, shown, carrying):
+        rare = [w for w in dict.fromkeys(_WORDS.findall(TOPIC[0].lower())) if w in VOCAB_INDEX]
+        if not rare:
+            return [*shown, *carrying]
+        bags = {r.paper.id: _paper_words(r) for r in results}
+        dense = {r.paper.id: r.dense for r in results}
+
+        def mean_dense(word: str) -> float | None:
+            held = [dense[i] for i, b in bags.items() if word in b]
+            return sum(held) / len(held) if held else None
+
+        spellings = []
+        for word in rare:
+            sims = VOCAB_VECTORS[0] @ VOCAB_VECTORS[0][VOCAB_INDEX[word]]
+            own = mean_dense(word)
+            own = own if own is not None else float(np.mean(sorted(dense.values())[-10:]))
+            near = {VOCAB[i] for i in np.flatnonzero(sims >= threshold)}
+            spellings.append({w for w in near if w == word or ((m := mean_dense(w)) is not None and m >= own - margin)})
+        words = [r for r in carrying if r.in_title or r.in_abstract]
+        by_neighbours = [
+            r
+            for r in results
+            if not (r.in_title or r.in_abstract)
+            and r.paper.id not in {x.paper.id for x in shown}
+            and all(bags[r.paper.id] & spell for spell in spellings)
+        ]
+        ids = {r.paper.id for r in by_neighbours}
+        rest = [r for r in carrying if not (r.in_title or r.in_abstract) and r.paper.id not in ids]
+        if merged:
+            place = {r.paper.id: n for n, r in enumerate(results)}
+            return [*shown, *sorted([*words, *by_neighbours], key=lambda r: place[r.paper.id]), *rest]
+        return [*shown, *words, *by_neighbours, *rest]
+
+    return listing
+
+
+VOCAB_INDEX: dict[str, int] = {}
+
+
 LISTING: list[Listing | None] = [None]
 
 
@@ -654,6 +717,7 @@ async def _retrieve(core, filters, *, profile=None, limit=retrieval.MAX_CITATION
     if not cut:
         return results[:limit], []
     shown, carrying = retrieval.select(results, filters)
+    TOPIC[0] = filters.topic
     ordered = LISTING[0](results, shown, carrying) if LISTING[0] else [*shown, *carrying]
     first = len(shown) + sum(1 for r in carrying if r.in_title or r.in_abstract)
     page = min(first, limit)
@@ -783,6 +847,11 @@ async def main() -> None:
         SENTENCES.update(await core.sentences.matrices([p.id for p in papers]))
         EMBED[0] = core.query_embedder.embed
         retrieval._candidates = _candidates_with_alternatives
+        if "neighbours" in chosen:
+            df = Counter(w for p in papers for w in set(_WORDS.findall(f"{p.title} {p.abstract}".lower())))
+            VOCAB.extend(sorted(w for w, n in df.items() if 2 <= n <= 0.1 * len(papers)))
+            VOCAB_INDEX.update({w: i for i, w in enumerate(VOCAB)})
+            VOCAB_VECTORS.append(np.asarray(core.embedder.embed(VOCAB), dtype=np.float32))
         retrieval._Scored.fused = _fused_with_extra
         if args.where:
             for d in SETS.values():
