@@ -66,6 +66,18 @@ def test_corrections_are_told_word_for_word() -> None:
     assert read_as([]) == ""
 
 
+async def test_a_run_together_interest_is_read_as_the_papers_write_it(store: Core) -> None:
+    await store.repo.upsert_papers(
+        [
+            paper("ts1", "Time series forecasting with transformers", "We forecast time series."),
+            paper("ts2", "Irregular time series imputation", "Sensors give irregular time series."),
+        ]
+    )
+    read = await corrected_interest(store, "timeseries forecasting")
+    assert read == "time series forecasting"
+    assert corrections("timeseries forecasting", read) == [Correction("timeseries", "time series")]
+
+
 async def test_items_are_corrected_and_repeats_a_correction_makes_dropped(store: Core) -> None:
     items, made = await corrected_items(store, ["imputaton", "imputation", "graph nueral networks"])
     assert items == ["imputation", "graph neural networks"]

@@ -91,6 +91,17 @@ async def test_abbreviations_are_written_out_and_split_words_joined(archive: Cor
     assert await corrected(archive, "multi-agent systems") == "multi-agent systems"  # papers write it apart
 
 
+async def test_a_word_papers_write_as_two_is_split_as_they_write_it(archive: Core) -> None:
+    """The mirror of joining: a run-together word no English word, that papers write as two words more often than as
+    one, reads as those two, hyphenated when papers hyphenate them; what papers write as one, English words and
+    names stay as typed."""
+    assert await corrected(archive, "timeseries forecasting") == "time series forecasting"
+    assert await corrected(archive, "zeroshot classification") == "zero-shot classification"
+    assert await corrected(archive, "multiagent reinforcement learning") == "multi-agent reinforcement learning"
+    for typed in ("sparse autoencoders", "database queries", "RetNet for language", "softmax attention"):
+        assert await corrected(archive, typed) == typed
+
+
 def _written(base: Paper, n: int, title: str, abstract: str) -> Paper:
     return dataclasses.replace(base, id=f"2599.{n:05d}", title=title, abstract=abstract)
 

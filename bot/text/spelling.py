@@ -6,7 +6,8 @@ either ("print" stays "print" where no paper prints), is replaced by the closest
 with the same letter (symspellpy's look-up over the store's own title words, its English word list for the check);
 an abbreviation papers never use before the next
 word is written out as they do ("spec decoding" -> "speculative decoding"); two words that papers write as one
-("auto encoders") are joined. Words the archive knows are never changed, so names of new methods stay as typed.
+("auto encoders") are joined, and one word that papers write as two ("timeseries") is split. Words the archive
+knows are never changed, so names of new methods stay as typed.
 Who calls it says which words are never abbreviations (`bot.questions.spelling` its filler words and named terms,
 `bot.ranking.interest_spelling` the ranker's) and which are never corrected at all.
 """
@@ -117,14 +118,15 @@ async def corrected(
     never_corrected: Callable[[str], bool] = _nothing,
 ) -> str:
     """`topic` with words unknown to the archive replaced by their closest title word (unchanged if none), an
-    abbreviated word written out where the archive only uses the full one ("spec decoding"), and two words
-    the archive writes as one joined ("auto-encoders"). A word `not_abbreviation` holds is never written out, one
-    `never_corrected` holds never replaced."""
+    abbreviated word written out where the archive only uses the full one ("spec decoding"), two words
+    the archive writes as one joined ("auto-encoders"), and one word it writes as two split ("timeseries"). A word
+    `not_abbreviation` holds is never written out, one `never_corrected` holds never replaced."""
     words = [m for m in _PIECE.finditer(topic) if len(m.group(0)) >= MIN_LENGTH]
     if not words and " " not in topic.strip() and "-" not in topic:
         return topic
     vocabulary = await title_vocabulary(core)
     out = await _written_out(core, await _joined(core, topic), vocabulary, not_abbreviation)
+    out = await _split(core, out, vocabulary, never_corrected)
     words = [m for m in _PIECE.finditer(out) if len(m.group(0)) >= MIN_LENGTH and not never_corrected(m.group(0))]
     frequencies = await core.repo.document_frequencies([m.group(0).lower() for m in words])
     unknown = []
@@ -197,6 +199,49 @@ def _longer(short: str, vocabulary: TitleVocabulary) -> list[str]:
         return []
     words = [w for w in vocabulary.by_letter.get(short[0].lower(), []) if w.startswith(short.lower())]
     return sorted((w for w in words if len(w) >= len(short) + 3), key=lambda w: -vocabulary.counts[w])[:20]
+
+
+MIN_HALF = 3  # letters of each word a run-together word is split into ("lowrank": "low rank")
+
+
+async def _split(
+    core: Core, topic: str, vocabulary: TitleVocabulary, never_corrected: Callable[[str], bool] = _nothing
+) -> str:
+    """Split a word no English word that papers write as two words more often, into those two: "timeseries" ->
+    "time series", "zeroshot" -> "zero shot" (`_joined`'s mirror: each half a title word, the pair written by at
+    least `MIN_PHRASE` papers). A word `never_corrected` holds (a name such as "RetNet") stays whole."""
+    found: list[tuple[re.Match[str], list[str]]] = []
+    for match in _PIECE.finditer(topic):
+        word = match.group(0)
+        if len(word) < 2 * MIN_HALF or not word.isalpha() or never_corrected(word) or word.lower() in english_words():
+            continue
+        lower = word.lower()
+        halves = [(lower[:i], lower[i:]) for i in range(MIN_HALF, len(lower) - MIN_HALF + 1)]
+        pairs = [f"{a} {b}" for a, b in halves if all("".join(text_tokens(h)) in vocabulary.counts for h in (a, b))]
+        if pairs:
+            found.append((match, pairs))
+    if not found:
+        return topic
+    counts = await core.repo.document_frequencies(
+        [w for match, pairs in found for w in (match.group(0).lower(), *pairs)]
+    )
+    out = topic
+    for match, pairs in reversed(found):
+        best = max(pairs, key=lambda p: counts.get(p, 0))
+        if counts.get(best, 0) >= MIN_PHRASE and counts.get(best, 0) > counts.get(match.group(0).lower(), 0):
+            out = out[: match.start()] + await _as_written(core, best) + out[match.end() :]
+    return out
+
+
+async def _as_written(core: Core, pair: str) -> str:
+    """`pair` ("zero shot") hyphenated when the stored papers (the first few the full-text index finds) write it
+    so more often than apart ("zero-shot"; "time series" stays apart): the reading a member is told."""
+    ids = [i for i, _ in await core.repo.lexical_search([[pair]], None, None, SAMPLE)]
+    first, second = map(re.escape, pair.split())
+    texts = [f"{p.title} {p.abstract}" for p in await core.repo.get_papers(ids)]
+    hyphenated = sum(len(re.findall(rf"\b{first}-{second}", t, re.IGNORECASE)) for t in texts)
+    apart = sum(len(re.findall(rf"\b{first}\s+{second}", t, re.IGNORECASE)) for t in texts)
+    return pair.replace(" ", "-") if hyphenated > apart else pair
 
 
 async def _joined(core: Core, topic: str) -> str:
