@@ -423,6 +423,10 @@ def test_a_refusal_is_read_from_the_platforms_code_table_then_its_http_status() 
         (200, "odd"): ("transient", "raw", None),
     }
     assert refusal(429, 0, "raw", codes).retry_after == RETRY_WAIT_SECONDS
+    # a platform whose codes say what is wrong with a chat: a bare status is no chat's (a 429 still waits)
+    said_by_codes = [refusal(s, "odd", "raw", codes, status_says=False).kind for s in (404, 403, 400, 503, 429)]
+    assert said_by_codes == ["transient", "transient", "transient", "transient", "retry"]
+    assert refusal(404, 7, "raw", codes, status_says=False).kind == "gone"
     assert permission_line("I can't post in #papers", ["Send Messages", "Embed Links"], "channel settings") == (
         "I can't post in #papers: give paperscout Send Messages, Embed Links there (channel settings)"
     )

@@ -496,6 +496,28 @@ def test_doctor_warns_when_it_cannot_read_the_bot_tokens_scopes(
     assert code == 0, lines
 
 
+async def test_an_http_refusal_slack_gives_no_code_for_retires_no_channel_and_is_retried(
+    core: Core, slack_settings: Settings, fake: SlackFake, store_day: StoreDay, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Slack says what is wrong with a channel in its error codes; a bare 404 (``unknown_method``: a method it no
+    longer has) or a proxy's 403 is nobody's channel: the digest is retried, never retired."""
+    monkeypatch.setattr("bot.digests.delivery.FIRST_BACKOFF_SECONDS", 0.01)
+    papers = await store_day(core)
+    await _redate(core, papers[:20], DAY, "2026-06-01T04:00:00Z")
+    fake.add_channel("C0SECOND", "second")
+    first, second = await saved_target(core, PAPERS), await saved_target(core, "C0SECOND")
+    fake.enqueue(
+        Fault("status", "chat.postMessage", error="unknown_method", status=404),
+        Fault("status", "chat.postMessage", error="forbidden", status=403),
+    )
+    async with slack_bot(core, slack_settings) as bot:
+        jobs = DigestJobs(core, {"slack": bot.poster}, clock=lambda: at("2026-06-01T09:05:00"))
+        results = await jobs.tick()
+    assert {r.target.id: r.status for r in results} == {first.id: "sent", second.id: "sent"}
+    assert await core.repo.inactive_reasons() == {}
+    assert sorted(c.status for c in fake.calls("chat.postMessage") if not c.ok) == [403, 404]
+
+
 async def test_a_token_slack_refuses_retires_no_channel_and_stops_posting(
     core: Core, slack_settings: Settings, fake: SlackFake, store_day: StoreDay
 ) -> None:

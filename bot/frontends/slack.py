@@ -56,7 +56,7 @@ BOT_SCOPES = (
     "chat:write", "commands", "users:read", "im:read", "app_mentions:read", "im:history", "channels:history",
     "groups:history",
 )  # fmt: skip
-# what Slack's error codes mean for a post (`refusal` reads the rest from the HTTP status: 429 waits its Retry-After)
+# what Slack's error codes mean for a post (`refusal`: else a 429 waits its Retry-After, anything else is transient)
 GONE = ("channel_not_found", "not_in_channel", "is_archived", "user_disabled", "user_not_found")
 REFUSED = ("invalid_blocks", "msg_too_long", "msg_blocks_too_long", "invalid_blocks_format")
 CODES: dict[object, tuple[Kind, str]] = dict.fromkeys(GONE, ("gone", "")) | dict.fromkeys(REFUSED, ("markup", ""))
@@ -215,7 +215,8 @@ class SlackFrontEnd(ChatDriver):
             log.error("Slack refused the bot token (%s): nothing more is posted until a restart with a good one", code)
         wait = error.response.headers.get("Retry-After")
         said = f"{code} {error.response.get('errors') or ''}".strip() if code else str(status)
-        return refusal(status, code, said, CODES, float(wait) if wait else None)
+        # Slack names a channel's trouble in its codes; a bare HTTP status (404 unknown_method, a proxy's 403) is not it
+        return refusal(status, code, said, CODES, float(wait) if wait else None, status_says=False)
 
     async def dm_user(self, chat: str) -> str:
         """The member a DM is with (conversations.info's `user`): a DM's channel id ('D…') is not its member's (what
