@@ -35,6 +35,24 @@ def test_exclusions_are_filters_not_topic_words() -> None:
     assert beyond("quantization", "LLM quantization") == "LLM"
 
 
+def test_exclusions_in_the_other_ways_researchers_type_them() -> None:
+    # a negated verb, "minus", "besides", an imperative after punctuation, "no"/"nothing" opening a clause
+    assert read_request("sparse attention work that doesn't use LLMs").excluded == ("LLMs",)
+    assert read_request("knowledge graphs that aren't about biomedicine").excluded == ("biomedicine",)
+    assert read_request("point cloud papers minus autonomous driving").excluded == ("autonomous driving",)
+    assert read_request("any tabular papers besides gradient boosting?").excluded == ("gradient boosting",)
+    assert read_request("robot learning papers, exclude sim-to-real").excluded == ("sim-to-real",)
+    assert read_request("audio models but filter out music").excluded == ("music",)
+    assert read_request("bandits, no contextual stuff").excluded == ("contextual",)
+    assert read_request("causal discovery papers, but nothing on time series").excluded == ("time series",)
+    # "without" after the papers asked for excludes; after a topic word it is part of the topic
+    assert read_request("graph papers without transformers").excluded == ("transformers",)
+    assert read_request("learning without labels").excluded == ()
+    # "no" or "dropping" inside a phrase is a topic word
+    assert read_request("no-regret learning in games").excluded == ()
+    assert read_request("token dropping for efficient ViTs").excluded == ()
+
+
 def test_a_relation_word_is_a_whole_word_not_the_start_of_the_topic() -> None:
     # "in", "for", "on" and "with" introduce the excluded topic only as words of their own
     assert read_request("diffusion papers except inference ones").excluded == ("inference",)
@@ -127,6 +145,15 @@ def test_request_wording_is_not_topic() -> None:
     window = parse_question("summarize the quantization papers from Tuesday", FRIDAY).window
     assert window is not None and window.start == window.end == dt.date(2025, 5, 27)
     assert parse_question("I'm looking for speech datasets", FRIDAY).topic == "speech"
+
+
+def test_how_a_day_s_papers_are_asked_for_is_not_topic() -> None:
+    # the answer's form ("a recap", "highlights") and how papers came out ("announced") say nothing of their topic
+    recap = parse_question("a recap of May 28 on causal inference", FRIDAY)
+    assert recap.topic == "causal inference" and recap.window is not None and recap.window.start == dt.date(2025, 5, 28)
+    assert parse_question("Thursday's highlights in speech synthesis", FRIDAY).topic == "speech synthesis"
+    assert parse_question("what was announced on 2025-05-29 about world models?", FRIDAY).topic == "world models"
+    assert parse_question("I'm after work on neural ODEs", FRIDAY).topic == "neural ODEs"
 
 
 def test_the_form_of_the_answer_asked_for_is_not_topic() -> None:

@@ -114,6 +114,34 @@ async def test_accents_and_possessives_are_forgiven(core: Core, day: list[Paper]
     assert {p.id for p in answer.citations} == by(day, "Hinrich Schütze")
 
 
+@pytest.mark.parametrize(
+    "question",
+    [
+        "thomas griffiths today",  # a whole name in lower case, all the question asks
+        "anything by thomas l. griffiths today?",
+        "anything from Thomas Griffiths's lab today?",  # the people a possessive names are no topic
+        "what is Thomas Griffiths working on?",  # what someone has been doing asks for their papers
+        "what has Griffiths been up to today",
+    ],
+)
+async def test_an_author_typed_loosely_is_still_the_author(core: Core, day: list[Paper], question: str) -> None:
+    answer = await ask(core, question, today=MONDAY)
+    assert answer.filters.authors == ("Thomas L. Griffiths",)
+    assert answer.filters.topic == ""
+    assert {p.id for p in answer.citations} == by(day, "Thomas L. Griffiths")
+
+
+async def test_a_lab_named_after_an_author_keeps_the_topic_after_it(core: Core, day: list[Paper]) -> None:
+    answer = await ask(core, "anything from the Zdeborova group on learning today?", today=MONDAY)
+    assert answer.filters.authors == ("Lenka Zdeborová",) and answer.filters.topic == "learning"
+
+
+async def test_lower_case_topic_words_are_never_a_name(core: Core, day: list[Paper]) -> None:
+    # only a stored author's whole name, never a surname alone or a close spelling, is read in lower case
+    assert (await ask(core, "papers by griffiths on mixture of experts", today=MONDAY)).filters.authors == ()
+    assert (await ask(core, "mixture of experts from thomas", today=MONDAY)).filters.authors == ()
+
+
 async def test_a_capitalised_topic_is_not_taken_for_a_name(core: Core, day: list[Paper]) -> None:
     answer = await ask(core, "Bayesian optimization today", today=MONDAY)
     assert answer.filters.authors == () and answer.filters.topic == "Bayesian optimization"

@@ -130,3 +130,22 @@ def test_parse_date_forms() -> None:
 def test_a_list_of_days_never_ends_in_the_future() -> None:
     window = find_time_window("on May 26 and 31", FRIDAY)  # one reader for every list: its end is never after today
     assert window is not None and window.end == FRIDAY and window.days == (D(2025, 5, 26), D(2025, 5, 31))
+
+
+def test_a_date_with_the_month_s_full_name_is_a_date_anywhere() -> None:
+    # without "on" or "from" before it: "a recap of June 3", "April 2nd papers"
+    recap = find_time_window("a recap of June 3 on graph transformers", D(2025, 6, 6))
+    assert recap is not None and (recap.start, recap.end) == (D(2025, 6, 3), D(2025, 6, 3))
+    second = find_time_window("April 2nd papers on world models", D(2025, 4, 4))
+    assert second is not None and (second.start, second.end) == (D(2025, 4, 2), D(2025, 4, 2))
+    assert find_time_window("the 3rd of April, optimal transport", D(2025, 4, 4)).start == D(2025, 4, 3)
+    # a number before the month without its ordinal may be a count; an abbreviation may be a name
+    assert find_time_window("the top 3 May papers on agents", FRIDAY) is None
+    assert find_time_window("Jan 3 papers", FRIDAY) is None
+
+
+def test_the_nth_alone_is_that_day_of_this_month_or_the_last() -> None:
+    window = find_time_window("anything on speech from the 28th?", FRIDAY)
+    assert window is not None and (window.start, window.end) == (D(2025, 5, 28), D(2025, 5, 28))
+    # a day still to come this month is last month's
+    assert find_time_window("what came out on the 29th", D(2025, 6, 10)).start == D(2025, 5, 29)

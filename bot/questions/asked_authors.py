@@ -27,8 +27,12 @@ _JOINERS = frozenset({"and", "&", ","})
 _STRONG_BEFORE = frozenset({"by", "from"})
 AUTHORSHIP = re.compile(
     r"\b(?:by|from|et\s+al|post\w*|put\s+out|publish\w*|wrote|writ\w*|authored|co-?authored|release\w*|"
-    r"papers?\s+of|work\s+of|group)\b|['\u2019]s\b",
+    r"papers?\s+of|work\s+of|group|been\s+up\s+to)\b|['\u2019]s\b",
     re.IGNORECASE,
+)
+# the people a possessive or a name before it stands for ("Levine's lab", "the Hutter group"): no topic
+_PEOPLE_AFTER = re.compile(
+    r"\s*(?:group|lab|laboratory|team|students|people|folks|collaborators|co-?authors)\b", re.IGNORECASE
 )
 _ET_AL = re.compile(r"^\s*et\.?\s+al\b\.?", re.IGNORECASE)
 _POSSESSIVE = re.compile(r"['\u2019]s$")
@@ -87,6 +91,8 @@ def _runs(text: str, not_names: frozenset[str]) -> list[_Run]:
         if tail:
             run.end += tail.end()
             run.strong = True
+        elif _PEOPLE_AFTER.match(text, run.end):  # "the Hutter group" as "Hutter's group"
+            run.strong = True
     return runs
 
 
@@ -137,10 +143,13 @@ async def find_named_authors(
     authorship, only names typed as they are stored, initials aside.
     """
     runs = _runs(text, not_names)
-    if not runs:
-        return NamedAuthors((), text)
-    index = await author_index(core)
     cue = bool(AUTHORSHIP.search(text))
+    if not runs:
+        if as_stored or not (cue or len(_LOWER_WORD.findall(text)) <= MAX_NAME_WORDS):
+            return NamedAuthors((), text)
+        typed = _typed_in_lower_case(text, await author_index(core), not_names, cue)
+        return _without_names(text, typed) if typed else NamedAuthors((), text)
+    index = await author_index(core)
     leftover = text
     for run in runs:
         leftover = leftover.replace(text[run.start : run.end], " ", 1)
@@ -164,12 +173,50 @@ async def find_named_authors(
             found.append((run, name))
     if not found:
         return NamedAuthors((), text)
+    return _without_names(text, found)
+
+
+def _without_names(text: str, found: list[tuple[_Run, str]]) -> NamedAuthors:
+    """The authors found and `text` without their names, the cue before each ("by", "from", "and") and the people
+    noun after it ("'s group")."""
     rest = text
     for run, _ in sorted(found, key=lambda pair: -pair[0].start):
         before = _CUE_BEFORE.search(rest[: run.start])
         cut_from = before.start() if before else run.start
-        rest = rest[:cut_from] + " " + rest[run.end :]
+        after = _PEOPLE_AFTER.match(rest, run.end)
+        rest = rest[:cut_from] + " " + rest[after.end() if after else run.end :]
     return NamedAuthors(tuple(name for _, name in found), rest)
+
+
+_LOWER_WORD = re.compile(r"[^\W\d_][\w'\u2019\-]*")
+
+
+def _typed_in_lower_case(text: str, index: AuthorIndex, not_names: frozenset[str], cue: bool) -> list[tuple[_Run, str]]:
+    """Full names typed in lower case ("papers by lenka zdeborova", "frank hutter"): a run of two to MAX_NAME_WORDS
+    words that is a stored author's whole name (accents, a middle initial and case aside), read only with a word of
+    authorship or as all the question asks about. Never a surname alone nor a close spelling: lower-case words are
+    far more often topic words than names."""
+    words = [m for m in _LOWER_WORD.finditer(text) if m.group(0).lower() not in not_names]
+    words = [m for m in words if m.group(0).lower() not in _CALENDAR]
+    found: list[tuple[_Run, str]] = []
+    taken = -1
+    for i, first in enumerate(words):
+        if first.start() <= taken:
+            continue
+        for size in range(min(MAX_NAME_WORDS, len(words) - i), 1, -1):
+            span = words[i : i + size]
+            between = text[first.start() : span[-1].end()]
+            if re.search(r"[^\w\s'\u2019.\-]", between) or len(between.split()) != size:
+                continue  # one run of words (an initial's period aside), nothing else between them
+            match = index.match(between)
+            if match.kind != "exact" or not same_person(between, match.name):
+                continue
+            if not cue and size < len(words):
+                continue  # without a word of authorship the name is all that is asked
+            found.append((_Run(between.split(), first.start(), span[-1].end()), match.name))
+            taken = span[-1].end()
+            break
+    return found
 
 
 # Authors described by who they are rather than named ("by Chinese authors", "American researchers", "authors from
@@ -195,7 +242,7 @@ def _describes_people(word: str, index: AuthorIndex, not_names: frozenset[str]) 
         return False
     if word.isupper() or not (word[0].isupper() or _DEMONYM_ENDING.search(lowered)):
         return False  # an acronym is a field ("NLP researchers"), not a people
-    return index.match(word).kind != "exact"
+    return index.match(word).kind not in ("exact", "ambiguous")  # a stored surname, of one person or several
 
 
 async def find_author_group(core: Core, text: str, not_names: frozenset[str]) -> str:

@@ -23,11 +23,20 @@ from dataclasses import dataclass
 from bot.questions.topics import FILLER, META
 from bot.text.terms import WORD, same_word, text_tokens
 
-# A cue that what follows is excluded, and the relation words that may follow it ("not about", "built on").
+# A cue that what follows is excluded, and the relation words that may follow it ("not about", "built on"). Three
+# kinds: a negation or a preposition of exclusion anywhere after the topic ("not", "isn't", "other than", "minus",
+# "besides"); a determiner or verb of exclusion opening a clause of its own, after punctuation or "but"/"and" ("..., no
+# medical ones", "but nothing on forecasting", "..., drop the LLM ones"), where mid-phrase it would be part of a topic
+# ("no-regret learning", "token dropping"); and "without" after the papers asked for ("RL papers without LLMs"), where
+# after a topic word it is part of the topic ("planning without search").
+_OPENS_CLAUSE = r"(?:(?:[,;:\u2014\u2013]\s*|\s+-+\s+)(?:but\s+|and\s+)?|\b(?:but|and)\s+)"
 _EXCLUDE = re.compile(
     r"(?:[,;:\u2014\u2013]\s*|\s+-+\s+|\b)(?:but\s+|and\s+)?(?:(?:that|which|who)\s+(?:are|is|do|does)\s+)?"
     r"(?:\bnot\b|(?<!\bor )\bnon-(?=\w)|\bother\s+than\b|\bexcept(?:\s+for)?\b|\bexcluding\b|\bapart\s+from\b|"
-    r"\bskip(?:ping)?\b|\bignor(?:e|ing)\b|\bleave\s+out\b|\bleaving\s+out\b|\bno\s+more\b)",
+    r"\bskip(?:ping)?\b|\bignor(?:e|ing)\b|\bleave\s+out\b|\bleaving\s+out\b|\bno\s+more\b|"
+    r"\b(?:is|are|do|does|did|was|were)n['\u2019]?t\b|\bminus\b|\bbesides\b|\bexclud(?:e|es)\b|\bfilter(?:ing)?\s+out\b)"
+    rf"|{_OPENS_CLAUSE}(?:\bno\b(?!-)|\bnothing\b|\bavoid(?:ing)?\b|\bdrop(?:ping)?\b|\bomit(?:ting)?\b|\bwithout\b)"
+    r"|\b(?:papers?|works?|ones|studies|research|preprints?|articles?)\s+without\b",
     re.IGNORECASE,
 )
 _RELATION = re.compile(
@@ -35,6 +44,12 @@ _RELATION = re.compile(
     # whole words: "involve" and "forecasting" hold no "in" or "for"
     r"(?:(?:(?:built|based|relying|focused|centred|centered|done)\s+(?:on|around|with)|using|involving|about|on|"
     r"regarding|related\s+to|with|for|in)\b)?\s*",
+    re.IGNORECASE,
+)
+# the verb of a negated clause ("that don't use LLMs", "which do not deal with images"): what is excluded follows it
+_NEGATED_VERB = re.compile(
+    r"^\s*(?:use|uses|involve|involves|rely\s+on|relies\s+on|deal\s+with|deals\s+with|focus\s+on|focuses\s+on|"
+    r"mention|mentions|target|targets|touch|touches|apply|applies|need|needs|require|requires)\b\s*",
     re.IGNORECASE,
 )
 _TRAILING = re.compile(r"(?:\s+(?:ones?|papers?|works?|stuff|ones|related|based))+\s*$", re.IGNORECASE)
@@ -124,6 +139,13 @@ _PUBLICATION = re.compile(
     r"for|with|around)\b))",
     re.IGNORECASE,
 )
+# What someone has been doing asks for their papers, not about a topic: "what has X been up to?", "what is X working
+# on these days?" (the name already taken out); and "I'm after X" is "I want X"
+_ACTIVITY = re.compile(
+    r"\b(?:(?:been\s+)?up\s+to|(?:been\s+)?working\s+on|(?:been\s+)?doing)(?=\s*(?:$|[?.!,;]|\b(?:lately|recently|"
+    r"these\s+days|this|today|yesterday|since|on|in|from)\b))|\b(?:i'?m|i\s+am|we'?re|we\s+are)\s+after\b",
+    re.IGNORECASE,
+)
 _MARKUP = re.compile(r"<[^<>]{0,40}>")
 # the words ending an open list ("A, B and so on", "A, B, etc.", "and the like") name no further item of it
 _OPEN_LIST_END = re.compile(r"\s*,?\s*(?:\b(?:and|or)\s+(?:so\s+(?:on|forth)|the\s+like)\b|\betc\b\.?)", re.IGNORECASE)
@@ -156,7 +178,8 @@ def split_exclusions(text: str) -> tuple[str, tuple[str, ...]]:
         end = _CLAUSE_END.search(tail)
         phrase = tail[: end.start()] if end else tail
         rest = tail[end.start() :] if end else ""
-        phrase = _TRAILING.sub("", _RELATION.sub("", phrase, count=1)).strip(" ,;:-\u2014\u2013?!.")
+        phrase = _RELATION.sub("", _NEGATED_VERB.sub("", phrase, count=1), count=1)
+        phrase = _TRAILING.sub("", phrase).strip(" ,;:-\u2014\u2013?!.")
         if phrase:
             excluded.append(phrase)
         kept = kept[: cue.start()] + rest
@@ -305,6 +328,7 @@ def read_request(text: str) -> Request:
     """The topic text of a question (time words and authors already removed) with its exclusions, contribution and
     refinements."""
     framed = _FRAMED.sub("", _ANSWER_FORM.sub("", without_open_list_end(without_markup(text)), count=1), count=1)
+    framed = _ACTIVITY.sub(" ", framed)
     kept, refinements = split_refinements(without_publication(framed))
     kept, excluded = split_exclusions(kept)
     kept, contribution = split_contribution(kept)

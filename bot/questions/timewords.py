@@ -39,8 +39,16 @@ _MON = "|".join(sorted(MONTHS, key=len, reverse=True))
 _NUM = r"\d{1,3}|" + "|".join(NUMBER_WORDS)
 _ISO = r"\d{4}-\d{2}-\d{2}"
 _MONTH_DAY = rf"(?:{_MON})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?"
-_DAY_MONTH = rf"\d{{1,2}}(?:st|nd|rd|th)?\s+(?:{_MON})\.?(?:\s+\d{{4}})?"
+_DAY_MONTH = rf"\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MON})\.?(?:\s+\d{{4}})?"
 _DATE = rf"(?:{_ISO}|{_MONTH_DAY}|{_DAY_MONTH})"
+# A day of a month written with the month's full name ("May 28", "28th of May") is a date wherever it stands ("recap
+# of May 28", "May 29th papers"), as a full weekday name is; an abbreviation ("Jan", "Mar") may be a name or a word,
+# and a bare number before the month may be a count ("the top 3 May papers"), so the number then needs its ordinal.
+_FULL_MON = "|".join(name.lower() for name in calendar.month_name if name) + "|sept"
+_BARE_DATE = (
+    rf"(?:(?:{_FULL_MON})\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?|"
+    rf"\d{{1,2}}(?:st|nd|rd|th)\s+(?:of\s+)?(?:{_FULL_MON})(?:\s+\d{{4}})?)(?![\d%]|[.,:/-]\d)"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +110,16 @@ def parse_date(text: str, today: dt.date, *, allow_future: bool = False) -> dt.d
     return candidate
 
 
+def _ordinal_day(today: dt.date, number: int) -> dt.date | None:
+    """The most recent day numbered `number` of a month, on or before today ("the 29th"), or None (no such day)."""
+    year, month = today.year, today.month
+    for _ in range(2):
+        if number <= calendar.monthrange(year, month)[1] and dt.date(year, month, number) <= today:
+            return dt.date(year, month, number)
+        year, month = (year, month - 1) if month > 1 else (year - 1, 12)
+    return None
+
+
 def _number(text: str) -> int:
     return int(text) if text.isdigit() else NUMBER_WORDS[text]
 
@@ -139,6 +157,9 @@ def find_time_window(question: str, today: dt.date) -> TimeWindow | None:
         (r"\bthis\s+year\b", "this_year"),
         (rf"\bon\s+({_DATE})", "on_date"),
         (r"\b(?:on|from)\s+(?=(?:the\s+)?\d)", "day_number"),  # days of a month named later: "on 26 and 28 May"
+        (rf"\b({_BARE_DATE})", "on_date"),
+        # "from the 29th", "on the 28th": that day of this month (of the last month when it is still to come)
+        (rf"\b(?:on|from|of|for)\s+the\s+(\d{{1,2}})(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?(?:{_MON})\b)", "ordinal_day"),
         (rf"\b(?:on\s+|last\s+|from\s+(?:last\s+)?)({_WD})(?:'s)?\b", "on_weekday"),  # "from Tuesday": that day
         (rf"\b({_FULL_WD})\b", "on_weekday"),  # "T. Okita Thursday": a full day name alone
         (rf"\b(?:in|during|from)\s+({_MON})\.?(?:\s+(\d{{4}}))?\b", "in_month"),
@@ -245,6 +266,9 @@ def _resolve(
         return window(_last_weekday(today, WEEKDAYS[match.group(1)]), today, match)
     if kind == "on_date":
         day = parse_date(match.group(1), today)
+        return window(day, day, match) if day else None
+    if kind == "ordinal_day":
+        day = _ordinal_day(today, int(match.group(1)))
         return window(day, day, match) if day else None
     if kind == "today":
         return window(today, today, match)

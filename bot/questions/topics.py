@@ -85,7 +85,8 @@ FILLER = frozenset(
     important worth reading read hi hey publish published released submitted out wrote write written did like such as
     e.g eg etc especially mainly mostly post posts posted posting put putting stuff things thing hey hello anyone
     someone somebody has have had been lately recently together novel ones summarize summarise summary summaries
-    overview looking searching interested want need wondering curious newly i'm im same but""".split()
+    overview looking searching interested want need wondering curious newly i'm im same but announced uploaded recap
+    rundown roundup highlights""".split()
 )
 
 
