@@ -92,6 +92,29 @@ def test_a_follow_up_narrows_the_previous_request_by_its_constraint(question: st
     assert set(filters.restrict_to) == {"a", "b", "c"}  # the previous answer's whole list, not its first page
 
 
+@pytest.mark.parametrize(
+    ("question", "constraint"),
+    [
+        ("narrow it down to the theoretical ones", "theoretical"),  # a verb of narrowing and what it keeps
+        ("can you restrict the list to video?", "video"),
+        ("and for protein design?", "protein design"),  # the same topic for something else: the previous papers
+        ("but in robotics?", "robotics"),
+    ],
+)
+def test_a_request_to_narrow_or_to_apply_the_topic_elsewhere_narrows(question: str, constraint: str) -> None:
+    filters = parse_question(question, FRIDAY, PREVIOUS)
+    assert filters.topic == "diffusion models" and filters.constraints == (constraint,)
+    assert set(filters.restrict_to) == {"a", "b", "c"}
+
+
+def test_something_similar_on_another_day_is_the_previous_request_on_that_day() -> None:
+    filters = parse_question("anything similar from Thursday?", FRIDAY, PREVIOUS)
+    assert filters.topic == "diffusion models" and not filters.restrict_to
+    assert filters.window is not None and filters.window.start == filters.window.end == THURSDAY
+    # a new topic opening with "and" stays a new topic
+    assert parse_question("and protein design?", FRIDAY, PREVIOUS).topic == "protein design"
+
+
 def test_the_verb_a_selecting_subject_does_is_told_apart() -> None:
     for question in (
         "which of those use RL?",

@@ -25,6 +25,7 @@ from bot.questions.coverage import vector_gap_note
 from bot.questions.filters import Filters
 from bot.questions.llm_parse import parse_with_llm
 from bot.questions.request import (
+    applies_to,
     beyond,
     continues,
     names_documents,
@@ -216,7 +217,7 @@ def follow_up(filters: Filters, topic_text: str, question: str, previous: Turn) 
     own_subject = names_documents(question) and not explicit
     # a bare new topic ("quantization this week?") is a new question; a determiner without its noun picks among
     # the previous papers ("any on video?")
-    picks = selects(question) and not own_subject
+    picks = (selects(question) or applies_to(question)) and not own_subject
     narrows = explicit or (adds and picks and not filters.authors and not filters.categories)
     nothing_new = not adds and not filters.authors and not filters.categories
     window = filters.window

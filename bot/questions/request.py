@@ -85,6 +85,11 @@ _ASKING = r"(?:what|which|who|whom|whose|how|why|when|where|is|are|was|were|do|d
 _ASKING += r"please|show|list|give|tell|find|also|and|but|thanks|thank|i|i'm|we|they|any|anything)\b"
 _ASKS = re.compile(rf"\W*{_ASKING}", re.IGNORECASE)
 _TOPIC_WORD = re.compile(r"[^\W\d_][\w\-']*")
+# A verb asking to narrow what was listed: "narrow it down to X", "restrict them to X", "limit the list to X"
+_NARROW_VERB = (
+    r"(?:(?:can|could|would)\s+you\s+)?(?:please\s+)?(?:narrow|filter|restrict|limit|cut)\s+"
+    r"(?:it|them|those|these|this|that|the\s+(?:list|results?|answer))\s+(?:down\s+)?(?:to|by)\b"
+)
 # A subject standing for papers already named: a pronoun or demonstrative ("those", "them", "the ones"), or a
 # determiner, quantifier or "which" with its noun left out ("any on video", "which use RL", "only the theoretical
 # ones", "what about video"): what follows it says which of them are meant ("which papers ..." asks anew). A subject
@@ -98,6 +103,12 @@ _SELECTOR = re.compile(
     rf"(?:what|how)\s+about\b(?:\s+(?:the\s+)?ones\b)?|them\b|(?:any|some|none)\b{_NOUN}(?:\s+ones\b)?)|"
     r"(?:only|just)\b)?",
     re.IGNORECASE,
+)
+# A continuation naming where or for what the same topic is wanted ("and for diffusion models?", "but in speech?",
+# "and what about with RL?"): the previous papers for that, not a new topic ("and diffusion?" is one)
+_NARROWING = re.compile(rf"^\W*(?:(?:and|but|so|then|now|ok|okay)\b\W*)*{_NARROW_VERB}", re.IGNORECASE)
+_APPLIED = re.compile(
+    r"^\W*(?:and|but|also|or|then|now)\s+(?:(?:what|how)\s+about\s+)?(?:for|in|within|with)\s+(?=\S)", re.IGNORECASE
 )
 _CONTINUATION = re.compile(r"^\W*(?:(?:and|but|also|or|then|now|so)\b|(?:what|how)\s+about\b)", re.IGNORECASE)
 # between a subject and what it does: a relative pronoun ("any that use RL"), an auxiliary, or a copula (after which
@@ -256,9 +267,15 @@ def without_publication(text: str) -> str:
 def selects(text: str) -> bool:
     """Whether `text` picks among papers already named: its subject is a pronoun ("those", "them", "the ones") or a
     determiner whose noun is left out ("any on video?", "which use RL?", "only the theoretical ones", "what about
-    video?"); "which papers ..." and "any papers ..." ask anew."""
+    video?"), or it asks to narrow them ("narrow it down to X"); "which papers ..." and "any papers ..." ask anew."""
     found = _SELECTOR.match(text)
-    return bool(found and found.group("subject"))
+    return bool(found and found.group("subject")) or bool(_NARROWING.match(text))
+
+
+def applies_to(text: str) -> bool:
+    """Whether `text` asks for the same topic somewhere or for something else ("and for diffusion models?", "but in
+    speech?"): the previous papers for that, as a selection of them."""
+    return bool(_APPLIED.match(text))
 
 
 def continues(text: str) -> bool:
@@ -280,8 +297,9 @@ def names_documents(text: str) -> bool:
 def without_reference(text: str) -> str:
     """What a selecting sentence says of the papers it picks: its subject and the relation after it removed ("which of
     them use RL?" -> "RL?", "only the theoretical ones" -> "theoretical", "any on video" -> "video")."""
-    subject = _SELECTOR.match(text)
-    rest = text[subject.end() :] if subject else text
+    narrowing = _NARROWING.match(text)
+    subject = None if narrowing else _SELECTOR.match(text)
+    rest = text[narrowing.end() :] if narrowing else text[subject.end() :] if subject else text
     inner = _REFERENCE.search(rest)
     if subject and not subject.group("subject") and inner and _TOPIC_WORD.search(rest[inner.end() :]):
         rest = rest[inner.end() :]  # the pronoun inside: "filter to those about audio" -> "about audio"
