@@ -80,6 +80,21 @@ def test_new_benchmark_for_x_is_a_contribution_type_plus_topic() -> None:
     assert safety.topic == "safety of LLMs"
 
 
+def test_a_contribution_named_with_what_it_is_for_or_how_it_came_out_is_still_one() -> None:
+    # "evaluation benchmarks", "eval sets", "test suites": the contribution and what it is for, not topic words
+    for question in (
+        "evaluation benchmarks for graph learning",
+        "any eval sets for graph learning?",
+        "new test sets for graph learning",
+        "which test suites came out for graph learning?",  # how they came out is no topic either
+        "datasets that were released for graph learning",
+    ):
+        filters = parse_question(question, FRIDAY)
+        assert (filters.contribution, filters.topic) == ("benchmark", "graph learning"), question
+    assert parse_question("evaluation of graph learning", FRIDAY).contribution == ""
+    assert parse_question("what did Thursday bring for graph learning?", FRIDAY).topic == "graph learning"
+
+
 def test_a_contribution_word_naming_a_topic_is_the_topic() -> None:
     # "dataset" that modifies another noun names a field ("dataset distillation"), not a data set asked for
     distillation = parse_question("new papers on dataset distillation or dataset condensation?", FRIDAY)

@@ -107,6 +107,16 @@ async def test_by_two_authors_means_their_joint_papers(core: Core, day: list[Pap
         assert {p.id for p in answer.citations} == joint
 
 
+async def test_by_one_author_or_another_means_the_papers_of_either(core: Core, day: list[Paper]) -> None:
+    either = by(day, "Thomas L. Griffiths") | by(day, "Lenka Zdeborová")
+    answer = await ask(core, "papers by Thomas Griffiths or Lenka Zdeborova today", today=MONDAY)
+    assert answer.filters.any_author and {p.id for p in answer.citations} == either
+    # two people who wrote nothing together: each one's papers, and the answer says they wrote none together
+    answer = await ask(core, "anything from Thomas Griffiths and Lenka Zdeborova today?", today=MONDAY)
+    assert {p.id for p in answer.citations} == either
+    assert "None of these papers is by all of Thomas L. Griffiths and Lenka Zdeborová" in answer.text
+
+
 async def test_accents_and_possessives_are_forgiven(core: Core, day: list[Paper]) -> None:
     answer = await ask(core, "what did Zdeborova publish today?", today=MONDAY)
     assert answer.filters.authors == ("Lenka Zdeborová",)

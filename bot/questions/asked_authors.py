@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import calendar
 import datetime as dt
+import itertools
 import re
 from dataclasses import dataclass
 
@@ -34,6 +35,7 @@ AUTHORSHIP = re.compile(
 _PEOPLE_AFTER = re.compile(
     r"\s*(?:group|lab|laboratory|team|students|people|folks|collaborators|co-?authors)\b", re.IGNORECASE
 )
+_JOINED = re.compile(r"\s*(?:,\s*)?(?:\b(?:and|or)\b|&|,)\s*", re.IGNORECASE)  # between names of one list
 _ET_AL = re.compile(r"^\s*et\.?\s+al\b\.?", re.IGNORECASE)
 _POSSESSIVE = re.compile(r"['\u2019]s$")
 _CUE_BEFORE = re.compile(r"(?:\b(?:papers?\s+)?(?:by|from|authored by|written by)\s+|(?:\band\b|&|,)\s*)$", re.I)
@@ -47,6 +49,7 @@ class NamedAuthors:
 
     authors: tuple[str, ...]
     rest: str
+    any_of: bool = False  # the names are alternatives ("by X or Y"): papers by any of them
 
 
 @dataclass
@@ -86,7 +89,9 @@ def _runs(text: str, not_names: frozenset[str]) -> list[_Run]:
         previous = lowered
     if current is not None:
         runs.append(current)
-    for run in runs:
+    for before, run in zip([None, *runs], runs, strict=False):
+        if before is not None and before.strong and _JOINED.fullmatch(text[before.end : run.start]):
+            run.strong = True  # "by Zdeborova or Krzakala": the cue before the first name is every listed name's
         tail = _ET_AL.match(text[run.end :])
         if tail:
             run.end += tail.end()
@@ -178,14 +183,19 @@ async def find_named_authors(
 
 def _without_names(text: str, found: list[tuple[_Run, str]]) -> NamedAuthors:
     """The authors found and `text` without their names, the cue before each ("by", "from", "and") and the people
-    noun after it ("'s group")."""
+    noun after it ("'s group"); alternatives when an "or" joins two of the names."""
+    ordered = sorted((run.start, run.end) for run, _ in found)
+    any_of = any(
+        re.fullmatch(r"\s*,?\s*(?:either\s+)?\bor\b\s*", text[end:start], re.IGNORECASE)
+        for (_, end), (start, _) in itertools.pairwise(ordered)
+    )
     rest = text
     for run, _ in sorted(found, key=lambda pair: -pair[0].start):
         before = _CUE_BEFORE.search(rest[: run.start])
         cut_from = before.start() if before else run.start
         after = _PEOPLE_AFTER.match(rest, run.end)
         rest = rest[:cut_from] + " " + rest[after.end() if after else run.end :]
-    return NamedAuthors(tuple(name for _, name in found), rest)
+    return NamedAuthors(tuple(name for _, name in found), rest, any_of)
 
 
 _LOWER_WORD = re.compile(r"[^\W\d_][\w'\u2019\-]*")

@@ -15,6 +15,7 @@ class Filters:
     topic: str
     window: TimeWindow | None = None
     authors: tuple[str, ...] = ()
+    any_author: bool = False  # the papers of any of `authors` ("by X or Y"), not only those they wrote together
     categories: tuple[str, ...] = ()
     restrict_to: tuple[str, ...] = ()  # a follow-up about "those" papers
     excluded: tuple[str, ...] = ()  # topics the papers must not be about ("not about LLMs")

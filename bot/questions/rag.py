@@ -103,6 +103,7 @@ class Turn:
     verb_led: list[str] = field(default_factory=list)  # constraints named without their first word, a verb
     meaning_ids: list[str] = field(default_factory=list)  # the papers listed only for their meaning
     days: list[str] = field(default_factory=list)  # the window's days, when it was a list of days
+    any_author: bool = False  # the papers were by any of `authors`, not all of them
 
     def to_json(self) -> str:
         """Serialise for the conversations table."""
@@ -126,6 +127,7 @@ class Turn:
             data.get("verb_led", []),
             data.get("meaning_ids", []),
             data.get("days", []),
+            data.get("any_author", False),
         )
 
 
@@ -153,12 +155,18 @@ def has_words(question: str) -> bool:
 
 
 def parse_question(
-    question: str, today: dt.date, previous: Turn | None = None, *, authors: tuple[str, ...] | None = None
+    question: str,
+    today: dt.date,
+    previous: Turn | None = None,
+    *,
+    authors: tuple[str, ...] | None = None,
+    any_author: bool = False,
 ) -> Filters:
     """Split a question into time window, authors, categories, the topic, and a follow-up restriction.
 
     `authors`, when given, are the authors already found in the question (their names removed from it), so
-    "by <Name>" is not looked for again and a question naming only authors is not a follow-up.
+    "by <Name>" is not looked for again and a question naming only authors is not a follow-up; `any_author` when
+    they are alternatives ("by X or Y").
     """
     question = question.strip()[:MAX_QUESTION]
     window = find_time_window(question, today)
@@ -188,6 +196,7 @@ def parse_question(
         topic=topic,
         window=window,
         authors=authors,
+        any_author=any_author and len(authors) > 1,
         categories=categories,
         excluded=tuple(e for e in (beyond(topic, topic_of(x)) for x in request.excluded) if e),
         contribution=contribution,
@@ -234,6 +243,7 @@ def follow_up(filters: Filters, topic_text: str, question: str, previous: Turn) 
         topic=previous.topic,
         window=window,
         authors=filters.authors or tuple(previous.authors),
+        any_author=filters.any_author if filters.authors else previous.any_author,
         categories=filters.categories or tuple(previous.categories),
         excluded=excluded,
         contribution=filters.contribution or previous.contribution,
@@ -274,7 +284,7 @@ async def _named_authors(core: Core, question: str, today: dt.date) -> NamedAuth
 def _parsed(question: str, today: dt.date, previous: Turn | None, named: NamedAuthors) -> Filters:
     if not named.authors:
         return parse_question(question, today, previous)
-    return parse_question(named.rest, today, previous, authors=named.authors)
+    return parse_question(named.rest, today, previous, authors=named.authors, any_author=named.any_of)
 
 
 # ---------------------------------------------------------------- answering
@@ -306,7 +316,7 @@ def subject_of(filters: Filters) -> str:
     if filters.excluded:
         parts.append("and not about " + " or ".join(filters.excluded))
     if filters.authors:
-        parts.append("by " + ", ".join(filters.authors))
+        parts.append("by " + (" or ".join(filters.authors) if filters.any_author else ", ".join(filters.authors)))
     if filters.categories:
         parts.append("in " + ", ".join(filters.categories))
     return " ".join(parts) or "matching that"
@@ -426,7 +436,9 @@ async def narrowed(
     if filters.restrict_to:  # "only the ones from Thursday": what the previous answer only offered stays offered
         found, offered = _words_first(found, offered, meaning)
     if filters.restrict_to and filters.authors:  # "only those by X": the previous papers X wrote
-        found, offered = ([r for r in rs if _written_by(r.paper, filters.authors)] for rs in (found, offered))
+        found, offered = (
+            [r for r in rs if _written_by(r.paper, filters.authors, filters.any_author)] for rs in (found, offered)
+        )
     asked = [filters.topic, *filters.narrowed_by]  # what the papers narrowed were found for
     for constraint in filters.constraints:
         ids = tuple(dict.fromkeys(r.paper.id for r in (*found, *offered)))
@@ -478,9 +490,11 @@ def _words_first(
     ]
 
 
-def _written_by(paper: Paper, authors: Sequence[str]) -> bool:
-    """Whether every one of `authors` is one of the paper's authors (one person each, `same_person`)."""
-    return all(any(same_person(a, name) for name in paper.authors) for a in authors)
+def _written_by(paper: Paper, authors: Sequence[str], any_author: bool = False) -> bool:
+    """Whether every one of `authors` (with `any_author`, one of them) is one of the paper's authors (one person
+    each, `same_person`)."""
+    each = (any(same_person(a, name) for name in paper.authors) for a in authors)
+    return any(each) if any_author else all(each)
 
 
 async def ask(
@@ -534,6 +548,13 @@ async def ask(
         # emoji or punctuation only: say so, and keep the conversation's context for the next real question
         return Answer(text=NOTHING_ASKED, citations=(), window=window, filters=filters)
     filters, found, offered, note = await narrowed(core, filters, profile=profile)
+    if not found and not offered and len(filters.authors) > 1 and not filters.any_author and not filters.restrict_to:
+        # "papers from X and Y" where they wrote nothing together: each one's papers, and the answer says so
+        either = replace(filters, any_author=True)
+        either, found, offered, note = await narrowed(core, either, profile=profile)
+        if found or offered:
+            filters = either
+            note = f"None of these papers is by all of {' and '.join(filters.authors)}; those by any of them:"
     # retrieval already filters by the window; this keeps "never cite outside it" true whatever changes upstream
     searched = filters.window or TimeWindow(window[0], window[1], "")
     papers = [r.paper for r in found if searched.contains(r.paper.announced)]
@@ -628,5 +649,6 @@ async def remember_list(
         verb_led=list(filters.verb_led),
         meaning_ids=[p.id for p in (*shown, *more) if p.id in meaning],
         days=[day.isoformat() for day in window.days] if window else [],
+        any_author=filters.any_author,
     )
     await core.repo.save_conversation_state(conversation_id, turn.to_json(), asker, max_age=ttl)

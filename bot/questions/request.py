@@ -57,7 +57,9 @@ _CLAUSE_END = re.compile(r"[.?!;]|\s+(?:and|but)\s+(?:also\s+)?(?:only|just|show
 
 # "new benchmark(s)/dataset(s)", "introduce a benchmark", "benchmarks for evaluating": the contribution asked for.
 _CONTRIBUTION_WORD = (
-    r"(?<![\w-])(?:benchmarks?|datasets?|data\s+sets?|corpus|corpora|test\s*beds?|(?:test\s+)?suites?)(?![\w-])"
+    # what the contribution is for may come first: "evaluation benchmarks", "eval sets", "test suites"
+    r"(?<![\w-])(?:(?:eval(?:uation)?|test(?:ing)?)\s+)?"
+    r"(?:benchmarks?|datasets?|data\s+sets?|corpus|corpora|test\s*beds?|suites?|(?:eval(?:uation)?|test)\s+sets?)(?![\w-])"
 )
 _CONTRIBUTION = re.compile(
     rf"(?:\b(?:introduc\w*|propos\w*|present\w*|releas\w*|new(?:ly)?|contribut\w*|creat\w*|build\w*|offer\w*)\s+)*"
@@ -128,7 +130,7 @@ _PARENTHESES = re.compile(r"\(([^()]*)\)")
 # say about X?": after a wh-word and "do" the subject and a bare verb come, then the relation naming the topic
 _FRAMED = re.compile(
     r"^\W*(?:what|anything)\s+(?:did|does|do|has|have|will)\s+(?:[\w\-']+\s+){0,3}?[a-z]+\s+"
-    r"(?:on|about|regarding|concerning)\s+(?=\S)",
+    r"(?:on|about|regarding|concerning|for|in)\s+(?=\S)",
     re.IGNORECASE,
 )
 # A request whose object is the form of the answer: "give me a (quick) rundown of X", "show me a list of X": the verb
@@ -144,8 +146,9 @@ _REQUESTS = re.compile(r"\b(?:please|pls|thanks?|summar(?:y|ies|i[sz]e\w*)|overv
 # Thursday", "papers posted today", "work based on X"), not what they are about (an active verb does: "papers that
 # use RL"); it is dropped when a preposition, a time word or the end follows it.
 _PUBLICATION = re.compile(
-    r"\b(papers?|preprints?|articles?|works?|research|studies)\s+(?:(?:that|which)\s+)?"
-    r"(?:(?:were|was|are|is|have\s+been|has\s+been|had\s+been|got|get|been|being)\s+)?[a-z]+(?:ed|en)\b"
+    r"\b(papers?|preprints?|articles?|works?|research|studies|benchmarks?|datasets?|corpora|suites?|sets)\s+"
+    r"(?:(?:that|which)\s+)?(?:(?:were|was|are|is|have\s+been|has\s+been|had\s+been|got|get|been|being)\s+)?"
+    r"(?:[a-z]+(?:ed|en)|came\s+out|come\s+out|showed\s+up|out)\b"
     r"(?=\s*(?:$|[?.!,;:]|\b(?:on|in|about|since|during|this|last|today|yesterday|recently|lately|so|by|from|to|at|"
     r"for|with|around)\b))",
     re.IGNORECASE,

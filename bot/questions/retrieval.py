@@ -154,7 +154,10 @@ async def _candidates(
             theirs = await core.repo.papers_by_author(tokens, start, end)
             theirs = [p for p in theirs if any(same_person(author, name) for name in p.authors)]
             ids = {p.id for p in theirs}
-            papers = theirs if n == 0 else [p for p in papers if p.id in ids]
+            if filters.any_author:  # "by X or Y": each one's papers
+                papers += [p for p in theirs if p.id not in {q.id for q in papers}]
+            else:
+                papers = theirs if n == 0 else [p for p in papers if p.id in ids]
     elif filters.contribution and start and end:
         # "new benchmarks for X": every paper of the window that introduces one is a candidate, ranked by the topic
         papers = [p for p in await core.repo.papers_between(start, end) if introduces_benchmark(p.title, p.abstract)]
