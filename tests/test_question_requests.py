@@ -48,6 +48,8 @@ def test_exclusions_in_the_other_ways_researchers_type_them() -> None:
     # "without" after the papers asked for excludes; after a topic word it is part of the topic
     assert read_request("graph papers without transformers").excluded == ("transformers",)
     assert read_request("learning without labels").excluded == ()
+    assert read_request("planning papers outside of robotics").excluded == ("robotics",)
+    assert read_request("agents acting outside the lab").excluded == ()
     # "no" or "dropping" inside a phrase is a topic word
     assert read_request("no-regret learning in games").excluded == ()
     assert read_request("token dropping for efficient ViTs").excluded == ()
@@ -169,6 +171,11 @@ def test_how_a_day_s_papers_are_asked_for_is_not_topic() -> None:
     assert parse_question("Thursday's highlights in speech synthesis", FRIDAY).topic == "speech synthesis"
     assert parse_question("what was announced on 2025-05-29 about world models?", FRIDAY).topic == "world models"
     assert parse_question("I'm after work on neural ODEs", FRIDAY).topic == "neural ODEs"
+    # a phrasal verb of summing up or briefing is the answer's form too
+    assert parse_question("could you sum up the spiking network papers from Monday?", FRIDAY).topic == "spiking network"
+    assert parse_question("brief me on today's causal inference work", FRIDAY).topic == "causal inference"
+    assert parse_question("tl;dr of Monday's world model papers", FRIDAY).topic == "world model"
+    assert parse_question("world models from earlier this week", FRIDAY).topic == "world models"
 
 
 def test_the_form_of_the_answer_asked_for_is_not_topic() -> None:

@@ -35,8 +35,9 @@ _EXCLUDE = re.compile(
     r"(?:\bnot\b|(?<!\bor )\bnon-(?=\w)|\bother\s+than\b|\bexcept(?:\s+for)?\b|\bexcluding\b|\bapart\s+from\b|"
     r"\bskip(?:ping)?\b|\bignor(?:e|ing)\b|\bleave\s+out\b|\bleaving\s+out\b|\bno\s+more\b|"
     r"\b(?:is|are|do|does|did|was|were)n['\u2019]?t\b|\bminus\b|\bbesides\b|\bexclud(?:e|es)\b|\bfilter(?:ing)?\s+out\b)"
-    rf"|{_OPENS_CLAUSE}(?:\bno\b(?!-)|\bnothing\b|\bavoid(?:ing)?\b|\bdrop(?:ping)?\b|\bomit(?:ting)?\b|\bwithout\b)"
-    r"|\b(?:papers?|works?|ones|studies|research|preprints?|articles?)\s+without\b",
+    rf"|{_OPENS_CLAUSE}(?:\bno\b(?!-)|\bnothing\b|\bavoid(?:ing)?\b|\bdrop(?:ping)?\b|\bomit(?:ting)?\b|\bwithout\b|"
+    r"\boutside(?:\s+of)?\b)"
+    r"|\b(?:papers?|works?|ones|studies|research|preprints?|articles?)\s+(?:without|outside(?:\s+of)?)\b",
     re.IGNORECASE,
 )
 _RELATION = re.compile(
@@ -136,8 +137,11 @@ _FRAMED = re.compile(
 # A request whose object is the form of the answer: "give me a (quick) rundown of X", "show me a list of X": the verb
 # has the asker as its indirect object and its direct object's noun takes "of" the papers wanted; only X is the topic
 _ANSWER_FORM = re.compile(
-    r"^\W*(?:(?:can|could|would|will)\s+you\s+)?(?:please\s+)?(?:give|show|send|get|write|make)\s+(?:me|us)\s+"
-    r"(?:a|an|the|some|one)\s+(?:[^\W\d_][\w\-]*\s+){1,3}?of\s+(?=\S)",
+    r"^\W*(?:(?:can|could|would|will)\s+you\s+)?(?:please\s+)?(?:(?:give|show|send|get|write|make)\s+(?:me|us)\s+"
+    r"(?:a|an|the|some|one)\s+(?:[^\W\d_][\w\-]*\s+){1,3}?of\s+(?=\S)|"
+    # a phrasal verb of summing up or briefing ("sum up", "brief me on", "catch me up on"), or "tl;dr of"
+    r"(?:sum\s+up|brief\s+(?:me|us)\s+on|catch\s+(?:me|us)\s+up\s+on|fill\s+(?:me|us)\s+in\s+on|"
+    r"(?:run|walk)\s+(?:me|us)\s+through|tl\s*;?\s*dr(?:\s+(?:of|on|for))?)\b)",
     re.IGNORECASE,
 )
 # a later sentence with a word of request ("Short summary please.", "Thanks!") asks for something of its own
@@ -304,7 +308,8 @@ def without_reference(text: str) -> str:
     subject = None if narrowing else _SELECTOR.match(text)
     rest = text[narrowing.end() :] if narrowing else text[subject.end() :] if subject else text
     inner = _REFERENCE.search(rest)
-    if subject and not subject.group("subject") and inner and _TOPIC_WORD.search(rest[inner.end() :]):
+    after = [w for w in _TOPIC_WORD.findall(rest[inner.end() :]) if w.lower() not in FILLER | META] if inner else []
+    if subject and not subject.group("subject") and after:  # not "the theoretical ones only"
         rest = rest[inner.end() :]  # the pronoun inside: "filter to those about audio" -> "about audio"
     rest = re.sub(r"^\s*(?:(?:are|is|were|was|do|does|did|that|which|who)\s+)+", " ", rest, flags=re.IGNORECASE)
     return _TRAILING.sub("", _RELATION.sub("", rest, count=1).rstrip(" ?!.")).strip()
