@@ -138,8 +138,9 @@ class Interaction(ABC):
     with the first page's visibility). Where the first page after an acknowledgement takes the acknowledgement's
     visibility, a page only the member may see would show to everyone after a public one: so an acknowledgement
     everyone sees, still waiting for its first page, is withdrawn before such a page (also after a page that failed:
-    the note telling of it is still only the member's); when nothing was said, it is withdrawn (`finish`). A platform
-    writes `acknowledge`, `send` and `withdraw`."""
+    the note telling of it is still only the member's), and while it cannot be withdrawn such a page is not sent (a
+    `DeliveryError`); when nothing was said, it is withdrawn (`finish`). A platform writes `acknowledge`, `send` and
+    `withdraw`."""
 
     sent, waiting = 0, False  # pages sent; an acknowledgement everyone sees waits for its first page
 
@@ -152,8 +153,8 @@ class Interaction(ABC):
         """Send one page after the acknowledgement (for the member alone when `private`); its id."""
 
     @abstractmethod
-    async def withdraw(self) -> None:
-        """Remove the acknowledgement (never raises)."""
+    async def withdraw(self) -> bool:
+        """Remove the acknowledgement; whether it is gone (never raises)."""
 
     async def defer(self, private: bool) -> None:
         """Acknowledge now, unless it already is."""
@@ -163,7 +164,8 @@ class Interaction(ABC):
     async def __call__(self, message: object, private: bool) -> str:
         """Send one page (see the class docstring); its id."""
         if private and self.waiting:
-            await self.withdraw()
+            if not await self.withdraw():
+                raise DeliveryError("a page only the member may see was not sent: the public acknowledgement stayed")
             self.waiting = False
         sent = await self.send(message, private)
         self.sent, self.waiting = self.sent + 1, False

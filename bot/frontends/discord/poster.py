@@ -82,10 +82,16 @@ class Followups(Interaction):
         sent = await self.interaction.followup.send(ephemeral=private, wait=True, **arguments(message))
         return str(sent.id)
 
-    async def withdraw(self) -> None:
-        """The "thinking…" deleted."""
-        with contextlib.suppress(discord.HTTPException):
+    async def withdraw(self) -> bool:
+        """The "thinking…" deleted; False when Discord refused (it still shows), True when it is gone."""
+        try:
             await self.interaction.delete_original_response()
+        except discord.NotFound:
+            return True
+        except discord.HTTPException as exc:
+            log.warning("Discord: the interaction's response could not be deleted (%s)", exc.status)
+            return False
+        return True
 
 
 class DiscordPoster(ChatDriver):
