@@ -36,6 +36,7 @@ from bot.chat.messages import (
     Reply,
     Speaker,
     TextReply,
+    is_paperscout_button,
 )
 from bot.chat.papers import PAPER_BUTTONS
 from bot.chat.questions import ask
@@ -236,7 +237,8 @@ class ChatController:
         value = msg.button
         if not value.startswith(BUTTON_PREFIX):
             return []
-        kind, _, rest = value[len(BUTTON_PREFIX) :].partition(":")
+        # a value of ours past the size we make (a platform whose values may be longer) is no button we know
+        kind, _, rest = value[len(BUTTON_PREFIX) :].partition(":") if is_paperscout_button(value) else ("", "", "")
         if kind in PAPER_ACTIONS:
             return await PAPER_BUTTONS[kind](self._turn(msg, rest))
         if kind == "c":

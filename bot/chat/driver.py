@@ -16,10 +16,11 @@ order, the first quoting the message answered, an answer's messages (and, thread
 or posts into) remembered so a reply to them follows up (`reply`, `remember`), a message said in a place answered
 there, "typing…" while the bot is addressed, a file attached to it read only when its stated size fits a profile
 (`hear`, `Upload`); a file,
-personal data, only ever to the asker's DM (`send_file`); a button's answer as the presser's notice, in the place,
-or in the presser's DM (`press`); a command or press answered through the platform's response to it (an
-`Interaction`: acknowledged, then its pages, then finished), a command that works only in a DM run elsewhere
-answered in the member's DM (`respond`); a refusal mapped to
+personal data, only ever to the asker's DM (`send_file`); a command answered through the platform's response to
+it (an `Interaction`: acknowledged, then its pages, then finished), a command that works only in a DM run elsewhere
+answered in the member's DM (`respond`); every button press through one route, `press(incoming, answering)`: the
+platform gives who pressed, where and the value, and its answer to the press as an `Interaction` (its own, or `Posts`
+built from a way to show a page to the presser alone, or a toast where it has none); a refusal mapped to
 the core's delivery policy (`deliver`): a wait the platform asked for is a `DeliveryError` with `retry_after`,
 markup the platform cannot read is logged as our bug and the page sent once as plain text, a chat that moved is
 followed (`bot.digests.poster.moved`), a gone chat is retired (`bot.digests.delivery.retire`) and never retried, a
@@ -44,7 +45,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mappin
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal
 
-from bot.chat.messages import FileReply, Incoming, Place, Reply, Speaker, TextReply, is_paperscout_button, layout
+from bot.chat.messages import FileReply, Incoming, Place, Reply, Speaker, TextReply, layout
 from bot.chat.setup import read_profile_file
 from bot.chat.turns import member_line
 from bot.digests.delivery import DeliveryError, retire
@@ -140,9 +141,11 @@ class Interaction(ABC):
     everyone sees, still waiting for its first page, is withdrawn before such a page (also after a page that failed:
     the note telling of it is still only the member's), and while it cannot be withdrawn such a page is not sent (a
     `DeliveryError`); when nothing was said, it is withdrawn (`finish`). A platform writes `acknowledge`, `send` and
-    `withdraw`."""
+    `withdraw` (or builds `Posts` from its primitives). A platform that cannot show a page to one member in a shared
+    place (`private_pages` False) answers a press with a `toast` instead."""
 
     sent, waiting = 0, False  # pages sent; an acknowledgement everyone sees waits for its first page
+    private_pages = True  # `send(private=True)` shows a page to the member alone where the place is shared
 
     @abstractmethod
     async def acknowledge(self, private: bool) -> bool:
@@ -175,6 +178,56 @@ class Interaction(ABC):
         """After the last page: the acknowledgement withdrawn when nothing was said."""
         if not self.sent:
             await self.withdraw()
+
+    async def toast(self, text: str) -> None:
+        """Answer a press with a short line only the presser sees ('' for none), where pages cannot be private
+        (`private_pages` False); never raises. Nothing by default."""
+        return None
+
+
+class Posts(Interaction):
+    """An `Interaction` over plain posts, for a platform whose commands and presses have no answer of their own (it
+    acknowledges them in its handler): a page is posted in the place (`ChatDriver.deliver`), a page only the member
+    should see goes through `privately` where the platform has such a page (also one the place refused), and where it
+    has none a press is answered with `toast` (a short line only the presser sees)."""
+
+    def __init__(
+        self,
+        driver: ChatDriver,
+        place: Place,
+        *,
+        privately: Privately | None = None,
+        toast: Callable[[str], Awaitable[None]] | None = None,
+    ) -> None:
+        self.driver, self.place, self.privately, self._toast = driver, place, privately, toast
+        self.private_pages = privately is not None
+
+    async def acknowledge(self, private: bool) -> bool:
+        """Acknowledged by the platform's handler already."""
+        return False
+
+    async def send(self, message: object, private: bool) -> str:
+        """One page in the place, or through `privately` (when `private`, or the place refused it); its id ('' for a
+        private page)."""
+        if not (private and self.privately is not None):
+            try:
+                return await self.driver.deliver(self.place.chat_id, message)
+            except DeliveryError as error:
+                if self.privately is None:
+                    raise
+                log.warning("reply to %s not delivered: %s", self.place.key, error)
+        if not await self.privately(message):
+            raise DeliveryError(f"{self.place.key}: the member's private answer was cut short", permanent=True)
+        return ""
+
+    async def withdraw(self) -> bool:
+        """Nothing to withdraw: gone."""
+        return True
+
+    async def toast(self, text: str) -> None:
+        """The platform's `toast`, if it has one."""
+        if self._toast is not None:
+            await self._toast(text)
 
 
 def pages(blocks: Iterable[Block], style: Style, message: Callable[[Page], object]) -> list[object]:
@@ -420,8 +473,7 @@ class ChatDriver(PlatformPoster):
                 for message in self.render(reply):
                     if answering is not None:
                         await answering.defer(personal and not place.is_dm)  # none once acknowledged
-                        ref = await answering(message, personal and not place.is_dm)
-                        await self.controller.remember_message(place, ref, reply)
+                        await self.remember(place, reply, await answering(message, personal and not place.is_dm), "")
                         continue
                     if not alone:
                         try:
@@ -519,35 +571,35 @@ class ChatDriver(PlatformPoster):
         await answering.finish()
         return replies
 
-    async def press(
-        self,
-        speaker: Speaker,
-        place: Place,
-        button: str,
-        presser_chat: str,
-        acknowledge: Callable[[str], Awaitable[None]],
-    ) -> None:
-        """A pressed button to the controller, the press acknowledged with a notice for the presser as soon as it is
-        known. A short refusal is the notice itself; a paper button's answer pressed in a shared place concerns only
-        the presser and goes to their DM (`presser_chat`; the notice says whether it got there); any other answer
-        goes to the place, after the press is acknowledged. A press that is not paperscout's is only acknowledged; a
-        failure is the notice (`problem`)."""
-        if not is_paperscout_button(button):
-            await acknowledge("")
-            return
+    async def press(self, incoming: Incoming, answering: Interaction) -> None:
+        """A pressed button (`incoming`: who pressed, where, the button's value) to the controller and its answer back
+        through the platform's answer to the press (`answering`): the one way every front end takes a press.
+        Where the platform can show a page to the presser alone (`answering.private_pages`), a press outside a DM is
+        acknowledged for them alone and every page of its answer is theirs alone. Elsewhere the press is answered
+        with a `toast` only the presser sees: a short answer (`notice`) is that toast; a paper button's answer
+        pressed in a shared place concerns only the presser and goes to their DM (the toast says whether it got
+        there); any other answer goes to the place. What the controller does not know (a stale, foreign or
+        oversized value) is answered in its one line or not at all; a failure is told in one line (`problem`)."""
+        place, alone = incoming.place, answering.private_pages and not incoming.place.is_dm
         try:
-            replies = await self.controller.answer(Incoming(speaker, place, button=button))
-            short = notice(replies, self.notice_limit)
-            if short is not None or not replies:
-                await acknowledge(short or "")
-            elif place.is_dm or not is_personal(button):
-                await acknowledge("")
-                await self.reply(place, replies)
+            await answering.defer(alone)
+            replies = await self.controller.answer(incoming)
+            short = None if answering.private_pages else notice(replies, self.notice_limit)
+            if short is not None or not (replies or answering.private_pages):
+                await answering.toast(short or "")
+            elif answering.private_pages or place.is_dm or not is_personal(incoming.button):
+                await answering.toast("")
+                await self.reply(place, replies, answering=answering, only_presser=alone)
             else:
-                sent = await self.reply(Place(self.platform, presser_chat, is_dm=True), replies)
-                await acknowledge(SENT_TO_DM if sent else self.open_a_dm)
+                dm = Place(self.platform, await self.dm_chat(incoming.speaker.user_key.partition(":")[2]), is_dm=True)
+                await answering.toast(SENT_TO_DM if await self.reply(dm, replies) else self.open_a_dm)
         except Exception as error:
-            await acknowledge(clip(self.problem(error, "button"), self.notice_limit))
+            line = self.problem(error, "button")
+            if answering.private_pages:
+                await self.tell(place, line, answering=answering)
+            else:
+                await answering.toast(clip(line, self.notice_limit))
+        await answering.finish()
 
     # --- failures told to the member ---
 

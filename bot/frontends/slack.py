@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from bot import chat
-from bot.chat.driver import ChatDriver, Failure, Kind, Privately, pages, refusal, starting
+from bot.chat.driver import ChatDriver, Failure, Kind, Posts, Privately, pages, refusal, starting
 from bot.config import Settings
 from bot.core import Core
 from bot.digests.delivery import DeliveryError
@@ -301,7 +301,7 @@ class SlackFrontEnd(ChatDriver):
             await self.hear(msg, privately=privately)
 
     async def on_button(self, ack: Any, body: dict[str, Any], action: dict[str, Any], respond: Any) -> None:
-        """A pressed button: the controller's answer, which only the presser sees outside a DM."""
+        """A pressed button (`ChatDriver.press`): its answer only the presser sees outside a DM."""
         await ack()
         channel = str((body.get("channel") or {}).get("id") or (body.get("container") or {}).get("channel_id", ""))
         place = self.as_place(channel, channel.startswith("D"))
@@ -309,7 +309,7 @@ class SlackFrontEnd(ChatDriver):
         async with self.reporting(place, "button", privately=privately):
             speaker = await self.speaker(str(body.get("user", {}).get("id", "")), place)
             msg = chat.Incoming(speaker, place, button=str(action.get("value") or action.get("action_id", "")))
-            await self.hear(msg, privately=privately, only_presser=True)
+            await self.press(msg, Posts(self, place, privately=privately))
 
     async def on_mention(self, event: dict[str, Any]) -> None:
         """``@paperscout question`` in a channel: /ask, answered in the thread."""

@@ -33,7 +33,7 @@ from telegram.error import BadRequest, ChatMigrated, Forbidden, RetryAfter, Tele
 from telegram.ext import Application, CallbackQueryHandler, ChatMemberHandler, ContextTypes, MessageHandler, filters
 
 from bot.chat.controller import ChatController
-from bot.chat.driver import ChatDriver, Failure, Upload
+from bot.chat.driver import ChatDriver, Failure, Posts, Upload
 from bot.chat.messages import FileReply, Incoming, Place, Speaker
 from bot.core import Core
 from bot.digests.pacing import ChatPacer
@@ -194,9 +194,8 @@ class TelegramFrontEnd(ChatDriver):
             return
         is_admin = chat.type != ChatType.PRIVATE and await self.is_admin(str(chat.id), str(presser.id))
         speaker = self.as_speaker(presser.id, presser.full_name, is_admin=is_admin)
-        await self.press(
-            speaker, place_of(chat), query.data or "", str(presser.id), lambda text: self._toast(query, text)
-        )
+        pressed = Incoming(speaker, place_of(chat), button=query.data or "")
+        await self.press(pressed, Posts(self, pressed.place, toast=lambda text: self._toast(query, text)))
 
     async def _toast(self, query: CallbackQuery, text: str) -> None:
         try:
