@@ -644,16 +644,17 @@ async def test_an_oversized_profile_file_in_a_reply_gets_one_line(fake: DiscordF
     assert not fake.requests_to("attachment")  # refused by its size, never downloaded
 
 
+def three_message_digest(papers: list[Paper], day: dt.date | None = None) -> Digest:
+    """A digest of 14 papers: its header and two more messages, which go into a thread under it."""
+    items = tuple(ScoredPaper(p, 1.0, 5.0, 5.0) for p in papers[:14])
+    return Digest(day=day or papers[0].announced, profile_name="group", scanned=60, items=items)
+
+
 async def test_a_digest_resumes_message_by_message_after_a_restart_without_duplicates(
     fake: DiscordFake, core: Core, store_day: StoreDay
 ) -> None:
     papers = await store_day(core)
-    digest = Digest(
-        day=papers[0].announced,
-        profile_name="group",
-        scanned=60,
-        items=tuple(ScoredPaper(p, 1.0, 5.0, 5.0) for p in papers[:14]),
-    )
+    digest = three_message_digest(papers)
     target = Target(platform="discord", chat_id=str(fake.channel_id), profile_name="group")
     nonce = f"ledger-7-2025-05-26-{'x' * 30}"  # longer than Discord's 25: the poster hashes it
     first = new_bot(core)
@@ -682,12 +683,7 @@ async def test_without_thread_permission_the_digest_continues_in_the_channel(
     fake: DiscordFake, core: Core, store_day: StoreDay
 ) -> None:
     papers = await store_day(core)
-    digest = Digest(
-        day=papers[0].announced,
-        profile_name="group",
-        scanned=60,
-        items=tuple(ScoredPaper(p, 1.0, 5.0, 5.0) for p in papers[:14]),
-    )
+    digest = three_message_digest(papers)
     fake.deny_threads(fake.channel_id)
     bot = new_bot(core)
     async with running(bot, fake):
@@ -704,12 +700,7 @@ async def test_a_digest_whose_header_was_deleted_goes_on_in_the_channel_and_keep
     """A thread refused for good (here 404: the header was deleted before the rest went out) sends the rest into the
     channel, like a thread Discord does not allow; it says nothing about the channel, which is not retired."""
     papers = await store_day(core)
-    digest = Digest(
-        day=papers[0].announced,
-        profile_name="group",
-        scanned=60,
-        items=tuple(ScoredPaper(p, 1.0, 5.0, 5.0) for p in papers[:14]),
-    )
+    digest = three_message_digest(papers)
     target = Target(platform="discord", chat_id=str(fake.channel_id), profile_name="group")
     bot = new_bot(core)
     retired = watch_gone(bot.poster)
@@ -722,6 +713,26 @@ async def test_a_digest_whose_header_was_deleted_goes_on_in_the_channel_and_keep
             sent.append(ref)
     assert [m["id"] for m in fake.channel_messages(fake.channel_id)] == sent[1:]
     assert fake.threads_of(fake.channel_id) == [] and not retired.is_set()
+
+
+async def test_each_digests_thread_is_named_after_its_own_day_when_several_were_rendered_first(
+    fake: DiscordFake, core: Core, store_day: StoreDay
+) -> None:
+    """A fan-out renders every due digest before the first send (catch-up days of one channel among them): the thread
+    under each header is named after that digest, not after the one rendered last."""
+    papers = await store_day(core)
+    first_day = papers[0].announced
+    earlier, later = three_message_digest(papers, first_day), three_message_digest(papers, first_day + dt.timedelta(1))
+    target = Target(platform="discord", chat_id=str(fake.channel_id), profile_name="group")
+    bot = new_bot(core)
+    async with running(bot, fake):
+        rendered = [bot.poster.digest_messages(target, earlier), bot.poster.digest_messages(target, later)]
+        for n, messages in enumerate(rendered):
+            sent: list[str] = []
+            for position, message in enumerate(messages):
+                sent.append(await bot.poster.send_digest_message(target, message, position, sent, f"d{n}:{position}"))
+    names = sorted(thread["name"] for thread in fake.threads_of(fake.channel_id))
+    assert names == [f"More papers: group: arXiv digest for {day.isoformat()}" for day in (first_day, later.day)]
 
 
 async def test_a_mention_in_a_channel_is_answered_and_no_command_error_is_logged(

@@ -41,6 +41,7 @@ import asyncio
 import contextlib
 import logging
 from abc import ABC, abstractmethod
+from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal
@@ -69,6 +70,7 @@ FILE_IN_DM = "I sent it to you in a direct message."
 Privately = Callable[[object], Awaitable[bool]]
 Kind = Literal["retry", "gone", "denied", "markup", "moved", "refused", "transient"]
 RETRY_WAIT_SECONDS = 60.0  # a rate limit that names no wait
+TITLES_KEPT = 8  # digests of one place rendered before their sends: catch-up days, an admin's "digest now"
 
 
 @dataclass(frozen=True)
@@ -305,7 +307,9 @@ class ChatDriver(PlatformPoster):
         self.core, self.controller = core, controller
         self.controller.poster = self.controller.poster or self  # an admin's "digest now" posts through it
         self._admins: Expiring[tuple[str, str], bool] = Expiring(ADMIN_CACHE_SECONDS)
-        self._digest_titles: dict[str, str] = {}  # a target's last rendered digest title, naming its thread
+        # a target's latest rendered digests (their messages' ids, their title), naming each digest's own thread: a
+        # fan-out renders every due digest, several days of one place among them, before the first send
+        self._digest_titles: dict[str, deque[tuple[frozenset[int], str]]] = {}
         self._threadless: set[str] = set()  # digest headers whose place refused a thread: the rest goes there
 
     @abstractmethod
@@ -357,22 +361,31 @@ class ChatDriver(PlatformPoster):
     def render_digest(self, target: Target, view: DigestView) -> list[object]:
         """A digest as the platform's messages: header first, papers in order, notes last (its title kept to name the
         thread the rest goes into, `digest_threads`)."""
-        self._digest_titles[target.key] = view.title
-        return pages(digest_blocks(view), self.style, self.message)
+        messages = pages(digest_blocks(view), self.style, self.message)
+        kept = self._digest_titles.setdefault(target.key, deque(maxlen=TITLES_KEPT))
+        kept.appendleft((frozenset(id(m) for m in messages), view.title))
+        return messages
 
     async def send(self, target: Target, message: object, position: int, sent: Sequence[str], nonce: str) -> str:
         """One message of a digest to the target's chat (a personal digest's 'dm:<id>': the member's DM, `deliver`);
         with `digest_threads`, a channel digest's messages after the header go into the thread under it."""
         chat, reply_to = target.chat_id, ""
         if self.digest_threads and position and sent and not target.member and sent[0] not in self._threadless:
-            chat, reply_to = await self.continuation(target, sent[0])
+            chat, reply_to = await self.continuation(target, sent[0], self.digest_title(target, message))
         return await self.deliver(chat, message, reply_to)
 
-    async def continuation(self, target: Target, header: str) -> tuple[str, str]:
-        """Where a channel digest's later message goes: the thread under its `header` (`thread`), or the channel
-        when the platform refuses a thread there (asked once per header, not once per message); a wait or a
-        transient failure is the delivery's to retry."""
-        name = clip(self.thread_name.format(title=self._digest_titles.get(target.key, "")), self.thread_name_limit)
+    def digest_title(self, target: Target, message: object) -> str:
+        """The title of the digest `message` was rendered for (`render_digest`), '' when it is not known any more.
+
+        By the message's identity: the messages a delivery sends are the ones rendered, held until sent, so an id
+        is never another live message's; the newest digest holding it is looked at first."""
+        return next((title for ids, title in self._digest_titles.get(target.key, ()) if id(message) in ids), "")
+
+    async def continuation(self, target: Target, header: str, title: str = "") -> tuple[str, str]:
+        """Where a channel digest's later message goes: the thread under its `header` (`thread`, named after the
+        digest's `title`), or the channel when the platform refuses a thread there (asked once per header, not once
+        per message); a wait or a transient failure is the delivery's to retry."""
+        name = clip(self.thread_name.format(title=title).rstrip(": "), self.thread_name_limit)  # 'More papers' bare
         try:
             return await self.thread(target.chat_id, header, name)
         except Exception as error:
