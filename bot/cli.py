@@ -791,6 +791,10 @@ def _run_command(args: argparse.Namespace, service: bool) -> int:
         if refused is not None:
             _error(f"paperscout: error: {refused}")
             return 1
+        in_the_way = _file_in_the_way(exc)
+        if in_the_way:
+            _error(f"paperscout: error: {in_the_way} is a file where a folder is needed (is PAPERSCOUT_HOME right?)")
+            return 1
         where = f"{exc.filename}: " if exc.filename else ""
         _error(f"paperscout: error: {where}{exc.strerror or exc}; check the path and its permissions")
         return 1
@@ -805,6 +809,14 @@ def _run_command(args: argparse.Namespace, service: bool) -> int:
             hint = "the vector store may be damaged: paperscout db shows it, paperscout db --repair rebuilds it"
         _error(f"paperscout: error: {exc.__class__.__name__}: {one_line_error(exc)} ({hint})")
         return 1
+
+
+def _file_in_the_way(exc: OSError) -> str:
+    """The file that stands where `exc`'s path needs a folder (a home that is a file, or under one); '' if none."""
+    if not isinstance(exc, FileExistsError | NotADirectoryError) or not exc.filename:
+        return ""
+    path = Path(exc.filename)
+    return next((str(p) for p in (path, *path.parents) if p.is_file()), "")
 
 
 def _discard_stdout() -> None:

@@ -343,6 +343,21 @@ def test_a_corrupt_state_dir_is_one_error_line(home: Path, capsys: pytest.Captur
     assert (home / "paperscout.sqlite3").read_bytes().startswith(b"\x00garbage")  # left for the admin to restore
 
 
+@pytest.mark.parametrize("where", ["home", "under it"])
+def test_a_home_that_is_a_file_is_named_as_one_not_file_exists(
+    home: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, where: str
+) -> None:
+    """A PAPERSCOUT_HOME set to a file (or a path under one) said "File exists; check the path and its permissions"."""
+    home.parent.mkdir(parents=True, exist_ok=True)
+    home.write_text("not a folder")
+    if where == "under it":
+        monkeypatch.setenv("PAPERSCOUT_HOME", str(home / "state"))
+    assert main(["status"]) == 1
+    assert one_error_line(capsys.readouterr().err) == (
+        f"paperscout: error: {home} is a file where a folder is needed (is PAPERSCOUT_HOME right?)"
+    )
+
+
 @pytest.mark.slow
 def test_eval_json_prints_exactly_one_object(
     home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture

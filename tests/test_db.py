@@ -113,6 +113,28 @@ def test_a_read_only_home_is_named_read_only_not_a_damaged_database(tmp_path: Pa
     assert "backup" not in str(raised.value)
 
 
+def test_a_first_run_in_a_read_only_home_names_the_folder_not_sqlites_unable_to_open(tmp_path: Path) -> None:
+    """A new database in a folder that cannot be written was "unable to open database file": say which and why."""
+    from tests.test_doctor import _immutable
+
+    home = tmp_path / "home"
+    home.mkdir()
+    if not _immutable(home):
+        pytest.skip("running as root where chattr +i is not permitted: no way to make a directory read-only")
+    try:
+        with pytest.raises(StateError) as raised:
+            asyncio.run(open_database(home / "paperscout.sqlite3"))
+    finally:
+        if os.geteuid() == 0:
+            subprocess.run(["chattr", "-i", str(home)], check=True)
+        else:
+            home.chmod(0o755)
+    assert f"cannot create the database {home / 'paperscout.sqlite3'}: its folder {home} is read-only" in str(
+        raised.value
+    )
+    assert "PAPERSCOUT_HOME" in str(raised.value)
+
+
 async def test_upsert_is_idempotent_and_replacements_update_in_place(tmp_path: Path) -> None:
     repo = Repository(await open_database(tmp_path / "db.sqlite3"))
     try:

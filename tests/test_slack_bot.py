@@ -393,6 +393,23 @@ def test_doctor_checks_both_slack_tokens_without_printing_them(
     assert [c.method for c in fake.calls()] == ["auth.test"] * 3
 
 
+@pytest.mark.usefixtures("env")
+def test_doctor_offline_fails_a_bot_token_without_the_app_token_slack_bot_cannot_start_without(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """`run` refuses Slack without an app-level token: --offline says so instead of "all is well"."""
+    point_at(monkeypatch, home=tmp_path / "home", slack_bot_token="xoxb-1111-2222-Secret")
+    code, lines = doctor(capsys, "--offline")
+    assert line_of(lines, "Slack").startswith("FAIL  Slack: PAPERSCOUT_SLACK_APP_TOKEN is not set") and code == 1
+    point_at(monkeypatch, slack_app_token="xoxb-not-an-app-token")
+    code, lines = doctor(capsys, "--offline")
+    assert line_of(lines, "Slack").startswith("FAIL  Slack: PAPERSCOUT_SLACK_APP_TOKEN is not an app-level token")
+    point_at(monkeypatch, slack_app_token="xapp-1-A1-Secret")
+    code, lines = doctor(capsys, "--offline")
+    assert line_of(lines, "Slack").startswith("skip  Slack: token not checked") and code == 0
+    assert "Secret" not in "\n".join(lines)
+
+
 async def test_a_personal_digest_goes_to_the_members_dm_and_a_deactivated_member_is_not_retried(
     core: Core, slack_settings: Settings, fake: SlackFake, store_day: StoreDay
 ) -> None:

@@ -367,6 +367,18 @@ async def start_slack(
     return front_end
 
 
+def _app_token_finding(settings: Settings) -> Finding | None:
+    """The doctor's failure when the app-level token Socket Mode needs is missing or another kind of token."""
+    from bot.ops.doctor import Finding
+
+    app_token = settings.slack_app_token.get_secret_value() if settings.slack_app_token else ""
+    if app_token.startswith("xapp-"):
+        return None
+    problem = "is not an app-level token" if app_token else "is not set"
+    where = "Socket Mode needs an app-level token (xapp-...): Basic Information > App-Level Tokens, connections:write"
+    return Finding("Slack", "fail", f"PAPERSCOUT_SLACK_APP_TOKEN {problem}", where)
+
+
 async def check_slack(settings: Settings, offline: bool) -> Finding:
     """Doctor's check: Slack accepts the bot token (auth.test) and an app-level token for Socket Mode is set."""
     from bot.ops.doctor import Finding, cannot_tell, response_json, who_am_i
@@ -379,8 +391,9 @@ async def check_slack(settings: Settings, offline: bool) -> Finding:
         lambda token: (url, {"Authorization": f"Bearer {token}"}), fix, offline=offline,
         setting="PAPERSCOUT_SLACK_BOT_TOKEN",
     )  # fmt: skip
-    if isinstance(answer, Finding):
-        return answer
+    app_token_missing = _app_token_finding(settings)
+    if isinstance(answer, Finding):  # --offline too: a missing app token is known without asking Slack
+        return app_token_missing if answer.status == "skipped" and app_token_missing else answer
     me = response_json(answer)
     error = str(me.get("error", ""))[:60]
     if error in TOKEN_REFUSALS:
@@ -396,13 +409,8 @@ async def check_slack(settings: Settings, offline: bool) -> Finding:
             "Slack", "fail", f"the bot token lacks the scope{'s' if len(missing) > 1 else ''} {', '.join(missing)}",
             "add it to the app's manifest (README, Slack) and reinstall the app: OAuth & Permissions > Reinstall",
         )  # fmt: skip
-    app_token = settings.slack_app_token.get_secret_value() if settings.slack_app_token else ""
-    if not app_token.startswith("xapp-"):
-        problem = "is not an app-level token" if app_token else "is not set"
-        where = (
-            "Socket Mode needs an app-level token (xapp-...): Basic Information > App-Level Tokens, connections:write"
-        )
-        return Finding("Slack", "fail", f"PAPERSCOUT_SLACK_APP_TOKEN {problem}", where)
+    if app_token_missing:
+        return app_token_missing
     accepted = f"token accepted: {me.get('user', '?')} in {me.get('team', '?')}"
     if granted is None:  # a proxy may drop the header: nothing says a scope is missing, nor that none is
         return Finding(

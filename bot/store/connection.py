@@ -69,19 +69,26 @@ def _read_only(path: Path) -> str:
     return ""
 
 
-def _check_opens(target: str, path: Path, *, uri: bool = False) -> None:
+def _check_opens(target: str, path: Path, *, uri: bool = False, writing: bool = False) -> None:
     """Open and close `target` once here first: when aiosqlite fails to open, its worker thread outlives the event
-    loop and prints a traceback after our one-line error."""
+    loop and prints a traceback after our one-line error. `writing`: say so when the file or its folder is read-only
+    (SQLite says only "unable to open database file")."""
     try:
         sqlite3.connect(target, uri=uri).close()
     except sqlite3.Error as exc:
+        read_only = _read_only(path) if writing and not path.exists() else ""  # probes the folder first
+        if read_only:
+            raise StateError(
+                f"cannot create the database {path}: {read_only}; make it writable, or point PAPERSCOUT_HOME at a"
+                " writable folder"
+            ) from None
         raise StateError(f"cannot open the database {path}: {exc}") from None
 
 
 async def open_database(path: Path) -> aiosqlite.Connection:
     """Open (creating if needed) and migrate the database at `path`; raises StateError if it is unusable."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    _check_opens(str(path), path)
+    _check_opens(str(path), path, writing=True)
     try:
         conn = await aiosqlite.connect(path, isolation_level=None)
     except sqlite3.Error as exc:
