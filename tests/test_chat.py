@@ -399,7 +399,8 @@ async def test_a_refused_thread_is_told_to_a_member_as_a_reference_and_explained
 def test_a_refusal_is_read_from_the_platforms_code_table_then_its_http_status() -> None:
     """`refusal`: a front end supplies only what its own error codes mean; the status says the rest (a 429 waits what
     the platform asked, or a minute), and the words of a code replace the raw detail only when the table has some."""
-    from bot.chat.driver import RETRY_WAIT_SECONDS, Kind, permission_line, refusal
+    from bot.chat.driver import RETRY_WAIT_SECONDS, Kind, refusal
+    from bot.digests.poster import permission_line
 
     codes: dict[object, tuple[Kind, str]] = {
         7: ("gone", "the member does not accept DMs"),
@@ -484,3 +485,36 @@ async def test_an_interaction_withdraws_a_public_acknowledgement_before_a_privat
         "withdraw",
         "withdraw",
     ]
+
+
+async def test_setup_where_the_bot_cannot_post_names_the_permissions_and_where_they_are_given(core: Core) -> None:
+    """/setup in a place the bot lacks permissions in says so in the line a refused post gets (the poster's
+    `permission_problem`): the place by name, the permissions to give and where the platform's settings have them;
+    a place it can post in gets no such line."""
+    from bot.digests.poster import PlatformPoster
+    from bot.models import Target
+    from bot.views.model import DigestView
+
+    class Locked(PlatformPoster):
+        platform, permissions_at = "discord", "channel settings > Permissions"
+
+        def render_digest(self, target: Target, view: DigestView) -> list[object]:
+            return []
+
+        async def send(self, target: Target, message: object, position: int, sent: object, nonce: str) -> str:
+            raise AssertionError("/setup posts nothing")
+
+        def missing_permissions(self, chat: str) -> list[str]:
+            return ["Send Messages", "Embed Links"] if chat == CHANNEL.chat_id else []
+
+        def place_name(self, chat: str) -> str:
+            return "#papers"
+
+    ctl = ChatController(core, Locked())
+    said = text_of(await say(ctl, ADMIN, CHANNEL, "/setup"))
+    assert (
+        "I can't post in #papers yet: give paperscout Send Messages, Embed Links there (channel settings > Permissions)"
+        in said
+    ), said
+    elsewhere = Place("discord", "556", is_dm=False, title="#other")
+    assert "give paperscout" not in text_of(await say(ctl, ADMIN, elsewhere, "/setup"))

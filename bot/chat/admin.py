@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from bot.core import Core
 
 NO_DIGEST = "This channel has no digest yet; /setup makes one."
+CANT_POST_YET = "I can't post in {where} yet"
 
 
 async def setup(turn: Turn) -> list[Reply]:
@@ -26,11 +27,8 @@ async def setup(turn: Turn) -> list[Reply]:
     hint = front_end(place.platform).setup_hint
     if hint and await channel_setup.load(turn.core, turn.user, place) is not None:
         replies.append(TextReply(hint, ephemeral=True))
-    missing = turn.poster.missing_permissions(place.chat_id) if turn.poster is not None else []
-    if missing:
-        replies.append(
-            TextReply(f"I can't post there yet: give paperscout {', '.join(missing)} there.", ephemeral=True)
-        )
+    if turn.poster is not None and turn.poster.missing_permissions(place.chat_id):  # the line a refused post gets
+        replies.append(TextReply(turn.poster.permission_problem(place.chat_id, CANT_POST_YET), ephemeral=True))
     return replies
 
 

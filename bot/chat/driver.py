@@ -24,7 +24,7 @@ built from a way to show a page to the presser alone, or a toast where it has no
 the core's delivery policy (`deliver`): a wait the platform asked for is a `DeliveryError` with `retry_after`,
 markup the platform cannot read is logged as our bug and the page sent once as plain text, a chat that moved is
 followed (`bot.digests.poster.moved`), a gone chat is retired (`bot.digests.delivery.retire`) and never retried, a
-permission the bot is denied is a permanent failure in the admin's words (`permission_line`);
+permission the bot is denied is a permanent failure in the admin's words (`permission_problem`);
 any failure while answering a member is told to them in one line, our own errors' words or a short reference id
 under which it is logged (`reporting`), never a traceback (a page the platform will not deliver is logged
 instead: telling of it there would fail the same way). It is also the platform's digest
@@ -111,13 +111,6 @@ def refusal(
     else:
         kind = "gone" if status in (401, 403, 404) else "refused" if 400 <= status < 500 else "transient"
     return Failure(kind, detail, (retry_after or RETRY_WAIT_SECONDS) if kind == "retry" else None)
-
-
-def permission_line(reason: str, missing: Sequence[str], settings: str = "") -> str:
-    """What an admin reads when the bot lacks a permission: `reason`, then the permissions to give (`missing`, as the
-    platform's settings name them) and where they are given (`settings`)."""
-    fix = f"give paperscout {', '.join(missing)} there" if missing else "check paperscout's permissions there"
-    return f"{reason}: {fix}" + (f" ({settings})" if settings else "")
 
 
 @dataclass(frozen=True)
@@ -296,7 +289,6 @@ class ChatDriver(PlatformPoster):
     threaded = False  # True: every page of a reply goes into the thread `reply_to`, which is remembered as well
     digest_threads = False  # True: a channel digest's later messages go into a thread under its header (`send`)
     thread_name, thread_name_limit = "More papers: {title}", 100
-    permissions_at = ""  # where an admin gives the bot a permission in a place, as the platform's settings say
     open_a_dm = "Open a direct message with me to see this."
     sent_to_dm = SENT_TO_DM
     dm_refused = "I can't send you a direct message: open one with me, then run {command} again."
@@ -338,10 +330,6 @@ class ChatDriver(PlatformPoster):
     async def fetch_admin(self, chat: str, user: str) -> bool:
         """Whether the platform says `user` administers `chat` (may raise what the library raises)."""
         return False
-
-    def place_name(self, chat: str) -> str:
-        """How an admin knows `chat` ('#papers'), '' when the platform cannot say at once."""
-        return ""
 
     async def dm_chat(self, user: str) -> str:
         """The chat of `user`'s DM with the bot, opened if need be (by default a DM's chat id is its user's)."""
@@ -427,10 +415,7 @@ class ChatDriver(PlatformPoster):
             await moved(self.core, self.platform, chat, found.new_chat)
             return await self.deliver(found.new_chat, message, plain=plain)  # the quoted message stayed behind
         if found.kind == "denied":  # the admin's to fix: said in their words, the chat kept
-            detail = found.detail.replace("{where}", self.place_name(chat) or "there")
-            raise DeliveryError(
-                permission_line(detail, self.missing_permissions(chat), self.permissions_at), permanent=True
-            )
+            raise DeliveryError(self.permission_problem(chat, found.detail), permanent=True)
         if found.kind == "gone":
             await self.gone(chat, found.detail)
         permanent = found.kind in ("gone", "refused", "markup", "moved")

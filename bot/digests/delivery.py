@@ -73,6 +73,10 @@ class Poster(Protocol):
         tell)."""
         ...
 
+    def permission_problem(self, chat: str, reason: str) -> str:
+        """The admin's line for a permission the bot lacks in `chat` (`bot.digests.poster.permission_line`)."""
+        ...
+
 
 @dataclass(frozen=True, slots=True)
 class DeliveryResult:

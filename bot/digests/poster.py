@@ -12,7 +12,9 @@ Everything else is the core's, the same on every platform:
 - gone, blocked, moved: a permanent failure retires the target (`bot.digests.delivery.retire`: a member's personal
   digest is turned off, a channel's turns inactive); a chat that moved follows its new id through `moved`;
 - pacing: with a `ChatPacer`, sends to one chat are spaced and all sends kept under the platform's overall rate
-  (`bot.digests.pacing`); a platform whose client library paces by itself passes none.
+  (`bot.digests.pacing`); a platform whose client library paces by itself passes none;
+- permissions: what the bot lacks to post in a place is told to its admin in one line, the same for a refused post
+  and for /setup (`permission_problem`: the place's name, the permissions to give, where the settings have them).
 """
 
 from __future__ import annotations
@@ -33,10 +35,18 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
+def permission_line(reason: str, missing: Sequence[str], settings: str = "") -> str:
+    """What an admin reads when the bot lacks a permission: `reason`, then the permissions to give (`missing`, as the
+    platform's settings name them) and where they are given (`settings`)."""
+    fix = f"give paperscout {', '.join(missing)} there" if missing else "check paperscout's permissions there"
+    return f"{reason}: {fix}" + (f" ({settings})" if settings else "")
+
+
 class PlatformPoster(ABC):
     """A `bot.digests.delivery.Poster` for one platform (see the module docstring); subclasses set `platform`."""
 
     platform: str
+    permissions_at = ""  # where an admin gives the bot a permission in a place, as the platform's settings say
 
     def __init__(self, pacer: ChatPacer | None = None) -> None:
         self.pacer = pacer
@@ -56,6 +66,16 @@ class PlatformPoster(ABC):
     def missing_permissions(self, chat: str) -> list[str]:
         """What the bot lacks to post a digest in `chat`, as the platform's settings name it (nothing by default)."""
         return []
+
+    def place_name(self, chat: str) -> str:
+        """How an admin knows `chat` ('#papers'), '' when the platform cannot say at once."""
+        return ""
+
+    def permission_problem(self, chat: str, reason: str) -> str:
+        """What an admin reads when the bot lacks a permission in `chat` (`permission_line`): `reason` (its '{where}'
+        the place's name, `place_name`), the permissions to give (`missing_permissions`), where (`permissions_at`)."""
+        where = reason.replace("{where}", self.place_name(chat) or "there")
+        return permission_line(where, self.missing_permissions(chat), self.permissions_at)
 
     def digest_messages(self, target: Target, digest: Digest) -> list[object]:
         """The digest's messages (`render_digest` of its view)."""
