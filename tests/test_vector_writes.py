@@ -9,6 +9,7 @@ import asyncio
 import contextlib
 import dataclasses
 import fcntl
+import json
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -18,13 +19,20 @@ import numpy as np
 import pytest
 
 from bot.config import Settings
-from bot.core import open_core
+from bot.core import Core, open_core
 from bot.errors import StateError
 from bot.ingest.save import store_papers
 from bot.ingest.vectors import ensure_vectors
 from bot.models import Profile, Topic
 from bot.ranking.for_profile import rank_with_vectors
-from bot.store.archive_lock import LOCK_FILE, hold_archive, holds_archive, vector_writes, vector_writes_if_free
+from bot.store.archive_lock import (
+    LOCK_FILE,
+    VECTOR_WRITER,
+    hold_archive,
+    holds_archive,
+    vector_writes,
+    vector_writes_if_free,
+)
 from bot.store.vector_copies import VectorCopies
 from tests.test_vector_copies import PAPERS, ids_of
 from tests.word_vectors import WordEmbedder
@@ -175,28 +183,40 @@ async def test_a_ranking_embeds_without_the_writer_lock_and_takes_it_only_to_sto
     assert lock_is_free(home) and not holds_archive(settings)
 
 
+class AnotherWriter:
+    """Another writer that, while this one embeds, stores its own vector for PAPERS[0] (`theirs`) and a new text of
+    PAPERS[1]: `stores` runs in the embedding's thread, while the event loop is free."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.core: Core | None = None  # the core this process opened, set once it is open
+        self.theirs = np.zeros((1, 384), dtype=np.float32)
+        self.theirs[0, 7] = 1.0
+
+    def stores(self) -> None:
+        core = self.core
+        assert core is not None
+
+        async def store() -> None:
+            await core.vectors.upsert([PAPERS[0]], self.theirs, [""])
+            await core.repo.upsert_papers([dataclasses.replace(PAPERS[1], abstract="A new version: routing, revised.")])
+
+        asyncio.run_coroutine_threadsafe(store(), self.loop).result(timeout=60)
+
+
 async def test_what_was_stored_or_changed_while_a_ranking_embedded_is_not_written_over(home: Path) -> None:
     """Checked again under the lock: a vector another writer stored meanwhile is kept (not written twice), and a
     paper whose stored text changed meanwhile is not given the vector of its older text."""
     settings = Settings(home=home)  # type: ignore[call-arg]
-    theirs = np.zeros((1, 384), dtype=np.float32)
-    theirs[0, 7] = 1.0
-    changed = dataclasses.replace(PAPERS[1], abstract="A new version: routing of experts, revised.")
-    loop = asyncio.get_running_loop()
-
-    def another_writer_stores() -> None:  # runs in the embedding's thread, while the event loop is free
-        async def store() -> None:
-            await core.vectors.upsert([PAPERS[0]], theirs, [""])
-            await core.repo.upsert_papers([changed])
-
-        asyncio.run_coroutine_threadsafe(store(), loop).result(timeout=60)
-
-    async with open_core(settings, LockWatchingEmbedder(home, another_writer_stores)) as core:
+    meanwhile = AnotherWriter(asyncio.get_running_loop())
+    async with open_core(settings, LockWatchingEmbedder(home, meanwhile.stores)) as core:
+        meanwhile.core = core
         await core.repo.upsert_papers(PAPERS)
         _, vectors = await rank_with_vectors(core, PAPERS, PROFILE)
         stored = await core.vectors.stored_hashes(ids_of(PAPERS))
         kept = await core.vectors.found_vectors([PAPERS[0].id])
-    assert np.allclose(kept[PAPERS[0].id], theirs[0], atol=1e-6) and np.allclose(vectors[0], theirs[0], atol=1e-6)
+    theirs = meanwhile.theirs[0]
+    assert np.allclose(kept[PAPERS[0].id], theirs, atol=1e-6) and np.allclose(vectors[0], theirs, atol=1e-6)
     assert PAPERS[1].id not in stored, "the older text's vector was stored for a paper that changed"
     assert sorted(stored) == sorted(ids_of(PAPERS[:1] + PAPERS[2:]))
 
@@ -221,12 +241,13 @@ async def test_the_writer_lock_shared_in_one_process_is_held_until_its_last_user
         assert not holds_archive(settings) and lock_is_free(home)
 
 
-def holder_read_off_the_loop(path: Path) -> str:
-    """Stands for `_holder`, which may wait up to 2 s with time.sleep for a holder's record: never on the loop."""
+def holder_read_off_the_loop(path: Path) -> dict[str, object]:
+    """Stands for `_holder_record`, which may wait up to 2 s with time.sleep for a holder's record: never on the
+    loop."""
     with contextlib.suppress(RuntimeError):
         asyncio.get_running_loop()
         raise AssertionError("the holder of the writer lock was read on the event loop")
-    return "pid 4242 (ingest, since 2026-11-26 09:00:00 UTC)"
+    return {"pid": 4242, "command": "ingest", "since": "2026-11-26 09:00:00 UTC"}
 
 
 @contextlib.contextmanager
@@ -242,7 +263,7 @@ async def test_a_busy_writer_lock_is_never_waited_on_in_the_event_loop(
 ) -> None:
     """Beside a writer that has only just taken the lock (its record not written yet), a ranking goes on with the
     vectors unstored without reading who holds it, and an ingest reads that off the loop before it is refused."""
-    monkeypatch.setattr("bot.store.archive_lock._holder", holder_read_off_the_loop)
+    monkeypatch.setattr("bot.store.archive_lock._holder_record", holder_read_off_the_loop)
     settings = Settings(home=home)  # type: ignore[call-arg]
     async with open_core(settings, WordEmbedder()) as core:
         await core.repo.upsert_papers(PAPERS)
@@ -272,25 +293,53 @@ async def test_what_was_stored_or_changed_while_an_ingest_embedded_is_not_writte
     """As for a ranking: checked again under the lock at each chunk's write, a vector another writer stored meanwhile
     is kept, and a paper whose stored text changed meanwhile is not given its older text's vector or sentences."""
     settings = Settings(home=home, sentence_vectors=True)  # type: ignore[call-arg]
-    theirs = np.zeros((1, 384), dtype=np.float32)
-    theirs[0, 7] = 1.0
-    changed = dataclasses.replace(PAPERS[1], abstract="A new version: routing of experts, revised.")
-    loop = asyncio.get_running_loop()
-
-    def another_writer_stores() -> None:  # runs in the embedding's thread, while the event loop is free
-        async def store() -> None:
-            await core.vectors.upsert([PAPERS[0]], theirs, [""])
-            await core.repo.upsert_papers([changed])
-
-        asyncio.run_coroutine_threadsafe(store(), loop).result(timeout=60)
-
-    async with open_core(settings, LockWatchingEmbedder(home, another_writer_stores)) as core:
+    meanwhile = AnotherWriter(asyncio.get_running_loop())
+    async with open_core(settings, LockWatchingEmbedder(home, meanwhile.stores)) as core:
+        meanwhile.core = core
         await core.repo.upsert_papers(PAPERS)
         await ensure_vectors(core, PAPERS, sentences=True)
         stored = await core.vectors.stored_hashes(ids_of(PAPERS))
         kept = await core.vectors.found_vectors([PAPERS[0].id])
         sentences = await core.sentences.current(ids_of(PAPERS))
-    assert np.allclose(kept[PAPERS[0].id], theirs[0], atol=1e-6)
+    assert np.allclose(kept[PAPERS[0].id], meanwhile.theirs[0], atol=1e-6)
     assert PAPERS[1].id not in stored, "the older text's vector was stored for a paper that changed"
     assert PAPERS[1].id not in sentences
     assert sorted(stored) == sorted(ids_of(PAPERS[:1] + PAPERS[2:]))
+
+
+async def test_an_ingest_waits_for_a_ranking_elsewhere_storing_its_vectors_and_is_not_refused(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While an ingest embeds, the lock is free, so a ranking in another process may take it for a moment to store
+    what it embedded: the ingest's next chunk waits for that moment to pass rather than stopping half done (it is
+    still refused by a command that writes, `test_a_busy_writer_lock_is_never_waited_on_in_the_event_loop`)."""
+    import bot.store.archive_lock as archive_lock
+
+    settings = Settings(home=home, sentence_vectors=True)  # type: ignore[call-arg]
+    reader: list[contextlib.ExitStack] = []
+
+    def a_ranking_elsewhere_starts_storing() -> None:  # in the embedding's thread, with the lock free
+        with contextlib.ExitStack() as held:
+            handle = held.enter_context(open(home / LOCK_FILE, "a+", encoding="utf-8"))
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            handle.seek(0)
+            handle.truncate()
+            handle.write(json.dumps({"pid": 4242, "command": VECTOR_WRITER, "since": "2026-11-26 09:00:00 UTC"}))
+            handle.flush()
+            reader.append(held.pop_all())
+
+    real_record = archive_lock._holder_record
+
+    def read_then_done(path: Path) -> dict[str, object]:  # the ranking finishes storing once it was seen holding
+        record = real_record(path)
+        while reader:
+            reader.pop().close()
+        return record
+
+    monkeypatch.setattr("bot.store.archive_lock._holder_record", read_then_done)
+    async with open_core(settings, LockWatchingEmbedder(home, a_ranking_elsewhere_starts_storing)) as core:
+        report = await store_papers(core, PAPERS)
+        assert report.embedded == len(PAPERS)
+        assert sorted(await core.vectors.stored_hashes(ids_of(PAPERS))) == sorted(ids_of(PAPERS))
+        assert await core.sentences.current(ids_of(PAPERS)) == set(ids_of(PAPERS))
+    assert not reader and lock_is_free(home)

@@ -99,11 +99,12 @@ async def ensure_vectors(
     With `sentences` (ingest, refresh and repair; not ranking, which must stay quick) the papers' sentence vectors
     are brought up to date too, when `Settings.sentence_vectors` is on. Writes under the archive's writer lock
     (`vector_writes`), taken for each chunk's write and not while embedding, so that another writer (a ranking
-    storing what it embedded) waits for one chunk, never for the whole run: StateError naming the holder when
-    another process holds it, before anything is embedded, or at a chunk (what was written before it stays).
+    storing what it embedded) waits for one chunk, never for the whole run, and this one waits for such a reader's
+    store in turn: StateError naming the holder when another process that writes holds it, before anything is
+    embedded, or at a chunk (what was written before it stays).
     """
     copies = VectorCopies(core.repo, core.embedder)
-    async with vector_writes(core.settings):  # refused here, before anything is embedded, beside another writer
+    async with vector_writes(core.settings, past_readers=True):  # refused here, before embedding, beside a writer
         plan = await _plan(core, papers, copies, sentences)
     # similar lengths in one batch waste less padding: sort by text length before chunking
     todo = sorted((p for p in papers if p.id in plan.whole or p.id in plan.split), key=lambda p: len(p.text))
@@ -113,7 +114,7 @@ async def ensure_vectors(
         embedded = [p for p in chunk if p.id in plan.whole]
         read = [p for p in chunk if p.id in plan.split]
         vectors, matrices = await asyncio.to_thread(embed_papers, core.embedder.embed, embedded, read)
-        async with vector_writes(core.settings):
+        async with vector_writes(core.settings, past_readers=True):
             written += await _write_chunk(core, copies, plan, (embedded, vectors), (read, matrices))
         done += len(chunk)
         # a progress bar shows only on a terminal: the log says how far a slow or stopped ingest came

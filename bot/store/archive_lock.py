@@ -5,6 +5,9 @@ The embedded Chroma store does not survive two processes writing it at once, so 
 holds it (pid, command, since when) into the file. A second writer is told that in one line (or waits, with
 `wait=True`); readers (ask, search, digest) take it only for a moment, to store the vectors a ranking embedded
 (`vector_writes_if_free`: after embedding them, without waiting), and store none while another process holds it.
+A process that writes vectors without a command's hold (the console's first load, `eval`) takes it for each write
+and waits out such a moment (`vector_writes(past_readers=True)`): the reader's store ends in a moment, and failing
+half-way through would leave the rest for a later run.
 The kernel drops the lock when its holder dies, so a crash never leaves the archive locked.
 
 Within one process the lock is shared: a block that needs it while the process holds it joins that hold, and the
@@ -33,6 +36,7 @@ if TYPE_CHECKING:  # only for type hints: `paperscout --help` need not load pyda
 LOCK_FILE = "writer.lock"
 WAIT_POLL_SECONDS = 0.5
 HOLDER_RECORD_WAIT_SECONDS = 2.0
+READER_WAIT_SECONDS = 300.0  # the longest a write waits for a reader storing its ranking's vectors (a day: seconds)
 VECTOR_WRITER = "storing vectors"  # the holder named while a reader stores the vectors its ranking embedded
 
 
@@ -47,21 +51,32 @@ class _Hold:
 _holds: dict[Path, _Hold] = {}  # by lock file: a second flock of this process's own would fail, so blocks join
 
 
-def _holder(path: Path) -> str:
-    """Who holds the lock, from the record it writes just after taking it (waiting a moment for that record: a
-    holder that has only just taken the lock has not written it yet)."""
+def _holder_record(path: Path) -> dict[str, object]:
+    """The record the lock's holder writes just after taking it (pid, command, since), waiting a moment for it: a
+    holder that has only just taken the lock has not written it yet. Empty when none can be read."""
     deadline = time.monotonic() + HOLDER_RECORD_WAIT_SECONDS
     while True:
         try:
             data = json.loads(path.read_text(encoding="utf-8") or "{}")
         except (OSError, ValueError):
             data = {}
+        if not isinstance(data, dict):
+            data = {}
         if "pid" in data or time.monotonic() >= deadline:
-            break
+            return data
         time.sleep(0.02)
-    if not data:
+
+
+def _described(record: dict[str, object]) -> str:
+    """A holder's record as the refusal names it."""
+    if not record:
         return "another process"
-    return f"pid {data.get('pid', '?')} ({data.get('command', '?')}, since {data.get('since', '?')})"
+    return f"pid {record.get('pid', '?')} ({record.get('command', '?')}, since {record.get('since', '?')})"
+
+
+def _holder(path: Path) -> str:
+    """Who holds the lock (`_holder_record`), as the refusal names it."""
+    return _described(_holder_record(path))
 
 
 def _lock_path(settings: Settings) -> Path:
@@ -138,14 +153,21 @@ def holds_archive(settings: Settings) -> bool:
 
 
 @contextlib.asynccontextmanager
-async def vector_writes(settings: Settings) -> AsyncIterator[None]:
+async def vector_writes(settings: Settings, *, past_readers: bool = False) -> AsyncIterator[None]:
     """Let the block write the archive's vectors: under the writer lock this process holds, or takes now for the block
-    without waiting; StateError naming the holder when another process holds it (that process is the writer).
-    The holder is read off the event loop: its record may take a moment to be written."""
-    async with vector_writes_if_free(settings) as free:
-        if not free:
-            raise _refusal(settings, await asyncio.to_thread(_holder, _lock_path(settings)))
-        yield
+    without waiting; StateError naming the holder when another process holds it (that process is the writer). With
+    `past_readers`, a reader storing what its ranking embedded (`VECTOR_WRITER`) is waited for instead (up to
+    `READER_WAIT_SECONDS`). The holder is read off the event loop: its record may take a moment to be written."""
+    path, deadline = _lock_path(settings), time.monotonic() + READER_WAIT_SECONDS
+    while True:
+        async with vector_writes_if_free(settings) as free:
+            if free:
+                yield
+                return
+        record = await asyncio.to_thread(_holder_record, path)
+        if not past_readers or record.get("command") != VECTOR_WRITER or time.monotonic() >= deadline:
+            raise _refusal(settings, _described(record))
+        await asyncio.sleep(WAIT_POLL_SECONDS)
 
 
 @contextlib.asynccontextmanager
