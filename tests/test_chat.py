@@ -518,3 +518,23 @@ async def test_setup_where_the_bot_cannot_post_names_the_permissions_and_where_t
     ), said
     elsewhere = Place("discord", "556", is_dm=False, title="#other")
     assert "give paperscout" not in text_of(await say(ctl, ADMIN, elsewhere, "/setup"))
+
+
+def test_a_permission_problem_in_a_place_the_platform_cannot_name_reads_as_a_sentence() -> None:
+    """Without the place's name (not in the client's cache), the line still reads: 'that channel', not 'in there'."""
+    from bot.digests.poster import PlatformPoster
+    from bot.models import Target
+    from bot.views.model import DigestView
+
+    class Unnamed(PlatformPoster):
+        platform = "discord"
+
+        def render_digest(self, target: Target, view: DigestView) -> list[object]:
+            return []
+
+        async def send(self, target: Target, message: object, position: int, sent: object, nonce: str) -> str:
+            return ""
+
+    assert Unnamed().permission_problem("42", "I can't see {where}") == (
+        "I can't see that channel: check paperscout's permissions there"
+    )

@@ -73,8 +73,9 @@ class PlatformPoster(ABC):
 
     def permission_problem(self, chat: str, reason: str) -> str:
         """What an admin reads when the bot lacks a permission in `chat` (`permission_line`): `reason` (its '{where}'
-        the place's name, `place_name`), the permissions to give (`missing_permissions`), where (`permissions_at`)."""
-        where = reason.replace("{where}", self.place_name(chat) or "there")
+        the place's name, `place_name`, or 'that channel'), the permissions to give (`missing_permissions`), where
+        (`permissions_at`)."""
+        where = reason.replace("{where}", self.place_name(chat) or "that channel")
         return permission_line(where, self.missing_permissions(chat), self.permissions_at)
 
     def digest_messages(self, target: Target, digest: Digest) -> list[object]:
