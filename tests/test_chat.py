@@ -419,7 +419,7 @@ def test_a_refusal_is_read_from_the_platforms_code_table_then_its_http_status() 
         (200, "bad_blocks"): ("markup", "raw", None),
         (429, 0): ("retry", "raw", 2.5),
         (404, 0): ("gone", "raw", None),
-        (401, 0): ("gone", "raw", None),
+        (401, 0): ("transient", "raw", None),  # the bot's own token, no chat's doing
         (400, 0): ("refused", "raw", None),
         (503, 0): ("transient", "raw", None),
         (200, "odd"): ("transient", "raw", None),

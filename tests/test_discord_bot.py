@@ -1030,3 +1030,20 @@ async def test_typing_into_a_command_the_bot_no_longer_has_offers_no_choices(
     assert answered.response_type == 8 and answered.responses[0]["data"]["choices"] == []
     assert not [r for r in caplog.records if r.name.startswith("bot.") and r.levelno >= logging.WARNING], caplog.text
     no_refusals(fake)
+
+
+async def test_a_401_is_the_bots_own_token_refused_and_retires_no_channel(
+    fake: DiscordFake, core: Core, store_day: StoreDay
+) -> None:
+    """HTTP 401 says the request's credentials were refused: the bot's token (reset in the developer portal while
+    it runs), never the channel. The digest fails for now and is tried again; the channel keeps its digest."""
+    papers = await store_day(core)
+    target = Target(platform="discord", chat_id=str(fake.channel_id), profile_name="group")
+    bot = new_bot(core)
+    retired = watch_gone(bot.poster)
+    async with running(bot, fake):
+        fake.enqueue(Fault.error(401, 0, "401: Unauthorized", endpoint="send_message"))
+        with pytest.raises(DeliveryError) as refused:
+            await post_all(bot.poster, target, three_message_digest(papers))
+    assert not refused.value.permanent and not retired.is_set()
+    assert [r.status for r in fake.requests_to("send_message")] == [401]

@@ -97,19 +97,20 @@ def refusal(
 ) -> Failure:
     """A refused request in the core's terms from its HTTP status and the platform's own error code: what the
     platform's table `codes` says the code means (its kind, and words for it that replace `detail` unless ''), else
-    by the status: 429 a wait (`retry_after`, or a minute), 401/403/404 gone, another 4xx refused, anything else (a
-    server error, or an error code the table does not know) transient. A platform that says what is wrong with a chat
-    only in its codes (`status_says` False) has any other status read as transient: a 404 for a method it no longer
-    has, or a proxy's 403, is no chat's, and retiring every digest it meets would be wrong."""
+    by the status: 429 a wait (`retry_after`, or a minute), 403/404 gone, another 4xx refused, anything else (a
+    server error, 401: the bot's own token refused, which is no chat's doing, or an error code the table does not
+    know) transient. A platform that says what is wrong with a chat only in its codes (`status_says` False) has any
+    other status read as transient: a 404 for a method it no longer has, or a proxy's 403, is no chat's, and retiring
+    every digest it meets would be wrong."""
     if code in codes:
         kind, words = codes[code]
         detail = words or detail
     elif status == 429:
         kind = "retry"
-    elif not status_says:
+    elif not status_says or status == 401:  # retiring every chat the bot meets for its own token would be wrong
         kind = "transient"
     else:
-        kind = "gone" if status in (401, 403, 404) else "refused" if 400 <= status < 500 else "transient"
+        kind = "gone" if status in (403, 404) else "refused" if 400 <= status < 500 else "transient"
     return Failure(kind, detail, (retry_after or RETRY_WAIT_SECONDS) if kind == "retry" else None)
 
 
