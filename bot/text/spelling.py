@@ -6,8 +6,9 @@ either ("print" stays "print" where no paper prints), is replaced by the closest
 with the same letter (symspellpy's look-up over the store's own title words, its English word list for the check);
 an abbreviation papers never use before the next
 word is written out as they do ("spec decoding" -> "speculative decoding"); two words that papers write as one
-("auto encoders") are joined, and one word that papers write as two ("timeseries") is split. Words the archive
-knows are never changed, so names of new methods stay as typed.
+("auto encoders") are joined, and one word that papers write as two ("timeseries") is split, each only when the
+papers write the other form more often. No other word the archive knows is changed, so names of new methods stay
+as typed.
 Who calls it says which words are never abbreviations (`bot.questions.spelling` its filler words and named terms,
 `bot.ranking.interest_spelling` the ranker's) and which are never corrected at all.
 """
