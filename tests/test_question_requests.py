@@ -49,6 +49,7 @@ def test_exclusions_in_the_other_ways_researchers_type_them() -> None:
     assert read_request("graph papers without transformers").excluded == ("transformers",)
     assert read_request("learning without labels").excluded == ()
     assert read_request("planning papers outside of robotics").excluded == ("robotics",)
+    assert read_request("tabular learning, but leave the LLM ones aside").excluded == ("LLM",)
     assert read_request("agents acting outside the lab").excluded == ()
     # "no" or "dropping" inside a phrase is a topic word
     assert read_request("no-regret learning in games").excluded == ()

@@ -132,6 +132,10 @@ async def test_accents_and_possessives_are_forgiven(core: Core, day: list[Paper]
         "anything from Thomas Griffiths's lab today?",  # the people a possessive names are no topic
         "what is Thomas Griffiths working on?",  # what someone has been doing asks for their papers
         "what has Griffiths been up to today",
+        "papers by griffiths et al. today",  # "et al." says a lower-case surname is one
+        "anything with Thomas Griffiths as an author today?",  # the author's role is no topic
+        "Thomas Griffiths and colleagues today",
+        "stuff Thomas Griffiths worked on",
     ],
 )
 async def test_an_author_typed_loosely_is_still_the_author(core: Core, day: list[Paper], question: str) -> None:

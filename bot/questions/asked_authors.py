@@ -33,7 +33,11 @@ AUTHORSHIP = re.compile(
 )
 # the people a possessive or a name before it stands for ("Levine's lab", "the Hutter group"): no topic
 _PEOPLE_AFTER = re.compile(
-    r"\s*(?:group|lab|laboratory|team|students|people|folks|collaborators|co-?authors)\b", re.IGNORECASE
+    r"\s*(?:(?:and|&)\s+(?:his|her|their)?\s*)?"
+    r"(?:group|lab|laboratory|team|students|people|folks|colleagues|collaborators|co-?authors|co\b\.?)(?:\b|(?<=\.))"
+    # the author's role said after the name: "with X as an author", "where X is a coauthor"
+    r"|\s*(?:as|is|was)\s+(?:an?\s+|the\s+)?(?:(?:first|last|senior|co-?)\s*)?author\b",
+    re.IGNORECASE,
 )
 _JOINED = re.compile(r"\s*(?:,\s*)?(?:\b(?:and|or)\b|&|,)\s*", re.IGNORECASE)  # between names of one list
 _ET_AL = re.compile(r"^\s*et\.?\s+al\b\.?", re.IGNORECASE)
@@ -209,6 +213,13 @@ def _typed_in_lower_case(text: str, index: AuthorIndex, not_names: frozenset[str
     words = [m for m in _LOWER_WORD.finditer(text) if m.group(0).lower() not in not_names]
     words = [m for m in words if m.group(0).lower() not in _CALENDAR]
     found: list[tuple[_Run, str]] = []
+    for word in words:  # "zdeborova et al.": a surname alone, as "et al." says it is one
+        tail = _ET_AL.match(text[word.end() :])
+        match = index.match(word.group(0)) if tail else None
+        if match is not None and match.kind == "exact":
+            found.append((_Run([word.group(0)], word.start(), word.end() + tail.end(), strong=True), match.name))
+    if found:
+        return found
     taken = -1
     for i, first in enumerate(words):
         if first.start() <= taken:

@@ -36,6 +36,7 @@ _EXCLUDE = re.compile(
     r"\bskip(?:ping)?\b|\bignor(?:e|ing)\b|\bleave\s+out\b|\bleaving\s+out\b|\bno\s+more\b|"
     r"\b(?:is|are|do|does|did|was|were)n['\u2019]?t\b|\bminus\b|\bbesides\b|\bexclud(?:e|es)\b|\bfilter(?:ing)?\s+out\b)"
     rf"|{_OPENS_CLAUSE}(?:\bno\b(?!-)|\bnothing\b|\bavoid(?:ing)?\b|\bdrop(?:ping)?\b|\bomit(?:ting)?\b|\bwithout\b|"
+    r"\bleave\b(?=.*\b(?:aside|out)\b)|"
     r"\boutside(?:\s+of)?\b)"
     r"|\b(?:papers?|works?|ones|studies|research|preprints?|articles?)\s+(?:without|outside(?:\s+of)?)\b",
     re.IGNORECASE,
@@ -53,7 +54,7 @@ _NEGATED_VERB = re.compile(
     r"mention|mentions|target|targets|touch|touches|apply|applies|need|needs|require|requires)\b\s*",
     re.IGNORECASE,
 )
-_TRAILING = re.compile(r"(?:\s+(?:ones?|papers?|works?|stuff|ones|related|based))+\s*$", re.IGNORECASE)
+_TRAILING = re.compile(r"(?:\s+(?:ones?|papers?|works?|stuff|ones|related|based|aside|out))+\s*$", re.IGNORECASE)
 _CLAUSE_END = re.compile(r"[.?!;]|\s+(?:and|but)\s+(?:also\s+)?(?:only|just|show|list)\b", re.IGNORECASE)
 
 # "new benchmark(s)/dataset(s)", "introduce a benchmark", "benchmarks for evaluating": the contribution asked for.
@@ -160,7 +161,7 @@ _PUBLICATION = re.compile(
 # What someone has been doing asks for their papers, not about a topic: "what has X been up to?", "what is X working
 # on these days?" (the name already taken out); and "I'm after X" is "I want X"
 _ACTIVITY = re.compile(
-    r"\b(?:(?:been\s+)?up\s+to|(?:been\s+)?working\s+on|(?:been\s+)?doing)(?=\s*(?:$|[?.!,;]|\b(?:lately|recently|"
+    r"\b(?:(?:been\s+)?up\s+to|(?:been\s+)?working\s+on|(?:been\s+)?doing|(?:has\s+|have\s+)?worked\s+on)(?=\s*(?:$|[?.!,;]|\b(?:lately|recently|"
     r"these\s+days|this|today|yesterday|since|on|in|from)\b))|\b(?:i'?m|i\s+am|we'?re|we\s+are)\s+after\b",
     re.IGNORECASE,
 )
