@@ -106,6 +106,8 @@ def test_a_request_to_narrow_or_to_apply_the_topic_elsewhere_narrows(question: s
     filters = parse_question(question, FRIDAY, PREVIOUS)
     assert filters.topic == "diffusion models" and filters.constraints == (constraint,)
     assert set(filters.restrict_to) == {"a", "b", "c"}
+    if question.startswith(("narrow", "can you")):  # as explicit as a pronoun: never answered as a new topic
+        assert not filters.loose
 
 
 def test_something_similar_on_another_day_is_the_previous_request_on_that_day() -> None:

@@ -293,8 +293,9 @@ def continues(text: str) -> bool:
 
 
 def refers_back(text: str) -> bool:
-    """Whether `text` names papers already listed by a pronoun ("those", "them", "the ones", "of the above")."""
-    return bool(_REFERENCE.search(text))
+    """Whether `text` names papers already listed by a pronoun ("those", "them", "the ones", "of the above") or asks
+    to narrow them ("narrow it down to X")."""
+    return bool(_REFERENCE.search(text) or _NARROWING.match(text))
 
 
 def names_documents(text: str) -> bool:
