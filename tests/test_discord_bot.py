@@ -1047,3 +1047,20 @@ async def test_a_401_is_the_bots_own_token_refused_and_retires_no_channel(
             await post_all(bot.poster, target, three_message_digest(papers))
     assert not refused.value.permanent and not retired.is_set()
     assert [r.status for r in fake.requests_to("send_message")] == [401]
+
+
+async def test_a_typed_sync_discord_refuses_is_told_to_the_owner_in_a_dm_and_not_in_the_channel(
+    fake: DiscordFake, core: Core
+) -> None:
+    """The owner's typed ``@paperscout sync`` that Discord refuses: the line with its reference goes to the owner's
+    DM, like every other thing a typed sync says that is not its success; the channel sees nothing."""
+    bot = new_bot(core)
+    async with running(bot, fake):
+        fake.enqueue(Fault.error(400, 50035, "Invalid Form Body", endpoint="sync_commands"))
+        fake.say(fake.channel_id, f"<@{fake.bot_id}> sync", user=fake.owner_id)
+        channel = await fake.wait_for(lambda: fake.dm_channel_of(fake.owner_id))
+        (told,) = await fake.wait_for(lambda: fake.channel_messages(channel))
+        await synced(fake)  # after the refused one: had it said anything in the channel, it would be there now
+    assert "ref " in told["content"]
+    in_channel = [m for m in fake.channel_messages(fake.channel_id) if int(m["author"]["id"]) == fake.bot_id]
+    assert ["Synced" in m["content"] for m in in_channel] == [True]

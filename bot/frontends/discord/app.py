@@ -137,7 +137,8 @@ class PaperscoutBot(commands.AutoShardedBot):
     async def on_command_error(self, ctx: commands.Context[PaperscoutBot], error: commands.CommandError) -> None:
         """``@paperscout WORDS`` that is no text command is a question the messages cog answers: nothing to do here; a
         wrong ``@paperscout sync`` gets its usage; anything else is reported with a correlation id, for the invoker
-        alone through the interaction when /sync ran as a slash command (its "thinking…" becomes that line)."""
+        alone: through the interaction when /sync ran as a slash command (its "thinking…" becomes that line), in their
+        DM when it was typed (`tell_author`)."""
         if isinstance(error, commands.CommandNotFound):
             return
         if isinstance(error, commands.UserInputError):  # sync is the one text command: its argument was wrong
@@ -149,8 +150,8 @@ class PaperscoutBot(commands.AutoShardedBot):
         place, interaction = place_of(ctx.channel, ctx.author), ctx.interaction
         what = ctx.command.qualified_name if interaction is not None and ctx.command is not None else "message"
         text = self.poster.problem(cause(error), what)
-        if interaction is None:
-            await self.poster.tell(place, text, str(ctx.message.id))
+        if interaction is None:  # a typed sync: what is not its success goes to its author alone
+            await self.tell_author(ctx, text, owner=await self.is_owner(ctx.author))
         else:
             await self.poster.tell(place, text, answering=Followups(interaction))
 
