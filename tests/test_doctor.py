@@ -252,6 +252,21 @@ def test_a_token_no_platform_issues_is_named_without_a_request(
         assert discord.requests == []
 
 
+@pytest.mark.parametrize("token", ['"123456789:AAEtokentokentoken"', "'123456789:AAEtokentokentoken'"])
+def test_a_token_in_quotes_an_env_file_kept_is_named_without_a_request(
+    online: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path, token: str
+) -> None:
+    """`docker run --env-file` keeps the quotes of TOKEN="...": the platform refuses the token, offline said skip."""
+    point_at(online, home=tmp_path / "home", telegram_token=token, telegram_base_url="http://127.0.0.1:9")
+    code, lines = doctor(capsys, "--offline")
+    assert code == 1
+    assert fails(lines) == [
+        "FAIL  Telegram: PAPERSCOUT_TELEGRAM_TOKEN is in quotes, which are read as part of the token (docker run"
+        " --env-file keeps them); fix: write PAPERSCOUT_TELEGRAM_TOKEN=TOKEN without quotes"
+    ]
+    assert "AAEtoken" not in "\n".join(lines)
+
+
 def _immutable(path: Path) -> bool:
     """Make `path` unwritable even for root (chattr +i); False when the file system or privileges do not allow it."""
     if os.geteuid() != 0:

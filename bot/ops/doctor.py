@@ -603,6 +603,13 @@ async def who_am_i(
     if problem:
         return Finding(platform, "fail", f"{url_setting} {problem}", f"correct {url_setting}")
     secret = token.get_secret_value()
+    if secret[:1] in ("'", '"') or secret[-1:] in ("'", '"'):  # no token has one: an env file that keeps them
+        return Finding(
+            platform,
+            "fail",
+            f"{setting} is in quotes, which are read as part of the token (docker run --env-file keeps them)",
+            f"write {setting}=TOKEN without quotes",
+        )
     if not secret.isascii() or not secret.isprintable() or any(c.isspace() for c in secret):
         return Finding(
             platform,
