@@ -497,7 +497,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     ingest = sub.add_parser("ingest", help="fetch and store papers (default: today's arXiv RSS)")
     source = ingest.add_mutually_exclusive_group()
-    source.add_argument("--jsonl", nargs="+", metavar="FILE", help="JSONL files in the shared/data/arxiv format")
+    source.add_argument(
+        "--jsonl",
+        nargs="+",
+        metavar="FILE",
+        help="JSON lines files, one paper a line: id, title, authors, abstract, categories, comment, announced",
+    )
     source.add_argument("--ids", nargs="+", metavar="ID", help="arXiv ids to look up through the API")
     source.add_argument("--since", type=parse_day, metavar="D", help="API backfill from this announcement day")
     ingest.add_argument(
@@ -541,7 +546,9 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.set_defaults(handler=cmd_eval, eval=True)
 
     usage = sub.add_parser("usage", help="LLM tokens and cost recorded per day, target, purpose or run")
-    usage.add_argument("--by", choices=("day", "target", "purpose", "run", "model"), default="day")
+    usage.add_argument(
+        "--by", choices=("day", "target", "purpose", "run", "model"), default="day", help="group by (default: day)"
+    )
     usage.add_argument(
         "--days", type=bounded_int(1, 36500), default=7, help="how many days back, today included (default 7)"
     )
@@ -562,7 +569,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     paper = sub.add_parser("paper", help="show a stored paper: title, authors, TL;DR, link")
     paper.add_argument("id", help="arXiv id, e.g. 2505.17639")
-    paper.add_argument("--json", action="store_true")
+    paper.add_argument("--json", action="store_true", help="print JSON")
     paper.set_defaults(handler=cmd_paper)
 
     why = sub.add_parser("why", help="why a paper got its score for a profile")
@@ -571,7 +578,9 @@ def build_parser() -> argparse.ArgumentParser:
     why.set_defaults(handler=cmd_why)
 
     users = sub.add_parser("users", help="members: list them, export or forget one (privacy requests)")
-    users.add_argument("action", nargs="?", choices=("list", "export", "forget"), default="list")
+    users.add_argument(
+        "action", nargs="?", choices=("list", "export", "forget"), default="list", help="what to do (default: list)"
+    )
     users.add_argument("key", nargs="?", metavar="USER", help="user key for export/forget, e.g. telegram:123")
     users.add_argument("--yes", action="store_true", help="confirm forget")
     users.set_defaults(handler=cmd_users)
@@ -630,7 +639,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="headings and a one-line note per topic from the configured LLM (its usage is recorded and budgeted)",
     )
 
-    db = sub.add_parser("db", help="show what the state directory holds")
+    db = sub.add_parser("db", help="what the state directory holds; check, refresh or repair its vectors")
     db.add_argument(
         "--refresh-vectors",
         action="store_true",
