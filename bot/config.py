@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import re
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -237,8 +238,8 @@ class Settings(BaseSettings):
     @field_validator("categories", mode="before")
     @classmethod
     def _split_categories(cls, value: Any) -> Any:
-        if isinstance(value, str):
-            return [c.strip() for c in value.replace(",", " ").split() if c.strip()]
+        if isinstance(value, str):  # "cs.LG,cs.AI", also as arXiv's feed URLs join them (+), ';' or a JSON list
+            return [c for c in re.split(r"[\s,;+\[\]\"']+", value) if c]
         return value
 
     @field_validator("categories", mode="after")

@@ -15,6 +15,15 @@ def test_categories_from_the_environment_become_canonical_codes(monkeypatch: pyt
     assert load_settings().categories == ["cs.LG", "stat.ML"]
 
 
+@pytest.mark.parametrize("value", ["cs.LG;cs.AI", "cs.LG+cs.AI", '["cs.LG", "cs.AI"]', "'cs.LG', 'cs.AI'"])
+def test_categories_written_as_arxiv_urls_or_a_list_are_read_as_two(
+    monkeypatch: pytest.MonkeyPatch, value: str
+) -> None:
+    """They were "'cs.LG;cs.AI': not an arXiv category": an admin copying arXiv's cs.LG+cs.AI, or a JSON list."""
+    monkeypatch.setenv("PAPERSCOUT_CATEGORIES", value)
+    assert load_settings().categories == ["cs.LG", "cs.AI"]
+
+
 @pytest.mark.parametrize(
     ("value", "message"),
     [
