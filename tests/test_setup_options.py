@@ -85,3 +85,21 @@ async def test_setup_help_describes_the_form_where_the_platform_gives_one(core: 
     text = help_text(Incoming(ADMIN, CHANNEL, command="help"))
     [line] = [line for line in text.splitlines() if "setup" in line]
     assert "=" not in line and "fields: categories, schedule, time, timezone, profile, size" in line, line
+
+
+async def test_a_channel_set_up_with_a_category_that_is_not_collected_is_told_so(core: Core) -> None:
+    """Only PAPERSCOUT_CATEGORIES are fetched: a channel on another category gets only papers cross-listed into it,
+    which /setup and /settings say, as a member's onboarding does."""
+    ctl = ChatController(core)
+    rest = "time=08:00 tz=UTC size=5 profile=video models"
+    outside = next(c for c in ("cs.CV", "q-bio.NC") if c not in core.settings.categories)
+    inside = core.settings.categories[0]
+    reply = only_text(
+        await ctl.handle(Incoming(ADMIN, CHANNEL, text=f"/setup categories={inside},{outside} {rest}"))
+    ).text
+    note = f"so {outside} will show papers cross-listed there until the operator adds them (PAPERSCOUT_CATEGORIES)"
+    assert "All set!" in reply and note in reply
+    assert note in only_text(await ctl.handle(Incoming(ADMIN, CHANNEL, text="/settings"))).text
+    line = f"/setup categories={inside} {rest}"
+    reply = only_text(await ctl.handle(Incoming(ADMIN, CHANNEL, text=line))).text
+    assert "Saved." in reply and "Note:" not in reply

@@ -511,8 +511,18 @@ async def describe_target(core: Core, place: Place) -> str:
         return ""
     target, profile = found
     topics = "; ".join(t.name for t in profile.topics) or "(none)"
+    collected = core.settings.categories
+    outside = [c for c in target.categories if c not in collected]
     lines = [
         f"Categories: {', '.join(target.categories)}",
+        *(
+            [
+                f"Note: I collect {', '.join(collected)} only, so {', '.join(outside)} will show papers cross-listed "
+                "there until the operator adds them (PAPERSCOUT_CATEGORIES)."
+            ]
+            if outside
+            else []
+        ),
         (
             f"Posted: every {WEEKDAYS[target.weekly_day % 7]} at {target.post_time} ({target.timezone}), the week's "
             f"{target.digest_size} best papers grouped by topic"
