@@ -156,7 +156,8 @@ def readme_with_table(readme: str) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Print the generated `.env.example`, or write it over the committed one with --write (--readme: the table)."""
+    """Print the generated `.env.example`, or write it over the committed one with --write; --readme rewrites the
+    README's table (both at once with --readme --write)."""
     parser = argparse.ArgumentParser(prog="python -m bot.config_docs", description=__doc__.splitlines()[0])
     parser.add_argument("--write", action="store_true", help=f"write {ENV_EXAMPLE} instead of printing it")
     parser.add_argument("--readme", action="store_true", help=f"rewrite the settings table in {README}")
@@ -164,12 +165,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.readme:
         README.write_text(readme_with_table(README.read_text(encoding="utf-8")), encoding="utf-8")
         print(f"wrote the settings table in {README}")
-        return 0
     text = render_env_example()
     if args.write:
         ENV_EXAMPLE.write_text(text, encoding="utf-8")
         print(f"wrote {ENV_EXAMPLE}")
-    else:
+    elif not args.readme:
         sys.stdout.write(text)
     return 0
 

@@ -273,3 +273,18 @@ def test_dockerfile_pins_cpu_torch_runs_paperscout_run_as_a_user_with_a_healthch
     assert "PAPERSCOUT_PROMPTS_DIR=/app/prompts" in env and "COPY prompts ./prompts" in "\n".join(
         f"{i} {a}" for i, a in steps
     )
+
+
+def test_config_docs_readme_and_write_together_regenerate_both_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--readme --write` rewrote the README table and silently left .env.example as it was."""
+    readme, example = tmp_path / "README.md", tmp_path / ".env.example"
+    readme.write_text(f"# x\n\n{config_docs.TABLE_START}\nold\n{config_docs.TABLE_END}\n", encoding="utf-8")
+    example.write_text("old\n", encoding="utf-8")
+    monkeypatch.setattr(config_docs, "README", readme)
+    monkeypatch.setattr(config_docs, "ENV_EXAMPLE", example)
+    assert config_docs.main(["--readme", "--write"]) == 0
+    assert example.read_text(encoding="utf-8") == config_docs.render_env_example()
+    assert config_docs.render_settings_table() in readme.read_text(encoding="utf-8")
+    assert capsys.readouterr().out.count("wrote") == 2
