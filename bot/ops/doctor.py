@@ -137,15 +137,16 @@ def check_state_directory(settings: Settings) -> Finding:
     if home.is_symlink() and not home.exists():  # a dangling link: the first run could not create it
         target = os.readlink(home)
         return Finding("state directory", "fail", f"{home} is a link to {target}, which does not exist", fix)
+    not_a_file = "move the file away, or set PAPERSCOUT_HOME to a writable directory"
     if not home.exists():
         parent = next((p for p in home.parents if p.exists()), Path("/"))
         if not parent.is_dir():
-            return Finding("state directory", "fail", f"{home} cannot be created: {parent} is a file", fix)
+            return Finding("state directory", "fail", f"{home} cannot be created: {parent} is a file", not_a_file)
         if not os.access(parent, os.W_OK):
             return Finding("state directory", "fail", f"{home} cannot be created: {parent} is not writable", fix)
         return Finding("state directory", "ok", f"{home} does not exist yet; the first run creates it")
     if not home.is_dir():
-        return Finding("state directory", "fail", f"{home} is a file, not a directory", fix)
+        return Finding("state directory", "fail", f"{home} is a file, not a directory", not_a_file)
     try:
         with tempfile.NamedTemporaryFile(dir=home, prefix=".doctor-") as probe:
             probe.write(b"paperscout doctor")
