@@ -535,6 +535,47 @@ async def test_an_http_refusal_slack_gives_no_code_for_retires_no_channel_and_is
     assert sorted(c.status for c in fake.calls("chat.postMessage") if not c.ok) == [403, 404]
 
 
+async def test_a_thread_slack_refuses_sends_the_rest_of_the_digest_into_the_channel(
+    core: Core, slack_settings: Settings, fake: SlackFake
+) -> None:
+    """A channel that takes no thread replies (or a thread locked or gone: Slack says which in its code) gets the
+    rest of the digest as messages in the channel, asked once per digest; nothing is retired."""
+    papers = hostile_papers(60)
+    items = tuple(ScoredPaper(p, 1.0, 5.0, 5.0) for p in papers)
+    digest = Digest(day=DAY, profile_name="Lab", scanned=444, items=items)
+    target = await saved_target(core, PAPERS)
+    async with slack_bot(core, slack_settings) as bot:
+        messages = bot.poster.digest_messages(target, digest)
+        assert len(messages) >= 3
+        sent = [await bot.poster.send_digest_message(target, messages[0], 0, [], "n:0")]
+        fake.enqueue(Fault.refuse("restricted_action_non_threadable_channel", method="chat.postMessage"))
+        for position, message in enumerate(messages[1:], 1):
+            sent.append(await bot.poster.send_digest_message(target, message, position, sent, f"n:{position}"))
+    posted = fake.posted(PAPERS)
+    assert [m.ts for m in posted] == sent and not any(m.thread_ts for m in posted)
+    (refused,) = [c for c in fake.calls("chat.postMessage") if not c.ok]
+    assert refused.args.get("thread_ts") == sent[0]
+    assert await core.repo.inactive_reasons() == {}
+
+
+async def test_a_channel_slack_lets_no_app_post_in_retires_its_digest_with_the_admins_line(
+    core: Core, slack_settings: Settings, fake: SlackFake, store_day: StoreDay, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``restricted_action`` (a workspace or channel preference: who may post) is the admin's to change: the digest
+    is not retried every minute but retired at once, with a line saying what to check."""
+    monkeypatch.setattr("bot.digests.delivery.FIRST_BACKOFF_SECONDS", 0.01)
+    papers = await store_day(core)
+    await _redate(core, papers[:20], DAY, "2026-06-01T04:00:00Z")
+    target = await saved_target(core, PAPERS)
+    fake.enqueue(Fault.refuse("restricted_action", method="chat.postMessage"))
+    async with slack_bot(core, slack_settings) as bot:
+        jobs = DigestJobs(core, {"slack": bot.poster}, clock=lambda: at("2026-06-01T09:05:00"))
+        (result,) = await jobs.tick()
+    assert (result.status, result.permanent) == ("failed", True)
+    assert "I can't post in that channel" in (await core.repo.inactive_reasons())[target.id]
+    assert len(fake.calls("chat.postMessage")) == 1
+
+
 async def test_a_token_slack_refuses_retires_no_channel_and_stops_posting(
     core: Core, slack_settings: Settings, fake: SlackFake, store_day: StoreDay
 ) -> None:

@@ -68,7 +68,7 @@ ADMIN_CACHE_SECONDS = 60.0
 SENT_TO_DM = "Sent you a direct message."
 FILE_IN_DM = "I sent it to you in a direct message."
 Privately = Callable[[object], Awaitable[bool]]
-Kind = Literal["retry", "gone", "denied", "markup", "moved", "refused", "transient"]
+Kind = Literal["retry", "gone", "denied", "markup", "moved", "unthreaded", "refused", "transient"]
 RETRY_WAIT_SECONDS = 60.0  # a rate limit that names no wait
 TITLES_KEPT = 8  # digests of one place rendered before their sends: catch-up days, an admin's "digest now"
 
@@ -77,8 +77,9 @@ TITLES_KEPT = 8  # digests of one place rendered before their sends: catch-up da
 class Failure:
     """A platform's refusal in the core's terms: wait `retry_after` and retry; the chat is `gone` (retired, never
     retried); the bot is `denied` a permission there (permanent; the admin reads which to give); our `markup` was
-    refused (sent once more as plain text); the chat `moved` to `new_chat`; the message was `refused` (permanent); or
-    a `transient` failure (retried with back-off)."""
+    refused (sent once more as plain text); the chat `moved` to `new_chat`; a reply in a thread was refused (the
+    place takes none, or the thread is locked or gone: `unthreaded`, sent in the place itself); the message was
+    `refused` (permanent); or a `transient` failure (retried with back-off)."""
 
     kind: Kind
     detail: str
@@ -415,11 +416,16 @@ class ChatDriver(PlatformPoster):
         if found.kind == "moved" and found.new_chat != chat:
             await moved(self.core, self.platform, chat, found.new_chat)
             return await self.deliver(found.new_chat, message, plain=plain)  # the quoted message stayed behind
+        if found.kind == "unthreaded" and reply_to:  # the place itself still takes it; a digest's rest goes there
+            log.warning("%s refused a reply in thread %s of %s (%s): sent in the place", self.title, reply_to, chat,
+                        found.detail)  # fmt: skip
+            self._threadless.add(reply_to)
+            return await self.deliver(chat, message, plain=plain)
         if found.kind == "denied":  # the admin's to fix: said in their words, the chat kept
             raise DeliveryError(self.permission_problem(chat, found.detail), permanent=True)
         if found.kind == "gone":
             await self.gone(chat, found.detail)
-        permanent = found.kind in ("gone", "refused", "markup", "moved")
+        permanent = found.kind in ("gone", "refused", "markup", "moved", "unthreaded")
         raise DeliveryError(f"{self.title} {chat}: {found.detail}", retry_after=found.retry_after, permanent=permanent)
 
     async def gone(self, chat: str, reason: str) -> None:

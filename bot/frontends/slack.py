@@ -7,9 +7,10 @@ layout (`bot.views.layout`) as Block Kit: a section per block, the core's button
 button value); a press answers only the presser (outside a DM). Outside text is escaped for mrkdwn (``& < >``) in
 ``verbatim`` text objects, so nothing pings or links; `Mrkdwn` gives the packer Slack's limits (50 blocks, 3,000
 characters a section, `MESSAGE_BUDGET` in all). A channel digest is one message in the channel: the messages after
-its header are replies in the header's thread (``thread_ts``, the driver's `digest_threads`). Posts to a channel
-are paced, a 429 waits its Retry-After, and a gone channel is a permanent failure (the core's delivery policy retires
-its digest).
+its header are replies in the header's thread (``thread_ts``, the driver's `digest_threads`), or messages in the
+channel where Slack refuses the thread. Posts to a channel are paced, a 429 waits its Retry-After, and a gone channel,
+or one Slack lets the bot not post in (``restricted_action``), is a permanent failure (the core's delivery policy
+retires its digest).
 """
 
 from __future__ import annotations
@@ -59,7 +60,20 @@ BOT_SCOPES = (
 # what Slack's error codes mean for a post (`refusal`: else a 429 waits its Retry-After, anything else is transient)
 GONE = ("channel_not_found", "not_in_channel", "is_archived", "user_disabled", "user_not_found")
 REFUSED = ("invalid_blocks", "msg_too_long", "msg_blocks_too_long", "invalid_blocks_format")
-CODES: dict[object, tuple[Kind, str]] = dict.fromkeys(GONE, ("gone", "")) | dict.fromkeys(REFUSED, ("markup", ""))
+# a reply in a thread refused: the channel takes none, the thread is locked, or its header is gone
+UNTHREADED = (
+    "restricted_action_non_threadable_channel", "restricted_action_thread_locked", "thread_locked",
+    "invalid_thread_ts", "thread_not_found", "cannot_reply_to_message",
+)  # fmt: skip
+DENIED: dict[object, tuple[Kind, str]] = {  # who may post there is the admin's to change (channel or workspace)
+    "restricted_action": ("denied", "I can't post in {where}"),
+    "restricted_action_read_only_channel": ("denied", "I can't post in {where}, which is read-only"),
+    "restricted_action_thread_only_channel": ("denied", "I can't start a message in {where}, which takes only replies"),
+}
+CODES: dict[object, tuple[Kind, str]] = (
+    dict.fromkeys(GONE, ("gone", "")) | dict.fromkeys(REFUSED, ("markup", ""))
+    | dict.fromkeys(UNTHREADED, ("unthreaded", "")) | DENIED
+)  # fmt: skip
 TOKEN_REFUSALS = frozenset(
     {"invalid_auth", "not_authed", "account_inactive", "token_revoked", "not_allowed_token_type"}
 )
