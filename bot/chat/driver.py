@@ -24,7 +24,8 @@ built from a way to show a page to the presser alone, or a toast where it has no
 the core's delivery policy (`deliver`): a wait the platform asked for is a `DeliveryError` with `retry_after`,
 markup the platform cannot read is logged as our bug and the page sent once as plain text, a chat that moved is
 followed (`bot.digests.poster.moved`), a gone chat is retired (`bot.digests.delivery.retire`) and never retried, a
-permission the bot is denied is a permanent failure in the admin's words (`permission_problem`);
+permission the bot is denied is a permanent failure in the admin's words (`permission_problem`), a reply refused in a
+thread (`unthreaded`) is sent in the place itself (a digest's later messages then go there at once);
 any failure while answering a member is told to them in one line, our own errors' words or a short reference id
 under which it is logged (`reporting`), never a traceback (a page the platform will not deliver is logged
 instead: telling of it there would fail the same way). It is also the platform's digest
