@@ -1064,3 +1064,15 @@ async def test_a_typed_sync_discord_refuses_is_told_to_the_owner_in_a_dm_and_not
     assert "ref " in told["content"]
     in_channel = [m for m in fake.channel_messages(fake.channel_id) if int(m["author"]["id"]) == fake.bot_id]
     assert ["Synced" in m["content"] for m in in_channel] == [True]
+
+
+async def test_the_client_does_not_warn_about_voice_libraries_paperscout_never_uses(
+    core: Core, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """discord.py logged "davey is not installed, voice will NOT be supported" at every start: a WARNING about a
+    feature paperscout has no use for, read by an admin as something to fix."""
+    monkeypatch.setattr(discord.VoiceClient, "warn_nacl", True)  # as in a fresh process
+    monkeypatch.setattr(discord.VoiceClient, "warn_dave", True)
+    with caplog.at_level(logging.WARNING, logger="discord"):
+        new_bot(core)
+    assert not [r for r in caplog.records if "voice" in r.getMessage()]

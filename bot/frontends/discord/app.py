@@ -112,6 +112,10 @@ class PaperscoutBot(commands.AutoShardedBot):
     public instance keeps working past 2,500 servers."""
 
     def __init__(self, core: Core, controller: ChatController | None = None, **options: object) -> None:
+        # paperscout never joins a voice channel: discord.py's warnings that its voice libraries are missing ("voice
+        # will NOT be supported") only alarm whoever reads the log
+        discord.VoiceClient.warn_nacl = False
+        discord.VoiceClient.warn_dave = False
         super().__init__(
             command_prefix=commands.when_mentioned,
             intents=least_intents(),
