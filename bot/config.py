@@ -294,7 +294,8 @@ def load_settings(**overrides: Any) -> Settings:
         loc = first.get("loc", ())
         where = ".".join(str(p) for p in loc) or "settings"
         if first.get("type") == "extra_forbidden":  # only a TOML file can name a field that does not exist
-            close = difflib.get_close_matches(str(loc[0]), list(Settings.model_fields), n=1) if loc else []
+            key = str(loc[0]).lower().removeprefix("paperscout_") if loc else ""  # the variable's name, copied
+            close = difflib.get_close_matches(key, list(Settings.model_fields), n=1) if key else []
             guess = f" (did you mean {close[0]}?)" if close else ""
             raise ConfigError(f"unknown setting {where} in {config_file}{guess}") from None
         if loc and loc[0] in Settings.model_fields:  # name the variable too: that is what the user wrote

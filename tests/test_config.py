@@ -52,3 +52,15 @@ def test_a_misspelt_key_in_the_config_file_is_named_with_the_setting_meant(
     with pytest.raises(ConfigError) as raised:
         load_settings()
     assert str(raised.value) == f"unknown setting chroma_ur in {config} (did you mean chroma_url?)"
+
+
+def test_an_environment_variable_name_in_the_config_file_is_told_its_field_name(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The file takes field names; PAPERSCOUT_DIGEST_SIZE copied from deploy/.env.example was named with no hint."""
+    config = tmp_path / "paperscout.toml"
+    config.write_text("PAPERSCOUT_DIGEST_SIZE = 5\n", encoding="utf-8")
+    monkeypatch.setenv("PAPERSCOUT_CONFIG", str(config))
+    with pytest.raises(ConfigError) as raised:
+        load_settings()
+    assert str(raised.value) == f"unknown setting PAPERSCOUT_DIGEST_SIZE in {config} (did you mean digest_size?)"
