@@ -113,7 +113,7 @@ def render_env_example() -> str:
         "# paperscout settings: copy to deploy/.env (Docker compose) or /etc/paperscout/paperscout.env (systemd),",
         "# uncomment what you change. Every setting is optional; unset or empty ones keep the default shown.",
         "# A TOML file named by PAPERSCOUT_CONFIG can hold the same settings (field names without the prefix);",
-        "# the environment wins over it. Secrets are read only from here and are never logged.",
+        "# the environment wins over it. Keep tokens and keys here (chmod 600), never in a file you commit.",
         "# Generated from bot/config.py by `python -m bot.config_docs --write`: edit the field descriptions, not this.",
     ]
     for row in setting_rows():
