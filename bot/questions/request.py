@@ -124,8 +124,20 @@ _REFERENCE = re.compile(r"\b(?:those|these|them|ones|of\s+the\s+above|among\s+th
 _DOCUMENT = re.compile(r"\b(?:papers?|preprints?|works?|articles?|research|studies|publications?)\b", re.IGNORECASE)
 _CLARIFY = re.compile(
     rf"\s*(?:,\s*)?(?:\bi\.\s?e\.?,?|\bie\.?,|\bnamely\b|\bin\s+other\s+words\b|\bin\s+particular\b|\bfor\s+example\b|"
-    rf"\bfor\s+instance\b|\bspecifically\b|\bespecially\b|\u2014|\u2013|\s-{{1,2}}\s|:|[?!]+(?=\s+(?!{_ASKING})\S))\s*",
+    rf"\bfor\s+instance\b|\bspecifically\b|\bespecially\b|\u2014|\u2013|\s-{{1,2}}\s|:|[?!]+(?=\s+(?!{_ASKING})\S)|"
+    # shorthand researchers type for the same ("esp.", "incl.", "aka"), and "particularly", "notably"
+    rf"\besp\b\.?,?|\bincl\b\.?,?|\ba\.?k\.?a\b\.?,?|\bparticularly\b|\bnotably\b)\s*",
     re.IGNORECASE,
+)
+# a word that only introduces an example ("(say, forecasting)", "— think o1-style RL", "e.g. diffusion")
+_EXAMPLE_LEAD = re.compile(r"^\s*(?:say\b,?|think\b|e\.\s?g\.?,?|eg\b,?|like\b|such\s+as\b|including\b)\s*", re.I)
+# Shorthand for "with", "without" and coordination, read as the words: "w/ human feedback", "w/o labels", "diffusion
+# vs autoregressive", "RL + robotics", "agents & tool use" ("C++", "Q&A" and "mahalanobis++" stay names)
+_SHORTHAND = (
+    (re.compile(r"(?<![\w/])w/o(?![\w/])", re.IGNORECASE), "without"),
+    (re.compile(r"(?<![\w/])w/(?=\s|\w)", re.IGNORECASE), "with "),
+    (re.compile(r"\s+(?:vs\.?|versus)\s+", re.IGNORECASE), " or "),
+    (re.compile(r"\s+[+&]\s+"), " and "),
 )
 _PARENTHESES = re.compile(r"\(([^()]*)\)")
 # A question asking what was said or done about a topic: "what did Friday bring on LoRA?", "what does the literature
@@ -188,9 +200,9 @@ def without_markup(text: str) -> str:
 def split_exclusions(text: str) -> tuple[str, tuple[str, ...]]:
     """The question without its exclusions, and each excluded topic ("not about LLMs" -> "LLMs")."""
     excluded: list[str] = []
-    kept = text
+    kept, at = text, 0
     while True:
-        cue = _EXCLUDE.search(kept)
+        cue = _EXCLUDE.search(kept, at)
         if cue is None or not kept[: cue.start()].strip(" ,;:-\u2014\u2013"):
             break
         tail = kept[cue.end() :]
@@ -199,6 +211,9 @@ def split_exclusions(text: str) -> tuple[str, tuple[str, ...]]:
         rest = tail[end.start() :] if end else ""
         phrase = _RELATION.sub("", _NEGATED_VERB.sub("", phrase, count=1), count=1)
         phrase = _TRAILING.sub("", phrase).strip(" ,;:-\u2014\u2013?!.")
+        if phrase and not any(w.lower() not in FILLER | META for w in _TOPIC_WORD.findall(phrase)):
+            at = cue.end()  # a negation of nothing a paper could be about ("objects that are not there") stays
+            continue
         if phrase:
             excluded.append(phrase)
         kept = kept[: cue.start()] + rest
@@ -239,7 +254,8 @@ def as_examples(text: str) -> str:
     ]
     text = _PARENTHESES.sub(" ", text)
     head, *explained = _CLARIFY.split(text)
-    examples = [e.strip(" ,") for e in [*explained, *inside] if e.strip(" ,.")]
+    examples = [_EXAMPLE_LEAD.sub("", e).strip(" ,") for e in [*explained, *inside]]
+    examples = [e for e in examples if e.strip(" ,.")]
     if not examples:
         return head
     return f"{head.strip(' ,')} like " + ", ".join(examples)
@@ -352,9 +368,17 @@ def split_refinements(text: str) -> tuple[str, tuple[str, ...]]:
     return " ".join(kept), tuple(refinements)
 
 
+def without_shorthand(text: str) -> str:
+    """`text` with "w/", "w/o", "vs", a spaced "+" or "&" written as the words they stand for."""
+    for pattern, words in _SHORTHAND:
+        text = pattern.sub(words, text)
+    return text
+
+
 def read_request(text: str) -> Request:
     """The topic text of a question (time words and authors already removed) with its exclusions, contribution and
     refinements."""
+    text = without_shorthand(text)
     framed = _FRAMED.sub("", _ANSWER_FORM.sub("", without_open_list_end(without_markup(text)), count=1), count=1)
     framed = _ACTIVITY.sub(" ", framed)
     kept, refinements = split_refinements(without_publication(framed))
