@@ -120,6 +120,29 @@ def test_clarifications_are_alternatives_of_the_same_need() -> None:
     assert parse_question(read_request("<b>MoE</b> papers").text, FRIDAY).topic == "MoE"
 
 
+def test_shorthand_is_read_as_the_words_it_stands_for() -> None:
+    # "esp.", "incl.", "aka", "particularly", "notably" clarify as "i.e." does; "say," and "think" only introduce
+    assert parse_question("speech models, esp. voice cloning", FRIDAY).topic == "speech models like voice cloning"
+    assert parse_question("model merging incl. task arithmetic", FRIDAY).topic == "model merging like task arithmetic"
+    assert parse_question("neural fields aka NeRFs", FRIDAY).topic == "neural fields like NeRFs"
+    assert parse_question("bandits, particularly dueling bandits", FRIDAY).topic == "bandits like dueling bandits"
+    assert parse_question("point clouds (say, LiDAR)", FRIDAY).topic == "point clouds like LiDAR"
+    assert parse_question("agents — think web navigation", FRIDAY).topic == "agents like web navigation"
+    # "w/", "w/o", "vs", a spaced "+" or "&" are with, without, or, and; inside a name they stay
+    assert parse_question("planning w/ world models", FRIDAY).topic == "planning with world models"
+    assert parse_question("segmentation w/o labels", FRIDAY).topic == "segmentation without labels"
+    assert parse_question("GANs vs diffusion", FRIDAY).topic == "GANs or diffusion"
+    assert parse_question("retrieval + reranking", FRIDAY).topic == "retrieval and reranking"
+    assert parse_question("C++ code generation", FRIDAY).topic == "C++ code generation"
+
+
+def test_a_negation_of_nothing_a_paper_is_about_is_no_exclusion() -> None:
+    # a relative clause inside a description ("objects that are not there") excludes nothing and stays
+    request = read_request("captioning models that describe objects that are not there")
+    assert request.excluded == () and "not there" in request.text
+    assert parse_question("diffusion papers, but not those", FRIDAY).topic == "diffusion"
+
+
 def test_a_lone_word_coordinated_with_the_last_word_before_it_shares_the_rest() -> None:
     # "shorter or cheaper": the chain of thought made cheaper, not any paper saying "cheaper" (issue 22's example)
     text = read_request("overthinking in reasoning models, i.e. making chain-of-thought shorter or cheaper?").text

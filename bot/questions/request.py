@@ -211,7 +211,8 @@ def split_exclusions(text: str) -> tuple[str, tuple[str, ...]]:
         rest = tail[end.start() :] if end else ""
         phrase = _RELATION.sub("", _NEGATED_VERB.sub("", phrase, count=1), count=1)
         phrase = _TRAILING.sub("", phrase).strip(" ,;:-\u2014\u2013?!.")
-        if phrase and not any(w.lower() not in FILLER | META for w in _TOPIC_WORD.findall(phrase)):
+        named = any(w.lower() not in FILLER | META for w in _TOPIC_WORD.findall(phrase))
+        if phrase and not named and not _REFERENCE.search(phrase) and phrase.lower() not in ("that", "this", "it"):
             at = cue.end()  # a negation of nothing a paper could be about ("objects that are not there") stays
             continue
         if phrase:
