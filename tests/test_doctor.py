@@ -267,6 +267,36 @@ def test_a_token_in_quotes_an_env_file_kept_is_named_without_a_request(
     assert "AAEtoken" not in "\n".join(lines)
 
 
+@pytest.mark.parametrize(
+    ("setting", "expected"),
+    [
+        ({"telegram_token": "@paperscout_lab_bot"}, "PAPERSCOUT_TELEGRAM_TOKEN does not look like a bot token"),
+        (
+            {"telegram_webhook_url": "http://bot.example.org/telegram"},
+            "PAPERSCOUT_TELEGRAM_WEBHOOK_URL is 'http://bot.example.org/telegram': Telegram posts only to an https://",
+        ),
+        ({"telegram_webhook_url": "bot.example.org/telegram"}, "Telegram posts only to an https:// URL"),
+        ({"telegram_webhook_url": "https://bot.example.org/telegram"}, ""),
+    ],
+)
+def test_a_telegram_token_or_webhook_url_telegram_would_refuse_is_named_offline(
+    online: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    setting: dict[str, str],
+    expected: str,
+) -> None:
+    """--offline said "skip" for both; `paperscout run` then failed at Telegram's getMe or setWebhook."""
+    point_at(online, home=tmp_path / "home", telegram_token="123456789:AAEtokentokentoken")
+    point_at(online, **setting)
+    code, lines = doctor(capsys, "--offline")
+    line = line_of(lines, "Telegram")
+    if expected:
+        assert line.startswith("FAIL  Telegram: ") and expected in line and code == 1, line
+    else:
+        assert line.startswith("skip  Telegram: token not checked") and code == 0, line
+
+
 def _immutable(path: Path) -> bool:
     """Make `path` unwritable even for root (chattr +i); False when the file system or privileges do not allow it."""
     if os.geteuid() != 0:

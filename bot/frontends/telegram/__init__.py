@@ -8,7 +8,9 @@ primitives). `FRONT_END` registers it (see `bot.frontend`); python-telegram-bot 
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
 
 from bot.frontend import FrontEnd
 
@@ -26,8 +28,37 @@ async def start(core: Core, settings: Settings) -> TelegramFrontEnd:
     return await start_telegram(core, settings)
 
 
+TOKEN_SHAPE = re.compile(r"\d+:[A-Za-z0-9_-]+")  # what @BotFather hands out: 123456789:AAE...
+
+
+def _local_problem(settings: Settings) -> Finding | None:
+    """What is wrong with the token's shape or the webhook URL without asking Telegram (None when nothing is)."""
+    from bot.ops.doctor import Finding
+
+    token = settings.telegram_token.get_secret_value() if settings.telegram_token else ""
+    if token and not TOKEN_SHAPE.fullmatch(token):
+        return Finding(
+            "Telegram",
+            "fail",
+            "PAPERSCOUT_TELEGRAM_TOKEN does not look like a bot token (123456789:AAE...)",
+            "copy the token again from @BotFather (/mybots > your bot > API Token)",
+        )
+    url = settings.telegram_webhook_url
+    if url:
+        parts = urlsplit(url)
+        loopback = parts.scheme == "http" and parts.hostname in ("127.0.0.1", "localhost", "::1")
+        if not parts.hostname or (parts.scheme != "https" and not loopback):
+            return Finding(
+                "Telegram",
+                "fail",
+                f"PAPERSCOUT_TELEGRAM_WEBHOOK_URL is {url!r}: Telegram posts only to an https:// URL",
+                "give the public https:// URL your reverse proxy serves, or unset it for long polling",
+            )
+    return None
+
+
 async def check(settings: Settings, offline: bool) -> Finding:
-    """Telegram accepts the bot token: getMe."""
+    """Telegram accepts the bot token (getMe); the token's shape and the webhook URL are checked offline too."""
     from bot.ops.doctor import Finding, cannot_tell, response_json, who_am_i
     from bot.ops.logs import public_url
 
@@ -43,7 +74,7 @@ async def check(settings: Settings, offline: bool) -> Finding:
         offline=offline,
     )
     if isinstance(answer, Finding):
-        return answer
+        return (_local_problem(settings) or answer) if answer.status == "skipped" else answer
     api = public_url(settings.telegram_base_url)
     if answer.status_code == 404:
         return Finding(
@@ -57,7 +88,9 @@ async def check(settings: Settings, offline: bool) -> Finding:
     me = response_json(answer).get("result") or {}
     if answer.status_code != 200 or not me:
         return Finding("Telegram", "fail", f"{api} answered HTTP {answer.status_code} to getMe", "try again later")
-    return Finding("Telegram", "ok", f"token accepted: @{me.get('username', '?')} (id {me.get('id', '?')})")
+    return _local_problem(settings) or Finding(
+        "Telegram", "ok", f"token accepted: @{me.get('username', '?')} (id {me.get('id', '?')})"
+    )
 
 
 FRONT_END = FrontEnd(
