@@ -1076,3 +1076,23 @@ async def test_the_client_does_not_warn_about_voice_libraries_paperscout_never_u
     with caplog.at_level(logging.WARNING, logger="discord"):
         new_bot(core)
     assert not [r for r in caplog.records if "voice" in r.getMessage()]
+
+
+async def test_a_note_only_the_member_may_see_is_not_sent_while_a_public_thinking_stays(
+    fake: DiscordFake, core: Core, store_day: StoreDay
+) -> None:
+    """A public command's page refused, the note telling of it is the member's alone; while Discord will not delete
+    the public "thinking…" (here Cloudflare limits the bot; the first followup would take its visibility and show the
+    note to the channel), the note is not sent, and the "thinking…" is deleted at the end."""
+    await store_day(core)
+    bot = new_bot(core)
+    async with running(bot, fake):
+        await synced(fake)
+        fake.enqueue(
+            Fault.error(400, 50035, "Invalid Form Body", endpoint="followup"),
+            Fault.cloudflare_ban(endpoint="delete_webhook_message"),  # not retried by discord.py
+        )
+        sent = fake.slash("search", {"words": "graph neural networks"})
+        await fake.wait_for(lambda: [r for r in fake.requests_to("delete_webhook_message") if r.status < 300])
+    assert [m for m in fake.response_messages(sent) if m["content"] or m["embeds"]] == []
+    assert [r.status for r in fake.requests_to("delete_webhook_message")] == [429, 204]
