@@ -301,6 +301,11 @@ def load_settings(**overrides: Any) -> Settings:
         if loc and loc[0] in Settings.model_fields:  # name the variable too: that is what the user wrote
             where += f" ({Settings.model_config.get('env_prefix', '')}{str(loc[0]).upper()})"
         message = str(first.get("msg", "")).removeprefix("Value error, ")  # pydantic's prefix for our ValueErrors
+        given = first.get("input")
+        field = Settings.model_fields.get(str(loc[0])) if loc else None
+        secret = field is not None and "SecretStr" in str(field.annotation)
+        if isinstance(given, str) and given and not secret and given.lower() not in message.lower():  # what was written
+            message += f" (it is {given[:60]!r})"
         raise ConfigError(f"invalid setting {where}: {message}") from None
     except ValueError as exc:  # TOML decode errors surface as ValueError
         raise ConfigError(f"cannot read settings: {exc}") from None

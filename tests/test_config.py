@@ -64,3 +64,20 @@ def test_an_environment_variable_name_in_the_config_file_is_told_its_field_name(
     with pytest.raises(ConfigError) as raised:
         load_settings()
     assert str(raised.value) == f"unknown setting PAPERSCOUT_DIGEST_SIZE in {config} (did you mean digest_size?)"
+
+
+@pytest.mark.parametrize(
+    ("variable", "value", "said"),
+    [
+        ("PAPERSCOUT_CATCHUP_HOURS", "6h", "valid number, unable to parse string as a number (it is '6h')"),
+        ("PAPERSCOUT_DIGEST_SIZE", "500", "less than or equal to 50 (it is '500')"),
+    ],
+)
+def test_an_invalid_value_is_quoted_back_so_the_typo_shows(
+    monkeypatch: pytest.MonkeyPatch, variable: str, value: str, said: str
+) -> None:
+    """ "Input should be a valid number" named the setting but not what was written (an env file with several)."""
+    monkeypatch.setenv(variable, value)
+    with pytest.raises(ConfigError) as raised:
+        load_settings()
+    assert str(raised.value).endswith(said)
