@@ -100,6 +100,7 @@ def test_a_follow_up_narrows_the_previous_request_by_its_constraint(question: st
         ("and for protein design?", "protein design"),  # the same topic for something else: the previous papers
         ("but in robotics?", "robotics"),
         ("the theoretical ones only", "theoretical"),  # "only" after the pronoun says nothing of the papers
+        ("any others about protein design?", "protein design"),  # "others" as "ones"
     ],
 )
 def test_a_request_to_narrow_or_to_apply_the_topic_elsewhere_narrows(question: str, constraint: str) -> None:

@@ -104,7 +104,7 @@ _SELECTOR = re.compile(
     r"(?P<subject>(?:(?:only|just)\b\s*)?"
     r"(?:(?P<doer>(?:which|any|some|none|few|all|many|most)\s+(?:of|among)\s+(?:them|those|these|the\s+above)\b|"
     rf"those\b|these\b|the\s+ones\b|ones\b|which\b{_NOUN}(?:\s+ones\b)?)|"
-    rf"(?:what|how)\s+about\b(?:\s+(?:the\s+)?ones\b)?|them\b|(?:any|some|none)\b{_NOUN}(?:\s+ones\b)?)|"
+    rf"(?:what|how)\s+about\b(?:\s+(?:the\s+)?ones\b)?|them\b|(?:any|some|none)\b{_NOUN}(?:\s+(?:ones|others)\b)?)|"
     r"(?:only|just)\b)?",
     re.IGNORECASE,
 )
