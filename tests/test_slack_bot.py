@@ -256,6 +256,22 @@ async def test_a_dm_starts_onboarding_and_a_question_is_answered_with_citations(
     assert await core.repo.get_profile(profile_owner(f"slack:{CLEO}")) is None
 
 
+async def test_a_dm_command_run_in_a_channel_is_answered_in_the_members_dm(
+    core: Core, slack_settings: Settings, fake: SlackFake
+) -> None:
+    """/paperscout start works only in a DM: run in a channel, the driver answers it in the member's DM (where the
+    onboarding then goes on) and tells the runner alone, as Discord does; nothing is posted in the channel."""
+    dm = fake.im_of(ADA)
+    async with slack_bot(core, slack_settings):
+        [note] = await command(fake, ADA, PAPERS, "start")
+        assert note.ephemeral_to == ADA and note.visible_text == "Sent you a direct message."
+        [welcome] = fake.posted(dm)
+        assert "set up your personal paper feed" in welcome.visible_text
+        [next_question] = await say(fake, ADA, dm, "graph neural networks; theory of deep learning optimisation")
+        assert "Anything you would rather not see?" in next_question.visible_text
+    assert fake.posted(PAPERS) == []
+
+
 async def test_a_reply_refused_because_the_bot_left_the_channel_retires_its_digest_and_reaches_the_runner(
     core: Core, slack_settings: Settings, fake: SlackFake, store_day: StoreDay
 ) -> None:

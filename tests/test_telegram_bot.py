@@ -380,6 +380,21 @@ async def test_export_is_a_document_and_only_ever_sent_in_a_dm(
     assert not any(m.document for m in fake.sent(GROUP))
 
 
+async def test_a_dm_command_sent_in_a_group_is_answered_in_the_members_dm(
+    core: Core, tg_settings: Settings, fake: FakeTelegram
+) -> None:
+    """/start works only in a DM: sent in a group it is answered in the member's DM and the group is told so (the
+    same route as every platform's commands); a member who never opened a chat with the bot is told to."""
+    fake.open_private_chat(ADA)
+    async with telegram_bot(core, tg_settings):
+        [note] = await say(fake, GROUP, ADA, "/start")
+        assert note.text == "Sent you a direct message."
+        [welcome] = fake.sent(ADA)
+        assert "set up your personal paper feed" in welcome.text
+        [refused] = await say(fake, GROUP, BOB, "/start")
+    assert "can't send you a direct message" in refused.text and "/start" in refused.text
+
+
 async def test_removal_from_a_group_pauses_its_digest_at_once_and_a_channel_admin_sets_up_by_posting(
     core: Core, tg_settings: Settings, fake: FakeTelegram, store_day: StoreDay
 ) -> None:

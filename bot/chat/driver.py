@@ -16,9 +16,12 @@ order, the first quoting the message answered, an answer's messages (and, thread
 or posts into) remembered so a reply to them follows up (`reply`, `remember`), a message said in a place answered
 there, "typing…" while the bot is addressed, a file attached to it read only when its stated size fits a profile
 (`hear`, `Upload`); a file,
-personal data, only ever to the asker's DM (`send_file`); a command answered through the platform's response to
-it (an `Interaction`: acknowledged, then its pages, then finished), a command that works only in a DM run elsewhere
-answered in the member's DM (`respond`); every button press through one route, `press(incoming, answering)`: the
+personal data, only ever to the asker's DM (`send_file`); every slash or typed command through one route,
+`command(incoming, answering)`: the platform gives who ran it, where, the command and its fields, and its answer to
+it as an `Interaction` (acknowledged, then its pages, then finished; `Posts` where the platform has none of its
+own), so a command that works only in a DM, run elsewhere, is answered in the member's DM on every platform, a
+reply only the member should see is theirs alone where the platform can show one, and a failure is one line; every
+button press through one route, `press(incoming, answering)`: the
 platform gives who pressed, where and the value, and its answer to the press as an `Interaction` (its own, or `Posts`
 built from a way to show a page to the presser alone, or a toast where it has none); a refusal mapped to
 the core's delivery policy (`deliver`): a wait the platform asked for is a `DeliveryError` with `retry_after`,
@@ -133,16 +136,17 @@ class Upload:
 
 class Interaction(ABC):
     """The platform's own answer to one command or button press (its acknowledgement, then its pages): what
-    `ChatDriver.respond` answers through (`answering` in `ChatDriver.reply`). The driver acknowledges first (`defer`,
-    with the first page's visibility). Where the first page after an acknowledgement takes the acknowledgement's
-    visibility, a page only the member may see would show to everyone after a public one: so an acknowledgement
-    everyone sees, still waiting for its first page, is withdrawn before such a page (also after a page that failed:
-    the note telling of it is still only the member's), and while it cannot be withdrawn such a page is not sent (a
-    `DeliveryError`); when nothing was said, it is withdrawn (`finish`). A platform writes `acknowledge`, `send` and
-    `withdraw` (or builds `Posts` from its primitives). A platform that cannot show a page to one member in a shared
-    place (`private_pages` False) answers a press with a `toast` instead."""
+    `ChatDriver.command` and `press` answer through (`answering` in `ChatDriver.reply`). The driver acknowledges
+    first (`defer`, with the first page's visibility). Where the first page after an acknowledgement takes the
+    acknowledgement's visibility, a page only the member may see would show to everyone after a public one: so an
+    acknowledgement everyone sees, still waiting for its first page, is withdrawn before such a page (also after a
+    page that failed: the note telling of it is still only the member's), and while it cannot be withdrawn such a
+    page is not sent (a `DeliveryError`); when nothing was said, it is withdrawn (`finish`). A platform writes
+    `acknowledge`, `send` and `withdraw` (or builds `Posts` from its primitives). A platform that cannot show a page
+    to one member in a shared place (`private_pages` False) answers a press with a `toast` instead."""
 
     sent, waiting = 0, False  # pages sent; an acknowledgement everyone sees waits for its first page
+    quote = ""  # the message (on a threaded platform, the thread) its pages answer in the place
     private_pages = True  # `send(private=True)` shows a page to the member alone where the place is shared
 
     @abstractmethod
@@ -187,7 +191,8 @@ class Posts(Interaction):
     """An `Interaction` over plain posts, for a platform whose commands and presses have no answer of their own (it
     acknowledges them in its handler): a page is posted in the place (`ChatDriver.deliver`), a page only the member
     should see goes through `privately` where the platform has such a page (also one the place refused), and where it
-    has none a press is answered with `toast` (a short line only the presser sees)."""
+    has none a press is answered with `toast` (a short line only the presser sees). The first page in the place
+    quotes `quote` (every page goes into that thread on a threaded platform)."""
 
     def __init__(
         self,
@@ -196,8 +201,9 @@ class Posts(Interaction):
         *,
         privately: Privately | None = None,
         toast: Callable[[str], Awaitable[None]] | None = None,
+        quote: str = "",
     ) -> None:
-        self.driver, self.place, self.privately, self._toast = driver, place, privately, toast
+        self.driver, self.place, self.privately, self._toast, self.quote = driver, place, privately, toast, quote
         self.private_pages = privately is not None
 
     async def acknowledge(self, private: bool) -> bool:
@@ -209,7 +215,9 @@ class Posts(Interaction):
         private page)."""
         if not (private and self.privately is not None):
             try:
-                return await self.driver.deliver(self.place.chat_id, message)
+                sent = await self.driver.deliver(self.place.chat_id, message, self.quote)
+                self.quote = self.quote if self.driver.threaded else ""
+                return sent
             except DeliveryError as error:
                 if self.privately is None:
                     raise
@@ -467,8 +475,8 @@ class ChatDriver(PlatformPoster):
         goes that way, and so does a page the place refused. With `answering` (the platform's own answer to the
         command or press itself, an `Interaction`: acknowledged first if it is not yet, with the first page's
         visibility), every page goes that way instead, an ephemeral one outside a DM for the member alone; what it
-        raises is raised. False
-        when a send failed (logged; the rest is not sent)."""
+        raises is raised (its pages answer its `quote`). False when a send failed (logged; the rest is not sent)."""
+        reply_to = reply_to or (answering.quote if answering is not None else "")
         try:
             for reply in replies:
                 if isinstance(reply, FileReply) and self.sends_files:
@@ -479,7 +487,9 @@ class ChatDriver(PlatformPoster):
                 for message in self.render(reply):
                     if answering is not None:
                         await answering.defer(personal and not place.is_dm)  # none once acknowledged
-                        await self.remember(place, reply, await answering(message, personal and not place.is_dm), "")
+                        await self.remember(
+                            place, reply, await answering(message, personal and not place.is_dm), reply_to
+                        )
                         continue
                     if not alone:
                         try:
@@ -523,59 +533,58 @@ class ChatDriver(PlatformPoster):
         for known in {sent, reply_to if self.threaded else ""} - {""}:
             await self.controller.remember_message(place, known, reply, thread=self.threaded)
 
-    async def hear(
-        self,
-        incoming: Incoming,
-        quote: str = "",
-        asker: str = "",
-        *,
-        privately: Privately | None = None,
-        only_presser: bool = False,
-        upload: Upload | None = None,
-    ) -> None:
+    async def hear(self, incoming: Incoming, quote: str = "", *, upload: Upload | None = None) -> None:
         """A message said in a place to the controller and its replies back there (`reply`: the first quoting
-        `quote`, a file to `asker`'s DM, what only the speaker should see through `privately`), showing "typing…"
-        only while the bot is addressed: chatter the controller passes over must not show it. A file attached to it
-        (`upload`) is read first. A failure is told to the speaker (`reporting`), or only logged when the bot was not
-        addressed (a big file passing by in a group gets no refusal)."""
-        async with self.reporting(incoming.place, "message", quote, privately=privately, quiet=not incoming.addressed):
+        `quote`), showing "typing…" only while the bot is addressed: chatter the controller passes over must not
+        show it. A file attached to it (`upload`) is read first. A failure is told to the speaker (`reporting`), or
+        only logged when the bot was not addressed (a big file passing by in a group gets no refusal). A typed
+        command goes the way every command goes (`command`), answered in the place."""
+        if incoming.command:
+            await self.command(incoming, Posts(self, incoming.place, quote=quote), upload=upload)
+            return
+        async with self.reporting(incoming.place, "message", quote, quiet=not incoming.addressed):
             if upload is not None:
                 incoming = await upload.read(incoming)
             async with self.busy(incoming.place.chat_id) if incoming.addressed else contextlib.nullcontext():
                 replies = await self.controller.answer(incoming)
-            await self.reply(incoming.place, replies, quote, asker, privately=privately, only_presser=only_presser)
+            await self.reply(incoming.place, replies, quote)
 
-    async def respond(
-        self,
-        incoming: Incoming,
-        answering: Interaction,
-        *,
-        only_presser: bool = False,
-        upload: Upload | None = None,
+    async def command(
+        self, incoming: Incoming, answering: Interaction, *, private: bool = False, upload: Upload | None = None
     ) -> list[Reply]:
-        """A command or a press answered through the platform's response to it (`answering`, see `reply`),
-        acknowledged first (for the member alone when `only_presser`, outside a DM), then a file given with it
-        (`upload`) read: that may take longer than the platform waits for an acknowledgement. A command that works
-        only in a DM, run in a shared place, is answered in the member's DM instead (their id on the platform: their
-        user key's, 'platform:id'), and the response says where it went, or how to let the bot write to them
-        (`dm_refused`). A failure is told through the response (`reporting`)."""
+        """A slash or typed command (`incoming`: who, where, the command and its fields) to the controller and its
+        answer back through the platform's answer to it (`answering`, see `reply`): the one way every front end takes
+        a command. Acknowledged first (for the member alone when `private`, outside a DM), then a file given with it
+        (`upload`) read: that may take longer than the platform waits for an acknowledgement; "typing…" while it is
+        answered. A command that works only in a DM, run in a shared place by a member (not the place speaking as
+        itself), is answered in the member's DM instead (their id on the platform: their user key's, 'platform:id'),
+        and the place is told where it went, or how to let the bot write to them (`dm_refused`). Who may run it (an
+        admin's command) and where are the controller's; a failure is told in one line (`reporting`)."""
         replies: list[Reply] = []
-        async with self.reporting(incoming.place, incoming.command or "button", answering=answering):
-            await answering.defer(only_presser and not incoming.place.is_dm)
+        place, speaker = incoming.place, incoming.speaker
+        async with self.reporting(place, incoming.command or "command", answering=answering):
+            await answering.defer(private and not place.is_dm)
             if upload is not None:
                 incoming = await upload.read(incoming)
-            if incoming.place.is_dm or not self.controller.only_in_dm(incoming.command):
-                replies = await self.controller.answer(incoming)
-            else:
-                user = incoming.speaker.user_key.partition(":")[2]
-                dm = Place(self.platform, await self.dm_chat(user), is_dm=True)
-                speaker = replace(incoming.speaker, is_admin=False)
-                sent = await self.reply(dm, await self.controller.answer(replace(incoming, speaker=speaker, place=dm)))
-                run = front_end(self.platform).command(incoming.command.lower())
-                replies = [TextReply(self.sent_to_dm if sent else self.dm_refused.format(command=run), ephemeral=True)]
-            await self.reply(incoming.place, replies, answering=answering, only_presser=only_presser)
+            async with self.busy(place.chat_id):
+                if place.is_dm or speaker.user_key == place.key or not self.controller.only_in_dm(incoming.command):
+                    replies = await self.controller.answer(incoming)
+                else:
+                    replies = await self.answer_in_dm(incoming)
+            asker = "" if speaker.user_key == place.key else speaker.user_key.partition(":")[2]
+            await self.reply(place, replies, asker=asker, answering=answering, only_presser=private)
         await answering.finish()
         return replies
+
+    async def answer_in_dm(self, incoming: Incoming) -> list[Reply]:
+        """A command that works only in a DM, run in a shared place: answered in the member's DM (not as an admin
+        there); what the place is told (that it went there, or how to let the bot write to them)."""
+        speaker = incoming.speaker
+        dm = Place(self.platform, await self.dm_chat(speaker.user_key.partition(":")[2]), is_dm=True)
+        answer = await self.controller.answer(replace(incoming, speaker=replace(speaker, is_admin=False), place=dm))
+        run = front_end(self.platform).command(incoming.command.lower())
+        told = self.sent_to_dm if await self.reply(dm, answer) else self.dm_refused.format(command=run)
+        return [TextReply(told, ephemeral=True)]
 
     async def press(self, incoming: Incoming, answering: Interaction) -> None:
         """A pressed button (`incoming`: who pressed, where, the button's value) to the controller and its answer back

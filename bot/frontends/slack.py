@@ -303,16 +303,16 @@ class SlackFrontEnd(ChatDriver):
         return post
 
     async def on_command(self, ack: Any, body: dict[str, Any], respond: Any) -> None:
-        """``/paperscout sub args``: acknowledged at once, then the controller's replies (a failure told to the runner
-        alone, like what only they should see)."""
+        """``/paperscout sub args``: acknowledged at once, then `ChatDriver.command` (what only the runner should see,
+        a failure too, through the response_url; a command that works only in a DM answered in the member's DM)."""
         await ack()
         channel, is_dm = str(body.get("channel_id", "")), str(body.get("channel_id", "")).startswith("D")
         place = self.as_place(channel, is_dm, "" if is_dm else f"#{body.get('channel_name', '')}")
-        privately = self.privately(respond, place)
-        async with self.reporting(place, "command", privately=privately):
+        answering = Posts(self, place, privately=self.privately(respond, place))
+        async with self.reporting(place, "command", answering=answering):
             speaker = await self.speaker(str(body.get("user_id", "")), place)
             msg = chat.Incoming.from_text(speaker, place, "/" + (str(body.get("text", "")).strip() or "help"))
-            await self.hear(msg, privately=privately)
+            await self.command(msg, answering)
 
     async def on_button(self, ack: Any, body: dict[str, Any], action: dict[str, Any], respond: Any) -> None:
         """A pressed button (`ChatDriver.press`): its answer only the presser sees outside a DM."""

@@ -13,7 +13,7 @@ not only through the commands' default permissions, which a server can override.
 driver), which posts digests and whose `stop()` closes the connection; `paperscout run` calls it when
 ``PAPERSCOUT_DISCORD_TOKEN`` is set.
 
-A slash command goes to the driver's `respond`, a button press to its `press`, each answered through the interaction
+A slash command goes to the driver's `command`, a button press to its `press`, each answered through the interaction
 (`Followups`); a DM, or a reply or mention in a channel, goes to the controller and its replies to the place through
 the driver (`hear`). Errors never reach a member as a traceback: the driver tells them in one line, logged under a
 short reference it names (`ChatDriver.problem`, `tell`).
@@ -218,7 +218,7 @@ class PaperscoutBot(commands.AutoShardedBot):
         place = place_of(channel or interaction.channel, interaction.user)
         args, options = ("", words) if form else (" ".join(words.values()), {})
         incoming = interaction_incoming(interaction, place, command=command, args=args, options=options)
-        await self.poster.respond(incoming, Followups(interaction), only_presser=private, upload=upload_of(upload))
+        await self.poster.command(incoming, Followups(interaction), private=private, upload=upload_of(upload))
 
     async def press(self, interaction: discord.Interaction, value: str) -> None:
         """A pressed paperscout button (`PaperButton`), answered through its interaction (`ChatDriver.press`)."""

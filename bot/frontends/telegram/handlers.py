@@ -164,14 +164,14 @@ class TelegramFrontEnd(ChatDriver):
         speaker = await self._speaker_of(message, chat)
         if speaker is None:
             return
-        place, asker = place_of(chat), str(message.from_user.id) if message.from_user else ""
+        place = place_of(chat)
         quote = "" if place.is_dm else str(message.message_id)
         replied = message.reply_to_message
         ours = replied is not None and replied.from_user is not None and replied.from_user.id == context.bot.id
         reply_to = str(replied.message_id) if ours and replied is not None else ""
         incoming = Incoming.from_text(speaker, place, message.text or message.caption or "", reply_to=reply_to)
         if incoming.command or incoming.text.strip() or message.document is not None:
-            await self.hear(incoming, quote, asker, upload=_upload(message.document) if message.document else None)
+            await self.hear(incoming, quote, upload=_upload(message.document) if message.document else None)
 
     async def _speaker_of(self, message: TgApiMessage, chat: Chat) -> Speaker | None:
         sender = message.from_user
