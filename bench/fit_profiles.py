@@ -44,7 +44,7 @@ from bot.ingest.save import store_papers
 from bot.models import Paper
 from bot.ranking import rank
 from bot.ranking.expansion import expansion_scores, nearest_share
-from bot.ranking.one_line import avoided_scores, coverage, line_bm25
+from bot.ranking.one_line import avoided_scores, coverage
 from bot.store.sentences import best_sentence_similarity_of
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -54,7 +54,7 @@ OPEN_SETS = {
     "sealed2": ROOT / "bench" / "heldout" / "sealed2" / "profiles.jsonl",
 }
 CACHE = "fit-profiles-cache.pkl"
-CACHE_VERSION = 4
+CACHE_VERSION = 3
 ISSUE_PROFILE = HeldOutProfile(
     id="issue23",
     interests=(
@@ -104,7 +104,6 @@ class Case:
     avoid_vecs: np.ndarray | None = None  # (avoid phrases, dim)
     title_want: np.ndarray | None = None  # (interests, papers) centred cosine of the title alone
     sent_second: np.ndarray | None = None  # (interests, papers) the second-best centred sentence cosine
-    bm25: np.ndarray | None = None  # (interests, papers) each line's BM25F share over the day (`line_bm25`)
 
 
 @dataclass
@@ -244,7 +243,6 @@ def _case(
         avoid_vecs=np.asarray(model.avoid_vecs, np.float32),
         title_want=title_want.T.astype(np.float32),
         sent_second=sent_second.T.astype(np.float32),
-        bm25=stack([line_bm25(features, model.interests[k], weights.detail_share) for k in range(topics)]),
     )
 
 
@@ -284,7 +282,6 @@ class Method:
     expansion_papers: int = rank.DEFAULT_WEIGHTS.expansion_papers
     expansion_near: float = rank.DEFAULT_WEIGHTS.expansion_near
     dense: float = 1.0  # a multiplier of the whole-paper soft max
-    interest_bm25: float = rank.DEFAULT_WEIGHTS.interest_bm25  # (12) the lines' BM25F share, soft max, added
     # (2) reciprocal rank fusion of the dense and the lexical rankings, k; 0 = the weighted sum
     rrf_k: float = 0.0
     # (3) the top 15 shared among the interests holding clearly matching papers (xQuAD); 0 = off
@@ -431,8 +428,6 @@ def parts(case: Case, vecs: np.ndarray, m: Method) -> Parts:
     penalty += m.avoided * case.avoided
     cues = m.novelty * (case.theory - case.applied)
     lexical = phrase + interest
-    if m.interest_bm25 and case.bm25 is not None:
-        lexical = lexical + np.float32(m.interest_bm25) * _lme(case.bm25, m.temperature)
     if m.rrf_k:  # the lexical ranking's ties (most papers hold none of the words) broken by meaning
         fused = 1.0 / (m.rrf_k + _ranks(want_term)) + 1.0 / (m.rrf_k + _ranks(lexical + 1e-3 * want_term))
         score = (fused * m.rrf_k / 2.0).astype(np.float32) - penalty + cues  # 1.0 for a paper first in both
@@ -730,11 +725,6 @@ CANDIDATES: dict[str, Callable[[Data, tuple[str, ...]], Method]] = {
     ),
     "(10) scores smoothed over the day's nearest papers in meaning (share and neighbours fitted)": (
         lambda d, t: coordinate_search(d, Method(smooth=0.1), {"smooth": (0.1, 0.2, 0.3), "neighbours": (5, 10, 20)}, t)
-    ),
-    "(12) each one-line interest's BM25F over the day, its share of a full match, added (weight fitted)": (
-        lambda d, t: coordinate_search(
-            d, Method(interest_bm25=1.0), {"interest_bm25": (0.25, 0.5, 0.75, 1.0, 1.5, 2.0)}, t
-        )
     ),
 }
 

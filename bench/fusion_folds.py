@@ -58,7 +58,6 @@ from bot.questions import expansion, retrieval
 from bot.questions import search as search_module
 from bot.questions.filters import Filters
 from bot.questions.topics import expand_terms, topic_alternatives
-from bot.text import bm25
 
 SETS = {"dev": HERE / "heldout", "sealed": HERE / "heldout" / "sealed", "sealed2": HERE / "heldout" / "sealed2"}
 KINDS = ["wordy", "benchmark", "follow_up", "plain_topic", "exclusion", "compound", "typo", "day_summary"]
@@ -230,13 +229,13 @@ def rm3_scores(q: Query, docs: int) -> np.ndarray:
     as they are set), document frequencies from DF."""
     s = q.scored
     first = without_expansion(q)[:docs]
-    topic = bm25.index_terms(" ".join(expand_terms(q.filters.topic)) or q.filters.topic)
+    topic = expansion.index_terms(" ".join(expand_terms(q.filters.topic)) or q.filters.topic)
     if not topic:
         return np.full(len(s.papers), np.nan)
-    bags = bm25.Bags.of(s.papers)
+    bags = expansion.Bags.of(s.papers)
     rows = [int(i) for i in first]
     model = expansion.relevance_model(expansion.term_likelihoods(bags, rows), DF, TOTAL[0])
-    return bm25.bm25f(bags, expansion.expanded_query(topic, model), DF, TOTAL[0])
+    return expansion.bm25f(bags, expansion.expanded_query(topic, model), DF, TOTAL[0])
 
 
 def rm3(
@@ -273,7 +272,7 @@ def _terms_of_texts(texts: Sequence[str], weights: Sequence[float]) -> list[tupl
     weighted by `weights` (summing to 1), most likely first."""
     likely: Counter[str] = Counter()
     for text, weight in zip(texts, weights, strict=True):
-        terms = bm25.index_terms(text)
+        terms = expansion.index_terms(text)
         for term, count in Counter(terms).items():
             likely[term] += weight * count / max(len(terms), 1)
     return likely.most_common()
@@ -282,11 +281,11 @@ def _terms_of_texts(texts: Sequence[str], weights: Sequence[float]) -> list[tupl
 def _expanded_bm25(q: Query, likely: list[tuple[str, float]]) -> np.ndarray:
     """BM25F over the candidates of the topic's terms expanded by the relevance model of `likely`."""
     s = q.scored
-    topic = bm25.index_terms(" ".join(expand_terms(q.filters.topic)) or q.filters.topic)
+    topic = expansion.index_terms(" ".join(expand_terms(q.filters.topic)) or q.filters.topic)
     if not topic or not likely:
         return np.full(len(s.papers), np.nan)
     model = expansion.relevance_model(likely, DF, TOTAL[0])
-    return bm25.bm25f(bm25.Bags.of(s.papers), expansion.expanded_query(topic, model), DF, TOTAL[0])
+    return expansion.bm25f(expansion.Bags.of(s.papers), expansion.expanded_query(topic, model), DF, TOTAL[0])
 
 
 def passage_feedback(count: int, per_paper: int = 40, titles: bool = True) -> Callable[[Query], np.ndarray]:
@@ -318,7 +317,7 @@ def dense_feedback(docs: int) -> Callable[[Query], np.ndarray]:
     def ranking(q: Query) -> np.ndarray:
         s = q.scored
         first = [int(i) for i in np.argsort(-s.dense)[:docs]]
-        return _expanded_bm25(q, expansion.term_likelihoods(bm25.Bags.of(s.papers), first))
+        return _expanded_bm25(q, expansion.term_likelihoods(expansion.Bags.of(s.papers), first))
 
     return ranking
 
@@ -358,7 +357,7 @@ def sequential_dependence(window: int = 8, title: float = 2.0) -> Callable[[Quer
         return ordered, near
 
     def ranking(q: Query) -> np.ndarray:
-        topic = bm25.index_terms(" ".join(expand_terms(q.filters.topic)) or q.filters.topic)
+        topic = expansion.index_terms(" ".join(expand_terms(q.filters.topic)) or q.filters.topic)
         pairs = [(a, b) for a, b in itertools.pairwise(topic) if a != b]
         out = np.full(len(q.scored.papers), np.nan)
         if not pairs:
@@ -366,7 +365,7 @@ def sequential_dependence(window: int = 8, title: float = 2.0) -> Callable[[Quer
         for i, p in enumerate(q.scored.papers):
             score = 0.0
             for text, weight in ((p.title, title), (p.abstract, 1.0)):
-                terms = bm25.index_terms(text)
+                terms = expansion.index_terms(text)
                 for a, b in pairs:
                     ordered, near = counts(terms, a, b)
                     score += weight * (np.log1p(ordered) + 0.5 * np.log1p(near))
@@ -842,7 +841,7 @@ async def main() -> None:
     chosen = {k: v for k, v in families().items() if not args.family or k in args.family}
     async with open_core(Settings(home=args.home, llm_base_url=None, llm_api_key=None)) as core:
         await ensure_store(core, papers)
-        every = bm25.Bags.of(papers)
+        every = expansion.Bags.of(papers)
         counts, TOTAL[0] = await core.repo.term_document_frequencies(sorted(every.terms(range(len(papers)))))
         DF.update(counts)
         SENTENCES.update(await core.sentences.matrices([p.id for p in papers]))

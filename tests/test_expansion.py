@@ -11,14 +11,16 @@ import numpy as np
 
 from bot.models import Paper
 from bot.questions.expansion import (
+    Bags,
+    bm25f,
     expanded_query,
     expansion_complete,
+    index_terms,
     relevance_model,
     term_likelihoods,
 )
 from bot.store.connection import open_database
 from bot.store.repos import Repository
-from bot.text.bm25 import Bags, bm25f, index_terms
 
 DAY = dt.date(2025, 5, 26)
 

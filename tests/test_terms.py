@@ -176,8 +176,9 @@ def test_a_one_line_interest_puts_papers_about_the_whole_phrase_first() -> None:
     assert {r.paper.id for r in ranked[:2]} == {"c", "d"}
     assert any("phrase 'sparse mixture-of-experts' in the" in reason for r in ranked[:2] for reason in r.reasons)
     # without the phrase and interest terms, word overlap alone puts the two other mixtures first: the test can fail
-    lexical = ("phrase_title", "phrase_text", "interest_title", "interest_text", "interest_bm25")
-    flat = dataclasses.replace(rank.DEFAULT_WEIGHTS, **dict.fromkeys(lexical, 0.0))
+    flat = dataclasses.replace(
+        rank.DEFAULT_WEIGHTS, phrase_title=0.0, phrase_text=0.0, interest_title=0.0, interest_text=0.0
+    )
     ranked = rank.rank_for_profile(ADVERSARIAL, vecs, model, 4, features, flat)
     assert {r.paper.id for r in ranked[:2]} == {"a", "b"}
 

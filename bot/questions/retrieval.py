@@ -25,8 +25,11 @@ from bot.questions.acronyms import defined_acronyms
 from bot.questions.authors import same_person
 from bot.questions.expansion import (
     FEEDBACK_DOCS,
+    Bags,
+    bm25f,
     expanded_query,
     expansion_complete,
+    index_terms,
     relevance_model,
     term_likelihoods,
 )
@@ -45,7 +48,6 @@ from bot.questions.topics import (
     topic_alternatives,
     topic_of,
 )
-from bot.text.bm25 import Bags, bm25f, index_terms
 from bot.text.introduces import introduced_kinds, introduces_benchmark
 
 MAX_CITATIONS = 15

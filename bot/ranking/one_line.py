@@ -24,7 +24,6 @@ from bot.ranking.interest_units import (
     phrase_units,
     written_out,
 )
-from bot.text.bm25 import K1, TITLE_WEIGHT
 from bot.text.terms import Unit, same_word
 
 if TYPE_CHECKING:
@@ -250,49 +249,6 @@ def interest_scores(coverage: list[list[tuple[np.ndarray, np.ndarray]]], n: int,
         for title, text in topics:
             score = np.float32(weights.interest_title) * title * title + np.float32(weights.interest_text) * text * text
             np.maximum(out[p], score, out=out[p])
-    return out
-
-
-def line_bm25(features: PaperFeatures, query: InterestQuery, detail_share: float) -> np.ndarray:
-    """(papers,): the BM25F score of a one-line interest's units in each paper (`bot.text.bm25`'s k1, b and title
-    weight; each unit's idf that day), as a share of the score of a paper saying every unit over and over (0-1).
-
-    Where `coverage` asks which of the line's units a paper holds, this asks how much of the paper is about them: a
-    unit said once in passing ("we also report results on quantized models") counts about half what one the abstract
-    keeps returning to does, and a short abstract's units count more. A unit counts by its rarity that day alone, as
-    in BM25 (weighing named terms up as `coverage` does transferred worse, docs/BENCHMARKS.md), so the line's common
-    words ("models") weigh next to nothing; it is found as `coverage` finds it: a named term in any spelling ("RAG",
-    "retrieval-augmented generation"), a word in any inflection ("quantized" for "quantization", never "quantum").
-    Every unit of every reading of the head counts whole, a unit of the details `detail_share` of that.
-    """
-    n = len(features)
-    weights: dict[str, tuple[Unit, float]] = {u.key: (u, detail_share) for u in query.details}
-    weights.update({u.key: (u, 1.0) for units in query.alternatives for u in units})
-    if not weights or not n:
-        return np.zeros(n, dtype=np.float32)
-    title_norm, text_norm = features.length_norms()
-    scores = np.zeros(n, dtype=np.float64)
-    ideal = 0.0
-    for unit, share in weights.values():
-        rarity = share * features.idf(unit)
-        ideal += rarity
-        title_tf, text_tf = features.unit_frequencies(unit)
-        tf = TITLE_WEIGHT * title_tf / title_norm + text_tf / text_norm
-        scores += rarity * tf / (K1 + tf)
-    return (scores / max(ideal, 1e-12)).astype(np.float32)
-
-
-def interest_bm25(features: PaperFeatures, profiles: Sequence[ProfileModel], weights: RankWeights) -> np.ndarray:
-    """(profiles, papers): the soft maximum (log-mean-exp at the similarities' temperature) over each profile's
-    one-line interests of `line_bm25`; zero for a profile without one."""
-    out = np.zeros((len(profiles), len(features)), dtype=np.float32)
-    for p, model in enumerate(profiles):
-        lines = [query for query in model.interests if query.alternatives]
-        if not lines:
-            continue
-        scores = np.stack([line_bm25(features, query, weights.detail_share) for query in lines])
-        temperature = np.float32(weights.temperature)
-        out[p] = 1.0 + np.log(np.exp(temperature * (scores - np.float32(1.0))).mean(axis=0)) / temperature
     return out
 
 

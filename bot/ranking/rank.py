@@ -17,10 +17,6 @@ The score of paper x for profile p is a sum of terms, all in cosine-similarity u
               that day (BM25's idf), details may stand for half of the head: a compound needs its parts (a head
               held in part is also scaled by the share of its units held, except in the papers closest to the
               profile in meaning, `expansion_near`), and "quantum" is not "quantization"
-    bm25      + w_bm25 * soft maximum over the one-line interests of the line's BM25F score in the paper as a share of
-              a full match (`one_line.line_bm25`): how much of the paper is about the line's units, by their
-              frequency in it and their rarity that day, a unit of the details counting `detail_share` of one of the
-              head
     avoided   - what the profile's avoid phrases name, read as contribution kinds plus a topic
               (`bot.ranking.contribution`): "surveys" removes surveys (w_avoid_kind), "medical imaging" for a
               member who wants image generation the papers holding "medical", the part the interests lack
@@ -33,8 +29,8 @@ The score of paper x for profile p is a sum of terms, all in cosine-similarity u
               asks for (in its wants or boost keywords) is not held against it
     authors   + w_author when a watched author wrote the paper, enough to lift it above every other paper
 
-The phrase, interest, bm25 and avoided terms are computed in `bot.ranking.one_line`. Only the interest, bm25 and
-avoid terms use statistics of the day (how rare a word is); the rest does not, so scores of profiles without one-line
+The phrase, interest and avoided terms are computed in `bot.ranking.one_line`. Only the interest and avoid
+coverages use statistics of the day (how rare a word is); the rest does not, so scores of profiles without one-line
 interests are comparable across days. Several profiles are scored at once:
 the dense part is one matrix product against the distinct vectors of a chunk of profiles, and keywords are
 matched once per distinct keyword per day (`PaperFeatures` caches them) and combined by sparse products.
@@ -58,7 +54,6 @@ from bot.ranking.one_line import (
     TopicPhrase,
     avoid_phrase,
     avoided_scores,
-    interest_bm25,
     interest_coverage,
     interest_scores,
     is_one_line,
@@ -66,9 +61,8 @@ from bot.ranking.one_line import (
     topic_phrase,
 )
 from bot.store.sentences import best_sentence_similarity_of
-from bot.text.bm25 import B as BM25_B
 from bot.text.names import name_tokens
-from bot.text.terms import Text, Unit, UnitIndex, phrase_key, text_tokens
+from bot.text.terms import Unit, UnitIndex, phrase_key, text_tokens
 
 if TYPE_CHECKING:  # scipy loads where a ranking is computed: a question's retrieval needs only the tokenizers here
     import scipy.sparse as sp
@@ -148,7 +142,6 @@ class RankWeights:
     expansion_near: float = 0.2  # ... taken only among this share of the day's papers closest in meaning
     sentence: float = 0.5  # one-line interests: soft max over them of the paper's best sentence's cosine, added
     sentence_avoid: float = 1.0  # ... less the excess of the same over the avoid phrases (`sentence_avoid_term`)
-    interest_bm25: float = 1.0  # one-line interests: soft max over them of the line's BM25F share (`line_bm25`), added
     # Cosine similarities of MiniLM that map to relevance 1 and 10; another embedding model needs its own.
     relevance_low: float = 0.05
     relevance_high: float = 0.35
@@ -224,12 +217,8 @@ class PaperFeatures:
     postings: dict[str, np.ndarray]  # token -> indices of papers containing it
     cue_hits: np.ndarray  # (len(_CUES), papers) bool
     units: UnitIndex  # titles and abstracts indexed for the units of topic phrases
-    abstracts: tuple[str, ...] = ()
     _keyword_cache: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
     _kinds: tuple[frozenset[str], ...] | None = field(default=None, repr=False)
-    _texts: tuple[tuple[Text, Text], ...] | None = field(default=None, repr=False)
-    _norms: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False)
-    _frequencies: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict, repr=False)
     _idf: dict[str, float] = field(default_factory=dict, repr=False)
     stats: dict[tuple[str, ...], object] = field(default_factory=dict, repr=False)  # other statistics of the day
 
@@ -239,35 +228,6 @@ class PaperFeatures:
             pairs = zip(self.units.raw_titles, self.units.raw_texts, strict=True)
             self._kinds = tuple(paper_kinds(title, text) for title, text in pairs)
         return self._kinds
-
-    def _title_and_abstract(self) -> tuple[tuple[Text, Text], ...]:
-        if self._texts is None:
-            pairs = zip(self.units.raw_titles, self.abstracts, strict=True)
-            self._texts = tuple((Text.of(title), Text.of(abstract)) for title, abstract in pairs)
-        return self._texts
-
-    def length_norms(self) -> tuple[np.ndarray, np.ndarray]:
-        """BM25's length normalisation of each paper's title and abstract: 1 - b + b x length / mean length."""
-        if self._norms is None:
-            lengths = np.array([(len(t.tokens), len(a.tokens)) for t, a in self._title_and_abstract()], dtype=float)
-            lengths = lengths.reshape(len(self), 2)
-            mean = np.maximum(lengths.mean(axis=0), 1.0) if len(self) else np.ones(2)
-            norms = 1 - BM25_B + BM25_B * lengths / mean
-            self._norms = (norms[:, 0], norms[:, 1])
-        return self._norms
-
-    def unit_frequencies(self, unit: Unit) -> tuple[np.ndarray, np.ndarray]:
-        """How often each paper's title and abstract hold `unit` (found as `UnitIndex.hits` finds it)."""
-        cached = self._frequencies.get(unit.cache_key)
-        if cached is None:
-            title_tf, text_tf = np.zeros(len(self)), np.zeros(len(self))
-            texts = self._title_and_abstract()
-            for j in np.flatnonzero(self.units.hits(unit)[1]):
-                title, abstract = texts[int(j)]
-                title_tf[j] = len(unit.where(title, related=True))
-                text_tf[j] = len(unit.where(abstract, related=True))
-            cached = self._frequencies[unit.cache_key] = (title_tf, text_tf)
-        return cached
 
     def idf(self, unit: Unit) -> float:
         """How rare the unit is among the day's papers (BM25's inverse document frequency)."""
@@ -344,7 +304,6 @@ def paper_features(papers: Sequence[Paper]) -> PaperFeatures:
         postings={t: np.array(ix, dtype=np.int64) for t, ix in postings_lists.items()},
         cue_hits=np.zeros((len(_CUES), len(papers)), dtype=bool),
         units=UnitIndex([p.title for p in papers], [p.text for p in papers], token_lists),
-        abstracts=tuple(p.abstract for p in papers),
     )
     features.cue_hits = features.keyword_matrix([phrase_key(c) for c in _CUES]).astype(bool)
     for row, cue in enumerate(_CUES):
@@ -493,7 +452,6 @@ class _Terms:
     authors: np.ndarray
     phrase: np.ndarray  # how wholly a topic phrase is in the paper, the title counting most (weights applied)
     interest: np.ndarray  # the best interest's lexical evidence (weights applied)
-    bm25: np.ndarray  # soft max over the one-line interests of their BM25F share, 0-1 (`interest_bm25`)
     avoided: np.ndarray  # what the avoid phrases name, found in the paper (weights applied)
     near: np.ndarray  # the papers closest in meaning to each profile of one-line interests (`nearest_share`)
 
@@ -594,11 +552,6 @@ def _terms(
         authors=authors.astype(np.float32),
         phrase=phrase_scores(features, profiles, weights),
         interest=interest_scores(coverage, n, weights),
-        bm25=(
-            interest_bm25(features, profiles, weights)
-            if weights.interest_bm25
-            else np.zeros((len(profiles), n), dtype=np.float32)
-        ),
         avoided=avoided_scores(features, profiles, weights),
         near=near,
     )
@@ -615,7 +568,6 @@ def _combine(terms: _Terms, weights: RankWeights) -> np.ndarray:
         (terms.theory, weights.novelty),
         (terms.applied, -weights.novelty),
         (terms.authors, weights.author),
-        (terms.bm25, weights.interest_bm25),
     ):
         if weight:
             score += np.float32(weight) * value
