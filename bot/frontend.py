@@ -14,6 +14,8 @@ What a front end gets from the core, so it stays thin:
   primitives (send a message, what an error means, style a page); a member's file is read with
   `bot.chat.setup.read_profile_file` (its size bound) and a platform unreachable at start is
   one line, and what was started is undone, in `bot.chat.driver.starting`;
+- `bot.chat.answering` for its answer to a command or a press: its own (`Interaction`: acknowledge, send a page, for
+  the member alone or not, withdraw) or `Posts` (plain posts, a way to show a page to the member alone, a toast);
 - `bot.views.layout` for the fields, order, chunking and packing of papers, answers and lists (it only styles);
 - `FrontEnd.names` and `admin_words`: how its members invoke each command of `bot.chat.commands.COMMANDS` and
   who counts as an admin there, so every reply names the platform's own commands (`wording`).

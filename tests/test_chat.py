@@ -436,11 +436,11 @@ def test_a_refusal_is_read_from_the_platforms_code_table_then_its_http_status() 
 
 
 async def test_an_interaction_withdraws_a_public_acknowledgement_before_a_private_first_page() -> None:
-    """The driver's `Interaction` rules, the same for any platform whose first page takes the acknowledgement's
+    """The core's `Interaction` rules, the same for any platform whose first page takes the acknowledgement's
     visibility: a public acknowledgement still waiting is withdrawn before a private page (also after a public page
     failed), never after a page went out; nothing said withdraws it; an acknowledged interaction is not acknowledged
     again."""
-    from bot.chat.driver import Interaction
+    from bot.chat.answering import Interaction
 
     class Recorded(Interaction):
         def __init__(self, answered: bool = False, refuse: int = 0, stuck: bool = False) -> None:

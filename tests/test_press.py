@@ -8,7 +8,8 @@ from __future__ import annotations
 from collections import defaultdict
 
 from bot.chat import ChatController, Incoming, Place, Speaker
-from bot.chat.driver import SENT_TO_DM, ChatDriver, Failure, Interaction, Posts
+from bot.chat.answering import Interaction, Posts
+from bot.chat.driver import SENT_TO_DM, ChatDriver, Failure
 from bot.core import Core
 from bot.views.layout import Page, Style
 from bot.views.model import MAX_BUTTON_BYTES

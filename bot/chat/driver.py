@@ -12,31 +12,29 @@ administers the chat), `dm_user(chat)` (whose DM a chat is, where a DM's id is n
 digest's thread is), and `missing_permissions`/`place_name`/`permissions_at` (what an admin is told to give).
 
 The driver then does the rest the same way on every platform: the controller's replies as packed pages sent in
-order, the first quoting the message answered, an answer's messages (and, threaded, every thread the bot starts
-or posts into) remembered so a reply to them follows up (`reply`, `remember`), a message said in a place answered
+order, the first quoting the message answered, an answer's messages (and, threaded, every thread the bot starts or
+posts into) remembered so a reply to them follows up (`reply`, `remember`), a message said in a place answered
 there, "typing…" while the bot is addressed, a file attached to it read only when its stated size fits a profile
-(`hear`, `Upload`); a file,
-personal data, only ever to the asker's DM (`send_file`); every slash or typed command through one route,
-`command(incoming, answering)`: the platform gives who ran it, where, the command and its fields, and its answer to
-it as an `Interaction` (acknowledged, then its pages, then finished; `Posts` where the platform has none of its
-own), so a command that works only in a DM, run elsewhere, is answered in the member's DM on every platform, a
-reply only the member should see is theirs alone where the platform can show one, and a failure is one line; every
-button press through one route, `press(incoming, answering)`: the
-platform gives who pressed, where and the value, and its answer to the press as an `Interaction` (its own, or `Posts`
-built from a way to show a page to the presser alone, or a toast where it has none); a refusal mapped to
-the core's delivery policy (`deliver`): a wait the platform asked for is a `DeliveryError` with `retry_after`,
-markup the platform cannot read is logged as our bug and the page sent once as plain text, a chat that moved is
-followed (`bot.digests.poster.moved`), a gone chat is retired (`bot.digests.delivery.retire`) and never retried, a
-permission the bot is denied is a permanent failure in the admin's words (`permission_problem`), a reply refused in a
-thread (`unthreaded`) is sent in the place itself (a digest's later messages then go there at once);
-any failure while answering a member is told to them in one line, our own errors' words or a short reference id
-under which it is logged (`reporting`), never a traceback (a page the platform will not deliver is logged
-instead: telling of it there would fail the same way). It is also the platform's digest
-poster (an admin's "digest now" included) and the started front end `paperscout run` holds
-(`bot.frontend.Running`): a front end's `start` returns its driver, whose `stop` it writes. With `digest_threads`,
-a channel digest is one message in the channel: its later messages go into a thread under the header (`thread`: a
-reply in the header's thread by default, a platform whose threads are channels of their own says which), or follow
-in the channel where the platform refuses a thread.
+(`hear`, `Upload`); a file, personal data, only ever to the asker's DM (`send_file`); every slash or typed command
+through one route, `command(incoming, answering)`: the platform gives who ran it, where, the command and its fields,
+and its answer to it as an `Interaction` (`bot.chat.answering`: acknowledged, then its pages, then finished; `Posts`
+where the platform has none of its own), so a command that works only in a DM, run elsewhere, is answered in the
+member's DM on every platform, a reply only the member should see is theirs alone where the platform can show one,
+and a failure is one line; every button press through one route, `press(incoming, answering)`: the platform gives
+who pressed, where and the value, and its answer to the press as an `Interaction` (its own, or `Posts` built from a
+way to show a page to the presser alone, or a toast where it has none); a refusal mapped to the core's delivery
+policy (`deliver`): a wait the platform asked for is a `DeliveryError` with `retry_after`, markup the platform
+cannot read is logged as our bug and the page sent once as plain text, a chat that moved is followed
+(`bot.digests.poster.moved`), a gone chat is retired (`bot.digests.delivery.retire`) and never retried, a permission
+the bot is denied is a permanent failure in the admin's words (`permission_problem`), a reply refused in a thread
+(`unthreaded`) is sent in the place itself (a digest's later messages then go there at once); any failure while
+answering a member is told to them in one line, our own errors' words or a short reference id under which it is
+logged (`reporting`), never a traceback (a page the platform will not deliver is logged instead: telling of it there
+would fail the same way). It is also the platform's digest poster (an admin's "digest now" included) and the started
+front end `paperscout run` holds (`bot.frontend.Running`): a front end's `start` returns its driver, whose `stop` it
+writes. With `digest_threads`, a channel digest is one message in the channel: its later messages go into a thread
+under the header (`thread`: a reply in the header's thread by default, a platform whose threads are channels of
+their own says which), or follow in the channel where the platform refuses a thread.
 """
 
 from __future__ import annotations
@@ -44,12 +42,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal
 
+from bot.chat.answering import Interaction, Posts, Privately, is_personal, notice
 from bot.chat.messages import FileReply, Incoming, Place, Reply, Speaker, TextReply, layout
 from bot.chat.setup import read_profile_file
 from bot.chat.turns import member_line
@@ -60,7 +59,7 @@ from bot.frontend import Expiring, front_end
 from bot.models import PERSONAL_CHAT_PREFIX, Target
 from bot.ops.logs import public_url
 from bot.views.layout import Block, Page, Style, clip, digest_blocks, pack
-from bot.views.model import BUTTON_PREFIX, LIST_MARK, PAPER_ACTIONS, DigestView
+from bot.views.model import DigestView
 
 if TYPE_CHECKING:
     from bot.chat.controller import ChatController
@@ -71,7 +70,6 @@ log = logging.getLogger(__name__)
 ADMIN_CACHE_SECONDS = 60.0
 SENT_TO_DM = "Sent you a direct message."
 FILE_IN_DM = "I sent it to you in a direct message."
-Privately = Callable[[object], Awaitable[bool]]
 Kind = Literal["retry", "gone", "denied", "markup", "moved", "unthreaded", "refused", "transient"]
 RETRY_WAIT_SECONDS = 60.0  # a rate limit that names no wait
 TITLES_KEPT = 8  # digests of one place rendered before their sends: catch-up days, an admin's "digest now"
@@ -134,121 +132,9 @@ class Upload:
         return replace(incoming, attachment=await read_profile_file(self.name, self.size, self.download))
 
 
-class Interaction(ABC):
-    """The platform's own answer to one command or button press (its acknowledgement, then its pages): what
-    `ChatDriver.command` and `press` answer through (`answering` in `ChatDriver.reply`). The driver acknowledges
-    first (`defer`, with the first page's visibility). Where the first page after an acknowledgement takes the
-    acknowledgement's visibility, a page only the member may see would show to everyone after a public one: so an
-    acknowledgement everyone sees, still waiting for its first page, is withdrawn before such a page (also after a
-    page that failed: the note telling of it is still only the member's), and while it cannot be withdrawn such a
-    page is not sent (a `DeliveryError`); when nothing was said, it is withdrawn (`finish`). A platform writes
-    `acknowledge`, `send` and `withdraw` (or builds `Posts` from its primitives). A platform that cannot show a page
-    to one member in a shared place (`private_pages` False) answers a press with a `toast` instead."""
-
-    sent, waiting = 0, False  # pages sent; an acknowledgement everyone sees waits for its first page
-    quote = ""  # the message (on a threaded platform, the thread) its pages answer in the place
-    private_pages = True  # `send(private=True)` shows a page to the member alone where the place is shared
-
-    @abstractmethod
-    async def acknowledge(self, private: bool) -> bool:
-        """Acknowledge the command or press now (for the member alone when `private`); False when it already was."""
-
-    @abstractmethod
-    async def send(self, message: object, private: bool) -> str:
-        """Send one page after the acknowledgement (for the member alone when `private`); its id."""
-
-    @abstractmethod
-    async def withdraw(self) -> bool:
-        """Remove the acknowledgement; whether it is gone (never raises)."""
-
-    async def defer(self, private: bool) -> None:
-        """Acknowledge now, unless it already is."""
-        if await self.acknowledge(private):
-            self.waiting = not private
-
-    async def __call__(self, message: object, private: bool) -> str:
-        """Send one page (see the class docstring); its id."""
-        if private and self.waiting:
-            if not await self.withdraw():
-                raise DeliveryError("a page only the member may see was not sent: the public acknowledgement stayed")
-            self.waiting = False
-        sent = await self.send(message, private)
-        self.sent, self.waiting = self.sent + 1, False
-        return sent
-
-    async def finish(self) -> None:
-        """After the last page: the acknowledgement withdrawn when nothing was said."""
-        if not self.sent:
-            await self.withdraw()
-
-    async def toast(self, text: str) -> None:
-        """Answer a press with a short line only the presser sees ('' for none), where pages cannot be private
-        (`private_pages` False); never raises. Nothing by default."""
-        return None
-
-
-class Posts(Interaction):
-    """An `Interaction` over plain posts, for a platform whose commands and presses have no answer of their own (it
-    acknowledges them in its handler): a page is posted in the place (`ChatDriver.deliver`), a page only the member
-    should see goes through `privately` where the platform has such a page (also one the place refused), and where it
-    has none a press is answered with `toast` (a short line only the presser sees). The first page in the place
-    quotes `quote` (every page goes into that thread on a threaded platform)."""
-
-    def __init__(
-        self,
-        driver: ChatDriver,
-        place: Place,
-        *,
-        privately: Privately | None = None,
-        toast: Callable[[str], Awaitable[None]] | None = None,
-        quote: str = "",
-    ) -> None:
-        self.driver, self.place, self.privately, self._toast, self.quote = driver, place, privately, toast, quote
-        self.private_pages = privately is not None
-
-    async def acknowledge(self, private: bool) -> bool:
-        """Acknowledged by the platform's handler already."""
-        return False
-
-    async def send(self, message: object, private: bool) -> str:
-        """One page in the place, or through `privately` (when `private`, or the place refused it); its id ('' for a
-        private page)."""
-        if not (private and self.privately is not None):
-            try:
-                sent = await self.driver.deliver(self.place.chat_id, message, self.quote)
-                self.quote = self.quote if self.driver.threaded else ""
-                return sent
-            except DeliveryError as error:
-                if self.privately is None:
-                    raise
-                log.warning("reply to %s not delivered: %s", self.place.key, error)
-        if not await self.privately(message):
-            raise DeliveryError(f"{self.place.key}: the member's private answer was cut short", permanent=True)
-        return ""
-
-    async def withdraw(self) -> bool:
-        """Nothing to withdraw: gone."""
-        return True
-
-    async def toast(self, text: str) -> None:
-        """The platform's `toast`, if it has one."""
-        if self._toast is not None:
-            await self._toast(text)
-
-
 def pages(blocks: Iterable[Block], style: Style, message: Callable[[Page], object]) -> list[object]:
     """The layout's blocks packed under `style`'s limits, each page as a platform message."""
     return [message(page) for page in pack(blocks, style)]
-
-
-def notice(replies: Sequence[Reply], limit: int) -> str | None:
-    """The text of an answer that fits a short notice to one person (one ephemeral text without cards or choices),
-    cut to `limit`; None for any other answer."""
-    if len(replies) == 1 and isinstance(replies[0], TextReply):
-        reply = replies[0]
-        if reply.ephemeral and not reply.cards and not reply.choices:
-            return clip(reply.text, limit)
-    return None
 
 
 def unreachable(title: str, url: str, error: BaseException) -> SourceUnavailable:
@@ -278,14 +164,6 @@ async def starting(
         if isinstance(error, network):
             raise unreachable(title, url, error) from None
         raise
-
-
-def is_personal(button: str) -> bool:
-    """A paper button (a thumb, more like this, why): its answer concerns only the presser. A list's 'Next' button
-    (/more naming a list's page, or without a paper) is not: it continues the list where the list is, as /more typed
-    there does."""
-    action, _, paper = button[len(BUTTON_PREFIX) :].partition(":")
-    return action in PAPER_ACTIONS and bool(paper) and not paper.startswith(LIST_MARK)
 
 
 class ChatDriver(PlatformPoster):

@@ -24,7 +24,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from bot import chat
-from bot.chat.driver import ChatDriver, Failure, Kind, Posts, Privately, pages, refusal, starting
+from bot.chat.answering import Posts, Privately
+from bot.chat.driver import ChatDriver, Failure, Kind, pages, refusal, starting
 from bot.config import Settings
 from bot.core import Core
 from bot.digests.delivery import DeliveryError

@@ -7,7 +7,7 @@ the rest follows in the same channel. Discord's refusals are read by the core's 
 Discord's own codes (`CODES`): gone for a closed DM (50007), a channel or user that no longer exists; denied for
 missing access, which the driver tells the admin with the permissions to give (`missing_permissions`); a wait on a
 rate limit; transient for server errors. A command or a press is answered through its interaction (`Followups`: the
-driver's `Interaction`).
+core's `bot.chat.answering.Interaction`).
 """
 
 from __future__ import annotations
@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING
 import aiohttp
 import discord
 
-from bot.chat.driver import ChatDriver, Failure, Interaction, Kind, refusal
+from bot.chat.answering import Interaction
+from bot.chat.driver import ChatDriver, Failure, Kind, refusal
 from bot.chat.messages import Reply
 from bot.digests.delivery import DeliveryError
 from bot.frontends.discord.render import EMBEDS, arguments, message, render
@@ -63,7 +64,7 @@ def message_nonce(key: str) -> str:
 
 
 class Followups(Interaction):
-    """The answer to one interaction (the driver's `Interaction`): a deferred "thinking…", then its followups (the
+    """The answer to one interaction (the core's `Interaction`): a deferred "thinking…", then its followups (the
     first takes the defer's visibility, whatever it asks for: the driver withdraws a public one first)."""
 
     def __init__(self, interaction: discord.Interaction) -> None:

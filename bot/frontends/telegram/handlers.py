@@ -32,8 +32,9 @@ from telegram.constants import ChatAction, ChatType, MessageEntityType, ParseMod
 from telegram.error import BadRequest, ChatMigrated, Forbidden, RetryAfter, TelegramError
 from telegram.ext import Application, CallbackQueryHandler, ChatMemberHandler, ContextTypes, MessageHandler, filters
 
+from bot.chat.answering import Posts
 from bot.chat.controller import ChatController
-from bot.chat.driver import ChatDriver, Failure, Posts, Upload
+from bot.chat.driver import ChatDriver, Failure, Upload
 from bot.chat.messages import FileReply, Incoming, Place, Speaker
 from bot.core import Core
 from bot.digests.pacing import ChatPacer
