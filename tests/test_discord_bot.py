@@ -31,6 +31,7 @@ from bot.views.model import MAX_BUTTON_BYTES, digest_view, is_paperscout_button
 from tests.conftest import StoreDay, post_all, refused_url, watch_gone
 from tests.fakes.discord_client import pointed_at, running
 from tests.fakes.discord_server import DiscordFake, Fault, check_message
+from tests.test_run import PROFILE
 
 HOSTILE = [
     "@everyone read this <@&{role}> now",
@@ -713,6 +714,78 @@ async def test_a_digest_whose_header_was_deleted_goes_on_in_the_channel_and_keep
             sent.append(ref)
     assert [m["id"] for m in fake.channel_messages(fake.channel_id)] == sent[1:]
     assert fake.threads_of(fake.channel_id) == [] and not retired.is_set()
+
+
+async def saved_channel_target(core: Core, fake: DiscordFake) -> Target:
+    """The digest of #papers as set up, so retiring it would show."""
+    target = Target("discord", str(fake.channel_id), "group", categories=("cs.LG",), post_time="09:00")
+    await core.repo.save_profile(target.key, PROFILE)
+    return dataclasses.replace(target, id=await core.repo.save_target(target, target.key))
+
+
+async def test_a_digests_thread_deleted_midway_sends_the_rest_into_the_channel_and_keeps_its_digest(
+    fake: DiscordFake, core: Core, store_day: StoreDay
+) -> None:
+    """A moderator deletes the digest's thread before its end (Discord: 404 Unknown Channel on the thread): the rest
+    goes into the channel, the thread asked for once per digest; the channel, still there, is not retired."""
+    digest = three_message_digest(await store_day(core))
+    target = await saved_channel_target(core, fake)
+    bot = new_bot(core)
+    retired = watch_gone(bot.poster)
+    async with running(bot, fake):
+        messages = bot.poster.digest_messages(target, digest)
+        sent = [await bot.poster.send_digest_message(target, messages[0], 0, [], "gone-thread:0")]
+        fake.enqueue(Fault.error(404, 10003, "Unknown Channel", endpoint="send_message"))
+        for position in (1, 2):
+            sent.append(
+                await bot.poster.send_digest_message(target, messages[position], position, sent, f"g:{position}")
+            )
+    assert [m["id"] for m in fake.channel_messages(fake.channel_id)] == sent
+    (refused,) = [r for r in fake.requests_to("send_message") if r.status >= 400]
+    assert refused.path.endswith(f"/channels/{sent[0]}/messages")  # the thread (it has the header's id)
+    assert not retired.is_set() and await core.repo.inactive_reasons() == {}
+
+
+async def test_a_digests_thread_locked_before_a_restart_sends_the_rest_into_the_channel(
+    fake: DiscordFake, core: Core, store_day: StoreDay
+) -> None:
+    """A thread a moderator locked (Discord: 400 code 50083 on a post there) while the bot was down: the restarted bot
+    sends the digest's rest into the channel instead of retiring the channel's digest."""
+    digest = three_message_digest(await store_day(core))
+    target = await saved_channel_target(core, fake)
+    first = new_bot(core)
+    async with running(first, fake):
+        messages = first.poster.digest_messages(target, digest)
+        sent = [await first.poster.send_digest_message(target, messages[0], 0, [], "locked:0")]
+        sent.append(await first.poster.send_digest_message(target, messages[1], 1, sent, "locked:1"))
+    fake.lock_thread(int(sent[0]))
+    second = new_bot(core)
+    async with running(second, fake):
+        messages = second.poster.digest_messages(target, digest)
+        sent.append(await second.poster.send_digest_message(target, messages[2], 2, sent, "locked:2"))
+    assert [m["id"] for m in fake.channel_messages(int(sent[0]))] == sent[1:2]
+    assert [m["id"] for m in fake.channel_messages(fake.channel_id)] == [sent[0], sent[2]]
+    assert [r.response.get("code") for r in fake.requests_to("send_message") if r.status >= 400] == [50083]
+    assert await core.repo.inactive_reasons() == {}
+
+
+async def test_a_digests_channel_gone_with_its_thread_retires_the_channels_digest(
+    fake: DiscordFake, core: Core, store_day: StoreDay
+) -> None:
+    """The thread gone because its channel was deleted: the rest's try in the channel is refused too, and only then
+    is the channel's digest retired."""
+    digest = three_message_digest(await store_day(core))
+    target = await saved_channel_target(core, fake)
+    bot = new_bot(core)
+    async with running(bot, fake):
+        messages = bot.poster.digest_messages(target, digest)
+        sent = [await bot.poster.send_digest_message(target, messages[0], 0, [], "gone-channel:0")]
+        for _ in range(2):
+            fake.enqueue(Fault.error(404, 10003, "Unknown Channel", endpoint="send_message"))
+        with pytest.raises(DeliveryError) as refused:
+            await bot.poster.send_digest_message(target, messages[1], 1, sent, "gone-channel:1")
+    assert refused.value.permanent
+    assert "no longer exists" in (await core.repo.inactive_reasons())[target.id]
 
 
 async def test_each_digests_thread_is_named_after_its_own_day_when_several_were_rendered_first(

@@ -357,6 +357,11 @@ async def test_thread_from_message_and_attachment_roundtrip(fake: DiscordFake) -
         with pytest.raises(discord.HTTPException) as twice:
             await header.create_thread(name="again")
         assert twice.value.code == 160004
+        fake.lock_thread(thread.id)
+        with pytest.raises(discord.HTTPException) as locked:
+            await thread.send("after the lock")
+        assert (locked.value.status, locked.value.code) == (400, 50083)
+        assert len(fake.channel_messages(thread.id)) == 1
 
 
 async def test_member_permissions_come_with_the_interaction(fake: DiscordFake) -> None:

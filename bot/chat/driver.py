@@ -249,7 +249,8 @@ class ChatDriver(PlatformPoster):
         chat, reply_to = target.chat_id, ""
         if self.digest_threads and position and sent and not target.member and sent[0] not in self._threadless:
             chat, reply_to = await self.continuation(target, sent[0], self.digest_title(target, message))
-        return await self.deliver(chat, message, reply_to)
+        under = target.chat_id if chat != target.chat_id else ""  # a thread that is a channel of its own
+        return await self.deliver(chat, message, reply_to, under=under, header=sent[0] if sent else "")
 
     def digest_title(self, target: Target, message: object) -> str:
         """The title of the digest `message` was rendered for (`render_digest`), '' when it is not known any more.
@@ -283,10 +284,14 @@ class ChatDriver(PlatformPoster):
 
     # --- sending with the core's policy ---
 
-    async def deliver(self, chat: str, message: object, reply_to: str = "", *, plain: bool = False) -> str:
+    async def deliver(
+        self, chat: str, message: object, reply_to: str = "", *, plain: bool = False, under: str = "", header: str = ""
+    ) -> str:
         """Send one message with a refusal mapped to the core's policy (module docstring); its id or `DeliveryError`. A
         personal digest's chat ('dm:<user id>') is the member's DM (`dm_chat`, opened if need be): a refusal there
-        retires that member's digest."""
+        retires that member's digest. `chat` a thread that is a channel of its own under the place `under` (a
+        digest's, started from message `header`): that thread gone, locked or refused is `unthreaded`, never the
+        place's end."""
         try:
             personal = chat.startswith(PERSONAL_CHAT_PREFIX)
             to = await self.dm_chat(chat.removeprefix(PERSONAL_CHAT_PREFIX)) if personal else chat
@@ -299,10 +304,14 @@ class ChatDriver(PlatformPoster):
                 raise
         if found.kind == "markup" and not plain:
             log.error("%s refused our markup for %s (an escaping bug): %s", self.title, chat, found.detail)
-            return await self.deliver(chat, message, reply_to, plain=True)
+            return await self.deliver(chat, message, reply_to, plain=True, under=under, header=header)
         if found.kind == "moved" and found.new_chat != chat:
             await moved(self.core, self.platform, chat, found.new_chat)
             return await self.deliver(found.new_chat, message, plain=plain)  # the quoted message stayed behind
+        if under and found.kind in ("gone", "unthreaded"):  # the thread is gone or closed, not the place it was in
+            log.warning("%s refused thread %s of %s (%s): sent in the place", self.title, chat, under, found.detail)
+            self._threadless.add(header or chat)
+            return await self.deliver(under, message, plain=plain)
         if found.kind == "unthreaded" and reply_to:  # the place itself still takes it; a digest's rest goes there
             log.warning("%s refused a reply in thread %s of %s (%s): sent in the place", self.title, reply_to, chat,
                         found.detail)  # fmt: skip

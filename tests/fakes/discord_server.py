@@ -15,7 +15,8 @@ except in DMs and when the bot is mentioned).
 
 It rejects what Discord rejects, with Discord's error shapes: message and embed limits (50035 Invalid Form Body
 with the nested ``errors``), empty messages (50006), an interaction answered twice (40060) or after 3 s (10062),
-DMs to a member who closed them (50007), missing permissions (50013), unknown channels (10003). Every stored
+DMs to a member who closed them (50007), missing permissions (50013), unknown channels (10003), a locked thread
+(50083). Every stored
 message carries the mentions Discord would resolve for it (``mentions``, ``mention_roles``, ``mention_everyone``)
 given its ``allowed_mentions``, and every request is recorded with its response.
 
@@ -24,7 +25,7 @@ Faults (one-shot, in order; `endpoint` narrows one to a route name such as ``"se
 headers, ``global``); `Fault.cloudflare_ban` a 429 without them, which discord.py does not retry.
 
 Scripting the world: `add_user`, `add_member`, `add_channel`, `add_attachment`, `close_dms`, `deny_bot`,
-`deny_threads`.
+`deny_threads`, `lock_thread`.
 Driving the bot: `slash` (with `options`, `channel_option`, `attachment_option`), `autocomplete`, `press`, `say`,
 `dm`, `dispatch`, `disconnect_gateway`. Misbehaving: `enqueue`, `always`, `storm`, `global_rate_limit`,
 `interaction_deadline`, `hold_answers` (a request carried out but its answer held back, as when a client dies
@@ -505,6 +506,15 @@ class DiscordFake(ScriptedFake[Fault, RecordedRequest]):
         """The bot may post in this channel but not start threads there (403 code 50013 on thread creation)."""
         with self._state_lock:
             self.threads_denied.add(channel_id)
+
+    def lock_thread(self, thread_id: int) -> None:
+        """A moderator locks (and so archives) a thread: a bot without Manage Threads may no longer post in it, which
+        Discord answers with 400 code 50083 "Thread is archived"; THREAD_UPDATE tells a connected bot."""
+        with self._state_lock:
+            thread = self.channels[thread_id]
+            thread["thread_metadata"] = {**thread["thread_metadata"], "archived": True, "locked": True}
+            payload = dict(thread)
+        self.dispatch("THREAD_UPDATE", payload)
 
     def deny_bot(self, channel_id: int) -> None:
         """The bot may no longer send in this channel (403 code 50013): an overwrite denying it Send Messages, which
@@ -1417,6 +1427,8 @@ class DiscordFake(ScriptedFake[Fault, RecordedRequest]):
             parent = int(channel.get("parent_id") or channel["id"]) if channel["type"] == 11 else int(channel["id"])
             if parent in self.bot_denied_channels or int(channel["id"]) in self.bot_denied_channels:
                 raise DiscordError.of(403, 50013, "Missing Permissions")
+            if channel.get("thread_metadata", {}).get("locked"):
+                raise DiscordError.of(400, 50083, "Thread is archived")
         nonce = payload.get("nonce")
         if nonce is not None and len(str(nonce)) > NONCE_MAX:
             errors = FormErrors()

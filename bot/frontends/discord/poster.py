@@ -2,9 +2,10 @@
 
 A digest goes out as a header message (the header embed and the first papers with their buttons) and, when more
 papers follow, a thread started from the header holding the rest, so a 60-paper digest takes one message in the
-channel (the driver's `digest_threads`; `thread` makes it). Where a thread cannot be made (a DM, or no permission)
-the rest follows in the same channel. Discord's refusals are read by the core's `refusal` from the HTTP status and
-Discord's own codes (`CODES`): gone for a closed DM (50007), a channel or user that no longer exists; denied for
+channel (the driver's `digest_threads`; `thread` makes it). Where a thread cannot be made (a DM, or no permission),
+or it is deleted or locked before the digest's end (the driver's `unthreaded`), the rest follows in the channel.
+Discord's refusals are read by the core's `refusal` from the HTTP status and Discord's own codes (`CODES`): gone for
+a closed DM (50007), a channel or user that no longer exists; unthreaded for a locked thread; denied for
 missing access, which the driver tells the admin with the permissions to give (`missing_permissions`); a wait on a
 rate limit; transient for server errors. A command or a press is answered through its interaction (`Followups`: the
 core's `bot.chat.answering.Interaction`).
@@ -45,6 +46,8 @@ CODES: dict[object, tuple[Kind, str]] = {
     50001: ("denied", "I can't see {where}"),
     50007: ("gone", "the member does not accept DMs from the bot"),
     50013: ("denied", "I can't post in {where}"),
+    50083: ("unthreaded", "the thread is archived"),  # a locked one, which the bot may not open again
+    160005: ("unthreaded", "the thread is locked"),
 }
 # what the bot needs where it posts a digest, by discord.py's name, as Discord's settings name them for the admin
 NEEDED_PERMISSIONS = {
