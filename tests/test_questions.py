@@ -266,25 +266,3 @@ async def test_a_search_whose_first_page_is_empty_offers_the_rest_instead_of_say
     (reply,) = await ChatController(core).handle(Incoming(MEMBER, CHANNEL, command="search", args=query))
     assert isinstance(reply, TextReply) and "No stored paper matches" not in reply.text
     assert "lists them" in reply.text and reply.choices  # /more, as the platform names it, and its button
-
-
-async def test_a_method_name_typed_in_plain_case_is_read_as_the_papers_write_it(core: Core) -> None:
-    """ "kvzip" is no typo and no topic word: the papers only write it "KVzip", a name, and the question means it."""
-    day = dt.date(2025, 5, 28)
-
-    def paper(pid: str, title: str, abstract: str) -> Paper:
-        return Paper(pid, title, ("A. Nobody",), abstract, ("cs.LG",), day)
-
-    papers = [
-        paper("1", "Cache Compression at Scale", "KVzip evicts keys; KVzip is fast; KVzip-2 and KVzip too."),
-        paper("2", "Zip Codes for Routing", "A kvzip-free router for postal zip codes."),
-        paper("3", "Adaptive Rounding", "Yet another quantizer. We call it Rounder."),
-        paper("4", "Diffusion Models", "Diffusion is a rounder way to sample images."),
-    ]
-    await store_papers(core, papers)
-    assert await corrected(core, "kvzip") == "KVzip"  # four of five uses are the name
-    assert await corrected(core, "Kvzip compression") == "KVzip compression"
-    assert await corrected(core, "rounder") == "rounder"  # an English word, whatever one paper calls its method
-    assert await corrected(core, "diffusion models") == "diffusion models"
-    answer = await ask(core, "kvzip", today=day)
-    assert [p.id for p in answer.citations][:1] == ["1"]

@@ -1,6 +1,5 @@
 """Typos in a question's topic words corrected against the words of stored titles (`bot.text.spelling`), with the
-questions' filler words and named terms never read as abbreviations and name-shaped words kept as typed; a word the
-stored papers write only as a name ("yaqa" for "YAQA") is read as they write it."""
+questions' filler words and named terms never read as abbreviations and name-shaped words kept as typed."""
 
 from __future__ import annotations
 
@@ -16,16 +15,7 @@ def _not_abbreviation(word: str) -> bool:
     return word.lower() in FILLER or is_term_spelling(word)
 
 
-def _maybe_a_name(word: str) -> bool:
-    """A word that may be a method's name typed in plain case: no English word, filler or named term ("LLM")."""
-    lower = word.lower()
-    return lower not in english_words() and lower not in FILLER and not is_term_spelling(word)
-
-
 async def corrected(core: Core, topic: str) -> str:
     """`topic` corrected as `bot.text.spelling.corrected` does, for a question; a name-shaped word ("RetNet") is kept
-    as typed, as in interests (`bot.text.spelling.name_shaped`), and a word typed in plain case that the papers write
-    as a name is written as they do ("kvzip" -> "KVzip", `bot.text.spelling.as_stored_names`), so it is matched as
-    that name."""
-    read = await spelling.corrected(core, topic, _not_abbreviation, spelling.name_shaped)
-    return await spelling.as_stored_names(core, read, _maybe_a_name)
+    as typed, as in interests (`bot.text.spelling.name_shaped`)."""
+    return await spelling.corrected(core, topic, _not_abbreviation, spelling.name_shaped)

@@ -245,37 +245,6 @@ async def _as_written(core: Core, pair: str) -> str:
     return pair.replace(" ", "-") if hyphenated > apart else pair
 
 
-NAME_SHARE = 0.8  # of a word's stored occurrences written in one name shape, for the word to be read as that name
-_NAME_WORD = re.compile(r"(?<![\w-])[^\W\d_][A-Za-z0-9]{2,}(?![\w])")
-
-
-async def as_stored_names(core: Core, text: str, candidate: Callable[[str], bool]) -> str:
-    """`text` with each word typed in plain case ("yaqa", "kvzip", "Trimr") that the stored papers write as a name
-    ("YAQA", "KVzip", "TrimR": `name_shaped`) in at least `NAME_SHARE` of the places they use it, written as they do:
-    a method's name read as a name whatever case it was typed in. Only words `candidate` holds are looked up."""
-    out = text
-    for match in reversed(list(_NAME_WORD.finditer(text))):
-        word = match.group(0)
-        if name_shaped(word) or not candidate(word):
-            continue
-        stored = await _stored_spellings(core, word)
-        total = sum(stored.values())
-        named = [(count, spelling) for spelling, count in stored.items() if name_shaped(spelling)]
-        if named and sum(c for c, _ in named) >= NAME_SHARE * total:
-            out = out[: match.start()] + max(named)[1] + out[match.end() :]
-    return out
-
-
-async def _stored_spellings(core: Core, word: str) -> Counter[str]:
-    """How the stored papers (the first few the full-text index finds) write `word`, as a whole word, in each case."""
-    ids = [i for i, _ in await core.repo.lexical_search([[word]], None, None, SAMPLE)]
-    pattern = re.compile(rf"(?<![\w-]){re.escape(word)}(?![\w])", re.IGNORECASE)
-    found: Counter[str] = Counter()
-    for paper in await core.repo.get_papers(ids):
-        found.update(pattern.findall(f"{paper.title} {paper.abstract}"))
-    return found
-
-
 async def _joined(core: Core, topic: str) -> str:
     """Join two adjacent words (or a hyphenated pair) that papers write as one word more often: "auto-encoders"."""
     pairs = list(_PAIR.finditer(topic))
