@@ -163,22 +163,17 @@ async def _embedded(core: Core, papers: Sequence[Paper]) -> dict[str, np.ndarray
 async def _store_embedded(
     core: Core, papers: Sequence[Paper], made: dict[str, np.ndarray], read: dict[str, str]
 ) -> None:
-    """Store the vectors `made` for `papers` (with their copies), under the writer lock: only those whose stored
-    vector is still what was `read` before embedding (no one stored one meanwhile: it would be written twice, or an
-    older text's over a newer one) and whose stored paper is still the text embedded (or not stored at all)."""
-    now = await core.vectors.stored_hashes([p.id for p in papers])
-    texts = {p.id: p.vector_key for p in await core.repo.get_papers([p.id for p in papers])}
-    todo = [p for p in papers if now.get(p.id) == read.get(p.id) and texts.get(p.id, p.vector_key) == p.vector_key]
-    if len(todo) < len(papers):
-        log.info("vectors: %d of the papers embedded were stored meanwhile or changed", len(papers) - len(todo))
+    """Store the vectors `made` for `papers` (with their copies), under the writer lock, chunk by chunk as
+    `ensure_vectors` writes (`_write_chunk`): only those whose stored vector is still what was `read` before
+    embedding and whose stored paper is still the text embedded (or not stored at all)."""
     copies = VectorCopies(core.repo, core.embedder)
-    tldrs = await core.repo.tldrs([p.id for p in todo])
-    for start in range(0, len(todo), EMBED_CHUNK):
-        chunk = todo[start : start + EMBED_CHUNK]
+    plan = _Plan(read, {p.id for p in papers}, set())
+    stored = 0
+    for start in range(0, len(papers), EMBED_CHUNK):
+        chunk = list(papers[start : start + EMBED_CHUNK])
         vectors = np.asarray([made[p.id] for p in chunk], dtype=np.float32)
-        await core.vectors.upsert(chunk, vectors, [tldrs.get(p.id, "") for p in chunk])
-        await core.sentences.save([], [], await _copy_rows(core, copies, chunk))
-    log.info("vectors: %d papers embedded and stored", len(todo))
+        stored += (await _write_chunk(core, copies, plan, (chunk, vectors), ([], []))).papers
+    log.info("vectors: %d papers embedded and stored", stored)
 
 
 @dataclass(slots=True)
