@@ -1,8 +1,9 @@
 """The one Settings object. Built once at start-up (`load_settings`) and passed to whatever needs it.
 
 Every field can be set from the environment with the `PAPERSCOUT_` prefix (``PAPERSCOUT_HOME=/srv/ps``),
-or from a TOML file named by ``PAPERSCOUT_CONFIG``. The environment wins over the file.
-Secrets are `SecretStr`: they print as ``**********`` and are only unwrapped where they are used.
+or, but for secrets, from a TOML file named by ``PAPERSCOUT_CONFIG``. The environment wins over the file.
+Secrets are `SecretStr`: read only from the environment (a file naming one is refused, `SecretInConfigFile`), they
+print as ``**********`` and are only unwrapped where they are used.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import difflib
 import os
 import re
+import typing
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -26,6 +28,24 @@ from pydantic_settings import (
 from bot.errors import ConfigError
 from bot.ingest.taxonomy import validate_category
 from bot.models import DIGEST_SIZE, MAX_DIGEST_SIZE
+
+
+class SecretInConfigFile(ConfigError):
+    """The PAPERSCOUT_CONFIG file names a secret (a token, a key): secrets are read only from the environment."""
+
+    def __init__(self, config_file: Path, keys: list[str]) -> None:
+        self.variables = list(dict.fromkeys(f"PAPERSCOUT_{key.upper().removeprefix('PAPERSCOUT_')}" for key in keys))
+        several = len(keys) > 1
+        super().__init__(
+            f"{config_file} holds the secret{'s' if several else ''} {', '.join(keys)}, which paperscout reads only"
+            f" from the environment: delete {'them' if several else 'it'} from the file and set"
+            f" {' and '.join(self.variables)} instead"
+        )
+
+
+def is_secret(annotation: object) -> bool:
+    """Whether a field's type is (or holds) a `SecretStr`."""
+    return annotation is SecretStr or any(is_secret(arg) for arg in typing.get_args(annotation))
 
 
 def _default_home() -> Path:
@@ -278,8 +298,22 @@ class Settings(BaseSettings):
         sources: list[PydanticBaseSettingsSource] = [init_settings, env_settings]
         config_file = os.environ.get("PAPERSCOUT_CONFIG")
         if config_file:
-            sources.append(TomlConfigSettingsSource(settings_cls, toml_file=Path(config_file)))
+            sources.append(_ConfigFile(settings_cls, toml_file=Path(config_file)))
         return tuple(sources)
+
+
+class _ConfigFile(TomlConfigSettingsSource):
+    """The TOML file named by PAPERSCOUT_CONFIG: any setting but a secret."""
+
+    def _read_file(self, file_path: Any) -> dict[str, Any]:
+        data = super()._read_file(file_path)
+        secrets = {name for name, field in Settings.model_fields.items() if is_secret(field.annotation)}
+        # a key as a field's name, or the variable's copied from the environment file: a secret either way
+        named = [str(key) for key in data if str(key).lower().removeprefix("paperscout_") in secrets]
+        if named:
+            data.clear()  # no value of the file is kept, nor shown in the error
+            raise SecretInConfigFile(Path(file_path), named)
+        return data
 
 
 def load_settings(**overrides: Any) -> Settings:
@@ -303,7 +337,7 @@ def load_settings(**overrides: Any) -> Settings:
         message = str(first.get("msg", "")).removeprefix("Value error, ")  # pydantic's prefix for our ValueErrors
         given = first.get("input")
         field = Settings.model_fields.get(str(loc[0])) if loc else None
-        secret = field is not None and "SecretStr" in str(field.annotation)
+        secret = field is not None and is_secret(field.annotation)
         if isinstance(given, str) and given and not secret and given.lower() not in message.lower():  # what was written
             message += f" (it is {given[:60]!r})"
         raise ConfigError(f"invalid setting {where}: {message}") from None

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import typing
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -19,7 +18,7 @@ from pydantic import SecretStr
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
-from bot.config import Settings
+from bot.config import Settings, is_secret
 
 ENV_EXAMPLE = Path(__file__).resolve().parents[1] / "deploy" / ".env.example"
 README = Path(__file__).resolve().parents[1] / "README.md"
@@ -41,12 +40,6 @@ class SettingRow(NamedTuple):
     default: str  # the default as it would be written in the environment ("" = unset), or words for machine defaults
     description: str
     secret: bool
-
-
-def _is_secret(annotation: Any) -> bool:
-    if annotation is SecretStr:
-        return True
-    return any(_is_secret(arg) for arg in typing.get_args(annotation))
 
 
 def env_value(value: Any) -> str:
@@ -87,7 +80,7 @@ def setting_rows() -> list[SettingRow]:
                 env=f"{prefix}{name}".upper(),
                 default=_default(name, field),
                 description=" ".join(field.description.split()),
-                secret=_is_secret(field.annotation),
+                secret=is_secret(field.annotation),
             )
         )
     return rows
@@ -112,15 +105,16 @@ def render_env_example() -> str:
     out = [
         "# paperscout settings: copy to deploy/.env (Docker compose) or /etc/paperscout/paperscout.env (systemd),",
         "# uncomment what you change. Every setting is optional; unset or empty ones keep the default shown.",
-        "# A TOML file named by PAPERSCOUT_CONFIG can hold the same settings (field names without the prefix);",
-        "# the environment wins over it. Keep tokens and keys here (chmod 600), never in a file you commit.",
+        "# A TOML file named by PAPERSCOUT_CONFIG can hold the same settings but secrets (field names without the",
+        "# prefix); the environment wins over it. Tokens and keys are read only from the environment: keep them here",
+        "# (chmod 600), never in a file you commit; a PAPERSCOUT_CONFIG file that names one is refused at start.",
         "# Generated from bot/config.py by `python -m bot.config_docs --write`: edit the field descriptions, not this.",
     ]
     for row in setting_rows():
         out.append("")
         out.extend(f"# {line}" for line in _wrap(row.description))
         if row.secret:
-            out.append("# secret: keep this file private (chmod 600).")
+            out.append("# secret: from the environment only; keep this file private (chmod 600).")
         machine = row.env.removeprefix("PAPERSCOUT_").lower() in _MACHINE_DEFAULTS
         if machine:
             out.append(f"# default: {row.default}")
@@ -142,7 +136,7 @@ def render_settings_table() -> str:
         machine = row.env.removeprefix("PAPERSCOUT_").lower() in _MACHINE_DEFAULTS
         code = row.default.replace("|", "\\|")  # a code span shows entities literally: only pipes are escaped
         default = _cell(row.default) if machine else (f"`{code}`" if row.default else "unset")
-        meaning = _cell(row.description) + (" **Secret**: never logged or shown." if row.secret else "")
+        meaning = _cell(row.description) + (" **Secret**: from the environment only, never logged or shown." if row.secret else "")
         out.append(f"| `{row.env}` | {default} | {meaning} |")
     return "\n".join(out) + "\n"
 

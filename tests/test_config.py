@@ -81,3 +81,32 @@ def test_an_invalid_value_is_quoted_back_so_the_typo_shows(
     with pytest.raises(ConfigError) as raised:
         load_settings()
     assert str(raised.value).endswith(said)
+
+
+@pytest.mark.parametrize("key", ["discord_token", "PAPERSCOUT_LLM_API_KEY", "SLACK_APP_TOKEN"])
+def test_a_secret_in_the_config_file_is_refused_naming_its_environment_variable(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, caplog: pytest.LogCaptureFixture, key: str
+) -> None:
+    """Secrets come only from the environment: a token in the TOML file was read (and the file may be committed)."""
+    config = tmp_path / "paperscout.toml"
+    config.write_text(f'digest_size = 5\n{key} = "s3cret-value-in-the-file"\n', encoding="utf-8")
+    monkeypatch.setenv("PAPERSCOUT_CONFIG", str(config))
+    variable = "PAPERSCOUT_" + key.upper().removeprefix("PAPERSCOUT_")
+    with pytest.raises(ConfigError) as raised:
+        load_settings()
+    said = str(raised.value)
+    assert "\n" not in said and said.startswith(f"{config} holds the secret {key}, ")
+    assert said.endswith(f"set {variable} instead") and "environment" in said
+    assert "s3cret" not in said and "s3cret" not in caplog.text
+
+
+def test_without_a_secret_the_config_file_is_read_and_the_secret_comes_from_the_environment(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    config = tmp_path / "paperscout.toml"
+    config.write_text("digest_size = 5\n", encoding="utf-8")
+    monkeypatch.setenv("PAPERSCOUT_CONFIG", str(config))
+    monkeypatch.setenv("PAPERSCOUT_DISCORD_TOKEN", "from-the-environment")
+    settings = load_settings()
+    assert settings.digest_size == 5 and settings.discord_token is not None
+    assert settings.discord_token.get_secret_value() == "from-the-environment"

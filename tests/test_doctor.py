@@ -649,3 +649,19 @@ async def test_paperscout_run_beats_on_start(tmp_path: Path, embedder: LocalEmbe
         assert await running == 0
     text = (settings.home / HEARTBEAT_FILE).read_text(encoding="utf-8")
     assert f'"pid": {os.getpid()}' in text
+
+
+def test_a_secret_in_the_config_file_fails_doctor_naming_the_variable_and_not_the_value(
+    env: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    config = tmp_path / "paperscout.toml"
+    config.write_text('telegram_token = "123456:file-secret"\n', encoding="utf-8")
+    point_at(env, home=tmp_path / "home", config=config)
+    code, lines = doctor(capsys, "--offline")
+    assert code == 1
+    assert lines == [
+        f"FAIL  configuration: {config} holds the secret telegram_token, which paperscout reads only from the"
+        " environment: delete it from the file and set PAPERSCOUT_TELEGRAM_TOKEN instead; fix: set"
+        " PAPERSCOUT_TELEGRAM_TOKEN in the environment (the .env file, chmod 600, or the service's EnvironmentFile)"
+    ]
+    assert "file-secret" not in capsys.readouterr().err

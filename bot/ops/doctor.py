@@ -99,11 +99,14 @@ def unknown_variables(environ: dict[str, str]) -> list[str]:
 
 def check_configuration(environ: dict[str, str]) -> tuple[Finding, Settings | None]:
     """Settings load, and no variable looks like a misspelt setting."""
-    from bot.config import load_settings
+    from bot.config import SecretInConfigFile, load_settings
     from bot.config_docs import setting_rows
 
     try:
         settings = load_settings()
+    except SecretInConfigFile as exc:
+        where = "the environment (the .env file, chmod 600, or the service's EnvironmentFile)"
+        return Finding("configuration", "fail", str(exc), f"set {' and '.join(exc.variables)} in {where}"), None
     except ConfigError as exc:
         return Finding(
             "configuration", "fail", str(exc), "correct it in the environment (.env file) or the PAPERSCOUT_CONFIG file"
