@@ -136,7 +136,8 @@ def render_settings_table() -> str:
         machine = row.env.removeprefix("PAPERSCOUT_").lower() in _MACHINE_DEFAULTS
         code = row.default.replace("|", "\\|")  # a code span shows entities literally: only pipes are escaped
         default = _cell(row.default) if machine else (f"`{code}`" if row.default else "unset")
-        meaning = _cell(row.description) + (" **Secret**: from the environment only, never logged or shown." if row.secret else "")
+        secret = " **Secret**: from the environment only, never logged or shown." if row.secret else ""
+        meaning = _cell(row.description) + secret
         out.append(f"| `{row.env}` | {default} | {meaning} |")
     return "\n".join(out) + "\n"
 
