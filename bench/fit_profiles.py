@@ -43,7 +43,7 @@ from bot.ingest.jsonl import read_jsonl
 from bot.ingest.save import store_papers
 from bot.models import Paper
 from bot.ranking import rank
-from bot.ranking.expansion import expansion_scores, nearest_share
+from bot.ranking.expansion import MIN_EVIDENT, expansion_scores, nearest_share
 from bot.ranking.one_line import avoided_scores, coverage
 from bot.store.sentences import best_sentence_similarity_of
 
@@ -308,6 +308,21 @@ class Method:
     # mixed with the mean score of its `neighbours` nearest papers in meaning, this share; 0 = off
     smooth: float = 0.0
     neighbours: int = 10
+    # (13) category feedback: the arXiv categories of the papers an interest matches most confidently that day
+    # (the feedback's evident papers) as a distribution smoothed towards the day's; a paper scored by the log ratio
+    # of its categories' likelihood under that distribution and the day's; this weight; 0 = off
+    category: float = 0.0
+    category_prior: float = 3.0  # pseudo-papers of the day's distribution mixed into the evident papers'
+    category_per_interest: bool = True  # each paper judged by the interest it is matched to; else one per profile
+    category_signed: bool = False  # a fitting paper lifted too; else only a paper far from the distribution damped
+    category_primary: bool = False  # a paper's primary category only; else its listed categories alike
+    # (13a) the same for the avoid phrases: the categories of the papers an avoid names (its words) that are near it
+    # in meaning push a paper down by how much better they explain its categories than the interests' do
+    category_avoid: float = 0.0
+    # (14) the pseudo-relevance feedback's direction read as Fisher's discriminant: the difference of the evident
+    # papers' mean from the day's, through the inverse of the day's covariance (Ledoit-Wolf shrinkage), its
+    # projections put back to the spread of the centroid direction's; the share of it in the feedback; 0 = off
+    whiten: float = 0.0
 
 
 def _lme(x: np.ndarray, temperature: float) -> np.ndarray:
@@ -387,6 +402,99 @@ def _sentences_without_pcs(case: Case, count: int) -> tuple[np.ndarray, np.ndarr
     return _WITHOUT_PCS[key]
 
 
+_CATEGORIES: dict[str, tuple[str, ...]] = {}  # paper id: its arXiv categories, primary first
+_CATEGORY_ROWS: dict[tuple[int, bool], tuple[np.ndarray, np.ndarray]] = {}
+
+
+def _category_rows(case: Case, primary: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """(papers, categories) each paper's categories as a distribution (its listed categories alike, or its primary
+    one), and the day's mean of them."""
+    key = (id(case), primary)
+    if key not in _CATEGORY_ROWS:
+        names = sorted({c for i in case.ids for c in _CATEGORIES.get(i, ())})
+        column = {c: k for k, c in enumerate(names)}
+        rows = np.zeros((len(case.ids), max(1, len(names))), np.float32)
+        for j, i in enumerate(case.ids):
+            cats = _CATEGORIES.get(i, ())[: 1 if primary else None]
+            for c in cats:
+                rows[j, column[c]] += 1.0 / len(cats)
+        _CATEGORY_ROWS[key] = (rows, rows.mean(axis=0))
+    return _CATEGORY_ROWS[key]
+
+
+def _category_fit(rows: np.ndarray, day: np.ndarray, chosen: np.ndarray, prior: float) -> np.ndarray:
+    """(papers,) log of how much likelier each paper's categories are under the `chosen` papers' distribution
+    (smoothed with `prior` pseudo-papers of the day's) than under the day's."""
+    dist = (rows[chosen].sum(axis=0) + prior * day) / (len(chosen) + prior)
+    return np.log(np.maximum(rows @ dist, 1e-9) / np.maximum(rows @ day, 1e-9)).astype(np.float32)
+
+
+def _top_agreed(score: np.ndarray, agreed: np.ndarray, papers: int) -> np.ndarray | None:
+    held = np.flatnonzero(agreed)
+    if len(held) < MIN_EVIDENT or len(held) >= len(score):
+        return None
+    return held[np.argsort(-score[held], kind="stable")[:papers]]
+
+
+def category_term(
+    case: Case, score: np.ndarray, evident_i: np.ndarray, near: np.ndarray, evidence_i: np.ndarray, m: Method
+) -> np.ndarray:
+    """(papers,) the category feedback before its weight (see `Method.category`)."""
+    rows, day = _category_rows(case, m.category_primary)
+    fit = np.zeros(len(score), np.float32)
+    if m.category_per_interest and len(evident_i):
+        fits = []
+        for i in range(len(evident_i)):
+            chosen = _top_agreed(score, evident_i[i] & near, m.expansion_papers)
+            fits.append(None if chosen is None else _category_fit(rows, day, chosen, m.category_prior))
+        matched = np.argmax(evidence_i, axis=0)
+        for i, f in enumerate(fits):
+            if f is not None:
+                fit = np.where(matched == i, f, fit)
+    elif len(evident_i):
+        chosen = _top_agreed(score, evident_i.any(axis=0) & near, m.expansion_papers)
+        if chosen is not None:
+            fit = _category_fit(rows, day, chosen, m.category_prior)
+    return fit if m.category_signed else np.minimum(fit, 0.0)
+
+
+def category_avoid_term(case: Case, score: np.ndarray, evident: np.ndarray, near: np.ndarray, m: Method) -> np.ndarray:
+    """(papers,) >= 0: how much likelier a paper's categories are under those of the papers the avoid phrases name
+    (in words, and among the day's nearest to them in meaning) than under the interests' evident papers'."""
+    if not len(case.cos_avoid):
+        return np.zeros(len(score), np.float32)
+    rows, day = _category_rows(case, m.category_primary)
+    closeness = _lme(case.cos_avoid, m.temperature)
+    avoid_near = nearest_share(closeness[None], m.expansion_near)[0]
+    named = _top_agreed(closeness, (case.avoided > 0) & avoid_near, m.expansion_papers)
+    wanted = _top_agreed(score, evident & near, m.expansion_papers)
+    if named is None or wanted is None:
+        return np.zeros(len(score), np.float32)
+    dist_a = (rows[named].sum(axis=0) + m.category_prior * day) / (len(named) + m.category_prior)
+    dist_w = (rows[wanted].sum(axis=0) + m.category_prior * day) / (len(wanted) + m.category_prior)
+    return np.maximum(np.log(np.maximum(rows @ dist_a, 1e-9) / np.maximum(rows @ dist_w, 1e-9)), 0.0).astype(np.float32)
+
+
+_PRECISION: dict[int, np.ndarray] = {}
+
+
+def whitened_feedback(score: np.ndarray, vecs: np.ndarray, papers: int, agreed: np.ndarray) -> np.ndarray | None:
+    """(papers,) each paper's projection on Fisher's discriminant between the best `agreed` papers and the day
+    (see `Method.whiten`), at the spread of its projection on the centroid direction; None without evidence."""
+    chosen = _top_agreed(score, agreed, papers)
+    if chosen is None:
+        return None
+    key = id(vecs)
+    if key not in _PRECISION:
+        from sklearn.covariance import LedoitWolf
+
+        _PRECISION[key] = np.linalg.inv(LedoitWolf().fit(vecs).covariance_).astype(np.float32)
+    direction = vecs[chosen].mean(axis=0) - vecs.mean(axis=0)
+    centroid = vecs @ direction
+    fisher = vecs @ (_PRECISION[key] @ direction)
+    return (fisher * (centroid.std() / max(float(fisher.std()), 1e-12))).astype(np.float32)
+
+
 def parts(case: Case, vecs: np.ndarray, m: Method) -> Parts:
     """The case's score under `m` (with the default `Method`, the digest's own cold-start score)."""
     if m.sentence_pcs:
@@ -449,11 +557,20 @@ def parts(case: Case, vecs: np.ndarray, m: Method) -> Parts:
             score = score + np.float32(m.expansion) * _soft(feedback[held], m.per_interest_expansion)
     elif m.expansion:
         evident = interest >= np.float32(m.interest_text) - 1e-6
-        score = (
-            score
-            + np.float32(m.expansion)
-            * expansion_scores(score[None], vecs, m.expansion_papers, evident[None], near[None])[0]
-        )
+        before = score
+        feedback = expansion_scores(score[None], vecs, m.expansion_papers, evident[None], near[None])[0]
+        if m.whiten:
+            fisher = whitened_feedback(score, vecs, m.expansion_papers, evident & near)
+            if fisher is not None:
+                feedback = (1.0 - m.whiten) * feedback + m.whiten * fisher
+        score = score + np.float32(m.expansion) * feedback
+        if m.category:
+            evident_i = lexical_i >= np.float32(m.interest_text) - 1e-6
+            score = score + np.float32(m.category) * category_term(
+                case, before, evident_i, near, dense_i + lexical_i, m
+            )
+        if m.category_avoid:
+            score = score - np.float32(m.category_avoid) * category_avoid_term(case, before, evident, near, m)
     phrase_per_topic = np.zeros_like(lexical_i)
     for row, topic in enumerate(case.phrase_topic):
         phrase_per_topic[topic] = np.maximum(phrase_per_topic[topic], phrase_i[row])
@@ -690,6 +807,7 @@ WEIGHT_GRID: dict[str, tuple[float, ...]] = {
     "temperature": (5.0, 10.0, 20.0),
     "dense": (0.5, 1.0, 1.5),
 }
+CATEGORY_GRID = (0.01, 0.02, 0.03, 0.05, 0.075, 0.1, 0.15, 0.2)
 BALANCE_GRID = {k: WEIGHT_GRID[k] for k in ("dense", "sentence", "expansion")}
 CANDIDATES: dict[str, Callable[[Data, tuple[str, ...]], Method]] = {
     "(1a) every weight, coordinate search": lambda d, t: coordinate_search(d, Method(), WEIGHT_GRID, t),
@@ -726,6 +844,26 @@ CANDIDATES: dict[str, Callable[[Data, tuple[str, ...]], Method]] = {
     "(10) scores smoothed over the day's nearest papers in meaning (share and neighbours fitted)": (
         lambda d, t: coordinate_search(d, Method(smooth=0.1), {"smooth": (0.1, 0.2, 0.3), "neighbours": (5, 10, 20)}, t)
     ),
+    "(13) category feedback per interest, far papers damped (weight fitted)": (
+        lambda d, t: coordinate_search(d, Method(category=0.05), {"category": CATEGORY_GRID}, t)
+    ),
+    "(13p) category feedback per profile, far papers damped (weight fitted)": (
+        lambda d, t: coordinate_search(
+            d, Method(category=0.05, category_per_interest=False), {"category": CATEGORY_GRID}, t
+        )
+    ),
+    "(13s) category feedback per interest, signed (weight fitted)": (
+        lambda d, t: coordinate_search(d, Method(category=0.05, category_signed=True), {"category": CATEGORY_GRID}, t)
+    ),
+    "(13r) category feedback per interest, primary categories only, far papers damped (weight fitted)": (
+        lambda d, t: coordinate_search(d, Method(category=0.05, category_primary=True), {"category": CATEGORY_GRID}, t)
+    ),
+    "(14) the feedback's direction as Fisher's discriminant over the day (share fitted)": (
+        lambda d, t: coordinate_search(d, Method(whiten=1.0), {"whiten": (0.25, 0.5, 0.75, 1.0)}, t)
+    ),
+    "(13a) category feedback of the avoid phrases (weight fitted)": (
+        lambda d, t: coordinate_search(d, Method(category_avoid=0.05), {"category_avoid": CATEGORY_GRID}, t)
+    ),
 }
 
 
@@ -753,6 +891,7 @@ def main() -> None:
     parser.add_argument("--only", help="only the candidates whose name holds this text")
     args = parser.parse_args()
     data = load(args.home, args.data, args.rebuild)
+    _CATEGORIES.update({p.id: tuple(p.categories) for p in read_jsonl(sorted((args.data / "arxiv").glob("*.jsonl")))})
     check(data)
     base = set_means(data, Method(), SETS)
     print("current score: " + ", ".join(f"{s} {v[0]:.3f} (min {v[1]:.3f})" for s, v in base.items()))
