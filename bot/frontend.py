@@ -1,4 +1,5 @@
-"""The front-end contract: what a chat platform plugs into, and the registry the core finds front ends in.
+"""The front-end contract: what a chat platform plugs into, how it starts (`starting`), and the registry the core finds
+front ends in.
 
 A front end is a package (or module) under `bot/frontends/` whose top level defines ``FRONT_END = FrontEnd(...)``
 and imports nothing heavy: the platform's library is imported inside `start` and `check` only. Registering a new
@@ -11,9 +12,10 @@ What a front end gets from the core, so it stays thin:
   button's answer routed, a file only to a DM, a send failure mapped to the core's retry/gone/moved policy, any
   failure while answering told to the member in one line with a logged reference (`reporting`), and the digest
   poster (`bot.digests.poster.PlatformPoster`: fan-out over the ledger, pacing, retries); the front end writes a few
-  primitives (send a message, what an error means, style a page); a member's file is read with
-  `bot.chat.setup.read_profile_file` (its size bound) and a platform unreachable at start is
-  one line, and what was started is undone, in `bot.chat.driver.starting`;
+  primitives (send a message, what an error means in `bot.chat.refusals`' terms, style a page); a member's file is
+  handed over as an `Upload` and read only within a profile's size bound (`bot.chat.setup.read_profile_file`);
+- `starting` (here) around its `start`'s log-in: a platform unreachable at start is one line, and what was started
+  is undone;
 - `bot.chat.answering` for its answer to a command or a press: its own (`Interaction`: acknowledge, send a page, for
   the member alone or not, withdraw) or `Posts` (plain posts, a way to show a page to the member alone, a toast);
 - `bot.views.layout` for the fields, order, chunking and packing of papers, answers and lists (it only styles);
@@ -23,19 +25,26 @@ What a front end gets from the core, so it stays thin:
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import logging
 import pkgutil
 import re
 import time
-from collections.abc import Awaitable, Callable, Collection, Hashable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Hashable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
+
+from bot.errors import SourceUnavailable
+from bot.ops.logs import public_url
 
 if TYPE_CHECKING:
     from bot.config import Settings
     from bot.core import Core
     from bot.digests.delivery import Poster
+
+log = logging.getLogger(__name__)
 
 FRONT_ENDS_PACKAGE = "bot.frontends"
 K = TypeVar("K", bound=Hashable)
@@ -89,6 +98,35 @@ class FrontEnd:
     def command(self, name: str) -> str:
         """How a member runs core command `name` here (`prefix` + name unless `names` says otherwise)."""
         return self.names.get(name, f"{self.prefix}{name}")
+
+
+def unreachable(title: str, url: str, error: BaseException) -> SourceUnavailable:
+    """A platform that cannot be reached at start, in one line (not a traceback of three chained errors)."""
+    reason = (str(error) or type(error).__name__).splitlines()[0]
+    return SourceUnavailable(f"cannot reach {title} at {public_url(url)}: {reason[:200]}")
+
+
+@contextlib.asynccontextmanager
+async def starting(
+    title: str,
+    url: str,
+    network: tuple[type[BaseException], ...],
+    undo: Callable[[], Awaitable[object]] | None = None,
+) -> AsyncIterator[None]:
+    """A front end starting (logging in, connecting): anything raised in the block first undoes what was started
+    (`undo`), and a failure of the network (`network`: what the platform's library raises for one) is `unreachable`,
+    in one line. An undo that fails too is logged, not raised: the start's own failure is what the operator reads."""
+    try:
+        yield
+    except BaseException as error:
+        if undo is not None:
+            try:
+                await undo()
+            except Exception:
+                log.warning("%s: undoing the failed start failed too", title, exc_info=True)
+        if isinstance(error, network):
+            raise unreachable(title, url, error) from None
+        raise
 
 
 PLAIN = FrontEnd(platform="", title="chat")  # the wording of a platform nobody registered (tests, the console)

@@ -325,8 +325,8 @@ async def test_a_turn_cancelled_while_its_first_busy_sign_is_sent_stops_showing_
 async def test_a_start_that_fails_says_why_even_when_undoing_it_fails_too() -> None:
     """The platform unreachable at start is one line naming it; an undo that then fails as well (closing a client
     whose connection never opened) must not replace that line with its own error."""
-    from bot.chat.driver import starting
     from bot.errors import SourceUnavailable
+    from bot.frontend import starting
 
     async def undo() -> None:
         raise RuntimeError("This Application is not running!")
@@ -399,7 +399,7 @@ async def test_a_refused_thread_is_told_to_a_member_as_a_reference_and_explained
 def test_a_refusal_is_read_from_the_platforms_code_table_then_its_http_status() -> None:
     """`refusal`: a front end supplies only what its own error codes mean; the status says the rest (a 429 waits what
     the platform asked, or a minute), and the words of a code replace the raw detail only when the table has some."""
-    from bot.chat.driver import RETRY_WAIT_SECONDS, Kind, refusal
+    from bot.chat.refusals import RETRY_WAIT_SECONDS, Kind, refusal
     from bot.digests.poster import permission_line
 
     codes: dict[object, tuple[Kind, str]] = {

@@ -6,9 +6,9 @@ platform whose commands have no answer of their own, like a typed command)."""
 
 from __future__ import annotations
 
-from bot.chat import Incoming, Place, Speaker
+from bot.chat import Incoming, Place, Speaker, Upload
 from bot.chat.answering import Posts
-from bot.chat.driver import SENT_TO_DM, Upload
+from bot.chat.driver import SENT_TO_DM
 from bot.core import Core
 from tests.conftest import StoreDay
 from tests.test_press import CHANNEL, DM, PRESSER, Ephemeral, Wall

@@ -9,7 +9,8 @@ from collections import defaultdict
 
 from bot.chat import ChatController, Incoming, Place, Speaker
 from bot.chat.answering import Interaction, Posts
-from bot.chat.driver import SENT_TO_DM, ChatDriver, Failure
+from bot.chat.driver import SENT_TO_DM, ChatDriver
+from bot.chat.refusals import Failure
 from bot.core import Core
 from bot.views.layout import Page, Style
 from bot.views.model import MAX_BUTTON_BYTES

@@ -3,9 +3,10 @@ front end derives from, and the answer to a command or a press it answers throug
 
 See `bot.chat.messages` for the data a front end hands in and renders, `bot.chat.controller` for the flows,
 `bot.chat.driver` for the base a front end derives from (it sends the replies with the core's policy, routes what is
-heard, every command and every press), and `bot.chat.answering` for the answer to one command or press it answers
-through (`Interaction`: acknowledged, then its pages, then finished, a page only the member may see never shown to
-everyone; `Posts` where the platform has none of its own; who may see what of an answer).
+heard, every command and every press), `bot.chat.refusals` for what a platform's refusal means to that policy, and
+`bot.chat.answering` for the answer to one command or press it answers through (`Interaction`: acknowledged, then
+its pages, then finished, a page only the member may see never shown to everyone; `Posts` where the platform has none
+of its own; who may see what of an answer).
 """
 
 from bot.chat.controller import ChatController
@@ -23,6 +24,7 @@ from bot.chat.messages import (
     Reply,
     Speaker,
     TextReply,
+    Upload,
     is_paperscout_button,
     is_question_choice,
     layout,
@@ -43,6 +45,7 @@ __all__ = [
     "Reply",
     "Speaker",
     "TextReply",
+    "Upload",
     "is_paperscout_button",
     "is_question_choice",
     "layout",

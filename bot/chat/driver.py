@@ -1,12 +1,15 @@
 """The base of a chat front end (`ChatDriver`): what every platform does with the controller's replies, written once
-over a few primitives each platform implements.
+over a few primitives each platform implements. Owns sending with the core's policy, a digest's messages and its
+thread, and the routes of what is heard, every command and every press; what a platform's refusal means is
+`bot.chat.refusals`', and a front end's start (`starting`) is `bot.frontend`'s.
 
 A front end subclasses `ChatDriver` and writes:
 - `style` and `message(page)`: its styling of the core's layout and one packed page as its message;
 - `post(chat, message, reply_to=, plain=)`: send one message (or a `FileReply`) and return its id, raising what its
   library raises;
-- `failure(error)`: what a raised error means in the core's terms (a `Failure`), None when it is not a refusal; an
-  HTTP refusal is read by `refusal` from its status and the platform's table of its own error codes.
+- `failure(error)`: what a raised error means in the core's terms (a `bot.chat.refusals.Failure`), None when it is
+  not a refusal; an HTTP refusal is read by `bot.chat.refusals.refusal` from its status and the platform's table of
+  its own error codes.
 Optionally `show_busy(chat)` (a "typing…" sign), `fetch_admin(chat, user)` (whether the platform says the user
 administers the chat), `dm_user(chat)` (whose DM a chat is, where a DM's id is not its user's), `thread` (where a
 digest's thread is), and `missing_permissions`/`place_name`/`permissions_at` (what an admin is told to give).
@@ -14,27 +17,28 @@ digest's thread is), and `missing_permissions`/`place_name`/`permissions_at` (wh
 The driver then does the rest the same way on every platform: the controller's replies as packed pages sent in
 order, the first quoting the message answered, an answer's messages (and, threaded, every thread the bot starts or
 posts into) remembered so a reply to them follows up (`reply`, `remember`), a message said in a place answered
-there, "typing…" while the bot is addressed, a file attached to it read only when its stated size fits a profile
-(`hear`, `Upload`); a file, personal data, only ever to the asker's DM (`send_file`); every slash or typed command
-through one route, `command(incoming, answering)`: the platform gives who ran it, where, the command and its fields,
-and its answer to it as an `Interaction` (`bot.chat.answering`: acknowledged, then its pages, then finished; `Posts`
-where the platform has none of its own), so a command that works only in a DM, run elsewhere, is answered in the
-member's DM on every platform, a reply only the member should see is theirs alone where the platform can show one,
-and a failure is one line; every button press through one route, `press(incoming, answering)`: the platform gives
-who pressed, where and the value, and its answer to the press as an `Interaction` (its own, or `Posts` built from a
-way to show a page to the presser alone, or a toast where it has none); a refusal mapped to the core's delivery
-policy (`deliver`): a wait the platform asked for is a `DeliveryError` with `retry_after`, markup the platform
-cannot read is logged as our bug and the page sent once as plain text, a chat that moved is followed
+there, "typing…" while the bot is addressed, a file attached to it (`bot.chat.messages.Upload`) read only when its
+stated size fits a profile (`hear`); a file, personal data, only ever to the asker's DM (`send_file`); every slash or
+typed command through one route, `command(incoming, answering)`: the platform gives who ran it, where, the command
+and its fields, and its answer to it as an `Interaction` (`bot.chat.answering`: acknowledged, then its pages, then
+finished; `Posts` where the platform has none of its own), so a command that works only in a DM, run elsewhere, is
+answered in the member's DM on every platform, a reply only the member should see is theirs alone where the platform
+can show one, and a failure is one line; every button press through one route, `press(incoming, answering)`: the
+platform gives who pressed, where and the value, and its answer to the press as an `Interaction` (its own, or `Posts`
+built from a way to show a page to the presser alone, or a toast where it has none); a refusal mapped to the core's
+delivery policy (`deliver`): a wait the platform asked for is a `DeliveryError` with `retry_after`, markup the
+platform cannot read is logged as our bug and the page sent once as plain text, a chat that moved is followed
 (`bot.digests.poster.moved`), a gone chat is retired (`bot.digests.delivery.retire`) and never retried, a permission
-the bot is denied is a permanent failure in the admin's words (`permission_problem`), a reply refused in a thread
-(`unthreaded`) is sent in the place itself (a digest's later messages then go there at once); any failure while
-answering a member is told to them in one line, our own errors' words or a short reference id under which it is
-logged (`reporting`), never a traceback (a page the platform will not deliver is logged instead: telling of it there
-would fail the same way). It is also the platform's digest poster (an admin's "digest now" included) and the started
-front end `paperscout run` holds (`bot.frontend.Running`): a front end's `start` returns its driver, whose `stop` it
-writes. With `digest_threads`, a channel digest is one message in the channel: its later messages go into a thread
-under the header (`thread`: a reply in the header's thread by default, a platform whose threads are channels of
-their own says which), or follow in the channel where the platform refuses a thread.
+the bot is denied is a permanent failure in the admin's words (`permission_problem`), a message refused in a thread
+(`unthreaded`; a thread that is a channel of its own gone too) is sent in the place itself (a digest's later
+messages then go there at once); any failure while answering a member is told to them in one line, our own errors'
+words or a short reference id under which it is logged (`reporting`), never a traceback (a page the platform will
+not deliver is logged instead: telling of it there would fail the same way). It is also the platform's digest poster
+(an admin's "digest now" included) and the started front end `paperscout run` holds (`bot.frontend.Running`): a
+front end's `start` returns its driver, whose `stop` it writes. With `digest_threads`, a channel digest is one message
+in the channel: its later messages go into a thread under the header (`thread`: a reply in the header's thread by
+default, a platform whose threads are channels of their own says which), or follow in the channel where the
+platform refuses a thread.
 """
 
 from __future__ import annotations
@@ -44,21 +48,21 @@ import contextlib
 import logging
 from abc import abstractmethod
 from collections import deque
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Literal
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from bot.chat.answering import Interaction, Posts, Privately, is_personal, notice
-from bot.chat.messages import FileReply, Incoming, Place, Reply, Speaker, TextReply, layout
+from bot.chat.messages import FileReply, Incoming, Place, Reply, Speaker, TextReply, Upload, layout
+from bot.chat.refusals import Failure
 from bot.chat.setup import read_profile_file
 from bot.chat.turns import member_line
 from bot.digests.delivery import DeliveryError, retire
 from bot.digests.poster import PlatformPoster, moved
-from bot.errors import PaperscoutError, SourceUnavailable
+from bot.errors import PaperscoutError
 from bot.frontend import Expiring, front_end
 from bot.models import PERSONAL_CHAT_PREFIX, Target
-from bot.ops.logs import public_url
-from bot.views.layout import Block, Page, Style, clip, digest_blocks, pack
+from bot.views.layout import Page, Style, clip, digest_blocks, pages
 from bot.views.model import DigestView
 
 if TYPE_CHECKING:
@@ -70,100 +74,7 @@ log = logging.getLogger(__name__)
 ADMIN_CACHE_SECONDS = 60.0
 SENT_TO_DM = "Sent you a direct message."
 FILE_IN_DM = "I sent it to you in a direct message."
-Kind = Literal["retry", "gone", "denied", "markup", "moved", "unthreaded", "refused", "transient"]
-RETRY_WAIT_SECONDS = 60.0  # a rate limit that names no wait
 TITLES_KEPT = 8  # digests of one place rendered before their sends: catch-up days, an admin's "digest now"
-
-
-@dataclass(frozen=True)
-class Failure:
-    """A platform's refusal in the core's terms: wait `retry_after` and retry; the chat is `gone` (retired, never
-    retried); the bot is `denied` a permission there (permanent; the admin reads which to give); our `markup` was
-    refused (sent once more as plain text); the chat `moved` to `new_chat`; a reply in a thread was refused (the
-    place takes none, or the thread is locked or gone: `unthreaded`, sent in the place itself); the message was
-    `refused` (permanent); or a `transient` failure (retried with back-off)."""
-
-    kind: Kind
-    detail: str
-    retry_after: float | None = None
-    new_chat: str = ""
-
-
-def refusal(
-    status: int,
-    code: object,
-    detail: str,
-    codes: Mapping[object, tuple[Kind, str]],
-    retry_after: float | None = None,
-    *,
-    status_says: bool = True,
-) -> Failure:
-    """A refused request in the core's terms from its HTTP status and the platform's own error code: what the
-    platform's table `codes` says the code means (its kind, and words for it that replace `detail` unless ''), else
-    by the status: 429 a wait (`retry_after`, or a minute), 403/404 gone, another 4xx refused, anything else (a
-    server error, 401: the bot's own token refused, which is no chat's doing, or an error code the table does not
-    know) transient. A platform that says what is wrong with a chat only in its codes (`status_says` False) has any
-    other status read as transient: a 404 for a method it no longer has, or a proxy's 403, is no chat's, and retiring
-    every digest it meets would be wrong."""
-    if code in codes:
-        kind, words = codes[code]
-        detail = words or detail
-    elif status == 429:
-        kind = "retry"
-    elif not status_says or status == 401:  # retiring every chat the bot meets for its own token would be wrong
-        kind = "transient"
-    else:
-        kind = "gone" if status in (403, 404) else "refused" if 400 <= status < 500 else "transient"
-    return Failure(kind, detail, (retry_after or RETRY_WAIT_SECONDS) if kind == "retry" else None)
-
-
-@dataclass(frozen=True)
-class Upload:
-    """A file a member attached, not read yet: its name, the size the platform states (None when it does not), and
-    how to download it."""
-
-    name: str
-    size: int | None
-    download: Callable[[], Awaitable[bytes]]
-
-    async def read(self, incoming: Incoming) -> Incoming:
-        """`incoming` with the file as its attachment, downloaded only when its stated size fits a profile and checked
-        again once read (`bot.chat.setup.read_profile_file`: an `InputError` that names the bound otherwise)."""
-        return replace(incoming, attachment=await read_profile_file(self.name, self.size, self.download))
-
-
-def pages(blocks: Iterable[Block], style: Style, message: Callable[[Page], object]) -> list[object]:
-    """The layout's blocks packed under `style`'s limits, each page as a platform message."""
-    return [message(page) for page in pack(blocks, style)]
-
-
-def unreachable(title: str, url: str, error: BaseException) -> SourceUnavailable:
-    """A platform that cannot be reached at start, in one line (not a traceback of three chained errors)."""
-    reason = (str(error) or type(error).__name__).splitlines()[0]
-    return SourceUnavailable(f"cannot reach {title} at {public_url(url)}: {reason[:200]}")
-
-
-@contextlib.asynccontextmanager
-async def starting(
-    title: str,
-    url: str,
-    network: tuple[type[BaseException], ...],
-    undo: Callable[[], Awaitable[object]] | None = None,
-) -> AsyncIterator[None]:
-    """A front end starting (logging in, connecting): anything raised in the block first undoes what was started
-    (`undo`), and a failure of the network (`network`: what the platform's library raises for one) is `unreachable`,
-    in one line. An undo that fails too is logged, not raised: the start's own failure is what the operator reads."""
-    try:
-        yield
-    except BaseException as error:
-        if undo is not None:
-            try:
-                await undo()
-            except Exception:
-                log.warning("%s: undoing the failed start failed too", title, exc_info=True)
-        if isinstance(error, network):
-            raise unreachable(title, url, error) from None
-        raise
 
 
 class ChatDriver(PlatformPoster):
@@ -308,15 +219,13 @@ class ChatDriver(PlatformPoster):
         if found.kind == "moved" and found.new_chat != chat:
             await moved(self.core, self.platform, chat, found.new_chat)
             return await self.deliver(found.new_chat, message, plain=plain)  # the quoted message stayed behind
-        if under and found.kind in ("gone", "unthreaded"):  # the thread is gone or closed, not the place it was in
-            log.warning("%s refused thread %s of %s (%s): sent in the place", self.title, chat, under, found.detail)
-            self._threadless.add(header or chat)
-            return await self.deliver(under, message, plain=plain)
-        if found.kind == "unthreaded" and reply_to:  # the place itself still takes it; a digest's rest goes there
-            log.warning("%s refused a reply in thread %s of %s (%s): sent in the place", self.title, reply_to, chat,
-                        found.detail)  # fmt: skip
-            self._threadless.add(reply_to)
-            return await self.deliver(chat, message, plain=plain)
+        # a thread refused, closed or (a channel of its own) gone, not the place it is in: the place itself still
+        # takes the message, and a digest's rest goes there at once
+        place, thread = (under, header or chat) if under else (chat, reply_to)
+        if thread and (found.kind == "unthreaded" or (under and found.kind == "gone")):
+            log.warning("%s refused thread %s of %s (%s): sent in the place", self.title, thread, place, found.detail)
+            self._threadless.add(thread)
+            return await self.deliver(place, message, plain=plain)
         if found.kind == "denied":  # the admin's to fix: said in their words, the chat kept
             raise DeliveryError(self.permission_problem(chat, found.detail), permanent=True)
         if found.kind == "gone":
@@ -431,7 +340,7 @@ class ChatDriver(PlatformPoster):
             return
         async with self.reporting(incoming.place, "message", quote, quiet=not incoming.addressed):
             if upload is not None:
-                incoming = await upload.read(incoming)
+                incoming = replace(incoming, attachment=await read_profile_file(upload))
             async with self.busy(incoming.place.chat_id) if incoming.addressed else contextlib.nullcontext():
                 replies = await self.controller.answer(incoming)
             await self.reply(incoming.place, replies, quote)
@@ -452,7 +361,7 @@ class ChatDriver(PlatformPoster):
         async with self.reporting(place, incoming.command or "command", answering=answering):
             await answering.defer(private and not place.is_dm)
             if upload is not None:
-                incoming = await upload.read(incoming)
+                incoming = replace(incoming, attachment=await read_profile_file(upload))
             async with self.busy(place.chat_id):
                 if place.is_dm or speaker.user_key == place.key or not self.controller.only_in_dm(incoming.command):
                     replies = await self.controller.answer(incoming)

@@ -26,6 +26,7 @@ presses are ours.
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 from bot.views.layout import Block, answer_blocks, choice_block, digest_blocks, text_block, text_reply_blocks
@@ -55,6 +56,7 @@ __all__ = [
     "Reply",
     "Speaker",
     "TextReply",
+    "Upload",
     "is_paperscout_button",
     "layout",
     "paper_button",
@@ -108,6 +110,17 @@ class Attachment:
 
     name: str
     data: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class Upload:
+    """A file a member attached, not downloaded yet: its name, the size the platform states (None when it does not),
+    and how to download it. The driver makes it the message's `Attachment` only when that size fits a profile
+    (`bot.chat.setup.read_profile_file`)."""
+
+    name: str
+    size: int | None
+    download: Callable[[], Awaitable[bytes]]
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from dataclasses import replace as dc_replace
 from typing import TYPE_CHECKING
 
-from bot.chat.messages import Attachment, Choice, Place, TextReply, choice_button
+from bot.chat.messages import Attachment, Choice, Place, TextReply, Upload, choice_button
 from bot.errors import InputError
 from bot.ingest.taxonomy import check_category
 from bot.members.settings import WEEKDAYS, SettingError, parse_post_time, parse_timezone, parse_weekday
@@ -173,13 +173,13 @@ def check_profile_size(name: str, size: int) -> None:
         raise InputError(f"{name[:60]} is over {MAX_PROFILE_BYTES // 1000} KB; a profile is a few KB")
 
 
-async def read_profile_file(name: str, size: int | None, download: Callable[[], Awaitable[bytes]]) -> Attachment:
+async def read_profile_file(upload: Upload) -> Attachment:
     """A member's attached file, downloaded only when the size the platform states (if any) fits a profile, and
     checked again once read (`check_profile_size`)."""
-    check_profile_size(name, size or 0)
-    data = await download()
-    check_profile_size(name, len(data))
-    return Attachment(name, data)
+    check_profile_size(upload.name, upload.size or 0)
+    data = await upload.download()
+    check_profile_size(upload.name, len(data))
+    return Attachment(upload.name, data)
 
 
 def parse_profile_file(attachment: Attachment) -> dict[str, object]:

@@ -25,15 +25,16 @@ from typing import TYPE_CHECKING, Any
 
 from bot import chat
 from bot.chat.answering import Posts, Privately
-from bot.chat.driver import ChatDriver, Failure, Kind, pages, refusal, starting
+from bot.chat.driver import ChatDriver
+from bot.chat.refusals import Failure, Kind, refusal
 from bot.config import Settings
 from bot.core import Core
 from bot.digests.delivery import DeliveryError
 from bot.digests.pacing import ChatPacer
 from bot.errors import ConfigError
-from bot.frontend import Expiring, FrontEnd
+from bot.frontend import Expiring, FrontEnd, starting
 from bot.text.safetext import clean_text
-from bot.views.layout import Page, Style, clip
+from bot.views.layout import Page, Style, clip, pages
 
 if TYPE_CHECKING:  # slack-bolt and slack_sdk are imported when the bot starts, not when the module is read
     from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
@@ -228,10 +229,9 @@ class SlackFrontEnd(ChatDriver):
         if code in TOKEN_REFUSALS:  # the operator's to fix, not the channel's: no channel is retired for it
             self.token_refused = code
             log.error("Slack refused the bot token (%s): nothing more is posted until a restart with a good one", code)
-        wait = error.response.headers.get("Retry-After")
         said = f"{code} {error.response.get('errors') or ''}".strip() if code else str(status)
         # Slack names a channel's trouble in its codes; a bare HTTP status (404 unknown_method, a proxy's 403) is not it
-        return refusal(status, code, said, CODES, float(wait) if wait else None, status_says=False)
+        return refusal(status, code, said, CODES, error.response.headers.get("Retry-After"), status_says=False)
 
     async def dm_user(self, chat: str) -> str:
         """The member a DM is with (conversations.info's `user`): a DM's channel id ('D…') is not its member's (what

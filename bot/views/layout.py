@@ -6,7 +6,8 @@ row of choices); a block is lines of `Span`s (plain, bold or italic text, maybe 
 bounded here, before any escaping, so an escape is never cut in two. A front end supplies a `Style`: its escape,
 its bold/italic/link markup, how it counts length, and its limits (characters per message and per block, blocks,
 button rows and papers per message, buttons per row); `pack` then splits the blocks into `Page`s (one message each)
-that keep every limit, cutting a block only when it alone is too long (at paragraphs, then lines, then words).
+that keep every limit, cutting a block only when it alone is too long (at paragraphs, then lines, then words), and
+`pages` turns each into the platform's message.
 The core's button values are checked once here (`button`): a value a platform would refuse never reaches one, and a
 message never repeats one. `clip` bounds outside text; `Style.fit` bounds a styled line (a card's title) by cutting
 its text before styling.
@@ -17,7 +18,7 @@ from __future__ import annotations
 import itertools
 import logging
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from bot.text.safetext import clean_text, fit_items
@@ -366,7 +367,7 @@ def _kept(line: Line, characters: int) -> Line:
 def pack(blocks: Iterable[Block], style: Style) -> list[Page]:
     """Blocks in as few messages as `style`'s limits allow, in order; a block is cut only when it alone is too
     long (its buttons stay with its last piece). A block whose button is already in a message opens the next."""
-    pages: list[list[Block]] = []
+    packed: list[list[Block]] = []
     size = papers = slots = rows = 0
     values: set[str] = set()  # a message never repeats a button value (Discord and Slack refuse a repeated id)
     for block in blocks:
@@ -374,22 +375,27 @@ def pack(blocks: Iterable[Block], style: Style) -> list[Page]:
             cost = style.measure(piece) + style.block_overhead
             piece_rows = len(style.rows(piece))
             piece_slots = (1 if piece.title or piece.lines else 0) + (piece_rows if style.rows_are_blocks else 0)
-            if not pages or not (
+            if not packed or not (
                 size + style.size(piece.separator) + cost <= style.message_limit
                 and _within(papers, piece.papers, style.papers_per_message)
                 and _within(slots, piece_slots, style.blocks_per_message)
                 and _within(rows, piece_rows, style.rows_per_message)
                 and values.isdisjoint(b.value for b in piece.buttons)
             ):
-                pages.append([])
+                packed.append([])
                 size = papers = slots = rows = 0
                 values = set()
             else:
                 size += style.size(piece.separator)
-            pages[-1].append(piece)
+            packed[-1].append(piece)
             values.update(b.value for b in piece.buttons)
             size, papers, slots, rows = size + cost, papers + piece.papers, slots + piece_slots, rows + piece_rows
-    return [Page(tuple(page)) for page in pages]
+    return [Page(tuple(page)) for page in packed]
+
+
+def pages(blocks: Iterable[Block], style: Style, message: Callable[[Page], object]) -> list[object]:
+    """The layout's blocks packed under `style`'s limits (`pack`), each page as a platform's message (`message`)."""
+    return [message(page) for page in pack(blocks, style)]
 
 
 def _within(count: int, added: int, limit: int) -> bool:

@@ -36,12 +36,12 @@ from discord.ext import commands
 
 from bot.chat.completion import Completer
 from bot.chat.controller import ChatController
-from bot.chat.driver import Upload, starting
-from bot.chat.messages import Incoming, Place, Speaker
+from bot.chat.messages import Incoming, Place, Speaker, Upload
 from bot.chat.turns import logged_turn
 from bot.config import Settings
 from bot.core import Core
 from bot.errors import PaperscoutError
+from bot.frontend import starting
 from bot.frontends.discord.buttons import PaperButton
 from bot.frontends.discord.commands import table_commands
 from bot.frontends.discord.poster import DiscordPoster, Followups

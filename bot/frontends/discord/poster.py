@@ -24,8 +24,9 @@ import aiohttp
 import discord
 
 from bot.chat.answering import Interaction
-from bot.chat.driver import ChatDriver, Failure, Kind, refusal
+from bot.chat.driver import ChatDriver
 from bot.chat.messages import Reply
+from bot.chat.refusals import Failure, Kind, refusal
 from bot.digests.delivery import DeliveryError
 from bot.frontends.discord.render import EMBEDS, arguments, message, render
 from bot.frontends.discord.render import Outgoing as OutgoingMessage
@@ -170,9 +171,8 @@ class DiscordPoster(ChatDriver):
         if isinstance(error, discord.RateLimited):
             return Failure("retry", "Discord rate limited the bot", error.retry_after)
         if isinstance(error, discord.HTTPException):  # a 429 here is Cloudflare's: discord.py does not retry it
-            wait = error.response.headers.get("Retry-After")
             said = f"Discord refused it ({error.status} {error.code}: {error.text[:200]})"
-            return refusal(error.status, error.code, said, CODES, float(wait) if wait else None)
+            return refusal(error.status, error.code, said, CODES, error.response.headers.get("Retry-After"))
         if isinstance(error, discord.DiscordException | aiohttp.ClientError | OSError):
             return Failure("transient", f"{type(error).__name__}: {error}")
         return None

@@ -20,11 +20,11 @@ from telegram.ext import AIORateLimiter, Application, ApplicationBuilder
 
 from bot.chat.commands import menu
 from bot.chat.controller import ChatController
-from bot.chat.driver import starting
 from bot.config import Settings
 from bot.core import Core
 from bot.digests.pacing import ChatPacer
 from bot.errors import ConfigError
+from bot.frontend import starting
 from bot.frontends.telegram.handlers import TelegramFrontEnd
 
 log = logging.getLogger(__name__)

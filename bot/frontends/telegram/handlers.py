@@ -34,8 +34,9 @@ from telegram.ext import Application, CallbackQueryHandler, ChatMemberHandler, C
 
 from bot.chat.answering import Posts
 from bot.chat.controller import ChatController
-from bot.chat.driver import ChatDriver, Failure, Upload
-from bot.chat.messages import FileReply, Incoming, Place, Speaker
+from bot.chat.driver import ChatDriver
+from bot.chat.messages import FileReply, Incoming, Place, Speaker, Upload
+from bot.chat.refusals import Failure
 from bot.core import Core
 from bot.digests.pacing import ChatPacer
 from bot.digests.poster import moved

@@ -12,10 +12,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from bot.chat.driver import pages
 from bot.chat.messages import DigestView, Reply, layout
 from bot.text.safetext import clean_text
-from bot.views.layout import Button, Line, Page, Style, clip, digest_blocks
+from bot.views.layout import Button, Line, Page, Style, clip, digest_blocks, pages
 
 MAX_CAPTION = 1024
 WORD_JOINER = "\u2060"
