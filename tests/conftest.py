@@ -10,7 +10,9 @@ import os
 import secrets
 import socket
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -256,6 +258,42 @@ def watch_gone(driver: ChatDriver) -> asyncio.Event:
             finished.set()
 
     driver.gone = gone  # type: ignore[method-assign]
+    return finished
+
+
+@dataclass
+class Finished:
+    """Calls of one async method that have finished (`watch_calls`): what each raised (None when it returned), and an
+    event set once `count` of them have."""
+
+    count: int
+    raised: list[BaseException | None] = field(default_factory=list)
+    done: asyncio.Event = field(default_factory=asyncio.Event)
+
+    async def wait(self, within: float = 30.0) -> list[BaseException | None]:
+        """What the first `count` calls raised, once they have finished."""
+        await asyncio.wait_for(self.done.wait(), within)
+        return self.raised[: self.count]
+
+
+def watch_calls(owner: object, name: str, count: int = 1) -> Finished:
+    """Watch `owner`'s async method `name` (an instance's, as the code under test calls it): a test waits until the
+    code has done something, and for an absence after it, never on a clock."""
+    finished, original = Finished(count), getattr(owner, name)
+
+    async def watched(*args: Any, **kwargs: Any) -> Any:
+        error: BaseException | None = None
+        try:
+            return await original(*args, **kwargs)
+        except BaseException as exc:
+            error = exc
+            raise
+        finally:
+            finished.raised.append(error)
+            if len(finished.raised) >= finished.count:
+                finished.done.set()
+
+    setattr(owner, name, watched)
     return finished
 
 

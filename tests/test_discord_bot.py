@@ -11,6 +11,7 @@ import logging
 import time
 from typing import Any
 
+import aiohttp
 import discord
 import pytest
 
@@ -28,7 +29,7 @@ from bot.frontends.discord.render import render
 from bot.models import Digest, Paper, ScoredPaper, Target
 from bot.ops.logs import FIELDS
 from bot.views.model import MAX_BUTTON_BYTES, digest_view, is_paperscout_button
-from tests.conftest import StoreDay, post_all, refused_url, watch_gone
+from tests.conftest import StoreDay, post_all, refused_url, watch_calls, watch_gone
 from tests.fakes.discord_client import pointed_at, running
 from tests.fakes.discord_server import DiscordFake, Fault, check_message
 from tests.test_run import PROFILE
@@ -1169,3 +1170,26 @@ async def test_a_note_only_the_member_may_see_is_not_sent_while_a_public_thinkin
         await fake.wait_for(lambda: [r for r in fake.requests_to("delete_webhook_message") if r.status < 300])
     assert [m for m in fake.response_messages(sent) if m["content"] or m["embeds"]] == []
     assert [r.status for r in fake.requests_to("delete_webhook_message")] == [429, 204]
+
+
+async def test_a_thinking_that_cannot_be_deleted_for_a_lost_connection_is_a_refused_delete(
+    fake: DiscordFake, core: Core, store_day: StoreDay, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Deleting the public "thinking…" fails for the network (the connection closes before Discord answers): like a
+    refused delete, it is logged and the member-only note is not sent. It was raised out of the command, whose
+    handler then posted the note as a followup, which takes the public "thinking…"'s visibility."""
+    await store_day(core)
+    bot = new_bot(core)
+    commands = watch_calls(bot.poster, "command")
+    async with running(bot, fake):
+        await synced(fake)
+        fake.enqueue(Fault.error(400, 50035, "Invalid Form Body", endpoint="followup"))
+        fake.always(Fault.disconnect(endpoint="delete_webhook_message"))
+        sent = fake.slash("search", {"words": "graph neural networks"})
+        assert await commands.wait() == [None]
+        fake.always(None)
+    deletes = fake.requests_to("delete_webhook_message")
+    assert deletes and {r.status for r in deletes} == {0}  # each withdraw tried (aiohttp may retry one once)
+    assert [m for m in fake.response_messages(sent) if m["content"] or m["embeds"]] == []
+    raised = [r for r in caplog.records if r.exc_info and isinstance(r.exc_info[1], aiohttp.ClientError)]
+    assert raised == [] and "could not be deleted (ServerDisconnectedError" in caplog.text

@@ -22,7 +22,9 @@ given its ``allowed_mentions``, and every request is recorded with its response.
 
 Faults (one-shot, in order; `endpoint` narrows one to a route name such as ``"send_message"`` or ``"callback"``):
 `Fault.rate_limit` is a 429 as Discord sends it (``retry_after`` in the body, ``Via`` and ``X-RateLimit-*``
-headers, ``global``); `Fault.cloudflare_ban` a 429 without them, which discord.py does not retry.
+headers, ``global``); `Fault.cloudflare_ban` a 429 without them, which discord.py does not retry;
+`Fault.disconnect` closes the connection without an answer (the request is not carried out), as a network that
+fails mid-request does.
 
 Scripting the world: `add_user`, `add_member`, `add_channel`, `add_attachment`, `close_dms`, `deny_bot`,
 `deny_threads`, `lock_thread`.
@@ -119,7 +121,7 @@ _EVERYONE = re.compile(r"(?<!\\)@(everyone|here)\b")
 class Fault:
     """One scripted misbehaviour. Build with the class methods; `endpoint` limits it to one route name."""
 
-    kind: Literal["rate_limit", "cloudflare_ban", "status"]
+    kind: Literal["rate_limit", "cloudflare_ban", "status", "disconnect"]
     endpoint: str | None = None
     status: int = 500
     retry_after: float = 0.0
@@ -136,6 +138,11 @@ class Fault:
     def cloudflare_ban(cls, *, endpoint: str | None = None) -> Fault:
         """A 429 from Cloudflare (HTML, no Via header): discord.py raises instead of retrying."""
         return cls("cloudflare_ban", endpoint=endpoint, status=429)
+
+    @classmethod
+    def disconnect(cls, *, endpoint: str | None = None) -> Fault:
+        """The connection closed before any answer (the client's library raises a connection error)."""
+        return cls("disconnect", endpoint=endpoint, status=0)
 
     @classmethod
     def server_error(cls, status: int = 500, *, endpoint: str | None = None) -> Fault:
@@ -1184,6 +1191,8 @@ class DiscordFake(ScriptedFake[Fault, RecordedRequest]):
         except DiscordError as exc:
             status, response = exc.status, exc.body
         except _FaultAnswer as fault_answer:
+            if fault_answer.fault.kind == "disconnect":
+                return self._hang_up(request, endpoint, body, files, authorized)
             status, response, headers = fault_answer.answer()
         if status in (401, 403, 429):
             self.invalid_requests += 1
@@ -1211,6 +1220,28 @@ class DiscordFake(ScriptedFake[Fault, RecordedRequest]):
         return web.Response(
             status=status, body=json.dumps(response).encode(), headers={"Content-Type": "application/json", **headers}
         )
+
+    def _hang_up(
+        self, request: web.Request, endpoint: str, body: Any, files: list[tuple[str, bytes]], authorized: bool
+    ) -> web.StreamResponse:
+        """Record the request as unanswered (status 0) and close its connection: the client reads no answer."""
+        self._record(
+            RecordedRequest(
+                method=request.method,
+                path=request.path,
+                endpoint=endpoint,
+                query=dict(request.query),
+                body=body,
+                files=tuple(files),
+                authorized=authorized,
+                status=0,
+                response=None,
+                at=time.monotonic(),
+            )
+        )
+        if request.transport is not None:
+            request.transport.close()
+        return web.Response(status=204)  # never reaches the client: its connection is closed
 
     def hold_answers(self, endpoint: str = "send_message", *, after: int = 0) -> None:
         """Carry out the requests to `endpoint` but, after `after` more answers, hold every answer back until

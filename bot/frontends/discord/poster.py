@@ -88,13 +88,17 @@ class Followups(Interaction):
         return str(sent.id)
 
     async def withdraw(self) -> bool:
-        """The "thinking…" deleted; False when Discord refused (it still shows), True when it is gone."""
+        """The "thinking…" deleted; False when Discord refused or could not be reached (it still shows, as far as
+        the bot knows), True when it is gone. Never raises: the core reads False as the page not to send."""
         try:
             await self.interaction.delete_original_response()
         except discord.NotFound:
             return True
         except discord.HTTPException as exc:
             log.warning("Discord: the interaction's response could not be deleted (%s)", exc.status)
+            return False
+        except (aiohttp.ClientError, OSError, TimeoutError) as exc:  # the network, not Discord: the same for the core
+            log.warning("Discord: the interaction's response could not be deleted (%s: %s)", type(exc).__name__, exc)
             return False
         return True
 
