@@ -770,6 +770,47 @@ async def test_a_digests_thread_locked_before_a_restart_sends_the_rest_into_the_
     assert await core.repo.inactive_reasons() == {}
 
 
+async def test_a_digests_thread_the_bot_may_not_post_in_sends_the_rest_into_the_channel(
+    fake: DiscordFake, core: Core, store_day: StoreDay
+) -> None:
+    """Missing Permissions (403 code 50013) on a post in the digest's thread (the bot may not Send Messages in
+    Threads there) is the thread refused, like a locked one: the rest goes into the channel, the thread tried once per
+    digest; it used to be read as the channel denied, and the digest failed with the rest unsent."""
+    digest = three_message_digest(await store_day(core))
+    target = await saved_channel_target(core, fake)
+    fake.deny_thread_posts(fake.channel_id)
+    bot = new_bot(core)
+    async with running(bot, fake):
+        sent = await post_all(bot.poster, target, digest)
+    (thread,) = fake.threads_of(fake.channel_id)
+    assert fake.channel_messages(int(thread["id"])) == [] and len(sent) == 3
+    assert [m["id"] for m in fake.channel_messages(fake.channel_id)] == sent
+    refused = [r for r in fake.requests_to("send_message") if r.status >= 400]
+    assert [r.response["code"] for r in refused] == [50013]
+    assert refused[0].path.endswith(f"/channels/{thread['id']}/messages")  # the thread (it has the header's id)
+    assert await core.repo.inactive_reasons() == {}
+
+
+async def test_a_digests_thread_and_channel_both_denied_names_the_channels_permissions_to_the_admin(
+    fake: DiscordFake, core: Core, store_day: StoreDay
+) -> None:
+    """The thread's refusal sends the rest to the channel, whose own refusal is then the channel's: the admin reads
+    what to give in #papers, and the channel keeps its digest."""
+    digest = three_message_digest(await store_day(core))
+    target = await saved_channel_target(core, fake)
+    fake.deny_thread_posts(fake.channel_id)
+    bot = new_bot(core)
+    async with running(bot, fake):
+        messages = bot.poster.digest_messages(target, digest)
+        sent = [await bot.poster.send_digest_message(target, messages[0], 0, [], "both-denied:0")]
+        fake.deny_bot(fake.channel_id)
+        await fake.wait_for(lambda: bot.poster.missing_permissions(str(fake.channel_id)) or None)
+        with pytest.raises(DeliveryError) as refused:
+            await bot.poster.send_digest_message(target, messages[1], 1, sent, "both-denied:1")
+    assert refused.value.permanent and str(refused.value).startswith("I can't post in #papers: give paperscout")
+    assert "Send Messages" in str(refused.value) and await core.repo.inactive_reasons() == {}
+
+
 async def test_a_digests_channel_gone_with_its_thread_retires_the_channels_digest(
     fake: DiscordFake, core: Core, store_day: StoreDay
 ) -> None:

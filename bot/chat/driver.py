@@ -29,8 +29,9 @@ built from a way to show a page to the presser alone, or a toast where it has no
 delivery policy (`deliver`): a wait the platform asked for is a `DeliveryError` with `retry_after`, markup the
 platform cannot read is logged as our bug and the page sent once as plain text, a chat that moved is followed
 (`bot.digests.poster.moved`), a gone chat is retired (`bot.digests.delivery.retire`) and never retried, a permission
-the bot is denied is a permanent failure in the admin's words (`permission_problem`), a message refused in a thread
-(`unthreaded`; a thread that is a channel of its own gone too) is sent in the place itself (a digest's later
+the bot is denied is a permanent failure in the admin's words (`permission_problem`), a refusal met inside a thread
+concerns the thread, not the place (`unthreaded`; for a thread that is a channel of its own, also gone or denied
+there): the message is sent in the place itself, whose own answer then decides for the place (a digest's later
 messages then go there at once); any failure while answering a member is told to them in one line, our own errors'
 words or a short reference id under which it is logged (`reporting`), never a traceback (a page the platform will
 not deliver is logged instead: telling of it there would fail the same way). It is also the platform's digest poster
@@ -201,8 +202,8 @@ class ChatDriver(PlatformPoster):
         """Send one message with a refusal mapped to the core's policy (module docstring); its id or `DeliveryError`. A
         personal digest's chat ('dm:<user id>') is the member's DM (`dm_chat`, opened if need be): a refusal there
         retires that member's digest. `chat` a thread that is a channel of its own under the place `under` (a
-        digest's, started from message `header`): that thread gone, locked or refused is `unthreaded`, never the
-        place's end."""
+        digest's, started from message `header`): that thread gone, locked or denied to the bot is the thread's
+        refusal, never the place's end nor the admin's to fix (the place's own answer says that)."""
         try:
             personal = chat.startswith(PERSONAL_CHAT_PREFIX)
             to = await self.dm_chat(chat.removeprefix(PERSONAL_CHAT_PREFIX)) if personal else chat
@@ -219,10 +220,12 @@ class ChatDriver(PlatformPoster):
         if found.kind == "moved" and found.new_chat != chat:
             await moved(self.core, self.platform, chat, found.new_chat)
             return await self.deliver(found.new_chat, message, plain=plain)  # the quoted message stayed behind
-        # a thread refused, closed or (a channel of its own) gone, not the place it is in: the place itself still
-        # takes the message, and a digest's rest goes there at once
+        # a refusal met inside a thread concerns the thread, not the place it is in: the place still takes the message
+        # (or says for itself that it does not), and a digest's rest goes there at once. A thread that is a channel of
+        # its own is what the request went to, so all it says of a chat is the thread's (gone, denied, closed); a
+        # thread that is a reply in the place has the place's refusals, and names its own (`unthreaded`)
         place, thread = (under, header or chat) if under else (chat, reply_to)
-        if thread and (found.kind == "unthreaded" or (under and found.kind == "gone")):
+        if thread and (found.kind == "unthreaded" or (under and found.kind in ("gone", "denied"))):
             log.warning("%s refused thread %s of %s (%s): sent in the place", self.title, thread, place, found.detail)
             self._threadless.add(thread)
             return await self.deliver(place, message, plain=plain)

@@ -27,7 +27,7 @@ headers, ``global``); `Fault.cloudflare_ban` a 429 without them, which discord.p
 fails mid-request does.
 
 Scripting the world: `add_user`, `add_member`, `add_channel`, `add_attachment`, `close_dms`, `deny_bot`,
-`deny_threads`, `lock_thread`.
+`deny_threads`, `deny_thread_posts`, `lock_thread`.
 Driving the bot: `slash` (with `options`, `channel_option`, `attachment_option`), `autocomplete`, `press`, `say`,
 `dm`, `dispatch`, `disconnect_gateway`. Misbehaving: `enqueue`, `always`, `storm`, `global_rate_limit`,
 `interaction_deadline`, `hold_answers` (a request carried out but its answer held back, as when a client dies
@@ -420,6 +420,7 @@ class DiscordFake(ScriptedFake[Fault, RecordedRequest]):
         self.dm_channels: dict[int, int] = {}  # user id -> DM channel id
         self.bot_denied_channels: set[int] = set()
         self.threads_denied: set[int] = set()
+        self.thread_posts_denied: set[int] = set()
         self._hold: tuple[str, int] | None = None  # (endpoint, answers still given before holding)
         self.held = 0  # answers held back so far
         self._released = threading.Event()
@@ -522,6 +523,19 @@ class DiscordFake(ScriptedFake[Fault, RecordedRequest]):
             thread["thread_metadata"] = {**thread["thread_metadata"], "archived": True, "locked": True}
             payload = dict(thread)
         self.dispatch("THREAD_UPDATE", payload)
+
+    def deny_thread_posts(self, channel_id: int) -> None:
+        """The bot may post in this channel and start threads there, but not post in them (an overwrite denying it
+        Send Messages in Threads, told by CHANNEL_UPDATE): a post in a thread of it is 403 code 50013."""
+        with self._state_lock:
+            self.thread_posts_denied.add(channel_id)
+            channel = self.channels[channel_id]
+            channel["permission_overwrites"] = [
+                *channel["permission_overwrites"],
+                {"id": str(self.bot_id), "type": 1, "allow": "0", "deny": str(PERM_SEND_IN_THREADS)},
+            ]
+            payload = dict(channel)
+        self.dispatch("CHANNEL_UPDATE", payload)
 
     def deny_bot(self, channel_id: int) -> None:
         """The bot may no longer send in this channel (403 code 50013): an overwrite denying it Send Messages, which
@@ -1457,6 +1471,8 @@ class DiscordFake(ScriptedFake[Fault, RecordedRequest]):
         else:
             parent = int(channel.get("parent_id") or channel["id"]) if channel["type"] == 11 else int(channel["id"])
             if parent in self.bot_denied_channels or int(channel["id"]) in self.bot_denied_channels:
+                raise DiscordError.of(403, 50013, "Missing Permissions")
+            if channel["type"] == 11 and parent in self.thread_posts_denied:
                 raise DiscordError.of(403, 50013, "Missing Permissions")
             if channel.get("thread_metadata", {}).get("locked"):
                 raise DiscordError.of(400, 50083, "Thread is archived")

@@ -7,8 +7,9 @@ or it is deleted or locked before the digest's end (the driver's `unthreaded`), 
 Discord's refusals are read by the core's `refusal` from the HTTP status and Discord's own codes (`CODES`): gone for
 a closed DM (50007), a channel or user that no longer exists; unthreaded for a locked thread; denied for
 missing access, which the driver tells the admin with the permissions to give (`missing_permissions`); a wait on a
-rate limit; transient for server errors. A command or a press is answered through its interaction (`Followups`: the
-core's `bot.chat.answering.Interaction`).
+rate limit; transient for server errors. A digest's thread is a channel of its own: whatever it refuses (gone,
+locked, denied: 50013 without Send Messages in Threads) is the thread's, and the rest goes to the channel. A command
+or a press is answered through its interaction (`Followups`: the core's `bot.chat.answering.Interaction`).
 """
 
 from __future__ import annotations
