@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import logging
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import replace
@@ -22,9 +23,10 @@ from bot.frontends.slack import MAX_SECTION, SlackFrontEnd, render, start_slack
 from bot.members.personal import deliver_personal_digest
 from bot.members.settings import profile_owner
 from bot.models import Digest, DigestSection, Paper, Profile, ScoredPaper, Target, Topic
+from bot.ops.logs import FIELDS
 from bot.ops.scheduler import DigestJobs
 from bot.views.model import digest_view
-from tests.conftest import StoreDay, post_all, refused_url, watch_gone
+from tests.conftest import StoreDay, post_all, refused_url, watch_calls, watch_gone
 from tests.fakes.arxiv_server import FakeArxiv
 from tests.fakes.slack_server import Fault, Message, SlackFake
 from tests.test_doctor import doctor, env, line_of, point_at  # noqa: F401 (env: the doctor's fixture)
@@ -270,6 +272,22 @@ async def test_a_dm_command_run_in_a_channel_is_answered_in_the_members_dm(
         [next_question] = await say(fake, ADA, dm, "graph neural networks; theory of deep learning optimisation")
         assert "Anything you would rather not see?" in next_question.visible_text
     assert fake.posted(PAPERS) == []
+
+
+async def test_a_command_typed_in_a_dm_takes_the_one_command_route_and_is_logged_as_that_command(
+    core: Core, slack_settings: Settings, fake: SlackFake, caplog: pytest.LogCaptureFixture
+) -> None:
+    """ "/export" typed in a DM goes through the driver's one command route (`ChatDriver.command`), as on Discord and
+    Telegram, and its log line names the command; it was a plain message there, logged as "text"."""
+    caplog.set_level(logging.INFO, logger="bot.chat.controller")
+    dm = fake.im_of(ADA)
+    async with slack_bot(core, slack_settings) as bot:
+        commands = watch_calls(bot, "command")
+        [answer] = await say(fake, ADA, dm, " /export")  # Slack sends a "/" line as a message after a space
+        assert await commands.wait() == [None]
+    assert "Files are not sent on Slack yet" in answer.visible_text and answer.ephemeral_to == ""
+    logged = [getattr(r, FIELDS) for r in caplog.records if r.getMessage() == "chat command"]
+    assert [(f["command"], f["target"], f["outcome"]) for f in logged] == [("/export", "slack:dm", "ok")]
 
 
 async def test_a_reply_refused_because_the_bot_left_the_channel_retires_its_digest_and_reaches_the_runner(

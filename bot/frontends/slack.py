@@ -336,7 +336,8 @@ class SlackFrontEnd(ChatDriver):
             await self.hear(msg, thread)
 
     async def on_message(self, event: dict[str, Any]) -> None:
-        """A DM (onboarding, questions) or a channel message (a setup answer, a follow-up in our thread)."""
+        """A DM (onboarding, questions, a typed '/command') or a channel message (a setup answer, a follow-up in our
+        thread)."""
         text = str(event.get("text", ""))
         if event.get("subtype") or event.get("bot_id") or not text.strip() or f"<@{self.bot_user}>" in text:
             return  # edits, joins and bots are not ours; a mention comes as app_mention too
@@ -345,9 +346,13 @@ class SlackFrontEnd(ChatDriver):
         # any thread's reply carries its thread_ts: only in a thread the bot answered in is it a reply to the bot;
         # chatter elsewhere is nobody's message to it, and a failure with it is only logged
         replied = await self.controller.replied(place, thread)
-        async with self.reporting(place, "message", thread, quiet=not (place.is_dm or replied.ours)):
+        spoken_to = place.is_dm or replied.ours
+        async with self.reporting(place, "message", thread, quiet=not spoken_to):
             speaker = await self.speaker(str(event.get("user", "")), place)
-            said = chat.Incoming(speaker, place, text=text, reply_to=thread if replied.ours else "", replied=replied)
+            reply_to = thread if replied.ours else ""
+            said = chat.Incoming(speaker, place, text=text, reply_to=reply_to, replied=replied)
+            if spoken_to:  # a typed '/command' said to the bot is a command: the driver's one route (`hear`)
+                said = chat.Incoming.from_text(speaker, place, text, reply_to=reply_to, replied=replied)
             await self.hear(said, thread)
 
 
