@@ -21,7 +21,11 @@ Prints each configuration's figures per set, then each family's folds (families:
 rm3_k, cutoff, listing, rocchio; and, none of which passed: passage and dense_rm (word feedback from the closest
 sentences or papers), sentence (best-sentence rankings), sdm (term proximity), pool (the dense pool's size), mention and
 every_part (listing wordless papers before passing mentions), multi_query (each alternative of a topic embedded on its
-own), neighbours (a query word's nearest stored words as its spellings); docs/BENCHMARKS.md, "Search misses by cause").
+own), neighbours (a query word's nearest stored words as its spellings); docs/BENCHMARKS.md, "Search misses by cause";
+categories, categories_q (with the questions) and categories_tier (category feedback: a candidate's arXiv categories
+against those of the papers the dense and lexical rankings agree on, as a ranking or as a listing tier) and
+neighbourhood and neighbourhood_q (score regularisation over the candidates' nearest neighbours);
+docs/BENCHMARKS.md, "Category feedback").
 `--where` prints, for every search missing a relevant paper in its first ten, those ten (R relevant, a acceptable; T/A
 the topic's words in title/abstract; dense and best-sentence cosine; fused rank) and where each missed paper is (fused
 rank, RM3 rank, listed place).
@@ -499,6 +503,116 @@ def rocchio_all(feedback_docs: int = 5, beta: float = 0.75) -> Callable[[Query],
     return ranking
 
 
+# --- category feedback: the fit of a candidate's arXiv categories to those of the question's surest papers --------
+# The candidates both the dense and a lexical ranking put in their first few are the ones a question is surely about;
+# their categories (primary and cross-lists), smoothed by those of all the candidates, are the field it asks in.
+# Each candidate is scored by how much more likely its own categories are under that field than among the candidates
+# at large (the expected log-ratio). No category is named. Tried and not kept (docs/BENCHMARKS.md, "Category
+# feedback").
+
+CATEGORY_PRIMARY_SHARE = 0.5  # a paper's primary category's share of its categories; its cross-lists share the rest
+AGREEMENT_DEPTH = 10  # a sure paper is in the first this many of both the dense and the lexical ranking
+MIN_SURE = 2  # with fewer sure papers there is no field to speak of: no category ranking
+SMOOTHING = 2.0  # Dirichlet prior, in papers, of the candidates' own category distribution
+
+
+def category_shares(categories: Sequence[str]) -> dict[str, float]:
+    """A paper's categories as a distribution: the primary (first) one CATEGORY_PRIMARY_SHARE, the cross-lists the rest
+    equally; a paper with one category is all of it."""
+    if not categories:
+        return {}
+    unique = list(dict.fromkeys(categories))
+    if len(unique) == 1:
+        return {unique[0]: 1.0}
+    rest = (1.0 - CATEGORY_PRIMARY_SHARE) / (len(unique) - 1)
+    return {unique[0]: CATEGORY_PRIMARY_SHARE, **{c: rest for c in unique[1:]}}
+
+
+def sure_papers(dense: np.ndarray, lexical: np.ndarray, depth: int = AGREEMENT_DEPTH) -> list[int]:
+    """The candidates both rankings put in their first `depth` (`lexical`: NaN for a paper it does not hold)."""
+    held = np.flatnonzero(~np.isnan(lexical))
+    if not len(held):
+        return []
+    top_lexical = set(held[np.argsort(-lexical[held], kind="stable")][:depth].tolist())
+    top_dense = np.argsort(-dense, kind="stable")[:depth]
+    return [int(i) for i in top_dense if int(i) in top_lexical]
+
+
+def category_fit(categories: Sequence[Sequence[str]], sure: Sequence[int]) -> np.ndarray | None:
+    """Each candidate's expected log-ratio of its categories' likelihood among the `sure` candidates (smoothed by
+    SMOOTHING papers' worth of all candidates' categories) to their likelihood among all candidates; None when fewer
+    than MIN_SURE papers are sure or no candidate has a category."""
+    if len(sure) < MIN_SURE:
+        return None
+    shares = [category_shares(c) for c in categories]
+    background: dict[str, float] = {}
+    for s in shares:
+        for c, w in s.items():
+            background[c] = background.get(c, 0.0) + w
+    total = sum(background.values())
+    if not total:
+        return None
+    background = {c: w / total for c, w in background.items()}
+    field: dict[str, float] = {}
+    for i in sure:
+        for c, w in shares[i].items():
+            field[c] = field.get(c, 0.0) + w
+    n = len(sure)
+    ratio = {c: (field.get(c, 0.0) + SMOOTHING * b) / (n + SMOOTHING) / b for c, b in background.items()}
+    return np.asarray(
+        [sum(w * np.log(ratio[c]) for c, w in s.items()) if s else np.nan for s in shares], dtype=np.float64
+    )
+
+
+def category_feedback(depth: int = 10, lexical: str = "bm25") -> Callable[[Query], np.ndarray]:
+    """Category feedback (the functions above): the fit of each candidate's categories to those of the papers
+    that the dense ranking and `lexical` (the full-text BM25 order, the topic's coverage, or either) both put in
+    their first `depth`."""
+
+    def ranking(q: Query) -> np.ndarray:
+        s = q.scored
+        ranks = _bm25_rank(q)
+        bm25 = np.asarray([ranks.get(p.id, np.nan) for p in s.papers], dtype=np.float64)
+        cov = s.title + s.abstract / 2
+        coverage = np.where(cov > 0, cov, np.nan)
+        source = {"bm25": bm25, "coverage": coverage}.get(lexical)
+        if source is None:  # "either": BM25 where it holds enough papers, else the coverage
+            source = bm25 if np.count_nonzero(~np.isnan(bm25)) >= MIN_SURE else coverage
+        sure = sure_papers(s.dense, source, depth)
+        fit = category_fit([p.categories for p in s.papers], sure)
+        return fit if fit is not None else np.full(len(s.papers), np.nan)
+
+    return ranking
+
+
+def neighbourhood(k: int = 5, within: str = "fused") -> Callable[[Query], np.ndarray]:
+    """Score regularisation over the candidates' own neighbourhoods (the cluster hypothesis, Diaz 2005): each
+    candidate scored by the mean first-pass evidence of its `k` nearest other candidates (whole-paper vectors),
+    weighted by their cosine; the evidence is the first pass's reciprocal-rank score (`within` "fused") or whether
+    the paper carries the topic's words in its title or abstract ("words")."""
+
+    def ranking(q: Query) -> np.ndarray:
+        s = q.scored
+        n = len(s.papers)
+        if n < 2:
+            return np.full(n, np.nan)
+        if within == "fused":
+            order = without_expansion(q)
+            evidence = np.zeros(n)
+            evidence[order] = 1.0 / (60 + np.arange(1, n + 1))
+        else:
+            evidence = ((s.title >= retrieval.COVERED) | (s.abstract >= retrieval.COVERED)).astype(np.float64)
+        sims = s.vectors @ s.vectors.T
+        np.fill_diagonal(sims, -np.inf)
+        near = np.argsort(-sims, axis=1)[:, : min(k, n - 1)]
+        weights = np.take_along_axis(sims, near, axis=1).clip(min=0)
+        total = weights.sum(axis=1)
+        score = (weights * evidence[near]).sum(axis=1) / np.where(total > 0, total, 1)
+        return score.astype(np.float64)
+
+    return ranking
+
+
 def families() -> dict[str, list[tuple[str, object]]]:
     """Families of configurations, each holding main before word feedback as its first member (the baseline)."""
     base = ("before", without_expansion)
@@ -574,6 +688,35 @@ def families() -> dict[str, list[tuple[str, object]]]:
         "pool": [("main", current)] + [(f"POOL={v}", {"POOL": v, "fresh": True}) for v in (200, 300)],
         "sdm": [("main", current)]
         + [(f"+sdm uw{u} w={w}", with_ranking(sequential_dependence(u), w)) for u in (4, 8) for w in (0.5, 1.0)],
+        "categories": [("main", current)]
+        + [
+            (f"+categories {src} top{d} w={w}", with_ranking(category_feedback(d, src), w))
+            for src in ("bm25", "coverage", "either")
+            for d in (5, 10)
+            for w in (0.5, 1.0)
+        ],
+        # the same with the questions (`--family categories_q`, without --only): the first ten of both rankings
+        "categories_q": [("main", current)]
+        + [
+            (f"+categories {src} top10 w={w}", with_ranking(category_feedback(10, src), w))
+            for src in ("bm25", "coverage")
+            for w in (0.5, 1.0)
+        ],
+        "neighbourhood": [("main", current)]
+        + [
+            (f"+neighbourhood {src} k={k} w={w}", with_ranking(neighbourhood(k, src), w))
+            for src in ("fused", "words")
+            for k in (5, 10)
+            for w in (0.5, 1.0)
+        ],
+        "neighbourhood_q": [("main", current)]
+        + [(f"+neighbourhood fused k={k} w=1.0", with_ranking(neighbourhood(k, "fused"), 1.0)) for k in (5, 10)],
+        "categories_tier": [("main", current)]
+        + [
+            (f"out of field (< {t}) last{' among carriers too' if c else ''}", (current, out_of_field_last(t, c)))
+            for t in (-0.5, -1.0)
+            for c in (False, True)
+        ],
         "rocchio": [base]
         + [(f"+rocchio d={d} w={w}", fusion(extra=rocchio_all(d), extra_weight=w)) for d in (3, 10) for w in (0.5, 1)],
     }
@@ -648,6 +791,28 @@ def every_part_first(before_far: bool = False, within: int | None = None) -> Lis
             far = [r for r in words if r.dense < retrieval.FLOOR]
             return [*shown, *near, *parts, *far, *rest]
         return [*shown, *words, *parts, *rest]
+
+    return listing
+
+
+def out_of_field_last(threshold: float, carriers: bool = False) -> Listing:
+    """Category feedback as a listing tier: the shown papers (and with `carriers` the other word carriers) whose
+    categories fit the sure papers' field worse than `threshold` (`category_feedback`, coverage, first ten) listed
+    after the others of their group."""
+
+    def listing(results, shown, carrying):
+        q = LAST_QUERY[0]
+        if q is None:
+            return [*shown, *carrying]
+        fit = category_feedback(10, "coverage")(q)
+        by_id = {p.id: fit[i] for i, p in enumerate(q.scored.papers)}
+
+        def tiered(group):
+            return sorted(group, key=lambda r: bool(by_id.get(r.paper.id, 0.0) < threshold))
+
+        words = [r for r in carrying if r.in_title or r.in_abstract]
+        rest = [r for r in carrying if not (r.in_title or r.in_abstract)]
+        return [*tiered(shown), *(tiered(words) if carriers else words), *rest]
 
     return listing
 
@@ -727,6 +892,7 @@ async def _retrieve(core, filters, *, profile=None, limit=retrieval.MAX_CITATION
 # --- running ---------------------------------------------------------------------------------------------------------
 
 ACTIVE: list[Order] = [current]
+LAST_QUERY: list[Query | None] = [None]  # the query of the last ranking asked for (what a listing reads)
 CACHE: dict[object, tuple[list[retrieval.Retrieved], object, Query | None]] = {}
 _LAST: list[Query] = []
 _ORIGINAL_RANKED = retrieval._ranked
@@ -748,6 +914,7 @@ async def _cached_ranked(core, filters, *, profile=None):
         results, topic = await _ORIGINAL_RANKED(core, filters, profile=profile)
         CACHE[key] = (results, topic, _LAST[-1] if _LAST else None)
     results, topic, query = CACHE[key]
+    LAST_QUERY[0] = query
     if query is None or ACTIVE[0] is current:
         return results, topic
     by_id = {r.paper.id: r for r in results}
