@@ -103,7 +103,8 @@ class ChatDriver(PlatformPoster):
         # a target's latest rendered digests (their messages' ids, their title), naming each digest's own thread: a
         # fan-out renders every due digest, several days of one place among them, before the first send
         self._digest_titles: dict[str, deque[tuple[frozenset[int], str]]] = {}
-        self._threadless: set[str] = set()  # digest headers whose place refused a thread: the rest goes there
+        # per place, the headers of its latest digests whose thread was refused: their rest goes there (`threadless`)
+        self._threadless: dict[str, deque[str]] = {}
 
     @abstractmethod
     def message(self, page: Page) -> object:
@@ -159,7 +160,7 @@ class ChatDriver(PlatformPoster):
         """One message of a digest to the target's chat (a personal digest's 'dm:<id>': the member's DM, `deliver`);
         with `digest_threads`, a channel digest's messages after the header go into the thread under it."""
         chat, reply_to = target.chat_id, ""
-        if self.digest_threads and position and sent and not target.member and sent[0] not in self._threadless:
+        if self.digest_threads and position and sent and not target.member and not self.threadless(target, sent[0]):
             chat, reply_to = await self.continuation(target, sent[0], self.digest_title(target, message))
         under = target.chat_id if chat != target.chat_id else ""  # a thread that is a channel of its own
         return await self.deliver(chat, message, reply_to, under=under, header=sent[0] if sent else "")
@@ -186,8 +187,23 @@ class ChatDriver(PlatformPoster):
                 detail = f"{self.title} {target.chat_id}: {found.detail}"
                 raise DeliveryError(detail, retry_after=found.retry_after) from error
             log.warning("%s refused a thread in %s (%s): the digest goes on there", self.title, target.chat_id, error)
-        self._threadless.add(header)
+        self.refused_thread(target.chat_id, header)
         return target.chat_id, ""
+
+    def threadless(self, target: Target, header: str) -> bool:
+        """Whether the digest under message `header` in the target's place had its thread refused (`refused_thread`):
+        its rest then goes into the place without asking again."""
+        return header in self._threadless.get(target.chat_id, ())
+
+    def refused_thread(self, place: str, header: str) -> None:
+        """Remember that the thread of the digest under `header` in `place` was refused. Kept for the place's latest
+        `TITLES_KEPT` digests, as their titles are: a refusal is needed for the rest of that digest's delivery, its
+        retries included (a later tick resends its rest under the same header; a catch-up delivers several days of
+        one place in turn), while the next digest asks again (a permission given since is then used). Bounded so:
+        kept for every digest for as long as the bot ran, it grew without end."""
+        refused = self._threadless.setdefault(place, deque(maxlen=TITLES_KEPT))
+        if header not in refused:
+            refused.appendleft(header)
 
     async def thread(self, chat: str, header: str, name: str) -> tuple[str, str]:
         """The thread under message `header` in `chat`, as (chat, reply_to) for `deliver` (named `name` where the
@@ -227,7 +243,8 @@ class ChatDriver(PlatformPoster):
         place, thread = (under, header or chat) if under else (chat, reply_to)
         if thread and (found.kind == "unthreaded" or (under and found.kind in ("gone", "denied"))):
             log.warning("%s refused thread %s of %s (%s): sent in the place", self.title, thread, place, found.detail)
-            self._threadless.add(thread)
+            if header:  # a digest's thread (a reply's is asked for with each reply)
+                self.refused_thread(place, header)
             return await self.deliver(place, message, plain=plain)
         if found.kind == "denied":  # the admin's to fix: said in their words, the chat kept
             raise DeliveryError(self.permission_problem(chat, found.detail), permanent=True)
