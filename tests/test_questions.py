@@ -209,6 +209,42 @@ async def test_a_name_shaped_word_the_archive_does_not_hold_is_kept_as_typed(cor
         assert await corrected(core, f"{name} for difusion modles") == f"{name} for diffusion model"
 
 
+async def test_a_stored_authors_name_is_no_typo(core: Core, demo_papers: list[Paper]) -> None:
+    """No title or abstract holds "Singla", but Sahil Singla wrote a stored paper: his name is kept as typed (it was
+    read as "single", as "Bengio" was read as "benign"), while a plain typo beside it is still corrected."""
+    singla = [p for p in demo_papers if "Sahil Singla" in p.authors]
+    single = [p for p in demo_papers if "single" in p.title.lower() or "calibration" in p.title.lower()][:20]
+    await store_papers(core, singla + single)
+    assert singla and await corrected(core, "Singla on multicalibraton") == "Singla on multicalibration"
+    assert await corrected(core, "singla calibration") == "singla calibration"  # as a name is typed in lower case
+    answer = await ask(core, "Singla on online calibration", today=MONDAY)
+    assert answer.filters.topic.startswith("Singla")
+
+
+@pytest.mark.parametrize(
+    ("question", "topic"),
+    [
+        ("what did Bengio post today?", ""),
+        ("what did Bengio post on diffusion today?", "diffusion"),
+        ("Bengio's papers today", ""),
+        ("what has Yoshua Bengio been up to?", ""),
+    ],
+)
+async def test_a_person_the_store_does_not_know_is_asked_for_as_an_author(
+    core: Core, day: list[Paper], question: str, topic: str
+) -> None:
+    """No Bengio is stored: the question still asks for his papers (and there are none), it is not about "benign"."""
+    answer = await ask(core, question, today=MONDAY)
+    assert answer.filters.authors[0].endswith("Bengio") and answer.filters.topic == topic
+    assert not answer.citations and "by " in answer.text and "Bengio" in answer.text
+
+
+async def test_a_misspelt_topic_word_with_a_capital_is_no_unknown_person(core: Core, day: list[Paper]) -> None:
+    for question in ("Difusion papers published today", "papers on Difusion published today"):
+        answer = await ask(core, question, today=MONDAY)
+        assert answer.filters.authors == () and answer.filters.topic == "diffusion"
+
+
 async def test_the_spelling_look_up_is_built_only_when_a_word_needs_correcting(core: Core, day: list[Paper]) -> None:
     # building symspellpy's dictionary of every title word is most of a cold question's spelling cost
     assert await corrected(core, "Mixture of Experts routing") == "Mixture of Experts routing"

@@ -43,6 +43,8 @@ _JOINED = re.compile(r"\s*(?:,\s*)?(?:\b(?:and|or)\b|&|,)\s*", re.IGNORECASE)  #
 _ET_AL = re.compile(r"^\s*et\.?\s+al\b\.?", re.IGNORECASE)
 _POSSESSIVE = re.compile(r"['\u2019]s$")
 _CUE_BEFORE = re.compile(r"(?:\b(?:papers?\s+)?(?:by|from|authored by|written by)\s+|(?:\band\b|&|,)\s*)$", re.I)
+# a preposition relating the words after it to the papers' topic ("papers on X", "work about X"): X is their topic
+_TOPIC_BEFORE = re.compile(r"\b(?:on|about|regarding|concerning|in|for|with|of|into|like)\s*$", re.IGNORECASE)
 # full names only: "Sun", "Wed" or "Jan" may well be part of a name
 _CALENDAR = frozenset(n.lower() for n in [*calendar.day_name, *calendar.month_name] if n)
 
@@ -117,23 +119,23 @@ async def _in_window(core: Core, names: list[str], start: dt.date | None, end: d
 
 async def _resolve(
     core: Core, index: AuthorIndex, run: _Run, start: dt.date | None, end: dt.date | None, lenient: bool, cue: bool
-) -> str | None:
-    """The stored author a run names, or None. `lenient` allows typo matches and surname-only look-ups; a single
-    word only near a stored surname is read as a misspelt name only with a word of authorship (`cue`): alone it is far
-    more often a topic ("Mamba", "Qwen" are no "Lamba", "Wen")."""
+) -> tuple[str | None, str]:
+    """The stored author a run names, or None, and how the index matched it (`AuthorMatch.kind`). `lenient` allows
+    typo matches and surname-only look-ups; a single word only near a stored surname is read as a misspelt name only
+    with a word of authorship (`cue`): alone it is far more often a topic ("Mamba", "Qwen" are no "Lamba", "Wen")."""
     typed = " ".join(run.words)
     match = index.match(typed)
     if match.kind == "exact":
-        return match.name
+        return match.name, match.kind
     if not lenient or (match.kind == "close" and len(run.words) == 1 and not (cue or run.strong)):
-        return None
+        return None, match.kind
     if match.kind in ("ambiguous", "close"):
         present = await _in_window(core, list(match.candidates), start, end)
         if len(present) == 1 or (present and match.kind == "close"):
-            return present[0]
+            return present[0], match.kind
         if match.kind == "ambiguous" and len(present) > 1:
-            return typed  # several people of that name wrote in the window: any of them
-    return None
+            return typed, match.kind  # several people of that name wrote in the window: any of them
+    return None, match.kind
 
 
 async def find_named_authors(
@@ -174,7 +176,12 @@ async def find_named_authors(
         if looked_up > MAX_NAMES_LOOKED_UP:  # a question names a few people, not a page of them (each look-up is
             break  # a fuzzy match over every stored author: a 1,000-character list of surnames took 20 s)
         lenient = run.strong or (several and (cue or alone)) or alone
-        name = await _resolve(core, index, run, start, end, lenient, cue)
+        name, kind = await _resolve(core, index, run, start, end, lenient, cue)
+        # a proper noun (a capital mid-sentence, or "X's", "by X") asked about by authorship that no stored author
+        # nor paper's text holds is a person the store does not know ("what did Bengio post?"): no topic
+        proper = run.strong or bool(re.search(r"\w", text[: run.start]) and not _TOPIC_BEFORE.search(text[: run.start]))
+        if name is None and kind == "none" and not as_stored and cue and proper and await _unused(core, run.words):
+            name = " ".join(run.words)
         if name is not None and as_stored and not cue and not same_person(" ".join(run.words), name):
             # "Lichao Sunn" finds Lichao Sun in a question; a search reads all it was given as its words
             return NamedAuthors((), text)
@@ -183,6 +190,14 @@ async def find_named_authors(
     if not found:
         return NamedAuthors((), text)
     return _without_names(text, found)
+
+
+async def _unused(core: Core, words: list[str]) -> bool:
+    """Whether no stored title or abstract uses any of `words`: a name no stored author is near then names a person
+    the store does not know, no topic written with a capital ("Mamba", "Bayesian"); read as a word, it would become
+    a topic or a typo of one ("Bengio" -> "benign")."""
+    frequencies = await core.repo.document_frequencies([w.lower() for w in words])
+    return not any(frequencies.get(w.lower(), 0) for w in words)
 
 
 def _without_names(text: str, found: list[tuple[_Run, str]]) -> NamedAuthors:

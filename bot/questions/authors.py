@@ -58,10 +58,12 @@ class AuthorIndex:
         self.by_full: dict[str, str] = {}  # "yann lecun" -> "Yann LeCun"
         self.by_compact: dict[str, str] = {}  # "yannlecun" -> "Yann LeCun"
         self.by_last: dict[str, list[str]] = {}  # "lecun" -> ["Yann LeCun", ...]
+        self.words: set[str] = set()  # every folded word of a stored name: "yann", "lecun"
         for name in names:
             tokens = name_tokens(name)
             if not tokens:
                 continue
+            self.words.update(tokens)
             full = " ".join(tokens)
             if full in self.by_full:  # the same person spelt with other accents or case
                 continue
@@ -146,6 +148,11 @@ async def author_index(core: Core) -> AuthorIndex:
         core.author_index.clear()  # only the current archive's index is worth keeping
         core.author_index[count] = index
     return index
+
+
+async def author_words(core: Core) -> set[str]:
+    """The folded words of every stored author's name ("lecun", "yann"), from the author index."""
+    return (await author_index(core)).words
 
 
 def same_person(typed: str, stored: str) -> bool:

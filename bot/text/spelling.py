@@ -19,13 +19,14 @@ import asyncio
 import functools
 import re
 from collections import Counter, defaultdict
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Collection
 from importlib import resources
 from typing import TYPE_CHECKING
 
 from symspellpy import SymSpell, Verbosity
 from symspellpy.editdistance import DistanceAlgorithm, EditDistance
 
+from bot.text.names import name_tokens
 from bot.text.terms import phrase_key, text_tokens
 
 if TYPE_CHECKING:
@@ -117,11 +118,14 @@ async def corrected(
     topic: str,
     not_abbreviation: Callable[[str], bool],
     never_corrected: Callable[[str], bool] = _nothing,
+    names: Callable[[], Awaitable[Collection[str]]] | None = None,
 ) -> str:
     """`topic` with words unknown to the archive replaced by their closest title word (unchanged if none), an
     abbreviated word written out where the archive only uses the full one ("spec decoding"), two words
     the archive writes as one joined ("auto-encoders"), and one word it writes as two split ("timeseries"). A word
-    `not_abbreviation` holds is never written out, one `never_corrected` holds never replaced."""
+    `not_abbreviation` holds is never written out, one `never_corrected` holds never replaced, and neither is a word
+    of a stored name (`names`: the folded words of every stored author's name, read only when a word is unknown):
+    "Singla" is a person, not a typo of "single", though no title or abstract holds it."""
     words = [m for m in _PIECE.finditer(topic) if len(m.group(0)) >= MIN_LENGTH]
     if not words and " " not in topic.strip() and "-" not in topic:
         return topic
@@ -141,6 +145,9 @@ async def corrected(
         # title uses is checked as written
         if not frequencies.get(word) or not await _written_as(core, word):
             unknown.append(match)
+    if unknown and names is not None:
+        known = await names()
+        unknown = [m for m in unknown if " ".join(name_tokens(m.group(0))) not in known]
     if unknown:  # the look-up's dictionary is built once, off the event loop, and only when a word needs it
         await asyncio.to_thread(lambda: vocabulary.speller)
     for match in reversed(unknown):
