@@ -380,6 +380,25 @@ async def test_export_is_a_document_and_only_ever_sent_in_a_dm(
     assert not any(m.document for m in fake.sent(GROUP))
 
 
+@pytest.mark.parametrize("command", ["/export", "/start", "/interests"])
+async def test_an_anonymous_admins_command_for_their_dm_is_told_in_the_group_that_no_dm_can_reach_them(
+    core: Core, tg_settings: Settings, fake: FakeTelegram, command: str
+) -> None:
+    """An admin writing anonymously (as the group: Telegram never says who) runs a command whose answer goes to
+    their DM: nobody can be written to, and the group is told so in one line. /export got no answer at all."""
+    fake.open_private_chat(CLEO)
+    async with telegram_bot(core, tg_settings) as bot:
+        handled = watch_handled(bot, lambda update: bool(update.message and update.message.text == command))
+        fake.inject_anonymous_admin_message(GROUP, CLEO, command)
+        await asyncio.wait_for(handled.wait(), 30)
+    [told] = fake.sent(GROUP)
+    assert told.text == (
+        "You wrote anonymously, as the chat itself, and Telegram does not let me send a direct message to an"
+        f" anonymous admin: run {command} again without anonymity, or in a direct message with me."
+    )
+    assert fake.sent(CLEO) == []
+
+
 async def test_a_dm_command_sent_in_a_group_is_answered_in_the_members_dm(
     core: Core, tg_settings: Settings, fake: FakeTelegram
 ) -> None:

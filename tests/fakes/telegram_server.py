@@ -33,7 +33,8 @@ kicked from (`block`, `deactivate`, `kick`). 429 with ``parameters.retry_after``
 
 Tests drive the other side: `add_user`, `add_group`, `add_channel`, `open_private_chat`, `set_member_status`,
 `block`, `deactivate`, `kick`, `unblock`, `set_rate_policy`, `inject_message` (commands get bot_command entities;
-group messages are filtered by privacy mode unless the bot is an admin), `inject_channel_post`, `inject_document`,
+group messages are filtered by privacy mode unless the bot is an admin), `inject_anonymous_admin_message`,
+`inject_channel_post`, `inject_document`,
 `press_button`; and read what the bot did: `sent`, `wait_for_sent`, `wait_until`, `chat_actions`,
 `callback_answers`, `callback_answered`, `calls`, `commands`, `webhook_deliveries`.
 """
@@ -64,6 +65,8 @@ from tests.fakes.loopback import LoopbackFake
 from tests.fakes.telegram_html import EntityParseError, parse_html, utf16_length
 
 TEST_TOKEN = "123456789:AAFakePaperscoutTestToken0123456789ab"
+# the user Telegram puts in `from` of a message an anonymous group admin sends on behalf of the group
+GROUP_ANONYMOUS_BOT = {"id": 1087968824, "is_bot": True, "first_name": "Group", "username": "GroupAnonymousBot"}
 
 MAX_TEXT = 4096
 MAX_CAPTION = 1024
@@ -595,6 +598,30 @@ class FakeTelegram(LoopbackFake[Fault, ApiCall]):
             message = self._new_message(chat, user, reply_to)
             message["text"] = text
             found = entities if entities is not None else _command_entities(text)
+            if found:
+                message["entities"] = found
+            chat.messages[message["message_id"]] = message
+            if self._bot_hears(chat, message):
+                self._push("message", message)
+            return message
+
+    def inject_anonymous_admin_message(
+        self, chat_id: int, admin_id: int, text: str, *, author_signature: str | None = None
+    ) -> dict[str, Any]:
+        """An admin of a group who stays anonymous writes: Telegram sends it on behalf of the group (``sender_chat``
+        is the group, ``from`` is @GroupAnonymousBot) and never says who wrote it; returns the Message."""
+        with self._state:
+            chat = self._chat(chat_id)
+            if chat.kind == "private" or chat.kind == "channel":
+                raise ValueError(f"chat {chat_id} is not a group")
+            if chat.members.get(admin_id) not in ("creator", "administrator"):
+                raise ValueError(f"user {admin_id} is no admin of chat {chat_id}: only admins can be anonymous")
+            message = self._new_message(chat, dict(GROUP_ANONYMOUS_BOT), None)
+            message["sender_chat"] = chat.info
+            message["text"] = text
+            if author_signature:
+                message["author_signature"] = author_signature
+            found = _command_entities(text)
             if found:
                 message["entities"] = found
             chat.messages[message["message_id"]] = message
