@@ -275,29 +275,25 @@ async def test_ask_is_deferred_answered_with_citations_cooled_down_and_followed_
     every_message_suppressed_mentions(fake)
 
 
-async def dm_turn(fake: DiscordFake, user: int, text: str = "", press: str = "") -> list[dict[str, Any]]:
-    """The member writes (or presses a button on the bot's last DM); returns the bot's DM messages that followed."""
+async def dm_turn(
+    fake: DiscordFake, bot: PaperscoutBot, user: int, text: str = "", press: str = ""
+) -> list[dict[str, Any]]:
+    """The member writes (or presses a button on the bot's last DM); returns the bot's DM messages that followed, once
+    the bot is done with the turn (its driver's `hear` or `press` has returned: all it says has been sent)."""
     channel = fake.dm_channel_of(user)
     before = {m["id"] for m in fake.channel_messages(channel)} if channel else set()
     if press:
+        pressed = watch_calls(bot.poster, "press")
         last = [m for m in fake.channel_messages(channel) if m["components"]][-1]
         sent = fake.press(int(last["id"]), press, user=user)
-        await fake.wait_for_followups(sent, within=30)
+        assert await pressed.wait() == [None]
         return fake.response_messages(sent)
+    heard = watch_calls(bot.poster, "hear")
     fake.dm(user, text)
+    assert await heard.wait() == [None]
     channel = fake.dm_channel_of(user)
-
-    def bot_messages() -> list[dict[str, Any]]:
-        return [
-            m for m in fake.channel_messages(channel) if m["id"] not in before and int(m["author"]["id"]) == fake.bot_id
-        ]
-
-    await fake.wait_for(bot_messages, within=30)
-    count = -1
-    while count != len(bot_messages()):  # the turn is over once nothing more arrives for a moment
-        count = len(bot_messages())
-        await asyncio.sleep(0.3)
-    return bot_messages()
+    said = [m for m in fake.channel_messages(channel) if m["id"] not in before]
+    return [m for m in said if int(m["author"]["id"]) == fake.bot_id]
 
 
 async def test_dm_onboarding_end_to_end(fake: DiscordFake, core: Core, store_day: StoreDay) -> None:
@@ -305,7 +301,7 @@ async def test_dm_onboarding_end_to_end(fake: DiscordFake, core: Core, store_day
     bot = new_bot(core)
     user = fake.member_id
     async with running(bot, fake):
-        first = await dm_turn(fake, user, "hi")
+        first = await dm_turn(fake, bot, user, "hi")
         assert "Let's set up your personal paper feed" in first[0]["content"]
         for answer in (
             "graph neural networks; theory of deep learning optimisation",
@@ -313,7 +309,7 @@ async def test_dm_onboarding_end_to_end(fake: DiscordFake, core: Core, store_day
             "Judea Pearl",
             "cs.LG",
         ):
-            replies = await dm_turn(fake, user, answer)
+            replies = await dm_turn(fake, bot, user, answer)
         assert any("Paper 1 of" in m["content"] or m["embeds"] for m in replies)
         ratings = 0
         while ratings < 6:
@@ -321,10 +317,10 @@ async def test_dm_onboarding_end_to_end(fake: DiscordFake, core: Core, store_day
             thumbs = [b for row in latest["components"] for b in row["components"] if b["label"].startswith("👍")]
             if "Paper " not in latest["content"] or not thumbs:
                 break
-            await dm_turn(fake, user, press=thumbs[0]["custom_id"])
+            await dm_turn(fake, bot, user, press=thumbs[0]["custom_id"])
             ratings += 1
         for answer in ("daily", "8:15", "Europe/Paris"):
-            replies = await dm_turn(fake, user, answer)
+            replies = await dm_turn(fake, bot, user, answer)
         assert any("All set" in m["content"] for m in replies), [m["content"] for m in replies]
     profile = await core.repo.get_profile(f"user:discord:{user}")
     assert profile is not None and profile.authors
@@ -584,8 +580,9 @@ async def test_setup_step_by_step_by_replying_to_the_bot(fake: DiscordFake, core
 
             last = (await fake.wait_for(answered))[0]
         assert "All set" in last["content"], last["content"]
+        heard = watch_calls(bot.poster, "hear")
         member_reply = fake.say(fake.channel_id, "cs.AI", user=fake.member_id, reply_to=int(question["id"]))
-        await asyncio.sleep(0.3)
+        assert await heard.wait() == [None]  # the bot is done with it: whatever it would say is sent by now
         assert not [
             m
             for m in fake.channel_messages(fake.channel_id)
@@ -1123,9 +1120,10 @@ async def test_a_failing_slash_sync_answers_only_the_owner_and_ends_the_thinking
         await synced(fake)
         before = fake.channel_messages(fake.channel_id)
         fake.enqueue(Fault.error(400, 50035, "Invalid Form Body", endpoint="sync_commands"))
+        handled = watch_calls(bot, "on_command_error")  # discord.py hands the failed /sync to it, in a task of its own
         sent = fake.slash("sync", user=fake.owner_id)
-        (note,) = await fake.wait_for(lambda: [m for m in fake.response_messages(sent) if m["content"]] or None)
-        await asyncio.sleep(0.3)  # anything else it would say (a second line, a message in the channel) is sent by now
+        assert await handled.wait() == [None]  # anything it would say (a second line, in the channel) is sent by now
+        (note,) = [m for m in fake.response_messages(sent) if m["content"]]
         answers = fake.response_messages(sent)
         in_channel = [m for m in fake.channel_messages(fake.channel_id) if m not in before and m not in answers]
     assert answers == [note] and note["flags"] & 64 and not note["flags"] & 128, note  # 128: still "thinking…"
