@@ -134,3 +134,16 @@ async def test_a_next_button_of_a_list_no_longer_kept_says_so(core: Core, demo_p
     assert gone.ephemeral and "no longer kept" in gone.text
     (old,) = await ctl.handle(Incoming(BOB, CHANNEL, button="ps:more:"))  # a button sent before lists had names
     assert "Nothing more" in old.text
+
+
+async def test_a_days_papers_page_with_exact_counts_however_many(core: Core, code_day: list[Paper]) -> None:
+    """A day's papers asked for without a topic are all kept for /more: more than an answer's longest offer, and
+    each page counts what is left exactly (no "at least", which a list cut at its longest says)."""
+    ctl = ChatController(core)
+    (answer,) = await ctl.handle(Incoming(BOB, CHANNEL, command="ask", args="what came out today?"))
+    assert isinstance(answer, AnswerReply) and f"{len(code_day)} papers were announced" in head(answer)
+    left = len(code_day) - len(answer.citations)
+    assert left > 100 and f"{left} more papers match" in answer.text
+    (page,) = await ctl.handle(Incoming(BOB, CHANNEL, command="more"))
+    assert isinstance(page, TextReply) and len(page.cards) == 10
+    assert f"{left - 10} more papers match" in page.text and "at least" not in page.text

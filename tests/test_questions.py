@@ -302,3 +302,52 @@ async def test_a_search_whose_first_page_is_empty_offers_the_rest_instead_of_say
     (reply,) = await ChatController(core).handle(Incoming(MEMBER, CHANNEL, command="search", args=query))
     assert isinstance(reply, TextReply) and "No stored paper matches" not in reply.text
     assert "lists them" in reply.text and reply.choices  # /more, as the platform names it, and its button
+
+
+async def test_a_day_asked_for_without_a_topic_lists_all_its_papers_in_the_stores_order(
+    core: Core, day: list[Paper]
+) -> None:
+    """ "summarize Monday" said "No stored papers matching that": it asks for that day's papers, all of them."""
+    for question in ("summarize Monday", "what came out today?", "anything new this week?", "what's new?"):
+        answer = await ask(core, question, today=MONDAY, conversation_id=f"c-{question}")
+        listed = [p.id for p in (*answer.citations, *answer.more)]
+        assert sorted(listed) == sorted(p.id for p in day) and len(set(listed)) == len(listed), question
+        assert answer.citations == tuple(sorted(day, key=lambda p: p.id)[: len(answer.citations)])
+        assert f"{len(day)} papers were announced on Monday 2025-05-26" in answer.text
+        assert "in the store's order" in answer.text and "/more" in answer.text and answer.complete
+    assert "the latest stored day, Monday 2025-05-26" in (await ask(core, "what's new?", today=MONDAY)).text
+    # a day with nothing stored is named, a category narrows the day's papers
+    tuesday = await ask(core, "summarize Tuesday", today=MONDAY + dt.timedelta(days=1))
+    assert not tuesday.citations and "No papers are stored for Tuesday 2025-05-27" in tuesday.text
+    answer = await ask(core, "cs.CL papers today", today=MONDAY)
+    cl = sorted(p.id for p in day if "cs.CL" in p.categories)
+    assert sorted(p.id for p in (*answer.citations, *answer.more)) == cl and f"{len(cl)} papers in cs.CL" in answer.text
+
+
+async def test_a_day_asked_for_without_a_topic_is_ranked_as_the_askers_digest_ranks_it(
+    core: Core, day: list[Paper]
+) -> None:
+    """In a channel with a digest, its ranking of the day (the digest's own); for a member with a profile, theirs."""
+    from bot.chat import AnswerReply, ChatController, Incoming, Place
+    from bot.digests.standing import ranked_candidates
+    from bot.members.settings import profile_owner
+    from bot.models import Profile, Target, Topic
+    from tests.test_chat import CHANNEL, MEMBER
+
+    dm = Place("discord", "dm-7", is_dm=True)
+
+    mine = Profile("mine", (Topic("diffusion", "diffusion models for image generation"),))
+    theirs = Profile("channel", (Topic("authors", "Bayesian inference and statistical physics"),))
+    await core.repo.save_profile(profile_owner(MEMBER.user_key), mine)
+    await core.repo.save_profile("channel:555", theirs)
+    await core.repo.save_target(Target("discord", CHANNEL.chat_id, "channel", categories=()), "channel:555")
+    ctl = ChatController(core)
+    for place, profile, whose in [(CHANNEL, theirs, "this channel's digest"), (dm, mine, "your digest")]:
+        (reply,) = await ctl.handle(Incoming(MEMBER, place, command="ask", args="summarize today's papers"))
+        user = "" if place is CHANNEL else MEMBER.user_key  # a channel's digest has no member's thumbs
+        ranked = [i.paper.id for i in await ranked_candidates(core, profile, day, user)]
+        assert isinstance(reply, AnswerReply)
+        assert [v.id for v in reply.citations] == ranked[: len(reply.citations)], whose
+        assert f"as {whose} ranks them" in reply.text and f"{len(day)} papers" in reply.text
+        assert reply.choices  # the rest, a page at a time
+    assert ranked[:15] != sorted(ranked)[:15]  # a ranking, not the store's order

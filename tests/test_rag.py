@@ -57,9 +57,9 @@ async def test_follow_up_keeps_the_topic_and_changes_the_window(core: Core, week
     answer = await ask(core, "and from last week?", today=FRIDAY, conversation_id="c1")
     assert answer.window == (dt.date(2025, 5, 19), dt.date(2025, 5, 25))
     assert [p.id for p in answer.citations] == [PREMOE]
-    # another conversation does not see c1's context
+    # another conversation does not see c1's context: its "and from last week?" asks for all of last week's papers
     other = await ask(core, "and from last week?", today=FRIDAY, conversation_id="c2")
-    assert PREMOE not in [p.id for p in other.citations]
+    assert other.filters.topic == "" and len(other.citations) + len(other.more) > 1
 
 
 async def test_which_of_those_restricts_to_the_previous_answer(core: Core, week: list[Paper]) -> None:
@@ -172,7 +172,7 @@ async def test_a_stale_turn_is_not_followed_up_and_is_pruned(core: Core, week: l
     async with core.repo.transaction() as conn:
         await conn.execute("UPDATE conversations SET updated_at='2000-01-01T00:00:00Z' WHERE id='c4'")
     answer = await ask(core, "and from last week?", today=FRIDAY, conversation_id="c4", asker="console:bob")
-    assert answer.filters.topic != "moe" and PREMOE not in [p.id for p in answer.citations]
+    assert answer.filters.topic == "" and len(answer.citations) + len(answer.more) > 1  # all of last week's papers
     await ask(core, "what MoE papers this week?", today=FRIDAY, conversation_id="c5", asker="console:ada")
     assert [c for c, _, _ in await core.repo.conversations_of("console:ada")] == ["c5"]
     assert [c for c, _, _ in await core.repo.conversations_of("console:bob")] == ["c4"]  # asked last, owns it now

@@ -40,18 +40,28 @@ def ttl(core: Core) -> dt.timedelta:
 
 
 async def give(
-    core: Core, member: str, asker: str, more: Sequence[Paper], meaning: Collection[str] = frozenset()
+    core: Core,
+    member: str,
+    asker: str,
+    more: Sequence[Paper],
+    meaning: Collection[str] = frozenset(),
+    *,
+    cut: bool | None = None,
 ) -> str:
     """Keep `more` (the papers not shown, `meaning` the ids of those only close in meaning) as the last list of
     `member` (their key in a place) and return its token ('' when nothing is left or lists are not kept). A list
-    with nothing left still replaces the member's last one, so /more never reaches back past it."""
+    with nothing left still replaces the member's last one, so /more never reaches back past it. `cut`: whether
+    the list was cut at its longest (None: as an answer's is, when it is that long; False for a day's papers, all
+    of them kept, so its pages count exactly)."""
     keep = ttl(core)
     if not keep:
         return ""
     token = secrets.token_hex(5) if more else ""
     if token:
         ids = [p.id for p in more]
-        state = {"more": ids, "meaning": [i for i in ids if i in meaning]}
+        state: dict[str, object] = {"more": ids, "meaning": [i for i in ids if i in meaning]}
+        if cut is not None:
+            state["cut"] = cut
         await core.repo.save_conversation_state(LIST_KEY + token, json.dumps(state), asker, max_age=keep)
     await _point(core, member, asker, token, 0)
     return token
@@ -86,7 +96,8 @@ async def page_of(core: Core, member: str, asker: str, token: str, start: int, c
     await _point(core, member, asker, token, start + len(page))
     left_meaning = sum(1 for i in rest if i in meaning)
     papers = [found[i] for i in page if i in found]
-    return Page(papers, meaning & set(page), len(rest), left_meaning, token, start + len(page), cut_at_most(len(ids)))
+    cut = bool(state["cut"]) if "cut" in state else cut_at_most(len(ids))
+    return Page(papers, meaning & set(page), len(rest), left_meaning, token, start + len(page), cut)
 
 
 async def _point(core: Core, member: str, asker: str, token: str, start: int) -> None:

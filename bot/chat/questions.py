@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from bot.chat.messages import AnswerReply, Choice, Reply, TextReply
 from bot.chat.paging import Page, give, last_page, page_of
@@ -11,6 +13,10 @@ from bot.chat.turns import Turn, has_words, member_profile, save_numbering, text
 from bot.days import stored_days_note
 from bot.text.tldr import shown_tldrs
 from bot.views.model import LIST_MARK, list_button, paper_view, usage_line
+
+if TYPE_CHECKING:
+    from bot.models import Paper, Profile
+    from bot.questions.listing import DayOrder
 
 MAX_QUESTION_CHARS = 2000  # a question longer than this is a paste, not a question
 MAX_LIST = 10  # papers in a search or "more like this" list
@@ -64,7 +70,13 @@ async def answer(turn: Turn, question: str) -> AnswerReply:
         context = turn.msg.replied.context or context
     profile = await member_profile(core, user)
     answered = await answer_question(
-        core, question, today=await today(core), conversation_id=context, profile=profile, asker=user
+        core,
+        question,
+        today=await today(core),
+        conversation_id=context,
+        profile=profile,
+        asker=user,
+        day_order=await day_order(turn, profile),
     )
     text = answered.text
     if not answered.citations:
@@ -72,7 +84,9 @@ async def answer(turn: Turn, question: str) -> AnswerReply:
     views = tuple(paper_view(p, number=n) for n, p in enumerate(answered.citations, 1))
     await save_numbering(core, user, list(views))
     # the answer's list is the asker's own, even when the question continues another member's conversation
-    token = await give(core, conversation_of(turn), user, answered.more, answered.by_meaning)
+    token = await give(
+        core, conversation_of(turn), user, answered.more, answered.by_meaning, cut=False if answered.complete else None
+    )
     return AnswerReply(
         text,
         views,
@@ -81,6 +95,32 @@ async def answer(turn: Turn, question: str) -> AnswerReply:
         usage_line=usage_line(answered.usage),
         choices=next_button(token, 0, len(answered.more)),
     )
+
+
+async def day_order(turn: Turn, profile: Profile | None) -> DayOrder | None:
+    """How a question asking for a day's papers ("summarize Monday") ranks them for this speaker here: as the
+    place's channel digest ranks them where it has one, else as the member's own digest does (their thumbs
+    included), else None (the store's order). The digest's own ranking (`ranked_candidates`), not a second one."""
+    from bot.digests.standing import ranked_candidates
+    from bot.questions.listing import DayOrder
+
+    core, user = turn.core, turn.user
+    found = await core.repo.target_at(turn.place.platform, turn.place.chat_id)
+    if found is not None and not found[0].member:  # a channel's digest, not a member's own posted to their DM
+        target, channel = found
+
+        async def as_channel(papers: Sequence[Paper]) -> list[Paper]:
+            return [item.paper for item in await ranked_candidates(core, channel, papers)]
+
+        return DayOrder("this channel's digest", target.categories, as_channel)
+    if profile is None:
+        return None
+    mine = profile
+
+    async def as_member(papers: Sequence[Paper]) -> list[Paper]:
+        return [item.paper for item in await ranked_candidates(core, mine, papers, user)]
+
+    return DayOrder("your digest", tuple(profile.categories), as_member)
 
 
 async def search(turn: Turn) -> list[Reply]:

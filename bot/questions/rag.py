@@ -23,6 +23,7 @@ from bot.questions.asked_authors import NamedAuthors, find_author_group, find_na
 from bot.questions.authors import same_person
 from bot.questions.coverage import vector_gap_note
 from bot.questions.filters import Filters
+from bot.questions.listing import DayOrder, listing_head, lists_window, window_papers
 from bot.questions.llm_parse import parse_with_llm
 from bot.questions.request import (
     applies_to,
@@ -35,7 +36,7 @@ from bot.questions.request import (
     verb_of,
     without_reference,
 )
-from bot.questions.retrieval import Retrieved, as_told, cut_at_most, retrieve_all, window_holds_papers
+from bot.questions.retrieval import MAX_CITATIONS, Retrieved, as_told, cut_at_most, retrieve_all, window_holds_papers
 from bot.questions.spelling import corrected
 from bot.questions.timewords import MONTHS, WEEKDAYS, TimeWindow, find_time_window, relative_day
 from bot.questions.topics import FILLER, META, topic_of
@@ -76,6 +77,7 @@ class Answer:
     usage: dict[str, float] = field(default_factory=dict)
     more: tuple[Paper, ...] = ()  # further matching papers the answer offers (/more), best first
     by_meaning: frozenset[str] = frozenset()  # the ids of those (cited or offered) only close in meaning
+    complete: bool = False  # `more` holds every other paper asked for (a day's papers), however many: never cut
 
     def to_dict(self) -> dict[str, object]:
         """The JSON shape printed by `paperscout ask --json`."""
@@ -401,14 +403,20 @@ def extractive_answer(
         close = f", and {told_meaning} more close in meaning" if meaning else ""
         noun = "paper" if words == 1 else "papers"
         lines = [f"{told_words} {noun} {subject} announced {describe_window(window, days)}{close}{shown}:"]
-    several_days = window[0] != window[1]
+    lines += numbered(papers, tldrs, several_days=window[0] != window[1])
+    if more:
+        lines.append(more_offer(more - more_meaning, more_meaning, cut=cut))
+    return "\n".join(lines)
+
+
+def numbered(papers: Sequence[Paper], tldrs: dict[str, str], *, several_days: bool) -> list[str]:
+    """One line per paper, numbered for citation: '[n] title (its day, when the window holds several) — TL;DR'."""
+    lines = []
     for n, paper in enumerate(papers, 1):
         tldr = tldrs.get(paper.id, "")
         day = f" ({paper.announced.isoformat()})" if several_days else ""
         lines.append(f"[{n}] {paper.title}{day}" + (f" — {tldr}" if tldr else ""))
-    if more:
-        lines.append(more_offer(more - more_meaning, more_meaning, cut=cut))
-    return "\n".join(lines)
+    return lines
 
 
 async def effective_window(core: Core, filters: Filters, today: dt.date) -> tuple[dt.date, dt.date]:
@@ -505,11 +513,14 @@ async def ask(
     conversation_id: str | None = None,
     profile: Profile | None = None,
     asker: str = "",
+    day_order: DayOrder | None = None,
 ) -> Answer:
     """Answer `question` from stored papers; with `conversation_id`, follow-ups can refer to the previous turn.
 
     `asker` is the user key of whoever asked: the turn is stored under it (so /forget finds it) and the LLM cost
-    is recorded against it. A turn older than `settings.followup_minutes` is not followed up.
+    is recorded against it. A turn older than `settings.followup_minutes` is not followed up. A question asking for
+    a day's or a period's papers and nothing else ("summarize Monday") lists all of them, ranked by `day_order`
+    (the asker's digest ranking) or in the store's order (`bot.questions.listing`).
     """
     today = today or dt.date.today()
     ttl = dt.timedelta(minutes=core.settings.followup_minutes)
@@ -541,12 +552,19 @@ async def ask(
             )
     if filters.topic:
         filters = replace(filters, topic=await corrected(core, filters.topic))
+    listing = lists_window(filters) and has_words(question)
+    if listing and filters.window is None:  # "what's new?": the latest stored day, said (not everything stored)
+        latest = await core.repo.latest_day(until=today) or today
+        said = f"No day was named: the papers of the latest stored day, {name_days((latest,))}."
+        filters = replace(filters, window=TimeWindow(latest, latest, "", assumed=said))
     window = await effective_window(core, filters, today)
     if filters.window is None:
         filters = replace(filters, window=TimeWindow(window[0], window[1], ""))
     if not has_words(question):
         # emoji or punctuation only: say so, and keep the conversation's context for the next real question
         return Answer(text=NOTHING_ASKED, citations=(), window=window, filters=filters)
+    if listing:
+        return await _window_answer(core, question, filters, window, day_order, conversation_id, asker)
     filters, found, offered, note = await narrowed(core, filters, profile=profile)
     if not found and not offered and len(filters.authors) > 1 and not filters.any_author and not filters.restrict_to:
         # "papers from X and Y" where they wrote nothing together: each one's papers, and the answer says so
@@ -618,6 +636,49 @@ async def ask(
     if conversation_id:
         await remember_list(core, conversation_id, asker, filters, cited, more, by_meaning)
     return answer
+
+
+async def _window_answer(
+    core: Core,
+    question: str,
+    filters: Filters,
+    window: tuple[dt.date, dt.date],
+    order: DayOrder | None,
+    conversation_id: str | None,
+    asker: str,
+) -> Answer:
+    """The answer to a question asking for a window's papers and nothing else: how many there are, the first
+    MAX_CITATIONS in the asker's ranking (or the store's order, said), and all the others offered (/more)."""
+    searched = filters.window or TimeWindow(window[0], window[1], "")
+    papers, how = await window_papers(core, filters, order)
+    shown, more = papers[:MAX_CITATIONS], tuple(papers[MAX_CITATIONS:])
+    tldrs = await shown_tldrs(core, shown)
+    empty = [d for d in searched.days if not await window_holds_papers(core, TimeWindow(d, d, ""))]
+    if papers:
+        one_day = window[0] == window[1] and not searched.days
+        when = f"on {name_days((window[0],))}" if one_day else describe_window(window, searched.days)
+        lines = [listing_head(filters, len(papers), len(shown), when, how)]
+        lines += numbered(shown, tldrs, several_days=window[0] != window[1])
+        text = "\n".join([*lines, *([more_offer(len(more))] if more else [])])
+    elif not await window_holds_papers(core, searched):
+        text, empty = f"No papers are stored {describe_days(window, searched.days)}.", []
+    else:  # the categories or exclusions asked for leave none
+        text = f"No stored papers {subject_of(filters)} announced {describe_window(window, searched.days)}."
+    notes = [searched.assumed, f"No papers are stored for {name_days(empty)}." if empty else ""]
+    cited, usage = tuple(shown), {}
+    if core.llm is not None and shown:
+        with usage_run(target=f"ask:{asker or conversation_id or 'cli'}") as run:
+            written, problem = await write_answer(core, question, shown, tldrs)
+        usage = await run_usage(core.repo, run.run_id)
+        if written is not None:
+            text, cited = written.text, written.citations
+            text += "\n" + more_offer(len(more)) if more else ""
+        else:
+            text += f"\n(No LLM answer: {problem}; these are the papers.)"
+    text = "\n".join([*(n for n in notes if n), text])
+    if conversation_id:
+        await remember_list(core, conversation_id, asker, filters, cited, more)
+    return Answer(text, cited, window, filters, usage=usage, more=more, complete=True)
 
 
 async def remember_list(

@@ -352,7 +352,7 @@ def fused_order(scored: _Scored, lexical_ids: Sequence[str], query_vector: np.nd
 
 async def _admitted(core: Core, filters: Filters, papers: list[Paper]) -> list[Paper]:
     """The papers about none of the exclusions and, when the question asks for one, of the contribution type."""
-    papers = await _without_excluded(core, filters, papers)
+    papers = await without_excluded(core, filters, papers)
     if filters.contribution:
         papers = [p for p in papers if introduces_benchmark(p.title, p.abstract)]
     return papers
@@ -480,7 +480,7 @@ class _Scored:
         ]
 
 
-async def _without_excluded(core: Core, filters: Filters, papers: list[Paper]) -> list[Paper]:
+async def without_excluded(core: Core, filters: Filters, papers: list[Paper]) -> list[Paper]:
     """The papers about none of the question's exclusions (`QuestionTopic.is_about`: by title, or named more than
     once in the abstract); an exclusion naming only a kind of contribution ("excluding benchmarks") drops the papers
     whose main contribution is one, as "which papers introduce a benchmark" reads them."""
