@@ -16,7 +16,7 @@ from bot.questions.request import beyond, read_request
 from bot.questions.retrieval import exact_names
 from bot.questions.spelling import english_words
 from bot.questions.topics import topic_alternatives
-from bot.text.introduces import introduces_benchmark
+from bot.text.introduces import introduced_kinds, introduces_benchmark
 from bot.views.render import paper_text
 
 FRIDAY = dt.date(2025, 5, 30)
@@ -81,6 +81,25 @@ def test_new_benchmark_for_x_is_a_contribution_type_plus_topic() -> None:
     assert parse_question("a benchmark for testing robots in the wild", FRIDAY).topic == "robots in the wild"
     safety = parse_question("a benchmark for testing the safety of LLMs", FRIDAY)
     assert safety.topic == "safety of LLMs"
+
+
+async def test_a_contribution_type_without_a_topic_lists_the_papers_introducing_one(
+    core: Core, demo_papers: list[Paper]
+) -> None:
+    """ "new datasets this week?" became the topic "datasets" (papers using the word): it asks for the papers that
+    introduce a benchmark or data set, whatever about, those whose main contribution one is first."""
+    for question in ("new datasets this week?", "any new benchmarks?", "which papers introduce a benchmark?"):
+        filters = parse_question(question, FRIDAY)
+        assert (filters.contribution, filters.topic) == ("benchmark", ""), question
+    papers = [dataclasses.replace(p, announced=FRIDAY) for p in demo_papers[:200]]
+    await store_papers(core, papers)
+    answer = await ask(core, "new datasets this week?", today=FRIDAY)
+    introducing = {p.id for p in papers if introduces_benchmark(p.title, p.abstract)}
+    listed = [p.id for p in (*answer.citations, *answer.more)]
+    assert len(introducing) > 15 and sorted(listed) == sorted(introducing)
+    assert all(introduced_kinds(p.title, p.abstract, main=True) for p in answer.citations)
+    assert f"{len(introducing)} papers introducing a benchmark or data set" in answer.text
+    assert "in the store's order" in answer.text and "/more" in answer.text
 
 
 def test_a_contribution_named_with_what_it_is_for_or_how_it_came_out_is_still_one() -> None:

@@ -23,7 +23,7 @@ from bot.questions.asked_authors import NamedAuthors, find_author_group, find_na
 from bot.questions.authors import same_person
 from bot.questions.coverage import vector_gap_note
 from bot.questions.filters import Filters
-from bot.questions.listing import DayOrder, listing_head, lists_window, window_papers
+from bot.questions.listing import STORE_ORDER, DayOrder, listing_head, lists_window, window_papers
 from bot.questions.llm_parse import parse_with_llm
 from bot.questions.request import (
     applies_to,
@@ -190,9 +190,7 @@ def parse_question(
         rest = re.sub(r"\b(since|from|in|on|during|between)\s*$", " ", rest.strip(" ?!."), flags=re.IGNORECASE)
     request = read_request(rest)
     topic = topic_of(request.text)
-    contribution = request.contribution
-    if contribution and not topic and previous is None:
-        topic, contribution = topic_of(rest), ""  # "benchmarks?" alone: the topic is benchmarks
+    contribution = request.contribution  # alone ("new datasets this week?"): the papers introducing one
     constraints = tuple(c for c in (topic_of(r) for r in request.refinements) if c)
     filters = Filters(
         topic=topic,
@@ -380,13 +378,15 @@ def extractive_answer(
     more_meaning: int = 0,
     cut: bool = False,
     days: Sequence[dt.date] = (),
+    order: str = "",
 ) -> str:
     """An answer without an LLM: the matching papers, numbered for citation, each with its TL;DR (and its day when
     the window holds several), then how many more match. `stored` False: the window holds no stored paper at all,
     and the answer names its days. `meaning` of the papers shown and offered (`more_meaning` of those offered) are
     only close in meaning: they are counted apart from those carrying the topic's words. `cut`: the offer was cut at
     its longest, so more may match than it counts ("at least", as a search says it). `days`: the window is that list
-    of days."""
+    of days. `order`: how papers asked for without a topic are ordered ("as your profile ranks them"; the store's
+    order by default)."""
     subject = subject_of(filters)
     if not papers:
         hint = "Try a wider window (for example 'this month' or 'in 2025') or other words."
@@ -396,6 +396,9 @@ def extractive_answer(
     words = len(papers) + more - meaning
     told_words, told_meaning = as_told(words, meaning, cut)
     shown = f", the best {len(papers)} first" if more else ""
+    if more and filters.contribution and not (filters.topic or filters.constraints or filters.authors):
+        # "new datasets this week?": no topic ranks them, so the answer says how they come
+        shown = f", the first {len(papers)} {order or STORE_ORDER}"
     if not words:
         head = f"No paper {subject} announced {describe_window(window, days)} carries its words; {told_meaning}"
         lines = [f"{head} {_are(meaning)} close in meaning{shown}:"]
@@ -607,6 +610,7 @@ async def ask(
         more_meaning=more_meaning,
         cut=cut,
         days=searched.days,
+        order="as your profile ranks them" if profile is not None else "",
     )
     # what the reader is told before the answer; kept whoever writes the answer (the extractive one or the LLM)
     notes = [filters.window.assumed] if filters.window and filters.window.assumed else []  # which day "the day before"

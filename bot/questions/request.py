@@ -230,10 +230,8 @@ def split_contribution(text: str) -> tuple[str, str]:
     evaluated = _EVALUATED.match(after) if _EVALUATING.search(found.group(0)) else None
     if evaluated:  # "benchmarks for evaluating LLMs on coding": what is evaluated is any model, the topic is coding
         after = after[evaluated.end() :]
-    rest = (text[: found.start()] + " " + after).strip()
-    if not re.search(r"[^\W\d_]{2,}", rest):
-        return text, ""  # "benchmarks?" alone: the topic is benchmarks
-    return rest, "benchmark"
+    # alone ("benchmarks?", "new datasets this week?"), the papers introducing one, whatever about
+    return (text[: found.start()] + " " + after).strip(), "benchmark"
 
 
 def names_contribution(text: str) -> bool:

@@ -260,7 +260,7 @@ async def _ranked(
     topic's words in their title and abstract and the similarity to the question expanded by pseudo-relevance
     feedback (toward the best papers of a first pass that carry the topic in their title); papers naming a name
     typed in the question ("YAQA", "R2R") come first."""
-    if not filters.topic and not filters.authors and not filters.restrict_to:
+    if not (filters.topic or filters.authors or filters.restrict_to or filters.contribution):
         return [], None
     if not filters.restrict_to and not await window_holds_papers(core, filters.window):
         return [], None  # before the topic's vector: nothing to find needs no embedding model (seconds to load)
@@ -514,6 +514,10 @@ def select(
         return [], []
     if filters.authors and not filters.topic:
         return results, []
+    if filters.contribution and not filters.topic and not filters.restrict_to:
+        # "new datasets this week?": every paper introducing one, those whose main contribution it is shown first
+        main = [r for r in results if _makes_one(r)]
+        return (main, [r for r in results if r not in main]) if main else (results, [])
     if filters.restrict_to and not filters.narrows:
         return results, []  # "only the ones from Thursday": the previous papers inside the new window
     best = max(r.relevance for r in results)
