@@ -163,11 +163,10 @@ class ChatDriver(PlatformPoster):
     async def send(self, target: Target, message: object, position: int, sent: Sequence[str], nonce: str) -> str:
         """One message of a digest to the target's chat (a personal digest's 'dm:<id>': the member's DM, `deliver`);
         with `digest_threads`, a channel digest's messages after the header go into the thread under it."""
-        chat, reply_to = target.chat_id, ""
-        if self.digest_threads and position and sent and not target.member and not self.threadless(target, sent[0]):
-            chat, reply_to = await self.continuation(target, sent[0], self.digest_title(target, message))
-        under = target.chat_id if chat != target.chat_id else ""  # a thread that is a channel of its own
-        return await self.deliver(chat, message, reply_to, under=under, header=sent[0] if sent else "")
+        header = sent[0] if sent else ""
+        if self.digest_threads and position and header and not target.member and not self.threadless(target, header):
+            return await self.continuation(target, header, message)
+        return await self.deliver(target.chat_id, message, header=header)
 
     def digest_title(self, target: Target, message: object) -> str:
         """The title of the digest `message` was rendered for (`render_digest`), '' when it is not known any more.
@@ -176,13 +175,14 @@ class ChatDriver(PlatformPoster):
         is never another live message's; the newest digest holding it is looked at first."""
         return next((title for ids, title in self._digest_titles.get(target.key, ()) if id(message) in ids), "")
 
-    async def continuation(self, target: Target, header: str, title: str = "") -> tuple[str, str]:
-        """Where a channel digest's later message goes: the thread under its `header` (`thread`, named after the
-        digest's `title`), or the channel when the platform refuses a thread there (asked once per header, not once
-        per message); a wait or a transient failure is the delivery's to retry."""
+    async def continuation(self, target: Target, header: str, message: object) -> str:
+        """A channel digest's later `message` sent into the thread under its `header` (`thread`, named after the
+        digest's title), or into the channel when the platform refuses to make that thread (`unthreaded`, as a
+        refusal met in the thread later is); a wait or a transient failure is the delivery's to retry."""
+        title = self.digest_title(target, message)
         name = clip(self.thread_name.format(title=title).rstrip(": "), self.thread_name_limit)  # 'More papers' bare
         try:
-            return await self.thread(target.chat_id, header, name)
+            chat, reply_to = await self.thread(target.chat_id, header, name)
         except Exception as error:
             found = self.failure(error)
             if found is None:
@@ -190,9 +190,20 @@ class ChatDriver(PlatformPoster):
             if found.kind in ("retry", "transient"):
                 detail = f"{self.title} {target.chat_id}: {found.detail}"
                 raise DeliveryError(detail, retry_after=found.retry_after) from error
-            log.warning("%s refused a thread in %s (%s): the digest goes on there", self.title, target.chat_id, error)
-        self.refused_thread(target.chat_id, header)
-        return target.chat_id, ""
+            return await self.unthreaded(target.chat_id, header, found.detail, message, digest=True)
+        under = target.chat_id if chat != target.chat_id else ""  # a thread that is a channel of its own
+        return await self.deliver(chat, message, reply_to, under=under, header=header)
+
+    async def unthreaded(
+        self, place: str, thread: str, detail: str, message: object, *, plain: bool = False, digest: bool = False
+    ) -> str:
+        """`message`, refused in `thread` or the thread itself refused (`detail`), sent in `place` itself, whose own
+        answer then decides for the place; a digest's thread (`digest`: `thread` is its header) is remembered as
+        refused (`refused_thread`), so the rest of that digest goes there at once."""
+        log.warning("%s refused thread %s of %s (%s): sent in the place", self.title, thread, place, detail)
+        if digest:
+            self.refused_thread(place, thread)
+        return await self.deliver(place, message, plain=plain)
 
     def threadless(self, target: Target, header: str) -> bool:
         """Whether the digest under message `header` in the target's place had its thread refused (`refused_thread`):
@@ -246,10 +257,7 @@ class ChatDriver(PlatformPoster):
         # thread that is a reply in the place has the place's refusals, and names its own (`unthreaded`)
         place, thread = (under, header or chat) if under else (chat, reply_to)
         if thread and (found.kind == "unthreaded" or (under and found.kind in ("gone", "denied"))):
-            log.warning("%s refused thread %s of %s (%s): sent in the place", self.title, thread, place, found.detail)
-            if header:  # a digest's thread (a reply's is asked for with each reply)
-                self.refused_thread(place, header)
-            return await self.deliver(place, message, plain=plain)
+            return await self.unthreaded(place, thread, found.detail, message, plain=plain, digest=bool(header))
         if found.kind == "denied":  # the admin's to fix: said in their words, the chat kept
             raise DeliveryError(self.permission_problem(chat, found.detail), permanent=True)
         if found.kind == "gone":
