@@ -3,6 +3,7 @@ closed and opened again in the middle of each flow (every piece of conversation 
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -433,6 +434,24 @@ def test_a_refusal_is_read_from_the_platforms_code_table_then_its_http_status() 
         "I can't post in #papers: give paperscout Send Messages, Embed Links there (channel settings)"
     )
     assert permission_line("I can't see #papers", []) == "I can't see #papers: check paperscout's permissions there"
+
+
+def test_a_retry_after_header_is_read_in_either_form_and_an_unreadable_one_never_raises() -> None:
+    """The Retry-After header as a platform (or a proxy before it) sends it: seconds or an HTTP date; one that cannot
+    be read, or names no sane wait, is a rate limit without a wait (a minute). `float()` of it raised out of the
+    front end's `failure` for a date, and a negative or infinite wait was handed to the retry as asked."""
+    import email.utils
+
+    from bot.chat.refusals import RETRY_WAIT_SECONDS, refusal
+
+    assert refusal(429, 0, "raw", {}, "7").retry_after == 7.0
+    in_a_day = email.utils.format_datetime(dt.datetime.now(dt.UTC) + dt.timedelta(days=1), usegmt=True)
+    wait = refusal(429, 0, "raw", {}, in_a_day).retry_after
+    assert wait is not None and 80_000 < wait <= 86_400
+    for unreadable in ("soon", "inf", "nan", "-5", " "):
+        assert refusal(429, 0, "raw", {}, unreadable).retry_after == RETRY_WAIT_SECONDS, unreadable
+    found = refusal(503, 0, "raw", {}, "Wed, 21 Oct 2015 07:28:00 GMT")  # not a rate limit: no wait of its own
+    assert (found.kind, found.retry_after) == ("transient", None)
 
 
 async def test_an_interaction_withdraws_a_public_acknowledgement_before_a_private_first_page() -> None:

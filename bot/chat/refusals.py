@@ -4,7 +4,8 @@ Owns `Failure` (one refusal: its `Kind`, its words, the wait asked for, where a 
 reads a refused HTTP request from its status, the wait the platform asked for and the platform's own table of error
 codes. A front end's `ChatDriver.failure` returns a `Failure`; the driver (`bot.chat.driver`) acts on it: retry after
 the wait, retire a gone chat, tell the admin a denied permission, resend refused markup as plain text, follow a moved
-chat, send a refused thread's message in the place itself. Imports nothing of the bot.
+chat, send a refused thread's message in the place itself. Imports only the leaf module `bot.ingest.throttle` (a
+Retry-After header read as arXiv's is).
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
+
+from bot.ingest.throttle import retry_after_seconds
 
 Kind = Literal["retry", "gone", "denied", "markup", "moved", "unthreaded", "refused", "transient"]
 RETRY_WAIT_SECONDS = 60.0  # a rate limit that names no wait
@@ -42,11 +45,12 @@ def refusal(
 ) -> Failure:
     """A refused request in the core's terms from its HTTP status and the platform's own error code: what the
     platform's table `codes` says the code means (its kind, and words for it that replace `detail` unless ''), else
-    by the status: 429 a wait (`retry_after` in seconds, or the Retry-After header as sent; else a minute), 403/404
-    gone, another 4xx refused, anything else (a server error, 401: the bot's own token refused, which is no chat's
-    doing, or an error code the table does not know) transient. A platform that says what is wrong with a chat only in
-    its codes (`status_says` False) has any other status read as transient: a 404 for a method it no longer has, or a
-    proxy's 403, is no chat's, and retiring every digest it meets would be wrong."""
+    by the status: 429 a wait (`retry_after` in seconds, or the Retry-After header as sent: seconds or an HTTP date;
+    else, or when it cannot be read, a minute), 403/404 gone, another 4xx refused, anything else (a server error, 401:
+    the bot's own token refused, which is no chat's doing, or an error code the table does not know) transient. A
+    platform that says what is wrong with a chat only in its codes (`status_says` False) has any other status read as
+    transient: a 404 for a method it no longer has, or a proxy's 403, is no chat's, and retiring every digest it meets
+    would be wrong."""
     if code in codes:
         kind, words = codes[code]
         detail = words or detail
@@ -56,5 +60,5 @@ def refusal(
         kind = "transient"
     else:
         kind = "gone" if status in (403, 404) else "refused" if 400 <= status < 500 else "transient"
-    wait = float(retry_after) if retry_after else None
+    wait = retry_after_seconds(retry_after) if isinstance(retry_after, str) else retry_after
     return Failure(kind, detail, (wait or RETRY_WAIT_SECONDS) if kind == "retry" else None)
