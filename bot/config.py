@@ -2,8 +2,8 @@
 
 Every field can be set from the environment with the `PAPERSCOUT_` prefix (``PAPERSCOUT_HOME=/srv/ps``),
 or, but for secrets, from a TOML file named by ``PAPERSCOUT_CONFIG``. The environment wins over the file.
-Secrets are `SecretStr`: read only from the environment (a file naming one is refused, `SecretInConfigFile`), they
-print as ``**********`` and are only unwrapped where they are used.
+Secrets are `SecretStr`: read only from the environment (a file naming one, or holding a URL with a password, is
+refused: `SecretInConfigFile`), they print as ``**********`` and are only unwrapped where they are used.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import re
 import typing
 from pathlib import Path
 from typing import Annotated, Any, Literal
+from urllib.parse import urlsplit
 
 from platformdirs import user_data_dir
 from pydantic import Field, SecretStr, ValidationError, field_validator
@@ -114,7 +115,8 @@ class Settings(BaseSettings):
     llm_base_url: str | None = Field(
         default=None,
         description="OpenAI-compatible endpoint, e.g. http://localhost:11434/v1. A query (?api-version=...) is sent"
-        " with every request; user:password@ is sent as Basic auth to a proxy (then set no API key).",
+        " with every request; user:password@ is sent as Basic auth to a proxy (then set no API key; a URL with a"
+        " password is a secret, read only from the environment).",
     )
     llm_api_key: SecretStr | None = Field(default=None, description="API key for the LLM endpoint.")
     llm_model: str = Field(default="gpt-4o-mini", description="Model name sent to the endpoint.")
@@ -303,17 +305,32 @@ class Settings(BaseSettings):
 
 
 class _ConfigFile(TomlConfigSettingsSource):
-    """The TOML file named by PAPERSCOUT_CONFIG: any setting but a secret."""
+    """The TOML file named by PAPERSCOUT_CONFIG: any setting but a secret (a token, a key, or a URL holding a
+    password: a proxy's user:password@)."""
 
     def _read_file(self, file_path: Any) -> dict[str, Any]:
         data = super()._read_file(file_path)
         secrets = {name for name, field in Settings.model_fields.items() if is_secret(field.annotation)}
         # a key as a field's name, or the variable's copied from the environment file: a secret either way
-        named = [str(key) for key in data if str(key).lower().removeprefix("paperscout_") in secrets]
+        named = [
+            str(key)
+            for key, value in data.items()
+            if str(key).lower().removeprefix("paperscout_") in secrets or _holds_password(value)
+        ]
         if named:
             data.clear()  # no value of the file is kept, nor shown in the error
             raise SecretInConfigFile(Path(file_path), named)
         return data
+
+
+def _holds_password(value: object) -> bool:
+    """Whether a setting's value is a URL with a password in it (``https://user:password@host``)."""
+    if not isinstance(value, str) or "@" not in value:
+        return False
+    try:
+        return urlsplit(value.strip()).password is not None
+    except ValueError:  # not a URL urllib can read: nothing of it is sent as credentials either
+        return False
 
 
 def load_settings(**overrides: Any) -> Settings:

@@ -110,3 +110,22 @@ def test_without_a_secret_the_config_file_is_read_and_the_secret_comes_from_the_
     settings = load_settings()
     assert settings.digest_size == 5 and settings.discord_token is not None
     assert settings.discord_token.get_secret_value() == "from-the-environment"
+
+
+def test_a_password_inside_a_url_in_the_config_file_is_refused_as_a_secret(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A proxy's user:password@ in the LLM endpoint (the README's way to authenticate to one) is a secret like a
+    token: the file is refused naming the variable to set, and the password is never shown. It was read from the
+    file, which may be committed."""
+    config = tmp_path / "paperscout.toml"
+    config.write_text('llm_base_url = "https://bob:hunter2-secret@proxy.example/v1"\n', encoding="utf-8")
+    monkeypatch.setenv("PAPERSCOUT_CONFIG", str(config))
+    with pytest.raises(ConfigError) as raised:
+        load_settings()
+    said = str(raised.value)
+    assert said.startswith(f"{config} holds the secret llm_base_url, ") and "hunter2" not in said
+    assert said.endswith("set PAPERSCOUT_LLM_BASE_URL instead")
+    # a URL with a user alone, or a query of no credential, is no secret
+    config.write_text('llm_base_url = "https://bob@proxy.example/v1?api-version=2024-06-01"\n', encoding="utf-8")
+    assert load_settings().llm_base_url == "https://bob@proxy.example/v1?api-version=2024-06-01"
