@@ -80,7 +80,9 @@ class FrontEnd:
     - `setup_hint`: what an admin is told, for them alone, when /setup goes step by step in a shared place (how to
       answer there), '' for nothing;
     - `forms`: its commands show their options as a form's named fields, so /help describes a command's form
-      (`Command.usage_on`: its `form`'s fields) instead of the line typed where there is none.
+      (`Command.usage_on`: its `form`'s fields) instead of the line typed where there is none;
+    - `written_as_place`: the one line a place speaking as itself (`bot.chat.messages.Incoming.by_place`) reads when
+      it runs a command that is a member's own (`{command}`: that command), in the platform's words of how it happens.
     """
 
     platform: str
@@ -94,6 +96,10 @@ class FrontEnd:
     fallback: bool = False
     prefix: str = "/"
     forms: bool = False
+    written_as_place: str = (
+        "I can't tell who wrote that, so I have no one to send a direct message to: run {command} again as yourself,"
+        " or in a direct message with me."
+    )
 
     def command(self, name: str) -> str:
         """How a member runs core command `name` here (`prefix` + name unless `names` says otherwise)."""

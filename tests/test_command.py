@@ -8,13 +8,19 @@ from __future__ import annotations
 
 from bot.chat import Incoming, Place, Speaker, Upload
 from bot.chat.answering import Posts
+from bot.chat.commands import COMMANDS
 from bot.chat.driver import SENT_TO_DM
 from bot.core import Core
+from bot.members.privacy import export_user
+from bot.members.settings import profile_owner
+from bot.models import Profile, Topic
 from tests.conftest import StoreDay
 from tests.test_press import CHANNEL, DM, PRESSER, Ephemeral, Wall
 
 ADMIN = Speaker("wall:9", "Cleo", is_admin=True)
 WELCOME = "set up your personal paper feed"
+ITSELF = Speaker("wall:papers", "#papers", is_admin=True)  # the channel speaking as itself: no member behind it
+NOBODY = "I can't tell who wrote that, so I have no one to send a direct message to: run /{command} again as yourself"
 
 
 def run(speaker: Speaker, place: Place, line: str) -> Incoming:
@@ -104,3 +110,53 @@ async def test_a_refused_command_and_a_failure_are_one_line_for_the_member(core:
     [(line, private)] = failed.pages
     assert private and "ref " in line and "\n" not in line
     assert not wall.walls["papers"]
+
+
+async def test_a_members_own_command_run_by_the_place_itself_acts_for_nobody(core: Core, store_day: StoreDay) -> None:
+    """Every command that acts on the member who runs it (the command table's `personal` ones), run by the place
+    speaking as itself (a channel's own post, an admin writing as the group: a speaker keyed by the place), is
+    answered in one line that nobody can be acted for, and no stand-in member keyed by the place is made, read or
+    changed: what an older version stored for one (a reaction, a profile) is neither shown nor deleted, /forget offers
+    no buttons a member could press, and nothing is posted in the place. Everything else still works for the place,
+    and /help lists only that."""
+    papers = await store_day(core)
+    paper = papers[0].id
+    run_as_member = {  # each with an argument that would act at once
+        "start": "",
+        "up": paper,
+        "down": paper,
+        "why": paper,
+        "reactions": "reset yes",
+        "profile": "",
+        "edit": "interests",
+        "mydigest": "daily 08:00 UTC",
+        "export": "",
+        "forget": "yes",
+    }
+    assert {name for name, command in COMMANDS.items() if command.personal} == set(run_as_member)
+    await core.repo.add_feedback(ITSELF.user_key, paper, 1)  # left by a version that acted for a stand-in
+    await core.repo.save_profile(profile_owner(ITSELF.user_key), Profile("stand-in", (Topic("graphs", "graphs"),)))
+    stored = await export_user(core, ITSELF.user_key)
+    wall = Wall(core)
+    for name, args in run_as_member.items():
+        answered = Ephemeral()
+        await wall.command(run(ITSELF, CHANNEL, f"/{name} {args}".strip()), answered)
+        [(line, private)] = answered.pages
+        assert line.startswith(NOBODY.format(command=name)) and private, name
+        typed = Posts(wall, CHANNEL, quote="m1")  # typed in the place, as a channel post is
+        await wall.command(run(ITSELF, CHANNEL, f"/{name} {args}".strip()), typed)
+        assert wall.walls["papers"].pop().startswith(NOBODY.format(command=name)), name
+    assert await export_user(core, ITSELF.user_key) == stored
+    assert not wall.walls["papers"] and list(wall.walls) == ["papers"]
+
+    helped = Ephemeral()
+    await wall.command(run(ITSELF, CHANNEL, "/help"), helped)
+    [(listed, _)] = helped.pages
+    offered = {line.split()[0] for line in listed.splitlines() if line.startswith("  /")}
+    assert "/search" in offered and not offered & {f"/{name}" for name in run_as_member}
+    searched = Ephemeral()
+    await wall.command(run(ITSELF, CHANNEL, "/search graph"), searched)
+    assert searched.pages and not searched.pages[0][0].startswith("I can't tell")
+    member = Ephemeral()  # a member's own command run by a member in the same place acts for them
+    await wall.command(run(PRESSER, CHANNEL, f"/up {paper}"), member)
+    assert [(row.paper_id, row.value) for row in await core.repo.user_feedback_rows(PRESSER.user_key)] == [(paper, 1)]

@@ -28,6 +28,7 @@ from bot.frontends.telegram.handlers import TelegramFrontEnd
 from bot.frontends.telegram.render import HTML, PLAIN, TgMessage, render_digest
 from bot.ingest.bundled import EXAMPLE_PROFILE_FILE, bundled_file
 from bot.members.personal import deliver_personal_digest
+from bot.members.privacy import export_user
 from bot.members.settings import profile_owner
 from bot.models import Digest, Paper, Profile, ScoredPaper, Target, Topic
 from bot.ranking import learn
@@ -397,6 +398,61 @@ async def test_an_anonymous_admins_command_for_their_dm_is_told_in_the_group_tha
         f" anonymous admin: run {command} again without anonymity, or in a direct message with me."
     )
     assert fake.sent(CLEO) == []
+
+
+@pytest.mark.parametrize("writer", ["an anonymous admin", "a channel post"])
+async def test_a_members_own_command_written_as_the_chat_itself_acts_for_nobody(
+    core: Core, tg_settings: Settings, fake: FakeTelegram, store_day: StoreDay, writer: str
+) -> None:
+    """A command that acts on the member who runs it (/forget, /profile, /up, /why, /reactions, /mydigest...),
+    written as the chat itself (an anonymous admin in a group, a channel's post: Telegram never says who), is told in
+    one line that nobody can be acted for. No member keyed by the chat is made, read or changed: what an older
+    version stored for one stays as it was, and /forget offers no buttons a member of the group could then press."""
+    papers = await store_day(core)
+    channel = -1009876543210
+    fake.add_channel(channel, "Papers daily", admins=[CLEO])
+    chat = GROUP if writer == "an anonymous admin" else channel
+    itself = f"telegram:{chat}"
+    await core.repo.add_feedback(itself, papers[0].id, 1)  # what a version that acted for the chat left
+    stored = await export_user(core, itself)
+    lines = ["/forget", "/forget yes", "/profile", "/up 1", f"/down {papers[1].id}", "/why 1", "/reactions"]
+    lines += ["/reactions reset yes", "/mydigest daily"]
+    async with telegram_bot(core, tg_settings):
+        for count, line in enumerate(lines, 1):
+            if chat == GROUP:
+                fake.inject_anonymous_admin_message(GROUP, CLEO, line)
+            else:
+                fake.inject_channel_post(channel, line)
+            await fake.wait_for_sent(chat, count)
+    told = fake.sent(chat)
+    assert [m.text for m in told] == [
+        "You wrote anonymously, as the chat itself, and Telegram does not let me send a direct message to an"
+        f" anonymous admin: run {line.split()[0]} again without anonymity, or in a direct message with me."
+        for line in lines
+    ]
+    assert not any(m.buttons for m in told)
+    assert await export_user(core, itself) == stored
+
+
+async def test_a_forget_button_of_another_member_deletes_nothing_of_the_presser(
+    core: Core, tg_settings: Settings, fake: FakeTelegram
+) -> None:
+    """/forget asks with Yes/No buttons in the group; another member pressing that Yes is refused, even one who has
+    a /forget of their own pending in their DM: theirs stays pending there, and nothing of theirs is deleted."""
+    fake.open_private_chat(BOB)
+    bob = profile_owner(f"telegram:{BOB}")
+    await core.repo.save_profile(bob, Profile("Bob", (Topic("graphs", "graph learning"),)))
+    async with telegram_bot(core, tg_settings):
+        [asked] = await say(fake, BOB, BOB, "/forget")
+        assert asked.buttons
+        [ada_asked] = await say(fake, GROUP, ADA, "/forget")
+        query = fake.press_button(GROUP, ada_asked.message_id, BOB, ada_asked.callback_data[0])
+        await fake.wait_until(lambda: fake.callback_answered(query), what="the press to be answered")
+        assert await core.repo.get_profile(bob) is not None
+        [answer] = [a for a in fake.callback_answers if a["callback_query_id"] == query]
+        assert answer["text"] == "That confirmation is not pending for you here; nothing was deleted."
+        [deleted] = await say(fake, BOB, BOB, "yes")
+    assert deleted.text.startswith("Deleted your profile (1)") and await core.repo.get_profile(bob) is None
 
 
 async def test_a_dm_command_sent_in_a_group_is_answered_in_the_members_dm(

@@ -81,6 +81,9 @@ class Command:
     opens: str = ""  # the kind of flow it starts (which ends any other open at the place)
     actions: tuple[str, ...] = ()  # the words its argument begins with, for a platform that offers them as choices
     form: tuple[Argument, ...] = ()  # its named fields where the platform gives it a form, when not `fields`' own
+    # it acts on the member who runs it (their profile, reactions, digest, data): the place speaking as itself is
+    # nobody's, so it is told so in one line and no stand-in member's data is ever made, read or changed
+    personal: bool = False
 
     def usage_on(self, here: FrontEnd) -> str:
         """Its usage as /help shows it on `here`: where the platform gives it a `form`, the form's fields typed in
@@ -108,6 +111,8 @@ class Command:
 def works_here(command: Command, msg: Incoming) -> bool:
     """True when `command` is one this speaker may run where `msg` was sent (as /help lists them)."""
     if command.admin and not msg.speaker.is_admin:
+        return False
+    if command.personal and msg.by_place:
         return False
     if command.where == "dm" and not msg.place.is_dm:
         return False
@@ -161,7 +166,12 @@ def command_label(msg: Incoming) -> str:
 COMMANDS: dict[str, Command] = {
     "help": Command(_help, "", "what I can do here"),
     "start": Command(
-        members.start, "", "set up your personal profile (or go through it again)", "dm", opens=ONBOARDING
+        members.start,
+        "",
+        "set up your personal profile (or go through it again)",
+        "dm",
+        opens=ONBOARDING,
+        personal=True,
     ),
     "digest": Command(
         digests.digest,
@@ -169,31 +179,49 @@ COMMANDS: dict[str, Command] = {
         "your personal digest of the latest day, numbered for /up and /down",
         actions=("now", "preview", "pause", "resume", "weekly"),
     ),
-    "up": Command(papers.up, "N|ID", "thumbs up for paper N of your last list (or an arXiv id); teaches your profile"),
-    "down": Command(papers.down, "N|ID", "thumbs down for paper N of your last list (or an arXiv id); fewer like it"),
+    "up": Command(
+        papers.up,
+        "N|ID",
+        "thumbs up for paper N of your last list (or an arXiv id); teaches your profile",
+        personal=True,
+    ),
+    "down": Command(
+        papers.down,
+        "N|ID",
+        "thumbs down for paper N of your last list (or an arXiv id); fewer like it",
+        personal=True,
+    ),
     "more": Command(papers.more, "[N|ID]", "the rest of my last answer's papers; with N, stored papers like that one"),
     "ask": Command(questions.ask, "QUESTION", "a question answered from stored papers, with citations"),
     "search": Command(questions.search, "WORDS", "stored papers matching words"),
     "paper": Command(papers.paper, "N|ID", "one paper's card: title, authors, TL;DR, link"),
-    "why": Command(papers.why, "N|ID", "why a paper ranks where it does for your profile"),
+    "why": Command(papers.why, "N|ID", "why a paper ranks where it does for your profile", personal=True),
     "reactions": Command(
         reactions.reactions_command,
         "[undo N|reset]",
         "your 👍/👎, the latest first; take one back or delete them all",
         actions=("list", "undo", "reset"),
+        personal=True,
     ),
-    "profile": Command(members.profile, "", "what your profile says"),
+    "profile": Command(members.profile, "", "what your profile says", personal=True),
     "edit": Command(
         members.edit,
         "FIELD",
         "change one answer: interests, avoid, authors, categories, ratings, digest",
         "dm",
         opens=ONBOARDING,
+        personal=True,
     ),
-    "mydigest": Command(digests.mydigest, "[off|daily|weekly] [TIME] [ZONE]", "your personal digest's schedule"),
-    "export": Command(members.export, "", "everything stored about you, as a JSON file"),
+    "mydigest": Command(
+        digests.mydigest, "[off|daily|weekly] [TIME] [ZONE]", "your personal digest's schedule", personal=True
+    ),
+    "export": Command(members.export, "", "everything stored about you, as a JSON file", personal=True),
     "forget": Command(
-        members.forget, "", "delete everything stored about you (asks first)", opens=members.CONFIRM_KIND
+        members.forget,
+        "",
+        "delete everything stored about you (asks first)",
+        opens=members.CONFIRM_KIND,
+        personal=True,
     ),
     "setup": Command(
         admin.setup,

@@ -7,8 +7,10 @@ and Slack handlers translate platform events into `Incoming` and render the repl
 state lives in SQLite (onboarding, a half-done /setup, a pending /forget, the numbering of a member's last list of
 papers), and so a restart in the middle of any flow continues where it was.
 
-Routing, in order: a pressed button; a command; then plain text goes to whatever flow is waiting for the speaker
-(`bot.chat.flows`: a /forget confirmation, onboarding, a /setup of this place; one read tells which), and otherwise
+Routing, in order: a pressed button; a command (a member's own, `Command.personal`, run by the place speaking as
+itself, `Incoming.by_place`, is told in one line that nobody can be acted for); then plain text goes to whatever
+flow is waiting for the speaker (`bot.chat.flows`: a /forget confirmation, onboarding, a /setup of this place; one
+read tells which), and otherwise
 in a DM it is a question (or, for someone without a profile, the start of onboarding), while in a channel a reply
 to one of our answers is a follow-up question (even with a flow open there), and a message that mentions the bot,
 or replies in a thread of ours that holds no answer (a setup question, a help line), is a question; other channel
@@ -217,6 +219,11 @@ class ChatController:
         command = find(name)
         if command is None:
             return text_reply(f"I don't know /{name[:30]}. /help lists what I can do.", ephemeral=True)
+        if command.personal and msg.by_place:
+            # a member's own command with no member behind it: nobody's data to make, show or change (a stand-in
+            # keyed by the place would be shared by everyone who speaks as it), and nobody to write to
+            told = front_end(msg.place.platform).written_as_place.format(command=f"/{name}")
+            return text_reply(told, ephemeral=True)
         if command.where == "dm" and not msg.place.is_dm:
             return text_reply(
                 f"/{name} works in a direct message with me; open a DM and send it there.", ephemeral=True

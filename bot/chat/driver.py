@@ -94,10 +94,6 @@ class ChatDriver(PlatformPoster):
     sent_to_dm = SENT_TO_DM
     dm_refused = "I can't send you a direct message: open one with me, then run {command} again."
     file_only_in_dm = "I only send that in a direct message: open one with me and ask there."
-    written_as_place = (
-        "I can't tell who wrote that, so I have no one to send a direct message to: run {command} again as yourself,"
-        " or in a direct message with me."
-    )
 
     def __init__(self, core: Core, controller: ChatController) -> None:
         super().__init__()
@@ -386,28 +382,28 @@ class ChatDriver(PlatformPoster):
         (`upload`) read: that may take longer than the platform waits for an acknowledgement; "typing…" while it is
         answered. A command that works only in a DM, run in a shared place by a member, is answered in the member's DM
         instead (their id on the platform: their user key's, 'platform:id'), and the place is told where it went, or
-        how to let the bot write to them (`dm_refused`). Run by the place speaking as itself (an admin writing as the
-        group, a channel's post), such a command, or a file the answer holds, has nobody to go to: the place is told
-        so in one line (`written_as_place`). Who may run it (an admin's command) and where are the controller's; a
-        failure is told in one line (`reporting`)."""
+        how to let the bot write to them (`dm_refused`). Run by the place speaking as itself (`Incoming.by_place`: an
+        admin writing as the group, a channel's post), a member's own command (such a one among them) is the
+        controller's to answer in one line (`FrontEnd.written_as_place`), acting for nobody; a file an answer holds
+        has nobody to go to either, and the place is told so in that line. Who may run it (an admin's command) and
+        where are the controller's; a failure is told in one line (`reporting`)."""
         replies: list[Reply] = []
-        place, speaker = incoming.place, incoming.speaker
-        as_place = speaker.user_key == place.key and not place.is_dm
+        place, speaker, by_place = incoming.place, incoming.speaker, incoming.by_place
         async with self.reporting(place, incoming.command or "command", answering=answering):
             await answering.defer(private and not place.is_dm)
             if upload is not None:
                 incoming = replace(incoming, attachment=await read_profile_file(upload))
-            in_dm_only = not place.is_dm and self.controller.only_in_dm(incoming.command)
             async with self.busy(place.chat_id):
-                if in_dm_only and not as_place:
+                if not (place.is_dm or by_place) and self.controller.only_in_dm(incoming.command):
                     replies = await self.answer_in_dm(incoming)
                 else:
                     replies = await self.controller.answer(incoming)
-            if as_place and (in_dm_only or any(isinstance(r, FileReply) for r in replies)):
-                told = self.written_as_place.format(command=front_end(self.platform).command(incoming.command.lower()))
-                kept = [] if in_dm_only else [r for r in replies if not isinstance(r, FileReply)]
-                replies = [*kept, TextReply(told, ephemeral=True)]
-            asker = "" if as_place else speaker.user_key.partition(":")[2]
+            if by_place and any(isinstance(r, FileReply) for r in replies):
+                told = front_end(self.platform).written_as_place
+                run = front_end(self.platform).command(incoming.command.lower())
+                kept = [r for r in replies if not isinstance(r, FileReply)]
+                replies = [*kept, TextReply(told.format(command=run), ephemeral=True)]
+            asker = "" if by_place else speaker.user_key.partition(":")[2]
             await self.reply(place, replies, asker=asker, answering=answering, only_presser=private)
         await answering.finish()
         return replies

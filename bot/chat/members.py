@@ -164,5 +164,8 @@ class ForgetConfirmation(Flow):
         return step == "forget"
 
     async def choose(self, turn: Turn, step: str, number: str) -> list[Reply]:
-        """Yes is choice 1."""
+        """Yes is choice 1; a button of a confirmation the presser has not pending here (another member's, or one
+        answered already) changes nothing, and leaves one they have pending elsewhere as it is."""
+        if not await self.is_open(turn.core, turn.user, turn.place):
+            return text_reply("That confirmation is not pending for you here; nothing was deleted.", ephemeral=True)
         return await confirm_forget(dc_replace(turn, args="yes" if number == "1" else "no"))

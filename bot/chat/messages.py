@@ -96,7 +96,8 @@ class Speaker:
     """Who spoke: their user key (platform:id), name, and whether they administer the place they spoke in.
 
     Front ends decide `is_admin` from the platform (Discord Manage Server at run time, Telegram getChatMember);
-    the console's user administers the console.
+    the console's user administers the console. A place speaking as itself, with no member behind it, is a speaker
+    keyed by the place ('platform:chat id', `Incoming.by_place`).
     """
 
     user_key: str
@@ -157,6 +158,13 @@ class Incoming:
     replied: Replied | None = None  # None: not looked up yet
     attachment: Attachment | None = None
     mentioned: bool = False  # the message names the bot (an @mention): in a channel, it is spoken to
+
+    @property
+    def by_place(self) -> bool:
+        """Whether no member spoke: the place itself did (a channel's own post, an admin writing as the group), which
+        a front end hands in as a speaker keyed by the place. Nobody can be written to, and no member's data is
+        theirs to read or change."""
+        return not self.place.is_dm and self.speaker.user_key == self.place.key
 
     @property
     def addressed(self) -> bool:

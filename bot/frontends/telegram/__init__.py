@@ -100,4 +100,8 @@ FRONT_END = FrontEnd(
     enabled=lambda settings: settings.telegram_token is not None,
     check=check,
     admin_words="the group's admins",
+    written_as_place=(
+        "You wrote anonymously, as the chat itself, and Telegram does not let me send a direct message to an anonymous"
+        " admin: run {command} again without anonymity, or in a direct message with me."
+    ),
 )

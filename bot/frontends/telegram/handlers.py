@@ -72,10 +72,6 @@ class TelegramFrontEnd(ChatDriver):
 
     platform, title, style = PLATFORM, "Telegram", HTML
     file_only_in_dm = "I only send that in a direct message: open a chat with me, press Start and ask there."
-    written_as_place = (
-        "You wrote anonymously, as the chat itself, and Telegram does not let me send a direct message to an anonymous"
-        " admin: run {command} again without anonymity, or in a direct message with me."
-    )
 
     def __init__(self, core: Core, controller: ChatController, application: Application, pacer: ChatPacer) -> None:
         super().__init__(core, controller)
