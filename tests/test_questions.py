@@ -351,3 +351,14 @@ async def test_a_day_asked_for_without_a_topic_is_ranked_as_the_askers_digest_ra
         assert f"as {whose} ranks them" in reply.text and f"{len(day)} papers" in reply.text
         assert reply.choices  # the rest, a page at a time
     assert ranked[:15] != sorted(ranked)[:15]  # a ranking, not the store's order
+
+
+async def test_a_greeting_or_a_bare_why_is_no_request_for_the_latest_days_papers(core: Core, day: list[Paper]) -> None:
+    """No day, no papers and nothing new asked for: 'hello' or 'why?' listed every paper of the latest stored day, as
+    if it were 'what's new?'; it is answered as a question whose topic is missing, as before."""
+    for question in ("hello", "why?", "what about it"):
+        answer = await ask(core, question, today=MONDAY)
+        assert not answer.complete and not answer.citations and not answer.more, question
+        assert "were announced" not in answer.text, question
+    for question in ("what's new?", "any papers?", "what came out?", "cs.CL?"):
+        assert (await ask(core, question, today=MONDAY)).complete, question

@@ -6,15 +6,24 @@ own), else in the store's order; the answer says which, how many papers there ar
 
 from __future__ import annotations
 
+import re
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
 from bot.core import Core
 from bot.models import Paper
 from bot.questions.filters import Filters
+from bot.questions.request import names_documents
 from bot.questions.retrieval import without_excluded
 
 STORE_ORDER = "in the store's order (by day, then arXiv id)"
+# what is new, or how papers come out: with no day named, these ask for the latest day's papers ("what's new?",
+# "anything recent?", "what came out?"); a greeting or a bare "why?" asks for none
+_NEWS = re.compile(
+    r"\b(?:new|newest|latest|recent|recently|lately|came\s+out|come\s+out|published|announced|released|posted|"
+    r"uploaded|appeared)\b",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,6 +41,12 @@ def lists_window(filters: Filters) -> bool:
     constraint or previous papers (categories and exclusions only narrow the window's papers). Without a window
     named, the window is the latest stored day ("what's new?")."""
     return not (filters.topic or filters.authors or filters.contribution or filters.restrict_to or filters.constraints)
+
+
+def asks_for_papers(question: str, filters: Filters) -> bool:
+    """Whether a question that names no day still asks for papers: it names them ("papers?"), or categories of
+    them, or asks what is new. Otherwise it asks for nothing the latest day's papers answer ("hello", "why?")."""
+    return bool(filters.categories) or names_documents(question) or bool(_NEWS.search(question))
 
 
 async def window_papers(core: Core, filters: Filters, order: DayOrder | None) -> tuple[list[Paper], str]:

@@ -23,7 +23,14 @@ from bot.questions.asked_authors import NamedAuthors, find_author_group, find_na
 from bot.questions.authors import same_person
 from bot.questions.coverage import vector_gap_note
 from bot.questions.filters import Filters
-from bot.questions.listing import STORE_ORDER, DayOrder, listing_head, lists_window, window_papers
+from bot.questions.listing import (
+    STORE_ORDER,
+    DayOrder,
+    asks_for_papers,
+    listing_head,
+    lists_window,
+    window_papers,
+)
 from bot.questions.llm_parse import parse_with_llm
 from bot.questions.request import (
     applies_to,
@@ -556,6 +563,8 @@ async def ask(
     if filters.topic:
         filters = replace(filters, topic=await corrected(core, filters.topic))
     listing = lists_window(filters) and has_words(question)
+    if listing and filters.window is None and not asks_for_papers(question, filters):
+        listing = False  # "hello", "why?": no day and no papers asked for, no day's list either
     if listing and filters.window is None:  # "what's new?": the latest stored day, said (not everything stored)
         latest = await core.repo.latest_day(until=today) or today
         said = f"No day was named: the papers of the latest stored day, {name_days((latest,))}."
