@@ -11,9 +11,10 @@ from bot.core import Core
 from bot.ingest.save import store_papers
 from bot.models import Paper
 from bot.questions.authors import AuthorIndex, same_person
+from bot.questions.filters import Filters
 from bot.questions.rag import Turn, ask, parse_question
 from bot.questions.request import beyond, read_request
-from bot.questions.retrieval import exact_names
+from bot.questions.retrieval import descriptive_compounds, exact_names, ranked
 from bot.questions.spelling import english_words
 from bot.questions.topics import topic_alternatives
 from bot.text.introduces import introduced_kinds, introduces_benchmark
@@ -292,6 +293,24 @@ def test_exact_names_are_names_and_vocabulary_terms_are_not() -> None:
     assert [p.pattern for p in exact_names("what is R2R?")] and exact_names("YAQA")[0].search("with YAQA we")
     assert exact_names("LLM agents") == [] and exact_names("MoE") == []
     assert not exact_names("YAQA")[0].search("yaqa")
+
+
+async def test_a_descriptive_hyphenated_word_is_no_method_name(core: Core, demo_papers: list[Paper]) -> None:
+    """ "Training-Free", "AI-generated" are made of words the archive uses on their own everywhere: they describe
+    papers, they name no method (TrimR's title "Verifier-based Training-Free Thinking Compression" was put first for
+    any "Training-Free" question). A name has a rare piece, a digit or an inner capital, or leads a title."""
+    named = next(p for p in demo_papers if p.title.startswith("Model-Free Graph Data Selection"))
+    led = dataclasses.replace(named, title="Model-Free: Graph Data Selection under Distribution Shift")
+    trimr = next(p for p in demo_papers if "Training-Free" in p.title)
+    others = [p for p in demo_papers[:200] if p.id not in (named.id, trimr.id)]
+    await store_papers(core, [dataclasses.replace(p, announced=FRIDAY) for p in [led, trimr, *others]])
+    for topic, words in [("AI-generated text detection", {"AI-generated"}), ("Training-Free compression", None)]:
+        descriptive = await descriptive_compounds(core, topic)
+        assert descriptive == (words or {topic.split()[0]}) and exact_names(topic, descriptive) == []
+    for name in ("SWE-bench", "Trinity-RFT", "Qwen2-VL", "DeepSeek-R1", "Model-Free"):  # the last one leads a title
+        assert await descriptive_compounds(core, f"{name} papers") == frozenset(), name
+    results, _ = await ranked(core, Filters(topic="Training-Free compression"))
+    assert trimr.id in {r.paper.id for r in results} and all(r.named == 0 for r in results)
 
 
 def test_real_words_are_never_typos() -> None:

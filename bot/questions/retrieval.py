@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -38,6 +38,7 @@ from bot.questions.request import names_contribution
 from bot.questions.timewords import TimeWindow
 from bot.questions.topics import (
     COVERED,
+    FILLER,
     QuestionTopic,
     anchored,
     corpus_terms,
@@ -181,14 +182,15 @@ async def _candidates(
 _NAME = re.compile(r"(?<![\w-])(?=[\w-]*(?:[A-Z][\w-]*[A-Z]|[A-Za-z][\w-]*\d|\d[\w-]*[A-Za-z]))[A-Za-z0-9][\w-]*")
 
 
-def exact_names(topic: str) -> list[re.Pattern[str]]:
+def exact_names(topic: str, descriptive: Collection[str] = ()) -> list[re.Pattern[str]]:
     """Patterns for the names in a topic typed as a method or model is named ("YAQA", "R2R", "DeepONet",
     "SWE-bench", "Trinity-RFT"), matched case-sensitively (the first letter aside) as whole words; a named term of the
-    topic vocabulary ("LLM", "MoE") is a topic, not a name."""
+    topic vocabulary ("LLM", "MoE") is a topic, not a name, and so is a word of `descriptive` (the hyphenated words
+    the archive uses as ordinary modifiers, `descriptive_compounds`: "AI-generated", "Model-Free")."""
     found = []
     for match in _NAME.finditer(topic):
         name = match.group(0).strip("-")
-        if len(name) < 3 or is_term_spelling(name) or name.isdigit() or _term_compound(name):
+        if len(name) < 3 or is_term_spelling(name) or name.isdigit() or _term_compound(name) or name in descriptive:
             continue
         # as written, but a title may capitalise its first letter ("text-to-SQL" in "... in Text-to-SQL")
         first = f"[{name[0].lower()}{name[0].upper()}]" if name[0].isalpha() else re.escape(name[0])
@@ -207,10 +209,54 @@ def _term_compound(word: str) -> bool:
     )
 
 
-def names_only(topic: str) -> bool:
+# A piece of a hyphenated word used on its own by at least this share of the archive's papers (and MIN_COMMON of
+# them) is one of its ordinary words: "AI" (11% of the shared days' papers), "generated", "model", "free" (4.5%),
+# "based"; a name's own pieces are rare ("SWE" 0.25%, "Kolmogorov", "VRAG", "RFT", "SQL" 0.3%).
+COMMON_PIECE = 0.01
+MIN_COMMON = 3
+TITLE_SAMPLE = 50  # papers using a hyphenated word read to see whether a title is led by it
+
+
+async def descriptive_compounds(core: Core, topic: str) -> frozenset[str]:
+    """The hyphenated words of `topic` that `exact_names` would read as names and the archive uses as ordinary
+    modifiers: "AI-generated", "Model-Free", "Training-Free" describe papers by what they are, they name no
+    method. Measured, not listed: every piece is a word the archive's papers use on their own commonly
+    (`COMMON_PIECE`), none is written as only a name is (a digit, or a capital inside a word: "Qwen2", "DeepSeek"),
+    and no stored title is led by the word before a colon, as a method's title names it ("Self-Refine: ...")."""
+    found = set()
+    for match in _NAME.finditer(topic):
+        word = match.group(0).strip("-")
+        if "-" in word and not _term_compound(word) and await _ordinary_modifier(core, word):
+            found.add(word)
+    return frozenset(found)
+
+
+async def _ordinary_modifier(core: Core, word: str) -> bool:
+    """Whether the hyphenated `word` is an ordinary modifier of the archive (see `descriptive_compounds`)."""
+    pieces = [p for p in word.split("-") if p and p.lower() not in FILLER]
+    if len(pieces) < 2 or any(_written_as_name(p) for p in pieces):
+        return False
+    phrase = " ".join(word.lower().split("-"))
+    counts = await core.repo.document_frequencies([phrase, *(p.lower() for p in pieces)])
+    common = max(MIN_COMMON, COMMON_PIECE * await core.repo.count_papers())
+    if any(counts.get(p.lower(), 0) - counts.get(phrase, 0) < common for p in pieces):
+        return False
+    ids = [i for i, _ in await core.repo.lexical_search([[phrase]], None, None, TITLE_SAMPLE)]
+    leads = re.compile(rf"{re.escape(word)}s?\s*:", re.IGNORECASE)
+    return not any(leads.match(p.title) for p in await core.repo.get_papers(ids))
+
+
+def _written_as_name(piece: str) -> bool:
+    """A digit or a capital inside a word that also has small letters ("Qwen2", "DeepSeek"): only names are written
+    so (an acronym, "AI", is not)."""
+    inner = piece[1:]
+    return any(c.isdigit() for c in piece) or (inner != inner.upper() and inner != inner.lower())
+
+
+def names_only(topic: str, descriptive: Collection[str] = ()) -> bool:
     """True when a topic is made of names typed as a method or model is named ("YAQA", "what is R2R"), nothing
-    else ("R2R token routing" is not)."""
-    names = exact_names(topic)
+    else ("R2R token routing" is not); `descriptive` as for `exact_names`."""
+    names = exact_names(topic, descriptive)
     rest = topic
     for name in names:
         rest = name.sub(" ", rest)
@@ -291,7 +337,7 @@ async def _ranked(
     )
     if topic_words is not None and filters.narrows:
         topic_words = topic_words.discriminating([f"{p.title}\n{p.abstract}" for p in papers], filters.narrowed_by)
-    names = exact_names(filters.topic)
+    names = exact_names(filters.topic, await descriptive_compounds(core, filters.topic))
     scored = _Scored.of(papers, found or {}, query_vector, topic_words, names, narrows=bool(filters.restrict_to))
     if query_vector is not None and core.settings.sentence_vectors:
         best = await core.sentences.best_sentence_similarity(query_vector[None, :], [p.id for p in papers])
@@ -504,12 +550,18 @@ async def without_excluded(core: Core, filters: Filters, papers: list[Paper]) ->
 
 
 def select(
-    results: list[Retrieved], filters: Filters, spread: float = 0.0, *, stating: bool = False
+    results: list[Retrieved],
+    filters: Filters,
+    spread: float = 0.0,
+    *,
+    stating: bool = False,
+    descriptive: Collection[str] = (),
 ) -> tuple[list[Retrieved], list[Retrieved]]:
     """The papers an answer shows first (about the topic by title or by abstract when close enough, or, when none
     is, close to the best; with `stating`, of those only the ones a sentence of which is close too, `_stating`) and
     the other papers that carry the topic in title or abstract, hold each of its parts somewhere, or are close in
-    meaning (offered, never dropped; those carrying the topic's words first)."""
+    meaning (offered, never dropped; those carrying the topic's words first). `descriptive`: the topic's hyphenated
+    words that name no method (`descriptive_compounds`)."""
     if not results:
         return [], []
     if filters.authors and not filters.topic:
@@ -522,7 +574,7 @@ def select(
         return results, []  # "only the ones from Thursday": the previous papers inside the new window
     best = max(r.relevance for r in results)
     naming = max(r.named for r in results)
-    if not filters.restrict_to and naming and names_only(filters.topic):
+    if not filters.restrict_to and naming and names_only(filters.topic, descriptive):
         # a question that is only a name ("YAQA", "Trinity-RFT") asks for that thing: the papers naming it where
         # they name the most (their title, else their abstract) first, the papers naming it elsewhere offered
         return [r for r in results if r.named == naming], [r for r in results if 0 < r.named < naming]
@@ -653,7 +705,7 @@ async def retrieve(
     results, _ = await ranked(core, filters, profile=profile)
     if not cut:
         return results[:limit], []
-    shown, carrying = select(results, filters)
+    shown, carrying = select(results, filters, descriptive=await descriptive_compounds(core, filters.topic))
     ordered = [*shown, *carrying]
     first = len(shown) + sum(1 for r in carrying if r.in_title or r.in_abstract)
     page = min(first, limit)
@@ -667,5 +719,6 @@ async def retrieve_all(
     carrying the topic's words before those only close in meaning)."""
     results, _ = await ranked(core, filters, profile=profile)
     # an answer shows a few papers and offers the rest; a search's first page is another matter (`retrieve`)
-    shown, carrying = select(results, filters, SPREAD, stating=True)
+    descriptive = await descriptive_compounds(core, filters.topic)
+    shown, carrying = select(results, filters, SPREAD, stating=True, descriptive=descriptive)
     return shown[:limit], [*shown[limit:], *carrying][:MAX_MORE]
