@@ -178,6 +178,19 @@ def test_a_lone_word_coordinated_with_the_last_word_before_it_shares_the_rest() 
     assert [a.text for a in topic_alternatives("graph neural networks or transformers")][1:] == ["transformers"]
 
 
+def test_two_acts_on_one_short_object_each_act_on_it() -> None:
+    # "detecting" alone was an alternative of its own: any paper on detecting anything (misspelt words, vandalism)
+    assert [a.text for a in topic_alternatives("detecting or tracing AI-generated content")] == [
+        "detecting AI-generated content",
+        "tracing AI-generated content",
+    ]
+    # a longer object, or one with a preposition, may say more than the first act needs: the lone act stays
+    assert topic_alternatives("compressing or shortening the chain of thought without loss")[0].text == "compressing"
+    # an example is read beside its class already ("pruning" of the KV cache): it stays as typed
+    examples = [a.text for a in topic_alternatives("KV cache compression like evicting or pruning cached tokens")]
+    assert examples[1] == "evicting"
+
+
 def test_every_example_and_every_clarification_in_parentheses_is_an_alternative() -> None:
     question = "What's new on PDE solvers (neural operators like DeepONet/FNO, or physics-informed nets i.e. PINNs)?"
     texts = [a.text for a in topic_alternatives(parse_question(read_request(question).text, FRIDAY).topic)]

@@ -544,7 +544,7 @@ def topic_alternatives(topic: str) -> list[Alternative]:
     found = _EXAMPLES.search(topic)
     if found:
         head, marker, examples = topic[: found.start()], found.group(0), topic[found.end() :]
-    parts = [Alternative(topic_of(p)) for p in coordinated(*_pieces(head))]
+    parts = [Alternative(topic_of(p)) for p in coordinated(*_pieces(head), acts=True)]
     if marker and len(parts) == 1:
         parts = [Alternative(parts[0].text, exact=True)]
     context = parts[0].text if len(parts) == 1 else ""
@@ -563,7 +563,7 @@ _TRAILING_PHRASE = re.compile(r"\s(?:for|in|on|with|from|about|between|inside|ac
 COORDINATED_WORDS = 3  # an alternative this short after "X of A or B" is another A: "X of B"
 
 
-def coordinated(pieces: Sequence[str], joins: Sequence[str] = ()) -> list[str]:
+def coordinated(pieces: Sequence[str], joins: Sequence[str] = (), *, acts: bool = False) -> list[str]:
     """Alternatives split at "or", "and", a slash or a comma (`joins`: the separator after each piece but the last,
     "," for a comma), read as the ellipsis English writes:
 
@@ -574,7 +574,10 @@ def coordinated(pieces: Sequence[str], joins: Sequence[str] = ()) -> list[str]:
       conjunct's head: "LLM or VLM safety" -> "LLM safety", "VLM safety"; so does a suspended hyphen ("diffusion- or
       flow-based policies" -> "diffusion-based policies", ...). A plain word may stand for the whole other conjunct
       ("coding / software engineering tasks", "medical / clinical AI") and stays as it is, so does a plural ("GNNs
-      or graph transformers"), and the items of a comma list are whole unless they are all lone words;
+      or graph transformers"), and the items of a comma list are whole unless they are all lone words; with `acts`
+      (a question's topic, not its examples, which count beside their class already), a lone present participle
+      before another and its short object acts on that object too: "detecting or tracing AI-generated content" ->
+      "detecting AI-generated content", ..., not "detecting" anything;
     - a lone word joined so to the last conjunct shares its trailing phrase: "LoRA or adapter methods for continual
       learning" -> "LoRA for continual learning", ..."""
     joins = list(joins) or ["or"] * (len(pieces) - 1)
@@ -582,7 +585,7 @@ def coordinated(pieces: Sequence[str], joins: Sequence[str] = ()) -> list[str]:
     shared = list(pieces)
     for n in range(len(pieces) - 2, -1, -1):  # from the right: "image, video or audio generation"
         if joins[n] != "," or all(lone[: n + 1]):
-            shared[n] = _with_shared_head(pieces[n], shared[n + 1])
+            shared[n] = _with_shared_head(pieces[n], shared[n + 1], acts)
     out = list(shared)
     prefix = ""
     for n, piece in enumerate(shared):
@@ -627,7 +630,7 @@ def _plural(word: str) -> bool:
     return len(word) > 3 and word.endswith("s") and not word.lower().endswith(("ss", "is", "us"))
 
 
-def _with_shared_head(piece: str, following: str) -> str:
+def _with_shared_head(piece: str, following: str, acts: bool = False) -> str:
     """`piece` with the head of the conjunct after it when `piece` ends in a lone singular modifier of the sort of
     that conjunct's first word (see `coordinated`); else `piece` unchanged."""
     found = _LAST_PREPOSITION.match(piece.strip())
@@ -641,12 +644,27 @@ def _with_shared_head(piece: str, following: str) -> str:
     if piece.rstrip().endswith("-"):  # "diffusion-" of "diffusion- or flow-based": the suffix is shared too
         suffix = first.group(0).partition("-")[2]
         return f"{piece.rstrip()}{suffix}{tail}" if suffix else piece
-    if not (is_term_spelling(lone[0]) and is_term_spelling(first.group(0))):
+    kind = is_term_spelling(lone[0]) and is_term_spelling(first.group(0))
+    if not (kind or (acts and _acts_on(lone[0], first.group(0), tail))):
         # "coding / software engineering tasks", "medical / clinical AI", "LoRA / parameter-efficient fine-tuning":
         # a plain word may stand for the whole other conjunct as well as for its first word; only two named terms
-        # side by side are surely two of one kind
+        # side by side, or two acts on one short object, are surely two of one kind
         return piece
     return f"{piece.rstrip()}{tail}"
+
+
+def _acts_on(word: str, verb: str, obj: str) -> bool:
+    """Two present participles before one short object ("detecting or tracing AI-generated content"): two acts on
+    it, each meant with it ("detecting AI-generated content"), not the first act on anything. A longer object, or one
+    with a preposition of its own, may say more than the first act needs ("compressing / shortening the chain of
+    thought without losing accuracy"), so the lone word stays as typed."""
+    words = obj.split()
+    return (
+        all(w.lower().endswith("ing") and len(w) > 5 for w in (word, verb))
+        and 0 < len(words) <= COORDINATED_WORDS - 1
+        and not _PREPOSITION.search(obj)
+        and not any(w.lower() in ("the", "a", "an") for w in words)
+    )
 
 
 _SEPARATOR = re.compile(r"\s*(,|;|/|\bor\b)\s*", re.IGNORECASE)
