@@ -434,6 +434,23 @@ async def test_a_members_own_command_written_as_the_chat_itself_acts_for_nobody(
     assert await export_user(core, itself) == stored
 
 
+async def test_a_channels_post_copied_into_its_discussion_group_is_no_members(
+    core: Core, tg_settings: Settings, fake: FakeTelegram
+) -> None:
+    """Telegram copies a channel's post into the channel's linked discussion group, sent on behalf of the channel
+    with Telegram's own service account in `from` (777000, no bot): no member of the group wrote it, so it is not
+    answered there (the channel's own post is, in the channel), and no member 777000, shared by every linked
+    channel, is made."""
+    channel = -1009876543210
+    fake.add_channel(channel, "Papers daily", admins=[CLEO])
+    async with telegram_bot(core, tg_settings) as bot:
+        handled = watch_handled(bot, lambda update: bool(update.message and update.message.is_automatic_forward))
+        fake.inject_automatic_forward(GROUP, channel, "/forget")
+        await asyncio.wait_for(handled.wait(), 30)
+    assert fake.sent(GROUP) == []
+    assert (await export_user(core, "telegram:777000"))["stored"] is False
+
+
 async def test_a_forget_button_of_another_member_deletes_nothing_of_the_presser(
     core: Core, tg_settings: Settings, fake: FakeTelegram
 ) -> None:

@@ -34,7 +34,7 @@ kicked from (`block`, `deactivate`, `kick`). 429 with ``parameters.retry_after``
 Tests drive the other side: `add_user`, `add_group`, `add_channel`, `open_private_chat`, `set_member_status`,
 `block`, `deactivate`, `kick`, `unblock`, `set_rate_policy`, `inject_message` (commands get bot_command entities;
 group messages are filtered by privacy mode unless the bot is an admin), `inject_anonymous_admin_message`,
-`inject_channel_post`, `inject_document`,
+`inject_channel_post`, `inject_automatic_forward`, `inject_document`,
 `press_button`; and read what the bot did: `sent`, `wait_for_sent`, `wait_until`, `chat_actions`,
 `callback_answers`, `callback_answered`, `calls`, `commands`, `webhook_deliveries`.
 """
@@ -67,6 +67,8 @@ from tests.fakes.telegram_html import EntityParseError, parse_html, utf16_length
 TEST_TOKEN = "123456789:AAFakePaperscoutTestToken0123456789ab"
 # the user Telegram puts in `from` of a message an anonymous group admin sends on behalf of the group
 GROUP_ANONYMOUS_BOT = {"id": 1087968824, "is_bot": True, "first_name": "Group", "username": "GroupAnonymousBot"}
+# the user Telegram puts in `from` of a channel's post it copies into the channel's linked discussion group
+TELEGRAM_SERVICE = {"id": 777000, "is_bot": False, "first_name": "Telegram"}
 
 MAX_TEXT = 4096
 MAX_CAPTION = 1024
@@ -678,6 +680,26 @@ class FakeTelegram(LoopbackFake[Fault, ApiCall]):
             chat.messages[message["message_id"]] = message
             if chat.bot_status == "administrator":
                 self._push("channel_post", message)
+            return message
+
+    def inject_automatic_forward(self, group_id: int, channel_id: int, text: str) -> dict[str, Any]:
+        """A post in a channel as Telegram copies it into the channel's linked discussion group: sent on behalf of the
+        channel (``sender_chat``), ``from`` the Telegram service account (777000, no bot), ``is_automatic_forward``;
+        returns the group's Message."""
+        with self._state:
+            group, channel = self._chat(group_id), self._chat(channel_id)
+            if group.kind == "private" or group.kind == "channel" or channel.kind != "channel":
+                raise ValueError(f"chat {group_id} is no group, or chat {channel_id} no channel")
+            origin = {"type": "channel", "chat": channel.info, "message_id": self._take_message_id(channel)}
+            message = self._new_message(group, dict(TELEGRAM_SERVICE), None)
+            origin["date"] = message["date"]
+            message.update(sender_chat=channel.info, is_automatic_forward=True, forward_origin=origin, text=text)
+            found = _command_entities(text)
+            if found:
+                message["entities"] = found
+            group.messages[message["message_id"]] = message
+            if self._bot_hears(group, message):
+                self._push("message", message)
             return message
 
     def press_button(self, chat_id: int, message_id: int, user_id: int, data: str, *, forged: bool = False) -> str:

@@ -180,6 +180,10 @@ class TelegramFrontEnd(ChatDriver):
         if message.sender_chat is not None and message.sender_chat.id == chat.id:
             # a channel post, or an anonymous admin writing as the group: only admins can do either
             return self.as_speaker(chat.id, message.author_signature or chat.title or "", is_admin=True)
+        if message.sender_chat is not None:
+            # another chat speaking here (a channel's post copied into its discussion group, `from` then Telegram's
+            # own account; someone writing as their channel): no member of this place, nobody to answer
+            return None
         if sender is None or sender.is_bot:
             return None
         is_admin = chat.type != ChatType.PRIVATE and await self.is_admin(str(chat.id), str(sender.id))
