@@ -362,3 +362,21 @@ async def test_a_greeting_or_a_bare_why_is_no_request_for_the_latest_days_papers
         assert "were announced" not in answer.text, question
     for question in ("what's new?", "any papers?", "what came out?", "cs.CL?"):
         assert (await ask(core, question, today=MONDAY)).complete, question
+
+
+async def test_a_period_with_more_papers_than_a_listing_holds_is_not_loaded_ranked_and_kept(
+    core: Core, day: list[Paper], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A listing loads, ranks and keeps for /more every paper of its window: 'anything new this year?' on a store of
+    a year did so for some 100,000 papers, in one question. Past `MAX_LISTED` the answer says how many there are
+    and asks for a shorter period or a topic instead; a day within the bound is listed as before."""
+    from bot.questions import listing
+
+    monkeypatch.setattr(listing, "MAX_LISTED", len(day) - 1)
+    answer = await ask(core, "summarize Monday", today=MONDAY, conversation_id="c-big")
+    assert not answer.citations and not answer.more and not answer.complete
+    assert answer.text.startswith(f"{len(day)} papers were announced on 2025-05-26: more than the {len(day) - 1}")
+    cl = sum(1 for p in day if "cs.CL" in p.categories)
+    monkeypatch.setattr(listing, "MAX_LISTED", cl)
+    answer = await ask(core, "cs.CL papers on Monday", today=MONDAY)  # the bound counts what is asked for
+    assert len(answer.citations) + len(answer.more) == cl and answer.complete

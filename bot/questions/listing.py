@@ -11,12 +11,15 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
 from bot.core import Core
-from bot.models import Paper
+from bot.models import Paper, day_to_int
 from bot.questions.filters import Filters
 from bot.questions.request import names_documents
 from bot.questions.retrieval import without_excluded
 
 STORE_ORDER = "in the store's order (by day, then arXiv id)"
+# A listing loads, ranks and keeps (for /more) every paper of its window: a week of a busy feed is some 2,000 (the
+# shared days: ~400 a day over cs.LG/CL/CV/AI); a year of it, 100,000, would be all of that for one question
+MAX_LISTED = 5000
 # what is new, or how papers come out: with no day named, these ask for the latest day's papers ("what's new?",
 # "anything recent?", "what came out?"); a greeting or a bare "why?" asks for none
 _NEWS = re.compile(
@@ -47,6 +50,16 @@ def asks_for_papers(question: str, filters: Filters) -> bool:
     """Whether a question that names no day still asks for papers: it names them ("papers?"), or categories of
     them, or asks what is new. Otherwise it asks for nothing the latest day's papers answer ("hello", "why?")."""
     return bool(filters.categories) or names_documents(question) or bool(_NEWS.search(question))
+
+
+async def stored_in_window(core: Core, filters: Filters) -> int:
+    """How many papers are stored from the start to the end of the window of `filters`, in its categories (any
+    category when none): what a listing of it would load, before its exclusions."""
+    window = filters.window
+    assert window is not None, "a window's papers need the window"
+    found = await core.repo.categories_between(day_to_int(window.start), day_to_int(window.end))
+    wanted = set(filters.categories)
+    return sum(1 for categories in found.values() if not wanted or wanted.intersection(categories))
 
 
 async def window_papers(core: Core, filters: Filters, order: DayOrder | None) -> tuple[list[Paper], str]:

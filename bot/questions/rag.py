@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass, field, replace
 from bot.core import Core
 from bot.llm.usage import run_usage, usage_run
 from bot.models import Paper, Profile
+from bot.questions import listing
 from bot.questions.acronyms import Meaning, grouped, meanings
 from bot.questions.answer import write_answer
 from bot.questions.asked_authors import NamedAuthors, find_author_group, find_named_authors
@@ -562,10 +563,10 @@ async def ask(
             )
     if filters.topic:
         filters = replace(filters, topic=await corrected(core, filters.topic))
-    listing = lists_window(filters) and has_words(question)
-    if listing and filters.window is None and not asks_for_papers(question, filters):
-        listing = False  # "hello", "why?": no day and no papers asked for, no day's list either
-    if listing and filters.window is None:  # "what's new?": the latest stored day, said (not everything stored)
+    lists = lists_window(filters) and has_words(question)
+    if lists and filters.window is None and not asks_for_papers(question, filters):
+        lists = False  # "hello", "why?": no day and no papers asked for, no day's list either
+    if lists and filters.window is None:  # "what's new?": the latest stored day, said (not everything stored)
         latest = await core.repo.latest_day(until=today) or today
         said = f"No day was named: the papers of the latest stored day, {name_days((latest,))}."
         filters = replace(filters, window=TimeWindow(latest, latest, "", assumed=said))
@@ -575,7 +576,7 @@ async def ask(
     if not has_words(question):
         # emoji or punctuation only: say so, and keep the conversation's context for the next real question
         return Answer(text=NOTHING_ASKED, citations=(), window=window, filters=filters)
-    if listing:
+    if lists:
         return await _window_answer(core, question, filters, window, day_order, conversation_id, asker)
     filters, found, offered, note = await narrowed(core, filters, profile=profile)
     if not found and not offered and len(filters.authors) > 1 and not filters.any_author and not filters.restrict_to:
@@ -661,8 +662,17 @@ async def _window_answer(
     asker: str,
 ) -> Answer:
     """The answer to a question asking for a window's papers and nothing else: how many there are, the first
-    MAX_CITATIONS in the asker's ranking (or the store's order, said), and all the others offered (/more)."""
+    MAX_CITATIONS in the asker's ranking (or the store's order, said), and all the others offered (/more); for a
+    window holding more than `listing.MAX_LISTED`, only how many there are, and what to ask instead."""
     searched = filters.window or TimeWindow(window[0], window[1], "")
+    stored = 0 if searched.days else await listing.stored_in_window(core, filters)  # a list of days is a few days
+    if stored > listing.MAX_LISTED:
+        which = f" in {', '.join(filters.categories)}" if filters.categories else ""
+        text = (
+            f"{stored} papers{which} were announced {describe_window(window)}: more than the {listing.MAX_LISTED} I"
+            " list at once. Name a shorter period (a day or a week), or a topic to search them for."
+        )
+        return Answer("\n".join(n for n in (searched.assumed, text) if n), (), window, filters)
     papers, how = await window_papers(core, filters, order)
     shown, more = papers[:MAX_CITATIONS], tuple(papers[MAX_CITATIONS:])
     tldrs = await shown_tldrs(core, shown)
