@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.chat.driver import TITLES_KEPT
+from bot.chat.digest_threads import TITLES_KEPT
 from bot.chat.refusals import Failure
 from bot.core import Core
 from bot.models import Target

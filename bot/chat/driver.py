@@ -1,7 +1,7 @@
 """The base of a chat front end (`ChatDriver`): what every platform does with the controller's replies, written once
-over a few primitives each platform implements. Owns sending with the core's policy, a digest's messages and its
-thread, and the routes of what is heard, every command and every press; what a platform's refusal means is
-`bot.chat.refusals`', and a front end's start (`starting`) is `bot.frontend`'s.
+over a few primitives each platform implements. Owns sending with the core's policy, replies, and the routes of what is
+heard, every command and every press; a digest's messages and its thread are its base's (`bot.chat.digest_threads`),
+what a platform's refusal means is `bot.chat.refusals`', and a front end's start (`starting`) is `bot.frontend`'s.
 
 A front end subclasses `ChatDriver` and writes:
 - `style` and `message(page)`: its styling of the core's layout and one packed page as its message;
@@ -14,32 +14,30 @@ Optionally `show_busy(chat)` (a "typing…" sign), `fetch_admin(chat, user)` (wh
 administers the chat), `dm_user(chat)` (whose DM a chat is, where a DM's id is not its user's), `thread` (where a
 digest's thread is), and `missing_permissions`/`place_name`/`permissions_at` (what an admin is told to give).
 
-The driver then does the rest the same way on every platform: the controller's replies as packed pages sent in
-order, the first quoting the message answered, an answer's messages (and, threaded, every thread the bot starts or
-posts into) remembered so a reply to them follows up (`reply`, `remember`), a message said in a place answered
-there, "typing…" while the bot is addressed, a file attached to it (`bot.chat.messages.Upload`) read only when its
-stated size fits a profile (`hear`); a file, personal data, only ever to the asker's DM (`send_file`); every slash or
-typed command through one route, `command(incoming, answering)`: the platform gives who ran it, where, the command
-and its fields, and its answer to it as an `Interaction` (`bot.chat.answering`: acknowledged, then its pages, then
-finished; `Posts` where the platform has none of its own), so a command that works only in a DM, run elsewhere, is
-answered in the member's DM on every platform, a reply only the member should see is theirs alone where the platform
-can show one, and a failure is one line; every button press through one route, `press(incoming, answering)`: the
-platform gives who pressed, where and the value, and its answer to the press as an `Interaction` (its own, or `Posts`
-built from a way to show a page to the presser alone, or a toast where it has none); a refusal mapped to the core's
-delivery policy (`deliver`): a wait the platform asked for is a `DeliveryError` with `retry_after`, markup the
-platform cannot read is logged as our bug and the page sent once as plain text, a chat that moved is followed
-(`bot.digests.poster.moved`), a gone chat is retired (`bot.digests.delivery.retire`) and never retried, a permission
-the bot is denied is a permanent failure in the admin's words (`permission_problem`), a refusal met inside a thread
-concerns the thread, not the place (`unthreaded`; for a thread that is a channel of its own, also gone or denied
-there): the message is sent in the place itself, whose own answer then decides for the place (a digest's later
-messages then go there at once); any failure while answering a member is told to them in one line, our own errors'
-words or a short reference id under which it is logged (`reporting`), never a traceback (a page the platform will
-not deliver is logged instead: telling of it there would fail the same way). It is also the platform's digest poster
-(an admin's "digest now" included) and the started front end `paperscout run` holds (`bot.frontend.Running`): a
-front end's `start` returns its driver, whose `stop` it writes. With `digest_threads`, a channel digest is one message
-in the channel: its later messages go into a thread under the header (`thread`: a reply in the header's thread by
-default, a platform whose threads are channels of their own says which), or follow in the channel where the
-platform refuses a thread.
+The driver then does the rest the same way on every platform: the controller's replies as packed pages sent in order,
+the first quoting the message answered, an answer's messages (and, threaded, every thread the bot starts or posts into)
+remembered so a reply to them follows up (`reply`, `remember`), a message said in a place answered there, "typing…"
+while the bot is addressed, a file attached to it (`bot.chat.messages.Upload`) read only when its stated size fits a
+profile (`hear`); a file, personal data, only ever to the asker's DM (`send_file`); every slash or typed command through
+one route, `command(incoming, answering)`: the platform gives who ran it, where, the command and its fields, and its
+answer to it as an `Interaction` (`bot.chat.answering`: acknowledged, then its pages, then finished; `Posts` where the
+platform has none of its own), so a command that works only in a DM, run elsewhere, is answered in the member's DM on
+every platform, a reply only the member should see is theirs alone where the platform can show one, and a failure is one
+line; every button press through one route, `press(incoming, answering)`: the platform gives who pressed, where and the
+value, and its answer to the press as an `Interaction` (its own, or `Posts` built from a way to show a page to the
+presser alone, or a toast where it has none); a refusal mapped to the core's delivery policy (`deliver`): a wait the
+platform asked for is a `DeliveryError` with `retry_after`, markup the platform cannot read is logged as our bug and the
+page sent once as plain text, a chat that moved is followed (`bot.digests.poster.moved`), a gone chat is retired
+(`bot.digests.delivery.retire`) and never retried, a permission the bot is denied is a permanent failure in the admin's
+words (`permission_problem`), a refusal met inside a thread concerns the thread, not the place (`unthreaded`; for a
+thread that is a channel of its own, also gone or denied there): the message is sent in the place itself, whose own
+answer then decides for the place (a digest's later messages then go there at once,
+`bot.chat.digest_threads.DigestThreads.unthreaded`); any failure while answering a member is told to them in one line,
+our own errors' words or a short reference id under which it is logged (`reporting`), never a traceback (a page the
+platform will not deliver is logged instead: telling of it there would fail the same way). It is also the platform's
+digest poster (an admin's "digest now" included; `bot.chat.digest_threads.DigestThreads`, with `digest_threads` a
+channel digest's later messages in a thread under its header) and the started front end `paperscout run` holds
+(`bot.frontend.Running`): a front end's `start` returns its driver, whose `stop` it writes.
 """
 
 from __future__ import annotations
@@ -48,23 +46,21 @@ import asyncio
 import contextlib
 import logging
 from abc import abstractmethod
-from collections import deque
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from bot.chat.answering import Interaction, Posts, Privately, is_personal, notice
+from bot.chat.digest_threads import DigestThreads
 from bot.chat.messages import FileReply, Incoming, Place, Reply, Speaker, TextReply, Upload, layout
-from bot.chat.refusals import Failure
 from bot.chat.setup import read_profile_file
 from bot.chat.turns import member_line
 from bot.digests.delivery import DeliveryError, retire
-from bot.digests.poster import PlatformPoster, moved
+from bot.digests.poster import moved
 from bot.errors import PaperscoutError
 from bot.frontend import Expiring, front_end
 from bot.models import PERSONAL_CHAT_PREFIX, Target
-from bot.views.layout import Page, Style, clip, digest_blocks, pages
-from bot.views.model import DigestView
+from bot.views.layout import clip, pages
 
 if TYPE_CHECKING:
     from bot.chat.controller import ChatController
@@ -75,21 +71,16 @@ log = logging.getLogger(__name__)
 ADMIN_CACHE_SECONDS = 60.0
 SENT_TO_DM = "Sent you a direct message."
 FILE_IN_DM = "I sent it to you in a direct message."
-TITLES_KEPT = 8  # digests of one place rendered before their sends: catch-up days, an admin's "digest now"
 
 
-class ChatDriver(PlatformPoster):
+class ChatDriver(DigestThreads):
     """One platform's front end over the controller (see the module docstring); subclasses set `platform`, `title`,
     `style` and implement the primitives."""
 
-    title: str
-    style: Style
     busy_every = 4.5  # seconds between two `show_busy` signs
     notice_limit = 200
     sends_files = True  # False: a file is shown as `render` shows it (a note), like any other reply
     threaded = False  # True: every page of a reply goes into the thread `reply_to`, which is remembered as well
-    digest_threads = False  # True: a channel digest's later messages go into a thread under its header (`send`)
-    thread_name, thread_name_limit = "More papers: {title}", 100
     open_a_dm = "Open a direct message with me to see this."
     sent_to_dm = SENT_TO_DM
     dm_refused = "I can't send you a direct message: open one with me, then run {command} again."
@@ -100,23 +91,10 @@ class ChatDriver(PlatformPoster):
         self.core, self.controller = core, controller
         self.controller.poster = self.controller.poster or self  # an admin's "digest now" posts through it
         self._admins: Expiring[tuple[str, str], bool] = Expiring(ADMIN_CACHE_SECONDS)
-        # a target's latest rendered digests (their messages' ids, their title), naming each digest's own thread: a
-        # fan-out renders every due digest, several days of one place among them, before the first send
-        self._digest_titles: dict[str, deque[tuple[frozenset[int], str]]] = {}
-        # per place, the headers of its latest digests whose thread was refused: their rest goes there (`threadless`)
-        self._threadless: dict[str, deque[str]] = {}
-
-    @abstractmethod
-    def message(self, page: Page) -> object:
-        """One packed page as the platform's message."""
 
     @abstractmethod
     async def post(self, chat: str, message: object, *, reply_to: str = "", plain: bool = False) -> str:
         """Send one message (or a `FileReply`) to `chat` (quoting `reply_to`; as plain text when `plain`); its id."""
-
-    @abstractmethod
-    def failure(self, error: Exception) -> Failure | None:
-        """What `error`, raised by `post`, means; None when it is not the platform refusing or failing."""
 
     @property
     def poster(self) -> ChatDriver:
@@ -142,84 +120,11 @@ class ChatDriver(PlatformPoster):
         '' when it is nobody's DM (may raise what the library raises: then it is unknown, and logged)."""
         return chat.removeprefix(PERSONAL_CHAT_PREFIX)
 
-    # --- rendering and digests ---
+    # --- rendering ---
 
     def render(self, reply: Reply) -> list[object]:
         """Any reply of the controller as the platform's messages."""
         return pages(layout(reply), self.style, self.message)
-
-    def render_digest(self, target: Target, view: DigestView) -> list[object]:
-        """A digest as the platform's messages: header first, papers in order, notes last (its title kept to name the
-        thread the rest goes into, `digest_threads`)."""
-        messages = pages(digest_blocks(view), self.style, self.message)
-        kept = self._digest_titles.setdefault(target.key, deque(maxlen=TITLES_KEPT))
-        kept.appendleft((frozenset(id(m) for m in messages), view.title))
-        return messages
-
-    async def send(self, target: Target, message: object, position: int, sent: Sequence[str], nonce: str) -> str:
-        """One message of a digest to the target's chat (a personal digest's 'dm:<id>': the member's DM, `deliver`);
-        with `digest_threads`, a channel digest's messages after the header go into the thread under it."""
-        header = sent[0] if sent else ""
-        if self.digest_threads and position and header and not target.member and not self.threadless(target, header):
-            return await self.continuation(target, header, message)
-        return await self.deliver(target.chat_id, message, header=header)
-
-    def digest_title(self, target: Target, message: object) -> str:
-        """The title of the digest `message` was rendered for (`render_digest`), '' when it is not known any more.
-
-        By the message's identity: the messages a delivery sends are the ones rendered, held until sent, so an id
-        is never another live message's; the newest digest holding it is looked at first."""
-        return next((title for ids, title in self._digest_titles.get(target.key, ()) if id(message) in ids), "")
-
-    async def continuation(self, target: Target, header: str, message: object) -> str:
-        """A channel digest's later `message` sent into the thread under its `header` (`thread`, named after the
-        digest's title), or into the channel when the platform refuses to make that thread (`unthreaded`, as a
-        refusal met in the thread later is); a wait or a transient failure is the delivery's to retry."""
-        title = self.digest_title(target, message)
-        name = clip(self.thread_name.format(title=title).rstrip(": "), self.thread_name_limit)  # 'More papers' bare
-        try:
-            chat, reply_to = await self.thread(target.chat_id, header, name)
-        except Exception as error:
-            found = self.failure(error)
-            if found is None:
-                raise
-            if found.kind in ("retry", "transient"):
-                detail = f"{self.title} {target.chat_id}: {found.detail}"
-                raise DeliveryError(detail, retry_after=found.retry_after) from error
-            return await self.unthreaded(target.chat_id, header, found.detail, message, digest=True)
-        under = target.chat_id if chat != target.chat_id else ""  # a thread that is a channel of its own
-        return await self.deliver(chat, message, reply_to, under=under, header=header)
-
-    async def unthreaded(
-        self, place: str, thread: str, detail: str, message: object, *, plain: bool = False, digest: bool = False
-    ) -> str:
-        """`message`, refused in `thread` or the thread itself refused (`detail`), sent in `place` itself, whose own
-        answer then decides for the place; a digest's thread (`digest`: `thread` is its header) is remembered as
-        refused (`refused_thread`), so the rest of that digest goes there at once."""
-        log.warning("%s refused thread %s of %s (%s): sent in the place", self.title, thread, place, detail)
-        if digest:
-            self.refused_thread(place, thread)
-        return await self.deliver(place, message, plain=plain)
-
-    def threadless(self, target: Target, header: str) -> bool:
-        """Whether the digest under message `header` in the target's place had its thread refused (`refused_thread`):
-        its rest then goes into the place without asking again."""
-        return header in self._threadless.get(target.chat_id, ())
-
-    def refused_thread(self, place: str, header: str) -> None:
-        """Remember that the thread of the digest under `header` in `place` was refused. Kept for the place's latest
-        `TITLES_KEPT` digests, as their titles are: a refusal is needed for the rest of that digest's delivery, its
-        retries included (a later tick resends its rest under the same header; a catch-up delivers several days of
-        one place in turn), while the next digest asks again (a permission given since is then used). Bounded so:
-        kept for every digest for as long as the bot ran, it grew without end."""
-        refused = self._threadless.setdefault(place, deque(maxlen=TITLES_KEPT))
-        if header not in refused:
-            refused.appendleft(header)
-
-    async def thread(self, chat: str, header: str, name: str) -> tuple[str, str]:
-        """The thread under message `header` in `chat`, as (chat, reply_to) for `deliver` (named `name` where the
-        platform names threads); by default a reply in the header's own thread (`threaded` platforms)."""
-        return chat, header
 
     # --- sending with the core's policy ---
 
