@@ -153,6 +153,35 @@ def test_a_time_phrase_alone_moves_the_whole_previous_request() -> None:
     assert only.restrict_to == ("a",) and only.topic == "agents" and not only.constraints
 
 
+def test_instead_replaces_what_it_names_and_keeps_the_rest() -> None:
+    asked = Turn(
+        "agents",
+        ("2025-05-26", "2025-05-26"),
+        ["Kai Chen"],
+        ["cs.CL"],
+        ["a"],
+        ["b"],
+        constraints=["video"],
+        contribution="benchmark",
+        excluded=["LLM"],
+    )
+    # another topic: the previous request (its day, authors, categories, contribution) about it, not a narrowing of
+    # the papers listed, and without the old topic's narrowings and exclusions; "instead of X" names what goes
+    for question in ("what about speech instead?", "speech instead of agents?", "and speech papers instead?"):
+        other = parse_question(question, FRIDAY, asked)
+        assert other.topic == "speech" and not other.restrict_to and not other.constraints, question
+        assert other.window is not None and other.window.start == other.window.end == MONDAY, question
+        assert other.authors == ("Kai Chen",) and other.categories == ("cs.CL",), question
+        assert other.contribution == "benchmark" and not other.excluded, question
+    # another day: the whole previous request on that day, as "and from Thursday?"
+    moved = parse_question("what about Thursday instead?", FRIDAY, asked)
+    assert moved.topic == "agents" and moved.constraints == ("video",) and not moved.restrict_to
+    assert moved.window is not None and moved.window.start == moved.window.end == THURSDAY
+    # with a pronoun it still picks among the papers listed, by what replaces
+    picked = parse_question("which of those are about audio instead of video?", FRIDAY, asked)
+    assert picked.restrict_to == ("a", "b") and picked.constraints == ("audio",)
+
+
 def test_a_later_sentence_that_selects_is_a_refinement_not_a_side_request() -> None:
     assert read_request("diffusion papers? any on video?").refinements == ("video",)
     assert read_request("reinforcement learning papers. Which of them are about reasoning?").refinements == (
@@ -256,6 +285,19 @@ async def test_a_refinement_nothing_previous_carries_becomes_a_new_topic(core: C
     assert "None of the" in answer.text
 
 
+async def test_a_refinement_answered_as_a_new_topic_keeps_the_contribution_asked(
+    core: Core, stored: dict[str, Paper]
+) -> None:
+    # "which papers introduce a benchmark for agents?" then "what about speech?": none of the agent benchmarks is
+    # about speech, so benchmarks for speech, not every speech paper
+    await ask(
+        core, "which papers introduce a new benchmark for LLM agents this week?", today=FRIDAY, conversation_id="c"
+    )
+    answer = await ask(core, "what about speech?", today=FRIDAY, conversation_id="c")
+    assert answer.filters.topic == "speech" and answer.filters.contribution == "benchmark"
+    assert all(introduces_benchmark(p.title, p.abstract) for p in _listed(answer))
+
+
 async def test_an_author_named_in_a_follow_up_filters_the_previous_papers(core: Core, stored: dict[str, Paper]) -> None:
     await ask(core, "diffusion model papers this week?", today=FRIDAY, conversation_id="a")
     answer = await ask(core, "only those by Kwanyoung Kim", today=FRIDAY, conversation_id="a")
@@ -326,6 +368,35 @@ async def test_a_narrowing_shows_the_papers_about_it_and_offers_those_naming_it_
     answer = await ask(core, "which of those are about speech?", today=FRIDAY, conversation_id="s")
     assert [p.id for p in answer.citations] == [salmonn]
     assert [p.id for p in answer.more] == [raven]
+
+
+async def test_a_narrowing_shows_the_papers_about_the_previous_topic_and_it_first(
+    core: Core, stored: dict[str, Paper]
+) -> None:
+    # "which of those are about video?" after a diffusion answer that also listed a video-understanding paper (never
+    # about diffusion) before the video diffusion one: both are about video; the one about diffusion too is shown,
+    # the other offered first, not dropped
+    agentic = "2505.18079"  # "Deep Video Discovery: Agentic Search with Tool Use for Long-form Video Understanding"
+    turn = Turn("diffusion models", ("2025-05-26", "2025-05-30"), [], [], [agentic, VIDEO_DIFFUSION], [])
+    await core.repo.save_conversation_state("v", turn.to_json(), "", max_age=dt.timedelta(hours=1))
+    answer = await ask(core, "which of those are about video?", today=FRIDAY, conversation_id="v")
+    assert [p.id for p in answer.citations] == [VIDEO_DIFFUSION]
+    assert [p.id for p in answer.more] == [agentic]
+
+
+async def test_a_day_narrowing_shows_the_papers_about_the_previous_topic_first(
+    core: Core, stored: dict[str, Paper]
+) -> None:
+    # "only the ones from Monday?" after a diffusion answer that listed, on Monday, a paper about diffusion and one
+    # naming it nowhere: the diffusion paper is shown, the other offered
+    monday = [p for p in stored.values() if p.announced == MONDAY]
+    diffusion = next(p.id for p in monday if "diffusion" in p.title.lower())
+    other = next(p.id for p in monday if "diffusion" not in f"{p.title} {p.abstract}".lower())
+    turn = Turn("diffusion models", ("2025-05-26", "2025-05-30"), [], [], [other, diffusion], [])
+    await core.repo.save_conversation_state("d", turn.to_json(), "", max_age=dt.timedelta(hours=1))
+    answer = await ask(core, "only the ones from Monday?", today=FRIDAY, conversation_id="d")
+    assert [p.id for p in answer.citations] == [diffusion]
+    assert [p.id for p in answer.more] == [other]
 
 
 def test_a_narrowing_that_no_paper_is_about_shows_those_naming_it(stored: dict[str, Paper]) -> None:

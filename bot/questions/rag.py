@@ -43,6 +43,7 @@ from bot.questions.request import (
     selects,
     verb_of,
     without_reference,
+    without_replacement,
 )
 from bot.questions.retrieval import MAX_CITATIONS, Retrieved, as_told, cut_at_most, retrieve_all, window_holds_papers
 from bot.questions.spelling import corrected
@@ -194,6 +195,7 @@ def parse_question(
         authors = (name,)
         removed.append(by.group(0))
     rest = strip_phrases(question, removed)
+    rest, replaces = without_replacement(rest) if previous is not None else (rest, False)
     if window:  # the time phrase was matched in lower case; drop leftover joiners such as "since"
         rest = re.sub(r"\b(since|from|in|on|during|between)\s*$", " ", rest.strip(" ?!."), flags=re.IGNORECASE)
     request = read_request(rest)
@@ -212,10 +214,10 @@ def parse_question(
     )
     if previous is None or not has_words(question):
         return filters
-    return follow_up(filters, request.text, rest, previous)
+    return follow_up(filters, request.text, rest, previous, replaces=replaces)
 
 
-def follow_up(filters: Filters, topic_text: str, question: str, previous: Turn) -> Filters:
+def follow_up(filters: Filters, topic_text: str, question: str, previous: Turn, *, replaces: bool = False) -> Filters:
     """A question asked after `previous`, read as the previous request plus what the question adds.
 
     - a question naming the previous papers by a pronoun ("which of those ...", "only the ones ...", "them"), or
@@ -227,20 +229,35 @@ def follow_up(filters: Filters, topic_text: str, question: str, previous: Turn) 
       previous day) asks the whole previous request again over that window;
     - a new topic opening as a continuation ("and diffusion?", "how about speech papers?") is a new question over the
       previous window and categories ("MoE papers from Thursday?" then "and diffusion?": Thursday's);
+    - with `replaces` (the question said "instead"), what it names replaces that part of the previous request and
+      the rest is kept: "what about speech instead?" asks the previous request (window, categories, authors,
+      contribution) about speech, its narrowings and exclusions of the old topic left; "Thursday instead?" is
+      "and from Thursday?";
     - anything else is a new question.
     """
     explicit = refers_back(question)
+    replaces = replaces and not explicit  # "which of those are about audio instead of video?" picks among them
     adds = bool(filters.topic or filters.contribution or filters.excluded)
     own_subject = names_documents(question) and not explicit
     # a bare new topic ("quantization this week?") is a new question; a determiner without its noun picks among
     # the previous papers ("any on video?")
     picks = (selects(question) or applies_to(question)) and not own_subject
-    narrows = explicit or (adds and picks and not filters.authors and not filters.categories)
-    nothing_new = not adds and not filters.authors and not filters.categories
+    narrows = not replaces and (explicit or (adds and picks and not filters.authors and not filters.categories))
+    # "Thursday instead?", "what about Kai Chen instead?": the previous request, one part of it replaced
+    nothing_new = (not adds and not filters.authors and not filters.categories) or (replaces and not filters.topic)
     window = filters.window
     if window is None and previous.window:
         start, end = (dt.date.fromisoformat(d) for d in previous.window)
         window = TimeWindow(start, end, "as before", days=tuple(dt.date.fromisoformat(d) for d in previous.days))
+    if replaces and filters.topic:
+        return replace(
+            filters,
+            window=window,
+            authors=filters.authors or tuple(previous.authors),
+            any_author=filters.any_author if filters.authors else previous.any_author,
+            categories=filters.categories or tuple(previous.categories),
+            contribution=filters.contribution or previous.contribution,
+        )
     if not narrows and not nothing_new:
         if continues(question) and not filters.authors:  # the same question about another topic
             return replace(filters, window=window, categories=filters.categories or tuple(previous.categories))
@@ -445,6 +462,8 @@ async def narrowed(
     a loose refinement ("what about X?") is then answered as a new topic, a pronoun's ("which of those are X?") by
     the closest few in meaning, and the answer says which."""
     found, offered = await retrieve_all(core, replace(filters, constraints=()), profile=profile)
+    # of the previous answer's papers, those about its topic as a whole (`QuestionTopic.is_about`, read in ranking)
+    on_topic = {r.paper.id for r in (*found, *offered) if r.about} if filters.restrict_to and filters.topic else set()
     note = ""
     # the papers a request found anew only for their meaning stay after those carrying its words in every narrowing
     # of them, as a previous answer's do ("RL papers", "which are about reasoning?", "and Thursday?")
@@ -478,7 +497,14 @@ async def narrowed(
             continue
         base = subject_of(replace(filters, constraints=())).removeprefix("about ")
         if filters.loose:
-            anew = Filters(topic=constraint, window=filters.window)
+            # the same request about X: its window, categories and contribution kept ("benchmarks for agents?" then
+            # "what about code generation?": benchmarks for code generation)
+            anew = Filters(
+                topic=constraint,
+                window=filters.window,
+                categories=filters.categories,
+                contribution=filters.contribution,
+            )
             found, offered = await retrieve_all(core, anew, profile=profile)
             said = named(constraint, filters)
             return anew, found, offered, f"None of the {before} papers about {base} is about {said}."
@@ -486,6 +512,8 @@ async def narrowed(
             note = (
                 f"None of the {before} papers about {base} names {named(constraint, filters)}; the closest in meaning:"
             )
+    # whatever narrowed them (a constraint, a day, an author, a contribution), those about the topic too come first
+    found, offered = _on_topic_first(found, offered, on_topic)
     return replace(filters, previous_meaning=tuple(meaning)), found, offered, note
 
 
@@ -507,6 +535,19 @@ def _words_first(
         *moved,
         *(r for r in offered if r.paper.id in close),
     ]
+
+
+def _on_topic_first(
+    found: list[Retrieved], offered: list[Retrieved], on_topic: Collection[str]
+) -> tuple[list[Retrieved], list[Retrieved]]:
+    """A narrowing's papers with those about the previous answer's topic as a whole (`on_topic`) shown and the others
+    offered first among the rest, when some are: a paper the previous answer listed for a passing mention of its
+    topic, or for its meaning, does not make the first page of "which of those are X?" beside the papers about the
+    topic and X (nothing dropped)."""
+    both = [r for r in found if r.paper.id in on_topic]
+    if not both or len(both) == len(found):
+        return found, offered
+    return both, [*(r for r in found if r.paper.id not in on_topic), *offered]
 
 
 def _written_by(paper: Paper, authors: Sequence[str], any_author: bool = False) -> bool:

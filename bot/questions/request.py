@@ -287,6 +287,19 @@ def without_publication(text: str) -> str:
     return _PUBLICATION.sub(r"\1", text)
 
 
+# "instead" ("what about speech instead?", "Thursday instead", "RL instead of diffusion?"): what the sentence names
+# replaces the same part of what was asked before; what follows "of" is the part replaced, not a topic
+_INSTEAD = re.compile(r"\binstead\b(?:\s+of\b[^?!.;,]*)?", re.IGNORECASE)
+
+
+def without_replacement(text: str) -> tuple[str, bool]:
+    """`text` without its "instead" ("instead of X" whole), and whether it had one: it then replaces what it names in
+    the request asked before and keeps the rest ("what about speech instead?" after "diffusion papers from Monday":
+    speech papers from Monday), rather than picking among the papers listed."""
+    stripped = _INSTEAD.sub(" ", text)
+    return re.sub(r"\s+", " ", stripped).strip(), stripped != text
+
+
 def selects(text: str) -> bool:
     """Whether `text` picks among papers already named: its subject is a pronoun ("those", "them", "the ones") or a
     determiner whose noun is left out ("any on video?", "which use RL?", "only the theoretical ones", "what about
