@@ -182,6 +182,33 @@ def test_instead_replaces_what_it_names_and_keeps_the_rest() -> None:
     assert picked.restrict_to == ("a", "b") and picked.constraints == ("audio",)
 
 
+@pytest.mark.parametrize(
+    ("question", "excluded"),
+    [
+        ("excluding the image ones", "image"),
+        ("and excluding image ones?", "image"),
+        ("but not the ones about images", "images"),
+        ("except the LLM ones please", "LLM"),
+    ],
+)
+def test_a_follow_up_opening_with_an_exclusion_of_the_papers_excludes(question: str, excluded: str) -> None:
+    # it was a narrowing to the papers naming "excluding the image"
+    filters = parse_question(question, FRIDAY, PREVIOUS)
+    assert filters.topic == "diffusion models" and filters.excluded == (excluded,) and not filters.constraints
+    assert set(filters.restrict_to) == {"a", "b", "c"}
+    # a first question opening so excludes nothing, and "non-convex ones" picks the non-convex ones
+    assert not parse_question("non-convex ones?", FRIDAY, PREVIOUS).excluded
+    assert not parse_question("excluding the image ones", FRIDAY).excluded
+
+
+def test_an_interjection_opening_a_follow_up_is_no_topic() -> None:
+    # "ok and from Thursday?" was a new question about "ok"
+    moved = parse_question("ok and from Thursday?", FRIDAY, PREVIOUS)
+    assert moved.topic == "diffusion models" and not moved.restrict_to
+    assert moved.window is not None and moved.window.start == THURSDAY
+    assert parse_question("ok, what about video generation instead?", FRIDAY, PREVIOUS).topic == "video generation"
+
+
 def test_a_later_sentence_that_selects_is_a_refinement_not_a_side_request() -> None:
     assert read_request("diffusion papers? any on video?").refinements == ("video",)
     assert read_request("reinforcement learning papers. Which of them are about reasoning?").refinements == (

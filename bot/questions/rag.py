@@ -198,7 +198,7 @@ def parse_question(
     rest, replaces = without_replacement(rest) if previous is not None else (rest, False)
     if window:  # the time phrase was matched in lower case; drop leftover joiners such as "since"
         rest = re.sub(r"\b(since|from|in|on|during|between)\s*$", " ", rest.strip(" ?!."), flags=re.IGNORECASE)
-    request = read_request(rest)
+    request = read_request(rest, follow_up=previous is not None)
     topic = topic_of(request.text)
     contribution = request.contribution  # alone ("new datasets this week?"): the papers introducing one
     constraints = tuple(c for c in (topic_of(r) for r in request.refinements) if c)

@@ -197,17 +197,22 @@ def without_markup(text: str) -> str:
     return html.unescape(_MARKUP.sub(" ", text))
 
 
-def split_exclusions(text: str) -> tuple[str, tuple[str, ...]]:
-    """The question without its exclusions, and each excluded topic ("not about LLMs" -> "LLMs")."""
+def split_exclusions(text: str, *, follow_up: bool = False) -> tuple[str, tuple[str, ...]]:
+    """The question without its exclusions, and each excluded topic ("not about LLMs" -> "LLMs"). A question opening
+    with the cue excludes nothing ("non-convex optimization"), unless it is a follow-up naming the papers listed by a
+    pronoun ("excluding the image ones", "but not those about LLMs")."""
     excluded: list[str] = []
     kept, at = text, 0
     while True:
         cue = _EXCLUDE.search(kept, at)
-        if cue is None or not kept[: cue.start()].strip(" ,;:-\u2014\u2013"):
+        if cue is None:
             break
         tail = kept[cue.end() :]
         end = _CLAUSE_END.search(tail)
         phrase = tail[: end.start()] if end else tail
+        opening = not kept[: cue.start()].strip(" ,;:-\u2014\u2013")
+        if opening and not (follow_up and _REFERENCE.search(phrase) and "non-" not in cue.group(0).lower()):
+            break  # "non-convex ones?" picks the non-convex ones
         rest = tail[end.start() :] if end else ""
         phrase = _RELATION.sub("", _NEGATED_VERB.sub("", phrase, count=1), count=1)
         phrase = _TRAILING.sub("", phrase).strip(" ,;:-\u2014\u2013?!.")
@@ -387,14 +392,14 @@ def without_shorthand(text: str) -> str:
     return text
 
 
-def read_request(text: str) -> Request:
+def read_request(text: str, *, follow_up: bool = False) -> Request:
     """The topic text of a question (time words and authors already removed) with its exclusions, contribution and
-    refinements."""
+    refinements (`follow_up`: asked after an answer, whose papers it may exclude some of, `split_exclusions`)."""
     text = without_shorthand(text)
     framed = _FRAMED.sub("", _ANSWER_FORM.sub("", without_open_list_end(without_markup(text)), count=1), count=1)
     framed = _ACTIVITY.sub(" ", framed)
     kept, refinements = split_refinements(without_publication(framed))
-    kept, excluded = split_exclusions(kept)
+    kept, excluded = split_exclusions(kept, follow_up=follow_up)
     kept, contribution = split_contribution(kept)
     return Request(as_examples(kept), excluded, contribution, refinements)
 
