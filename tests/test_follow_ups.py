@@ -238,6 +238,20 @@ async def test_any_on_video_narrows_the_diffusion_answer(core: Core, stored: dic
     assert all("video" in f"{p.title} {p.abstract}".lower() for p in answer.citations)
 
 
+async def test_a_follow_up_naming_nothing_does_not_send_the_previous_answer_again(
+    core: Core, stored: dict[str, Paper]
+) -> None:
+    """'thanks!' or 'ok' after an answer names no topic, author, category, exclusion nor day: it was read as the
+    previous request again and the whole answer (its papers, their TL;DRs) was sent a second time."""
+    first = await ask(core, "diffusion model papers this week?", today=FRIDAY, conversation_id="t")
+    assert first.citations
+    for said in ("thanks!", "ok"):
+        again = await ask(core, said, today=FRIDAY, conversation_id="t")
+        assert not again.citations and not again.more, said
+    moved = await ask(core, "diffusion model papers this week?", today=FRIDAY, conversation_id="t2")
+    assert (await ask(core, "and from Thursday?", today=FRIDAY, conversation_id="t2")).citations and moved.citations
+
+
 async def test_a_refinement_in_the_same_message_is_applied(core: Core, stored: dict[str, Paper]) -> None:
     answer = await ask(core, "diffusion papers? any on video?", today=FRIDAY)
     assert VIDEO_DIFFUSION in {p.id for p in answer.citations}

@@ -233,6 +233,7 @@ def follow_up(filters: Filters, topic_text: str, question: str, previous: Turn, 
       the rest is kept: "what about speech instead?" asks the previous request (window, categories, authors,
       contribution) about speech, its narrowings and exclusions of the old topic left; "Thursday instead?" is
       "and from Thursday?";
+    - a question naming nothing at all ("thanks!", "ok") asks nothing again: read on its own, it lists nothing;
     - anything else is a new question.
     """
     explicit = refers_back(question)
@@ -243,8 +244,11 @@ def follow_up(filters: Filters, topic_text: str, question: str, previous: Turn, 
     # the previous papers ("any on video?")
     picks = (selects(question) or applies_to(question)) and not own_subject
     narrows = not replaces and (explicit or (adds and picks and not filters.authors and not filters.categories))
-    # "Thursday instead?", "what about Kai Chen instead?": the previous request, one part of it replaced
-    nothing_new = (not adds and not filters.authors and not filters.categories) or (replaces and not filters.topic)
+    # "and from Thursday?": the previous request over a window of its own; "Thursday instead?", "what about Kai Chen
+    # instead?": the previous request, one part of it replaced. Naming nothing at all ("thanks!", "ok") asks nothing
+    # again: the previous answer is not sent a second time
+    named_nothing = not adds and not filters.authors and not filters.categories
+    nothing_new = (named_nothing and filters.window is not None) or (replaces and not filters.topic)
     window = filters.window
     if window is None and previous.window:
         start, end = (dt.date.fromisoformat(d) for d in previous.window)
