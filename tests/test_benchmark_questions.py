@@ -27,6 +27,12 @@ MAKES_ONE = [
     ("Tidal Gauges Revisited", "We publicly release our dataset and code."),
     # adjectives of any kind may stand between the verb and the kind noun: only closed classes end the object
     ("Tidal Gauges Revisited", "We also construct a large-scale, diverse, and high-quality tide chart dataset."),
+    # read as the LaTeX prints: a macro around the name is no word ending the object
+    ("Tidal Gauges Revisited", "To fill the gap, we introduce the \\textbf{TideQA} benchmark of 2,000 questions."),
+    # a name ending in "Gym" or "Arena" names a benchmark, as one ending in "Bench" does
+    ("TideGym: A Tool for Studying Flood Control", "We study floods."),
+    # an environment the authors made for agents is a benchmark, as a gym is
+    ("Tidal Gauges Revisited", "We propose TideWorld, an interactive environment for flood-control agents."),
 ]
 USES_ONE = [
     ("Crop Disease Detection Using CNNs with the PlantLeaf Dataset", "We train a CNN."),
@@ -42,6 +48,10 @@ USES_ONE = [
     ("A faster optimizer", "We introduce Foo, a framework that automatically transforms existing datasets."),
     ("A faster optimizer", "Creating evaluation benchmarks raises the bar for this paradigm."),
     ("A faster optimizer", "We extend DC and introduce Multi-Domain Dataset Condensation (MDDC)."),
+    # an environment in a title is as often where something happens
+    ("Towards Conversational Development Environments", "We study assistants."),
+    ("Robust Control in Changing Environments", "We propose a controller for changing environments."),
+    ("Gymnastics Pose Estimation", "We estimate poses."),
 ]
 
 

@@ -34,6 +34,9 @@ def test_exclusions_are_filters_not_topic_words() -> None:
     assert filters.topic == "quantization"
     assert filters.excluded == ("LLM",)
     assert beyond("quantization", "LLM quantization") == "LLM"
+    # an exclusion sharing only a word with the topic names something beside it, not a kind of it: it stays whole
+    assert beyond("graph neural networks", "graph transformers") == "graph transformers"
+    assert beyond("causal discovery or causal inference", "causal inference in economics") == "in economics"
 
 
 def test_exclusions_in_the_other_ways_researchers_type_them() -> None:
@@ -118,6 +121,27 @@ def test_a_contribution_named_with_what_it_is_for_or_how_it_came_out_is_still_on
     assert parse_question("what did Thursday bring for graph learning?", FRIDAY).topic == "graph learning"
 
 
+def test_a_contribution_asked_with_a_verb_of_making_and_modifiers_leaves_only_the_topic() -> None:
+    # the request's verb ("introduce", "release") and "new" before the topic's modifiers are no topic words
+    for question, topic in (
+        ("which papers introduce new chemistry datasets?", "chemistry"),
+        ("did anyone release new sea ice benchmarks this week?", "sea ice"),
+        ("papers presenting a tide gauge dataset", "tide gauge"),
+        # what a benchmark does, as a participle right after it
+        ("is there a benchmark probing sarcasm detection in LLMs?", "sarcasm detection in LLMs"),
+        ("a dataset testing chart reading of VLMs", "chart reading of VLMs"),
+        # a gym or an arena is a benchmark, as the paper's reader counts them
+        ("any new gyms for chess engines?", "chess engines"),
+        ("arenas for negotiation agents", "negotiation agents"),
+    ):
+        filters = parse_question(question, FRIDAY)
+        assert (filters.contribution, filters.topic) == ("benchmark", topic), question
+    # a contribution contrasted with another ("not new models") excludes no topic: the papers make the one asked for
+    contrast = parse_question("new tide datasets, not new models", FRIDAY)
+    assert contrast.contribution == "benchmark" and contrast.excluded == ()
+    assert parse_question("tide datasets, not about rivers", FRIDAY).excluded == ("rivers",)
+
+
 def test_a_contribution_word_naming_a_topic_is_the_topic() -> None:
     # "dataset" that modifies another noun names a field ("dataset distillation"), not a data set asked for
     distillation = parse_question("new papers on dataset distillation or dataset condensation?", FRIDAY)
@@ -152,8 +176,23 @@ def test_shorthand_is_read_as_the_words_it_stands_for() -> None:
     assert parse_question("planning w/ world models", FRIDAY).topic == "planning with world models"
     assert parse_question("segmentation w/o labels", FRIDAY).topic == "segmentation without labels"
     assert parse_question("GANs vs diffusion", FRIDAY).topic == "GANs or diffusion"
-    assert parse_question("retrieval + reranking", FRIDAY).topic == "retrieval and reranking"
+    # "+" puts the two together ("tactile sensing + language models" needs both): "with"
+    assert parse_question("retrieval + reranking", FRIDAY).topic == "retrieval with reranking"
+    assert parse_question("sonar imaging + transformers", FRIDAY).topic == "sonar imaging with transformers"
+    assert parse_question("sonar imaging & transformers", FRIDAY).topic == "sonar imaging and transformers"
     assert parse_question("C++ code generation", FRIDAY).topic == "C++ code generation"
+
+
+def test_each_clarification_is_a_list_of_its_own() -> None:
+    # the examples of one clarification share words only among themselves: no "joint sonar with C"
+    topic = parse_question("underwater perception (joint sonar + camera: depth maps, fish counting)", FRIDAY).topic
+    assert topic == "underwater perception like joint sonar with camera; depth maps, fish counting"
+    assert [a.text for a in topic_alternatives(topic)] == [
+        "underwater perception",
+        "joint sonar with camera",
+        "depth maps",
+        "fish counting",
+    ]
 
 
 def test_a_negation_of_nothing_a_paper_is_about_is_no_exclusion() -> None:

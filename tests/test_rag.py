@@ -240,6 +240,15 @@ def test_or_lists_and_examples_become_alternatives() -> None:
         "LoRA for continual learning",
         "adapter methods for continual learning",
     ]
+    # and so does a phrase of its own, as long as it has no preposition: "A or B for C" is A for C or B for C
+    assert [a for a, _ in texts("diffusion models or normalizing flows for molecule generation")] == [
+        "diffusion models for molecule generation",
+        "normalizing flows for molecule generation",
+    ]
+    assert [a for a, _ in texts("agents in games or planners for logistics")] == [
+        "agents in games",
+        "planners for logistics",
+    ]
     assert [a for a, _ in texts("cutting overthinking or shortening the chain of thought")] == [
         "cutting overthinking",
         "shortening the chain of thought",

@@ -176,3 +176,16 @@ async def test_a_condition_on_papers_found_for_a_request_needs_only_what_the_req
     among = gating.discriminating([], ["mixture of experts"])
     assert among.coverage(abstract) == 1.0
     assert among.coverage("Expert pruning for MoE inference") < COVERED
+
+
+async def test_a_compound_s_hyphenated_word_is_matched_side_by_side(archive: Core) -> None:
+    # a compound of many parts may have them anywhere, but a hyphenated word the archive writes stays one word
+    swarm = await topic_evidence(archive, "multi-agent swarms for crop mapping")
+    together = "Multi-Agent Swarms Map Crop Fields: we map crops with a swarm of multi-agent teams for mapping."
+    apart = "Swarm Crop Mapping: we map crops with a swarm; a multi-layered planner steers each agent in mapping."
+    assert swarm.coverage(together) == 1.0
+    assert swarm.coverage(apart) < COVERED  # "multi-layered ... agent" is no multi-agent
+    assert swarm.holds_every_part(apart)  # still holds every part somewhere: offered, not shown
+    # one the archive never writes is read as its pieces ("Zorbo-based": papers say "Zorbo ... based on")
+    coined = await topic_evidence(archive, "Zorbo-based provers for crop mapping")
+    assert coined.coverage("Zorbo provers for crop mapping, based on search, map each crop.") == 1.0

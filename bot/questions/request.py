@@ -20,7 +20,7 @@ import html
 import re
 from dataclasses import dataclass
 
-from bot.questions.topics import FILLER, META
+from bot.questions.topics import FILLER, META, topic_alternatives
 from bot.text.terms import WORD, same_word, text_tokens
 
 # A cue that what follows is excluded, and the relation words that may follow it ("not about", "built on"). Three
@@ -61,21 +61,36 @@ _CLAUSE_END = re.compile(r"[.?!;]|\s+(?:and|but)\s+(?:also\s+)?(?:only|just|show
 _CONTRIBUTION_WORD = (
     # what the contribution is for may come first: "evaluation benchmarks", "eval sets", "test suites"
     r"(?<![\w-])(?:(?:eval(?:uation)?|test(?:ing)?)\s+)?"
-    r"(?:benchmarks?|datasets?|data\s+sets?|corpus|corpora|test\s*beds?|suites?|(?:eval(?:uation)?|test)\s+sets?)(?![\w-])"
+    # the kind nouns a paper's reader knows (`bot.text.introduces`): a gym or an arena is a benchmark too
+    r"(?:benchmarks?|datasets?|data\s+sets?|corpus|corpora|test\s*beds?|suites?|gyms?|arenas?|"
+    r"(?:eval(?:uation)?|test)\s+sets?)(?![\w-])"
 )
+# what a benchmark does, right after it ("a benchmark testing negation in VLMs"): "for testing", said as a participle
+_EVALUATION = r"(?:evaluat\w*|test\w*|measur\w*|assess\w*|benchmark\w*|prob(?:e|es|ing))"
+_DOES = r"(?:evaluating|testing|measuring|assessing|probing)"
 _CONTRIBUTION = re.compile(
     rf"(?:\b(?:introduc\w*|propos\w*|present\w*|releas\w*|new(?:ly)?|contribut\w*|creat\w*|build\w*|offer\w*)\s+)*"
     rf"(?:\b(?:a|an|any|the|some)\s+)?(?:\b(?:new(?:ly)?|released|public|open)\s+)*"
     rf"{_CONTRIBUTION_WORD}(?:(?:\s*(?:/|,|\bor\b|\band\b)\s*|\s+){_CONTRIBUTION_WORD})*"
     # the head of its phrase, not a word naming a topic ("dataset distillation", "benchmark contamination")
-    r"(?=\s*(?:$|[^\w\s-]|\b(?:for|on|of|to|that|in|with|about|from|papers?|works?|which|where|this|last|today)\b))"
-    rf"(?:\s+(?:\bfor\b|\bon\b|\bof\b|\bto\b|\bthat\b)(?:\s+(?:evaluat\w*|test\w*|measur\w*|assess\w*|benchmark\w*))?)?",
+    r"(?=\s*(?:$|[^\w\s-]|\b(?:for|on|of|to|that|in|with|about|from|papers?|works?|which|where|this|last|today)\b|"
+    rf"{_DOES}\s+\w))"
+    rf"(?:\s+(?:(?:\bfor\b|\bon\b|\bof\b|\bto\b|\bthat\b)(?:\s+{_EVALUATION})?|{_DOES}\b))?",
     re.IGNORECASE,
 )
 # an excluded topic that is only contribution words ("excluding benchmarks"): the papers whose main contribution is one
 _CONTRIBUTION_ONLY = re.compile(
     rf"^\W*{_CONTRIBUTION_WORD}(?:(?:\s*(?:/|,|\bor\b|\band\b)\s*|\s+){_CONTRIBUTION_WORD})*\W*$", re.IGNORECASE
 )
+# A verb of making (with its article and "new") whose object's kind noun the contribution read, a few modifiers later
+_MADE_BEFORE = re.compile(
+    r"\b(?:introduc\w*|propos\w*|present(?:s|ed|ing)?|releas\w*|contribut\w*|creat\w*|build\w*|offer\w*)\s+"
+    r"(?:(?:a|an|any|the|some)\s+)?(?:(?:new(?:ly)?|released|public|open)\s+)*(?=(?:[^\W\d_][\w\-']*\s+){1,4}$)",
+    re.IGNORECASE,
+)
+# An excluded "new X" beside a contribution asked for contrasts kinds of contribution ("new environments, not new
+# algorithms"), not topics: the papers asked for make the contribution; X is no topic they must not mention
+_MADE_ANEW = re.compile(r"^\W*(?:new(?:ly)?|novel)\b", re.IGNORECASE)
 # Whether a paper made one is `bot.text.introduces`.
 # "benchmarks for evaluating <what is evaluated> on <the task>": the task is the topic ("in" often names a setting
 # instead: "robots in the wild"). The verbs are what a benchmark is for (evaluate, test, measure, assess): a gerund of
@@ -137,7 +152,9 @@ _SHORTHAND = (
     (re.compile(r"(?<![\w/])w/o(?![\w/])", re.IGNORECASE), "without"),
     (re.compile(r"(?<![\w/])w/(?=\s|\w)", re.IGNORECASE), "with "),
     (re.compile(r"\s+(?:vs\.?|versus)\s+", re.IGNORECASE), " or "),
-    (re.compile(r"\s+[+&]\s+"), " and "),
+    # "tactile sensing + language models" is the two together, as "with" says ("&" is "and")
+    (re.compile(r"\s+\+\s+"), " with "),
+    (re.compile(r"\s+&\s+"), " and "),
 )
 _PARENTHESES = re.compile(r"\(([^()]*)\)")
 # A question asking what was said or done about a topic: "what did Friday bring on LoRA?", "what does the literature
@@ -232,11 +249,14 @@ def split_contribution(text: str) -> tuple[str, str]:
     if found is None:
         return text, ""
     after = text[found.end() :]
+    # the request's own verb of making before the topic's words ("which papers introduce new math benchmarks"):
+    # what the papers do, said by the contribution; the words between it and the kind noun are the topic
+    before = _MADE_BEFORE.sub(" ", text[: found.start()])
     evaluated = _EVALUATED.match(after) if _EVALUATING.search(found.group(0)) else None
     if evaluated:  # "benchmarks for evaluating LLMs on coding": what is evaluated is any model, the topic is coding
         after = after[evaluated.end() :]
     # alone ("benchmarks?", "new datasets this week?"), the papers introducing one, whatever about
-    return (text[: found.start()] + " " + after).strip(), "benchmark"
+    return (before + " " + after).strip(), "benchmark"
 
 
 def names_contribution(text: str) -> bool:
@@ -248,7 +268,8 @@ def names_contribution(text: str) -> bool:
 
 def as_examples(text: str) -> str:
     """Clarifications written as the examples `topic_alternatives` reads: "X, i.e. A or B" and "X (A, B)" become
-    "X like A or B" and "X like A, B" (parentheses anywhere add their words as further examples)."""
+    "X like A or B" and "X like A, B" (parentheses anywhere add their words as further examples, each clarification
+    after a semicolon: "X (A, B), i.e. C" is "X like C; A, B")."""
     # a parenthesis may explain in turn ("(neural operators, or physics-informed nets i.e. PINNs)"): each part; one
     # inside a phrase glosses the word before it ("phone-app (mobile) agents"): with the rest of the phrase
     inside = [
@@ -262,7 +283,8 @@ def as_examples(text: str) -> str:
     examples = [e for e in examples if e.strip(" ,.")]
     if not examples:
         return head
-    return f"{head.strip(' ,')} like " + ", ".join(examples)
+    # each clarification a list of its own: "(joint A + B: C, D)" gives no "joint A with C"
+    return f"{head.strip(' ,')} like " + "; ".join(examples)
 
 
 _GLOSS = re.compile(r"\s*[\w\-]+(?:\s+[\w\-]+)?\s*")  # a word or two, no list
@@ -401,13 +423,23 @@ def read_request(text: str, *, follow_up: bool = False) -> Request:
     kept, refinements = split_refinements(without_publication(framed))
     kept, excluded = split_exclusions(kept, follow_up=follow_up)
     kept, contribution = split_contribution(kept)
+    if contribution:  # "new environments, not new algorithms": what the papers make, which the contribution reads
+        excluded = tuple(e for e in excluded if not _MADE_ANEW.match(e))
     return Request(as_examples(kept), excluded, contribution, refinements)
 
 
 def beyond(topic: str, excluded: str) -> str:
     """What an exclusion adds to the topic: "quantization other than LLM quantization" excludes LLM papers, not the
-    quantization ones (the excluded words the topic has in any inflection are dropped, unless that leaves none)."""
-    asked = text_tokens(topic)
+    quantization ones (the excluded words the topic has in any inflection are dropped, unless that leaves none). Only
+    an exclusion holding the whole of the topic (of one of its alternatives) is a kind of it: one sharing a word
+    with it names something beside it ("counterfactual reasoning, not counterfactual explanations" excludes
+    counterfactual explanations, not every paper explaining anything) and stays whole."""
+    words = [t for t in text_tokens(excluded) if t not in FILLER]
+    kinds = [[t for t in text_tokens(a.text) if t not in FILLER] for a in topic_alternatives(topic)]
+    whole = [a for a in kinds if a and all(any(same_word(t, w) for w in words) for t in a)]
+    if not whole:
+        return excluded
+    asked = [t for a in whole for t in a]
 
     def kept(word: re.Match[str]) -> str:
         return "" if any(same_word(t, "".join(text_tokens(word.group(0)))) for t in asked) else word.group(0)

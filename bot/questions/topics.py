@@ -98,6 +98,7 @@ class TopicEvidence:
     standalone: tuple[Unit, ...] = ()
     exact: bool = False  # words match as written (plurals aside), without inflections
     anchor: Unit | None = None  # an example of a class counts only beside the class's rarest unit (`anchored`)
+    joined: tuple[tuple[int, ...], ...] = ()  # units typed as one hyphenated word ("multi-agent"): `hyphen_groups`
 
     @property
     def span(self) -> int:
@@ -111,11 +112,26 @@ class TopicEvidence:
         if not needed or not all(needed):
             return False
         if len(needed) >= SPREAD_UNITS:
-            return True  # a compound of many parts is seldom written in one phrase: all its parts, anywhere
+            # a compound of many parts is seldom written in one phrase: all its parts, anywhere; but the pieces of
+            # one hyphenated word side by side ("multi-agent", not "multi-layered ... agent")
+            return all(self._side_by_side(text, group) for group in self.joined)
         for choice in itertools.product(*(spots[:8] for spots in needed)):
             if max(e for _, e in choice) - min(s for s, _ in choice) + 1 <= self.span:
                 return True
         return False
+
+    def _side_by_side(self, text: Text, group: tuple[int, ...]) -> bool:
+        """Whether the units at `group` follow each other in `text` (at most one word between: "multi-agent" as
+        "multi agent" or "multi-agent"); true when one of them may be missing."""
+        units = [self.units[i] for i in group]
+        if any(u.optional for u in units):
+            return True
+        ends = {last for _, last in units[0].where(text, self.exact)}
+        for unit in units[1:]:
+            ends = {last for first, last in unit.where(text, self.exact) if any(0 < first - e <= 2 for e in ends)}
+            if not ends:
+                return False
+        return True
 
     def coverage(self, text: str, context: str = "") -> float:
         """1.0 when `text` is about the whole topic; otherwise a share below COVERED of the units it holds.
@@ -337,6 +353,10 @@ async def _evidence(core: Core, text: str, exact: bool, verb_first: bool = False
     parts = split_units(key)
     if not parts:
         return TopicEvidence((), (), exact)
+    hyphenated = _hyphenated(text)
+    if hyphenated:  # the archive's words: a hyphenated word it never writes ("Lean-based") is read as its pieces
+        used = await core.repo.document_frequencies([_words(w) for w in hyphenated])
+        hyphenated = [w for w in hyphenated if used.get(_words(w), 0)]
     total = max(await core.repo.count_papers(), 1)
     asked: list[str] = []
     for part in parts:
@@ -396,7 +416,32 @@ async def _evidence(core: Core, text: str, exact: bool, verb_first: bool = False
         if frequencies.get(phrase, 0) <= PART_RATIO * whole_frequency and frequencies.get(phrase, 0) > 0:
             tokens = tuple(phrase.split())
             standalone.append(Unit(phrase, (tokens,), (), _idf(total, frequencies.get(phrase, 0))))
-    return TopicEvidence(tuple(units), tuple(standalone), exact)
+    return TopicEvidence(tuple(units), tuple(standalone), exact, joined=hyphen_groups(parts, hyphenated))
+
+
+_HYPHENATED = re.compile(r"[^\W\d_][^\W_]*(?:-[^\W\d_][^\W_]*)+")
+
+
+def _hyphenated(text: str) -> list[tuple[str, ...]]:
+    """The hyphenated words typed in `text`, each as its tokens ("multi-agent" -> ("multi", "agent"))."""
+    return [words for words in (tuple(text_tokens(w)) for w in _HYPHENATED.findall(text)) if len(words) > 1]
+
+
+def hyphen_groups(parts: Sequence[Part], words: Sequence[tuple[str, ...]]) -> tuple[tuple[int, ...], ...]:
+    """The positions of `parts` that are the plain words of one hyphenated word of `words` (`_hyphenated`): "multi
+    agent" of "multi-agent LLM systems" is (0, 1). A named term inside one ("LLM-based") is no such piece."""
+    groups: list[tuple[int, ...]] = []
+    for start in range(len(parts)):
+        for word in words:
+            run = parts[start : start + len(word)]
+            if (
+                len(run) == len(word)
+                and all(p.term is None and len(p.tokens) == 1 for p in run)
+                and tuple(p.tokens[0] for p in run) == word
+            ):
+                groups.append(tuple(range(start, start + len(word))))
+                break
+    return tuple(groups)
 
 
 async def _typical(core: Core, modifier: Unit, term: Unit) -> bool:
@@ -584,11 +629,13 @@ def coordinated(pieces: Sequence[str], joins: Sequence[str] = (), *, acts: bool 
     lone = [len(_content_words(p)) == 1 for p in pieces]
     shared = list(pieces)
     for n in range(len(pieces) - 2, -1, -1):  # from the right: "image, video or audio generation"
-        if joins[n] != "," or all(lone[: n + 1]):
+        if joins[n] not in _LISTED or all(lone[: n + 1]):
             shared[n] = _with_shared_head(pieces[n], shared[n + 1], acts)
     out = list(shared)
     prefix = ""
     for n, piece in enumerate(shared):
+        if n and joins[n - 1] == ";":
+            prefix = ""  # a semicolon ends a list: "X of A; B" says nothing of X
         words = piece.split()
         if n and prefix and words and len(words) <= COORDINATED_WORDS and not _PREPOSITION.search(piece):
             out[n] = prefix + piece.strip()
@@ -599,7 +646,7 @@ def coordinated(pieces: Sequence[str], joins: Sequence[str] = (), *, acts: bool 
         out[n] = _parallel(out[n - 1], out[n], joins[n - 1])
     trailing = _TRAILING_PHRASE.search(pieces[-1]) if pieces else None
     for n in range(len(pieces) - 2, -1, -1):
-        if joins[n] == "," or not trailing or _PREPOSITION.search(out[n]) or len(_content_words(out[n])) != 1:
+        if joins[n] in _LISTED or not trailing or _PREPOSITION.search(out[n]) or not _content_words(out[n]):
             break
         out[n] = out[n].rstrip() + trailing.group(0)
     return out
@@ -614,7 +661,7 @@ def _parallel(before: str, piece: str, join: str) -> str:
     an agent ("making chain-of-thought shorter or cheaper", "transformer encoders or decoders"), replaces that word:
     English leaves out the words they share ("making chain-of-thought cheaper"); else `piece` unchanged."""
     words, lone = before.split(), _content_words(piece)
-    if join == "," or len(lone) != 1 or len(_content_words(before)) < 2 or not words:
+    if join in _LISTED or len(lone) != 1 or len(_content_words(before)) < 2 or not words:
         return piece
     last, word = words[-1].lower(), lone[0].lower()
     if not (_COMPARED.search(last) and _COMPARED.search(word)) or _PREPOSITION.search(piece):
@@ -667,6 +714,7 @@ def _acts_on(word: str, verb: str, obj: str) -> bool:
     )
 
 
+_LISTED = (",", ";")  # the separators of a list (a semicolon between lists, `bot.questions.request.as_examples`)
 _SEPARATOR = re.compile(r"\s*(,|;|/|\bor\b)\s*", re.IGNORECASE)
 _AND = re.compile(r"\s*(?:\band\b|&)\s*", re.IGNORECASE)
 # a conjunct that refers back to the other ("... and how to reduce it") is part of it, no thing of its own
@@ -675,7 +723,7 @@ _REFERS_BACK = frozenset("it its itself them they their this these those how why
 
 def _pieces(text: str) -> tuple[list[str], list[str]]:
     """`text` split at its list separators and "or", then each piece at the "and"s joining things (`conjuncts`);
-    and the separator after each piece ("," for a comma or semicolon, else "or")."""
+    and the separator after each piece ("," for a comma, ";" for a semicolon, else "or")."""
     split = _SEPARATOR.split(text)
     pieces: list[str] = []
     joins: list[str] = []
@@ -684,7 +732,7 @@ def _pieces(text: str) -> tuple[list[str], list[str]]:
         pieces += parts
         joins += ["or"] * (len(parts) - 1)
         if n + 1 < len(split):
-            joins.append("," if split[n + 1] in ",;" else "or")
+            joins.append(split[n + 1] if split[n + 1] in _LISTED else "or")
     return pieces, joins
 
 

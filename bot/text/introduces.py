@@ -12,14 +12,17 @@ a noun hangs on), the same for every topic.
 
 from __future__ import annotations
 
+import functools
 import re
+
+from bot.text.latex import latex_to_text
 
 _KIND = r"(?:benchmarks?|datasets?|data\s+sets?|corpus|corpora|test\s*beds?|test\s+suites?|suites?|arenas?|gyms?)"
 # the kind nouns naming data (the rest name a benchmark: a test bed, a suite, an arena, a gym)
 _DATA = re.compile(r"^(?:datasets?|data\s+sets?|corpus|corpora)$", re.IGNORECASE)
 BENCHMARK, DATASET = "benchmark", "dataset"
-# a name ending in "bench" ("SWE-bench", "VSCBench", "OmniEarth-Bench") names a benchmark
-_BENCH_NAME = re.compile(r"(?<![\w])[A-Za-z0-9][\w\-]*?-?[bB]ench(?:mark)?\b(?![\w\-])")
+# a name ending in "bench" ("SWE-bench", "VSCBench", "OmniEarth-Bench"), "gym" or "arena" ("HDDLGym") names a benchmark
+_BENCH_NAME = re.compile(r"(?<![\w])[A-Za-z0-9][\w\-]*?-?(?:[bB]ench(?:mark)?|[gG]ym|[aA]rena)\b(?![\w\-])")
 _TITLE_PARTS = re.compile(r":|\s[-\u2013\u2014]+\s|\?")
 _TITLE_KIND = re.compile(rf"\b{_KIND}\b", re.IGNORECASE)
 # A kind noun hanging on one of these is something used, not made ("with the X dataset", "on multiple datasets")
@@ -46,15 +49,20 @@ _GAP_STOPS = sorted(
     (_USED_AFTER - {"of"}) | frozenset("these those several multiple various many other that which".split())
 )
 _GAP_WORD = rf"(?:(?!(?:{'|'.join(_GAP_STOPS)})\b)[\w\-\u2019'()]+,?\s+)"
+# An environment agents are put in is a benchmark when the authors say they made one ("we propose KnotGym, an
+# interactive environment for ..."); only so: in a title it is as often where something happens ("Development
+# Environments", "Representing Local Protein Environments")
+_MADE_KIND = rf"(?:{_KIND}|environments?)"
 _INTRODUCES = re.compile(
     rf"{_AUTHORS}(?<![\w-])(?P<verb>{_MAKING})(?:[:\s]+(?:\d\)\s*)?{_GAP_WORD}{{0,8}}?)"
-    rf"(?P<kind>[\w\-]*bench(?:mark)?s?\b|{_KIND}\b)(?P<after>\s*\S*)",
+    rf"(?P<kind>[\w\-]*bench(?:mark)?s?\b|{_MADE_KIND}\b)(?P<after>\s*\S*)",
     re.IGNORECASE,
 )
 _MAKES = re.compile(rf"{_AUTHORS}(?<![\w-]){_MAKING}\b", re.IGNORECASE)
 # a word before the verb that makes it a participle describing a noun ("the recently released X data set", "a
 # pre-collected dataset", "the open-source dataset"): something used, not made
 _DESCRIBES = re.compile(r"(?:\b(?:the|a|an|recently|newly|previously|widely|already)|-)\s*$", re.IGNORECASE)
+_ANY_KIND = re.compile(rf"bench|{_MADE_KIND}", re.IGNORECASE)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
 
 
@@ -99,19 +107,29 @@ def _title_kinds(title: str) -> set[str]:
     return kinds
 
 
+@functools.lru_cache(maxsize=8192)
 def introduced_kinds(title: str, abstract: str, *, main: bool = False) -> frozenset[str]:
     """What the paper makes, of a benchmark and a data set ("benchmark", "dataset"): what its title names as the
     paper, and what its abstract says the authors made. With `main`, only what it makes as its main contribution:
     the title's, or the first sentence where the authors say they made something ("we propose a router ... . We also
-    build a dataset" makes a router)."""
-    kinds = _title_kinds(title)
-    for sentence in _SENTENCE.split(abstract):
+    build a dataset" makes a router). Read as the words an author's LaTeX prints ("we introduce the
+    \\textbf{PredictiQ} benchmark" is "we introduce the PredictiQ benchmark")."""
+    kinds = _title_kinds(_printed(title))
+    for sentence in map(_printed, _SENTENCE.split(abstract)):
         if main and not _MAKES.search(sentence):
             continue
         kinds |= _stated_kinds(sentence)
         if main:
             break
     return frozenset(kinds)
+
+
+def _printed(text: str) -> str:
+    """`text` as its LaTeX prints when a macro is written in it and it could say the authors made a benchmark or data
+    set (pylatexenc takes milliseconds a sentence: only those, a few dozen of 1,600 abstracts)."""
+    if "\\" in text and _MAKES.search(text) and _ANY_KIND.search(text):
+        return latex_to_text(text)
+    return text
 
 
 def introduces_benchmark(title: str, abstract: str) -> bool:
