@@ -12,8 +12,8 @@ from bot.models import Paper
 from bot.questions.filters import Filters
 from bot.questions.rag import ask
 from bot.questions.request import names_contribution
-from bot.questions.retrieval import SENTENCE_NEAR, Retrieved, exact_names, select
-from bot.text.introduces import introduced_kinds, introduces_benchmark
+from bot.questions.retrieval import SENTENCE_NEAR, Retrieved, exact_names, select, states_about, topic_evidence
+from bot.text.introduces import introduced_kinds, introduces_benchmark, stating_sentences
 
 MAKES_ONE = [
     ("OrbitBench: Probing Orbital Mechanics in LLMs", ""),
@@ -191,3 +191,40 @@ async def test_excluding_benchmarks_drops_benchmark_papers_not_methods_releasing
     answer = await ask(core, "jailbreak papers, excluding benchmarks", today=dt.date(2025, 5, 26))
     listed = {p.id for p in (*answer.citations, *answer.more)}
     assert defence in listed and jalmbench not in listed
+
+
+def test_the_sentence_making_a_benchmark_says_what_it_is_about() -> None:
+    abstract = (
+        "Coasts erode. We introduce CoastBench, a benchmark of coastal engineering tasks. "
+        "One of its task families concerns tidal forecasting."
+    )
+    assert stating_sentences(abstract) == ("We introduce CoastBench, a benchmark of coastal engineering tasks.",)
+    assert stating_sentences("We propose a faster tidal forecaster and evaluate it on two benchmarks.") == ()
+
+
+async def test_a_benchmark_naming_the_topic_once_beside_what_it_is_about_is_offered(
+    core: Core, demo_papers: list[Paper]
+) -> None:
+    # "new benchmarks for tidal forecasting": a benchmark of coastal engineering naming tidal forecasting once, in
+    # passing, is offered after the one made for it, not shown beside it
+    await core.repo.upsert_papers(demo_papers[:50])
+    day = dt.date(2025, 5, 26)
+    made = Paper(
+        "1", "TideQA", ("A. B",), "We introduce TideQA, a benchmark of tidal forecasting questions.", ("cs.LG",), day
+    )
+    other = Paper(
+        "2",
+        "CoastBench",
+        ("C. D",),
+        "We introduce CoastBench, a benchmark of coastal engineering tasks. One task family is tidal forecasting.",
+        ("cs.LG",),
+        day,
+    )
+    topic = await topic_evidence(core, "tidal forecasting")
+    assert states_about(topic, made) and not states_about(topic, other)
+    first, passing = (
+        Retrieved(made, 0.50, 0.50, False, True),
+        Retrieved(other, 0.55, 0.55, False, True, states=False),
+    )
+    shown, offered = select([passing, first], Filters(topic="tidal forecasting", contribution="benchmark"))
+    assert shown == [first] and offered == [passing]

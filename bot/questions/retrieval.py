@@ -37,6 +37,7 @@ from bot.questions.filters import Filters
 from bot.questions.request import names_contribution
 from bot.questions.timewords import TimeWindow
 from bot.questions.topics import (
+    ABOUT_MENTIONS,
     COVERED,
     FILLER,
     QuestionTopic,
@@ -49,7 +50,7 @@ from bot.questions.topics import (
     topic_alternatives,
     topic_of,
 )
-from bot.text.introduces import introduced_kinds, introduces_benchmark
+from bot.text.introduces import introduced_kinds, introduces_benchmark, stating_sentences
 
 MAX_CITATIONS = 15
 MAX_MORE = 100  # further matching papers an answer offers with /more
@@ -116,6 +117,9 @@ class Retrieved:
     every_part: bool = True  # title and abstract hold every part of the topic somewhere (see `select`)
     sentence: float = float("nan")  # cosine of its best sentence with the question (NaN: no sentence vectors)
     about: bool = False  # a narrowing's paper is about the constraint: its title names it, or its abstract twice
+    # a benchmark question's paper says its benchmark is about the topic: the sentence making it names the topic, or
+    # the abstract names it twice (`select`)
+    states: bool = True
 
 
 async def topic_evidence(core: Core, topic: str, *, verb_first: bool = False, asked: bool = False) -> QuestionTopic:
@@ -338,7 +342,15 @@ async def _ranked(
     if topic_words is not None and filters.narrows:
         topic_words = topic_words.discriminating([f"{p.title}\n{p.abstract}" for p in papers], filters.narrowed_by)
     names = exact_names(filters.topic, await descriptive_compounds(core, filters.topic))
-    scored = _Scored.of(papers, found or {}, query_vector, topic_words, names, narrows=bool(filters.restrict_to))
+    scored = _Scored.of(
+        papers,
+        found or {},
+        query_vector,
+        topic_words,
+        names,
+        narrows=bool(filters.restrict_to),
+        contribution=bool(filters.contribution),
+    )
     if query_vector is not None and core.settings.sentence_vectors:
         best = await core.sentences.best_sentence_similarity(query_vector[None, :], [p.id for p in papers])
         scored.sentence = best[:, 0].astype(np.float64)
@@ -433,6 +445,7 @@ class _Scored:
     name_tier: np.ndarray  # 2: a name typed in the question is in the title, 1: in the abstract, 0: neither
     every_part: np.ndarray  # title and abstract hold every part of the topic, however far apart
     about: np.ndarray  # about the topic as a whole (`QuestionTopic.is_about`); read for narrowings only
+    states: np.ndarray  # a benchmark question's: the paper states its contribution about the topic (`Retrieved`)
     profile: np.ndarray | None = None
     sentence: np.ndarray | None = None  # cosine of each paper's best sentence (title included); NaN: none stored
     expansion: np.ndarray | None = None  # BM25F for the topic expanded by feedback (`expansion_scores`); NaN: none
@@ -445,6 +458,7 @@ class _Scored:
         topic_words: QuestionTopic | None,
         names: list[re.Pattern[str]],
         narrows: bool = False,
+        contribution: bool = False,
     ) -> _Scored:
         """Score `papers` against the question (`narrows`: whether each is about the topic as a whole, too)."""
         dimensions = query_vector.shape[0] if query_vector is not None else 1
@@ -455,18 +469,22 @@ class _Scored:
         name_tier = np.zeros(len(papers))
         every_part = np.ones(len(papers), dtype=bool)
         about = np.zeros(len(papers), dtype=bool)
+        states = np.ones(len(papers), dtype=bool)
         for i, paper in enumerate(papers):
             if topic_words is not None:
                 title[i] = topic_words.coverage(paper.title, paper.abstract)
                 abstract[i] = topic_words.coverage(paper.abstract)
                 every_part[i] = topic_words.holds_every_part(f"{paper.title}\n{paper.abstract}")
                 about[i] = narrows and topic_words.is_about(paper.title, paper.abstract)
+                states[i] = not contribution or states_about(topic_words, paper)
             # a name typed as the paper writes it ("YAQA", "R2R", "DeepONet") is the strongest sign there is
             if any(n.search(paper.title) for n in names):
                 name_tier[i] = 2
             elif any(n.search(paper.abstract) for n in names):
                 name_tier[i] = 1
-        return _Scored(list(papers), vectors, dense.astype(np.float64), title, abstract, name_tier, every_part, about)
+        return _Scored(
+            list(papers), vectors, dense.astype(np.float64), title, abstract, name_tier, every_part, about, states
+        )
 
     def relevance(self) -> np.ndarray:
         """Similarity plus the topic's evidence: the scale the cut-off (`select`) measures distances on."""
@@ -521,9 +539,19 @@ class _Scored:
                 every_part=bool(self.every_part[i]),
                 sentence=float(self.sentence[i]) if self.sentence is not None else float("nan"),
                 about=bool(self.about[i]),
+                states=bool(self.states[i]),
             )
             for i in order
         ]
+
+
+def states_about(topic: QuestionTopic, paper: Paper) -> bool:
+    """Whether a paper making a benchmark or data set says it is about `topic`: the sentence making it names the topic
+    ("we introduce X, a benchmark of math word problems"), or the abstract names it twice; a benchmark of something
+    else naming the topic once ("... spanning math, code and science") is not (the title is read apart, `select`)."""
+    if any(topic.coverage(sentence) >= COVERED for sentence in stating_sentences(paper.abstract)):
+        return True
+    return max((a.mentions(paper.abstract) for a in topic.alternatives), default=0) >= ABOUT_MENTIONS
 
 
 async def without_excluded(core: Core, filters: Filters, papers: list[Paper]) -> list[Paper]:
@@ -581,7 +609,8 @@ def select(
     if filters.restrict_to:
         return _narrowed(results)
     # the first page: papers carrying the topic's words and not far below the best (the others are offered)
-    evidenced = [r for r in results if r.in_title or (r.in_abstract and r.dense >= FLOOR)]
+    # (a benchmark question's paper naming the topic in its abstract only: when it says its benchmark is about it)
+    evidenced = [r for r in results if r.in_title or (r.in_abstract and r.dense >= FLOOR and r.states)]
     if spread:
         evidenced = [r for r in evidenced if r.relevance >= best - spread]
     # papers that carry the topic's words make the first page; papers only similar in meaning make it when none

@@ -124,6 +124,13 @@ def introduced_kinds(title: str, abstract: str, *, main: bool = False) -> frozen
     return frozenset(kinds)
 
 
+@functools.lru_cache(maxsize=8192)
+def stating_sentences(abstract: str) -> tuple[str, ...]:
+    """The sentences of `abstract` in which the authors say they made a benchmark or data set ("we introduce X, a
+    benchmark of math word problems"): where a paper says what its benchmark is about."""
+    return tuple(s for s in map(_printed, _SENTENCE.split(abstract)) if _stated_kinds(s))
+
+
 def _printed(text: str) -> str:
     """`text` as its LaTeX prints when a macro is written in it and it could say the authors made a benchmark or data
     set (pylatexenc takes milliseconds a sentence: only those, a few dozen of 1,600 abstracts)."""
