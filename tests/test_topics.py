@@ -189,11 +189,3 @@ async def test_a_compound_s_hyphenated_word_is_matched_side_by_side(archive: Cor
     # one the archive never writes is read as its pieces ("Zorbo-based": papers say "Zorbo ... based on")
     coined = await topic_evidence(archive, "Zorbo-based provers for crop mapping")
     assert coined.coverage("Zorbo provers for crop mapping, based on search, map each crop.") == 1.0
-
-
-async def test_x_for_y_needs_x_which_heads_what_the_papers_are(archive: Core) -> None:
-    # "adapter methods for continual learning" are adapters: the unit before "for" heads what the papers are, it does
-    # not only say where the rarer last one lives (as "LLM" does in "LLM hallucinations", "AI" in "AI in education")
-    adapters = await topic_evidence(archive, "adapter methods for continual learning")
-    assert adapters.coverage("Rehearsal-Free Continual Learning with Prompt Buffers") < COVERED
-    assert adapters.coverage("Continual Learning with Adapters") == 1.0

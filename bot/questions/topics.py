@@ -382,8 +382,7 @@ async def _evidence(core: Core, text: str, exact: bool, verb_first: bool = False
             unit = replace(unit, forms=(*unit.forms, (bases[part.tokens[0]],)))
         units.append(unit)
         shares.append(frequency / total)
-    last_phrase = _last_phrase(text, len(parts))
-    optional = [_optional(shares, [u.named for u in units], i, last_phrase) for i in range(len(units))]
+    optional = [_optional(shares, [u.named for u in units], i) for i in range(len(units))]
     action = _ACTION.match(text.strip())  # "shrinking the KV cache": papers say "compressing", "evicting" it
     if action and not parts[0].term and parts[0].tokens == tuple(text_tokens(action.group(1))):
         optional[0] = True
@@ -394,14 +393,12 @@ async def _evidence(core: Core, text: str, exact: bool, verb_first: bool = False
     units = [replace(u, optional=o) for u, o in zip(units, optional, strict=True)]
     standalone: list[Unit] = []
     needed = [u for u in units if not u.optional]
-    for n, (u, s) in enumerate(zip(units, shares, strict=True)):
+    for u, s in zip(units, shares, strict=True):
         # a rare named term with at most one other unit is the topic ("sparse MoE", "KV cache compression") when
-        # that unit is typical of it; an unusual one picks a kind of it ("federated LoRA", "shortening CoT"); one
-        # across "for" is no modifier of it but what the papers are ("adapters for continual learning")
+        # that unit is typical of it; an unusual one picks a kind of it ("federated LoRA", "shortening CoT")
         if u.named and not u.optional and s < TERM_SHARE and len(needed) <= 2:
-            others = [k for k, v in enumerate(units) if v in needed and v is not u]
-            across = any((k >= last_phrase) != (n >= last_phrase) for k in others)
-            if not others or (not across and await _typical(core, units[others[0]], u)):
+            others = [v for v in needed if v is not u]
+            if not others or await _typical(core, others[0], u):
                 standalone.append(u)
     if len(needed) > 2:
         # in a longer compound, a plain word typical of a rare named term in it may be left out as in a two-unit one
@@ -445,20 +442,6 @@ def hyphen_groups(parts: Sequence[Part], words: Sequence[tuple[str, ...]]) -> tu
                 groups.append(tuple(range(start, start + len(word))))
                 break
     return tuple(groups)
-
-
-# "X for Y": the purpose Y is what X is for; X is what the papers are (not "X in Y": "AI in education" is about
-# education, AI only says where it lives)
-_PURPOSE = re.compile(r"^.*\bfor\s+(?=\S)", re.I)
-
-
-def _last_phrase(text: str, count: int) -> int:
-    """Where the purpose after the text's last "for" starts among its `count` units (0 without one): "adapter
-    methods for continual learning" -> 2."""
-    found = _PURPOSE.match(text.strip())
-    if found is None:
-        return 0
-    return max(count - len(split_units(topic_key(text.strip()[found.end() :]))), 0)
 
 
 async def _typical(core: Core, modifier: Unit, term: Unit) -> bool:
@@ -508,7 +491,7 @@ def anchored(example: TopicEvidence, head: TopicEvidence) -> TopicEvidence:
     return replace(example, anchor=anchor)
 
 
-def _optional(shares: Sequence[float], terms: Sequence[bool], i: int, phrase: int = 0) -> bool:
+def _optional(shares: Sequence[float], terms: Sequence[bool], i: int) -> bool:
     """Whether unit `i` of a compound may be missing from a text about it, by how common each unit is.
 
     Almost every paper says "model" or "learning": such a word may be missing next to a named term or a rare word
@@ -516,8 +499,7 @@ def _optional(shares: Sequence[float], terms: Sequence[bool], i: int, phrase: in
     "diffusion models"); a named term is never filler. A common unit before a rare last one only says where the
     topic lives ("knowledge distillation", "LLM hallucinations"), and so does a common one after a specific one
     ("jailbreaking LLMs"); not when both are common enough to make the compound ("Bayesian optimization",
-    "diffusion language models", "neural operators"). Only inside the last unit's own phrase (from `phrase` on): a
-    unit before "for" heads what the papers are ("adapter methods for continual learning" are adapters).
+    "diffusion language models", "neural operators").
     """
     share = shares[i]
     others = [j for j in range(len(shares)) if j != i]
@@ -526,7 +508,7 @@ def _optional(shares: Sequence[float], terms: Sequence[bool], i: int, phrase: in
     if share < GENERIC_SHARE or not others:
         return False
     last = shares[-1]
-    if phrase <= i < len(shares) - 1 and last < TERM_SHARE and len(shares) <= LOCATING_UNITS:
+    if i < len(shares) - 1 and last < TERM_SHARE and len(shares) <= LOCATING_UNITS:
         return True
     return any(other < SPECIFIC_SHARE for j, other in enumerate(shares) if j < i)
 
