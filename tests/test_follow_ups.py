@@ -209,6 +209,55 @@ def test_an_interjection_opening_a_follow_up_is_no_topic() -> None:
     assert parse_question("ok, what about video generation instead?", FRIDAY, PREVIOUS).topic == "video generation"
 
 
+@pytest.mark.parametrize(
+    "question",
+    [
+        "not really, what about speech?",
+        "hmm, what about speech?",
+        "no, what about speech?",
+        "well what about speech?",
+        "actually... what about speech?",
+        "hmm any on speech?",
+        "yeah thanks! what about speech?",
+    ],
+)
+def test_a_reaction_opening_a_follow_up_is_dropped(question: str) -> None:
+    # "not really, what about speech?" was a new question about "not really, what about speech"
+    filters = parse_question(question, FRIDAY, PREVIOUS)
+    assert filters.topic == "diffusion models" and filters.constraints == ("speech",), question
+    assert set(filters.restrict_to) == {"a", "b", "c"}
+
+
+def test_a_reaction_word_is_kept_where_it_is_no_opening() -> None:
+    assert parse_question("no-regret learning papers?", FRIDAY, PREVIOUS).topic == "no-regret learning"
+    assert parse_question("well-posed inverse problems?", FRIDAY, PREVIOUS).topic == "well-posed inverse problems"
+    assert parse_question("not the image ones", FRIDAY, PREVIOUS).excluded == ("image",)
+    assert parse_question("not really, what about speech?", FRIDAY).topic != "speech"  # a first question stays
+
+
+@pytest.mark.parametrize(
+    "question", ["same question for Thursday", "the same question but for Thursday?", "same search for Thursday?"]
+)
+def test_the_same_question_for_another_day_asks_the_previous_request_again(question: str) -> None:
+    # "question" was read as the topic
+    moved = parse_question(question, FRIDAY, PREVIOUS)
+    assert moved.topic == "diffusion models" and not moved.restrict_to, question
+    assert moved.window is not None and moved.window.start == moved.window.end == THURSDAY, question
+    assert parse_question("visual question answering on Thursday?", FRIDAY, PREVIOUS).topic == (
+        "visual question answering"
+    )
+
+
+@pytest.mark.parametrize("question", ["any by Kai Chen?", "and by Kai Chen?", "what about by Kai Chen?"])
+def test_a_follow_up_naming_only_an_author_narrows_the_previous_request(question: str) -> None:
+    # it was a new question for everything by Kai Chen, on any day
+    filters = parse_question(question, FRIDAY, PREVIOUS)
+    assert filters.topic == "diffusion models" and filters.authors == ("Kai Chen",), question
+    assert filters.window is not None and (filters.window.start, filters.window.end) == (MONDAY, FRIDAY), question
+    asked_anew = parse_question("papers by Kai Chen?", FRIDAY, PREVIOUS)
+    assert not asked_anew.topic and asked_anew.window is None
+
+
 def test_a_later_sentence_that_selects_is_a_refinement_not_a_side_request() -> None:
     assert read_request("diffusion papers? any on video?").refinements == ("video",)
     assert read_request("reinforcement learning papers. Which of them are about reasoning?").refinements == (
@@ -342,6 +391,14 @@ async def test_a_refinement_answered_as_a_new_topic_keeps_the_contribution_asked
 async def test_an_author_named_in_a_follow_up_filters_the_previous_papers(core: Core, stored: dict[str, Paper]) -> None:
     await ask(core, "diffusion model papers this week?", today=FRIDAY, conversation_id="a")
     answer = await ask(core, "only those by Kwanyoung Kim", today=FRIDAY, conversation_id="a")
+    assert [p.id for p in answer.citations] == [VIDEO_DIFFUSION]
+
+
+async def test_an_author_alone_after_an_answer_keeps_its_topic_and_days(core: Core, stored: dict[str, Paper]) -> None:
+    await ask(core, "diffusion model papers this week?", today=FRIDAY, conversation_id="kim")
+    answer = await ask(core, "any by Kwanyoung Kim?", today=FRIDAY, conversation_id="kim")
+    assert answer.filters.topic == "diffusion model" and answer.filters.authors
+    assert answer.filters.window is not None and answer.filters.window.end == FRIDAY
     assert [p.id for p in answer.citations] == [VIDEO_DIFFUSION]
 
 

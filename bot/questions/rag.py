@@ -42,6 +42,7 @@ from bot.questions.request import (
     refers_back,
     selects,
     verb_of,
+    without_reaction,
     without_reference,
     without_replacement,
 )
@@ -195,6 +196,8 @@ def parse_question(
         authors = (name,)
         removed.append(by.group(0))
     rest = strip_phrases(question, removed)
+    if previous is not None:
+        rest = without_reaction(rest)
     rest, replaces = without_replacement(rest) if previous is not None else (rest, False)
     if window:  # the time phrase was matched in lower case; drop leftover joiners such as "since"
         rest = re.sub(r"\b(since|from|in|on|during|between)\s*$", " ", rest.strip(" ?!."), flags=re.IGNORECASE)
@@ -229,6 +232,8 @@ def follow_up(filters: Filters, topic_text: str, question: str, previous: Turn, 
       previous day) asks the whole previous request again over that window;
     - a new topic opening as a continuation ("and diffusion?", "how about speech papers?") is a new question over the
       previous window and categories ("MoE papers from Thursday?" then "and diffusion?": Thursday's);
+    - a question naming only an author, picking or continuing ("any by Kai Chen?", "and by Kai Chen?"), asks the
+      previous request (window, topic, narrowings) again for that author;
     - with `replaces` (the question said "instead"), what it names replaces that part of the previous request and
       the rest is kept: "what about speech instead?" asks the previous request (window, categories, authors,
       contribution) about speech, its narrowings and exclusions of the old topic left; "Thursday instead?" is
@@ -244,11 +249,14 @@ def follow_up(filters: Filters, topic_text: str, question: str, previous: Turn, 
     # the previous papers ("any on video?")
     picks = (selects(question) or applies_to(question)) and not own_subject
     narrows = not replaces and (explicit or (adds and picks and not filters.authors and not filters.categories))
+    # "any by Kai Chen?", "and by Kai Chen?": an author alone, picking or continuing, narrows the previous request to
+    # that author ("papers by Kai Chen?" asks anew)
+    by_author = bool(filters.authors) and not adds and not filters.categories and (picks or continues(question))
     # "and from Thursday?": the previous request over a window of its own; "Thursday instead?", "what about Kai Chen
     # instead?": the previous request, one part of it replaced. Naming nothing at all ("thanks!", "ok") asks nothing
     # again: the previous answer is not sent a second time
     named_nothing = not adds and not filters.authors and not filters.categories
-    nothing_new = (named_nothing and filters.window is not None) or (replaces and not filters.topic)
+    nothing_new = (named_nothing and filters.window is not None) or (replaces and not filters.topic) or by_author
     window = filters.window
     if window is None and previous.window:
         start, end = (dt.date.fromisoformat(d) for d in previous.window)

@@ -314,6 +314,43 @@ def without_publication(text: str) -> str:
     return _PUBLICATION.sub(r"\1", text)
 
 
+# A follow-up may open by reacting to the answer before asking ("not really, what about speech?", "hmm any on
+# video?", "ok and from Thursday?"): response particles, interjections and hedges (closed classes, like prepositions),
+# "not" only before one of them ("not really", "not quite"; "not the image ones" excludes). Such an opening is never
+# part of the request; without a comma it is taken only before what opens a request itself ("hmm any on video?"),
+# so "no regret learning?" stays a topic.
+_REACTION_WORD = (
+    r"(?:yes|yeah|yep|yup|no|nope|nah|ok|okay|k|sure|right|alright|fine|cool|great|nice|good|interesting|thanks|"
+    r"thank\s+you|thx|ty|hm+|mm+|um+|uh+|erm|oh+|ah+|aha|wow|well|actually|anyway|really|quite|exactly|"
+    r"though|meh|ugh|huh|hey|alas|perfect|got\s+it|i\s+see)"
+)
+_REACTION = re.compile(
+    rf"^\W*(?:(?:not\s+)?{_REACTION_WORD}(?![\w\-'])(?P<stop>\s*(?:[,;:!.\u2014\u2013]+|\s-+)\s*)?\s*)+",
+    re.IGNORECASE,
+)
+_REQUEST_OPENING = re.compile(
+    r"^\W*(?:and|but|also|or|then|now|so|what|which|how|any|anything|some|none|only|just|those|these|them|the\s+ones|"
+    r"show|list|give|find|can|could|would|do|does|are|is|filter|narrow|restrict|limit|same|i\s+meant?)\b",
+    re.IGNORECASE,
+)
+# "same question for Thursday", "the same search but from Monday": the request asked before, again
+_SAME_REQUEST = re.compile(
+    r"\b(?:the\s+)?same\s+(?:question|request|query|search|thing|one|list|again)s?\b(?!\s+answer)", re.IGNORECASE
+)
+
+
+def without_reaction(text: str) -> str:
+    """A follow-up without its opening reaction to the answer ("not really, what about speech?" -> "what about
+    speech?", "hmm any on video?" -> "any on video?") and with "the same question" as the request asked before."""
+    text = _SAME_REQUEST.sub(" ", text)
+    opening = _REACTION.match(text)
+    if opening:
+        rest = text[opening.end() :]
+        if opening.group("stop") or _REQUEST_OPENING.match(rest):
+            text = rest
+    return re.sub(r"\s+", " ", text).strip()
+
+
 # "instead" ("what about speech instead?", "Thursday instead", "RL instead of diffusion?"): what the sentence names
 # replaces the same part of what was asked before; what follows "of" is the part replaced, not a topic
 _INSTEAD = re.compile(r"\binstead\b(?:\s+of\b[^?!.;,]*)?", re.IGNORECASE)
