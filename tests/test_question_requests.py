@@ -103,7 +103,8 @@ async def test_a_contribution_type_without_a_topic_lists_the_papers_introducing_
     assert len(introducing) > 15 and sorted(listed) == sorted(introducing)
     assert all(introduced_kinds(p.title, p.abstract, main=True) for p in answer.citations)
     assert f"{len(introducing)} papers introducing a benchmark or data set" in answer.text
-    assert "in the store's order" in answer.text and "/more" in answer.text
+    assert "those whose main contribution it is first, each group in the store's order" in answer.text
+    assert "/more" in answer.text
 
 
 def test_a_contribution_named_with_what_it_is_for_or_how_it_came_out_is_still_one() -> None:

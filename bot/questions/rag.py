@@ -435,7 +435,9 @@ def extractive_answer(
     shown = f", the best {len(papers)} first" if more else ""
     if more and filters.contribution and not (filters.topic or filters.constraints or filters.authors):
         # "new datasets this week?": no topic ranks them, so the answer says how they come
-        shown = f", the first {len(papers)} {order or STORE_ORDER}"
+        shown = (
+            f", the first {len(papers)}: those whose main contribution it is first, each group {order or STORE_ORDER}"
+        )
     if not words:
         head = f"No paper {subject} announced {describe_window(window, days)} carries its words; {told_meaning}"
         lines = [f"{head} {_are(meaning)} close in meaning{shown}:"]
