@@ -19,7 +19,7 @@ from bot.llm.usage import run_usage, usage_run
 from bot.models import Paper, Profile
 from bot.questions import listing
 from bot.questions.acronyms import Meaning, grouped, meanings
-from bot.questions.answer import write_answer
+from bot.questions.answer import WrittenAnswer, write_answer
 from bot.questions.asked_authors import NamedAuthors, find_author_group, find_named_authors
 from bot.questions.authors import same_person
 from bot.questions.coverage import vector_gap_note
@@ -688,9 +688,7 @@ async def ask(
     notes.extend((note, group_note))
     cited, usage = tuple(papers), {}
     if core.llm is not None and papers:
-        with usage_run(target=f"ask:{asker or conversation_id or 'cli'}") as run:
-            written, problem = await write_answer(core, question, papers, tldrs)
-        usage = await run_usage(core.repo, run.run_id)
+        written, problem, usage = await counted_answer(core, question, papers, tldrs, asker or conversation_id)
         if written is not None:
             text, cited = written.text, written.citations
         else:
@@ -705,6 +703,16 @@ async def ask(
     if conversation_id:
         await remember_list(core, conversation_id, asker, filters, cited, more, by_meaning)
     return answer
+
+
+async def counted_answer(
+    core: Core, question: str, papers: Sequence[Paper], tldrs: dict[str, str], asker: str | None
+) -> tuple[WrittenAnswer | None, str, dict[str, float]]:
+    """The LLM's answer citing `papers` (`write_answer`: None and why when none came back), with the tokens it took,
+    counted for `asker` ('cli' when nobody asked in a chat)."""
+    with usage_run(target=f"ask:{asker or 'cli'}") as run:
+        written, problem = await write_answer(core, question, papers, tldrs)
+    return written, problem, await run_usage(core.repo, run.run_id)
 
 
 async def _window_answer(
@@ -745,9 +753,7 @@ async def _window_answer(
     notes = [searched.assumed, f"No papers are stored for {name_days(empty)}." if empty else ""]
     cited, usage = tuple(shown), {}
     if core.llm is not None and shown:
-        with usage_run(target=f"ask:{asker or conversation_id or 'cli'}") as run:
-            written, problem = await write_answer(core, question, shown, tldrs)
-        usage = await run_usage(core.repo, run.run_id)
+        written, problem, usage = await counted_answer(core, question, shown, tldrs, asker or conversation_id)
         if written is not None:
             text, cited = written.text, written.citations
             text += "\n" + more_offer(len(more)) if more else ""
