@@ -9,7 +9,8 @@ import pytest
 
 from bot.models import Paper, Profile, Topic
 from bot.ranking import expansion, one_line, rank
-from bot.ranking.contribution import avoid_kinds, paper_kinds
+from bot.ranking.contribution import paper_kinds
+from bot.ranking.contribution_words import avoid_kinds
 from bot.ranking.expansion import expansion_scores
 from bot.ranking.interest_units import interest_query
 from tests.test_rank import fake_embed, paper

@@ -1,5 +1,6 @@
 """What kind of contribution a paper makes (a benchmark, a dataset, a survey, a position), and which kinds an
-avoid phrase names ("benchmark-only papers", "surveys and position papers").
+avoid phrase names ("benchmark-only papers", "surveys and position papers"; the words of each kind and the
+reading of an avoid phrase are `bot.ranking.contribution_words`).
 
 An avoid is read as a topic plus contribution kinds: "benchmark, dataset or evaluation-only papers" names three
 kinds and no topic, so it removes the papers whose contribution is one of them, whatever they are about; a paper
@@ -15,16 +16,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from bot.ranking.contribution_words import kind_of_word
 from bot.text.introduces import introduced_kinds
 from bot.text.terms import same_word, text_tokens
 
-# Each kind, and the words that name it, in a member's avoid phrase or in a paper's statement of contribution.
-KINDS: dict[str, tuple[str, ...]] = {
-    "benchmark": ("benchmark", "bench", "evaluation", "leaderboard", "testbed"),
-    "dataset": ("dataset", "corpus"),
-    "survey": ("survey", "review", "overview", "tutorial"),
-    "position": ("position", "perspective"),
-}
 # A title or title part that starts so reports an evaluation ("Evaluating LLMs on ...", "Benchmarking ...").
 _EVALUATION_OPENERS = ("evaluating", "assessing", "benchmarking", "measuring")
 # Verbs that state a contribution, and the words after them that say the kind word is not its object
@@ -44,26 +39,6 @@ _TITLE_LEAD = 4  # a kind word among the first words of a title part
 _STATED_HERE = frozenset({"survey", "position"})
 
 
-def _kind_of_word(token: str) -> str | None:
-    for kind, words in KINDS.items():
-        if any(same_word(word, token) for word in words):
-            return kind
-    return None
-
-
-def avoid_kinds(text: str) -> tuple[frozenset[str], tuple[str, ...]]:
-    """The contribution kinds an avoid phrase names, and its other words (its topic, as tokens)."""
-    kinds: set[str] = set()
-    rest: list[str] = []
-    for token in text_tokens(text):
-        kind = _kind_of_word(token)
-        if kind is None:
-            rest.append(token)
-        else:
-            kinds.add(kind)
-    return frozenset(kinds), tuple(rest)
-
-
 def paper_kinds(title: str, abstract: str) -> frozenset[str]:
     """The contribution kinds a paper states: a benchmark or data set it makes as its main contribution
     (`introduced_kinds`), an evaluation study by its title or a title part (a benchmark paper to an avoid), a survey
@@ -75,7 +50,7 @@ def paper_kinds(title: str, abstract: str) -> frozenset[str]:
         kinds.add("position")
     for segment in _TITLE_PARTS.split(title):  # "X: A Survey", "Systematic Evaluation of Y": the kind leads a part
         for token in text_tokens(segment)[:_TITLE_LEAD]:
-            if _kind_of_word(token) == "survey":
+            if kind_of_word(token) == "survey":
                 kinds.add("survey")
             elif same_word("evaluation", token):  # "Systematic Evaluation of ...": an evaluation study
                 kinds.add("benchmark")
@@ -92,7 +67,7 @@ def _states_contribution(tokens: Sequence[str]) -> bool:
     for i, token in enumerate(tokens[:-1]):
         if token == "we" and any(same_word(v, tokens[i + 1]) for v in (*_CONTRIBUTE, "survey", "review", "argue")):
             return True
-        if token in _WHOLE_WORK and _kind_of_word(tokens[i + 1]) is not None:
+        if token in _WHOLE_WORK and kind_of_word(tokens[i + 1]) is not None:
             return True
     return False
 
@@ -101,7 +76,7 @@ def _stated_kinds(tokens: Sequence[str]) -> set[str]:
     found: set[str] = set()
     for i, token in enumerate(tokens):
         # "an extensive evaluation" of a new method is no evaluation paper: in an abstract only the nouns count
-        kind = None if same_word("evaluation", token) else _kind_of_word(token)
+        kind = None if same_word("evaluation", token) else kind_of_word(token)
         if kind is None:
             continue
         if kind == "survey" and i and tokens[i - 1] == "we":  # "we survey", "we review"

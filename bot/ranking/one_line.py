@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from bot.models import Topic
-from bot.ranking.contribution import avoid_kinds
+from bot.ranking.contribution_words import avoid_kinds
 from bot.ranking.interest_units import (
     InterestQuery,
     examples,
