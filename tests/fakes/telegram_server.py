@@ -597,15 +597,21 @@ class FakeTelegram(LoopbackFake[Fault, ApiCall]):
         with self._state:
             user = self._user(user_id)
             chat = self._chat_for_user_message(chat_id, user)
-            message = self._new_message(chat, user, reply_to)
-            message["text"] = text
-            found = entities if entities is not None else _command_entities(text)
-            if found:
-                message["entities"] = found
-            chat.messages[message["message_id"]] = message
-            if self._bot_hears(chat, message):
-                self._push("message", message)
-            return message
+            return self._said(chat, self._new_message(chat, user, reply_to), text, entities)
+
+    def _said(
+        self, chat: _Chat, message: dict[str, Any], text: str, entities: list[dict[str, Any]] | None = None
+    ) -> dict[str, Any]:
+        """`message` says `text` in `chat` (commands get bot_command entities, as Telegram gives them, unless
+        `entities` are given): stored, and sent to the bot when it hears it there (`_bot_hears`); returns it."""
+        message["text"] = text
+        found = entities if entities is not None else _command_entities(text)
+        if found:
+            message["entities"] = found
+        chat.messages[message["message_id"]] = message
+        if self._bot_hears(chat, message):
+            self._push("message", message)
+        return message
 
     def inject_anonymous_admin_message(
         self, chat_id: int, admin_id: int, text: str, *, author_signature: str | None = None
@@ -620,16 +626,9 @@ class FakeTelegram(LoopbackFake[Fault, ApiCall]):
                 raise ValueError(f"user {admin_id} is no admin of chat {chat_id}: only admins can be anonymous")
             message = self._new_message(chat, dict(GROUP_ANONYMOUS_BOT), None)
             message["sender_chat"] = chat.info
-            message["text"] = text
             if author_signature:
                 message["author_signature"] = author_signature
-            found = _command_entities(text)
-            if found:
-                message["entities"] = found
-            chat.messages[message["message_id"]] = message
-            if self._bot_hears(chat, message):
-                self._push("message", message)
-            return message
+            return self._said(chat, message, text)
 
     def inject_document(
         self,
@@ -693,14 +692,8 @@ class FakeTelegram(LoopbackFake[Fault, ApiCall]):
             origin = {"type": "channel", "chat": channel.info, "message_id": self._take_message_id(channel)}
             message = self._new_message(group, dict(TELEGRAM_SERVICE), None)
             origin["date"] = message["date"]
-            message.update(sender_chat=channel.info, is_automatic_forward=True, forward_origin=origin, text=text)
-            found = _command_entities(text)
-            if found:
-                message["entities"] = found
-            group.messages[message["message_id"]] = message
-            if self._bot_hears(group, message):
-                self._push("message", message)
-            return message
+            message.update(sender_chat=channel.info, is_automatic_forward=True, forward_origin=origin)
+            return self._said(group, message, text)
 
     def press_button(self, chat_id: int, message_id: int, user_id: int, data: str, *, forged: bool = False) -> str:
         """A user presses an inline button of a bot message; returns the callback query id.
