@@ -592,6 +592,8 @@ def test_retry_after_values() -> None:
     assert retry_after_seconds(None) is None
     assert retry_after_seconds("soon") is None
     assert retry_after_seconds("nan") is None
+    assert retry_after_seconds("-5") is None  # delta-seconds are never negative: not a wait
+    assert retry_after_seconds("0") == 0.0
     now = dt.datetime(2025, 5, 30, 12, 0, 0, tzinfo=dt.UTC)
     assert retry_after_seconds("Fri, 30 May 2025 12:00:30 GMT", now=now) == 30.0
 

@@ -454,6 +454,20 @@ def test_a_retry_after_header_is_read_in_either_form_and_an_unreadable_one_never
     assert (found.kind, found.retry_after) == ("transient", None)
 
 
+def test_a_retry_after_of_zero_is_a_prompt_retry_not_a_minute() -> None:
+    """A 429 whose wait is zero (the header "0", a date already past, a platform's retry_after 0) asks for a retry
+    now: it was read as no wait at all and waited a minute; the delivery still pauses a moment before it."""
+    from bot.chat.refusals import refusal
+    from bot.digests.delivery import MIN_RETRY_SECONDS, DeliveryError, retry_wait
+
+    for zero in ("0", " 0 ", "0.0", "Wed, 21 Oct 2015 07:28:00 GMT", 0, 0.0):
+        wait = refusal(429, 0, "raw", {}, zero).retry_after
+        assert wait == 0.0, zero
+        assert retry_wait(DeliveryError("429", retry_after=wait), 1) == MIN_RETRY_SECONDS <= 1.0, zero
+    assert retry_wait(DeliveryError("429", retry_after=MIN_RETRY_SECONDS / 2), 1) == MIN_RETRY_SECONDS
+    assert retry_wait(DeliveryError("429", retry_after=2.0), 1) == 2.0  # a positive wait is waited as asked
+
+
 async def test_an_interaction_withdraws_a_public_acknowledgement_before_a_private_first_page() -> None:
     """The core's `Interaction` rules, the same for any platform whose first page takes the acknowledgement's
     visibility: a public acknowledgement still waiting is withdrawn before a private page (also after a public page

@@ -382,6 +382,17 @@ async def test_pacing_keeps_a_digest_under_one_message_a_second_and_a_429_waits_
     assert accepted.at - refused.at >= 1.0, "the post waited the Retry-After Slack gave"
 
 
+async def test_a_429_that_asks_no_wait_is_retried_promptly(
+    core: Core, slack_settings: Settings, fake: SlackFake
+) -> None:
+    """`Retry-After: 0` is a retry now: it was read as no wait named and the digest waited a minute."""
+    fake.enqueue(*[Fault.rate_limited(0, method="chat.postMessage")] * 2)  # the SDK's own retry takes the first
+    async with slack_bot(core, slack_settings) as bot:
+        async with asyncio.timeout(20):
+            assert await post_digest(core, bot, hostile_papers(1)) == "sent"
+    assert [c.status for c in fake.calls("chat.postMessage")][:2] == [429, 429]
+
+
 async def test_a_gone_channel_turns_its_digest_inactive_after_one_refusal(
     core: Core, slack_settings: Settings, fake: SlackFake, store_day: StoreDay
 ) -> None:

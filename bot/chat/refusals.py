@@ -46,11 +46,11 @@ def refusal(
     """A refused request in the core's terms from its HTTP status and the platform's own error code: what the
     platform's table `codes` says the code means (its kind, and words for it that replace `detail` unless ''), else
     by the status: 429 a wait (`retry_after` in seconds, or the Retry-After header as sent: seconds or an HTTP date;
-    else, or when it cannot be read, a minute), 403/404 gone, another 4xx refused, anything else (a server error, 401:
-    the bot's own token refused, which is no chat's doing, or an error code the table does not know) transient. A
-    platform that says what is wrong with a chat only in its codes (`status_says` False) has any other status read as
-    transient: a 404 for a method it no longer has, or a proxy's 403, is no chat's, and retiring every digest it meets
-    would be wrong."""
+    zero is a retry at once; else, or when it cannot be read, a minute), 403/404 gone, another 4xx refused, anything
+    else (a server error, 401: the bot's own token refused, which is no chat's doing, or an error code the table does
+    not know) transient. A platform that says what is wrong with a chat only in its codes (`status_says` False) has
+    any other status read as transient: a 404 for a method it no longer has, or a proxy's 403, is no chat's, and
+    retiring every digest it meets would be wrong."""
     if code in codes:
         kind, words = codes[code]
         detail = words or detail
@@ -61,4 +61,7 @@ def refusal(
     else:
         kind = "gone" if status in (403, 404) else "refused" if 400 <= status < 500 else "transient"
     wait = retry_after_seconds(retry_after) if isinstance(retry_after, str) else retry_after
-    return Failure(kind, detail, (wait or RETRY_WAIT_SECONDS) if kind == "retry" else None)
+    if kind != "retry":
+        return Failure(kind, detail)
+    # a wait of zero is a retry now, not a wait left unnamed (the delivery keeps a small floor of its own)
+    return Failure(kind, detail, float(wait) if wait is not None and wait >= 0 else RETRY_WAIT_SECONDS)

@@ -36,6 +36,7 @@ log = logging.getLogger(__name__)
 MAX_ATTEMPTS = 4
 MAX_BACKOFF_SECONDS = 300.0
 FIRST_BACKOFF_SECONDS = 2.0
+MIN_RETRY_SECONDS = 0.5  # a platform's "retry after 0" still gets a moment, so a refused burst does not hammer it
 
 
 class DeliveryError(PaperscoutError):
@@ -91,9 +92,10 @@ class DeliveryResult:
 
 def retry_wait(error: DeliveryError, attempt: int, rng: random.Random | None = None) -> float:
     """How long to wait before retry `attempt` (1-based): the platform's retry_after when it gave one (never
-    less), else an exponential back-off with jitter, so many targets failing at once do not retry in step."""
+    less; zero is a short pause), else an exponential back-off with jitter, so many targets failing at once do not
+    retry in step."""
     if error.retry_after is not None:
-        return min(error.retry_after, MAX_BACKOFF_SECONDS)
+        return min(max(error.retry_after, MIN_RETRY_SECONDS), MAX_BACKOFF_SECONDS)
     ceiling = min(FIRST_BACKOFF_SECONDS * 2 ** (attempt - 1), MAX_BACKOFF_SECONDS)
     return (rng or random).uniform(ceiling / 2, ceiling)
 

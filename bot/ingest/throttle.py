@@ -78,7 +78,8 @@ def backoff_seconds(base: float, attempt: int) -> float:
 
 
 def retry_after_seconds(value: str | None, *, now: dt.datetime | None = None) -> float | None:
-    """Seconds to wait from a Retry-After header (delta-seconds or an HTTP date); None when absent or unreadable."""
+    """Seconds to wait from a Retry-After header (delta-seconds or an HTTP date: 0 for a date already past); None when
+    absent or unreadable (a negative number of seconds too)."""
     if value is None or not value.strip():
         return None
     text = value.strip()
@@ -87,7 +88,7 @@ def retry_after_seconds(value: str | None, *, now: dt.datetime | None = None) ->
     except ValueError:
         pass
     else:
-        return max(0.0, seconds) if math.isfinite(seconds) else None
+        return seconds if math.isfinite(seconds) and seconds >= 0 else None  # delta-seconds are never negative
     try:
         when = email.utils.parsedate_to_datetime(text)
     except (TypeError, ValueError):
