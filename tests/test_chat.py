@@ -571,3 +571,29 @@ def test_a_permission_problem_in_a_place_the_platform_cannot_name_reads_as_a_sen
     assert Unnamed().permission_problem("42", "I can't see {where}") == (
         "I can't see that channel: check paperscout's permissions there"
     )
+
+
+def test_a_typed_line_is_a_command_only_when_it_reads_as_one_and_names_ours_or_says_nothing_more() -> None:
+    """`typed`: the platforms' command syntax (a slash, 1-32 letters, digits or underscores, an optional @botname,
+    then a space or the end) and then ours or a bare word; a slash before anything else is text, as "/s is sarcasm"
+    is: a word that is no command of ours with more said after it."""
+    from bot.chat import typed
+
+    def read(line: str) -> tuple[str, str]:
+        said = typed(ADA, DM, line)
+        return said.command, said.args
+
+    assert read("/ask papers on MoE") == ("ask", "papers on MoE")
+    assert read("/Help@paperscout_bot") == ("help", "")
+    assert read("/cancel") == ("cancel", "")  # a flow's own word
+    assert read("/frobnicate") == ("frobnicate", "")  # told it is unknown, as before
+    for text in (
+        "/r/MachineLearning has a thread on MoE",
+        "/s is sarcasm",
+        "/ask? papers",
+        "/",
+        "/ papers",
+        "/" + "a" * 33,
+    ):
+        said = typed(ADA, DM, text)
+        assert (said.command, said.text) == ("", text), text

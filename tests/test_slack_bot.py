@@ -235,6 +235,22 @@ async def test_slash_command_sub_commands_setup_and_digest_now(
     assert found is not None and found[0].post_time == "08:00" and found[0].digest_size == 3
 
 
+async def test_a_dm_line_starting_with_a_slash_that_is_no_command_is_a_question(
+    core: Core, slack_settings: Settings, fake: SlackFake, store_day: StoreDay
+) -> None:
+    """A line typed in a DM is a command only when it reads as one ("/r/MachineLearning ..." does not) and names one
+    of ours or says nothing more ("/s is sarcasm ..." goes on): the rest are questions, as on every platform."""
+    await store_day(core)
+    dm = fake.im_of(CLEO)
+    async with slack_bot(core, slack_settings):
+        for line in ("/r/MachineLearning has a thread on toxicity, any papers about it today?",
+                     "/s is sarcasm, but are there papers about toxicity today?"):  # fmt: skip
+            [answer] = await say(fake, CLEO, dm, line)
+            assert "I don't know" not in answer.visible_text and "[1]" in answer.visible_text, line
+        [unknown] = await say(fake, CLEO, dm, "/frobnicate")
+        assert "I don't know /frobnicate" in unknown.visible_text
+
+
 async def test_a_dm_starts_onboarding_and_a_question_is_answered_with_citations(
     core: Core, slack_settings: Settings, fake: SlackFake, store_day: StoreDay
 ) -> None:

@@ -282,6 +282,24 @@ async def test_ask_is_answered_with_citations_and_a_reply_continues_it(
         assert "[1]" in follow[0].text
 
 
+async def test_a_dm_line_starting_with_a_slash_that_is_no_command_is_a_question(
+    core: Core, tg_settings: Settings, fake: FakeTelegram, store_day: StoreDay
+) -> None:
+    """A bot command is a slash and 1-32 letters, digits or underscores at the start: "/r/MachineLearning ..." is
+    none, and "/s is sarcasm ..." names none of ours and goes on; both are questions, where they were told "I don't
+    know /r/machinelearning". A real command, and an unknown one said alone, are commands as before."""
+    await store_day(core)
+    async with telegram_bot(core, tg_settings):
+        for line in ("/r/MachineLearning has a thread on toxicity, any papers about it today?",
+                     "/s is sarcasm, but are there papers about toxicity today?"):  # fmt: skip
+            answer = await say(fake, BOB, BOB, line)
+            assert "I don't know" not in answer[0].text and "[1]" in answer[0].text, line
+        [unknown] = await say(fake, BOB, BOB, "/frobnicate")
+        assert "I don't know /frobnicate" in unknown.text
+        [listed] = await say(fake, BOB, BOB, "/help@paperscout_test_bot")
+        assert "/ask" in listed.text
+
+
 async def test_a_second_question_within_the_cooldown_is_told_when_to_ask_again(
     core: Core, tg_settings: Settings, fake: FakeTelegram, store_day: StoreDay
 ) -> None:

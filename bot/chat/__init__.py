@@ -10,7 +10,7 @@ its pages, then finished, a page only the member may see never shown to everyone
 of its own; who may see what of an answer).
 """
 
-from bot.chat.controller import ChatController
+from bot.chat.controller import ChatController, typed
 from bot.chat.messages import (
     Action,
     AnswerReply,
@@ -50,4 +50,5 @@ __all__ = [
     "is_paperscout_button",
     "is_question_choice",
     "layout",
+    "typed",
 ]

@@ -16,12 +16,11 @@ import sys
 from collections.abc import Sequence
 from typing import TextIO
 
-from bot.chat.controller import ChatController
+from bot.chat.controller import ChatController, typed
 from bot.chat.messages import (
     AnswerReply,
     DigestReply,
     FileReply,
-    Incoming,
     Place,
     Reply,
     Speaker,
@@ -161,7 +160,7 @@ class ConsoleChat:
             if line.strip().lower() in QUIT_WORDS:
                 self.say("Bye.")
                 return 0
-            self.show(await self.controller.handle(Incoming.from_text(self.speaker, CONSOLE_PLACE, line)))
+            self.show(await self.controller.handle(typed(self.speaker, CONSOLE_PLACE, line)))
 
     async def load_bundled_day(self) -> None:
         """An empty store gets the bundled real arXiv day, so the console works offline from the first run."""

@@ -352,7 +352,7 @@ class SlackFrontEnd(ChatDriver):
             reply_to = thread if replied.ours else ""
             said = chat.Incoming(speaker, place, text=text, reply_to=reply_to, replied=replied)
             if spoken_to:  # a typed '/command' said to the bot is a command: the driver's one route (`hear`)
-                said = chat.Incoming.from_text(speaker, place, text, reply_to=reply_to, replied=replied)
+                said = chat.typed(speaker, place, text, reply_to=reply_to, replied=replied)
             await self.hear(said, thread)
 
 

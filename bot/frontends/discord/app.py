@@ -35,7 +35,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.chat.completion import Completer
-from bot.chat.controller import ChatController
+from bot.chat.controller import ChatController, typed
 from bot.chat.messages import Incoming, Place, Speaker, Upload
 from bot.chat.turns import logged_turn
 from bot.config import Settings
@@ -202,7 +202,7 @@ class PaperscoutBot(commands.AutoShardedBot):
         reply_to = str(message.reference.message_id) if message.reference else ""
         permissions = message.channel.permissions_for(author) if isinstance(author, discord.Member) else None
         speaker = speaker_of(author, permissions)
-        incoming = Incoming.from_text(speaker, place, text, reply_to=reply_to, mentioned=mentioned)
+        incoming = typed(speaker, place, text, reply_to=reply_to, mentioned=mentioned)
         upload = upload_of(message.attachments[0] if message.attachments else None)
         await self.poster.hear(incoming, "" if place.is_dm else str(message.id), upload=upload)
 

@@ -33,7 +33,7 @@ from telegram.error import BadRequest, ChatMigrated, Forbidden, RetryAfter, Tele
 from telegram.ext import Application, CallbackQueryHandler, ChatMemberHandler, ContextTypes, MessageHandler, filters
 
 from bot.chat.answering import Posts
-from bot.chat.controller import ChatController
+from bot.chat.controller import ChatController, typed
 from bot.chat.driver import ChatDriver
 from bot.chat.messages import FileReply, Incoming, Place, Speaker, Upload
 from bot.chat.refusals import Failure
@@ -171,7 +171,7 @@ class TelegramFrontEnd(ChatDriver):
         replied = message.reply_to_message
         ours = replied is not None and replied.from_user is not None and replied.from_user.id == context.bot.id
         reply_to = str(replied.message_id) if ours and replied is not None else ""
-        incoming = Incoming.from_text(speaker, place, message.text or message.caption or "", reply_to=reply_to)
+        incoming = typed(speaker, place, message.text or message.caption or "", reply_to=reply_to)
         if incoming.command or incoming.text.strip() or message.document is not None:
             await self.hear(incoming, quote, upload=_upload(message.document) if message.document else None)
 
