@@ -183,6 +183,33 @@ def test_instead_replaces_what_it_names_and_keeps_the_rest() -> None:
 
 
 @pytest.mark.parametrize(
+    "question",
+    [
+        "no, I meant speech",
+        "I meant speech papers",
+        "no I mean speech",
+        "meant speech?",
+        "sorry, speech not agents",
+        "sorry, I meant speech, not agents",
+        "oh I meant to ask about speech",
+    ],
+)
+def test_a_correction_asks_the_previous_request_about_what_was_meant(question: str) -> None:
+    """ "I meant X" (the speaker's own "mean" opening it) and "X, not Y" naming what was asked before correct the
+    request: X replaces its topic and the rest is kept, as "instead" does; "no, I meant speech" was the topic
+    "meant speech" over every day, and "sorry, speech not agents" the topic "sorry, speech"."""
+    asked = Turn("agents", ("2025-05-26", "2025-05-26"), [], ["cs.CL"], ["a"], ["b"], contribution="benchmark")
+    corrected = parse_question(question, FRIDAY, asked)
+    assert corrected.topic == "speech" and not corrected.excluded and not corrected.restrict_to, question
+    assert corrected.window is not None and corrected.window.start == corrected.window.end == MONDAY, question
+    assert corrected.contribution == "benchmark" and corrected.categories == ("cs.CL",), question
+    # an exclusion of something else still excludes, and "I mean," is a filler, not a correction
+    kept = parse_question("and speech, not agents with tools?", FRIDAY, Turn("speech", None, [], [], ["a"], []))
+    assert kept.excluded == ("agents with tools",)
+    assert parse_question("I mean, any on video?", FRIDAY, PREVIOUS).restrict_to
+
+
+@pytest.mark.parametrize(
     ("question", "excluded"),
     [
         ("excluding the image ones", "image"),

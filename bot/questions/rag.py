@@ -40,6 +40,7 @@ from bot.questions.request import (
     names_documents,
     read_request,
     refers_back,
+    restates,
     selects,
     verb_of,
     without_reaction,
@@ -234,7 +235,8 @@ def follow_up(filters: Filters, topic_text: str, question: str, previous: Turn, 
       previous window and categories ("MoE papers from Thursday?" then "and diffusion?": Thursday's);
     - a question naming only an author, picking or continuing ("any by Kai Chen?", "and by Kai Chen?"), asks the
       previous request (window, topic, narrowings) again for that author;
-    - with `replaces` (the question said "instead"), what it names replaces that part of the previous request and
+    - with `replaces` (the question said "instead", or corrected the request: "I meant speech", "speech, not
+      agents" after agents), what it names replaces that part of the previous request and
       the rest is kept: "what about speech instead?" asks the previous request (window, categories, authors,
       contribution) about speech, its narrowings and exclusions of the old topic left; "Thursday instead?" is
       "and from Thursday?";
@@ -242,7 +244,11 @@ def follow_up(filters: Filters, topic_text: str, question: str, previous: Turn, 
     - anything else is a new question.
     """
     explicit = refers_back(question)
-    replaces = replaces and not explicit  # "which of those are about audio instead of video?" picks among them
+    # "sorry, speech not agents" after agents: an exclusion of what was asked before corrects it, as "instead" does
+    restated = [e for e in filters.excluded if restates(e, previous.topic)] if filters.topic and not explicit else []
+    if restated:
+        filters = replace(filters, excluded=tuple(e for e in filters.excluded if e not in restated))
+    replaces = (replaces or bool(restated)) and not explicit  # "which of those are about audio instead of video?"
     adds = bool(filters.topic or filters.contribution or filters.excluded)
     own_subject = names_documents(question) and not explicit
     # a bare new topic ("quantization this week?") is a new question; a determiner without its noun picks among

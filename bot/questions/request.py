@@ -316,13 +316,14 @@ def without_publication(text: str) -> str:
 
 # A follow-up may open by reacting to the answer before asking ("not really, what about speech?", "hmm any on
 # video?", "ok and from Thursday?"): response particles, interjections and hedges (closed classes, like prepositions),
-# "not" only before one of them ("not really", "not quite"; "not the image ones" excludes). Such an opening is never
+# "not" only before one of them ("not really", "not quite"; "not the image ones" excludes), "I mean" only as a
+# hedge before a comma ("I mean speech" corrects the request, `_CORRECTION`). Such an opening is never
 # part of the request; without a comma it is taken only before what opens a request itself ("hmm any on video?"),
 # so "no regret learning?" stays a topic.
 _REACTION_WORD = (
     r"(?:yes|yeah|yep|yup|no|nope|nah|ok|okay|k|sure|right|alright|fine|cool|great|nice|good|interesting|thanks|"
     r"thank\s+you|thx|ty|hm+|mm+|um+|uh+|erm|oh+|ah+|aha|wow|well|actually|anyway|really|quite|exactly|"
-    r"though|meh|ugh|huh|hey|alas|perfect|got\s+it|i\s+see)"
+    r"though|meh|ugh|huh|hey|alas|perfect|got\s+it|i\s+see|i\s+mean(?=\s*[,;:\u2014\u2013])|sorry|oops)"
 )
 _REACTION = re.compile(
     rf"^\W*(?:(?:not\s+)?{_REACTION_WORD}(?![\w\-'])(?P<stop>\s*(?:[,;:!.\u2014\u2013]+|\s-+)\s*)?\s*)+",
@@ -354,14 +355,34 @@ def without_reaction(text: str) -> str:
 # "instead" ("what about speech instead?", "Thursday instead", "RL instead of diffusion?"): what the sentence names
 # replaces the same part of what was asked before; what follows "of" is the part replaced, not a topic
 _INSTEAD = re.compile(r"\binstead\b(?:\s+of\b[^?!.;,]*)?", re.IGNORECASE)
+# a correction ("I meant speech", "no, I mean speech papers", "meant speech", "I meant to ask about speech"): the
+# speaker's own "mean" opening what is said, its object what was meant in place of what was asked ("I mean," with a
+# comma is a filler before a request of its own)
+_CORRECTION = re.compile(
+    r"^\W*(?:(?:i|we)\s+)?(?:(?:actually|really|just|only)\s+)?(?:meant|mean(?!\s*,))\b"
+    r"(?:\s+to\s+(?:say|ask|write|type)\b(?:\s+(?:about|for)\b)?)?",
+    re.IGNORECASE,
+)
 
 
 def without_replacement(text: str) -> tuple[str, bool]:
-    """`text` without its "instead" ("instead of X" whole), and whether it had one: it then replaces what it names in
-    the request asked before and keeps the rest ("what about speech instead?" after "diffusion papers from Monday":
-    speech papers from Monday), rather than picking among the papers listed."""
-    stripped = _INSTEAD.sub(" ", text)
+    """`text` without its "instead" ("instead of X" whole) or the "I meant" of a correction, and whether it had
+    either: it then replaces what it names in the request asked before and keeps the rest ("what about speech
+    instead?" or "I meant speech" after "diffusion papers from Monday": speech papers from Monday), rather than
+    picking among the papers listed."""
+    corrected = _CORRECTION.match(text)
+    rest = text[corrected.end() :] if corrected else text
+    stripped = _INSTEAD.sub(" ", rest)
     return re.sub(r"\s+", " ", stripped).strip(), stripped != text
+
+
+def restates(excluded: str, topic: str) -> bool:
+    """Whether an exclusion names nothing but what `topic` names (each of its words, in any inflection): "X, not Y"
+    said after a question about Y corrects it ("sorry, speech not agents"), for a topic's own papers excluded
+    would leave none."""
+    words = [t for t in text_tokens(excluded) if t not in FILLER]
+    asked = [t for t in text_tokens(topic) if t not in FILLER]
+    return bool(words) and all(any(same_word(w, t) for t in asked) for w in words)
 
 
 def selects(text: str) -> bool:
