@@ -275,9 +275,21 @@ def test_the_same_question_for_another_day_asks_the_previous_request_again(quest
     )
 
 
-@pytest.mark.parametrize("question", ["any by Kai Chen?", "and by Kai Chen?", "what about by Kai Chen?"])
+@pytest.mark.parametrize(
+    "question",
+    [
+        "any by Kai Chen?",
+        "and by Kai Chen?",
+        "what about by Kai Chen?",
+        "anything by Kai Chen?",
+        "anything from Kai Chen?",
+        "any from Kai Chen?",
+        "something by Kai Chen?",
+    ],
+)
 def test_a_follow_up_naming_only_an_author_narrows_the_previous_request(question: str) -> None:
-    # it was a new question for everything by Kai Chen, on any day
+    # it was a new question for everything by Kai Chen, on any day ("anything by" too: "anything" was not read as
+    # "any" with its noun left out)
     filters = parse_question(question, FRIDAY, PREVIOUS)
     assert filters.topic == "diffusion models" and filters.authors == ("Kai Chen",), question
     assert filters.window is not None and (filters.window.start, filters.window.end) == (MONDAY, FRIDAY), question

@@ -111,7 +111,8 @@ _NARROW_VERB = (
 )
 # A subject standing for papers already named: a pronoun or demonstrative ("those", "them", "the ones"), or a
 # determiner, quantifier or "which" with its noun left out ("any on video", "which use RL", "only the theoretical
-# ones", "what about video"): what follows it says which of them are meant ("which papers ..." asks anew). A subject
+# ones", "what about video"), or the indefinite pronoun of one ("anything by Kai Chen" as "any by Kai Chen"): what
+# follows it says which of them are meant ("which papers ..." asks anew). A subject
 # that can be the doer (`doer`: "which", "those", "any of them") may be followed by the verb it does ("use RL").
 _NOUN = r"(?!\s+(?:papers?|preprints?|works?|articles?|research|studies)\b)"
 _SELECTOR = re.compile(
@@ -119,7 +120,7 @@ _SELECTOR = re.compile(
     r"(?P<subject>(?:(?:only|just)\b\s*)?"
     r"(?:(?P<doer>(?:which|any|some|none|few|all|many|most)\s+(?:of|among)\s+(?:them|those|these|the\s+above)\b|"
     rf"those\b|these\b|the\s+ones\b|ones\b|which\b{_NOUN}(?:\s+ones\b)?)|"
-    rf"(?:what|how)\s+about\b(?:\s+(?:the\s+)?ones\b)?|them\b|(?:any|some|none)\b{_NOUN}(?:\s+(?:ones|others)\b)?)|"
+    rf"(?:what|how)\s+about\b(?:\s+(?:the\s+)?ones\b)?|them\b|(?:any(?:thing)?|some(?:thing)?|none)\b{_NOUN}(?:\s+(?:ones|others)\b)?)|"
     r"(?:only|just)\b)?",
     re.IGNORECASE,
 )
