@@ -7,6 +7,8 @@ import dataclasses
 import datetime as dt
 import re
 
+import pytest
+
 from bot.core import Core
 from bot.ingest.save import store_papers
 from bot.models import Paper
@@ -364,6 +366,28 @@ async def test_a_descriptive_hyphenated_word_is_no_method_name(core: Core, demo_
         assert await descriptive_compounds(core, f"{name} papers") == frozenset(), name
     results, _ = await ranked(core, Filters(topic="Training-Free compression"))
     assert trimr.id in {r.paper.id for r in results} and all(r.named == 0 for r in results)
+
+
+async def test_a_question_reads_its_descriptive_words_once(
+    core: Core, demo_papers: list[Paper], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An answer and a search each read the topic's hyphenated words in the archive once (a few reads of the store
+    per word), for the ranking and the cut alike: both read them apart, so every question read them twice."""
+    from bot.questions import retrieval
+
+    await store_papers(core, [dataclasses.replace(p, announced=FRIDAY) for p in demo_papers[:120]])
+    read: list[str] = []
+    measured = retrieval._ordinary_modifier
+
+    async def counted(core: Core, word: str) -> bool:
+        read.append(word)
+        return await measured(core, word)
+
+    monkeypatch.setattr(retrieval, "_ordinary_modifier", counted)
+    for find in (retrieval.retrieve, retrieval.retrieve_all):
+        read.clear()
+        await find(core, Filters(topic="Training-Free compression"))
+        assert read == ["Training-Free"], find.__name__
 
 
 def test_real_words_are_never_typos() -> None:

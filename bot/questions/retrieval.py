@@ -222,15 +222,17 @@ TITLE_SAMPLE = 50  # papers using a hyphenated word read to see whether a title 
 
 
 async def descriptive_compounds(core: Core, topic: str) -> frozenset[str]:
-    """The hyphenated words of `topic` that `exact_names` would read as names and the archive uses as ordinary
+    """The hyphenated words of `topic` that `exact_names` could read as names and the archive uses as ordinary
     modifiers: "AI-generated", "Model-Free", "Training-Free" describe papers by what they are, they name no
     method. Measured, not listed: every piece is a word the archive's papers use on their own commonly
     (`COMMON_PIECE`), none is written as only a name is (a digit, or a capital inside a word: "Qwen2", "DeepSeek"),
-    and no stored title is led by the word before a colon, as a method's title names it ("Self-Refine: ...")."""
+    and no stored title is led by the word before a colon, as a method's title names it ("Self-Refine: ...").
+    Read once per question, whatever table of named terms reads it (`exact_names` passes over a named term's
+    compounds, "LLM-based", before it looks here)."""
     found = set()
     for match in _NAME.finditer(topic):
         word = match.group(0).strip("-")
-        if "-" in word and not _term_compound(word) and await _ordinary_modifier(core, word):
+        if "-" in word and await _ordinary_modifier(core, word):
             found.add(word)
     return frozenset(found)
 
@@ -291,17 +293,18 @@ async def window_holds_papers(core: Core, window: TimeWindow | None) -> bool:
 
 
 async def ranked(
-    core: Core, filters: Filters, *, profile: Profile | None = None
+    core: Core, filters: Filters, *, profile: Profile | None = None, descriptive: Collection[str] | None = None
 ) -> tuple[list[Retrieved], QuestionTopic | None]:
     """Every candidate that answers `filters`, most relevant first (see `_ranked`), the question read with the
-    acronyms the archive defines for its topic ("TTA" as "test-time adaptation", `bot.questions.acronyms`)."""
+    acronyms the archive defines for its topic ("TTA" as "test-time adaptation", `bot.questions.acronyms`).
+    `descriptive`: the topic's `descriptive_compounds` when the caller has read them (else read here)."""
     rows = await defined_acronyms(core, filters.topic) if filters.topic and not filters.restrict_to else []
     with corpus_terms(rows):
-        return await _ranked(core, filters, profile=profile)
+        return await _ranked(core, filters, profile=profile, descriptive=descriptive)
 
 
 async def _ranked(
-    core: Core, filters: Filters, *, profile: Profile | None = None
+    core: Core, filters: Filters, *, profile: Profile | None = None, descriptive: Collection[str] | None = None
 ) -> tuple[list[Retrieved], QuestionTopic | None]:
     """Every candidate that answers `filters` (exclusions, a contribution type and a window applied), most relevant
     first, with the topic's evidence the ranking used.
@@ -341,7 +344,9 @@ async def _ranked(
     )
     if topic_words is not None and filters.narrows:
         topic_words = topic_words.discriminating([f"{p.title}\n{p.abstract}" for p in papers], filters.narrowed_by)
-    names = exact_names(filters.topic, await descriptive_compounds(core, filters.topic))
+    if descriptive is None:
+        descriptive = await descriptive_compounds(core, filters.topic)
+    names = exact_names(filters.topic, descriptive)
     scored = _Scored.of(
         papers,
         found or {},
@@ -731,10 +736,11 @@ async def retrieve(
     """A search's matches, most relevant first: its first page (at most `limit`: the papers shown first, then the
     others carrying the topic's words) and the rest, offered after it (at most MAX_MORE: the first page's overflow,
     then the papers only close in meaning). Without `cut`, the `limit` nearest whatever their relevance, no rest."""
-    results, _ = await ranked(core, filters, profile=profile)
+    descriptive = await descriptive_compounds(core, filters.topic)  # for the ranking and the cut alike
+    results, _ = await ranked(core, filters, profile=profile, descriptive=descriptive)
     if not cut:
         return results[:limit], []
-    shown, carrying = select(results, filters, descriptive=await descriptive_compounds(core, filters.topic))
+    shown, carrying = select(results, filters, descriptive=descriptive)
     ordered = [*shown, *carrying]
     first = len(shown) + sum(1 for r in carrying if r.in_title or r.in_abstract)
     page = min(first, limit)
@@ -746,8 +752,8 @@ async def retrieve_all(
 ) -> tuple[list[Retrieved], list[Retrieved]]:
     """The papers to show (at most `limit`) and the rest of the matching ones to offer (at most MAX_MORE; those
     carrying the topic's words before those only close in meaning)."""
-    results, _ = await ranked(core, filters, profile=profile)
+    descriptive = await descriptive_compounds(core, filters.topic)  # for the ranking and the cut alike
+    results, _ = await ranked(core, filters, profile=profile, descriptive=descriptive)
     # an answer shows a few papers and offers the rest; a search's first page is another matter (`retrieve`)
-    descriptive = await descriptive_compounds(core, filters.topic)
     shown, carrying = select(results, filters, SPREAD, stating=True, descriptive=descriptive)
     return shown[:limit], [*shown[limit:], *carrying][:MAX_MORE]
