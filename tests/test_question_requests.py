@@ -109,6 +109,34 @@ async def test_a_contribution_type_without_a_topic_lists_the_papers_introducing_
     assert "/more" in answer.text
 
 
+async def test_a_contribution_listing_lists_every_one_with_the_exact_count(
+    core: Core, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ "new datasets this week?" lists the window's papers introducing one as a day's listing lists its papers: all
+    of them, counted exactly (the offer was cut at 100 and the answer said "at least 115"), and a window holding
+    more papers than a listing loads is told so, as a day's is."""
+    from bot.questions import listing
+
+    puzzles = [
+        Paper(
+            id=f"2505.{30000 + n:05d}",
+            title=f"GridBench-{n}: A Benchmark for Grid Puzzles",
+            abstract=f"We introduce GridBench-{n}, a new benchmark of 500 grid puzzles for evaluating planning.",
+            authors=("A. Author",),
+            categories=("cs.LG",),
+            announced=FRIDAY,
+        )
+        for n in range(130)
+    ]
+    await store_papers(core, puzzles)
+    answer = await ask(core, "new datasets this week?", today=FRIDAY)
+    assert sorted(p.id for p in (*answer.citations, *answer.more)) == sorted(p.id for p in puzzles)
+    assert "130 papers introducing a benchmark or data set" in answer.text and "at least" not in answer.text
+    monkeypatch.setattr(listing, "MAX_LISTED", 100)
+    bounded = await ask(core, "new datasets this week?", today=FRIDAY)
+    assert not bounded.citations and "more than the 100 I list at once" in bounded.text
+
+
 def test_a_contribution_named_with_what_it_is_for_or_how_it_came_out_is_still_one() -> None:
     # "evaluation benchmarks", "eval sets", "test suites": the contribution and what it is for, not topic words
     for question in (

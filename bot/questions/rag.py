@@ -47,7 +47,15 @@ from bot.questions.request import (
     without_reference,
     without_replacement,
 )
-from bot.questions.retrieval import MAX_CITATIONS, Retrieved, as_told, cut_at_most, retrieve_all, window_holds_papers
+from bot.questions.retrieval import (
+    MAX_CITATIONS,
+    Retrieved,
+    as_told,
+    cut_at_most,
+    lists_contributions,
+    retrieve_all,
+    window_holds_papers,
+)
 from bot.questions.spelling import corrected
 from bot.questions.timewords import MONTHS, WEEKDAYS, TimeWindow, find_time_window, relative_day
 from bot.questions.topics import FILLER, META, topic_of
@@ -639,6 +647,10 @@ async def ask(
         return Answer(text=NOTHING_ASKED, citations=(), window=window, filters=filters)
     if lists:
         return await _window_answer(core, question, filters, window, day_order, conversation_id, asker)
+    if lists_contributions(filters):  # every one of them is listed: a window too big to load is said, as a day's
+        refused = await too_many_to_list(core, filters, window)
+        if refused:
+            return Answer(refused, (), window, filters)
     filters, found, offered, note = await narrowed(core, filters, profile=profile)
     if not found and not offered and len(filters.authors) > 1 and not filters.any_author and not filters.restrict_to:
         # "papers from X and Y" where they wrote nothing together: each one's papers, and the answer says so
@@ -669,7 +681,7 @@ async def ask(
     ) | listed.intersection(filters.previous_meaning)  # a narrowing keeps what its papers were listed for
     meaning = sum(1 for p in (*papers, *more) if p.id in by_meaning)
     more_meaning = sum(1 for p in more if p.id in by_meaning)
-    cut = cut_at_most(len(more))
+    cut = cut_at_most(len(more)) and not lists_contributions(filters)  # a contribution's listing holds all of them
     text = extractive_answer(
         filters,
         papers,
@@ -721,6 +733,21 @@ async def counted_answer(
     return written, problem, await run_usage(core.repo, run.run_id)
 
 
+async def too_many_to_list(core: Core, filters: Filters, window: tuple[dt.date, dt.date]) -> str:
+    """What a listing of the window of `filters` says instead of its papers when the window holds more than
+    `listing.MAX_LISTED` (a listing loads every one of them), with the day it assumed; '' when it holds no more."""
+    searched = filters.window or TimeWindow(window[0], window[1], "")
+    stored = 0 if searched.days else await listing.stored_in_window(core, filters)  # a list of days is a few days
+    if stored <= listing.MAX_LISTED:
+        return ""
+    which = f" in {', '.join(filters.categories)}" if filters.categories else ""
+    text = (
+        f"{stored} papers{which} were announced {describe_window(window)}: more than the {listing.MAX_LISTED} I"
+        " list at once. Name a shorter period (a day or a week), or a topic to search them for."
+    )
+    return "\n".join(n for n in (searched.assumed, text) if n)
+
+
 async def _window_answer(
     core: Core,
     question: str,
@@ -734,14 +761,9 @@ async def _window_answer(
     MAX_CITATIONS in the asker's ranking (or the store's order, said), and all the others offered (/more); for a
     window holding more than `listing.MAX_LISTED`, only how many there are, and what to ask instead."""
     searched = filters.window or TimeWindow(window[0], window[1], "")
-    stored = 0 if searched.days else await listing.stored_in_window(core, filters)  # a list of days is a few days
-    if stored > listing.MAX_LISTED:
-        which = f" in {', '.join(filters.categories)}" if filters.categories else ""
-        text = (
-            f"{stored} papers{which} were announced {describe_window(window)}: more than the {listing.MAX_LISTED} I"
-            " list at once. Name a shorter period (a day or a week), or a topic to search them for."
-        )
-        return Answer("\n".join(n for n in (searched.assumed, text) if n), (), window, filters)
+    refused = await too_many_to_list(core, filters, window)
+    if refused:
+        return Answer(refused, (), window, filters)
     papers, how = await window_papers(core, filters, order)
     shown, more = papers[:MAX_CITATIONS], tuple(papers[MAX_CITATIONS:])
     tldrs = await shown_tldrs(core, shown)

@@ -716,6 +716,15 @@ def by_evidence(results: Sequence[Retrieved]) -> list[Retrieved]:
     return sorted(results, key=lambda r: not (r.in_title or r.in_abstract))
 
 
+def lists_contributions(filters: Filters) -> bool:
+    """Whether `filters` ask for every paper of a contribution type in their window and nothing else ("new datasets
+    this week?"): no topic, author, constraint or previous papers rank or pick among them, so all of them are listed,
+    as a day's papers are (the window bounded as a day listing's is: `bot.questions.listing.MAX_LISTED`)."""
+    return bool(filters.contribution) and not (
+        filters.topic or filters.authors or filters.restrict_to or filters.constraints
+    )
+
+
 def cut_at_most(offered: int) -> bool:
     """Whether a list offering `offered` further papers was cut at MAX_MORE: more papers may match than it lists."""
     return offered >= MAX_MORE
@@ -750,10 +759,12 @@ async def retrieve(
 async def retrieve_all(
     core: Core, filters: Filters, *, profile: Profile | None = None, limit: int = MAX_CITATIONS
 ) -> tuple[list[Retrieved], list[Retrieved]]:
-    """The papers to show (at most `limit`) and the rest of the matching ones to offer (at most MAX_MORE; those
-    carrying the topic's words before those only close in meaning)."""
+    """The papers to show (at most `limit`) and the rest of the matching ones to offer (at most MAX_MORE, all of them
+    for a listing of a contribution type, `lists_contributions`; those carrying the topic's words before those only
+    close in meaning)."""
     descriptive = await descriptive_compounds(core, filters.topic)  # for the ranking and the cut alike
     results, _ = await ranked(core, filters, profile=profile, descriptive=descriptive)
     # an answer shows a few papers and offers the rest; a search's first page is another matter (`retrieve`)
     shown, carrying = select(results, filters, SPREAD, stating=True, descriptive=descriptive)
-    return shown[:limit], [*shown[limit:], *carrying][:MAX_MORE]
+    offered = [*shown[limit:], *carrying]
+    return shown[:limit], offered if lists_contributions(filters) else offered[:MAX_MORE]
