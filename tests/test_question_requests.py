@@ -34,6 +34,9 @@ def test_exclusions_are_filters_not_topic_words() -> None:
     assert filters.topic == "quantization"
     assert filters.excluded == ("LLM",)
     assert beyond("quantization", "LLM quantization") == "LLM"
+    # holding the topic's head, it is a kind of the topic too: "LLM unlearning" among unlearning papers is the LLM ones
+    assert beyond("machine unlearning", "LLM unlearning") == "LLM"
+    assert parse_question("machine unlearning other than LLM unlearning", FRIDAY).excluded == ("LLM",)
     # an exclusion sharing only a word with the topic names something beside it, not a kind of it: it stays whole
     assert beyond("graph neural networks", "graph transformers") == "graph transformers"
     assert beyond("causal discovery or causal inference", "causal inference in economics") == "in economics"

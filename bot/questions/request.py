@@ -468,12 +468,14 @@ def read_request(text: str, *, follow_up: bool = False) -> Request:
 def beyond(topic: str, excluded: str) -> str:
     """What an exclusion adds to the topic: "quantization other than LLM quantization" excludes LLM papers, not the
     quantization ones (the excluded words the topic has in any inflection are dropped, unless that leaves none). Only
-    an exclusion holding the whole of the topic (of one of its alternatives) is a kind of it: one sharing a word
-    with it names something beside it ("counterfactual reasoning, not counterfactual explanations" excludes
-    counterfactual explanations, not every paper explaining anything) and stays whole."""
+    an exclusion holding the whole of the topic (of one of its alternatives), or its head, the last word, is a kind
+    of it ("machine unlearning other than LLM unlearning" excludes LLM papers: every candidate is an unlearning
+    paper); one sharing another word with it names something beside it ("counterfactual reasoning, not
+    counterfactual explanations" excludes counterfactual explanations, not every paper explaining anything) and
+    stays whole."""
     words = [t for t in text_tokens(excluded) if t not in FILLER]
     kinds = [[t for t in text_tokens(a.text) if t not in FILLER] for a in topic_alternatives(topic)]
-    whole = [a for a in kinds if a and all(any(same_word(t, w) for w in words) for t in a)]
+    whole = [a for a in kinds if a and any(same_word(a[-1], w) for w in words)]
     if not whole:
         return excluded
     asked = [t for a in whole for t in a]
