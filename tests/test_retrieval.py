@@ -23,6 +23,8 @@ from bot.questions.retrieval import (
     SENTENCE_NEAR,
     Retrieved,
     exact_names,
+    excluded_readings,
+    grazing,
     names_only,
     ranked,
     reciprocal_rank_fusion,
@@ -361,6 +363,34 @@ async def test_an_answer_offering_the_most_it_offers_says_at_least_how_many_matc
     head, *_, offer = answer.text.splitlines()
     assert "at least" in head, head
     assert "at least" in offer and offer.endswith("/more lists them."), offer
+
+
+def test_a_paper_naming_an_exclusion_in_passing_is_offered_not_shown(demo_papers: list[Paper]) -> None:
+    # "LLM hallucination, not the vision-language ones": a hallucination paper saying "Large Vision-Language Models"
+    # once is about no vision-language model by the exclusion's test, so it is kept; the first page holds the others
+    # and it comes first among the rest (nothing dropped). When every shown paper names it, they stay shown.
+    papers = iter(demo_papers)
+    clean, grazes = Retrieved(next(papers), 0.8, 0.6, True, True), Retrieved(next(papers), 0.8, 0.6, True, True)
+    grazes = dataclasses.replace(grazes, grazes=True)
+    rest = Retrieved(next(papers), 0.2, 0.2, False, False, every_part=True)
+    asked = Filters(topic="LLM hallucination", excluded=("vision-language models",))
+    assert select([grazes, clean, rest], asked) == ([clean], [grazes, rest])
+    assert select([grazes, rest], asked) == ([grazes], [rest])
+
+
+async def test_an_exclusion_named_in_passing_is_one_the_archive_seldom_names(
+    core: Core, demo_papers: list[Paper]
+) -> None:
+    # a paper naming a rare exclusion once grazes it; naming "LLMs", which a tenth of the papers or more name (often
+    # in passing: "inspired by LLMs"), says nothing
+    vlm = dataclasses.replace(
+        demo_papers[0], title="Tidal decoding", abstract="Large vision-language models hallucinate objects."
+    )
+    llm = dataclasses.replace(demo_papers[1], title="Tidal pruning", abstract="Unlike LLMs, our tidal nets are small.")
+    await store_papers(core, [vlm, llm, *demo_papers[2:60]])
+    for excluded, expected in (("vision-language models", {vlm.id}), ("LLMs", set())):
+        readings, _ = await excluded_readings(core, Filters(topic="tidal", excluded=(excluded,)))
+        assert grazing(readings, [vlm, llm]) == expected
 
 
 async def test_x_for_y_that_no_paper_puts_so_is_read_as_its_head(core: Core, demo_papers: list[Paper]) -> None:
