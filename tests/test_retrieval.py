@@ -409,6 +409,19 @@ async def test_x_for_y_that_no_paper_puts_so_is_read_as_its_head(core: Core, dem
     assert [u.key for u in head.alternatives[0].units] == ["optimizer"]
     both = await topic_evidence(core, "memory for tidal agents", asked=True)  # a paper names both: the compound stands
     assert len([u for u in both.alternatives[0].units if not u.optional]) > 1
+    # no paper names both, and the purpose is what fewer papers name: the papers on it ("ML for sports": the sports
+    # papers, not every machine learning paper)
+    sports = [
+        dataclasses.replace(p, title=f"Tidal sports analytics {n}", abstract="We rank tennis sports players.")
+        for n, p in enumerate(demo_papers[30:32])
+    ]
+    learning = [
+        dataclasses.replace(p, title=f"Tidal learning {n}", abstract="A machine learning method for tides.")
+        for n, p in enumerate(demo_papers[32:36])
+    ]
+    await store_papers(core, [*sports, *learning])
+    domain = await topic_evidence(core, "machine learning for sports", asked=True)
+    assert [u.key for u in domain.alternatives[0].units] == ["sport"]
     # an exclusion, or one alternative of several, is not broadened to its head
     excluded = await topic_evidence(core, "optimizers for training neural nets")
     assert len(excluded.alternatives[0].units) > 1
