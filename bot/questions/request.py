@@ -171,7 +171,16 @@ _ANSWER_FORM = re.compile(
     r"(?:a|an|the|some|one)\s+(?:[^\W\d_][\w\-]*\s+){1,3}?of\s+(?=\S)|"
     # a phrasal verb of summing up or briefing ("sum up", "brief me on", "catch me up on"), or "tl;dr of"
     r"(?:sum\s+up|brief\s+(?:me|us)\s+on|catch\s+(?:me|us)\s+up\s+on|fill\s+(?:me|us)\s+in\s+on|"
-    r"(?:run|walk)\s+(?:me|us)\s+through|tl\s*;?\s*dr(?:\s+(?:of|on|for))?)\b)",
+    r"(?:run|walk)\s+(?:me|us)\s+through|tl\s*;?\s*dr(?:\s+(?:of|on|for))?)\b|"
+    # the form's noun alone, the request understood ("quick summary of the federated learning papers")
+    r"(?:(?:a|an|the)\s+)?(?:[^\W\d_][\w\-]*\s+){0,2}?(?:summary|summaries|overview|rundown|recap|roundup)\s+of\s+"
+    r"(?=\S))",
+    re.IGNORECASE,
+)
+# a closing clause that only asks for the answer's form ("..., summarized please", "... - briefly"): no topic
+_CLOSING_REQUEST = re.compile(
+    r"\s*[,;:\u2013\u2014-]\s*(?:(?:please|pls|thanks?|summar(?:y|ies|i[sz]e\w*)|overview|tl\s*;?\s*dr|briefly|"
+    r"in\s+short|quickly)\b[\s,.!?]*)+$",
     re.IGNORECASE,
 )
 # a later sentence with a word of request ("Short summary please.", "Thanks!") asks for something of its own
@@ -455,6 +464,7 @@ def read_request(text: str, *, follow_up: bool = False) -> Request:
     """The topic text of a question (time words and authors already removed) with its exclusions, contribution and
     refinements (`follow_up`: asked after an answer, whose papers it may exclude some of, `split_exclusions`)."""
     text = without_shorthand(text)
+    text = _CLOSING_REQUEST.sub("", text)
     framed = _FRAMED.sub("", _ANSWER_FORM.sub("", without_open_list_end(without_markup(text)), count=1), count=1)
     framed = _ACTIVITY.sub(" ", framed)
     kept, refinements = split_refinements(without_publication(framed))
