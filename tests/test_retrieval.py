@@ -20,6 +20,7 @@ from bot.models import Paper
 from bot.questions.filters import Filters
 from bot.questions.rag import ask
 from bot.questions.retrieval import (
+    MEANING_PAGE,
     SENTENCE_NEAR,
     Retrieved,
     exact_names,
@@ -261,6 +262,10 @@ def test_papers_shown_for_their_meaning_alone_need_a_sentence_close_to_the_topic
     assert select(unstored, Filters(topic="hallucination benchmarks"), stating=True)[0] == unstored
     # a search's first page is not cut so (`retrieve`)
     assert select([stating, near, vague], Filters(topic="hallucination benchmarks"))[0] == [stating, near, vague]
+    # however many are close, an answer shows the closest few for their meaning alone and offers the others
+    many = [paper(0.5, 0.7) for _ in range(MEANING_PAGE + 2)]
+    shown, offered = select(many, Filters(topic="hallucination benchmarks"), stating=True)
+    assert shown == many[:MEANING_PAGE] and offered == many[MEANING_PAGE:]
 
 
 async def test_retrieval_reads_each_candidates_best_sentence_from_the_store(tmp_path: Path) -> None:

@@ -82,6 +82,7 @@ SENTENCE_NEAR = 0.55
 # the closest one's; half of MARGIN, as for relevance when enough papers carry the words
 SENTENCE_MARGIN = MARGIN / 2
 MEANING_RANKS = 10  # a paper without the topic's words is offered when the fusion ranks it this high among them
+MEANING_PAGE = 3  # an answer's first page shown for meaning alone (no paper carries the topic's words) holds this many
 NARROWED_CLOSE = 3  # "which of those are X": the closest few of the papers not naming X, offered (or shown: select)
 
 
@@ -671,6 +672,8 @@ def _selected(
     whole = {r.paper.id for r in results if r.every_part and r.paper.id in similar}
     similar_shown = _stating(results, whole or similar) if stating and not evidenced else whole or similar
     shown = [r for r in results if r in evidenced or (r.paper.id in similar_shown and not evidenced)]
+    if stating and not evidenced:
+        shown = shown[:MEANING_PAGE]  # no word vouches for them: the closest few, the others offered
     taken = {r.paper.id for r in shown}
     wordless = _wordless_ranks(results)
     carrying = [
