@@ -36,6 +36,9 @@ def test_exclusions_are_filters_not_topic_words() -> None:
     assert filters.topic == "quantization"
     assert filters.excluded == ("LLM",)
     assert beyond("quantization", "LLM quantization") == "LLM"
+    # holding the topic's head, it is a kind of the topic too: "LLM unlearning" among unlearning papers is the LLM ones
+    assert beyond("machine unlearning", "LLM unlearning") == "LLM"
+    assert parse_question("machine unlearning other than LLM unlearning", FRIDAY).excluded == ("LLM",)
     # an exclusion sharing only a word with the topic names something beside it, not a kind of it: it stays whole
     assert beyond("graph neural networks", "graph transformers") == "graph transformers"
     assert beyond("causal discovery or causal inference", "causal inference in economics") == "in economics"
@@ -313,6 +316,14 @@ def test_the_form_of_the_answer_asked_for_is_not_topic() -> None:
     assert quick.topic == "GUI or web agents"
     assert parse_question("could you show me a list of diffusion papers?", FRIDAY).topic == "diffusion"
     assert parse_question("give me the MoE papers from today", FRIDAY).topic == "MoE"
+    # the form's noun alone, the request understood, and a closing clause asking only for the form
+    assert parse_question("quick summary of the federated learning papers from Monday please", FRIDAY).topic == (
+        "federated learning"
+    )
+    assert parse_question("Vision transformer papers from Thursday, summarized please", FRIDAY).topic == (
+        "Vision transformer"
+    )
+    assert parse_question("video generation papers from Friday - briefly", FRIDAY).topic == "video generation"
 
 
 def test_the_end_of_an_open_list_is_no_item_of_it() -> None:

@@ -20,9 +20,12 @@ from bot.models import Paper
 from bot.questions.filters import Filters
 from bot.questions.rag import ask
 from bot.questions.retrieval import (
+    MEANING_PAGE,
     SENTENCE_NEAR,
     Retrieved,
     exact_names,
+    excluded_readings,
+    grazing,
     names_only,
     ranked,
     reciprocal_rank_fusion,
@@ -259,6 +262,10 @@ def test_papers_shown_for_their_meaning_alone_need_a_sentence_close_to_the_topic
     assert select(unstored, Filters(topic="hallucination benchmarks"), stating=True)[0] == unstored
     # a search's first page is not cut so (`retrieve`)
     assert select([stating, near, vague], Filters(topic="hallucination benchmarks"))[0] == [stating, near, vague]
+    # however many are close, an answer shows the closest few for their meaning alone and offers the others
+    many = [paper(0.5, 0.7) for _ in range(MEANING_PAGE + 2)]
+    shown, offered = select(many, Filters(topic="hallucination benchmarks"), stating=True)
+    assert shown == many[:MEANING_PAGE] and offered == many[MEANING_PAGE:]
 
 
 async def test_retrieval_reads_each_candidates_best_sentence_from_the_store(tmp_path: Path) -> None:
@@ -363,6 +370,34 @@ async def test_an_answer_offering_the_most_it_offers_says_at_least_how_many_matc
     assert "at least" in offer and offer.endswith("/more lists them."), offer
 
 
+def test_a_paper_naming_an_exclusion_in_passing_is_offered_not_shown(demo_papers: list[Paper]) -> None:
+    # "LLM hallucination, not the vision-language ones": a hallucination paper saying "Large Vision-Language Models"
+    # once is about no vision-language model by the exclusion's test, so it is kept; the first page holds the others
+    # and it comes first among the rest (nothing dropped). When every shown paper names it, they stay shown.
+    papers = iter(demo_papers)
+    clean, grazes = Retrieved(next(papers), 0.8, 0.6, True, True), Retrieved(next(papers), 0.8, 0.6, True, True)
+    grazes = dataclasses.replace(grazes, grazes=True)
+    rest = Retrieved(next(papers), 0.2, 0.2, False, False, every_part=True)
+    asked = Filters(topic="LLM hallucination", excluded=("vision-language models",))
+    assert select([grazes, clean, rest], asked) == ([clean], [grazes, rest])
+    assert select([grazes, rest], asked) == ([grazes], [rest])
+
+
+async def test_an_exclusion_named_in_passing_is_one_the_archive_seldom_names(
+    core: Core, demo_papers: list[Paper]
+) -> None:
+    # a paper naming a rare exclusion once grazes it; naming "LLMs", which a tenth of the papers or more name (often
+    # in passing: "inspired by LLMs"), says nothing
+    vlm = dataclasses.replace(
+        demo_papers[0], title="Tidal decoding", abstract="Large vision-language models hallucinate objects."
+    )
+    llm = dataclasses.replace(demo_papers[1], title="Tidal pruning", abstract="Unlike LLMs, our tidal nets are small.")
+    await store_papers(core, [vlm, llm, *demo_papers[2:60]])
+    for excluded, expected in (("vision-language models", {vlm.id}), ("LLMs", set())):
+        readings, _ = await excluded_readings(core, Filters(topic="tidal", excluded=(excluded,)))
+        assert grazing(readings, [vlm, llm]) == expected
+
+
 async def test_x_for_y_that_no_paper_puts_so_is_read_as_its_head(core: Core, demo_papers: list[Paper]) -> None:
     # no stored paper names an optimizer together with "training neural nets" (papers write "networks"): the compound
     # used to leave nothing carrying the topic, and papers on neural networks were shown by meaning alone
@@ -379,6 +414,19 @@ async def test_x_for_y_that_no_paper_puts_so_is_read_as_its_head(core: Core, dem
     assert [u.key for u in head.alternatives[0].units] == ["optimizer"]
     both = await topic_evidence(core, "memory for tidal agents", asked=True)  # a paper names both: the compound stands
     assert len([u for u in both.alternatives[0].units if not u.optional]) > 1
+    # no paper names both, and the purpose is what fewer papers name: the papers on it ("ML for sports": the sports
+    # papers, not every machine learning paper)
+    sports = [
+        dataclasses.replace(p, title=f"Tidal sports analytics {n}", abstract="We rank tennis sports players.")
+        for n, p in enumerate(demo_papers[30:32])
+    ]
+    learning = [
+        dataclasses.replace(p, title=f"Tidal learning {n}", abstract="A machine learning method for tides.")
+        for n, p in enumerate(demo_papers[32:36])
+    ]
+    await store_papers(core, [*sports, *learning])
+    domain = await topic_evidence(core, "machine learning for sports", asked=True)
+    assert [u.key for u in domain.alternatives[0].units] == ["sport"]
     # an exclusion, or one alternative of several, is not broadened to its head
     excluded = await topic_evidence(core, "optimizers for training neural nets")
     assert len(excluded.alternatives[0].units) > 1

@@ -172,7 +172,16 @@ _ANSWER_FORM = re.compile(
     r"(?:a|an|the|some|one)\s+(?:[^\W\d_][\w\-]*\s+){1,3}?of\s+(?=\S)|"
     # a phrasal verb of summing up or briefing ("sum up", "brief me on", "catch me up on"), or "tl;dr of"
     r"(?:sum\s+up|brief\s+(?:me|us)\s+on|catch\s+(?:me|us)\s+up\s+on|fill\s+(?:me|us)\s+in\s+on|"
-    r"(?:run|walk)\s+(?:me|us)\s+through|tl\s*;?\s*dr(?:\s+(?:of|on|for))?)\b)",
+    r"(?:run|walk)\s+(?:me|us)\s+through|tl\s*;?\s*dr(?:\s+(?:of|on|for))?)\b|"
+    # the form's noun alone, the request understood ("quick summary of the federated learning papers")
+    r"(?:(?:a|an|the)\s+)?(?:[^\W\d_][\w\-]*\s+){0,2}?(?:summary|summaries|overview|rundown|recap|roundup)\s+of\s+"
+    r"(?=\S))",
+    re.IGNORECASE,
+)
+# a closing clause that only asks for the answer's form ("..., summarized please", "... - briefly"): no topic
+_CLOSING_REQUEST = re.compile(
+    r"\s*[,;:\u2013\u2014-]\s*(?:(?:please|pls|thanks?|summar(?:y|ies|i[sz]e\w*)|overview|tl\s*;?\s*dr|briefly|"
+    r"in\s+short|quickly)\b[\s,.!?]*)+$",
     re.IGNORECASE,
 )
 # a later sentence with a word of request ("Short summary please.", "Thanks!") asks for something of its own
@@ -477,6 +486,7 @@ def read_request(text: str, *, follow_up: bool = False) -> Request:
     """The topic text of a question (time words and authors already removed) with its exclusions, contribution and
     refinements (`follow_up`: asked after an answer, whose papers it may exclude some of, `split_exclusions`)."""
     text = without_shorthand(text)
+    text = _CLOSING_REQUEST.sub("", text)
     framed = _FRAMED.sub("", _ANSWER_FORM.sub("", without_open_list_end(without_markup(text)), count=1), count=1)
     framed = _ACTIVITY.sub(" ", framed)
     kept, refinements = split_refinements(without_publication(framed))
@@ -490,12 +500,14 @@ def read_request(text: str, *, follow_up: bool = False) -> Request:
 def beyond(topic: str, excluded: str) -> str:
     """What an exclusion adds to the topic: "quantization other than LLM quantization" excludes LLM papers, not the
     quantization ones (the excluded words the topic has in any inflection are dropped, unless that leaves none). Only
-    an exclusion holding the whole of the topic (of one of its alternatives) is a kind of it: one sharing a word
-    with it names something beside it ("counterfactual reasoning, not counterfactual explanations" excludes
-    counterfactual explanations, not every paper explaining anything) and stays whole."""
+    an exclusion holding the whole of the topic (of one of its alternatives), or its head, the last word, is a kind
+    of it ("machine unlearning other than LLM unlearning" excludes LLM papers: every candidate is an unlearning
+    paper); one sharing another word with it names something beside it ("counterfactual reasoning, not
+    counterfactual explanations" excludes counterfactual explanations, not every paper explaining anything) and
+    stays whole."""
     words = [t for t in text_tokens(excluded) if t not in FILLER]
     kinds = [[t for t in text_tokens(a.text) if t not in FILLER] for a in topic_alternatives(topic)]
-    whole = [a for a in kinds if a and all(any(same_word(t, w) for w in words) for t in a)]
+    whole = [a for a in kinds if a and any(same_word(a[-1], w) for w in words)]
     if not whole:
         return excluded
     asked = [t for a in whole for t in a]

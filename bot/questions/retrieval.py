@@ -13,6 +13,7 @@ carrying the topic's words).
 from __future__ import annotations
 
 import asyncio
+import math
 import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
@@ -40,6 +41,7 @@ from bot.questions.topics import (
     ABOUT_MENTIONS,
     COVERED,
     FILLER,
+    GENERIC_SHARE,
     QuestionTopic,
     anchored,
     corpus_terms,
@@ -80,8 +82,11 @@ SENTENCE_NEAR = 0.55
 # the closest one's; half of MARGIN, as for relevance when enough papers carry the words
 SENTENCE_MARGIN = MARGIN / 2
 MEANING_RANKS = 10  # a paper without the topic's words is offered when the fusion ranks it this high among them
+MEANING_PAGE = 3  # an answer's first page shown for meaning alone (no paper carries the topic's words) holds this many
 NARROWED_CLOSE = 3  # "which of those are X": the closest few of the papers not naming X, offered (or shown: select)
 
+
+GENERIC_WEIGHT = math.log(1 / GENERIC_SHARE) + 0.1  # a unit's rarity weight (`topics._idf`) at GENERIC_SHARE
 
 RRF_K = 60  # reciprocal rank fusion's constant (Cormack, Clarke and Buettcher 2009): flattens the top ranks
 FEEDBACK_PAPERS = 3  # pseudo-relevance feedback: the first-pass papers carrying the topic in their title it reads
@@ -120,6 +125,7 @@ class Retrieved:
     # a benchmark question's paper says its benchmark is about the topic: the sentence making it names the topic, or
     # the abstract names it twice (`select`)
     states: bool = True
+    grazes: bool = False  # names an exclusion of the question without being about it (`excluded_readings`, `select`)
 
 
 async def topic_evidence(core: Core, topic: str, *, verb_first: bool = False, asked: bool = False) -> QuestionTopic:
@@ -332,6 +338,7 @@ async def _ranked(
             i for i, _ in await core.repo.lexical_search(lexical_groups(filters.topic), start, end, LEXICAL_POOL)
         ]
     papers = await _admitted(core, filters, papers)
+    grazed = grazing((await excluded_readings(core, filters))[0], papers) if filters.excluded else set()
     # without a topic or a profile no vector orders the papers (an author's come newest first, the previous answer's
     # in its order): none is read, which spares a cold command opening the vector store (a second of CPU for Chroma)
     vectors_rank = query_vector is not None or profile is not None
@@ -372,12 +379,12 @@ async def _ranked(
         scored.profile = np.asarray([by_id[p.id] for p in papers], dtype=np.float64)
     if not filters.topic or query_vector is None:
         order = np.argsort(-scored.relevance(), kind="stable")
-        return scored.retrieved(order, found), topic_words
+        return scored.retrieved(order, found, grazed), topic_words
     order = fused_order(scored, lexical_ids or [], query_vector)
     # pseudo-relevance feedback on words (RM3): the first pass's best papers' words, one more ranking
     scored.expansion = await expansion_scores(core, scored.papers, order[:FEEDBACK_DOCS], query_text)
     order = fused_order(scored, lexical_ids or [], query_vector)
-    return scored.retrieved(order, found), topic_words
+    return scored.retrieved(order, found, grazed), topic_words
 
 
 async def expansion_scores(core: Core, papers: list[Paper], feedback: Sequence[int], topic: str) -> np.ndarray | None:
@@ -529,8 +536,11 @@ class _Scored:
         norm = float(np.linalg.norm(expanded))
         return expanded / norm if norm else None
 
-    def retrieved(self, order: np.ndarray, found: dict[str, np.ndarray] | None) -> list[Retrieved]:
-        """The rows in `order` as `Retrieved` (`found`: the stored vectors read, None when none was needed)."""
+    def retrieved(
+        self, order: np.ndarray, found: dict[str, np.ndarray] | None, grazed: Collection[str] = ()
+    ) -> list[Retrieved]:
+        """The rows in `order` as `Retrieved` (`found`: the stored vectors read, None when none was needed;
+        `grazed`: the ids of those naming an exclusion without being about it)."""
         relevance = self.relevance()
         return [
             Retrieved(
@@ -545,6 +555,7 @@ class _Scored:
                 sentence=float(self.sentence[i]) if self.sentence is not None else float("nan"),
                 about=bool(self.about[i]),
                 states=bool(self.states[i]),
+                grazes=self.papers[i].id in grazed,
             )
             for i in order
         ]
@@ -559,12 +570,9 @@ def states_about(topic: QuestionTopic, paper: Paper) -> bool:
     return max((a.mentions(paper.abstract) for a in topic.alternatives), default=0) >= ABOUT_MENTIONS
 
 
-async def without_excluded(core: Core, filters: Filters, papers: list[Paper]) -> list[Paper]:
-    """The papers about none of the question's exclusions (`QuestionTopic.is_about`: by title, or named more than
-    once in the abstract); an exclusion naming only a kind of contribution ("excluding benchmarks") drops the papers
-    whose main contribution is one, as "which papers introduce a benchmark" reads them."""
-    if not filters.excluded:
-        return papers
+async def excluded_readings(core: Core, filters: Filters) -> tuple[list[QuestionTopic], bool]:
+    """The question's exclusions read as topics, and whether one names only a kind of contribution ("excluding
+    benchmarks": its other alternatives are read as topics)."""
     excluded, kinds = [], False
     for topic in filters.excluded:
         alternatives = [a.text for a in topic_alternatives(topic)]
@@ -574,6 +582,30 @@ async def without_excluded(core: Core, filters: Filters, papers: list[Paper]) ->
             excluded.append(await topic_evidence(core, topic))
         else:  # "excluding benchmarks and pure evaluation studies": the contribution, and the other alternatives
             excluded += [await topic_evidence(core, a) for a in alternatives if a not in named]
+    return excluded, kinds
+
+
+def grazing(excluded: Sequence[QuestionTopic], papers: Sequence[Paper]) -> set[str]:
+    """The ids of `papers` whose title or abstract names the whole of an exclusion somewhere ("Large Vision-Language
+    Models" once, for "not about vision-language models"): about none (they were kept), but not surely outside it.
+    An exclusion whose every needed word is used by a tenth of the archive or more ("LLMs") is named in passing by
+    papers on anything ("inspired by LLMs"): naming it says nothing."""
+    specific = [
+        a
+        for e in excluded
+        for a in e.alternatives
+        if max((u.weight for u in a.units if not u.optional), default=0.0) >= GENERIC_WEIGHT
+    ]
+    return {p.id for p in papers if any(a.coverage(f"{p.title}\n{p.abstract}") >= COVERED for a in specific)}
+
+
+async def without_excluded(core: Core, filters: Filters, papers: list[Paper]) -> list[Paper]:
+    """The papers about none of the question's exclusions (`QuestionTopic.is_about`: by title, or named more than
+    once in the abstract); an exclusion naming only a kind of contribution ("excluding benchmarks") drops the papers
+    whose main contribution is one, as "which papers introduce a benchmark" reads them."""
+    if not filters.excluded:
+        return papers
+    excluded, kinds = await excluded_readings(core, filters)
     return [
         p
         for p in papers
@@ -583,6 +615,24 @@ async def without_excluded(core: Core, filters: Filters, papers: list[Paper]) ->
 
 
 def select(
+    results: list[Retrieved],
+    filters: Filters,
+    spread: float = 0.0,
+    *,
+    stating: bool = False,
+    descriptive: Collection[str] = (),
+) -> tuple[list[Retrieved], list[Retrieved]]:
+    """The papers an answer shows first and the others it offers (`_selected`); of the first page, those naming an
+    exclusion of the question without being about it ("Large Vision-Language Models" once, for "LLM hallucination,
+    not the vision-language ones") are offered first among the rest, when others remain to show (nothing dropped)."""
+    shown, carrying = _selected(results, filters, spread, stating=stating, descriptive=descriptive)
+    clean = [r for r in shown if not r.grazes]
+    if not clean or len(clean) == len(shown):
+        return shown, carrying
+    return clean, [*(r for r in shown if r.grazes), *carrying]
+
+
+def _selected(
     results: list[Retrieved],
     filters: Filters,
     spread: float = 0.0,
@@ -627,6 +677,8 @@ def select(
     whole = {r.paper.id for r in results if r.every_part and r.paper.id in similar}
     similar_shown = _stating(results, whole or similar) if stating and not evidenced else whole or similar
     shown = [r for r in results if r in evidenced or (r.paper.id in similar_shown and not evidenced)]
+    if stating and not evidenced:
+        shown = shown[:MEANING_PAGE]  # no word vouches for them: the closest few, the others offered
     taken = {r.paper.id for r in shown}
     wordless = _wordless_ranks(results)
     carrying = [

@@ -313,15 +313,30 @@ async def evidence(
     LoRA adapters?"); papers name what they do in their own words, so the verb may be missing, as an action may.
 
     "X for Y" is about X alone when the archive's papers on X mostly name Y too ("neural operators for PDEs": a
-    neural operator solves PDEs whether its abstract says so or not) or, when it is the question's `sole` topic
-    (no other alternative and no exclusion), when no paper names both (`_attested`): the head is what the papers are,
-    and an alternative no paper matches is left to the others. Otherwise Y is part of the topic ("memory for LLM
-    agents", "agents for software engineering").
+    neural operator solves PDEs whether its abstract says so or not). When it is the question's `sole` topic (no
+    other alternative and no exclusion) and no paper names both (`_attested`), it is about one of them: Y when papers
+    name Y and fewer than name X ("ML for sports": the sports papers), else the head, what the papers are
+    ("optimizers for training neural nets": no paper writes "neural nets"); an alternative no paper matches is left
+    to the others. Otherwise Y is part of the topic ("memory for LLM agents", "agents for software engineering").
     """
     found = _FOR.match(text.strip())
-    if found and (await _implies(core, *found.groups()) or (sole and not await _attested(core, *found.groups()))):
+    if found and await _implies(core, *found.groups()):
         return await _evidence(core, found.group(1), exact, verb_first)
+    if found and sole and not await _attested(core, *found.groups()):
+        # no paper names both: of the two, the one that narrows the archive more, when papers name it ("ML for
+        # sports": the two papers on sports, not the hundreds on machine learning); else the head
+        head, domain = found.groups()
+        return await _evidence(core, domain if await _narrower(core, domain, head) else head, exact, verb_first)
     return await _evidence(core, text, exact, verb_first)
+
+
+async def _narrower(core: Core, domain: str, head: str) -> bool:
+    """Whether some stored paper names `domain` (any spelling) and fewer do than name `head`."""
+    domains, heads = spellings_of(domain), spellings_of(head)
+    if not domains or not heads:
+        return False
+    named = await core.repo.co_frequency([domains])
+    return 0 < named < await core.repo.co_frequency([heads])
 
 
 async def _attested(core: Core, head: str, domain: str) -> bool:
