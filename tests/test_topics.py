@@ -89,6 +89,8 @@ async def test_abbreviations_are_written_out_and_split_words_joined(archive: Cor
     assert await corrected(archive, "sparse auto-encoders") == "sparse autoencoders"
     assert await corrected(archive, "physics-infromed networks") == "physics-informed networks"
     assert await corrected(archive, "multi-agent systems") == "multi-agent systems"  # papers write it apart
+    # the index stems "contextability" to "context": no paper writes the joined word, so the two words stay apart
+    assert await corrected(archive, "long-context ability of LLMs") == "long-context ability of LLMs"
 
 
 async def test_a_word_papers_write_as_two_is_split_as_they_write_it(archive: Core) -> None:
