@@ -600,11 +600,15 @@ def topic_alternatives(topic: str) -> list[Alternative]:
     return unique if len(unique) > 1 else ([Alternative(topic)] if topic else [])
 
 
-_LAST_PREPOSITION = re.compile(r"^(.*\b(?:of|for|in|on|to|with|from|about|between|inside|across)\s+)\S", re.IGNORECASE)
-_PREPOSITION = re.compile(r"\b(?:of|for|in|on|to|with|from|about|between|inside|across)\b", re.IGNORECASE)
+# the prepositions relating a topic's phrases (a closed class: "over", "via", "through" as "of" and "for" do)
+_RELATING = r"(?:of|for|in|on|to|with|from|about|between|inside|across|over|via|through|under|within|into)"
+_LAST_PREPOSITION = re.compile(rf"^(.*\b{_RELATING}\s+)\S", re.IGNORECASE)
+_PREPOSITION = re.compile(rf"\b{_RELATING}\b", re.IGNORECASE)
 # the phrase after a conjunct's head that the conjuncts before it share ("... methods for continual learning"); not
 # "of", which mostly joins one compound ("chain of thought", "mixture of experts")
-_TRAILING_PHRASE = re.compile(r"\s(?:for|in|on|with|from|about|between|inside|across)\s.*$", re.IGNORECASE)
+_TRAILING_PHRASE = re.compile(
+    r"\s(?:for|in|on|with|from|about|between|inside|across|over|via|through|under|within|into)\s.*$", re.IGNORECASE
+)
 COORDINATED_WORDS = 3  # an alternative this short after "X of A or B" is another A: "X of B"
 
 
