@@ -133,6 +133,26 @@ async def test_a_named_term_stands_for_its_topic_only_beside_a_word_typical_of_i
     assert (await topic_evidence(archive, "KV cache eviction")).coverage("KV Cache Quantization") < COVERED
 
 
+async def test_an_answer_shows_papers_holding_each_side_of_x_for_y(archive: Core) -> None:
+    """A common unit before "for" may only say where the topic lives as papers are listed ("LLMs for time series"
+    lists time-series papers), but the papers an answer shows first hold both sides; "with" alike. A typed agent noun
+    is shown as typed: "adapters" is no "adapt", as the listing reads it."""
+    series = await topic_evidence(archive, "LLMs for time series")
+    alone = "Forecasting Multivariate Time Series\nWe forecast time series with a transformer."
+    assert series.holds_every_part(alone)  # listed
+    assert not series.showing.holds_every_part(alone, related=False)  # not shown first
+    assert series.showing.holds_every_part("Time Series Meet LLMs\nAn LLM reads time series.", related=False)
+    adapters = await topic_evidence(archive, "continual learning with adapters")
+    adapting = "Continual Learning for Robots\nModels adapt to new tasks without forgetting."
+    assert not adapters.showing.holds_every_part(adapting, related=False)
+    assert adapters.showing.holds_every_part("Adapters for Continual Learning\nWe train adapters.", related=False)
+    # an example of a class ("federated fine-tuning (LoRA, ...)") is shown beside the class's rarest unit
+    examples = await topic_evidence(archive, "federated fine-tuning like LoRA")
+    assert examples.holds_every_part("LoRA for Vision\nWe fine-tune LoRA adapters.")
+    assert not examples.showing.holds_every_part("LoRA for Vision\nWe fine-tune LoRA adapters.", related=False)
+    assert examples.showing.holds_every_part("Federated LoRA\nClients train LoRA adapters.", related=False)
+
+
 async def test_x_for_y_is_about_x_when_papers_on_x_name_y(archive: Core) -> None:
     base = (await archive.repo.get_papers(["2505.17553"]))[0]
     operators = [_written(base, 20 + n, f"Operator study {n}", "A neural operator solves the PDE.") for n in range(6)]

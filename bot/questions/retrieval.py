@@ -120,6 +120,9 @@ class Retrieved:
     # a benchmark question's paper says its benchmark is about the topic: the sentence making it names the topic, or
     # the abstract names it twice (`select`)
     states: bool = True
+    # title and abstract hold every part of the topic as an answer's first page reads it (`QuestionTopic.showing`:
+    # each side of "X for Y", an example beside its class)
+    shows: bool = True
 
 
 async def topic_evidence(core: Core, topic: str, *, verb_first: bool = False, asked: bool = False) -> QuestionTopic:
@@ -446,6 +449,7 @@ class _Scored:
     every_part: np.ndarray  # title and abstract hold every part of the topic, however far apart
     about: np.ndarray  # about the topic as a whole (`QuestionTopic.is_about`); read for narrowings only
     states: np.ndarray  # a benchmark question's: the paper states its contribution about the topic (`Retrieved`)
+    shows: np.ndarray  # title and abstract hold every part of the topic as a first page reads it (`Retrieved`)
     profile: np.ndarray | None = None
     sentence: np.ndarray | None = None  # cosine of each paper's best sentence (title included); NaN: none stored
     expansion: np.ndarray | None = None  # BM25F for the topic expanded by feedback (`expansion_scores`); NaN: none
@@ -470,6 +474,9 @@ class _Scored:
         every_part = np.ones(len(papers), dtype=bool)
         about = np.zeros(len(papers), dtype=bool)
         states = np.ones(len(papers), dtype=bool)
+        shows = np.ones(len(papers), dtype=bool)
+        showing = topic_words.showing if topic_words is not None else None
+        showing = showing if showing != topic_words else None
         for i, paper in enumerate(papers):
             if topic_words is not None:
                 title[i] = topic_words.coverage(paper.title, paper.abstract)
@@ -477,13 +484,25 @@ class _Scored:
                 every_part[i] = topic_words.holds_every_part(f"{paper.title}\n{paper.abstract}")
                 about[i] = narrows and topic_words.is_about(paper.title, paper.abstract)
                 states[i] = not contribution or states_about(topic_words, paper)
+            if showing is not None:
+                # as typed: a paper shown for "adapters" names adapters, not only "adapting" something
+                shows[i] = showing.holds_every_part(f"{paper.title}\n{paper.abstract}", related=False)
             # a name typed as the paper writes it ("YAQA", "R2R", "DeepONet") is the strongest sign there is
             if any(n.search(paper.title) for n in names):
                 name_tier[i] = 2
             elif any(n.search(paper.abstract) for n in names):
                 name_tier[i] = 1
         return _Scored(
-            list(papers), vectors, dense.astype(np.float64), title, abstract, name_tier, every_part, about, states
+            list(papers),
+            vectors,
+            dense.astype(np.float64),
+            title,
+            abstract,
+            name_tier,
+            every_part,
+            about,
+            states,
+            shows,
         )
 
     def relevance(self) -> np.ndarray:
@@ -540,6 +559,7 @@ class _Scored:
                 sentence=float(self.sentence[i]) if self.sentence is not None else float("nan"),
                 about=bool(self.about[i]),
                 states=bool(self.states[i]),
+                shows=bool(self.shows[i]),
             )
             for i in order
         ]
@@ -611,8 +631,15 @@ def select(
     # the first page: papers carrying the topic's words and not far below the best (the others are offered)
     # (a benchmark question's paper naming the topic in its abstract only: when it says its benchmark is about it)
     evidenced = [r for r in results if r.in_title or (r.in_abstract and r.dense >= FLOOR and r.states)]
+    # of those, the ones holding each side of "X for Y" ("LLMs for time series": the LLMs too) are shown when any
+    # is, the others offered first (the list read as before: a paper is never dropped for it); the first page's
+    # spread is measured from the best of them
+    held = [r for r in evidenced if r.shows]
+    demoted = {r.paper.id for r in evidenced if not r.shows} if held else set()
+    evidenced = held or evidenced
     if spread:
-        evidenced = [r for r in evidenced if r.relevance >= best - spread]
+        top = max((r.relevance for r in evidenced), default=best)
+        evidenced = [r for r in evidenced if r.relevance >= top - spread]
     # papers that carry the topic's words make the first page; papers only similar in meaning make it when none
     # does, else they are offered with the rest (precision from ordering, nothing dropped)
     close = best - (MARGIN if len(evidenced) < ENOUGH_EVIDENCED else MARGIN / 2)
@@ -620,6 +647,7 @@ def select(
     # a paper shown for its meaning alone still holds every part of the topic somewhere ("math" and "reasoning"),
     # unless none does: one close in a single part ("logical reasoning") is offered, not shown
     whole = {r.paper.id for r in results if r.every_part and r.paper.id in similar}
+    whole = {r.paper.id for r in results if r.shows and r.paper.id in whole} or whole
     similar_shown = _stating(results, whole or similar) if stating and not evidenced else whole or similar
     shown = [r for r in results if r in evidenced or (r.paper.id in similar_shown and not evidenced)]
     taken = {r.paper.id for r in shown}
@@ -637,7 +665,7 @@ def select(
             or _close_in_meaning(r, wordless.get(r.paper.id, 0), filters)
         )
     ]
-    carrying = by_evidence(carrying)
+    carrying = by_evidence(sorted(carrying, key=lambda r: r.paper.id not in demoted))
     if filters.contribution:
         # "which papers introduce a benchmark": papers whose main contribution is one come first; a method paper that
         # also releases its data is offered after them, and after the offered papers whose main contribution is one
