@@ -610,24 +610,38 @@ def select(
     the other papers that carry the topic in title or abstract, hold each of its parts somewhere, or are close in
     meaning (offered, never dropped; those carrying the topic's words first). `descriptive`: the topic's hyphenated
     words that name no method (`descriptive_compounds`)."""
+    shown, carrying, _ = _selected(results, filters, spread, stating=stating, descriptive=descriptive)
+    return shown, carrying
+
+
+def _selected(
+    results: list[Retrieved],
+    filters: Filters,
+    spread: float = 0.0,
+    *,
+    stating: bool = False,
+    descriptive: Collection[str] = (),
+) -> tuple[list[Retrieved], list[Retrieved], tuple[int, int]]:
+    """`select`, and how many papers carrying the topic it would show if a first page read the topic as the listing
+    does (without `Retrieved.shows`) and how many it shows instead (both 0 when they are the same papers)."""
     if not results:
-        return [], []
+        return [], [], (0, 0)
     if filters.authors and not filters.topic:
-        return results, []
+        return results, [], (0, 0)
     if filters.contribution and not filters.topic and not filters.restrict_to:
         # "new datasets this week?": every paper introducing one, those whose main contribution it is shown first
         main = [r for r in results if _makes_one(r)]
-        return (main, [r for r in results if r not in main]) if main else (results, [])
+        return (main, [r for r in results if r not in main], (0, 0)) if main else (results, [], (0, 0))
     if filters.restrict_to and not filters.narrows:
-        return results, []  # "only the ones from Thursday": the previous papers inside the new window
+        return results, [], (0, 0)  # "only the ones from Thursday": the previous papers inside the new window
     best = max(r.relevance for r in results)
     naming = max(r.named for r in results)
     if not filters.restrict_to and naming and names_only(filters.topic, descriptive):
         # a question that is only a name ("YAQA", "Trinity-RFT") asks for that thing: the papers naming it where
         # they name the most (their title, else their abstract) first, the papers naming it elsewhere offered
-        return [r for r in results if r.named == naming], [r for r in results if 0 < r.named < naming]
+        return [r for r in results if r.named == naming], [r for r in results if 0 < r.named < naming], (0, 0)
     if filters.restrict_to:
-        return _narrowed(results)
+        return (*_narrowed(results), (0, 0))
     # the first page: papers carrying the topic's words and not far below the best (the others are offered)
     # (a benchmark question's paper naming the topic in its abstract only: when it says its benchmark is about it)
     evidenced = [r for r in results if r.in_title or (r.in_abstract and r.dense >= FLOOR and r.states)]
@@ -636,6 +650,7 @@ def select(
     # spread is measured from the best of them
     held = [r for r in evidenced if r.shows]
     demoted = {r.paper.id for r in evidenced if not r.shows} if held else set()
+    lenient = [r for r in evidenced if r.relevance >= best - spread] if spread else evidenced
     evidenced = held or evidenced
     if spread:
         top = max((r.relevance for r in evidenced), default=best)
@@ -674,7 +689,7 @@ def select(
         if main:
             shown, carrying = main, [r for r in shown if r not in main] + carrying
         carrying = sorted(carrying, key=lambda r: not (r.every_part and _makes_one(r)))
-    return shown, carrying
+    return shown, carrying, (len(lenient), len(evidenced)) if demoted else (0, 0)
 
 
 def _stating(results: Sequence[Retrieved], ids: set[str]) -> set[str]:
@@ -777,5 +792,7 @@ async def retrieve_all(
     results, _ = await ranked(core, filters, profile=profile)
     # an answer shows a few papers and offers the rest; a search's first page is another matter (`retrieve`)
     descriptive = await descriptive_compounds(core, filters.topic)
-    shown, carrying = select(results, filters, SPREAD, stating=True, descriptive=descriptive)
-    return shown[:limit], [*shown[limit:], *carrying][:MAX_MORE]
+    shown, carrying, (would, does) = _selected(results, filters, SPREAD, stating=True, descriptive=descriptive)
+    # papers offered that the listing's reading would have shown (`Retrieved.shows`) leave it as long as before
+    room = MAX_MORE + max(0, min(limit, would) - min(limit, does))
+    return shown[:limit], [*shown[limit:], *carrying][:room]
