@@ -229,6 +229,9 @@ def test_a_paper_missing_a_side_of_the_topic_is_offered_first_not_shown(demo_pap
     # when no paper holds every side, the papers carrying the topic are shown as before
     shown, offered = select([one_side, *wordless], topic, SPREAD, stating=True)
     assert shown == [one_side]
+    # a search's first page is ranked as before: both kinds of carrier, in their order
+    shown, offered = select([one_side, *both, *wordless], topic)
+    assert shown == [one_side, *both]
 
 
 def test_an_authors_papers_off_the_topic_asked_are_offered_after_it(demo_papers: list[Paper]) -> None:

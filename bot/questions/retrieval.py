@@ -606,10 +606,11 @@ def select(
     descriptive: Collection[str] = (),
 ) -> tuple[list[Retrieved], list[Retrieved]]:
     """The papers an answer shows first (about the topic by title or by abstract when close enough, or, when none
-    is, close to the best; with `stating`, of those only the ones a sentence of which is close too, `_stating`) and
-    the other papers that carry the topic in title or abstract, hold each of its parts somewhere, or are close in
-    meaning (offered, never dropped; those carrying the topic's words first). `descriptive`: the topic's hyphenated
-    words that name no method (`descriptive_compounds`)."""
+    is, close to the best; with `stating`, an answer's first page: of those only the ones a sentence of which is close
+    too, `_stating`, and the ones holding each side of the topic, `Retrieved.shows`, when any does) and the other
+    papers that carry the topic in title or abstract, hold each of its parts somewhere, or are close in meaning
+    (offered, never dropped; those carrying the topic's words first). `descriptive`: the topic's hyphenated words
+    that name no method (`descriptive_compounds`)."""
     shown, carrying, _ = _selected(results, filters, spread, stating=stating, descriptive=descriptive)
     return shown, carrying
 
@@ -648,12 +649,12 @@ def _selected(
     # of those, the ones holding each side of "X for Y" ("LLMs for time series": the LLMs too) are shown when any
     # is, the others offered first (the list read as before: a paper is never dropped for it); the first page's
     # spread is measured from the best of them
-    held = [r for r in evidenced if r.shows]
-    demoted = {r.paper.id for r in evidenced if not r.shows} if held else set()
+    held = [r for r in evidenced if r.shows or not stating]  # an answer's (a search ranks its page as before)
+    demoted = {r.paper.id for r in evidenced if not r.shows} if held and stating else set()
     lenient = [r for r in evidenced if r.relevance >= best - spread] if spread else evidenced
     evidenced = held or evidenced
     if spread:
-        top = max((r.relevance for r in evidenced), default=best)
+        top = max(r.relevance for r in evidenced) if demoted else best
         evidenced = [r for r in evidenced if r.relevance >= top - spread]
     # papers that carry the topic's words make the first page; papers only similar in meaning make it when none
     # does, else they are offered with the rest (precision from ordering, nothing dropped)
@@ -662,7 +663,7 @@ def _selected(
     # a paper shown for its meaning alone still holds every part of the topic somewhere ("math" and "reasoning"),
     # unless none does: one close in a single part ("logical reasoning") is offered, not shown
     whole = {r.paper.id for r in results if r.every_part and r.paper.id in similar}
-    whole = {r.paper.id for r in results if r.shows and r.paper.id in whole} or whole
+    whole = {r.paper.id for r in results if (r.shows or not stating) and r.paper.id in whole} or whole
     similar_shown = _stating(results, whole or similar) if stating and not evidenced else whole or similar
     shown = [r for r in results if r in evidenced or (r.paper.id in similar_shown and not evidenced)]
     taken = {r.paper.id for r in shown}

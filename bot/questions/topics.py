@@ -381,7 +381,6 @@ async def _evidence(core: Core, text: str, exact: bool, verb_first: bool = False
     frequencies = await core.repo.document_frequencies(list(dict.fromkeys([*asked, *typed, whole])))
     bases = await _base_forms(core, parts)
     units: list[Unit] = []
-    typed_units: list[Unit] = []  # the same, an agent noun not read as its act ("adapter" is no "adapt")
     shares: list[float] = []  # the share of stored papers using each unit
     for part in parts:
         # a named term in any of its spellings, as a text is matched ("AI" or "artificial intelligence": the archive
@@ -392,33 +391,30 @@ async def _evidence(core: Core, text: str, exact: bool, verb_first: bool = False
             else frequencies.get(_words(part.tokens), 0)
         )
         unit = Unit.of(part, _idf(total, frequency))
-        typed_units.append(unit)
         if part.term is None and len(part.tokens) == 1 and part.tokens[0] in bases:
             unit = replace(unit, forms=(*unit.forms, (bases[part.tokens[0]],)))
-            if not _AGENT.search(part.tokens[0]):
-                typed_units[-1] = unit
         units.append(unit)
         shares.append(frequency / total)
     phrase = _last_phrase(text, len(parts))
     readings = []
     # as papers are listed by, then as they are shown by (when it differs)
-    for side, reading in ((0, units), (phrase, typed_units)):
-        optional = [_optional(shares, [u.named for u in reading], i, side) for i in range(len(reading))]
+    for side in dict.fromkeys((0, phrase)):
+        optional = [_optional(shares, [u.named for u in units], i, side) for i in range(len(units))]
         action = _ACTION.match(text.strip())  # "shrinking the KV cache": papers say "compressing", "evicting" it
         if action and not parts[0].term and parts[0].tokens == tuple(text_tokens(action.group(1))):
             optional[0] = True
         if verb_first and not parts[0].term and len(parts[0].tokens) == 1:
             optional[0] = True
         if all(optional):
-            optional = [False] * len(reading)
-        read = [replace(u, optional=o) for u, o in zip(reading, optional, strict=True)]
+            optional = [False] * len(units)
+        read = [replace(u, optional=o) for u, o in zip(units, optional, strict=True)]
         read, standalone = await _standing(core, read, shares, side)
         readings.append((read, standalone + _runs(parts, read, frequencies, key, total)))
     joined = hyphen_groups(parts, hyphenated)
-    (listed, alone), (showing, showing_alone) = readings
+    (listed, alone), *sides = readings
     shown = None
-    if readings[1] != readings[0]:
-        shown = TopicEvidence(tuple(showing), tuple(showing_alone), exact, joined=joined)
+    if sides and sides[0] != readings[0]:
+        shown = TopicEvidence(tuple(sides[0][0]), tuple(sides[0][1]), exact, joined=joined)
     return TopicEvidence(tuple(listed), tuple(alone), exact, joined=joined, shown=shown)
 
 
@@ -468,7 +464,6 @@ def _runs(
     return found
 
 
-_AGENT = re.compile(r"ers?$")  # an agent noun's ending: its stem names the act ("adapter", "transformer")
 # "X for Y", "X with Y": the phrase after the preposition is one side of the compound, what is before it the other
 # (not "X of Y" nor "X to Y", mostly one name: "mixture of experts", "learning to rank")
 _SIDES = re.compile(r"^.*\b(?:for|with|in|on|over|via|using|within|across|through|under)\s+(?=\S)", re.IGNORECASE)
