@@ -145,11 +145,6 @@ async def test_an_answer_shows_papers_holding_each_side_of_x_for_y(archive: Core
     alone = "Continual Learning for Robots\nModels learn new tasks without forgetting."
     assert not adapters.showing.holds_every_part(alone, related=False)
     assert adapters.showing.holds_every_part("Adapters for Continual Learning\nWe train adapters.", related=False)
-    # an example of a class ("federated fine-tuning (LoRA, ...)") is shown beside the class's rarest unit
-    examples = await topic_evidence(archive, "federated fine-tuning like LoRA")
-    assert examples.holds_every_part("LoRA for Vision\nWe fine-tune LoRA adapters.")
-    assert not examples.showing.holds_every_part("LoRA for Vision\nWe fine-tune LoRA adapters.", related=False)
-    assert examples.showing.holds_every_part("Federated LoRA\nClients train LoRA adapters.", related=False)
 
 
 async def test_x_for_y_is_about_x_when_papers_on_x_name_y(archive: Core) -> None:

@@ -548,8 +548,7 @@ def anchored(example: TopicEvidence, head: TopicEvidence) -> TopicEvidence:
     if any(u.key == anchor.key for u in example.units):
         return example
     if any(u.named or u.weight >= SPECIFIC_WEIGHT for u in needed):
-        # listed alone, but shown beside the class: "federated fine-tuning (LoRA, ...)" shows federated LoRA papers
-        return replace(example, shown=replace(example.showing, anchor=anchor))
+        return example
     shown = replace(example.shown, anchor=anchor) if example.shown is not None else None
     return replace(example, anchor=anchor, shown=shown)
 
