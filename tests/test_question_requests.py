@@ -217,6 +217,32 @@ def test_shorthand_is_read_as_the_words_it_stands_for() -> None:
     assert parse_question("C++ code generation", FRIDAY).topic == "C++ code generation"
 
 
+def test_an_and_asked_together_needs_both_as_with_does() -> None:
+    # "A and B" names either ("theorem proving and autoformalization"); asked together it is one topic needing both
+    def alternatives(question: str) -> list[str]:
+        return [a.text for a in topic_alternatives(parse_question(question, FRIDAY).topic)]
+
+    assert alternatives("speculative decoding and quantization together") == ["speculative decoding with quantization"]
+    assert alternatives("papers on both graph transformers and molecule generation") == [
+        "graph transformers with molecule generation"
+    ]
+    assert alternatives("combining knowledge graphs and LLMs for question answering") == [
+        "knowledge graphs with LLMs for question answering"
+    ]
+    assert alternatives("the intersection of causal inference and reinforcement learning") == [
+        "causal inference with reinforcement learning"
+    ]
+    assert alternatives("vision transformers and token pruning at the same time") == [
+        "vision transformers with token pruning"
+    ]
+    assert alternatives("world models together with planning") == ["world models with planning"]
+    # a plain "and" still names either, and "for both A and B" says where something applies
+    assert alternatives("theorem proving and autoformalization") == ["theorem proving", "autoformalization"]
+    assert parse_question("test-time scaling for both language and vision models", FRIDAY).topic == (
+        "test-time scaling for both language and vision models"
+    )
+
+
 def test_each_clarification_is_a_list_of_its_own() -> None:
     # the examples of one clarification share words only among themselves: no "joint sonar with C"
     topic = parse_question("underwater perception (joint sonar + camera: depth maps, fish counting)", FRIDAY).topic

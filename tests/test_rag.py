@@ -254,6 +254,16 @@ def test_or_lists_and_examples_become_alternatives() -> None:
         "shortening the chain of thought",
     ]
     assert len(texts("VLMs making things up about images and how to reduce it")) == 1
+    # a list after any relating preposition shares it, as after "of" or "for": "reasoning over tables or graphs"
+    assert [a for a, _ in texts("question answering over tables, charts or scanned forms")] == [
+        "question answering over tables",
+        "question answering over charts",
+        "question answering over scanned forms",
+    ]
+    assert [a for a, _ in texts("message passing via attention or convolution")] == [
+        "message passing via attention",
+        "message passing via convolution",
+    ]
     assert parse_question("papers on watermarking, unlearning or copyright this week?", FRIDAY).topic == (
         "watermarking, unlearning or copyright"
     )

@@ -22,6 +22,7 @@ from bot.questions.rag import ask
 from bot.questions.retrieval import (
     MEANING_PAGE,
     SENTENCE_NEAR,
+    SPREAD,
     Retrieved,
     exact_names,
     excluded_readings,
@@ -216,6 +217,24 @@ def test_a_paper_holding_every_part_of_the_topic_apart_is_offered(demo_papers: l
     apart = Retrieved(next(papers), 0.2, 0.2, False, False, every_part=True)
     shown, offered = select([*carriers, *others, apart], Filters(topic="sparse mixture-of-experts routing"))
     assert apart in offered and apart not in shown
+
+
+def test_a_paper_missing_a_side_of_the_topic_is_offered_first_not_shown(demo_papers: list[Paper]) -> None:
+    # "LLMs for time series": a time-series paper naming no LLM carries the topic as papers are listed, but the
+    # answer shows those holding both sides and offers it first after them; it is never dropped
+    papers = iter(demo_papers)
+    one_side = Retrieved(next(papers), 0.85, 0.65, True, True, shows=False)
+    both = [Retrieved(next(papers), 0.8 - n / 100, 0.6, True, True) for n in range(3)]
+    wordless = [Retrieved(next(papers), 0.4, 0.4, False, False, every_part=False) for _ in range(3)]
+    topic = Filters(topic="LLMs for time series")
+    shown, offered = select([one_side, *both, *wordless], topic, SPREAD, stating=True)
+    assert shown == both and offered[0] == one_side and len(offered) == 4
+    # when no paper holds every side, the papers carrying the topic are shown as before
+    shown, offered = select([one_side, *wordless], topic, SPREAD, stating=True)
+    assert shown == [one_side]
+    # a search's first page is ranked as before: both kinds of carrier, in their order
+    shown, offered = select([one_side, *both, *wordless], topic)
+    assert shown == [one_side, *both]
 
 
 def test_an_authors_papers_off_the_topic_asked_are_offered_after_it(demo_papers: list[Paper]) -> None:

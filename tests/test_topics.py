@@ -89,6 +89,8 @@ async def test_abbreviations_are_written_out_and_split_words_joined(archive: Cor
     assert await corrected(archive, "sparse auto-encoders") == "sparse autoencoders"
     assert await corrected(archive, "physics-infromed networks") == "physics-informed networks"
     assert await corrected(archive, "multi-agent systems") == "multi-agent systems"  # papers write it apart
+    # the index stems "contextability" to "context": no paper writes the joined word, so the two words stay apart
+    assert await corrected(archive, "long-context ability of LLMs") == "long-context ability of LLMs"
 
 
 async def test_a_word_papers_write_as_two_is_split_as_they_write_it(archive: Core) -> None:
@@ -129,6 +131,20 @@ async def test_a_named_term_stands_for_its_topic_only_beside_a_word_typical_of_i
         assert (await topic_evidence(archive, question)).coverage("Evicting KV Cache Entries") == 1.0
     # a topic's own nouns are needed: "KV cache eviction" is not any KV cache paper
     assert (await topic_evidence(archive, "KV cache eviction")).coverage("KV Cache Quantization") < COVERED
+
+
+async def test_an_answer_shows_papers_holding_each_side_of_x_for_y(archive: Core) -> None:
+    """A common unit before "for" may only say where the topic lives as papers are listed ("LLMs for time series"
+    lists time-series papers), but the papers an answer shows first hold both sides; "with" alike."""
+    series = await topic_evidence(archive, "LLMs for time series")
+    alone = "Forecasting Multivariate Time Series\nWe forecast time series with a transformer."
+    assert series.holds_every_part(alone)  # listed
+    assert not series.showing.holds_every_part(alone, related=False)  # not shown first
+    assert series.showing.holds_every_part("Time Series Meet LLMs\nAn LLM reads time series.", related=False)
+    adapters = await topic_evidence(archive, "continual learning with adapters")
+    alone = "Continual Learning for Robots\nModels learn new tasks without forgetting."
+    assert not adapters.showing.holds_every_part(alone, related=False)
+    assert adapters.showing.holds_every_part("Adapters for Continual Learning\nWe train adapters.", related=False)
 
 
 async def test_x_for_y_is_about_x_when_papers_on_x_name_y(archive: Core) -> None:

@@ -157,6 +157,26 @@ _SHORTHAND = (
     (re.compile(r"\s+\+\s+"), " with "),
     (re.compile(r"\s+&\s+"), " and "),
 )
+# "A and B" asked together is one topic needing both, as "A with B" (and "+") reads it: "both A and B", "A and B
+# together / jointly / combined / at once", "combining / integrating A and B", "the intersection of A and B"; a plain
+# "A and B" names either (`bot.questions.topics.conjuncts`)
+_TOGETHER_WITH = re.compile(r"\b(?:together|combined|coupled|jointly)\s+with\b", re.IGNORECASE)
+# ("for / in / across both A and B" names where something applies, each: "works for both images and video")
+_BOTH = re.compile(r"(?<!\bfor )(?<!\bin )(?<!\bacross )\bboth\s+(?=[^,;:.?!]*?\s+and\s+\S)", re.IGNORECASE)
+_JOINT_VERB = re.compile(
+    r"\b(?:combin(?:e|es|ed|ing)|integrat(?:e|es|ed|ing)|fus(?:e|es|ed|ing)|unif(?:y|ies|ied|ying)|"
+    r"(?:the\s+)?(?:combination|integration|intersection|fusion|interplay)\s+(?:of|between))\s+"
+    r"(?=[^,;:.?!]*?\s+and\s+\S)",
+    re.IGNORECASE,
+)
+_JOINTLY = re.compile(
+    r"\s+(?:together|jointly|combined|in\s+combination|in\s+tandem|at\s+once|at\s+the\s+same\s+time|"
+    r"simultaneously)\b(?!\s+(?:with|to)\b)",
+    re.IGNORECASE,
+)
+_CLAUSE = re.compile(r"[,;:.?!]")
+_AND = re.compile(r"\s+and\s+", re.IGNORECASE)
+_LAST_AND = re.compile(r"\s+and\s+(?!.*\s+and\s)", re.IGNORECASE)
 _PARENTHESES = re.compile(r"\(([^()]*)\)")
 # A question asking what was said or done about a topic: "what did Friday bring on LoRA?", "what does the literature
 # say about X?": after a wh-word and "do" the subject and a bare verb come, then the relation naming the topic
@@ -482,10 +502,27 @@ def without_shorthand(text: str) -> str:
     return text
 
 
+def jointly(text: str) -> str:
+    """`text` with an "and" that joins two things asked together written "with": "both A and B", "A and B together",
+    "combining A and B", "the intersection of A and B" -> "A with B" (the papers need both); another "and" stays."""
+    text = _TOGETHER_WITH.sub("with", text)
+    for cue in (_BOTH, _JOINT_VERB):  # the cue, then the first "and" of its clause
+        while found := cue.search(text):
+            after = text[found.end() :]
+            clause = _CLAUSE.split(after, maxsplit=1)[0]
+            text = text[: found.start()] + _AND.sub(" with ", clause, count=1) + after[len(clause) :]
+    while found := _JOINTLY.search(text):  # the last "and" of the clause before the cue, then the cue
+        before = text[: found.start()]
+        clause = _CLAUSE.split(before)[-1]
+        head = before[: len(before) - len(clause)]
+        text = head + _LAST_AND.sub(" with ", clause, count=1) + text[found.end() :]
+    return text
+
+
 def read_request(text: str, *, follow_up: bool = False) -> Request:
     """The topic text of a question (time words and authors already removed) with its exclusions, contribution and
     refinements (`follow_up`: asked after an answer, whose papers it may exclude some of, `split_exclusions`)."""
-    text = without_shorthand(text)
+    text = jointly(without_shorthand(text))
     text = _CLOSING_REQUEST.sub("", text)
     framed = _FRAMED.sub("", _ANSWER_FORM.sub("", without_open_list_end(without_markup(text)), count=1), count=1)
     framed = _ACTIVITY.sub(" ", framed)

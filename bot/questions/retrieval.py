@@ -126,6 +126,9 @@ class Retrieved:
     # the abstract names it twice (`select`)
     states: bool = True
     grazes: bool = False  # names an exclusion of the question without being about it (`excluded_readings`, `select`)
+    # title and abstract hold every part of the topic as an answer's first page reads it (`QuestionTopic.showing`:
+    # each side of "X for Y", an example beside its class)
+    shows: bool = True
 
 
 async def topic_evidence(core: Core, topic: str, *, verb_first: bool = False, asked: bool = False) -> QuestionTopic:
@@ -458,6 +461,7 @@ class _Scored:
     every_part: np.ndarray  # title and abstract hold every part of the topic, however far apart
     about: np.ndarray  # about the topic as a whole (`QuestionTopic.is_about`); read for narrowings only
     states: np.ndarray  # a benchmark question's: the paper states its contribution about the topic (`Retrieved`)
+    shows: np.ndarray  # title and abstract hold every part of the topic as a first page reads it (`Retrieved`)
     profile: np.ndarray | None = None
     sentence: np.ndarray | None = None  # cosine of each paper's best sentence (title included); NaN: none stored
     expansion: np.ndarray | None = None  # BM25F for the topic expanded by feedback (`expansion_scores`); NaN: none
@@ -482,6 +486,9 @@ class _Scored:
         every_part = np.ones(len(papers), dtype=bool)
         about = np.zeros(len(papers), dtype=bool)
         states = np.ones(len(papers), dtype=bool)
+        shows = np.ones(len(papers), dtype=bool)
+        showing = topic_words.showing if topic_words is not None else None
+        showing = showing if showing != topic_words else None
         for i, paper in enumerate(papers):
             if topic_words is not None:
                 title[i] = topic_words.coverage(paper.title, paper.abstract)
@@ -489,13 +496,25 @@ class _Scored:
                 every_part[i] = topic_words.holds_every_part(f"{paper.title}\n{paper.abstract}")
                 about[i] = narrows and topic_words.is_about(paper.title, paper.abstract)
                 states[i] = not contribution or states_about(topic_words, paper)
+            if showing is not None:
+                # as typed: a paper shown for "adapters" names adapters, not only "adapting" something
+                shows[i] = showing.holds_every_part(f"{paper.title}\n{paper.abstract}", related=False)
             # a name typed as the paper writes it ("YAQA", "R2R", "DeepONet") is the strongest sign there is
             if any(n.search(paper.title) for n in names):
                 name_tier[i] = 2
             elif any(n.search(paper.abstract) for n in names):
                 name_tier[i] = 1
         return _Scored(
-            list(papers), vectors, dense.astype(np.float64), title, abstract, name_tier, every_part, about, states
+            list(papers),
+            vectors,
+            dense.astype(np.float64),
+            title,
+            abstract,
+            name_tier,
+            every_part,
+            about,
+            states,
+            shows,
         )
 
     def relevance(self) -> np.ndarray:
@@ -556,6 +575,7 @@ class _Scored:
                 about=bool(self.about[i]),
                 states=bool(self.states[i]),
                 grazes=self.papers[i].id in grazed,
+                shows=bool(self.shows[i]),
             )
             for i in order
         ]
@@ -622,14 +642,32 @@ def select(
     stating: bool = False,
     descriptive: Collection[str] = (),
 ) -> tuple[list[Retrieved], list[Retrieved]]:
-    """The papers an answer shows first and the others it offers (`_selected`); of the first page, those naming an
-    exclusion of the question without being about it ("Large Vision-Language Models" once, for "LLM hallucination,
-    not the vision-language ones") are offered first among the rest, when others remain to show (nothing dropped)."""
-    shown, carrying = _selected(results, filters, spread, stating=stating, descriptive=descriptive)
+    """The papers an answer shows first (about the topic by title or by abstract when close enough, or, when none
+    is, close to the best; with `stating`, an answer's first page: of those only the ones a sentence of which is close
+    too, `_stating`, and the ones holding each side of the topic, `Retrieved.shows`, when any does) and the other
+    papers that carry the topic in title or abstract, hold each of its parts somewhere, or are close in meaning
+    (offered, never dropped; those carrying the topic's words first). `descriptive`: the topic's hyphenated words
+    that name no method (`descriptive_compounds`)."""
+    shown, carrying, _ = _first_page(results, filters, spread, stating=stating, descriptive=descriptive)
+    return shown, carrying
+
+
+def _first_page(
+    results: list[Retrieved],
+    filters: Filters,
+    spread: float = 0.0,
+    *,
+    stating: bool = False,
+    descriptive: Collection[str] = (),
+) -> tuple[list[Retrieved], list[Retrieved], tuple[int, int]]:
+    """`_selected`, with the first page's papers naming an exclusion of the question without being about it ("Large
+    Vision-Language Models" once, for "LLM hallucination, not the vision-language ones") offered first among the
+    rest, when others remain to show (nothing dropped)."""
+    shown, carrying, counts = _selected(results, filters, spread, stating=stating, descriptive=descriptive)
     clean = [r for r in shown if not r.grazes]
     if not clean or len(clean) == len(shown):
-        return shown, carrying
-    return clean, [*(r for r in shown if r.grazes), *carrying]
+        return shown, carrying, counts
+    return clean, [*(r for r in shown if r.grazes), *carrying], counts
 
 
 def _selected(
@@ -639,35 +677,40 @@ def _selected(
     *,
     stating: bool = False,
     descriptive: Collection[str] = (),
-) -> tuple[list[Retrieved], list[Retrieved]]:
-    """The papers an answer shows first (about the topic by title or by abstract when close enough, or, when none
-    is, close to the best; with `stating`, of those only the ones a sentence of which is close too, `_stating`) and
-    the other papers that carry the topic in title or abstract, hold each of its parts somewhere, or are close in
-    meaning (offered, never dropped; those carrying the topic's words first). `descriptive`: the topic's hyphenated
-    words that name no method (`descriptive_compounds`)."""
+) -> tuple[list[Retrieved], list[Retrieved], tuple[int, int]]:
+    """`select`, and how many papers carrying the topic it would show if a first page read the topic as the listing
+    does (without `Retrieved.shows`) and how many it shows instead (both 0 when they are the same papers)."""
     if not results:
-        return [], []
+        return [], [], (0, 0)
     if filters.authors and not filters.topic:
-        return results, []
+        return results, [], (0, 0)
     if filters.contribution and not filters.topic and not filters.restrict_to:
         # "new datasets this week?": every paper introducing one, those whose main contribution it is shown first
         main = [r for r in results if _makes_one(r)]
-        return (main, [r for r in results if r not in main]) if main else (results, [])
+        return (main, [r for r in results if r not in main], (0, 0)) if main else (results, [], (0, 0))
     if filters.restrict_to and not filters.narrows:
-        return results, []  # "only the ones from Thursday": the previous papers inside the new window
+        return results, [], (0, 0)  # "only the ones from Thursday": the previous papers inside the new window
     best = max(r.relevance for r in results)
     naming = max(r.named for r in results)
     if not filters.restrict_to and naming and names_only(filters.topic, descriptive):
         # a question that is only a name ("YAQA", "Trinity-RFT") asks for that thing: the papers naming it where
         # they name the most (their title, else their abstract) first, the papers naming it elsewhere offered
-        return [r for r in results if r.named == naming], [r for r in results if 0 < r.named < naming]
+        return [r for r in results if r.named == naming], [r for r in results if 0 < r.named < naming], (0, 0)
     if filters.restrict_to:
-        return _narrowed(results)
+        return (*_narrowed(results), (0, 0))
     # the first page: papers carrying the topic's words and not far below the best (the others are offered)
     # (a benchmark question's paper naming the topic in its abstract only: when it says its benchmark is about it)
     evidenced = [r for r in results if r.in_title or (r.in_abstract and r.dense >= FLOOR and r.states)]
+    # of those, the ones holding each side of "X for Y" ("LLMs for time series": the LLMs too) are shown when any
+    # is, the others offered first (the list read as before: a paper is never dropped for it); the first page's
+    # spread is measured from the best of them
+    held = [r for r in evidenced if r.shows or not stating]  # an answer's (a search ranks its page as before)
+    demoted = {r.paper.id for r in evidenced if not r.shows} if held and stating else set()
+    lenient = [r for r in evidenced if r.relevance >= best - spread] if spread else evidenced
+    evidenced = held or evidenced
     if spread:
-        evidenced = [r for r in evidenced if r.relevance >= best - spread]
+        top = max(r.relevance for r in evidenced) if demoted else best
+        evidenced = [r for r in evidenced if r.relevance >= top - spread]
     # papers that carry the topic's words make the first page; papers only similar in meaning make it when none
     # does, else they are offered with the rest (precision from ordering, nothing dropped)
     close = best - (MARGIN if len(evidenced) < ENOUGH_EVIDENCED else MARGIN / 2)
@@ -675,6 +718,7 @@ def _selected(
     # a paper shown for its meaning alone still holds every part of the topic somewhere ("math" and "reasoning"),
     # unless none does: one close in a single part ("logical reasoning") is offered, not shown
     whole = {r.paper.id for r in results if r.every_part and r.paper.id in similar}
+    whole = {r.paper.id for r in results if (r.shows or not stating) and r.paper.id in whole} or whole
     similar_shown = _stating(results, whole or similar) if stating and not evidenced else whole or similar
     shown = [r for r in results if r in evidenced or (r.paper.id in similar_shown and not evidenced)]
     if stating and not evidenced:
@@ -694,7 +738,7 @@ def _selected(
             or _close_in_meaning(r, wordless.get(r.paper.id, 0), filters)
         )
     ]
-    carrying = by_evidence(carrying)
+    carrying = by_evidence(sorted(carrying, key=lambda r: r.paper.id not in demoted))
     if filters.contribution:
         # "which papers introduce a benchmark": papers whose main contribution is one come first; a method paper that
         # also releases its data is offered after them, and after the offered papers whose main contribution is one
@@ -703,7 +747,7 @@ def _selected(
         if main:
             shown, carrying = main, [r for r in shown if r not in main] + carrying
         carrying = sorted(carrying, key=lambda r: not (r.every_part and _makes_one(r)))
-    return shown, carrying
+    return shown, carrying, (len(lenient), len(evidenced)) if demoted else (0, 0)
 
 
 def _stating(results: Sequence[Retrieved], ids: set[str]) -> set[str]:
@@ -817,6 +861,10 @@ async def retrieve_all(
     descriptive = await descriptive_compounds(core, filters.topic)  # for the ranking and the cut alike
     results, _ = await ranked(core, filters, profile=profile, descriptive=descriptive)
     # an answer shows a few papers and offers the rest; a search's first page is another matter (`retrieve`)
-    shown, carrying = select(results, filters, SPREAD, stating=True, descriptive=descriptive)
+    shown, carrying, (would, does) = _first_page(results, filters, SPREAD, stating=True, descriptive=descriptive)
     offered = [*shown[limit:], *carrying]
-    return shown[:limit], offered if lists_contributions(filters) else offered[:MAX_MORE]
+    if lists_contributions(filters):
+        return shown[:limit], offered
+    # papers offered that the listing's reading would have shown (`Retrieved.shows`) leave it as long as before
+    room = MAX_MORE + max(0, min(limit, would) - min(limit, does))
+    return shown[:limit], offered[:room]

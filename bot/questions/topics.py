@@ -99,6 +99,13 @@ class TopicEvidence:
     exact: bool = False  # words match as written (plurals aside), without inflections
     anchor: Unit | None = None  # an example of a class counts only beside the class's rarest unit (`anchored`)
     joined: tuple[tuple[int, ...], ...] = ()  # units typed as one hyphenated word ("multi-agent"): `hyphen_groups`
+    # the reading an answer SHOWS papers by, when it differs: each side of "X for Y" / "X with Y" needed (`_evidence`)
+    shown: TopicEvidence | None = None
+
+    @property
+    def showing(self) -> TopicEvidence:
+        """The reading a paper an answer shows first must meet (`shown`, else this one)."""
+        return self.shown if self.shown is not None else self
 
     @property
     def span(self) -> int:
@@ -157,17 +164,18 @@ class TopicEvidence:
                 return 1.0
         return PARTIAL * share
 
-    def holds_every_part(self, text: str) -> bool:
+    def holds_every_part(self, text: str, related: bool = True) -> bool:
         """Whether `text` holds every needed unit somewhere, however far apart ("agents ... for software
-        engineering" over an abstract), or a part that stands for the whole; an agent noun also as the act's words
-        (a paper on "optimizers" may say only "optimization": offered after those naming them, `select`)."""
+        engineering" over an abstract), or a part that stands for the whole; with `related`, an agent noun also as
+        the act's words (a paper on "optimizers" may say only "optimization": offered after those naming them,
+        `select`)."""
         tokens = Text.of(text)
         if self.anchor is not None and not self.anchor.where(tokens):
             return False
-        if any(u.where(tokens, self.exact, related=True) for u in self.standalone):
+        if any(u.where(tokens, self.exact, related=related) for u in self.standalone):
             return True
         needed = [u for u in self.units if not u.optional]
-        return bool(needed) and all(u.where(tokens, self.exact, related=True) for u in needed)
+        return bool(needed) and all(u.where(tokens, self.exact, related=related) for u in needed)
 
     def mentions(self, text: str) -> int:
         """How many times `text` names the whole topic (0 when it is not about all of it)."""
@@ -204,9 +212,14 @@ class QuestionTopic:
         """How much of the best-covered alternative `text` contains (see `TopicEvidence.coverage`)."""
         return max((a.coverage(text, context) for a in self.alternatives), default=0.0)
 
-    def holds_every_part(self, text: str) -> bool:
+    def holds_every_part(self, text: str, related: bool = True) -> bool:
         """Whether `text` holds every part of one alternative somewhere (`TopicEvidence.holds_every_part`)."""
-        return any(a.holds_every_part(text) for a in self.alternatives)
+        return any(a.holds_every_part(text, related) for a in self.alternatives)
+
+    @property
+    def showing(self) -> QuestionTopic:
+        """The topic as an answer's first page reads it: each alternative's `TopicEvidence.showing`."""
+        return QuestionTopic(tuple(a.showing for a in self.alternatives))
 
     def is_about(self, title: str, abstract: str) -> bool:
         """Whether a paper is about the topic as a whole: its title names it, or its abstract more than once (a single
@@ -238,7 +251,7 @@ class QuestionTopic:
                 continue
             units = tuple(replace(u, optional=u.optional or c) for u, c in zip(alternative.units, common, strict=True))
             kept = tuple(u for u in alternative.standalone if not shared(u))
-            narrowed.append(replace(alternative, units=units, standalone=kept))
+            narrowed.append(replace(alternative, units=units, standalone=kept, shown=None))
         return QuestionTopic(tuple(narrowed))
 
 
@@ -397,23 +410,46 @@ async def _evidence(core: Core, text: str, exact: bool, verb_first: bool = False
             unit = replace(unit, forms=(*unit.forms, (bases[part.tokens[0]],)))
         units.append(unit)
         shares.append(frequency / total)
-    optional = [_optional(shares, [u.named for u in units], i) for i in range(len(units))]
-    action = _ACTION.match(text.strip())  # "shrinking the KV cache": papers say "compressing", "evicting" it
-    if action and not parts[0].term and parts[0].tokens == tuple(text_tokens(action.group(1))):
-        optional[0] = True
-    if verb_first and not parts[0].term and len(parts[0].tokens) == 1:
-        optional[0] = True
-    if all(optional):
-        optional = [False] * len(units)
-    units = [replace(u, optional=o) for u, o in zip(units, optional, strict=True)]
+    phrase = _last_phrase(text, len(parts))
+    readings = []
+    # as papers are listed by, then as they are shown by (when it differs)
+    for side in dict.fromkeys((0, phrase)):
+        optional = [_optional(shares, [u.named for u in units], i, side) for i in range(len(units))]
+        action = _ACTION.match(text.strip())  # "shrinking the KV cache": papers say "compressing", "evicting" it
+        if action and not parts[0].term and parts[0].tokens == tuple(text_tokens(action.group(1))):
+            optional[0] = True
+        if verb_first and not parts[0].term and len(parts[0].tokens) == 1:
+            optional[0] = True
+        if all(optional):
+            optional = [False] * len(units)
+        read = [replace(u, optional=o) for u, o in zip(units, optional, strict=True)]
+        read, standalone = await _standing(core, read, shares, side)
+        readings.append((read, standalone + _runs(parts, read, frequencies, key, total)))
+    joined = hyphen_groups(parts, hyphenated)
+    (listed, alone), *sides = readings
+    shown = None
+    if sides and sides[0] != readings[0]:
+        shown = TopicEvidence(tuple(sides[0][0]), tuple(sides[0][1]), exact, joined=joined)
+    return TopicEvidence(tuple(listed), tuple(alone), exact, joined=joined, shown=shown)
+
+
+async def _standing(core: Core, units: list[Unit], shares: Sequence[float], side: int) -> tuple[list[Unit], list[Unit]]:
+    """The units with the plain words a rare named term makes optional, and the named terms standing for the whole
+    (see `_evidence`); from `side` on (the phrase after the last "for" or "with", 0: the whole text) a term stands
+    and a modifier goes only within its own side of it: "continual learning with adapters" needs the adapters."""
+    units = list(units)
+
+    def apart(n: int, k: int) -> bool:
+        return bool(side) and (n >= side) != (k >= side)
+
     standalone: list[Unit] = []
-    needed = [u for u in units if not u.optional]
-    for u, s in zip(units, shares, strict=True):
+    needed = [n for n, u in enumerate(units) if not u.optional]
+    for n, u in enumerate(units):
         # a rare named term with at most one other unit is the topic ("sparse MoE", "KV cache compression") when
         # that unit is typical of it; an unusual one picks a kind of it ("federated LoRA", "shortening CoT")
-        if u.named and not u.optional and s < TERM_SHARE and len(needed) <= 2:
-            others = [v for v in needed if v is not u]
-            if not others or await _typical(core, others[0], u):
+        if u.named and not u.optional and shares[n] < TERM_SHARE and len(needed) <= 2:
+            others = [k for k in needed if k != n]
+            if not others or (not apart(n, others[0]) and await _typical(core, units[others[0]], u)):
                 standalone.append(u)
     if len(needed) > 2:
         # in a longer compound, a plain word typical of a rare named term in it may be left out as in a two-unit one
@@ -421,17 +457,40 @@ async def _evidence(core: Core, text: str, exact: bool, verb_first: bool = False
         for n, u in enumerate(units):
             if u.named and not u.optional and shares[n] < TERM_SHARE:
                 for k, v in enumerate(units):
-                    if k != n and not v.named and not v.optional and await _typical(core, v, u):
+                    if k != n and not v.named and not v.optional and not apart(n, k) and await _typical(core, v, u):
                         units[k] = replace(v, optional=True)
+    return units, standalone
+
+
+def _runs(
+    parts: Sequence[Part], units: Sequence[Unit], frequencies: dict[str, int], whole: str, total: int
+) -> list[Unit]:
+    """The sub-phrases the archive seldom uses outside the whole phrase `whole`, each standing for it."""
+    runs = [(i, j) for i in range(len(parts)) for j in range(i + 1, len(parts) + 1) if (i, j) != (0, len(parts))]
     whole_frequency = frequencies.get(whole, 0)  # a phrase no paper uses has no part that stands for it
-    for (i, j), phrase in zip(runs, typed, strict=True):
+    found = []
+    for i, j in runs:
         run = parts[i:j]
+        phrase = _words(t for p in run for t in p.tokens)
         if all(units[k].optional for k in range(i, j)) or any(p.term for p in run):
             continue
         if frequencies.get(phrase, 0) <= PART_RATIO * whole_frequency and frequencies.get(phrase, 0) > 0:
-            tokens = tuple(phrase.split())
-            standalone.append(Unit(phrase, (tokens,), (), _idf(total, frequencies.get(phrase, 0))))
-    return TopicEvidence(tuple(units), tuple(standalone), exact, joined=hyphen_groups(parts, hyphenated))
+            found.append(Unit(phrase, (tuple(phrase.split()),), (), _idf(total, frequencies.get(phrase, 0))))
+    return found
+
+
+# "X for Y", "X with Y": the phrase after the preposition is one side of the compound, what is before it the other
+# (not "X of Y" nor "X to Y", mostly one name: "mixture of experts", "learning to rank")
+_SIDES = re.compile(r"^.*\b(?:for|with|in|on|over|via|using|within|across|through|under)\s+(?=\S)", re.IGNORECASE)
+
+
+def _last_phrase(text: str, count: int) -> int:
+    """Where the phrase after the text's last relating preposition starts among its `count` units (0 without one):
+    "adapter methods for continual learning" -> 2."""
+    found = _SIDES.match(text.strip())
+    if found is None:
+        return 0
+    return max(count - len(split_units(topic_key(text.strip()[found.end() :]))), 0)
 
 
 _HYPHENATED = re.compile(r"[^\W\d_][^\W_]*(?:-[^\W\d_][^\W_]*)+")
@@ -498,15 +557,18 @@ def anchored(example: TopicEvidence, head: TopicEvidence) -> TopicEvidence:
     not of any network). A specific example (a named term, a rare word: "overthinking", "SGD") stands alone."""
     needed = [u for u in example.units if not u.optional]
     head_needed = [u for u in head.units if not u.optional]
-    if not needed or not head_needed or any(u.named or u.weight >= SPECIFIC_WEIGHT for u in needed):
+    if not needed or not head_needed:
         return example
     anchor = max(head_needed, key=lambda u: u.weight)
     if any(u.key == anchor.key for u in example.units):
         return example
-    return replace(example, anchor=anchor)
+    if any(u.named or u.weight >= SPECIFIC_WEIGHT for u in needed):
+        return example
+    shown = replace(example.shown, anchor=anchor) if example.shown is not None else None
+    return replace(example, anchor=anchor, shown=shown)
 
 
-def _optional(shares: Sequence[float], terms: Sequence[bool], i: int) -> bool:
+def _optional(shares: Sequence[float], terms: Sequence[bool], i: int, side: int = 0) -> bool:
     """Whether unit `i` of a compound may be missing from a text about it, by how common each unit is.
 
     Almost every paper says "model" or "learning": such a word may be missing next to a named term or a rare word
@@ -514,7 +576,8 @@ def _optional(shares: Sequence[float], terms: Sequence[bool], i: int) -> bool:
     "diffusion models"); a named term is never filler. A common unit before a rare last one only says where the
     topic lives ("knowledge distillation", "LLM hallucinations"), and so does a common one after a specific one
     ("jailbreaking LLMs"); not when both are common enough to make the compound ("Bayesian optimization",
-    "diffusion language models", "neural operators").
+    "diffusion language models", "neural operators"). With `side` (where the last phrase of "X for Y" starts, as an
+    answer's first page reads it), only inside a side: "LLMs for time series" are LLMs.
     """
     share = shares[i]
     others = [j for j in range(len(shares)) if j != i]
@@ -523,9 +586,9 @@ def _optional(shares: Sequence[float], terms: Sequence[bool], i: int) -> bool:
     if share < GENERIC_SHARE or not others:
         return False
     last = shares[-1]
-    if i < len(shares) - 1 and last < TERM_SHARE and len(shares) <= LOCATING_UNITS:
+    if side <= i < len(shares) - 1 and last < TERM_SHARE and len(shares) <= LOCATING_UNITS:
         return True
-    return any(other < SPECIFIC_SHARE for j, other in enumerate(shares) if j < i)
+    return any(other < SPECIFIC_SHARE for j, other in enumerate(shares) if j < i and (j >= side or i < side))
 
 
 def spellings_of(topic: str) -> list[str]:
@@ -615,11 +678,15 @@ def topic_alternatives(topic: str) -> list[Alternative]:
     return unique if len(unique) > 1 else ([Alternative(topic)] if topic else [])
 
 
-_LAST_PREPOSITION = re.compile(r"^(.*\b(?:of|for|in|on|to|with|from|about|between|inside|across)\s+)\S", re.IGNORECASE)
-_PREPOSITION = re.compile(r"\b(?:of|for|in|on|to|with|from|about|between|inside|across)\b", re.IGNORECASE)
+# the prepositions relating a topic's phrases (a closed class: "over", "via", "through" as "of" and "for" do)
+_RELATING = r"(?:of|for|in|on|to|with|from|about|between|inside|across|over|via|through|under|within|into)"
+_LAST_PREPOSITION = re.compile(rf"^(.*\b{_RELATING}\s+)\S", re.IGNORECASE)
+_PREPOSITION = re.compile(rf"\b{_RELATING}\b", re.IGNORECASE)
 # the phrase after a conjunct's head that the conjuncts before it share ("... methods for continual learning"); not
 # "of", which mostly joins one compound ("chain of thought", "mixture of experts")
-_TRAILING_PHRASE = re.compile(r"\s(?:for|in|on|with|from|about|between|inside|across)\s.*$", re.IGNORECASE)
+_TRAILING_PHRASE = re.compile(
+    r"\s(?:for|in|on|with|from|about|between|inside|across|over|via|through|under|within|into)\s.*$", re.IGNORECASE
+)
 COORDINATED_WORDS = 3  # an alternative this short after "X of A or B" is another A: "X of B"
 
 

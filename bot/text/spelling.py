@@ -266,6 +266,9 @@ async def _joined(core: Core, topic: str) -> str:
         if match.end(3) > changed_from:
             continue  # overlaps a pair already joined
         if counts.get(whole, 0) >= MIN_PHRASE and counts.get(whole, 0) > counts.get(split, 0):
+            # the index stems ("contextability" is "context" to it): papers must write the joined word as such
+            if await _written_as(core, whole) < MIN_PHRASE:
+                continue
             out = out[: match.start(1)] + match.group(1) + match.group(3).lower() + out[match.end(3) :]
             changed_from = match.start(1)
     return out
