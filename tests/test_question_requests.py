@@ -350,6 +350,7 @@ def test_the_form_of_the_answer_asked_for_is_not_topic() -> None:
         "Vision transformer"
     )
     assert parse_question("video generation papers from Friday - briefly", FRIDAY).topic == "video generation"
+    assert parse_question("self-summary models", FRIDAY).topic == "self-summary models"  # a hyphen inside a word
 
 
 def test_the_end_of_an_open_list_is_no_item_of_it() -> None:

@@ -200,7 +200,7 @@ _ANSWER_FORM = re.compile(
 )
 # a closing clause that only asks for the answer's form ("..., summarized please", "... - briefly"): no topic
 _CLOSING_REQUEST = re.compile(
-    r"\s*[,;:\u2013\u2014-]\s*(?:(?:please|pls|thanks?|summar(?:y|ies|i[sz]e\w*)|overview|tl\s*;?\s*dr|briefly|"
+    r"(?:\s*[,;:]|\s+[\u2013\u2014-])\s*(?:(?:please|pls|thanks?|summar(?:y|ies|i[sz]e\w*)|overview|tl\s*;?\s*dr|briefly|"
     r"in\s+short|quickly)\b[\s,.!?]*)+$",
     re.IGNORECASE,
 )
