@@ -210,6 +210,22 @@ def test_a_correction_asks_the_previous_request_about_what_was_meant(question: s
 
 
 @pytest.mark.parametrize(
+    ("question", "topic"),
+    [
+        ("mean-field games?", "mean-field games"),
+        ("mean field theory papers?", "mean field theory"),
+        ("and mean teacher models?", "mean teacher models"),
+    ],
+)
+def test_mean_as_a_topic_word_is_no_correction(question: str, topic: str) -> None:
+    """The present "mean" corrects only after its speaker ("I mean speech"): bare, it is a word of the topic ("mean
+    field", "mean teacher"); "mean-field games?" after an answer was the topic "-field games" over the previous day."""
+    asked = Turn("agents", ("2025-05-26", "2025-05-26"), [], ["cs.CL"], ["a"], ["b"])
+    filters = parse_question(question, FRIDAY, asked)
+    assert filters.topic == topic, question
+
+
+@pytest.mark.parametrize(
     ("question", "excluded"),
     [
         ("excluding the image ones", "image"),

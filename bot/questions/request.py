@@ -358,9 +358,11 @@ def without_reaction(text: str) -> str:
 _INSTEAD = re.compile(r"\binstead\b(?:\s+of\b[^?!.;,]*)?", re.IGNORECASE)
 # a correction ("I meant speech", "no, I mean speech papers", "meant speech", "I meant to ask about speech"): the
 # speaker's own "mean" opening what is said, its object what was meant in place of what was asked ("I mean," with a
-# comma is a filler before a request of its own)
+# comma is a filler before a request of its own); the present "mean" only after its speaker, for bare it is a word of
+# the topic ("mean-field games", "mean teacher models")
 _CORRECTION = re.compile(
-    r"^\W*(?:(?:i|we)\s+)?(?:(?:actually|really|just|only)\s+)?(?:meant|mean(?!\s*,))\b"
+    r"^\W*(?:(?:i|we)\s+(?:(?:actually|really|just|only)\s+)?(?:meant|mean(?!\s*,))|"
+    r"(?:(?:actually|really|just|only)\s+)?meant)(?![\w\-'])"
     r"(?:\s+to\s+(?:say|ask|write|type)\b(?:\s+(?:about|for)\b)?)?",
     re.IGNORECASE,
 )
