@@ -379,13 +379,19 @@ def without_replacement(text: str) -> tuple[str, bool]:
     return re.sub(r"\s+", " ", stripped).strip(), stripped != text
 
 
-def restates(excluded: str, topic: str) -> bool:
-    """Whether an exclusion names nothing but what `topic` names (each of its words, in any inflection): "X, not Y"
-    said after a question about Y corrects it ("sorry, speech not agents"), for a topic's own papers excluded
-    would leave none."""
+def restates(excluded: str, topic: str, now: str = "") -> bool:
+    """Whether an exclusion names nothing but what `topic` names (each of its words, in any inflection) while the
+    topic asked `now` names none of them: "X, not Y" said after a question about Y corrects it ("sorry, speech not
+    agents"), for a topic's own papers excluded would leave none; "agents, not LLM agents" after LLM agents asks for
+    the others (the exclusion read by then as "LLM")."""
     words = [t for t in text_tokens(excluded) if t not in FILLER]
     asked = [t for t in text_tokens(topic) if t not in FILLER]
-    return bool(words) and all(any(same_word(w, t) for t in asked) for w in words)
+    new = [t for t in text_tokens(now) if t not in FILLER]
+    return (
+        bool(words)
+        and all(any(same_word(w, t) for t in asked) for w in words)
+        and not any(same_word(w, t) for w in asked for t in new)
+    )
 
 
 def selects(text: str) -> bool:
