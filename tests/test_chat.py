@@ -597,3 +597,14 @@ def test_a_typed_line_is_a_command_only_when_it_reads_as_one_and_names_ours_or_s
     ):
         said = typed(ADA, DM, text)
         assert (said.command, said.text) == ("", text), text
+
+
+def test_a_command_ends_at_any_space_a_line_break_too() -> None:
+    """A command read as one (`typed`: a space or the end after it, a line break included) is that command with the
+    rest its arguments: "/ask" then the question on the next line was the unknown command "ask\nwhat"."""
+    from bot.chat import typed
+
+    said = typed(ADA, DM, "/ask\nwhat is LoRA?")
+    assert (said.command, said.args) == ("ask", "what is LoRA?")
+    tabbed = typed(ADA, DM, "/help@paperscout_bot\tdigests")
+    assert (tabbed.command, tabbed.args) == ("help", "digests")

@@ -210,6 +210,39 @@ def test_a_correction_asks_the_previous_request_about_what_was_meant(question: s
 
 
 @pytest.mark.parametrize(
+    ("question", "topic", "excluded"),
+    [
+        ("agents, not LLM agents?", "agents", ("LLM",)),
+        ("multi-agent systems, not LLM agents", "multi-agent systems", ("LLM agents",)),
+    ],
+)
+def test_an_exclusion_of_a_kind_of_the_new_topic_is_no_correction(
+    question: str, topic: str, excluded: tuple[str, ...]
+) -> None:
+    """An exclusion naming what was asked before corrects the request only when it shares no word with the new topic:
+    "agents, not LLM agents" after LLM agents asks for the other agents; the exclusion was dropped (every agent)."""
+    asked = Turn("LLM agents", ("2025-05-26", "2025-05-26"), [], [], ["a"], ["b"])
+    filters = parse_question(question, FRIDAY, asked)
+    assert filters.topic == topic and filters.excluded == excluded, question
+
+
+@pytest.mark.parametrize(
+    ("question", "topic"),
+    [
+        ("mean-field games?", "mean-field games"),
+        ("mean field theory papers?", "mean field theory"),
+        ("and mean teacher models?", "mean teacher models"),
+    ],
+)
+def test_mean_as_a_topic_word_is_no_correction(question: str, topic: str) -> None:
+    """The present "mean" corrects only after its speaker ("I mean speech"): bare, it is a word of the topic ("mean
+    field", "mean teacher"); "mean-field games?" after an answer was the topic "-field games" over the previous day."""
+    asked = Turn("agents", ("2025-05-26", "2025-05-26"), [], ["cs.CL"], ["a"], ["b"])
+    filters = parse_question(question, FRIDAY, asked)
+    assert filters.topic == topic, question
+
+
+@pytest.mark.parametrize(
     ("question", "excluded"),
     [
         ("excluding the image ones", "image"),

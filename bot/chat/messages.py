@@ -26,6 +26,7 @@ presses are ours.
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
@@ -176,7 +177,7 @@ class Incoming:
         """A typed line: '/cmd args' (a Telegram '@botname' suffix dropped) becomes a command, anything else text."""
         stripped = line.strip()
         if stripped.startswith("/") and len(stripped) > 1:
-            word, _, args = stripped[1:].partition(" ")
+            word, args = [*re.split(r"\s", stripped[1:], maxsplit=1), ""][:2]  # at any space: "/ask\nwhat is X"
             command = word.split("@", 1)[0].lower()
             return cls(speaker, place, text=stripped, command=command, args=args.strip(), **extra)  # type: ignore[arg-type]
         return cls(speaker, place, text=line, **extra)  # type: ignore[arg-type]

@@ -253,7 +253,11 @@ def follow_up(filters: Filters, topic_text: str, question: str, previous: Turn, 
     """
     explicit = refers_back(question)
     # "sorry, speech not agents" after agents: an exclusion of what was asked before corrects it, as "instead" does
-    restated = [e for e in filters.excluded if restates(e, previous.topic)] if filters.topic and not explicit else []
+    restated = (
+        [e for e in filters.excluded if restates(e, previous.topic, filters.topic)]
+        if filters.topic and not explicit
+        else []
+    )
     if restated:
         filters = replace(filters, excluded=tuple(e for e in filters.excluded if e not in restated))
     replaces = (replaces or bool(restated)) and not explicit  # "which of those are about audio instead of video?"

@@ -387,9 +387,11 @@ def without_reaction(text: str) -> str:
 _INSTEAD = re.compile(r"\binstead\b(?:\s+of\b[^?!.;,]*)?", re.IGNORECASE)
 # a correction ("I meant speech", "no, I mean speech papers", "meant speech", "I meant to ask about speech"): the
 # speaker's own "mean" opening what is said, its object what was meant in place of what was asked ("I mean," with a
-# comma is a filler before a request of its own)
+# comma is a filler before a request of its own); the present "mean" only after its speaker, for bare it is a word of
+# the topic ("mean-field games", "mean teacher models")
 _CORRECTION = re.compile(
-    r"^\W*(?:(?:i|we)\s+)?(?:(?:actually|really|just|only)\s+)?(?:meant|mean(?!\s*,))\b"
+    r"^\W*(?:(?:i|we)\s+(?:(?:actually|really|just|only)\s+)?(?:meant|mean(?!\s*,))|"
+    r"(?:(?:actually|really|just|only)\s+)?meant)(?![\w\-'])"
     r"(?:\s+to\s+(?:say|ask|write|type)\b(?:\s+(?:about|for)\b)?)?",
     re.IGNORECASE,
 )
@@ -406,13 +408,19 @@ def without_replacement(text: str) -> tuple[str, bool]:
     return re.sub(r"\s+", " ", stripped).strip(), stripped != text
 
 
-def restates(excluded: str, topic: str) -> bool:
-    """Whether an exclusion names nothing but what `topic` names (each of its words, in any inflection): "X, not Y"
-    said after a question about Y corrects it ("sorry, speech not agents"), for a topic's own papers excluded
-    would leave none."""
+def restates(excluded: str, topic: str, now: str = "") -> bool:
+    """Whether an exclusion names nothing but what `topic` names (each of its words, in any inflection) while the
+    topic asked `now` names none of them: "X, not Y" said after a question about Y corrects it ("sorry, speech not
+    agents"), for a topic's own papers excluded would leave none; "agents, not LLM agents" after LLM agents asks for
+    the others (the exclusion read by then as "LLM")."""
     words = [t for t in text_tokens(excluded) if t not in FILLER]
     asked = [t for t in text_tokens(topic) if t not in FILLER]
-    return bool(words) and all(any(same_word(w, t) for t in asked) for w in words)
+    new = [t for t in text_tokens(now) if t not in FILLER]
+    return (
+        bool(words)
+        and all(any(same_word(w, t) for t in asked) for w in words)
+        and not any(same_word(w, t) for w in asked for t in new)
+    )
 
 
 def selects(text: str) -> bool:
