@@ -42,6 +42,9 @@ def test_exclusions_are_filters_not_topic_words() -> None:
     # an exclusion sharing only a word with the topic names something beside it, not a kind of it: it stays whole
     assert beyond("graph neural networks", "graph transformers") == "graph transformers"
     assert beyond("causal discovery or causal inference", "causal inference in economics") == "in economics"
+    # the topic's head inside another word of the exclusion is no kind of the topic: the exclusion stays whole
+    assert beyond("LLM agents", "multi-agent systems") == "multi-agent systems"
+    assert parse_question("LLM agents, not multi-agent systems", FRIDAY).excluded == ("multi-agent systems",)
 
 
 def test_exclusions_in_the_other_ways_researchers_type_them() -> None:
@@ -345,6 +348,10 @@ def test_the_form_of_the_answer_asked_for_is_not_topic() -> None:
     # the form's noun alone, the request understood, and a closing clause asking only for the form
     assert parse_question("quick summary of the federated learning papers from Monday please", FRIDAY).topic == (
         "federated learning"
+    )
+    # a summary of something the papers are about is their topic, not the answer's form
+    assert parse_question("abstractive summary of meeting transcripts", FRIDAY).topic == (
+        "abstractive summary of meeting transcripts"
     )
     assert parse_question("Vision transformer papers from Thursday, summarized please", FRIDAY).topic == (
         "Vision transformer"

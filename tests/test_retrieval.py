@@ -24,6 +24,7 @@ from bot.questions.retrieval import (
     SENTENCE_NEAR,
     SPREAD,
     Retrieved,
+    _selected,
     exact_names,
     excluded_readings,
     grazing,
@@ -285,6 +286,8 @@ def test_papers_shown_for_their_meaning_alone_need_a_sentence_close_to_the_topic
     many = [paper(0.5, 0.7) for _ in range(MEANING_PAGE + 2)]
     shown, offered = select(many, Filters(topic="hallucination benchmarks"), stating=True)
     assert shown == many[:MEANING_PAGE] and offered == many[MEANING_PAGE:]
+    # and says how many it moved to the offer, which the answer's offer makes room for (`retrieve_all`)
+    assert _selected(many, Filters(topic="hallucination benchmarks"), stating=True)[2] == 2
 
 
 async def test_retrieval_reads_each_candidates_best_sentence_from_the_store(tmp_path: Path) -> None:

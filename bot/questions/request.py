@@ -194,8 +194,9 @@ _ANSWER_FORM = re.compile(
     r"(?:sum\s+up|brief\s+(?:me|us)\s+on|catch\s+(?:me|us)\s+up\s+on|fill\s+(?:me|us)\s+in\s+on|"
     r"(?:run|walk)\s+(?:me|us)\s+through|tl\s*;?\s*dr(?:\s+(?:of|on|for))?)\b|"
     # the form's noun alone, the request understood ("quick summary of the federated learning papers")
+    # ("abstractive summary of meeting transcripts" asks for papers on summarising: the form is of papers it names)
     r"(?:(?:a|an|the)\s+)?(?:[^\W\d_][\w\-]*\s+){0,2}?(?:summary|summaries|overview|rundown|recap|roundup)\s+of\s+"
-    r"(?=\S))",
+    r"(?=(?:the|these|those|this|that|today'?s|yesterday'?s|all|recent|new|latest|last|my|our)\b))",
     re.IGNORECASE,
 )
 # a closing clause that only asks for the answer's form ("..., summarized please", "... - briefly"): no topic
@@ -545,14 +546,20 @@ def read_request(text: str, *, follow_up: bool = False) -> Request:
 def beyond(topic: str, excluded: str) -> str:
     """What an exclusion adds to the topic: "quantization other than LLM quantization" excludes LLM papers, not the
     quantization ones (the excluded words the topic has in any inflection are dropped, unless that leaves none). Only
-    an exclusion holding the whole of the topic (of one of its alternatives), or its head, the last word, is a kind
-    of it ("machine unlearning other than LLM unlearning" excludes LLM papers: every candidate is an unlearning
+    an exclusion holding the whole of the topic (of one of its alternatives), or ending in its head, the last word, is
+    a kind of it ("machine unlearning other than LLM unlearning" excludes LLM papers: every candidate is an unlearning
     paper); one sharing another word with it names something beside it ("counterfactual reasoning, not
     counterfactual explanations" excludes counterfactual explanations, not every paper explaining anything) and
     stays whole."""
     words = [t for t in text_tokens(excluded) if t not in FILLER]
     kinds = [[t for t in text_tokens(a.text) if t not in FILLER] for a in topic_alternatives(topic)]
-    whole = [a for a in kinds if a and any(same_word(a[-1], w) for w in words)]
+    # the exclusion holds the whole topic, or its own head is the topic's ("LLM unlearning" for "machine
+    # unlearning"); the topic's head inside it elsewhere is not ("multi-agent systems" for "LLM agents")
+    whole = [
+        a
+        for a in kinds
+        if a and (all(any(same_word(t, w) for w in words) for t in a) or (words and same_word(a[-1], words[-1])))
+    ]
     if not whole:
         return excluded
     asked = [t for a in whole for t in a]

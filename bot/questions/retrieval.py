@@ -659,15 +659,15 @@ def _first_page(
     *,
     stating: bool = False,
     descriptive: Collection[str] = (),
-) -> tuple[list[Retrieved], list[Retrieved], tuple[int, int]]:
+) -> tuple[list[Retrieved], list[Retrieved], int]:
     """`_selected`, with the first page's papers naming an exclusion of the question without being about it ("Large
     Vision-Language Models" once, for "LLM hallucination, not the vision-language ones") offered first among the
     rest, when others remain to show (nothing dropped)."""
-    shown, carrying, counts = _selected(results, filters, spread, stating=stating, descriptive=descriptive)
+    shown, carrying, moved = _selected(results, filters, spread, stating=stating, descriptive=descriptive)
     clean = [r for r in shown if not r.grazes]
     if not clean or len(clean) == len(shown):
-        return shown, carrying, counts
-    return clean, [*(r for r in shown if r.grazes), *carrying], counts
+        return shown, carrying, moved
+    return clean, [*(r for r in shown if r.grazes), *carrying], moved
 
 
 def _selected(
@@ -677,27 +677,27 @@ def _selected(
     *,
     stating: bool = False,
     descriptive: Collection[str] = (),
-) -> tuple[list[Retrieved], list[Retrieved], tuple[int, int]]:
-    """`select`, and how many papers carrying the topic it would show if a first page read the topic as the listing
-    does (without `Retrieved.shows`) and how many it shows instead (both 0 when they are the same papers)."""
+) -> tuple[list[Retrieved], list[Retrieved], int]:
+    """`select`, and how many papers its first page offers instead of showing them: papers carrying the topic that
+    miss a side of it (`Retrieved.shows`), or papers close in meaning beyond MEANING_PAGE (0 when none)."""
     if not results:
-        return [], [], (0, 0)
+        return [], [], 0
     if filters.authors and not filters.topic:
-        return results, [], (0, 0)
+        return results, [], 0
     if filters.contribution and not filters.topic and not filters.restrict_to:
         # "new datasets this week?": every paper introducing one, those whose main contribution it is shown first
         main = [r for r in results if _makes_one(r)]
-        return (main, [r for r in results if r not in main], (0, 0)) if main else (results, [], (0, 0))
+        return (main, [r for r in results if r not in main], 0) if main else (results, [], 0)
     if filters.restrict_to and not filters.narrows:
-        return results, [], (0, 0)  # "only the ones from Thursday": the previous papers inside the new window
+        return results, [], 0  # "only the ones from Thursday": the previous papers inside the new window
     best = max(r.relevance for r in results)
     naming = max(r.named for r in results)
     if not filters.restrict_to and naming and names_only(filters.topic, descriptive):
         # a question that is only a name ("YAQA", "Trinity-RFT") asks for that thing: the papers naming it where
         # they name the most (their title, else their abstract) first, the papers naming it elsewhere offered
-        return [r for r in results if r.named == naming], [r for r in results if 0 < r.named < naming], (0, 0)
+        return [r for r in results if r.named == naming], [r for r in results if 0 < r.named < naming], 0
     if filters.restrict_to:
-        return (*_narrowed(results), (0, 0))
+        return (*_narrowed(results), 0)
     # the first page: papers carrying the topic's words and not far below the best (the others are offered)
     # (a benchmark question's paper naming the topic in its abstract only: when it says its benchmark is about it)
     evidenced = [r for r in results if r.in_title or (r.in_abstract and r.dense >= FLOOR and r.states)]
@@ -721,7 +721,9 @@ def _selected(
     whole = {r.paper.id for r in results if (r.shows or not stating) and r.paper.id in whole} or whole
     similar_shown = _stating(results, whole or similar) if stating and not evidenced else whole or similar
     shown = [r for r in results if r in evidenced or (r.paper.id in similar_shown and not evidenced)]
+    beyond_page = 0
     if stating and not evidenced:
+        beyond_page = max(0, len(shown) - MEANING_PAGE)
         shown = shown[:MEANING_PAGE]  # no word vouches for them: the closest few, the others offered
     taken = {r.paper.id for r in shown}
     wordless = _wordless_ranks(results)
@@ -747,7 +749,7 @@ def _selected(
         if main:
             shown, carrying = main, [r for r in shown if r not in main] + carrying
         carrying = sorted(carrying, key=lambda r: not (r.every_part and _makes_one(r)))
-    return shown, carrying, (len(lenient), len(evidenced)) if demoted else (0, 0)
+    return shown, carrying, len(lenient) - len(evidenced) if demoted else beyond_page
 
 
 def _stating(results: Sequence[Retrieved], ids: set[str]) -> set[str]:
@@ -861,10 +863,10 @@ async def retrieve_all(
     descriptive = await descriptive_compounds(core, filters.topic)  # for the ranking and the cut alike
     results, _ = await ranked(core, filters, profile=profile, descriptive=descriptive)
     # an answer shows a few papers and offers the rest; a search's first page is another matter (`retrieve`)
-    shown, carrying, (would, does) = _first_page(results, filters, SPREAD, stating=True, descriptive=descriptive)
+    shown, carrying, moved = _first_page(results, filters, SPREAD, stating=True, descriptive=descriptive)
     offered = [*shown[limit:], *carrying]
     if lists_contributions(filters):
         return shown[:limit], offered
-    # papers offered that the listing's reading would have shown (`Retrieved.shows`) leave it as long as before
-    room = MAX_MORE + max(0, min(limit, would) - min(limit, does))
-    return shown[:limit], offered[:room]
+    # papers a first page offers instead of showing them (a side of the topic missing, or beyond MEANING_PAGE) leave
+    # the listing at least as long as before: the offer's cap grows by as many
+    return shown[:limit], offered[: MAX_MORE + max(0, moved)]
