@@ -29,6 +29,7 @@ import pickle
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from datetime import date
 from pathlib import Path
 
 import numpy as np
@@ -38,7 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from heldout_interests import SHARED_DATA, TOP, HeldOutProfile, load_profiles, onboarding_profile
 
 from bot.config import Settings
-from bot.core import open_core
+from bot.core import Core, open_core
 from bot.ingest.jsonl import read_jsonl
 from bot.ingest.save import store_papers
 from bot.models import Paper
@@ -125,6 +126,21 @@ def _centred(vecs: np.ndarray, centre: np.ndarray) -> np.ndarray:
     return out / np.where(norms > 1e-12, norms, np.float32(1.0))
 
 
+async def day_inputs(
+    core: Core, day: date
+) -> tuple[list[Paper], np.ndarray, list[np.ndarray], np.ndarray, list[np.ndarray], rank.PaperFeatures]:
+    """One stored day as the cases read it: its papers, their vectors, sentence matrices, the day's mean sentence,
+    the matrices centred by it, and the day's paper features."""
+    papers = await core.repo.papers_between(day, day, None)
+    ids = [p.id for p in papers]
+    vecs = await core.vectors.vectors(ids)
+    found = await core.sentences.matrices(ids)
+    matrices = [found[i] for i in ids]
+    centre = np.concatenate(matrices).astype(np.float32).mean(axis=0)
+    centred = [_centred(m, centre) for m in matrices]
+    return papers, vecs, matrices, centre, centred, rank.paper_features(papers)
+
+
 async def build(home: Path, data_dir: Path) -> Data:
     """Every case's terms, from a ready store at `home` (the shared days ingested with sentence vectors)."""
     papers = read_jsonl(sorted((data_dir / "arxiv").glob("*.jsonl")))
@@ -138,14 +154,8 @@ async def build(home: Path, data_dir: Path) -> Data:
         days = sorted({p.announced for p in papers})
         for day in days:
             key = day.isoformat()
-            day_papers = await core.repo.papers_between(day, day, None)
+            day_papers, vecs, matrices, centre, centred, features = await day_inputs(core, day)
             ids = [p.id for p in day_papers]
-            vecs = await core.vectors.vectors(ids)
-            found = await core.sentences.matrices(ids)
-            matrices = [found[i] for i in ids]
-            centre = np.concatenate(matrices).astype(np.float32).mean(axis=0)
-            centred = [_centred(m, centre) for m in matrices]
-            features = rank.paper_features(day_papers)
             vec_by_day[key] = np.asarray(vecs, dtype=np.float32)
             sentence_rows[key] = (
                 np.concatenate(matrices).astype(np.float32),

@@ -147,15 +147,9 @@ async def measured_cases(home: Path, path: Path) -> list[fp.Case]:
     cases = []
     async with open_core(Settings(home=home)) as core:
         for key in sorted(fp._DAY_SENTENCES):
-            day = date.fromisoformat(key)
-            papers = await core.repo.papers_between(day, day, None)
-            ids = [p.id for p in papers]
-            vecs = await core.vectors.vectors(ids)
-            found = await core.sentences.matrices(ids)
-            matrices = [found[i] for i in ids]
-            centre = np.concatenate(matrices).astype(np.float32).mean(axis=0)
-            centred = [fp._centred(m, centre) for m in matrices]
-            features_of_day = rank.paper_features(papers)
+            papers, vecs, matrices, centre, centred, features_of_day = await fp.day_inputs(
+                core, date.fromisoformat(key)
+            )
             for item in profiles:
                 model = rank.compile_profile(
                     fp.onboarding_profile(item, f"console:rerank-{item.id}"), core.embedder.embed
