@@ -18,12 +18,16 @@ The terms come from `bench/fit_profiles.py`'s cache (built there first when abse
 `--measure PROFILES` (for the lead, on a set nobody tuned for) fits the model once on all three open sets (its
 regularisation by leave-one-set-out over them) and prints the on-topic mean and minimum of that file's profiles
 before and after the re-ranking, in `bench/heldout_interests.py`'s terms.
+
+`--export PATH` fits that same model (all three open sets, the features chosen, its C as `--measure` chooses it)
+and writes it as the product's re-ranker (`bot/ranking/rerank_weights.json`, read by `bot.ranking.rerank`).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import sys
 from dataclasses import replace
 from datetime import date
@@ -160,11 +164,40 @@ async def measured_cases(home: Path, path: Path) -> list[fp.Case]:
     return cases
 
 
-def measure_file(data: fp.Data, rows: list[Row], pool: int, cols: list[int], path: Path, home: Path) -> None:
-    """Fit on all three open sets, re-rank the profiles of `path`, print their figures before and after."""
+def fit_all(rows: list[Row], cols: list[int]) -> tuple[object, float]:
+    """The model fitted on all three open sets, its C chosen by leave-one-set-out over them, and that C."""
     folds = [(tuple(s for s in fp.SETS if s != out), out) for out in fp.SETS]
     c = max(C_GRID, key=lambda c: np.mean([measure(rows, (o,), fit(rows, t, cols, c), cols)[o] for t, o in folds]))
-    model = fit(rows, fp.SETS, cols, c)
+    return fit(rows, fp.SETS, cols, c), c
+
+
+def export(rows: list[Row], pool: int, cols: list[int], path: Path) -> None:
+    """Write the model `--measure` uses as the product's re-ranker weights (JSON)."""
+    model, c = fit_all(rows, cols)
+    counts = {s: sum(1 for r in rows if r[0].set_name == s) for s in fp.SETS}
+    made = {
+        "about": "The product's re-ranker of a one-line-interest profile's best papers (bot/ranking/rerank.py): a "
+        "logistic regression of on-topic on the features below, each standardised within the profile-day's pool "
+        "(the `pool` best papers by the cold-start score). Written by `bench/rerank_profiles.py --home DIR "
+        "--export PATH` (a copy of the ready profiles store): fitted once on the three open labelled profile sets "
+        f"({', '.join(f'{s} {n} profile-days' for s, n in counts.items())}), C {c} chosen by leave-one-set-out "
+        "over them; no other set was read. Refit after a change to the cold-start score.",
+        "pool": pool,
+        "C": c,
+        "features": [NAMES[k] for k in cols],
+        "weights": [round(float(w), 6) for w in model.coef_[0]],
+        "intercept": round(float(model.intercept_[0]), 6),
+    }
+    path.write_text(json.dumps(made, indent=1) + "\n", encoding="utf-8")
+    print(
+        f"wrote {path}: C {c}, "
+        + ", ".join(f"{n} {w:+.3f}" for n, w in zip(made["features"], made["weights"], strict=True))
+    )
+
+
+def measure_file(data: fp.Data, rows: list[Row], pool: int, cols: list[int], path: Path, home: Path) -> None:
+    """Fit on all three open sets, re-rank the profiles of `path`, print their figures before and after."""
+    model, _ = fit_all(rows, cols)
     target = build_rows(data, pool, asyncio.run(measured_cases(home, path)))
     for name, chosen in (("before", None), ("after", model)):
         per: dict[str, list[float]] = {}
@@ -186,6 +219,7 @@ def main() -> None:
     parser.add_argument("--features", help="comma-separated subset of the features (default: all)")
     parser.add_argument("--nested", action="store_true", help="choose the features inside each fold")
     parser.add_argument("--measure", type=Path, help="a profiles file to re-rank with the model fitted on all three")
+    parser.add_argument("--export", type=Path, help="write the model fitted on all three as the product's weights")
     args = parser.parse_args()
     # the cache is pickled by `bench/fit_profiles.py` run as a script, so its classes are looked up in __main__
     sys.modules["__main__"].Data, sys.modules["__main__"].Case = fp.Data, fp.Case
@@ -194,6 +228,9 @@ def main() -> None:
     rows = build_rows(data, args.pool)
     base = measure(rows, fp.SETS)
     fixed = [NAMES.index(n) for n in args.features.split(",")] if args.features else list(range(len(NAMES)))
+    if args.export:
+        export(rows, args.pool, fixed, args.export)
+        return
     if args.measure:
         measure_file(data, rows, args.pool, fixed, args.measure, args.home)
         return
