@@ -38,6 +38,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import fit_profiles as fp
+from heldout_interests import as_onboarding_reads
 
 from bot.config import Settings
 from bot.core import open_core
@@ -146,7 +147,9 @@ def inner_value(rows: list[Row], train: tuple[str, ...], cols: list[int], c: flo
 
 
 async def measured_cases(home: Path, path: Path) -> list[fp.Case]:
-    """The cases of the profiles in `path` on the store's days, built as `bench/fit_profiles.py` builds its own."""
+    """The cases of the profiles in `path` on the store's days, built as `bench/fit_profiles.py` builds its own but
+    with the interests' typos read as onboarding (and `bench/heldout_interests.py`) reads them: the profile the
+    digest ranks. (The open sets hold no interest that reading changes, so their cache is the same either way.)"""
     profiles = fp.load_profiles(path)
     cases = []
     async with open_core(Settings(home=home)) as core:
@@ -155,8 +158,9 @@ async def measured_cases(home: Path, path: Path) -> list[fp.Case]:
                 core, date.fromisoformat(key)
             )
             for item in profiles:
+                read = await as_onboarding_reads(core, item)  # the interests the product ranks, typos read
                 model = rank.compile_profile(
-                    fp.onboarding_profile(item, f"console:rerank-{item.id}"), core.embedder.embed
+                    fp.onboarding_profile(read, f"console:rerank-{item.id}"), core.embedder.embed
                 )
                 cases.append(
                     fp._case("measured", item, key, papers, vecs, matrices, centre, centred, features_of_day, model)
