@@ -35,7 +35,8 @@ def papers_of_the_day(count: int = 12) -> list[Paper]:
                 id=f"2505.{n:05d}",
                 title=f"On {WORDS[n % len(WORDS)]} {held} number{n}",
                 authors=("A. Author",),
-                abstract=f"We study {held} with method{n} and tool{n * 7}. Our results hold for case{n}. A look at {WORDS[n % 3]}.",
+                abstract=f"We study {held} with method{n} and tool{n * 7}. Our results hold for case{n}. "
+                f"A look at {WORDS[n % 3]}.",
                 categories=("cs.LG",),
                 announced=DAY,
             )
