@@ -29,6 +29,7 @@ import pickle
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from datetime import date
 from pathlib import Path
 
 import numpy as np
@@ -38,7 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from heldout_interests import SHARED_DATA, TOP, HeldOutProfile, load_profiles, onboarding_profile
 
 from bot.config import Settings
-from bot.core import open_core
+from bot.core import Core, open_core
 from bot.ingest.jsonl import read_jsonl
 from bot.ingest.save import store_papers
 from bot.models import Paper
@@ -125,6 +126,21 @@ def _centred(vecs: np.ndarray, centre: np.ndarray) -> np.ndarray:
     return out / np.where(norms > 1e-12, norms, np.float32(1.0))
 
 
+async def day_inputs(
+    core: Core, day: date
+) -> tuple[list[Paper], np.ndarray, list[np.ndarray], np.ndarray, list[np.ndarray], rank.PaperFeatures]:
+    """One stored day as the cases read it: its papers, their vectors, sentence matrices, the day's mean sentence,
+    the matrices centred by it, and the day's paper features."""
+    papers = await core.repo.papers_between(day, day, None)
+    ids = [p.id for p in papers]
+    vecs = await core.vectors.vectors(ids)
+    found = await core.sentences.matrices(ids)
+    matrices = [found[i] for i in ids]
+    centre = np.concatenate(matrices).astype(np.float32).mean(axis=0)
+    centred = [_centred(m, centre) for m in matrices]
+    return papers, vecs, matrices, centre, centred, rank.paper_features(papers)
+
+
 async def build(home: Path, data_dir: Path) -> Data:
     """Every case's terms, from a ready store at `home` (the shared days ingested with sentence vectors)."""
     papers = read_jsonl(sorted((data_dir / "arxiv").glob("*.jsonl")))
@@ -138,14 +154,8 @@ async def build(home: Path, data_dir: Path) -> Data:
         days = sorted({p.announced for p in papers})
         for day in days:
             key = day.isoformat()
-            day_papers = await core.repo.papers_between(day, day, None)
+            day_papers, vecs, matrices, centre, centred, features = await day_inputs(core, day)
             ids = [p.id for p in day_papers]
-            vecs = await core.vectors.vectors(ids)
-            found = await core.sentences.matrices(ids)
-            matrices = [found[i] for i in ids]
-            centre = np.concatenate(matrices).astype(np.float32).mean(axis=0)
-            centred = [_centred(m, centre) for m in matrices]
-            features = rank.paper_features(day_papers)
             vec_by_day[key] = np.asarray(vecs, dtype=np.float32)
             sentence_rows[key] = (
                 np.concatenate(matrices).astype(np.float32),
@@ -323,6 +333,41 @@ class Method:
     # papers' mean from the day's, through the inverse of the day's covariance (Ledoit-Wolf shrinkage), its
     # projections put back to the spread of the centroid direction's; the share of it in the feedback; 0 = off
     whiten: float = 0.0
+    # (15) hubness (CSLS, cross-domain similarity local scaling): each interest's whole-paper similarity lowered by
+    # this x the paper's mean cosine to its `hub_k` nearest papers of the day, so a paper close to many papers
+    # (a generic one) needs more than its level; 0 = off. `hub_unrelated`: only the day's papers outside the
+    # profile's nearest `expansion_near` count as neighbours (the day's unrelated papers as negatives)
+    hub: float = 0.0
+    hub_k: int = 10
+    hub_unrelated: bool = False
+    # (16) a paper shown for an interest must be among that interest's `gate_n` best by both meaning (whole paper +
+    # sentence) and words (its lexical evidence, > 0): the others lose this much; 0 = off
+    gate: float = 0.0
+    gate_n: int = 30
+    # (17) per-interest quota: no interest (each paper counted for the interest its evidence, standardised over
+    # the day, is highest) takes more than this share of the top 15 while other papers are left; 0 = off
+    quota: float = 0.0
+    # (18) each interest's whole-paper and sentence similarities scaled by the day's upper tail (median to the
+    # mean of its 10 best) before the soft max, in pooled cosine units: the share mixed in; 0 = off
+    tail: float = 0.0
+    # (21) sentence hubness: a sentence's centred cosine to an interest lowered by this x its mean centred cosine to
+    # its `sent_hub_k` nearest sentences of other papers that day, before the best sentence is taken; 0 = off
+    sent_hub: float = 0.0
+    sent_hub_k: int = 10
+    # (19) the avoid excess read in units of the day: each avoid's and each interest's similarities (whole paper and
+    # best sentence) as robust z-scores over the day's papers, pooled back to cosine units over both, before the
+    # excess of the avoids over the interests is taken (an avoid phrase's cosines may sit lower or higher than an
+    # interest line's all day long); the share of that excess mixed in; 0 = off
+    avoid_z: float = 0.0
+    # (23) what the paper says it does: the soft max over interests of the best centred cosine among the title and
+    # the abstract sentences stating the contribution (the TL;DR reader's "we propose / show / study" sentences),
+    # added with this weight; `contribution_only` replaces the best-sentence term by it instead; 0 = off
+    contribution: float = 0.0
+    contribution_only: bool = False
+    # (24) interleaving: the interests' own rankings (the score with the paper's best interest evidence replaced by
+    # that interest's) taken in turn, round-robin; each paper's place there mixed with its place by the score, this
+    # share; 0 = off
+    interleave: float = 0.0
 
 
 def _lme(x: np.ndarray, temperature: float) -> np.ndarray:
@@ -495,8 +540,125 @@ def whitened_feedback(score: np.ndarray, vecs: np.ndarray, papers: int, agreed: 
     return (fisher * (centroid.std() / max(float(fisher.std()), 1e-12))).astype(np.float32)
 
 
+_HUB: dict[tuple[int, int], np.ndarray] = {}
+_HUB_UNRELATED: dict[tuple[str, str, str, int, float], np.ndarray] = {}
+_SENT_HUB: dict[tuple[str, int], tuple[np.ndarray, ...]] = {}
+_SENT_HUB_CASE: dict[tuple[str, str, str, int, float], tuple[np.ndarray, np.ndarray]] = {}
+
+
+def _top_mean(sims: np.ndarray, k: int) -> np.ndarray:
+    k = max(1, min(k, sims.shape[1]))
+    return np.partition(sims, sims.shape[1] - k, axis=1)[:, -k:].mean(axis=1).astype(np.float32)
+
+
+def paper_hubness(case: Case, vecs: np.ndarray, m: Method) -> np.ndarray:
+    """(papers,) each paper's mean cosine to its `hub_k` nearest papers of the day (all, or those unrelated to the
+    profile: outside its nearest `expansion_near` by the whole-paper soft max)."""
+    if not m.hub_unrelated:
+        key = (id(vecs), m.hub_k)
+        if key not in _HUB:
+            sims = vecs @ vecs.T
+            np.fill_diagonal(sims, -np.inf)
+            _HUB[key] = _top_mean(sims, m.hub_k)
+        return _HUB[key]
+    key2 = (case.set_name, case.profile, case.day, m.hub_k, m.expansion_near)
+    if key2 not in _HUB_UNRELATED:
+        want = _lme(case.cos_want, m.temperature)
+        far = ~nearest_share(want[None], m.expansion_near)[0]
+        sims = vecs @ vecs[far].T
+        sims[np.flatnonzero(far), np.arange(int(far.sum()))] = -np.inf
+        _HUB_UNRELATED[key2] = _top_mean(sims, m.hub_k)
+    return _HUB_UNRELATED[key2]
+
+
+def _sentence_hubs(day: str, k: int) -> tuple[np.ndarray, ...]:
+    """The day's centred sentence rows, where each paper's starts, each sentence's mean centred cosine to its `k`
+    nearest sentences of other papers, and the centre."""
+    if (day, k) not in _SENT_HUB:
+        rows, starts = _DAY_SENTENCES[day]
+        centre = rows.mean(axis=0)
+        centred = _centred(rows, centre)
+        owner = np.repeat(np.arange(len(starts)), np.diff(np.append(starts, len(rows))))
+        hubs = np.empty(len(rows), np.float32)
+        for a in range(0, len(rows), 1024):
+            block = centred[a : a + 1024] @ centred.T
+            block[owner[a : a + 1024, None] == owner[None, :]] = -np.inf
+            hubs[a : a + 1024] = _top_mean(block, k)
+        _SENT_HUB[day, k] = (centred, starts, hubs, centre)
+    return _SENT_HUB[day, k]
+
+
+def sentences_without_hubs(case: Case, m: Method) -> tuple[np.ndarray, np.ndarray]:
+    """(interests, papers) and (avoids, papers) best-sentence cosines with each sentence lowered by its hubness."""
+    key = (case.set_name, case.profile, case.day, m.sent_hub_k, m.sent_hub)
+    if key not in _SENT_HUB_CASE:
+        centred, starts, hubs, centre = _sentence_hubs(case.day, m.sent_hub_k)
+        lowered = np.float32(m.sent_hub) * hubs[:, None]
+        best = lambda q: np.maximum.reduceat(centred @ _centred(q, centre).T - lowered, starts, axis=0).T  # noqa: E731
+        avoid = best(case.avoid_vecs) if len(case.avoid_vecs) else case.sent_avoid
+        _SENT_HUB_CASE[key] = (best(case.want_vecs).astype(np.float32), np.asarray(avoid, np.float32))
+    return _SENT_HUB_CASE[key]
+
+
+_ROLE_ROWS: dict[str, np.ndarray] = {}  # day: which sentence rows are the title or state the contribution
+_CONTRIBUTION: dict[tuple[str, str, str], np.ndarray] = {}
+
+
+def role_rows(papers: list[Paper], cases: list[Case]) -> None:
+    """Mark, for each day, the sentence rows that are a title or an abstract sentence stating the contribution (the
+    TL;DR reader's patterns for who states a contribution and how, background excluded)."""
+    from bot.ingest.vectors import paper_sentences
+    from bot.text.extractive import _BACKGROUND, _BUILD, _FIND, _STUDY
+
+    by_id = {p.id: p for p in papers}
+    for day, (rows, starts) in _DAY_SENTENCES.items():
+        case = next(c for c in cases if c.day == day)
+        mask = np.zeros(len(rows), bool)
+        ends = np.append(starts[1:], len(rows))
+        for k, pid in enumerate(case.ids):
+            sentences = paper_sentences(by_id[pid])
+            if len(sentences) != ends[k] - starts[k]:
+                raise SystemExit(f"{pid}: {len(sentences)} sentences, {ends[k] - starts[k]} rows")
+            mask[starts[k]] = True
+            for offset, text in enumerate(sentences[1:], 1):
+                stating = _BUILD.search(text) or _FIND.search(text) or _STUDY.search(text)
+                if stating and not _BACKGROUND.search(text):
+                    mask[starts[k] + offset] = True
+        _ROLE_ROWS[day] = mask
+
+
+def contribution_similarity(case: Case) -> np.ndarray:
+    """(interests, papers) the best centred cosine among each paper's title and contribution sentences."""
+    key = (case.set_name, case.profile, case.day)
+    if key not in _CONTRIBUTION:
+        centred, starts, _, centre = _sentence_hubs(case.day, 5)
+        sims = centred @ _centred(case.want_vecs, centre).T
+        sims[~_ROLE_ROWS[case.day]] = -np.inf
+        _CONTRIBUTION[key] = np.maximum.reduceat(sims, starts, axis=0).T.astype(np.float32)
+    return _CONTRIBUTION[key]
+
+
+def _tail(x: np.ndarray) -> np.ndarray:
+    """Each row from its day's median (0) to the mean of its 10 best (1), back in the rows' pooled units."""
+    median = np.median(x, axis=1, keepdims=True)
+    top = np.sort(x, axis=1)[:, -10:].mean(axis=1, keepdims=True)
+    spread = np.maximum(top - median, 1e-6)
+    return (median.mean() + spread.mean() * (x - median) / spread).astype(np.float32)
+
+
 def parts(case: Case, vecs: np.ndarray, m: Method) -> Parts:
     """The case's score under `m` (with the default `Method`, the digest's own cold-start score)."""
+    if m.hub:
+        case = replace(case, cos_want=(case.cos_want - np.float32(m.hub) * paper_hubness(case, vecs, m)[None]))
+    if m.sent_hub:
+        sent_want, sent_avoid = sentences_without_hubs(case, m)
+        case = replace(case, sent_want=sent_want, sent_avoid=sent_avoid)
+    if m.tail:
+        case = replace(
+            case,
+            cos_want=((1 - m.tail) * case.cos_want + m.tail * _tail(case.cos_want)).astype(np.float32),
+            sent_want=((1 - m.tail) * case.sent_want + m.tail * _tail(case.sent_want)).astype(np.float32),
+        )
     if m.sentence_pcs:
         sent_want, sent_avoid = _sentences_without_pcs(case, m.sentence_pcs)
         case = replace(case, sent_want=sent_want, sent_avoid=sent_avoid)
@@ -518,6 +680,11 @@ def parts(case: Case, vecs: np.ndarray, m: Method) -> Parts:
         cos_i, sent_i = (cos_i - gate).astype(np.float32), (sent_i - gate).astype(np.float32)
         want_gated = _lme(cos_i, m.temperature)
     held_sentence = _lme(sent_i, m.temperature)
+    if m.contribution:
+        stated = _lme(contribution_similarity(case), m.temperature)
+        held_sentence = (
+            stated if m.contribution_only else held_sentence + np.float32(m.contribution / m.sentence) * stated
+        )
     dense_i = m.dense * cos_i + m.sentence * sent_i
     if m.zscore:
         normalised = _pooled(case.cos_want) * m.dense + _pooled(case.sent_want) * m.sentence
@@ -533,6 +700,18 @@ def parts(case: Case, vecs: np.ndarray, m: Method) -> Parts:
         penalty += m.sentence_avoid * np.maximum(_lme(case.sent_avoid, m.temperature) - sentence, 0.0)
     if len(case.cos_avoid):
         penalty += m.avoid * np.maximum(_lme(case.cos_avoid, m.temperature) - want, 0.0)
+    if m.avoid_z and len(case.sent_avoid):
+        day_units = np.float32(0.0)
+        for avoid_rows, want_rows, weight in (
+            (case.sent_avoid, case.sent_want, m.sentence_avoid),
+            (case.cos_avoid, case.cos_want, m.avoid),
+        ):
+            pooled = _pooled(np.concatenate([want_rows, avoid_rows]))
+            wanted, avoided = pooled[: len(want_rows)], pooled[len(want_rows) :]
+            excess = np.maximum(_lme(avoided, m.temperature) - _lme(wanted, m.temperature), 0.0)
+            raw = np.maximum(_lme(avoid_rows, m.temperature) - _lme(want_rows, m.temperature), 0.0)
+            day_units = day_units + np.float32(weight) * (excess - raw)
+        penalty = (penalty + np.float32(m.avoid_z) * day_units).astype(np.float32)
     penalty += m.avoided * case.avoided
     cues = m.novelty * (case.theory - case.applied)
     lexical = phrase + interest
@@ -596,10 +775,69 @@ def ranking(case: Case, vecs: np.ndarray, m: Method) -> np.ndarray:
     if m.smooth:
         around = p.score[_neighbours(vecs, m.neighbours)].mean(axis=1)
         p = replace(p, score=((1.0 - m.smooth) * p.score + m.smooth * around).astype(np.float32))
+    if m.gate:
+        p = replace(p, score=p.score - np.float32(m.gate) * ~_both_agree(p, m.gate_n))
     order = np.argsort(-p.score, kind="stable")
+    if m.quota and len(case.cos_want) >= 2:
+        return _quota(p, order, m.quota)
+    if m.interleave and len(case.cos_want) >= 2:
+        return _interleaved(p, order, m.interleave)
     if not m.diversify or len(case.cos_want) < 2:
         return order
     return _xquad(p, order, m.diversify, m.interest_text)
+
+
+def _interleaved(p: Parts, order: np.ndarray, share: float) -> np.ndarray:
+    """Each paper's place in a round-robin of the interests' own rankings, mixed (`share`) with its place in
+    `order`; best first."""
+    evidence = p.dense_per_interest + p.lexical_per_interest
+    own = [np.argsort(-(p.score - evidence.max(axis=0) + row), kind="stable") for row in evidence]
+    place = np.empty(len(order), np.float32)
+    taken = np.zeros(len(order), bool)
+    cursor, n = [0] * len(own), 0
+    while n < len(order):
+        for k, ranking_k in enumerate(own):
+            while cursor[k] < len(ranking_k) and taken[ranking_k[cursor[k]]]:
+                cursor[k] += 1
+            if cursor[k] < len(ranking_k):
+                j = ranking_k[cursor[k]]
+                taken[j], place[j] = True, n
+                n += 1
+    by_score = np.empty(len(order), np.float32)
+    by_score[order] = np.arange(len(order))
+    mixed = (1.0 - share) * by_score + share * place
+    return np.argsort(mixed, kind="stable")
+
+
+def _both_agree(p: Parts, n: int) -> np.ndarray:
+    """(papers,) bool: among some interest's `n` best by meaning and its `n` best by words (holding any)."""
+    ok = np.zeros(p.score.shape, bool)
+    for dense, lexical in zip(p.dense_per_interest, p.lexical_per_interest, strict=True):
+        dense_rank = _ranks(dense)
+        lexical_rank = _ranks(lexical + 1e-4 * dense)
+        ok |= (dense_rank <= n) & (lexical_rank <= n) & (lexical > 0)
+    return ok
+
+
+def _quota(p: Parts, order: np.ndarray, share: float, pool: int = 100) -> np.ndarray:
+    """The top 15 taken in score order, each interest (by its highest standardised evidence) at most `share` of
+    it while papers of other interests are left in the first `pool`; the skipped papers follow."""
+    cap = max(1, int(np.ceil(share * TOP)))
+    owner = np.argmax(_z(p.dense_per_interest + p.lexical_per_interest), axis=0)
+    taken, skipped, count = [], [], np.zeros(len(p.dense_per_interest), int)
+    for j in order[:pool]:
+        if len(taken) == TOP:
+            break
+        if count[owner[j]] < cap:
+            taken.append(j)
+            count[owner[j]] += 1
+        else:
+            skipped.append(j)
+    head = taken + skipped[: TOP - len(taken)]
+    chosen = set(int(j) for j in head)
+    return np.concatenate(
+        [np.array(head, dtype=order.dtype), np.array([j for j in order if j not in chosen], dtype=order.dtype)]
+    )
 
 
 XQUAD_SHARE = 1.0 / 5.0  # how much of an interest one paper matching it fully covers: five papers about cover it
@@ -861,6 +1099,59 @@ CANDIDATES: dict[str, Callable[[Data, tuple[str, ...]], Method]] = {
     "(14) the feedback's direction as Fisher's discriminant over the day (share fitted)": (
         lambda d, t: coordinate_search(d, Method(whiten=1.0), {"whiten": (0.25, 0.5, 0.75, 1.0)}, t)
     ),
+    "(15) hubness: similarity less the paper's closeness to its nearest papers of the day (CSLS; strength, k fitted)": (
+        lambda d, t: coordinate_search(d, Method(hub=0.1), {"hub": (0.05, 0.1, 0.2, 0.3, 0.5), "hub_k": (5, 10, 30)}, t)
+    ),
+    "(15u) hubness against the day's papers unrelated to the profile (strength, k fitted)": (
+        lambda d, t: coordinate_search(
+            d, Method(hub=0.1, hub_unrelated=True), {"hub": (0.05, 0.1, 0.2, 0.3, 0.5), "hub_k": (5, 10, 30)}, t
+        )
+    ),
+    "(16) shown only when among an interest's best by both meaning and words (penalty, n fitted)": (
+        lambda d, t: coordinate_search(
+            d, Method(gate=0.05), {"gate": (0.02, 0.05, 0.1, 0.2, 1.0), "gate_n": (15, 30, 60, 100)}, t
+        )
+    ),
+    "(17) per-interest quota of the top 15 (share fitted)": (
+        lambda d, t: coordinate_search(d, Method(quota=0.6), {"quota": (0.4, 0.5, 0.6, 0.7, 0.8)}, t)
+    ),
+    "(18) each interest's similarities scaled by its day's upper tail before the soft max (share fitted)": (
+        lambda d, t: coordinate_search(d, Method(tail=0.5), {"tail": (0.25, 0.5, 0.75, 1.0)}, t)
+    ),
+    "(21) sentence hubness: a sentence close to many other papers' sentences counts less (strength, k fitted)": (
+        lambda d, t: coordinate_search(
+            d, Method(sent_hub=0.2), {"sent_hub": (0.1, 0.2, 0.3, 0.5, 0.8), "sent_hub_k": (5, 10, 30)}, t
+        )
+    ),
+    "(19) the avoid excess in units of the day (share fitted)": (
+        lambda d, t: coordinate_search(d, Method(avoid_z=0.5), {"avoid_z": (0.25, 0.5, 0.75, 1.0, 1.5)}, t)
+    ),
+    "(22) (15u), (17), (18) and (21) together (every constant fitted)": (
+        lambda d, t: coordinate_search(
+            d,
+            Method(hub_unrelated=True),
+            {
+                "hub": (0.0, 0.02, 0.05, 0.1, 0.2),
+                "hub_k": (5, 10, 30),
+                "quota": (0.0, 0.6, 0.7, 0.8),
+                "tail": (0.0, 0.25, 0.5, 0.75),
+                "sent_hub": (0.0, 0.1, 0.2, 0.3, 0.5),
+                "sent_hub_k": (5, 10),
+            },
+            t,
+        )
+    ),
+    "(23) the title and contribution sentences as a term of their own (weight fitted)": (
+        lambda d, t: coordinate_search(d, Method(contribution=0.25), {"contribution": (0.1, 0.25, 0.5, 0.75, 1.0)}, t)
+    ),
+    "(23r) the title and contribution sentences instead of every sentence (weight fitted)": (
+        lambda d, t: coordinate_search(
+            d, Method(contribution=0.5, contribution_only=True), {"sentence": (0.25, 0.5, 0.75, 1.0)}, t
+        )
+    ),
+    "(24) interleaving the interests' own rankings, mixed with the score's (share fitted)": (
+        lambda d, t: coordinate_search(d, Method(interleave=0.3), {"interleave": (0.1, 0.2, 0.3, 0.5, 0.7, 1.0)}, t)
+    ),
     "(13a) category feedback of the avoid phrases (weight fitted)": (
         lambda d, t: coordinate_search(d, Method(category_avoid=0.05), {"category_avoid": CATEGORY_GRID}, t)
     ),
@@ -891,7 +1182,9 @@ def main() -> None:
     parser.add_argument("--only", help="only the candidates whose name holds this text")
     args = parser.parse_args()
     data = load(args.home, args.data, args.rebuild)
-    _CATEGORIES.update({p.id: tuple(p.categories) for p in read_jsonl(sorted((args.data / "arxiv").glob("*.jsonl")))})
+    every_paper = read_jsonl(sorted((args.data / "arxiv").glob("*.jsonl")))
+    _CATEGORIES.update({p.id: tuple(p.categories) for p in every_paper})
+    role_rows(every_paper, data.cases)
     check(data)
     base = set_means(data, Method(), SETS)
     print("current score: " + ", ".join(f"{s} {v[0]:.3f} (min {v[1]:.3f})" for s, v in base.items()))

@@ -105,6 +105,12 @@ class Settings(BaseSettings):
     digest_size: int = Field(
         default=DIGEST_SIZE, ge=1, le=MAX_DIGEST_SIZE, description="Papers per digest unless a target says otherwise."
     )
+    rerank_profiles: bool = Field(
+        default=True,
+        description="Put the 100 best papers of a member's one-line interests in the order of the learned re-ranker"
+        " (bot/ranking/rerank.py, weights fitted on the open labelled profiles), in the digest, /why and the site"
+        " alike. Off: the cold-start score's own order.",
+    )
     followup_minutes: int = Field(
         default=120,
         ge=0,

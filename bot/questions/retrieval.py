@@ -373,11 +373,13 @@ async def _ranked(
         # imported here: a question without a member's profile (every CLI `ask`) needs none of the ranker
         from bot.ranking.for_profile import profile_model, sentence_matrices
         from bot.ranking.rank import rank_for_profile
+        from bot.ranking.rerank import default_model
 
         # scored as the member's digest scores them, the sentence term of one-line interests included
         model = await profile_model(core, profile)
         sentences = await sentence_matrices(core, papers, model)
-        ranking = rank_for_profile(papers, scored.vectors, model, len(papers), sentence_vecs=sentences)
+        rerank = default_model() if core.settings.rerank_profiles else None  # the digest's order and standing
+        ranking = rank_for_profile(papers, scored.vectors, model, len(papers), sentence_vecs=sentences, rerank=rerank)
         by_id = {r.paper.id: r.score for r in ranking}
         scored.profile = np.asarray([by_id[p.id] for p in papers], dtype=np.float64)
     if not filters.topic or query_vector is None:

@@ -13,6 +13,7 @@ import numpy as np
 from bot.ingest.vectors import ranking_vectors
 from bot.models import Paper, Profile, ScoredPaper
 from bot.ranking.rank import ProfileModel, compile_profile, rank_for_profile
+from bot.ranking.rerank import default_model
 
 if TYPE_CHECKING:
     from bot.core import Core
@@ -37,14 +38,16 @@ async def rank_with_vectors(
     """Every paper scored for `profile`, best first, and the papers' vectors in the order of `papers`.
 
     Embeds what has no vector yet (`ranking_vectors`); callers that go on to use the vectors (feedback, evaluation)
-    read them once.
+    read them once. A profile of one-line interests has its best papers re-ranked (`bot.ranking.rerank`) unless
+    `Settings.rerank_profiles` is off.
     """
     if not papers:
         return [], np.zeros((0, core.embedder.dim), dtype=np.float32)
     vectors = await ranking_vectors(core, papers)
     model = await profile_model(core, profile)
     sentences = await sentence_matrices(core, papers, model)
-    return rank_for_profile(papers, vectors, model, len(papers), sentence_vecs=sentences), vectors
+    rerank = default_model() if core.settings.rerank_profiles else None
+    return rank_for_profile(papers, vectors, model, len(papers), sentence_vecs=sentences, rerank=rerank), vectors
 
 
 async def sentence_matrices(core: Core, papers: Sequence[Paper], model: ProfileModel) -> list[np.ndarray] | None:

@@ -60,6 +60,7 @@ from bot.ranking.one_line import (
     phrase_scores,
     topic_phrase,
 )
+from bot.ranking.rerank import PoolSignals, RerankModel, reranked_order
 from bot.store.sentences import best_sentence_similarity_of
 from bot.text.names import name_tokens
 from bot.text.terms import Unit, UnitIndex, phrase_key, text_tokens
@@ -454,6 +455,7 @@ class _Terms:
     interest: np.ndarray  # the best interest's lexical evidence (weights applied)
     avoided: np.ndarray  # what the avoid phrases name, found in the paper (weights applied)
     near: np.ndarray  # the papers closest in meaning to each profile of one-line interests (`nearest_share`)
+    coverage: list[list[tuple[np.ndarray, np.ndarray]]]  # per profile, per topic: (title, text) coverage
 
 
 def _soft_max_terms(vecs: np.ndarray, profiles: Sequence[ProfileModel], temperature: float) -> tuple[np.ndarray, ...]:
@@ -554,6 +556,7 @@ def _terms(
         interest=interest_scores(coverage, n, weights),
         avoided=avoided_scores(features, profiles, weights),
         near=near,
+        coverage=coverage,
     )
 
 
@@ -703,6 +706,55 @@ def _phrase_reason(features: PaperFeatures, model: ProfileModel, j: int) -> str:
     return best
 
 
+def _pool_signals(
+    papers: Sequence[Paper],
+    paper_vecs: np.ndarray,
+    sentence_vecs: Sequence[np.ndarray | None],
+    model: ProfileModel,
+    features: PaperFeatures,
+    weights: RankWeights,
+    terms: _Terms,
+    whole: np.ndarray,
+    avoided: np.ndarray,
+    combined: np.ndarray,
+    scores: np.ndarray,
+) -> PoolSignals:
+    """What `rank_for_profile` computed for one profile, as the re-ranker reads it (nothing computed twice but the
+    per-topic phrase terms, which the score keeps only as their maximum)."""
+    topics = len(model.interests)
+    per_topic = np.zeros((topics, len(papers)), np.float32)
+    for phrase in model.phrases:
+        total = sum(u.weight for u in phrase.units)
+        title, text = np.zeros(len(papers), np.float32), np.zeros(len(papers), np.float32)
+        for unit in phrase.units:
+            hit_title, hit_text = features.units.hits(unit)
+            title += np.float32(unit.weight / total) * hit_title
+            text += np.float32(unit.weight / total) * hit_text
+        held = np.float32(weights.phrase_title) * title**2 + np.float32(weights.phrase_text) * text**2
+        np.maximum(per_topic[phrase.topic], held, out=per_topic[phrase.topic])
+    penalty = np.float32(weights.avoid) * terms.avoid_excess[0] + avoided[0] + terms.avoided[0]
+    return PoolSignals(
+        papers=papers,
+        paper_vecs=paper_vecs,
+        sentence_vecs=sentence_vecs,
+        interest_vecs=model.want_vecs[:topics],
+        score=scores,
+        before_feedback=combined[0],
+        expansion=weights.expansion,
+        want=whole[0],
+        near=terms.near[0],
+        lexical=terms.phrase[0] + terms.interest[0],
+        penalty=penalty,
+        cues=terms.theory[0] - terms.applied[0],
+        coverage=terms.coverage[0],
+        phrase_per_interest=per_topic,
+        temperature=weights.temperature,
+        sentence_weight=weights.sentence,
+        interest_title=weights.interest_title,
+        interest_text=weights.interest_text,
+    )
+
+
 def rank_for_profile(
     papers: Sequence[Paper],
     paper_vecs: np.ndarray,
@@ -711,17 +763,22 @@ def rank_for_profile(
     features: PaperFeatures | None = None,
     weights: RankWeights = DEFAULT_WEIGHTS,
     sentence_vecs: Sequence[np.ndarray | None] | None = None,
+    rerank: RerankModel | None = None,
 ) -> list[ScoredPaper]:
     """The `top_k` best papers for one profile, best first, with reasons and 1-10 relevance and novelty.
 
     Pass `features` when the day's `paper_features` are already built, to reuse them. `sentence_vecs` (each
     paper's sentence matrix, `bot.store.sentences`; None for a paper without) adds the sentence term for a profile
-    of one-line interests.
+    of one-line interests. With `rerank` too, that profile's best papers are put in the learned re-ranker's order
+    (`bot.ranking.rerank`); each paper's `score` is then the score of the place it takes (the pool's scores in
+    their order), so a sort by score (feedback added later) starts from that order, while its relevance is read
+    from its own score.
     """
     if not papers or top_k <= 0:
         return []
     features = features if features is not None else paper_features(papers)
     terms = _terms(paper_vecs, features, [profile_model], weights)
+    whole = terms.want
     avoided = np.zeros((1, len(papers)), dtype=np.float32)  # the sentences' avoid excess, weighted
     if sentence_vecs is not None and profile_model.reads_lines and weights.sentence:
         want = terms.want + np.float32(weights.sentence) * sentence_term(
@@ -732,8 +789,18 @@ def rank_for_profile(
                 paper_vecs, sentence_vecs, profile_model, weights
             )
         terms = replace(terms, want=(want - avoided).astype(np.float32))
-    scores = _expanded(_combine(terms, weights), terms, paper_vecs, [profile_model], weights)[0]
-    order = np.argsort(-scores, kind="stable")[:top_k]
+    combined = _combine(terms, weights)
+    scores = _expanded(combined.copy(), terms, paper_vecs, [profile_model], weights)[0]
+    order = np.argsort(-scores, kind="stable")
+    standing = scores
+    if rerank is not None and sentence_vecs is not None and profile_model.reads_lines:
+        signals = _pool_signals(
+            papers, paper_vecs, sentence_vecs, profile_model, features, weights, terms, whole, avoided, combined, scores
+        )
+        order = reranked_order(signals, rerank)
+        standing = np.empty_like(scores)
+        standing[order] = scores[np.argsort(-scores, kind="stable")]  # the place's score, in the new order
+    order = order[:top_k]
     vecs = np.asarray(paper_vecs, dtype=np.float32).reshape(len(papers), -1)
     _, author_names = _author_hits(features, [profile_model])
     out = []
@@ -777,7 +844,7 @@ def rank_for_profile(
         out.append(
             ScoredPaper(
                 paper=papers[j],
-                score=float(scores[j]),
+                score=float(standing[j]),
                 relevance=round(_scale(float(relevance_raw), weights.relevance_low, weights.relevance_high), 1),
                 novelty=round(float(np.clip(novelty_raw, 1.0, 10.0)), 1),
                 reasons=tuple(reasons),

@@ -118,6 +118,12 @@ _DANGLING = re.compile(
 )
 
 
+def states_contribution(sentence: str) -> bool:
+    """Whether an abstract sentence states what the paper builds, finds or studies (and is not background)."""
+    stating = _BUILD.search(sentence) or _FIND.search(sentence) or _STUDY.search(sentence)
+    return bool(stating) and not _BACKGROUND.search(sentence)
+
+
 def split_sentences(text: str) -> list[str]:
     """Split an abstract into sentences (scientific prose: abbreviations and initials do not end one)."""
     text = " ".join(text.split())
