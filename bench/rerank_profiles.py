@@ -44,24 +44,8 @@ from bot.config import Settings
 from bot.core import open_core
 from bot.ingest.jsonl import read_jsonl
 from bot.ranking import rank
+from bot.ranking.rerank import NAMES
 
-NAMES = (
-    "score",
-    "want",
-    "sentence",
-    "lexical",
-    "feedback",
-    "penalty",
-    "cues",
-    "cov_title",
-    "cov_text",
-    "hub",
-    "contribution",
-    "second",
-    "agree",
-    "breadth",
-    "title_cos",
-)
 C_GRID = (0.001, 0.01, 0.1, 1.0)
 
 Row = tuple[fp.Case, np.ndarray, np.ndarray, np.ndarray, np.ndarray]  # case, order, pool, features, on topic
