@@ -46,6 +46,7 @@ from bot.models import Paper
 from bot.ranking import rank
 from bot.ranking.expansion import MIN_EVIDENT, expansion_scores, nearest_share
 from bot.ranking.one_line import avoided_scores, coverage
+from bot.ranking.rerank import soft_max
 from bot.store.sentences import best_sentence_similarity_of
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -370,14 +371,6 @@ class Method:
     interleave: float = 0.0
 
 
-def _lme(x: np.ndarray, temperature: float) -> np.ndarray:
-    """Log-mean-exp over rows (the score's soft maximum), shape (papers,)."""
-    if not len(x):
-        return np.zeros(x.shape[1], np.float32)
-    expo = np.exp(np.float32(temperature) * (x - np.float32(1.0)))
-    return (1.0 + np.log(expo.mean(axis=0)) / np.float32(temperature)).astype(np.float32)
-
-
 def _z(x: np.ndarray) -> np.ndarray:
     """Each row as robust z-scores over the day's papers (median, 1.4826 x MAD)."""
     median = np.median(x, axis=1, keepdims=True)
@@ -509,7 +502,7 @@ def category_avoid_term(case: Case, score: np.ndarray, evident: np.ndarray, near
     if not len(case.cos_avoid):
         return np.zeros(len(score), np.float32)
     rows, day = _category_rows(case, m.category_primary)
-    closeness = _lme(case.cos_avoid, m.temperature)
+    closeness = soft_max(case.cos_avoid, m.temperature)
     avoid_near = nearest_share(closeness[None], m.expansion_near)[0]
     named = _top_agreed(closeness, (case.avoided > 0) & avoid_near, m.expansion_papers)
     wanted = _top_agreed(score, evident & near, m.expansion_papers)
@@ -563,7 +556,7 @@ def paper_hubness(case: Case, vecs: np.ndarray, m: Method) -> np.ndarray:
         return _HUB[key]
     key2 = (case.set_name, case.profile, case.day, m.hub_k, m.expansion_near)
     if key2 not in _HUB_UNRELATED:
-        want = _lme(case.cos_want, m.temperature)
+        want = soft_max(case.cos_want, m.temperature)
         far = ~nearest_share(want[None], m.expansion_near)[0]
         sims = vecs @ vecs[far].T
         sims[np.flatnonzero(far), np.arange(int(far.sum()))] = -np.inf
@@ -662,7 +655,7 @@ def parts(case: Case, vecs: np.ndarray, m: Method) -> Parts:
     if m.sentence_pcs:
         sent_want, sent_avoid = _sentences_without_pcs(case, m.sentence_pcs)
         case = replace(case, sent_want=sent_want, sent_avoid=sent_avoid)
-    want = _lme(case.cos_want, m.temperature)
+    want = soft_max(case.cos_want, m.temperature)
     near = nearest_share(want[None], m.expansion_near)[0]
     cov_title = np.where(near, case.near_title, case.far_title)
     cov_text = np.where(near, case.near_text, case.far_text)
@@ -670,7 +663,7 @@ def parts(case: Case, vecs: np.ndarray, m: Method) -> Parts:
     interest = lexical_i.max(axis=0) if len(lexical_i) else np.zeros(len(case.ids), np.float32)
     phrase_i = np.float32(m.phrase_title) * case.phrase_title**2 + np.float32(m.phrase_text) * case.phrase_text**2
     phrase = phrase_i.max(axis=0) if len(phrase_i) else np.zeros(len(case.ids), np.float32)
-    sentence = _lme(case.sent_want, m.temperature)
+    sentence = soft_max(case.sent_want, m.temperature)
     sent_i = case.sent_want
     if m.second_sentence and case.sent_second is not None:
         sent_i = (1.0 - m.second_sentence) * case.sent_want + m.second_sentence * case.sent_second
@@ -678,10 +671,10 @@ def parts(case: Case, vecs: np.ndarray, m: Method) -> Parts:
     if m.lexical_gate:
         gate = np.float32(m.lexical_gate) * (1.0 - cov_text)
         cos_i, sent_i = (cos_i - gate).astype(np.float32), (sent_i - gate).astype(np.float32)
-        want_gated = _lme(cos_i, m.temperature)
-    held_sentence = _lme(sent_i, m.temperature)
+        want_gated = soft_max(cos_i, m.temperature)
+    held_sentence = soft_max(sent_i, m.temperature)
     if m.contribution:
-        stated = _lme(contribution_similarity(case), m.temperature)
+        stated = soft_max(contribution_similarity(case), m.temperature)
         held_sentence = (
             stated if m.contribution_only else held_sentence + np.float32(m.contribution / m.sentence) * stated
         )
@@ -690,16 +683,16 @@ def parts(case: Case, vecs: np.ndarray, m: Method) -> Parts:
         normalised = _pooled(case.cos_want) * m.dense + _pooled(case.sent_want) * m.sentence
         dense_i = (1.0 - m.zscore) * dense_i + m.zscore * normalised
         want_term = (1.0 - m.zscore) * (m.dense * want + m.sentence * sentence) + m.zscore * (
-            m.dense * _lme(_pooled(case.cos_want), m.temperature)
-            + m.sentence * _lme(_pooled(case.sent_want), m.temperature)
+            m.dense * soft_max(_pooled(case.cos_want), m.temperature)
+            + m.sentence * soft_max(_pooled(case.sent_want), m.temperature)
         )
     else:
         want_term = m.dense * (want_gated if m.lexical_gate else want) + m.sentence * held_sentence
     penalty = np.zeros(len(case.ids), np.float32)
     if len(case.sent_avoid) and m.sentence_avoid:
-        penalty += m.sentence_avoid * np.maximum(_lme(case.sent_avoid, m.temperature) - sentence, 0.0)
+        penalty += m.sentence_avoid * np.maximum(soft_max(case.sent_avoid, m.temperature) - sentence, 0.0)
     if len(case.cos_avoid):
-        penalty += m.avoid * np.maximum(_lme(case.cos_avoid, m.temperature) - want, 0.0)
+        penalty += m.avoid * np.maximum(soft_max(case.cos_avoid, m.temperature) - want, 0.0)
     if m.avoid_z and len(case.sent_avoid):
         day_units = np.float32(0.0)
         for avoid_rows, want_rows, weight in (
@@ -708,8 +701,8 @@ def parts(case: Case, vecs: np.ndarray, m: Method) -> Parts:
         ):
             pooled = _pooled(np.concatenate([want_rows, avoid_rows]))
             wanted, avoided = pooled[: len(want_rows)], pooled[len(want_rows) :]
-            excess = np.maximum(_lme(avoided, m.temperature) - _lme(wanted, m.temperature), 0.0)
-            raw = np.maximum(_lme(avoid_rows, m.temperature) - _lme(want_rows, m.temperature), 0.0)
+            excess = np.maximum(soft_max(avoided, m.temperature) - soft_max(wanted, m.temperature), 0.0)
+            raw = np.maximum(soft_max(avoid_rows, m.temperature) - soft_max(want_rows, m.temperature), 0.0)
             day_units = day_units + np.float32(weight) * (excess - raw)
         penalty = (penalty + np.float32(m.avoid_z) * day_units).astype(np.float32)
     penalty += m.avoided * case.avoided
@@ -980,8 +973,8 @@ def _linear_rows(data: Data, case: Case) -> tuple[np.ndarray, np.ndarray]:
     p = parts(case, vecs, base)
     bare = parts(case, vecs, replace(base, expansion=0.0))
     feedback = (p.score - bare.score) / base.expansion
-    want = _lme(case.cos_want, base.temperature)
-    sentence = _lme(case.sent_want, base.temperature)
+    want = soft_max(case.cos_want, base.temperature)
+    sentence = soft_max(case.sent_want, base.temperature)
     columns = [want, sentence, p.lexical, feedback, -p.penalty, case.theory - case.applied]
     return np.stack(columns, axis=1), p.score
 

@@ -60,7 +60,7 @@ from bot.ranking.one_line import (
     phrase_scores,
     topic_phrase,
 )
-from bot.ranking.rerank import PoolSignals, RerankModel, reranked_order
+from bot.ranking.rerank import PoolSignals, RerankModel, reranked_order, soft_max
 from bot.store.sentences import best_sentence_similarity_of
 from bot.text.names import name_tokens
 from bot.text.terms import Unit, UnitIndex, phrase_key, text_tokens
@@ -683,8 +683,7 @@ def _best_sentences(
     matrices = [m if m is not None and len(m) else vecs[i][None, :] for i, m in enumerate(sentence_vecs)]
     centre = np.concatenate(matrices).astype(np.float32).mean(axis=0)
     best = best_sentence_similarity_of(_centred(vectors, centre), [_centred(m, centre) for m in matrices])
-    expo = np.exp(np.float32(weights.temperature) * (best.T - np.float32(1.0)))
-    return (1.0 + np.log(expo.mean(axis=0)) / np.float32(weights.temperature))[None, :].astype(np.float32)
+    return soft_max(best.T, weights.temperature)[None, :]
 
 
 def _centred(vecs: np.ndarray, centre: np.ndarray) -> np.ndarray:

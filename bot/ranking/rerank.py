@@ -100,8 +100,8 @@ class PoolSignals:
     interest_text: float
 
 
-def _soft_max(x: np.ndarray, temperature: float) -> np.ndarray:
-    """Log-mean-exp over rows in cosine units, as the score's soft maximum; (papers,)."""
+def soft_max(x: np.ndarray, temperature: float) -> np.ndarray:
+    """Log-mean-exp over rows in cosine units: the score's soft maximum of each column, (papers,)."""
     if not len(x):
         return np.zeros(x.shape[1], np.float32)
     expo = np.exp(np.float32(temperature) * (x - np.float32(1.0)))
@@ -182,18 +182,18 @@ def features(s: PoolSignals, pool: np.ndarray) -> np.ndarray:
     columns = {
         "score": s.score,
         "want": s.want,
-        "sentence": _soft_max(sent["best"], s.temperature),
+        "sentence": soft_max(sent["best"], s.temperature),
         "lexical": s.lexical,
         "feedback": (s.score - s.before_feedback) / np.float32(s.expansion or 1.0),
         "penalty": s.penalty,
         "cues": s.cues,
         "cov_title": cov_title,
         "cov_text": cov_text,
-        "contribution": _soft_max(sent["contribution"], s.temperature),
-        "second": _soft_max(sent["second"], s.temperature),
+        "contribution": soft_max(sent["contribution"], s.temperature),
+        "second": soft_max(sent["second"], s.temperature),
         "agree": np.log(agree),
         "breadth": breadth,
-        "title_cos": _soft_max(sent["title"], s.temperature),
+        "title_cos": soft_max(sent["title"], s.temperature),
     }
     out = np.empty((len(pool), len(NAMES)), np.float32)
     for k, name in enumerate(NAMES):
