@@ -42,6 +42,9 @@ for a short text, without torch) instead of with torch as the chat does; the sto
 `--wrap` puts each search query into a request ("papers on {}", "any recent work about {}?"): a search must find
 the same papers whatever words a request puts around its topic.
 
+`--set` is a folder holding `questions.jsonl`, `search.jsonl` or both: the parts it holds are run (`--only` one of
+them, which must then be there).
+
 `--kind` runs the questions of one kind, each follow-up with the question it follows (asked first, as always, and
 reported under its own kind); the table then covers only those questions.
 
@@ -260,6 +263,21 @@ def report_searches(rows: list[tuple]) -> None:
     print(f"search: capped recall@10 (hits / min(10, relevant)) {capped:.3f}; {over} queries over 10 relevant")
 
 
+PARTS = {"questions": "questions.jsonl", "search": "search.jsonl"}
+
+
+def parts(folder: Path, only: str | None) -> list[str]:
+    """The parts of the set in `folder` to run: `only`, or every part whose file the folder holds (a set of searches
+    alone, such as `bench/search11`, holds no questions.jsonl). FileNotFoundError when `only`'s file is missing or
+    the folder holds none."""
+    wanted = [only] if only else list(PARTS)
+    held = [part for part in wanted if (folder / PARTS[part]).is_file()]
+    if not held or (only and only not in held):
+        names = " or ".join(PARTS[part] for part in wanted)
+        raise FileNotFoundError(f"{folder} holds no {names}")
+    return held
+
+
 def asker_profile(interests: list[str], avoids: list[str]) -> Profile:
     """The profile onboarding saves for a member who answers with `interests` (one a line) and `avoids`."""
     from heldout_interests import HeldOutProfile, onboarding_profile  # beside this script
@@ -293,6 +311,10 @@ async def main() -> None:
         "ask` and `search` do (bot.core.command_embedder: NumPy for short texts); the store is built with torch",
     )
     args = parser.parse_args()
+    try:
+        parts(args.set, args.only)
+    except FileNotFoundError as missing:
+        parser.error(str(missing))
     profile = asker_profile(args.interest, args.avoid) if args.interest else None
     papers = read_jsonl(sorted((args.data / "arxiv").glob("*.jsonl")))
     by_id = {p.id: p for p in papers}
@@ -303,10 +325,11 @@ async def main() -> None:
             core.embedder = command_embedder(core.settings)
         stored, current = await core.sentences.coverage()  # without them no paper is offered for its best sentence
         print(f"sentence vectors: {current} of {stored} papers")
-        if args.only in (None, "questions"):
+        run = parts(args.set, args.only)
+        if "questions" in run:
             items = of_kind(_load(args.set / "questions.jsonl"), args.kind)
             report_questions(items, await run_questions(core, items, by_id, args.verbose, profile))
-        if args.only in (None, "search"):
+        if "search" in run:
             searches = _load(args.set / "search.jsonl")
             report_searches(await run_searches(core, searches, by_id, args.verbose, args.wrap))
         if isinstance(core.embedder, QueryEmbedder):
