@@ -147,6 +147,24 @@ async def test_an_answer_shows_papers_holding_each_side_of_x_for_y(archive: Core
     assert adapters.showing.holds_every_part("Adapters for Continual Learning\nWe train adapters.", related=False)
 
 
+async def test_an_answer_shows_papers_naming_the_whole_phrase_when_a_common_unit_only_locates(archive: Core) -> None:
+    """A common unit before a rare last one only says where the topic lives as papers are listed ("LLM
+    hallucinations" lists any hallucination paper), but the papers an answer shows first name the phrase as typed
+    ("dataset distillation" is not any distillation)."""
+    topic = await topic_evidence(archive, "LLM hallucinations")
+    (reading,) = topic.alternatives
+    assert reading.placed is not None and topic.first_page_differs
+    title, abstract = "Hallucination in Vision Models", "We measure hallucination of image captioners."
+    assert topic.holds_every_part(f"{title}\n{abstract}")  # listed
+    assert not topic.shows(title, abstract)  # not shown first
+    assert topic.shows("Why LLMs Hallucinate", "Large language model hallucinations come from pretraining data.")
+    # far apart in the abstract is not the phrase
+    apart = "We test captioners for hallucination. " + "x " * 12 + "LLMs too."
+    assert not topic.shows("Hallucination Benchmarks", apart)
+    # a topic of rare words only has no other first-page reading
+    assert not (await topic_evidence(archive, "speculative decoding")).first_page_differs
+
+
 async def test_x_for_y_is_about_x_when_papers_on_x_name_y(archive: Core) -> None:
     base = (await archive.repo.get_papers(["2505.17553"]))[0]
     operators = [_written(base, 20 + n, f"Operator study {n}", "A neural operator solves the PDE.") for n in range(6)]

@@ -489,8 +489,7 @@ class _Scored:
         about = np.zeros(len(papers), dtype=bool)
         states = np.ones(len(papers), dtype=bool)
         shows = np.ones(len(papers), dtype=bool)
-        showing = topic_words.showing if topic_words is not None else None
-        showing = showing if showing != topic_words else None
+        showing = topic_words if topic_words is not None and topic_words.first_page_differs else None
         for i, paper in enumerate(papers):
             if topic_words is not None:
                 title[i] = topic_words.coverage(paper.title, paper.abstract)
@@ -500,7 +499,7 @@ class _Scored:
                 states[i] = not contribution or states_about(topic_words, paper)
             if showing is not None:
                 # as typed: a paper shown for "adapters" names adapters, not only "adapting" something
-                shows[i] = showing.holds_every_part(f"{paper.title}\n{paper.abstract}", related=False)
+                shows[i] = showing.shows(paper.title, paper.abstract)
             # a name typed as the paper writes it ("YAQA", "R2R", "DeepONet") is the strongest sign there is
             if any(n.search(paper.title) for n in names):
                 name_tier[i] = 2

@@ -101,11 +101,30 @@ class TopicEvidence:
     joined: tuple[tuple[int, ...], ...] = ()  # units typed as one hyphenated word ("multi-agent"): `hyphen_groups`
     # the reading an answer SHOWS papers by, when it differs: each side of "X for Y" / "X with Y" needed (`_evidence`)
     shown: TopicEvidence | None = None
+    # the whole phrase as typed, a common unit that only says where a rarer one lives needed too ("dataset
+    # distillation", not any distillation): a paper an answer shows first names it so, when any does (`_evidence`)
+    placed: TopicEvidence | None = None
 
     @property
     def showing(self) -> TopicEvidence:
         """The reading a paper an answer shows first must meet (`shown`, else this one)."""
         return self.shown if self.shown is not None else self
+
+    def shows(self, title: str, abstract: str, sides: bool = False) -> bool:
+        """Whether a paper an answer shows first meets this reading: title and abstract hold every part of it (with
+        `sides`, when an alternative of the question has sides: of its `showing` reading, as typed, not only the act's
+        words) and, for a phrase whose common unit only locates a rarer one, its title or abstract names the whole
+        phrase (`placed`)."""
+        text = f"{title}\n{abstract}"
+        if not (self.showing.holds_every_part(text, related=False) if sides else self.holds_every_part(text)):
+            return False
+        placed = self.placed
+        return placed is None or max(placed.coverage(title, abstract), placed.coverage(abstract)) >= COVERED
+
+    @property
+    def first_page_differs(self) -> bool:
+        """Whether an answer's first page reads this topic otherwise than its listing does."""
+        return self.shown is not None or self.placed is not None
 
     @property
     def span(self) -> int:
@@ -221,6 +240,16 @@ class QuestionTopic:
         """The topic as an answer's first page reads it: each alternative's `TopicEvidence.showing`."""
         return QuestionTopic(tuple(a.showing for a in self.alternatives))
 
+    @property
+    def first_page_differs(self) -> bool:
+        """Whether an answer's first page reads one of the alternatives otherwise than its listing does."""
+        return any(a.first_page_differs for a in self.alternatives)
+
+    def shows(self, title: str, abstract: str) -> bool:
+        """Whether a paper meets one alternative as an answer's first page reads it (`TopicEvidence.shows`)."""
+        sides = any(a.shown is not None for a in self.alternatives)
+        return any(a.shows(title, abstract, sides) for a in self.alternatives)
+
     def is_about(self, title: str, abstract: str) -> bool:
         """Whether a paper is about the topic as a whole: its title names it, or its abstract more than once (a single
         mention is often context: "inspired by its success in LLMs, we quantize diffusion models")."""
@@ -251,7 +280,7 @@ class QuestionTopic:
                 continue
             units = tuple(replace(u, optional=u.optional or c) for u, c in zip(alternative.units, common, strict=True))
             kept = tuple(u for u in alternative.standalone if not shared(u))
-            narrowed.append(replace(alternative, units=units, standalone=kept, shown=None))
+            narrowed.append(replace(alternative, units=units, standalone=kept, shown=None, placed=None))
         return QuestionTopic(tuple(narrowed))
 
 
@@ -413,8 +442,9 @@ async def _evidence(core: Core, text: str, exact: bool, verb_first: bool = False
     phrase = _last_phrase(text, len(parts))
     readings = []
     # as papers are listed by, then as they are shown by (when it differs)
-    for side in dict.fromkeys((0, phrase)):
-        optional = [_optional(shares, [u.named for u in units], i, side) for i in range(len(units))]
+    # and, for a phrase without sides, as typed: a common unit only locating a rarer one needed too (`placed`)
+    for side, locating in dict.fromkeys([(0, True), (phrase, True), *([(0, False)] if not phrase else [])]):
+        optional = [_optional(shares, [u.named for u in units], i, side, locating) for i in range(len(units))]
         action = _ACTION.match(text.strip())  # "shrinking the KV cache": papers say "compressing", "evicting" it
         if action and not parts[0].term and parts[0].tokens == tuple(text_tokens(action.group(1))):
             optional[0] = True
@@ -426,11 +456,13 @@ async def _evidence(core: Core, text: str, exact: bool, verb_first: bool = False
         read, standalone = await _standing(core, read, shares, side)
         readings.append((read, standalone + _runs(parts, read, frequencies, key, total)))
     joined = hyphen_groups(parts, hyphenated)
-    (listed, alone), *sides = readings
-    shown = None
-    if sides and sides[0] != readings[0]:
-        shown = TopicEvidence(tuple(sides[0][0]), tuple(sides[0][1]), exact, joined=joined)
-    return TopicEvidence(tuple(listed), tuple(alone), exact, joined=joined, shown=shown)
+    (listed, alone), *others = readings
+    shown = placed = None
+    if phrase and others and others[0] != readings[0]:
+        shown = TopicEvidence(tuple(others[0][0]), tuple(others[0][1]), exact, joined=joined)
+    if not phrase and others and others[0] != readings[0]:
+        placed = TopicEvidence(tuple(others[0][0]), tuple(others[0][1]), exact, joined=joined)
+    return TopicEvidence(tuple(listed), tuple(alone), exact, joined=joined, shown=shown, placed=placed)
 
 
 async def _standing(core: Core, units: list[Unit], shares: Sequence[float], side: int) -> tuple[list[Unit], list[Unit]]:
@@ -568,7 +600,7 @@ def anchored(example: TopicEvidence, head: TopicEvidence) -> TopicEvidence:
     return replace(example, anchor=anchor, shown=shown)
 
 
-def _optional(shares: Sequence[float], terms: Sequence[bool], i: int, side: int = 0) -> bool:
+def _optional(shares: Sequence[float], terms: Sequence[bool], i: int, side: int = 0, locating: bool = True) -> bool:
     """Whether unit `i` of a compound may be missing from a text about it, by how common each unit is.
 
     Almost every paper says "model" or "learning": such a word may be missing next to a named term or a rare word
@@ -577,13 +609,14 @@ def _optional(shares: Sequence[float], terms: Sequence[bool], i: int, side: int 
     topic lives ("knowledge distillation", "LLM hallucinations"), and so does a common one after a specific one
     ("jailbreaking LLMs"); not when both are common enough to make the compound ("Bayesian optimization",
     "diffusion language models", "neural operators"). With `side` (where the last phrase of "X for Y" starts, as an
-    answer's first page reads it), only inside a side: "LLMs for time series" are LLMs.
+    answer's first page reads it), only inside a side: "LLMs for time series" are LLMs. Without `locating` (the
+    phrase as an answer's first page names it, `TopicEvidence.placed`), no common unit is only a locating one.
     """
     share = shares[i]
     others = [j for j in range(len(shares)) if j != i]
     if share >= VERY_GENERIC and not terms[i]:
         return any(terms[j] or shares[j] < TERM_SHARE for j in others)
-    if share < GENERIC_SHARE or not others:
+    if share < GENERIC_SHARE or not others or not locating:
         return False
     last = shares[-1]
     if side <= i < len(shares) - 1 and last < TERM_SHARE and len(shares) <= LOCATING_UNITS:
