@@ -489,3 +489,22 @@ async def test_a_question_carrying_a_members_profile_ranks_it_as_the_members_dig
         await ranked(core, Filters(topic="sampling"), profile=profile)
     assert seen and set(seen[-1]) == set(digest)
     assert seen[-1] == pytest.approx(digest)
+
+
+async def test_a_short_search_list_is_filled_up_to_a_page_in_the_fused_order(
+    core: Core, demo_papers: list[Paper], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A search whose matches stop short of a page lists the candidates next in the fused order after them, as
+    papers close in meaning: a paper on the topic in other words ranked just after the cut was never listed. Its
+    first page does not change."""
+    import bot.questions.retrieval as retrieval
+
+    await store_papers(core, demo_papers[:60])
+    found = await search_papers(core, "speculative decoding", limit=10)
+    monkeypatch.setattr(retrieval, "_filling", lambda *args: [])
+    short = await search_papers(core, "speculative decoding", limit=10)
+    assert 0 < short.total < 10 and found.total == 10
+    assert [h.paper.id for h in found.hits] == [h.paper.id for h in short.hits]
+    added = [h for h in found.more if h.paper.id not in {s.paper.id for s in (*short.hits, *short.more)}]
+    assert [h.paper.id for h in found.more[: len(short.more)]] == [h.paper.id for h in short.more]
+    assert len(added) == 10 - short.total and not any(h.by_words for h in added)

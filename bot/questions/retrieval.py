@@ -843,7 +843,8 @@ async def retrieve(
 ) -> tuple[list[Retrieved], list[Retrieved]]:
     """A search's matches, most relevant first: its first page (at most `limit`: the papers shown first, then the
     others carrying the topic's words) and the rest, offered after it (at most MAX_MORE: the first page's overflow,
-    then the papers only close in meaning). Without `cut`, the `limit` nearest whatever their relevance, no rest."""
+    then the papers only close in meaning; a list shorter than `limit` is filled up to it with the candidates next in
+    the fused order, `_filling`). Without `cut`, the `limit` nearest whatever their relevance, no rest."""
     descriptive = await descriptive_compounds(core, filters.topic)  # for the ranking and the cut alike
     results, _ = await ranked(core, filters, profile=profile, descriptive=descriptive)
     if not cut:
@@ -852,7 +853,28 @@ async def retrieve(
     ordered = [*shown, *carrying]
     first = len(shown) + sum(1 for r in carrying if r.in_title or r.in_abstract)
     page = min(first, limit)
-    return ordered[:page], ordered[page:][:MAX_MORE]
+    return ordered[:page], [*ordered[page:][:MAX_MORE], *_filling(results, ordered, filters, limit, descriptive)]
+
+
+def _filling(
+    results: Sequence[Retrieved],
+    ordered: Sequence[Retrieved],
+    filters: Filters,
+    limit: int,
+    descriptive: Collection[str],
+) -> list[Retrieved]:
+    """The candidates that fill a search's short list up to `limit` papers, next in the fused order after the ones
+    listed: a list that stops at four papers when its topic's papers are written in other words ("geometric
+    reasoning" for "geometry problem solving", dense similarity under FLOOR) would hide the one ranked fifth, while a
+    page of ten shows what follows it. They come after everything listed, as papers close in meaning (the first page
+    is unchanged). Not for an author's papers or a name's (all of them are listed, and nothing else is asked for),
+    nor when nothing is listed (no evidence of the topic at all)."""
+    if not ordered or len(ordered) >= limit or (filters.authors and not filters.topic):
+        return []
+    if any(r.named for r in ordered) and names_only(filters.topic, descriptive):
+        return []
+    listed = {r.paper.id for r in ordered}
+    return [r for r in results if r.paper.id not in listed][: limit - len(ordered)]
 
 
 async def retrieve_all(
