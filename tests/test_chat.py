@@ -573,6 +573,25 @@ def test_a_permission_problem_in_a_place_the_platform_cannot_name_reads_as_a_sen
     )
 
 
+async def test_an_onboarding_answer_starting_with_a_slash_is_an_answer_unless_it_is_a_command(core: Core) -> None:
+    """Interests such as "/r/MachineLearning style news" or "/ML theory" are answers, as the line a front end hands
+    in (`typed`) reads them; a command of the flow is one ("/skip"), and a bare unknown one is told it is unknown."""
+    from bot.chat import typed
+
+    ctl = ChatController(core)
+
+    async def line(text: str) -> TextReply:
+        return only_text(await ctl.handle(typed(ADA, DM, text)))
+
+    assert "set up your personal paper feed" in (await line("hi")).text
+    interests = await line("/r/MachineLearning style news; /ML theory")
+    assert "I don't know" not in interests.text and "2 topics" in interests.text
+    assert "I don't know /frobnicate" in (await line("/frobnicate")).text
+    assert "authors" in (await line("/skip")).text.lower()  # the avoid question skipped: the authors one next
+    profile_text = json.dumps(await ctl.core.repo.chat_state(ADA.user_key, "onboarding"))
+    assert "/r/MachineLearning style news" in profile_text and "/ML theory" in profile_text
+
+
 def test_a_typed_line_is_a_command_only_when_it_reads_as_one_and_names_ours_or_says_nothing_more() -> None:
     """`typed`: the platforms' command syntax (a slash, 1-32 letters, digits or underscores, an optional @botname,
     then a space or the end) and then ours or a bare word; a slash before anything else is text, as "/s is sarcasm"

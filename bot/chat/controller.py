@@ -20,7 +20,6 @@ chatter is not ours.
 from __future__ import annotations
 
 import logging
-import re
 import time
 from dataclasses import replace as dc_replace
 from typing import TYPE_CHECKING
@@ -57,6 +56,7 @@ from bot.chat.turns import (
 from bot.errors import InputError
 from bot.frontend import front_end, wording
 from bot.members import onboarding
+from bot.text.safetext import command_in
 
 if TYPE_CHECKING:  # the digest poster is only needed for /digest now
     from bot.core import Core
@@ -69,20 +69,15 @@ FLOWS = Flows(
 )  # which flow takes a turn, in this order
 FLOW_COMMANDS = FLOW_WORDS | frozenset(name for flow in FLOWS.flows for name in flow.commands)
 COMMAND_WORDS = frozenset(COMMANDS) | frozenset(ALIASES) | FLOW_COMMANDS  # what a reply may name as a command
-# a bot command as the platforms spell one (Telegram's rule): a slash and 1-32 letters, digits or underscores at the
-# start, '@botname' after it in a group, then a space or the end
-COMMAND_LINE = re.compile(r"/([A-Za-z0-9_]{1,32})(?:@[A-Za-z0-9_]+)?(?=\s|$)")
 
 
 def typed(speaker: Speaker, place: Place, line: str, **extra: object) -> Incoming:
-    """A line typed in a conversation (`extra`: `Incoming`'s other fields): a command when it reads as one
-    (`COMMAND_LINE`) and names one of ours, or names none and says nothing more (told it is unknown); anything else is
-    text, a question in a DM: "/r/MachineLearning has a thread on MoE" is no command, and "/s is sarcasm" goes on
-    past a word that is none of ours. A command the member invoked as one (a platform's slash command) is
+    """A line typed in a conversation (`extra`: `Incoming`'s other fields): a command when it reads as one and names
+    one of ours, or names none and says nothing more (told it is unknown, `command_in`); anything else is text, a
+    question in a DM: "/r/MachineLearning has a thread on MoE" is no command, and "/s is sarcasm" goes on past a word
+    that is none of ours. A command the member invoked as one (a platform's slash command) is
     `Incoming.from_text`'s alone."""
-    stripped = line.strip()
-    found = COMMAND_LINE.match(stripped)
-    if found and (found.group(1).lower() in COMMAND_WORDS or not stripped[found.end() :].strip()):
+    if command_in(line, COMMAND_WORDS):
         return Incoming.from_text(speaker, place, line, **extra)
     return Incoming(speaker, place, text=line, **extra)  # type: ignore[arg-type]
 

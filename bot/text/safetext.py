@@ -17,6 +17,23 @@ from collections.abc import Sequence
 # One bound for a question typed by a person, shared by every place a question enters (chat, CLI, RAG).
 MAX_QUESTION = 1000
 
+# a bot command as the platforms spell one (Telegram's rule): a slash and 1-32 letters, digits or underscores at the
+# start, '@botname' after it in a group, then a space or the end
+_COMMAND_LINE = re.compile(r"/([A-Za-z0-9_]{1,32})(?:@[A-Za-z0-9_]+)?(?=\s|$)")
+
+
+def command_in(line: str, ours: frozenset[str] | set[str]) -> str:
+    """The command a typed line names, lower case: one of `ours`, or another word with nothing said after it (to be
+    told it is unknown); "" for any other line, text even when it starts with a slash ("/r/MachineLearning news",
+    "/s is sarcasm", "/ML theory"). The one reading of a typed line for the chat and for a conversation's answers."""
+    stripped = line.strip()
+    found = _COMMAND_LINE.match(stripped)
+    if found is None:
+        return ""
+    word = found.group(1).lower()
+    return word if word in ours or not stripped[found.end() :].strip() else ""
+
+
 _ESCAPE_SEQUENCE = re.compile(
     r"\x1b\][^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"  # OSC (window titles, hyperlinks) up to BEL or ST
     r"|\x1b[P^_X][^\x1b\x9c]*(?:\x1b\\|\x9c)?"  # DCS, PM, APC, SOS strings

@@ -28,6 +28,7 @@ from bot.members.onboarding.steps import (
 )
 from bot.members.settings import check_user_key, profile_owner
 from bot.ranking import learn
+from bot.text.safetext import command_in
 
 _HELP = (
     "Commands: /skip skips an optional question, /back goes to the previous one, /edit FIELD changes one answer "
@@ -200,7 +201,7 @@ async def advance(core: Core, conv: OnboardingState, raw: str) -> tuple[Onboardi
             "A few lines are plenty.",
             keep_choices=True,
         )
-    elif text.startswith("/"):
+    elif command_in(text, FLOW_COMMANDS):  # "/r/MachineLearning style news" and "/ML theory" are answers
         command_reply = await _command(core, conv, text)
         if command_reply is None:
             return None, _cancelled(conv)
