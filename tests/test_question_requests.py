@@ -18,7 +18,7 @@ from bot.questions.rag import Turn, ask, parse_question
 from bot.questions.request import beyond, read_request
 from bot.questions.retrieval import descriptive_compounds, exact_names, ranked
 from bot.questions.spelling import english_words
-from bot.questions.topics import topic_alternatives
+from bot.questions.topics import QuestionTopic, topic_alternatives
 from bot.text.introduces import introduced_kinds, introduces_benchmark
 from bot.views.render import paper_text
 
@@ -461,6 +461,26 @@ async def test_a_question_reads_its_descriptive_words_once(
         read.clear()
         await find(core, Filters(topic="Training-Free compression"))
         assert read == ["Training-Free"], find.__name__
+
+
+async def test_a_question_reads_its_exclusions_once(
+    core: Core, demo_papers: list[Paper], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The ranking reads a question's exclusions as topics once, for dropping the papers about them and for marking
+    those naming them in passing alike (it read them for each)."""
+    from bot.questions import retrieval
+
+    await store_papers(core, [dataclasses.replace(p, announced=FRIDAY) for p in demo_papers[:120]])
+    read: list[tuple[str, ...]] = []
+    measured = retrieval.excluded_readings
+
+    async def counted(core: Core, filters: Filters) -> tuple[list[QuestionTopic], bool]:
+        read.append(filters.excluded)
+        return await measured(core, filters)
+
+    monkeypatch.setattr(retrieval, "excluded_readings", counted)
+    await retrieval.ranked(core, Filters(topic="language models", excluded=("vision-language models",)))
+    assert read == [("vision-language models",)]
 
 
 def test_real_words_are_never_typos() -> None:

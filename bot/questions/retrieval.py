@@ -340,8 +340,9 @@ async def _ranked(
         lexical_ids = [
             i for i, _ in await core.repo.lexical_search(lexical_groups(filters.topic), start, end, LEXICAL_POOL)
         ]
-    papers = await _admitted(core, filters, papers)
-    grazed = grazing((await excluded_readings(core, filters))[0], papers) if filters.excluded else set()
+    readings = await excluded_readings(core, filters)  # read once: for dropping and for marking alike
+    papers = await _admitted(core, filters, papers, readings)
+    grazed = grazing(readings[0], papers) if filters.excluded else set()
     # without a topic or a profile no vector orders the papers (an author's come newest first, the previous answer's
     # in its order): none is read, which spares a cold command opening the vector store (a second of CPU for Chroma)
     vectors_rank = query_vector is not None or profile is not None
@@ -425,9 +426,12 @@ def fused_order(scored: _Scored, lexical_ids: Sequence[str], query_vector: np.nd
     return np.lexsort((-fused, -scored.name_tier))  # exact names first, then the fused ranks
 
 
-async def _admitted(core: Core, filters: Filters, papers: list[Paper]) -> list[Paper]:
-    """The papers about none of the exclusions and, when the question asks for one, of the contribution type."""
-    papers = await without_excluded(core, filters, papers)
+async def _admitted(
+    core: Core, filters: Filters, papers: list[Paper], readings: tuple[list[QuestionTopic], bool]
+) -> list[Paper]:
+    """The papers about none of the exclusions (as `excluded_readings` read them) and, when the question asks for
+    one, of the contribution type."""
+    papers = await without_excluded(core, filters, papers, readings)
     if filters.contribution:
         papers = [p for p in papers if introduces_benchmark(p.title, p.abstract)]
     return papers
@@ -620,13 +624,16 @@ def grazing(excluded: Sequence[QuestionTopic], papers: Sequence[Paper]) -> set[s
     return {p.id for p in papers if any(a.coverage(f"{p.title}\n{p.abstract}") >= COVERED for a in specific)}
 
 
-async def without_excluded(core: Core, filters: Filters, papers: list[Paper]) -> list[Paper]:
+async def without_excluded(
+    core: Core, filters: Filters, papers: list[Paper], readings: tuple[list[QuestionTopic], bool] | None = None
+) -> list[Paper]:
     """The papers about none of the question's exclusions (`QuestionTopic.is_about`: by title, or named more than
     once in the abstract); an exclusion naming only a kind of contribution ("excluding benchmarks") drops the papers
-    whose main contribution is one, as "which papers introduce a benchmark" reads them."""
+    whose main contribution is one, as "which papers introduce a benchmark" reads them. `readings`: the exclusions
+    as `excluded_readings` read them, when the caller has them."""
     if not filters.excluded:
         return papers
-    excluded, kinds = await excluded_readings(core, filters)
+    excluded, kinds = readings if readings is not None else await excluded_readings(core, filters)
     return [
         p
         for p in papers
