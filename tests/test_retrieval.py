@@ -238,6 +238,25 @@ def test_a_paper_missing_a_side_of_the_topic_is_offered_first_not_shown(demo_pap
     assert shown == [one_side, *both]
 
 
+def test_a_paper_naming_the_topic_once_in_its_abstract_is_offered_first_when_others_are_firmly_about_it(
+    demo_papers: list[Paper],
+) -> None:
+    # "RL exploration": a framework paper whose abstract names exploration once is offered first after the papers
+    # naming the topic in their title or twice in the abstract; never dropped
+    papers = iter(demo_papers)
+    once = Retrieved(next(papers), 0.7, 0.6, False, True, firm=False)
+    firm = [Retrieved(next(papers), 0.68 - n / 100, 0.55, n == 0, True) for n in range(2)]
+    topic = Filters(topic="RL exploration")
+    shown, offered = select([once, *firm], topic, SPREAD, stating=True)
+    assert shown == firm and offered == [once]
+    # with no paper firmly about it, the ones naming it once are shown as before
+    shown, offered = select([once], topic, SPREAD, stating=True)
+    assert shown == [once]
+    # a search's first page is ranked as before
+    shown, offered = select([once, *firm], topic)
+    assert shown == [once, *firm]
+
+
 def test_an_authors_papers_off_the_topic_asked_are_offered_after_it(demo_papers: list[Paper]) -> None:
     # "anything from Edward Choi (the clinical AI person)?": the topic describes the person; the author's paper on
     # another subject is offered after those on it, not dropped

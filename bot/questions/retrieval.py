@@ -129,6 +129,9 @@ class Retrieved:
     # title and abstract hold every part of the topic as an answer's first page reads it (`QuestionTopic.showing`:
     # each side of "X for Y", an example beside its class)
     shows: bool = True
+    # its title carries the topic's words or its abstract names the topic more than once (`select`: a paper naming it
+    # once in its abstract, in passing as often as not, is offered first when others are more firmly about it)
+    firm: bool = True
 
 
 async def topic_evidence(core: Core, topic: str, *, verb_first: bool = False, asked: bool = False) -> QuestionTopic:
@@ -468,6 +471,7 @@ class _Scored:
     about: np.ndarray  # about the topic as a whole (`QuestionTopic.is_about`); read for narrowings only
     states: np.ndarray  # a benchmark question's: the paper states its contribution about the topic (`Retrieved`)
     shows: np.ndarray  # title and abstract hold every part of the topic as a first page reads it (`Retrieved`)
+    often: np.ndarray  # the abstract names the topic at least ABOUT_MENTIONS times
     profile: np.ndarray | None = None
     sentence: np.ndarray | None = None  # cosine of each paper's best sentence (title included); NaN: none stored
     expansion: np.ndarray | None = None  # BM25F for the topic expanded by feedback (`expansion_scores`); NaN: none
@@ -493,6 +497,7 @@ class _Scored:
         about = np.zeros(len(papers), dtype=bool)
         states = np.ones(len(papers), dtype=bool)
         shows = np.ones(len(papers), dtype=bool)
+        often = np.zeros(len(papers), dtype=bool)
         showing = topic_words if topic_words is not None and topic_words.first_page_differs else None
         for i, paper in enumerate(papers):
             if topic_words is not None:
@@ -501,6 +506,8 @@ class _Scored:
                 every_part[i] = topic_words.holds_every_part(f"{paper.title}\n{paper.abstract}")
                 about[i] = narrows and topic_words.is_about(paper.title, paper.abstract)
                 states[i] = not contribution or states_about(topic_words, paper)
+                named = max((a.mentions(paper.abstract) for a in topic_words.alternatives), default=0)
+                often[i] = named >= ABOUT_MENTIONS
             if showing is not None:
                 # as typed: a paper shown for "adapters" names adapters, not only "adapting" something
                 shows[i] = showing.shows(paper.title, paper.abstract)
@@ -520,6 +527,7 @@ class _Scored:
             about,
             states,
             shows,
+            often,
         )
 
     def relevance(self) -> np.ndarray:
@@ -581,6 +589,7 @@ class _Scored:
                 states=bool(self.states[i]),
                 grazes=self.papers[i].id in grazed,
                 shows=bool(self.shows[i]),
+                firm=bool(self.title[i] >= COVERED or self.name_tier[i] == 2 or self.often[i]),
             )
             for i in order
         ]
@@ -719,6 +728,13 @@ def _selected(
     if spread:
         top = max(r.relevance for r in evidenced) if demoted else best
         evidenced = [r for r in evidenced if r.relevance >= top - spread]
+    if stating:
+        # papers firmly about the topic (title, or named twice in the abstract) are shown when any is; one naming it
+        # once in its abstract is offered first after them
+        firm = [r for r in evidenced if r.firm]
+        if firm and len(firm) < len(evidenced):
+            demoted = demoted | {r.paper.id for r in evidenced if not r.firm}
+            evidenced = firm
     # papers that carry the topic's words make the first page; papers only similar in meaning make it when none
     # does, else they are offered with the rest (precision from ordering, nothing dropped)
     close = best - (MARGIN if len(evidenced) < ENOUGH_EVIDENCED else MARGIN / 2)
