@@ -10,7 +10,7 @@ from bot.core import Core
 from bot.models import Paper
 from bot.questions.retrieval import topic_evidence
 from bot.questions.spelling import corrected
-from bot.questions.topics import COVERED, inflection_base, split_units, topic_key
+from bot.questions.topics import COVERED, _optional, inflection_base, split_units, topic_key
 from bot.text.terms import same_word
 
 
@@ -163,6 +163,15 @@ async def test_an_answer_shows_papers_naming_the_whole_phrase_when_a_common_unit
     assert not topic.shows("Hallucination Benchmarks", apart)
     # a topic of rare words only has no other first-page reading
     assert not (await topic_evidence(archive, "speculative decoding")).first_page_differs
+
+
+def test_a_first_page_needs_a_very_common_word_typed_beside_a_rare_one() -> None:
+    """ "video generation": papers are listed by "video" alone (almost every paper generates something), but the
+    phrase a first page names needs "generation" too ("Video Editing for Dubbing" is listed, not shown first)."""
+    shares, terms = [0.03, 0.45], [False, False]
+    assert _optional(shares, terms, 1)  # listed
+    assert not _optional(shares, terms, 1, locating=False)  # shown first
+    assert not _optional(shares, terms, 0, locating=False)
 
 
 async def test_x_for_y_is_about_x_when_papers_on_x_name_y(archive: Core) -> None:

@@ -610,12 +610,13 @@ def _optional(shares: Sequence[float], terms: Sequence[bool], i: int, side: int 
     ("jailbreaking LLMs"); not when both are common enough to make the compound ("Bayesian optimization",
     "diffusion language models", "neural operators"). With `side` (where the last phrase of "X for Y" starts, as an
     answer's first page reads it), only inside a side: "LLMs for time series" are LLMs. Without `locating` (the
-    phrase as an answer's first page names it, `TopicEvidence.placed`), no common unit is only a locating one.
+    phrase as an answer's first page names it, `TopicEvidence.placed`), no common unit is only a locating one, nor
+    is a very common word typed beside a rarer one ("video generation" shows papers naming video generation).
     """
     share = shares[i]
     others = [j for j in range(len(shares)) if j != i]
     if share >= VERY_GENERIC and not terms[i]:
-        return any(terms[j] or shares[j] < TERM_SHARE for j in others)
+        return locating and any(terms[j] or shares[j] < TERM_SHARE for j in others)
     if share < GENERIC_SHARE or not others or not locating:
         return False
     last = shares[-1]
