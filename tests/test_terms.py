@@ -17,7 +17,7 @@ from bot.questions.topics import split_units, topic_key
 from bot.ranking import rank
 from bot.ranking.for_profile import profile_model
 from bot.ranking.interest_units import interest_core, named_terms_text, phrase_units
-from bot.text.terms import Text, UnitIndex, same_word, text_tokens
+from bot.text.terms import Text, UnitIndex, joined_to, same_word, text_tokens
 from tests.conftest import StoreDay
 from tests.test_rank import fake_embed, paper
 
@@ -121,6 +121,15 @@ def test_a_word_matches_its_inflections_and_an_agent_noun_only_itself() -> None:
     assert same_word("overthinking", "overthink", exact=True) and not same_word("quantization", "quantized", exact=True)
 
 
+def test_a_word_joined_in_front_is_a_compound_and_no_english_word_of_its_own() -> None:
+    assert (
+        joined_to("graph", "hypergraph") and joined_to("training", "pretraining") and joined_to("modal", "multimodal")
+    )
+    # a topic word is not found inside an unrelated longer word
+    assert not joined_to("sport", "transport") and not joined_to("vision", "supervision")
+    assert not joined_to("motion", "promotion") and not joined_to("coding", "encoding")
+
+
 def test_a_days_index_reads_an_agent_noun_as_its_act_too() -> None:
     # questions do not ("optimizer" is no "optimization"), one-line interests do: they ranked worse without it
     index = UnitIndex(["Adaptive optimization for deep nets"], ["Adaptive optimization for deep nets. We train."])
@@ -138,11 +147,13 @@ def test_a_days_index_and_one_text_find_a_unit_alike() -> None:
         "Linear Mixture Distributionally Robust Markov Decision Processes",
         "MoRE: A Mixture of Low-Rank Experts",
         "Spaces of Models",
+        "HDDLGym: Multi-Agent Problems in Transport and Logistics",  # an English word of its own is no joined word
+        "Visual Transformers with Weak Supervision and Attention",  # no "vision", no "tension"
     ]
     index = UnitIndex(titles, titles)
     units = [
         u
-        for phrase in ("GNNs", "state space models", "GPs", "learning", "MoE", "KV cache")
+        for phrase in ("GNNs", "state space models", "GPs", "learning", "MoE", "KV cache", "sport", "vision", "tension")
         for u in phrase_units(phrase)
     ]
     expected = {
@@ -152,6 +163,9 @@ def test_a_days_index_and_one_text_find_a_unit_alike() -> None:
         "learning": [],
         "mixture of expert": [5],
         "key value cache": [],
+        "sport": [],
+        "vision": [],
+        "tension": [],
     }
     for unit in units:
         in_title = list(np.flatnonzero(index.hits(unit)[0]))

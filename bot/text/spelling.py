@@ -16,18 +16,16 @@ Who calls it says which words are never abbreviations (`bot.questions.spelling` 
 from __future__ import annotations
 
 import asyncio
-import functools
 import re
 from collections import Counter, defaultdict
 from collections.abc import Awaitable, Callable, Collection
-from importlib import resources
 from typing import TYPE_CHECKING
 
 from symspellpy import SymSpell, Verbosity
 from symspellpy.editdistance import DistanceAlgorithm, EditDistance
 
 from bot.text.names import name_tokens
-from bot.text.terms import phrase_key, text_tokens
+from bot.text.terms import english_words, phrase_key, text_tokens
 
 if TYPE_CHECKING:
     from bot.core import Core
@@ -81,13 +79,6 @@ _DISTANCE = EditDistance(DistanceAlgorithm.DAMERAU_OSA)
 def edits(a: str, b: str) -> int:
     """Edit distance counting insertions, deletions, substitutions and swaps of adjacent letters."""
     return _DISTANCE.compare(a, b, max(len(a), len(b)))
-
-
-@functools.cache
-def english_words() -> frozenset[str]:
-    """The English words of symspellpy's frequency list (a real word is never a typo to correct)."""
-    text = resources.files("symspellpy").joinpath("frequency_dictionary_en_82_765.txt").read_text(encoding="utf-8")
-    return frozenset(line.split(" ", 1)[0] for line in text.splitlines() if line)
 
 
 async def title_vocabulary(core: Core) -> TitleVocabulary:

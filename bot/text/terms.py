@@ -27,6 +27,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from importlib import resources
 
 import numpy as np
 
@@ -133,11 +134,20 @@ def _common(a: str, b: str) -> int:
     return n
 
 
+@functools.cache
+def english_words() -> frozenset[str]:
+    """The English words of symspellpy's frequency list (a real word is never a typo to correct, nor a compound)."""
+    text = resources.files("symspellpy").joinpath("frequency_dictionary_en_82_765.txt").read_text(encoding="utf-8")
+    return frozenset(line.split(" ", 1)[0] for line in text.splitlines() if line)
+
+
 def joined_to(word: str, token: str) -> bool:
-    """`token` is `word` with another word joined in front ("hypergraph" for "graph"), not a negation of it."""
+    """`token` is `word` with another word joined in front ("hypergraph" for "graph"), not a negation of it nor an
+    English word of its own that merely ends in the same letters ("transport" is no "sport", "supervision" no
+    "vision"): the compounds papers coin ("hypergraph", "pretraining", "multimodal") are in no English word list."""
     if len(word) < 5 or len(token) < len(word) + 2 or not token.endswith(word):
         return False
-    return token[: -len(word)] not in _NEGATIONS
+    return token[: -len(word)] not in _NEGATIONS and token not in english_words()
 
 
 def starts_as(word: str, token: str, exact: bool = False, related: bool = False) -> bool:
