@@ -130,6 +130,17 @@ def test_a_word_joined_in_front_is_a_compound_and_no_english_word_of_its_own() -
     assert not joined_to("motion", "promotion") and not joined_to("coding", "encoding")
 
 
+def test_a_derivation_is_one_word_across_spelling_changes_of_its_stem() -> None:
+    # a final "e" or "y" giving way to "-ial", a vowel pair written as one vowel, "-able" / "-ability" of the verb
+    assert same_word("finance", "financial") and same_word("industry", "industrial")
+    assert same_word("explanation", "explain") and same_word("explanation", "explainability")
+    assert same_word("explainable", "explanations") and same_word("interpretability", "interpretation")
+    # not after other letters, nor across a stem of under six letters
+    assert not same_word("different", "differential") and not same_word("exponent", "exponential")
+    assert not same_word("optimal", "optimization") and not same_word("continual", "continuous")
+    assert not same_word("adapter", "adaptation") and not same_word("possible", "pose")
+
+
 def test_a_days_index_reads_an_agent_noun_as_its_act_too() -> None:
     # questions do not ("optimizer" is no "optimization"), one-line interests do: they ranked worse without it
     index = UnitIndex(["Adaptive optimization for deep nets"], ["Adaptive optimization for deep nets. We train."])

@@ -203,6 +203,17 @@ async def test_a_gerund_matches_the_word_it_drops_an_e_from(archive: Core) -> No
     assert inflection_base("generalization") == "" and inflection_base("studies") == "studi"
 
 
+async def test_an_agent_noun_is_no_inflection_of_its_verb_and_a_derivation_drops_a_final_e(archive: Core) -> None:
+    # "adapter" names a module: a paper that merely adapts a model is not about adapters (`same_word` reads so too)
+    assert inflection_base("adapter") == ""
+    adapters = await topic_evidence(archive, "adapters")
+    assert adapters.coverage("LoRA Adapters for Vision Models") == 1.0
+    assert adapters.coverage("We adapt a model to new domains") < COVERED
+    # "finance" and "financial" are one word as "industry" and "industrial" are
+    finance = await topic_evidence(archive, "finance")
+    assert finance.coverage("LLMs for Financial Question Answering") == 1.0
+
+
 def test_a_preposition_is_no_unit_of_a_topic() -> None:
     for topic in ("gating between experts", "alignment across languages", "retrieval via graphs"):
         words = [t for p in split_units(topic_key(topic)) for t in p.tokens]

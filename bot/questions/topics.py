@@ -34,6 +34,7 @@ import snowballstemmer
 
 from bot.core import Core
 from bot.text.terms import (
+    AGENT_ENDINGS,
     INFLECTIONS,
     NAMED_TERMS,
     QUESTION_SYNONYMS,
@@ -569,6 +570,8 @@ def inflection_base(word: str) -> str:
     n = next((i for i, (a, b) in enumerate(zip(word, stem, strict=False)) if a != b), min(len(word), len(stem)))
     if stem == word or word[n:] not in INFLECTIONS or stem[n:] not in INFLECTIONS:
         return ""
+    if word[n:] in AGENT_ENDINGS and stem[n:] not in AGENT_ENDINGS:
+        return ""  # an agent noun is no inflection of its verb, as `same_word` reads it ("adapter" is no "adapt")
     return stem
 
 

@@ -84,8 +84,13 @@ def phrase_key(phrase: str) -> str:
 INFLECTIONS = frozenset({"", "e", "s", "es", "ed", "d", "ing", "er", "ers", "ling", "led"})
 DERIVATIONS = INFLECTIONS | frozenset(
     """ation ations ization izations ize izes ized izing izer izers al ally ly ity ic ical ive ion ions ment ments
-    ness y or ors""".split()
+    ness y or ors atory""".split()
 )
+# a word's last "e" or "y" gives way to "-ial" ("finance" ~ "financial", "industry" ~ "industrial"); after other
+# letters "-ial" makes another word ("different" / "differential", "exponent" / "exponential")
+_IAL = (frozenset({"e", "y"}), frozenset({"ial", "ially"}))
+MIN_STEM = 6  # letters a derivation's stem has: "optim" of "optimal" and "optimization" is too short to be one word
+_VOWELS = frozenset("aeiou")
 _NEGATIONS = ("un", "non", "in", "im", "il", "ir", "dis", "de", "anti", "a")
 
 
@@ -122,7 +127,40 @@ def _inflected(word: str, token: str, exact: bool = False, related: bool = False
         return False
     if n >= 4 and a in INFLECTIONS and b in INFLECTIONS:
         return True
-    return not exact and n >= 6 and a in DERIVATIONS and b in DERIVATIONS
+    if exact:
+        return False
+    if _derived(word, token, n) or _derived(*_reduced(word, token, n)):
+        return True
+    # an "-able" adjective and its "-ability" noun are derived from the verb ("explainable", "explainability" from
+    # "explain", as "explanation" is): compared by that verb
+    verb, other = _able_verb(word), _able_verb(token)
+    return (verb != word or other != token) and (verb == other or _inflected(verb, other, exact, related))
+
+
+def _derived(word: str, token: str, n: int) -> bool:
+    if n < MIN_STEM:
+        return False
+    a, b = word[n:], token[n:]
+    return (a in DERIVATIONS and b in DERIVATIONS) or any(a in x and b in y for x, y in (_IAL, _IAL[::-1]))
+
+
+def _reduced(word: str, token: str, n: int) -> tuple[str, str, int]:
+    # a vowel pair of the stem is written as its first vowel before some endings ("explain" -> "explanation",
+    # "behaviour" -> "behavior"): the two compared with that vowel left out
+    if 0 < n < min(len(word), len(token)) and word[n - 1] in _VOWELS:
+        if word[n] in _VOWELS and token[n] not in _VOWELS:
+            word = word[:n] + word[n + 1 :]
+        elif token[n] in _VOWELS and word[n] not in _VOWELS:
+            token = token[:n] + token[n + 1 :]
+    return word, token, _common(word, token)
+
+
+_ABLE = re.compile(r"(?:ability|able|ably)$")  # "-ible" words are seldom their stem's ("possible", "responsible")
+
+
+def _able_verb(word: str) -> str:
+    verb = _ABLE.sub("", word)
+    return verb if len(verb) >= MIN_STEM else word
 
 
 def _common(a: str, b: str) -> int:
