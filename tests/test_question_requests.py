@@ -45,6 +45,10 @@ def test_exclusions_are_filters_not_topic_words() -> None:
     # the topic's head inside another word of the exclusion is no kind of the topic: the exclusion stays whole
     assert beyond("LLM agents", "multi-agent systems") == "multi-agent systems"
     assert parse_question("LLM agents, not multi-agent systems", FRIDAY).excluded == ("multi-agent systems",)
+    # a named term is one thing: "language models" excluded from diffusion models is no exclusion of "language"
+    assert beyond("diffusion models", "language models") == "language models"
+    assert parse_question("diffusion models, not language models", FRIDAY).excluded == ("language models",)
+    assert beyond("graph models", "LLM models") == "LLM"  # a named term beside the shared head still is what is left
 
 
 def test_exclusions_in_the_other_ways_researchers_type_them() -> None:

@@ -20,7 +20,7 @@ import html
 import re
 from dataclasses import dataclass
 
-from bot.questions.topics import FILLER, META, topic_alternatives
+from bot.questions.topics import FILLER, META, split_units, topic_alternatives, topic_key
 from bot.text.terms import WORD, same_word, text_tokens
 
 # A cue that what follows is excluded, and the relation words that may follow it ("not about", "built on"). Three
@@ -550,7 +550,8 @@ def beyond(topic: str, excluded: str) -> str:
     a kind of it ("machine unlearning other than LLM unlearning" excludes LLM papers: every candidate is an unlearning
     paper); one sharing another word with it names something beside it ("counterfactual reasoning, not
     counterfactual explanations" excludes counterfactual explanations, not every paper explaining anything) and
-    stays whole."""
+    stays whole, as does one whose shared words are part of a named term in it ("diffusion models, not language
+    models")."""
     words = [t for t in text_tokens(excluded) if t not in FILLER]
     kinds = [[t for t in text_tokens(a.text) if t not in FILLER] for a in topic_alternatives(topic)]
     # the exclusion holds the whole topic, or its own head is the topic's ("LLM unlearning" for "machine
@@ -563,6 +564,12 @@ def beyond(topic: str, excluded: str) -> str:
     if not whole:
         return excluded
     asked = [t for a in whole for t in a]
+    # a named term is one thing, left whole or taken out whole: "language models" excluded from diffusion models
+    # excludes language models, not every paper on language
+    for part in split_units(topic_key(excluded)):
+        shared = [any(same_word(t, w) for t in asked) for w in part.tokens]
+        if part.term is not None and any(shared) and not all(shared):
+            return excluded
 
     def kept(word: re.Match[str]) -> str:
         return "" if any(same_word(t, "".join(text_tokens(word.group(0)))) for t in asked) else word.group(0)
