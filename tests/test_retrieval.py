@@ -33,6 +33,7 @@ from bot.questions.retrieval import (
     reciprocal_rank_fusion,
     select,
     topic_evidence,
+    without_excluded,
 )
 from bot.questions.search import SearchResults, search_papers
 from bot.views.render import paper_text
@@ -437,6 +438,24 @@ async def test_an_exclusion_named_in_passing_is_one_the_archive_seldom_names(
     for excluded, expected in (("vision-language models", {vlm.id}), ("LLMs", set())):
         readings, _ = await excluded_readings(core, Filters(topic="tidal", excluded=(excluded,)))
         assert grazing(readings, [vlm, llm]) == expected
+
+
+async def test_an_exclusion_holds_its_words_derivations(core: Core, demo_papers: list[Paper]) -> None:
+    # "not counterfactual explanations" excludes "Counterfactual Explainability" (the noun of "explainable", derived
+    # from "explain" as "explanation" is), and keeps a paper on counterfactual reasoning
+    explainability = dataclasses.replace(
+        demo_papers[0],
+        title="Graph Style Transfer for Counterfactual Explainability",
+        abstract="We transfer graph styles to find counterfactuals that explain a classifier.",
+    )
+    reasoning = dataclasses.replace(
+        demo_papers[1],
+        title="Can LLMs Reason Through Counterfactuals?",
+        abstract="A dataset of counterfactual premises for logical reasoning.",
+    )
+    await store_papers(core, [explainability, reasoning, *demo_papers[2:30]])
+    asked = Filters(topic="counterfactuals", excluded=("counterfactual explanations",))
+    assert [p.id for p in await without_excluded(core, asked, [explainability, reasoning])] == [reasoning.id]
 
 
 async def test_x_for_y_that_no_paper_puts_so_is_read_as_its_head(core: Core, demo_papers: list[Paper]) -> None:
