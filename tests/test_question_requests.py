@@ -413,6 +413,20 @@ def test_follow_up_phrases_refer_to_the_previous_answer() -> None:
     assert Turn.from_json('{"topic": "x", "window": null, "authors": [], "categories": [], "paper_ids": []}')
 
 
+def test_a_follow_up_naming_another_window_asks_anew_over_it() -> None:
+    # after Monday's robotics papers, "anything on speech from Thursday?" cannot pick among Monday's papers: it is a
+    # new question over Thursday (it used to narrow Monday's papers to Thursday: none, and said so first)
+    monday = Turn("robotics", ("2025-05-26", "2025-05-26"), [], [], [COMOE], [PREMOE])
+    speech = parse_question("anything on speech from Thursday?", FRIDAY, monday)
+    assert speech.topic == "speech" and not speech.restrict_to
+    assert (speech.window.start, speech.window.end) == (dt.date(2025, 5, 29), dt.date(2025, 5, 29))
+    # a window inside the previous one still picks among its papers
+    week = Turn("robotics", ("2025-05-26", "2025-05-30"), [], [], [COMOE], [PREMOE])
+    picked = parse_question("anything on grasping from Thursday?", FRIDAY, week)
+    assert picked.topic == "robotics" and set(picked.restrict_to) == {COMOE, PREMOE}
+    assert (picked.window.start, picked.window.end) == (dt.date(2025, 5, 29), dt.date(2025, 5, 29))
+
+
 def test_one_author_is_one_person() -> None:
     assert same_person("Lei Bai", "Lei Bai") and not same_person("Lei Bai", "Bai Lei")
     assert same_person("K.-W. Chang", "Kai-Wei Chang") and not same_person("K.-W. Chang", "Kevin Chang")

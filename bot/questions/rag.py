@@ -234,7 +234,7 @@ def follow_up(filters: Filters, topic_text: str, question: str, previous: Turn, 
 
     - a question naming the previous papers by a pronoun ("which of those ...", "only the ones ...", "them"), or
       picking among them with a determiner whose noun is left out ("any on video?", "which use RL?", "what about
-      video?"),
+      video?") over a window sharing a day with the previous one,
       narrows the previous answer's whole match list: its topic (read as any question's, its subject and relation
       removed) becomes a constraint, and a contribution type, exclusion, author or window it names apply as filters;
     - a question adding nothing but a time phrase ("and from Thursday?", "and the day before?": relative to the
@@ -266,6 +266,9 @@ def follow_up(filters: Filters, topic_text: str, question: str, previous: Turn, 
     # a bare new topic ("quantization this week?") is a new question; a determiner without its noun picks among
     # the previous papers ("any on video?")
     picks = (selects(question) or applies_to(question)) and not own_subject
+    # a window the previous answer did not cover ("anything on speech from Thursday?" after Monday's papers) holds
+    # none of its papers to pick among: the question is asked anew over it
+    picks = picks and not _elsewhere(filters.window, previous)
     narrows = not replaces and (explicit or (adds and picks and not filters.authors and not filters.categories))
     # "any by Kai Chen?", "and by Kai Chen?": an author alone, picking or continuing, narrows the previous request to
     # that author ("papers by Kai Chen?" asks anew)
@@ -318,6 +321,14 @@ def follow_up(filters: Filters, topic_text: str, question: str, previous: Turn, 
         loose=not explicit,
         previous_meaning=tuple(previous.meaning_ids),
     )
+
+
+def _elsewhere(window: TimeWindow | None, previous: Turn) -> bool:
+    """Whether `window` shares no day with the previous answer's window."""
+    if window is None or not previous.window:
+        return False
+    start, end = (dt.date.fromisoformat(d) for d in previous.window)
+    return window.end < start or window.start > end
 
 
 _NOT_NAMES = FILLER | META
