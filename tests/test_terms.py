@@ -139,6 +139,7 @@ def test_a_derivation_is_one_word_across_spelling_changes_of_its_stem() -> None:
     assert not same_word("different", "differential") and not same_word("exponent", "exponential")
     assert not same_word("optimal", "optimization") and not same_word("continual", "continuous")
     assert not same_word("adapter", "adaptation") and not same_word("possible", "pose")
+    assert not same_word("explainer", "explanation") and same_word("explainer", "explanation", related=True)
 
 
 def test_a_days_index_reads_an_agent_noun_as_its_act_too() -> None:

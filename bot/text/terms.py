@@ -129,7 +129,7 @@ def _inflected(word: str, token: str, exact: bool = False, related: bool = False
         return True
     if exact:
         return False
-    if _derived(word, token, n) or _derived(*_reduced(word, token, n)):
+    if _derived(word, token, n, related) or _derived(*_reduced(word, token, n), related):
         return True
     # an "-able" adjective and its "-ability" noun are derived from the verb ("explainable", "explainability" from
     # "explain", as "explanation" is): compared by that verb
@@ -137,10 +137,12 @@ def _inflected(word: str, token: str, exact: bool = False, related: bool = False
     return (verb != word or other != token) and (verb == other or _inflected(verb, other, exact, related))
 
 
-def _derived(word: str, token: str, n: int) -> bool:
+def _derived(word: str, token: str, n: int, related: bool) -> bool:
     if n < MIN_STEM:
         return False
     a, b = word[n:], token[n:]
+    if a in AGENT_ENDINGS and b not in AGENT_ENDINGS and not related:
+        return False  # as in `_inflected`, also where a vowel left out moved the stem's end ("explainer")
     return (a in DERIVATIONS and b in DERIVATIONS) or any(a in x and b in y for x, y in (_IAL, _IAL[::-1]))
 
 
