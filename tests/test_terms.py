@@ -17,7 +17,7 @@ from bot.questions.topics import split_units, topic_key
 from bot.ranking import rank
 from bot.ranking.for_profile import profile_model
 from bot.ranking.interest_units import interest_core, named_terms_text, phrase_units
-from bot.text.terms import Text, UnitIndex, joined_to, same_word, text_tokens
+from bot.text.terms import Text, UnitIndex, is_english_word, joined_to, same_word, text_tokens
 from tests.conftest import StoreDay
 from tests.test_rank import fake_embed, paper
 
@@ -128,6 +128,8 @@ def test_a_word_joined_in_front_is_a_compound_and_no_english_word_of_its_own() -
     # a topic word is not found inside an unrelated longer word
     assert not joined_to("sport", "transport") and not joined_to("vision", "supervision")
     assert not joined_to("motion", "promotion") and not joined_to("coding", "encoding")
+    # the list is searched as it is stored, whole words only ("transpor" is no word of it)
+    assert is_english_word("transport") and not is_english_word("transpor") and not is_english_word("hypergraph")
 
 
 def test_a_derivation_is_one_word_across_spelling_changes_of_its_stem() -> None:

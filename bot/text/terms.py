@@ -23,11 +23,12 @@ how units are weighed (by what they say of a topic; by their rarity in the archi
 from __future__ import annotations
 
 import functools
+import importlib.util
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from importlib import resources
+from pathlib import Path
 
 import numpy as np
 
@@ -175,10 +176,26 @@ def _common(a: str, b: str) -> int:
 
 
 @functools.cache
+def _english_list() -> str:
+    # symspellpy's English frequency list, a word and its count a line, found without importing symspellpy
+    spec = importlib.util.find_spec("symspellpy")
+    folder = Path(spec.origin).parent if spec is not None and spec.origin else None
+    if folder is None:
+        return ""
+    return "\n" + (folder / "frequency_dictionary_en_82_765.txt").read_text(encoding="utf-8")
+
+
+@functools.cache
 def english_words() -> frozenset[str]:
     """The English words of symspellpy's frequency list (a real word is never a typo to correct, nor a compound)."""
-    text = resources.files("symspellpy").joinpath("frequency_dictionary_en_82_765.txt").read_text(encoding="utf-8")
-    return frozenset(line.split(" ", 1)[0] for line in text.splitlines() if line)
+    return frozenset(line.split(" ", 1)[0] for line in _english_list().splitlines() if line)
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def is_english_word(word: str) -> bool:
+    """Whether `word` is in the English list: one search of its text (a set of its 82,000 words costs a cold
+    command a tenth of a second to build, for a few look-ups)."""
+    return f"\n{word} " in _english_list()
 
 
 def joined_to(word: str, token: str) -> bool:
@@ -187,7 +204,7 @@ def joined_to(word: str, token: str) -> bool:
     "vision"): the compounds papers coin ("hypergraph", "pretraining", "multimodal") are in no English word list."""
     if len(word) < 5 or len(token) < len(word) + 2 or not token.endswith(word):
         return False
-    return token[: -len(word)] not in _NEGATIONS and token not in english_words()
+    return token[: -len(word)] not in _NEGATIONS and not is_english_word(token)
 
 
 def starts_as(word: str, token: str, exact: bool = False, related: bool = False) -> bool:
