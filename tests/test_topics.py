@@ -203,12 +203,19 @@ async def test_a_gerund_matches_the_word_it_drops_an_e_from(archive: Core) -> No
     assert inflection_base("generalization") == "" and inflection_base("studies") == "studi"
 
 
-async def test_an_agent_noun_is_no_inflection_of_its_verb_and_a_derivation_drops_a_final_e(archive: Core) -> None:
+async def test_an_agent_noun_is_no_inflection_of_its_verb_and_a_derivation_drops_a_final_e(
+    archive: Core, demo_papers: list[Paper]
+) -> None:
     # "adapter" names a module: a paper that merely adapts a model is not about adapters (`same_word` reads so too)
-    assert inflection_base("adapter") == ""
+    # when its verb is one papers on anything use ("adapt..." in every tenth paper or more)
+    papers = await archive.repo.count_papers()
+    adapting = [dataclasses.replace(p, id=f"9999.{i:05d}", abstract="We adapt it.") for i, p in enumerate(demo_papers)]
+    await archive.repo.upsert_papers(adapting[: papers // 5])
     adapters = await topic_evidence(archive, "adapters")
     assert adapters.coverage("LoRA Adapters for Vision Models") == 1.0
     assert adapters.coverage("We adapt a model to new domains") < COVERED
+    # a verb few papers use is the field's name: "recommender" papers say "recommendation" too
+    assert (await topic_evidence(archive, "recommender")).coverage("Sequential Recommendation with LLMs") == 1.0
     # "finance" and "financial" are one word as "industry" and "industrial" are
     finance = await topic_evidence(archive, "finance")
     assert finance.coverage("LLMs for Financial Question Answering") == 1.0

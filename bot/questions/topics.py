@@ -570,20 +570,33 @@ def inflection_base(word: str) -> str:
     n = next((i for i, (a, b) in enumerate(zip(word, stem, strict=False)) if a != b), min(len(word), len(stem)))
     if stem == word or word[n:] not in INFLECTIONS or stem[n:] not in INFLECTIONS:
         return ""
-    if word[n:] in AGENT_ENDINGS and stem[n:] not in AGENT_ENDINGS:
-        return ""  # an agent noun is no inflection of its verb, as `same_word` reads it ("adapter" is no "adapt")
     return stem
+
+
+def _agent_noun(word: str, base: str) -> bool:
+    """Whether `word` names the doer of `base` ("adapter" of "adapt", "recommender" of "recommend")."""
+    n = next((i for i, (a, b) in enumerate(zip(word, base, strict=False)) if a != b), min(len(word), len(base)))
+    return word[n:] in AGENT_ENDINGS and base[n:] not in AGENT_ENDINGS
 
 
 async def _base_forms(core: Core, parts: Sequence[Part]) -> dict[str, str]:
     """Each one-word part's inflection base (`inflection_base`) where papers use it: "coding" then matches "code" as
-    the full-text index already counts them (`same_word` needs four shared letters, and "cod" has three)."""
+    the full-text index already counts them (`same_word` needs four shared letters, and "cod" has three); an agent
+    noun's verb only where few papers use it (`GENERIC_SHARE`)."""
     bases = {p.tokens[0]: inflection_base(p.tokens[0]) for p in parts if p.term is None and len(p.tokens) == 1}
     bases = {word: base for word, base in bases.items() if base}
     if not bases:
         return {}
     counts = await core.repo.document_frequencies(list(bases.values()))
-    return {word: base for word, base in bases.items() if counts.get(base, 0)}
+    total = max(await core.repo.count_papers(), 1)
+    # an agent noun stands for its verb's words only where papers use those words seldom, as a field's name
+    # ("recommender": "recommend..." in 2% of papers, the recommendation papers); a verb every tenth paper uses
+    # ("adapt...": 18%) is used in passing by papers on anything, none of them about adapters
+    return {
+        word: base
+        for word, base in bases.items()
+        if counts.get(base, 0) and not (_agent_noun(word, base) and counts[base] >= GENERIC_SHARE * total)
+    }
 
 
 def anchored(example: TopicEvidence, head: TopicEvidence) -> TopicEvidence:
