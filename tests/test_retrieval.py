@@ -21,6 +21,7 @@ from bot.questions.filters import Filters
 from bot.questions.rag import ask
 from bot.questions.retrieval import (
     MEANING_PAGE,
+    MEANING_RANKS,
     SENTENCE_NEAR,
     SPREAD,
     Retrieved,
@@ -546,3 +547,29 @@ async def test_a_short_search_list_is_filled_up_to_a_page_in_the_fused_order(
     added = [h for h in found.more if h.paper.id not in {s.paper.id for s in (*short.hits, *short.more)}]
     assert [h.paper.id for h in found.more[: len(short.more)]] == [h.paper.id for h in short.more]
     assert len(added) == 10 - short.total and not any(h.by_words for h in added)
+
+
+def test_with_no_paper_carrying_the_topic_one_holding_every_part_high_in_the_fused_order_is_shown(
+    demo_papers: list[Paper],
+) -> None:
+    # "exploration in deep RL": no paper carries the phrase; those closest as a whole are RL papers that never say
+    # exploration, while one holding every part apart ranks third in the fused order at similarity 0.40: it is shown,
+    # the others offered after it (before, it came after all of them, since only the close ones made the page)
+    papers = iter(demo_papers)
+
+    def paper(dense: float, every_part: bool = False) -> Retrieved:
+        return Retrieved(next(papers), dense, dense, False, False, every_part=every_part)
+
+    close = [paper(0.65), paper(0.61)]
+    apart = paper(0.40, every_part=True)
+    rest = [paper(0.6), paper(0.55), paper(0.3)]
+    topic = Filters(topic="exploration in deep RL")
+    shown, offered = select([*close, apart, *rest], topic)
+    assert shown == [apart] and offered[:4] == [*close, *rest[:2]]
+    # an answer's page for meaning alone is chosen by its sentences (`_stating`), not so
+    assert apart not in select([*close, apart, *rest], topic, SPREAD, stating=True)[0]
+    # one holding every part below FLOOR, or past the first MEANING_RANKS of such papers, is not shown so
+    far = [paper(0.5) for _ in range(MEANING_RANKS)]
+    for results in ([*close, paper(0.2, every_part=True), *rest], [*close, *far, paper(0.4, every_part=True)]):
+        shown, _ = select(results, topic)
+        assert shown == [r for r in results if r.relevance >= 0.65 - 0.16]

@@ -743,6 +743,12 @@ def _selected(
     # unless none does: one close in a single part ("logical reasoning") is offered, not shown
     whole = {r.paper.id for r in results if r.every_part and r.paper.id in similar}
     whole = {r.paper.id for r in results if (r.shows or not stating) and r.paper.id in whole} or whole
+    if not evidenced and not whole and not stating:
+        # a search's page, when none of those close to the best holds every part ("exploration in deep RL": RL papers
+        # that never say exploration): the papers that do, high in the fused order, are shown. An answer's page picks
+        # its papers by their sentences instead (`_stating`); there this rule showed a web-extraction benchmark for
+        # "hallucination / factuality in text LLMs" (docs/BENCHMARKS.md, "search11")
+        whole = _whole_in_fused_order(results)
     similar_shown = _stating(results, whole or similar) if stating and not evidenced else whole or similar
     shown = [r for r in results if r in evidenced or (r.paper.id in similar_shown and not evidenced)]
     beyond_page = 0
@@ -808,6 +814,18 @@ def _narrowed(results: list[Retrieved]) -> tuple[list[Retrieved], list[Retrieved
         return about, [*mentioned, *sorted(others, key=lambda r: not r.every_part)[:NARROWED_CLOSE]]
     parts = [r for r in results if r.every_part]
     return [*parts, *(r for r in results[:NARROWED_CLOSE] if r not in parts)], []
+
+
+def _whole_in_fused_order(results: Sequence[Retrieved]) -> set[str]:
+    """The papers without the topic's words that hold every part of it somewhere and that the fused ranking puts among
+    the first MEANING_RANKS of such papers, above FLOOR: when no paper carries the topic, the closest evidence of all
+    of it, before papers close in meaning to one part."""
+    wordless = _wordless_ranks(results)
+    return {
+        r.paper.id
+        for r in results
+        if r.every_part and wordless.get(r.paper.id, MEANING_RANKS) < MEANING_RANKS and r.relevance >= FLOOR
+    }
 
 
 def _wordless_ranks(results: Sequence[Retrieved]) -> dict[str, int]:
