@@ -95,3 +95,32 @@ async def test_a_question_typing_an_acronym_of_several_meanings_says_so_and_list
     meaning_of = {**{p.id: "adaptation" for p in adapting}, **{p.id: "augmentation" for p in augmenting}}
     order = [meaning_of[i] for i in listed if i in meaning_of]
     assert order == ["adaptation"] * 3 + ["augmentation"] * 2, order
+
+
+async def test_an_acronym_one_paper_defines_is_a_term_when_other_papers_write_it_out(
+    core: Core, demo_papers: list[Paper]
+) -> None:
+    # one paper defines "tidal state estimation (TSE)" and three others write "tidal state estimation": a field's
+    # term, whose papers a search for "TSE" lists (it was a name, so only the defining paper was listed); one paper
+    # defining "foo bar reasoning (FBR)", written by no other, stays that paper's name
+    from bot.questions.acronyms import defined_acronyms
+    from bot.questions.search import search_papers
+
+    defining = dataclasses.replace(
+        demo_papers[0],
+        title="Tide charts",
+        abstract="We study tidal state estimation (TSE) from coastal gauges. We also propose foo bar reasoning (FBR).",
+    )
+    spelled = [
+        dataclasses.replace(
+            demo_papers[i],
+            title=f"Robust Tidal State Estimation {i}",
+            abstract="Harbours need tidal state estimation between sparse gauges; we fuse them with a filter.",
+        )
+        for i in (1, 2, 3)
+    ]
+    await store_papers(core, [defining, *spelled, *demo_papers[4:40]])
+    assert await defined_acronyms(core, "TSE") == [("tidal state estimation", "TSE")]
+    assert await defined_acronyms(core, "FBR") == []
+    found = await search_papers(core, "TSE")
+    assert {p.id for p in spelled} <= {h.paper.id for h in (*found.hits, *found.more)}

@@ -3,8 +3,9 @@
 
 A definition is a parenthesised acronym right after the words whose initials spell it (hyphenated parts count as
 words, small function words may be skipped), in the manner of Schwartz and Hearst (2003). Only an acronym defined the
-same way by at least two stored papers is read as a field's shared term: one paper's method name ("we propose Foo
-Bar Reasoning (FBR)") stays a name the question is looking for as written. The pairs found become named terms of
+same way by at least two stored papers, or by one while other papers write the same words out ("knowledge distillation
+(KD)"), is read as a field's shared term: one paper's method name ("we propose Foo Bar Reasoning (FBR)") stays a name
+the question is looking for as written. The pairs found become named terms of
 the question's reading (`bot.questions.topics.corpus_terms`), beside the fixed table of `bot.text.terms`, when the
 question types the acronym ("TTA papers?" also finds "Test-Time Adaptation for ..." without "TTA").
 """
@@ -24,6 +25,9 @@ from bot.questions.topics import is_term_spelling
 from bot.text.terms import phrase_key, same_word, text_tokens
 
 MIN_DEFINING_PAPERS = 2  # papers that must define an acronym the same way before it is a field's term
+# or the papers writing the expansion out, when only one paper defines the acronym: "knowledge distillation" is
+# written by 49 of the shared days' papers and defined as "KD" by one, "average treatment effect" by 3 and 1
+FIELD_PAPERS = 3
 DEFINING_SAMPLE = 40  # papers read for definitions, per acronym or phrase
 _SKIPPED = frozenset("of and the for to in a an on with by via from".split())
 # an acronym as typed in a question or defined in parentheses: two or more capitals, maybe a plural "s"
@@ -97,7 +101,14 @@ async def _dominant_expansion(core: Core, acronym: str) -> str:
     if not spelled:
         return ""
     expansion, n = spelled.most_common(1)[0]
-    return expansion if n >= MIN_DEFINING_PAPERS and 2 * n >= spelled.total() else ""
+    if n >= MIN_DEFINING_PAPERS:
+        return expansion if 2 * n >= spelled.total() else ""
+    if spelled.total() > 1:
+        return ""  # two meanings, one paper each ("text-to-audio (TTA)", "test-time augmentation (TTA)")
+    # one paper defines it: a field's term when other papers write the same words out ("knowledge distillation (KD)"),
+    # one paper's name for its method when no other paper does ("Yet Another Quantization Algorithm (YAQA)")
+    written = (await core.repo.document_frequencies([expansion])).get(expansion, 0)
+    return expansion if written >= FIELD_PAPERS else ""
 
 
 @dataclass(frozen=True, slots=True)
