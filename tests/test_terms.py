@@ -142,6 +142,9 @@ def test_a_derivation_is_one_word_across_spelling_changes_of_its_stem() -> None:
     assert not same_word("optimal", "optimization") and not same_word("continual", "continuous")
     assert not same_word("adapter", "adaptation") and not same_word("possible", "pose")
     assert not same_word("explainer", "explanation") and same_word("explainer", "explanation", related=True)
+    # an "-able" word meets the verb's derivations, not the verb or its inflections, whose sense it often leaves
+    assert not same_word("reasoning", "reasonable") and not same_word("reason", "reasonably")
+    assert not same_word("comparing", "comparable") and same_word("explainable", "explainability")
 
 
 def test_a_days_index_reads_an_agent_noun_as_its_act_too() -> None:

@@ -133,9 +133,14 @@ def _inflected(word: str, token: str, exact: bool = False, related: bool = False
     if _derived(word, token, n, related) or _derived(*_reduced(word, token, n), related):
         return True
     # an "-able" adjective and its "-ability" noun are derived from the verb ("explainable", "explainability" from
-    # "explain", as "explanation" is): compared by that verb
+    # "explain", as "explanation" is): compared by that verb, but not with the verb itself or its inflections, whose
+    # sense an "-able" word often leaves ("reasonable" is no "reasoning", "comparable" no "comparing")
     verb, other = _able_verb(word), _able_verb(token)
-    return (verb != word or other != token) and (verb == other or _inflected(verb, other, exact, related))
+    if verb == word and other == token:
+        return False
+    if (verb == word) != (other == token) and _inflected(verb, other, exact=True):
+        return False
+    return verb == other or _inflected(verb, other, exact, related)
 
 
 def _derived(word: str, token: str, n: int, related: bool) -> bool:
