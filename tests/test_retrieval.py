@@ -573,3 +573,29 @@ def test_with_no_paper_carrying_the_topic_one_holding_every_part_high_in_the_fus
     for results in ([*close, paper(0.2, every_part=True), *rest], [*close, *far, paper(0.4, every_part=True)]):
         shown, _ = select(results, topic)
         assert shown == [r for r in results if r.relevance >= 0.65 - 0.16]
+
+
+async def test_a_search_page_holds_what_select_shows_and_a_far_passing_mention_opens_the_rest(
+    core: Core, demo_papers: list[Paper], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A paper naming the query only in an abstract far from it in meaning (under FLOOR) is listed first after the
+    page, as an answer offers it; it was on the page, beside the papers `select` shows. The listed order is the same."""
+    import bot.questions.retrieval as retrieval
+
+    papers = iter(demo_papers)
+    title = Retrieved(next(papers), 0.8, 0.6, True, True)
+    close = Retrieved(next(papers), 0.5, 0.45, False, True)
+    far = Retrieved(next(papers), 0.26, 0.2, False, True)
+    wordless = [Retrieved(next(papers), 0.35, 0.35, False, False, every_part=False) for _ in range(8)]
+    results = [title, far, close, *wordless]
+
+    async def fake_ranked(*args: object, **kwargs: object) -> tuple[list[Retrieved], None]:
+        return results, None
+
+    monkeypatch.setattr(retrieval, "ranked", fake_ranked)
+    first, rest = await retrieval.retrieve(core, Filters(topic="token pruning"), limit=10)
+    assert first == [title, close] and rest == [far, *wordless]
+    # when `select` shows nothing, the papers carrying the words make the page, as before
+    results = [far, Retrieved(next(papers), 0.2, 0.2, False, False, every_part=False)]
+    first, rest = await retrieval.retrieve(core, Filters(topic="token pruning"), limit=10)
+    assert first == [far]

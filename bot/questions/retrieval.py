@@ -882,17 +882,21 @@ def as_told(words: int, meaning: int, cut: bool) -> tuple[str, str]:
 async def retrieve(
     core: Core, filters: Filters, *, profile: Profile | None = None, limit: int = MAX_CITATIONS, cut: bool = True
 ) -> tuple[list[Retrieved], list[Retrieved]]:
-    """A search's matches, most relevant first: its first page (at most `limit`: the papers shown first, then the
-    others carrying the topic's words) and the rest, offered after it (at most MAX_MORE: the first page's overflow,
-    then the papers only close in meaning; a list shorter than `limit` is filled up to it with the candidates next in
-    the fused order, `_filling`). Without `cut`, the `limit` nearest whatever their relevance, no rest."""
+    """A search's matches, most relevant first: its first page (at most `limit`: the papers `select` shows, or when
+    it shows none the papers carrying the topic's words) and the rest, offered after it (at most MAX_MORE: the first
+    page's overflow, the other papers carrying the topic's words, then those only close in meaning; a list shorter
+    than `limit` is filled up to it with the candidates next in the fused order, `_filling`). Without `cut`, the
+    `limit` nearest whatever their relevance, no rest."""
     descriptive = await descriptive_compounds(core, filters.topic)  # for the ranking and the cut alike
     results, _ = await ranked(core, filters, profile=profile, descriptive=descriptive)
     if not cut:
         return results[:limit], []
     shown, carrying = select(results, filters, descriptive=descriptive)
     ordered = [*shown, *carrying]
-    first = len(shown) + sum(1 for r in carrying if r.in_title or r.in_abstract)
+    # the page: the papers `select` shows (the query in the title, or in an abstract close in meaning); a paper naming
+    # it only in an abstract far from it (similarity under FLOOR, often a passing mention) opens the rest, as an
+    # answer offers it, unless nothing else would make the page
+    first = len(shown) or sum(1 for r in carrying if r.in_title or r.in_abstract)
     page = min(first, limit)
     return ordered[:page], [*ordered[page:][:MAX_MORE], *_filling(results, ordered, filters, limit, descriptive)]
 

@@ -1,7 +1,8 @@
 """Paper search: the question-answering retrieval (dense + BM25, topic evidence) and its relevance cut-off.
 
-A search lists every matching paper in one order: its first page (the strongest, then the others carrying the
-query's words) and the rest (the first page's overflow, then papers only close in meaning), which /search in chat
+A search lists every matching paper in one order: its first page (the strongest: the query's words in the title, or
+in an abstract close to it in meaning) and the rest (the first page's overflow, the papers naming the query in a
+passing mention, then papers only close in meaning), which /search in chat
 offers with /more and the CLI with --page; it says how many matched in total.
 """
 
