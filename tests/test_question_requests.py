@@ -546,3 +546,12 @@ async def test_more_in_chat_lists_the_rest_of_the_last_answer_with_days(core: Co
     assert all(paper_text(card).count(card.announced.isoformat()) == 1 for card in rest.cards)
     shown = {v.id for v in answer.citations}
     assert not shown & {card.id for card in rest.cards}
+
+
+def test_up_to_now_is_no_topic() -> None:
+    # "so far", "to date", "until now" say the papers up to today (the window every question has): no topic words
+    for question in ("image editing papers so far?", "image editing work to date", "image editing papers until now"):
+        filters = parse_question(question, FRIDAY)
+        assert filters.topic == "image editing", question
+    assert parse_question("any RL exploration papers so far this week?", FRIDAY).topic == "RL exploration"
+    assert parse_question("keeping LLM knowledge up to date", FRIDAY).topic == "keeping LLM knowledge up to date"

@@ -175,6 +175,13 @@ def has_words(question: str) -> bool:
     return any(c.isalnum() for c in question)
 
 
+# adverbs of time saying "up to today" ("image editing papers so far?"), a closed set of English phrases; not "up to
+# date" (current: "keeping LLMs up to date" is a topic)
+_UP_TO_NOW = re.compile(
+    r"\b(?:so\s+far|thus\s+far|(?<!up\s)to\s+date|(?:up\s+)?(?:to|till|until)\s+now|as\s+of\s+now)\b", re.IGNORECASE
+)
+
+
 def parse_question(
     question: str,
     today: dt.date,
@@ -195,6 +202,7 @@ def parse_question(
         before = tuple(dt.date.fromisoformat(d) for d in previous.window) if previous and previous.window else None
         window = relative_day(question, before, today)  # type: ignore[arg-type]
     removed: list[str] = [window.phrase] if window else []
+    removed += [m.group(0) for m in _UP_TO_NOW.finditer(question)]  # the window every question has already
     categories = tuple(dict.fromkeys(normalise_category(m.group(1), m.group(2)) for m in _CATEGORY.finditer(question)))
     removed += [m.group(0) for m in _CATEGORY.finditer(question)]
     # looked for after the time words are gone, so "from May 1 to May 5" or "from Monday" is not an author
