@@ -64,7 +64,7 @@ CALLS: list[Call] = []
 
 def _instrument() -> None:
     """Wrap the retrieval steps so each records what it kept into the last `Call`."""
-    candidates, without, admitted = retrieval._candidates, retrieval._without_excluded, retrieval._admitted
+    candidates, without, admitted = retrieval._candidates, retrieval.without_excluded, retrieval._admitted
     vectors, select = retrieval._with_vectors, retrieval.select
 
     async def _candidates(core, filters, query_vector):
@@ -74,14 +74,14 @@ def _instrument() -> None:
         )
         return papers, lexical
 
-    async def _without_excluded(core, filters, papers):
-        kept = await without(core, filters, papers)
+    async def _without_excluded(core, filters, papers, readings=None):
+        kept = await without(core, filters, papers, readings)
         if CALLS:
             CALLS[-1].excluded = {p.id for p in papers} - {p.id for p in kept}
         return kept
 
-    async def _admitted(core, filters, papers):
-        kept = await admitted(core, filters, papers)
+    async def _admitted(core, filters, papers, readings=None):
+        kept = await admitted(core, filters, papers, readings)
         if CALLS:
             CALLS[-1].not_kind = {p.id for p in papers} - {p.id for p in kept} - CALLS[-1].excluded
         return kept
@@ -116,7 +116,7 @@ def _instrument() -> None:
             CALLS[-1].selected = [r.paper.id for r in (*shown, *carrying)]
         return shown, carrying
 
-    retrieval._candidates, retrieval._without_excluded, retrieval._admitted = _candidates, _without_excluded, _admitted
+    retrieval._candidates, retrieval.without_excluded, retrieval._admitted = _candidates, _without_excluded, _admitted
     retrieval._with_vectors, retrieval.select = _with_vectors, _select
 
 

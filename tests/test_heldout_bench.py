@@ -27,3 +27,24 @@ def test_a_full_set_runs_both_parts_and_an_empty_folder_none(tmp_path: Path) -> 
         (tmp_path / name).write_text("", encoding="utf-8")
     assert parts(tmp_path, None) == ["questions", "search"]
     assert parts(tmp_path, "questions") == ["questions"]
+
+
+def test_the_misses_bench_wraps_the_retrieval_steps_it_names(monkeypatch: pytest.MonkeyPatch) -> None:
+    # bench/heldout_misses.py records each step by wrapping it: a step renamed or given a parameter broke it unseen
+    import inspect
+
+    import heldout_misses
+
+    from bot.questions import retrieval
+
+    steps = ("_candidates", "without_excluded", "_admitted", "_with_vectors", "select")
+    positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    arity = {
+        n: sum(p.kind in positional for p in inspect.signature(getattr(retrieval, n)).parameters.values())
+        for n in steps
+    }
+    for name in steps:
+        monkeypatch.setattr(retrieval, name, getattr(retrieval, name))  # each step restored after the test
+    heldout_misses._instrument()
+    for name in steps:
+        inspect.signature(getattr(retrieval, name)).bind(*[None] * arity[name])  # TypeError: a parameter missing
