@@ -331,6 +331,14 @@ async def test_edit_changes_one_field_and_keeps_the_rest(core: Core, store_day: 
     assert (await onboarding.begin_edit(core, KEY, "colour")).done  # not a field: explained, nothing started
 
 
+async def test_a_command_and_its_argument_may_be_parted_by_any_space(core: Core, store_day: StoreDay) -> None:
+    # the line reads as a command past any white space ("/edit" then a new line), so it runs as one, argument and all
+    await store_day(core)
+    await drive_to(core, "categories")
+    reply = await handle(core, KEY, "/edit\ninterests")
+    assert reply.step == "interests" and "don't know" not in reply.text
+
+
 async def test_edit_and_back_during_onboarding_return_to_where_we_were(core: Core, store_day: StoreDay) -> None:
     await store_day(core)
     await drive_to(core, "categories")

@@ -162,8 +162,9 @@ async def _again(core: Core, conv: OnboardingState, prefix: str) -> Reply:
 
 async def _command(core: Core, conv: OnboardingState, text: str) -> Reply | None:
     """Run a /command; None means the conversation was cancelled."""
-    word, _, argument = text.partition(" ")
+    word, *rest = text.split(maxsplit=1)  # any white space ends the command, as `command_in` reads it
     word = word.lower().split("@", 1)[0]  # Telegram appends @botname in groups
+    argument = rest[0] if rest else ""
     if word == "/cancel":
         return None
     if word == "/help":
