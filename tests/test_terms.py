@@ -145,6 +145,9 @@ def test_a_derivation_is_one_word_across_spelling_changes_of_its_stem() -> None:
     # an "-able" word meets the verb's derivations, not the verb or its inflections, whose sense it often leaves
     assert not same_word("reasoning", "reasonable") and not same_word("reason", "reasonably")
     assert not same_word("comparing", "comparable") and same_word("explainable", "explainability")
+    # a verb's "-ate" is left out before "-able" ("differentiate" -> "differentiable"): the "i" left is no "-ial"
+    assert not same_word("differential", "differentiable") and not same_word("differentiable", "differentially")
+    assert same_word("differentiable", "differentiation") and same_word("differentiable", "differentiability")
 
 
 def test_a_days_index_reads_an_agent_noun_as_its_act_too() -> None:

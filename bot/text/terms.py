@@ -147,6 +147,11 @@ def _derived(word: str, token: str, n: int, related: bool) -> bool:
     if n < MIN_STEM:
         return False
     a, b = word[n:], token[n:]
+    if word[n - 1] == "i" and "al" in (a[:2], b[:2]):
+        # "-ial" is one ending: "differenti-al" is "different" + "ial" (`_IAL`), no derivation of "differenti-able"
+        # ("differentiate" with its "-ate" left out)
+        n -= 1
+        a, b = word[n:], token[n:]
     if a in AGENT_ENDINGS and b not in AGENT_ENDINGS and not related:
         return False  # as in `_inflected`, also where a vowel left out moved the stem's end ("explainer")
     return (a in DERIVATIONS and b in DERIVATIONS) or any(a in x and b in y for x, y in (_IAL, _IAL[::-1]))
