@@ -425,6 +425,15 @@ def test_a_follow_up_naming_another_window_asks_anew_over_it() -> None:
     picked = parse_question("anything on grasping from Thursday?", FRIDAY, week)
     assert picked.topic == "robotics" and set(picked.restrict_to) == {COMOE, PREMOE}
     assert (picked.window.start, picked.window.end) == (dt.date(2025, 5, 29), dt.date(2025, 5, 29))
+    # a list of days is the days it names, not the span between them, on either side
+    wednesday = Turn("robotics", ("2025-05-28", "2025-05-28"), [], [], [COMOE], [PREMOE])
+    around = parse_question("anything on speech from Tuesday and Thursday?", FRIDAY, wednesday)
+    assert around.topic == "speech" and not around.restrict_to
+    ends = Turn("robotics", ("2025-05-26", "2025-05-30"), [], [], [COMOE], [PREMOE], days=["2025-05-26", "2025-05-30"])
+    between = parse_question("anything on speech from Thursday?", FRIDAY, ends)
+    assert between.topic == "speech" and not between.restrict_to
+    on_one = parse_question("anything on grasping from Friday?", FRIDAY, ends)
+    assert on_one.topic == "robotics" and set(on_one.restrict_to) == {COMOE, PREMOE}
 
 
 def test_one_author_is_one_person() -> None:

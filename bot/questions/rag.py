@@ -332,11 +332,16 @@ def follow_up(filters: Filters, topic_text: str, question: str, previous: Turn, 
 
 
 def _elsewhere(window: TimeWindow | None, previous: Turn) -> bool:
-    """Whether `window` shares no day with the previous answer's window."""
+    """Whether `window` shares no day with the previous answer's window (a list of days is the days it names: "from
+    Tuesday and Thursday" shares none with Wednesday)."""
     if window is None or not previous.window:
         return False
     start, end = (dt.date.fromisoformat(d) for d in previous.window)
-    return window.end < start or window.start > end
+    if window.end < start or window.start > end:
+        return True
+    listed = {dt.date.fromisoformat(d) for d in previous.days}
+    spanned = (start + dt.timedelta(n) for n in range((end - start).days + 1))
+    return not any(window.contains(day) and (not listed or day in listed) for day in spanned)
 
 
 _NOT_NAMES = FILLER | META
