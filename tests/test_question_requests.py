@@ -564,3 +564,5 @@ def test_up_to_now_is_no_topic() -> None:
         assert filters.topic == "image editing", question
     assert parse_question("any RL exploration papers so far this week?", FRIDAY).topic == "RL exploration"
     assert parse_question("keeping LLM knowledge up to date", FRIDAY).topic == "keeping LLM knowledge up to date"
+    # a hyphen joins the word to the next: a compound of the topic ("now-casting", "far-field"), no time phrase
+    assert "now-casting" in parse_question("deep learning approaches to now-casting of rainfall", FRIDAY).topic

@@ -176,9 +176,11 @@ def has_words(question: str) -> bool:
 
 
 # adverbs of time saying "up to today" ("image editing papers so far?"), a closed set of English phrases; not "up to
-# date" (current: "keeping LLMs up to date" is a topic)
+# date" (current: "keeping LLMs up to date" is a topic), nor a word a hyphen joins to the next ("approaches to
+# now-casting", "far-field")
 _UP_TO_NOW = re.compile(
-    r"\b(?:so\s+far|thus\s+far|(?<!up\s)to\s+date|(?:up\s+)?(?:to|till|until)\s+now|as\s+of\s+now)\b", re.IGNORECASE
+    r"\b(?:so\s+far|thus\s+far|(?<!up\s)to\s+date|(?:up\s+)?(?:to|till|until)\s+now|as\s+of\s+now)\b(?!-)",
+    re.IGNORECASE,
 )
 
 
