@@ -444,15 +444,13 @@ async def test_an_exclusion_named_in_passing_is_one_the_archive_seldom_names(
 async def test_an_exclusion_holds_its_words_derivations(core: Core, demo_papers: list[Paper]) -> None:
     # "not counterfactual explanations" excludes "Counterfactual Explainability" (the noun of "explainable", derived
     # from "explain" as "explanation" is), and keeps a paper on counterfactual reasoning
-    explainability = dataclasses.replace(
-        demo_papers[0],
-        title="Graph Style Transfer for Counterfactual Explainability",
-        abstract="We transfer graph styles to find counterfactuals that explain a classifier.",
+    written = (
+        ("Graph Style Transfer for Counterfactual Explainability", "We transfer graph styles to find counterfactuals."),
+        ("Can LLMs Reason Through Counterfactuals?", "A dataset of counterfactual premises for logical reasoning."),
     )
-    reasoning = dataclasses.replace(
-        demo_papers[1],
-        title="Can LLMs Reason Through Counterfactuals?",
-        abstract="A dataset of counterfactual premises for logical reasoning.",
+    explainability, reasoning = (
+        dataclasses.replace(paper, title=title, abstract=abstract)
+        for paper, (title, abstract) in zip(demo_papers, written, strict=False)
     )
     await store_papers(core, [explainability, reasoning, *demo_papers[2:30]])
     asked = Filters(topic="counterfactuals", excluded=("counterfactual explanations",))
