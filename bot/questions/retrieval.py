@@ -665,22 +665,18 @@ def select(
     papers that carry the topic in title or abstract, hold each of its parts somewhere, or are close in meaning
     (offered, never dropped; those carrying the topic's words first). `descriptive`: the topic's hyphenated words
     that name no method (`descriptive_compounds`)."""
-    shown, carrying, _ = _first_page(results, filters, spread, stating=stating, descriptive=descriptive)
+    shown, carrying, _ = _grazing_offered(
+        *_selected(results, filters, spread, stating=stating, descriptive=descriptive)
+    )
     return shown, carrying
 
 
-def _first_page(
-    results: list[Retrieved],
-    filters: Filters,
-    spread: float = 0.0,
-    *,
-    stating: bool = False,
-    descriptive: Collection[str] = (),
+def _grazing_offered(
+    shown: list[Retrieved], carrying: list[Retrieved], moved: int
 ) -> tuple[list[Retrieved], list[Retrieved], int]:
-    """`_selected`, with the first page's papers naming an exclusion of the question without being about it ("Large
-    Vision-Language Models" once, for "LLM hallucination, not the vision-language ones") offered first among the
-    rest, when others remain to show (nothing dropped)."""
-    shown, carrying, moved = _selected(results, filters, spread, stating=stating, descriptive=descriptive)
+    """A first page's papers naming an exclusion of the question without being about it ("Large Vision-Language
+    Models" once, for "LLM hallucination, not the vision-language ones") offered first among the rest, when others
+    remain to show (nothing dropped)."""
     clean = [r for r in shown if not r.grazes]
     if not clean or len(clean) == len(shown):
         return shown, carrying, moved
@@ -931,7 +927,9 @@ async def retrieve_all(
     descriptive = await descriptive_compounds(core, filters.topic)  # for the ranking and the cut alike
     results, _ = await ranked(core, filters, profile=profile, descriptive=descriptive)
     # an answer shows a few papers and offers the rest; a search's first page is another matter (`retrieve`)
-    shown, carrying, moved = _first_page(results, filters, SPREAD, stating=True, descriptive=descriptive)
+    shown, carrying, moved = _grazing_offered(
+        *_selected(results, filters, SPREAD, stating=True, descriptive=descriptive)
+    )
     offered = [*shown[limit:], *carrying]
     if lists_contributions(filters):
         return shown[:limit], offered
