@@ -17,7 +17,7 @@ from bot.questions.filters import Filters
 from bot.questions.rag import Turn, ask, parse_question
 from bot.questions.request import beyond, read_request
 from bot.questions.retrieval import descriptive_compounds, exact_names, ranked
-from bot.questions.spelling import english_words
+from bot.questions.spelling import is_english_word
 from bot.questions.topics import QuestionTopic, topic_alternatives
 from bot.text.introduces import introduced_kinds, introduces_benchmark
 from bot.views.render import paper_text
@@ -511,7 +511,7 @@ async def test_a_question_reads_its_exclusions_once(
 
 
 def test_real_words_are_never_typos() -> None:
-    assert "print" in english_words() and "experst" not in english_words()
+    assert is_english_word("print") and not is_english_word("experst")
 
 
 async def test_the_answer_offers_the_rest_and_says_how_many_matched(core: Core, demo_papers: list[Paper]) -> None:

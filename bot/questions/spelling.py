@@ -8,9 +8,10 @@ from bot.core import Core
 from bot.questions.authors import author_words
 from bot.questions.topics import FILLER, is_term_spelling
 from bot.text import spelling
-from bot.text.spelling import edits, english_words
+from bot.text.spelling import edits
+from bot.text.terms import is_english_word
 
-__all__ = ["corrected", "edits", "english_words"]
+__all__ = ["corrected", "edits", "is_english_word"]
 
 
 def _not_abbreviation(word: str) -> bool:

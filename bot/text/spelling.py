@@ -25,7 +25,7 @@ from symspellpy import SymSpell, Verbosity
 from symspellpy.editdistance import DistanceAlgorithm, EditDistance
 
 from bot.text.names import name_tokens
-from bot.text.terms import english_words, phrase_key, text_tokens
+from bot.text.terms import is_english_word, phrase_key, text_tokens
 
 if TYPE_CHECKING:
     from bot.core import Core
@@ -130,7 +130,7 @@ async def corrected(
         word = match.group(0).lower()
         if frequencies.get(word) and "".join(text_tokens(word)) in vocabulary.counts:
             continue  # stored papers use it and a title spells it so: known, with no need to read the English list
-        if word in english_words():
+        if is_english_word(word):
             continue
         # the full-text index stems ("reinforcment" and "reinforcement" are one word to it): a word it knows that no
         # title uses is checked as written
@@ -212,7 +212,7 @@ async def _split(
     found: list[tuple[re.Match[str], list[str]]] = []
     for match in _PIECE.finditer(topic):
         word = match.group(0)
-        if len(word) < 2 * MIN_HALF or not word.isalpha() or never_corrected(word) or word.lower() in english_words():
+        if len(word) < 2 * MIN_HALF or not word.isalpha() or never_corrected(word) or is_english_word(word.lower()):
             continue
         lower = word.lower()
         halves = [(lower[:i], lower[i:]) for i in range(MIN_HALF, len(lower) - MIN_HALF + 1)]

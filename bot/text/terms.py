@@ -195,16 +195,11 @@ def _english_list() -> str:
     return "\n" + (folder / "frequency_dictionary_en_82_765.txt").read_text(encoding="utf-8")
 
 
-@functools.cache
-def english_words() -> frozenset[str]:
-    """The English words of symspellpy's frequency list (a real word is never a typo to correct, nor a compound)."""
-    return frozenset(line.split(" ", 1)[0] for line in _english_list().splitlines() if line)
-
-
 @functools.lru_cache(maxsize=1 << 14)
 def is_english_word(word: str) -> bool:
-    """Whether `word` is in the English list: one search of its text (a set of its 82,000 words costs a cold
-    command a tenth of a second to build, for a few look-ups)."""
+    """Whether `word` is in symspellpy's English word list (a real word is never a typo to correct, nor a compound):
+    one search of the list's text (a set of its 82,000 words costs a cold command a tenth of a second to build, for
+    a few look-ups)."""
     return f"\n{word} " in _english_list()
 
 
