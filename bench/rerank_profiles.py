@@ -44,7 +44,7 @@ from bot.config import Settings
 from bot.core import open_core
 from bot.ingest.jsonl import read_jsonl
 from bot.ranking import rank
-from bot.ranking.rerank import NAMES
+from bot.ranking.rerank import NAMES, ranks
 
 C_GRID = (0.001, 0.01, 0.1, 1.0)
 
@@ -62,7 +62,7 @@ def features(data: fp.Data, case: fp.Case) -> tuple[np.ndarray, np.ndarray]:
     agree = np.full(len(case.ids), 1e9, np.float32)
     breadth = np.zeros(len(case.ids), np.float32)
     for dense, lexical in zip(p.dense_per_interest, p.lexical_per_interest, strict=True):
-        by_meaning, by_words = fp._ranks(dense), fp._ranks(lexical + 1e-4 * dense)
+        by_meaning, by_words = ranks(dense), ranks(lexical + 1e-4 * dense)
         agree = np.minimum(agree, np.maximum(by_meaning, by_words))
         breadth += by_meaning <= 30
     columns = {

@@ -119,6 +119,14 @@ def test_the_pool_is_ordered_by_the_weighted_standardised_features() -> None:
     assert list(expected) != list(order[:8])  # the features moved something
 
 
+def test_equal_evidence_shares_a_rank_whatever_order_the_papers_come_in() -> None:
+    # a day's list and a question's candidates hold the same papers in other orders: a rank that broke ties by
+    # that order gave one paper two feature rows, so a question could rank a member's profile unlike the digest
+    score = np.array([0.1, 0.5, 0.5, 0.2, 0.5])
+    assert rerank.ranks(score).tolist() == [5.0, 1.0, 1.0, 4.0, 1.0]
+    assert rerank.ranks(score[::-1]).tolist() == [1.0, 4.0, 1.0, 1.0, 5.0]
+
+
 def test_a_profile_without_one_line_interests_or_without_sentences_is_not_reranked() -> None:
     papers = papers_of_the_day()
     vecs = fake_embed([p.text for p in papers])

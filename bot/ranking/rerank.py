@@ -108,11 +108,11 @@ def soft_max(x: np.ndarray, temperature: float) -> np.ndarray:
     return (1.0 + np.log(expo.mean(axis=0)) / np.float32(temperature)).astype(np.float32)
 
 
-def _ranks(score: np.ndarray) -> np.ndarray:
-    """1-based rank of each paper by `score`, best first (ties kept in order)."""
-    out = np.empty(len(score), np.float32)
-    out[np.argsort(-score, kind="stable")] = np.arange(1, len(score) + 1)
-    return out
+def ranks(score: np.ndarray) -> np.ndarray:
+    """1-based rank of each paper by `score`, best first; equal scores share the best of their places, so a rank
+    does not depend on the order the papers came in (a day's list and a question's candidates order them apart)."""
+    ascending = np.sort(score)
+    return (1 + len(score) - np.searchsorted(ascending, score, side="right")).astype(np.float32)
 
 
 def _centred(vecs: np.ndarray, centre: np.ndarray) -> np.ndarray:
@@ -175,7 +175,7 @@ def features(s: PoolSignals, pool: np.ndarray) -> np.ndarray:
         dense = cos[i] + np.float32(s.sentence_weight) * sent["best"][i]
         words = np.float32(s.interest_title) * title**2 + np.float32(s.interest_text) * text**2
         words = words + s.phrase_per_interest[i]
-        by_meaning, by_words = _ranks(dense), _ranks(words + 1e-4 * dense)
+        by_meaning, by_words = ranks(dense), ranks(words + 1e-4 * dense)
         agree = np.minimum(agree, np.maximum(by_meaning, by_words))
         breadth += by_meaning <= BREADTH_RANK
         cov_title, cov_text = np.maximum(cov_title, title), np.maximum(cov_text, text)
