@@ -18,7 +18,7 @@ from bot.questions.rag import Turn, ask, parse_question
 from bot.questions.request import beyond, read_request
 from bot.questions.retrieval import descriptive_compounds, exact_names, ranked
 from bot.questions.spelling import is_english_word
-from bot.questions.topics import QuestionTopic, topic_alternatives
+from bot.questions.topics import QuestionTopic, split_units, topic_alternatives, topic_key
 from bot.text.introduces import introduced_kinds, introduces_benchmark
 from bot.views.render import paper_text
 
@@ -566,3 +566,29 @@ def test_up_to_now_is_no_topic() -> None:
     assert parse_question("keeping LLM knowledge up to date", FRIDAY).topic == "keeping LLM knowledge up to date"
     # a hyphen joins the word to the next: a compound of the topic ("now-casting", "far-field"), no time phrase
     assert "now-casting" in parse_question("deep learning approaches to now-casting of rainfall", FRIDAY).topic
+
+
+def test_a_relative_clause_restricts_each_alternative_of_its_head() -> None:
+    # was "LLMs on their mistakes", "agents that self-correct on their mistakes", "reflect on their mistakes"
+    assert [a.text for a in topic_alternatives("LLMs or agents that self-correct / reflect on their mistakes")] == [
+        "LLMs self-correct",
+        "LLMs reflect on their mistakes",
+        "agents self-correct",
+        "agents reflect on their mistakes",
+    ]
+    # two verbs of the clause before one short object both act on it
+    texts = [a.text for a in topic_alternatives("vision-language models that check or correct their own reasoning")]
+    assert texts == ["vision-language models check their reasoning", "vision-language models correct their reasoning"]
+    # two participles joined right after a noun are a reduced relative clause
+    assert [a.text for a in topic_alternatives("LLMs correcting or reflecting on their own outputs")] == [
+        "LLMs correcting",
+        "LLMs reflecting on their outputs",
+    ]
+    # a "that" after a verb opens what is said, no clause
+    assert [a.text for a in topic_alternatives("papers showing that scaling helps")] == [
+        "papers showing that scaling helps"
+    ]
+
+
+def test_a_pronoun_is_no_topic_word() -> None:
+    assert [p.tokens for p in split_units(topic_key("reflect on their mistakes"))] == [("reflect",), ("mistake",)]

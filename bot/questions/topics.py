@@ -293,8 +293,16 @@ PREPOSITIONS = frozenset(
 )
 
 
+# Personal and possessive pronouns (a closed class of English) refer to something named elsewhere: never a topic word
+# ("reflect on their mistakes" is about mistakes). "own" after a possessive only stresses it ("their own outputs").
+PRONOUNS = frozenset(
+    "it its itself they them their theirs themselves he him his she her hers our ours your yours".split()
+)
+_OWN = re.compile(r"\b(their|its|his|her|our|your|my)\s+own\b", re.IGNORECASE)
+
+
 def _filler(word: str) -> bool:
-    return word in FILLER or word in PREPOSITIONS or len(word) < 2
+    return word in FILLER or word in PREPOSITIONS or word in PRONOUNS or len(word) < 2
 
 
 # The named terms a question is read with: the fixed table, and the acronyms the archive defines for this question
@@ -717,7 +725,7 @@ def topic_alternatives(topic: str) -> list[Alternative]:
     found = _EXAMPLES.search(topic)
     if found:
         head, marker, examples = topic[: found.start()], found.group(0), topic[found.end() :]
-    parts = [Alternative(topic_of(p)) for p in coordinated(*_pieces(head), acts=True)]
+    parts = [Alternative(topic_of(p)) for p in restricted(head)]
     if marker and len(parts) == 1:
         parts = [Alternative(parts[0].text, exact=True)]
     context = parts[0].text if len(parts) == 1 else ""
@@ -844,6 +852,48 @@ def _acts_on(word: str, verb: str, obj: str) -> bool:
         and not _PREPOSITION.search(obj)
         and not any(w.lower() in ("the", "a", "an") for w in words)
     )
+
+
+# A relative clause restricts the noun before it ("agents that self-correct", "models which reason"); so do two
+# participles joined as one kind right after it ("LLMs correcting or reflecting on ..."), a reduced relative clause.
+# Not a "that" after a verb ("showing that ...", "claimed that ..."): that one opens what is said.
+_RELATIVE = re.compile(
+    r"^(?P<head>.*?[\w)])\s+(?:(?:that|which|who|whom)\s+(?P<clause>\S.*)|(?P<acts>[a-z][\w\-]{2,}ing\s*(?:\bor\b|/)\s*"
+    r"[a-z][\w\-]{2,}ing\b.*))$",
+    re.IGNORECASE,
+)
+_VERB_FORM = re.compile(r"(?:ing|ed)$", re.IGNORECASE)
+
+
+def restricted(text: str) -> list[str]:
+    """The alternatives of a topic read by role: a noun phrase restricted by a relative clause ("LLMs or agents that
+    self-correct / reflect on their mistakes") is each alternative of the head with each of the clause's verb
+    phrases ("agents self-correct", "LLMs reflect on their mistakes"): an "or" or slash joins items of one kind, nouns
+    in the head, verb phrases in the clause; without a clause, `coordinated` over the whole."""
+    found = _RELATIVE.match(_OWN.sub(r"\1", text.strip()))
+    head = found.group("head") if found else ""
+    words = _WORD.findall(head)
+    if not found or not _content_words(head) or words[-1].lower() in FILLER or _VERB_FORM.search(words[-1]):
+        return coordinated(*_pieces(text), acts=True)
+    clause = found.group("clause") or found.group("acts")
+    heads = coordinated(*_pieces(head), acts=True)
+    acts = _verb_phrases(*_pieces(clause))
+    return [f"{h.strip()} {a.strip()}" for h in heads for a in acts if _content_words(a)] or heads
+
+
+def _verb_phrases(pieces: Sequence[str], joins: Sequence[str]) -> list[str]:
+    """A relative clause's alternatives: each piece is a verb phrase, and a lone verb before one with a short object
+    and no preposition acts on that object too ("check or correct their reasoning" -> "check their reasoning", ...);
+    a verb's prepositional phrase is its own ("self-correct / reflect on mistakes": "self-correct" alone)."""
+    out = list(pieces)
+    for n in range(len(pieces) - 2, -1, -1):
+        if joins[n] in _LISTED or len(_content_words(pieces[n])) != 1:
+            continue
+        first = _WORD.search(out[n + 1])
+        obj = out[n + 1][first.end() :].strip() if first else ""
+        if obj and len(_content_words(obj)) <= COORDINATED_WORDS - 1 and not _PREPOSITION.search(obj):
+            out[n] = f"{pieces[n].strip()} {obj}"
+    return out
 
 
 _LISTED = (",", ";")  # the separators of a list (a semicolon between lists, `bot.questions.request.as_examples`)
