@@ -863,6 +863,9 @@ _RELATIVE = re.compile(
     re.IGNORECASE,
 )
 _VERB_FORM = re.compile(r"(?:ing|ed)$", re.IGNORECASE)
+# What a clause's verb does to something of its subject's own ("reflect on their mistakes", "check its reasoning") is
+# a reflexive act, which papers name by the act ("self-reflection", "reflective"), seldom by the thing acted on.
+_POSSESSED = re.compile(r"(?:\s+\w+)?\s+\b(?:their|its|his|her|our|your|my)\b.*$", re.IGNORECASE)
 
 
 def restricted(text: str) -> list[str]:
@@ -878,6 +881,7 @@ def restricted(text: str) -> list[str]:
     clause = found.group("clause") or found.group("acts")
     heads = coordinated(*_pieces(head), acts=True)
     acts = _verb_phrases(*_pieces(clause))
+    acts = [_POSSESSED.sub("", a) for a in acts]
     return [f"{h.strip()} {a.strip()}" for h in heads for a in acts if _content_words(a)] or heads
 
 
