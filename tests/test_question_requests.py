@@ -18,7 +18,7 @@ from bot.questions.rag import Turn, ask, parse_question
 from bot.questions.request import beyond, read_request
 from bot.questions.retrieval import descriptive_compounds, exact_names, ranked
 from bot.questions.spelling import is_english_word
-from bot.questions.topics import QuestionTopic, split_units, topic_alternatives, topic_key
+from bot.questions.topics import QuestionTopic, loose_alternatives, split_units, topic_alternatives, topic_key
 from bot.text.introduces import introduced_kinds, introduces_benchmark
 from bot.views.render import paper_text
 
@@ -589,6 +589,18 @@ def test_a_relative_clause_restricts_each_alternative_of_its_head() -> None:
     assert [a.text for a in topic_alternatives("papers showing that scaling helps")] == [
         "papers showing that scaling helps"
     ]
+
+
+def test_the_pieces_of_a_topic_with_a_relative_clause_as_typed_are_kept_beside_its_reading_by_role() -> None:
+    # the reading by role decides what comes first; the pieces as typed and the clause's acts alone are listed after
+    topic = "LLM agents that use tools or browse the web"
+    assert [a.text for a in topic_alternatives(topic)] == ["LLM agents use tools", "LLM agents browse the web"]
+    assert [a.text for a in loose_alternatives(topic)] == ["LLM agents that use tools", "browse the web", "use tools"]
+    # the act without the thing of the subject's own that the reading by role leaves out
+    assert "correct their reasoning" in [
+        a.text for a in loose_alternatives("vision-language models that check or correct their own reasoning")
+    ]
+    assert loose_alternatives("diffusion models for protein design") == []  # no clause: one reading
 
 
 def test_a_pronoun_is_no_topic_word() -> None:

@@ -222,6 +222,40 @@ def test_a_paper_holding_every_part_of_the_topic_apart_is_offered(demo_papers: l
     assert apart in offered and apart not in shown
 
 
+def test_a_paper_carrying_only_a_piece_of_the_topic_as_typed_is_listed_last_never_shown(
+    demo_papers: list[Paper],
+) -> None:
+    # "LLM agents that use tools or browse the web" is read by role ("LLM agents browse the web"); a paper that only
+    # browses the web, far in meaning, carries the question's words: listed after the others, never dropped or shown
+    papers = iter(demo_papers)
+    carriers = [Retrieved(next(papers), 0.75, 0.6, True, True) for _ in range(3)]
+    others = [Retrieved(next(papers), 0.32, 0.32, False, False, every_part=False) for _ in range(12)]
+    typed = Retrieved(next(papers), 0.2, 0.2, False, False, every_part=False, loose=True)
+    for stating in (False, True):
+        shown, offered = select(
+            [*carriers, typed, *others], Filters(topic="LLM agents that use tools or browse the web"), stating=stating
+        )
+        assert shown == carriers and offered[-1] == typed
+
+
+async def test_the_pieces_of_a_topic_as_typed_mark_the_papers_carrying_them(
+    core: Core, demo_papers: list[Paper]
+) -> None:
+    role = dataclasses.replace(
+        demo_papers[0], title="Gecko agents browse the web", abstract="Our gecko agents browse the web for tides."
+    )
+    # (three of them: a phrase the archive seldom uses outside the whole would stand for it)
+    typed = [
+        dataclasses.replace(p, title=f"A tidal crawler {n}", abstract="A crawler to browse the web for tide tables.")
+        for n, p in enumerate(demo_papers[1:4])
+    ]
+    await store_papers(core, [role, *typed, *demo_papers[4:30]])
+    results, _ = await ranked(core, Filters(topic="gecko agents that use tools or browse the web"))
+    by_id = {r.paper.id: r for r in results}
+    assert by_id[role.id].in_title
+    assert all(by_id[p.id].loose and not by_id[p.id].in_title and not by_id[p.id].in_abstract for p in typed)
+
+
 def test_a_paper_missing_a_side_of_the_topic_is_offered_first_not_shown(demo_papers: list[Paper]) -> None:
     # "LLMs for time series": a time-series paper naming no LLM carries the topic as papers are listed, but the
     # answer shows those holding both sides and offers it first after them; it is never dropped

@@ -49,6 +49,7 @@ from bot.questions.topics import (
     expand_terms,
     full_text_groups,
     is_term_spelling,
+    loose_alternatives,
     topic_alternatives,
     topic_of,
 )
@@ -132,6 +133,9 @@ class Retrieved:
     # its title carries the topic's words or its abstract names the topic more than once (`select`: a paper naming it
     # once in its abstract, in passing as often as not, is offered first when others are more firmly about it)
     firm: bool = True
+    # carries a piece of the topic as typed that its reading by role does not (`loose_alternatives`: "browse the web"
+    # of "LLM agents that use tools or browse the web"): listed after the others, never shown first for it
+    loose: bool = False
 
 
 async def topic_evidence(core: Core, topic: str, *, verb_first: bool = False, asked: bool = False) -> QuestionTopic:
@@ -153,6 +157,11 @@ async def topic_evidence(core: Core, topic: str, *, verb_first: bool = False, as
 def lexical_groups(topic: str) -> list[list[str]]:
     """Full-text alternatives for a topic: each alternative's content words, with named terms spelled any way."""
     return [g for a in topic_alternatives(topic) for g in full_text_groups(a.text)]
+
+
+def loose_groups(topic: str) -> list[list[str]]:
+    """Full-text alternatives for the topic's pieces as typed beside its reading by role (`loose_alternatives`)."""
+    return [g for a in loose_alternatives(topic) for g in full_text_groups(a.text)]
 
 
 async def _candidates(
@@ -185,7 +194,11 @@ async def _candidates(
             core.repo.lexical_search(lexical_groups(filters.topic), start, end, LEXICAL_POOL),
         )
         lexical_ids = [i for i, _ in lexical]
-        ids = list(dict.fromkeys([i for i, _ in dense] + lexical_ids))
+        # the papers carrying a piece of the topic as typed are candidates too (listed after the others, `select`);
+        # they stay out of the BM25 ranking, which reads the topic by role
+        loose = loose_groups(filters.topic)
+        typed = [i for i, _ in await core.repo.lexical_search(loose, start, end, LEXICAL_POOL)] if loose else []
+        ids = list(dict.fromkeys([i for i, _ in dense] + lexical_ids + typed))
         papers = await core.repo.get_papers(ids)
     if filters.window:
         papers = [p for p in papers if filters.window.contains(p.announced)]
@@ -370,6 +383,8 @@ async def _ranked(
         narrows=bool(filters.restrict_to),
         contribution=bool(filters.contribution),
     )
+    if filters.topic and not filters.restrict_to:
+        scored.loose = await _loose(core, filters.topic, papers)
     if query_vector is not None and core.settings.sentence_vectors:
         best = await core.sentences.best_sentence_similarity(query_vector[None, :], [p.id for p in papers])
         scored.sentence = best[:, 0].astype(np.float64)
@@ -394,6 +409,16 @@ async def _ranked(
     scored.expansion = await expansion_scores(core, scored.papers, order[:FEEDBACK_DOCS], query_text)
     order = fused_order(scored, lexical_ids or [], query_vector)
     return scored.retrieved(order, found, grazed), topic_words
+
+
+async def _loose(core: Core, topic: str, papers: Sequence[Paper]) -> np.ndarray:
+    """Which papers hold every part of one of the topic's pieces as typed (`loose_alternatives`) somewhere in their
+    title and abstract: they carry the question's words even where its reading by role finds nothing."""
+    alternatives = loose_alternatives(topic)
+    if not alternatives:
+        return np.zeros(len(papers), dtype=bool)
+    typed = QuestionTopic(tuple([await evidence(core, a.text, a.exact) for a in alternatives]))
+    return np.asarray([typed.holds_every_part(f"{p.title}\n{p.abstract}") for p in papers], dtype=bool)
 
 
 async def expansion_scores(core: Core, papers: list[Paper], feedback: Sequence[int], topic: str) -> np.ndarray | None:
@@ -475,6 +500,7 @@ class _Scored:
     profile: np.ndarray | None = None
     sentence: np.ndarray | None = None  # cosine of each paper's best sentence (title included); NaN: none stored
     expansion: np.ndarray | None = None  # BM25F for the topic expanded by feedback (`expansion_scores`); NaN: none
+    loose: np.ndarray | None = None  # holds a piece of the topic as typed (`Retrieved.loose`)
 
     @staticmethod
     def of(
@@ -590,6 +616,7 @@ class _Scored:
                 grazes=self.papers[i].id in grazed,
                 shows=bool(self.shows[i]),
                 firm=bool(self.title[i] >= COVERED or self.name_tier[i] == 2 or self.often[i]),
+                loose=bool(self.loose[i]) if self.loose is not None else False,
             )
             for i in order
         ]
@@ -775,6 +802,9 @@ def _selected(
         if main:
             shown, carrying = main, [r for r in shown if r not in main] + carrying
         carrying = sorted(carrying, key=lambda r: not (r.every_part and _makes_one(r)))
+    # then the papers carrying only a piece of the topic as typed (`Retrieved.loose`): listed, never dropped
+    listed = taken | {r.paper.id for r in carrying}
+    carrying += [r for r in results if r.loose and r.paper.id not in listed]
     return shown, carrying, len(lenient) - len(evidenced) if demoted else beyond_page
 
 

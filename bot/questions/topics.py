@@ -873,16 +873,43 @@ def restricted(text: str) -> list[str]:
     self-correct / reflect on their mistakes") is each alternative of the head with each of the clause's verb
     phrases ("agents self-correct", "LLMs reflect on their mistakes"): an "or" or slash joins items of one kind, nouns
     in the head, verb phrases in the clause; without a clause, `coordinated` over the whole."""
+    clause = _clause(text)
+    if clause is None:
+        return coordinated(*_pieces(text), acts=True)
+    heads, acts = clause
+    acts = [_POSSESSED.sub("", a) for a in acts]
+    return [f"{h.strip()} {a.strip()}" for h in heads for a in acts if _content_words(a)] or heads
+
+
+def _clause(text: str) -> tuple[list[str], list[str]] | None:
+    """The alternatives of the head a relative clause restricts and the clause's verb phrases, as typed (see
+    `restricted`); None when `text` holds no such clause."""
     found = _RELATIVE.match(_OWN.sub(r"\1", text.strip()))
     head = found.group("head") if found else ""
     words = _WORD.findall(head)
     if not found or not _content_words(head) or words[-1].lower() in FILLER or _VERB_FORM.search(words[-1]):
-        return coordinated(*_pieces(text), acts=True)
+        return None
     clause = found.group("clause") or found.group("acts")
-    heads = coordinated(*_pieces(head), acts=True)
-    acts = _verb_phrases(*_pieces(clause))
-    acts = [_POSSESSED.sub("", a) for a in acts]
-    return [f"{h.strip()} {a.strip()}" for h in heads for a in acts if _content_words(a)] or heads
+    return coordinated(*_pieces(head), acts=True), _verb_phrases(*_pieces(clause))
+
+
+def loose_alternatives(topic: str) -> list[Alternative]:
+    """The pieces of a topic with a relative clause as typed, beside its reading by role (`topic_alternatives`):
+    each piece the separators leave ("LLMs or agents that self-correct / reflect on their mistakes" -> "reflect on
+    their mistakes", ...) and each of the clause's verb phrases without its head ("self-correct"). The reading by role
+    says what an answer shows first; a paper carrying only one of these pieces still carries the question's words,
+    so it is listed after the others (recall first: precision comes from the order, not from dropping it). Empty
+    when no clause restricts the topic's head."""
+    head = topic
+    found = _EXAMPLES.search(topic)
+    if found:
+        head = topic[: found.start()]
+    clause = _clause(head)
+    if clause is None:
+        return []
+    by_role = {a.text for a in topic_alternatives(topic)}
+    pieces = [Alternative(topic_of(p)) for p in [*coordinated(*_pieces(head), acts=True), *clause[1]]]
+    return list(dict.fromkeys(p for p in pieces if p.text and p.text not in by_role and _content_words(p.text)))
 
 
 def _verb_phrases(pieces: Sequence[str], joins: Sequence[str]) -> list[str]:
