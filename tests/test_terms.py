@@ -17,7 +17,16 @@ from bot.questions.topics import split_units, topic_key
 from bot.ranking import rank
 from bot.ranking.for_profile import profile_model
 from bot.ranking.interest_units import interest_core, named_terms_text, phrase_units
-from bot.text.terms import Text, UnitIndex, is_english_word, joined_to, same_word, text_tokens
+from bot.text.terms import (
+    Text,
+    UnitIndex,
+    agent_noun,
+    common_prefix,
+    is_english_word,
+    joined_to,
+    same_word,
+    text_tokens,
+)
 from tests.conftest import StoreDay
 from tests.test_rank import fake_embed, paper
 
@@ -119,6 +128,14 @@ def test_a_word_matches_its_inflections_and_an_agent_noun_only_itself() -> None:
     assert not same_word("transformer", "transformation") and not same_word("generator", "generation")
     # a class named before examples ("optimizers like SGD") matches as written, inflections included
     assert same_word("overthinking", "overthink", exact=True) and not same_word("quantization", "quantized", exact=True)
+
+
+def test_an_agent_noun_is_told_from_its_base_by_the_letters_past_those_they_share() -> None:
+    # one reading for words (`same_word`) and a question's inflection bases (`topics._base_forms`)
+    assert common_prefix("adapter", "adapt") == 5 and common_prefix("model", "model") == 5
+    assert agent_noun("adapter", "adapt") and agent_noun("recommender", "recommend")
+    assert agent_noun("optimizer", "optimization") and not agent_noun("optimization", "optimizer")
+    assert not agent_noun("routers", "routers") and not agent_noun("coding", "code")
 
 
 def test_a_word_joined_in_front_is_a_compound_and_no_english_word_of_its_own() -> None:

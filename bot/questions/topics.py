@@ -34,7 +34,6 @@ import snowballstemmer
 
 from bot.core import Core
 from bot.text.terms import (
-    AGENT_ENDINGS,
     INFLECTIONS,
     NAMED_TERMS,
     QUESTION_SYNONYMS,
@@ -43,6 +42,8 @@ from bot.text.terms import (
     TermTable,
     Text,
     Unit,
+    agent_noun,
+    common_prefix,
     merged,
     text_tokens,
 )
@@ -575,16 +576,10 @@ def inflection_base(word: str) -> str:
     inflectional endings ("coding" -> "code", "aging" -> "age", "studies" -> "studi"); else "" (a derivation such as
     "generalization" -> "general" is another word, and so is a word the stemmer leaves alone)."""
     stem = _STEMMER.stemWord(word)
-    n = next((i for i, (a, b) in enumerate(zip(word, stem, strict=False)) if a != b), min(len(word), len(stem)))
+    n = common_prefix(word, stem)
     if stem == word or word[n:] not in INFLECTIONS or stem[n:] not in INFLECTIONS:
         return ""
     return stem
-
-
-def _agent_noun(word: str, base: str) -> bool:
-    """Whether `word` names the doer of `base` ("adapter" of "adapt", "recommender" of "recommend")."""
-    n = next((i for i, (a, b) in enumerate(zip(word, base, strict=False)) if a != b), min(len(word), len(base)))
-    return word[n:] in AGENT_ENDINGS and base[n:] not in AGENT_ENDINGS
 
 
 async def _base_forms(core: Core, parts: Sequence[Part]) -> dict[str, str]:
@@ -603,7 +598,7 @@ async def _base_forms(core: Core, parts: Sequence[Part]) -> dict[str, str]:
     return {
         word: base
         for word, base in bases.items()
-        if counts.get(base, 0) and not (_agent_noun(word, base) and counts[base] >= GENERIC_SHARE * total)
+        if counts.get(base, 0) and not (agent_noun(word, base) and counts[base] >= GENERIC_SHARE * total)
     }
 
 

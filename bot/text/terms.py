@@ -105,6 +105,13 @@ def _british(word: str) -> str:
 AGENT_ENDINGS = frozenset({"er", "ers", "or", "ors"})
 
 
+def agent_noun(word: str, base: str) -> bool:
+    """Whether `word` names the doer of `base` ("adapter" of "adapt", "recommender" of "recommend", "optimizer" of
+    "optimization"): past the letters they share, `word` ends as an agent noun and `base` does not."""
+    n = common_prefix(word, base)
+    return word[n:] in AGENT_ENDINGS and base[n:] not in AGENT_ENDINGS
+
+
 def same_word(word: str, token: str, exact: bool = False, related: bool = False) -> bool:
     """`token` is `word` or an inflection of it: "model" ~ "modeling", "sparse" ~ "sparsely", "quantization" ~
     "quantized"; never "continual" ~ "continuous" or "optimization" ~ "optimal", and an agent noun only as itself
@@ -122,9 +129,9 @@ def same_word(word: str, token: str, exact: bool = False, related: bool = False)
 def _inflected(word: str, token: str, exact: bool = False, related: bool = False) -> bool:
     # the same few words meet the same tokens across a question's candidates: worth remembering
     word, token = _british(word), _british(token)
-    n = _common(word, token)
+    n = common_prefix(word, token)
     a, b = word[n:], token[n:]
-    if a in AGENT_ENDINGS and b not in AGENT_ENDINGS and not related:
+    if not related and agent_noun(word, token):
         return False
     if n >= 4 and a in INFLECTIONS and b in INFLECTIONS:
         return True
@@ -165,7 +172,7 @@ def _reduced(word: str, token: str, n: int) -> tuple[str, str, int]:
             word = word[:n] + word[n + 1 :]
         elif token[n] in _VOWELS and word[n] not in _VOWELS:
             token = token[:n] + token[n + 1 :]
-    return word, token, _common(word, token)
+    return word, token, common_prefix(word, token)
 
 
 _ABLE = re.compile(r"(?:ability|able|ably)$")  # "-ible" words are seldom their stem's ("possible", "responsible")
@@ -176,7 +183,8 @@ def _able_verb(word: str) -> str:
     return verb if len(verb) >= MIN_STEM else word
 
 
-def _common(a: str, b: str) -> int:
+def common_prefix(a: str, b: str) -> int:
+    """How many letters `a` and `b` share from their start."""
     n = 0
     for x, y in zip(a, b, strict=False):
         if x != y:
