@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from bot.config import Settings
 from bot.digests.sent_journal import JOURNAL_FILE, SentJournal
 from bot.embeddings.embedder import VERIFIED_WEIGHTS, Embedder, LocalEmbedder
+from bot.errors import ConfigError
 from bot.llm.client import LLMClient
 from bot.llm.prompts import Prompts, load_prompts
 from bot.llm.usage import UsageRecorder
@@ -21,6 +22,7 @@ from bot.store.connection import open_database
 from bot.store.repos import Repository
 from bot.store.vector_copies import VectorCopies
 from bot.store.vectors import VectorStore
+from bot.text.terms import ENGLISH_LIST, english_list_path
 
 if TYPE_CHECKING:
     from bot.embeddings.query import QueryEmbedder
@@ -142,6 +144,12 @@ async def open_core(
 ) -> AsyncIterator[Core]:
     """Open the database and vector store under `settings.home`; closes them on exit. The stores embed with
     `embedder` (else the configured one); `query_embedder`, if given, embeds only questions and queries."""
+    if english_list_path() is None:  # word matching and spelling need it: a clear error now, not a wrong answer later
+        raise ConfigError(
+            f"symspellpy's English word list ({ENGLISH_LIST}, bundled with the symspellpy package) was not found: "
+            "word matching and spelling need it; install paperscout's dependencies again (pip install -e ., or pip "
+            "install --force-reinstall symspellpy)"
+        )
     settings.home.mkdir(parents=True, exist_ok=True)
     conn = await open_database(settings.db_path)
     repo = Repository(conn)

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
+from importlib.machinery import ModuleSpec
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from bot.core import Core
+from bot.config import Settings
+from bot.core import Core, open_core
 from bot.embeddings.embedder import LocalEmbedder, paper_vectors
+from bot.errors import ConfigError
 from bot.ingest.limits import clean_paper
 from bot.members import onboarding
 from bot.members.settings import profile_owner
@@ -17,6 +22,7 @@ from bot.questions.topics import split_units, topic_key
 from bot.ranking import rank
 from bot.ranking.for_profile import profile_model
 from bot.ranking.interest_units import interest_core, named_terms_text, phrase_units
+from bot.text import terms
 from bot.text.terms import (
     Text,
     UnitIndex,
@@ -303,3 +309,27 @@ async def test_onboarding_free_text_gives_the_topic_of_the_one_line_interest(
         [u.cache_key for u in p.units] for p in line.phrases
     ]
     assert np.allclose(member.want_vecs[0], line.want_vecs[0], atol=1e-6)
+
+
+def test_a_missing_english_word_list_is_a_clear_error_at_startup(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # word matching and spelling read symspellpy's bundled English list: without it every word would pass as a
+    # compound and a typo; it is named, with the way to get it back, before anything is opened
+    folder = tmp_path / "symspellpy"
+    folder.mkdir()
+    (folder / "__init__.py").write_text("")
+
+    async def opened() -> None:
+        async with open_core(Settings(home=tmp_path / "home", llm_base_url=None, llm_api_key=None)):
+            pass
+
+    for spec in (ModuleSpec("symspellpy", None, origin=str(folder / "__init__.py")), None):
+        monkeypatch.setattr(terms.importlib.util, "find_spec", lambda name, spec=spec: spec)
+        assert terms.english_list_path() is None
+        with pytest.raises(ConfigError, match=r"frequency_dictionary_en_82_765\.txt.*symspellpy"):
+            asyncio.run(opened())
+        assert not (tmp_path / "home").exists()
+    monkeypatch.undo()
+    path = terms.english_list_path()
+    assert path is not None and path.name == "frequency_dictionary_en_82_765.txt"

@@ -193,14 +193,24 @@ def common_prefix(a: str, b: str) -> int:
     return n
 
 
+ENGLISH_LIST = "frequency_dictionary_en_82_765.txt"  # bundled with symspellpy, a dependency of paperscout
+
+
+def english_list_path() -> Path | None:
+    """Where symspellpy's English frequency list is (a word and its count a line), found without importing symspellpy;
+    None when symspellpy or its list is missing (every word would then pass as a compound of papers and as a typo to
+    correct: `open_core` refuses to start)."""
+    spec = importlib.util.find_spec("symspellpy")
+    path = Path(spec.origin).parent / ENGLISH_LIST if spec is not None and spec.origin else None
+    return path if path is not None and path.is_file() else None
+
+
 @functools.cache
 def _english_list() -> str:
-    # symspellpy's English frequency list, a word and its count a line, found without importing symspellpy
-    spec = importlib.util.find_spec("symspellpy")
-    folder = Path(spec.origin).parent if spec is not None and spec.origin else None
-    if folder is None:
-        return ""
-    return "\n" + (folder / "frequency_dictionary_en_82_765.txt").read_text(encoding="utf-8")
+    path = english_list_path()
+    if path is None:
+        raise FileNotFoundError(f"symspellpy's English word list {ENGLISH_LIST} is missing")
+    return "\n" + path.read_text(encoding="utf-8")
 
 
 @functools.lru_cache(maxsize=1 << 14)
