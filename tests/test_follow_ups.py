@@ -19,6 +19,7 @@ from bot.core import Core
 from bot.embeddings.embedder import LocalEmbedder, paper_vectors
 from bot.ingest.limits import clean_paper
 from bot.models import Paper
+from bot.questions import rag
 from bot.questions.filters import Filters
 from bot.questions.rag import Answer, Turn, ask, parse_question
 from bot.questions.request import read_request, verb_of
@@ -680,3 +681,27 @@ async def test_a_stored_author_named_before_a_group_word_is_still_an_author(
     surname = paper.authors[0].split()[-1]
     answer = await ask(core, f"papers by {surname} group", today=FRIDAY)
     assert "cannot tell" not in answer.text
+
+
+async def test_a_narrowing_shows_first_the_papers_the_previous_answer_showed(
+    core: Core, demo_papers: list[Paper], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ "only the ones from Wednesday" re-ranked the previous list within the day and showed papers that answer had
+    only offered (its tail: a passing mention, a neighbouring topic) beside the ones it showed; the papers it chose
+    for its first page come first now, the others offered right after them (nothing dropped)."""
+    shown_before, offered_before = demo_papers[0], demo_papers[1]
+
+    async def retrieve_all(core: Core, filters: Filters, **_: object) -> tuple[list[Retrieved], list[Retrieved]]:
+        tail = Retrieved(offered_before, 0.9, 0.9, True, True, about=True)
+        return [tail, Retrieved(shown_before, 0.8, 0.8, True, True, about=True)], []
+
+    monkeypatch.setattr(rag, "retrieve_all", retrieve_all)
+    previous = Turn("diffusion", None, [], [], [shown_before.id], [offered_before.id])
+    filters = parse_question("only the ones from Monday", FRIDAY, previous)
+    assert filters.previous_shown == (shown_before.id,)
+    _, found, offered, _ = await rag.narrowed(core, filters)
+    assert [r.paper.id for r in found] == [shown_before.id]
+    assert [r.paper.id for r in offered] == [offered_before.id]
+    # a previous answer that showed none of them leaves the order as it is
+    _, found, _, _ = await rag.narrowed(core, dataclasses.replace(filters, previous_shown=("elsewhere",)))
+    assert [r.paper.id for r in found] == [offered_before.id, shown_before.id]

@@ -30,3 +30,6 @@ class Filters:
     # the `restrict_to` papers the previous answer listed only for their meaning: a narrowing keeps them after the
     # ones that carried its words, as that answer did
     previous_meaning: tuple[str, ...] = ()
+    # the `restrict_to` papers the previous answer showed on its first page (the rest it only offered): a narrowing
+    # shows those of them it keeps before the others, as that answer did
+    previous_shown: tuple[str, ...] = ()

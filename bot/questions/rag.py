@@ -330,6 +330,7 @@ def follow_up(filters: Filters, topic_text: str, question: str, previous: Turn, 
         narrowed_by=tuple(previous.constraints),
         loose=not explicit,
         previous_meaning=tuple(previous.meaning_ids),
+        previous_shown=tuple(previous.paper_ids),
     )
 
 
@@ -570,8 +571,10 @@ async def narrowed(
             note = (
                 f"None of the {before} papers about {base} names {named(constraint, filters)}; the closest in meaning:"
             )
-    # whatever narrowed them (a constraint, a day, an author, a contribution), those about the topic too come first
+    # whatever narrowed them (a constraint, a day, an author, a contribution), those about the topic too come first,
+    # and of those the ones the previous answer showed: it chose its first page from the same list
     found, offered = _on_topic_first(found, offered, on_topic)
+    found, offered = _on_topic_first(found, offered, filters.previous_shown)
     return replace(filters, previous_meaning=tuple(meaning)), found, offered, note
 
 
