@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 
 import pytest
@@ -9,6 +10,7 @@ import pytest
 from bot.core import Core
 from bot.ingest.save import store_papers
 from bot.models import Paper
+from bot.questions import rag
 from bot.questions.filters import Filters
 from bot.questions.rag import ask
 from bot.questions.request import names_contribution
@@ -228,3 +230,40 @@ async def test_a_benchmark_naming_the_topic_once_beside_what_it_is_about_is_offe
     )
     shown, offered = select([passing, first], Filters(topic="tidal forecasting", contribution="benchmark"))
     assert shown == [first] and offered == [passing]
+
+
+async def test_a_benchmark_question_offers_last_the_topics_papers_that_name_an_evaluation(
+    core: Core, demo_papers: list[Paper], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A paper the contribution reader does not read as making a benchmark ("this paper introduces X, a framework for
+    generating and verifying instances ... beyond existing evaluation methods") was never listed for "benchmarks for
+    X", though the question about X alone lists it; it is now offered after every other paper, a method paper naming
+    no evaluation still not."""
+    made = dataclasses.replace(demo_papers[0], id="made", title="TideBench: A Benchmark for Tidal Models")
+    framework = dataclasses.replace(
+        demo_papers[1],
+        id="framework",
+        title="How Reliable are Tidal Models?",
+        abstract="This paper introduces a framework for generating and verifying tidal instances, beyond existing "
+        "evaluation methods.",
+    )
+    method = dataclasses.replace(
+        demo_papers[2], id="method", title="A Tidal Model", abstract="We propose a faster tidal model."
+    )
+
+    def found(paper: Paper) -> Retrieved:
+        return Retrieved(paper, 0.5, 0.5, True, True)
+
+    async def retrieve_all(core: Core, filters: Filters, **_: object) -> tuple[list[Retrieved], list[Retrieved]]:
+        if filters.contribution:
+            return [found(made)], []
+        return [found(made), found(method)], [found(framework)]
+
+    monkeypatch.setattr(rag, "retrieve_all", retrieve_all)
+    asked = Filters(topic="tidal models", contribution="benchmark")
+    offered, count = await rag.with_evaluations(core, asked, [found(made)], [])
+    assert [r.paper.id for r in offered] == ["framework"] and count == 1
+    assert "1 paper" in rag.evaluating_note(count, asked.topic)
+    # a follow-up narrowing a list, or a question without a topic, is left as it was
+    for other in (dataclasses.replace(asked, restrict_to=("made",)), dataclasses.replace(asked, topic="")):
+        assert await rag.with_evaluations(core, other, [found(made)], []) == ([], 0)

@@ -59,6 +59,8 @@ from bot.questions.retrieval import (
 from bot.questions.spelling import corrected
 from bot.questions.timewords import MONTHS, WEEKDAYS, TimeWindow, find_time_window, relative_day
 from bot.questions.topics import FILLER, META, topic_of
+from bot.ranking.contribution_words import kind_of_word
+from bot.text.terms import text_tokens
 from bot.text.tldr import shown_tldrs
 
 MAX_QUESTION = 1000
@@ -578,6 +580,39 @@ async def narrowed(
     return replace(filters, previous_meaning=tuple(meaning)), found, offered, note
 
 
+async def with_evaluations(
+    core: Core, filters: Filters, found: list[Retrieved], offered: list[Retrieved], *, profile: Profile | None = None
+) -> tuple[list[Retrieved], int]:
+    """A benchmark question's offer ("new benchmarks for X") followed by the papers the same question about X alone
+    lists (those carrying its words first) that name an evaluation, benchmark or data set without the contribution
+    reader telling that one is what they make (a framework "generating and verifying" problem instances, "How
+    Reliable are LLMs for ...?", a library "for benchmarking"), and how many: that reader misses some ways abstracts
+    say it, and a paper it missed was never listed. Offered after every other, never shown."""
+    if not (filters.contribution and filters.topic) or filters.restrict_to or filters.constraints:
+        return offered, 0
+    plain_found, plain_offered = await retrieve_all(core, replace(filters, contribution=""), profile=profile)
+    listed = {r.paper.id for r in (*found, *offered)}
+    extra = [r for r in (*plain_found, *plain_offered) if r.paper.id not in listed and names_evaluation(r.paper)]
+    return [*offered, *extra], len(extra)
+
+
+def names_evaluation(paper: Paper) -> bool:
+    """Whether a paper's title or abstract names a benchmark, data set, evaluation or test bed at all."""
+    return any(kind_of_word(t) in _EVALUATING_KINDS for t in text_tokens(f"{paper.title} {paper.abstract}"))
+
+
+_EVALUATING_KINDS = ("benchmark", "dataset")
+
+
+def evaluating_note(count: int, topic: str) -> str:
+    """What the last `count` papers offered for a benchmark question are."""
+    papers = "paper" if count == 1 else "papers"
+    return (
+        f"The last {count} {papers} offered with /more {'is' if count == 1 else 'are'} about {topic} and "
+        "name an evaluation, benchmark or data set without making one their stated contribution."
+    )
+
+
 def _words_first(
     found: list[Retrieved], offered: list[Retrieved], meaning: Sequence[str]
 ) -> tuple[list[Retrieved], list[Retrieved]]:
@@ -692,6 +727,9 @@ async def ask(
         if found or offered:
             filters = either
             note = f"None of these papers is by all of {' and '.join(filters.authors)}; those by any of them:"
+    offered, evaluating = await with_evaluations(core, filters, found, offered, profile=profile)
+    if evaluating:
+        note = " ".join(x for x in (note, evaluating_note(evaluating, filters.topic)) if x)
     # retrieval already filters by the window; this keeps "never cite outside it" true whatever changes upstream
     searched = filters.window or TimeWindow(window[0], window[1], "")
     papers = [r.paper for r in found if searched.contains(r.paper.announced)]
