@@ -22,7 +22,7 @@ from bot.models import Paper
 from bot.questions import rag
 from bot.questions.filters import Filters
 from bot.questions.rag import Answer, Turn, ask, parse_question
-from bot.questions.request import read_request, verb_of
+from bot.questions.request import NOT_METHODS, read_request, verb_of
 from bot.questions.retrieval import Retrieved, select
 from bot.text.extractive import extractive_tldr
 from bot.text.introduces import introduces_benchmark
@@ -403,7 +403,8 @@ async def test_a_contribution_follow_up_is_kept_on_a_day_move(core: Core, stored
     assert benchmarks.citations and all(introduces_benchmark(p.title, p.abstract) for p in benchmarks.citations)
     moved = await ask(core, "and from Monday?", today=FRIDAY, conversation_id="b")
     assert moved.window == (MONDAY, MONDAY)
-    assert all(introduces_benchmark(p.title, p.abstract) for p in _listed(moved))
+    assert moved.citations
+    _benchmarks_first(moved)  # papers on the topic that only name an evaluation are offered after them, said so
 
 
 async def test_a_day_with_nothing_stored_is_named(core: Core, stored: dict[str, Paper]) -> None:
@@ -458,7 +459,16 @@ async def test_a_refinement_answered_as_a_new_topic_keeps_the_contribution_asked
     )
     answer = await ask(core, "what about speech?", today=FRIDAY, conversation_id="c")
     assert answer.filters.topic == "speech" and answer.filters.contribution == "benchmark"
-    assert all(introduces_benchmark(p.title, p.abstract) for p in _listed(answer))
+    _benchmarks_first(answer)
+
+
+def _benchmarks_first(answer: Answer) -> None:
+    """The answer shows only papers introducing a benchmark, and lists any other (naming an evaluation) after all of
+    them, saying so."""
+    assert all(introduces_benchmark(p.title, p.abstract) for p in answer.citations)
+    makes = [introduces_benchmark(p.title, p.abstract) for p in _listed(answer)]
+    assert makes == sorted(makes, reverse=True)
+    assert all(makes) or "without making one their stated contribution" in answer.text
 
 
 async def test_an_author_named_in_a_follow_up_filters_the_previous_papers(core: Core, stored: dict[str, Paper]) -> None:
@@ -705,3 +715,22 @@ async def test_a_narrowing_shows_first_the_papers_the_previous_answer_showed(
     # a previous answer that showed none of them leaves the order as it is
     _, found, _, _ = await rag.narrowed(core, dataclasses.replace(filters, previous_shown=("elsewhere",)))
     assert [r.paper.id for r in found] == [offered_before.id, shown_before.id]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "which of those actually propose a method?",
+        "only the ones proposing new approaches",
+        "any that introduce a method?",
+    ],
+)
+def test_a_follow_up_asking_for_method_papers_excludes_the_other_kinds(question: str) -> None:
+    """ "which of those propose a method?" narrowed the papers to those naming "actually propose a method", which
+    none did, and showed the three closest in meaning; it asks for papers making a method: no survey, position paper
+    or evaluation study among the previous ones."""
+    previous = Turn("LLM personalization", None, [], [], ["a"], ["b"])
+    filters = parse_question(question, FRIDAY, previous)
+    assert filters.restrict_to == ("a", "b") and filters.constraints == ()
+    assert filters.excluded == (NOT_METHODS,) and filters.topic == "LLM personalization"
+    assert parse_question("which of those propose a method for tides?", FRIDAY, previous).constraints
