@@ -20,6 +20,7 @@ from bot.models import Paper
 from bot.questions.filters import Filters
 from bot.questions.rag import ask
 from bot.questions.retrieval import (
+    MADE,
     MEANING_PAGE,
     MEANING_RANKS,
     SENTENCE_NEAR,
@@ -27,6 +28,7 @@ from bot.questions.retrieval import (
     Retrieved,
     _selected,
     exact_names,
+    excluded_kinds,
     excluded_readings,
     grazing,
     names_only,
@@ -631,3 +633,29 @@ async def test_a_search_page_holds_what_select_shows_and_a_far_passing_mention_o
     results = [far, Retrieved(next(papers), 0.2, 0.2, False, False, every_part=False)]
     first, rest = await retrieval.retrieve(core, Filters(topic="token pruning"), limit=10)
     assert first == [far]
+
+
+async def test_an_exclusion_naming_kinds_of_contribution_reads_the_papers_kinds(
+    core: Core, demo_papers: list[Paper]
+) -> None:
+    # "skip surveys and evaluations" was read as the words "surveys" and "evaluations": a method paper whose abstract
+    # says "evaluations" twice was dropped; a survey, a position paper and an evaluation study are what it excludes
+    written = (
+        ("Tidal Models: A Survey", "We survey tidal models."),
+        ("Position: Tidal Models Need Priors", "This position paper argues for priors."),
+        ("Evaluating Tidal Models on Real Coasts", "We evaluate five tidal models."),
+        (
+            "A Faster Tidal Model",
+            "We propose a tidal model. Our evaluations on coasts and extensive evaluations show it.",
+        ),
+    )
+    survey, position, study, method = (
+        dataclasses.replace(paper, title=title, abstract=abstract)
+        for paper, (title, abstract) in zip(demo_papers, written, strict=False)
+    )
+    await store_papers(core, [survey, position, study, method, *demo_papers[4:30]])
+    for excluded in ("surveys and evaluations, position papers", "surveys or position papers or evaluation studies"):
+        asked = Filters(topic="tidal models", excluded=(excluded,))
+        assert [p.id for p in await without_excluded(core, asked, [survey, position, study, method])] == [method.id]
+    assert excluded_kinds("benchmarks") == {MADE} and excluded_kinds("pure evaluation studies") == {"benchmark"}
+    assert not excluded_kinds("survey sampling") and not excluded_kinds("LLM evaluation")

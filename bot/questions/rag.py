@@ -34,10 +34,12 @@ from bot.questions.listing import (
 )
 from bot.questions.llm_parse import parse_with_llm
 from bot.questions.request import (
+    NOT_METHODS,
     applies_to,
     beyond,
     continues,
     names_documents,
+    names_method,
     read_request,
     refers_back,
     restates,
@@ -322,6 +324,9 @@ def follow_up(filters: Filters, topic_text: str, question: str, previous: Turn, 
     if not narrows:  # "and from Thursday?": the previous request, narrowings included, over the new window
         return replace(carried, constraints=tuple(previous.constraints))
     constraint = topic_of(without_reference(topic_text)) if filters.topic else ""
+    if names_method(constraint):  # "which of those propose a method?": a kind of contribution, no topic
+        constraint = ""
+        carried = replace(carried, excluded=tuple(dict.fromkeys([*carried.excluded, NOT_METHODS])))
     verb = verb_of(topic_text)
     if verb and constraint.split()[:1] == [verb] and " " in constraint:
         carried = replace(carried, verb_led=(*carried.verb_led, constraint))

@@ -455,6 +455,23 @@ def names_documents(text: str) -> bool:
     return bool(_DOCUMENT.search(text))
 
 
+# A selecting sentence asking for the papers that make a method ("which of those actually propose a method?", "only
+# the ones proposing new approaches"): a kind of contribution, not a topic (every abstract proposes something): the
+# papers that are no survey, position paper or evaluation study (`bot.ranking.contribution.paper_kinds`)
+_METHOD = re.compile(
+    r"^\W*(?:[a-z]+ly\s+)?(?:propos|introduc|present|develop|contribut|design|offer)\w*\s+"
+    r"(?:(?:a|an|any|some|their|own|new|novel|actual)\s+)*(?:methods?|approach(?:es)?|techniques?|algorithms?)\W*$",
+    re.IGNORECASE,
+)
+NOT_METHODS = "surveys, position papers or evaluations"
+
+
+def names_method(text: str) -> bool:
+    """Whether a constraint asks only for papers making a method ("actually propose a method", "introduce new
+    approaches"): they are the papers that are none of `NOT_METHODS`."""
+    return bool(_METHOD.match(text))
+
+
 def without_reference(text: str) -> str:
     """What a selecting sentence says of the papers it picks: its subject and the relation after it removed ("which of
     them use RL?" -> "RL?", "only the theoretical ones" -> "theoretical", "any on video" -> "video")."""

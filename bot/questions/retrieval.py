@@ -53,6 +53,8 @@ from bot.questions.topics import (
     topic_alternatives,
     topic_of,
 )
+from bot.ranking.contribution import paper_kinds
+from bot.ranking.contribution_words import avoid_kinds
 from bot.text.introduces import introduced_kinds, introduces_benchmark, stating_sentences
 
 MAX_CITATIONS = 15
@@ -455,7 +457,7 @@ def fused_order(scored: _Scored, lexical_ids: Sequence[str], query_vector: np.nd
 
 
 async def _admitted(
-    core: Core, filters: Filters, papers: list[Paper], readings: tuple[list[QuestionTopic], bool]
+    core: Core, filters: Filters, papers: list[Paper], readings: tuple[list[QuestionTopic], frozenset[str]]
 ) -> list[Paper]:
     """The papers about none of the exclusions (as `excluded_readings` read them) and, when the question asks for
     one, of the contribution type."""
@@ -631,19 +633,37 @@ def states_about(topic: QuestionTopic, paper: Paper) -> bool:
     return max((a.mentions(paper.abstract) for a in topic.alternatives), default=0) >= ABOUT_MENTIONS
 
 
-async def excluded_readings(core: Core, filters: Filters) -> tuple[list[QuestionTopic], bool]:
-    """The question's exclusions read as topics, and whether one names only a kind of contribution ("excluding
-    benchmarks": its other alternatives are read as topics)."""
-    excluded, kinds = [], False
+async def excluded_readings(core: Core, filters: Filters) -> tuple[list[QuestionTopic], frozenset[str]]:
+    """The question's exclusions read as topics, and the kinds of contribution one names and nothing else
+    ("excluding benchmarks": `MADE`; "skip surveys and evaluations": the kinds `paper_kinds` reads; its other
+    alternatives are read as topics)."""
+    excluded: list[QuestionTopic] = []
+    kinds: set[str] = set()
     for topic in filters.excluded:
         alternatives = [a.text for a in topic_alternatives(topic)]
-        named = [a for a in alternatives if names_contribution(a)]
-        kinds = kinds or bool(named)
-        if not named:
+        named = {a: excluded_kinds(a) for a in alternatives}
+        kinds.update(*named.values())
+        if not any(named.values()):
             excluded.append(await topic_evidence(core, topic))
         else:  # "excluding benchmarks and pure evaluation studies": the contribution, and the other alternatives
-            excluded += [await topic_evidence(core, a) for a in alternatives if a not in named]
-    return excluded, kinds
+            excluded += [await topic_evidence(core, a) for a in alternatives if not named[a]]
+    return excluded, frozenset(kinds)
+
+
+# an excluded kind of contribution read as "which papers introduce a benchmark" reads it (main contribution only)
+MADE = "made"
+# the words beside a kind of contribution that name no topic ("pure evaluation studies", "survey papers")
+_KIND_ONLY = frozenset("pure purely mere study studies".split())
+
+
+def excluded_kinds(text: str) -> frozenset[str]:
+    """The kinds of contribution an excluded phrase names and nothing else: "benchmarks" or "datasets" (`MADE`), and
+    "surveys", "reviews", "position papers", "evaluations" or "evaluation studies" as `paper_kinds` reads a paper's
+    ("survey", "position", "benchmark"); nothing for a phrase naming a topic ("survey sampling", "LLM evaluation")."""
+    if names_contribution(text):
+        return frozenset({MADE})
+    kinds, rest = avoid_kinds(text)
+    return kinds if kinds and all(t in _KIND_ONLY or t in FILLER for t in rest) else frozenset()
 
 
 def grazing(excluded: Sequence[QuestionTopic], papers: Sequence[Paper]) -> set[str]:
@@ -661,7 +681,10 @@ def grazing(excluded: Sequence[QuestionTopic], papers: Sequence[Paper]) -> set[s
 
 
 async def without_excluded(
-    core: Core, filters: Filters, papers: list[Paper], readings: tuple[list[QuestionTopic], bool] | None = None
+    core: Core,
+    filters: Filters,
+    papers: list[Paper],
+    readings: tuple[list[QuestionTopic], frozenset[str]] | None = None,
 ) -> list[Paper]:
     """The papers about none of the question's exclusions (`QuestionTopic.is_about`: by title, or named more than
     once in the abstract); an exclusion naming only a kind of contribution ("excluding benchmarks") drops the papers
@@ -674,7 +697,8 @@ async def without_excluded(
         p
         for p in papers
         if not any(e.is_about(p.title, p.abstract) for e in excluded)
-        and not (kinds and introduced_kinds(p.title, p.abstract, main=True))
+        and not (MADE in kinds and introduced_kinds(p.title, p.abstract, main=True))
+        and not (kinds - {MADE} and kinds & paper_kinds(p.title, p.abstract))
     ]
 
 
