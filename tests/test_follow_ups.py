@@ -130,6 +130,9 @@ def test_the_verb_a_selecting_subject_does_is_told_apart() -> None:
         assert verb_of(question) in {"use", "apply"}, question
     for question in ("which of those are theoretical?", "any on video?", "any video diffusion?", "what about video?"):
         assert verb_of(question) == "", question
+    # a noun right after the subject is no verb (it was, and the answer named the constraint "or flow-matching")
+    assert verb_of("any of them diffusion or flow-matching based?") == ""
+    assert verb_of("which of them mention LoRA?") == "mention" and verb_of("which of those rely on RL?") == "rely"
 
 
 def test_a_new_question_with_a_subject_of_its_own_is_no_follow_up() -> None:

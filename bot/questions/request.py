@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass
 
 from bot.questions.topics import FILLER, META, split_units, topic_alternatives, topic_key
-from bot.text.terms import WORD, same_word, text_tokens
+from bot.text.terms import WORD, is_english_word, same_word, text_tokens
 
 # A cue that what follows is excluded, and the relation words that may follow it ("not about", "built on"). Three
 # kinds: a negation or a preposition of exclusion anywhere after the topic ("not", "isn't", "other than", "minus",
@@ -500,7 +500,19 @@ def verb_of(text: str) -> str:
     verb = _VERB.match(rest)
     if not doer or _COPULA.search(linked) or (related and related.group(0).strip()) or verb is None:
         return ""
-    return verb.group(1)
+    # a noun after the subject ("any of them diffusion or flow-matching based?") is no verb: a verb has inflected
+    # forms in English ("use": "used", "mention": "mentioned"; never "diffusioned")
+    return verb.group(1) if inflects(verb.group(1).lower()) else ""
+
+
+def inflects(word: str) -> bool:
+    """Whether `word` has a past or "-ing" form in the English word list, as a verb has ("use" -> "used", "rely" ->
+    "relied", "run" -> "running"): a noun such as "diffusion" or "video" has none."""
+    stem = word[:-1] if word.endswith("e") else word
+    forms = {f"{stem}ed", f"{stem}ing", f"{word}{word[-1:]}ed", f"{word}{word[-1:]}ing"}
+    if word.endswith("y"):
+        forms.add(f"{word[:-1]}ied")
+    return any(is_english_word(form) for form in forms)
 
 
 def split_refinements(text: str) -> tuple[str, tuple[str, ...]]:
