@@ -39,6 +39,7 @@ from bot.questions.retrieval import (
     without_excluded,
 )
 from bot.questions.search import SearchResults, search_papers
+from bot.questions.topics import corpus_terms, expand_terms, joined_spellings
 from bot.views.render import paper_text
 from tests.word_vectors import WordEmbedder
 
@@ -525,6 +526,37 @@ async def test_x_for_y_that_no_paper_puts_so_is_read_as_its_head(core: Core, dem
     # an exclusion, or one alternative of several, is not broadened to its head
     excluded = await topic_evidence(core, "optimizers for training neural nets")
     assert len(excluded.alternatives[0].units) > 1
+
+
+async def test_a_hyphenated_word_is_also_read_as_papers_write_it_joined(core: Core, demo_papers: list[Paper]) -> None:
+    # "pre-training" (the speller's reading of "pretraining") was the tokens "pre" and "training": a paper writing
+    # "pretraining" held no "pre", so no paper attested "data mixtures for LLM pre-training" and the question was read
+    # as "LLM pre-training" alone (fewer papers name it than data mixtures), its first page pre-training papers of any
+    # kind
+    joined = dataclasses.replace(
+        demo_papers[0],
+        title="Tidal data mixtures for LLM pretraining",
+        abstract="Large language models (LLMs) depend on the tidal data mixtures of their pretraining corpora.",
+    )
+    apart = [
+        dataclasses.replace(p, title=f"Tidal pre-training {n}", abstract="LLM pre-training on tidal text.")
+        for n, p in enumerate(demo_papers[1:3])
+    ]
+    mixtures = [
+        dataclasses.replace(p, title=f"Tidal data mixtures {n}", abstract="Tidal data mixtures for ocean models.")
+        for n, p in enumerate(demo_papers[3:6])
+    ]
+    await store_papers(core, [joined, *apart, *mixtures, *demo_papers[6:30]])
+    topic = "tidal data mixtures for LLM pre-training"
+    assert await joined_spellings(core, topic) == [("pre training", "pretraining")]
+    results, words = await ranked(core, Filters(topic=topic))
+    assert words is not None and "mixture" in {u.key for a in words.alternatives for u in a.units}
+    assert next(r for r in results if r.paper.id == joined.id).in_title
+    # the question's vector is the one it had: the joined spelling says nothing new to the model
+    vector_text = expand_terms(topic)
+    with corpus_terms(await joined_spellings(core, topic)):
+        assert expand_terms(topic) == vector_text
+    assert await joined_spellings(core, "LLM-based tidal agents") == []  # a named term's compound is the term
 
 
 async def test_a_question_carrying_a_members_profile_ranks_it_as_the_members_digest_does(

@@ -49,6 +49,7 @@ from bot.questions.topics import (
     expand_terms,
     full_text_groups,
     is_term_spelling,
+    joined_spellings,
     loose_alternatives,
     topic_alternatives,
     topic_of,
@@ -326,6 +327,7 @@ async def ranked(
     acronyms the archive defines for its topic ("TTA" as "test-time adaptation", `bot.questions.acronyms`).
     `descriptive`: the topic's `descriptive_compounds` when the caller has read them (else read here)."""
     rows = await defined_acronyms(core, filters.topic) if filters.topic and not filters.restrict_to else []
+    rows += await joined_spellings(core, filters.topic) if filters.topic else []
     with corpus_terms(rows):
         return await _ranked(core, filters, profile=profile, descriptive=descriptive)
 

@@ -543,6 +543,22 @@ def _hyphenated(text: str) -> list[tuple[str, ...]]:
     return [words for words in (tuple(text_tokens(w)) for w in _HYPHENATED.findall(text)) if len(words) > 1]
 
 
+MIN_JOINED = 2  # papers writing a hyphenated word's pieces as one word for that spelling to be read too
+
+
+async def joined_spellings(core: Core, topic: str) -> list[tuple[str, str]]:
+    """The hyphenated words of `topic` that stored papers also write as one word ("pre-training" and "pretraining",
+    "multi-modal" and "multimodal"), each as a row of two spellings (`corpus_terms`): a hyphen splits a word into
+    tokens that the joined word does not hold, so a paper writing it joined held no "pre" and was about no "LLM
+    pre-training", nor did any paper attest "data mixtures for LLM pre-training" (`_attested`). A piece that is a
+    named term ("LLM-based") is read as the term, not joined."""
+    words = [w for w in _hyphenated(topic) if not any(is_term_spelling(t) for t in w)]
+    if not words:
+        return []
+    used = await core.repo.document_frequencies(["".join(w) for w in words])
+    return [(_words(w), "".join(w)) for w in words if used.get("".join(w), 0) >= MIN_JOINED]
+
+
 def hyphen_groups(parts: Sequence[Part], words: Sequence[tuple[str, ...]]) -> tuple[tuple[int, ...], ...]:
     """The positions of `parts` that are the plain words of one hyphenated word of `words` (`_hyphenated`): "multi
     agent" of "multi-agent LLM systems" is (0, 1). A named term inside one ("LLM-based") is no such piece."""
@@ -653,6 +669,8 @@ def spellings_of(topic: str) -> list[str]:
             continue
         typed = _words(part.tokens)
         for spelling in part.term.spellings[:2]:
+            if _words(spelling).replace(" ", "") == typed.replace(" ", ""):
+                continue  # the same letters joined ("pretraining", `joined_spellings`): nothing new to the vector
             phrases.append(f" {key} ".replace(f" {typed} ", f" {_words(spelling)} ").strip())
     return list(dict.fromkeys(p for p in phrases if p))
 
