@@ -559,6 +559,15 @@ async def test_a_hyphenated_word_is_also_read_as_papers_write_it_joined(core: Co
     assert await joined_spellings(core, "LLM-based tidal agents") == []  # a named term's compound is the term
 
 
+async def test_a_rare_joined_spelling_of_a_hyphenated_word_is_not_read(core: Core, demo_papers: list[Paper]) -> None:
+    # "multiagent" in 2 papers beside "multi-agent" in 10: a rare variant; read as one term, "multi-agent" would be one
+    # unit where it is two, and "multi-agent LLM systems for data analysis" another compound (its parts needed closer)
+    written = ["Tidal multiagent planning"] * 2 + ["Tidal multi-agent planning"] * 10
+    papers = [dataclasses.replace(p, title=t, abstract=f"{t}.") for p, t in zip(demo_papers, written, strict=False)]
+    await store_papers(core, [*papers, *demo_papers[12:30]])
+    assert await joined_spellings(core, "tidal multi-agent planning") == []
+
+
 async def test_a_question_carrying_a_members_profile_ranks_it_as_the_members_digest_does(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
