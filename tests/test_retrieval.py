@@ -528,6 +528,23 @@ async def test_x_for_y_that_no_paper_puts_so_is_read_as_its_head(core: Core, dem
     assert len(excluded.alternatives[0].units) > 1
 
 
+async def test_x_for_y_read_as_one_side_shows_first_the_papers_naming_some_of_the_other(
+    core: Core, demo_papers: list[Paper]
+) -> None:
+    # no paper names "cloud" at all: "tidal deep RL for cloud resource scheduling" is read as "tidal deep RL", and its
+    # first page showed deep RL papers of any kind; one naming "scheduling" too is shown first, the others offered
+    written = [("job scheduling", "We schedule jobs on a cluster.")] + [("Atari games", "We play games.")] * 3
+    papers = [
+        dataclasses.replace(p, title=f"Tidal deep reinforcement learning for {t}", abstract=f"Tidal deep RL. {a}")
+        for p, (t, a) in zip(demo_papers, written, strict=False)
+    ]
+    await store_papers(core, [*papers, *demo_papers[4:30]])
+    topic = await topic_evidence(core, "tidal deep RL for cloud resource scheduling", asked=True)
+    assert [u.key for u in topic.alternatives[0].units] == ["tidal", "deep", "reinforcement learning"]
+    assert [topic.shows(p.title, p.abstract) for p in papers] == [True, False, False, False]
+    assert all(topic.holds_every_part(f"{p.title} {p.abstract}") for p in papers)  # all listed
+
+
 async def test_a_hyphenated_word_is_also_read_as_papers_write_it_joined(core: Core, demo_papers: list[Paper]) -> None:
     # "pre-training" (the speller's reading of "pretraining") was the tokens "pre" and "training": a paper writing
     # "pretraining" held no "pre", so no paper attested "data mixtures for LLM pre-training" and the question was read

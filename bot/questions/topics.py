@@ -106,6 +106,10 @@ class TopicEvidence:
     # the whole phrase as typed, a common unit that only says where a rarer one lives needed too ("dataset
     # distillation", not any distillation): a paper an answer shows first names it so, when any does (`_evidence`)
     placed: TopicEvidence | None = None
+    # a first page's reading of the one side of an "X for Y" no paper puts so (`evidence`): at least one of the other
+    # side's specific units somewhere too ("deep RL" papers naming "resource" or "scheduling" for "deep RL for cloud
+    # resource scheduling")
+    some: tuple[Unit, ...] = ()
 
     @property
     def showing(self) -> TopicEvidence:
@@ -192,6 +196,8 @@ class TopicEvidence:
         `select`)."""
         tokens = Text.of(text)
         if self.anchor is not None and not self.anchor.where(tokens):
+            return False
+        if self.some and not any(u.where(tokens, self.exact, related=related) for u in self.some):
             return False
         if any(u.where(tokens, self.exact, related=related) for u in self.standalone):
             return True
@@ -378,8 +384,23 @@ async def evidence(
         # no paper names both: of the two, the one that narrows the archive more, when papers name it ("ML for
         # sports": the two papers on sports, not the hundreds on machine learning); else the head
         head, domain = found.groups()
-        return await _evidence(core, domain if await _narrower(core, domain, head) else head, exact, verb_first)
+        side, other = (domain, head) if await _narrower(core, domain, head) else (head, domain)
+        return await _beside(core, await _evidence(core, side, exact, verb_first), other)
     return await _evidence(core, text, exact, verb_first)
+
+
+SPECIFIC_BESIDE = math.log(1 / GENERIC_SHARE) + 0.1  # the rarity weight (`_idf`) of a unit used by GENERIC_SHARE
+
+
+async def _beside(core: Core, side: TopicEvidence, other: str) -> TopicEvidence:
+    """`side`, the side of an "X for Y" no paper puts so that the question is read as, with a first page that prefers
+    the papers naming some of the `other` side too: those holding one of its units rarer than GENERIC_SHARE ("deep RL
+    for cloud resource scheduling": the deep RL papers naming "resource" or "scheduling" are shown, the others offered
+    first after them; when none does, the first page is as before). The listing is the side's: nothing is dropped."""
+    specific = tuple(u for u in (await _evidence(core, other, False)).units if u.weight >= SPECIFIC_BESIDE)
+    if not specific or not side.units:
+        return side
+    return replace(side, shown=replace(side.showing, some=specific, shown=None, placed=None))
 
 
 async def _narrower(core: Core, domain: str, head: str) -> bool:
