@@ -28,6 +28,7 @@ from bot.text.terms import (
     UnitIndex,
     agent_noun,
     common_prefix,
+    english_count,
     is_english_word,
     joined_to,
     same_word,
@@ -153,6 +154,18 @@ def test_a_word_joined_in_front_is_a_compound_and_no_english_word_of_its_own() -
     assert not joined_to("motion", "promotion") and not joined_to("coding", "encoding")
     # the list is searched as it is stored, whole words only ("transpor" is no word of it)
     assert is_english_word("transport") and not is_english_word("transpor") and not is_english_word("hypergraph")
+
+
+def test_an_english_compound_of_a_prefix_and_the_word_far_rarer_than_the_word_is_joined() -> None:
+    # a prefix or combining form joined to the word makes a narrower word of the same field, far rarer than it
+    assert joined_to("medical", "biomedical") and joined_to("temporal", "spatiotemporal")
+    assert joined_to("layer", "multilayer") and joined_to("channel", "multichannel")
+    assert joined_to("space", "subspace") and joined_to("group", "subgroup")
+    # a word of its own, about as common as the word it ends with, keeps refusing; so do letters that are no prefix
+    assert not joined_to("vision", "supervision") and not joined_to("serving", "preserving")
+    assert not joined_to("action", "interaction") and not joined_to("variance", "covariance")
+    assert not joined_to("rating", "incorporating") and not joined_to("nation", "hallucination")
+    assert english_count("medical") > 10 * english_count("biomedical") > 0 and english_count("hypergraph") == 0
 
 
 def test_a_derivation_is_one_word_across_spelling_changes_of_its_stem() -> None:
