@@ -186,6 +186,18 @@ def test_a_derivation_is_one_word_across_spelling_changes_of_its_stem() -> None:
     assert same_word("differentiable", "differentiation") and same_word("differentiable", "differentiability")
 
 
+def test_an_able_word_is_read_by_its_verb_only_when_the_verb_is_a_word_and_the_able_word_no_everyday_one() -> None:
+    # the verb left by taking "-able" off must be an English word, as written or with its "e", "-ate" or single
+    # consonant back ("integr" is none: "integrable" is no "integrity")
+    assert not same_word("integrity", "integrable") and same_word("integration", "integrable")
+    assert same_word("differentiation", "differentiable") and same_word("observation", "observability")
+    # an "-able" word of everyday English has a sense of its own: "considerable" is no "consideration"
+    assert not same_word("consideration", "considerable") and not same_word("consideration", "considerably")
+    assert not same_word("comparison", "comparable") and not same_word("valuation", "valuable")
+    assert same_word("generalization", "generalizable") and same_word("detection", "detectable")
+    assert same_word("explanation", "explainable") and same_word("interpretability", "interpretable")
+
+
 def test_a_days_index_reads_an_agent_noun_as_its_act_too() -> None:
     # questions do not ("optimizer" is no "optimization"), one-line interests do: they ranked worse without it
     index = UnitIndex(["Adaptive optimization for deep nets"], ["Adaptive optimization for deep nets. We train."])

@@ -142,6 +142,9 @@ def _inflected(word: str, token: str, exact: bool = False, related: bool = False
     # an "-able" adjective and its "-ability" noun are derived from the verb ("explainable", "explainability" from
     # "explain", as "explanation" is): compared by that verb, but not with the verb itself or its inflections, whose
     # sense an "-able" word often leaves ("reasonable" is no "reasoning", "comparable" no "comparing")
+    stem = _ABLE.sub("", word)
+    if stem != word and len(stem) >= MIN_STEM and stem == _ABLE.sub("", token):
+        return True  # one "-able" family ("identifiable", "identifiability"), whatever its verb
     verb, other = _able_verb(word), _able_verb(token)
     if verb == word and other == token:
         return False
@@ -176,11 +179,22 @@ def _reduced(word: str, token: str, n: int) -> tuple[str, str, int]:
 
 
 _ABLE = re.compile(r"(?:ability|able|ably)$")  # "-ible" words are seldom their stem's ("possible", "responsible")
+# An "-able" word this common in English (its list's 9,000 most common words) is a word of everyday use with a sense
+# of its own ("considerable", "reasonable", "comparable", "valuable"); the rarer ones keep their verb's
+# ("explainable", "generalizable", "detectable", "scalable").
+EVERYDAY_COUNT = 5_000_000
 
 
 def _able_verb(word: str) -> str:
-    verb = _ABLE.sub("", word)
-    return verb if len(verb) >= MIN_STEM else word
+    # the verb an "-able" / "-ability" / "-ably" word is read by: an English word, as left or with what "-able" took
+    # off it ("scal-e", "integr-ate", "control-l"); else the word itself
+    stem = _ABLE.sub("", word)
+    if stem == word or len(stem) < MIN_STEM or english_count(stem + "able") >= EVERYDAY_COUNT:
+        return word
+    if stem.endswith(("iz", "is")):
+        return stem + "e"  # "-ize" makes verbs at will ("reparameterize"), more than any word list holds
+    undoubled = stem[:-1] if stem[-1] == stem[-2] and stem[-1] not in _VOWELS else stem
+    return next((v for v in (stem, stem + "e", stem + "ate", undoubled) if is_english_word(v)), word)
 
 
 def common_prefix(a: str, b: str) -> int:
