@@ -49,6 +49,12 @@ def test_exclusions_are_filters_not_topic_words() -> None:
     assert beyond("diffusion models", "language models") == "language models"
     assert parse_question("diffusion models, not language models", FRIDAY).excluded == ("language models",)
     assert beyond("graph models", "LLM models") == "LLM"  # a named term beside the shared head still is what is left
+    # two kinds of an everyday head contrasted ("world models, not reward models"): the head names nothing alone,
+    # so the exclusion is the other kind whole, not every paper saying "reward"; a head naming a field alone
+    # ("unlearning", above) still makes the exclusion a kind of the topic
+    assert beyond("world models", "reward models") == "reward models"
+    assert parse_question("papers on world models, not reward models", FRIDAY).excluded == ("reward models",)
+    assert beyond("neural networks", "spiking networks") == "spiking networks"
 
 
 def test_exclusions_in_the_other_ways_researchers_type_them() -> None:

@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass
 
 from bot.questions.topics import FILLER, META, split_units, topic_alternatives, topic_key
-from bot.text.terms import WORD, is_english_word, same_word, text_tokens
+from bot.text.terms import EVERYDAY_COUNT, WORD, english_count, is_english_word, same_word, text_tokens
 
 # A cue that what follows is excluded, and the relation words that may follow it ("not about", "built on"). Three
 # kinds: a negation or a preposition of exclusion anywhere after the topic ("not", "isn't", "other than", "minus",
@@ -572,15 +572,26 @@ def read_request(text: str, *, follow_up: bool = False) -> Request:
     return Request(as_examples(kept), excluded, contribution, refinements)
 
 
+def _contrasted(excluded: str, head: str) -> bool:
+    # an exclusion naming another kind of an everyday head ("world models, not reward models"): the head names
+    # nothing alone (one of the English word list's most common words, as "model", "network", "system" are), so the
+    # exclusion is that other kind, whole; a head naming a field alone ("unlearning", "quantization") makes every
+    # candidate one of it, and what the exclusion adds is the rest. A named term beside the head is a kind by itself.
+    if english_count(head) < EVERYDAY_COUNT:
+        return False
+    return not any(part.term is not None for part in split_units(topic_key(excluded)))
+
+
 def beyond(topic: str, excluded: str) -> str:
     """What an exclusion adds to the topic: "quantization other than LLM quantization" excludes LLM papers, not the
     quantization ones (the excluded words the topic has in any inflection are dropped, unless that leaves none). Only
     an exclusion holding the whole of the topic (of one of its alternatives), or ending in its head, the last word, is
     a kind of it ("machine unlearning other than LLM unlearning" excludes LLM papers: every candidate is an unlearning
-    paper); one sharing another word with it names something beside it ("counterfactual reasoning, not
-    counterfactual explanations" excludes counterfactual explanations, not every paper explaining anything) and
-    stays whole, as does one whose shared words are part of a named term in it ("diffusion models, not language
-    models")."""
+    paper), unless that head is an everyday word naming nothing alone ("world models, not reward models" excludes
+    reward models, not every paper saying "reward"); one sharing another word with it names something beside it
+    ("counterfactual reasoning, not counterfactual explanations" excludes counterfactual explanations, not every
+    paper explaining anything) and stays whole, as does one whose shared words are part of a named term in it
+    ("diffusion models, not language models")."""
     words = [t for t in text_tokens(excluded) if t not in FILLER]
     kinds = [[t for t in text_tokens(a.text) if t not in FILLER] for a in topic_alternatives(topic)]
     # the exclusion holds the whole topic, or its own head is the topic's ("LLM unlearning" for "machine
@@ -588,7 +599,11 @@ def beyond(topic: str, excluded: str) -> str:
     whole = [
         a
         for a in kinds
-        if a and (all(any(same_word(t, w) for w in words) for t in a) or (words and same_word(a[-1], words[-1])))
+        if a
+        and (
+            all(any(same_word(t, w) for w in words) for t in a)
+            or (words and same_word(a[-1], words[-1]) and not _contrasted(excluded, a[-1]))
+        )
     ]
     if not whole:
         return excluded
