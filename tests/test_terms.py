@@ -198,6 +198,23 @@ def test_an_able_word_is_read_by_its_verb_only_when_the_verb_is_a_word_and_the_a
     assert same_word("explanation", "explainable") and same_word("interpretability", "interpretable")
 
 
+def test_an_activity_is_not_found_in_its_verb_saying_what_something_is_taken_as() -> None:
+    # "LLM serving": "serves as a testbed" says what a thing is used as, not that anything serves models; the verb
+    # otherwise still counts ("we serve LLMs")
+    texts = [
+        "MisBench can serve as an effective benchmark for LLMs.",
+        "We serve LLMs to many users at once.",
+        "A scheduler for serving LLMs, served as a cloud service.",
+    ]
+    index = UnitIndex(texts, texts)
+    serving = phrase_units("LLM serving")[1]
+    assert serving.key == "serving"
+    # also through the verb's base a question adds to the word ("serv", `topics._base_forms`)
+    for unit in (serving, dataclasses.replace(serving, forms=(*serving.forms, ("serv",)))):
+        found = [i for i, t in enumerate(texts) if unit.where(Text.of(t))]
+        assert found == [1, 2] == list(np.flatnonzero(index.hits(unit)[1]))
+
+
 def test_a_days_index_reads_an_agent_noun_as_its_act_too() -> None:
     # questions do not ("optimizer" is no "optimization"), one-line interests do: they ranked worse without it
     index = UnitIndex(["Adaptive optimization for deep nets"], ["Adaptive optimization for deep nets. We train."])

@@ -274,6 +274,13 @@ def joined_to(word: str, token: str) -> bool:
     return not count or (front in _PREFIXES and count < JOINED_SHARE * english_count(word))
 
 
+def taken_as(tokens: Sequence[str], i: int) -> bool:
+    """Whether `tokens[i]`, standing for a word naming an activity ("serving", "modeling"), is its verb saying what
+    something is taken as ("serves as a benchmark", "is modeled as an MDP"): no mention of the activity. The "-ing"
+    form itself names the activity, whatever follows."""
+    return not tokens[i].endswith("ing") and i + 1 < len(tokens) and tokens[i + 1] == "as"
+
+
 def starts_as(word: str, token: str, exact: bool = False, related: bool = False) -> bool:
     """`token` may be the first word of a name whose first word is `word`: the word inflected (`same_word`), or
     (unless `exact`) with another word joined in front."""
@@ -536,6 +543,12 @@ class Unit:
     optional: bool = False  # a text about the phrase may lack it
     cache_key: str = field(init=False, repr=False, compare=False)  # identifies how the unit matches
 
+    @property
+    def activity(self) -> bool:
+        """Whether the unit is a word naming an activity ("serving", "routing"), which its verb may not mention
+        (`taken_as`)."""
+        return not self.named and self.key.endswith("ing")
+
     def __post_init__(self) -> None:
         forms = (" ".join(f) for f in self.forms)
         object.__setattr__(self, "cache_key", "\x00".join((self.key, str(self.named), *forms, "|", *self.acronyms)))
@@ -556,7 +569,11 @@ class Unit:
             if form[0][:4] not in text.joined:
                 continue  # every match shares its first four letters with the form
             first = form[0]
-            starts = [i for i, t in enumerate(tokens) if starts_as(first, t, exact, related)]
+            starts = [
+                i
+                for i, t in enumerate(tokens)
+                if starts_as(first, t, exact, related) and not (self.activity and taken_as(tokens, i))
+            ]
             if starts:
                 spots += form_spans(_standing_for(form, exact, related), tokens, starts)
         pattern = ending_pattern(self.acronyms)
@@ -612,7 +629,13 @@ class UnitIndex:
         self._words[word, first] = out = frozenset(found | {word})
         return out
 
-    def _form(self, form: tuple[str, ...], token_lists: list[list[str]], postings: dict[str, np.ndarray]) -> np.ndarray:
+    def _form(
+        self,
+        form: tuple[str, ...],
+        token_lists: list[list[str]],
+        postings: dict[str, np.ndarray],
+        activity: bool = False,
+    ) -> np.ndarray:
         out = np.zeros(len(self), dtype=bool)
         words = [self._tokens(w, k == 0) for k, w in enumerate(form)]
         having: list[np.ndarray] = []  # for each word, the papers holding a token standing for it
@@ -622,13 +645,16 @@ class UnitIndex:
                 return out
             having.append(np.unique(np.concatenate(found)))
         papers = functools.reduce(lambda a, b: np.intersect1d(a, b, assume_unique=True), having)
-        if len(form) == 1:
+        # a form of an activity's verb may only say what something is taken as (`taken_as`): read where it stands
+        verb_forms = activity and any(not t.endswith("ing") for t in words[0])
+        if len(form) == 1 and not verb_forms:
             out[papers] = True
             return out
         tests = [allowed.__contains__ for allowed in words]
         for i in papers:
             tokens = token_lists[i]
-            if form_spans(tests, tokens, (j for j, t in enumerate(tokens) if t in words[0])):
+            starts = (j for j, t in enumerate(tokens) if t in words[0] and not (activity and taken_as(tokens, j)))
+            if form_spans(tests, tokens, starts):
                 out[i] = True
         return out
 
@@ -641,8 +667,8 @@ class UnitIndex:
         n = len(self)
         title, text = np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)
         for form in unit.forms:
-            title |= self._form(form, self.title_words, self.title_postings)
-            text |= self._form(form, self.text_words, self.text_postings)
+            title |= self._form(form, self.title_words, self.title_postings, unit.activity)
+            text |= self._form(form, self.text_words, self.text_postings, unit.activity)
         pattern = ending_pattern(unit.acronyms)
         if pattern is not None:
             for i in range(n):
