@@ -165,6 +165,10 @@ def test_an_english_compound_of_a_prefix_and_the_word_far_rarer_than_the_word_is
     assert not joined_to("vision", "supervision") and not joined_to("serving", "preserving")
     assert not joined_to("action", "interaction") and not joined_to("variance", "covariance")
     assert not joined_to("rating", "incorporating") and not joined_to("nation", "hallucination")
+    # a prefix of size or degree grades the word or names another thing; "sub" grades an adjective
+    assert not joined_to("phone", "microphone") and not joined_to("sound", "ultrasound")
+    assert not joined_to("system", "ecosystem") and not joined_to("optimal", "suboptimal")
+    assert joined_to("system", "subsystem") and joined_to("problem", "subproblem")
     assert english_count("medical") > 10 * english_count("biomedical") > 0 and english_count("hypergraph") == 0
 
 

@@ -245,14 +245,19 @@ def is_english_word(word: str) -> bool:
     return english_count(word) > 0
 
 
-# What English joins in front of a word to make a narrower word of the same field ("multi" + "layer", "sub" +
-# "space", "bio" + "medical", "spatio" + "temporal"): its productive prefixes of number, size, place and degree and its
-# neoclassical combining forms. A linguistic, closed class: no word is here for one topic.
+# What English joins in front of a word to make a part, a kind or a combination of it ("sub" + "space", "multi" +
+# "layer", "inter" + "agent") or to place it in a field ("bio" + "medical", "spatio" + "temporal"): its prefixes of
+# number, part and relation and its neoclassical stems of a field. A linguistic, closed class, no word in it for one
+# topic. Prefixes of size and degree are not in it: in the English words they make they grade the word or name another
+# thing ("microphone", "ultrasound", "supervision", "hypertension", "ecosystem").
 _PREFIXES = frozenset(
-    """multi sub super inter intra hyper hypo meta semi pseudo poly mono bi tri uni omni auto co post pre ultra mega
-    micro macro nano trans extra infra para bio geo eco neuro spatio photo electro hydro thermo astro psycho socio
-    cyber cardio radio chemo cyto histo immuno opto aero agro techno physico""".split()
+    """multi poly mono bi tri uni omni semi sub inter intra co pre post meta pseudo auto trans bio geo neuro spatio
+    photo electro hydro thermo astro psycho socio cyber cardio immuno opto aero agro techno physico""".split()
 )
+# "sub" before an adjective grades it: "suboptimal" is below optimal, not a kind of it (as "subspace" is of space)
+_GRADED = re.compile(r"(?:al|ic|ive|ous|ar|ent|ant|able|ible)$")
+
+
 # A compound in the English word list keeps the word's sense when it is much rarer than the word alone, a
 # specialisation of it ("biomedical" 0.03 of "medical", "subspace" 0.006 of "space"); a word of its own that merely
 # begins with a prefix is about as common as the word ("supervision" 0.23 of "vision", "preserving" 0.12 of "serving",
@@ -271,7 +276,11 @@ def joined_to(word: str, token: str) -> bool:
     if front in _NEGATIONS:
         return False
     count = english_count(token)
-    return not count or (front in _PREFIXES and count < JOINED_SHARE * english_count(word))
+    if not count:
+        return True
+    if front not in _PREFIXES or (front == "sub" and _GRADED.search(word)):
+        return False
+    return count < JOINED_SHARE * english_count(word)
 
 
 def taken_as(tokens: Sequence[str], i: int) -> bool:
