@@ -31,7 +31,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from heldout_questions import DEFAULT_HOME, HERE, KIND_ORDER, SHARED_DATA, _load, ensure_store
+from heldout_questions import DEFAULT_HOME, HERE, KIND_ORDER, SHARED_DATA, _load, ensure_store, parts
 
 import bot.questions.retrieval as retrieval
 from bot.chat.questions import MAX_LIST
@@ -253,20 +253,21 @@ async def main() -> None:
     parser.add_argument("--ids", nargs="*", help="only these question and search ids (and what they follow)")
     args = parser.parse_args()
     _instrument()
+    run = parts(args.set, args.only)  # before the store opens: a set of questions alone holds no search.jsonl
     papers = read_jsonl(sorted((args.data / "arxiv").glob("*.jsonl")))
     by_id = {p.id: p for p in papers}
     async with open_core(Settings(home=args.home, llm_base_url=None, llm_api_key=None)) as core:
         await ensure_store(core, papers)
         causes: Counter = Counter()
         recalls: dict[str, list[tuple[float, float]]] = {}
-        if args.only in (None, "questions"):
+        if "questions" in run:
             items = _load(args.set / "questions.jsonl")
             if args.ids:
                 wanted = set(args.ids) | {i["follows"] for i in items if i["id"] in args.ids and i.get("follows")}
                 items = [i for i in items if i["id"] in wanted]
             found, recalls = await questions(core, items, by_id, args.verbose)
             causes.update(found)
-        if args.only in (None, "search"):
+        if "search" in run:
             items = [i for i in _load(args.set / "search.jsonl") if not args.ids or i["id"] in args.ids]
             causes.update(await searches(core, items, by_id, args.verbose))
         report(causes, recalls)

@@ -48,3 +48,17 @@ def test_the_misses_bench_wraps_the_retrieval_steps_it_names(monkeypatch: pytest
     heldout_misses._instrument()
     for name in steps:
         inspect.signature(getattr(retrieval, name)).bind(*[None] * arity[name])  # TypeError: a parameter missing
+
+
+def test_the_misses_bench_runs_only_the_parts_a_set_holds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a set of questions alone (bench/kinds12) printed its question misses, then failed on the missing search.jsonl;
+    # the parts are read before any store is opened, as bench/heldout_questions.py reads them
+    import asyncio
+
+    import heldout_misses
+
+    (tmp_path / "questions.jsonl").write_text("", encoding="utf-8")
+    monkeypatch.setattr("sys.argv", ["heldout_misses.py", "--set", str(tmp_path), "--only", "search"])
+    with pytest.raises(FileNotFoundError, match=r"search\.jsonl"):
+        asyncio.run(heldout_misses.main())
+    assert heldout_misses.parts(tmp_path, None) == ["questions"]
