@@ -94,6 +94,9 @@ def test_the_shorthand_researchers_type_is_read_as_written_out() -> None:
     assert read("RL & planning") == read("RL and planning")
     assert read("Q&A systems")[0] == [["qa", "system"]]
     assert read("Q&A and summarization")[0] == [["qa"], ["summarization"]]
+    # so is "/" between two letters ("A/B testing"); before, "A/B" named nothing and "testing" took the head
+    # "experimentation" of the other alternative: "testing experimentation"
+    assert read("A/B testing / adaptive experimentation")[0] == [["ab", "testing"], ["adaptive", "experimentation"]]
     # "esp.", "incl.", "e.g." introduce details, as brackets do
     assert read("LLM agents, esp. tool use") == ([["large language model", "agent"]], ["tool", "use"])
     assert read("speech recognition esp. low-resource") == ([["speech", "recognition"]], ["low", "resource"])

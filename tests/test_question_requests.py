@@ -230,6 +230,18 @@ def test_shorthand_is_read_as_the_words_it_stands_for() -> None:
     assert parse_question("C++ code generation", FRIDAY).topic == "C++ code generation"
 
 
+def test_an_abbreviation_written_with_a_slash_or_an_ampersand_is_one_word_of_the_topic() -> None:
+    # before: "A/B testing" read its "A" as an article and "/" as a separator: "B testing", "I/O" as "O"
+    assert parse_question("A/B testing / adaptive experimentation", FRIDAY).topic == (
+        "AB testing / adaptive experimentation"
+    )
+    assert parse_question("any papers on I/O scheduling?", FRIDAY).topic == "IO scheduling"
+    assert parse_question("papers on Q&A over tables", FRIDAY).topic == "QA over tables"
+    # a slash between words, and "w/o", read as before
+    assert parse_question("CPU/GPU scheduling papers", FRIDAY).topic == "CPU / GPU scheduling"
+    assert parse_question("segmentation w/o labels", FRIDAY).topic == "segmentation without labels"
+
+
 def test_an_and_asked_together_needs_both_as_with_does() -> None:
     # "A and B" names either ("theorem proving and autoformalization"); asked together it is one topic needing both
     def alternatives(question: str) -> list[str]:

@@ -127,6 +127,16 @@ def test_an_abbreviation_written_with_an_ampersand_is_one_word() -> None:
     assert list(np.flatnonzero(index.hits(phrase_units("Q&A")[0])[0])) == [0, 1]
 
 
+def test_an_abbreviation_written_with_a_slash_between_letters_is_one_word() -> None:
+    # before: "A/B" was two one-letter words, so "A/B testing" was read as "testing" and held by test-time papers
+    assert text_tokens("A/B testing, I/O, CPU/GPU, w/o labels, w/ RL") == [
+        *("ab", "testing", "io", "cpu", "gpu", "w", "o", "label", "w", "rl"),
+    ]
+    index = UnitIndex(["Online A/B testing at scale", "Test-time testing of agents"], ["", ""])
+    units = phrase_units("A/B testing")
+    assert [list(np.flatnonzero(index.hits(u)[0])) for u in units] == [[0], [0, 1]]
+
+
 def test_a_word_matches_its_inflections_and_an_agent_noun_only_itself() -> None:
     assert same_word("sparse", "sparsely") and same_word("overthinking", "overthink")
     assert same_word("routing", "router")  # the act's word may name the thing that does it

@@ -44,6 +44,7 @@ from bot.text.terms import (
     Unit,
     agent_noun,
     common_prefix,
+    joined_abbreviations,
     merged,
     text_tokens,
 )
@@ -731,7 +732,9 @@ def topic_of(text: str) -> str:
 
     Small words between content words stay ("mixture of experts", "learning to rank").
     """
-    # list separators stay: "watermarking, unlearning or copyright" names three alternatives
+    # list separators stay: "watermarking, unlearning or copyright" names three alternatives; an abbreviation
+    # written with "&" or "/" is one word ("Q&A", "A/B testing": no article "A", no alternative "B testing")
+    text = joined_abbreviations(text)
     words = [w for w in re.findall(r"[\w][\w\-\.+']*|[,;/]", text) if w.lower() not in META and not w.isdigit()]
     while words and (words[0].lower().strip("'") in FILLER or words[0] in _SEPARATORS):
         words.pop(0)

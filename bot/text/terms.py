@@ -63,17 +63,23 @@ def _plain(text: str) -> str:
 WORD = re.compile(r"[^\W_]+")  # a word, as `text_tokens` splits a text
 # An "&" between short pieces with no space is part of an abbreviation ("Q&A", "R&D", "AT&T"), not a conjunction.
 _AMPERSAND_INSIDE = re.compile(r"(?<![^\W_])([^\W_]{1,3})&(?=[^\W_]{1,3}(?![^\W_]))")
+# So is a "/" between two single letters ("A/B testing", "I/O"): no alternative is a letter alone. Not "w/o"
+# ("without", read by the interests' shorthand) nor a slash between words ("CPU/GPU": either).
+_SLASH_INSIDE = re.compile(r"(?<![^\W_])(?!w/o(?![^\W_]))([^\W\d_])/(?=[^\W\d_](?![^\W_]))", re.IGNORECASE)
 
 
 def joined_abbreviations(text: str) -> str:
-    """`text` with each abbreviation written with "&" written as one word ("Q&A" -> "QA", "R&D" -> "RD"), as
-    `text_tokens` reads it; an "&" between words or spaces stays ("RL & planning", "vision&language")."""
-    return _AMPERSAND_INSIDE.sub(r"\1", text) if "&" in text else text
+    """`text` with each abbreviation written with "&" or "/" written as one word ("Q&A" -> "QA", "R&D" -> "RD",
+    "A/B" -> "AB"), as `text_tokens` reads it; an "&" or "/" between words or spaces stays ("RL & planning",
+    "vision&language", "CPU/GPU"), and so does "w/o"."""
+    if "&" in text:
+        text = _AMPERSAND_INSIDE.sub(r"\1", text)
+    return _SLASH_INSIDE.sub(r"\1", text) if "/" in text else text
 
 
 def text_tokens(text: str) -> list[str]:
     """Lowercase, diacritic-free, plural-folded word tokens; hyphens and punctuation separate words, and an
-    abbreviation written with "&" is one word (`joined_abbreviations`)."""
+    abbreviation written with "&" or "/" is one word (`joined_abbreviations`)."""
     return [_fold(t) for t in WORD.findall(joined_abbreviations(_plain(text).lower()))]
 
 
