@@ -598,10 +598,28 @@ def test_a_relative_clause_restricts_each_alternative_of_its_head() -> None:
     # two verbs of the clause before one short object both act on it
     texts = [a.text for a in topic_alternatives("models which check or correct the answers")]
     assert texts == ["models check the answers", "models correct the answers"]
-    # two participles joined right after a noun are a reduced relative clause
+    # two participles joined right after a plural noun are a reduced relative clause, sharing what follows them
     assert [a.text for a in topic_alternatives("LLMs correcting or reflecting on given outputs")] == [
-        "LLMs correcting",
+        "LLMs correcting on given outputs",
         "LLMs reflecting on given outputs",
+    ]
+    assert [a.text for a in topic_alternatives("LLMs reasoning or planning over long horizons")] == [
+        "LLMs reasoning over long horizons",
+        "LLMs planning over long horizons",
+    ]
+    # after a noun that is no plural, the first participle ends a compound: no clause, "or" as before
+    assert [a.text for a in topic_alternatives("LLM prompting or fine-tuning for code repair")] == [
+        "LLM prompting for code repair",
+        "fine-tuning for code repair",
+    ]
+    assert [a.text for a in topic_alternatives("machine learning or reasoning over knowledge graphs")] == [
+        "machine learning over knowledge graphs",
+        "reasoning over knowledge graphs",
+    ]
+    # a lone verb before one with a short object holding a preposition acts on it too
+    assert [a.text for a in topic_alternatives("models that detect or localize objects in images")] == [
+        "models detect objects in images",
+        "models localize objects in images",
     ]
     # a "that" after a verb opens what is said, no clause
     assert [a.text for a in topic_alternatives("papers showing that scaling helps")] == [

@@ -918,8 +918,9 @@ _POSSESSED = re.compile(r"(?:\s+\w+)?\s+\b(?:their|its|his|her|our|your|my)\b.*$
 def restricted(text: str) -> list[str]:
     """The alternatives of a topic read by role: a noun phrase restricted by a relative clause ("LLMs or agents that
     self-correct / reflect on their mistakes") is each alternative of the head with each of the clause's verb
-    phrases ("agents self-correct", "LLMs reflect on their mistakes"): an "or" or slash joins items of one kind, nouns
-    in the head, verb phrases in the clause; without a clause, `coordinated` over the whole."""
+    phrases ("agents self-correct", "LLMs reflect": what a verb does to the subject's own is left out); an "or" or
+    slash joins items of one kind, nouns in the head, verb phrases in the clause; without a clause, `coordinated`
+    over the whole."""
     clause = _clause(text)
     if clause is None:
         return coordinated(*_pieces(text), acts=True)
@@ -936,8 +937,10 @@ def _clause(text: str) -> tuple[list[str], list[str]] | None:
     words = _WORD.findall(head)
     if not found or not _content_words(head) or words[-1].lower() in FILLER or _VERB_FORM.search(words[-1]):
         return None
+    if found.group("acts") and not _plural(words[-1]):
+        return None  # a plural noun's only: "machine learning or reasoning" is a compound, no clause
     clause = found.group("clause") or found.group("acts")
-    return coordinated(*_pieces(head), acts=True), _verb_phrases(*_pieces(clause))
+    return coordinated(*_pieces(head), acts=True), _verb_phrases(*_pieces(clause), shared=bool(found.group("acts")))
 
 
 def loose_alternatives(topic: str) -> list[Alternative]:
@@ -959,17 +962,20 @@ def loose_alternatives(topic: str) -> list[Alternative]:
     return list(dict.fromkeys(p for p in pieces if p.text and p.text not in by_role and _content_words(p.text)))
 
 
-def _verb_phrases(pieces: Sequence[str], joins: Sequence[str]) -> list[str]:
+def _verb_phrases(pieces: Sequence[str], joins: Sequence[str], *, shared: bool = False) -> list[str]:
     """A relative clause's alternatives: each piece is a verb phrase, and a lone verb before one with a short object
-    and no preposition acts on that object too ("check or correct their reasoning" -> "check their reasoning", ...);
-    a verb's prepositional phrase is its own ("self-correct / reflect on mistakes": "self-correct" alone)."""
+    acts on that object too ("check or correct their reasoning" -> "check their reasoning", "detect or localize
+    objects in images" -> "detect objects in images"); a verb's prepositional phrase is its own ("self-correct /
+    reflect on mistakes": "self-correct" alone), except between two participles right after their noun (`shared`),
+    which share what follows the second ("LLMs reasoning or planning over long horizons")."""
     out = list(pieces)
     for n in range(len(pieces) - 2, -1, -1):
         if joins[n] in _LISTED or len(_content_words(pieces[n])) != 1:
             continue
         first = _WORD.search(out[n + 1])
         obj = out[n + 1][first.end() :].strip() if first else ""
-        if obj and len(_content_words(obj)) <= COORDINATED_WORDS - 1 and not _PREPOSITION.search(obj):
+        short = len(_content_words(obj)) <= COORDINATED_WORDS - 1 and not _PREPOSITION.match(obj)
+        if obj and (shared or short):
             out[n] = f"{pieces[n].strip()} {obj}"
     return out
 
