@@ -180,6 +180,10 @@ def test_an_english_compound_of_a_prefix_and_the_word_far_rarer_than_the_word_is
     assert not joined_to("system", "ecosystem") and not joined_to("optimal", "suboptimal")
     assert joined_to("system", "subsystem") and joined_to("problem", "subproblem")
     assert english_count("medical") > 10 * english_count("biomedical") > 0 and english_count("hypergraph") == 0
+    # prefixes of relation, time and self make words of their own, however rare (review)
+    assert not joined_to("section", "intersection") and not joined_to("change", "interchange")
+    assert not joined_to("mobile", "automobile") and not joined_to("former", "transformer")
+    assert not joined_to("position", "preposition") and not joined_to("synthesis", "photosynthesis")
 
 
 def test_a_derivation_is_one_word_across_spelling_changes_of_its_stem() -> None:
@@ -192,6 +196,9 @@ def test_a_derivation_is_one_word_across_spelling_changes_of_its_stem() -> None:
     assert not same_word("optimal", "optimization") and not same_word("continual", "continuous")
     assert not same_word("adapter", "adaptation") and not same_word("possible", "pose")
     assert not same_word("explainer", "explanation") and same_word("explainer", "explanation", related=True)
+    # an "-able" word meets its family, never the bare verb or noun it ends in, either way round (review)
+    for able, bare in (("accountability", "account"), ("explainable", "explain"), ("actionable", "action")):
+        assert not same_word(able, bare) and not same_word(bare, able)
     # an "-able" word meets the verb's derivations, not the verb or its inflections, whose sense it often leaves
     assert not same_word("reasoning", "reasonable") and not same_word("reason", "reasonably")
     assert not same_word("comparing", "comparable") and same_word("explainable", "explainability")

@@ -148,8 +148,8 @@ def _inflected(word: str, token: str, exact: bool = False, related: bool = False
     # an "-able" adjective and its "-ability" noun are derived from the verb ("explainable", "explainability" from
     # "explain", as "explanation" is): compared by that verb, but not with the verb itself or its inflections, whose
     # sense an "-able" word often leaves ("reasonable" is no "reasoning", "comparable" no "comparing")
-    stem = _ABLE.sub("", word)
-    if stem != word and len(stem) >= MIN_STEM and stem == _ABLE.sub("", token):
+    stem, token_stem = _ABLE.sub("", word), _ABLE.sub("", token)
+    if stem != word and token_stem != token and len(stem) >= MIN_STEM and stem == token_stem:
         return True  # one "-able" family ("identifiable", "identifiability"), whatever its verb
     verb, other = _able_verb(word), _able_verb(token)
     if verb == word and other == token:
@@ -257,11 +257,14 @@ def is_english_word(word: str) -> bool:
 # topic. Prefixes of size and degree are not in it: in the English words they make they grade the word or name another
 # thing ("microphone", "ultrasound", "supervision", "hypertension", "ecosystem").
 _PREFIXES = frozenset(
-    """multi poly mono bi tri uni omni semi sub inter intra co pre post meta pseudo auto trans bio geo neuro spatio
-    photo electro hydro thermo astro psycho socio cyber cardio immuno opto aero agro techno physico""".split()
+    """multi poly mono bi tri uni omni semi sub intra meta pseudo bio geo neuro spatio electro hydro thermo astro
+    psycho socio cyber cardio immuno opto aero agro techno physico""".split()
 )
 # "sub" before an adjective grades it: "suboptimal" is below optimal, not a kind of it (as "subspace" is of space)
 _GRADED = re.compile(r"(?:al|ic|ive|ous|ar|ent|ant|able|ible)$")
+# Prefixes of relation, time and self are left out too: the English words they make are mostly words of their own,
+# however rare ("intersection", "interchange", "transformer", "transplant", "automobile", "preposition",
+# "photosynthesis").
 
 
 # A compound in the English word list keeps the word's sense when it is much rarer than the word alone, a
