@@ -6,6 +6,8 @@ from __future__ import annotations
 import datetime as dt
 import re
 
+import pytest
+
 from bot.core import Core
 from bot.ingest.jsonl import read_jsonl
 from bot.models import Digest, Paper, ScoredPaper
@@ -90,6 +92,7 @@ async def test_every_view_shows_the_cleaned_tldr(core: Core) -> None:
     assert paper_view(llm_paper, tldr=shown[llm_paper.id]).tldr == shown[llm_paper.id]
 
 
+@pytest.mark.skipif(not (SHARED_DATA / "arxiv").is_dir(), reason="needs ../shared/data/arxiv")
 def test_a_real_days_tldrs_are_readable() -> None:
     papers = read_jsonl([SHARED_DATA / "arxiv" / "2025-05-30.jsonl"])
     tldrs = [extractive_tldr(p) for p in papers]
