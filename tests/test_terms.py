@@ -180,6 +180,9 @@ def test_an_english_compound_of_a_prefix_and_the_word_far_rarer_than_the_word_is
     assert not joined_to("system", "ecosystem") and not joined_to("optimal", "suboptimal")
     assert joined_to("system", "subsystem") and joined_to("problem", "subproblem")
     assert english_count("medical") > 10 * english_count("biomedical") > 0 and english_count("hypergraph") == 0
+    # the list's last line has no newline: its count was read without its last digit
+    last = terms._english_list().rstrip().rsplit("\n", 1)[1].split()
+    assert english_count(last[0]) == int(last[1])
     # prefixes of relation, time and self make words of their own, however rare (review)
     assert not joined_to("section", "intersection") and not joined_to("change", "interchange")
     assert not joined_to("mobile", "automobile") and not joined_to("former", "transformer")

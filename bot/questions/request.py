@@ -507,7 +507,8 @@ def verb_of(text: str) -> str:
 
 def inflects(word: str) -> bool:
     """Whether `word` has a past or "-ing" form in the English word list, as a verb has ("use" -> "used", "rely" ->
-    "relied", "run" -> "running"): a noun such as "diffusion" or "video" has none."""
+    "relied", "run" -> "running"): a noun such as "diffusion" has none. Nouns the list holds used as verbs pass
+    ("video": "videoed")."""
     stem = word[:-1] if word.endswith("e") else word
     forms = {f"{stem}ed", f"{stem}ing", f"{word}{word[-1:]}ed", f"{word}{word[-1:]}ing"}
     if word.endswith("y"):

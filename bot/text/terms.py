@@ -230,7 +230,7 @@ def _english_list() -> str:
     path = english_list_path()
     if path is None:
         raise FileNotFoundError(f"symspellpy's English word list {ENGLISH_LIST} is missing")
-    return "\n" + path.read_text(encoding="utf-8")
+    return "\n" + path.read_text(encoding="utf-8").rstrip("\n") + "\n"  # every line ends, the last one too
 
 
 @functools.lru_cache(maxsize=1 << 14)
