@@ -21,6 +21,7 @@ from bot.questions.filters import Filters
 from bot.questions.rag import ask
 from bot.questions.retrieval import (
     MADE,
+    MAX_MORE,
     MEANING_PAGE,
     MEANING_RANKS,
     SENTENCE_NEAR,
@@ -55,6 +56,15 @@ async def routing_day(core: Core, demo_papers: list[Paper]) -> list[Paper]:
     others = [p for p in demo_papers if p not in wanted][:30]
     await store_papers(core, wanted + others)
     return wanted + others
+
+
+@pytest.fixture(scope="session")
+def language_model_papers(demo_papers: list[Paper]) -> list[Paper]:
+    """The first MAX_MORE + 20 of the bundled Monday's papers saying "language model" in their title or abstract: all
+    match "language models", more than a first page (10) and MAX_MORE further papers, so a search or an answer for it
+    is cut at MAX_MORE while more papers match, at a quarter of the whole day's embedding time."""
+    said = [p for p in demo_papers if "language model" in f"{p.title} {p.abstract}".lower()]
+    return said[: MAX_MORE + 20]
 
 
 def test_reciprocal_rank_fusion_shares_ties_and_gives_absent_items_nothing() -> None:
@@ -412,17 +422,17 @@ async def test_a_search_that_matches_nothing_leaves_nothing_for_more(core: Core,
 
 
 async def test_a_search_listing_the_most_it_lists_says_at_least_how_many_match(
-    core: Core, demo_papers: list[Paper]
+    core: Core, language_model_papers: list[Paper]
 ) -> None:
     """A search lists at most MAX_MORE papers after its first page: when it is cut there, more papers may match than
     it lists, and neither chat nor the command line states the listed count as how many match."""
     from bot.chat import ChatController, Incoming, Place, Speaker
     from bot.cli import _print_search
-    from bot.questions.retrieval import MAX_MORE
 
-    await store_papers(core, demo_papers)
+    await store_papers(core, language_model_papers)
     found = await search_papers(core, "language models", until=MONDAY)
-    assert len(found.more) == MAX_MORE, "the day has more matches than a search lists"
+    assert len(found.more) == MAX_MORE, "more papers match than a search lists"
+    assert found.total < len(language_model_papers), "more papers match than it lists"
     ctl, bob, channel = ChatController(core), Speaker("telegram:7", "Bob"), Place("telegram", "-55", is_dm=False)
     (reply,) = await ctl.handle(Incoming.from_text(bob, channel, "/search language models"))
     assert reply.text.startswith(f"at least {found.total} stored papers match"), reply.text
@@ -436,15 +446,13 @@ async def test_a_search_listing_the_most_it_lists_says_at_least_how_many_match(
 
 
 async def test_an_answer_offering_the_most_it_offers_says_at_least_how_many_match(
-    core: Core, demo_papers: list[Paper]
+    core: Core, language_model_papers: list[Paper]
 ) -> None:
     """An answer offers at most MAX_MORE further papers: when its offer is cut there it says "at least", as a search
     does, in its head line and in its offer (the LLM's answer keeps the offer too)."""
-    from bot.questions.retrieval import MAX_MORE
-
-    await store_papers(core, demo_papers)
+    await store_papers(core, language_model_papers)
     answer = await ask(core, "language models on Monday", today=MONDAY)
-    assert len(answer.more) == MAX_MORE, "the day has more matches than an answer offers"
+    assert len(answer.more) == MAX_MORE, "more papers match than an answer offers"
     head, *_, offer = answer.text.splitlines()
     assert "at least" in head, head
     assert "at least" in offer and offer.endswith("/more lists them."), offer
