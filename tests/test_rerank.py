@@ -127,6 +127,15 @@ def test_equal_evidence_shares_a_rank_whatever_order_the_papers_come_in() -> Non
     assert rerank.ranks(score[::-1]).tolist() == [1.0, 4.0, 1.0, 1.0, 5.0]
 
 
+def test_a_paper_without_a_score_ranks_after_every_scored_one() -> None:
+    # NaN sorts after every number, so it was counted the best: a paper whose similarity could not be computed
+    # ranked first
+    score = np.array([0.1, np.nan, 0.5, 0.2, np.nan])
+    assert rerank.ranks(score).tolist() == [3.0, 4.0, 1.0, 2.0, 4.0]
+    assert rerank.ranks(np.array([np.nan, 0.3])).tolist() == [2.0, 1.0]
+    assert rerank.ranks(np.array([np.nan, np.nan])).tolist() == [1.0, 1.0]
+
+
 def test_a_profile_without_one_line_interests_or_without_sentences_is_not_reranked() -> None:
     papers = papers_of_the_day()
     vecs = fake_embed([p.text for p in papers])

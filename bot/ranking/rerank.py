@@ -110,9 +110,12 @@ def soft_max(x: np.ndarray, temperature: float) -> np.ndarray:
 
 def ranks(score: np.ndarray) -> np.ndarray:
     """1-based rank of each paper by `score`, best first; equal scores share the best of their places, so a rank
-    does not depend on the order the papers came in (a day's list and a question's candidates order them apart)."""
-    ascending = np.sort(score)
-    return (1 + len(score) - np.searchsorted(ascending, score, side="right")).astype(np.float32)
+    does not depend on the order the papers came in (a day's list and a question's candidates order them apart).
+    A NaN score (no evidence) ranks after every number, the NaNs sharing the place after them."""
+    scored = ~np.isnan(score)
+    ascending = np.sort(score[scored])
+    placed = 1 + len(ascending) - np.searchsorted(ascending, score, side="right")
+    return np.where(scored, placed, len(ascending) + 1).astype(np.float32)
 
 
 def _centred(vecs: np.ndarray, centre: np.ndarray) -> np.ndarray:
