@@ -67,8 +67,8 @@ def _instrument() -> None:
     candidates, without, admitted = retrieval._candidates, retrieval.without_excluded, retrieval._admitted
     vectors, select = retrieval._with_vectors, retrieval.select
 
-    async def _candidates(core, filters, query_vector):
-        papers, lexical = await candidates(core, filters, query_vector)
+    async def _candidates(core, filters, query_vector, loose):
+        papers, lexical = await candidates(core, filters, query_vector, loose)
         CALLS.append(
             Call(bool(filters.restrict_to), bool(filters.contribution), {p.id for p in papers}, set(lexical or ()))
         )

@@ -40,8 +40,9 @@ from bot.questions.retrieval import (
     without_excluded,
 )
 from bot.questions.search import SearchResults, search_papers
-from bot.questions.topics import corpus_terms, expand_terms, joined_spellings
+from bot.questions.topics import Alternative, corpus_terms, expand_terms, joined_spellings
 from bot.views.render import paper_text
+from tests.conftest import StoreDay
 from tests.word_vectors import WordEmbedder
 
 MONDAY = dt.date(2025, 5, 26)
@@ -725,3 +726,24 @@ async def test_an_exclusion_naming_kinds_of_contribution_reads_the_papers_kinds(
         assert [p.id for p in await without_excluded(core, asked, [survey, position, study, method])] == [method.id]
     assert excluded_kinds("benchmarks") == {MADE} and excluded_kinds("pure evaluation studies") == {"benchmark"}
     assert not excluded_kinds("survey sampling") and not excluded_kinds("LLM evaluation")
+
+
+async def test_a_topics_pieces_as_typed_are_read_once_per_ranking(
+    core: Core, store_day: StoreDay, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # they make candidates of their own and mark the papers carrying them (`Retrieved.loose`): both from one reading
+    import bot.questions.retrieval as retrieval
+
+    await store_day(core)
+    read: list[str] = []
+    reading = retrieval.loose_alternatives
+
+    def counted(topic: str) -> list[Alternative]:
+        read.append(topic)
+        return reading(topic)
+
+    monkeypatch.setattr(retrieval, "loose_alternatives", counted)
+    topic = "LLM agents that use tools or browse the web"
+    assert reading(topic), "the topic has pieces as typed beside its reading by role"
+    assert (await ranked(core, Filters(topic=topic)))[0]
+    assert read == [topic]

@@ -42,6 +42,7 @@ from bot.questions.topics import (
     COVERED,
     FILLER,
     GENERIC_SHARE,
+    Alternative,
     QuestionTopic,
     anchored,
     corpus_terms,
@@ -162,15 +163,16 @@ def lexical_groups(topic: str) -> list[list[str]]:
     return [g for a in topic_alternatives(topic) for g in full_text_groups(a.text)]
 
 
-def loose_groups(topic: str) -> list[list[str]]:
+def loose_groups(loose: Sequence[Alternative]) -> list[list[str]]:
     """Full-text alternatives for the topic's pieces as typed beside its reading by role (`loose_alternatives`)."""
-    return [g for a in loose_alternatives(topic) for g in full_text_groups(a.text)]
+    return [g for a in loose for g in full_text_groups(a.text)]
 
 
 async def _candidates(
-    core: Core, filters: Filters, query_vector: np.ndarray | None
+    core: Core, filters: Filters, query_vector: np.ndarray | None, loose: Sequence[Alternative]
 ) -> tuple[list[Paper], list[str] | None]:
-    """The candidate papers of `filters` and, when the topic's full-text search ran, its ids best first (BM25)."""
+    """The candidate papers of `filters` and, when the topic's full-text search ran, its ids best first (BM25);
+    `loose`: the topic's `loose_alternatives`."""
     start = filters.window.start if filters.window else None
     end = filters.window.end if filters.window else None
     lexical_ids: list[str] | None = None
@@ -199,8 +201,8 @@ async def _candidates(
         lexical_ids = [i for i, _ in lexical]
         # the papers carrying a piece of the topic as typed are candidates too (listed after the others, `select`);
         # they stay out of the BM25 ranking, which reads the topic by role
-        loose = loose_groups(filters.topic)
-        typed = [i for i, _ in await core.repo.lexical_search(loose, start, end, LEXICAL_POOL)] if loose else []
+        groups = loose_groups(loose)
+        typed = [i for i, _ in await core.repo.lexical_search(groups, start, end, LEXICAL_POOL)] if groups else []
         ids = list(dict.fromkeys([i for i, _ in dense] + lexical_ids + typed))
         papers = await core.repo.get_papers(ids)
     if filters.window:
@@ -354,7 +356,9 @@ async def _ranked(
             asyncio.to_thread(core.query_embedder.embed, [query_text]), _open_vectors(core, filters)
         )
         query_vector = embedded[0]
-    papers, lexical_ids = await _candidates(core, filters, query_vector)
+    # the topic's pieces as typed beside its reading by role: candidates of their own, and marked `loose`
+    loose = loose_alternatives(filters.topic) if filters.topic and not filters.restrict_to else []
+    papers, lexical_ids = await _candidates(core, filters, query_vector, loose)
     if filters.topic and lexical_ids is None:  # candidates found otherwise: their BM25 order still counts
         start, end = (filters.window.start, filters.window.end) if filters.window else (None, None)
         lexical_ids = [
@@ -388,7 +392,7 @@ async def _ranked(
         contribution=bool(filters.contribution),
     )
     if filters.topic and not filters.restrict_to:
-        scored.loose = await _loose(core, filters.topic, papers)
+        scored.loose = await _loose(core, loose, papers)
     if query_vector is not None and core.settings.sentence_vectors:
         best = await core.sentences.best_sentence_similarity(query_vector[None, :], [p.id for p in papers])
         scored.sentence = best[:, 0].astype(np.float64)
@@ -415,13 +419,13 @@ async def _ranked(
     return scored.retrieved(order, found, grazed), topic_words
 
 
-async def _loose(core: Core, topic: str, papers: Sequence[Paper]) -> np.ndarray:
-    """Which papers hold every part of one of the topic's pieces as typed (`loose_alternatives`) somewhere in their
-    title and abstract: they carry the question's words even where its reading by role finds nothing."""
-    alternatives = loose_alternatives(topic)
-    if not alternatives:
+async def _loose(core: Core, loose: Sequence[Alternative], papers: Sequence[Paper]) -> np.ndarray:
+    """Which papers hold every part of one of the topic's pieces as typed (`loose`, its `loose_alternatives`)
+    somewhere in their title and abstract: they carry the question's words even where its reading by role finds
+    nothing."""
+    if not loose:
         return np.zeros(len(papers), dtype=bool)
-    typed = QuestionTopic(tuple([await evidence(core, a.text, a.exact) for a in alternatives]))
+    typed = QuestionTopic(tuple([await evidence(core, a.text, a.exact) for a in loose]))
     return np.asarray([typed.holds_every_part(f"{p.title}\n{p.abstract}") for p in papers], dtype=bool)
 
 
