@@ -702,6 +702,32 @@ async def test_a_search_page_holds_what_select_shows_and_a_far_passing_mention_o
     assert first == [far]
 
 
+async def test_a_search_page_shown_for_meaning_alone_gives_way_to_the_papers_naming_the_query(
+    core: Core, demo_papers: list[Paper], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An acronym the model embeds poorly ("MCTS"): the papers writing it are far in meaning (under FLOOR), so
+    `select` showed the papers closest as a whole (Monte Carlo sampling) and listed the ones naming the query after
+    them, past the first page. The papers carrying the words now make the page; the close ones follow them."""
+    import bot.questions.retrieval as retrieval
+
+    papers = iter(demo_papers)
+    close = [Retrieved(next(papers), 0.5 - n / 100, 0.5 - n / 100, False, False) for n in range(10)]
+    naming = [Retrieved(next(papers), 0.29, 0.29, False, True), Retrieved(next(papers), 0.22, 0.22, False, True)]
+    results = [*naming, *close]
+
+    async def fake_ranked(*args: object, **kwargs: object) -> tuple[list[Retrieved], None]:
+        return results, None
+
+    monkeypatch.setattr(retrieval, "ranked", fake_ranked)
+    assert retrieval.select(results, Filters(topic="MCTS"))[0] == close  # the page as `select` reads it
+    first, rest = await retrieval.retrieve(core, Filters(topic="MCTS"), limit=10)
+    assert first == naming and rest[:10] == close
+    # a page holding a paper that names the query is left as it was
+    results = [naming[0], dataclasses.replace(close[0], in_title=True), *close[1:]]
+    first, rest = await retrieval.retrieve(core, Filters(topic="MCTS"), limit=10)
+    assert first[0].in_title and naming[0] in rest
+
+
 async def test_an_exclusion_naming_kinds_of_contribution_reads_the_papers_kinds(
     core: Core, demo_papers: list[Paper]
 ) -> None:

@@ -948,11 +948,17 @@ async def retrieve(
     if not cut:
         return results[:limit], []
     shown, carrying = select(results, filters, descriptive=descriptive)
+    wording = [r for r in carrying if r.in_title or r.in_abstract]
+    if wording and not any(r.in_title or r.in_abstract for r in shown):
+        # a page `select` shows for meaning alone while papers name the query, all far from it in meaning (an acronym
+        # the model embeds poorly: "MCTS" showed ten Monte Carlo papers before the two writing "MCTS" or "Monte Carlo
+        # Tree Search"): the words come first, as everywhere else in the list; the papers close in meaning follow
+        shown, carrying = [], [*wording, *shown, *(r for r in carrying if r not in wording)]
     ordered = [*shown, *carrying]
     # the page: the papers `select` shows (the query in the title, or in an abstract close in meaning); a paper naming
     # it only in an abstract far from it (similarity under FLOOR, often a passing mention) opens the rest, as an
     # answer offers it, unless nothing else would make the page
-    first = len(shown) or sum(1 for r in carrying if r.in_title or r.in_abstract)
+    first = len(shown) or len(wording)
     page = min(first, limit)
     return ordered[:page], [*ordered[page:][:MAX_MORE], *_filling(results, ordered, filters, limit, descriptive)]
 
