@@ -244,6 +244,18 @@ def test_an_able_word_is_read_by_its_verb_only_when_the_verb_is_a_word_and_the_a
     assert same_word("explanation", "explainable") and same_word("interpretability", "interpretable")
 
 
+def test_an_able_or_ible_adjective_meets_its_own_noun_whatever_its_stem() -> None:
+    # "reproducibility" found no paper writing "Reproducible Benchmarking" ("-ible" was read by no verb, and a stem
+    # under MIN_STEM letters, "scal", by none either): an adjective and its noun are one word's forms
+    assert same_word("reproducibility", "reproducible") and same_word("reproducible", "reproducibility")
+    assert same_word("scalability", "scalable") and same_word("feasibility", "feasible")
+    assert same_word("identifiability", "identifiably") and same_word("usability", "usable")
+    # still not the verb an "-ible" word ends in, and not an everyday adjective, whose noun is another matter
+    assert not same_word("reproducibility", "reproduce") and not same_word("reproducible", "reproduction")
+    assert not same_word("availability", "available") and not same_word("stability", "stable")
+    assert not same_word("variability", "variable") and not same_word("ability", "able")
+
+
 def test_an_activity_is_not_found_in_its_verb_saying_what_something_is_taken_as() -> None:
     # "LLM serving": "serves as a testbed" says what a thing is used as, not that anything serves models; the verb
     # otherwise still counts ("we serve LLMs")

@@ -145,6 +145,8 @@ def _inflected(word: str, token: str, exact: bool = False, related: bool = False
         return False
     if _derived(word, token, n, related) or _derived(*_reduced(word, token, n), related):
         return True
+    if _adjective_noun(word) is not None and _adjective_noun(word) == _adjective_noun(token):
+        return True  # "reproducible" ~ "reproducibility", "scalable" ~ "scalability": an adjective and its own noun
     # an "-able" adjective and its "-ability" noun are derived from the verb ("explainable", "explainability" from
     # "explain", as "explanation" is): compared by that verb, but not with the verb itself or its inflections, whose
     # sense an "-able" word often leaves ("reasonable" is no "reasoning", "comparable" no "comparing")
@@ -182,6 +184,22 @@ def _reduced(word: str, token: str, n: int) -> tuple[str, str, int]:
         elif token[n] in _VOWELS and word[n] not in _VOWELS:
             token = token[:n] + token[n + 1 :]
     return word, token, common_prefix(word, token)
+
+
+# an "-able" or "-ible" adjective, its "-ability" / "-ibility" noun and its "-ably" / "-ibly" adverb: one word's forms
+# whatever the stem's length ("scalable", "scalability"; "reproducible", "reproducibility"), unlike its verb
+# (`_able_verb`); not an everyday adjective (EVERYDAY_COUNT), whose noun often names something else ("available" of
+# anything is no "availability", "stable" no "stability", "variable" no "variability")
+_ADJECTIVE_NOUN = re.compile(r"^(\w{2,}?)(a|i)(?:bility|ble|bly)(?:ies|s)?$")
+
+
+def _adjective_noun(word: str) -> tuple[str, str] | None:
+    """The stem and vowel of an "-able" / "-ible" word's family ("reproduc", "i"), None for another word or an
+    everyday adjective's."""
+    found = _ADJECTIVE_NOUN.match(word)
+    if not found or english_count(f"{found.group(1)}{found.group(2)}ble") >= EVERYDAY_COUNT:
+        return None
+    return found.group(1), found.group(2)
 
 
 _ABLE = re.compile(r"(?:ability|able|ably)$")  # "-ible" words are seldom their stem's ("possible", "responsible")
