@@ -641,3 +641,26 @@ def test_the_pieces_of_a_topic_with_a_relative_clause_as_typed_are_kept_beside_i
 
 def test_a_pronoun_is_no_topic_word() -> None:
     assert [p.tokens for p in split_units(topic_key("reflect on their mistakes"))] == [("reflect",), ("mistake",)]
+
+
+def test_the_askers_own_clause_is_no_topic() -> None:
+    """A leading clause naming the asker ("I'd like", "my team wants", "help me find") up to the preposition taking
+    the topic is the request, read by role: its other words are verbs, filler or function words. A named term, a
+    kind of contribution or a content word there, or a filler word right after the preposition, leaves it as it is."""
+    for question, topic in [
+        ("I'd like papers on robot manipulation", "robot manipulation"),
+        ("my team wants work on blockchain", "blockchain"),
+        ("help me find papers on reproducibility of ML research", "reproducibility of ML"),
+        ("i am interested in secure inference", "secure inference"),
+        ("I'm trying to find research on multi-label learning", "multi-label learning"),
+        ("our lab works on credit assignment in RL, what's new?", "credit assignment in RL"),
+        ("I remember a paper on decentralized learning, can you find it?", "decentralized learning"),
+    ]:
+        assert parse_question(question, FRIDAY).topic == topic, question
+    assert parse_question("I want LLMs for code", FRIDAY).topic == "LLMs for code"  # a named term: no clause
+    benchmark = parse_question("I want benchmarks for LLM agents", FRIDAY)
+    assert (benchmark.topic, benchmark.contribution) == ("LLM agents", "benchmark")
+    assert parse_question("we study graph neural networks for molecules", FRIDAY).topic.endswith(
+        "graph neural networks for molecules"
+    )
+    assert "reading assessment" in parse_question("I'm writing a survey on reading assessment", FRIDAY).topic

@@ -20,7 +20,7 @@ import html
 import re
 from dataclasses import dataclass
 
-from bot.questions.topics import FILLER, META, split_units, topic_alternatives, topic_key
+from bot.questions.topics import FILLER, META, is_term_spelling, split_units, topic_alternatives, topic_key
 from bot.text.terms import EVERYDAY_COUNT, WORD, english_count, is_english_word, same_word, text_tokens
 
 # A cue that what follows is excluded, and the relation words that may follow it ("not about", "built on"). Three
@@ -564,13 +564,60 @@ def read_request(text: str, *, follow_up: bool = False) -> Request:
     text = jointly(without_shorthand(text))
     text = _CLOSING_REQUEST.sub("", text)
     framed = _FRAMED.sub("", _ANSWER_FORM.sub("", without_open_list_end(without_markup(text)), count=1), count=1)
-    framed = _ACTIVITY.sub(" ", framed)
+    framed = without_asker(_ACTIVITY.sub(" ", framed))
     kept, refinements = split_refinements(without_publication(framed))
     kept, excluded = split_exclusions(kept, follow_up=follow_up)
     kept, contribution = split_contribution(kept)
     if contribution:  # "new environments, not new algorithms": what the papers make, which the contribution reads
         excluded = tuple(e for e in excluded if not _MADE_ANEW.match(e))
     return Request(as_examples(kept), excluded, contribution, refinements)
+
+
+# the asker named as the subject or object of the request's own clause ("I'd like", "my team wants", "help me find")
+_ASKER = frozenset("i i'm im i'd i've i'll me my we we're we'd we've we'll our us".split())
+# the prepositions taking what the request is about ("papers on X", "interested in X", "help me with X")
+_TAKING = frozenset("on about in into regarding concerning around for with".split())
+# the small words a request's clause holds besides its verbs and the words of FILLER
+_FUNCTION = frozenset("to a an the some any up me us you it am be been being do get got".split())
+_CLAUSE_WORD = re.compile(r"[^\W\d_][\w']*|[^\w\s]")
+
+
+def without_asker(text: str) -> str:
+    """`text` without a leading clause whose subject or object is the asker and that says what they want done, up to
+    the preposition taking the topic: "I'd like papers on X", "my team wants work on X", "help me find papers on X",
+    "I'm writing a survey on X", "our lab works on X" -> "X". Read by role, not by phrase: the clause names the asker
+    (a first-person pronoun, or "my"/"our" and one noun), and every other word before the preposition is a verb (a
+    word the English word list inflects), a filler word of questions or a function word; a named term, a kind of
+    contribution ("I want benchmarks for X") or any other word there leaves the text as it is."""
+    words = list(_CLAUSE_WORD.finditer(text))
+    asker = next((n for n, w in enumerate(words) if w.group(0).lower() in _ASKER), None)
+    if asker is None:
+        return text
+    taking = next((n for n in range(asker + 1, len(words)) if words[n].group(0).lower() in _TAKING), None)
+    if taking is None or taking + 1 >= len(words) or words[taking + 1].group(0).lower() in FILLER:
+        return text  # a filler word next may be the topic's own ("on reading comprehension"): left as it is
+    owner = asker + 1 if words[asker].group(0).lower() in ("my", "our") else None
+    for n in range(taking):
+        word = words[n].group(0)
+        lower = word.lower()
+        if n in (asker, owner) and not is_term_spelling(word):
+            continue
+        if not (word[0].isalpha() and (lower in FILLER or lower in _FUNCTION or _verb_form(lower))):
+            return text
+        if re.fullmatch(_CONTRIBUTION_WORD, lower) or is_term_spelling(word):
+            return text
+    return text[words[taking].end() :]
+
+
+def _verb_form(word: str) -> bool:
+    """Whether `word` is an English verb as written or inflected ("want", "wants", "trying", "remembered")."""
+    if not is_english_word(word):
+        return False
+    bases = [word]
+    for ending in ("ing", "ed", "es", "s"):
+        if word.endswith(ending) and len(word) > len(ending) + 2:
+            bases += [word[: -len(ending)], word[: -len(ending)] + "e"]
+    return any(is_english_word(b) and inflects(b) for b in bases)
 
 
 def _contrasted(excluded: str, head: str) -> bool:
