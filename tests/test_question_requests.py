@@ -664,3 +664,18 @@ def test_the_askers_own_clause_is_no_topic() -> None:
         "graph neural networks for molecules"
     )
     assert "reading assessment" in parse_question("I'm writing a survey on reading assessment", FRIDAY).topic
+
+
+def test_a_contracted_relative_exclusion_and_clarifications_after_a_comma() -> None:
+    """ "X that's not about Y" excludes Y as "X that is not about Y" does; ", meaning", ", that is" and "I mean"
+    introduce a clarification as "i.e." does ("word meaning" stays a topic)."""
+    contracted = parse_question("anything on optimization that's not about LLM training", FRIDAY)
+    assert (contracted.topic, contracted.excluded) == ("optimization", ("LLM training",))
+    for question in (
+        "graph foundation models, meaning pretrained models that transfer across graphs",
+        "graph foundation models, that is pretrained models that transfer across graphs",
+        "graph foundation models, I mean pretrained models that transfer across graphs",
+    ):
+        alternatives = [a.text for a in topic_alternatives(parse_question(question, FRIDAY).topic)]
+        assert alternatives[0] == "graph foundation models", question
+    assert parse_question("word meaning representations", FRIDAY).topic == "word meaning representations"

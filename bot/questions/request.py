@@ -31,7 +31,7 @@ from bot.text.terms import EVERYDAY_COUNT, WORD, english_count, is_english_word,
 # after a topic word it is part of the topic ("planning without search").
 _OPENS_CLAUSE = r"(?:(?:[,;:\u2014\u2013]\s*|\s+-+\s+)(?:but\s+|and\s+)?|\b(?:but|and)\s+)"
 _EXCLUDE = re.compile(
-    r"(?:[,;:\u2014\u2013]\s*|\s+-+\s+|\b)(?:but\s+|and\s+)?(?:(?:that|which|who)\s+(?:are|is|do|does)\s+)?"
+    r"(?:[,;:\u2014\u2013]\s*|\s+-+\s+|\b)(?:but\s+|and\s+)?(?:(?:that|which|who)(?:['\u2019]s\s+|\s+(?:are|is|do|does)\s+))?"
     r"(?:\bnot\b|(?<!\bor )\bnon-(?=\w)|\bother\s+than\b|\bexcept(?:\s+for)?\b|\bexcluding\b|\bapart\s+from\b|"
     r"\bskip(?:ping)?\b|\bignor(?:e|ing)\b|\bleave\s+out\b|\bleaving\s+out\b|\bno\s+more\b|"
     r"\b(?:is|are|do|does|did|was|were)n['\u2019]?t\b|\bminus\b|\bbesides\b|\bexclud(?:e|es)\b|\bfilter(?:ing)?\s+out\b)"
@@ -139,7 +139,9 @@ _VERB = re.compile(r"^\s*([a-z]+)\s+(?=\S)")
 _REFERENCE = re.compile(r"\b(?:those|these|them|ones|of\s+the\s+above|among\s+them|that\s+list)\b", re.IGNORECASE)
 _DOCUMENT = re.compile(r"\b(?:papers?|preprints?|works?|articles?|research|studies|publications?)\b", re.IGNORECASE)
 _CLARIFY = re.compile(
-    rf"\s*(?:,\s*)?(?:\bi\.\s?e\.?,?|\bie\.?,|\bnamely\b|\bin\s+other\s+words\b|\bin\s+particular\b|\bfor\s+example\b|"
+    rf"\s*(?:,\s*)?(?:\bi\.\s?e\.?,?|\bie\.?,|\bnamely\b|(?:\bby\s+which\s+)?\bi\s+mean\b,?|"
+    # "meaning" and "that is" clarify only after a comma ("X, meaning Y"; "word meaning" is a topic)
+    rf"(?:(?<=,)|(?<=,\s))(?:meaning\b|that\s+is\b,?)|\bin\s+other\s+words\b|\bin\s+particular\b|\bfor\s+example\b|"
     rf"\bfor\s+instance\b|\bspecifically\b|\bespecially\b|\u2014|\u2013|\s-{{1,2}}\s|:|[?!]+(?=\s+(?!{_ASKING})\S)|"
     # shorthand researchers type for the same ("esp.", "incl.", "aka"), and "particularly", "notably"
     rf"\besp\b\.?,?|\bincl\b\.?,?|\ba\.?k\.?a\b\.?,?|\bparticularly\b|\bnotably\b)\s*",
