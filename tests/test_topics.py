@@ -270,3 +270,10 @@ async def test_a_name_typed_in_small_letters_is_written_as_papers_write_it(archi
     assert await corrected(archive, "papers on mermaidflow agents") == "papers on MermaidFlow agents"
     assert await corrected(archive, "zorbex") == "zorbex"  # written two ways: no one name to restore
     assert await corrected(archive, "rounding") == "rounding"  # an English word
+
+
+async def test_a_typo_is_corrected_to_the_word_as_titles_write_it(archive: Core) -> None:
+    """A typo of a word whose folded form is shorter ("series" folds to "sery", "networks" to "network") is matched
+    against the title words as written: "sereis" is one swap from "series", two edits from "sery"."""
+    assert await corrected(archive, "time sereis forecasting") == "time series forecasting"
+    assert await corrected(archive, "graph nueral netwroks") == "graph neural networks"

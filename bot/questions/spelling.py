@@ -26,7 +26,7 @@ async def corrected(core: Core, topic: str) -> str:
     as typed, as in interests (`bot.text.spelling.name_shaped`), and so is a stored author's name ("Bengio" is no
     "benign" where Bengio wrote a stored paper: `bot.questions.authors.AuthorIndex.words`)."""
     out = await spelling.corrected(
-        core, topic, _not_abbreviation, spelling.name_shaped, names=lambda: author_words(core)
+        core, topic, _not_abbreviation, spelling.name_shaped, names=lambda: author_words(core), written=True
     )
     return await as_named(core, out)
 

@@ -25,7 +25,7 @@ from symspellpy import SymSpell, Verbosity
 from symspellpy.editdistance import DistanceAlgorithm, EditDistance
 
 from bot.text.names import name_tokens
-from bot.text.terms import is_english_word, phrase_key, text_tokens
+from bot.text.terms import WORD, is_english_word, phrase_key, plain_lower, text_tokens
 
 if TYPE_CHECKING:
     from bot.core import Core
@@ -47,6 +47,13 @@ class TitleVocabulary:
             if len(word) >= MIN_LENGTH - 1:
                 self.by_letter[word[0]].append(word)
         self._speller: SymSpell | None = None
+        # the words as titles write them, not plural-folded ("robotics", "series"): a typo of a plural or of a word
+        # the folding shortens ("robtics", "sereis") is a letter or two from its written form, more from "robotic" or
+        # "sery" (read only by `closest(..., written=True)`)
+        self.written: Counter[str] = Counter()
+        for title in titles:
+            self.written.update(set(WORD.findall(plain_lower(title))))
+        self._written_speller: SymSpell | None = None
 
     @property
     def speller(self) -> SymSpell:
@@ -59,14 +66,28 @@ class TitleVocabulary:
                     self._speller.create_dictionary_entry(word, count)
         return self._speller
 
-    def closest(self, word: str) -> str | None:
+    @property
+    def written_speller(self) -> SymSpell:
+        """`speller` over the title words as written and as folded together (built when first needed)."""
+        if self._written_speller is None:
+            self._written_speller = SymSpell(max_dictionary_edit_distance=2, prefix_length=7)
+            for word, count in (self.counts + self.written).items():
+                if len(word) >= MIN_LENGTH - 1:
+                    self._written_speller.create_dictionary_entry(word, count)
+        return self._written_speller
+
+    def closest(self, word: str, *, written: bool = False) -> str | None:
         """The known title word closest to `word` and starting with its letter (fewest edits, a swap of two letters
-        being one, then the word more titles use), or None."""
+        being one, then the word more titles use), or None; `written`: among the title words as written too, the
+        typed word compared as typed ("robtics" -> "robotics", "sereis" -> "series")."""
         key = "".join(text_tokens(word))
+        if written:
+            key = "".join(WORD.findall(plain_lower(word))) or key
         if not key:
             return None
         most = 2 if len(key) >= LONG_WORD else 1
-        found = self.speller.lookup(key, Verbosity.CLOSEST, max_edit_distance=most, transfer_casing=False)
+        speller = self.written_speller if written else self.speller
+        found = speller.lookup(key, Verbosity.CLOSEST, max_edit_distance=most, transfer_casing=False)
         same_start = [s for s in found if s.term[:1] == key[:1] and s.term != key]
         if not same_start:
             return None
@@ -110,6 +131,8 @@ async def corrected(
     not_abbreviation: Callable[[str], bool],
     never_corrected: Callable[[str], bool] = _nothing,
     names: Callable[[], Awaitable[Collection[str]]] | None = None,
+    *,
+    written: bool = False,
 ) -> str:
     """`topic` with words unknown to the archive replaced by their closest title word (unchanged if none), an
     abbreviated word written out where the archive only uses the full one ("spec decoding"), two words
@@ -140,9 +163,9 @@ async def corrected(
         known = await names()
         unknown = [m for m in unknown if " ".join(name_tokens(m.group(0))) not in known]
     if unknown:  # the look-up's dictionary is built once, off the event loop, and only when a word needs it
-        await asyncio.to_thread(lambda: vocabulary.speller)
+        await asyncio.to_thread(lambda: vocabulary.written_speller if written else vocabulary.speller)
     for match in reversed(unknown):
-        better = vocabulary.closest(match.group(0))
+        better = vocabulary.closest(match.group(0), written=written)
         if better:
             out = out[: match.start()] + better + out[match.end() :]
     return await _joined(core, out)

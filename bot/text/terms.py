@@ -77,6 +77,11 @@ def joined_abbreviations(text: str) -> str:
     return _SLASH_INSIDE.sub(r"\1", text) if "/" in text else text
 
 
+def plain_lower(text: str) -> str:
+    """`text` lowercase and diacritic-free, as `text_tokens` reads it before folding plurals."""
+    return joined_abbreviations(_plain(text).lower())
+
+
 def text_tokens(text: str) -> list[str]:
     """Lowercase, diacritic-free, plural-folded word tokens; hyphens and punctuation separate words, and an
     abbreviation written with "&" or "/" is one word (`joined_abbreviations`)."""
