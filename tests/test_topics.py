@@ -277,3 +277,9 @@ async def test_a_typo_is_corrected_to_the_word_as_titles_write_it(archive: Core)
     against the title words as written: "sereis" is one swap from "series", two edits from "sery"."""
     assert await corrected(archive, "time sereis forecasting") == "time series forecasting"
     assert await corrected(archive, "graph nueral netwroks") == "graph neural networks"
+
+
+async def test_a_typo_of_a_word_no_title_writes_is_corrected_to_the_abstracts_word(archive: Core) -> None:
+    """A typo one edit from a word the papers write only in abstracts is that word, before a title word two edits
+    away: "complexty" is "complexity" (no title of the day writes it), not the title word "complex"."""
+    assert await corrected(archive, "computational complexty") == "computational complexity"

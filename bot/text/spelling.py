@@ -21,6 +21,7 @@ from collections import Counter, defaultdict
 from collections.abc import Awaitable, Callable, Collection
 from typing import TYPE_CHECKING
 
+import snowballstemmer
 from symspellpy import SymSpell, Verbosity
 from symspellpy.editdistance import DistanceAlgorithm, EditDistance
 
@@ -166,9 +167,50 @@ async def corrected(
         await asyncio.to_thread(lambda: vocabulary.written_speller if written else vocabulary.speller)
     for match in reversed(unknown):
         better = vocabulary.closest(match.group(0), written=written)
+        if written and (not better or edits(match.group(0).lower(), better) > 1):
+            # a title word two edits away, or none: a word the papers use one edit away comes first
+            better = await _in_abstracts(core, match.group(0)) or better
         if better:
             out = out[: match.start()] + better + out[match.end() :]
     return await _joined(core, out)
+
+
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+
+def _one_edit(word: str) -> set[str]:
+    """The words one edit from `word` (a letter dropped, added, changed, or two neighbours swapped), its first letter
+    kept."""
+    splits = [(word[:i], word[i:]) for i in range(1, len(word) + 1)]
+    found = {a + b[1:] for a, b in splits if b}
+    found |= {a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1}
+    found |= {a + c + b[1:] for a, b in splits if b for c in _LETTERS}
+    found |= {a + c + b for a, b in splits for c in _LETTERS}
+    return found - {word}
+
+
+_PORTER = snowballstemmer.stemmer("porter")  # the full-text index's stemmer (`tokenize='porter unicode61'`)
+ABSTRACT_CANDIDATES = 5  # words one edit away, most used first, checked as written
+
+
+async def _in_abstracts(core: Core, typed: str) -> str | None:
+    """A word one edit from `typed` that stored papers write, in an abstract if no title ("robtics" -> "robotics",
+    "hypernetwrks" -> "hypernetworks"): of the index's terms one edit away, the most used one that papers write as
+    such; None when there is none."""
+    word = typed.lower()
+    if len(word) < LONG_WORD or not word.isalpha():
+        return None
+    by_stem: dict[str, list[str]] = defaultdict(list)
+    for candidate in sorted(_one_edit(word)):
+        by_stem[_PORTER.stemWord(candidate)].append(candidate)
+    counts, _ = await core.repo.term_document_frequencies(list(by_stem))
+    ranked = sorted(
+        (c for stem, n in counts.items() if n for c in by_stem[stem]), key=lambda c: -counts[_PORTER.stemWord(c)]
+    )
+    for candidate in ranked[:ABSTRACT_CANDIDATES]:
+        if await _written_as(core, candidate):
+            return candidate
+    return None
 
 
 _PIECE = re.compile(r"[^\W\d_][\w']*")  # hyphenated words are corrected piece by piece
