@@ -777,7 +777,11 @@ def _selected(
     held = [r for r in evidenced if r.shows or not stating]  # an answer's (a search ranks its page as before)
     demoted = {r.paper.id for r in evidenced if not r.shows} if held and stating else set()
     lenient = [r for r in evidenced if r.relevance >= best - spread] if spread else evidenced
-    evidenced = held or evidenced
+    # none holding every side (no paper puts "active learning for materials discovery" so, nor names materials
+    # beside active learning): an answer's first page is chosen as when no paper carries the topic, among the papers
+    # close to all of it, not from one side's papers; they stay listed first, in the order of their evidence
+    one_sided = stating and bool(evidenced) and not held
+    evidenced = [] if one_sided else held or evidenced
     if spread:
         top = max(r.relevance for r in evidenced) if demoted else best
         evidenced = [r for r in evidenced if r.relevance >= top - spread]
