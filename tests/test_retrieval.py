@@ -288,6 +288,19 @@ def test_a_paper_missing_a_side_of_the_topic_is_offered_first_not_shown(demo_pap
     assert shown == [one_side, *both]
 
 
+def test_a_first_page_with_no_carrier_of_every_side_is_chosen_as_one_by_meaning(demo_papers: list[Paper]) -> None:
+    """ "Active learning for materials discovery" where no paper names materials beside active learning: the answer's
+    first page is not the active-learning papers (one side) but chosen as when no paper carries the topic, among the
+    papers close to all of it: one holding each side in words of its own comes first; the one-sided carriers are
+    listed right after it, nothing dropped."""
+    papers = iter(demo_papers)
+    one_sided = [Retrieved(next(papers), 0.8 - n / 100, 0.55, True, True, shows=False) for n in range(5)]
+    whole = Retrieved(next(papers), 0.75, 0.6, False, False)
+    topic = Filters(topic="active learning for materials discovery")
+    shown, offered = select([*one_sided, whole], topic, SPREAD, stating=True)
+    assert shown == [whole] and offered[:5] == one_sided
+
+
 def test_a_paper_naming_the_topic_once_in_its_abstract_is_offered_first_when_others_are_firmly_about_it(
     demo_papers: list[Paper],
 ) -> None:
