@@ -664,6 +664,8 @@ def test_the_askers_own_clause_is_no_topic() -> None:
         "graph neural networks for molecules"
     )
     assert "reading assessment" in parse_question("I'm writing a survey on reading assessment", FRIDAY).topic
+    # a rarer verb form is a topic's word: "pruning" is what is asked about, not the asker's doing
+    assert parse_question("work where we need pruning for LLMs", FRIDAY).topic == "pruning for LLMs"
 
 
 def test_a_contracted_relative_exclusion_and_clarifications_after_a_comma() -> None:

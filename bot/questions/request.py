@@ -612,8 +612,9 @@ def without_asker(text: str) -> str:
 
 
 def _verb_form(word: str) -> bool:
-    """Whether `word` is an English verb as written or inflected ("want", "wants", "trying", "remembered")."""
-    if not is_english_word(word):
+    """Whether `word` is an everyday English verb as written or inflected ("want", "wants", "trying", "remembered");
+    a rarer one is a topic's as often ("grokking" in "papers where we see grokking in transformers")."""
+    if english_count(word) < EVERYDAY_COUNT:
         return False
     bases = [word]
     for ending in ("ing", "ed", "es", "s"):
