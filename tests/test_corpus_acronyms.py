@@ -8,10 +8,8 @@ import datetime as dt
 from bot.core import Core
 from bot.ingest.save import store_papers
 from bot.models import Paper
-from bot.questions.acronyms import defines_otherwise, definitions, expansion_of
+from bot.questions.acronyms import definitions, expansion_of
 from bot.questions.rag import ask
-from bot.questions.topics import split_units, topic_key
-from bot.text.terms import Unit
 
 MONDAY = dt.date(2025, 5, 26)
 
@@ -126,24 +124,3 @@ async def test_an_acronym_one_paper_defines_is_a_term_when_other_papers_write_it
     assert await defined_acronyms(core, "FBR") == []
     found = await search_papers(core, "TSE")
     assert {p.id for p in spelled} <= {h.paper.id for h in (*found.hits, *found.more)}
-
-
-def test_a_paper_spelling_a_terms_acronym_out_as_another_thing_does_not_carry_the_term() -> None:
-    """ "Optical tweezers (OT)" is no optimal transport: a paper defining a topic term's acronym as something else,
-    and never writing the term out, carries none of it; one defining it as the term, or writing the term out too,
-    still does."""
-    (unit,) = [u for u in _evidence_units("optimal transport") if u.acronyms]
-    tweezers = "Optical tweezers (OT) offer micromanipulation; we control OT with RL."
-    assert defines_otherwise([unit], "Interactive OT Gym", tweezers)
-    assert not defines_otherwise([unit], "OT for domain adaptation", "Optimal transport (OT) aligns domains.")
-    assert not defines_otherwise([unit], "Tweezers", tweezers + " We also use optimal transport.")
-    assert not defines_otherwise([unit], "Flows", "Normalizing flows (NF) are used.")
-
-
-def _evidence_units(topic: str) -> list[Unit]:
-    """The named terms of `topic` as units (their spellings and acronyms), as a question's reading holds them."""
-    return [
-        Unit(key=" ".join(p.term.spellings[0]), forms=p.term.spellings, acronyms=p.term.acronyms)
-        for p in split_units(topic_key(topic))
-        if p.term is not None
-    ]

@@ -22,7 +22,7 @@ from symspellpy.editdistance import DistanceAlgorithm, EditDistance
 from bot.core import Core
 from bot.models import Paper
 from bot.questions.topics import is_term_spelling
-from bot.text.terms import Unit, phrase_key, same_word, text_tokens
+from bot.text.terms import phrase_key, same_word, text_tokens
 
 MIN_DEFINING_PAPERS = 2  # papers that must define an acronym the same way before it is a field's term
 # or the papers writing the expansion out, when only one paper defines the acronym: "knowledge distillation" is
@@ -191,25 +191,3 @@ def grouped(papers: Sequence[Paper], found: Sequence[Meaning]) -> list[Paper]:
     using none of them last."""
     group = {paper_id: n for n, meaning in enumerate(found) for paper_id in meaning.paper_ids}
     return sorted(papers, key=lambda p: group.get(p.id, len(found)))
-
-
-def defines_otherwise(units: Sequence[Unit], title: str, abstract: str) -> bool:
-    """Whether a paper spells out an acronym of one of `units` (a topic's named terms) as another thing and never
-    writes the term itself out: "Optical tweezers (OT)" in a paper naming no optimal transport, whose "OT" is no
-    optimal transport however often it is written."""
-    acronyms = {a.lower(): u for u in units for a in u.acronyms}
-    if not acronyms:
-        return False
-    text = f"{title}. {abstract}"
-    pairs = [(a, e) for a, e in definitions([text]) if a.lower() in acronyms]
-    if not pairs:
-        return False
-    tokens = text_tokens(text)
-    for acronym, expansion in pairs:
-        unit = acronyms[acronym.lower()]
-        if tuple(expansion.split()) in unit.forms:
-            continue
-        written = [f for f in unit.forms if len(f) > 1]
-        if not any(tuple(tokens[i : i + len(f)]) == f for f in written for i in range(len(tokens) - len(f) + 1)):
-            return True
-    return False

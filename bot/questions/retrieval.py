@@ -22,7 +22,7 @@ import numpy as np
 
 from bot.core import Core
 from bot.models import Paper, Profile
-from bot.questions.acronyms import defined_acronyms, defines_otherwise
+from bot.questions.acronyms import defined_acronyms
 from bot.questions.authors import same_person
 from bot.questions.expansion import (
     FEEDBACK_DOCS,
@@ -533,7 +533,6 @@ class _Scored:
         shows = np.ones(len(papers), dtype=bool)
         often = np.zeros(len(papers), dtype=bool)
         showing = topic_words if topic_words is not None and topic_words.first_page_differs else None
-        acronym_units = [u for a in topic_words.alternatives for u in a.units if u.acronyms] if topic_words else []
         for i, paper in enumerate(papers):
             if topic_words is not None:
                 title[i] = topic_words.coverage(paper.title, paper.abstract)
@@ -546,10 +545,6 @@ class _Scored:
             if showing is not None:
                 # as typed: a paper shown for "adapters" names adapters, not only "adapting" something
                 shows[i] = showing.shows(paper.title, paper.abstract)
-            if acronym_units and defines_otherwise(acronym_units, paper.title, paper.abstract):
-                # its "OT" is optical tweezers, not optimal transport: it carries none of the topic's words
-                title[i] = abstract[i] = 0.0
-                every_part[i] = shows[i] = often[i] = False
             # a name typed as the paper writes it ("YAQA", "R2R", "DeepONet") is the strongest sign there is
             if any(n.search(paper.title) for n in names):
                 name_tier[i] = 2
