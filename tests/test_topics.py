@@ -269,12 +269,6 @@ async def test_a_name_typed_in_small_letters_is_written_as_papers_write_it(archi
     assert await corrected(archive, "yaqa") == "YAQA"
     assert await corrected(archive, "papers on mermaidflow agents") == "papers on MermaidFlow agents"
     assert await corrected(archive, "zorbex") == "zorbex"  # written two ways: no one name to restore
-    field = [
-        dataclasses.replace(base, id=f"2599.9001{n}", title=f"Signals {n}", abstract="We classify QRZG signals.")
-        for n in range(3)
-    ]
-    await archive.repo.upsert_papers(field)
-    assert await corrected(archive, "qrzg") == "qrzg"  # capitals three papers write: a field's acronym, a topic
     assert await corrected(archive, "rounding") == "rounding"  # an English word
 
 

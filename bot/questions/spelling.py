@@ -33,16 +33,14 @@ async def corrected(core: Core, topic: str) -> str:
 
 _SMALL = re.compile(r"(?<![\w\-])[a-z][a-z\-]*[a-z](?![\w\-])")  # a word typed in small letters only
 NAME_SAMPLE = 20  # papers holding a word read to see how they write it
-FIELD_PAPERS = 3  # papers writing a word in capitals that make it a field's acronym, not one paper's name
 
 
 async def as_named(core: Core, topic: str) -> str:
     """`topic` with each word typed in small letters that no English word, filler word or named term is, and that
-    the stored papers holding it write in one way only, as a name is written, written as they do: "yaqa" -> "YAQA",
-    "mermaidflow" -> "MermaidFlow". Name-shaped is a capital inside a word of small letters or a digit, or
-    capitals only when fewer than FIELD_PAPERS papers write it ("ECG", which a field writes, stays a topic). Read so,
-    the question's name rules find the paper naming it (one naming "YAQA" only in its abstract was below one merely
-    close to the letters in meaning)."""
+    the stored papers holding it write in one way only, as a name is written (a capital inside, all capitals, a
+    digit: `bot.text.spelling.name_shaped` or an acronym), written as they do: "yaqa" -> "YAQA", "mermaidflow" ->
+    "MermaidFlow". A name typed in small letters is still that name: read so, the question's name rules find the
+    paper naming it (one naming "YAQA" only in its abstract was below one merely close to the letters in meaning)."""
     found = [
         m
         for m in _SMALL.finditer(topic)
@@ -56,14 +54,11 @@ async def as_named(core: Core, topic: str) -> str:
         word = match.group(0)
         ids = [i for i, _ in await core.repo.lexical_search([[word.replace("-", " ")]], None, None, NAME_SAMPLE)]
         written = re.compile(rf"(?<![\w\-]){re.escape(word)}(?=s?(?![\w\-]))", re.IGNORECASE)
-        texts = [f"{p.title} {p.abstract}" for p in await core.repo.get_papers(ids)]
-        forms = Counter(w.group(0) for text in texts for w in written.finditer(text))
-        writing = sum(1 for text in texts if written.search(text))
+        forms = Counter(
+            w.group(0) for p in await core.repo.get_papers(ids) for w in written.finditer(f"{p.title} {p.abstract}")
+        )
         if len(forms) == 1:
             form = next(iter(forms))
-            # capitals only: one paper's method ("YAQA"), not an acronym a field writes ("ECG", "EEG": a topic)
-            inner = form[1:]
-            mixed = any(c.isdigit() for c in form) or inner not in (inner.upper(), inner.lower())
-            if mixed or (form.isupper() and writing < FIELD_PAPERS):
+            if form.isupper() or spelling.name_shaped(form):
                 out = out[: match.start()] + form + out[match.end() :]
     return out
