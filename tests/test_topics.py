@@ -252,25 +252,6 @@ async def test_a_compound_s_hyphenated_word_is_matched_side_by_side(archive: Cor
     assert coined.coverage("Zorbo provers for crop mapping, based on search, map each crop.") == 1.0
 
 
-async def test_a_name_typed_in_small_letters_is_written_as_papers_write_it(archive: Core, demo_papers: list) -> None:
-    """A word no English word that the papers holding it write only as a name is that name ("yaqa" is "YAQA", whose
-    paper names it in its abstract only); a word they write in more than one way, an English word and a named term
-    stay as typed."""
-    base = demo_papers[0]
-    await archive.repo.upsert_papers(
-        [
-            dataclasses.replace(
-                base, id="2599.90001", title="Adaptive Rounding", abstract="We propose YAQA, a rounding."
-            ),
-            dataclasses.replace(base, id="2599.90002", title="MermaidFlow: Workflows", abstract="MermaidFlow plans."),
-            dataclasses.replace(base, id="2599.90003", title="Zorbex: one", abstract="ZORBEX and Zorbex differ."),
-        ]
-    )
-    assert await corrected(archive, "yaqa") == "YAQA"
-    assert await corrected(archive, "papers on mermaidflow agents") == "papers on MermaidFlow agents"
-    assert await corrected(archive, "zorbex") == "zorbex"  # written two ways: no one name to restore
-    assert await corrected(archive, "rounding") == "rounding"  # an English word
-
 
 async def test_a_typo_is_corrected_to_the_word_as_titles_write_it(archive: Core) -> None:
     """A typo of a word whose folded form is shorter ("series" folds to "sery", "networks" to "network") is matched
