@@ -32,6 +32,7 @@ from bot.text.terms import (
     is_english_word,
     joined_to,
     same_word,
+    taken_as,
     text_tokens,
 )
 from tests.conftest import StoreDay
@@ -271,6 +272,28 @@ def test_an_activity_is_not_found_in_its_verb_saying_what_something_is_taken_as(
     for unit in (serving, dataclasses.replace(serving, forms=(*serving.forms, ("serv",)))):
         found = [i for i, t in enumerate(texts) if unit.where(Text.of(t))]
         assert found == [1, 2] == list(np.flatnonzero(index.hits(unit)[1]))
+
+
+def test_an_activitys_participle_saying_what_something_is_taken_as_is_no_mention_of_it() -> None:
+    # "serving as a benchmark" after a verb "be", a conjunction or an adverb is the participle of "serve as"; the
+    # "-ing" word after a modifier, a verb or a preposition names the activity ("LLM serving as a queue", "cast
+    # serving as", "of serving as"), as it does before anything else
+    texts = [
+        "MisBench is released and serving as a benchmark for LLMs.",
+        "It has been serving as a testbed.",
+        "A corpus generally serving as a benchmark.",
+        "We model LLM serving as a queue.",
+        "We cast serving as a scheduling problem.",
+        "A study of serving as a service.",
+        "Serving as a bridge, our method helps.",
+        "Efficient serving of LLMs.",
+    ]
+    index = UnitIndex(texts, texts)
+    serving = phrase_units("LLM serving")[1]
+    found = [i for i, t in enumerate(texts) if serving.where(Text.of(t))]
+    assert found == [3, 4, 5, 7] == list(np.flatnonzero(index.hits(serving)[1]))
+    tokens = text_tokens("it is serving as a benchmark and LLM serving as a queue")
+    assert taken_as(tokens, 2) and not taken_as(tokens, 8) and not taken_as(tokens, 0)
 
 
 def test_a_days_index_reads_an_agent_noun_as_its_act_too() -> None:

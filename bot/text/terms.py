@@ -336,8 +336,22 @@ def joined_to(word: str, token: str) -> bool:
 def taken_as(tokens: Sequence[str], i: int) -> bool:
     """Whether `tokens[i]`, standing for a word naming an activity ("serving", "modeling"), is its verb saying what
     something is taken as ("serves as a benchmark", "is modeled as an MDP"): no mention of the activity. The "-ing"
-    form itself names the activity, whatever follows."""
-    return not tokens[i].endswith("ing") and i + 1 < len(tokens) and tokens[i + 1] == "as"
+    form before "as" is that verb's participle where no noun phrase can end before it: first, or after a form of
+    "be", a conjunction or an adverb ("is serving as", "and serving as", "generally serving as"); after a modifier,
+    a verb or a preposition it names the activity ("LLM serving as a queue", "cast decoding as", "of training as")."""
+    if i + 1 >= len(tokens) or tokens[i + 1] != "as":
+        return False
+    if not tokens[i].endswith("ing"):
+        return True
+    before = tokens[i - 1] if i else ""
+    return not before or before in _OPENS_PARTICIPLE or (before.endswith("ly") and is_english_word(before[:-2]))
+
+
+# Words after which an "-ing" form opens a participle phrase, not a noun phrase: the forms of "be", the conjunctions
+# and the adverbs of sequence and frequency not ending in "-ly" (closed classes of English)
+_OPENS_PARTICIPLE = frozenset(
+    "is are was were be been being am and or but nor yet also thus hence thereby while whilst often still".split()
+)
 
 
 def starts_as(word: str, token: str, exact: bool = False, related: bool = False) -> bool:
@@ -704,9 +718,8 @@ class UnitIndex:
                 return out
             having.append(np.unique(np.concatenate(found)))
         papers = functools.reduce(lambda a, b: np.intersect1d(a, b, assume_unique=True), having)
-        # a form of an activity's verb may only say what something is taken as (`taken_as`): read where it stands
-        verb_forms = activity and any(not t.endswith("ing") for t in words[0])
-        if len(form) == 1 and not verb_forms:
+        # a form of an activity's word may only say what something is taken as (`taken_as`): read where it stands
+        if len(form) == 1 and not activity:
             out[papers] = True
             return out
         tests = [allowed.__contains__ for allowed in words]
