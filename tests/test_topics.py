@@ -252,7 +252,6 @@ async def test_a_compound_s_hyphenated_word_is_matched_side_by_side(archive: Cor
     assert coined.coverage("Zorbo provers for crop mapping, based on search, map each crop.") == 1.0
 
 
-
 async def test_a_typo_is_corrected_to_the_word_as_titles_write_it(archive: Core) -> None:
     """A typo of a word whose folded form is shorter ("series" folds to "sery", "networks" to "network") is matched
     against the title words as written: "sereis" is one swap from "series", two edits from "sery"."""
