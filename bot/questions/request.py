@@ -508,23 +508,14 @@ def verb_of(text: str) -> str:
 
 
 def inflects(word: str) -> bool:
-    """Whether `word` is used as a verb in English: its past form ("used", "relied", "planned") is at least
-    VERB_SHARE as common as the word in the English word list, or, for a verb with an irregular past ("run": "ran",
-    "build": "built"), its "-ing" form is. A noun has no such form ("diffusioned") or a rare one: the list holds
-    "videoed", "graphed" and "modelled", at a ten-thousandth to a hundredth of "video", "graph" and "model". The
-    "-ing" form is read only without a past: it is often a noun of its own ("imaging", "coding", "networking")."""
-    count = english_count(word)
+    """Whether `word` has a past or "-ing" form in the English word list, as a verb has ("use" -> "used", "rely" ->
+    "relied", "run" -> "running"): a noun such as "diffusion" has none. Nouns the list holds used as verbs pass
+    ("video": "videoed")."""
     stem = word[:-1] if word.endswith("e") else word
-    pasts = {f"{stem}ed", f"{word}{word[-1:]}ed"} | ({f"{word[:-1]}ied"} if word.endswith("y") else set())
-    past = max(english_count(form) for form in pasts)
-    used = past or max(english_count(f"{stem}ing"), english_count(f"{word}{word[-1:]}ing"))
-    return used > 0 and used >= VERB_SHARE * count
-
-
-# The least share of a word's count its past (or "-ing") form has for the word to be read as a verb. Verbs that are
-# mostly nouns too sit above it ("address" 0.06, "scale" 0.06, "study" 0.08, "work" 0.09), nouns the list also holds
-# as verbs below ("cloud" 0.04, "finance" 0.03, "code" 0.02, "graph" 0.007, "model" 0.006, "video" 0.0001).
-VERB_SHARE = 0.05
+    forms = {f"{stem}ed", f"{stem}ing", f"{word}{word[-1:]}ed", f"{word}{word[-1:]}ing"}
+    if word.endswith("y"):
+        forms.add(f"{word[:-1]}ied")
+    return any(is_english_word(form) for form in forms)
 
 
 def split_refinements(text: str) -> tuple[str, tuple[str, ...]]:
