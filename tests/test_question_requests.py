@@ -664,6 +664,13 @@ def test_the_askers_own_clause_is_no_topic() -> None:
         "graph neural networks for molecules"
     )
     assert "reading assessment" in parse_question("I'm writing a survey on reading assessment", FRIDAY).topic
+    # a verb with its object, or right before "with" or "for", is the topic's act, not the asker's doing
+    for question, topic in [
+        ("I want to cluster points in high dimensions", "cluster points in high dimensions"),
+        ("I want to rank documents for search", "rank documents for search"),
+        ("I want to forecast with transformers", "forecast with transformers"),
+    ]:
+        assert parse_question(question, FRIDAY).topic == topic, question
     # a rarer verb form is a topic's word: "pruning" is what is asked about, not the asker's doing
     assert parse_question("work where we need pruning for LLMs", FRIDAY).topic == "pruning for LLMs"
 

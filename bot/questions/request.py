@@ -590,7 +590,9 @@ def without_asker(text: str) -> str:
     "I'm writing a survey on X", "our lab works on X" -> "X". Read by role, not by phrase: the clause names the asker
     (a first-person pronoun, or "my"/"our" and one noun), and every other word before the preposition is a verb (a
     word the English word list inflects), a filler word of questions or a function word; a named term, a kind of
-    contribution ("I want benchmarks for X") or any other word there leaves the text as it is."""
+    contribution ("I want benchmarks for X") or any other word there leaves the text as it is, and so do a verb
+    with its object ("I want to cluster points in high dimensions") and a verb right before "with" or "for" ("I'd
+    like to plan with LLMs"): the topic's own act, not the asker's."""
     words = list(_CLAUSE_WORD.finditer(text))
     asker = next((n for n, w in enumerate(words) if w.group(0).lower() in _ASKER), None)
     if asker is None:
@@ -599,15 +601,25 @@ def without_asker(text: str) -> str:
     if taking is None or taking + 1 >= len(words) or words[taking + 1].group(0).lower() in FILLER:
         return text  # a filler word next may be the topic's own ("on reading comprehension"): left as it is
     owner = asker + 1 if words[asker].group(0).lower() in ("my", "our") else None
+    verb = False  # the word before is a verb of the clause's own, neither filler nor function word
     for n in range(taking):
         word = words[n].group(0)
         lower = word.lower()
         if n in (asker, owner) and not is_term_spelling(word):
+            verb = False
             continue
-        if not (word[0].isalpha() and (lower in FILLER or lower in _FUNCTION or _verb_form(lower))):
+        # a word whose object is the asker is a verb by its role ("help me", "let us"), however often it is a noun
+        doing = n + 1 == asker and words[asker].group(0).lower() in ("me", "us") and is_english_word(lower)
+        if not (word[0].isalpha() and (lower in FILLER or lower in _FUNCTION or doing or _verb_form(lower))):
             return text
         if re.fullmatch(_CONTRIBUTION_WORD, lower) or is_term_spelling(word):
             return text
+        own = lower not in FILLER and lower not in _FUNCTION
+        if own and verb:
+            return text  # a verb and its object ("I want to rank documents for search"): the topic's own act
+        verb = own
+    if verb and words[taking].group(0).lower() in ("with", "for"):
+        return text  # what a verb does a thing with or for is its own act's ("I'd like to plan with LLMs")
     return text[words[taking].end() :]
 
 
