@@ -669,6 +669,7 @@ def test_the_askers_own_clause_is_no_topic() -> None:
         ("I want to cluster points in high dimensions", "cluster points in high dimensions"),
         ("I want to rank documents for search", "rank documents for search"),
         ("I want to forecast with transformers", "forecast with transformers"),
+        ("my model fails on long documents", "my model fails on long documents"),
     ]:
         assert parse_question(question, FRIDAY).topic == topic, question
     # a rarer verb form is a topic's word: "pruning" is what is asked about, not the asker's doing

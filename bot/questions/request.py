@@ -592,7 +592,8 @@ def without_asker(text: str) -> str:
     word the English word list inflects), a filler word of questions or a function word; a named term, a kind of
     contribution ("I want benchmarks for X") or any other word there leaves the text as it is, and so do a verb
     with its object ("I want to cluster points in high dimensions") and a verb right before "with" or "for" ("I'd
-    like to plan with LLMs"): the topic's own act, not the asker's."""
+    like to plan with LLMs"): the topic's own act, not the asker's; after "my"/"our" and a noun, only a word of
+    asking ("wants", "works") is the asker's ("my model fails on long documents" is left as it is)."""
     words = list(_CLAUSE_WORD.finditer(text))
     asker = next((n for n, w in enumerate(words) if w.group(0).lower() in _ASKER), None)
     if asker is None:
@@ -615,6 +616,8 @@ def without_asker(text: str) -> str:
         if re.fullmatch(_CONTRIBUTION_WORD, lower) or is_term_spelling(word):
             return text
         own = lower not in FILLER and lower not in _FUNCTION
+        if own and owner is not None and n > owner and lower.removesuffix("s") not in FILLER:
+            return text  # what "my model" or "our robot" does is the topic ("my model fails on long documents")
         if own and verb:
             return text  # a verb and its object ("I want to rank documents for search"): the topic's own act
         verb = own
