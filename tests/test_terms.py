@@ -255,6 +255,8 @@ def test_an_able_or_ible_adjective_meets_its_own_noun_whatever_its_stem() -> Non
     assert not same_word("reproducibility", "reproduce") and not same_word("reproducible", "reproduction")
     assert not same_word("availability", "available") and not same_word("stability", "stable")
     assert not same_word("variability", "variable") and not same_word("ability", "able")
+    # nor an everyday adverb's: "probably" is common where "probable" is not, and names no probability
+    assert not same_word("probability", "probably") and not same_word("probability", "probable")
 
 
 def test_an_activity_is_not_found_in_its_verb_saying_what_something_is_taken_as() -> None:

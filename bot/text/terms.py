@@ -200,9 +200,12 @@ _ADJECTIVE_NOUN = re.compile(r"^(\w{2,}?)(a|i)(?:bility|ble|bly)(?:ies|s)?$")
 
 def _adjective_noun(word: str) -> tuple[str, str] | None:
     """The stem and vowel of an "-able" / "-ible" word's family ("reproduc", "i"), None for another word or an
-    everyday adjective's."""
+    everyday adjective's or adverb's."""
     found = _ADJECTIVE_NOUN.match(word)
-    if not found or english_count(f"{found.group(1)}{found.group(2)}ble") >= EVERYDAY_COUNT:
+    # the family is everyday when its adjective or its adverb is: "probable" is rare, "probably" is not, and says
+    # nothing of a probability
+    stem = f"{found.group(1)}{found.group(2)}" if found else ""
+    if not found or max(english_count(f"{stem}ble"), english_count(f"{stem}bly")) >= EVERYDAY_COUNT:
         return None
     return found.group(1), found.group(2)
 
