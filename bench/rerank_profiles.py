@@ -57,7 +57,7 @@ def features(data: fp.Data, case: fp.Case) -> tuple[np.ndarray, np.ndarray]:
     base = fp.Method()
     p = fp.parts(case, vecs, base)
     feedback = (p.score - fp.parts(case, vecs, replace(base, expansion=0.0)).score) / base.expansion
-    want = fp._lme(case.cos_want, base.temperature)
+    want = fp.soft_max(case.cos_want, base.temperature)
     near = fp.nearest_share(want[None], base.expansion_near)[0]
     agree = np.full(len(case.ids), 1e9, np.float32)
     breadth = np.zeros(len(case.ids), np.float32)
@@ -68,7 +68,7 @@ def features(data: fp.Data, case: fp.Case) -> tuple[np.ndarray, np.ndarray]:
     columns = {
         "score": p.score,
         "want": want,
-        "sentence": fp._lme(case.sent_want, base.temperature),
+        "sentence": fp.soft_max(case.sent_want, base.temperature),
         "lexical": p.lexical,
         "feedback": feedback,
         "penalty": p.penalty,
@@ -76,11 +76,11 @@ def features(data: fp.Data, case: fp.Case) -> tuple[np.ndarray, np.ndarray]:
         "cov_title": np.where(near, case.near_title, case.far_title).max(axis=0),
         "cov_text": np.where(near, case.near_text, case.far_text).max(axis=0),
         "hub": fp.paper_hubness(case, vecs, fp.Method(hub_unrelated=True, hub_k=5)),
-        "contribution": fp._lme(fp.contribution_similarity(case), base.temperature),
-        "second": fp._lme(case.sent_second, base.temperature),
+        "contribution": fp.soft_max(fp.contribution_similarity(case), base.temperature),
+        "second": fp.soft_max(case.sent_second, base.temperature),
         "agree": np.log(agree),
         "breadth": breadth,
-        "title_cos": fp._lme(case.title_want, base.temperature),
+        "title_cos": fp.soft_max(case.title_want, base.temperature),
     }
     return np.stack([columns[n] for n in NAMES], axis=1).astype(np.float32), p.score
 
