@@ -1,14 +1,15 @@
 """Ways of ranking one-line-interest profiles compared by leave-one-set-out over the open labelled profiles (issue 23).
 
-The three open sets of labelled profiles (`bench/heldout/profiles.jsonl`, `sealed/`, `sealed2/`: 31 profiles, each
+The open sets of labelled profiles (`bench/heldout/profiles.jsonl`, `sealed/`, `sealed2/`, and since the eleventh
+session `bench/profiles11a/`, `bench/profiles11b/`: 43 profiles, each
 ranked on the four shared days) are the data. Every per-(profile, paper) term of the cold-start score
 (`bot.ranking.rank`, as `personal_digest` ranks without feedback) is computed once, per interest where the score
 takes a maximum over interests, and kept in a cache file; the score is then rebuilt in memory, so that a weight
-setting or another way of combining the terms is measured over all 124 profile-days in well under a second. The
+setting or another way of combining the terms is measured over all 172 profile-days in well under a second. The
 rebuilt default score is checked against `rank_for_profile` (the same top 15 on every profile-day).
 
-A method with a free choice (weights, a constant) is fitted on two sets and measured on the third, for each of
-the three folds ("leave one set out"); it is worth landing when the mean over the three held-out folds rises and
+A method with a free choice (weights, a constant) is fitted on all sets but one and measured on that one, for
+every fold ("leave one set out"); it is worth landing when the mean over the held-out folds rises and
 no held-out fold drops by more than 0.01 against the current score. The metric is `bench/heldout_interests.py`'s:
 the on-topic share of each profile's top 15 of what exists that day, averaged over days, then over profiles.
 
@@ -18,7 +19,7 @@ the on-topic share of each profile's top 15 of what exists that day, averaged ov
 The cache (~30 s to build, 30 MB) is kept in DIR/fit-profiles-cache.pkl; `--rebuild` computes it again (after a
 change to the ranker, or the rebuilt score's check fails).
 
-Never pass a sealed set that is not open: the sets read are the three named in OPEN_SETS.
+Never pass a sealed set that is not open: the sets read are the ones named in OPEN_SETS.
 """
 
 from __future__ import annotations
@@ -54,9 +55,11 @@ OPEN_SETS = {
     "development": ROOT / "bench" / "heldout" / "profiles.jsonl",
     "sealed": ROOT / "bench" / "heldout" / "sealed" / "profiles.jsonl",
     "sealed2": ROOT / "bench" / "heldout" / "sealed2" / "profiles.jsonl",
+    "profiles11a": ROOT / "bench" / "profiles11a" / "profiles.jsonl",
+    "profiles11b": ROOT / "bench" / "profiles11b" / "profiles.jsonl",
 }
 CACHE = "fit-profiles-cache.pkl"
-CACHE_VERSION = 3
+CACHE_VERSION = 4
 ISSUE_PROFILE = HeldOutProfile(
     id="issue23",
     interests=(

@@ -6,8 +6,8 @@ profile's level does not count): the score itself and its terms (whole-paper and
 feedback, avoid penalty, cues), the word coverage in title and abstract, the paper's closeness to the day's papers
 unrelated to the profile (hubness), the title's and the contribution sentences' similarity, the second-best
 sentence, how far down both the meaning and the word ranking of its best interest it stands, and for how many
-interests it is among the 30 nearest. The model is fitted on two open sets (its regularisation by an inner
-leave-one-set-out on those two) and measured on the third, for each of the three folds; `--nested` also chooses the
+interests it is among the 30 nearest. The model is fitted on all open sets but one (its regularisation by an inner
+leave-one-set-out on those) and measured on the one left out, for each set in turn; `--nested` also chooses the
 features inside each fold (greedy forward selection by the inner folds), so no choice sees the held-out set.
 
     cp -a /tmp/final-i DIR
@@ -15,11 +15,11 @@ features inside each fold (greedy forward selection by the inner folds), so no c
 
 The terms come from `bench/fit_profiles.py`'s cache (built there first when absent).
 
-`--measure PROFILES` (for the lead, on a set nobody tuned for) fits the model once on all three open sets (its
+`--measure PROFILES` (for the lead, on a set nobody tuned for) fits the model once on all the open sets (its
 regularisation by leave-one-set-out over them) and prints the on-topic mean and minimum of that file's profiles
 before and after the re-ranking, in `bench/heldout_interests.py`'s terms.
 
-`--export PATH` fits that same model (all three open sets, the features chosen, its C as `--measure` chooses it)
+`--export PATH` fits that same model (all the open sets, the features chosen, its C as `--measure` chooses it)
 and writes it as the product's re-ranker (`bot/ranking/rerank_weights.json`, read by `bot.ranking.rerank`).
 """
 
@@ -125,9 +125,9 @@ def measure(rows: list[Row], sets: tuple[str, ...], model=None, cols: list[int] 
 
 
 def inner_value(rows: list[Row], train: tuple[str, ...], cols: list[int], c: float, base: dict[str, float]) -> float:
-    """The mean gain over the two inner folds of `train` (fit on one set, measure on the other)."""
-    pairs = ((train[0], train[1]), (train[1], train[0]))
-    return float(np.mean([measure(rows, (b,), fit(rows, (a,), cols, c), cols)[b] - base[b] for a, b in pairs]))
+    """The mean gain over the inner folds of `train` (fit on all but one of its sets, measure on that one)."""
+    pairs = [(tuple(s for s in train if s != b), b) for b in train]
+    return float(np.mean([measure(rows, (b,), fit(rows, a, cols, c), cols)[b] - base[b] for a, b in pairs]))
 
 
 async def measured_cases(home: Path, path: Path) -> list[fp.Case]:
@@ -153,7 +153,7 @@ async def measured_cases(home: Path, path: Path) -> list[fp.Case]:
 
 
 def fit_all(rows: list[Row], cols: list[int]) -> tuple[object, float]:
-    """The model fitted on all three open sets, its C chosen by leave-one-set-out over them, and that C."""
+    """The model fitted on all the open sets, its C chosen by leave-one-set-out over them, and that C."""
     folds = [(tuple(s for s in fp.SETS if s != out), out) for out in fp.SETS]
     c = max(C_GRID, key=lambda c: np.mean([measure(rows, (o,), fit(rows, t, cols, c), cols)[o] for t, o in folds]))
     return fit(rows, fp.SETS, cols, c), c
@@ -167,7 +167,7 @@ def export(rows: list[Row], pool: int, cols: list[int], path: Path) -> None:
         "about": "The product's re-ranker of a one-line-interest profile's best papers (bot/ranking/rerank.py): a "
         "logistic regression of on-topic on the features below, each standardised within the profile-day's pool "
         "(the `pool` best papers by the cold-start score). Written by `bench/rerank_profiles.py --home DIR "
-        "--export PATH` (a copy of the ready profiles store): fitted once on the three open labelled profile sets "
+        "--export PATH` (a copy of the ready profiles store): fitted once on the open labelled profile sets "
         f"({', '.join(f'{s} {n} profile-days' for s, n in counts.items())}), C {c} chosen by leave-one-set-out "
         "over them; no other set was read. Refit after a change to the cold-start score.",
         "pool": pool,
@@ -184,7 +184,7 @@ def export(rows: list[Row], pool: int, cols: list[int], path: Path) -> None:
 
 
 def measure_file(data: fp.Data, rows: list[Row], pool: int, cols: list[int], path: Path, home: Path) -> None:
-    """Fit on all three open sets, re-rank the profiles of `path`, print their figures before and after."""
+    """Fit on all the open sets, re-rank the profiles of `path`, print their figures before and after."""
     model, _ = fit_all(rows, cols)
     target = build_rows(data, pool, asyncio.run(measured_cases(home, path)))
     for name, chosen in (("before", None), ("after", model)):
@@ -206,8 +206,10 @@ def main() -> None:
     parser.add_argument("--pool", type=int, default=100, help="the best papers of each profile-day re-ranked")
     parser.add_argument("--features", help="comma-separated subset of the features (default: all)")
     parser.add_argument("--nested", action="store_true", help="choose the features inside each fold")
-    parser.add_argument("--measure", type=Path, help="a profiles file to re-rank with the model fitted on all three")
-    parser.add_argument("--export", type=Path, help="write the model fitted on all three as the product's weights")
+    parser.add_argument(
+        "--measure", type=Path, help="a profiles file to re-rank with the model fitted on every open set"
+    )
+    parser.add_argument("--export", type=Path, help="write the model fitted on every open set as the weights")
     args = parser.parse_args()
     # the cache is pickled by `bench/fit_profiles.py` run as a script, so its classes are looked up in __main__
     sys.modules["__main__"].Data, sys.modules["__main__"].Case = fp.Data, fp.Case
