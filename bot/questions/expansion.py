@@ -17,9 +17,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-import snowballstemmer
 
 from bot.models import Paper
+from bot.text.terms import INDEX_STEMMER
 
 FEEDBACK_DOCS = 3  # the first pass's best papers read (chosen by leave-one-set-out, docs/BENCHMARKS.md)
 EXPANSION_TERMS = 30  # words of theirs added to the topic's
@@ -29,14 +29,13 @@ TITLE_WEIGHT = 2.0  # BM25F: a word in the title counts as this many in the abst
 K1 = 1.2  # BM25's term-frequency saturation and length normalisation (Robertson's usual values)
 B = 0.75
 
-_PORTER = snowballstemmer.stemmer("porter")  # the full-text index's tokenizer is 'porter unicode61'
 _TOKEN = re.compile(r"[^\W_]+")
 
 
 def index_terms(text: str) -> list[str]:
     """`text` as the full-text index reads it: case and diacritics folded, split at anything but letters and digits,
     each token porter-stemmed."""
-    return _PORTER.stemWords(_tokens(text))
+    return INDEX_STEMMER.stemWords(_tokens(text))
 
 
 def _tokens(text: str) -> list[str]:
@@ -63,7 +62,7 @@ class Bags:
         title = [Counter(_tokens(p.title)) for p in papers]
         abstract = [Counter(_tokens(p.abstract)) for p in papers]
         tokens = list({t: None for c in (*title, *abstract) for t in c})
-        stems = dict(zip(tokens, _PORTER.stemWords(tokens), strict=True))
+        stems = dict(zip(tokens, INDEX_STEMMER.stemWords(tokens), strict=True))
         forms: dict[str, list[str]] = {}
         for token, stem in stems.items():
             forms.setdefault(stem, []).append(token)

@@ -21,12 +21,11 @@ from collections import Counter, defaultdict
 from collections.abc import Awaitable, Callable, Collection
 from typing import TYPE_CHECKING
 
-import snowballstemmer
 from symspellpy import SymSpell, Verbosity
 from symspellpy.editdistance import DistanceAlgorithm, EditDistance
 
 from bot.text.names import name_tokens
-from bot.text.terms import WORD, is_english_word, phrase_key, plain_lower, text_tokens
+from bot.text.terms import INDEX_STEMMER, WORD, is_english_word, phrase_key, plain_lower, text_tokens
 
 if TYPE_CHECKING:
     from bot.core import Core
@@ -189,7 +188,6 @@ def _one_edit(word: str) -> set[str]:
     return found - {word}
 
 
-_PORTER = snowballstemmer.stemmer("porter")  # the full-text index's stemmer (`tokenize='porter unicode61'`)
 ABSTRACT_CANDIDATES = 5  # words one edit away, most used first, checked as written
 
 
@@ -202,10 +200,10 @@ async def _in_abstracts(core: Core, typed: str) -> str | None:
         return None
     by_stem: dict[str, list[str]] = defaultdict(list)
     for candidate in sorted(_one_edit(word)):
-        by_stem[_PORTER.stemWord(candidate)].append(candidate)
+        by_stem[INDEX_STEMMER.stemWord(candidate)].append(candidate)
     counts, _ = await core.repo.term_document_frequencies(list(by_stem))
     ranked = sorted(
-        (c for stem, n in counts.items() if n for c in by_stem[stem]), key=lambda c: -counts[_PORTER.stemWord(c)]
+        (c for stem, n in counts.items() if n for c in by_stem[stem]), key=lambda c: -counts[INDEX_STEMMER.stemWord(c)]
     )
     for candidate in ranked[:ABSTRACT_CANDIDATES]:
         if await _written_as(core, candidate):

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+import snowballstemmer
 
 # ---------------------------------------------------------------- words
 
@@ -80,6 +81,10 @@ def joined_abbreviations(text: str) -> str:
 def plain_lower(text: str) -> str:
     """`text` lowercase and diacritic-free, as `text_tokens` reads it before folding plurals."""
     return joined_abbreviations(_plain(text).lower())
+
+
+# the full-text index's stemmer (its tokenizer is 'porter unicode61'): a word's index term is INDEX_STEMMER.stemWord(w)
+INDEX_STEMMER = snowballstemmer.stemmer("porter")
 
 
 def text_tokens(text: str) -> list[str]:
