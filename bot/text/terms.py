@@ -200,7 +200,7 @@ def _reduced(word: str, token: str, n: int) -> tuple[str, str, int]:
 # whatever the stem's length ("scalable", "scalability"; "reproducible", "reproducibility"), unlike its verb
 # (`_able_verb`); not an everyday adjective (EVERYDAY_COUNT), whose noun often names something else ("available" of
 # anything is no "availability", "stable" no "stability", "variable" no "variability")
-_ADJECTIVE_NOUN = re.compile(r"^(\w{2,}?)(a|i)(?:bility|ble|bly)(?:ies|s)?$")
+_ADJECTIVE_NOUN = re.compile(r"^(\w{2,}?)(a|i)(?:bility|ble|bly)s?$")
 
 
 def _adjective_noun(word: str) -> tuple[str, str] | None:
