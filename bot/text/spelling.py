@@ -25,7 +25,7 @@ from symspellpy import SymSpell, Verbosity
 from symspellpy.editdistance import DistanceAlgorithm, EditDistance
 
 from bot.text.names import name_tokens
-from bot.text.terms import INDEX_STEMMER, WORD, is_english_word, phrase_key, plain_lower, text_tokens
+from bot.text.terms import WORD, is_english_word, phrase_key, plain_lower, text_tokens
 
 if TYPE_CHECKING:
     from bot.core import Core
@@ -174,41 +174,73 @@ async def corrected(
     return await _joined(core, out)
 
 
-_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+# what is no letter of a word in a paper's text, as a space: splitting on it is several times faster than a pattern
+_NOT_LETTERS = str.maketrans({chr(c): " " for c in range(128) if not chr(c).isalpha()})
 
 
-def _one_edit(word: str) -> set[str]:
-    """The words one edit from `word` (a letter dropped, added, changed, or two neighbours swapped), its first letter
-    kept."""
-    splits = [(word[:i], word[i:]) for i in range(1, len(word) + 1)]
-    found = {a + b[1:] for a, b in splits if b}
-    found |= {a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1}
-    found |= {a + c + b[1:] for a, b in splits if b for c in _LETTERS}
-    found |= {a + c + b for a, b in splits for c in _LETTERS}
-    return found - {word}
+class WrittenWords:
+    """The words stored papers write (lower-case, split at anything but a letter), with how many papers write each,
+    and symspellpy's look-up of those no title writes: the words only abstracts use ("robotics" where no title says
+    it), by first letter."""
+
+    def __init__(self, texts: list[tuple[str, str]]) -> None:
+        self.counts: Counter[str] = Counter()
+        in_titles: set[str] = set()
+        for title, abstract in texts:
+            words = set(title.lower().translate(_NOT_LETTERS).split())
+            in_titles |= words
+            self.counts.update(words | set(abstract.lower().translate(_NOT_LETTERS).split()))
+        # a typo read here has LONG_WORD letters or more, and a title word one edit away is found by the title words'
+        # look-up before this one is asked
+        self.by_letter: dict[str, list[str]] = defaultdict(list)
+        for word in self.counts:
+            if len(word) >= LONG_WORD - 1 and word not in in_titles:
+                self.by_letter[word[0]].append(word)
+        self._spellers: dict[str, SymSpell] = {}
+
+    def speller(self, letter: str) -> SymSpell:
+        """The look-up of the words starting with `letter`, built the first time a typo starting so needs it (one
+        letter's words cost a twentieth of all of them)."""
+        speller = self._spellers.get(letter)
+        if speller is None:
+            speller = SymSpell(max_dictionary_edit_distance=1, prefix_length=7)
+            for word in self.by_letter.get(letter, []):
+                speller.create_dictionary_entry(word, self.counts[word])
+            self._spellers[letter] = speller
+        return speller
+
+    def one_edit(self, word: str) -> list[str]:
+        """The words only abstracts write one edit from `word` (a letter dropped, added or changed, or two
+        neighbours swapped), its first letter kept, the word more papers write first."""
+        if not word:
+            return []
+        found = self.speller(word[0]).lookup(word, Verbosity.ALL, max_edit_distance=1, transfer_casing=False)
+        return [s.term for s in sorted(found, key=lambda s: (-s.count, s.term)) if s.term != word]
 
 
-ABSTRACT_CANDIDATES = 5  # words one edit away, most used first, checked as written
+async def written_words(core: Core) -> WrittenWords:
+    """The words of stored titles and abstracts, kept on the Core and rebuilt when the number of stored papers
+    changes; read only when a typo needs them (reading every abstract is most of a cold question's cost when it
+    does)."""
+    count = await core.repo.count_papers()
+    words = core.written_words.get(count)
+    if words is None:
+        texts = await core.repo.all_texts()
+        words = await asyncio.to_thread(WrittenWords, texts)
+        core.written_words.clear()
+        core.written_words[count] = words
+    return words
 
 
 async def _in_abstracts(core: Core, typed: str) -> str | None:
-    """A word one edit from `typed` that stored papers write, in an abstract if no title ("robtics" -> "robotics",
-    "hypernetwrks" -> "hypernetworks"): of the index's terms one edit away, the most used one that papers write as
-    such; None when there is none."""
+    """The word one edit from `typed` that most stored papers write, in an abstract if no title ("robtics" ->
+    "robotics", "hypernetwrks" -> "hypernetworks"); None when there is none."""
     word = typed.lower()
     if len(word) < LONG_WORD or not word.isalpha():
         return None
-    by_stem: dict[str, list[str]] = defaultdict(list)
-    for candidate in sorted(_one_edit(word)):
-        by_stem[INDEX_STEMMER.stemWord(candidate)].append(candidate)
-    counts, _ = await core.repo.term_document_frequencies(list(by_stem))
-    ranked = sorted(
-        (c for stem, n in counts.items() if n for c in by_stem[stem]), key=lambda c: -counts[INDEX_STEMMER.stemWord(c)]
-    )
-    for candidate in ranked[:ABSTRACT_CANDIDATES]:
-        if await _written_as(core, candidate):
-            return candidate
-    return None
+    words = await written_words(core)
+    found = await asyncio.to_thread(words.one_edit, word)  # the first look-up of a letter builds its dictionary
+    return found[0] if found else None
 
 
 _PIECE = re.compile(r"[^\W\d_][\w']*")  # hyphenated words are corrected piece by piece

@@ -162,6 +162,11 @@ class PapersRepo(RepositoryBase):
         async with self.conn.execute("SELECT title FROM papers") as cursor:
             return [row[0] async for row in cursor]
 
+    async def all_texts(self) -> list[tuple[str, str]]:
+        """Every stored paper's title and abstract (for the words papers write, typos are corrected against)."""
+        async with self.conn.execute("SELECT title, abstract FROM papers") as cursor:
+            return [(row[0], row[1]) async for row in cursor]
+
     async def lexical_search(
         self, groups: Sequence[Sequence[str]], start: dt.date | None, end: dt.date | None, limit: int
     ) -> list[tuple[str, float]]:

@@ -1,0 +1,66 @@
+"""The look-up of the words stored papers write only in abstracts (`bot.text.spelling.WrittenWords`), read by the
+typo corrector when no title word is one edit from a typed word."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from bot.core import Core
+from bot.models import Paper
+from bot.questions.spelling import corrected
+from bot.text.spelling import WrittenWords, written_words
+
+
+def _papers(demo_papers: list[Paper], texts: list[tuple[str, str]]) -> list[Paper]:
+    """Papers with these titles and abstracts (the rest of each taken from the bundled day)."""
+    return [
+        dataclasses.replace(demo_papers[k], id=f"2505.9{k:04d}", title=title, abstract=abstract)
+        for k, (title, abstract) in enumerate(texts)
+    ]
+
+
+def test_a_word_one_edit_away_that_only_abstracts_write_is_found_the_most_written_first() -> None:
+    words = WrittenWords(
+        [
+            ("Grasping with Tactile Skins", "We study robotics and robotic grasping."),
+            ("Legged Locomotion", "Robotics needs operators; an operator and the robotics stack operates."),
+            ("Operator Learning", "The operates of a robotics lab."),
+        ]
+    )
+    assert words.counts["robotics"] == 3 and words.counts["operator"] == 2
+    assert words.one_edit("robtics") == ["robotics"]  # one letter dropped
+    assert words.one_edit("roboticss") == ["robotics"]  # one added
+    assert words.one_edit("rbootics") == ["robotics"]  # two neighbours swapped
+    # "operator" is a title word (the title words' look-up finds it first); of the rest, the most written first
+    assert words.one_edit("operatess") == ["operates"]
+    assert words.one_edit("operatos") == ["operates", "operators"]  # two papers write the first, one the second
+    assert words.one_edit("robtcs") == []  # two edits: no word
+    assert words.one_edit("xobotics") == []  # the first letter is kept
+    assert words.one_edit("robotics") == ["robotic"]  # the word itself is no correction of it
+
+
+def test_one_letters_look_up_is_built_only_when_a_word_starting_with_it_is_looked_up() -> None:
+    words = WrittenWords([("A title", "robotics and manipulation and monotonic segmentation")])
+    assert words._spellers == {}
+    assert words.one_edit("manipulaton") == ["manipulation"]
+    assert set(words._spellers) == {"m"}
+
+
+async def test_the_words_are_read_when_a_typo_needs_them_and_again_when_the_store_changes(
+    core: Core, demo_papers: list[Paper]
+) -> None:
+    papers = _papers(
+        demo_papers,
+        [
+            ("Grasping with Tactile Skins", "Work in robotics on grasping."),
+            ("Learning to Walk", "Legged robotics: learning to walk."),
+            ("Diffusion Models for Images", "We train diffusion models."),
+        ],
+    )
+    await core.repo.upsert_papers(papers[:2])
+    assert await corrected(core, "diffusion") == "diffusion" and core.written_words == {}
+    assert await corrected(core, "robtics grasping") == "robotics grasping"  # no title writes "robotics"
+    (first,) = core.written_words.values()
+    assert await written_words(core) is first  # kept while no paper is stored
+    await core.repo.upsert_papers(papers[2:])
+    assert await written_words(core) is not first and list(core.written_words) == [3]
