@@ -64,3 +64,28 @@ async def test_the_words_are_read_when_a_typo_needs_them_and_again_when_the_stor
     assert await written_words(core) is first  # kept while no paper is stored
     await core.repo.upsert_papers(papers[2:])
     assert await written_words(core) is not first and list(core.written_words) == [3]
+
+
+async def test_a_capitalised_word_one_edit_from_a_name_the_papers_write_is_another_name(
+    core: Core, demo_papers: list[Paper]
+) -> None:
+    """ "Mixtral" was read as "mistral" and "Bloomz" as "bloom": a word typed with a capital, one edit from a word
+    the papers write as a name (with a capital inside a sentence), is another name (a model, a method) and kept as
+    typed, whether a title or only abstracts write the name; a capitalised typo of a word papers write in small
+    letters, or a name's typo typed in small letters, is still corrected."""
+    papers = _papers(
+        demo_papers,
+        [
+            ("Sparse Experts at Scale", "We compare with Mistral and Llama baselines, and Mistral is the strongest."),
+            ("Instruction Tuning", "Starting from BLOOM, we tune on many tasks; BLOOM-7B is used throughout."),
+            ("Falcon Judges", "We ask Falcon to judge answers; the Falcon family is open."),
+            ("Grasping with Tactile Skins", "Work in robotics on grasping. Robotics needs touch."),
+        ],
+    )
+    await core.repo.upsert_papers(papers)
+    assert await corrected(core, "Mixtral experts") == "Mixtral experts"  # only abstracts write "Mistral"
+    assert await corrected(core, "papers on Bloomz") == "papers on Bloomz"
+    assert await corrected(core, "Falcor judges") == "Falcor judges"  # a title writes "Falcon"
+    assert await corrected(core, "Robtics grasping") == "robotics grasping"
+    assert await corrected(core, "mistrl baselines") == "mistral baselines"
+    assert await corrected(core, "falcor judges") == "falcon judges"

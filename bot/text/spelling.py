@@ -3,8 +3,10 @@
 "difusion language modles" -> "diffusion language model": a word no stored title or abstract contains as written
 (the full-text index's stemming is not trusted: "reinforcment" is no "reinforcement"), and that is no English word
 either ("print" stays "print" where no paper prints), is replaced by the closest title word starting
-with the same letter (symspellpy's look-up over the store's own title words, its English word list for the check);
-an abbreviation papers never use before the next
+with the same letter (symspellpy's look-up over the store's own title words, its English word list for the check)
+or, for a question, by a word only abstracts write one edit away (symspellpy's look-up over the stored abstracts'
+words); a word typed with a capital is never replaced by a word the papers write as a name ("Mixtral" is no typo of
+"Mistral": names one letter apart name two models); an abbreviation papers never use before the next
 word is written out as they do ("spec decoding" -> "speculative decoding"); two words that papers write as one
 ("auto encoders") are joined, and one word that papers write as two ("timeseries") is split, each only when the
 papers write the other form more often. No other word the archive knows is changed, so names of new methods stay
@@ -139,7 +141,8 @@ async def corrected(
     the archive writes as one joined ("auto-encoders"), and one word it writes as two split ("timeseries"). A word
     `not_abbreviation` holds is never written out, one `never_corrected` holds never replaced, and neither is a word
     of a stored name (`names`: the folded words of every stored author's name, read only when a word is unknown):
-    "Singla" is a person, not a typo of "single", though no title or abstract holds it."""
+    "Singla" is a person, not a typo of "single", though no title or abstract holds it. A word typed with a capital
+    is not replaced by a word the papers write as a name (`_written_as_name`): "Mixtral" stays "Mixtral"."""
     words = [m for m in _PIECE.finditer(topic) if len(m.group(0)) >= MIN_LENGTH]
     if not words and " " not in topic.strip() and "-" not in topic:
         return topic
@@ -169,9 +172,31 @@ async def corrected(
         if written and (not better or edits(match.group(0).lower(), better) > 1):
             # a title word two edits away, or none: a word the papers use one edit away comes first
             better = await _in_abstracts(core, match.group(0)) or better
+        if better and match.group(0)[:1].isupper() and await _written_as_name(core, better):
+            continue  # "Mixtral" is no "Mistral", "Bloomz" no "BLOOM": a name one letter from another is another name
         if better:
             out = out[: match.start()] + better + out[match.end() :]
     return await _joined(core, out)
+
+
+NAME_SHARE = 0.9  # of a word's uses inside a sentence, the share with a capital that makes it a name
+
+
+async def _written_as_name(core: Core, word: str) -> bool:
+    """Whether the stored papers (the first few the full-text index finds) write `word` as a name: with a capital
+    inside a sentence ("we compare with Mistral", "BLOOM-7B") in NAME_SHARE of its uses there or more. Abstracts
+    are read, not titles, whose every word has a capital."""
+    ids = [i for i, _ in await core.repo.lexical_search([[word]], None, None, SAMPLE)]
+    pattern = re.compile(rf"\b{re.escape(word)}\b", re.IGNORECASE)
+    capital = small = 0
+    for paper in await core.repo.get_papers(ids):
+        for found in pattern.finditer(paper.abstract):
+            before = paper.abstract[: found.start()].rstrip()
+            if not before or before[-1] in ".!?:":
+                continue  # a sentence's first word has a capital whatever it is
+            capital += found.group(0)[0].isupper()
+            small += found.group(0)[0].islower()
+    return capital > 0 and capital >= NAME_SHARE * (capital + small)
 
 
 # what is no letter of a word in a paper's text, as a space: splitting on it is several times faster than a pattern
