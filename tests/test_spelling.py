@@ -8,7 +8,8 @@ import dataclasses
 from bot.core import Core
 from bot.models import Paper
 from bot.questions.spelling import corrected
-from bot.text.spelling import WrittenWords, written_words
+from bot.ranking.interest_spelling import corrected_interest
+from bot.text.spelling import WrittenWords, starts_sentence, written_words
 
 
 def _papers(demo_papers: list[Paper], texts: list[tuple[str, str]]) -> list[Paper]:
@@ -72,7 +73,8 @@ async def test_a_capitalised_word_one_edit_from_a_name_the_papers_write_is_anoth
     """ "Mixtral" was read as "mistral" and "Bloomz" as "bloom": a word typed with a capital, one edit from a word
     the papers write as a name (with a capital inside a sentence), is another name (a model, a method) and kept as
     typed, whether a title or only abstracts write the name; a capitalised typo of a word papers write in small
-    letters, or a name's typo typed in small letters, is still corrected."""
+    letters, or a name's typo typed in small letters, is still corrected; so is a sentence's first word, whose
+    capital says nothing."""
     papers = _papers(
         demo_papers,
         [
@@ -89,3 +91,15 @@ async def test_a_capitalised_word_one_edit_from_a_name_the_papers_write_is_anoth
     assert await corrected(core, "Robtics grasping") == "robotics grasping"
     assert await corrected(core, "mistrl baselines") == "mistral baselines"
     assert await corrected(core, "falcor judges") == "falcon judges"
+    # the first word of the question or of an interest has a capital whatever it is
+    assert await corrected(core, "Falcor judges", "Falcor judges this week?") == "falcon judges"
+    assert await corrected(core, "Falcor judges", "any papers on Falcor judges?") == "Falcor judges"
+    assert await corrected_interest(core, "Falcor judges") == "falcon judges"
+    assert await corrected_interest(core, "LLM judges like Falcor") == "LLM judges like Falcor"
+
+
+def test_a_word_starts_a_sentence_after_nothing_but_marks_or_after_a_full_stop() -> None:
+    for text in ("Falcor judges?", '"Falcor" judges', "Hi. Falcor judges", "what's new? Falcor-based judges"):
+        assert starts_sentence(text, "Falcor"), text
+    for text in ("papers on Falcor", "Falcors judges", "e.g.Falcor", ""):
+        assert not starts_sentence(text, "Falcor"), text

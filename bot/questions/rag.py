@@ -704,7 +704,7 @@ async def ask(
                 filters, topic=parsed.topic, window=parsed.window, authors=parsed.authors, categories=parsed.categories
             )
     if filters.topic:
-        filters = replace(filters, topic=await corrected(core, filters.topic))
+        filters = replace(filters, topic=await corrected(core, filters.topic, question))
     lists = lists_window(filters) and has_words(question)
     if lists and filters.window is None and not asks_for_papers(question, filters):
         lists = False  # "hello", "why?": no day and no papers asked for, no day's list either

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -38,24 +39,29 @@ def _kept(word: str) -> bool:
 _QUOTED = re.compile(r"(\"[^\"]*\"|“[^”]*”|(?<!\w)'[^']*'(?!\w)|(?<!\w)‘[^’]*’(?!\w))")
 
 
+def _first_of(text: str) -> Callable[[str], bool]:
+    """Whether a word starts a sentence of `text` (an interest starts as one), where its capital says nothing."""
+    return lambda word: spelling.starts_sentence(text, word)
+
+
 async def corrected_interest(core: Core, text: str) -> str:
     """`text` (an interest or an avoid phrase) with its misspelt words corrected against the stored papers, what
     stands in quotes kept as typed."""
     pieces = _QUOTED.split(text)
     if len(pieces) == 1:
-        return await spelling.corrected(core, text, _kept, _kept)
+        return await spelling.corrected(core, text, _kept, _kept, starts_sentence=_first_of(text))
     out = []
     for k, piece in enumerate(pieces):
         quoted = k % 2 == 1
-        out.append(piece if quoted or not piece.strip() else await _corrected_between(core, piece))
+        out.append(piece if quoted or not piece.strip() else await _corrected_between(core, piece, text))
     return "".join(out)
 
 
-async def _corrected_between(core: Core, piece: str) -> str:
-    """A piece between quotes corrected with the spaces around it kept."""
+async def _corrected_between(core: Core, piece: str, text: str) -> str:
+    """A piece between quotes (of the interest `text`) corrected with the spaces around it kept."""
     core_text = piece.strip()
     start = piece.index(core_text)
-    read = await spelling.corrected(core, core_text, _kept, _kept)
+    read = await spelling.corrected(core, core_text, _kept, _kept, starts_sentence=_first_of(text))
     return piece[:start] + read + piece[start + len(core_text) :]
 
 

@@ -2,15 +2,15 @@
 
 "difusion language modles" -> "diffusion language model": a word no stored title or abstract contains as written
 (the full-text index's stemming is not trusted: "reinforcment" is no "reinforcement"), and that is no English word
-either ("print" stays "print" where no paper prints), is replaced by the closest title word starting
-with the same letter (symspellpy's look-up over the store's own title words, its English word list for the check)
-or, for a question, by a word only abstracts write one edit away (symspellpy's look-up over the stored abstracts'
-words); a word typed with a capital is never replaced by a word the papers write as a name ("Mixtral" is no typo of
-"Mistral": names one letter apart name two models); an abbreviation papers never use before the next
-word is written out as they do ("spec decoding" -> "speculative decoding"); two words that papers write as one
-("auto encoders") are joined, and one word that papers write as two ("timeseries") is split, each only when the
-papers write the other form more often. No other word the archive knows is changed, so names of new methods stay
-as typed.
+either ("print" stays "print" where no paper prints), is replaced by the closest title word starting with the same
+letter (symspellpy's look-up over the store's own title words, its English word list for the check) or, for a
+question, by a word only abstracts write one edit away (symspellpy's look-up over the stored abstracts' words); a
+word typed with a capital (not a sentence's first) is never replaced by a word the papers write as a name
+("Mixtral" is no typo of "Mistral": names one letter apart name two models); an abbreviation papers never use
+before the next word is written out as they do ("spec decoding" -> "speculative decoding"); two words that papers
+write as one ("auto encoders") are joined, and one word that papers write as two ("timeseries") is split, each only
+when the papers write the other form more often. No other word the archive knows is changed, so names of new
+methods stay as typed.
 Who calls it says which words are never abbreviations (`bot.questions.spelling` its filler words and named terms,
 `bot.ranking.interest_spelling` the ranker's) and which are never corrected at all.
 """
@@ -120,6 +120,12 @@ def _nothing(word: str) -> bool:
     return False
 
 
+def starts_sentence(text: str, word: str) -> bool:
+    """Whether `word` is typed in `text` as the first word of a sentence (after nothing but marks such as quotes,
+    or after a full stop, question or exclamation mark), where its capital says nothing of it."""
+    return re.search(rf"(?:^|[.!?]\s)[\W_]*{re.escape(word)}(?!\w)", text) is not None
+
+
 def name_shaped(word: str) -> bool:
     """A capital after the first letter or a digit ("SimCLR", "GPTQ", "DreamerV3", "RetNet"): how method and model
     names are written, and typos of plain words are not. Such a word is kept as typed: a name the archive does not
@@ -135,6 +141,7 @@ async def corrected(
     names: Callable[[], Awaitable[Collection[str]]] | None = None,
     *,
     written: bool = False,
+    starts_sentence: Callable[[str], bool] = _nothing,
 ) -> str:
     """`topic` with words unknown to the archive replaced by their closest title word (unchanged if none), an
     abbreviated word written out where the archive only uses the full one ("spec decoding"), two words
@@ -142,7 +149,9 @@ async def corrected(
     `not_abbreviation` holds is never written out, one `never_corrected` holds never replaced, and neither is a word
     of a stored name (`names`: the folded words of every stored author's name, read only when a word is unknown):
     "Singla" is a person, not a typo of "single", though no title or abstract holds it. A word typed with a capital
-    is not replaced by a word the papers write as a name (`_written_as_name`): "Mixtral" stays "Mixtral"."""
+    is not replaced by a word the papers write as a name (`_written_as_name`): "Mixtral" stays "Mixtral"; unless it
+    is the first word of a sentence where it was typed (`starts_sentence`), whose capital says nothing ("Gausian
+    processes this week?")."""
     words = [m for m in _PIECE.finditer(topic) if len(m.group(0)) >= MIN_LENGTH]
     if not words and " " not in topic.strip() and "-" not in topic:
         return topic
@@ -172,7 +181,8 @@ async def corrected(
         if written and (not better or edits(match.group(0).lower(), better) > 1):
             # a title word two edits away, or none: a word the papers use one edit away comes first
             better = await _in_abstracts(core, match.group(0)) or better
-        if better and match.group(0)[:1].isupper() and await _written_as_name(core, better):
+        typed_as_name = match.group(0)[:1].isupper() and not starts_sentence(match.group(0))
+        if better and typed_as_name and await _written_as_name(core, better):
             continue  # "Mixtral" is no "Mistral", "Bloomz" no "BLOOM": a name one letter from another is another name
         if better:
             out = out[: match.start()] + better + out[match.end() :]
