@@ -662,6 +662,69 @@ def main_fusion(
     return order
 
 
+EVIDENCE: list = [None]  # the topic's evidence of the search being listed (`retrieval.topic_evidence`)
+
+
+def _rarest_units(ratio: float = 0.0):
+    """Each alternative's rarest needed unit, for alternatives of two needed units or more (with `ratio`: only when
+    it is that much rarer, in rarity weight, than the next rarest)."""
+    topic = EVIDENCE[0]
+    if topic is None:
+        return []
+    found = []
+    for a in topic.alternatives:
+        needed = sorted((u for u in a.units if not u.optional), key=lambda u: -u.weight)
+        if len(needed) >= 2 and needed[0].weight >= needed[1].weight + ratio:
+            found.append((a, needed[0]))
+    return found
+
+
+def rarest_first(add: int = 0, ratio: float = 0.0, before_far: bool = False) -> Listing:
+    """The wordless papers holding the topic's rarest needed unit ("Chinese" of "chinese nlp") listed before the other
+    wordless ones (`add`: and up to that many such candidates not listed, in fused order; `before_far`: before the
+    carriers naming the topic in an abstract far in meaning, too)."""
+    from bot.text.terms import Text
+
+    def listing(results, shown, carrying):
+        ordered = [*shown, *carrying]
+        rare = _rarest_units(ratio)
+        if not rare:
+            return ordered
+
+        def holds(r):
+            tokens = Text.of(f"{r.paper.title}\n{r.paper.abstract}")
+            return any(u.where(tokens, a.exact) for a, u in rare)
+
+        def wordless(r):
+            return not (r.in_title or r.in_abstract)
+
+        def far(r):
+            return before_far and not wordless(r) and r.dense < retrieval.FLOOR and not r.in_title
+
+        listed = {r.paper.id for r in ordered}
+        extra = [r for r in results if r.paper.id not in listed and holds(r)][:add]
+        at = next((n for n, r in enumerate(ordered) if wordless(r) or far(r)), len(ordered))
+        head, tail = ordered[:at], ordered[at:]
+        moved = [r for r in tail if (wordless(r) or far(r)) and holds(r)]
+        rest = [r for r in tail if r not in moved]
+        return [*head, *moved, *extra, *rest]
+
+    return listing
+
+
+def page_first(key: str) -> Listing:
+    """The first page's papers reordered: `key` "firm" (title, or named twice in the abstract) or "title" first, each
+    part in main's order; the rest as main lists it."""
+
+    def listing(results, shown, carrying):
+        def later(r):
+            return not (r.firm if key == "firm" else r.in_title)
+
+        return [*sorted(shown, key=later), *carrying]
+
+    return listing
+
+
 def as_main(results, shown, carrying):
     """Main's listing (checks that the listing hook reproduces main)."""
     return [*shown, *carrying]
@@ -672,6 +735,14 @@ def families() -> dict[str, list[tuple[str, object]]]:
     base = ("before", without_expansion)
     return {
         "check": [("main", current), ("main fusion", main_fusion()), ("main listing", (current, as_main))],
+        "page": [("main", current), ("page firm first", (current, page_first("firm"))), ("page title first", (current, page_first("title")))],
+        "rarest": [("main", current)]
+        + [
+            (f"rarest first add={a} ratio={r} far={f}", (current, rarest_first(a, r, f)))
+            for a in (0, 5)
+            for r in (0.0, 1.0)
+            for f in (False, True)
+        ],
         "adaptive": [("main", current)]
         + [
             (f"rare<{n}: dense {d} feedback {f}", main_fusion(dense=d, feedback=f, rare_below=n))
@@ -961,6 +1032,7 @@ async def _retrieve(core, filters, *, profile=None, limit=retrieval.MAX_CITATION
     if wording and not any(r.in_title or r.in_abstract for r in shown):
         shown, carrying = [], [*wording, *shown, *(r for r in carrying if r not in wording)]
     TOPIC[0] = filters.topic
+    EVIDENCE[0] = await retrieval.topic_evidence(core, filters.topic, asked=True) if filters.topic else None
     ordered = LISTING[0](results, shown, carrying)
     first = len(shown) or len(wording)
     page = min(first, limit)
