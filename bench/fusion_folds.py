@@ -735,7 +735,11 @@ def families() -> dict[str, list[tuple[str, object]]]:
     base = ("before", without_expansion)
     return {
         "check": [("main", current), ("main fusion", main_fusion()), ("main listing", (current, as_main))],
-        "page": [("main", current), ("page firm first", (current, page_first("firm"))), ("page title first", (current, page_first("title")))],
+        "page": [
+            ("main", current),
+            ("page firm first", (current, page_first("firm"))),
+            ("page title first", (current, page_first("title"))),
+        ],
         "rarest": [("main", current)]
         + [
             (f"rarest first add={a} ratio={r} far={f}", (current, rarest_first(a, r, f)))
