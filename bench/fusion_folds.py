@@ -64,6 +64,8 @@ from bot.questions.filters import Filters
 from bot.questions.topics import expand_terms, topic_alternatives
 
 SETS = {"dev": HERE / "heldout", "sealed": HERE / "heldout" / "sealed", "sealed2": HERE / "heldout" / "sealed2"}
+# the open search sets written later (searches only: they hold no questions)
+SEARCH_SETS = {"search11": HERE / "search11", "search13": HERE / "search13", "search14": HERE / "search14"}
 KINDS = ["wordy", "benchmark", "follow_up", "plain_topic", "exclusion", "compound", "typo", "day_summary"]
 
 Order = Callable[["Query"], np.ndarray]
@@ -423,10 +425,10 @@ _ORIGINAL_CANDIDATES = retrieval._candidates
 ALTERNATIVE_POOLS = [False]
 
 
-async def _candidates_with_alternatives(core, filters, query_vector):
+async def _candidates_with_alternatives(core, filters, query_vector, loose=()):
     """`retrieval._candidates`, and with ALTERNATIVE_POOLS each alternative's own POOL nearest papers too (a topic
     search with two or more alternatives)."""
-    papers, lexical_ids = await _ORIGINAL_CANDIDATES(core, filters, query_vector)
+    papers, lexical_ids = await _ORIGINAL_CANDIDATES(core, filters, query_vector, loose)
     alternatives = [a.text for a in topic_alternatives(filters.topic)] if filters.topic else []
     if not ALTERNATIVE_POOLS[0] or lexical_ids is None or len(alternatives) < 2:
         return papers, lexical_ids
@@ -613,10 +615,154 @@ def neighbourhood(k: int = 5, within: str = "fused") -> Callable[[Query], np.nda
     return ranking
 
 
+def main_fusion(
+    k: float = 60,
+    dense: float = 1.0,
+    bm25: float = 1.0,
+    coverage: float = 1.0,
+    expansion_weight: float = 1.0,
+    feedback: float = 1.0,
+    sentence: float = 0.0,
+    rare_below: int | None = None,
+) -> Order:
+    """Main's fusion (word feedback included, as it ran) with its weights set; with `rare_below`, the weights apply
+    only to searches in which fewer than that many candidates carry the topic's words (title or abstract), the others
+    keep main's order: more weight to meaning where the words are rare in the store."""
+
+    def order(q: Query) -> np.ndarray:
+        s = q.scored
+        if rare_below is not None:
+            carriers = int(np.sum((s.title >= retrieval.COVERED) | (s.abstract >= retrieval.COVERED)))
+            if carriers >= rare_below:
+                return current(q)
+        saved_k = retrieval.RRF_K
+        retrieval.RRF_K = k
+        try:
+            ranks = _bm25_rank(q)
+            cov = s.title + s.abstract / 2
+            lists = [
+                (s.dense, dense),
+                (np.asarray([ranks.get(p.id, np.nan) for p in s.papers], dtype=np.float64), bm25),
+                (np.where(cov > 0, cov, np.nan), coverage),
+            ]
+            if s.expansion is not None:
+                lists.append((s.expansion, expansion_weight))
+            if sentence and s.sentence is not None:
+                lists.append((s.sentence, sentence))
+            first = retrieval.reciprocal_rank_fusion([a for a, _ in lists], [w for _, w in lists])
+            fused = first
+            expanded = s.feedback_query(q.vector, first)
+            if expanded is not None and feedback:
+                lists.append(((s.vectors @ expanded).astype(np.float64), feedback))
+                fused = retrieval.reciprocal_rank_fusion([a for a, _ in lists], [w for _, w in lists])
+            return np.lexsort((-fused, -s.name_tier))
+        finally:
+            retrieval.RRF_K = saved_k
+
+    return order
+
+
+EVIDENCE: list = [None]  # the topic's evidence of the search being listed (`retrieval.topic_evidence`)
+
+
+def _rarest_units(ratio: float = 0.0):
+    """Each alternative's rarest needed unit, for alternatives of two needed units or more (with `ratio`: only when
+    it is that much rarer, in rarity weight, than the next rarest)."""
+    topic = EVIDENCE[0]
+    if topic is None:
+        return []
+    found = []
+    for a in topic.alternatives:
+        needed = sorted((u for u in a.units if not u.optional), key=lambda u: -u.weight)
+        if len(needed) >= 2 and needed[0].weight >= needed[1].weight + ratio:
+            found.append((a, needed[0]))
+    return found
+
+
+def rarest_first(add: int = 0, ratio: float = 0.0, before_far: bool = False) -> Listing:
+    """The wordless papers holding the topic's rarest needed unit ("Chinese" of "chinese nlp") listed before the other
+    wordless ones (`add`: and up to that many such candidates not listed, in fused order; `before_far`: before the
+    carriers naming the topic in an abstract far in meaning, too)."""
+    from bot.text.terms import Text
+
+    def listing(results, shown, carrying):
+        ordered = [*shown, *carrying]
+        rare = _rarest_units(ratio)
+        if not rare:
+            return ordered
+
+        def holds(r):
+            tokens = Text.of(f"{r.paper.title}\n{r.paper.abstract}")
+            return any(u.where(tokens, a.exact) for a, u in rare)
+
+        def wordless(r):
+            return not (r.in_title or r.in_abstract)
+
+        def far(r):
+            return before_far and not wordless(r) and r.dense < retrieval.FLOOR and not r.in_title
+
+        listed = {r.paper.id for r in ordered}
+        extra = [r for r in results if r.paper.id not in listed and holds(r)][:add]
+        at = next((n for n, r in enumerate(ordered) if wordless(r) or far(r)), len(ordered))
+        head, tail = ordered[:at], ordered[at:]
+        moved = [r for r in tail if (wordless(r) or far(r)) and holds(r)]
+        rest = [r for r in tail if r not in moved]
+        return [*head, *moved, *extra, *rest]
+
+    return listing
+
+
+def page_first(key: str) -> Listing:
+    """The first page's papers reordered: `key` "firm" (title, or named twice in the abstract) or "title" first, each
+    part in main's order; the rest as main lists it."""
+
+    def listing(results, shown, carrying):
+        def later(r):
+            return not (r.firm if key == "firm" else r.in_title)
+
+        return [*sorted(shown, key=later), *carrying]
+
+    return listing
+
+
+def as_main(results, shown, carrying):
+    """Main's listing (checks that the listing hook reproduces main)."""
+    return [*shown, *carrying]
+
+
 def families() -> dict[str, list[tuple[str, object]]]:
     """Families of configurations, each holding main before word feedback as its first member (the baseline)."""
     base = ("before", without_expansion)
     return {
+        "check": [("main", current), ("main fusion", main_fusion()), ("main listing", (current, as_main))],
+        "page": [
+            ("main", current),
+            ("page firm first", (current, page_first("firm"))),
+            ("page title first", (current, page_first("title"))),
+        ],
+        "rarest": [("main", current)]
+        + [
+            (f"rarest first add={a} ratio={r} far={f}", (current, rarest_first(a, r, f)))
+            for a in (0, 5)
+            for r in (0.0, 1.0)
+            for f in (False, True)
+        ],
+        "adaptive": [("main", current)]
+        + [
+            (f"rare<{n}: dense {d} feedback {f}", main_fusion(dense=d, feedback=f, rare_below=n))
+            for n in (5, 10, 20)
+            for d, f in ((2, 1), (2, 2), (3, 1))
+        ]
+        + [(f"rare<{n}: rm3 {e}", main_fusion(expansion_weight=e, rare_below=n)) for n in (5, 10, 20) for e in (2, 3)]
+        + [(f"rare<{n}: sentence 1", main_fusion(sentence=1, rare_below=n)) for n in (5, 10, 20)],
+        "weights": [("main", current)]
+        + [(f"k={k}", main_fusion(k=k)) for k in (10, 20, 30, 120)]
+        + [(f"dense {d}", main_fusion(dense=d)) for d in (0.5, 1.5, 2)]
+        + [(f"bm25 {b}", main_fusion(bm25=b)) for b in (0.5, 1.5)]
+        + [(f"coverage {c}", main_fusion(coverage=c)) for c in (0.5, 1.5)]
+        + [(f"rm3 {e}", main_fusion(expansion_weight=e)) for e in (0.5, 1.5, 2)]
+        + [(f"feedback {f}", main_fusion(feedback=f)) for f in (0.5, 1.5, 2)]
+        + [(f"+sentence {w}", main_fusion(sentence=w)) for w in (0.5, 1)],
         "rrf_k": [base] + [(f"k={k}", fusion(k=k)) for k in (10, 30, 120, 250)],
         "rankers": [
             base,
@@ -877,16 +1023,25 @@ LISTING: list[Listing | None] = [None]
 
 
 async def _retrieve(core, filters, *, profile=None, limit=retrieval.MAX_CITATIONS, cut=True):
-    """`retrieval.retrieve` with the listing order of LISTING[0]."""
-    results, _ = await retrieval.ranked(core, filters, profile=profile)
+    """`retrieval.retrieve` with the listing order of LISTING[0] (main's own without one): the list main's
+    `retrieve` makes, its first page and the fill of a short list as there, the order of the list LISTING[0]'s."""
+    if LISTING[0] is None:
+        return await ORIGINAL_RETRIEVE(core, filters, profile=profile, limit=limit, cut=cut)
+    descriptive = await retrieval.descriptive_compounds(core, filters.topic)
+    results, _ = await retrieval.ranked(core, filters, profile=profile, descriptive=descriptive)
     if not cut:
         return results[:limit], []
-    shown, carrying = retrieval.select(results, filters)
+    shown, carrying = retrieval.select(results, filters, descriptive=descriptive)
+    wording = [r for r in carrying if r.in_title or r.in_abstract]
+    if wording and not any(r.in_title or r.in_abstract for r in shown):
+        shown, carrying = [], [*wording, *shown, *(r for r in carrying if r not in wording)]
     TOPIC[0] = filters.topic
-    ordered = LISTING[0](results, shown, carrying) if LISTING[0] else [*shown, *carrying]
-    first = len(shown) + sum(1 for r in carrying if r.in_title or r.in_abstract)
+    EVIDENCE[0] = await retrieval.topic_evidence(core, filters.topic, asked=True) if filters.topic else None
+    ordered = LISTING[0](results, shown, carrying)
+    first = len(shown) or len(wording)
     page = min(first, limit)
-    return ordered[:page], ordered[page:][: retrieval.MAX_MORE]
+    filling = retrieval._filling(results, ordered, filters, limit, descriptive)
+    return ordered[:page], [*ordered[page:][: retrieval.MAX_MORE], *filling]
 
 
 # --- running ---------------------------------------------------------------------------------------------------------
@@ -896,6 +1051,7 @@ LAST_QUERY: list[Query | None] = [None]  # the query of the last ranking asked f
 CACHE: dict[object, tuple[list[retrieval.Retrieved], object, Query | None]] = {}
 _LAST: list[Query] = []
 _ORIGINAL_RANKED = retrieval._ranked
+ORIGINAL_RETRIEVE = retrieval.retrieve
 
 
 def _capturing_order(scored, lexical_ids, query_vector):
@@ -906,12 +1062,12 @@ def _capturing_order(scored, lexical_ids, query_vector):
 _FILTERS: list[Filters] = []
 
 
-async def _cached_ranked(core, filters, *, profile=None):
+async def _cached_ranked(core, filters, *, profile=None, descriptive=None):
     key = (filters, id(profile) if profile is not None else None)
     if key not in CACHE:
         _FILTERS.append(filters)
         _LAST.clear()
-        results, topic = await _ORIGINAL_RANKED(core, filters, profile=profile)
+        results, topic = await _ORIGINAL_RANKED(core, filters, profile=profile, descriptive=descriptive)
         CACHE[key] = (results, topic, _LAST[-1] if _LAST else None)
     results, topic, query = CACHE[key]
     LAST_QUERY[0] = query
@@ -996,8 +1152,14 @@ async def main() -> None:
     parser.add_argument("--data", type=Path, default=SHARED_DATA)
     parser.add_argument("--only", choices=["questions", "search"])
     parser.add_argument("--family", action="append", help="families to run (default: all)")
+    parser.add_argument(
+        "--search-sets", action="store_true", help="with --only search: the later open search sets too (search11 ...)"
+    )
     parser.add_argument("--where", action="store_true", help="where each search's missed papers rank, then stop")
     args = parser.parse_args()
+    if args.search_sets:
+        assert args.only == "search" or args.where, "the later search sets hold searches only"
+        SETS.update({k: v for k, v in SEARCH_SETS.items() if (v / "search.jsonl").exists()})
     global CORPUS
     papers = read_jsonl(sorted((args.data / "arxiv").glob("*.jsonl")))
     by_id = {p.id: p for p in papers}

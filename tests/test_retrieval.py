@@ -41,6 +41,8 @@ from bot.questions.retrieval import (
 )
 from bot.questions.search import SearchResults, search_papers
 from bot.questions.topics import Alternative, corpus_terms, expand_terms, joined_spellings
+from bot.ranking.contribution import paper_kinds
+from bot.ranking.contribution_words import asked_kind
 from bot.views.render import paper_text
 from tests.conftest import StoreDay
 from tests.word_vectors import WordEmbedder
@@ -786,3 +788,41 @@ async def test_a_topics_pieces_as_typed_are_read_once_per_ranking(
     assert reading(topic), "the topic has pieces as typed beside its reading by role"
     assert (await ranked(core, Filters(topic=topic)))[0]
     assert read == [topic]
+
+
+def test_a_search_asking_for_a_kind_of_paper_is_read_apart_from_its_topic() -> None:
+    assert asked_kind("position papers arguing the field should change course") == (
+        "position",
+        "arguing the field should change course",
+    )
+    assert asked_kind("survey papers") == ("survey", "")
+    assert asked_kind("surveys on tidal models") == ("survey", "on tidal models")
+    # a kind word modifying a topic asks for no kind
+    for topic in ("survey sampling", "positional encoding", "review generation", "product reviews", "peer review"):
+        assert asked_kind(topic) == ("", topic)
+
+
+async def test_a_search_for_a_kind_of_paper_lists_the_papers_of_that_kind_first(
+    core: Core, demo_papers: list[Paper]
+) -> None:
+    # "position papers arguing X" searched the words "position arguing X": position papers argue in their own words,
+    # so none carried them and the page held papers close to "arguing"; a kind of paper is what the papers are
+    written = (
+        ("Position: Tidal Models Need Priors", "This position paper argues that tidal models need priors."),
+        ("Position: Benchmarks Should Report Variance", "In this position paper we argue for reporting variance."),
+        ("Tidal Models: A Survey", "We survey tidal models of coasts."),
+        ("A Faster Tidal Model", "We propose a tidal model and argue that the community should adopt it."),
+    )
+    tidal, variance, survey, method = (
+        dataclasses.replace(paper, title=title, abstract=abstract)
+        for paper, (title, abstract) in zip(demo_papers, written, strict=False)
+    )
+    await store_papers(core, [tidal, variance, survey, method, *demo_papers[4:30]])
+    found = await search_papers(core, "position papers arguing the community should change course", limit=10)
+    assert {h.paper.id for h in found.hits} == {tidal.id, variance.id}  # the topic describes the kind: all of them
+    found = await search_papers(core, "position papers on tidal models", limit=10)
+    assert [h.paper.id for h in found.hits] == [tidal.id]  # of the kind, those about the topic
+    assert {method.id, survey.id} <= {h.paper.id for h in found.more}  # the other matches follow, nothing dropped
+    found = await search_papers(core, "survey papers", limit=10)
+    assert survey.id in {h.paper.id for h in found.hits}
+    assert all("survey" in paper_kinds(h.paper.title, h.paper.abstract) for h in found.hits)

@@ -18,10 +18,12 @@ from bot.questions.asked_authors import find_named_authors
 from bot.questions.coverage import vector_gap_note
 from bot.questions.filters import Filters
 from bot.questions.rag import MAX_QUESTION
-from bot.questions.retrieval import Retrieved, as_told, cut_at_most, retrieve
+from bot.questions.retrieval import FLOOR, MAX_MORE, Retrieved, as_told, cut_at_most, retrieve
 from bot.questions.spelling import corrected
 from bot.questions.timewords import TimeWindow
 from bot.questions.topics import FILLER, META, topic_of
+from bot.ranking.contribution import paper_kinds
+from bot.ranking.contribution_words import KINDS, asked_kind
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,13 +121,59 @@ async def search_papers(
     named = await find_named_authors(core, query, since, until, FILLER | META, as_stored=True)
     if named.authors:
         query = named.rest if topic_of(named.rest) else ""
+    kind, about = "", ""
     if query:
         query = await corrected(core, query)
+        # "survey papers", "position papers arguing X", "surveys on X": a kind of paper, read before the request's
+        # words are stripped ("position papers" would lose "papers") and after ("recent surveys about X")
+        kind, about = asked_kind(query)
         query = topic_of(query) or query  # "papers on X", "any new work about X?": the request's words are no topic
+        if not kind:
+            kind, about = asked_kind(query)
     filters = Filters(topic=query, window=window, authors=named.authors, categories=tuple(categories))
     first, rest = await retrieve(core, filters, limit=limit, cut=cut)
     by_name = bool(named.authors)
+    if kind and cut and not by_name:
+        return await _of_kind(core, kind, topic_of(about) or about, filters, first, rest, limit, query)
     return SearchResults([_hit(r, by_name) for r in first], [_hit(r, by_name) for r in rest], query, named.authors)
+
+
+async def _of_kind(
+    core: Core,
+    kind: str,
+    about: str,
+    filters: Filters,
+    first: list[Retrieved],
+    rest: list[Retrieved],
+    limit: int,
+    query: str,
+) -> SearchResults:
+    """A search asking for a kind of paper ("survey papers", "position papers arguing X", "surveys on X"): the papers
+    of that kind in the window (`paper_kinds`: by their title or their statement of contribution) first, ranked by
+    what they should be about, then the search's other matches (`first`, `rest`: the query's own list, nothing of it
+    dropped). With a topic, the papers of the kind naming it or close to it in meaning; when none is, the topic
+    describes the kind ("arguing the community should change course" of position papers) and all of them are."""
+    window = filters.window
+    assert window is not None, "a search always has a window"
+    words = KINDS[kind]
+    stored = await core.repo.papers_between(window.start, window.end, filters.categories or None)
+    # a kind's words first (a substring test), the reading of the paper's statements only where one occurs
+    named = [p for p in stored if any(w in f"{p.title} {p.abstract}".lower() for w in words)]
+    ids = tuple(p.id for p in named if kind in paper_kinds(p.title, p.abstract))
+    if not ids:
+        return SearchResults([_hit(r, False) for r in first], [_hit(r, False) for r in rest], query)
+    ranking = Filters(topic=about or kind, window=window, restrict_to=ids)
+    shown, more = await retrieve(core, ranking, limit=len(ids))
+    kinds = [*shown, *more]
+    if about:
+        naming = [r for r in kinds if r.in_title or r.in_abstract or r.every_part or r.dense >= FLOOR]
+        kinds = naming or kinds
+    taken = {r.paper.id for r in kinds}
+    others = [r for r in [*first, *rest] if r.paper.id not in taken]
+    page = min(len(kinds), limit)
+    hits = [SearchHit(r.paper, r.relevance, r.dense, r.embedded, True) for r in kinds]
+    listed = [*hits, *(_hit(r, False) for r in others)]
+    return SearchResults(listed[:page], listed[page:][:MAX_MORE], query)
 
 
 def _hit(r: Retrieved, by_name: bool) -> SearchHit:

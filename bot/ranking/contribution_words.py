@@ -6,6 +6,8 @@ phrase needs only these words, so a profile's interests are read without it.
 
 from __future__ import annotations
 
+import re
+
 from bot.text.terms import same_word, text_tokens
 
 # Each kind, and the words that name it, in a member's avoid phrase or in a paper's statement of contribution.
@@ -23,6 +25,32 @@ def kind_of_word(token: str) -> str | None:
         if any(same_word(word, token) for word in words):
             return kind
     return None
+
+
+# the kinds a search may ask for by name ("survey papers", "position papers", "surveys on X"): those a paper states in
+# its title or its statement of contribution (`bot.ranking.contribution.paper_kinds`); a benchmark or data set asked
+# for is a question's contribution type (`bot.questions.request`)
+ASKED_KINDS = frozenset({"survey", "position"})
+_DOCUMENT = frozenset("paper papers article articles".split())  # "survey papers": the kind is what the papers are
+_KIND_WORD = re.compile(r"[\w'-]+")
+
+
+def asked_kind(text: str) -> tuple[str, str]:
+    """The kind of paper a search asks for and the rest of its words: a kind word of ASKED_KINDS naming papers
+    ("position papers arguing X" -> ("position", "arguing X"), "survey papers" -> ("survey", "")) or leading the
+    query in the plural ("surveys on LLM agents" -> ("survey", "on LLM agents")); ("", text) otherwise. A kind word
+    that modifies a topic ("survey sampling", "positional encoding", "review generation") asks for no kind."""
+    words = list(_KIND_WORD.finditer(text))
+    for n, word in enumerate(words):
+        kind = kind_of_word(word.group(0).lower())
+        if kind not in ASKED_KINDS:
+            continue
+        naming = n + 1 < len(words) and words[n + 1].group(0).lower() in _DOCUMENT
+        leading = n == 0 and word.group(0).lower().endswith("s") and kind_of_word(word.group(0).lower()[:-1]) == kind
+        if naming or leading:
+            end = words[n + 1].end() if naming else word.end()
+            return kind, " ".join(f"{text[: word.start()]} {text[end:]}".split())
+    return "", text
 
 
 def avoid_kinds(text: str) -> tuple[frozenset[str], tuple[str, ...]]:
