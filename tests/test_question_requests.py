@@ -689,3 +689,26 @@ def test_a_contracted_relative_exclusion_and_clarifications_after_a_comma() -> N
         alternatives = [a.text for a in topic_alternatives(parse_question(question, FRIDAY).topic)]
         assert alternatives[0] == "graph foundation models", question
     assert parse_question("word meaning representations", FRIDAY).topic == "word meaning representations"
+
+
+def test_how_long_or_how_briefly_the_answer_should_be_is_not_topic() -> None:
+    # a remark on the answer's length ends a clause, wherever it stands; an adverb of manner before the request's own
+    # words says how it is asked
+    assert parse_question("In a few sentences, what came out Thursday on speech?", FRIDAY).topic == "speech"
+    assert parse_question("summarize Thursday's papers on protein design in two sentences", FRIDAY).topic == (
+        "protein design"
+    )
+    assert parse_question("what came out on Thursday about X-ray imaging, in brief", FRIDAY).topic == "X-ray imaging"
+    assert parse_question("diffusion papers from Thursday - in a nutshell please", FRIDAY).topic == "diffusion"
+    assert parse_question("Thursday: what's new in graph learning? keep it short", FRIDAY).topic == "graph learning"
+    assert parse_question("briefly summarize Thursday's papers on RLHF", FRIDAY).topic == "RLHF"
+    # a topic holding such words keeps them
+    assert parse_question("weakly supervised segmentation", FRIDAY).topic == "weakly supervised segmentation"
+    assert parse_question("family of models for robotics", FRIDAY).topic == "family of models for robotics"
+
+
+def test_what_is_going_on_in_a_field_asks_about_the_field() -> None:
+    assert parse_question("what's happening in robotics today", FRIDAY).topic == "robotics"
+    assert parse_question("what's going on in RL this week", FRIDAY).topic == "RL"
+    # a verb with an object of its own is the topic's
+    assert parse_question("what is causing hallucination in LLMs", FRIDAY).topic == "causing hallucination in LLMs"

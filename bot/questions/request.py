@@ -183,8 +183,11 @@ _PARENTHESES = re.compile(r"\(([^()]*)\)")
 # A question asking what was said or done about a topic: "what did Friday bring on LoRA?", "what does the literature
 # say about X?": after a wh-word and "do" the subject and a bare verb come, then the relation naming the topic
 _FRAMED = re.compile(
-    r"^\W*(?:what|anything)\s+(?:did|does|do|has|have|will)\s+(?:[\w\-']+\s+){0,3}?[a-z]+\s+"
-    r"(?:on|about|regarding|concerning|for|in)\s+(?=\S)",
+    r"^\W*(?:(?:what|anything)\s+(?:did|does|do|has|have|will)\s+(?:[\w\-']+\s+){0,3}?[a-z]+\s+|"
+    # or a progressive verb of what goes on, right before the relation: "what's happening in X", "what is going on
+    # with X" (a verb with an object of its own, "what is causing hallucination in LLMs", is no such frame)
+    r"what(?:['\u2019]s|\s+is|\s+was|\s+has\s+been)\s+[a-z]{2,}ing\s+(?:on\s+)?)"
+    r"(?:on|about|regarding|concerning|for|in|with)\s+(?=\S)",
     re.IGNORECASE,
 )
 # A request whose object is the form of the answer: "give me a (quick) rundown of X", "show me a list of X": the verb
@@ -205,6 +208,15 @@ _ANSWER_FORM = re.compile(
 _CLOSING_REQUEST = re.compile(
     r"(?:\s*[,;:]|\s+[\u2013\u2014-])\s*(?:(?:please|pls|thanks?|summar(?:y|ies|i[sz]e\w*)|overview|tl\s*;?\s*dr|briefly|"
     r"in\s+short|quickly)\b[\s,.!?]*)+$",
+    re.IGNORECASE,
+)
+# A remark on the answer's length, wherever it stands, when it ends a clause: "in a few sentences", "in two lines",
+# "in brief", "in a nutshell", "keep it short": what the reader wants of the answer, no topic
+_ANSWER_LENGTH = re.compile(
+    r"(?:\b(?:in|within|using)\s+(?:(?:a|one|two|three|four|five|\d+|a\s+few|a\s+couple(?:\s+of)?|few|some|short|"
+    r"brief|max(?:imum)?|at\s+most)\s+)*(?:short\s+|brief\s+)?(?:sentences?|lines?|words?|bullets?|bullet\s+points?|"
+    r"paragraphs?|points?)|\bin\s+(?:brief|short|a\s+nutshell|a\s+word)|\bkeep\s+it\s+(?:short|brief|concise|tight)|"
+    r"\b(?:briefly|concisely|quickly))(?:\s+(?:please|pls))?\s*(?=[,;:.?!\u2014\u2013]|\s-|$)",
     re.IGNORECASE,
 )
 # a later sentence with a word of request ("Short summary please.", "Thanks!") asks for something of its own
@@ -564,7 +576,7 @@ def read_request(text: str, *, follow_up: bool = False) -> Request:
     """The topic text of a question (time words and authors already removed) with its exclusions, contribution and
     refinements (`follow_up`: asked after an answer, whose papers it may exclude some of, `split_exclusions`)."""
     text = jointly(without_shorthand(text))
-    text = _CLOSING_REQUEST.sub("", text)
+    text = _CLOSING_REQUEST.sub("", _ANSWER_LENGTH.sub("", text))
     framed = _FRAMED.sub("", _ANSWER_FORM.sub("", without_open_list_end(without_markup(text)), count=1), count=1)
     framed = without_asker(_ACTIVITY.sub(" ", framed))
     kept, refinements = split_refinements(without_publication(framed))

@@ -44,6 +44,7 @@ from bot.text.terms import (
     Unit,
     agent_noun,
     common_prefix,
+    is_english_word,
     joined_abbreviations,
     merged,
     text_tokens,
@@ -736,11 +737,20 @@ def topic_of(text: str) -> str:
     # written with "&" or "/" is one word ("Q&A", "A/B testing": no article "A", no alternative "B testing")
     text = joined_abbreviations(text)
     words = [w for w in re.findall(r"[\w][\w\-\.+']*|[,;/]", text) if w.lower() not in META and not w.isdigit()]
-    while words and (words[0].lower().strip("'") in FILLER or words[0] in _SEPARATORS):
+    while words and (words[0].lower().strip("'") in FILLER or words[0] in _SEPARATORS or _asking_adverb(words)):
         words.pop(0)
     while words and (words[-1].lower().strip("'") in FILLER or words[-1] in _SEPARATORS):
         words.pop()
     return re.sub(r" ([,;])", r"\1", " ".join(words)).strip(" .?!")
+
+
+def _asking_adverb(words: Sequence[str]) -> bool:
+    """Whether the first of `words` is an adverb of manner ("-ly" after an English word) before a filler word: it
+    says how the request is made ("briefly summarize", "quickly list"), not what it is about."""
+    first = words[0].lower()
+    if len(words) < 2 or not first.endswith("ly") or words[1].lower().strip("'") not in FILLER:
+        return False
+    return any(is_english_word(base) for base in (first[:-2], first[:-3] + "y", first[:-2] + "e"))
 
 
 def expand_terms(topic: str) -> list[str]:
