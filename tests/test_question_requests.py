@@ -712,3 +712,25 @@ def test_what_is_going_on_in_a_field_asks_about_the_field() -> None:
     assert parse_question("what's going on in RL this week", FRIDAY).topic == "RL"
     # a verb with an object of its own is the topic's
     assert parse_question("what is causing hallucination in LLMs", FRIDAY).topic == "causing hallucination in LLMs"
+
+
+def test_the_asker_s_context_before_the_request_is_no_topic() -> None:
+    # what the asker does says why they ask; the later clause naming a topic says what
+    question = "I'm building a service robot that has to find its way, so I'm after anything on robot navigation"
+    assert parse_question(question, FRIDAY).topic == "robot navigation"
+    question = "My group does video-language research. I'd like to catch up on video understanding, i.e. video QA"
+    assert parse_question(question, FRIDAY).topic == "video understanding like video QA"
+    question = "we're studying how to spend compute at inference time - what's new on test-time scaling (best-of-N)?"
+    assert parse_question(question, FRIDAY).topic == "test-time scaling like best-of-N"
+    question = "Our lab works on affective computing and I'd like to catch up on papers about emotion recognition"
+    assert parse_question(question, FRIDAY).topic == "emotion recognition"
+    # a request whose subject is left out takes the asker back
+    question = "I work in oncology imaging and want to keep up with ML for cancer. What appeared this week?"
+    assert parse_question(question, FRIDAY).topic == "ML for cancer"
+    # who the asker is, before what they are interested in
+    question = "I'm a theorist interested in what transformers can represent. Anything this week?"
+    assert parse_question(question, FRIDAY).topic == "transformers can represent"
+    # a later clause naming nothing leaves the context as the request; a clarification's own stops stay inside it
+    assert parse_question("our lab works on tactile sensing. Anything new?", FRIDAY).topic == "tactile sensing"
+    question = "I'd like papers on model merging (e.g. task arithmetic. TIES)"
+    assert parse_question(question, FRIDAY).topic.startswith("model merging")
