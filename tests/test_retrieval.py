@@ -786,3 +786,23 @@ async def test_a_topics_pieces_as_typed_are_read_once_per_ranking(
     assert reading(topic), "the topic has pieces as typed beside its reading by role"
     assert (await ranked(core, Filters(topic=topic)))[0]
     assert read == [topic]
+
+
+async def test_an_exclusion_needs_every_word_it_names(core: Core, demo_papers: list[Paper]) -> None:
+    # "generation", in most stored papers, may be missing from a paper about "video generation" asked for; excluded,
+    # "video generation" is not every video paper, and "speech and audio" excludes the papers on either
+    common = [dataclasses.replace(p, abstract=f"{p.abstract} Text generation.") for p in demo_papers[3:30]]
+    understanding = dataclasses.replace(
+        demo_papers[0], title="Long video understanding", abstract="Video agents answer questions about long video."
+    )
+    generating = dataclasses.replace(
+        demo_papers[1], title="Fast video generation", abstract="We speed up video generation with caching."
+    )
+    speech = dataclasses.replace(
+        demo_papers[2], title="Emotion in speech", abstract="Recognising emotion from speech signals and speech."
+    )
+    await store_papers(core, [understanding, generating, speech, *common])
+    asked = Filters(topic="video", excluded=("video generation",))
+    assert [p.id for p in await without_excluded(core, asked, [understanding, generating])] == [understanding.id]
+    asked = Filters(topic="emotion", excluded=("speech and audio",))
+    assert await without_excluded(core, asked, [speech]) == []

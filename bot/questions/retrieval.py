@@ -16,7 +16,7 @@ import asyncio
 import math
 import re
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -650,10 +650,35 @@ async def excluded_readings(core: Core, filters: Filters) -> tuple[list[Question
         named = {a: excluded_kinds(a) for a in alternatives}
         kinds.update(*named.values())
         if not any(named.values()):
-            excluded.append(await topic_evidence(core, topic))
+            read = [await topic_evidence(core, topic)]
         else:  # "excluding benchmarks and pure evaluation studies": the contribution, and the other alternatives
-            excluded += [await topic_evidence(core, a) for a in alternatives if not named[a]]
+            read = [await topic_evidence(core, a) for a in alternatives if not named[a]]
+        # "excluding speech and audio" leaves out the papers on either: two lone words joined by "and", which a topic
+        # asked for reads as one thing needing both, are two things excluded
+        read += [await topic_evidence(core, w) for a in alternatives if not named[a] for w in _lone_conjuncts(a)]
+        excluded += [_whole(e) for e in read]
     return excluded, frozenset(kinds)
+
+
+def _lone_conjuncts(text: str) -> list[str]:
+    """The lone words an "and" joins in `text` ("speech and audio" -> "speech", "audio"); empty for anything else."""
+    pieces = [p.strip() for p in re.split(r"\s+and\s+|\s*&\s*", text, flags=re.IGNORECASE)]
+    if len(pieces) < 2 or any(len([w for w in p.split() if w.lower() not in FILLER]) != 1 for p in pieces):
+        return []
+    return pieces
+
+
+def _whole(topic: QuestionTopic) -> QuestionTopic:
+    """An exclusion as a whole: every unit needed. A question's topic may leave out a very common word ("video
+    generation" is about video where "generation" is everywhere: recall first), and a part the archive seldom uses
+    apart may stand for it, but an exclusion read so leaves out every video paper: what is excluded is what was
+    named, whole."""
+    return QuestionTopic(
+        tuple(
+            replace(a, units=tuple(replace(u, optional=False) for u in a.units), standalone=())
+            for a in topic.alternatives
+        )
+    )
 
 
 # an excluded kind of contribution read as "which papers introduce a benchmark" reads it (main contribution only)
