@@ -25,7 +25,7 @@ from symspellpy import SymSpell, Verbosity
 from symspellpy.editdistance import DistanceAlgorithm, EditDistance
 
 from bot.text.names import name_tokens
-from bot.text.terms import INDEX_STEMMER, WORD, is_english_word, phrase_key, plain_lower, text_tokens
+from bot.text.terms import WORD, index_term, is_english_word, phrase_key, plain_lower, text_tokens
 
 if TYPE_CHECKING:
     from bot.core import Core
@@ -200,11 +200,9 @@ async def _in_abstracts(core: Core, typed: str) -> str | None:
         return None
     by_stem: dict[str, list[str]] = defaultdict(list)
     for candidate in sorted(_one_edit(word)):
-        by_stem[INDEX_STEMMER.stemWord(candidate)].append(candidate)
+        by_stem[index_term(candidate)].append(candidate)
     counts, _ = await core.repo.term_document_frequencies(list(by_stem))
-    ranked = sorted(
-        (c for stem, n in counts.items() if n for c in by_stem[stem]), key=lambda c: -counts[INDEX_STEMMER.stemWord(c)]
-    )
+    ranked = sorted((c for stem, n in counts.items() if n for c in by_stem[stem]), key=lambda c: -counts[index_term(c)])
     for candidate in ranked[:ABSTRACT_CANDIDATES]:
         if await _written_as(core, candidate):
             return candidate
