@@ -263,3 +263,22 @@ async def test_a_typo_of_a_word_no_title_writes_is_corrected_to_the_abstracts_wo
     """A typo one edit from a word the papers write only in abstracts is that word, before a title word two edits
     away: "complexty" is "complexity" (no title of the day writes it), not the title word "complex"."""
     assert await corrected(archive, "computational complexty") == "computational complexity"
+
+
+def test_an_and_or_a_letter_inside_a_hyphenated_word_belongs_to_it() -> None:
+    from bot.questions.topics import lettered_words, topic_alternatives
+
+    # "vision-and-language navigation" is one topic, not "vision" or "language navigation"
+    assert [a.text for a in topic_alternatives("vision-and-language navigation")] == ["vision-and-language navigation"]
+    assert [a.text for a in topic_alternatives("plug-and-play priors")] == ["plug-and-play priors"]
+    assert [a.text for a in topic_alternatives("GNNs or graph transformers")] == ["GNNs", "graph transformers"]
+    # a piece of one letter keeps its word whole: "Best-of-N" is no "best", "k-means" no "means"
+    assert lettered_words("Best-of-N sampling") == [("best of n",)]
+    assert lettered_words("k-means or X-ray imaging") == [("k mean",), ("x ray",)]
+    assert lettered_words("multi-agent systems") == []
+
+
+def test_a_theory_is_what_a_theoretical_paper_is_about() -> None:
+    assert same_word("theory", "theoretical") and same_word("theoretical", "theory")
+    assert same_word("theory", "theoretically") and same_word("energy", "energetic")
+    assert not same_word("theory", "theorem") and not same_word("poetry", "poetic")

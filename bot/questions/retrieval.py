@@ -51,6 +51,7 @@ from bot.questions.topics import (
     full_text_groups,
     is_term_spelling,
     joined_spellings,
+    lettered_words,
     loose_alternatives,
     topic_alternatives,
     topic_of,
@@ -330,6 +331,7 @@ async def ranked(
     `descriptive`: the topic's `descriptive_compounds` when the caller has read them (else read here)."""
     rows = await defined_acronyms(core, filters.topic) if filters.topic and not filters.restrict_to else []
     rows += await joined_spellings(core, filters.topic) if filters.topic else []
+    rows += lettered_words(filters.topic) if filters.topic else []
     with corpus_terms(rows):
         return await _ranked(core, filters, profile=profile, descriptive=descriptive)
 

@@ -592,6 +592,15 @@ async def joined_spellings(core: Core, topic: str) -> list[tuple[str, str]]:
     ]
 
 
+def lettered_words(topic: str) -> list[tuple[str]]:
+    """The hyphenated words of `topic` with a piece of one letter ("k-means", "X-ray", "top-k", "Best-of-N",
+    "t-SNE"), each a row of one spelling (`corpus_terms`): the letter is too short to be a unit of its own and was
+    dropped, leaving "means", "ray", "top" or "best" to stand for the whole word; read as one named term, the word
+    is matched as typed, its pieces side by side."""
+    words = [w for w in _hyphenated(topic) if any(len(t) == 1 and t.isalpha() for t in w)]
+    return [(_words(w),) for w in dict.fromkeys(words)]
+
+
 def hyphen_groups(parts: Sequence[Part], words: Sequence[tuple[str, ...]]) -> tuple[tuple[int, ...], ...]:
     """The positions of `parts` that are the plain words of one hyphenated word of `words` (`_hyphenated`): "multi
     agent" of "multi-agent LLM systems" is (0, 1). A named term inside one ("LLM-based") is no such piece."""
@@ -991,8 +1000,9 @@ def _verb_phrases(pieces: Sequence[str], joins: Sequence[str], *, shared: bool =
 
 
 _LISTED = (",", ";")  # the separators of a list (a semicolon between lists, `bot.questions.request.as_examples`)
-_SEPARATOR = re.compile(r"\s*(,|;|/|\bor\b)\s*", re.IGNORECASE)
-_AND = re.compile(r"\s*(?:\band\b|&)\s*", re.IGNORECASE)
+# an "or" / "and" inside a hyphenated word joins nothing ("vision-and-language navigation", "plug-and-play")
+_SEPARATOR = re.compile(r"\s*(,|;|/|(?<![\w-])or(?![\w-]))\s*", re.IGNORECASE)
+_AND = re.compile(r"\s*(?:(?<![\w-])and(?![\w-])|&)\s*", re.IGNORECASE)
 # a conjunct that refers back to the other ("... and how to reduce it") is part of it, no thing of its own
 _REFERS_BACK = frozenset("it its itself them they their this these those how why what which whether".split())
 
