@@ -806,3 +806,21 @@ async def test_an_exclusion_needs_every_word_it_names(core: Core, demo_papers: l
     assert [p.id for p in await without_excluded(core, asked, [understanding, generating])] == [understanding.id]
     asked = Filters(topic="emotion", excluded=("speech and audio",))
     assert await without_excluded(core, asked, [speech]) == []
+
+
+async def test_an_exclusion_named_where_a_paper_says_what_it_contributes(core: Core, demo_papers: list[Paper]) -> None:
+    # "not about LLMs": a paper naming LLMs once, in the sentence saying what it makes, is about them; one naming them
+    # once as background is not
+    aligned = dataclasses.replace(
+        demo_papers[0],
+        title="Tidal preference optimisation",
+        abstract="Preference data is noisy. We propose TidalPO, a preference optimisation method for LLMs.",
+    )
+    inspired = dataclasses.replace(
+        demo_papers[1],
+        title="Tidal continual learning",
+        abstract="Inspired by LLMs, forgetting matters. We propose a tidal replay buffer for continual learning.",
+    )
+    await store_papers(core, [aligned, inspired, *demo_papers[2:30]])
+    asked = Filters(topic="tidal", excluded=("LLMs",))
+    assert [p.id for p in await without_excluded(core, asked, [aligned, inspired])] == [inspired.id]

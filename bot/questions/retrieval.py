@@ -56,7 +56,7 @@ from bot.questions.topics import (
     topic_alternatives,
     topic_of,
 )
-from bot.ranking.contribution import paper_kinds
+from bot.ranking.contribution import contribution_sentence, paper_kinds
 from bot.ranking.contribution_words import avoid_kinds
 from bot.text.introduces import introduced_kinds, introduces_benchmark, stating_sentences
 
@@ -699,6 +699,17 @@ def excluded_kinds(text: str) -> frozenset[str]:
     return kinds if kinds and all(t in _KIND_ONLY or t in FILLER for t in rest) else frozenset()
 
 
+def _excluded_by(excluded: QuestionTopic, paper: Paper) -> bool:
+    """Whether a paper is about an exclusion: its title names it, its abstract twice (`QuestionTopic.is_about`), or
+    the sentence saying what the paper contributes names it ("We propose X, an alignment method for LLMs"): a paper on
+    RLHF that names LLMs once, where it says what it makes, is about them; one naming them once elsewhere ("inspired
+    by LLMs") is not."""
+    if excluded.is_about(paper.title, paper.abstract):
+        return True
+    sentence = contribution_sentence(paper.abstract)
+    return bool(sentence) and excluded.coverage(sentence) >= COVERED
+
+
 def grazing(excluded: Sequence[QuestionTopic], papers: Sequence[Paper]) -> set[str]:
     """The ids of `papers` whose title or abstract names the whole of an exclusion somewhere ("Large Vision-Language
     Models" once, for "not about vision-language models"): about none (they were kept), but not surely outside it.
@@ -729,7 +740,7 @@ async def without_excluded(
     return [
         p
         for p in papers
-        if not any(e.is_about(p.title, p.abstract) for e in excluded)
+        if not any(_excluded_by(e, p) for e in excluded)
         and not (MADE in kinds and introduced_kinds(p.title, p.abstract, main=True))
         and not (kinds - {MADE} and kinds & paper_kinds(p.title, p.abstract))
     ]
