@@ -282,3 +282,19 @@ def test_a_theory_is_what_a_theoretical_paper_is_about() -> None:
     assert same_word("theory", "theoretical") and same_word("theoretical", "theory")
     assert same_word("theory", "theoretically") and same_word("energy", "energetic")
     assert not same_word("theory", "theorem") and not same_word("poetry", "poetic")
+
+
+def test_an_activity_naming_what_follows_is_the_topic_s_own() -> None:
+    from bot.questions.topics import topic_of
+
+    # "reading" is a word of asking ("worth reading") but names the activity in "reading comprehension"
+    assert topic_of("papers on reading comprehension") == "reading comprehension"
+    assert [p.tokens for p in split_units(topic_key("machine reading comprehension"))] == [
+        ("machine",),
+        ("reading",),
+        ("comprehension",),
+    ]
+    # an adjective ("interestingly" is English), a participle used as a preposition, a word of asking before "for"
+    assert topic_of("papers on interesting phenomena") == "phenomena"
+    assert topic_of("papers regarding diffusion") == "diffusion"
+    assert topic_of("looking for work on RL") == "RL"

@@ -333,8 +333,28 @@ def corpus_terms(rows: Sequence[tuple[str, ...]]) -> Iterator[None]:
 
 
 def split_units(key: str) -> list[Part]:
-    """A normalised topic (see `topic_key`) split into named terms (longest spelling first) and content words."""
-    return _split(key, _TERMS.get(), _filler)
+    """A normalised topic (see `topic_key`) split into named terms (longest spelling first) and content words; a
+    filler word naming an activity before a content word is the topic's own ("reading comprehension", `_gerund`)."""
+    tokens = key.split()
+    kept = {t for t, after in itertools.pairwise(tokens) if _filler(t) and _gerund(t) and not _filler(after)}
+    return _split(key, _TERMS.get(), lambda w: _filler(w) and w not in kept)
+
+
+# participles that are prepositions ("papers regarding X"): a closed class of English, never a topic's activity
+_PARTICIPIAL_PREPOSITIONS = frozenset("regarding concerning including excluding following considering".split())
+
+
+def _gerund(word: str) -> bool:
+    """Whether `word` is an "-ing" noun naming an activity ("reading", "posting"), not an adjective ("interesting":
+    English writes its adverb, "interestingly"), a participle used as a preposition or a pronoun ("anything")."""
+    word = word.lower()
+    return (
+        word.endswith("ing")
+        and len(word) > 5
+        and not word.endswith("thing")
+        and word not in _PARTICIPIAL_PREPOSITIONS
+        and not is_english_word(f"{word}ly")
+    )
 
 
 def is_term_spelling(word: str) -> bool:
@@ -747,6 +767,8 @@ def topic_of(text: str) -> str:
     text = joined_abbreviations(text)
     words = [w for w in re.findall(r"[\w][\w\-\.+']*|[,;/]", text) if w.lower() not in META and not w.isdigit()]
     while words and (words[0].lower().strip("'") in FILLER or words[0] in _SEPARATORS or _asking_adverb(words)):
+        if len(words) > 1 and _gerund(words[0]) and not _filler(words[1].lower()) and words[1] not in _SEPARATORS:
+            break  # an activity naming what follows ("papers on reading comprehension"), not the request's words
         words.pop(0)
     while words and (words[-1].lower().strip("'") in FILLER or words[-1] in _SEPARATORS):
         words.pop()
