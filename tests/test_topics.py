@@ -298,3 +298,11 @@ def test_an_activity_naming_what_follows_is_the_topic_s_own() -> None:
     assert topic_of("papers on interesting phenomena") == "phenomena"
     assert topic_of("papers regarding diffusion") == "diffusion"
     assert topic_of("looking for work on RL") == "RL"
+
+
+def test_an_example_opening_with_a_preposition_is_no_alternative() -> None:
+    from bot.questions.topics import topic_alternatives
+
+    # "..., with LLMs or over knowledge graphs" says how the need is met: read alone, any LLM paper would do
+    topic = "hypothesis generation like ranking hypotheses, with LLMs or over knowledge graphs"
+    assert [a.text for a in topic_alternatives(topic)] == ["hypothesis generation", "ranking hypotheses"]

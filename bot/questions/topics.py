@@ -819,13 +819,21 @@ def topic_alternatives(topic: str) -> list[Alternative]:
     context = parts[0].text if len(parts) == 1 else ""
     if marker:  # examples of examples ("X like neural operators like DeepONet") are further examples of X
         examples = _EXAMPLES.sub(", ", examples)
-        parts += [Alternative(topic_of(p), example_of=context) for p in coordinated(*_pieces(examples))]
+        # an example opening with a preposition says how or where the need is met ("..., with LLMs or over knowledge
+        # graphs"), no thing of its own: read alone it would be any paper on LLMs
+        parts += [
+            Alternative(topic_of(p), example_of=context)
+            for p in coordinated(*_pieces(examples))
+            if not _OPENS_WITH_PREPOSITION.match(p)
+        ]
     unique = list(dict.fromkeys(p for p in parts if p.text))
     return unique if len(unique) > 1 else ([Alternative(topic)] if topic else [])
 
 
 # the prepositions relating a topic's phrases (a closed class: "over", "via", "through" as "of" and "for" do)
-_RELATING = r"(?:of|for|in|on|to|with|from|about|between|inside|across|over|via|through|under|within|into)"
+_RELATING_WORDS = r"(?:of|for|in|on|to|with|from|about|between|inside|across|over|via|through|under|within|into)"
+_RELATING = _RELATING_WORDS
+_OPENS_WITH_PREPOSITION = re.compile(rf"^\W*(?:{_RELATING_WORDS}|by|at|using|via)\s", re.IGNORECASE)
 _LAST_PREPOSITION = re.compile(rf"^(.*\b{_RELATING}\s+)\S", re.IGNORECASE)
 _PREPOSITION = re.compile(rf"\b{_RELATING}\b", re.IGNORECASE)
 # the phrase after a conjunct's head that the conjuncts before it share ("... methods for continual learning"); not
