@@ -689,3 +689,59 @@ def test_a_contracted_relative_exclusion_and_clarifications_after_a_comma() -> N
         alternatives = [a.text for a in topic_alternatives(parse_question(question, FRIDAY).topic)]
         assert alternatives[0] == "graph foundation models", question
     assert parse_question("word meaning representations", FRIDAY).topic == "word meaning representations"
+
+
+def test_how_long_or_how_briefly_the_answer_should_be_is_not_topic() -> None:
+    # a remark on the answer's length ends a clause, wherever it stands; an adverb of manner before the request's own
+    # words says how it is asked
+    assert parse_question("In a few sentences, what came out Thursday on speech?", FRIDAY).topic == "speech"
+    assert parse_question("summarize Thursday's papers on protein design in two sentences", FRIDAY).topic == (
+        "protein design"
+    )
+    assert parse_question("what came out on Thursday about X-ray imaging, in brief", FRIDAY).topic == "X-ray imaging"
+    assert parse_question("diffusion papers from Thursday - in a nutshell please", FRIDAY).topic == "diffusion"
+    assert parse_question("Thursday: what's new in graph learning? keep it short", FRIDAY).topic == "graph learning"
+    assert parse_question("briefly summarize Thursday's papers on RLHF", FRIDAY).topic == "RLHF"
+    # a topic holding such words keeps them
+    assert parse_question("weakly supervised segmentation", FRIDAY).topic == "weakly supervised segmentation"
+    assert parse_question("family of models for robotics", FRIDAY).topic == "family of models for robotics"
+
+
+def test_what_is_going_on_in_a_field_asks_about_the_field() -> None:
+    assert parse_question("what's happening in robotics today", FRIDAY).topic == "robotics"
+    assert parse_question("what's going on in RL this week", FRIDAY).topic == "RL"
+    # a verb with an object of its own is the topic's
+    assert parse_question("what is causing hallucination in LLMs", FRIDAY).topic == "causing hallucination in LLMs"
+
+
+def test_the_asker_s_context_before_the_request_is_no_topic() -> None:
+    # what the asker does says why they ask; the later clause naming a topic says what
+    question = "I'm building a service robot that has to find its way, so I'm after anything on robot navigation"
+    assert parse_question(question, FRIDAY).topic == "robot navigation"
+    question = "My group does video-language research. I'd like to catch up on video understanding, i.e. video QA"
+    assert parse_question(question, FRIDAY).topic == "video understanding like video QA"
+    question = "we're studying how to spend compute at inference time - what's new on test-time scaling (best-of-N)?"
+    assert parse_question(question, FRIDAY).topic == "test-time scaling like best-of-N"
+    question = "Our lab works on affective computing and I'd like to catch up on papers about emotion recognition"
+    assert parse_question(question, FRIDAY).topic == "emotion recognition"
+    # a request whose subject is left out takes the asker back
+    question = "I work in oncology imaging and want to keep up with ML for cancer. What appeared this week?"
+    assert parse_question(question, FRIDAY).topic == "ML for cancer"
+    # who the asker is, before what they are interested in
+    question = "I'm a theorist interested in what transformers can represent. Anything this week?"
+    assert parse_question(question, FRIDAY).topic == "transformers can represent"
+    # a later clause naming nothing leaves the context as the request; a clarification's own stops stay inside it
+    assert parse_question("our lab works on tactile sensing. Anything new?", FRIDAY).topic == "tactile sensing"
+    question = "I'd like papers on model merging (e.g. task arithmetic. TIES)"
+    assert parse_question(question, FRIDAY).topic.startswith("model merging")
+
+
+def test_an_infinitive_before_on_is_the_topic_s_act() -> None:
+    # "we want to train on synthetic data": the asker wants to train, on synthetic data; "train" is asked about
+    assert parse_question("we want to train on synthetic data", FRIDAY).topic == "train on synthetic data"
+    # a phrasal verb of asking ("catch up on", "read up on") and "learn about" stay the asker's
+    assert parse_question("I'd like to read up on model merging", FRIDAY).topic == "model merging"
+    assert parse_question("I want to learn about diffusion", FRIDAY).topic == "diffusion"
+    # the asker's context before a comma and a request of its own
+    question = "we need to run on edge devices, any papers on efficient inference?"
+    assert parse_question(question, FRIDAY).topic == "efficient inference"

@@ -380,3 +380,12 @@ async def test_a_period_with_more_papers_than_a_listing_holds_is_not_loaded_rank
     monkeypatch.setattr(listing, "MAX_LISTED", cl)
     answer = await ask(core, "cs.CL papers on Monday", today=MONDAY)  # the bound counts what is asked for
     assert len(answer.citations) + len(answer.more) == cl and answer.complete
+
+
+async def test_the_asker_s_own_pronoun_is_no_author(core: Core, day: list[Paper]) -> None:
+    # "Our lab works on ..." had been read as a paper by an "Ou" (a stored surname one letter away)
+    ou = dataclasses.replace(day[-1], id="2505.99999", authors=("Baoyuan Ou",))
+    await store_papers(core, [ou])
+    answer = await ask(core, "Our lab works on robotics and I'd like papers about diffusion", today=MONDAY)
+    assert answer.filters.authors == () and answer.filters.topic == "diffusion"
+    assert (await ask(core, "papers by Ou today", today=MONDAY)).filters.authors == ("Baoyuan Ou",)

@@ -826,3 +826,41 @@ async def test_a_search_for_a_kind_of_paper_lists_the_papers_of_that_kind_first(
     found = await search_papers(core, "survey papers", limit=10)
     assert survey.id in {h.paper.id for h in found.hits}
     assert all("survey" in paper_kinds(h.paper.title, h.paper.abstract) for h in found.hits)
+
+
+async def test_an_exclusion_needs_every_word_it_names(core: Core, demo_papers: list[Paper]) -> None:
+    # "generation", in most stored papers, may be missing from a paper about "video generation" asked for; excluded,
+    # "video generation" is not every video paper, and "speech and audio" excludes the papers on either
+    common = [dataclasses.replace(p, abstract=f"{p.abstract} Text generation.") for p in demo_papers[3:30]]
+    understanding = dataclasses.replace(
+        demo_papers[0], title="Long video understanding", abstract="Video agents answer questions about long video."
+    )
+    generating = dataclasses.replace(
+        demo_papers[1], title="Fast video generation", abstract="We speed up video generation with caching."
+    )
+    speech = dataclasses.replace(
+        demo_papers[2], title="Emotion in speech", abstract="Recognising emotion from speech signals and speech."
+    )
+    await store_papers(core, [understanding, generating, speech, *common])
+    asked = Filters(topic="video", excluded=("video generation",))
+    assert [p.id for p in await without_excluded(core, asked, [understanding, generating])] == [understanding.id]
+    asked = Filters(topic="emotion", excluded=("speech and audio",))
+    assert await without_excluded(core, asked, [speech]) == []
+
+
+async def test_an_exclusion_named_where_a_paper_says_what_it_contributes(core: Core, demo_papers: list[Paper]) -> None:
+    # "not about LLMs": a paper naming LLMs once, in the sentence saying what it makes, is about them; one naming them
+    # once as background is not
+    aligned = dataclasses.replace(
+        demo_papers[0],
+        title="Tidal preference optimisation",
+        abstract="Preference data is noisy. We propose TidalPO, a preference optimisation method for LLMs.",
+    )
+    inspired = dataclasses.replace(
+        demo_papers[1],
+        title="Tidal continual learning",
+        abstract="Inspired by LLMs, forgetting matters. We propose a tidal replay buffer for continual learning.",
+    )
+    await store_papers(core, [aligned, inspired, *demo_papers[2:30]])
+    asked = Filters(topic="tidal", excluded=("LLMs",))
+    assert [p.id for p in await without_excluded(core, asked, [aligned, inspired])] == [inspired.id]

@@ -263,3 +263,46 @@ async def test_a_typo_of_a_word_no_title_writes_is_corrected_to_the_abstracts_wo
     """A typo one edit from a word the papers write only in abstracts is that word, before a title word two edits
     away: "complexty" is "complexity" (no title of the day writes it), not the title word "complex"."""
     assert await corrected(archive, "computational complexty") == "computational complexity"
+
+
+def test_an_and_or_a_letter_inside_a_hyphenated_word_belongs_to_it() -> None:
+    from bot.questions.topics import lettered_words, topic_alternatives
+
+    # "vision-and-language navigation" is one topic, not "vision" or "language navigation"
+    assert [a.text for a in topic_alternatives("vision-and-language navigation")] == ["vision-and-language navigation"]
+    assert [a.text for a in topic_alternatives("plug-and-play priors")] == ["plug-and-play priors"]
+    assert [a.text for a in topic_alternatives("GNNs or graph transformers")] == ["GNNs", "graph transformers"]
+    # a piece of one letter keeps its word whole: "Best-of-N" is no "best", "k-means" no "means"
+    assert lettered_words("Best-of-N sampling") == [("best of n",)]
+    assert lettered_words("k-means or X-ray imaging") == [("k mean",), ("x ray",)]
+    assert lettered_words("multi-agent systems") == []
+
+
+def test_a_theory_is_what_a_theoretical_paper_is_about() -> None:
+    assert same_word("theory", "theoretical") and same_word("theoretical", "theory")
+    assert same_word("theory", "theoretically") and same_word("energy", "energetic")
+    assert not same_word("theory", "theorem") and not same_word("poetry", "poetic")
+
+
+def test_an_activity_naming_what_follows_is_the_topic_s_own() -> None:
+    from bot.questions.topics import topic_of
+
+    # "reading" is a word of asking ("worth reading") but names the activity in "reading comprehension"
+    assert topic_of("papers on reading comprehension") == "reading comprehension"
+    assert [p.tokens for p in split_units(topic_key("machine reading comprehension"))] == [
+        ("machine",),
+        ("reading",),
+        ("comprehension",),
+    ]
+    # an adjective ("interestingly" is English), a participle used as a preposition, a word of asking before "for"
+    assert topic_of("papers on interesting phenomena") == "phenomena"
+    assert topic_of("papers regarding diffusion") == "diffusion"
+    assert topic_of("looking for work on RL") == "RL"
+
+
+def test_an_example_opening_with_a_preposition_is_no_alternative() -> None:
+    from bot.questions.topics import topic_alternatives
+
+    # "..., with LLMs or over knowledge graphs" says how the need is met: read alone, any LLM paper would do
+    topic = "hypothesis generation like ranking hypotheses, with LLMs or over knowledge graphs"
+    assert [a.text for a in topic_alternatives(topic)] == ["hypothesis generation", "ranking hypotheses"]

@@ -60,7 +60,7 @@ from bot.questions.retrieval import (
 )
 from bot.questions.spelling import corrected
 from bot.questions.timewords import MONTHS, WEEKDAYS, TimeWindow, find_time_window, relative_day
-from bot.questions.topics import FILLER, META, topic_of
+from bot.questions.topics import FILLER, META, PRONOUNS, topic_of
 from bot.ranking.contribution_words import kind_of_word
 from bot.text.terms import text_tokens
 from bot.text.tldr import shown_tldrs
@@ -354,7 +354,9 @@ def _elsewhere(window: TimeWindow | None, previous: Turn) -> bool:
     return not any(window.contains(day) and (not listed or day in listed) for day in spanned)
 
 
-_NOT_NAMES = FILLER | META
+# words that never start a name: the questions' filler and meta words, and the pronouns, the asker's own among them
+# ("Our lab works on ..." had been read as a paper by an "Ou")
+_NOT_NAMES = FILLER | META | PRONOUNS | frozenset("my mine us i'd i've i'll we're we'd we've we'll".split())
 
 
 async def understand(core: Core, question: str, today: dt.date, previous: Turn | None = None) -> Filters:

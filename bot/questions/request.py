@@ -183,8 +183,11 @@ _PARENTHESES = re.compile(r"\(([^()]*)\)")
 # A question asking what was said or done about a topic: "what did Friday bring on LoRA?", "what does the literature
 # say about X?": after a wh-word and "do" the subject and a bare verb come, then the relation naming the topic
 _FRAMED = re.compile(
-    r"^\W*(?:what|anything)\s+(?:did|does|do|has|have|will)\s+(?:[\w\-']+\s+){0,3}?[a-z]+\s+"
-    r"(?:on|about|regarding|concerning|for|in)\s+(?=\S)",
+    r"^\W*(?:(?:what|anything)\s+(?:did|does|do|has|have|will)\s+(?:[\w\-']+\s+){0,3}?[a-z]+\s+|"
+    # or a progressive verb of what goes on, right before the relation: "what's happening in X", "what is going on
+    # with X" (a verb with an object of its own, "what is causing hallucination in LLMs", is no such frame)
+    r"what(?:['\u2019]s|\s+is|\s+was|\s+has\s+been)\s+[a-z]{2,}ing\s+(?:on\s+)?)"
+    r"(?:on|about|regarding|concerning|for|in|with)\s+(?=\S)",
     re.IGNORECASE,
 )
 # A request whose object is the form of the answer: "give me a (quick) rundown of X", "show me a list of X": the verb
@@ -205,6 +208,15 @@ _ANSWER_FORM = re.compile(
 _CLOSING_REQUEST = re.compile(
     r"(?:\s*[,;:]|\s+[\u2013\u2014-])\s*(?:(?:please|pls|thanks?|summar(?:y|ies|i[sz]e\w*)|overview|tl\s*;?\s*dr|briefly|"
     r"in\s+short|quickly)\b[\s,.!?]*)+$",
+    re.IGNORECASE,
+)
+# A remark on the answer's length, wherever it stands, when it ends a clause: "in a few sentences", "in two lines",
+# "in brief", "in a nutshell", "keep it short": what the reader wants of the answer, no topic
+_ANSWER_LENGTH = re.compile(
+    r"(?:\b(?:in|within|using)\s+(?:(?:a|one|two|three|four|five|\d+|a\s+few|a\s+couple(?:\s+of)?|few|some|short|"
+    r"brief|max(?:imum)?|at\s+most)\s+)*(?:short\s+|brief\s+)?(?:sentences?|lines?|words?|bullets?|bullet\s+points?|"
+    r"paragraphs?|points?)|\bin\s+(?:brief|short|a\s+nutshell|a\s+word)|\bkeep\s+it\s+(?:short|brief|concise|tight)|"
+    r"\b(?:briefly|concisely|quickly))(?:\s+(?:please|pls))?\s*(?=[,;:.?!\u2014\u2013]|\s-|$)",
     re.IGNORECASE,
 )
 # a later sentence with a word of request ("Short summary please.", "Thanks!") asks for something of its own
@@ -564,8 +576,9 @@ def read_request(text: str, *, follow_up: bool = False) -> Request:
     """The topic text of a question (time words and authors already removed) with its exclusions, contribution and
     refinements (`follow_up`: asked after an answer, whose papers it may exclude some of, `split_exclusions`)."""
     text = jointly(without_shorthand(text))
-    text = _CLOSING_REQUEST.sub("", text)
-    framed = _FRAMED.sub("", _ANSWER_FORM.sub("", without_open_list_end(without_markup(text)), count=1), count=1)
+    text = _CLOSING_REQUEST.sub("", _ANSWER_LENGTH.sub("", text))
+    framed = without_open_list_end(without_context(without_markup(text)))
+    framed = _FRAMED.sub("", _ANSWER_FORM.sub("", framed, count=1), count=1)
     framed = without_asker(_ACTIVITY.sub(" ", framed))
     kept, refinements = split_refinements(without_publication(framed))
     kept, excluded = split_exclusions(kept, follow_up=follow_up)
@@ -581,7 +594,53 @@ _ASKER = frozenset("i i'm im i'd i've i'll me my we we're we'd we've we'll our u
 _TAKING = frozenset("on about in into regarding concerning around for with".split())
 # the small words a request's clause holds besides its verbs and the words of FILLER
 _FUNCTION = frozenset("to a an the some any up me us you it am be been being do get got".split())
+_WH = frozenset("what which how why where when who whether".split())  # opening a clause that is the topic
 _CLAUSE_WORD = re.compile(r"[^\W\d_][\w']*|[^\w\s]")
+
+
+# Where one clause of a question ends and another, with a subject of its own, begins: a sentence's end, a semicolon,
+# and "so", "and" or a dash before a first-person subject ("..., so I'm after", "... and I'd like"), a wh-word ("... -
+# what's new on X?") or, after "and", a verb of wanting whose subject is left out ("I work in X and want to ...")
+_ASKER_SUBJECT = r"(?:i|i'm|im|i'd|i've|we|we're|we'd|we've|my|our)\b"
+_CLAUSE_BREAK = re.compile(
+    r"(?:(?<=[?!])|(?<=[^\W\d_]{3}\.))\s+(?=\S)|\s*;\s*|"
+    rf",?\s+(?:so|and)\s+(?={_ASKER_SUBJECT})|,\s*(?=(?:any|anything|are\s+there|is\s+there|what|which)\b)|"
+    rf"(?:\s+-{{1,2}}\s+|\s*[\u2014\u2013]\s*)(?=(?:{_ASKER_SUBJECT}|what\b|what's|which\b|any\b|anything\b|are\s+there\b))|"
+    r"\s+and\s+(?=(?:would\s+)?(?:want|wants|need|needs|like|love|hope|wish)\s+to\b)",
+    re.IGNORECASE,
+)
+_ASKER_START = re.compile(rf"^\W*{_ASKER_SUBJECT}", re.IGNORECASE)
+_ELIDED = re.compile(r"^\W*(?:would\s+)?(?:want|wants|need|needs|like|love|hope|wish)\s+to\b", re.IGNORECASE)
+
+
+def without_context(text: str) -> str:
+    """`text` without the asker's own context before their request: a clause whose subject is the asker ("I'm building
+    a service robot that ...", "My group does video-language research.", "Our lab works on affective computing")
+    followed by a clause that names a topic of its own ("..., so I'm after anything on robot navigation", "I'd like
+    to catch up on video understanding", "- what's new on test-time scaling?"): what they do says why they ask, the
+    later clause says what. A request whose subject is left out takes the asker back ("I work in oncology imaging and
+    want to keep up with ML for cancer" -> "I want to keep up with ML for cancer"). A later clause naming nothing
+    ("Anything this week?") leaves the context as the request."""
+    pieces, begun, depth = [], 0, 0
+    for found in _CLAUSE_BREAK.finditer(text):  # a clause break inside parentheses is the clarification's own
+        depth = text.count("(", 0, found.start()) - text.count(")", 0, found.start())
+        if depth <= 0:
+            pieces.append(text[begun : found.start()])
+            begun = found.end()
+    pieces.append(text[begun:])
+    if len(pieces) < 2:
+        return text
+    named = [any(w.lower() not in FILLER | META for w in _TOPIC_WORD.findall(p)) for p in pieces]
+    start = 0
+    for n in range(len(pieces) - 1):
+        if n == start and _ASKER_START.match(pieces[n]) and any(named[n + 1 :]):
+            start = n + 1
+    if not start:
+        return text
+    rest = pieces[start:]
+    if _ELIDED.match(rest[0]):
+        rest[0] = "I " + rest[0].lstrip()
+    return " ".join(rest)
 
 
 def without_asker(text: str) -> str:
@@ -599,13 +658,20 @@ def without_asker(text: str) -> str:
     if asker is None:
         return text
     taking = next((n for n in range(asker + 1, len(words)) if words[n].group(0).lower() in _TAKING), None)
-    if taking is None or taking + 1 >= len(words) or words[taking + 1].group(0).lower() in FILLER:
+    if taking is None or taking + 1 >= len(words):
+        return text
+    after = words[taking + 1].group(0)
+    if after.lower() in FILLER and not (after.lower() in META or _DOCUMENT.fullmatch(after) or after.lower() in _WH):
         return text  # a filler word next may be the topic's own ("on reading comprehension"): left as it is
     owner = asker + 1 if words[asker].group(0).lower() in ("my", "our") else None
+    described = _described(words, asker, taking)
     verb = False  # the word before is a verb of the clause's own, neither filler nor function word
     for n in range(taking):
         word = words[n].group(0)
         lower = word.lower()
+        if n in described:
+            verb = False
+            continue  # who the asker is ("I'm a theorist interested in X") says nothing of the topic
         if n in (asker, owner) and not is_term_spelling(word):
             verb = False
             continue
@@ -623,7 +689,33 @@ def without_asker(text: str) -> str:
         verb = own
     if verb and words[taking].group(0).lower() in ("with", "for"):
         return text  # what a verb does a thing with or for is its own act's ("I'd like to plan with LLMs")
+    infinitive = verb and taking >= 2 and words[taking - 2].group(0).lower() == "to"
+    if infinitive and words[taking].group(0).lower() in ("on", "in", "into"):
+        # an infinitive right before "on" names what is done with the topic ("we want to train on synthetic data"):
+        # the act is the topic's, from the verb on ("train on synthetic data")
+        return text[words[taking - 1].start() :]
     return text[words[taking].end() :]
+
+
+def _described(words: list[re.Match[str]], asker: int, taking: int) -> set[int]:
+    """The words describing the asker as a predicate noun after "I'm" / "we are" and an article ("I'm a theorist",
+    "we're an NLP group"), up to DESCRIPTION words and only when a filler word of asking ("interested", "looking")
+    follows them before the preposition taking the topic; empty otherwise."""
+    lower = [w.group(0).lower() for w in words]
+    n = asker + 1
+    if lower[asker] in ("i", "we") and n < taking and lower[n] in ("am", "are"):
+        n += 1
+    elif lower[asker] not in ("i'm", "im", "we're"):
+        return set()
+    if n >= taking or lower[n] not in ("a", "an"):
+        return set()
+    end = next((m for m in range(n + 1, taking) if lower[m] in FILLER), None)
+    if end is None or not 1 <= end - n - 1 <= DESCRIPTION:
+        return set()
+    return set(range(n, end))
+
+
+DESCRIPTION = 3  # words a description of the asker holds ("a theorist", "an NLP researcher")
 
 
 def _verb_form(word: str) -> bool:

@@ -16,7 +16,7 @@ import asyncio
 import math
 import re
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -51,11 +51,12 @@ from bot.questions.topics import (
     full_text_groups,
     is_term_spelling,
     joined_spellings,
+    lettered_words,
     loose_alternatives,
     topic_alternatives,
     topic_of,
 )
-from bot.ranking.contribution import paper_kinds
+from bot.ranking.contribution import contribution_sentence, paper_kinds
 from bot.ranking.contribution_words import avoid_kinds
 from bot.text.introduces import introduced_kinds, introduces_benchmark, stating_sentences
 
@@ -330,6 +331,7 @@ async def ranked(
     `descriptive`: the topic's `descriptive_compounds` when the caller has read them (else read here)."""
     rows = await defined_acronyms(core, filters.topic) if filters.topic and not filters.restrict_to else []
     rows += await joined_spellings(core, filters.topic) if filters.topic else []
+    rows += lettered_words(filters.topic) if filters.topic else []
     with corpus_terms(rows):
         return await _ranked(core, filters, profile=profile, descriptive=descriptive)
 
@@ -650,10 +652,35 @@ async def excluded_readings(core: Core, filters: Filters) -> tuple[list[Question
         named = {a: excluded_kinds(a) for a in alternatives}
         kinds.update(*named.values())
         if not any(named.values()):
-            excluded.append(await topic_evidence(core, topic))
+            read = [await topic_evidence(core, topic)]
         else:  # "excluding benchmarks and pure evaluation studies": the contribution, and the other alternatives
-            excluded += [await topic_evidence(core, a) for a in alternatives if not named[a]]
+            read = [await topic_evidence(core, a) for a in alternatives if not named[a]]
+        # "excluding speech and audio" leaves out the papers on either: two lone words joined by "and", which a topic
+        # asked for reads as one thing needing both, are two things excluded
+        read += [await topic_evidence(core, w) for a in alternatives if not named[a] for w in _lone_conjuncts(a)]
+        excluded += [_whole(e) for e in read]
     return excluded, frozenset(kinds)
+
+
+def _lone_conjuncts(text: str) -> list[str]:
+    """The lone words an "and" joins in `text` ("speech and audio" -> "speech", "audio"); empty for anything else."""
+    pieces = [p.strip() for p in re.split(r"\s+and\s+|\s*&\s*", text, flags=re.IGNORECASE)]
+    if len(pieces) < 2 or any(len([w for w in p.split() if w.lower() not in FILLER]) != 1 for p in pieces):
+        return []
+    return pieces
+
+
+def _whole(topic: QuestionTopic) -> QuestionTopic:
+    """An exclusion as a whole: every unit needed. A question's topic may leave out a very common word ("video
+    generation" is about video where "generation" is everywhere: recall first), and a part the archive seldom uses
+    apart may stand for it, but an exclusion read so leaves out every video paper: what is excluded is what was
+    named, whole."""
+    return QuestionTopic(
+        tuple(
+            replace(a, units=tuple(replace(u, optional=False) for u in a.units), standalone=())
+            for a in topic.alternatives
+        )
+    )
 
 
 # an excluded kind of contribution read as "which papers introduce a benchmark" reads it (main contribution only)
@@ -670,6 +697,17 @@ def excluded_kinds(text: str) -> frozenset[str]:
         return frozenset({MADE})
     kinds, rest = avoid_kinds(text)
     return kinds if kinds and all(t in _KIND_ONLY or t in FILLER for t in rest) else frozenset()
+
+
+def _excluded_by(excluded: QuestionTopic, paper: Paper) -> bool:
+    """Whether a paper is about an exclusion: its title names it, its abstract twice (`QuestionTopic.is_about`), or
+    the sentence saying what the paper contributes names it ("We propose X, an alignment method for LLMs"): a paper on
+    RLHF that names LLMs once, where it says what it makes, is about them; one naming them once elsewhere ("inspired
+    by LLMs") is not."""
+    if excluded.is_about(paper.title, paper.abstract):
+        return True
+    sentence = contribution_sentence(paper.abstract)
+    return bool(sentence) and excluded.coverage(sentence) >= COVERED
 
 
 def grazing(excluded: Sequence[QuestionTopic], papers: Sequence[Paper]) -> set[str]:
@@ -702,7 +740,7 @@ async def without_excluded(
     return [
         p
         for p in papers
-        if not any(e.is_about(p.title, p.abstract) for e in excluded)
+        if not any(_excluded_by(e, p) for e in excluded)
         and not (MADE in kinds and introduced_kinds(p.title, p.abstract, main=True))
         and not (kinds - {MADE} and kinds & paper_kinds(p.title, p.abstract))
     ]

@@ -44,6 +44,7 @@ from bot.text.terms import (
     Unit,
     agent_noun,
     common_prefix,
+    is_english_word,
     joined_abbreviations,
     merged,
     text_tokens,
@@ -332,8 +333,28 @@ def corpus_terms(rows: Sequence[tuple[str, ...]]) -> Iterator[None]:
 
 
 def split_units(key: str) -> list[Part]:
-    """A normalised topic (see `topic_key`) split into named terms (longest spelling first) and content words."""
-    return _split(key, _TERMS.get(), _filler)
+    """A normalised topic (see `topic_key`) split into named terms (longest spelling first) and content words; a
+    filler word naming an activity before a content word is the topic's own ("reading comprehension", `_gerund`)."""
+    tokens = key.split()
+    kept = {t for t, after in itertools.pairwise(tokens) if _filler(t) and _gerund(t) and not _filler(after)}
+    return _split(key, _TERMS.get(), lambda w: _filler(w) and w not in kept)
+
+
+# participles that are prepositions ("papers regarding X"): a closed class of English, never a topic's activity
+_PARTICIPIAL_PREPOSITIONS = frozenset("regarding concerning including excluding following considering".split())
+
+
+def _gerund(word: str) -> bool:
+    """Whether `word` is an "-ing" noun naming an activity ("reading", "posting"), not an adjective ("interesting":
+    English writes its adverb, "interestingly"), a participle used as a preposition or a pronoun ("anything")."""
+    word = word.lower()
+    return (
+        word.endswith("ing")
+        and len(word) > 5
+        and not word.endswith("thing")
+        and word not in _PARTICIPIAL_PREPOSITIONS
+        and not is_english_word(f"{word}ly")
+    )
 
 
 def is_term_spelling(word: str) -> bool:
@@ -591,6 +612,15 @@ async def joined_spellings(core: Core, topic: str) -> list[tuple[str, str]]:
     ]
 
 
+def lettered_words(topic: str) -> list[tuple[str]]:
+    """The hyphenated words of `topic` with a piece of one letter ("k-means", "X-ray", "top-k", "Best-of-N",
+    "t-SNE"), each a row of one spelling (`corpus_terms`): the letter is too short to be a unit of its own and was
+    dropped, leaving "means", "ray", "top" or "best" to stand for the whole word; read as one named term, the word
+    is matched as typed, its pieces side by side."""
+    words = [w for w in _hyphenated(topic) if any(len(t) == 1 and t.isalpha() for t in w)]
+    return [(_words(w),) for w in dict.fromkeys(words)]
+
+
 def hyphen_groups(parts: Sequence[Part], words: Sequence[tuple[str, ...]]) -> tuple[tuple[int, ...], ...]:
     """The positions of `parts` that are the plain words of one hyphenated word of `words` (`_hyphenated`): "multi
     agent" of "multi-agent LLM systems" is (0, 1). A named term inside one ("LLM-based") is no such piece."""
@@ -736,11 +766,22 @@ def topic_of(text: str) -> str:
     # written with "&" or "/" is one word ("Q&A", "A/B testing": no article "A", no alternative "B testing")
     text = joined_abbreviations(text)
     words = [w for w in re.findall(r"[\w][\w\-\.+']*|[,;/]", text) if w.lower() not in META and not w.isdigit()]
-    while words and (words[0].lower().strip("'") in FILLER or words[0] in _SEPARATORS):
+    while words and (words[0].lower().strip("'") in FILLER or words[0] in _SEPARATORS or _asking_adverb(words)):
+        if len(words) > 1 and _gerund(words[0]) and not _filler(words[1].lower()) and words[1] not in _SEPARATORS:
+            break  # an activity naming what follows ("papers on reading comprehension"), not the request's words
         words.pop(0)
     while words and (words[-1].lower().strip("'") in FILLER or words[-1] in _SEPARATORS):
         words.pop()
     return re.sub(r" ([,;])", r"\1", " ".join(words)).strip(" .?!")
+
+
+def _asking_adverb(words: Sequence[str]) -> bool:
+    """Whether the first of `words` is an adverb of manner ("-ly" after an English word) before a filler word: it
+    says how the request is made ("briefly summarize", "quickly list"), not what it is about."""
+    first = words[0].lower()
+    if len(words) < 2 or not first.endswith("ly") or words[1].lower().strip("'") not in FILLER:
+        return False
+    return any(is_english_word(base) for base in (first[:-2], first[:-3] + "y", first[:-2] + "e"))
 
 
 def expand_terms(topic: str) -> list[str]:
@@ -778,13 +819,21 @@ def topic_alternatives(topic: str) -> list[Alternative]:
     context = parts[0].text if len(parts) == 1 else ""
     if marker:  # examples of examples ("X like neural operators like DeepONet") are further examples of X
         examples = _EXAMPLES.sub(", ", examples)
-        parts += [Alternative(topic_of(p), example_of=context) for p in coordinated(*_pieces(examples))]
+        # an example opening with a preposition says how or where the need is met ("..., with LLMs or over knowledge
+        # graphs"), no thing of its own: read alone it would be any paper on LLMs
+        parts += [
+            Alternative(topic_of(p), example_of=context)
+            for p in coordinated(*_pieces(examples))
+            if not _OPENS_WITH_PREPOSITION.match(p)
+        ]
     unique = list(dict.fromkeys(p for p in parts if p.text))
     return unique if len(unique) > 1 else ([Alternative(topic)] if topic else [])
 
 
 # the prepositions relating a topic's phrases (a closed class: "over", "via", "through" as "of" and "for" do)
-_RELATING = r"(?:of|for|in|on|to|with|from|about|between|inside|across|over|via|through|under|within|into)"
+_RELATING_WORDS = r"(?:of|for|in|on|to|with|from|about|between|inside|across|over|via|through|under|within|into)"
+_RELATING = _RELATING_WORDS
+_OPENS_WITH_PREPOSITION = re.compile(rf"^\W*(?:{_RELATING_WORDS}|by|at|using|via)\s", re.IGNORECASE)
 _LAST_PREPOSITION = re.compile(rf"^(.*\b{_RELATING}\s+)\S", re.IGNORECASE)
 _PREPOSITION = re.compile(rf"\b{_RELATING}\b", re.IGNORECASE)
 # the phrase after a conjunct's head that the conjuncts before it share ("... methods for continual learning"); not
@@ -981,8 +1030,9 @@ def _verb_phrases(pieces: Sequence[str], joins: Sequence[str], *, shared: bool =
 
 
 _LISTED = (",", ";")  # the separators of a list (a semicolon between lists, `bot.questions.request.as_examples`)
-_SEPARATOR = re.compile(r"\s*(,|;|/|\bor\b)\s*", re.IGNORECASE)
-_AND = re.compile(r"\s*(?:\band\b|&)\s*", re.IGNORECASE)
+# an "or" / "and" inside a hyphenated word joins nothing ("vision-and-language navigation", "plug-and-play")
+_SEPARATOR = re.compile(r"\s*(,|;|/|(?<![\w-])or(?![\w-]))\s*", re.IGNORECASE)
+_AND = re.compile(r"\s*(?:(?<![\w-])and(?![\w-])|&)\s*", re.IGNORECASE)
 # a conjunct that refers back to the other ("... and how to reduce it") is part of it, no thing of its own
 _REFERS_BACK = frozenset("it its itself them they their this these those how why what which whether".split())
 

@@ -62,6 +62,12 @@ def paper_kinds(title: str, abstract: str) -> frozenset[str]:
     return frozenset(kinds)
 
 
+def contribution_sentence(abstract: str) -> str:
+    """The first sentence of `abstract` saying what the paper contributes ("we propose ...", "in this paper, we
+    ..."), or "" when none does."""
+    return next((s for s in _SENTENCE.split(abstract) if _states_contribution(text_tokens(s))), "")
+
+
 def _states_contribution(tokens: Sequence[str]) -> bool:
     """The sentence says what the paper contributes: "we propose ...", "this survey ...", "in this paper, we ..."."""
     for i, token in enumerate(tokens[:-1]):

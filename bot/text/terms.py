@@ -87,6 +87,14 @@ def plain_lower(text: str) -> str:
 INDEX_STEMMER = snowballstemmer.stemmer("porter")
 
 
+def index_term(word: str) -> str:
+    """`word`'s term in the full-text index. SQLite's Porter stemmer also maps "-logi" to "-log" and "-bli" to "-bl"
+    (step 2 of the algorithm as Porter revised it), which the Snowball "porter" stemmer does not: "histopathology" is
+    indexed as "histopatholog", not "histopathologi", "possibly" as "possibl"."""
+    stem = INDEX_STEMMER.stemWord(word)
+    return stem[:-1] if stem.endswith(("logi", "bli")) and len(stem) > 5 else stem
+
+
 def text_tokens(text: str) -> list[str]:
     """Lowercase, diacritic-free, plural-folded word tokens; hyphens and punctuation separate words, and an
     abbreviation written with "&" or "/" is one word (`joined_abbreviations`)."""
@@ -106,6 +114,10 @@ DERIVATIONS = INFLECTIONS | frozenset(
 # a word's last "e" or "y" gives way to "-ial" ("finance" ~ "financial", "industry" ~ "industrial"); after other
 # letters "-ial" makes another word ("different" / "differential", "exponent" / "exponential")
 _IAL = (frozenset({"e", "y"}), frozenset({"ial", "ially"}))
+# a word's last "y" gives way to "-etic" / "-etical" ("theory" ~ "theoretical", "energy" ~ "energetic", "empathy" ~
+# "empathetic"): the ending names the word's own adjective, however short the stem ("theor")
+_ETIC = (frozenset({"y"}), frozenset({"etic", "etical", "etically"}))
+MIN_ETIC = 4  # letters the stem of such a pair has ("theor", "energ")
 MIN_STEM = 6  # letters a derivation's stem has: "optim" of "optimal" and "optimization" is too short to be one word
 _VOWELS = frozenset("aeiou")
 _NEGATIONS = ("un", "non", "in", "im", "il", "ir", "dis", "de", "anti", "a")
@@ -172,6 +184,8 @@ def _inflected(word: str, token: str, exact: bool = False, related: bool = False
 
 
 def _derived(word: str, token: str, n: int, related: bool) -> bool:
+    if n >= MIN_ETIC and any(word[n:] in x and token[n:] in y for x, y in (_ETIC, _ETIC[::-1])):
+        return True  # "theory" ~ "theoretical", "energy" ~ "energetic": a stem shorter than MIN_STEM, its own ending
     if n < MIN_STEM:
         return False
     a, b = word[n:], token[n:]
