@@ -154,12 +154,3 @@ async def test_a_channels_setup_corrects_its_interests_as_onboarding_does_and_sa
     await ctl.handle(Incoming(ADMIN, CHANNEL, text="10", reply_to="901"))
     found = await store.repo.target_at(CHANNEL.platform, CHANNEL.chat_id)
     assert found is not None and [t.want for t in found[1].topics] == ["imputation of missing values"]
-
-
-def test_a_word_s_index_term_is_sqlite_s_porter_stem() -> None:
-    # SQLite's Porter stemmer maps "-logi" to "-log" and "-bli" to "-bl"; the Snowball "porter" stemmer does not
-    from bot.text.terms import index_term
-
-    assert index_term("histopathology") == "histopatholog"
-    assert index_term("possibly") == "possibl"
-    assert index_term("models") == "model"

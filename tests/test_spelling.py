@@ -40,6 +40,13 @@ def test_a_word_one_edit_away_that_only_abstracts_write_is_found_the_most_writte
     assert words.one_edit("robotics") == ["robotic"]  # the word itself is no correction of it
 
 
+def test_a_word_the_index_stems_apart_from_the_snowball_stemmer_is_found_as_written() -> None:
+    # "histopathology" is indexed as "histopatholog" by SQLite's Porter stemmer, "histopathologi" by Snowball's: a
+    # look-up through either stem missed it; the written word is looked up as written
+    words = WrittenWords([("Slide Classifiers", "Computational histopathology at scale.")])
+    assert words.one_edit("histopatholgy") == ["histopathology"]
+
+
 def test_one_letters_look_up_is_built_only_when_a_word_starting_with_it_is_looked_up() -> None:
     words = WrittenWords([("A title", "robotics and manipulation and monotonic segmentation")])
     assert words._spellers == {}

@@ -87,14 +87,6 @@ def plain_lower(text: str) -> str:
 INDEX_STEMMER = snowballstemmer.stemmer("porter")
 
 
-def index_term(word: str) -> str:
-    """`word`'s term in the full-text index. SQLite's Porter stemmer also maps "-logi" to "-log" and "-bli" to "-bl"
-    (step 2 of the algorithm as Porter revised it), which the Snowball "porter" stemmer does not: "histopathology" is
-    indexed as "histopatholog", not "histopathologi", "possibly" as "possibl"."""
-    stem = INDEX_STEMMER.stemWord(word)
-    return stem[:-1] if stem.endswith(("logi", "bli")) and len(stem) > 5 else stem
-
-
 def text_tokens(text: str) -> list[str]:
     """Lowercase, diacritic-free, plural-folded word tokens; hyphens and punctuation separate words, and an
     abbreviation written with "&" or "/" is one word (`joined_abbreviations`)."""
