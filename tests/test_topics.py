@@ -278,12 +278,6 @@ def test_an_and_or_a_letter_inside_a_hyphenated_word_belongs_to_it() -> None:
     assert lettered_words("multi-agent systems") == []
 
 
-def test_a_theory_is_what_a_theoretical_paper_is_about() -> None:
-    assert same_word("theory", "theoretical") and same_word("theoretical", "theory")
-    assert same_word("theory", "theoretically") and same_word("energy", "energetic")
-    assert not same_word("theory", "theorem") and not same_word("poetry", "poetic")
-
-
 def test_an_activity_naming_what_follows_is_the_topic_s_own() -> None:
     from bot.questions.topics import topic_of
 

@@ -106,10 +106,6 @@ DERIVATIONS = INFLECTIONS | frozenset(
 # a word's last "e" or "y" gives way to "-ial" ("finance" ~ "financial", "industry" ~ "industrial"); after other
 # letters "-ial" makes another word ("different" / "differential", "exponent" / "exponential")
 _IAL = (frozenset({"e", "y"}), frozenset({"ial", "ially"}))
-# a word's last "y" gives way to "-etic" / "-etical" ("theory" ~ "theoretical", "energy" ~ "energetic", "empathy" ~
-# "empathetic"): the ending names the word's own adjective, however short the stem ("theor")
-_ETIC = (frozenset({"y"}), frozenset({"etic", "etical", "etically"}))
-MIN_ETIC = 4  # letters the stem of such a pair has ("theor", "energ")
 MIN_STEM = 6  # letters a derivation's stem has: "optim" of "optimal" and "optimization" is too short to be one word
 _VOWELS = frozenset("aeiou")
 _NEGATIONS = ("un", "non", "in", "im", "il", "ir", "dis", "de", "anti", "a")
@@ -176,8 +172,6 @@ def _inflected(word: str, token: str, exact: bool = False, related: bool = False
 
 
 def _derived(word: str, token: str, n: int, related: bool) -> bool:
-    if n >= MIN_ETIC and any(word[n:] in x and token[n:] in y for x, y in (_ETIC, _ETIC[::-1])):
-        return True  # "theory" ~ "theoretical", "energy" ~ "energetic": a stem shorter than MIN_STEM, its own ending
     if n < MIN_STEM:
         return False
     a, b = word[n:], token[n:]
