@@ -734,14 +734,3 @@ def test_the_asker_s_context_before_the_request_is_no_topic() -> None:
     assert parse_question("our lab works on tactile sensing. Anything new?", FRIDAY).topic == "tactile sensing"
     question = "I'd like papers on model merging (e.g. task arithmetic. TIES)"
     assert parse_question(question, FRIDAY).topic.startswith("model merging")
-
-
-def test_an_infinitive_before_on_is_the_topic_s_act() -> None:
-    # "we want to train on synthetic data": the asker wants to train, on synthetic data; "train" is asked about
-    assert parse_question("we want to train on synthetic data", FRIDAY).topic == "train on synthetic data"
-    # a phrasal verb of asking ("catch up on", "read up on") and "learn about" stay the asker's
-    assert parse_question("I'd like to read up on model merging", FRIDAY).topic == "model merging"
-    assert parse_question("I want to learn about diffusion", FRIDAY).topic == "diffusion"
-    # the asker's context before a comma and a request of its own
-    question = "we need to run on edge devices, any papers on efficient inference?"
-    assert parse_question(question, FRIDAY).topic == "efficient inference"

@@ -604,7 +604,7 @@ _CLAUSE_WORD = re.compile(r"[^\W\d_][\w']*|[^\w\s]")
 _ASKER_SUBJECT = r"(?:i|i'm|im|i'd|i've|we|we're|we'd|we've|my|our)\b"
 _CLAUSE_BREAK = re.compile(
     r"(?:(?<=[?!])|(?<=[^\W\d_]{3}\.))\s+(?=\S)|\s*;\s*|"
-    rf",?\s+(?:so|and)\s+(?={_ASKER_SUBJECT})|,\s*(?=(?:any|anything|are\s+there|is\s+there|what|which)\b)|"
+    rf",?\s+(?:so|and)\s+(?={_ASKER_SUBJECT})|"
     rf"(?:\s+-{{1,2}}\s+|\s*[\u2014\u2013]\s*)(?=(?:{_ASKER_SUBJECT}|what\b|what's|which\b|any\b|anything\b|are\s+there\b))|"
     r"\s+and\s+(?=(?:would\s+)?(?:want|wants|need|needs|like|love|hope|wish)\s+to\b)",
     re.IGNORECASE,
@@ -689,11 +689,6 @@ def without_asker(text: str) -> str:
         verb = own
     if verb and words[taking].group(0).lower() in ("with", "for"):
         return text  # what a verb does a thing with or for is its own act's ("I'd like to plan with LLMs")
-    infinitive = verb and taking >= 2 and words[taking - 2].group(0).lower() == "to"
-    if infinitive and words[taking].group(0).lower() in ("on", "in", "into"):
-        # an infinitive right before "on" names what is done with the topic ("we want to train on synthetic data"):
-        # the act is the topic's, from the verb on ("train on synthetic data")
-        return text[words[taking - 1].start() :]
     return text[words[taking].end() :]
 
 
