@@ -300,3 +300,25 @@ def test_an_example_opening_with_a_preposition_is_no_alternative() -> None:
     # "..., with LLMs or over knowledge graphs" says how the need is met: read alone, any LLM paper would do
     topic = "hypothesis generation like ranking hypotheses, with LLMs or over knowledge graphs"
     assert [a.text for a in topic_alternatives(topic)] == ["hypothesis generation", "ranking hypotheses"]
+
+
+async def test_a_hyphenated_word_standing_for_the_whole_topic_needs_its_pieces_together(
+    core: Core, demo_papers: list[Paper]
+) -> None:
+    # "energy-based models" was read as "energy" (every paper says "based" and "model"): papers on power grids and
+    # buildings were shown first. The hyphenated word the archive writes is the topic, side by side
+    written = (
+        ("Understanding Adversarial Training with Energy-Based Models", "We study energy-based models."),
+        ("Control of Renewable Energy Communities", "We model energy use of buildings based on real data."),
+    )
+    papers = [
+        dataclasses.replace(paper, title=title, abstract=abstract)
+        for paper, (title, abstract) in zip(demo_papers, written, strict=False)
+    ]
+    await core.repo.upsert_papers([*papers, *demo_papers[2:]])
+    energy = await topic_evidence(core, "energy-based models")
+    assert energy.coverage(papers[0].title, papers[0].abstract) == 1.0
+    assert energy.coverage(papers[1].title, papers[1].abstract) < COVERED
+    # beside other needed words the piece alone is the topic's: "diffusion policies" are diffusion-based ones
+    policies = await topic_evidence(core, "diffusion-based policies for offline RL")
+    assert policies.coverage("Diffusion Policies for Offline RL", "We train diffusion policies with offline RL.") == 1.0

@@ -493,6 +493,7 @@ async def _evidence(core: Core, text: str, exact: bool, verb_first: bool = False
         units.append(unit)
         shares.append(frequency / total)
     phrase = _last_phrase(text, len(parts))
+    joined = hyphen_groups(parts, hyphenated)
     readings = []
     # as papers are listed by, then as they are shown by (when it differs)
     # and, for a phrase without sides, as typed: a common unit only locating a rarer one needed too (`placed`)
@@ -505,10 +506,17 @@ async def _evidence(core: Core, text: str, exact: bool, verb_first: bool = False
             optional[0] = True
         if all(optional):
             optional = [False] * len(units)
+        for group in joined:
+            # a hyphenated word the archive writes, standing for the whole topic, is one thing: "energy-based
+            # models" are not the papers naming "energy" (power grids, buildings) because "based" and "model" are
+            # words every paper uses; its pieces are needed together, side by side (`TopicEvidence._side_by_side`).
+            # Beside other needed words ("diffusion-based policies for offline RL") the piece alone is the topic's
+            if any(not optional[i] for i in group) and all(optional[i] for i in range(len(units)) if i not in group):
+                for i in group:
+                    optional[i] = False
         read = [replace(u, optional=o) for u, o in zip(units, optional, strict=True)]
         read, standalone = await _standing(core, read, shares, side)
         readings.append((read, standalone + _runs(parts, read, frequencies, key, total)))
-    joined = hyphen_groups(parts, hyphenated)
     (listed, alone), *others = readings
     shown = placed = None
     if phrase and others and others[0] != readings[0]:
