@@ -210,6 +210,21 @@ def test_a_compound_interest_held_only_apart_counts_less_than_said() -> None:
     assert text[2] == 1.0
 
 
+def test_a_conjunct_half_the_day_holds_joins_the_others() -> None:
+    papers = [paper(f"lm{i}", f"Language models that plan {i}", "A language model plans.") for i in range(5)]
+    papers += [paper("both", "Negation in language models", "Do language models read linguistic negation?")]
+    papers += [paper("ling", "A linguistic study of dialects", "We survey linguistic variation.")]
+    papers += [paper(str(i), f"Paper {i}", "Nothing related.") for i in range(5)]
+    features = rank.paper_features(papers)
+    query = interest_query("LMs and linguistics: semantics, negation")
+    assert [[u.key for u in r] for r in query.alternatives] == [["language model"], ["linguistic"]]
+    _, text = one_line.coverage(features, query, 0.5)
+    assert text[5] == 1.0
+    assert text[0] < 0.5  # before: "LMs" alone, held by half the day, held the interest whole
+    _, text = one_line.coverage(features, query, 0.5, broad=False)
+    assert text[0] == 1.0
+
+
 def test_only_a_typed_line_is_an_interest_a_described_topic_is_matched_by_meaning() -> None:
     assert one_line.is_one_line(Topic(name="KV cache compression", want="KV cache compression"))
     long = "KV cache compression and efficient attention kernels for inference"

@@ -164,11 +164,38 @@ def written_as_compound(features: PaperFeatures, first: Unit, second: Unit) -> b
     return bool(cached)
 
 
-def readings(features: PaperFeatures, query: InterestQuery) -> tuple[tuple[Unit, ...], ...]:
-    """The interest's alternatives as the day's papers read its coordinated words: one concept or several."""
+# A reading held whole by more than this share of the day's papers ("LMs" of "LMs and linguistics") selects nothing.
+BROAD_READING = 0.25
+
+
+def _held_share(features: PaperFeatures, units: tuple[Unit, ...]) -> float:
+    """The share of the day's papers whose title or abstract holds every unit of a reading."""
+    key = ("held", *(u.cache_key for u in units))
+    cached = features.stats.get(key)
+    if cached is None:
+        every = np.ones(len(features), dtype=bool)
+        for unit in units:
+            every &= features.units.hits(unit)[1]
+        cached = float(every.mean()) if len(features) else 0.0
+        features.stats[key] = cached
+    return float(cached)  # type: ignore[arg-type]
+
+
+def readings(features: PaperFeatures, query: InterestQuery, broad: bool = True) -> tuple[tuple[Unit, ...], ...]:
+    """The interest's alternatives as the day's papers read its coordinated words: one concept or several. A
+    conjunct that a large share of the day holds ("LMs and linguistics": a language model is in half the papers)
+    is no interest of its own there but what the other conjuncts are about: it joins each of them (with `broad`;
+    an avoid phrase's topic is read as typed)."""
+    out = query.alternatives
     if query.joint and all(written_as_compound(features, a, b) for a, b in query.compounds):
-        return query.joint
-    return query.alternatives
+        out = query.joint
+    if not broad or len(out) < 2:
+        return out
+    held = [r for r in out if _held_share(features, r) > BROAD_READING]
+    if not held or len(held) == len(out):
+        return out
+    shared = tuple(u for r in held for u in r)
+    return tuple(tuple(dict((u.key, u) for u in (*r, *shared)).values()) for r in out if r not in held)
 
 
 def _part_factor(held: np.ndarray, total: np.float32, parts: float) -> np.ndarray:
@@ -210,6 +237,7 @@ def coverage(
     parts: float = 0.0,
     meant: np.ndarray | None = None,
     apart: float = APART,
+    broad: bool = True,
 ) -> tuple[np.ndarray, np.ndarray]:
     """(in the title, in the title and abstract): how much of the interest a paper holds, 0-1 per paper.
 
@@ -232,7 +260,7 @@ def coverage(
         weight = np.float32(unit.weight * features.idf(unit))
         detail_title += weight * title
         detail_text += weight * text
-    for units in readings(features, query):
+    for units in readings(features, query, broad):
         total = sum(u.weight * features.idf(u) for u in units)
         if total <= 0:
             continue
@@ -312,7 +340,7 @@ def avoided_scores(features: PaperFeatures, profiles: Sequence[ProfileModel], we
             if avoid.kinds:
                 kinds = np.fromiter((bool(k & avoid.kinds) for k in features.kinds()), dtype=np.float32)
             if avoid.topic.alternatives:
-                title, text = coverage(features, avoid.topic, weights.detail_share)
+                title, text = coverage(features, avoid.topic, weights.detail_share, broad=False)
                 topic = np.float32(weights.avoid_title) * title * title + np.float32(weights.avoid_text) * text * text
                 score = np.float32(weights.avoid_kind) * kinds * text if avoid.kinds else topic
             else:
