@@ -180,6 +180,51 @@ def test_a_paper_about_one_conjunct_is_about_the_interest() -> None:
     assert ranked_ids(papers, member(["jailbreak attacks and defenses for LLMs"]))[0] == "defense"
 
 
+def test_the_words_typed_side_by_side_are_the_pairs_of_a_head() -> None:
+    keys = lambda text: [(a.key, b.key) for a, b in interest_query(text).together]  # noqa: E731
+    assert keys("domain adaptation / domain generalization (UDA, source-free)") == [
+        ("domain", "adaptation"),
+        ("domain", "generalization"),
+    ]
+    assert keys("reward models (incl. process reward models, verifiers)") == [("reward", "model")]
+    assert keys("robot learning from demonstrations") == [("robot", "learning")]  # "from" stands between
+    assert keys("learning-based control") == []  # a generic first word says little of what follows it
+    assert keys("LLM reasoning") == []  # a named term is whole already
+
+
+def test_a_compound_interest_held_only_apart_counts_less_than_said() -> None:
+    papers = [
+        paper("said", "Process reward models for math", "A reward model scores each step."),
+        paper("apart", "Policy gradients with shaped rewards", "The reward is sparse, so a world model plans ahead."),
+        paper("design", "Generative models for design", "A generative model for protein design."),
+    ]
+    papers += [paper(str(i), f"Paper {i}", "Nothing related.") for i in range(8)]
+    features = rank.paper_features(papers)
+    _, text = one_line.coverage(features, interest_query("reward models"), 0.5)
+    assert text[0] == 1.0
+    assert text[1] == pytest.approx(one_line.APART)  # before: 1.0, the words anywhere held the interest whole
+    _, text = one_line.coverage(features, interest_query("reward models"), 0.5, apart=1.0)
+    assert text[1] == 1.0
+    # no paper writes "generative design": the pair tells nothing apart and the words count as before
+    _, text = one_line.coverage(features, interest_query("generative design"), 0.5)
+    assert text[2] == 1.0
+
+
+def test_a_conjunct_half_the_day_holds_joins_the_others() -> None:
+    papers = [paper(f"lm{i}", f"Language models that plan {i}", "A language model plans.") for i in range(5)]
+    papers += [paper("both", "Negation in language models", "Do language models read linguistic negation?")]
+    papers += [paper("ling", "A linguistic study of dialects", "We survey linguistic variation.")]
+    papers += [paper(str(i), f"Paper {i}", "Nothing related.") for i in range(5)]
+    features = rank.paper_features(papers)
+    query = interest_query("LMs and linguistics: semantics, negation")
+    assert [[u.key for u in r] for r in query.alternatives] == [["language model"], ["linguistic"]]
+    _, text = one_line.coverage(features, query, 0.5)
+    assert text[5] == 1.0
+    assert text[0] < 0.5  # before: "LMs" alone, held by half the day, held the interest whole
+    _, text = one_line.coverage(features, query, 0.5, broad=False)
+    assert text[0] == 1.0
+
+
 def test_only_a_typed_line_is_an_interest_a_described_topic_is_matched_by_meaning() -> None:
     assert one_line.is_one_line(Topic(name="KV cache compression", want="KV cache compression"))
     long = "KV cache compression and efficient attention kernels for inference"

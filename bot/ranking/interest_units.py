@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass
+from itertools import pairwise
 
 from bot.text.terms import (
     NAMED_TERMS,
@@ -210,6 +211,10 @@ class InterestQuery:
     # when every pair is one concept (the pair then one unit, its words written together).
     compounds: tuple[tuple[Unit, Unit], ...] = ()
     joint: tuple[tuple[Unit, ...], ...] = ()
+    # Two plain words the member typed side by side in the head ("reward models", "domain adaptation"): a paper
+    # holding both apart ("a reward ... the model") is less about the interest than one saying them together
+    # (`bot.ranking.one_line.coverage`).
+    together: tuple[tuple[Unit, Unit], ...] = ()
 
 
 def is_coordination(text: str) -> bool:
@@ -313,6 +318,23 @@ def _read(head: str) -> tuple[list[tuple[Unit, ...]], list[tuple[Unit, Unit]], l
     return readings, pairs, _product(joint, head)
 
 
+def typed_pairs(head: str) -> tuple[tuple[Unit, Unit], ...]:
+    """The pairs of plain words typed side by side in a head, within one conjunct (nothing between them, not even
+    a function word): "domain adaptation / domain generalization" -> (domain, adaptation), (domain,
+    generalization); a named term is whole already, "learning from demonstrations" holds no pair, and neither does a
+    generic first word ("learning-based control", "model merging"), which says little of what follows it."""
+    out: dict[tuple[str, str], tuple[Unit, Unit]] = {}
+    for segment in _PREPOSITION.split(head):
+        for piece in _CONJUNCTION.split(segment):
+            parts = split_units(RANKER.key(interest_core(piece)), RANKER, lambda word: False)
+            for first, second in pairwise(parts):
+                plain = first.term is None and second.term is None and first.tokens[0] not in GENERIC_WORDS
+                if plain and not _not_a_unit(first.tokens[0]) and not _not_a_unit(second.tokens[0]):
+                    a, b = Unit.of(first), Unit.of(second)
+                    out.setdefault((a.key, b.key), (a, b))
+    return tuple(out.values())
+
+
 def examples(text: str) -> list[tuple[Unit, ...]]:
     """The things an interest's details name, each read as a head ("post-hoc XAI (SHAP, saliency maps)" ->
     [shap], [saliency, map]): what an avoid phrase lists as examples is avoided too."""
@@ -339,4 +361,5 @@ def interest_query(text: str) -> InterestQuery:
         if details_text.strip()
         else ()
     )
-    return InterestQuery(tuple(alternatives), details, tuple(pairs), tuple(joint))
+    together = typed_pairs(interest_core(head_text)) if head_text.strip() else ()
+    return InterestQuery(tuple(alternatives), details, tuple(pairs), tuple(joint), together)

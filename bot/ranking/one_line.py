@@ -17,6 +17,7 @@ from bot.models import Topic
 from bot.ranking.contribution_words import avoid_kinds
 from bot.ranking.interest_units import (
     InterestQuery,
+    compound_unit,
     examples,
     interest_query,
     is_coordination,
@@ -163,11 +164,38 @@ def written_as_compound(features: PaperFeatures, first: Unit, second: Unit) -> b
     return bool(cached)
 
 
-def readings(features: PaperFeatures, query: InterestQuery) -> tuple[tuple[Unit, ...], ...]:
-    """The interest's alternatives as the day's papers read its coordinated words: one concept or several."""
+# A reading held whole by more than this share of the day's papers ("LMs" of "LMs and linguistics") selects nothing.
+BROAD_READING = 0.25
+
+
+def _held_share(features: PaperFeatures, units: tuple[Unit, ...]) -> float:
+    """The share of the day's papers whose title or abstract holds every unit of a reading."""
+    key = ("held", *(u.cache_key for u in units))
+    cached = features.stats.get(key)
+    if cached is None:
+        every = np.ones(len(features), dtype=bool)
+        for unit in units:
+            every &= features.units.hits(unit)[1]
+        cached = float(every.mean()) if len(features) else 0.0
+        features.stats[key] = cached
+    return float(cached)  # type: ignore[arg-type]
+
+
+def readings(features: PaperFeatures, query: InterestQuery, broad: bool = True) -> tuple[tuple[Unit, ...], ...]:
+    """The interest's alternatives as the day's papers read its coordinated words: one concept or several. A
+    conjunct that a large share of the day holds ("LMs and linguistics": a language model is in half the papers)
+    is no interest of its own there but what the other conjuncts are about: it joins each of them (with `broad`;
+    an avoid phrase's topic is read as typed)."""
+    out = query.alternatives
     if query.joint and all(written_as_compound(features, a, b) for a, b in query.compounds):
-        return query.joint
-    return query.alternatives
+        out = query.joint
+    if not broad or len(out) < 2:
+        return out
+    held = [r for r in out if _held_share(features, r) > BROAD_READING]
+    if not held or len(held) == len(out):
+        return out
+    shared = tuple(u for r in held for u in r)
+    return tuple(tuple(dict((u.key, u) for u in (*r, *shared)).values()) for r in out if r not in held)
 
 
 def _part_factor(held: np.ndarray, total: np.float32, parts: float) -> np.ndarray:
@@ -176,12 +204,40 @@ def _part_factor(held: np.ndarray, total: np.float32, parts: float) -> np.ndarra
     return np.where(share >= np.float32(1.0 - 1e-5), np.float32(1.0), share ** np.float32(parts)).astype(np.float32)
 
 
+# A paper holding two words the member typed side by side only apart keeps this share of the head's evidence.
+APART = 0.7
+
+
+def _apart_factor(
+    features: PaperFeatures, query: InterestQuery, units: tuple[Unit, ...], apart: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """(title, title and abstract): `apart` for each typed pair of the reading a paper holds both words of but
+    never side by side (as a name's words are found: at most two words between), multiplied over the pairs; 1
+    elsewhere. A pair no paper of the day writes side by side ("generative design") tells nothing apart and counts
+    as said."""
+    n = len(features)
+    title_factor, text_factor = np.ones(n, dtype=np.float32), np.ones(n, dtype=np.float32)
+    keys = {u.key for u in units}
+    for first, second in query.together:
+        if first.key not in keys or second.key not in keys:
+            continue
+        said_title, said_text = features.units.hits(compound_unit(first, second))
+        if not said_text.any():
+            continue
+        for factor, said, index in ((title_factor, said_title, 0), (text_factor, said_text, 1)):
+            both = features.units.hits(first)[index] & features.units.hits(second)[index]
+            factor[both & ~said] *= np.float32(apart)
+    return title_factor, text_factor
+
+
 def coverage(
     features: PaperFeatures,
     query: InterestQuery,
     detail_share: float,
     parts: float = 0.0,
     meant: np.ndarray | None = None,
+    apart: float = APART,
+    broad: bool = True,
 ) -> tuple[np.ndarray, np.ndarray]:
     """(in the title, in the title and abstract): how much of the interest a paper holds, 0-1 per paper.
 
@@ -191,6 +247,8 @@ def coverage(
     held counted without their rarity, to the power `parts`, so that the rarer word of "dataset distillation" alone
     (knowledge distillation) is not most of the interest; the whole head is full evidence whatever `parts` is,
     and so is a part in the papers `meant` (close to the interest in meaning), where the part is what it says.
+    Two words the member typed side by side ("reward models", "domain adaptation") held only apart keep `apart` of
+    the reading's evidence, details included: "a reward ... the model" is not a reward model.
     """
     n = len(features)
     best_title, best_text = np.zeros(n, dtype=np.float32), np.zeros(n, dtype=np.float32)
@@ -202,7 +260,7 @@ def coverage(
         weight = np.float32(unit.weight * features.idf(unit))
         detail_title += weight * title
         detail_text += weight * text
-    for units in readings(features, query):
+    for units in readings(features, query, broad):
         total = sum(u.weight * features.idf(u) for u in units)
         if total <= 0:
             continue
@@ -221,8 +279,13 @@ def coverage(
             head_title *= np.maximum(kept, _part_factor(plain_title, plain_total, parts))
             head_text *= np.maximum(kept, _part_factor(plain_text, plain_total, parts))
         cap = np.float32(detail_share * total)
-        best_title = np.maximum(best_title, np.minimum(1.0, (head_title + np.minimum(detail_title, cap)) / total))
-        best_text = np.maximum(best_text, np.minimum(1.0, (head_text + np.minimum(detail_text, cap)) / total))
+        title = np.minimum(1.0, (head_title + np.minimum(detail_title, cap)) / total)
+        text = np.minimum(1.0, (head_text + np.minimum(detail_text, cap)) / total)
+        if query.together and apart < 1.0:  # after the details: they do not make up for a head said apart
+            apart_title, apart_text = _apart_factor(features, query, units, apart)
+            title, text = title * apart_title, text * apart_text
+        best_title = np.maximum(best_title, title)
+        best_text = np.maximum(best_text, text)
     return best_title, best_text
 
 
@@ -277,7 +340,7 @@ def avoided_scores(features: PaperFeatures, profiles: Sequence[ProfileModel], we
             if avoid.kinds:
                 kinds = np.fromiter((bool(k & avoid.kinds) for k in features.kinds()), dtype=np.float32)
             if avoid.topic.alternatives:
-                title, text = coverage(features, avoid.topic, weights.detail_share)
+                title, text = coverage(features, avoid.topic, weights.detail_share, broad=False)
                 topic = np.float32(weights.avoid_title) * title * title + np.float32(weights.avoid_text) * text * text
                 score = np.float32(weights.avoid_kind) * kinds * text if avoid.kinds else topic
             else:
