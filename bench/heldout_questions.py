@@ -196,6 +196,13 @@ async def run_questions(
     return results
 
 
+def search_window(item: dict, last_day: dt.date) -> tuple[dt.date | None, dt.date]:
+    """The days a search is labelled over (`days`, first to last; a writer may scope a query to one day, its other
+    days' papers unlabelled), or every stored day up to `last_day` when it names none."""
+    days = sorted(dt.date.fromisoformat(d) for d in item.get("days", ()))
+    return (days[0], days[-1]) if days else (None, last_day)
+
+
 async def run_searches(
     core: Core, items: list[dict], by_id: dict[str, Paper], verbose: bool, wrap: str = "{}"
 ) -> list[tuple]:
@@ -204,7 +211,10 @@ async def run_searches(
     last_day = max(p.announced for p in by_id.values())
     rows = []
     for item in items:
-        found = await search_papers(core, wrap.format(item["query"]), until=last_day, limit=MAX_LIST, cut=True)
+        since, until = search_window(item, last_day)
+        found = await search_papers(
+            core, wrap.format(item["query"]), since=since, until=until, limit=MAX_LIST, cut=True
+        )
         page = [h.paper.id for h in found.hits]
         ids = [*page, *(h.paper.id for h in found.more)]
         relevant, good = set(item["relevant"]), set(item["relevant"]) | set(item["acceptable"])

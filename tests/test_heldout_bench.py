@@ -62,3 +62,16 @@ def test_the_misses_bench_runs_only_the_parts_a_set_holds(tmp_path: Path, monkey
     with pytest.raises(FileNotFoundError, match=r"search\.jsonl"):
         asyncio.run(heldout_misses.main())
     assert heldout_misses.parts(tmp_path, None) == ["questions"]
+
+
+def test_a_search_runs_over_the_days_it_was_labelled_over() -> None:
+    # search14 scopes "survey papers" to Thursday: a Monday survey is unlabelled, not off topic, so it is out of scope
+    import datetime as dt
+
+    from heldout_questions import search_window
+
+    last = dt.date(2025, 5, 30)
+    assert search_window({"days": ["2025-05-29"]}, last) == (dt.date(2025, 5, 29), dt.date(2025, 5, 29))
+    every = ["2025-05-26", "2025-05-28", "2025-05-29", "2025-05-30"]
+    assert search_window({"days": every}, last) == (dt.date(2025, 5, 26), last)
+    assert search_window({}, last) == (None, last)
