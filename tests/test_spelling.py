@@ -105,6 +105,33 @@ async def test_a_capitalised_word_one_edit_from_a_name_the_papers_write_is_anoth
     assert await corrected_interest(core, "LLM judges like Falcor") == "LLM judges like Falcor"
 
 
+async def test_a_capitalised_slip_of_a_name_the_papers_write_is_still_corrected(
+    core: Core, demo_papers: list[Paper]
+) -> None:
+    """ "any papers on Gausian processes?" kept "Gausian": papers write "Gaussian" with a capital, as a name, and the
+    guard for names one letter apart ("Mixtral", "Bloomz") kept every capitalised word one edit from it. A letter
+    dropped, two neighbours swapped or a letter doubled is a slip of typing the name; a letter changed or added
+    names another model."""
+    papers = _papers(
+        demo_papers,
+        [
+            ("Sparse Kernels", "We fit Gaussian processes; the Gaussian kernel is smooth and Bayesian updates help."),
+            ("Optimal Transport", "We bound the Wasserstein distance with Fourier features and Wasserstein flows."),
+            ("Sparse Experts at Scale", "We compare with Mistral and Llama baselines, and Mistral is the strongest."),
+        ],
+    )
+    await core.repo.upsert_papers(papers)
+    question = "any papers on {} this week?"
+    for typed, meant in [
+        ("Gausian processes", "gaussian processes"),  # a letter dropped
+        ("Baysian updates", "bayesian updates"),
+        ("Wasserstien flows", "wasserstein flows"),  # two neighbours swapped
+        ("Fourrier features", "fourier features"),  # a letter doubled
+    ]:
+        assert await corrected(core, typed, question.format(typed)) == meant, typed
+    assert await corrected(core, "Mixtral baselines", question.format("Mixtral baselines")) == "Mixtral baselines"
+
+
 def test_a_word_starts_a_sentence_after_nothing_but_marks_or_after_a_full_stop() -> None:
     for text in ("Falcor judges?", '"Falcor" judges', "Hi. Falcor judges", "what's new? Falcor-based judges"):
         assert starts_sentence(text, "Falcor"), text

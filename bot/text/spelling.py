@@ -150,8 +150,8 @@ async def corrected(
     of a stored name (`names`: the folded words of every stored author's name, read only when a word is unknown):
     "Singla" is a person, not a typo of "single", though no title or abstract holds it. A word typed with a capital
     is not replaced by a word the papers write as a name (`_written_as_name`): "Mixtral" stays "Mixtral"; unless it
-    is the first word of a sentence where it was typed (`starts_sentence`), whose capital says nothing ("Gausian
-    processes this week?")."""
+    is a slip of typing that name (`_slip`: "Gausian" is "Gaussian") or the first word of a sentence where it was
+    typed (`starts_sentence`), whose capital says nothing ("Gausian processes this week?")."""
     words = [m for m in _PIECE.finditer(topic) if len(m.group(0)) >= MIN_LENGTH]
     if not words and " " not in topic.strip() and "-" not in topic:
         return topic
@@ -182,11 +182,28 @@ async def corrected(
             # a title word two edits away, or none: a word the papers use one edit away comes first
             better = await _in_abstracts(core, match.group(0)) or better
         typed_as_name = match.group(0)[:1].isupper() and not starts_sentence(match.group(0))
-        if better and typed_as_name and await _written_as_name(core, better):
+        if (
+            better
+            and typed_as_name
+            and not _slip(match.group(0).lower(), better)
+            and await _written_as_name(core, better)
+        ):
             continue  # "Mixtral" is no "Mistral", "Bloomz" no "BLOOM": a name one letter from another is another name
         if better:
             out = out[: match.start()] + better + out[match.end() :]
     return await _joined(core, out)
+
+
+def _slip(typed: str, word: str) -> bool:
+    """Whether `typed` is `word` with a slip of typing: a letter dropped, two neighbours swapped or a letter doubled
+    ("Gausian", "Wasserstien", "Fourrier"). A name made from another changes or adds a letter ("Mixtral" of
+    "Mistral", "Bloomz" of "Bloom"), and no slip makes it."""
+    if len(typed) == len(word) - 1:
+        return any(word[:i] + word[i + 1 :] == typed for i in range(len(word)))
+    if len(typed) == len(word) + 1:
+        return any(typed[i] == typed[i - 1] and typed[:i] + typed[i + 1 :] == word for i in range(1, len(typed)))
+    swapped = (word[:i] + word[i + 1] + word[i] + word[i + 2 :] for i in range(len(word) - 1))
+    return len(typed) == len(word) and typed in swapped
 
 
 NAME_SHARE = 0.9  # of a word's uses inside a sentence, the share with a capital that makes it a name
