@@ -714,6 +714,16 @@ def test_what_is_going_on_in_a_field_asks_about_the_field() -> None:
     assert parse_question("what is causing hallucination in LLMs", FRIDAY).topic == "causing hallucination in LLMs"
 
 
+def test_an_adjective_after_anything_names_no_topic_of_a_later_clause() -> None:
+    # "My research is on climate modelling. Anything relevant this week?" had been read as "relevant": an adjective
+    # after "anything" says what the papers should be like, and the clause names no topic of its own
+    question = "My research is on climate modelling. Anything relevant this week?"
+    assert parse_question(question, FRIDAY).topic == "climate modelling"
+    assert parse_question("I work on protein design. Anything exciting today?", FRIDAY).topic == "protein design"
+    # a noun after it is the later clause's topic
+    assert parse_question("I work on robot learning. Anything on RL today?", FRIDAY).topic == "RL"
+
+
 def test_the_asker_s_context_before_the_request_is_no_topic() -> None:
     # what the asker does says why they ask; the later clause naming a topic says what
     question = "I'm building a service robot that has to find its way, so I'm after anything on robot navigation"

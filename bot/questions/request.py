@@ -630,7 +630,7 @@ def without_context(text: str) -> str:
     pieces.append(text[begun:])
     if len(pieces) < 2:
         return text
-    named = [any(w.lower() not in FILLER | META for w in _TOPIC_WORD.findall(p)) for p in pieces]
+    named = [_names_topic(p) for p in pieces]
     start = 0
     for n in range(len(pieces) - 1):
         if n == start and _ASKER_START.match(pieces[n]) and any(named[n + 1 :]):
@@ -641,6 +641,20 @@ def without_context(text: str) -> str:
     if _ELIDED.match(rest[0]):
         rest[0] = "I " + rest[0].lstrip()
     return " ".join(rest)
+
+
+_INDEFINITE = frozenset("anything something everything nothing".split())
+
+
+def _names_topic(clause: str) -> bool:
+    """Whether `clause` names a topic: a word neither filler nor meta, other than an adjective right after "anything"
+    ("anything relevant", "anything exciting": English writes its adverb, "relevantly"), which says what the papers
+    should be like."""
+    words = [w.lower() for w in _TOPIC_WORD.findall(clause)]
+    return any(
+        w not in FILLER | META and not (n and words[n - 1] in _INDEFINITE and is_english_word(f"{w}ly"))
+        for n, w in enumerate(words)
+    )
 
 
 def without_asker(text: str) -> str:
