@@ -802,6 +802,17 @@ def test_a_search_asking_for_a_kind_of_paper_is_read_apart_from_its_topic() -> N
         assert asked_kind(topic) == ("", topic)
 
 
+def test_a_kind_word_after_a_noun_heads_a_compound_naming_a_topic() -> None:
+    # "code review papers" listed ten surveys first (the code-review papers off the page) and "peer review papers"
+    # one survey: a noun before the kind word makes a topic of it ("code review", "user survey"); a word of asking
+    # or an adjective before it does not ("recent survey papers", "systematic review papers")
+    filler = frozenset({"any", "recent", "new"})
+    for topic in ("code review papers", "peer review papers on LLMs", "user survey papers"):
+        assert asked_kind(topic, filler) == ("", topic)
+    assert asked_kind("any recent survey papers on RL", filler) == ("survey", "any recent on RL")
+    assert asked_kind("systematic review papers", filler) == ("survey", "systematic")
+
+
 async def test_a_search_for_a_kind_of_paper_lists_the_papers_of_that_kind_first(
     core: Core, demo_papers: list[Paper]
 ) -> None:

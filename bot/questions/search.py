@@ -126,10 +126,10 @@ async def search_papers(
         query = await corrected(core, query)
         # "survey papers", "position papers arguing X", "surveys on X": a kind of paper, read before the request's
         # words are stripped ("position papers" would lose "papers") and after ("recent surveys about X")
-        kind, about = asked_kind(query)
+        kind, about = asked_kind(query, FILLER | META)
         query = topic_of(query) or query  # "papers on X", "any new work about X?": the request's words are no topic
         if not kind:
-            kind, about = asked_kind(query)
+            kind, about = asked_kind(query, FILLER | META)
     filters = Filters(topic=query, window=window, authors=named.authors, categories=tuple(categories))
     first, rest = await retrieve(core, filters, limit=limit, cut=cut)
     by_name = bool(named.authors)

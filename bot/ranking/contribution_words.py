@@ -7,8 +7,9 @@ phrase needs only these words, so a profile's interests are read without it.
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 
-from bot.text.terms import same_word, text_tokens
+from bot.text.terms import is_english_word, same_word, text_tokens
 
 # Each kind, and the words that name it, in a member's avoid phrase or in a paper's statement of contribution.
 KINDS: dict[str, tuple[str, ...]] = {
@@ -35,16 +36,21 @@ _DOCUMENT = frozenset("paper papers article articles".split())  # "survey papers
 _KIND_WORD = re.compile(r"[\w'-]+")
 
 
-def asked_kind(text: str) -> tuple[str, str]:
+def asked_kind(text: str, filler: Collection[str] = frozenset()) -> tuple[str, str]:
     """The kind of paper a search asks for and the rest of its words: a kind word of ASKED_KINDS naming papers
     ("position papers arguing X" -> ("position", "arguing X"), "survey papers" -> ("survey", "")) or leading the
     query in the plural ("surveys on LLM agents" -> ("survey", "on LLM agents")); ("", text) otherwise. A kind word
-    that modifies a topic ("survey sampling", "positional encoding", "review generation") asks for no kind."""
+    that modifies a topic ("survey sampling", "positional encoding", "review generation") asks for no kind, nor
+    does one after a noun, whose compound is a topic ("code review papers", "user survey papers"): a word before
+    it is one of `filler` (the words of asking: "any recent survey papers") or an adjective ("systematic")."""
     words = list(_KIND_WORD.finditer(text))
     for n, word in enumerate(words):
         kind = kind_of_word(word.group(0).lower())
         if kind not in ASKED_KINDS:
             continue
+        before = words[n - 1].group(0).lower() if n else ""
+        if before and before not in filler and not any(is_english_word(f"{before}{e}") for e in ("ly", "ally")):
+            continue  # "code review", "peer review": what is reviewed names the topic
         naming = n + 1 < len(words) and words[n + 1].group(0).lower() in _DOCUMENT
         leading = n == 0 and word.group(0).lower().endswith("s") and kind_of_word(word.group(0).lower()[:-1]) == kind
         if naming or leading:
