@@ -300,6 +300,10 @@ def test_an_example_opening_with_a_preposition_is_no_alternative() -> None:
     # "..., with LLMs or over knowledge graphs" says how the need is met: read alone, any LLM paper would do
     topic = "hypothesis generation like ranking hypotheses, with LLMs or over knowledge graphs"
     assert [a.text for a in topic_alternatives(topic)] == ["hypothesis generation", "ranking hypotheses"]
+    # with every example so dropped the head is the topic, not the whole text: "LLM agents, e.g. with tool use" had
+    # been one alternative needing every word of its example (a search for it found one paper, "LLM agents" ten)
+    assert [a.text for a in topic_alternatives("LLM agents, e.g. with tool use")] == ["LLM agents"]
+    assert [a.text for a in topic_alternatives("3D generation like in robotics")] == ["3D generation"]
 
 
 async def test_a_hyphenated_word_standing_for_the_whole_topic_needs_its_pieces_together(

@@ -829,11 +829,12 @@ def topic_alternatives(topic: str) -> list[Alternative]:
         examples = _EXAMPLES.sub(", ", examples)
         # an example opening with a preposition says how or where the need is met ("..., with LLMs or over knowledge
         # graphs"), no thing of its own: read alone it would be any paper on LLMs
-        parts += [
-            Alternative(topic_of(p), example_of=context)
-            for p in coordinated(*_pieces(examples))
-            if not _OPENS_WITH_PREPOSITION.match(p)
-        ]
+        pieces = coordinated(*_pieces(examples))
+        kept = [p for p in pieces if not _OPENS_WITH_PREPOSITION.match(p)]
+        parts += [Alternative(topic_of(p), example_of=context) for p in kept]
+        heads = [p.text for p in parts if p.text]
+        if len(heads) == 1 and pieces and not kept:
+            return [Alternative(heads[0])]  # every example says how: the head is the topic, read as asked for
     unique = list(dict.fromkeys(p for p in parts if p.text))
     return unique if len(unique) > 1 else ([Alternative(topic)] if topic else [])
 
