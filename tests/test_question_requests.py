@@ -720,6 +720,8 @@ def test_an_adjective_after_anything_names_no_topic_of_a_later_clause() -> None:
     question = "My research is on climate modelling. Anything relevant this week?"
     assert parse_question(question, FRIDAY).topic == "climate modelling"
     assert parse_question("I work on protein design. Anything exciting today?", FRIDAY).topic == "protein design"
+    # nor does the asker's own verb in a later question ("I'm new to RL; where do I start?" had been read as "start")
+    assert parse_question("I'm new to RL; where do I start?", FRIDAY).topic.startswith("RL")
     # a noun after it is the later clause's topic
     assert parse_question("I work on robot learning. Anything on RL today?", FRIDAY).topic == "RL"
 

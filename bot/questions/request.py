@@ -649,10 +649,12 @@ _INDEFINITE = frozenset("anything something everything nothing".split())
 def _names_topic(clause: str) -> bool:
     """Whether `clause` names a topic: a word neither filler nor meta, other than an adjective right after "anything"
     ("anything relevant", "anything exciting": English writes its adverb, "relevantly"), which says what the papers
-    should be like."""
+    should be like, and the verb right after the asker as subject ("where do I start?"), which says what they do."""
     words = [w.lower() for w in _TOPIC_WORD.findall(clause)]
     return any(
-        w not in FILLER | META and not (n and words[n - 1] in _INDEFINITE and is_english_word(f"{w}ly"))
+        w not in FILLER | META
+        and not (n and words[n - 1] in _INDEFINITE and is_english_word(f"{w}ly"))
+        and not (n and words[n - 1] in ("i", "we") and _verb_form(w))
         for n, w in enumerate(words)
     )
 
