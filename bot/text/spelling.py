@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import re
 from collections import Counter, defaultdict
-from collections.abc import Awaitable, Callable, Collection
+from collections.abc import Awaitable, Callable, Collection, Iterable
 from typing import TYPE_CHECKING
 
 from symspellpy import SymSpell, Verbosity
@@ -35,6 +35,14 @@ if TYPE_CHECKING:
 MIN_LENGTH = 4  # shorter words are acronyms or too ambiguous to correct
 LONG_WORD = 6  # words this long may be two edits from their correction, shorter ones one
 _WORD = re.compile(r"[^\W\d_][\w\-']*")
+
+
+def _look_up(entries: Iterable[tuple[str, int]], edits: int) -> SymSpell:
+    """symspellpy's look-up of these words (each with how many papers use it), up to `edits` edits from a typed one."""
+    speller = SymSpell(max_dictionary_edit_distance=edits, prefix_length=7)
+    for word, count in entries:
+        speller.create_dictionary_entry(word, count)
+    return speller
 
 
 class TitleVocabulary:
@@ -62,20 +70,15 @@ class TitleVocabulary:
         """The title words' symspellpy look-up, built when a first word needs correcting: its deletes dictionary
         costs more than reading the titles, and most questions hold no unknown word."""
         if self._speller is None:
-            self._speller = SymSpell(max_dictionary_edit_distance=2, prefix_length=7)
-            for word, count in self.counts.items():
-                if len(word) >= MIN_LENGTH - 1:
-                    self._speller.create_dictionary_entry(word, count)
+            self._speller = _look_up(((w, c) for w, c in self.counts.items() if len(w) >= MIN_LENGTH - 1), 2)
         return self._speller
 
     @property
     def written_speller(self) -> SymSpell:
         """`speller` over the title words as written and as folded together (built when first needed)."""
         if self._written_speller is None:
-            self._written_speller = SymSpell(max_dictionary_edit_distance=2, prefix_length=7)
-            for word, count in (self.counts + self.written).items():
-                if len(word) >= MIN_LENGTH - 1:
-                    self._written_speller.create_dictionary_entry(word, count)
+            both = self.counts + self.written
+            self._written_speller = _look_up(((w, c) for w, c in both.items() if len(w) >= MIN_LENGTH - 1), 2)
         return self._written_speller
 
     def closest(self, word: str, *, written: bool = False) -> str | None:
@@ -255,9 +258,7 @@ class WrittenWords:
         letter's words cost a twentieth of all of them)."""
         speller = self._spellers.get(letter)
         if speller is None:
-            speller = SymSpell(max_dictionary_edit_distance=1, prefix_length=7)
-            for word in self.by_letter.get(letter, []):
-                speller.create_dictionary_entry(word, self.counts[word])
+            speller = _look_up(((w, self.counts[w]) for w in self.by_letter.get(letter, [])), 1)
             self._spellers[letter] = speller
         return speller
 

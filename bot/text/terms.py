@@ -155,7 +155,7 @@ def _inflected(word: str, token: str, exact: bool = False, related: bool = False
         return False
     if _derived(word, token, n, related) or _derived(*_reduced(word, token, n), related):
         return True
-    if _adjective_noun(word) is not None and _adjective_noun(word) == _adjective_noun(token):
+    if (family := _adjective_noun(word)) is not None and family == _adjective_noun(token):
         return True  # "reproducible" ~ "reproducibility", "scalable" ~ "scalability": an adjective and its own noun
     # an "-able" adjective and its "-ability" noun are derived from the verb ("explainable", "explainability" from
     # "explain", as "explanation" is): compared by that verb, but not with the verb itself or its inflections, whose
