@@ -34,6 +34,7 @@ from bot.questions.listing import (
 )
 from bot.questions.llm_parse import parse_with_llm
 from bot.questions.request import (
+    ASKER,
     NOT_METHODS,
     applies_to,
     beyond,
@@ -355,8 +356,8 @@ def _elsewhere(window: TimeWindow | None, previous: Turn) -> bool:
 
 
 # words that never start a name: the questions' filler and meta words, and the pronouns, the asker's own among them
-# ("Our lab works on ..." had been read as a paper by an "Ou")
-_NOT_NAMES = FILLER | META | PRONOUNS | frozenset("my mine us i'd i've i'll we're we'd we've we'll".split())
+# (`bot.questions.request.ASKER`: "Our lab works on ..." had been read as a paper by an "Ou")
+_NOT_NAMES = FILLER | META | PRONOUNS | ASKER | frozenset({"mine"})
 
 
 async def understand(core: Core, question: str, today: dt.date, previous: Turn | None = None) -> Filters:

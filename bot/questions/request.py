@@ -589,7 +589,7 @@ def read_request(text: str, *, follow_up: bool = False) -> Request:
 
 
 # the asker named as the subject or object of the request's own clause ("I'd like", "my team wants", "help me find")
-_ASKER = frozenset("i i'm im i'd i've i'll me my we we're we'd we've we'll our us".split())
+ASKER = frozenset("i i'm im i'd i've i'll me my we we're we'd we've we'll our us".split())
 # the prepositions taking what the request is about ("papers on X", "interested in X", "help me with X")
 _TAKING = frozenset("on about in into regarding concerning around for with".split())
 # the small words a request's clause holds besides its verbs and the words of FILLER
@@ -670,7 +670,7 @@ def without_asker(text: str) -> str:
     like to plan with LLMs"): the topic's own act, not the asker's; after "my"/"our" and a noun, only a word of
     asking ("wants", "works") is the asker's ("my model fails on long documents" is left as it is)."""
     words = list(_CLAUSE_WORD.finditer(text))
-    asker = next((n for n, w in enumerate(words) if w.group(0).lower() in _ASKER), None)
+    asker = next((n for n, w in enumerate(words) if w.group(0).lower() in ASKER), None)
     if asker is None:
         return text
     taking = next((n for n in range(asker + 1, len(words)) if words[n].group(0).lower() in _TAKING), None)
