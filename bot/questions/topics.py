@@ -841,7 +841,7 @@ def topic_alternatives(topic: str) -> list[Alternative]:
 
 # the prepositions relating a topic's phrases (a closed class: "over", "via", "through" as "of" and "for" do)
 _RELATING = r"(?:of|for|in|on|to|with|from|about|between|inside|across|over|via|through|under|within|into)"
-_OPENS_WITH_PREPOSITION = re.compile(rf"^\W*(?:{_RELATING}|by|at|using|via)\s", re.IGNORECASE)
+_OPENS_WITH_PREPOSITION = re.compile(rf"^\W*(?:{_RELATING}|by|at|using)\s", re.IGNORECASE)
 _LAST_PREPOSITION = re.compile(rf"^(.*\b{_RELATING}\s+)\S", re.IGNORECASE)
 _PREPOSITION = re.compile(rf"\b{_RELATING}\b", re.IGNORECASE)
 # the phrase after a conjunct's head that the conjuncts before it share ("... methods for continual learning"); not
