@@ -39,7 +39,8 @@ from bot.questions.retrieval import (
     topic_evidence,
     without_excluded,
 )
-from bot.questions.search import SearchResults, search_papers
+from bot.questions.search import SearchResults, _of_kind, search_papers
+from bot.questions.timewords import TimeWindow
 from bot.questions.topics import Alternative, corpus_terms, expand_terms, joined_spellings
 from bot.ranking.contribution import paper_kinds
 from bot.ranking.contribution_words import asked_kind
@@ -837,6 +838,28 @@ async def test_a_search_for_a_kind_of_paper_lists_the_papers_of_that_kind_first(
     found = await search_papers(core, "survey papers", limit=10)
     assert survey.id in {h.paper.id for h in found.hits}
     assert all("survey" in paper_kinds(h.paper.title, h.paper.abstract) for h in found.hits)
+
+
+async def test_papers_of_a_kind_without_a_window_are_those_of_every_stored_day(
+    core: Core, demo_papers: list[Paper]
+) -> None:
+    # filters naming no window (as `retrieve` reads them: every stored day) had stopped the kind's listing at an
+    # assert; a window listing days holds only those days
+    position = dataclasses.replace(
+        demo_papers[0], title="Position: Tidal Models Need Priors", abstract="This position paper argues for priors."
+    )
+    later = dataclasses.replace(
+        demo_papers[1],
+        title="Position: Benchmarks Should Report Variance",
+        abstract="In this position paper we argue for reporting variance.",
+        announced=MONDAY + dt.timedelta(days=2),
+    )
+    await store_papers(core, [position, later, *demo_papers[2:20]])
+    found = await _of_kind(core, "position", "", Filters(topic="position"), [], [], 10, "position papers")
+    assert {h.paper.id for h in found.hits} == {position.id, later.id}
+    days = TimeWindow(MONDAY, MONDAY + dt.timedelta(days=2), "", days=(MONDAY,))
+    found = await _of_kind(core, "position", "", Filters(topic="position", window=days), [], [], 10, "position")
+    assert [h.paper.id for h in found.hits] == [position.id]
 
 
 async def test_an_exclusion_needs_every_word_it_names(core: Core, demo_papers: list[Paper]) -> None:

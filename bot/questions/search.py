@@ -152,11 +152,15 @@ async def _of_kind(
     of that kind in the window (`paper_kinds`: by their title or their statement of contribution) first, ranked by
     what they should be about, then the search's other matches (`first`, `rest`: the query's own list, nothing of it
     dropped). With a topic, the papers of the kind naming it or close to it in meaning; when none is, the topic
-    describes the kind ("arguing the community should change course" of position papers) and all of them are."""
+    describes the kind ("arguing the community should change course" of position papers) and all of them are.
+    Filters without a window mean every stored day."""
     window = filters.window
-    assert window is not None, "a search always has a window"
     words = KINDS[kind]
-    stored = await core.repo.papers_between(window.start, window.end, filters.categories or None)
+    # without a window, every stored day: as `retrieve` reads filters that name none
+    start, end = (window.start, window.end) if window else (dt.date.min, dt.date.max)
+    stored = await core.repo.papers_between(start, end, filters.categories or None)
+    if window:
+        stored = [p for p in stored if window.contains(p.announced)]  # a list of days holds only those days
     # a kind's words first (a substring test), the reading of the paper's statements only where one occurs
     named = [p for p in stored if any(w in f"{p.title} {p.abstract}".lower() for w in words)]
     ids = tuple(p.id for p in named if kind in paper_kinds(p.title, p.abstract))
