@@ -84,6 +84,8 @@ class Core:
     author_index: dict[int, Any] = field(default_factory=dict)
     # the words of stored titles (bot.questions.spelling), keyed by the number of stored papers they were read from
     title_vocabulary: dict[int, Any] = field(default_factory=dict)
+    # held while `title_vocabulary` is read or built: concurrent questions after an ingest build it once
+    vocabulary_building: asyncio.Lock = field(default_factory=asyncio.Lock)
     # the words stored titles and abstracts write (bot.text.spelling.WrittenWords), keyed as `title_vocabulary` is
     written_words: dict[int, Any] = field(default_factory=dict)
     # serialises each user's conversation steps (bot.members.onboarding) and each digest's delivery

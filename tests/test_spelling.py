@@ -3,13 +3,24 @@ typo corrector when no title word is one edit from a typed word."""
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
 
 from bot.core import Core
 from bot.models import Paper
 from bot.questions.spelling import corrected
 from bot.ranking.interest_spelling import corrected_interest
-from bot.text.spelling import WrittenWords, starts_sentence, written_words
+from bot.store.connection import open_database
+from bot.store.migrations import MIGRATIONS
+from bot.store.repos import Repository
+from bot.text.spelling import starts_sentence, written_words
+
+WRITTEN_WORDS = 12  # the schema version that added the index of written words
 
 
 def _papers(demo_papers: list[Paper], texts: list[tuple[str, str]]) -> list[Paper]:
@@ -20,38 +31,109 @@ def _papers(demo_papers: list[Paper], texts: list[tuple[str, str]]) -> list[Pape
     ]
 
 
-def test_a_word_one_edit_away_that_only_abstracts_write_is_found_the_most_written_first() -> None:
-    words = WrittenWords(
-        [
-            ("Grasping with Tactile Skins", "We study robotics and robotic grasping."),
-            ("Legged Locomotion", "Robotics needs operators; an operator and the robotics stack operates."),
-            ("Operator Learning", "The operates of a robotics lab."),
-        ]
-    )
-    assert words.counts["robotics"] == 3 and words.counts["operator"] == 2
-    assert words.one_edit("robtics") == ["robotics"]  # one letter dropped
-    assert words.one_edit("roboticss") == ["robotics"]  # one added
-    assert words.one_edit("rbootics") == ["robotics"]  # two neighbours swapped
+async def test_a_word_one_edit_away_that_only_abstracts_write_is_found_the_most_written_first(
+    core: Core, demo_papers: list[Paper]
+) -> None:
+    texts = [
+        ("Grasping with Tactile Skins", "We study robotics and robotic grasping."),
+        ("Legged Locomotion", "Robotics needs operators; an operator and the robotics stack operates."),
+        ("Operator Learning", "The operates of a robotics lab."),
+    ]
+    await core.repo.upsert_papers(_papers(demo_papers, texts))
+    words = await written_words(core)
+    assert ("robotics", 3, False) in await core.repo.written_words("r")
+    assert await words.one_edit("robtics") == ["robotics"]  # one letter dropped
+    assert await words.one_edit("roboticss") == ["robotics"]  # one added
+    assert await words.one_edit("rbootics") == ["robotics"]  # two neighbours swapped
     # "operator" is a title word (the title words' look-up finds it first); of the rest, the most written first
-    assert words.one_edit("operatess") == ["operates"]
-    assert words.one_edit("operatos") == ["operates", "operators"]  # two papers write the first, one the second
-    assert words.one_edit("robtcs") == []  # two edits: no word
-    assert words.one_edit("xobotics") == []  # the first letter is kept
-    assert words.one_edit("robotics") == ["robotic"]  # the word itself is no correction of it
+    assert await words.one_edit("operatess") == ["operates"]
+    assert await words.one_edit("operatos") == ["operates", "operators"]  # two papers write the first, one the second
+    assert await words.one_edit("robtcs") == []  # two edits: no word
+    assert await words.one_edit("xobotics") == []  # the first letter is kept
+    assert await words.one_edit("robotics") == ["robotic"]  # the word itself is no correction of it
 
 
-def test_a_word_the_index_stems_apart_from_the_snowball_stemmer_is_found_as_written() -> None:
+async def test_a_word_the_index_stems_apart_from_the_snowball_stemmer_is_found_as_written(
+    core: Core, demo_papers: list[Paper]
+) -> None:
     # "histopathology" is indexed as "histopatholog" by SQLite's Porter stemmer, "histopathologi" by Snowball's: a
     # look-up through either stem missed it; the written word is looked up as written
-    words = WrittenWords([("Slide Classifiers", "Computational histopathology at scale.")])
-    assert words.one_edit("histopatholgy") == ["histopathology"]
+    await core.repo.upsert_papers(_papers(demo_papers, [("Slide Classifiers", "Computational histopathology.")]))
+    assert await (await written_words(core)).one_edit("histopatholgy") == ["histopathology"]
 
 
-def test_one_letters_look_up_is_built_only_when_a_word_starting_with_it_is_looked_up() -> None:
-    words = WrittenWords([("A title", "robotics and manipulation and monotonic segmentation")])
-    assert words._spellers == {}
-    assert words.one_edit("manipulaton") == ["manipulation"]
-    assert set(words._spellers) == {"m"}
+async def test_one_letters_look_up_is_built_only_when_a_word_starting_with_it_is_looked_up(
+    core: Core, demo_papers: list[Paper], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    texts = [("A title", "robotics and manipulation and monotonic segmentation")]
+    await core.repo.upsert_papers(_papers(demo_papers, texts))
+    read: list[str] = []
+    words_of = core.repo.written_words
+
+    async def noted(letter: str) -> list[tuple[str, int, bool]]:
+        read.append(letter)
+        return await words_of(letter)
+
+    monkeypatch.setattr(core.repo, "written_words", noted)
+    words = await written_words(core)
+    assert read == []
+    assert await words.one_edit("manipulaton") == ["manipulation"]
+    assert await words.one_edit("monotnic") == ["monotonic"]
+    assert read == ["m"]  # the store is read for that letter's words, once
+
+
+async def test_concurrent_first_typos_after_an_ingest_read_and_build_the_dictionaries_once(
+    core: Core, demo_papers: list[Paper], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # two typo questions at once after an ingest each read every title and every abstract and built the look-ups
+    texts = [("Grasping with Tactile Skins", "Work in robotics on grasping."), ("Walking", "Legged robotics.")]
+    await core.repo.upsert_papers(_papers(demo_papers, texts))
+    read: list[str] = []
+    for name in ("all_titles", "written_words"):
+        method = getattr(core.repo, name)
+
+        async def noted(*args: str, _method: Any = method, _name: str = name) -> Any:
+            read.append(_name)
+            await asyncio.sleep(0.01)  # a store read lets the other question run
+            return await _method(*args)
+
+        monkeypatch.setattr(core.repo, name, noted)
+    found = await asyncio.gather(corrected(core, "robtics grasping"), corrected(core, "robtics grasping"))
+    assert found == ["robotics grasping", "robotics grasping"]
+    assert sorted(read) == ["all_titles", "written_words"]
+
+
+async def test_the_index_of_written_words_follows_the_papers_and_is_filled_for_papers_stored_before_it(
+    core: Core, demo_papers: list[Paper], tmp_path: Path
+) -> None:
+    first, second = _papers(
+        demo_papers, [("Robotics at Scale", "Robotics, robots; robotics!"), ("Walking", "Legged robotics 2robotics.")]
+    )
+    await core.repo.upsert_papers([first, second])
+    # counted once per paper, split at digits and marks as the papers' words always were; a title's word is marked
+    assert ("robotics", 2, True) in await core.repo.written_words("r")
+    assert ("robots", 1, False) in await core.repo.written_words("r")
+    replaced = dataclasses.replace(second, abstract="Legged locomotion.", version=(second.version or 1) + 1)
+    await core.repo.upsert_papers([replaced])
+    assert ("robotics", 1, True) in await core.repo.written_words("r")
+    assert ("locomotion", 1, False) in await core.repo.written_words("l")
+    # a store made before the index: its papers are indexed when it is opened (migrated)
+    path = tmp_path / "old.sqlite3"
+    raw = sqlite3.connect(path)
+    for script in MIGRATIONS[: WRITTEN_WORDS - 1]:
+        raw.executescript(script)
+    raw.execute(
+        "INSERT INTO papers (id, title, authors, abstract, categories, primary_category, announced, content_hash)"
+        " VALUES ('1', 'Robotics', '[]', 'Legged robotics and manipulation.', '[]', 'cs.RO', 20250526, 'h')"
+    )
+    raw.execute(f"PRAGMA user_version = {WRITTEN_WORDS - 1}")
+    raw.commit()
+    raw.close()
+    repo = Repository(await open_database(path))
+    try:
+        assert ("manipulation", 1, False) in await repo.written_words("m")
+    finally:
+        await repo.close()
 
 
 async def test_the_words_are_read_when_a_typo_needs_them_and_again_when_the_store_changes(

@@ -108,14 +108,16 @@ def edits(a: str, b: str) -> int:
 
 
 async def title_vocabulary(core: Core) -> TitleVocabulary:
-    """The vocabulary of stored titles, kept on the Core and rebuilt when the number of stored papers changes."""
-    count = await core.repo.count_papers()
-    vocabulary = core.title_vocabulary.get(count)
-    if vocabulary is None:
-        titles = await core.repo.all_titles()
-        vocabulary = await asyncio.to_thread(TitleVocabulary, titles)
-        core.title_vocabulary.clear()
-        core.title_vocabulary[count] = vocabulary
+    """The vocabulary of stored titles, kept on the Core and rebuilt when the number of stored papers changes; once
+    for concurrent questions (the second waits for the first's)."""
+    async with core.vocabulary_building:
+        count = await core.repo.count_papers()
+        vocabulary = core.title_vocabulary.get(count)
+        if vocabulary is None:
+            titles = await core.repo.all_titles()
+            vocabulary = await asyncio.to_thread(TitleVocabulary, titles)
+            core.title_vocabulary.clear()
+            core.title_vocabulary[count] = vocabulary
     return vocabulary
 
 
@@ -229,57 +231,49 @@ async def _written_as_name(core: Core, word: str) -> bool:
     return capital > 0 and capital >= NAME_SHARE * (capital + small)
 
 
-# what is no letter of a word in a paper's text, as a space: splitting on it is several times faster than a pattern
-_NOT_LETTERS = str.maketrans({chr(c): " " for c in range(128) if not chr(c).isalpha()})
-
-
 class WrittenWords:
-    """The words stored papers write (lower-case, split at anything but a letter), with how many papers write each,
-    and symspellpy's look-up of those no title writes: the words only abstracts use ("robotics" where no title says
-    it), by first letter."""
+    """symspellpy's look-up of the words stored papers write (lower case, split at anything but a letter) that no
+    title writes: the words only abstracts use ("robotics" where no title says it), by first letter, each letter's
+    words read from the store (`PapersRepo.written_words`) and its look-up built the first time a typo starting with
+    it needs them."""
 
-    def __init__(self, texts: list[tuple[str, str]]) -> None:
-        self.counts: Counter[str] = Counter()
-        in_titles: set[str] = set()
-        for title, abstract in texts:
-            words = set(title.lower().translate(_NOT_LETTERS).split())
-            in_titles |= words
-            self.counts.update(words | set(abstract.lower().translate(_NOT_LETTERS).split()))
-        # a typo read here has LONG_WORD letters or more, and a title word one edit away is found by the title words'
-        # look-up before this one is asked
-        self.by_letter: dict[str, list[str]] = defaultdict(list)
-        for word in self.counts:
-            if len(word) >= LONG_WORD - 1 and word not in in_titles:
-                self.by_letter[word[0]].append(word)
+    def __init__(self, read: Callable[[str], Awaitable[list[tuple[str, int, bool]]]]) -> None:
+        self._read = read
         self._spellers: dict[str, SymSpell] = {}
+        # concurrent first look-ups of a letter (two typo questions at once) read and build its look-up once
+        self._building = asyncio.Lock()
 
-    def speller(self, letter: str) -> SymSpell:
-        """The look-up of the words starting with `letter`, built the first time a typo starting so needs it (one
-        letter's words cost a twentieth of all of them)."""
-        speller = self._spellers.get(letter)
-        if speller is None:
-            speller = _look_up(((w, self.counts[w]) for w in self.by_letter.get(letter, [])), 1)
-            self._spellers[letter] = speller
+    async def speller(self, letter: str) -> SymSpell:
+        """The look-up of the words starting with `letter` (one letter's words cost a twentieth of all of them)."""
+        async with self._building:
+            speller = self._spellers.get(letter)
+            if speller is None:
+                # a typo read here has LONG_WORD letters or more, and a title word one edit away is found by the
+                # title words' look-up before this one is asked
+                entries = [
+                    (w, n) for w, n, in_title in await self._read(letter) if len(w) >= LONG_WORD - 1 and not in_title
+                ]
+                speller = await asyncio.to_thread(_look_up, entries, 1)  # its deletes dictionary, off the event loop
+                self._spellers[letter] = speller
         return speller
 
-    def one_edit(self, word: str) -> list[str]:
+    async def one_edit(self, word: str) -> list[str]:
         """The words only abstracts write one edit from `word` (a letter dropped, added or changed, or two
         neighbours swapped), its first letter kept, the word more papers write first."""
         if not word:
             return []
-        found = self.speller(word[0]).lookup(word, Verbosity.ALL, max_edit_distance=1, transfer_casing=False)
+        speller = await self.speller(word[0])
+        found = speller.lookup(word, Verbosity.ALL, max_edit_distance=1, transfer_casing=False)
         return [s.term for s in sorted(found, key=lambda s: (-s.count, s.term)) if s.term != word]
 
 
 async def written_words(core: Core) -> WrittenWords:
-    """The words of stored titles and abstracts, kept on the Core and rebuilt when the number of stored papers
-    changes; read only when a typo needs them (reading every abstract is most of a cold question's cost when it
-    does)."""
+    """The words of stored titles and abstracts, kept on the Core and made anew when the number of stored papers
+    changes (each letter's words are read again when first needed); read only when a typo needs them."""
     count = await core.repo.count_papers()
     words = core.written_words.get(count)
-    if words is None:
-        texts = await core.repo.all_texts()
-        words = await asyncio.to_thread(WrittenWords, texts)
+    if words is None:  # nothing is read here, so no other look-up can come in between
+        words = WrittenWords(core.repo.written_words)
         core.written_words.clear()
         core.written_words[count] = words
     return words
@@ -291,8 +285,7 @@ async def _in_abstracts(core: Core, typed: str) -> str | None:
     word = typed.lower()
     if len(word) < LONG_WORD or not word.isalpha():
         return None
-    words = await written_words(core)
-    found = await asyncio.to_thread(words.one_edit, word)  # the first look-up of a letter builds its dictionary
+    found = await (await written_words(core)).one_edit(word)
     return found[0] if found else None
 
 

@@ -162,10 +162,29 @@ class PapersRepo(RepositoryBase):
         async with self.conn.execute("SELECT title FROM papers") as cursor:
             return [row[0] async for row in cursor]
 
-    async def all_texts(self) -> list[tuple[str, str]]:
-        """Every stored paper's title and abstract (for the words papers write, typos are corrected against)."""
-        async with self.conn.execute("SELECT title, abstract FROM papers") as cursor:
-            return [(row[0], row[1]) async for row in cursor]
+    async def written_words(self, letter: str) -> list[tuple[str, int, bool]]:
+        """The words stored titles and abstracts write that start with `letter` (lower case, as written: split at
+        anything but a letter, not stemmed), each with how many papers write it and whether a title does (for the
+        words papers write, typos are corrected against). Read from the index of written words, one letter's range
+        of it: the cost is that letter's share of the vocabulary, not every abstract."""
+        # views of the index's vocabulary live in this connection's temp schema: its words (a paper counted once
+        # whichever field writes it) and its words by field
+        await self.conn.execute(
+            "CREATE VIRTUAL TABLE IF NOT EXISTS temp.papers_words_rows USING fts5vocab(main, papers_words, row)"
+        )
+        await self.conn.execute(
+            "CREATE VIRTUAL TABLE IF NOT EXISTS temp.papers_words_fields USING fts5vocab(main, papers_words, col)"
+        )
+        bounds = (letter, chr(ord(letter) + 1))  # UTF-8 keeps code point order: the words starting with `letter`
+        async with self.conn.execute(
+            "SELECT term, doc FROM temp.papers_words_rows WHERE term >= ? AND term < ?", bounds
+        ) as cursor:
+            rows = await cursor.fetchall()
+        async with self.conn.execute(
+            "SELECT term FROM temp.papers_words_fields WHERE term >= ? AND term < ? AND col = 'title'", bounds
+        ) as cursor:
+            in_titles = {r[0] for r in await cursor.fetchall()}
+        return [(r[0], int(r[1]), r[0] in in_titles) for r in rows]
 
     async def lexical_search(
         self, groups: Sequence[Sequence[str]], start: dt.date | None, end: dt.date | None, limit: int
