@@ -746,3 +746,24 @@ def test_the_asker_s_context_before_the_request_is_no_topic() -> None:
     assert parse_question("our lab works on tactile sensing. Anything new?", FRIDAY).topic == "tactile sensing"
     question = "I'd like papers on model merging (e.g. task arithmetic. TIES)"
     assert parse_question(question, FRIDAY).topic.startswith("model merging")
+
+
+def test_a_sentence_ending_in_a_parenthesis_ends_the_asker_s_context() -> None:
+    # "... (loss balancing, slow convergence). Anything ..." had been one clause: the context was read as the topic
+    question = (
+        "I run a small group and we keep fighting PINN training (loss balancing, slow convergence). Anything "
+        "this week on physics-informed neural networks, i.e. new PINN variants?"
+    )
+    assert parse_question(question, FRIDAY).topic == "physics-informed neural networks like new PINN variants"
+
+
+def test_a_kind_of_contribution_inside_a_clarification_is_one_example_not_the_request() -> None:
+    # "(classification, regression, benchmarks)" had made every paper shown one making a benchmark
+    question = "deep learning for tabular data (classification, regression, benchmarks)"
+    filters = parse_question(question, FRIDAY)
+    assert filters.contribution == ""
+    assert "benchmarks" in filters.topic
+    assert parse_question("tabular data, i.e. new datasets or benchmarks", FRIDAY).contribution == ""
+    # named before the clarification it is the request
+    assert parse_question("benchmarks (datasets or suites) for code agents", FRIDAY).contribution == "benchmark"
+    assert parse_question("which papers introduce new benchmarks for LLM agents?", FRIDAY).contribution == "benchmark"

@@ -289,8 +289,10 @@ def split_exclusions(text: str, *, follow_up: bool = False) -> tuple[str, tuple[
 
 
 def split_contribution(text: str) -> tuple[str, str]:
-    """The question without the contribution it asks for, and that contribution ("benchmark" or "")."""
-    found = _CONTRIBUTION.search(text)
+    """The question without the contribution it asks for, and that contribution ("benchmark" or ""). A kind of
+    contribution named inside a clarification ("tabular ML (classification, regression, benchmarks)", "X, e.g. new
+    datasets") is one example of the need among others, not what every paper must make: it stays in the text."""
+    found = next((m for m in _CONTRIBUTION.finditer(text) if m.start() < _clarified_from(text)), None)
     if found is None:
         return text, ""
     after = text[found.end() :]
@@ -302,6 +304,14 @@ def split_contribution(text: str) -> tuple[str, str]:
         after = after[evaluated.end() :]
     # alone ("benchmarks?", "new datasets this week?"), the papers introducing one, whatever about
     return (before + " " + after).strip(), "benchmark"
+
+
+def _clarified_from(text: str) -> int:
+    """Where `text`'s first clarification begins: its first parenthesis or clarifying marker (`_CLARIFY`), or its
+    end."""
+    marker = _CLARIFY.search(text)
+    opened = text.find("(")
+    return min(p for p in (marker.start() if marker else len(text), opened if opened >= 0 else len(text)))
 
 
 def names_contribution(text: str) -> bool:
@@ -598,12 +608,13 @@ _WH = frozenset("what which how why where when who whether".split())  # opening 
 _CLAUSE_WORD = re.compile(r"[^\W\d_][\w']*|[^\w\s]")
 
 
-# Where one clause of a question ends and another, with a subject of its own, begins: a sentence's end, a semicolon,
+# Where one clause of a question ends and another, with a subject of its own, begins: a sentence's end (after a
+# word or a closing parenthesis: "... (loss balancing, slow convergence). Anything on PINNs?"), a semicolon,
 # and "so", "and" or a dash before a first-person subject ("..., so I'm after", "... and I'd like"), a wh-word ("... -
 # what's new on X?") or, after "and", a verb of wanting whose subject is left out ("I work in X and want to ...")
 _ASKER_SUBJECT = r"(?:i|i'm|im|i'd|i've|we|we're|we'd|we've|my|our)\b"
 _CLAUSE_BREAK = re.compile(
-    r"(?:(?<=[?!])|(?<=[^\W\d_]{3}\.))\s+(?=\S)|\s*;\s*|"
+    r"(?:(?<=[?!])|(?<=[^\W\d_]{3}\.)|(?<=\)\.))\s+(?=\S)|\s*;\s*|"
     rf",?\s+(?:so|and)\s+(?={_ASKER_SUBJECT})|"
     rf"(?:\s+-{{1,2}}\s+|\s*[\u2014\u2013]\s*)(?=(?:{_ASKER_SUBJECT}|what\b|what's|which\b|any\b|anything\b|are\s+there\b))|"
     r"\s+and\s+(?=(?:would\s+)?(?:want|wants|need|needs|like|love|hope|wish)\s+to\b)",
