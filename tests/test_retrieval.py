@@ -898,3 +898,24 @@ async def test_an_exclusion_named_where_a_paper_says_what_it_contributes(core: C
     await store_papers(core, [aligned, inspired, *demo_papers[2:30]])
     asked = Filters(topic="tidal", excluded=("LLMs",))
     assert [p.id for p in await without_excluded(core, asked, [aligned, inspired])] == [inspired.id]
+
+
+async def test_an_exclusion_named_where_the_paper_itself_says_what_it_proposes(
+    core: Core, demo_papers: list[Paper]
+) -> None:
+    # "This paper proposes a framework ... for stock price prediction" says what the paper makes as "we propose"
+    # does: "ML for finance other than stock prediction" had shown it (its "we" sentence came later, about ensembles)
+    stock = dataclasses.replace(
+        demo_papers[0],
+        title="Gradient boosting with recurrent nets for investment",
+        abstract="This paper proposes a hybrid framework combining recurrent nets with boosting for stock price "
+        "prediction. Building on baselines, we develop an ensemble model.",
+    )
+    credit = dataclasses.replace(
+        demo_papers[1],
+        title="Credit default prediction with ensembles",
+        abstract="This paper proposes an ensemble for credit default prediction. Stock markets differ.",
+    )
+    await store_papers(core, [stock, credit, *demo_papers[2:30]])
+    asked = Filters(topic="finance", excluded=("stock prediction",))
+    assert [p.id for p in await without_excluded(core, asked, [stock, credit])] == [credit.id]
