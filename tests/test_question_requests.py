@@ -757,6 +757,25 @@ def test_a_sentence_ending_in_a_parenthesis_ends_the_asker_s_context() -> None:
     assert parse_question(question, FRIDAY).topic == "physics-informed neural networks like new PINN variants"
 
 
+def test_the_asker_s_context_in_other_ways_researchers_write_it() -> None:
+    # "As a PhD student in X, I'd love to see papers on Y": who the asker is, then the request after a comma
+    question = "As a PhD student in speech processing, I'd love to see papers on speech enhancement / denoising"
+    assert parse_question(question, FRIDAY).topic == "speech enhancement / denoising"
+    # "..., so anything on X would help": a request after "so", and a closing remark on how welcome it is
+    question = "We're a small robotics startup and our arm keeps dropping things, so anything on grasping would help."
+    assert parse_question(question, FRIDAY).topic == "grasping"
+    # "... and want recent papers on X" (no "to"), after a parenthesis the context holds
+    question = "I teach a course on fairness (bias in hiring, lending, etc.) and want recent papers on causal fairness"
+    assert parse_question(question, FRIDAY).topic == "causal fairness"
+    # a greeting first, then the asker's context; "want to know what's new on X"
+    question = "Hi! I do climate science and want to know what's new on ML emulators for climate models."
+    assert parse_question(question, FRIDAY).topic == "ML emulators for climate models"
+    # a later clause naming nothing but the asker still leaves the context as the request (it had been "I'd like new")
+    assert parse_question("My research is on climate modelling. I'd like anything new.", FRIDAY).topic == (
+        "climate modelling"
+    )
+
+
 def test_a_kind_of_contribution_inside_a_clarification_is_one_example_not_the_request() -> None:
     # "(classification, regression, benchmarks)" had made every paper shown one making a benchmark
     question = "deep learning for tabular data (classification, regression, benchmarks)"

@@ -219,6 +219,11 @@ _ANSWER_LENGTH = re.compile(
     r"\b(?:briefly|concisely|quickly))(?:\s+(?:please|pls))?\s*(?=[,;:.?!\u2014\u2013]|\s-|$)",
     re.IGNORECASE,
 )
+# a closing remark on how welcome the answer is ("..., so anything on grasping would help"): no topic
+_WELCOME = re.compile(
+    r"\s+(?:would|will|'d)\s+(?:help|be\s+(?:great|nice|helpful|useful|appreciated|welcome|ideal))\b[\s.!?]*$",
+    re.IGNORECASE,
+)
 # a later sentence with a word of request ("Short summary please.", "Thanks!") asks for something of its own
 _REQUESTS = re.compile(r"\b(?:please|pls|thanks?|summar(?:y|ies|i[sz]e\w*)|overview|tl;?dr)\b", re.IGNORECASE)
 # A participle right after the papers asked for says how they came out ("robotics papers were announced on
@@ -586,7 +591,7 @@ def read_request(text: str, *, follow_up: bool = False) -> Request:
     """The topic text of a question (time words and authors already removed) with its exclusions, contribution and
     refinements (`follow_up`: asked after an answer, whose papers it may exclude some of, `split_exclusions`)."""
     text = jointly(without_shorthand(text))
-    text = _CLOSING_REQUEST.sub("", _ANSWER_LENGTH.sub("", text))
+    text = _WELCOME.sub("", _CLOSING_REQUEST.sub("", _ANSWER_LENGTH.sub("", text)))
     framed = without_open_list_end(without_context(without_markup(text)))
     framed = _FRAMED.sub("", _ANSWER_FORM.sub("", framed, count=1), count=1)
     framed = without_asker(_ACTIVITY.sub(" ", framed))
@@ -613,14 +618,20 @@ _CLAUSE_WORD = re.compile(r"[^\W\d_][\w']*|[^\w\s]")
 # and "so", "and" or a dash before a first-person subject ("..., so I'm after", "... and I'd like"), a wh-word ("... -
 # what's new on X?") or, after "and", a verb of wanting whose subject is left out ("I work in X and want to ...")
 _ASKER_SUBJECT = r"(?:i|i'm|im|i'd|i've|we|we're|we'd|we've|my|our)\b"
+_ASKING_OPENER = r"(?:what\b|what's|which\b|any\b|anything\b|are\s+there\b)"
 _CLAUSE_BREAK = re.compile(
     r"(?:(?<=[?!])|(?<=[^\W\d_]{3}\.)|(?<=\)\.))\s+(?=\S)|\s*;\s*|"
     rf",?\s+(?:so|and)\s+(?={_ASKER_SUBJECT})|"
-    rf"(?:\s+-{{1,2}}\s+|\s*[\u2014\u2013]\s*)(?=(?:{_ASKER_SUBJECT}|what\b|what's|which\b|any\b|anything\b|are\s+there\b))|"
-    r"\s+and\s+(?=(?:would\s+)?(?:want|wants|need|needs|like|love|hope|wish)\s+to\b)",
+    # "..., so anything on grasping?": a request opening after "so" as after a dash
+    rf",\s*so\s+(?={_ASKING_OPENER})|"
+    # "As a PhD student in speech, I'd love ...": the asker as the subject after a comma
+    rf",\s+(?=(?:i|i'm|i'd|i've|we|we're|we'd|we've)\s)|"
+    rf"(?:\s+-{{1,2}}\s+|\s*[\u2014\u2013]\s*)(?=(?:{_ASKER_SUBJECT}|{_ASKING_OPENER}))|"
+    r"\s+and\s+(?=(?:would\s+)?(?:want|wants|need|needs|like|love|hope|wish)\s+to\b|(?:want|wants|would\s+like)\s)",
     re.IGNORECASE,
 )
-_ASKER_START = re.compile(rf"^\W*{_ASKER_SUBJECT}", re.IGNORECASE)
+# a clause about the asker: its subject, or "as a(n) ..." naming what they are ("As a PhD student in X, I ...")
+_ASKER_START = re.compile(rf"^\W*(?:{_ASKER_SUBJECT}|as\s+an?\s)", re.IGNORECASE)
 _ELIDED = re.compile(r"^\W*(?:would\s+)?(?:want|wants|need|needs|like|love|hope|wish)\s+to\b", re.IGNORECASE)
 
 
@@ -643,10 +654,13 @@ def without_context(text: str) -> str:
         return text
     named = [_names_topic(p) for p in pieces]
     start = 0
-    for n in range(len(pieces) - 1):
+    while start < len(pieces) - 1 and not named[start]:  # a greeting first ("Hi! I do climate science and ...")
+        start += 1
+    greeted = start
+    for n in range(start, len(pieces) - 1):
         if n == start and _ASKER_START.match(pieces[n]) and any(named[n + 1 :]):
             start = n + 1
-    if not start:
+    if start == greeted:
         return text
     rest = pieces[start:]
     if _ELIDED.match(rest[0]):
@@ -663,7 +677,7 @@ def _names_topic(clause: str) -> bool:
     should be like, and the verb right after the asker as subject ("where do I start?"), which says what they do."""
     words = [w.lower() for w in _TOPIC_WORD.findall(clause)]
     return any(
-        w not in FILLER | META
+        w not in FILLER | META | ASKER
         and not (n and words[n - 1] in _INDEFINITE and is_english_word(f"{w}ly"))
         and not (n and words[n - 1] in ("i", "we") and _verb_form(w))
         for n, w in enumerate(words)
@@ -704,11 +718,12 @@ def without_asker(text: str) -> str:
             continue
         # a word whose object is the asker is a verb by its role ("help me", "let us"), however often it is a noun
         doing = n + 1 == asker and words[asker].group(0).lower() in ("me", "us") and is_english_word(lower)
-        if not (word[0].isalpha() and (lower in FILLER or lower in _FUNCTION or doing or _verb_form(lower))):
+        asking = lower in FILLER or lower in META or lower in _FUNCTION  # "I want to know what's new on X"
+        if not (word[0].isalpha() and (asking or doing or _verb_form(lower))):
             return text
         if re.fullmatch(_CONTRIBUTION_WORD, lower) or is_term_spelling(word):
             return text
-        own = lower not in FILLER and lower not in _FUNCTION
+        own = not asking
         if own and owner is not None and n > owner and lower.removesuffix("s") not in FILLER:
             return text  # what "my model" or "our robot" does is the topic ("my model fails on long documents")
         if own and verb:
