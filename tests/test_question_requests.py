@@ -76,6 +76,14 @@ def test_exclusions_in_the_other_ways_researchers_type_them() -> None:
     # "no" or "dropping" inside a phrase is a topic word
     assert read_request("no-regret learning in games").excluded == ()
     assert read_request("token dropping for efficient ViTs").excluded == ()
+    # a new sentence opening with "no" excludes as a clause after a comma does; "though" leads the exclusion
+    assert read_request("what's new in protein design? no structure prediction papers").excluded == (
+        "structure prediction",
+    )
+    assert parse_question("what's new in protein design? no structure prediction papers", FRIDAY).topic == (
+        "protein design"
+    )
+    assert read_request("causal inference, though not causal discovery").text == "causal inference"
 
 
 def test_a_relation_word_is_a_whole_word_not_the_start_of_the_topic() -> None:
