@@ -919,3 +919,26 @@ async def test_an_exclusion_named_where_the_paper_itself_says_what_it_proposes(
     await store_papers(core, [stock, credit, *demo_papers[2:30]])
     asked = Filters(topic="finance", excluded=("stock prediction",))
     assert [p.id for p in await without_excluded(core, asked, [stock, credit])] == [credit.id]
+
+
+async def test_a_word_standing_for_its_phrase_lists_but_a_first_page_names_the_phrase(
+    core: Core, demo_papers: list[Paper]
+) -> None:
+    # "credit" is seldom written outside "credit assignment", so it stands for the phrase in the listing; but a paper
+    # on credit default prediction had been shown first for "credit assignment": it is offered after those naming it
+    assigning = [
+        dataclasses.replace(p, title=f"Tidal credit assignment {n}", abstract="Credit assignment for sparse rewards.")
+        for n, p in enumerate(demo_papers[:3])
+    ]
+    default = dataclasses.replace(
+        demo_papers[3], title="Tidal credit default prediction", abstract="We predict loan default from credit data."
+    )
+    tasks = [
+        dataclasses.replace(p, title=f"Tidal task assignment {n}", abstract="Task assignment for robot fleets.")
+        for n, p in enumerate(demo_papers[4:12])
+    ]
+    await store_papers(core, [*assigning, default, *tasks, *demo_papers[12:30]])
+    topic = await topic_evidence(core, "credit assignment", asked=True)
+    assert [u.key for u in topic.alternatives[0].standalone] == ["credit"]
+    assert [topic.shows(p.title, p.abstract) for p in [*assigning, default]] == [True, True, True, False]
+    assert all(topic.holds_every_part(f"{p.title} {p.abstract}") for p in [*assigning, default])  # all listed

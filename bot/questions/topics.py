@@ -523,6 +523,12 @@ async def _evidence(core: Core, text: str, exact: bool, verb_first: bool = False
         shown = TopicEvidence(tuple(others[0][0]), tuple(others[0][1]), exact, joined=joined)
     if not phrase and others and others[0] != readings[0]:
         placed = TopicEvidence(tuple(others[0][0]), tuple(others[0][1]), exact, joined=joined)
+    runs = [u for u in alone if not u.named]
+    if not phrase and placed is None and runs and not all(u.optional for u in listed):
+        # a word the archive seldom writes outside the phrase stands for it in the listing ("credit" of "credit
+        # assignment"), but a paper shown first names the phrase, when any does: "Credit Default Prediction" is
+        # offered after them, not shown for "credit assignment"
+        placed = TopicEvidence(tuple(listed), tuple(u for u in alone if u.named), exact, joined=joined)
     return TopicEvidence(tuple(listed), tuple(alone), exact, joined=joined, shown=shown, placed=placed)
 
 
