@@ -794,3 +794,14 @@ def test_a_kind_of_contribution_inside_a_clarification_is_one_example_not_the_re
     # named before the clarification it is the request
     assert parse_question("benchmarks (datasets or suites) for code agents", FRIDAY).contribution == "benchmark"
     assert parse_question("which papers introduce new benchmarks for LLM agents?", FRIDAY).contribution == "benchmark"
+
+
+def test_how_a_paper_is_named_or_what_it_mentions_is_no_topic_word() -> None:
+    # "called" had stayed in the topic ("called PEAR"), "mentioning" too
+    assert parse_question("is there a paper called PEAR?", FRIDAY).topic == "PEAR"
+    assert parse_question("the paper named RocqStar", FRIDAY).topic == "RocqStar"
+    assert parse_question("I'm looking for a paper titled Value-Guided Search", FRIDAY).topic == "Value-Guided Search"
+    assert parse_question("papers mentioning GRPO this week", FRIDAY).topic == "GRPO"
+    assert parse_question("papers that mention GRPO", FRIDAY).topic == "GRPO"
+    # a topic holding such a word keeps it
+    assert parse_question("named entity recognition", FRIDAY).topic == "named entity recognition"

@@ -369,8 +369,24 @@ def without_open_list_end(text: str) -> str:
     return _OPEN_LIST_END.sub("", text)
 
 
+# how the papers asked for are named or what they mention: "a paper called PEAR", "the paper titled X", "papers
+# mentioning GRPO", "papers that mention X": the name or the topic, not the verb
+_NAMED_AS = re.compile(
+    r"\b(papers?|preprints?|articles?|works?|studies|publications?)\s+(?:(?:that|which)\s+(?:is|was|are|were)\s+)?"
+    r"(?:called|named|titled|entitled)\b",
+    re.IGNORECASE,
+)
+_MENTIONING = re.compile(
+    r"\b(papers?|preprints?|articles?|works?|studies|publications?)\s+(?:(?:that|which)\s+mentions?|mentioning)\b",
+    re.IGNORECASE,
+)
+
+
 def without_publication(text: str) -> str:
-    """The question without the words saying how the papers came out: "papers were announced on" -> "papers on"."""
+    """The question without the words saying how the papers came out ("papers were announced on" -> "papers on"),
+    how they are named ("a paper called PEAR" -> "a paper PEAR") or that they mention the topic ("papers mentioning
+    GRPO" -> "papers about GRPO")."""
+    text = _MENTIONING.sub(r"\1 about", _NAMED_AS.sub(r"\1", text))
     return _PUBLICATION.sub(r"\1", text)
 
 
