@@ -104,10 +104,11 @@ _ASKING = r"(?:what|which|who|whom|whose|how|why|when|where|is|are|was|were|do|d
 _ASKING += r"please|show|list|give|tell|find|also|and|but|thanks|thank|i|i'm|we|they|any|anything)\b"
 _ASKS = re.compile(rf"\W*{_ASKING}", re.IGNORECASE)
 _TOPIC_WORD = re.compile(r"[^\W\d_][\w\-']*")
-# A verb asking to narrow what was listed: "narrow it down to X", "restrict them to X", "limit the list to X"
+# A verb asking to narrow what was listed: "narrow it down to X", "restrict them to X", "limit the list to X", its
+# object left out ("restrict to Thursday", "filter to Monday's")
 _NARROW_VERB = (
     r"(?:(?:can|could|would)\s+you\s+)?(?:please\s+)?(?:narrow|filter|restrict|limit|cut)\s+"
-    r"(?:it|them|those|these|this|that|the\s+(?:list|results?|answer))\s+(?:down\s+)?(?:to|by)\b"
+    r"(?:(?:it|them|those|these|this|that|the\s+(?:list|results?|answer))\s+)?(?:down\s+)?(?:to|by)\b"
 )
 # A subject standing for papers already named: a pronoun or demonstrative ("those", "them", "the ones"), or a
 # determiner, quantifier or "which" with its noun left out ("any on video", "which use RL", "only the theoretical
