@@ -720,6 +720,10 @@ def test_what_is_going_on_in_a_field_asks_about_the_field() -> None:
     assert parse_question("what's going on in RL this week", FRIDAY).topic == "RL"
     # a verb with an object of its own is the topic's
     assert parse_question("what is causing hallucination in LLMs", FRIDAY).topic == "causing hallucination in LLMs"
+    # the past, "what" its subject and no object: "what happened in X"
+    assert parse_question("what happened in diffusion models on Thursday?", FRIDAY).topic == "diffusion models"
+    assert parse_question("what changed in RLHF this week", FRIDAY).topic == "RLHF"
+    assert parse_question("what caused hallucination in LLMs", FRIDAY).topic == "caused hallucination in LLMs"
 
 
 def test_an_adjective_after_anything_names_no_topic_of_a_later_clause() -> None:
