@@ -779,6 +779,12 @@ def test_the_asker_s_context_in_other_ways_researchers_write_it() -> None:
     # "... and want recent papers on X" (no "to"), after a parenthesis the context holds
     question = "I teach a course on fairness (bias in hiring, lending, etc.) and want recent papers on causal fairness"
     assert parse_question(question, FRIDAY).topic == "causal fairness"
+    # what for or as whom they ask, before the asker: why, not what
+    question = "For a reading group next week I need papers on mechanistic interpretability (circuits, probing)."
+    assert parse_question(question, FRIDAY).topic == "mechanistic interpretability like circuits, probing"
+    assert parse_question("As a reviewer I want papers on diffusion distillation", FRIDAY).topic == (
+        "diffusion distillation"
+    )
     # a greeting first, then the asker's context; "want to know what's new on X"
     question = "Hi! I do climate science and want to know what's new on ML emulators for climate models."
     assert parse_question(question, FRIDAY).topic == "ML emulators for climate models"

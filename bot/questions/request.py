@@ -725,8 +725,11 @@ def without_asker(text: str) -> str:
         return text  # a filler word next may be the topic's own ("on reading comprehension"): left as it is
     owner = asker + 1 if words[asker].group(0).lower() in ("my", "our") else None
     described = _described(words, asker, taking)
+    # a phrase before the asker saying what for or as whom they ask ("For a reading group next week I need papers on
+    # X", "As a reviewer I want ..."): why they ask, not what
+    lead = asker if words[0].group(0).lower() in _LEADING and asker else 0
     verb = False  # the word before is a verb of the clause's own, neither filler nor function word
-    for n in range(taking):
+    for n in range(lead, taking):
         word = words[n].group(0)
         lower = word.lower()
         if n in described:
@@ -751,6 +754,9 @@ def without_asker(text: str) -> str:
     if verb and words[taking].group(0).lower() in ("with", "for"):
         return text  # what a verb does a thing with or for is its own act's ("I'd like to plan with LLMs")
     return text[words[taking].end() :]
+
+
+_LEADING = frozenset("for as".split())  # prepositions opening a phrase on the asker's purpose or role
 
 
 def _described(words: list[re.Match[str]], asker: int, taking: int) -> set[int]:
