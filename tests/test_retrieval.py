@@ -942,3 +942,21 @@ async def test_a_word_standing_for_its_phrase_lists_but_a_first_page_names_the_p
     assert [u.key for u in topic.alternatives[0].standalone] == ["credit"]
     assert [topic.shows(p.title, p.abstract) for p in [*assigning, default]] == [True, True, True, False]
     assert all(topic.holds_every_part(f"{p.title} {p.abstract}") for p in [*assigning, default])  # all listed
+
+
+
+async def test_an_abbreviation_standing_for_its_phrase_stands_on_the_first_page_too(
+    core: Core, demo_papers: list[Paper]
+) -> None:
+    # "AV" is seldom written outside "AV QA" in a small archive, but papers write "AV" alone for audio-visual work:
+    # a run of letters too short to be a word keeps standing for the phrase where an answer's first page reads it
+    asking = [
+        dataclasses.replace(p, title=f"Tidal AV QA {n}", abstract="Audio-visual question answering, AV QA.")
+        for n, p in enumerate(demo_papers[:3])
+    ]
+    alone = dataclasses.replace(demo_papers[3], title="Tidal AV speech", abstract="AV speech separation with lips.")
+    await store_papers(core, [*asking, alone, *demo_papers[4:30]])
+    topic = await topic_evidence(core, "AV QA", asked=True)
+    assert "av" in [u.key for u in topic.alternatives[0].standalone]
+    assert not topic.first_page_differs
+    assert topic.shows(alone.title, alone.abstract)
