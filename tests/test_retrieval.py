@@ -944,7 +944,6 @@ async def test_a_word_standing_for_its_phrase_lists_but_a_first_page_names_the_p
     assert all(topic.holds_every_part(f"{p.title} {p.abstract}") for p in [*assigning, default])  # all listed
 
 
-
 async def test_an_abbreviation_standing_for_its_phrase_stands_on_the_first_page_too(
     core: Core, demo_papers: list[Paper]
 ) -> None:
