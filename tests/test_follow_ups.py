@@ -112,6 +112,14 @@ def test_a_request_to_narrow_or_to_apply_the_topic_elsewhere_narrows(question: s
         assert not filters.loose
 
 
+@pytest.mark.parametrize("question", ["restrict to Thursday", "filter to Thursday's", "narrow down to Thursday"])
+def test_a_verb_of_narrowing_without_its_object_narrows_to_a_day(question: str) -> None:
+    # "restrict to Thursday" had been a new question about "restrict"
+    filters = parse_question(question, FRIDAY, PREVIOUS)
+    assert filters.topic == "diffusion models"
+    assert filters.window is not None and filters.window.start == filters.window.end == THURSDAY
+
+
 def test_something_similar_on_another_day_is_the_previous_request_on_that_day() -> None:
     filters = parse_question("anything similar from Thursday?", FRIDAY, PREVIOUS)
     assert filters.topic == "diffusion models" and not filters.restrict_to

@@ -76,6 +76,14 @@ def test_exclusions_in_the_other_ways_researchers_type_them() -> None:
     # "no" or "dropping" inside a phrase is a topic word
     assert read_request("no-regret learning in games").excluded == ()
     assert read_request("token dropping for efficient ViTs").excluded == ()
+    # a new sentence opening with "no" excludes as a clause after a comma does; "though" leads the exclusion
+    assert read_request("what's new in protein design? no structure prediction papers").excluded == (
+        "structure prediction",
+    )
+    assert parse_question("what's new in protein design? no structure prediction papers", FRIDAY).topic == (
+        "protein design"
+    )
+    assert read_request("causal inference, though not causal discovery").text == "causal inference"
 
 
 def test_a_relation_word_is_a_whole_word_not_the_start_of_the_topic() -> None:
@@ -712,6 +720,10 @@ def test_what_is_going_on_in_a_field_asks_about_the_field() -> None:
     assert parse_question("what's going on in RL this week", FRIDAY).topic == "RL"
     # a verb with an object of its own is the topic's
     assert parse_question("what is causing hallucination in LLMs", FRIDAY).topic == "causing hallucination in LLMs"
+    # the past, "what" its subject and no object: "what happened in X"
+    assert parse_question("what happened in diffusion models on Thursday?", FRIDAY).topic == "diffusion models"
+    assert parse_question("what changed in RLHF this week", FRIDAY).topic == "RLHF"
+    assert parse_question("what caused hallucination in LLMs", FRIDAY).topic == "caused hallucination in LLMs"
 
 
 def test_an_adjective_after_anything_names_no_topic_of_a_later_clause() -> None:
@@ -746,3 +758,60 @@ def test_the_asker_s_context_before_the_request_is_no_topic() -> None:
     assert parse_question("our lab works on tactile sensing. Anything new?", FRIDAY).topic == "tactile sensing"
     question = "I'd like papers on model merging (e.g. task arithmetic. TIES)"
     assert parse_question(question, FRIDAY).topic.startswith("model merging")
+
+
+def test_a_sentence_ending_in_a_parenthesis_ends_the_asker_s_context() -> None:
+    # "... (loss balancing, slow convergence). Anything ..." had been one clause: the context was read as the topic
+    question = (
+        "I run a small group and we keep fighting PINN training (loss balancing, slow convergence). Anything "
+        "this week on physics-informed neural networks, i.e. new PINN variants?"
+    )
+    assert parse_question(question, FRIDAY).topic == "physics-informed neural networks like new PINN variants"
+
+
+def test_the_asker_s_context_in_other_ways_researchers_write_it() -> None:
+    # "As a PhD student in X, I'd love to see papers on Y": who the asker is, then the request after a comma
+    question = "As a PhD student in speech processing, I'd love to see papers on speech enhancement / denoising"
+    assert parse_question(question, FRIDAY).topic == "speech enhancement / denoising"
+    # "..., so anything on X would help": a request after "so", and a closing remark on how welcome it is
+    question = "We're a small robotics startup and our arm keeps dropping things, so anything on grasping would help."
+    assert parse_question(question, FRIDAY).topic == "grasping"
+    # "... and want recent papers on X" (no "to"), after a parenthesis the context holds
+    question = "I teach a course on fairness (bias in hiring, lending, etc.) and want recent papers on causal fairness"
+    assert parse_question(question, FRIDAY).topic == "causal fairness"
+    # what for or as whom they ask, before the asker: why, not what
+    question = "For a reading group next week I need papers on mechanistic interpretability (circuits, probing)."
+    assert parse_question(question, FRIDAY).topic == "mechanistic interpretability like circuits, probing"
+    assert parse_question("As a reviewer I want papers on diffusion distillation", FRIDAY).topic == (
+        "diffusion distillation"
+    )
+    # a greeting first, then the asker's context; "want to know what's new on X"
+    question = "Hi! I do climate science and want to know what's new on ML emulators for climate models."
+    assert parse_question(question, FRIDAY).topic == "ML emulators for climate models"
+    # a later clause naming nothing but the asker still leaves the context as the request (it had been "I'd like new")
+    assert parse_question("My research is on climate modelling. I'd like anything new.", FRIDAY).topic == (
+        "climate modelling"
+    )
+
+
+def test_a_kind_of_contribution_inside_a_clarification_is_one_example_not_the_request() -> None:
+    # "(classification, regression, benchmarks)" had made every paper shown one making a benchmark
+    question = "deep learning for tabular data (classification, regression, benchmarks)"
+    filters = parse_question(question, FRIDAY)
+    assert filters.contribution == ""
+    assert "benchmarks" in filters.topic
+    assert parse_question("tabular data, i.e. new datasets or benchmarks", FRIDAY).contribution == ""
+    # named before the clarification it is the request
+    assert parse_question("benchmarks (datasets or suites) for code agents", FRIDAY).contribution == "benchmark"
+    assert parse_question("which papers introduce new benchmarks for LLM agents?", FRIDAY).contribution == "benchmark"
+
+
+def test_how_a_paper_is_named_or_what_it_mentions_is_no_topic_word() -> None:
+    # "called" had stayed in the topic ("called PEAR"), "mentioning" too
+    assert parse_question("is there a paper called PEAR?", FRIDAY).topic == "PEAR"
+    assert parse_question("the paper named RocqStar", FRIDAY).topic == "RocqStar"
+    assert parse_question("I'm looking for a paper titled Value-Guided Search", FRIDAY).topic == "Value-Guided Search"
+    assert parse_question("papers mentioning GRPO this week", FRIDAY).topic == "GRPO"
+    assert parse_question("papers that mention GRPO", FRIDAY).topic == "GRPO"
+    # a topic holding such a word keeps it
+    assert parse_question("named entity recognition", FRIDAY).topic == "named entity recognition"

@@ -898,3 +898,64 @@ async def test_an_exclusion_named_where_a_paper_says_what_it_contributes(core: C
     await store_papers(core, [aligned, inspired, *demo_papers[2:30]])
     asked = Filters(topic="tidal", excluded=("LLMs",))
     assert [p.id for p in await without_excluded(core, asked, [aligned, inspired])] == [inspired.id]
+
+
+async def test_an_exclusion_named_where_the_paper_itself_says_what_it_proposes(
+    core: Core, demo_papers: list[Paper]
+) -> None:
+    # "This paper proposes a framework ... for stock price prediction" says what the paper makes as "we propose"
+    # does: "ML for finance other than stock prediction" had shown it (its "we" sentence came later, about ensembles)
+    stock = dataclasses.replace(
+        demo_papers[0],
+        title="Gradient boosting with recurrent nets for investment",
+        abstract="This paper proposes a hybrid framework combining recurrent nets with boosting for stock price "
+        "prediction. Building on baselines, we develop an ensemble model.",
+    )
+    credit = dataclasses.replace(
+        demo_papers[1],
+        title="Credit default prediction with ensembles",
+        abstract="This paper proposes an ensemble for credit default prediction. Stock markets differ.",
+    )
+    await store_papers(core, [stock, credit, *demo_papers[2:30]])
+    asked = Filters(topic="finance", excluded=("stock prediction",))
+    assert [p.id for p in await without_excluded(core, asked, [stock, credit])] == [credit.id]
+
+
+async def test_a_word_standing_for_its_phrase_lists_but_a_first_page_names_the_phrase(
+    core: Core, demo_papers: list[Paper]
+) -> None:
+    # "credit" is seldom written outside "credit assignment", so it stands for the phrase in the listing; but a paper
+    # on credit default prediction had been shown first for "credit assignment": it is offered after those naming it
+    assigning = [
+        dataclasses.replace(p, title=f"Tidal credit assignment {n}", abstract="Credit assignment for sparse rewards.")
+        for n, p in enumerate(demo_papers[:3])
+    ]
+    default = dataclasses.replace(
+        demo_papers[3], title="Tidal credit default prediction", abstract="We predict loan default from credit data."
+    )
+    tasks = [
+        dataclasses.replace(p, title=f"Tidal task assignment {n}", abstract="Task assignment for robot fleets.")
+        for n, p in enumerate(demo_papers[4:12])
+    ]
+    await store_papers(core, [*assigning, default, *tasks, *demo_papers[12:30]])
+    topic = await topic_evidence(core, "credit assignment", asked=True)
+    assert [u.key for u in topic.alternatives[0].standalone] == ["credit"]
+    assert [topic.shows(p.title, p.abstract) for p in [*assigning, default]] == [True, True, True, False]
+    assert all(topic.holds_every_part(f"{p.title} {p.abstract}") for p in [*assigning, default])  # all listed
+
+
+async def test_an_abbreviation_standing_for_its_phrase_stands_on_the_first_page_too(
+    core: Core, demo_papers: list[Paper]
+) -> None:
+    # "AV" is seldom written outside "AV QA" in a small archive, but papers write "AV" alone for audio-visual work:
+    # a run of letters too short to be a word keeps standing for the phrase where an answer's first page reads it
+    asking = [
+        dataclasses.replace(p, title=f"Tidal AV QA {n}", abstract="Audio-visual question answering, AV QA.")
+        for n, p in enumerate(demo_papers[:3])
+    ]
+    alone = dataclasses.replace(demo_papers[3], title="Tidal AV speech", abstract="AV speech separation with lips.")
+    await store_papers(core, [*asking, alone, *demo_papers[4:30]])
+    topic = await topic_evidence(core, "AV QA", asked=True)
+    assert "av" in [u.key for u in topic.alternatives[0].standalone]
+    assert not topic.first_page_differs
+    assert topic.shows(alone.title, alone.abstract)

@@ -214,6 +214,28 @@ async def test_a_capitalised_slip_of_a_name_the_papers_write_is_still_corrected(
     assert await corrected(core, "Mixtral baselines", question.format("Mixtral baselines")) == "Mixtral baselines"
 
 
+async def test_a_rare_english_word_no_paper_writes_is_a_slip_of_a_far_commoner_one(
+    core: Core, demo_papers: list[Paper]
+) -> None:
+    """ "wether forcasting" kept "wether" (a castrated ram, an English word) and showed wildfire forecasting: no paper
+    writes it, and "weather", one edit away in a title, is used 250 times as often in English. An English word papers
+    do not write but whose neighbour is not much commoner stays ("calving" is no "carving"), as does one they write."""
+    papers = _papers(
+        demo_papers,
+        [
+            ("Weather Forecasting with Graphs", "Global weather forecasting on the sphere."),
+            ("Carving Shapes", "We study carving and wood."),
+            ("Sheep Counting", "Counting sheep in drone images."),
+        ],
+    )
+    await core.repo.upsert_papers(papers)
+    assert await corrected(core, "wether forecasting", "wether forecasting") == "weather forecasting"
+    assert await corrected(core, "calving glaciers", "calving glaciers") == "calving glaciers"
+    assert await corrected(core, "sheep counting", "sheep counting") == "sheep counting"
+    # one-line interests are read as before
+    assert await corrected_interest(core, "wether forecasting") == "wether forecasting"
+
+
 def test_a_word_starts_a_sentence_after_nothing_but_marks_or_after_a_full_stop() -> None:
     for text in ("Falcor judges?", '"Falcor" judges', "Hi. Falcor judges", "what's new? Falcor-based judges"):
         assert starts_sentence(text, "Falcor"), text

@@ -30,6 +30,7 @@ D = dt.date
         ("diffusion from Monday", D(2025, 5, 26), D(2025, 5, 26)),  # that day (issue 22), not "since"
         ("quantization papers from Tuesday", D(2025, 5, 27), D(2025, 5, 27)),
         ("from Monday to Wednesday", D(2025, 5, 26), D(2025, 5, 28)),
+        ("KANs from Monday to today", D(2025, 5, 26), D(2025, 5, 30)),  # since that day, not Monday alone
         ("from May 27", D(2025, 5, 27), D(2025, 5, 30)),
         ("papers from May", D(2025, 5, 1), D(2025, 5, 30)),
         ("on Tuesday", D(2025, 5, 27), D(2025, 5, 27)),
@@ -56,7 +57,17 @@ def test_phrases_become_windows(question: str, start: dt.date, end: dt.date) -> 
 
 @pytest.mark.parametrize(
     "question",
-    ["sparse attention papers", "what is a mixture of experts", "papers that may help", "on transformers", "2025 MoE"],
+    [
+        "sparse attention papers",
+        "what is a mixture of experts",
+        "papers that may help",
+        "on transformers",
+        "2025 MoE",
+        # every day up to today, the window every question has already (not today alone)
+        "What's out up to today?",
+        "KAN papers until today",
+        "anything on KANs as of today",
+    ],
 )
 def test_no_time_words_no_window(question: str) -> None:
     assert find_time_window(question, FRIDAY) is None

@@ -29,9 +29,9 @@ from bot.text.terms import EVERYDAY_COUNT, WORD, english_count, is_english_word,
 # medical ones", "but nothing on forecasting", "..., drop the LLM ones"), where mid-phrase it would be part of a topic
 # ("no-regret learning", "token dropping"); and "without" after the papers asked for ("RL papers without LLMs"), where
 # after a topic word it is part of the topic ("planning without search").
-_OPENS_CLAUSE = r"(?:(?:[,;:\u2014\u2013]\s*|\s+-+\s+)(?:but\s+|and\s+)?|\b(?:but|and)\s+)"
+_OPENS_CLAUSE = r"(?:(?:[,;:\u2014\u2013]\s*|(?<=[?!.])\s+|\s+-+\s+)(?:but\s+|and\s+)?|\b(?:but|and)\s+)"
 _EXCLUDE = re.compile(
-    r"(?:[,;:\u2014\u2013]\s*|\s+-+\s+|\b)(?:but\s+|and\s+)?(?:(?:that|which|who)(?:['\u2019]s\s+|\s+(?:are|is|do|does)\s+))?"
+    r"(?:[,;:\u2014\u2013]\s*|\s+-+\s+|\b)(?:but\s+|and\s+|(?:al)?though\s+)?(?:(?:that|which|who)(?:['\u2019]s\s+|\s+(?:are|is|do|does)\s+))?"
     r"(?:\bnot\b|(?<!\bor )\bnon-(?=\w)|\bother\s+than\b|\bexcept(?:\s+for)?\b|\bexcluding\b|\bapart\s+from\b|"
     r"\bskip(?:ping)?\b|\bignor(?:e|ing)\b|\bleave\s+out\b|\bleaving\s+out\b|\bno\s+more\b|"
     r"\b(?:is|are|do|does|did|was|were)n['\u2019]?t\b|\bminus\b|\bbesides\b|\bexclud(?:e|es)\b|\bfilter(?:ing)?\s+out\b)"
@@ -104,10 +104,11 @@ _ASKING = r"(?:what|which|who|whom|whose|how|why|when|where|is|are|was|were|do|d
 _ASKING += r"please|show|list|give|tell|find|also|and|but|thanks|thank|i|i'm|we|they|any|anything)\b"
 _ASKS = re.compile(rf"\W*{_ASKING}", re.IGNORECASE)
 _TOPIC_WORD = re.compile(r"[^\W\d_][\w\-']*")
-# A verb asking to narrow what was listed: "narrow it down to X", "restrict them to X", "limit the list to X"
+# A verb asking to narrow what was listed: "narrow it down to X", "restrict them to X", "limit the list to X", its
+# object left out ("restrict to Thursday", "filter to Monday's")
 _NARROW_VERB = (
     r"(?:(?:can|could|would)\s+you\s+)?(?:please\s+)?(?:narrow|filter|restrict|limit|cut)\s+"
-    r"(?:it|them|those|these|this|that|the\s+(?:list|results?|answer))\s+(?:down\s+)?(?:to|by)\b"
+    r"(?:(?:it|them|those|these|this|that|the\s+(?:list|results?|answer))\s+)?(?:down\s+)?(?:to|by)\b"
 )
 # A subject standing for papers already named: a pronoun or demonstrative ("those", "them", "the ones"), or a
 # determiner, quantifier or "which" with its noun left out ("any on video", "which use RL", "only the theoretical
@@ -186,7 +187,9 @@ _FRAMED = re.compile(
     r"^\W*(?:(?:what|anything)\s+(?:did|does|do|has|have|will)\s+(?:[\w\-']+\s+){0,3}?[a-z]+\s+|"
     # or a progressive verb of what goes on, right before the relation: "what's happening in X", "what is going on
     # with X" (a verb with an object of its own, "what is causing hallucination in LLMs", is no such frame)
-    r"what(?:['\u2019]s|\s+is|\s+was|\s+has\s+been)\s+[a-z]{2,}ing\s+(?:on\s+)?)"
+    r"what(?:['\u2019]s|\s+is|\s+was|\s+has\s+been)\s+[a-z]{2,}ing\s+(?:on\s+)?|"
+    # or a past verb with "what" as its subject and no object ("what happened in X", "what changed in X")
+    r"what\s+[a-z]{3,}ed\s+)"
     r"(?:on|about|regarding|concerning|for|in|with)\s+(?=\S)",
     re.IGNORECASE,
 )
@@ -217,6 +220,11 @@ _ANSWER_LENGTH = re.compile(
     r"brief|max(?:imum)?|at\s+most)\s+)*(?:short\s+|brief\s+)?(?:sentences?|lines?|words?|bullets?|bullet\s+points?|"
     r"paragraphs?|points?)|\bin\s+(?:brief|short|a\s+nutshell|a\s+word)|\bkeep\s+it\s+(?:short|brief|concise|tight)|"
     r"\b(?:briefly|concisely|quickly))(?:\s+(?:please|pls))?\s*(?=[,;:.?!\u2014\u2013]|\s-|$)",
+    re.IGNORECASE,
+)
+# a closing remark on how welcome the answer is ("..., so anything on grasping would help"): no topic
+_WELCOME = re.compile(
+    r"\s+(?:would|will|'d)\s+(?:help|be\s+(?:great|nice|helpful|useful|appreciated|welcome|ideal))\b[\s.!?]*$",
     re.IGNORECASE,
 )
 # a later sentence with a word of request ("Short summary please.", "Thanks!") asks for something of its own
@@ -289,8 +297,10 @@ def split_exclusions(text: str, *, follow_up: bool = False) -> tuple[str, tuple[
 
 
 def split_contribution(text: str) -> tuple[str, str]:
-    """The question without the contribution it asks for, and that contribution ("benchmark" or "")."""
-    found = _CONTRIBUTION.search(text)
+    """The question without the contribution it asks for, and that contribution ("benchmark" or ""). A kind of
+    contribution named inside a clarification ("tabular ML (classification, regression, benchmarks)", "X, e.g. new
+    datasets") is one example of the need among others, not what every paper must make: it stays in the text."""
+    found = next((m for m in _CONTRIBUTION.finditer(text) if m.start() < _clarified_from(text)), None)
     if found is None:
         return text, ""
     after = text[found.end() :]
@@ -302,6 +312,14 @@ def split_contribution(text: str) -> tuple[str, str]:
         after = after[evaluated.end() :]
     # alone ("benchmarks?", "new datasets this week?"), the papers introducing one, whatever about
     return (before + " " + after).strip(), "benchmark"
+
+
+def _clarified_from(text: str) -> int:
+    """Where `text`'s first clarification begins: its first parenthesis or clarifying marker (`_CLARIFY`), or its
+    end."""
+    marker = _CLARIFY.search(text)
+    opened = text.find("(")
+    return min(p for p in (marker.start() if marker else len(text), opened if opened >= 0 else len(text)))
 
 
 def names_contribution(text: str) -> bool:
@@ -354,8 +372,24 @@ def without_open_list_end(text: str) -> str:
     return _OPEN_LIST_END.sub("", text)
 
 
+# how the papers asked for are named or what they mention: "a paper called PEAR", "the paper titled X", "papers
+# mentioning GRPO", "papers that mention X": the name or the topic, not the verb
+_NAMED_AS = re.compile(
+    r"\b(papers?|preprints?|articles?|works?|studies|publications?)\s+(?:(?:that|which)\s+(?:is|was|are|were)\s+)?"
+    r"(?:called|named|titled|entitled)\b",
+    re.IGNORECASE,
+)
+_MENTIONING = re.compile(
+    r"\b(papers?|preprints?|articles?|works?|studies|publications?)\s+(?:(?:that|which)\s+mentions?|mentioning)\b",
+    re.IGNORECASE,
+)
+
+
 def without_publication(text: str) -> str:
-    """The question without the words saying how the papers came out: "papers were announced on" -> "papers on"."""
+    """The question without the words saying how the papers came out ("papers were announced on" -> "papers on"),
+    how they are named ("a paper called PEAR" -> "a paper PEAR") or that they mention the topic ("papers mentioning
+    GRPO" -> "papers about GRPO")."""
+    text = _MENTIONING.sub(r"\1 about", _NAMED_AS.sub(r"\1", text))
     return _PUBLICATION.sub(r"\1", text)
 
 
@@ -576,7 +610,7 @@ def read_request(text: str, *, follow_up: bool = False) -> Request:
     """The topic text of a question (time words and authors already removed) with its exclusions, contribution and
     refinements (`follow_up`: asked after an answer, whose papers it may exclude some of, `split_exclusions`)."""
     text = jointly(without_shorthand(text))
-    text = _CLOSING_REQUEST.sub("", _ANSWER_LENGTH.sub("", text))
+    text = _WELCOME.sub("", _CLOSING_REQUEST.sub("", _ANSWER_LENGTH.sub("", text)))
     framed = without_open_list_end(without_context(without_markup(text)))
     framed = _FRAMED.sub("", _ANSWER_FORM.sub("", framed, count=1), count=1)
     framed = without_asker(_ACTIVITY.sub(" ", framed))
@@ -598,18 +632,25 @@ _WH = frozenset("what which how why where when who whether".split())  # opening 
 _CLAUSE_WORD = re.compile(r"[^\W\d_][\w']*|[^\w\s]")
 
 
-# Where one clause of a question ends and another, with a subject of its own, begins: a sentence's end, a semicolon,
+# Where one clause of a question ends and another, with a subject of its own, begins: a sentence's end (after a
+# word or a closing parenthesis: "... (loss balancing, slow convergence). Anything on PINNs?"), a semicolon,
 # and "so", "and" or a dash before a first-person subject ("..., so I'm after", "... and I'd like"), a wh-word ("... -
 # what's new on X?") or, after "and", a verb of wanting whose subject is left out ("I work in X and want to ...")
 _ASKER_SUBJECT = r"(?:i|i'm|im|i'd|i've|we|we're|we'd|we've|my|our)\b"
+_ASKING_OPENER = r"(?:what\b|what's|which\b|any\b|anything\b|are\s+there\b)"
 _CLAUSE_BREAK = re.compile(
-    r"(?:(?<=[?!])|(?<=[^\W\d_]{3}\.))\s+(?=\S)|\s*;\s*|"
+    r"(?:(?<=[?!])|(?<=[^\W\d_]{3}\.)|(?<=\)\.))\s+(?=\S)|\s*;\s*|"
     rf",?\s+(?:so|and)\s+(?={_ASKER_SUBJECT})|"
-    rf"(?:\s+-{{1,2}}\s+|\s*[\u2014\u2013]\s*)(?=(?:{_ASKER_SUBJECT}|what\b|what's|which\b|any\b|anything\b|are\s+there\b))|"
-    r"\s+and\s+(?=(?:would\s+)?(?:want|wants|need|needs|like|love|hope|wish)\s+to\b)",
+    # "..., so anything on grasping?": a request opening after "so" as after a dash
+    rf",\s*so\s+(?={_ASKING_OPENER})|"
+    # "As a PhD student in speech, I'd love ...": the asker as the subject after a comma
+    rf",\s+(?=(?:i|i'm|i'd|i've|we|we're|we'd|we've)\s)|"
+    rf"(?:\s+-{{1,2}}\s+|\s*[\u2014\u2013]\s*)(?=(?:{_ASKER_SUBJECT}|{_ASKING_OPENER}))|"
+    r"\s+and\s+(?=(?:would\s+)?(?:want|wants|need|needs|like|love|hope|wish)\s+to\b|(?:want|wants|would\s+like)\s)",
     re.IGNORECASE,
 )
-_ASKER_START = re.compile(rf"^\W*{_ASKER_SUBJECT}", re.IGNORECASE)
+# a clause about the asker: its subject, or "as a(n) ..." naming what they are ("As a PhD student in X, I ...")
+_ASKER_START = re.compile(rf"^\W*(?:{_ASKER_SUBJECT}|as\s+an?\s)", re.IGNORECASE)
 _ELIDED = re.compile(r"^\W*(?:would\s+)?(?:want|wants|need|needs|like|love|hope|wish)\s+to\b", re.IGNORECASE)
 
 
@@ -632,10 +673,13 @@ def without_context(text: str) -> str:
         return text
     named = [_names_topic(p) for p in pieces]
     start = 0
-    for n in range(len(pieces) - 1):
+    while start < len(pieces) - 1 and not named[start]:  # a greeting first ("Hi! I do climate science and ...")
+        start += 1
+    greeted = start
+    for n in range(start, len(pieces) - 1):
         if n == start and _ASKER_START.match(pieces[n]) and any(named[n + 1 :]):
             start = n + 1
-    if not start:
+    if start == greeted:
         return text
     rest = pieces[start:]
     if _ELIDED.match(rest[0]):
@@ -652,7 +696,7 @@ def _names_topic(clause: str) -> bool:
     should be like, and the verb right after the asker as subject ("where do I start?"), which says what they do."""
     words = [w.lower() for w in _TOPIC_WORD.findall(clause)]
     return any(
-        w not in FILLER | META
+        w not in FILLER | META | ASKER
         and not (n and words[n - 1] in _INDEFINITE and is_english_word(f"{w}ly"))
         and not (n and words[n - 1] in ("i", "we") and _verb_form(w))
         for n, w in enumerate(words)
@@ -681,8 +725,11 @@ def without_asker(text: str) -> str:
         return text  # a filler word next may be the topic's own ("on reading comprehension"): left as it is
     owner = asker + 1 if words[asker].group(0).lower() in ("my", "our") else None
     described = _described(words, asker, taking)
+    # a phrase before the asker saying what for or as whom they ask ("For a reading group next week I need papers on
+    # X", "As a reviewer I want ..."): why they ask, not what
+    lead = asker if words[0].group(0).lower() in _LEADING and asker else 0
     verb = False  # the word before is a verb of the clause's own, neither filler nor function word
-    for n in range(taking):
+    for n in range(lead, taking):
         word = words[n].group(0)
         lower = word.lower()
         if n in described:
@@ -693,11 +740,12 @@ def without_asker(text: str) -> str:
             continue
         # a word whose object is the asker is a verb by its role ("help me", "let us"), however often it is a noun
         doing = n + 1 == asker and words[asker].group(0).lower() in ("me", "us") and is_english_word(lower)
-        if not (word[0].isalpha() and (lower in FILLER or lower in _FUNCTION or doing or _verb_form(lower))):
+        asking = lower in FILLER or lower in META or lower in _FUNCTION  # "I want to know what's new on X"
+        if not (word[0].isalpha() and (asking or doing or _verb_form(lower))):
             return text
         if re.fullmatch(_CONTRIBUTION_WORD, lower) or is_term_spelling(word):
             return text
-        own = lower not in FILLER and lower not in _FUNCTION
+        own = not asking
         if own and owner is not None and n > owner and lower.removesuffix("s") not in FILLER:
             return text  # what "my model" or "our robot" does is the topic ("my model fails on long documents")
         if own and verb:
@@ -706,6 +754,9 @@ def without_asker(text: str) -> str:
     if verb and words[taking].group(0).lower() in ("with", "for"):
         return text  # what a verb does a thing with or for is its own act's ("I'd like to plan with LLMs")
     return text[words[taking].end() :]
+
+
+_LEADING = frozenset("for as".split())  # prepositions opening a phrase on the asker's purpose or role
 
 
 def _described(words: list[re.Match[str]], asker: int, taking: int) -> set[int]:

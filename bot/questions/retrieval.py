@@ -701,12 +701,13 @@ def excluded_kinds(text: str) -> frozenset[str]:
 
 def _excluded_by(excluded: QuestionTopic, paper: Paper) -> bool:
     """Whether a paper is about an exclusion: its title names it, its abstract twice (`QuestionTopic.is_about`), or
-    the sentence saying what the paper contributes names it ("We propose X, an alignment method for LLMs"): a paper on
+    the sentence saying what the paper contributes names it ("We propose X, an alignment method for LLMs", "This paper
+    proposes a framework ... for stock price prediction"): a paper on
     RLHF that names LLMs once, where it says what it makes, is about them; one naming them once elsewhere ("inspired
     by LLMs") is not."""
     if excluded.is_about(paper.title, paper.abstract):
         return True
-    sentence = contribution_sentence(paper.abstract)
+    sentence = contribution_sentence(paper.abstract, work=True)
     return bool(sentence) and excluded.coverage(sentence) >= COVERED
 
 

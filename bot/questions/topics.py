@@ -57,6 +57,7 @@ VERY_GENERIC = 0.4  # a word in more papers than this share ("model", "learning"
 GENERIC_SHARE = 0.1  # a unit this common ("LLM", "knowledge") may only say where a rarer one lives
 SPECIFIC_SHARE = 0.01  # a unit this rare ("jailbreaking", "unlearning") is the topic wherever it lives
 SPECIFIC_WEIGHT = math.log(1 / SPECIFIC_SHARE)  # the rarity weight (`_idf`) of a unit that rare
+MIN_WORD = 4  # letters of a word standing for its phrase on a first page; a shorter one is an abbreviation ("AV")
 PART_RATIO = 2.0  # a sub-phrase used at most this many times as often as the whole phrase stands for it
 LOCATING_UNITS = 3  # only in a topic this short may common units just say where a rare last one lives
 SPREAD_UNITS = 4  # a compound with this many needed units may have them anywhere in a text
@@ -523,6 +524,13 @@ async def _evidence(core: Core, text: str, exact: bool, verb_first: bool = False
         shown = TopicEvidence(tuple(others[0][0]), tuple(others[0][1]), exact, joined=joined)
     if not phrase and others and others[0] != readings[0]:
         placed = TopicEvidence(tuple(others[0][0]), tuple(others[0][1]), exact, joined=joined)
+    runs = [u for u in alone if not u.named and all(len(t) >= MIN_WORD for t in u.forms[0])]
+    if not phrase and placed is None and runs and not all(u.optional for u in listed):
+        # a word the archive seldom writes outside the phrase stands for it in the listing ("credit" of "credit
+        # assignment"), but a paper shown first names the phrase, when any does: "Credit Default Prediction" is
+        # offered after them, not shown for "credit assignment". A run of letters too short to be a word ("AV" of
+        # "AV QA", "SWE" of "SWE-bench") is an abbreviation papers write alone for the whole: it still stands
+        placed = TopicEvidence(tuple(listed), tuple(u for u in alone if u not in runs), exact, joined=joined)
     return TopicEvidence(tuple(listed), tuple(alone), exact, joined=joined, shown=shown, placed=placed)
 
 

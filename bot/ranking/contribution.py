@@ -62,10 +62,32 @@ def paper_kinds(title: str, abstract: str) -> frozenset[str]:
     return frozenset(kinds)
 
 
-def contribution_sentence(abstract: str) -> str:
+def contribution_sentence(abstract: str, *, work: bool = False) -> str:
     """The first sentence of `abstract` saying what the paper contributes ("we propose ...", "in this paper, we
-    ..."), or "" when none does."""
-    return next((s for s in _SENTENCE.split(abstract) if _states_contribution(text_tokens(s))), "")
+    ..."), or "" when none does; with `work`, also one whose subject is the paper itself ("This paper proposes a
+    hybrid framework ... for stock price prediction", "Our work introduces ...")."""
+    return next(
+        (
+            s
+            for s in _SENTENCE.split(abstract)
+            if _states_contribution(tokens := text_tokens(s)) or (work and _work_does(tokens))
+        ),
+        "",
+    )
+
+
+_WORK = frozenset("paper work study article letter thesis".split())  # the paper itself, as a subject
+
+
+def _work_does(tokens: Sequence[str]) -> bool:
+    """The sentence has the paper itself do what contributes ("this paper proposes", "our work introduces", "this
+    study presents"): a verb of contributing right after "this"/"our" and a word naming the paper (an adverb
+    between)."""
+    for i, token in enumerate(tokens[:-2]):
+        if token in _WHOLE_WORK and tokens[i + 1] in _WORK:
+            verbs = tokens[i + 2 : i + 4]
+            return any(same_word(v, t) for v in _CONTRIBUTE for t in verbs)
+    return False
 
 
 def _states_contribution(tokens: Sequence[str]) -> bool:

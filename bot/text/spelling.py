@@ -27,7 +27,7 @@ from symspellpy import SymSpell, Verbosity
 from symspellpy.editdistance import DistanceAlgorithm, EditDistance
 
 from bot.text.names import name_tokens
-from bot.text.terms import WORD, is_english_word, phrase_key, plain_lower, text_tokens
+from bot.text.terms import WORD, english_count, is_english_word, phrase_key, plain_lower, text_tokens
 
 if TYPE_CHECKING:
     from bot.core import Core
@@ -170,7 +170,9 @@ async def corrected(
         word = match.group(0).lower()
         if frequencies.get(word) and "".join(text_tokens(word)) in vocabulary.counts:
             continue  # stored papers use it and a title spells it so: known, with no need to read the English list
-        if is_english_word(word):
+        if is_english_word(word) and not (
+            written and not frequencies.get(word) and await _real_word_slip(word, vocabulary)
+        ):
             continue
         # the full-text index stems ("reinforcment" and "reinforcement" are one word to it): a word it knows that no
         # title uses is checked as written
@@ -197,6 +199,21 @@ async def corrected(
         if better:
             out = out[: match.start()] + better + out[match.end() :]
     return await _joined(core, out)
+
+
+# how much more common in English a title word one edit from a rare English word no stored paper writes must be for
+# the typed word to be read as its slip ("wether" 0.4M, "weather" 103M): a real word typed by mistake, as a noisy
+# channel reads it (the prior of the intended word against that of the typed one); "calving" (0.3M) is no slip of
+# "carving" (2M)
+REAL_WORD_RATIO = 100
+
+
+async def _real_word_slip(word: str, vocabulary: TitleVocabulary) -> bool:
+    """Whether `word`, an English word no stored paper writes, is a slip of a title word one edit away that English
+    uses REAL_WORD_RATIO times as often ("wether forcasting" -> "weather forecasting")."""
+    await asyncio.to_thread(lambda: vocabulary.written_speller)
+    better = vocabulary.closest(word, written=True)
+    return bool(better) and edits(word, better) == 1 and english_count(better) >= REAL_WORD_RATIO * english_count(word)
 
 
 def _slip(typed: str, word: str) -> bool:
