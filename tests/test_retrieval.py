@@ -718,6 +718,39 @@ async def test_a_search_page_holds_what_select_shows_and_a_far_passing_mention_o
     assert first == [far]
 
 
+async def test_a_search_page_holds_the_papers_naming_the_query_as_an_answers_first_page_reads_it(
+    core: Core, demo_papers: list[Paper], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ "knowledge distillation": a paper writing "distilled models" once carries the query as papers are listed (the
+    common "knowledge" only says where "distillation" lives) and was on the search's page beside the papers naming
+    knowledge distillation. The page now holds those (`Retrieved.shows`), as an answer's first page does, and the
+    papers with the query's words in their title close to it in meaning; the other opens the rest, nothing dropped,
+    the listed order otherwise the same."""
+    import bot.questions.retrieval as retrieval
+
+    papers = iter(demo_papers)
+    naming = [Retrieved(next(papers), 0.8 - n / 100, 0.6, True, True) for n in range(2)]
+    distilled = Retrieved(next(papers), 0.5, 0.4, False, True, shows=False)
+    wordless = [Retrieved(next(papers), 0.35, 0.35, False, False, every_part=False) for _ in range(8)]
+    results = [naming[0], distilled, naming[1], *wordless]
+
+    async def fake_ranked(*args: object, **kwargs: object) -> tuple[list[Retrieved], None]:
+        return results, None
+
+    monkeypatch.setattr(retrieval, "ranked", fake_ranked)
+    first, rest = await retrieval.retrieve(core, Filters(topic="knowledge distillation"), limit=10)
+    assert first == naming and rest[0] == distilled and rest[1:] == wordless
+    # one naming the query's words in its title and close to it in meaning (NEAR) stays on the page
+    close = Retrieved(next(papers), 0.7, 0.5, True, True, shows=False)
+    results = [naming[0], close, distilled, naming[1], *wordless]
+    first, rest = await retrieval.retrieve(core, Filters(topic="knowledge distillation"), limit=10)
+    assert first == [naming[0], close, naming[1]] and rest[0] == distilled
+    # when no paper of the page names it so, the page is as before
+    results = [distilled, *wordless]
+    first, rest = await retrieval.retrieve(core, Filters(topic="knowledge distillation"), limit=10)
+    assert first == [distilled]
+
+
 async def test_a_search_page_shown_for_meaning_alone_gives_way_to_the_papers_naming_the_query(
     core: Core, demo_papers: list[Paper], monkeypatch: pytest.MonkeyPatch
 ) -> None:
