@@ -246,9 +246,10 @@ def _spans_a_name(parts: list[tuple[str, tuple[Unit, ...]]]) -> tuple[Unit, ...]
 
 
 def compound_unit(first: Unit, second: Unit) -> Unit:
-    """Two words as one unit, found where a text writes them together ("vision-language", "vision language")."""
+    """Two words as one unit, found where a text writes them together ("vision-language", "vision language"), next
+    to each other: "a reward for large models" names no reward model (a name's words may stand apart, these not)."""
     words = (first.key, second.key)
-    return Unit(" ".join(words), (words,), (), first.weight + second.weight)
+    return Unit(" ".join(words), (words,), (), first.weight + second.weight, adjacent=True)
 
 
 @dataclass(frozen=True, slots=True)
