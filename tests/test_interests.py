@@ -214,6 +214,18 @@ def test_a_compound_interest_held_only_apart_counts_less_than_said() -> None:
     assert text[2] == 1.0
 
 
+def test_a_pair_typed_apart_is_found_where_a_paper_writes_it_as_one_word() -> None:
+    papers = [
+        paper("joined", "Multitask learning at scale", "One network learns many tasks at once."),
+        paper("apart", "Multi-agent path finding", "Each agent's task is learned."),
+    ]
+    papers += [paper(str(i), f"Paper {i}", "Nothing related.") for i in range(8)]
+    features = rank.paper_features(papers)
+    _, text = one_line.coverage(features, interest_query("multi task learning"), 0.5)
+    assert text[0] == 1.0  # before: "multitask" held neither "multi" nor "task"
+    assert text[1] < text[0]
+
+
 def test_a_conjunct_half_the_day_holds_joins_the_others() -> None:
     papers = [paper(f"lm{i}", f"Language models that plan {i}", "A language model plans.") for i in range(5)]
     papers += [paper("both", "Negation in language models", "Do language models read linguistic negation?")]
