@@ -30,7 +30,9 @@ from bot.ingest.jsonl import read_jsonl
 from bot.ranking.rerank import default_model
 
 ROOT = Path(__file__).resolve().parents[1]
-MORE_SETS = {name: ROOT / "bench" / name / "profiles.jsonl" for name in ("profiles12", "profiles13", "profiles14")}
+MORE_SETS = {
+    name: ROOT / "bench" / name / "profiles.jsonl" for name in ("profiles12", "profiles13", "profiles14", "profiles15")
+}
 
 
 def main() -> None:

@@ -205,9 +205,25 @@ def test_a_compound_interest_held_only_apart_counts_less_than_said() -> None:
     assert text[1] == pytest.approx(one_line.APART)  # before: 1.0, the words anywhere held the interest whole
     _, text = one_line.coverage(features, interest_query("reward models"), 0.5, apart=1.0)
     assert text[1] == 1.0
+    # words between the two are no compound, as a name's words may be ("mixture of [low-rank] experts")
+    gap = [paper("gap", "Sparse rewards for large models", "We study a reward for large models.")]
+    _, text = one_line.coverage(rank.paper_features(gap + papers), interest_query("reward models"), 0.5)
+    assert text[0] == pytest.approx(one_line.APART)
     # no paper writes "generative design": the pair tells nothing apart and the words count as before
     _, text = one_line.coverage(features, interest_query("generative design"), 0.5)
     assert text[2] == 1.0
+
+
+def test_a_pair_typed_apart_is_found_where_a_paper_writes_it_as_one_word() -> None:
+    papers = [
+        paper("joined", "Multitask learning at scale", "One network learns many tasks at once."),
+        paper("apart", "Multi-agent path finding", "Each agent's task is learned."),
+    ]
+    papers += [paper(str(i), f"Paper {i}", "Nothing related.") for i in range(8)]
+    features = rank.paper_features(papers)
+    _, text = one_line.coverage(features, interest_query("multi task learning"), 0.5)
+    assert text[0] == 1.0  # before: "multitask" held neither "multi" nor "task"
+    assert text[1] < text[0]
 
 
 def test_a_conjunct_half_the_day_holds_joins_the_others() -> None:

@@ -8,6 +8,7 @@ framing words are dropped (`interest_core`), the rest is split with the ranker's
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 from dataclasses import dataclass
@@ -246,9 +247,10 @@ def _spans_a_name(parts: list[tuple[str, tuple[Unit, ...]]]) -> tuple[Unit, ...]
 
 
 def compound_unit(first: Unit, second: Unit) -> Unit:
-    """Two words as one unit, found where a text writes them together ("vision-language", "vision language")."""
+    """Two words as one unit, found where a text writes them together ("vision-language", "vision language"), next
+    to each other: "a reward for large models" names no reward model (a name's words may stand apart, these not)."""
     words = (first.key, second.key)
-    return Unit(" ".join(words), (words,), (), first.weight + second.weight)
+    return Unit(" ".join(words), (words, ("".join(words),)), (), first.weight + second.weight, adjacent=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -362,4 +364,25 @@ def interest_query(text: str) -> InterestQuery:
         else ()
     )
     together = typed_pairs(interest_core(head_text)) if head_text.strip() else ()
+    joined = _joined_forms(together)
+    if joined:
+        alternatives = [tuple(_with_forms(u, joined) for u in units) for units in alternatives]
+        joint = [tuple(_with_forms(u, joined) for u in units) for units in joint]
+        together = tuple((_with_forms(a, joined), _with_forms(b, joined)) for a, b in together)
     return InterestQuery(tuple(alternatives), details, tuple(pairs), tuple(joint), together)
+
+
+def _joined_forms(pairs: tuple[tuple[Unit, Unit], ...]) -> dict[str, tuple[tuple[str, ...], ...]]:
+    """By word, the one word a paper may write a pair it is typed in as ("multi task": "multitask"; "time series":
+    "timeseries"): a paper writing that holds both words, side by side."""
+    out: dict[str, tuple[tuple[str, ...], ...]] = {}
+    for first, second in pairs:
+        word = first.key + second.key
+        for unit in (first, second):
+            out[unit.key] = (*out.get(unit.key, ()), (word,))
+    return out
+
+
+def _with_forms(unit: Unit, joined: dict[str, tuple[tuple[str, ...], ...]]) -> Unit:
+    extra = tuple(form for form in joined.get(unit.key, ()) if form not in unit.forms)
+    return dataclasses.replace(unit, forms=(*unit.forms, *extra)) if extra and not unit.named else unit

@@ -212,9 +212,9 @@ def _apart_factor(
     features: PaperFeatures, query: InterestQuery, units: tuple[Unit, ...], apart: float
 ) -> tuple[np.ndarray, np.ndarray]:
     """(title, title and abstract): `apart` for each typed pair of the reading a paper holds both words of but
-    never side by side (as a name's words are found: at most two words between), multiplied over the pairs; 1
-    elsewhere. A pair no paper of the day writes side by side ("generative design") tells nothing apart and counts
-    as said."""
+    never side by side (next to each other: "a reward for large models" holds them apart), multiplied over the
+    pairs; 1 elsewhere. A pair no paper of the day writes side by side ("generative design") tells nothing apart and
+    counts as said."""
     n = len(features)
     title_factor, text_factor = np.ones(n, dtype=np.float32), np.ones(n, dtype=np.float32)
     keys = {u.key for u in units}

@@ -405,16 +405,16 @@ MAX_GAP = 2  # words a text may put inside a name ("mixture of [low-rank] expert
 
 
 def form_spans(
-    form: Sequence[Callable[[str], bool]], tokens: Sequence[str], starts: Iterable[int]
+    form: Sequence[Callable[[str], bool]], tokens: Sequence[str], starts: Iterable[int], gap: int = MAX_GAP
 ) -> list[tuple[int, int]]:
-    """(first, last) positions where a name's words follow each other in `tokens` with at most MAX_GAP words
+    """(first, last) positions where a name's words follow each other in `tokens` with at most `gap` words
     between them, starting at `starts` (the positions where its first word is); `form[k]` tells a token standing
     for word k."""
     found: list[tuple[int, int]] = []
     for i in starts:
         position = i
         for stands_for in form[1:]:
-            limit = min(len(tokens), position + 2 + MAX_GAP)
+            limit = min(len(tokens), position + 2 + gap)
             position = next((j for j in range(position + 1, limit) if stands_for(tokens[j])), -1)
             if position < 0:
                 break
@@ -622,6 +622,7 @@ class Unit:
     weight: float = 1.0
     named: bool = False
     optional: bool = False  # a text about the phrase may lack it
+    adjacent: bool = False  # its words only side by side, never with words between ("model-based")
     cache_key: str = field(init=False, repr=False, compare=False)  # identifies how the unit matches
 
     @property
@@ -632,7 +633,13 @@ class Unit:
 
     def __post_init__(self) -> None:
         forms = (" ".join(f) for f in self.forms)
-        object.__setattr__(self, "cache_key", "\x00".join((self.key, str(self.named), *forms, "|", *self.acronyms)))
+        parts = (self.key, str(self.named), *forms, "|", *self.acronyms)
+        object.__setattr__(self, "cache_key", "\x00".join((*parts, "adjacent") if self.adjacent else parts))
+
+    @property
+    def gap(self) -> int:
+        """How many words a text may put between the unit's words."""
+        return 0 if self.adjacent else MAX_GAP
 
     @staticmethod
     def of(part: Part, weight: float = 1.0) -> Unit:
@@ -656,7 +663,7 @@ class Unit:
                 if starts_as(first, t, exact, related) and not (self.activity and taken_as(tokens, i))
             ]
             if starts:
-                spots += form_spans(_standing_for(form, exact, related), tokens, starts)
+                spots += form_spans(_standing_for(form, exact, related), tokens, starts, self.gap)
         pattern = ending_pattern(self.acronyms)
         if pattern is not None and any(a in text.joined for a in self.acronyms):
             spots += [(i, i) for i, raw in enumerate(text.raw) if _holds(pattern, self.acronyms, raw)]
@@ -716,6 +723,7 @@ class UnitIndex:
         token_lists: list[list[str]],
         postings: dict[str, np.ndarray],
         activity: bool = False,
+        gap: int = MAX_GAP,
     ) -> np.ndarray:
         out = np.zeros(len(self), dtype=bool)
         words = [self._tokens(w, k == 0) for k, w in enumerate(form)]
@@ -734,7 +742,7 @@ class UnitIndex:
         for i in papers:
             tokens = token_lists[i]
             starts = (j for j, t in enumerate(tokens) if t in words[0] and not (activity and taken_as(tokens, j)))
-            if form_spans(tests, tokens, starts):
+            if form_spans(tests, tokens, starts, gap):
                 out[i] = True
         return out
 
@@ -747,8 +755,8 @@ class UnitIndex:
         n = len(self)
         title, text = np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)
         for form in unit.forms:
-            title |= self._form(form, self.title_words, self.title_postings, unit.activity)
-            text |= self._form(form, self.text_words, self.text_postings, unit.activity)
+            title |= self._form(form, self.title_words, self.title_postings, unit.activity, unit.gap)
+            text |= self._form(form, self.text_words, self.text_postings, unit.activity, unit.gap)
         pattern = ending_pattern(unit.acronyms)
         if pattern is not None:
             for i in range(n):
