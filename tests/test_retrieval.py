@@ -723,9 +723,8 @@ async def test_a_search_page_holds_the_papers_naming_the_query_as_an_answers_fir
 ) -> None:
     """ "knowledge distillation": a paper writing "distilled models" once carries the query as papers are listed (the
     common "knowledge" only says where "distillation" lives) and was on the search's page beside the papers naming
-    knowledge distillation. The page now holds those (`Retrieved.shows`), as an answer's first page does, and the
-    papers with the query's words in their title close to it in meaning; the other opens the rest, nothing dropped,
-    the listed order otherwise the same."""
+    knowledge distillation. The page now holds those (`Retrieved.shows`), as an answer's first page does; the other
+    opens the rest, nothing dropped, the listed order otherwise the same."""
     import bot.questions.retrieval as retrieval
 
     papers = iter(demo_papers)
@@ -740,11 +739,6 @@ async def test_a_search_page_holds_the_papers_naming_the_query_as_an_answers_fir
     monkeypatch.setattr(retrieval, "ranked", fake_ranked)
     first, rest = await retrieval.retrieve(core, Filters(topic="knowledge distillation"), limit=10)
     assert first == naming and rest[0] == distilled and rest[1:] == wordless
-    # one naming the query's words in its title and close to it in meaning (NEAR) stays on the page
-    close = Retrieved(next(papers), 0.7, 0.5, True, True, shows=False)
-    results = [naming[0], close, distilled, naming[1], *wordless]
-    first, rest = await retrieval.retrieve(core, Filters(topic="knowledge distillation"), limit=10)
-    assert first == [naming[0], close, naming[1]] and rest[0] == distilled
     # when no paper of the page names it so, the page is as before
     results = [distilled, *wordless]
     first, rest = await retrieval.retrieve(core, Filters(topic="knowledge distillation"), limit=10)

@@ -999,12 +999,10 @@ async def retrieve(
         shown, carrying = [], [*wording, *shown, *(r for r in carrying if r not in wording)]
     # the page holds the papers naming the query as an answer's first page reads it (`Retrieved.shows`: the whole
     # phrase where a common word only says where a rarer one lives, "knowledge distillation" not any "distilled
-    # models"; each side of "X for Y"), when any does, and those with the query's words in their title that are close
-    # to it in meaning (NEAR: "Deep Learning for Breast Cancer Screening" for "cancer detection"): the others open the
-    # rest, in their order (nothing dropped)
-    whole = [r for r in shown if r.shows or (r.in_title and r.dense >= NEAR)]
-    if any(r.shows for r in shown) and len(whole) < len(shown):
-        shown, carrying = whole, [*(r for r in shown if r not in whole), *carrying]
+    # models"; each side of "X for Y"), when any does: the others open the rest, in their order (nothing dropped)
+    whole = [r for r in shown if r.shows]
+    if whole and len(whole) < len(shown):
+        shown, carrying = whole, [*(r for r in shown if not r.shows), *carrying]
     ordered = [*shown, *carrying]
     # the page: the papers `select` shows (the query in the title, or in an abstract close in meaning); a paper naming
     # it only in an abstract far from it (similarity under FLOOR, often a passing mention) opens the rest, as an
