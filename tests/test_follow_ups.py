@@ -120,6 +120,14 @@ def test_a_verb_of_narrowing_without_its_object_narrows_to_a_day(question: str) 
     assert filters.window is not None and filters.window.start == filters.window.end == THURSDAY
 
 
+@pytest.mark.parametrize("question", ["restrict to today", "limit it to today's papers", "narrow it down to today"])
+def test_narrowing_to_today_is_today_alone_not_every_day_up_to_today(question: str) -> None:
+    # "to today" had been read as "up to today" (no window) and "limit"/"restrict" as a new question's topic
+    filters = parse_question(question, FRIDAY, PREVIOUS)
+    assert filters.topic == "diffusion models"
+    assert filters.window is not None and filters.window.start == filters.window.end == FRIDAY
+
+
 def test_something_similar_on_another_day_is_the_previous_request_on_that_day() -> None:
     filters = parse_question("anything similar from Thursday?", FRIDAY, PREVIOUS)
     assert filters.topic == "diffusion models" and not filters.restrict_to

@@ -184,7 +184,8 @@ def has_words(question: str) -> bool:
 # date" (current: "keeping LLMs up to date" is a topic), nor a word a hyphen joins to the next ("approaches to
 # now-casting", "far-field")
 _UP_TO_NOW = re.compile(
-    r"\b(?:so\s+far|thus\s+far|(?<!up\s)to\s+date|(?:up\s+)?(?:to|till|until|through)\s+(?:now|today)|"
+    r"\b(?:so\s+far|thus\s+far|(?<!up\s)to\s+date|(?:up\s+)?(?:to|till|until|through)\s+now|"
+    r"(?:up\s+to|till|until|through)\s+today|"
     r"as\s+of\s+(?:now|today))\b(?!-)",
     re.IGNORECASE,
 )

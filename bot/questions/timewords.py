@@ -145,8 +145,12 @@ def find_time_window(question: str, today: dt.date) -> TimeWindow | None:
         (rf"\bsince\s+(?:last\s+)?({_WD})\b", "since_weekday"),
         (rf"\bfrom\s+(?:last\s+)?({_WD})\s+(?:to|till|until|through|-)\s+(?:today|now)\b", "since_weekday"),
         (rf"\b(?:on\s+)?({_ISO})\b", "on_date"),
-        # "up to today", "until today": every day before it too, the window every question has already
-        (r"(?<!\bto\s)(?<!\btill\s)(?<!\buntil\s)(?<!\bthrough\s)(?<!\bas\sof\s)\btoday\b|\bthis morning\b", "today"),
+        # "up to today", "until today": every day before it too, the window every question has already ("restrict
+        # to today" is today alone)
+        (
+            r"(?<!\bup\sto\s)(?<!\btill\s)(?<!\buntil\s)(?<!\bthrough\s)(?<!\bas\sof\s)\btoday\b|\bthis morning\b",
+            "today",
+        ),
         (r"\byesterday\b", "yesterday"),
         (rf"\b(?:in\s+the\s+)?(?:last|past)\s+({_NUM})\s+days?\b", "last_days"),
         (rf"\b(?:in\s+the\s+)?(?:last|past)\s+({_NUM})\s+weeks?\b", "last_weeks"),
