@@ -785,6 +785,9 @@ def test_the_asker_s_context_in_other_ways_researchers_write_it() -> None:
     assert parse_question("As a reviewer I want papers on diffusion distillation", FRIDAY).topic == (
         "diffusion distillation"
     )
+    # a field before the asker, with no article, is the topic's ("memory" alone had been the topic)
+    assert "LLM agents" in parse_question("For LLM agents, I need papers on memory", FRIDAY).topic
+    assert "diffusion models" in parse_question("As for diffusion models, I'd like papers on sampling", FRIDAY).topic
     # a greeting first, then the asker's context; "want to know what's new on X"
     question = "Hi! I do climate science and want to know what's new on ML emulators for climate models."
     assert parse_question(question, FRIDAY).topic == "ML emulators for climate models"

@@ -726,8 +726,10 @@ def without_asker(text: str) -> str:
     owner = asker + 1 if words[asker].group(0).lower() in ("my", "our") else None
     described = _described(words, asker, taking)
     # a phrase before the asker saying what for or as whom they ask ("For a reading group next week I need papers on
-    # X", "As a reviewer I want ..."): why they ask, not what
-    lead = asker if words[0].group(0).lower() in _LEADING and asker else 0
+    # X", "As a reviewer I want ..."): why they ask, not what. Its noun has an article or the asker's possessive: "For
+    # LLM agents, I need papers on memory" and "As for diffusion models, ..." name the topic's field
+    leading = [w.group(0).lower() for w in words[:2]]
+    lead = asker if asker and leading[0] in _LEADING and leading[1] in _ROLE_DETERMINERS else 0
     verb = False  # the word before is a verb of the clause's own, neither filler nor function word
     for n in range(lead, taking):
         word = words[n].group(0)
@@ -757,6 +759,7 @@ def without_asker(text: str) -> str:
 
 
 _LEADING = frozenset("for as".split())  # prepositions opening a phrase on the asker's purpose or role
+_ROLE_DETERMINERS = frozenset("a an my our".split())  # opening the noun of that purpose or role
 
 
 def _described(words: list[re.Match[str]], asker: int, taking: int) -> set[int]:
