@@ -84,6 +84,9 @@ def test_exclusions_in_the_other_ways_researchers_type_them() -> None:
         "protein design"
     )
     assert read_request("causal inference, though not causal discovery").text == "causal inference"
+    # a sentence going on after a comma or colon opened with an interjection, not an exclusion
+    assert read_request("Thanks. No worries, anything on RL?").excluded == ()
+    assert read_request("I'm new to this. No idea where to start: anything on causal inference?").excluded == ()
 
 
 def test_a_relation_word_is_a_whole_word_not_the_start_of_the_topic() -> None:

@@ -29,7 +29,12 @@ from bot.text.terms import EVERYDAY_COUNT, WORD, english_count, is_english_word,
 # medical ones", "but nothing on forecasting", "..., drop the LLM ones"), where mid-phrase it would be part of a topic
 # ("no-regret learning", "token dropping"); and "without" after the papers asked for ("RL papers without LLMs"), where
 # after a topic word it is part of the topic ("planning without search").
-_OPENS_CLAUSE = r"(?:(?:[,;:\u2014\u2013]\s*|(?<=[?!.])\s+|\s+-+\s+)(?:but\s+|and\s+)?|\b(?:but|and)\s+)"
+# A new sentence opens such a clause only when it holds nothing else: "No worries, anything on RL?" and "No idea where
+# to start: anything on X?" open with an interjection, not an exclusion
+_OPENS_CLAUSE = (
+    r"(?:(?:[,;:\u2014\u2013]\s*|(?<=[?!.])\s+(?=[^,;:\u2014\u2013.?!]*(?:[.?!]|$))|\s+-+\s+)(?:but\s+|and\s+)?|"
+    r"\b(?:but|and)\s+)"
+)
 _EXCLUDE = re.compile(
     r"(?:[,;:\u2014\u2013]\s*|\s+-+\s+|\b)(?:but\s+|and\s+|(?:al)?though\s+)?(?:(?:that|which|who)(?:['\u2019]s\s+|\s+(?:are|is|do|does)\s+))?"
     r"(?:\bnot\b|(?<!\bor )\bnon-(?=\w)|\bother\s+than\b|\bexcept(?:\s+for)?\b|\bexcluding\b|\bapart\s+from\b|"
