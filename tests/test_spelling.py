@@ -232,6 +232,8 @@ async def test_a_rare_english_word_no_paper_writes_is_a_slip_of_a_far_commoner_o
     assert await corrected(core, "wether forecasting", "wether forecasting") == "weather forecasting"
     assert await corrected(core, "calving glaciers", "calving glaciers") == "calving glaciers"
     assert await corrected(core, "sheep counting", "sheep counting") == "sheep counting"
+    # no paper writes the commoner word beside the typed one's neighbours: a rare topic, not a slip ("water defect")
+    assert await corrected(core, "wether defect detection", "wether defect detection") == "wether defect detection"
     # one-line interests are read as before
     assert await corrected_interest(core, "wether forecasting") == "wether forecasting"
 

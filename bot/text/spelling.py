@@ -166,14 +166,15 @@ async def corrected(
     words = [m for m in _PIECE.finditer(out) if len(m.group(0)) >= MIN_LENGTH and not never_corrected(m.group(0))]
     frequencies = await core.repo.document_frequencies([m.group(0).lower() for m in words])
     unknown = []
+    slips: set[int] = set()  # where real English words read as slips of commoner ones start
     for match in words:
         word = match.group(0).lower()
         if frequencies.get(word) and "".join(text_tokens(word)) in vocabulary.counts:
             continue  # stored papers use it and a title spells it so: known, with no need to read the English list
-        if is_english_word(word) and not (
-            written and not frequencies.get(word) and await _real_word_slip(word, vocabulary)
-        ):
-            continue
+        if is_english_word(word):
+            if not (written and not frequencies.get(word) and await _real_word_slip(word, vocabulary)):
+                continue
+            slips.add(match.start())
         # the full-text index stems ("reinforcment" and "reinforcement" are one word to it): a word it knows that no
         # title uses is checked as written
         if not frequencies.get(word) or not await _written_as(core, word):
@@ -196,9 +197,23 @@ async def corrected(
             and await _written_as_name(core, better)
         ):
             continue  # "Mixtral" is no "Mistral", "Bloomz" no "BLOOM": a name one letter from another is another name
+        if better and match.start() in slips and not await _written_beside(core, out, match, better):
+            continue  # "wafer defect detection" is no "water defect detection": no paper writes "water defect"
         if better:
             out = out[: match.start()] + better + out[match.end() :]
     return await _joined(core, out)
+
+
+async def _written_beside(core: Core, text: str, match: re.Match[str], better: str) -> bool:
+    """Whether stored papers write `better` next to a word `text` has next to `match` ("weather forecasting" for
+    "wether forecasting"), the context a real word read as a slip needs: its prior alone reads any rare word one
+    edit from a far commoner one as a slip of it. The words after it are read corrected already."""
+    before = re.search(r"([^\W\d_]+)[\W_]*$", text[: match.start()])
+    after = re.match(r"[\W_]*([^\W\d_]+)", text[match.end() :])
+    phrases = [f"{before.group(1)} {better}"] if before else []
+    phrases += [f"{better} {after.group(1)}"] if after else []
+    counts = await core.repo.document_frequencies(phrases) if phrases else {}
+    return any(counts.values())
 
 
 # how much more common in English a title word one edit from a rare English word no stored paper writes must be for
