@@ -42,7 +42,7 @@ from bot.questions.retrieval import (
 from bot.questions.search import SearchResults, _of_kind, search_papers
 from bot.questions.timewords import TimeWindow
 from bot.questions.topics import Alternative, corpus_terms, expand_terms, joined_spellings
-from bot.ranking.contribution import paper_kinds
+from bot.ranking.contribution import contribution_sentence, paper_kinds
 from bot.ranking.contribution_words import asked_kind
 from bot.views.render import paper_text
 from tests.conftest import StoreDay
@@ -946,6 +946,13 @@ async def test_an_exclusion_named_where_the_paper_itself_says_what_it_proposes(
     await store_papers(core, [stock, credit, *demo_papers[2:30]])
     asked = Filters(topic="finance", excluded=("stock prediction",))
     assert [p.id for p in await without_excluded(core, asked, [stock, credit])] == [credit.id]
+
+
+def test_the_paper_as_subject_is_read_past_an_earlier_mention_of_a_work() -> None:
+    # the first "this work" had ended the reading: "our paper proposes" later in the sentence was never seen
+    sentence = "Extending this work to images, our paper proposes a detector for stock price prediction."
+    assert contribution_sentence(f"Markets move. {sentence}", work=True) == sentence
+    assert contribution_sentence(f"Markets move. {sentence}") == ""
 
 
 async def test_a_word_standing_for_its_phrase_lists_but_a_first_page_names_the_phrase(

@@ -83,11 +83,12 @@ def _work_does(tokens: Sequence[str]) -> bool:
     """The sentence has the paper itself do what contributes ("this paper proposes", "our work introduces", "this
     study presents"): a verb of contributing right after "this"/"our" and a word naming the paper (an adverb
     between)."""
-    for i, token in enumerate(tokens[:-2]):
-        if token in _WHOLE_WORK and tokens[i + 1] in _WORK:
-            verbs = tokens[i + 2 : i + 4]
-            return any(same_word(v, t) for v in _CONTRIBUTE for t in verbs)
-    return False
+    return any(
+        token in _WHOLE_WORK
+        and tokens[i + 1] in _WORK
+        and any(same_word(v, t) for v in _CONTRIBUTE for t in tokens[i + 2 : i + 4])
+        for i, token in enumerate(tokens[:-2])
+    )
 
 
 def _states_contribution(tokens: Sequence[str]) -> bool:
