@@ -193,8 +193,9 @@ _FRAMED = re.compile(
     # or a progressive verb of what goes on, right before the relation: "what's happening in X", "what is going on
     # with X" (a verb with an object of its own, "what is causing hallucination in LLMs", is no such frame)
     r"what(?:['\u2019]s|\s+is|\s+was|\s+has\s+been)\s+[a-z]{2,}ing\s+(?:on\s+)?|"
-    # or a past verb with "what" as its subject and no object ("what happened in X", "what changed in X")
-    r"what\s+[a-z]{3,}ed\s+)"
+    # or a past verb with "what" as its subject and no object ("what happened in X", "what changed in X"); a word
+    # ending in "eed" is a noun or a present verb ("what speed on GPU ...", "what seed"), not such a past
+    r"what\s+[a-z]{2,}[a-df-z]ed\s+)"
     r"(?:on|about|regarding|concerning|for|in|with)\s+(?=\S)",
     re.IGNORECASE,
 )
