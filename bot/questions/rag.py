@@ -60,7 +60,7 @@ from bot.questions.retrieval import (
     window_holds_papers,
 )
 from bot.questions.spelling import corrected
-from bot.questions.timewords import MONTHS, WEEKDAYS, TimeWindow, find_time_window, relative_day
+from bot.questions.timewords import MONTHS, UP_TO_TODAY, WEEKDAYS, TimeWindow, find_time_window, relative_day
 from bot.questions.topics import FILLER, META, PRONOUNS, topic_of
 from bot.ranking.contribution_words import kind_of_word
 from bot.text.terms import text_tokens
@@ -185,8 +185,7 @@ def has_words(question: str) -> bool:
 # now-casting", "far-field")
 _UP_TO_NOW = re.compile(
     r"\b(?:so\s+far|thus\s+far|(?<!up\s)to\s+date|(?:up\s+)?(?:to|till|until|through)\s+now|"
-    r"(?:up\s+to|till|until|through)\s+today|"
-    r"as\s+of\s+(?:now|today))\b(?!-)",
+    rf"{UP_TO_TODAY}|as\s+of\s+now)\b(?!-)",
     re.IGNORECASE,
 )
 

@@ -325,7 +325,7 @@ def _clarified_from(text: str) -> int:
     end."""
     marker = _CLARIFY.search(text)
     opened = text.find("(")
-    return min(p for p in (marker.start() if marker else len(text), opened if opened >= 0 else len(text)))
+    return min(marker.start() if marker else len(text), opened if opened >= 0 else len(text))
 
 
 def names_contribution(text: str) -> bool:

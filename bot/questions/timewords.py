@@ -124,6 +124,13 @@ def _number(text: str) -> int:
     return int(text) if text.isdigit() else NUMBER_WORDS[text]
 
 
+# the words before "today" that make it the end of every day so far ("up to today", "as of today"), not a day of its own
+UNTIL_WORDS = ("up to", "till", "until", "through", "as of")
+UP_TO_TODAY = "(?:" + "|".join(w.replace(" ", r"\s+") for w in UNTIL_WORDS) + r")\s+today"
+# one fixed-width look-behind per phrase, as `re` needs
+_NOT_AFTER_UNTIL = "".join(r"(?<!\b" + w.replace(" ", r"\s") + r"\s)" for w in UNTIL_WORDS)
+
+
 def find_time_window(question: str, today: dt.date) -> TimeWindow | None:
     """The first time expression in `question` as a window ending no later than `today`, or None."""
     q = question.lower()
@@ -147,10 +154,7 @@ def find_time_window(question: str, today: dt.date) -> TimeWindow | None:
         (rf"\b(?:on\s+)?({_ISO})\b", "on_date"),
         # "up to today", "until today": every day before it too, the window every question has already ("restrict
         # to today" is today alone)
-        (
-            r"(?<!\bup\sto\s)(?<!\btill\s)(?<!\buntil\s)(?<!\bthrough\s)(?<!\bas\sof\s)\btoday\b|\bthis morning\b",
-            "today",
-        ),
+        (rf"{_NOT_AFTER_UNTIL}\btoday\b|\bthis morning\b", "today"),
         (r"\byesterday\b", "yesterday"),
         (rf"\b(?:in\s+the\s+)?(?:last|past)\s+({_NUM})\s+days?\b", "last_days"),
         (rf"\b(?:in\s+the\s+)?(?:last|past)\s+({_NUM})\s+weeks?\b", "last_weeks"),
