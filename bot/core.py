@@ -80,9 +80,10 @@ class Core:
     feedback_models: dict[str, Any] = field(default_factory=dict)
     # present only when an LLM is configured; everything works without it
     llm: LLMRuntime | None = None
-    # the index of stored author names (bot.questions.authors), keyed by the number of stored papers it was built from
+    # the index of stored author names (bot.questions.authors), keyed by the store's generation of papers it was
+    # built at (`PapersRepo.papers_generation`, raised by any write of a paper)
     author_index: dict[int, Any] = field(default_factory=dict)
-    # the words of stored titles (bot.questions.spelling), keyed by the number of stored papers they were read from
+    # the words of stored titles (bot.text.spelling), keyed by the generation of papers they were read at
     title_vocabulary: dict[int, Any] = field(default_factory=dict)
     # held while `title_vocabulary` is read or built: concurrent questions after an ingest build it once
     vocabulary_building: asyncio.Lock = field(default_factory=asyncio.Lock)

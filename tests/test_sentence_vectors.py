@@ -302,10 +302,13 @@ async def test_a_store_at_schema_9_with_papers_migrates_and_keeps_them(tmp_path:
     async with open_core(settings_at(tmp_path, sentence_vectors=False), WordEmbedder()) as core:
         await store_papers(core, papers)
     plain = await ranked_scores(settings_at(tmp_path, sentence_vectors=False), papers, profile)
-    assert LATEST_VERSION == 12, "undoing migrations 10 to 12 alone below: undo the later ones too"
+    assert LATEST_VERSION == 13, "undoing migrations 10 to 13 alone below: undo the later ones too"
     with sqlite3.connect(settings_at(tmp_path).db_path) as raw:
         for trigger in ("insert", "delete", "update"):
             raw.execute(f"DROP TRIGGER papers_words_{trigger}")
+            raw.execute(f"DROP TRIGGER papers_generation_{trigger}")
+        raw.execute("DROP TABLE papers_generation")
+        raw.execute("DROP TABLE title_words")
         raw.execute("DROP TABLE papers_words")
         raw.execute("DROP TABLE paper_vectors")
         raw.execute("DROP TABLE sentence_vectors")

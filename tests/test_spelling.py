@@ -13,12 +13,13 @@ import pytest
 
 from bot.core import Core
 from bot.models import Paper
+from bot.questions.authors import author_index
 from bot.questions.spelling import corrected
 from bot.ranking.interest_spelling import corrected_interest
 from bot.store.connection import open_database
-from bot.store.migrations import MIGRATIONS
+from bot.store.migrations import MIGRATIONS, TITLE_WORDS_VERSION
 from bot.store.repos import Repository
-from bot.text.spelling import starts_sentence, written_words
+from bot.text.spelling import TitleVocabulary, starts_sentence, title_vocabulary, written_words
 
 WRITTEN_WORDS = 12  # the schema version that added the index of written words
 
@@ -89,7 +90,7 @@ async def test_concurrent_first_typos_after_an_ingest_read_and_build_the_diction
     texts = [("Grasping with Tactile Skins", "Work in robotics on grasping."), ("Walking", "Legged robotics.")]
     await core.repo.upsert_papers(_papers(demo_papers, texts))
     read: list[str] = []
-    for name in ("all_titles", "written_words"):
+    for name in ("title_words", "written_words"):
         method = getattr(core.repo, name)
 
         async def noted(*args: str, _method: Any = method, _name: str = name) -> Any:
@@ -100,7 +101,7 @@ async def test_concurrent_first_typos_after_an_ingest_read_and_build_the_diction
         monkeypatch.setattr(core.repo, name, noted)
     found = await asyncio.gather(corrected(core, "robtics grasping"), corrected(core, "robtics grasping"))
     assert found == ["robotics grasping", "robotics grasping"]
-    assert sorted(read) == ["all_titles", "written_words"]
+    assert sorted(read) == ["title_words", "written_words"]
 
 
 async def test_the_index_of_written_words_follows_the_papers_and_is_filled_for_papers_stored_before_it(
@@ -243,3 +244,108 @@ def test_a_word_starts_a_sentence_after_nothing_but_marks_or_after_a_full_stop()
         assert starts_sentence(text, "Falcor"), text
     for text in ("papers on Falcor", "Falcors judges", "e.g.Falcor", ""):
         assert not starts_sentence(text, "Falcor"), text
+
+
+async def test_a_replacement_that_changes_a_title_or_an_abstract_refreshes_the_typo_look_ups(
+    core: Core, demo_papers: list[Paper]
+) -> None:
+    # the look-ups were kept while the number of stored papers stayed the same: a replaced paper's new words
+    # were never seen
+    papers = _papers(demo_papers, [("Grasping with Tactile Skins", "Work on grasping."), ("Walking", "Legged gaits.")])
+    await core.repo.upsert_papers(papers)
+    assert await corrected(core, "quantizaton policies") == "quantizaton policies"  # no paper writes it yet
+    assert await corrected(core, "robtics") == "robtics"
+    replaced = dataclasses.replace(
+        papers[1], title="Quantization of Walking Policies", abstract="Legged robotics.", version=9
+    )
+    await core.repo.upsert_papers([replaced])
+    assert await corrected(core, "quantizaton policies") == "quantization policies"  # a title word now
+    assert await corrected(core, "robtics") == "robotics"  # a word only the new abstract writes
+
+
+async def test_a_replacement_that_changes_the_authors_refreshes_the_index_of_authors(
+    core: Core, demo_papers: list[Paper]
+) -> None:
+    (paper,) = _papers(demo_papers, [("Walking", "Legged gaits.")])
+    await core.repo.upsert_papers([dataclasses.replace(paper, authors=("Ada Lovelace",))])
+    assert "lovelace" in (await author_index(core)).words
+    await core.repo.upsert_papers([dataclasses.replace(paper, authors=("Grace Hopper",), version=9)])
+    words = (await author_index(core)).words
+    assert "hopper" in words and "lovelace" not in words
+
+
+async def test_the_title_words_the_store_keeps_are_those_of_its_titles_after_inserts_and_replacements(
+    core: Core, demo_papers: list[Paper]
+) -> None:
+    texts = [
+        ("Robots and Robotics: Models of Models", "a"),
+        ("Série Temporelle: Time Series with GPT-4o and Q&A", "b"),
+        ("Diffusion Models", "c"),
+    ]
+    papers = _papers(demo_papers, texts)
+    await core.repo.upsert_papers(papers)
+    replaced = [
+        dataclasses.replace(papers[0], title="Legged Locomotion", version=9),  # "robot" no longer in any title
+        dataclasses.replace(papers[2], abstract="a new abstract", version=9),  # the same title
+    ]
+    await core.repo.upsert_papers(replaced)
+    await core.repo.upsert_papers([dataclasses.replace(papers[2], id="2505.99999", title="Diffusion Policies")])
+    titles = ["Legged Locomotion", texts[1][0], "Diffusion Models", "Diffusion Policies"]  # in storage order
+    expected = TitleVocabulary.of_titles(titles)
+    counts, written = await core.repo.title_words()
+    # the same words and counts, in the order the titles first write them (the look-up's ties go by it)
+    assert list(counts.items()) == list(expected.counts.items())
+    assert list(written.items()) == list(expected.written.items())
+    assert counts["diffusion"] == 2 and counts["model"] == 1 and counts["4o"] == 1 and counts["qa"] == 1
+    assert written["models"] == 1 and "robot" not in counts and "robotics" not in written
+    assert counts["serie"] == 1 and written["series"] == 1  # accents dropped, "series" folded
+    vocabulary = await title_vocabulary(core)
+    assert list(vocabulary.counts) == list(expected.counts) and list(vocabulary.written) == list(expected.written)
+
+
+async def test_a_replaced_title_that_first_wrote_a_word_gives_its_place_to_the_next_title_writing_it(
+    core: Core, demo_papers: list[Paper]
+) -> None:
+    texts = [("Robots for Walking", "a"), ("Grasping Arms", "b"), ("Walking Robots", "c"), ("Arms Race", "d")]
+    papers = _papers(demo_papers, texts)
+    await core.repo.upsert_papers(papers)
+    replaced = [dataclasses.replace(papers[0], title="Legged Gaits", version=9)]
+    await core.repo.upsert_papers(replaced)
+    counts, written = await core.repo.title_words()
+    expected = TitleVocabulary.of_titles(["Legged Gaits", "Grasping Arms", "Walking Robots", "Arms Race"])
+    assert list(counts.items()) == list(expected.counts.items())
+    assert list(written.items()) == list(expected.written.items())
+    assert list(counts)[:5] == ["gait", "legged", "arm", "grasping", "robot"]
+    # a replacement writing a word again, and a new paper writing the one no title writes now
+    new = dataclasses.replace(papers[3], id="2505.99990", title="Walking Stairs")
+    await core.repo.upsert_papers([dataclasses.replace(papers[1], title="Grasping Robots", version=9), new])
+    counts, written = await core.repo.title_words()
+    titles = ["Legged Gaits", "Grasping Robots", "Walking Robots", "Arms Race", "Walking Stairs"]
+    expected = TitleVocabulary.of_titles(titles)
+    assert list(counts.items()) == list(expected.counts.items())
+    assert list(written.items()) == list(expected.written.items())
+
+
+async def test_the_title_words_of_papers_stored_before_the_table_are_counted_when_the_store_is_opened(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "old.sqlite3"
+    raw = sqlite3.connect(path)
+    for script in MIGRATIONS[: TITLE_WORDS_VERSION - 1]:
+        raw.executescript(script)
+    for k, title in enumerate(["Legged Robots", "Robots at Scale", "Mixture-of-Experts Models"]):
+        raw.execute(
+            "INSERT INTO papers (id, title, authors, abstract, categories, primary_category, announced, content_hash)"
+            f" VALUES ('{k}', ?, '[]', 'An abstract.', '[]', 'cs.RO', 20250526, 'h')",
+            (title,),
+        )
+    raw.execute(f"PRAGMA user_version = {TITLE_WORDS_VERSION - 1}")
+    raw.commit()
+    raw.close()
+    repo = Repository(await open_database(path))
+    try:
+        counts, written = await repo.title_words()
+        assert counts["robot"] == 2 and written["robots"] == 2 and counts["expert"] == 1
+        assert await repo.papers_generation() == 0
+    finally:
+        await repo.close()

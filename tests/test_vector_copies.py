@@ -193,10 +193,13 @@ async def test_a_store_at_schema_10_migrates_answers_from_the_vector_store_and_i
 
     async with open_core(settings_at(tmp_path), WordEmbedder()) as core:
         await store_papers(core, PAPERS)
-    assert LATEST_VERSION == 12, "undoing migrations 11 and 12 alone below: undo the later ones too"
+    assert LATEST_VERSION == 13, "undoing migrations 11 to 13 alone below: undo the later ones too"
     with sqlite3.connect(settings_at(tmp_path).db_path) as raw:
         for trigger in ("insert", "delete", "update"):
             raw.execute(f"DROP TRIGGER papers_words_{trigger}")
+            raw.execute(f"DROP TRIGGER papers_generation_{trigger}")
+        raw.execute("DROP TABLE papers_generation")
+        raw.execute("DROP TABLE title_words")
         raw.execute("DROP TABLE papers_words")
         raw.execute("DROP TABLE paper_vectors")
         raw.execute("PRAGMA user_version = 10")

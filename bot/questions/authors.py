@@ -139,14 +139,15 @@ class AuthorIndex:
 
 async def author_index(core: Core) -> AuthorIndex:
     """The index of every stored author, kept on the Core and rebuilt (in a worker thread: it reads every name
-    of the archive) only when the number of stored papers changes."""
-    count = await core.repo.count_papers()
-    index = core.author_index.get(count)
+    of the archive) only after a write of a paper (`PapersRepo.papers_generation`: a replacement may change its
+    authors)."""
+    generation = await core.repo.papers_generation()
+    index = core.author_index.get(generation)
     if index is None:
         names = await core.repo.all_authors()
         index = await asyncio.to_thread(AuthorIndex, names)
         core.author_index.clear()  # only the current archive's index is worth keeping
-        core.author_index[count] = index
+        core.author_index[generation] = index
     return index
 
 

@@ -11,7 +11,8 @@ from urllib.parse import quote
 import aiosqlite
 
 from bot.errors import StateError
-from bot.store.migrations import LATEST_VERSION, MIGRATIONS
+from bot.store.migrations import LATEST_VERSION, MIGRATIONS, TITLE_WORDS_VERSION
+from bot.store.repos.papers import fill_title_words
 
 log = logging.getLogger(__name__)
 
@@ -33,6 +34,8 @@ async def migrate(conn: aiosqlite.Connection) -> int:
         try:
             for statement in _statements(MIGRATIONS[version - 1]):
                 await conn.execute(statement)
+            if version == TITLE_WORDS_VERSION:  # a table SQL cannot fill: words as the typo look-up splits them
+                await fill_title_words(conn)
             await conn.execute(f"PRAGMA user_version = {version}")
             await conn.commit()
         except BaseException:

@@ -262,8 +262,35 @@ MIGRATIONS: list[str] = [
     END;
     INSERT INTO papers_words(papers_words) VALUES ('rebuild');
     """,
+    # 13: a count that every write of a paper's title, abstract or authors raises (triggers), so what is built from
+    # them (the typo look-up's words, the index of authors) is rebuilt after any such write, a replacement included;
+    # and the words stored titles write, with how many titles write each, kept by `PapersRepo.upsert_papers` in the
+    # transaction that writes the titles (`folded` as `text_tokens` reads a title, `written` lower case as written),
+    # so the typo look-up reads a table instead of splitting every title after each ingest (filled by
+    # `bot.store.repos.papers.fill_title_words` for the papers stored before it)
+    """
+    CREATE TABLE papers_generation (n INTEGER NOT NULL);
+    INSERT INTO papers_generation (n) VALUES (0);
+    CREATE TRIGGER papers_generation_insert AFTER INSERT ON papers BEGIN
+        UPDATE papers_generation SET n = n + 1;
+    END;
+    CREATE TRIGGER papers_generation_delete AFTER DELETE ON papers BEGIN
+        UPDATE papers_generation SET n = n + 1;
+    END;
+    CREATE TRIGGER papers_generation_update AFTER UPDATE OF title, abstract, authors ON papers BEGIN
+        UPDATE papers_generation SET n = n + 1;
+    END;
+    CREATE TABLE title_words (
+        word          TEXT PRIMARY KEY,
+        folded        INTEGER NOT NULL DEFAULT 0,  -- titles whose plural-folded words include it
+        written       INTEGER NOT NULL DEFAULT 0,  -- titles writing it as it is (lower case, not folded)
+        first_folded  INTEGER,                     -- the first of the former (the smallest rowid), NULL for none
+        first_written INTEGER                      -- the first of the latter
+    ) WITHOUT ROWID;
+    """,
 ]
 
 LATEST_VERSION = len(MIGRATIONS)
 SENTENCE_VECTORS_VERSION = 10  # the schema version that added `sentence_vectors`
 VECTOR_COPIES_VERSION = 11  # the schema version that added `paper_vectors`
+TITLE_WORDS_VERSION = 13  # the schema version that added `title_words` (filled in Python: `fill_title_words`)

@@ -20,14 +20,14 @@ from __future__ import annotations
 import asyncio
 import re
 from collections import Counter, defaultdict
-from collections.abc import Awaitable, Callable, Collection, Iterable
+from collections.abc import Awaitable, Callable, Collection, Iterable, Mapping
 from typing import TYPE_CHECKING
 
 from symspellpy import SymSpell, Verbosity
 from symspellpy.editdistance import DistanceAlgorithm, EditDistance
 
 from bot.text.names import name_tokens
-from bot.text.terms import WORD, english_count, is_english_word, phrase_key, plain_lower, text_tokens
+from bot.text.terms import WORD, english_count, is_english_word, phrase_key, plain_lower, text_tokens, title_words
 
 if TYPE_CHECKING:
     from bot.core import Core
@@ -48,10 +48,9 @@ def _look_up(entries: Iterable[tuple[str, int]], edits: int) -> SymSpell:
 class TitleVocabulary:
     """Title words by first letter, with how many titles use each."""
 
-    def __init__(self, titles: list[str]) -> None:
-        self.counts: Counter[str] = Counter()
-        for title in titles:
-            self.counts.update(set(text_tokens(title)))
+    def __init__(self, counts: Mapping[str, int], written: Mapping[str, int]) -> None:
+        """`counts`: the titles writing each word plural-folded (`text_tokens`); `written`: each word as written."""
+        self.counts: Counter[str] = Counter(counts)
         self.by_letter: dict[str, list[str]] = defaultdict(list)
         for word in self.counts:
             if len(word) >= MIN_LENGTH - 1:
@@ -60,10 +59,19 @@ class TitleVocabulary:
         # the words as titles write them, not plural-folded ("robotics", "series"): a typo of a plural or of a word
         # the folding shortens ("robtics", "sereis") is a letter or two from its written form, more from "robotic" or
         # "sery" (read only by `closest(..., written=True)`)
-        self.written: Counter[str] = Counter()
-        for title in titles:
-            self.written.update(set(WORD.findall(plain_lower(title))))
+        self.written: Counter[str] = Counter(written)
         self._written_speller: SymSpell | None = None
+
+    @classmethod
+    def of_titles(cls, titles: Iterable[str]) -> TitleVocabulary:
+        """The vocabulary of these titles, in this order (the store keeps their counts: `PapersRepo.title_words`)."""
+        counts: Counter[str] = Counter()
+        written: Counter[str] = Counter()
+        for title in titles:  # a title's new words in alphabetical order, as the store gives them
+            folded_words, written_words = title_words(title)
+            counts.update(sorted(folded_words))
+            written.update(sorted(written_words))
+        return cls(counts, written)
 
     @property
     def speller(self) -> SymSpell:
@@ -108,16 +116,17 @@ def edits(a: str, b: str) -> int:
 
 
 async def title_vocabulary(core: Core) -> TitleVocabulary:
-    """The vocabulary of stored titles, kept on the Core and rebuilt when the number of stored papers changes; once
-    for concurrent questions (the second waits for the first's)."""
+    """The vocabulary of stored titles (their words' counts, which the store keeps), kept on the Core and read anew
+    after any write of a paper (`PapersRepo.papers_generation`); once for concurrent questions (the second waits for
+    the first's)."""
     async with core.vocabulary_building:
-        count = await core.repo.count_papers()
-        vocabulary = core.title_vocabulary.get(count)
+        generation = await core.repo.papers_generation()
+        vocabulary = core.title_vocabulary.get(generation)
         if vocabulary is None:
-            titles = await core.repo.all_titles()
-            vocabulary = await asyncio.to_thread(TitleVocabulary, titles)
+            counts, written = await core.repo.title_words()
+            vocabulary = TitleVocabulary(counts, written)
             core.title_vocabulary.clear()
-            core.title_vocabulary[count] = vocabulary
+            core.title_vocabulary[generation] = vocabulary
     return vocabulary
 
 
@@ -300,14 +309,15 @@ class WrittenWords:
 
 
 async def written_words(core: Core) -> WrittenWords:
-    """The words of stored titles and abstracts, kept on the Core and made anew when the number of stored papers
-    changes (each letter's words are read again when first needed); read only when a typo needs them."""
-    count = await core.repo.count_papers()
-    words = core.written_words.get(count)
+    """The words of stored titles and abstracts, kept on the Core and made anew after any write of a paper
+    (`PapersRepo.papers_generation`; each letter's words are read again when first needed); read only when a typo
+    needs them."""
+    generation = await core.repo.papers_generation()
+    words = core.written_words.get(generation)
     if words is None:  # nothing is read here, so no other look-up can come in between
         words = WrittenWords(core.repo.written_words)
         core.written_words.clear()
-        core.written_words[count] = words
+        core.written_words[generation] = words
     return words
 
 

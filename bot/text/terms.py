@@ -93,6 +93,13 @@ def text_tokens(text: str) -> list[str]:
     return [_fold(t) for t in WORD.findall(joined_abbreviations(_plain(text).lower()))]
 
 
+def title_words(title: str) -> tuple[set[str], set[str]]:
+    """A title's words, each once: as `text_tokens` reads them (plural-folded) and as written (lower case,
+    diacritic-free, not folded: "robotics", "series")."""
+    written = set(WORD.findall(plain_lower(title)))
+    return {_fold(t) for t in written}, written
+
+
 def phrase_key(phrase: str) -> str:
     """The normalised form a keyword is matched by ("Mixture-of-Experts" -> "mixture of expert")."""
     return " ".join(text_tokens(phrase))

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+import aiosqlite
 
 from bot.models import Paper, day_to_int, int_to_day
 from bot.store.repos.base import (
@@ -17,6 +20,110 @@ from bot.store.repos.base import (
     placeholders,
     stored_strings,
 )
+from bot.text.terms import title_words
+
+
+@dataclass
+class _TitleWordChanges:
+    """What one write of papers changes in `title_words`: how many titles write each word (plural-folded, and as
+    written), the first stored title (the smallest rowid) of those added that writes each, and the words each
+    replaced title no longer writes."""
+
+    folded: Counter[str] = field(default_factory=Counter)
+    written: Counter[str] = field(default_factory=Counter)
+    first_folded: dict[str, int] = field(default_factory=dict)
+    first_written: dict[str, int] = field(default_factory=dict)
+    dropped: dict[int, tuple[set[str], set[str]]] = field(default_factory=dict)
+
+    def add(self, rowid: int, title: str) -> None:
+        """A title stored at `rowid`."""
+        folded, written = title_words(title)
+        self.folded.update(folded)
+        self.written.update(written)
+        for words, first in ((folded, self.first_folded), (written, self.first_written)):
+            for word in words:
+                first[word] = min(first.get(word, rowid), rowid)
+
+    def replace(self, rowid: int, old: str, new: str) -> None:
+        """The title at `rowid` replaced."""
+        old_folded, old_written = title_words(old)
+        self.folded.subtract(old_folded)
+        self.written.subtract(old_written)
+        self.add(rowid, new)
+        new_folded, new_written = title_words(new)
+        folded, written = self.dropped.setdefault(rowid, (set(), set()))
+        folded |= old_folded  # what an earlier title at `rowid` in the same write wrote is dropped too
+        folded -= new_folded
+        written |= old_written
+        written -= new_written
+
+
+# the first stored title writing a word: a count's own when the other holds none, else the smaller of the two
+_FIRST = "CASE WHEN {0} IS NULL THEN excluded.{0} WHEN excluded.{0} IS NULL THEN {0} ELSE min({0}, excluded.{0}) END"
+
+
+async def _write_title_words(conn: aiosqlite.Connection, changes: _TitleWordChanges) -> None:
+    """Apply `changes` to `title_words`, in the caller's transaction. A word's first title (the order the typo
+    look-up reads words in, as it read them from the titles in storage order) is looked for again where a
+    replaced title was it and others still write the word."""
+    words = sorted(set(changes.folded) | set(changes.written))
+    rows = [
+        (w, changes.folded[w], changes.written[w], changes.first_folded.get(w), changes.first_written.get(w))
+        for w in words
+    ]
+    if not rows:
+        return
+    await conn.executemany(
+        "INSERT INTO title_words (word, folded, written, first_folded, first_written) VALUES (?, ?, ?, ?, ?)"
+        " ON CONFLICT (word) DO UPDATE SET folded = folded + excluded.folded, written = written + excluded.written,"
+        f" first_folded = {_FIRST.format('first_folded')}, first_written = {_FIRST.format('first_written')}",
+        rows,
+    )
+    if not changes.dropped:
+        return
+    await conn.execute("DELETE FROM title_words WHERE folded <= 0 AND written <= 0")
+    await conn.execute("UPDATE title_words SET first_folded = NULL WHERE folded <= 0 AND first_folded IS NOT NULL")
+    await conn.execute("UPDATE title_words SET first_written = NULL WHERE written <= 0 AND first_written IS NOT NULL")
+    dropped = sorted({w for folded, written in changes.dropped.values() for w in folded | written})
+    stale: dict[tuple[str, int], int] = {}  # (word, 0 folded / 1 written) -> the replaced title that was its first
+    for chunk in chunks(dropped):
+        async with conn.execute(
+            f"SELECT word, first_folded, first_written FROM title_words WHERE word IN ({placeholders(len(chunk))})",
+            chunk,
+        ) as cursor:
+            async for word, first_folded, first_written in cursor:
+                for kind, first in enumerate((first_folded, first_written)):
+                    if first in changes.dropped and word in changes.dropped[first][kind]:
+                        stale[(word, kind)] = first
+    if not stale:
+        return
+    found: dict[tuple[str, int], int] = {}
+    # the next title writing it comes after the replaced one: none before it wrote the word, or it was no first
+    async with conn.execute(
+        "SELECT rowid, title FROM papers WHERE rowid > ? ORDER BY rowid", (min(stale.values()),)
+    ) as cursor:
+        async for rowid, title in cursor:
+            for kind, words in enumerate(title_words(title)):
+                for word in words:
+                    if (word, kind) in stale and (word, kind) not in found and rowid > stale[(word, kind)]:
+                        found[(word, kind)] = rowid
+            if len(found) == len(stale):
+                break
+    for kind, column in enumerate(("first_folded", "first_written")):
+        await conn.executemany(
+            f"UPDATE title_words SET {column} = ? WHERE word = ?",
+            [(rowid, word) for (word, k), rowid in sorted(found.items()) if k == kind],
+        )
+
+
+async def fill_title_words(conn: aiosqlite.Connection) -> None:
+    """Count the words of every stored title into `title_words` (the migration that adds it, in its transaction:
+    the papers stored before it; `upsert_papers` keeps it since)."""
+    changes = _TitleWordChanges()
+    async with conn.execute("SELECT rowid, title FROM papers ORDER BY rowid") as cursor:
+        async for rowid, title in cursor:
+            changes.add(rowid, title)
+    await _write_title_words(conn, changes)
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,14 +145,19 @@ class PapersRepo(RepositoryBase):
         updates the text and clears its TL;DR so it is summarised again.
         """
         inserted = updated = unchanged = 0
+        words = _TitleWordChanges()  # what the titles written change in `title_words`, written with them
         async with self.transaction() as conn:
-            existing: dict[str, tuple[str, int | None]] = {}
+            existing: dict[str, tuple[str, int | None, str, int]] = {}
             ids = [p.id for p in papers]
             for chunk in chunks(ids):
                 async with conn.execute(
-                    f"SELECT id, content_hash, version FROM papers WHERE id IN ({placeholders(len(chunk))})", chunk
+                    "SELECT id, content_hash, version, title, rowid FROM papers"
+                    f" WHERE id IN ({placeholders(len(chunk))})",
+                    chunk,
                 ) as cursor:
-                    existing.update({r["id"]: (r["content_hash"], r["version"]) async for r in cursor})
+                    existing.update(
+                        {r["id"]: (r["content_hash"], r["version"], r["title"], r["rowid"]) async for r in cursor}
+                    )
             for paper in papers:
                 fields = (
                     paper.version,
@@ -58,15 +170,17 @@ class PapersRepo(RepositoryBase):
                     paper.content_hash,
                 )
                 if paper.id not in existing:
-                    await conn.execute(
+                    cursor = await conn.execute(
                         "INSERT INTO papers (version, title, authors, abstract, categories, primary_category, comment,"
                         " content_hash, id, announced, announce_type) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
                         (*fields, paper.id, day_to_int(paper.announced), paper.announce_type),
                     )
-                    existing[paper.id] = (paper.content_hash, paper.version)
+                    rowid = int(cursor.lastrowid or 0)
+                    existing[paper.id] = (paper.content_hash, paper.version, paper.title, rowid)
+                    words.add(rowid, paper.title)
                     inserted += 1
                     continue
-                old_hash, old_version = existing[paper.id]
+                old_hash, old_version, old_title, rowid = existing[paper.id]
                 if old_hash == paper.content_hash and (paper.version or 0) <= (old_version or 0):
                     unchanged += 1
                     continue
@@ -78,8 +192,11 @@ class PapersRepo(RepositoryBase):
                     " comment=?, content_hash=?, updated_at=strftime('%Y-%m-%dT%H:%M:%SZ','now') WHERE id=?",
                     (paper.content_hash, paper.content_hash, *fields, paper.id),
                 )
-                existing[paper.id] = (paper.content_hash, paper.version)
+                existing[paper.id] = (paper.content_hash, paper.version, paper.title, rowid)
+                if paper.title != old_title:
+                    words.replace(rowid, old_title, paper.title)
                 updated += 1
+            await _write_title_words(conn, words)
         return UpsertCounts(inserted, updated, unchanged)
 
     async def get_papers(self, ids: Sequence[str]) -> list[Paper]:
@@ -157,10 +274,29 @@ class PapersRepo(RepositoryBase):
                 names.update(json.loads(row[0]))
         return sorted(names)
 
-    async def all_titles(self) -> list[str]:
-        """Every stored paper's title (for the vocabulary questions' typos are corrected against)."""
-        async with self.conn.execute("SELECT title FROM papers") as cursor:
-            return [row[0] async for row in cursor]
+    async def papers_generation(self) -> int:
+        """A number that every write of a stored paper's title, abstract or authors raises (an insert, a
+        replacement): what is built from them is current while it stays the same."""
+        async with self.conn.execute("SELECT n FROM papers_generation") as cursor:
+            row = await cursor.fetchone()
+        return int(row[0]) if row else 0
+
+    async def title_words(self) -> tuple[dict[str, int], dict[str, int]]:
+        """The words stored titles write, with how many titles write each: plural-folded as `text_tokens` reads a
+        title, and as written (lower case, not folded); each in the order the titles first write them, in storage
+        order, a title's own words alphabetical (for the vocabulary typos are corrected against: its look-up breaks
+        ties in the order it was given the words)."""
+        folded: list[tuple[int, str, int]] = []
+        written: list[tuple[int, str, int]] = []
+        async with self.conn.execute(
+            "SELECT word, folded, written, first_folded, first_written FROM title_words"
+        ) as cursor:
+            async for word, folded_count, written_count, first_folded, first_written in cursor:
+                if folded_count > 0:
+                    folded.append((first_folded, word, folded_count))
+                if written_count > 0:
+                    written.append((first_written, word, written_count))
+        return {w: n for _, w, n in sorted(folded)}, {w: n for _, w, n in sorted(written)}
 
     async def written_words(self, letter: str) -> list[tuple[str, int, bool]]:
         """The words stored titles and abstracts write that start with `letter` (lower case, as written: split at
