@@ -54,6 +54,39 @@ async def test_migrates_an_empty_database_to_the_latest_version(tmp_path: Path) 
     await conn.close()
 
 
+async def test_a_store_another_process_migrates_meanwhile_is_waited_for_and_not_migrated_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # two commands opening an older store at once (the bot starting, an `ask`): the second read the old version,
+    # waited for the write lock only as long as any write (BUSY_TIMEOUT_MS; a migration filling an index takes
+    # longer on a large archive) and then ran the migration again ("table ... already exists"), each ending in
+    # "not a usable SQLite file ...; restore it from a backup"
+    from bot.store import connection
+    from bot.store.migrations import MIGRATIONS
+
+    monkeypatch.setattr(connection, "BUSY_TIMEOUT_MS", 200)  # a write's wait, shorter than the other's migration
+    path = tmp_path / "older.sqlite3"
+    raw = sqlite3.connect(path, isolation_level=None)
+    raw.execute("PRAGMA journal_mode = WAL")
+    for script in MIGRATIONS[:-1]:
+        raw.executescript(script)
+    raw.execute(f"PRAGMA user_version = {LATEST_VERSION - 1}")
+    raw.execute("BEGIN IMMEDIATE")  # the other process migrating: it holds the write lock
+    opening = asyncio.create_task(open_database(path))
+    await asyncio.sleep(1.0)  # this one has read the older version and waits for the lock
+    for statement in connection._statements(MIGRATIONS[-1]):
+        raw.execute(statement)
+    raw.execute(f"PRAGMA user_version = {LATEST_VERSION}")
+    raw.execute("COMMIT")
+    raw.close()
+    conn = await opening
+    try:
+        async with conn.execute("PRAGMA user_version") as cursor:
+            assert (await cursor.fetchone())[0] == LATEST_VERSION
+    finally:
+        await conn.close()
+
+
 async def test_a_database_from_a_newer_version_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "future.sqlite3"
     with sqlite3.connect(path) as raw:

@@ -17,6 +17,9 @@ from bot.store.repos.papers import fill_title_words
 log = logging.getLogger(__name__)
 
 BUSY_TIMEOUT_MS = 5000
+# how long opening a store waits for another process's migration of it (the bot starting while an `ask` opens the
+# same older store): filling an index over a large archive takes longer than any write
+MIGRATION_WAIT_MS = 600_000
 
 
 async def migrate(conn: aiosqlite.Connection) -> int:
@@ -30,8 +33,17 @@ async def migrate(conn: aiosqlite.Connection) -> int:
         )
     for version in range(found + 1, LATEST_VERSION + 1):
         # executescript would commit on its own; run the statements one by one inside our transaction instead
-        await conn.execute("BEGIN IMMEDIATE")
+        await conn.execute(f"PRAGMA busy_timeout = {MIGRATION_WAIT_MS}")
         try:
+            await conn.execute("BEGIN IMMEDIATE")
+        finally:
+            await conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        try:
+            async with conn.execute("PRAGMA user_version") as cursor:
+                row = await cursor.fetchone()
+            if row and int(row[0]) >= version:  # another process migrated it while this one waited for the lock
+                await conn.rollback()
+                continue
             for statement in _statements(MIGRATIONS[version - 1]):
                 await conn.execute(statement)
             if version == TITLE_WORDS_VERSION:  # a table SQL cannot fill: words as the typo look-up splits them
