@@ -154,7 +154,7 @@ async def test_the_words_are_read_when_a_typo_needs_them_and_again_when_the_stor
     (first,) = core.written_words.values()
     assert await written_words(core) is first  # kept while no paper is stored
     await core.repo.upsert_papers(papers[2:])
-    assert await written_words(core) is not first and list(core.written_words) == [3]
+    assert await written_words(core) is not first and list(core.written_words) == [await core.repo.papers_generation()]
 
 
 async def test_a_capitalised_word_one_edit_from_a_name_the_papers_write_is_another_name(
@@ -349,3 +349,23 @@ async def test_the_title_words_of_papers_stored_before_the_table_are_counted_whe
         assert await repo.papers_generation() == 0
     finally:
         await repo.close()
+
+
+async def test_a_question_read_while_an_ingest_writes_its_papers_does_not_keep_the_vocabulary_before_it(
+    core: Core, demo_papers: list[Paper], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a question shares the ingest's connection and sees its papers before the transaction ends: read after the
+    # papers but before their title words, the vocabulary was kept under the generation the ingest ends at
+    from bot.store.repos import papers as papers_repo
+
+    first, second = _papers(demo_papers, [("Grasping with Tactile Skins", "a"), ("Quantization of Policies", "b")])
+    await core.repo.upsert_papers([first])
+    write = papers_repo._write_title_words
+
+    async def with_a_question_first(*args: Any) -> None:
+        await title_vocabulary(core)  # a question running between the ingest's statements
+        await write(*args)
+
+    monkeypatch.setattr(papers_repo, "_write_title_words", with_a_question_first)
+    await core.repo.upsert_papers([second])
+    assert "quantization" in (await title_vocabulary(core)).counts

@@ -197,6 +197,10 @@ class PapersRepo(RepositoryBase):
                     words.replace(rowid, old_title, paper.title)
                 updated += 1
             await _write_title_words(conn, words)
+            if inserted or updated:
+                # once more, after the title words: a question sharing this connection may have read the papers
+                # (and the generation they raised) before their title words were written
+                await conn.execute("UPDATE papers_generation SET n = n + 1")
         return UpsertCounts(inserted, updated, unchanged)
 
     async def get_papers(self, ids: Sequence[str]) -> list[Paper]:
