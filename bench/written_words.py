@@ -109,8 +109,38 @@ async def _measure(path: Path, label: str) -> None:
         await _timed(f"an ingest replacing those {len(papers)} papers", repo.upsert_papers(replaced))
         after = await _timed("title vocabulary after it", spelling.title_vocabulary(core))
         print(f"    -> {'read anew (current)' if after is not before else 'kept (stale)'}")
+        if hasattr(spelling.TitleVocabulary, "of_titles"):  # the store keeps the counts (`title_words`)
+            await _kept_counts(repo, after)
     finally:
         await repo.close()
+
+
+async def _kept_counts(repo: Repository, vocabulary: spelling.TitleVocabulary) -> None:
+    """Whether the vocabulary read from the store's counts is the one the titles give (in storage order: the
+    order ties are broken in), and what keeping the counts adds to an ingest (in a transaction rolled back)."""
+    from bot.store.repos.papers import _TitleWordChanges, _write_title_words
+
+    async with repo.conn.execute("SELECT rowid, title FROM papers ORDER BY rowid") as cursor:
+        rows = [(int(r[0]), str(r[1])) async for r in cursor]
+    of_titles = spelling.TitleVocabulary.of_titles(t for _, t in rows)
+    same = list(vocabulary.counts.items()) == list(of_titles.counts.items())
+    same = same and list(vocabulary.written.items()) == list(of_titles.written.items())
+    print(f"  the store's title words are the titles' own, in order: {same}")
+    for what, change in (
+        ("new", lambda c, k, r, t: c.add(10**9 + k, t)),
+        (
+            "replaced, each losing its first word (the first stored)",
+            lambda c, k, r, t: c.replace(r, t, t[t.find(" ") + 1 :]),
+        ),
+    ):
+        await repo.conn.execute("BEGIN IMMEDIATE")
+        start = time.perf_counter()
+        changes = _TitleWordChanges()
+        for k, (rowid, title) in enumerate(rows[:1609]):
+            change(changes, k, rowid, title)
+        await _write_title_words(repo.conn, changes)
+        print(f"  {f'title words of 1,609 titles {what}':<58} {time.perf_counter() - start:8.3f} s")
+        await repo.conn.rollback()
 
 
 async def _synthetic(source: Path, work: Path, copies: int) -> Path:
