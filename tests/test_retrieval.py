@@ -745,6 +745,36 @@ async def test_a_search_page_holds_the_papers_naming_the_query_as_an_answers_fir
     assert first == [distilled]
 
 
+async def test_a_search_page_holds_only_papers_the_fusion_ranks_within_a_page(
+    core: Core, demo_papers: list[Paper], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ "graph generative models": a paper naming the query once in its abstract ("Topological Structure Learning
+    Should Be A Research Priority ...") was on the search's page although the fused ranking put it 37th, after a page
+    of papers without the words. A page paper the fusion ranks after `limit` candidates opens the rest; the listed
+    order is the same, and a page left with none of them is kept whole."""
+    import bot.questions.retrieval as retrieval
+
+    papers = iter(demo_papers)
+    naming = Retrieved(next(papers), 0.8, 0.6, True, True)
+    wordless = [Retrieved(next(papers), 0.35, 0.35, False, False, every_part=False) for _ in range(10)]
+    far = Retrieved(next(papers), 0.7, 0.5, True, True)
+    results = [naming, *wordless, far]
+
+    async def fake_ranked(*args: object, **kwargs: object) -> tuple[list[Retrieved], None]:
+        return results, None
+
+    monkeypatch.setattr(retrieval, "ranked", fake_ranked)
+    assert retrieval.select(results, Filters(topic="graph generative models"))[0] == [naming, far]
+    first, rest = await retrieval.retrieve(core, Filters(topic="graph generative models"), limit=10)
+    assert first == [naming] and rest == [far, *wordless]
+    # within a page of candidates it stays; and when every page paper is ranked so far, the page is as before
+    first, _ = await retrieval.retrieve(core, Filters(topic="graph generative models"), limit=12)
+    assert first == [naming, far]
+    results = [*wordless, far]
+    first, _ = await retrieval.retrieve(core, Filters(topic="graph generative models"), limit=10)
+    assert first == [far]
+
+
 async def test_a_search_page_shown_for_meaning_alone_gives_way_to_the_papers_naming_the_query(
     core: Core, demo_papers: list[Paper], monkeypatch: pytest.MonkeyPatch
 ) -> None:

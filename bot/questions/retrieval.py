@@ -1003,6 +1003,14 @@ async def retrieve(
     whole = [r for r in shown if r.shows]
     if whole and len(whole) < len(shown):
         shown, carrying = whole, [*(r for r in shown if not r.shows), *carrying]
+    # and those the fused ranking (every piece of evidence together) puts among its first `limit` candidates, when any
+    # is: a paper naming the query that the fusion ranks after a page of others, most of them without its words, is
+    # often a passing mention ("Topological Structure Learning ..." 37th for "graph generative models"); it opens the
+    # rest, where the listed order already had it (shown in fused order: the far ones come last)
+    fused_rank = {r.paper.id: n for n, r in enumerate(results)}
+    near = [r for r in shown if fused_rank[r.paper.id] < limit]
+    if near and len(near) < len(shown):
+        shown, carrying = near, [*(r for r in shown if r not in near), *carrying]
     ordered = [*shown, *carrying]
     # the page: the papers `select` shows (the query in the title, or in an abstract close in meaning); a paper naming
     # it only in an abstract far from it (similarity under FLOOR, often a passing mention) opens the rest, as an
