@@ -573,3 +573,37 @@ def test_one_sentence_stating_what_the_member_avoids_puts_a_paper_further_below_
     assert sorted(before, key=before.__getitem__, reverse=True) == ["plain", "avoided", "middle"]
     assert [r.paper.id for r in after] == ["plain", "middle", "avoided"]
     assert any(reason.startswith("near avoided 'freezer logistics'") for reason in after[2].reasons)
+
+
+def test_a_pair_typed_apart_is_found_written_as_one_word_after_plural_folding() -> None:
+    papers = [paper("joined", "Timeseries forecasting with foundation models", "We forecast timeseries.")]
+    papers += [paper("apart", "A series of forecasting methods over time", "Time and a series.")]
+    papers += [paper(str(i), f"Paper {i}", "Nothing related.") for i in range(8)]
+    features = rank.paper_features(papers)
+    _, text = one_line.coverage(features, interest_query("time series forecasting"), 0.5)
+    assert text[0] == 1.0  # "timeseries" folds to "timesery", the pair's keys joined ("time" + "sery")
+    assert text[1] < text[0]
+
+
+def test_the_setting_a_preposition_gives_an_interest_is_no_topic_of_its_own() -> None:
+    assert [u.key for u in interest_query("quantization of LLMs (low-bit)").scope] == ["large language model"]
+    assert [u.key for u in interest_query("security of LLM agents").scope] == ["large language model"]
+    assert [u.key for u in interest_query("self-correction / self-reflection in LLMs / VLMs").scope] == [
+        "large language model",
+        "vision language model",
+    ]
+    assert not interest_query("LLM reasoning").scope  # the topic itself
+    assert not interest_query("safety benchmarks for LLMs and multimodal models").scope  # not every conjunct broad
+    assert not interest_query("deep learning for weather forecasting").scope
+    papers = [paper("both", "Low-bit quantization of large language models", "We quantize LLM weights.")]
+    papers += [paper("other", "Quantization of vision transformers", "We quantize ViT weights to 4 bits.")]
+    papers += [paper("llm", "Reasoning in large language models", "LLMs reason step by step.")]
+    papers += [paper(str(i), f"Paper {i}", "Nothing related.") for i in range(8)]
+    features = rank.paper_features(papers)
+    query = interest_query("quantization of LLMs")
+    _, text = one_line.coverage(features, query, 0.5)
+    _, as_typed = one_line.coverage(features, query, 0.5, setting=False)  # as an avoid phrase reads it
+    assert text[0] == as_typed[0] == 1.0
+    assert text[1] == pytest.approx(as_typed[1])  # the setting's rarity left the topic this share
+    assert 0.0 < text[1] < 1.0
+    assert text[2] == 0.0 < as_typed[2]  # before: an LLM paper on anything held the setting's share

@@ -196,6 +196,7 @@ MARKS = _LEAD | _TRAIL | _DETAIL_WORDS
 # and image/video editing", "test-time scaling / efficient reasoning". Each conjunct is a thing the member wants, so
 # a paper about one of them is about the interest; what a preposition attaches ("for LLMs") goes with every one.
 _PREPOSITION = re.compile(r"\s+(?:of|for|in|on|with|via|under|to)\s+", re.IGNORECASE)
+_SCOPE_PREPOSITION = re.compile(r"\s+(for|in|of)\s+|\s+(?:on|with|via|under|to)\s+", re.IGNORECASE)
 _CONJUNCTION = re.compile(r"\s*(?:,|&|/|(?<!\+)\+(?!\+)|\band\b|\bor\b|\bvs\b\.?|\bversus\b)\s*", re.IGNORECASE)
 MAX_READINGS = 16  # more conjuncts than this make the interest a list, read whole
 
@@ -216,6 +217,11 @@ class InterestQuery:
     # holding both apart ("a reward ... the model") is less about the interest than one saying them together
     # (`bot.ranking.one_line.coverage`).
     together: tuple[tuple[Unit, Unit], ...] = ()
+    # The setting a preposition gives the interest ("quantization of LLMs", "self-correction in LLMs / VLMs"): the
+    # broad named terms of a segment after "for", "in" or "of" that the first segment does not name. The papers are
+    # to be in that setting, which is no topic of its own: a paper on quantization of another model is more about
+    # the interest than an LLM paper on something else (`bot.ranking.one_line.coverage`).
+    scope: tuple[Unit, ...] = ()
 
 
 def is_coordination(text: str) -> bool:
@@ -337,6 +343,27 @@ def typed_pairs(head: str) -> tuple[tuple[Unit, Unit], ...]:
     return tuple(out.values())
 
 
+def setting_units(head: str) -> tuple[Unit, ...]:
+    """The broad named terms (LLM, VLM, RL, ...) a head puts its topic in with "for", "in" or "of" ("jailbreak
+    attacks for LLMs", "security of LLM agents"), when every conjunct of that segment names one and the first
+    segment names none of them ("LLMs for RL": the LLM is the topic). Nothing when no other word would be left."""
+    pieces = _SCOPE_PREPOSITION.split(head)
+    first = {u.key for u in phrase_units(pieces[0])}
+    out: dict[str, Unit] = {}
+    for k in range(1, len(pieces) - 1, 2):
+        if pieces[k] is None:  # another preposition ("on", "with"): what it attaches is topic
+            continue
+        conjuncts = [phrase_units(text) for text in _CONJUNCTION.split(pieces[k + 1]) if text.strip()]
+        conjuncts = [units for units in conjuncts if units]
+        broad = [[u for u in units if u.named and u.key in BROAD_TERMS] for units in conjuncts]
+        if conjuncts and all(broad):
+            out.update((u.key, u) for units in broad for u in units if u.key not in first)
+    if not out:
+        return ()
+    rest = {u.key for u in phrase_units(head)} - set(out)
+    return tuple(out.values()) if rest else ()
+
+
 def examples(text: str) -> list[tuple[Unit, ...]]:
     """The things an interest's details name, each read as a head ("post-hoc XAI (SHAP, saliency maps)" ->
     [shap], [saliency, map]): what an avoid phrase lists as examples is avoided too."""
@@ -369,7 +396,8 @@ def interest_query(text: str) -> InterestQuery:
         alternatives = [tuple(_with_forms(u, joined) for u in units) for units in alternatives]
         joint = [tuple(_with_forms(u, joined) for u in units) for units in joint]
         together = tuple((_with_forms(a, joined), _with_forms(b, joined)) for a, b in together)
-    return InterestQuery(tuple(alternatives), details, tuple(pairs), tuple(joint), together)
+    scope = setting_units(interest_core(head_text)) if head_text.strip() else ()
+    return InterestQuery(tuple(alternatives), details, tuple(pairs), tuple(joint), together, scope)
 
 
 def _joined_forms(pairs: tuple[tuple[Unit, Unit], ...]) -> dict[str, tuple[tuple[str, ...], ...]]:
