@@ -364,6 +364,42 @@ def setting_units(head: str) -> tuple[Unit, ...]:
     return tuple(out.values()) if rest else ()
 
 
+_DANGLING = re.compile(
+    r"\s*\b(?:for|in|of)\b(?:\s*(?:/|,|&|\band\b|\bor\b))*\s*(?=$|[():;,]|\s[-–—]\s|\s*\b(?:for|in|of)\b)"
+    r"|\s*(?:/|&|,)\s*(?=$|[():;]|\s[-–—]\s)",
+    re.IGNORECASE,
+)
+
+
+def without_setting(text: str) -> str:
+    """`text` without the setting its interest names (`InterestQuery.scope`) and the preposition left dangling
+    ("quantization of LLMs (low-bit)" -> "quantization (low-bit)"): what the interest is about, for meaning."""
+    scope = interest_query(text).scope
+    if not scope:
+        return text
+    forms = sorted({form for unit in scope for form in unit.forms}, key=len, reverse=True)
+    words = [(m.start(), m.end(), (text_tokens(m.group()) or [""])[0]) for m in WORD.finditer(text)]
+    cuts: list[tuple[int, int]] = []
+    i = 0
+    while i < len(words):
+        form = next((f for f in forms if tuple(w[2] for w in words[i : i + len(f)]) == f), None)
+        if form is None:
+            i += 1
+            continue
+        cuts.append((words[i][0], words[i + len(form) - 1][1]))
+        i += len(form)
+    out, last = [], 0
+    for start, end in cuts:
+        out.append(text[last:start])
+        last = end
+    out.append(text[last:])
+    previous, left = None, "".join(out)
+    while previous != left:
+        previous, left = left, _DANGLING.sub(" ", left)
+    left = re.sub(r"\s+([),:;])", r"\1", re.sub(r"\(\s+", "(", re.sub(r"\s+", " ", left))).strip()
+    return left if WORD.search(left) else text
+
+
 def examples(text: str) -> list[tuple[Unit, ...]]:
     """The things an interest's details name, each read as a head ("post-hoc XAI (SHAP, saliency maps)" ->
     [shap], [saliency, map]): what an avoid phrase lists as examples is avoided too."""
