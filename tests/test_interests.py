@@ -629,3 +629,15 @@ def test_an_interest_is_embedded_leaning_on_what_it_is_about_not_on_its_setting(
     cos = vecs @ typed
     assert cos[1] > cos[0]  # before: the line's vector leaned on "LLMs", the generic paper as close as the specific
     assert float(typed @ line) > 0.5
+
+
+def test_a_described_topic_is_embedded_as_written() -> None:
+    topic = Topic(name="Model compression", want="sparsity, pruning, quantization, KV cache")
+    assert not one_line.is_one_line(topic)
+
+    def embed(texts: list[str]) -> np.ndarray:  # an empty text has a direction too, as with a real model
+        return np.asarray(fake_embed(texts)) + np.float32(0.1)
+
+    vec = rank.compile_profile(Profile(name="m", topics=(topic,)), embed).want_vecs[0]
+    written = embed([topic.want])[0]
+    assert np.allclose(vec, written / np.linalg.norm(written), atol=1e-6)  # not mixed with an empty text's vector

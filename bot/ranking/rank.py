@@ -400,7 +400,7 @@ def compile_profile(profile: Profile, embed: Embedder) -> ProfileModel:
     # A one-line interest's setting ("quantization of LLMs") is embedded apart too: the line's vector leans on the
     # broad term (an LLM paper on anything is close to it), what it is about leans on the topic.
     about = [_embedded_want(without_setting(t.want)) if is_one_line(t) else "" for t in topics]
-    settled = [k for k, text in enumerate(about) if SETTING_MEANING and text != embedded[k]]
+    settled = [k for k, text in enumerate(about) if SETTING_MEANING and text and text != embedded[k]]
     vecs = _embed(embed, embedded + want_texts[len(topics) :] + avoid_texts + [about[k] for k in settled])
     dim = vecs.shape[1]
     if settled:
