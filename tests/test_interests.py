@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from bot.models import Paper, Profile, Topic
-from bot.ranking import expansion, one_line, rank
+from bot.ranking import expansion, interest_units, one_line, rank
 from bot.ranking.contribution import paper_kinds
 from bot.ranking.contribution_words import avoid_kinds
 from bot.ranking.expansion import expansion_scores
@@ -525,7 +525,9 @@ def test_a_paper_without_sentence_vectors_is_read_as_one_sentence_its_whole_vect
     assert np.array_equal(term, stand_in)  # the same sentences, the same centre
 
 
-def test_a_sentence_sharing_only_what_every_sentence_of_the_day_says_does_not_make_a_paper_close() -> None:
+def test_a_sentence_sharing_only_what_every_sentence_of_the_day_says_does_not_make_a_paper_close(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     # every paper of the day speaks of language models; "generic" says nothing else the interest names, "specific"
     # says quantization in a sentence of its own. Raw cosines put "generic" first (two of the interest's words);
     # once what all sentences share is taken out, the sentence about quantization is the close one.
@@ -538,6 +540,7 @@ def test_a_sentence_sharing_only_what_every_sentence_of_the_day_says_does_not_ma
         for i in range(8)
     ]
     vecs = fake_embed([p.text for p in papers])
+    monkeypatch.setattr(rank, "SETTING_MEANING", 0.0)  # the line's vector as typed, its setting included
     model = rank.compile_profile(member(["quantization of language models"]), fake_embed)
     raw = rank.best_sentence_similarity_of(model.want_vecs, sentence_matrices(papers))[:2, 0]
     assert raw[0] > raw[1]
@@ -573,3 +576,68 @@ def test_one_sentence_stating_what_the_member_avoids_puts_a_paper_further_below_
     assert sorted(before, key=before.__getitem__, reverse=True) == ["plain", "avoided", "middle"]
     assert [r.paper.id for r in after] == ["plain", "middle", "avoided"]
     assert any(reason.startswith("near avoided 'freezer logistics'") for reason in after[2].reasons)
+
+
+def test_a_pair_typed_apart_is_found_written_as_one_word_after_plural_folding() -> None:
+    papers = [paper("joined", "Timeseries forecasting with foundation models", "We forecast timeseries.")]
+    papers += [paper("apart", "A series of forecasting methods over time", "Time and a series.")]
+    papers += [paper(str(i), f"Paper {i}", "Nothing related.") for i in range(8)]
+    features = rank.paper_features(papers)
+    _, text = one_line.coverage(features, interest_query("time series forecasting"), 0.5)
+    assert text[0] == 1.0  # "timeseries" folds to "timesery", the pair's keys joined ("time" + "sery")
+    assert text[1] < text[0]
+
+
+def test_the_setting_a_preposition_gives_an_interest_is_no_topic_of_its_own() -> None:
+    assert [u.key for u in interest_query("quantization of LLMs (low-bit)").scope] == ["large language model"]
+    assert [u.key for u in interest_query("security of LLM agents").scope] == ["large language model"]
+    assert [u.key for u in interest_query("self-correction / self-reflection in LLMs / VLMs").scope] == [
+        "large language model",
+        "vision language model",
+    ]
+    assert not interest_query("LLM reasoning").scope  # the topic itself
+    assert not interest_query("safety benchmarks for LLMs and multimodal models").scope  # not every conjunct broad
+    assert not interest_query("deep learning for weather forecasting").scope
+    papers = [paper("both", "Low-bit quantization of large language models", "We quantize LLM weights.")]
+    papers += [paper("other", "Quantization of vision transformers", "We quantize ViT weights to 4 bits.")]
+    papers += [paper("llm", "Reasoning in large language models", "LLMs reason step by step.")]
+    papers += [paper(str(i), f"Paper {i}", "Nothing related.") for i in range(8)]
+    features = rank.paper_features(papers)
+    query = interest_query("quantization of LLMs")
+    _, text = one_line.coverage(features, query, 0.5)
+    _, as_typed = one_line.coverage(features, query, 0.5, setting=False)  # as an avoid phrase reads it
+    assert text[0] == as_typed[0] == 1.0
+    assert text[1] == pytest.approx(as_typed[1])  # the setting's rarity left the topic this share
+    assert 0.0 < text[1] < 1.0
+    assert text[2] == 0.0 < as_typed[2]  # before: an LLM paper on anything held the setting's share
+
+
+def test_an_interest_is_embedded_leaning_on_what_it_is_about_not_on_its_setting() -> None:
+    assert interest_units.without_setting("quantization of LLMs (low-bit)") == "quantization (low-bit)"
+    assert interest_units.without_setting("RL fine-tuning of LLMs for reasoning") == "RL fine-tuning for reasoning"
+    assert interest_units.without_setting("self-correction / self-reflection in LLMs / VLMs") == (
+        "self-correction / self-reflection"
+    )
+    assert interest_units.without_setting("LLM reasoning") == "LLM reasoning"  # the LLM is the topic
+    papers = [
+        paper("generic", "Language models at scale", "Large language models answer questions."),
+        paper("specific", "Compact weights", "Quantization compresses weights to four bits."),
+    ]
+    line = rank.compile_profile(member(["quantization"]), fake_embed).want_vecs[0]
+    typed = rank.compile_profile(member(["quantization of LLMs"]), fake_embed).want_vecs[0]
+    vecs = fake_embed([p.text for p in papers])
+    cos = vecs @ typed
+    assert cos[1] > cos[0]  # before: the line's vector leaned on "LLMs", the generic paper as close as the specific
+    assert float(typed @ line) > 0.5
+
+
+def test_a_described_topic_is_embedded_as_written() -> None:
+    topic = Topic(name="Model compression", want="sparsity, pruning, quantization, KV cache")
+    assert not one_line.is_one_line(topic)
+
+    def embed(texts: list[str]) -> np.ndarray:  # an empty text has a direction too, as with a real model
+        return np.asarray(fake_embed(texts)) + np.float32(0.1)
+
+    vec = rank.compile_profile(Profile(name="m", topics=(topic,)), embed).want_vecs[0]
+    written = embed([topic.want])[0]
+    assert np.allclose(vec, written / np.linalg.norm(written), atol=1e-6)  # not mixed with an empty text's vector

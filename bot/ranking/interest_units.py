@@ -196,6 +196,7 @@ MARKS = _LEAD | _TRAIL | _DETAIL_WORDS
 # and image/video editing", "test-time scaling / efficient reasoning". Each conjunct is a thing the member wants, so
 # a paper about one of them is about the interest; what a preposition attaches ("for LLMs") goes with every one.
 _PREPOSITION = re.compile(r"\s+(?:of|for|in|on|with|via|under|to)\s+", re.IGNORECASE)
+_SCOPE_PREPOSITION = re.compile(r"\s+(for|in|of)\s+|\s+(?:on|with|via|under|to)\s+", re.IGNORECASE)
 _CONJUNCTION = re.compile(r"\s*(?:,|&|/|(?<!\+)\+(?!\+)|\band\b|\bor\b|\bvs\b\.?|\bversus\b)\s*", re.IGNORECASE)
 MAX_READINGS = 16  # more conjuncts than this make the interest a list, read whole
 
@@ -216,6 +217,11 @@ class InterestQuery:
     # holding both apart ("a reward ... the model") is less about the interest than one saying them together
     # (`bot.ranking.one_line.coverage`).
     together: tuple[tuple[Unit, Unit], ...] = ()
+    # The setting a preposition gives the interest ("quantization of LLMs", "self-correction in LLMs / VLMs"): the
+    # broad named terms of a segment after "for", "in" or "of" that the first segment does not name. The papers are
+    # to be in that setting, which is no topic of its own: a paper on quantization of another model is more about
+    # the interest than an LLM paper on something else (`bot.ranking.one_line.coverage`).
+    scope: tuple[Unit, ...] = ()
 
 
 def is_coordination(text: str) -> bool:
@@ -337,6 +343,63 @@ def typed_pairs(head: str) -> tuple[tuple[Unit, Unit], ...]:
     return tuple(out.values())
 
 
+def setting_units(head: str) -> tuple[Unit, ...]:
+    """The broad named terms (LLM, VLM, RL, ...) a head puts its topic in with "for", "in" or "of" ("jailbreak
+    attacks for LLMs", "security of LLM agents"), when every conjunct of that segment names one and the first
+    segment names none of them ("LLMs for RL": the LLM is the topic). Nothing when no other word would be left."""
+    pieces = _SCOPE_PREPOSITION.split(head)
+    first = {u.key for u in phrase_units(pieces[0])}
+    out: dict[str, Unit] = {}
+    for k in range(1, len(pieces) - 1, 2):
+        if pieces[k] is None:  # another preposition ("on", "with"): what it attaches is topic
+            continue
+        conjuncts = [phrase_units(text) for text in _CONJUNCTION.split(pieces[k + 1]) if text.strip()]
+        conjuncts = [units for units in conjuncts if units]
+        broad = [[u for u in units if u.named and u.key in BROAD_TERMS] for units in conjuncts]
+        if conjuncts and all(broad):
+            out.update((u.key, u) for units in broad for u in units if u.key not in first)
+    if not out:
+        return ()
+    rest = {u.key for u in phrase_units(head)} - set(out)
+    return tuple(out.values()) if rest else ()
+
+
+_DANGLING = re.compile(
+    r"\s*\b(?:for|in|of)\b(?:\s*(?:/|,|&|\band\b|\bor\b))*\s*(?=$|[():;,]|\s[-–—]\s|\s*\b(?:for|in|of)\b)"
+    r"|\s*(?:/|&|,)\s*(?=$|[():;]|\s[-–—]\s)",
+    re.IGNORECASE,
+)
+
+
+def without_setting(text: str) -> str:
+    """`text` without the setting its interest names (`InterestQuery.scope`) and the preposition left dangling
+    ("quantization of LLMs (low-bit)" -> "quantization (low-bit)"): what the interest is about, for meaning."""
+    scope = interest_query(text).scope
+    if not scope:
+        return text
+    forms = sorted({form for unit in scope for form in unit.forms}, key=len, reverse=True)
+    words = [(m.start(), m.end(), (text_tokens(m.group()) or [""])[0]) for m in WORD.finditer(text)]
+    cuts: list[tuple[int, int]] = []
+    i = 0
+    while i < len(words):
+        form = next((f for f in forms if tuple(w[2] for w in words[i : i + len(f)]) == f), None)
+        if form is None:
+            i += 1
+            continue
+        cuts.append((words[i][0], words[i + len(form) - 1][1]))
+        i += len(form)
+    out, last = [], 0
+    for start, end in cuts:
+        out.append(text[last:start])
+        last = end
+    out.append(text[last:])
+    previous, left = None, "".join(out)
+    while previous != left:
+        previous, left = left, _DANGLING.sub(" ", left)
+    left = re.sub(r"\s+([),:;])", r"\1", re.sub(r"\(\s+", "(", re.sub(r"\s+", " ", left))).strip()
+    return left if WORD.search(left) else text
+
+
 def examples(text: str) -> list[tuple[Unit, ...]]:
     """The things an interest's details name, each read as a head ("post-hoc XAI (SHAP, saliency maps)" ->
     [shap], [saliency, map]): what an avoid phrase lists as examples is avoided too."""
@@ -369,7 +432,8 @@ def interest_query(text: str) -> InterestQuery:
         alternatives = [tuple(_with_forms(u, joined) for u in units) for units in alternatives]
         joint = [tuple(_with_forms(u, joined) for u in units) for units in joint]
         together = tuple((_with_forms(a, joined), _with_forms(b, joined)) for a, b in together)
-    return InterestQuery(tuple(alternatives), details, tuple(pairs), tuple(joint), together)
+    scope = setting_units(interest_core(head_text)) if head_text.strip() else ()
+    return InterestQuery(tuple(alternatives), details, tuple(pairs), tuple(joint), together, scope)
 
 
 def _joined_forms(pairs: tuple[tuple[Unit, Unit], ...]) -> dict[str, tuple[tuple[str, ...], ...]]:

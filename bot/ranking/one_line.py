@@ -238,6 +238,7 @@ def coverage(
     meant: np.ndarray | None = None,
     apart: float = APART,
     broad: bool = True,
+    setting: bool = True,
 ) -> tuple[np.ndarray, np.ndarray]:
     """(in the title, in the title and abstract): how much of the interest a paper holds, 0-1 per paper.
 
@@ -248,7 +249,11 @@ def coverage(
     (knowledge distillation) is not most of the interest; the whole head is full evidence whatever `parts` is,
     and so is a part in the papers `meant` (close to the interest in meaning), where the part is what it says.
     Two words the member typed side by side ("reward models", "domain adaptation") held only apart keep `apart` of
-    the reading's evidence, details included: "a reward ... the model" is not a reward model.
+    the reading's evidence, details included: "a reward ... the model" is not a reward model. With `setting`,
+    the setting a preposition gives the interest ("quantization of LLMs": LLMs, `InterestQuery.scope`) is no part of
+    a reading: a paper holding only the setting holds nothing of the interest, one holding the rest but not the
+    setting keeps the share the setting's rarity left it as a word of the reading (the part it is about is whole);
+    without, the setting is read as typed (an avoid phrase: "bias in LLMs" avoids no other bias).
     """
     n = len(features)
     best_title, best_text = np.zeros(n, dtype=np.float32), np.zeros(n, dtype=np.float32)
@@ -260,7 +265,14 @@ def coverage(
         weight = np.float32(unit.weight * features.idf(unit))
         detail_title += weight * title
         detail_text += weight * text
+    scope = {u.key for u in query.scope} if setting else set()
+    held = np.zeros(n, dtype=bool)
+    for unit in query.scope if scope else ():
+        held |= features.units.hits(unit)[1]
+    scope_weight = max((u.weight * features.idf(u) for u in query.scope), default=0.0)
     for units in readings(features, query, broad):
+        if scope:
+            units = tuple(u for u in units if u.key not in scope) or units
         total = sum(u.weight * features.idf(u) for u in units)
         if total <= 0:
             continue
@@ -284,6 +296,9 @@ def coverage(
         if query.together and apart < 1.0:  # after the details: they do not make up for a head said apart
             apart_title, apart_text = _apart_factor(features, query, units, apart)
             title, text = title * apart_title, text * apart_text
+        if scope:
+            outside = np.where(held, np.float32(1.0), np.float32(total / (total + scope_weight)))
+            title, text = title * outside, text * outside
         best_title = np.maximum(best_title, title)
         best_text = np.maximum(best_text, text)
     return best_title, best_text
@@ -340,7 +355,7 @@ def avoided_scores(features: PaperFeatures, profiles: Sequence[ProfileModel], we
             if avoid.kinds:
                 kinds = np.fromiter((bool(k & avoid.kinds) for k in features.kinds()), dtype=np.float32)
             if avoid.topic.alternatives:
-                title, text = coverage(features, avoid.topic, weights.detail_share, broad=False)
+                title, text = coverage(features, avoid.topic, weights.detail_share, broad=False, setting=False)
                 topic = np.float32(weights.avoid_title) * title * title + np.float32(weights.avoid_text) * text * text
                 score = np.float32(weights.avoid_kind) * kinds * text if avoid.kinds else topic
             else:

@@ -48,7 +48,13 @@ import numpy as np
 from bot.models import Paper, Profile, ScoredPaper
 from bot.ranking.contribution import paper_kinds
 from bot.ranking.expansion import expansion_scores, nearest_share
-from bot.ranking.interest_units import InterestQuery, interest_core, interest_query, named_terms_text
+from bot.ranking.interest_units import (
+    InterestQuery,
+    interest_core,
+    interest_query,
+    named_terms_text,
+    without_setting,
+)
 from bot.ranking.one_line import (
     AvoidPhrase,
     TopicPhrase,
@@ -360,6 +366,10 @@ def _keywords(words: Iterable[str]) -> tuple[tuple[str, str], ...]:
     return tuple((word, key) for key, word in seen.items())
 
 
+# The share of a one-line interest's vector given to the line without its setting (`without_setting`).
+SETTING_MEANING = 0.5
+
+
 def _embedded_want(want: str) -> str:
     """What is embedded for a topic: a one-phrase topic without its framing words and with its named terms
     spelled out ("I'm into MoE papers" -> "MoE (mixture of experts)"); a longer description as written."""
@@ -387,8 +397,17 @@ def compile_profile(profile: Profile, embed: Embedder) -> ProfileModel:
     # A topic that is one short phrase is embedded with its named terms spelled out: MiniLM knows "mixture of
     # experts" far better than "MoE".
     embedded = [_embedded_want(t.want) for t in topics]
-    vecs = _embed(embed, embedded + want_texts[len(topics) :] + avoid_texts)
+    # A one-line interest's setting ("quantization of LLMs") is embedded apart too: the line's vector leans on the
+    # broad term (an LLM paper on anything is close to it), what it is about leans on the topic.
+    about = [_embedded_want(without_setting(t.want)) if is_one_line(t) else "" for t in topics]
+    settled = [k for k, text in enumerate(about) if SETTING_MEANING and text and text != embedded[k]]
+    vecs = _embed(embed, embedded + want_texts[len(topics) :] + avoid_texts + [about[k] for k in settled])
     dim = vecs.shape[1]
+    if settled:
+        vecs, free = vecs[: len(vecs) - len(settled)].copy(), vecs[len(vecs) - len(settled) :]
+        for row, k in zip(free, settled, strict=True):
+            mixed = (1.0 - SETTING_MEANING) * vecs[k] + SETTING_MEANING * row
+            vecs[k] = mixed / max(float(np.linalg.norm(mixed)), 1e-12)
     want_vecs = vecs[: len(want_texts)].reshape(len(want_texts), dim)
     avoid_vecs = vecs[len(want_texts) :].reshape(len(avoid_texts), dim)
     # Topic avoids are merged into one direction: separate vectors scored no better and cost one product row each.
