@@ -824,3 +824,39 @@ def test_how_a_paper_is_named_or_what_it_mentions_is_no_topic_word() -> None:
     assert parse_question("papers that mention GRPO", FRIDAY).topic == "GRPO"
     # a topic holding such a word keeps it
     assert parse_question("named entity recognition", FRIDAY).topic == "named entity recognition"
+
+
+def test_the_asker_s_clause_before_a_kind_of_contribution_is_no_topic() -> None:
+    """The asker's clause ends where the kind of contribution they ask for begins ("I'd like new benchmarks for X"):
+    the papers make one, about X; the asker's words are no topic."""
+    for question in (
+        "I'd like new benchmarks for LLM agents",
+        "I'd like benchmarks for LLM agents",
+        "my team wants new benchmarks for LLM agents",
+        "I would love new benchmarks for LLM agents",
+    ):
+        filters = parse_question(question, FRIDAY)
+        assert (filters.topic, filters.contribution) == ("LLM agents", "benchmark"), question
+    # a content word before the kind noun is the topic's ("I'd like robotics benchmarks": robotics is asked about)
+    assert "robotics" in parse_question("I'd like robotics benchmarks", FRIDAY).topic
+
+
+def test_a_word_in_parentheses_inside_a_phrase_is_read_in_place() -> None:
+    """A parenthesis opening the question, or holding one or two words the phrase goes on after ("(new) benchmarks
+    for X", "(large) language models"), marks a word as optional, not a clarification of what came before."""
+    filters = parse_question("(new) benchmarks for LLM agents", FRIDAY)
+    assert (filters.topic, filters.contribution) == ("LLM agents", "benchmark")
+    assert (
+        parse_question("papers on (large) language models for code", FRIDAY).topic == "large language models for code"
+    )
+    # a clarification after its head stays one ("LLMs (GPT, Llama) for code", "egocentric (first-person) vision")
+    assert "like" in parse_question("LLMs (GPT, Llama) for code", FRIDAY).topic
+    assert "like" in parse_question("egocentric (first-person) vision with VLMs", FRIDAY).topic
+
+
+def test_a_welcome_remark_is_no_question_s_own_verb() -> None:
+    """ "... would help" closing a request ("anything on grasping would help") is a remark on how welcome the answer
+    is; in a question of its own ("Which methods would help?") it is what is asked."""
+    assert parse_question("anything on grasping would help", FRIDAY).topic == "grasping"
+    assert "help" in parse_question("Which methods would help?", FRIDAY).topic
+    assert "help" in parse_question("what would help with long-context training?", FRIDAY).topic

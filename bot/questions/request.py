@@ -20,7 +20,15 @@ import html
 import re
 from dataclasses import dataclass
 
-from bot.questions.topics import FILLER, META, is_term_spelling, split_units, topic_alternatives, topic_key
+from bot.questions.topics import (
+    FILLER,
+    META,
+    PREPOSITIONS,
+    is_term_spelling,
+    split_units,
+    topic_alternatives,
+    topic_key,
+)
 from bot.text.terms import EVERYDAY_COUNT, WORD, english_count, is_english_word, same_word, text_tokens
 
 # A cue that what follows is excluded, and the relation words that may follow it ("not about", "built on"). Three
@@ -233,6 +241,23 @@ _WELCOME = re.compile(
     r"\s+(?:would|will|'d)\s+(?:help|be\s+(?:great|nice|helpful|useful|appreciated|welcome|ideal))\b[\s.!?]*$",
     re.IGNORECASE,
 )
+_SENTENCE_START = re.compile(r"(?:^|[.?!;]\s+)\W*(?=[^\W\d_])", re.IGNORECASE)
+
+
+def without_welcome(text: str) -> str:
+    """`text` without a closing remark on how welcome the answer is ("..., so anything on grasping would help"); a
+    sentence opening with a wh-word asks its own question, whose verb the remark's words are ("Which methods would
+    help?")."""
+    found = _WELCOME.search(text)
+    if found is None:
+        return text
+    opened = [m.end() for m in _SENTENCE_START.finditer(text, 0, found.start())]
+    first = text[opened[-1] :].split(None, 1) if opened else []
+    if first and re.sub(r"\W+$", "", first[0].lower().split("'")[0]) in _WH:
+        return text
+    return text[: found.start()] + text[found.end() :]
+
+
 # a later sentence with a word of request ("Short summary please.", "Thanks!") asks for something of its own
 _REQUESTS = re.compile(r"\b(?:please|pls|thanks?|summar(?:y|ies|i[sz]e\w*)|overview|tl;?dr)\b", re.IGNORECASE)
 # A participle right after the papers asked for says how they came out ("robotics papers were announced on
@@ -595,6 +620,29 @@ def without_shorthand(text: str) -> str:
     return text
 
 
+# one or two words in small letters in parentheses, the phrase going on right after them with a word of its own
+_OPTIONAL_WORDS = re.compile(r"(?:^|(?<=\s))\(\s*([a-z][a-z-]*(?:\s+[a-z][a-z-]*)?)\s*\)(?=\s+([^\W\d_][\w'-]*))")
+_WORD_BEFORE = re.compile(r"([^\W\d_][\w'-]*)\W*$")
+
+
+def optional_words(text: str) -> str:
+    """`text` with the words it puts in parentheses as optional read in place: "(new) benchmarks for X" -> "new
+    benchmarks for X", "papers on (large) language models" -> "papers on large language models". A parenthesis
+    clarifies the word before it ("egocentric (first-person) vision", "LLMs (GPT, Llama) for code"); with nothing
+    before it, or only a word of asking ("on", "papers"), it clarifies nothing: its words are the phrase's own."""
+
+    def in_place(found: re.Match[str]) -> str:
+        before = _WORD_BEFORE.search(text[: found.start()])
+        following = found.group(2).lower()
+        if following in FILLER | META | PREPOSITIONS:
+            return found.group(0)
+        if before is None or before.group(1).lower() in FILLER | META | PREPOSITIONS:
+            return found.group(1)
+        return found.group(0)
+
+    return _OPTIONAL_WORDS.sub(in_place, text)
+
+
 def jointly(text: str) -> str:
     """`text` with an "and" that joins two things asked together written "with": "both A and B", "A and B together",
     "combining A and B", "the intersection of A and B" -> "A with B" (the papers need both); another "and" stays."""
@@ -615,8 +663,8 @@ def jointly(text: str) -> str:
 def read_request(text: str, *, follow_up: bool = False) -> Request:
     """The topic text of a question (time words and authors already removed) with its exclusions, contribution and
     refinements (`follow_up`: asked after an answer, whose papers it may exclude some of, `split_exclusions`)."""
-    text = jointly(without_shorthand(text))
-    text = _WELCOME.sub("", _CLOSING_REQUEST.sub("", _ANSWER_LENGTH.sub("", text)))
+    text = jointly(without_shorthand(optional_words(text)))
+    text = without_welcome(_CLOSING_REQUEST.sub("", _ANSWER_LENGTH.sub("", text)))
     framed = without_open_list_end(without_context(without_markup(text)))
     framed = _FRAMED.sub("", _ANSWER_FORM.sub("", framed, count=1), count=1)
     framed = without_asker(_ACTIVITY.sub(" ", framed))
@@ -714,8 +762,9 @@ def without_asker(text: str) -> str:
     the preposition taking the topic: "I'd like papers on X", "my team wants work on X", "help me find papers on X",
     "I'm writing a survey on X", "our lab works on X" -> "X". Read by role, not by phrase: the clause names the asker
     (a first-person pronoun, or "my"/"our" and one noun), and every other word before the preposition is a verb (a
-    word the English word list inflects), a filler word of questions or a function word; a named term, a kind of
-    contribution ("I want benchmarks for X") or any other word there leaves the text as it is, and so do a verb
+    word the English word list inflects), a filler word of questions or a function word; a kind of contribution
+    after such words ends the clause ("I'd like new benchmarks for X" -> "new benchmarks for X"); a named term, a
+    contribution word inside the clause or any other word there leaves the text as it is, and so do a verb
     with its object ("I want to cluster points in high dimensions") and a verb right before "with" or "for" ("I'd
     like to plan with LLMs"): the topic's own act, not the asker's; after "my"/"our" and a noun, only a word of
     asking ("wants", "works") is the asker's ("my model fails on long documents" is left as it is)."""
@@ -723,21 +772,38 @@ def without_asker(text: str) -> str:
     asker = next((n for n, w in enumerate(words) if w.group(0).lower() in ASKER), None)
     if asker is None:
         return text
+    made = next((m for m in _CONTRIBUTION.finditer(text) if m.start() > words[asker].end()), None)
     taking = next((n for n in range(asker + 1, len(words)) if words[n].group(0).lower() in _TAKING), None)
+    if made is not None and (taking is None or made.start() < words[taking].start()):
+        # the kind of contribution asked for ends the asker's clause ("I'd like new benchmarks for X"): the papers
+        # make one, about X (`split_contribution`), when the words before it are the asker's as below
+        kind = next(n for n, w in enumerate(words) if w.start() >= made.start())
+        return text[made.start() :] if _askers(words, asker, kind) is not None else text
     if taking is None or taking + 1 >= len(words):
         return text
     after = words[taking + 1].group(0)
     if after.lower() in FILLER and not (after.lower() in META or _DOCUMENT.fullmatch(after) or after.lower() in _WH):
         return text  # a filler word next may be the topic's own ("on reading comprehension"): left as it is
+    verb = _askers(words, asker, taking)
+    if verb is None:
+        return text
+    if verb and words[taking].group(0).lower() in ("with", "for"):
+        return text  # what a verb does a thing with or for is its own act's ("I'd like to plan with LLMs")
+    return text[words[taking].end() :]
+
+
+def _askers(words: list[re.Match[str]], asker: int, end: int) -> bool | None:
+    """Whether the words before `end` are the asker's clause (`without_asker`): None when one is not, else whether
+    the last of them is a verb of the clause's own."""
     owner = asker + 1 if words[asker].group(0).lower() in ("my", "our") else None
-    described = _described(words, asker, taking)
+    described = _described(words, asker, end)
     # a phrase before the asker saying what for or as whom they ask ("For a reading group next week I need papers on
     # X", "As a reviewer I want ..."): why they ask, not what. Its noun has an article or the asker's possessive: "For
     # LLM agents, I need papers on memory" and "As for diffusion models, ..." name the topic's field
     leading = [w.group(0).lower() for w in words[:2]]
     lead = asker if asker and leading[0] in _LEADING and leading[1] in _ROLE_DETERMINERS else 0
     verb = False  # the word before is a verb of the clause's own, neither filler nor function word
-    for n in range(lead, taking):
+    for n in range(lead, end):
         word = words[n].group(0)
         lower = word.lower()
         if n in described:
@@ -750,18 +816,16 @@ def without_asker(text: str) -> str:
         doing = n + 1 == asker and words[asker].group(0).lower() in ("me", "us") and is_english_word(lower)
         asking = lower in FILLER or lower in META or lower in _FUNCTION  # "I want to know what's new on X"
         if not (word[0].isalpha() and (asking or doing or _verb_form(lower))):
-            return text
+            return None
         if re.fullmatch(_CONTRIBUTION_WORD, lower) or is_term_spelling(word):
-            return text
+            return None
         own = not asking
         if own and owner is not None and n > owner and lower.removesuffix("s") not in FILLER:
-            return text  # what "my model" or "our robot" does is the topic ("my model fails on long documents")
+            return None  # what "my model" or "our robot" does is the topic ("my model fails on long documents")
         if own and verb:
-            return text  # a verb and its object ("I want to rank documents for search"): the topic's own act
+            return None  # a verb and its object ("I want to rank documents for search"): the topic's own act
         verb = own
-    if verb and words[taking].group(0).lower() in ("with", "for"):
-        return text  # what a verb does a thing with or for is its own act's ("I'd like to plan with LLMs")
-    return text[words[taking].end() :]
+    return verb
 
 
 _LEADING = frozenset("for as".split())  # prepositions opening a phrase on the asker's purpose or role
