@@ -860,3 +860,41 @@ def test_a_welcome_remark_is_no_question_s_own_verb() -> None:
     assert parse_question("anything on grasping would help", FRIDAY).topic == "grasping"
     assert "help" in parse_question("Which methods would help?", FRIDAY).topic
     assert "help" in parse_question("what would help with long-context training?", FRIDAY).topic
+
+
+def test_a_closing_remark_on_how_many_papers_will_do_is_not_topic() -> None:
+    """ "just a few highlights is fine", "Short list please.", "a handful is enough": a closing sentence on how many
+    papers the asker wants, read by its role (a quantity, then a word saying it suffices or "please"), is no topic."""
+    for question in (
+        "what's new on chest X-rays this week? just a few highlights is fine",
+        "I'd like to catch up on chest X-rays this week. Short list please.",
+        "anything on chest X-rays this week? a handful is enough",
+        "chest X-rays papers this week - top 5 would do",
+    ):
+        assert parse_question(question, FRIDAY).topic == "chest X-rays", question
+    # a topic opening with such a word keeps it
+    assert parse_question("few-shot learning is enough?", FRIDAY).topic.startswith("few-shot learning")
+    assert parse_question("top-k routing is good", FRIDAY).topic.startswith("top-k routing")
+
+
+def test_a_sentence_ends_after_an_acronym() -> None:
+    # "I'm an agronomist starting to use ML. anything on X?": the asker's context is a sentence of its own
+    question = "hi! I'm an agronomist starting to use ML. anything this week on machine learning for agriculture?"
+    assert parse_question(question, FRIDAY).topic == "machine learning for agriculture"
+
+
+def test_the_asker_s_context_as_kinds16_s_writers_put_it() -> None:
+    """Ways researchers write their context that the reading missed: "i.e." after a dash is no "I"; "and trying to
+    keep up with X" leaves out its subject, the asker; "- what's out this week?" after the request names nothing; "a
+    theory person curious about the geometry of X" (an article after the preposition is no word of the topic); a
+    clause opening with an "-ing" verb whose subject is left out ("Working on a project about X -"); "has anything
+    come out on X"."""
+    question = "My group builds voice assistants and I'd like to catch up on speech synthesis — i.e. text-to-speech"
+    assert parse_question(question, FRIDAY).topic == "speech synthesis like text-to-speech"
+    question = "I'm a radiologist dabbling in AI and trying to keep up with work on chest X-rays — what's new?"
+    assert parse_question(question, FRIDAY).topic == "chest X-rays"
+    question = "I'm a theory person curious about the geometry of neural net training. anything this week?"
+    assert parse_question(question, FRIDAY).topic == "geometry of neural net training"
+    question = "Working on a project about digital twins — has anything come out on digital twins this week?"
+    assert parse_question(question, FRIDAY).topic == "digital twins"
+    assert parse_question("anything came out on RL?", FRIDAY).topic == "RL"

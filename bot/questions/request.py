@@ -198,6 +198,8 @@ _PARENTHESES = re.compile(r"\(([^()]*)\)")
 # say about X?": after a wh-word and "do" the subject and a bare verb come, then the relation naming the topic
 _FRAMED = re.compile(
     r"^\W*(?:(?:what|anything)\s+(?:did|does|do|has|have|will)\s+(?:[\w\-']+\s+){0,3}?[a-z]+\s+|"
+    # or what came out asked with "has": "has anything (new) come out on X"
+    r"(?:(?:has|have)\s+)?any(?:thing)?\s+(?:new\s+)?(?:papers?\s+)?(?:come|came)\s+out\s+|"
     # or a progressive verb of what goes on, right before the relation: "what's happening in X", "what is going on
     # with X" (a verb with an object of its own, "what is causing hallucination in LLMs", is no such frame)
     r"what(?:['\u2019]s|\s+is|\s+was|\s+has\s+been)\s+[a-z]{2,}ing\s+(?:on\s+)?|"
@@ -234,6 +236,17 @@ _ANSWER_LENGTH = re.compile(
     r"brief|max(?:imum)?|at\s+most)\s+)*(?:short\s+|brief\s+)?(?:sentences?|lines?|words?|bullets?|bullet\s+points?|"
     r"paragraphs?|points?)|\bin\s+(?:brief|short|a\s+nutshell|a\s+word)|\bkeep\s+it\s+(?:short|brief|concise|tight)|"
     r"\b(?:briefly|concisely|quickly))(?:\s+(?:please|pls))?\s*(?=[,;:.?!\u2014\u2013]|\s-|$)",
+    re.IGNORECASE,
+)
+# A closing sentence or clause on how many papers will do ("? just a few highlights is fine", ". Short list please.",
+# "? a handful is enough", "- top 5 would do"), read by its role: a quantity (a few, a handful, a couple, short,
+# top N, a number), at most two more words, then a word saying it suffices or "please". No topic
+_ANSWER_SIZE = re.compile(
+    r"(?:[.?!;,]|\s[\u2014\u2013-]+|^)\s*(?:(?:just|only|even)\s+)?(?:(?:a|an|the|some)\s+)?"
+    r"(?:few|handful|couple|short|brief|small|quick|top(?:\s+\d+|\s+few)?|\d+|one|two|three|four|five|ten)"
+    r"(?=\s)(?:\s+(?:of\s+)?[a-z]+){0,2}?\s+(?:(?:is|are|would\s+be|will\s+be|would|will|should\s+be)\s+)?"
+    r"(?:fine|enough|ok|okay|plenty|great|good|sufficient|perfect|do|suffices?|please|pls)"
+    r"(?:\s+(?:please|pls|thanks?))?[\s.!?]*$",
     re.IGNORECASE,
 )
 # a closing remark on how welcome the answer is ("..., so anything on grasping would help"): no topic
@@ -664,6 +677,7 @@ def read_request(text: str, *, follow_up: bool = False) -> Request:
     """The topic text of a question (time words and authors already removed) with its exclusions, contribution and
     refinements (`follow_up`: asked after an answer, whose papers it may exclude some of, `split_exclusions`)."""
     text = jointly(without_shorthand(optional_words(text)))
+    text = _ANSWER_SIZE.sub(lambda m: m.group(0)[:1] if m.group(0)[:1] in ".?!" else "", text)
     text = without_welcome(_CLOSING_REQUEST.sub("", _ANSWER_LENGTH.sub("", text)))
     framed = without_open_list_end(without_context(without_markup(text)))
     framed = _FRAMED.sub("", _ANSWER_FORM.sub("", framed, count=1), count=1)
@@ -690,22 +704,24 @@ _CLAUSE_WORD = re.compile(r"[^\W\d_][\w']*|[^\w\s]")
 # word or a closing parenthesis: "... (loss balancing, slow convergence). Anything on PINNs?"), a semicolon,
 # and "so", "and" or a dash before a first-person subject ("..., so I'm after", "... and I'd like"), a wh-word ("... -
 # what's new on X?") or, after "and", a verb of wanting whose subject is left out ("I work in X and want to ...")
-_ASKER_SUBJECT = r"(?:i|i'm|im|i'd|i've|we|we're|we'd|we've|my|our)\b"
-_ASKING_OPENER = r"(?:what\b|what's|which\b|any\b|anything\b|are\s+there\b)"
+_ASKER_SUBJECT = r"(?:i(?!\.)|i'm|im|i'd|i've|we|we're|we'd|we've|my|our)\b"
+# the verbs of wanting or trying whose subject "and" may leave out ("... and trying to keep up with X")
+_INTENT = r"want|wants|need|needs|like|love|hope|hoping|wish|try|tries|trying|looking"
+_ASKING_OPENER = r"(?:what\b|what's|which\b|(?:(?:has|have|is|was)\s+)?any(?:thing)?\b|are\s+there\b)"
 _CLAUSE_BREAK = re.compile(
-    r"(?:(?<=[?!])|(?<=[^\W\d_]{3}\.)|(?<=\)\.))\s+(?=\S)|\s*;\s*|"
+    r"(?:(?<=[?!])|(?<=[^\W\d_]{3}\.)|(?<=(?-i:[A-Z]{2})\.)|(?<=\)\.))\s+(?=\S)|\s*;\s*|"
     rf",?\s+(?:so|and)\s+(?={_ASKER_SUBJECT})|"
     # "..., so anything on grasping?": a request opening after "so" as after a dash
     rf",\s*so\s+(?={_ASKING_OPENER})|"
     # "As a PhD student in speech, I'd love ...": the asker as the subject after a comma
     rf",\s+(?=(?:i|i'm|i'd|i've|we|we're|we'd|we've)\s)|"
     rf"(?:\s+-{{1,2}}\s+|\s*[\u2014\u2013]\s*)(?=(?:{_ASKER_SUBJECT}|{_ASKING_OPENER}))|"
-    r"\s+and\s+(?=(?:would\s+)?(?:want|wants|need|needs|like|love|hope|wish)\s+to\b|(?:want|wants|would\s+like)\s)",
+    rf"\s+and\s+(?=(?:would\s+)?(?:{_INTENT})\s+to\b|(?:want|wants|would\s+like)\s)",
     re.IGNORECASE,
 )
 # a clause about the asker: its subject, or "as a(n) ..." naming what they are ("As a PhD student in X, I ...")
 _ASKER_START = re.compile(rf"^\W*(?:{_ASKER_SUBJECT}|as\s+an?\s)", re.IGNORECASE)
-_ELIDED = re.compile(r"^\W*(?:would\s+)?(?:want|wants|need|needs|like|love|hope|wish)\s+to\b", re.IGNORECASE)
+_ELIDED = re.compile(rf"^\W*(?:would\s+)?(?:{_INTENT})\s+to\b", re.IGNORECASE)
 
 
 def without_context(text: str) -> str:
@@ -725,20 +741,33 @@ def without_context(text: str) -> str:
     pieces.append(text[begun:])
     if len(pieces) < 2:
         return text
-    named = [_names_topic(p) for p in pieces]
+    named = named_all = [_names_topic(p) for p in pieces]
     start = 0
     while start < len(pieces) - 1 and not named[start]:  # a greeting first ("Hi! I do climate science and ...")
         start += 1
     greeted = start
     for n in range(start, len(pieces) - 1):
-        if n == start and _ASKER_START.match(pieces[n]) and any(named[n + 1 :]):
+        if n == start and _about_asker(pieces[n]) and any(named[n + 1 :]):
             start = n + 1
-    if start == greeted:
+    while len(pieces) > start + 1 and not named[-1]:
+        # a later clause naming nothing ("- what's out this week?") after the one naming the topic asks for it
+        pieces, named = pieces[:-1], named[:-1]
+    if start == greeted and len(pieces) == len(named_all):
         return text
     rest = pieces[start:]
-    if _ELIDED.match(rest[0]):
-        rest[0] = "I " + rest[0].lstrip()
+    if elided := _ELIDED.match(rest[0]):
+        rest[0] = ("I'm " if elided.group(0).lower().endswith("ing to") else "I ") + rest[0].lstrip()
     return " ".join(rest)
+
+
+def _about_asker(clause: str) -> bool:
+    """Whether `clause` is about the asker: its subject is ("I work on X", "As a PhD student ..."), or it opens with
+    an everyday verb's "-ing" form whose subject, the asker, is left out ("Working on a project about X - has anything
+    come out on Y?")."""
+    if _ASKER_START.match(clause):
+        return True
+    first = re.match(r"\W*([^\W\d_]+)\s", clause)
+    return bool(first) and first.group(1).lower().endswith("ing") and _verb_form(first.group(1).lower())
 
 
 _INDEFINITE = frozenset("anything something everything nothing".split())
@@ -781,7 +810,7 @@ def without_asker(text: str) -> str:
         return text[made.start() :] if _askers(words, asker, kind) is not None else text
     if taking is None or taking + 1 >= len(words):
         return text
-    after = words[taking + 1].group(0)
+    after = next((w.group(0) for w in words[taking + 1 :] if w.group(0).lower() not in _ARTICLES), "")
     if after.lower() in FILLER and not (after.lower() in META or _DOCUMENT.fullmatch(after) or after.lower() in _WH):
         return text  # a filler word next may be the topic's own ("on reading comprehension"): left as it is
     verb = _askers(words, asker, taking)
@@ -828,6 +857,7 @@ def _askers(words: list[re.Match[str]], asker: int, end: int) -> bool | None:
     return verb
 
 
+_ARTICLES = frozenset("a an the".split())  # before the topic's first word, which they say nothing of
 _LEADING = frozenset("for as".split())  # prepositions opening a phrase on the asker's purpose or role
 _ROLE_DETERMINERS = frozenset("a an my our".split())  # opening the noun of that purpose or role
 
