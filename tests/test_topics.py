@@ -366,3 +366,23 @@ def test_a_noun_in_y_matches_its_adjective_in_etic_one_way() -> None:
         assert same_word(word, token), (word, token)
     assert not same_word("theoretical", "theory")
     assert not same_word("theory", "theoretical", exact=True)
+
+
+async def test_a_hyphenated_word_of_a_short_topic_needs_its_pieces_side_by_side(
+    core: Core, demo_papers: list[Paper]
+) -> None:
+    # "today's text-to-image papers" showed "Concepts in Text for Composed Image Retrieval": the two pieces within
+    # the span a short compound's words may be spread over, but apart. A hyphenated word is one word however short
+    # the topic
+    written = (
+        ("Fast Text-to-Image Diffusion", "We speed up text-to-image generation."),
+        ("Learning from Concepts in Text for Composed Image Retrieval", "We retrieve images."),
+    )
+    papers = [
+        dataclasses.replace(paper, title=title, abstract=abstract)
+        for paper, (title, abstract) in zip(demo_papers, written, strict=False)
+    ]
+    await core.repo.upsert_papers([*papers, *demo_papers[2:]])
+    topic = await topic_evidence(core, "text-to-image")
+    assert topic.coverage(papers[0].title, papers[0].abstract) == 1.0
+    assert topic.coverage(papers[1].title) < COVERED

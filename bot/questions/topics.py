@@ -152,6 +152,8 @@ class TopicEvidence:
             # a compound of many parts is seldom written in one phrase: all its parts, anywhere; but the pieces of
             # one hyphenated word side by side ("multi-agent", not "multi-layered ... agent")
             return all(self._side_by_side(text, group) for group in self.joined)
+        if not all(self._side_by_side(text, group) for group in self.joined):
+            return False  # a hyphenated word is one word however short the topic ("text-to-image")
         for choice in itertools.product(*(spots[:8] for spots in needed)):
             if max(e for _, e in choice) - min(s for s, _ in choice) + 1 <= self.span:
                 return True
@@ -670,6 +672,8 @@ def hyphen_groups(parts: Sequence[Part], words: Sequence[tuple[str, ...]]) -> tu
     """The positions of `parts` that are the plain words of one hyphenated word of `words` (`_hyphenated`): "multi
     agent" of "multi-agent LLM systems" is (0, 1). A named term inside one ("LLM-based") is no such piece."""
     groups: list[tuple[int, ...]] = []
+    # its words that are units: the small words inside it are none ("text-to-image" is "text", "image")
+    words = [w for w in (tuple(t for t in word if split_units(t)) for word in words) if len(w) > 1]
     for start in range(len(parts)):
         for word in words:
             run = parts[start : start + len(word)]
