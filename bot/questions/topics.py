@@ -492,7 +492,8 @@ async def _evidence(core: Core, text: str, exact: bool, verb_first: bool = False
             if part.term
             else frequencies.get(_words(part.tokens), 0)
         )
-        if part.term is None and len(part.tokens) == 1 and frequency:
+        if part.term is None and len(part.tokens) == 1 and frequency >= VERY_GENERIC * total:
+            # a word looking as common as "model" may be left out (`_optional`): counted as it is matched
             frequency = await _written_frequency(core, part.tokens[0], frequency)
         unit = Unit.of(part, _idf(total, frequency))
         if part.term is None and len(part.tokens) == 1 and part.tokens[0] in bases:
