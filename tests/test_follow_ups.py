@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-import re
 
 import numpy as np
 import pytest
@@ -754,26 +753,3 @@ def test_a_follow_up_asking_for_method_papers_excludes_the_other_kinds(question:
     assert filters.restrict_to == ("a", "b") and filters.constraints == ()
     assert filters.excluded == (NOT_METHODS,) and filters.topic == "LLM personalization"
     assert parse_question("which of those propose a method for tides?", FRIDAY, previous).constraints
-
-
-async def test_a_narrowing_prefers_a_paper_of_the_previous_topic_naming_it_once_to_one_listed_for_meaning(
-    core: Core, stored: dict[str, Paper]
-) -> None:
-    # "variational inference" then "and the theoretical ones?": three papers the first answer listed only for their
-    # meaning say "theoretical" throughout and were shown, no VI paper among them; a paper carrying the previous
-    # topic's words and naming the constraint once is shown first, those others offered after it
-    def count(p: Paper, word: str) -> int:
-        return len(re.findall(rf"\b{word}(?:s|d|ed|ing)?\b", f"{p.title} {p.abstract}".lower()))
-
-    for word in ("video", "image", "graph", "speech", "robot", "language"):
-        about = sorted(p.id for p in stored.values() if count(p, word) >= 2 and word in p.title.lower())
-        once = sorted(p.id for p in stored.values() if count(p, word) == 1 and word not in p.title.lower())
-        if about and once:
-            break
-    assert about and once
-    meaning, words = about[0], once[0]
-    turn = Turn("diffusion models", ("2025-05-26", "2025-05-30"), [], [], [meaning, words], [], meaning_ids=[meaning])
-    await core.repo.save_conversation_state("o", turn.to_json(), "", max_age=dt.timedelta(hours=1))
-    answer = await ask(core, f"which of those are about {word}?", today=FRIDAY, conversation_id="o")
-    assert [p.id for p in answer.citations] == [words]
-    assert meaning in [p.id for p in answer.more]

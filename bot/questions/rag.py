@@ -562,24 +562,6 @@ async def narrowed(
         asked.append(constraint)
         before = len(ids)
         found, offered = await retrieve_all(core, step, profile=profile) if ids else ([], [])
-        worded = [i for i in ids if i not in set(meaning)]
-        if found and meaning and worded and all(r.paper.id in meaning for r in found if r.in_title or r.in_abstract):
-            # only papers the previous answer listed for their meaning alone are about it ("variational inference",
-            # then "and the theoretical ones?": three papers on other things say "theoretical" throughout): of the
-            # papers carrying the previous topic's words, those naming it are shown (once is enough), else the
-            # closest in meaning, said to be only that; the others naming it are offered first after them
-            naming = [r for r in (*found, *offered) if r.in_title or r.in_abstract]
-            shown, rest = await retrieve_all(core, replace(step, restrict_to=tuple(worded)), profile=profile)
-            if shown:
-                if not any(r.in_title or r.in_abstract for r in shown):
-                    base = subject_of(replace(filters, constraints=())).removeprefix("about ")
-                    note = f"None of the {len(worded)} papers about {base} names {named(constraint, filters)};"
-                    note += " the closest in meaning:"
-                kept = {r.paper.id for r in shown}
-                found = [*shown, *(r for r in rest if r.in_title or r.in_abstract)]
-                kept |= {r.paper.id for r in found}
-                offered = [*(r for r in naming if r.paper.id not in kept), *(r for r in rest if r.paper.id not in kept)]
-                continue
         if found and any(r.in_title or r.in_abstract for r in found):
             found, offered = _words_first(found, offered, meaning)
             continue
