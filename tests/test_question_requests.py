@@ -824,3 +824,77 @@ def test_how_a_paper_is_named_or_what_it_mentions_is_no_topic_word() -> None:
     assert parse_question("papers that mention GRPO", FRIDAY).topic == "GRPO"
     # a topic holding such a word keeps it
     assert parse_question("named entity recognition", FRIDAY).topic == "named entity recognition"
+
+
+def test_the_asker_s_clause_before_a_kind_of_contribution_is_no_topic() -> None:
+    """The asker's clause ends where the kind of contribution they ask for begins ("I'd like new benchmarks for X"):
+    the papers make one, about X; the asker's words are no topic."""
+    for question in (
+        "I'd like new benchmarks for LLM agents",
+        "I'd like benchmarks for LLM agents",
+        "my team wants new benchmarks for LLM agents",
+        "I would love new benchmarks for LLM agents",
+    ):
+        filters = parse_question(question, FRIDAY)
+        assert (filters.topic, filters.contribution) == ("LLM agents", "benchmark"), question
+    # a content word before the kind noun is the topic's ("I'd like robotics benchmarks": robotics is asked about)
+    assert "robotics" in parse_question("I'd like robotics benchmarks", FRIDAY).topic
+
+
+def test_a_word_in_parentheses_inside_a_phrase_is_read_in_place() -> None:
+    """A parenthesis opening the question, or holding one or two words the phrase goes on after ("(new) benchmarks
+    for X", "(large) language models"), marks a word as optional, not a clarification of what came before."""
+    filters = parse_question("(new) benchmarks for LLM agents", FRIDAY)
+    assert (filters.topic, filters.contribution) == ("LLM agents", "benchmark")
+    assert (
+        parse_question("papers on (large) language models for code", FRIDAY).topic == "large language models for code"
+    )
+    # a clarification after its head stays one ("LLMs (GPT, Llama) for code", "egocentric (first-person) vision")
+    assert "like" in parse_question("LLMs (GPT, Llama) for code", FRIDAY).topic
+    assert "like" in parse_question("egocentric (first-person) vision with VLMs", FRIDAY).topic
+
+
+def test_a_welcome_remark_is_no_question_s_own_verb() -> None:
+    """ "... would help" closing a request ("anything on grasping would help") is a remark on how welcome the answer
+    is; in a question of its own ("Which methods would help?") it is what is asked."""
+    assert parse_question("anything on grasping would help", FRIDAY).topic == "grasping"
+    assert "help" in parse_question("Which methods would help?", FRIDAY).topic
+    assert "help" in parse_question("what would help with long-context training?", FRIDAY).topic
+
+
+def test_a_closing_remark_on_how_many_papers_will_do_is_not_topic() -> None:
+    """ "just a few highlights is fine", "Short list please.", "a handful is enough": a closing sentence on how many
+    papers the asker wants, read by its role (a quantity, then a word saying it suffices or "please"), is no topic."""
+    for question in (
+        "what's new on chest X-rays this week? just a few highlights is fine",
+        "I'd like to catch up on chest X-rays this week. Short list please.",
+        "anything on chest X-rays this week? a handful is enough",
+        "chest X-rays papers this week - top 5 would do",
+    ):
+        assert parse_question(question, FRIDAY).topic == "chest X-rays", question
+    # a topic opening with such a word keeps it
+    assert parse_question("few-shot learning is enough?", FRIDAY).topic.startswith("few-shot learning")
+    assert parse_question("top-k routing is good", FRIDAY).topic.startswith("top-k routing")
+
+
+def test_a_sentence_ends_after_an_acronym() -> None:
+    # "I'm an agronomist starting to use ML. anything on X?": the asker's context is a sentence of its own
+    question = "hi! I'm an agronomist starting to use ML. anything this week on machine learning for agriculture?"
+    assert parse_question(question, FRIDAY).topic == "machine learning for agriculture"
+
+
+def test_the_asker_s_context_as_kinds16_s_writers_put_it() -> None:
+    """Ways researchers write their context that the reading missed: "i.e." after a dash is no "I"; "and trying to
+    keep up with X" leaves out its subject, the asker; "- what's out this week?" after the request names nothing; "a
+    theory person curious about the geometry of X" (an article after the preposition is no word of the topic); a
+    clause opening with an "-ing" verb whose subject is left out ("Working on a project about X -"); "has anything
+    come out on X"."""
+    question = "My group builds voice assistants and I'd like to catch up on speech synthesis — i.e. text-to-speech"
+    assert parse_question(question, FRIDAY).topic == "speech synthesis like text-to-speech"
+    question = "I'm a radiologist dabbling in AI and trying to keep up with work on chest X-rays — what's new?"
+    assert parse_question(question, FRIDAY).topic == "chest X-rays"
+    question = "I'm a theory person curious about the geometry of neural net training. anything this week?"
+    assert parse_question(question, FRIDAY).topic == "geometry of neural net training"
+    question = "Working on a project about digital twins — has anything come out on digital twins this week?"
+    assert parse_question(question, FRIDAY).topic == "digital twins"
+    assert parse_question("anything came out on RL?", FRIDAY).topic == "RL"

@@ -326,3 +326,63 @@ async def test_a_hyphenated_word_standing_for_the_whole_topic_needs_its_pieces_t
     # beside other needed words the piece alone is the topic's: "diffusion policies" are diffusion-based ones
     policies = await topic_evidence(core, "diffusion-based policies for offline RL")
     assert policies.coverage("Diffusion Policies for Offline RL", "We train diffusion policies with offline RL.") == 1.0
+
+
+async def test_a_word_s_share_counts_the_words_it_matches_not_its_index_stem_s(
+    core: Core, demo_papers: list[Paper]
+) -> None:
+    # SQLite's Porter stemmer writes "generative" and "general" alike ("gener"): counted by the index, "generative"
+    # looked as common as "general" and became optional in "generative models for tabular data", whose answer then
+    # showed any tabular paper. Its share counts the papers writing the words it matches as written
+    common = [
+        dataclasses.replace(p, abstract=f"{p.abstract} In general, the approach generalizes.")
+        for p in demo_papers[: len(demo_papers) * 3 // 5]
+    ]
+    tabular = [
+        dataclasses.replace(
+            demo_papers[-1], title="Generative Models for Tabular Data", abstract="We synthesize rows."
+        ),
+        dataclasses.replace(demo_papers[-2], title="Tabular Classification with Trees", abstract="A tabular model."),
+        dataclasses.replace(demo_papers[-3], title="Decision Trees", abstract="Trees model tabular data well."),
+    ]
+    await core.repo.upsert_papers([*common, *demo_papers[len(common) : -3], *tabular])
+    topic = await topic_evidence(core, "generative models for tabular data")
+    generative = next(u for u in topic.alternatives[0].units if u.key == "generative")
+    assert not generative.optional
+    assert topic.coverage(tabular[1].title, tabular[1].abstract) < COVERED
+    # words of the topic that are no stretch of it as typed ("model tabular", across "for") stand for nothing
+    assert topic.coverage(tabular[2].title, tabular[2].abstract) < COVERED
+    assert not [u.forms for u in topic.alternatives[0].standalone if ("model", "tabular") in u.forms]
+    # a word whose index stem is only its own inflections counts as before ("general" itself stays common)
+    general = await topic_evidence(core, "general models for tabular data")
+    assert next(u for u in general.alternatives[0].units if u.key == "general").optional
+
+
+def test_a_noun_in_y_matches_its_adjective_in_etic_one_way() -> None:
+    # "theory of transformers": papers say "theoretical analysis"; the stem "theor" is too short for a derivation
+    # (MIN_STEM). A question typed with the adjective ("which of those are theoretical?") does not take papers
+    # naming a theory in passing ("game theory", "in theory") as theoretical ones
+    for word, token in [("theory", "theoretical"), ("theory", "theoretically"), ("theory", "theoretic")]:
+        assert same_word(word, token), (word, token)
+    assert not same_word("theoretical", "theory")
+    assert not same_word("theory", "theoretical", exact=True)
+
+
+async def test_a_hyphenated_word_of_a_short_topic_needs_its_pieces_side_by_side(
+    core: Core, demo_papers: list[Paper]
+) -> None:
+    # "today's text-to-image papers" showed "Concepts in Text for Composed Image Retrieval": the two pieces within
+    # the span a short compound's words may be spread over, but apart. A hyphenated word is one word however short
+    # the topic
+    written = (
+        ("Fast Text-to-Image Diffusion", "We speed up text-to-image generation."),
+        ("Learning from Concepts in Text for Composed Image Retrieval", "We retrieve images."),
+    )
+    papers = [
+        dataclasses.replace(paper, title=title, abstract=abstract)
+        for paper, (title, abstract) in zip(demo_papers, written, strict=False)
+    ]
+    await core.repo.upsert_papers([*papers, *demo_papers[2:]])
+    topic = await topic_evidence(core, "text-to-image")
+    assert topic.coverage(papers[0].title, papers[0].abstract) == 1.0
+    assert topic.coverage(papers[1].title) < COVERED

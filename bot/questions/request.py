@@ -20,7 +20,15 @@ import html
 import re
 from dataclasses import dataclass
 
-from bot.questions.topics import FILLER, META, is_term_spelling, split_units, topic_alternatives, topic_key
+from bot.questions.topics import (
+    FILLER,
+    META,
+    PREPOSITIONS,
+    is_term_spelling,
+    split_units,
+    topic_alternatives,
+    topic_key,
+)
 from bot.text.terms import EVERYDAY_COUNT, WORD, english_count, is_english_word, same_word, text_tokens
 
 # A cue that what follows is excluded, and the relation words that may follow it ("not about", "built on"). Three
@@ -190,6 +198,8 @@ _PARENTHESES = re.compile(r"\(([^()]*)\)")
 # say about X?": after a wh-word and "do" the subject and a bare verb come, then the relation naming the topic
 _FRAMED = re.compile(
     r"^\W*(?:(?:what|anything)\s+(?:did|does|do|has|have|will)\s+(?:[\w\-']+\s+){0,3}?[a-z]+\s+|"
+    # or what came out asked with "has": "has anything (new) come out on X"
+    r"(?:(?:has|have)\s+)?any(?:thing)?\s+(?:new\s+)?(?:papers?\s+)?(?:come|came)\s+out\s+|"
     # or a progressive verb of what goes on, right before the relation: "what's happening in X", "what is going on
     # with X" (a verb with an object of its own, "what is causing hallucination in LLMs", is no such frame)
     r"what(?:['\u2019]s|\s+is|\s+was|\s+has\s+been)\s+[a-z]{2,}ing\s+(?:on\s+)?|"
@@ -228,11 +238,39 @@ _ANSWER_LENGTH = re.compile(
     r"\b(?:briefly|concisely|quickly))(?:\s+(?:please|pls))?\s*(?=[,;:.?!\u2014\u2013]|\s-|$)",
     re.IGNORECASE,
 )
+# A closing sentence or clause on how many papers will do ("? just a few highlights is fine", ". Short list please.",
+# "? a handful is enough", "- top 5 would do"), read by its role: a quantity (a few, a handful, a couple, short,
+# top N, a number), at most two more words, then a word saying it suffices or "please". No topic
+_ANSWER_SIZE = re.compile(
+    r"(?:[.?!;,]|\s[\u2014\u2013-]+|^)\s*(?:(?:just|only|even)\s+)?(?:(?:a|an|the|some)\s+)?"
+    r"(?:few|handful|couple|short|brief|small|quick|top(?:\s+\d+|\s+few)?|\d+|one|two|three|four|five|ten)"
+    r"(?=\s)(?:\s+(?:of\s+)?[a-z]+){0,2}?\s+(?:(?:is|are|would\s+be|will\s+be|would|will|should\s+be)\s+)?"
+    r"(?:fine|enough|ok|okay|plenty|great|good|sufficient|perfect|do|suffices?|please|pls)"
+    r"(?:\s+(?:please|pls|thanks?))?[\s.!?]*$",
+    re.IGNORECASE,
+)
 # a closing remark on how welcome the answer is ("..., so anything on grasping would help"): no topic
 _WELCOME = re.compile(
     r"\s+(?:would|will|'d)\s+(?:help|be\s+(?:great|nice|helpful|useful|appreciated|welcome|ideal))\b[\s.!?]*$",
     re.IGNORECASE,
 )
+_SENTENCE_START = re.compile(r"(?:^|[.?!;]\s+)\W*(?=[^\W\d_])", re.IGNORECASE)
+
+
+def without_welcome(text: str) -> str:
+    """`text` without a closing remark on how welcome the answer is ("..., so anything on grasping would help"); a
+    sentence opening with a wh-word asks its own question, whose verb the remark's words are ("Which methods would
+    help?")."""
+    found = _WELCOME.search(text)
+    if found is None:
+        return text
+    opened = [m.end() for m in _SENTENCE_START.finditer(text, 0, found.start())]
+    first = text[opened[-1] :].split(None, 1) if opened else []
+    if first and re.sub(r"\W+$", "", first[0].lower().split("'")[0]) in _WH:
+        return text
+    return text[: found.start()] + text[found.end() :]
+
+
 # a later sentence with a word of request ("Short summary please.", "Thanks!") asks for something of its own
 _REQUESTS = re.compile(r"\b(?:please|pls|thanks?|summar(?:y|ies|i[sz]e\w*)|overview|tl;?dr)\b", re.IGNORECASE)
 # A participle right after the papers asked for says how they came out ("robotics papers were announced on
@@ -595,6 +633,29 @@ def without_shorthand(text: str) -> str:
     return text
 
 
+# one or two words in small letters in parentheses, the phrase going on right after them with a word of its own
+_OPTIONAL_WORDS = re.compile(r"(?:^|(?<=\s))\(\s*([a-z][a-z-]*(?:\s+[a-z][a-z-]*)?)\s*\)(?=\s+([^\W\d_][\w'-]*))")
+_WORD_BEFORE = re.compile(r"([^\W\d_][\w'-]*)\W*$")
+
+
+def optional_words(text: str) -> str:
+    """`text` with the words it puts in parentheses as optional read in place: "(new) benchmarks for X" -> "new
+    benchmarks for X", "papers on (large) language models" -> "papers on large language models". A parenthesis
+    clarifies the word before it ("egocentric (first-person) vision", "LLMs (GPT, Llama) for code"); with nothing
+    before it, or only a word of asking ("on", "papers"), it clarifies nothing: its words are the phrase's own."""
+
+    def in_place(found: re.Match[str]) -> str:
+        before = _WORD_BEFORE.search(text[: found.start()])
+        following = found.group(2).lower()
+        if following in FILLER | META | PREPOSITIONS:
+            return found.group(0)
+        if before is None or before.group(1).lower() in FILLER | META | PREPOSITIONS:
+            return found.group(1)
+        return found.group(0)
+
+    return _OPTIONAL_WORDS.sub(in_place, text)
+
+
 def jointly(text: str) -> str:
     """`text` with an "and" that joins two things asked together written "with": "both A and B", "A and B together",
     "combining A and B", "the intersection of A and B" -> "A with B" (the papers need both); another "and" stays."""
@@ -615,8 +676,9 @@ def jointly(text: str) -> str:
 def read_request(text: str, *, follow_up: bool = False) -> Request:
     """The topic text of a question (time words and authors already removed) with its exclusions, contribution and
     refinements (`follow_up`: asked after an answer, whose papers it may exclude some of, `split_exclusions`)."""
-    text = jointly(without_shorthand(text))
-    text = _WELCOME.sub("", _CLOSING_REQUEST.sub("", _ANSWER_LENGTH.sub("", text)))
+    text = jointly(without_shorthand(optional_words(text)))
+    text = _ANSWER_SIZE.sub(lambda m: m.group(0)[:1] if m.group(0)[:1] in ".?!" else "", text)
+    text = without_welcome(_CLOSING_REQUEST.sub("", _ANSWER_LENGTH.sub("", text)))
     framed = without_open_list_end(without_context(without_markup(text)))
     framed = _FRAMED.sub("", _ANSWER_FORM.sub("", framed, count=1), count=1)
     framed = without_asker(_ACTIVITY.sub(" ", framed))
@@ -642,22 +704,24 @@ _CLAUSE_WORD = re.compile(r"[^\W\d_][\w']*|[^\w\s]")
 # word or a closing parenthesis: "... (loss balancing, slow convergence). Anything on PINNs?"), a semicolon,
 # and "so", "and" or a dash before a first-person subject ("..., so I'm after", "... and I'd like"), a wh-word ("... -
 # what's new on X?") or, after "and", a verb of wanting whose subject is left out ("I work in X and want to ...")
-_ASKER_SUBJECT = r"(?:i|i'm|im|i'd|i've|we|we're|we'd|we've|my|our)\b"
-_ASKING_OPENER = r"(?:what\b|what's|which\b|any\b|anything\b|are\s+there\b)"
+_ASKER_SUBJECT = r"(?:i(?!\.)|i'm|im|i'd|i've|we|we're|we'd|we've|my|our)\b"
+# the verbs of wanting or trying whose subject "and" may leave out ("... and trying to keep up with X")
+_INTENT = r"want|wants|need|needs|like|love|hope|hoping|wish|try|tries|trying|looking"
+_ASKING_OPENER = r"(?:what\b|what's|which\b|(?:(?:has|have|is|was)\s+)?any(?:thing)?\b|are\s+there\b)"
 _CLAUSE_BREAK = re.compile(
-    r"(?:(?<=[?!])|(?<=[^\W\d_]{3}\.)|(?<=\)\.))\s+(?=\S)|\s*;\s*|"
+    r"(?:(?<=[?!])|(?<=[^\W\d_]{3}\.)|(?<=(?-i:[A-Z]{2})\.)|(?<=\)\.))\s+(?=\S)|\s*;\s*|"
     rf",?\s+(?:so|and)\s+(?={_ASKER_SUBJECT})|"
     # "..., so anything on grasping?": a request opening after "so" as after a dash
     rf",\s*so\s+(?={_ASKING_OPENER})|"
     # "As a PhD student in speech, I'd love ...": the asker as the subject after a comma
     rf",\s+(?=(?:i|i'm|i'd|i've|we|we're|we'd|we've)\s)|"
     rf"(?:\s+-{{1,2}}\s+|\s*[\u2014\u2013]\s*)(?=(?:{_ASKER_SUBJECT}|{_ASKING_OPENER}))|"
-    r"\s+and\s+(?=(?:would\s+)?(?:want|wants|need|needs|like|love|hope|wish)\s+to\b|(?:want|wants|would\s+like)\s)",
+    rf"\s+and\s+(?=(?:would\s+)?(?:{_INTENT})\s+to\b|(?:want|wants|would\s+like)\s)",
     re.IGNORECASE,
 )
 # a clause about the asker: its subject, or "as a(n) ..." naming what they are ("As a PhD student in X, I ...")
 _ASKER_START = re.compile(rf"^\W*(?:{_ASKER_SUBJECT}|as\s+an?\s)", re.IGNORECASE)
-_ELIDED = re.compile(r"^\W*(?:would\s+)?(?:want|wants|need|needs|like|love|hope|wish)\s+to\b", re.IGNORECASE)
+_ELIDED = re.compile(rf"^\W*(?:would\s+)?(?:{_INTENT})\s+to\b", re.IGNORECASE)
 
 
 def without_context(text: str) -> str:
@@ -677,20 +741,33 @@ def without_context(text: str) -> str:
     pieces.append(text[begun:])
     if len(pieces) < 2:
         return text
-    named = [_names_topic(p) for p in pieces]
+    named = named_all = [_names_topic(p) for p in pieces]
     start = 0
     while start < len(pieces) - 1 and not named[start]:  # a greeting first ("Hi! I do climate science and ...")
         start += 1
     greeted = start
     for n in range(start, len(pieces) - 1):
-        if n == start and _ASKER_START.match(pieces[n]) and any(named[n + 1 :]):
+        if n == start and _about_asker(pieces[n]) and any(named[n + 1 :]):
             start = n + 1
-    if start == greeted:
+    while len(pieces) > start + 1 and not named[-1]:
+        # a later clause naming nothing ("- what's out this week?") after the one naming the topic asks for it
+        pieces, named = pieces[:-1], named[:-1]
+    if start == greeted and len(pieces) == len(named_all):
         return text
     rest = pieces[start:]
-    if _ELIDED.match(rest[0]):
-        rest[0] = "I " + rest[0].lstrip()
+    if elided := _ELIDED.match(rest[0]):
+        rest[0] = ("I'm " if elided.group(0).lower().endswith("ing to") else "I ") + rest[0].lstrip()
     return " ".join(rest)
+
+
+def _about_asker(clause: str) -> bool:
+    """Whether `clause` is about the asker: its subject is ("I work on X", "As a PhD student ..."), or it opens with
+    an everyday verb's "-ing" form whose subject, the asker, is left out ("Working on a project about X - has anything
+    come out on Y?")."""
+    if _ASKER_START.match(clause):
+        return True
+    first = re.match(r"\W*([^\W\d_]+)\s", clause)
+    return bool(first) and first.group(1).lower().endswith("ing") and _verb_form(first.group(1).lower())
 
 
 _INDEFINITE = frozenset("anything something everything nothing".split())
@@ -714,8 +791,9 @@ def without_asker(text: str) -> str:
     the preposition taking the topic: "I'd like papers on X", "my team wants work on X", "help me find papers on X",
     "I'm writing a survey on X", "our lab works on X" -> "X". Read by role, not by phrase: the clause names the asker
     (a first-person pronoun, or "my"/"our" and one noun), and every other word before the preposition is a verb (a
-    word the English word list inflects), a filler word of questions or a function word; a named term, a kind of
-    contribution ("I want benchmarks for X") or any other word there leaves the text as it is, and so do a verb
+    word the English word list inflects), a filler word of questions or a function word; a kind of contribution
+    after such words ends the clause ("I'd like new benchmarks for X" -> "new benchmarks for X"); a named term, a
+    contribution word inside the clause or any other word there leaves the text as it is, and so do a verb
     with its object ("I want to cluster points in high dimensions") and a verb right before "with" or "for" ("I'd
     like to plan with LLMs"): the topic's own act, not the asker's; after "my"/"our" and a noun, only a word of
     asking ("wants", "works") is the asker's ("my model fails on long documents" is left as it is)."""
@@ -723,21 +801,38 @@ def without_asker(text: str) -> str:
     asker = next((n for n, w in enumerate(words) if w.group(0).lower() in ASKER), None)
     if asker is None:
         return text
+    made = next((m for m in _CONTRIBUTION.finditer(text) if m.start() > words[asker].end()), None)
     taking = next((n for n in range(asker + 1, len(words)) if words[n].group(0).lower() in _TAKING), None)
+    if made is not None and (taking is None or made.start() < words[taking].start()):
+        # the kind of contribution asked for ends the asker's clause ("I'd like new benchmarks for X"): the papers
+        # make one, about X (`split_contribution`), when the words before it are the asker's as below
+        kind = next(n for n, w in enumerate(words) if w.start() >= made.start())
+        return text[made.start() :] if _askers(words, asker, kind) is not None else text
     if taking is None or taking + 1 >= len(words):
         return text
-    after = words[taking + 1].group(0)
+    after = next((w.group(0) for w in words[taking + 1 :] if w.group(0).lower() not in _ARTICLES), "")
     if after.lower() in FILLER and not (after.lower() in META or _DOCUMENT.fullmatch(after) or after.lower() in _WH):
         return text  # a filler word next may be the topic's own ("on reading comprehension"): left as it is
+    verb = _askers(words, asker, taking)
+    if verb is None:
+        return text
+    if verb and words[taking].group(0).lower() in ("with", "for"):
+        return text  # what a verb does a thing with or for is its own act's ("I'd like to plan with LLMs")
+    return text[words[taking].end() :]
+
+
+def _askers(words: list[re.Match[str]], asker: int, end: int) -> bool | None:
+    """Whether the words before `end` are the asker's clause (`without_asker`): None when one is not, else whether
+    the last of them is a verb of the clause's own."""
     owner = asker + 1 if words[asker].group(0).lower() in ("my", "our") else None
-    described = _described(words, asker, taking)
+    described = _described(words, asker, end)
     # a phrase before the asker saying what for or as whom they ask ("For a reading group next week I need papers on
     # X", "As a reviewer I want ..."): why they ask, not what. Its noun has an article or the asker's possessive: "For
     # LLM agents, I need papers on memory" and "As for diffusion models, ..." name the topic's field
     leading = [w.group(0).lower() for w in words[:2]]
     lead = asker if asker and leading[0] in _LEADING and leading[1] in _ROLE_DETERMINERS else 0
     verb = False  # the word before is a verb of the clause's own, neither filler nor function word
-    for n in range(lead, taking):
+    for n in range(lead, end):
         word = words[n].group(0)
         lower = word.lower()
         if n in described:
@@ -750,20 +845,19 @@ def without_asker(text: str) -> str:
         doing = n + 1 == asker and words[asker].group(0).lower() in ("me", "us") and is_english_word(lower)
         asking = lower in FILLER or lower in META or lower in _FUNCTION  # "I want to know what's new on X"
         if not (word[0].isalpha() and (asking or doing or _verb_form(lower))):
-            return text
+            return None
         if re.fullmatch(_CONTRIBUTION_WORD, lower) or is_term_spelling(word):
-            return text
+            return None
         own = not asking
         if own and owner is not None and n > owner and lower.removesuffix("s") not in FILLER:
-            return text  # what "my model" or "our robot" does is the topic ("my model fails on long documents")
+            return None  # what "my model" or "our robot" does is the topic ("my model fails on long documents")
         if own and verb:
-            return text  # a verb and its object ("I want to rank documents for search"): the topic's own act
+            return None  # a verb and its object ("I want to rank documents for search"): the topic's own act
         verb = own
-    if verb and words[taking].group(0).lower() in ("with", "for"):
-        return text  # what a verb does a thing with or for is its own act's ("I'd like to plan with LLMs")
-    return text[words[taking].end() :]
+    return verb
 
 
+_ARTICLES = frozenset("a an the".split())  # before the topic's first word, which they say nothing of
 _LEADING = frozenset("for as".split())  # prepositions opening a phrase on the asker's purpose or role
 _ROLE_DETERMINERS = frozenset("a an my our".split())  # opening the noun of that purpose or role
 

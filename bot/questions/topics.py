@@ -34,6 +34,7 @@ import snowballstemmer
 
 from bot.core import Core
 from bot.text.terms import (
+    INDEX_STEMMER,
     INFLECTIONS,
     NAMED_TERMS,
     QUESTION_SYNONYMS,
@@ -47,6 +48,7 @@ from bot.text.terms import (
     is_english_word,
     joined_abbreviations,
     merged,
+    same_word,
     text_tokens,
 )
 from bot.text.terms import split_units as _split
@@ -150,6 +152,8 @@ class TopicEvidence:
             # a compound of many parts is seldom written in one phrase: all its parts, anywhere; but the pieces of
             # one hyphenated word side by side ("multi-agent", not "multi-layered ... agent")
             return all(self._side_by_side(text, group) for group in self.joined)
+        if not all(self._side_by_side(text, group) for group in self.joined):
+            return False  # a hyphenated word is one word however short the topic ("text-to-image")
         for choice in itertools.product(*(spots[:8] for spots in needed)):
             if max(e for _, e in choice) - min(s for s, _ in choice) + 1 <= self.span:
                 return True
@@ -488,6 +492,9 @@ async def _evidence(core: Core, text: str, exact: bool, verb_first: bool = False
             if part.term
             else frequencies.get(_words(part.tokens), 0)
         )
+        if part.term is None and len(part.tokens) == 1 and frequency >= VERY_GENERIC * total:
+            # a word looking as common as "model" may be left out (`_optional`): counted as it is matched
+            frequency = await _written_frequency(core, part.tokens[0], frequency)
         unit = Unit.of(part, _idf(total, frequency))
         if part.term is None and len(part.tokens) == 1 and part.tokens[0] in bases:
             unit = replace(unit, forms=(*unit.forms, (bases[part.tokens[0]],)))
@@ -535,6 +542,28 @@ async def _evidence(core: Core, text: str, exact: bool, verb_first: bool = False
     return TopicEvidence(tuple(listed), tuple(alone), exact, joined=joined, shown=shown, placed=placed)
 
 
+MIN_WRITTEN = 3  # letters of a word's index stem the written words sharing it are looked up by
+
+
+async def _written_frequency(core: Core, word: str, stemmed: int) -> int:
+    """How many stored papers write `word` as a text is matched by it (`same_word`), at most the `stemmed` count of
+    the full-text index, which counts every word its Porter stem puts with it: "generative" there is "gener", with
+    "general" and "generalization" (half of all papers), so the typed word looked as common as "general". Of the
+    words papers write with its stem, those it matches as written are counted; a word whose stem-mates it all
+    matches ("model", "learning") keeps the index's count."""
+    if not word.isalpha():
+        return stemmed
+    stem = INDEX_STEMMER.stemWord(word)
+    prefix = word[: min(common_prefix(word, stem), len(stem) - 1)]
+    if len(prefix) < MIN_WRITTEN:
+        return stemmed
+    mates = [w for w, _, _ in await core.repo.written_words(prefix) if INDEX_STEMMER.stemWord(w) == stem]
+    matched = [w for w in mates if same_word(word, w)]
+    if not matched or len(matched) == len(mates):
+        return stemmed
+    return min(stemmed, await core.repo.papers_writing(matched))
+
+
 async def _standing(core: Core, units: list[Unit], shares: Sequence[float], side: int) -> tuple[list[Unit], list[Unit]]:
     """The units with the plain words a rare named term makes optional, and the named terms standing for the whole
     (see `_evidence`); from `side` on (the phrase after the last "for" or "with", 0: the whole text) a term stands
@@ -576,6 +605,8 @@ def _runs(
         phrase = _words(t for p in run for t in p.tokens)
         if all(units[k].optional for k in range(i, j)) or any(p.term for p in run):
             continue
+        if f" {phrase} " not in f" {whole} ":
+            continue  # not a stretch of the phrase as typed: "model tabular" is no part of "models for tabular data"
         if frequencies.get(phrase, 0) <= PART_RATIO * whole_frequency and frequencies.get(phrase, 0) > 0:
             found.append(Unit(phrase, (tuple(phrase.split()),), (), _idf(total, frequencies.get(phrase, 0))))
     return found
@@ -642,6 +673,8 @@ def hyphen_groups(parts: Sequence[Part], words: Sequence[tuple[str, ...]]) -> tu
     """The positions of `parts` that are the plain words of one hyphenated word of `words` (`_hyphenated`): "multi
     agent" of "multi-agent LLM systems" is (0, 1). A named term inside one ("LLM-based") is no such piece."""
     groups: list[tuple[int, ...]] = []
+    # its words that are units: the small words inside it are none ("text-to-image" is "text", "image")
+    words = [w for w in (tuple(t for t in word if split_units(t)) for word in words) if len(w) > 1]
     for start in range(len(parts)):
         for word in words:
             run = parts[start : start + len(word)]

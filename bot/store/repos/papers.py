@@ -306,7 +306,8 @@ class PapersRepo(RepositoryBase):
         """The words stored titles and abstracts write that start with `letter` (lower case, as written: split at
         anything but a letter, not stemmed), each with how many papers write it and whether a title does (for the
         words papers write, typos are corrected against). Read from the index of written words, one letter's range
-        of it: the cost is that letter's share of the vocabulary, not every abstract."""
+        of it: the cost is that letter's share of the vocabulary, not every abstract. `letter` may be a longer
+        prefix: the words starting with it."""
         # views of the index's vocabulary live in this connection's temp schema: its words (a paper counted once
         # whichever field writes it) and its words by field
         await self.conn.execute(
@@ -315,7 +316,8 @@ class PapersRepo(RepositoryBase):
         await self.conn.execute(
             "CREATE VIRTUAL TABLE IF NOT EXISTS temp.papers_words_fields USING fts5vocab(main, papers_words, col)"
         )
-        bounds = (letter, chr(ord(letter) + 1))  # UTF-8 keeps code point order: the words starting with `letter`
+        # UTF-8 keeps code point order: the words starting with `letter`
+        bounds = (letter, letter[:-1] + chr(ord(letter[-1]) + 1))
         async with self.conn.execute(
             "SELECT term, doc FROM temp.papers_words_rows WHERE term >= ? AND term < ?", bounds
         ) as cursor:
@@ -325,6 +327,17 @@ class PapersRepo(RepositoryBase):
         ) as cursor:
             in_titles = {r[0] for r in await cursor.fetchall()}
         return [(r[0], int(r[1]), r[0] in in_titles) for r in rows]
+
+    async def papers_writing(self, words: Sequence[str]) -> int:
+        """How many stored papers write any of `words` as written (lower case, unstemmed) in title or abstract."""
+        match = " OR ".join(f'"{w}"' for w in (w.replace('"', "").strip() for w in words) if w)
+        if not match:
+            return 0
+        async with self.conn.execute(
+            "SELECT COUNT(*) FROM papers_words WHERE papers_words MATCH ?", (match,)
+        ) as cursor:
+            row = await cursor.fetchone()
+        return int(row[0]) if row else 0
 
     async def lexical_search(
         self, groups: Sequence[Sequence[str]], start: dt.date | None, end: dt.date | None, limit: int
