@@ -113,11 +113,6 @@ DERIVATIONS = INFLECTIONS | frozenset(
 # a word's last "e" or "y" gives way to "-ial" ("finance" ~ "financial", "industry" ~ "industrial"); after other
 # letters "-ial" makes another word ("different" / "differential", "exponent" / "exponential")
 _IAL = (frozenset({"e", "y"}), frozenset({"ial", "ially"}))
-# a noun's last "y" gives way to "-etic" / "-etical" in its adjective ("theory" ~ "theoretical"), one way only: typed,
-# the noun matches papers saying "theoretical analysis"; the adjective typed ("which of those are theoretical?") does
-# not take a paper naming a theory in passing ("game theory", "grounded in theory") for a theoretical one
-_ETIC = (frozenset({"y"}), frozenset({"etic", "etical", "etically"}))
-MIN_ETIC = 4  # letters the stem of such a pair has ("theor")
 MIN_STEM = 6  # letters a derivation's stem has: "optim" of "optimal" and "optimization" is too short to be one word
 _VOWELS = frozenset("aeiou")
 _NEGATIONS = ("un", "non", "in", "im", "il", "ir", "dis", "de", "anti", "a")
@@ -165,8 +160,6 @@ def _inflected(word: str, token: str, exact: bool = False, related: bool = False
         return True
     if exact:
         return False
-    if n >= MIN_ETIC and a in _ETIC[0] and b in _ETIC[1]:
-        return True  # "theory" ~ "theoretical": a noun's own adjective, however short the stem (`_ETIC`)
     if _derived(word, token, n, related) or _derived(*_reduced(word, token, n), related):
         return True
     if (family := _adjective_noun(word)) is not None and family == _adjective_noun(token):
