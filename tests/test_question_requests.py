@@ -877,6 +877,16 @@ def test_a_closing_remark_on_how_many_papers_will_do_is_not_topic() -> None:
     assert parse_question("top-k routing is good", FRIDAY).topic.startswith("top-k routing")
 
 
+def test_a_request_naming_how_many_papers_on_a_topic_keeps_the_topic() -> None:
+    """ "5 diffusion papers please": a quantity, then the topic, then "please" is the request itself, not a closing
+    remark on how many will do (it had read as one and left no topic at all)."""
+    assert parse_question("5 diffusion papers please", FRIDAY).topic == "diffusion"
+    assert "GAN" in parse_question("A couple of GAN papers please", FRIDAY).topic
+    assert "RL" in parse_question("hi! ten RL papers please", FRIDAY).topic
+    # a remark whose words name no topic is still dropped
+    assert parse_question("anything on GANs? just a few papers is fine", FRIDAY).topic == "GANs"
+
+
 def test_a_sentence_ends_after_an_acronym() -> None:
     # "I'm an agronomist starting to use ML. anything on X?": the asker's context is a sentence of its own
     question = "hi! I'm an agronomist starting to use ML. anything this week on machine learning for agriculture?"

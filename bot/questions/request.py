@@ -240,11 +240,12 @@ _ANSWER_LENGTH = re.compile(
 )
 # A closing sentence or clause on how many papers will do ("? just a few highlights is fine", ". Short list please.",
 # "? a handful is enough", "- top 5 would do"), read by its role: a quantity (a few, a handful, a couple, short,
-# top N, a number), at most two more words, then a word saying it suffices or "please". No topic
+# top N, a number), at most two more words naming no topic ("5 diffusion papers please" is the request), then a word
+# saying it suffices or "please". No topic
 _ANSWER_SIZE = re.compile(
     r"(?:[.?!;,]|\s[\u2014\u2013-]+|^)\s*(?:(?:just|only|even)\s+)?(?:(?:a|an|the|some)\s+)?"
     r"(?:few|handful|couple|short|brief|small|quick|top(?:\s+\d+|\s+few)?|\d+|one|two|three|four|five|ten)"
-    r"(?=\s)(?:\s+(?:of\s+)?[a-z]+){0,2}?\s+(?:(?:is|are|would\s+be|will\s+be|would|will|should\s+be)\s+)?"
+    r"(?=\s)(?P<what>(?:\s+(?:of\s+)?[a-z]+){0,2}?)\s+(?:(?:is|are|would\s+be|will\s+be|would|will|should\s+be)\s+)?"
     r"(?:fine|enough|ok|okay|plenty|great|good|sufficient|perfect|do|suffices?|please|pls)"
     r"(?:\s+(?:please|pls|thanks?))?[\s.!?]*$",
     re.IGNORECASE,
@@ -656,6 +657,14 @@ def optional_words(text: str) -> str:
     return _OPTIONAL_WORDS.sub(in_place, text)
 
 
+def _without_answer_size(found: re.Match[str]) -> str:
+    """What replaces a closing remark on how many papers will do (`_ANSWER_SIZE`): the sentence's end it follows; a
+    remark whose words name a topic is the request itself and stays."""
+    if _names_topic(found.group("what")):
+        return found.group(0)
+    return found.group(0)[:1] if found.group(0)[:1] in ".?!" else ""
+
+
 def jointly(text: str) -> str:
     """`text` with an "and" that joins two things asked together written "with": "both A and B", "A and B together",
     "combining A and B", "the intersection of A and B" -> "A with B" (the papers need both); another "and" stays."""
@@ -677,7 +686,7 @@ def read_request(text: str, *, follow_up: bool = False) -> Request:
     """The topic text of a question (time words and authors already removed) with its exclusions, contribution and
     refinements (`follow_up`: asked after an answer, whose papers it may exclude some of, `split_exclusions`)."""
     text = jointly(without_shorthand(optional_words(text)))
-    text = _ANSWER_SIZE.sub(lambda m: m.group(0)[:1] if m.group(0)[:1] in ".?!" else "", text)
+    text = _ANSWER_SIZE.sub(_without_answer_size, text)
     text = without_welcome(_CLOSING_REQUEST.sub("", _ANSWER_LENGTH.sub("", text)))
     framed = without_open_list_end(without_context(without_markup(text)))
     framed = _FRAMED.sub("", _ANSWER_FORM.sub("", framed, count=1), count=1)
