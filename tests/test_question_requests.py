@@ -908,3 +908,13 @@ def test_the_asker_s_context_as_kinds16_s_writers_put_it() -> None:
     question = "Working on a project about digital twins — has anything come out on digital twins this week?"
     assert parse_question(question, FRIDAY).topic == "digital twins"
     assert parse_question("anything came out on RL?", FRIDAY).topic == "RL"
+
+
+def test_a_topic_opening_with_an_ing_word_is_not_the_asker_s_context() -> None:
+    """ "Reasoning models - anything on RL training?": a noun phrase opening with an "-ing" word is the topic, not the
+    asker's doing (it had been dropped as "Working on a project about X -" is); the asker's verb takes a small word
+    after it ("Working on", "Building a", "Reading up on")."""
+    assert "reasoning models" in read_request("Reasoning models - anything on RL training?").text.lower()
+    assert "sampling methods" in read_request("Sampling methods - what's new on MCMC?").text.lower()
+    for question in ("Building a RAG system - anything on rerankers?", "Reading up on RLHF - anything on rerankers?"):
+        assert read_request(question).text == "anything on rerankers?", question

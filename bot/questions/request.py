@@ -771,12 +771,15 @@ def without_context(text: str) -> str:
 
 def _about_asker(clause: str) -> bool:
     """Whether `clause` is about the asker: its subject is ("I work on X", "As a PhD student ..."), or it opens with
-    an everyday verb's "-ing" form whose subject, the asker, is left out ("Working on a project about X - has anything
-    come out on Y?")."""
+    an everyday verb's "-ing" form whose subject, the asker, is left out, a small word right after it ("Working on a
+    project about X - has anything come out on Y?", "Building a RAG system - ..."); an "-ing" word before a noun
+    names the topic ("Reasoning models - anything on RL?")."""
     if _ASKER_START.match(clause):
         return True
-    first = re.match(r"\W*([^\W\d_]+)\s", clause)
-    return bool(first) and first.group(1).lower().endswith("ing") and _verb_form(first.group(1).lower())
+    first = re.match(r"\W*([^\W\d_]+)\s+([^\W\d_]+)", clause)
+    if not first or not first.group(1).lower().endswith("ing") or not _verb_form(first.group(1).lower()):
+        return False
+    return first.group(2).lower() in _FUNCTION | _TAKING | PREPOSITIONS | _ROLE_DETERMINERS
 
 
 _INDEFINITE = frozenset("anything something everything nothing".split())
