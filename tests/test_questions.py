@@ -304,6 +304,16 @@ async def test_a_search_whose_first_page_is_empty_offers_the_rest_instead_of_say
     assert "lists them" in reply.text and reply.choices  # /more, as the platform names it, and its button
 
 
+async def test_a_remark_on_length_alone_asks_for_nothing(core: Core, day: list[Paper]) -> None:
+    """ "Short list please" names no topic: it had answered "No stored papers matching that ... Try a wider window",
+    sending the asker to change a window they never gave."""
+    for question in ("Short list please", "just a few highlights is fine"):
+        answer = await ask(core, question, today=MONDAY, conversation_id=f"c-{question}")
+        assert answer.citations == () and answer.text == NOTHING_ASKED, question
+    # a request that is a count still asks for its topic
+    assert "No stored papers matching that" not in (await ask(core, "5 diffusion papers please", today=MONDAY)).text
+
+
 async def test_a_day_asked_for_without_a_topic_lists_all_its_papers_in_the_stores_order(
     core: Core, day: list[Paper]
 ) -> None:

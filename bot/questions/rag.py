@@ -80,6 +80,8 @@ NOTHING_ASKED = (
     "'MoE papers this week' or 'what did Lenka Zdeborová post since Monday?'."
 )
 
+NOTHING_NAMED = "matching that"  # how `subject_of` names a question that names no topic, author or category
+
 _CALENDAR_WORDS = frozenset(WEEKDAYS) | frozenset(MONTHS)
 _CATEGORY = re.compile(
     r"\b(cs|stat|math|eess|econ|q-bio|q-fin|physics|astro-ph|cond-mat|nlin|hep-[a-z]{2}|nucl-[a-z]{2}|quant-ph|gr-qc)"
@@ -412,7 +414,7 @@ def subject_of(filters: Filters) -> str:
         parts.append("by " + (" or ".join(filters.authors) if filters.any_author else ", ".join(filters.authors)))
     if filters.categories:
         parts.append("in " + ", ".join(filters.categories))
-    return " ".join(parts) or "matching that"
+    return " ".join(parts) or NOTHING_NAMED
 
 
 def named(constraint: str, filters: Filters) -> str:
@@ -728,6 +730,9 @@ async def ask(
         refused = await too_many_to_list(core, filters, window)
         if refused:
             return Answer(refused, (), window, filters)
+    if subject_of(filters) == NOTHING_NAMED and not filters.restrict_to:
+        # only a remark on the answer ("Short list please"): no window to widen, nothing to look for
+        return Answer(text=NOTHING_ASKED, citations=(), window=window, filters=filters)
     filters, found, offered, note = await narrowed(core, filters, profile=profile)
     if not found and not offered and len(filters.authors) > 1 and not filters.any_author and not filters.restrict_to:
         # "papers from X and Y" where they wrote nothing together: each one's papers, and the answer says so
