@@ -19,6 +19,7 @@ from bot.ingest.save import store_papers
 from bot.ingest.vectors import Embedded, paper_sentences, refresh_vectors
 from bot.models import Paper, Profile, Topic
 from bot.store.sentences import best_sentence_similarity_of
+from tests.old_stores import undo_migrations
 from tests.word_vectors import WordEmbedder
 
 DAY = dt.date(2025, 5, 26)
@@ -293,26 +294,12 @@ async def test_papers_of_which_some_lack_sentence_vectors_rank_as_before_them(tm
 async def test_a_store_at_schema_9_with_papers_migrates_and_keeps_them(tmp_path: Path) -> None:
     # a store written before migration 10: its papers, vectors and TL;DRs stay; the new table starts empty, the
     # ranking is the whole-paper one, and a refresh embeds the sentences alone (the paper vectors are current)
-    import sqlite3
-
-    from bot.store.migrations import LATEST_VERSION
-
     papers = [paper(n) for n in range(3)]
     profile = interests("gadget1 sampling")
     async with open_core(settings_at(tmp_path, sentence_vectors=False), WordEmbedder()) as core:
         await store_papers(core, papers)
     plain = await ranked_scores(settings_at(tmp_path, sentence_vectors=False), papers, profile)
-    assert LATEST_VERSION == 13, "undoing migrations 10 to 13 alone below: undo the later ones too"
-    with sqlite3.connect(settings_at(tmp_path).db_path) as raw:
-        for trigger in ("insert", "delete", "update"):
-            raw.execute(f"DROP TRIGGER papers_words_{trigger}")
-            raw.execute(f"DROP TRIGGER papers_generation_{trigger}")
-        raw.execute("DROP TABLE papers_generation")
-        raw.execute("DROP TABLE title_words")
-        raw.execute("DROP TABLE papers_words")
-        raw.execute("DROP TABLE paper_vectors")
-        raw.execute("DROP TABLE sentence_vectors")
-        raw.execute("PRAGMA user_version = 9")
+    undo_migrations(settings_at(tmp_path).db_path, 9)
     async with open_core(settings_at(tmp_path), WordEmbedder()) as core:
         assert [p.id for p in await core.repo.get_papers([p.id for p in papers])] == [p.id for p in papers]
         assert await core.sentences.coverage() == (3, 0)

@@ -23,6 +23,7 @@ from bot.questions.retrieval import ranked
 from bot.questions.timewords import TimeWindow
 from bot.store.repair import check_store, repair_store
 from bot.store.vector_copies import VectorCopies
+from tests.old_stores import undo_migrations
 from tests.test_sentence_vectors import CountingEmbedder
 from tests.word_vectors import WordEmbedder
 
@@ -187,22 +188,9 @@ async def test_db_and_doctor_say_which_papers_lack_a_copy_until_refresh_copies_t
 async def test_a_store_at_schema_10_migrates_answers_from_the_vector_store_and_is_copied_by_refresh(
     tmp_path: Path,
 ) -> None:
-    import sqlite3
-
-    from bot.store.migrations import LATEST_VERSION
-
     async with open_core(settings_at(tmp_path), WordEmbedder()) as core:
         await store_papers(core, PAPERS)
-    assert LATEST_VERSION == 13, "undoing migrations 11 to 13 alone below: undo the later ones too"
-    with sqlite3.connect(settings_at(tmp_path).db_path) as raw:
-        for trigger in ("insert", "delete", "update"):
-            raw.execute(f"DROP TRIGGER papers_words_{trigger}")
-            raw.execute(f"DROP TRIGGER papers_generation_{trigger}")
-        raw.execute("DROP TABLE papers_generation")
-        raw.execute("DROP TABLE title_words")
-        raw.execute("DROP TABLE papers_words")
-        raw.execute("DROP TABLE paper_vectors")
-        raw.execute("PRAGMA user_version = 10")
+    undo_migrations(settings_at(tmp_path).db_path, 10)
     counting = CountingEmbedder()
     async with open_core(settings_at(tmp_path), counting) as core:
         assert await VectorCopies(core.repo, core.embedder).coverage() == (10, 0)
