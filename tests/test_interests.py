@@ -641,3 +641,21 @@ def test_a_described_topic_is_embedded_as_written() -> None:
     vec = rank.compile_profile(Profile(name="m", topics=(topic,)), embed).want_vecs[0]
     written = embed([topic.want])[0]
     assert np.allclose(vec, written / np.linalg.norm(written), atol=1e-6)  # not mixed with an empty text's vector
+
+
+def test_the_two_preposition_splits_are_built_from_one_list_and_agree():
+    """A head split at its prepositions (`_read`) and split for its setting (`setting_units`) is split at the same
+    words: both patterns are built from `PREPOSITIONS`, and only the scope ones are captured."""
+    assert set(interest_units.SCOPE_PREPOSITIONS) <= set(interest_units.PREPOSITIONS)
+    others = ("at", "by", "from", "and", "into", "onto", "inform")
+    for word in (*interest_units.PREPOSITIONS, *others):
+        for typed in (word, word.upper()):
+            head = f"attacks {typed} LLM agents"
+            plain = interest_units._PREPOSITION.split(head)
+            scoped = interest_units._SCOPE_PREPOSITION.split(head)
+            if word in interest_units.PREPOSITIONS:
+                assert plain == ["attacks", "LLM agents"]
+                captured = typed if word in interest_units.SCOPE_PREPOSITIONS else None
+                assert scoped == ["attacks", captured, "LLM agents"]
+            else:
+                assert plain == scoped == [head]

@@ -195,8 +195,16 @@ MARKS = _LEAD | _TRAIL | _DETAIL_WORDS
 # A one-line interest is often a coordination: "jailbreak attacks and defenses for LLMs", "text-to-image generation
 # and image/video editing", "test-time scaling / efficient reasoning". Each conjunct is a thing the member wants, so
 # a paper about one of them is about the interest; what a preposition attaches ("for LLMs") goes with every one.
-_PREPOSITION = re.compile(r"\s+(?:of|for|in|on|with|via|under|to)\s+", re.IGNORECASE)
-_SCOPE_PREPOSITION = re.compile(r"\s+(for|in|of)\s+|\s+(?:on|with|via|under|to)\s+", re.IGNORECASE)
+# The prepositions that put a topic in a setting ("jailbreaks for LLMs", "security of agents": `setting_units`), and
+# the others, whose object is topic ("attacks on LLMs"); a head is split at any of them.
+SCOPE_PREPOSITIONS = ("for", "in", "of")
+TOPIC_PREPOSITIONS = ("on", "with", "via", "under", "to")
+PREPOSITIONS = SCOPE_PREPOSITIONS + TOPIC_PREPOSITIONS
+_PREPOSITION = re.compile(rf"\s+(?:{'|'.join(PREPOSITIONS)})\s+", re.IGNORECASE)
+# the same split, a scope preposition captured (`re.split` gives None in its place for the others)
+_SCOPE_PREPOSITION = re.compile(
+    rf"\s+({'|'.join(SCOPE_PREPOSITIONS)})\s+|\s+(?:{'|'.join(TOPIC_PREPOSITIONS)})\s+", re.IGNORECASE
+)
 _CONJUNCTION = re.compile(r"\s*(?:,|&|/|(?<!\+)\+(?!\+)|\band\b|\bor\b|\bvs\b\.?|\bversus\b)\s*", re.IGNORECASE)
 MAX_READINGS = 16  # more conjuncts than this make the interest a list, read whole
 
