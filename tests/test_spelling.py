@@ -369,3 +369,78 @@ async def test_a_question_read_while_an_ingest_writes_its_papers_does_not_keep_t
     monkeypatch.setattr(papers_repo, "_write_title_words", with_a_question_first)
     await core.repo.upsert_papers([second])
     assert "quantization" in (await title_vocabulary(core)).counts
+
+
+async def test_after_an_ingest_the_title_look_ups_are_brought_up_to_date_not_built_again(
+    core: Core, demo_papers: list[Paper], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # each ingest made the next question with a word to correct build symspellpy's look-up of every title word
+    # again (its deletes dictionary: seconds on a large archive); it is now kept and given what changed
+    from bot.text import spelling
+
+    built: list[int] = []
+    look_up = spelling._look_up
+
+    def counted(entries: Any, edits: int) -> Any:
+        entries = list(entries)
+        if edits == 2:  # a title words' look-up (the words only abstracts write have their own, of one edit)
+            built.append(len(entries))
+        return look_up(entries, edits)
+
+    papers = _papers(
+        demo_papers,
+        [("Walking Robots", "a"), ("Grasping Arms", "b"), ("Diffusion Policies", "c"), ("Robots for Walking", "d")],
+    )
+    await core.repo.upsert_papers(papers[:3])
+    monkeypatch.setattr(spelling, "_look_up", counted)
+    assert await corrected(core, "difusion policy") == "diffusion policy"
+    assert await corrected_interest(core, "grasping armz") == "grasping arm"
+    assert len(built) == 2  # the look-ups as written (questions) and plural-folded (interests), once each
+    new = dataclasses.replace(papers[3], title="Quantization of Walking Policies")
+    replaced = dataclasses.replace(papers[1], title="Grasping Skills of Robots", version=9)  # "arm" in no title now
+    moved = dataclasses.replace(papers[0], title="Legged Locomotion", version=9)  # "walking": a later first title
+    for ingest in ([new], [replaced], [moved]):
+        await core.repo.upsert_papers(ingest)
+        built.clear()
+        typos = ("quantizaton", "grasping armz", "diffusion polcies", "legged locomoton", "walkin robots", "skils")
+        got = [await corrected(core, typo) for typo in typos] + [await corrected_interest(core, t) for t in typos]
+        assert built == []  # no look-up built anew
+        vocabulary = await title_vocabulary(core)
+        # the same look-ups a build over the new vocabulary gives, so the same corrections
+        fresh = TitleVocabulary(vocabulary.counts, vocabulary.written)
+        for kept, built_now in (
+            (vocabulary.speller, fresh.speller),
+            (vocabulary.written_speller, fresh.written_speller),
+        ):
+            assert kept.words == built_now.words
+            assert {d: w for d, w in kept.deletes.items() if w} == dict(built_now.deletes)
+        core.title_vocabulary.clear()
+        core.title_vocabulary[await core.repo.papers_generation()] = fresh
+        assert got == [await corrected(core, t) for t in typos] + [await corrected_interest(core, t) for t in typos]
+        core.title_vocabulary[await core.repo.papers_generation()] = vocabulary
+
+
+def test_a_kept_look_up_brought_up_to_date_is_the_look_up_built_over_the_new_vocabulary() -> None:
+    import random
+
+    from bot.text.spelling import KeptLookUp, _look_up
+
+    rng = random.Random(7)
+    pool = [f"{a}{b}{c}{d}" for a in "abc" for b in "aeo" for c in "lmnr" for d in ("", "s", "ing", "er")]
+    vocabulary = {w: rng.randint(1, 5) for w in rng.sample(pool, 40)}
+    look_up = KeptLookUp(vocabulary)
+    for _ in range(30):
+        words = list(vocabulary)
+        rng.shuffle(words)
+        kept = words[: rng.randint(20, len(words))]  # some dropped
+        kept.sort(key=list(vocabulary).index)
+        for _ in range(rng.randint(0, 3)):  # some moved
+            kept.insert(rng.randint(0, len(kept)), kept.pop(rng.randrange(len(kept))))
+        for word in rng.sample([w for w in pool if w not in vocabulary], rng.randint(0, 8)):  # some added anywhere
+            kept.insert(rng.randint(0, len(kept)), word)
+        vocabulary = {w: vocabulary.get(w, 0) + rng.randint(0, 2) or 1 for w in kept}
+        look_up.update(vocabulary)
+        built = _look_up(vocabulary.items(), 2)
+        assert look_up.speller.words == built.words
+        assert dict(look_up.speller.deletes) == dict(built.deletes)  # every list in the vocabulary's order
+        assert look_up.speller._max_length == built._max_length

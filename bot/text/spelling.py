@@ -18,9 +18,12 @@ Who calls it says which words are never abbreviations (`bot.questions.spelling` 
 from __future__ import annotations
 
 import asyncio
+import bisect
 import re
+import threading
 from collections import Counter, defaultdict
 from collections.abc import Awaitable, Callable, Collection, Iterable, Mapping
+from itertools import pairwise
 from typing import TYPE_CHECKING
 
 from symspellpy import SymSpell, Verbosity
@@ -45,6 +48,68 @@ def _look_up(entries: Iterable[tuple[str, int]], edits: int) -> SymSpell:
     return speller
 
 
+def _in_order(words: list[str], rank: Mapping[str, int]) -> set[str]:
+    """The most of `words` whose ranks rise in the order given (a longest increasing subsequence): the words a
+    changed vocabulary keeps in their places, the others having moved."""
+    ranks = [rank[w] for w in words]
+    if all(a < b for a, b in pairwise(ranks)):
+        return set(words)
+    tails: list[int] = []  # the smallest last rank of a rising run of each length
+    ends: list[int] = []  # where that run ends
+    before = [-1] * len(ranks)
+    for i, r in enumerate(ranks):
+        k = bisect.bisect_left(tails, r)
+        before[i] = ends[k - 1] if k else -1
+        if k == len(tails):
+            tails.append(r)
+            ends.append(i)
+        else:
+            tails[k], ends[k] = r, i
+    kept, i = set(), ends[-1] if ends else -1
+    while i >= 0:
+        kept.add(words[i])
+        i = before[i]
+    return kept
+
+
+class KeptLookUp:
+    """symspellpy's look-up of a vocabulary (words in an order, each with a count), brought up to date with a
+    changed vocabulary by what changed (words added, dropped, recounted or moved in the order) instead of built
+    again: after an ingest the new titles' words are a few hundred of tens of thousands. The result is the look-up a
+    build over the new vocabulary gives, every deletes list holding its words in the vocabulary's order (the order
+    symspellpy breaks ties of distance and count in), so the corrections are the same."""
+
+    def __init__(self, entries: Mapping[str, int]) -> None:
+        self.entries = dict(entries)
+        self.speller = _look_up(self.entries.items(), 2)
+
+    def update(self, entries: Mapping[str, int]) -> None:
+        """Make it the look-up of `entries` (in their order)."""
+        new = dict(entries)
+        rank = {w: k for k, w in enumerate(new)}
+        kept = _in_order([w for w in self.entries if w in rank], rank)
+        speller, words = self.speller, self.speller.words
+        for word in self.entries:
+            if word not in kept:  # dropped, or moved in the order: put back in its place below
+                speller.delete_dictionary_entry(word)
+                for delete in speller._edits_prefix(word):
+                    if not speller.deletes[delete]:
+                        del speller.deletes[delete]
+        for word in kept:
+            words[word] = new[word]
+        last = max((rank[w] for w in kept), default=-1)
+        for word in (w for w in new if w not in kept):
+            speller.create_dictionary_entry(word, new[word])  # at the end of each of its deletes' lists
+            if rank[word] > last:
+                last = rank[word]
+                continue
+            for delete in speller._edits_prefix(word):
+                listed = speller.deletes[delete]
+                listed.pop()
+                bisect.insort(listed, word, key=rank.__getitem__)
+        self.entries = new
+
+
 class TitleVocabulary:
     """Title words by first letter, with how many titles use each."""
 
@@ -55,12 +120,16 @@ class TitleVocabulary:
         for word in self.counts:
             if len(word) >= MIN_LENGTH - 1:
                 self.by_letter[word[0]].append(word)
-        self._speller: SymSpell | None = None
+        self._speller: KeptLookUp | None = None
         # the words as titles write them, not plural-folded ("robotics", "series"): a typo of a plural or of a word
         # the folding shortens ("robtics", "sereis") is a letter or two from its written form, more from "robotic" or
         # "sery" (read only by `closest(..., written=True)`)
         self.written: Counter[str] = Counter(written)
-        self._written_speller: SymSpell | None = None
+        self._written_speller: KeptLookUp | None = None
+        # look-ups of an earlier vocabulary, brought up to date with this one when first needed (`take_look_ups`)
+        self._earlier: dict[bool, KeptLookUp] = {}
+        # each look-up is built in a worker thread (`corrected`), once when two questions ask for it at once
+        self._building = {False: threading.Lock(), True: threading.Lock()}
 
     @classmethod
     def of_titles(cls, titles: Iterable[str]) -> TitleVocabulary:
@@ -73,21 +142,55 @@ class TitleVocabulary:
             written.update(sorted(written_words))
         return cls(counts, written)
 
+    def take_look_ups(self, earlier: TitleVocabulary) -> None:
+        """Take the look-ups `earlier` (the vocabulary before an ingest) has built, to bring them up to date with
+        this one when first needed rather than build them again. `earlier` builds its own if asked again (a question
+        read before the ingest); a look-up it is building now is left to it."""
+        for written in (False, True):
+            lock = earlier._building[written]
+            if not lock.acquire(blocking=False):
+                continue
+            try:
+                look_up = earlier._written_speller if written else earlier._speller
+                if look_up is None:
+                    look_up = earlier._earlier.pop(written, None)
+                if look_up is not None:
+                    self._earlier[written] = look_up
+                if written:
+                    earlier._written_speller = None
+                else:
+                    earlier._speller = None
+            finally:
+                lock.release()
+
+    def _look_up(self, written: bool) -> SymSpell:
+        with self._building[written]:
+            look_up = self._written_speller if written else self._speller
+            if look_up is None:
+                both = self.counts + self.written if written else self.counts
+                entries = {w: c for w, c in both.items() if len(w) >= MIN_LENGTH - 1}
+                look_up = self._earlier.pop(written, None)
+                if look_up is None:
+                    look_up = KeptLookUp(entries)
+                else:
+                    look_up.update(entries)
+                if written:
+                    self._written_speller = look_up
+                else:
+                    self._speller = look_up
+            return look_up.speller
+
     @property
     def speller(self) -> SymSpell:
         """The title words' symspellpy look-up, built when a first word needs correcting: its deletes dictionary
-        costs more than reading the titles, and most questions hold no unknown word."""
-        if self._speller is None:
-            self._speller = _look_up(((w, c) for w, c in self.counts.items() if len(w) >= MIN_LENGTH - 1), 2)
-        return self._speller
+        costs more than reading the titles, and most questions hold no unknown word. After an ingest the earlier
+        vocabulary's is brought up to date instead (`take_look_ups`)."""
+        return self._look_up(False)
 
     @property
     def written_speller(self) -> SymSpell:
         """`speller` over the title words as written and as folded together (built when first needed)."""
-        if self._written_speller is None:
-            both = self.counts + self.written
-            self._written_speller = _look_up(((w, c) for w, c in both.items() if len(w) >= MIN_LENGTH - 1), 2)
-        return self._written_speller
+        return self._look_up(True)
 
     def closest(self, word: str, *, written: bool = False) -> str | None:
         """The known title word closest to `word` and starting with its letter (fewest edits, a swap of two letters
@@ -125,6 +228,8 @@ async def title_vocabulary(core: Core) -> TitleVocabulary:
         if vocabulary is None:
             counts, written = await core.repo.title_words()
             vocabulary = TitleVocabulary(counts, written)
+            for earlier in core.title_vocabulary.values():
+                vocabulary.take_look_ups(earlier)
             core.title_vocabulary.clear()
             core.title_vocabulary[generation] = vocabulary
     return vocabulary
