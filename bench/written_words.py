@@ -118,7 +118,7 @@ async def _measure(path: Path, label: str) -> None:
 async def _kept_counts(repo: Repository, vocabulary: spelling.TitleVocabulary) -> None:
     """Whether the vocabulary read from the store's counts is the one the titles give (in storage order: the
     order ties are broken in), and what keeping the counts adds to an ingest (in a transaction rolled back)."""
-    from bot.store.repos.papers import _TitleWordChanges, _write_title_words
+    from bot.store.repos.papers import TitleWordChanges, _write_title_words
 
     async with repo.conn.execute("SELECT rowid, title FROM papers ORDER BY rowid") as cursor:
         rows = [(int(r[0]), str(r[1])) async for r in cursor]
@@ -135,7 +135,7 @@ async def _kept_counts(repo: Repository, vocabulary: spelling.TitleVocabulary) -
     ):
         await repo.conn.execute("BEGIN IMMEDIATE")
         start = time.perf_counter()
-        changes = _TitleWordChanges()
+        changes = TitleWordChanges()
         for k, (rowid, title) in enumerate(rows[:1609]):
             change(changes, k, rowid, title)
         await _write_title_words(repo.conn, changes)

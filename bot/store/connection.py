@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import sqlite3
 import tempfile
@@ -12,7 +13,7 @@ import aiosqlite
 
 from bot.errors import StateError
 from bot.store.migrations import LATEST_VERSION, MIGRATIONS, TITLE_WORDS_VERSION
-from bot.store.repos.papers import fill_title_words
+from bot.store.repos.papers import TitleWordChanges, count_title_words, fill_title_words, stored_titles
 
 log = logging.getLogger(__name__)
 
@@ -23,38 +24,50 @@ MIGRATION_WAIT_MS = 600_000
 
 
 async def migrate(conn: aiosqlite.Connection) -> int:
-    """Bring the schema to `LATEST_VERSION`; returns the version found before migrating."""
-    async with conn.execute("PRAGMA user_version") as cursor:
-        row = await cursor.fetchone()
-    found = int(row[0]) if row else 0
+    """Bring the schema to `LATEST_VERSION`, every pending migration in one transaction (a crash or an error leaves
+    the store as it was, and the next open runs them all again); returns the version found before migrating."""
+    found = await _version(conn)
     if found > LATEST_VERSION:
         raise StateError(
             f"the database is at schema version {found}, newer than this paperscout ({LATEST_VERSION}); upgrade it"
         )
-    for version in range(found + 1, LATEST_VERSION + 1):
-        # executescript would commit on its own; run the statements one by one inside our transaction instead
-        await conn.execute(f"PRAGMA busy_timeout = {MIGRATION_WAIT_MS}")
-        try:
-            await conn.execute("BEGIN IMMEDIATE")
-        finally:
-            await conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        try:
-            async with conn.execute("PRAGMA user_version") as cursor:
-                row = await cursor.fetchone()
-            if row and int(row[0]) >= version:  # another process migrated it while this one waited for the lock
-                await conn.rollback()
-                continue
+    if found == LATEST_VERSION:
+        return found
+    # executescript would commit on its own; run the statements one by one inside our transaction instead
+    await conn.execute(f"PRAGMA busy_timeout = {MIGRATION_WAIT_MS}")
+    try:
+        await conn.execute("BEGIN IMMEDIATE")
+    finally:
+        await conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    counting: asyncio.Future[TitleWordChanges] | None = None
+    try:
+        current = await _version(conn)  # another process may have migrated it while this one waited for the lock
+        for version in range(current + 1, LATEST_VERSION + 1):
+            if version == TITLE_WORDS_VERSION - 1:
+                # the stored titles' words (Python) are counted in a worker thread while SQLite runs the migration
+                # before theirs (12, the index of written words: it reads papers and writes only its own tables), on
+                # another core; the titles are read under this transaction's lock, so none changes meanwhile
+                counting = asyncio.ensure_future(asyncio.to_thread(count_title_words, await stored_titles(conn)))
             for statement in _statements(MIGRATIONS[version - 1]):
                 await conn.execute(statement)
             if version == TITLE_WORDS_VERSION:  # a table SQL cannot fill: words as the typo look-up splits them
-                await fill_title_words(conn)
-            await conn.execute(f"PRAGMA user_version = {version}")
-            await conn.commit()
-        except BaseException:
-            await conn.rollback()
-            raise
-        log.info("database migrated to schema version %d", version)
+                await fill_title_words(conn, await counting if counting is not None else None)
+            log.info("schema version %d made (committed with the others)", version)
+        await conn.execute(f"PRAGMA user_version = {LATEST_VERSION}")
+        await conn.commit()
+        log.info("database migrated to schema version %d", LATEST_VERSION)
+    except BaseException:
+        if counting is not None:
+            counting.cancel()
+        await conn.rollback()
+        raise
     return found
+
+
+async def _version(conn: aiosqlite.Connection) -> int:
+    async with conn.execute("PRAGMA user_version") as cursor:
+        row = await cursor.fetchone()
+    return int(row[0]) if row else 0
 
 
 def _statements(script: str) -> list[str]:

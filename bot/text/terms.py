@@ -100,6 +100,14 @@ def title_words(title: str) -> tuple[set[str], set[str]]:
     return {_fold(t) for t in written}, written
 
 
+def titles_words(titles: Sequence[str]) -> list[tuple[set[str], set[str]]]:
+    """`title_words` of each title, each distinct word folded once: an archive's titles repeat most of their words
+    (48,000 titles write 600,000 words, a tenth of them distinct), so counting every stored title costs less."""
+    written = [set(WORD.findall(plain_lower(title))) for title in titles]
+    folds = {word: _fold(word) for word in set().union(*written)}
+    return [(set(map(folds.__getitem__, words)), words) for words in written]
+
+
 def phrase_key(phrase: str) -> str:
     """The normalised form a keyword is matched by ("Mixture-of-Experts" -> "mixture of expert")."""
     return " ".join(text_tokens(phrase))

@@ -7,6 +7,7 @@ import json
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import chain
 
 import aiosqlite
 
@@ -20,11 +21,11 @@ from bot.store.repos.base import (
     placeholders,
     stored_strings,
 )
-from bot.text.terms import title_words
+from bot.text.terms import title_words, titles_words
 
 
 @dataclass
-class _TitleWordChanges:
+class TitleWordChanges:
     """What one write of papers changes in `title_words`: how many titles write each word (plural-folded, and as
     written), the first stored title (the smallest rowid) of those added that writes each, and the words each
     replaced title no longer writes."""
@@ -44,6 +45,20 @@ class _TitleWordChanges:
             for word in words:
                 first[word] = min(first.get(word, rowid), rowid)
 
+    @classmethod
+    def of_titles(cls, rows: Sequence[tuple[int, str]]) -> TitleWordChanges:
+        """`add` of each (rowid, title), all at once: each distinct word folded once (`titles_words`), the counts
+        taken over every title together and each word's first title set by the titles from the last stored to the
+        first, so the first stored writing it is set last (a tenth of the Python work at 48,000 titles)."""
+        changes = cls()
+        words = titles_words([title for _, title in rows])
+        changes.folded = Counter(chain.from_iterable(folded for folded, _ in words))
+        changes.written = Counter(chain.from_iterable(written for _, written in words))
+        for rowid, (folded, written) in sorted(zip((r for r, _ in rows), words, strict=True), reverse=True):
+            changes.first_folded.update(dict.fromkeys(folded, rowid))
+            changes.first_written.update(dict.fromkeys(written, rowid))
+        return changes
+
     def replace(self, rowid: int, old: str, new: str) -> None:
         """The title at `rowid` replaced."""
         old_folded, old_written = title_words(old)
@@ -62,7 +77,7 @@ class _TitleWordChanges:
 _FIRST = "CASE WHEN {0} IS NULL THEN excluded.{0} WHEN excluded.{0} IS NULL THEN {0} ELSE min({0}, excluded.{0}) END"
 
 
-async def _write_title_words(conn: aiosqlite.Connection, changes: _TitleWordChanges) -> None:
+async def _write_title_words(conn: aiosqlite.Connection, changes: TitleWordChanges) -> None:
     """Apply `changes` to `title_words`, in the caller's transaction. A word's first title (the order the typo
     look-up reads words in, as it read them from the titles in storage order) is looked for again where a
     replaced title was it and others still write the word."""
@@ -116,14 +131,22 @@ async def _write_title_words(conn: aiosqlite.Connection, changes: _TitleWordChan
         )
 
 
-async def fill_title_words(conn: aiosqlite.Connection) -> None:
-    """Count the words of every stored title into `title_words` (the migration that adds it, in its transaction:
-    the papers stored before it; `upsert_papers` keeps it since)."""
-    changes = _TitleWordChanges()
-    async with conn.execute("SELECT rowid, title FROM papers ORDER BY rowid") as cursor:
-        async for rowid, title in cursor:
-            changes.add(rowid, title)
-    await _write_title_words(conn, changes)
+async def stored_titles(conn: aiosqlite.Connection) -> list[tuple[int, str]]:
+    """Every stored title with its rowid (for `count_title_words`)."""
+    return [(int(rowid), str(title)) for rowid, title in await conn.execute_fetchall("SELECT rowid, title FROM papers")]
+
+
+def count_title_words(rows: Sequence[tuple[int, str]]) -> TitleWordChanges:
+    """The words of these titles counted as `upsert_papers` counts them (Python only: no store read, so it may run in
+    a worker thread while the store does other work)."""
+    return TitleWordChanges.of_titles(rows)
+
+
+async def fill_title_words(conn: aiosqlite.Connection, counted: TitleWordChanges | None = None) -> None:
+    """Write the words of every stored title into `title_words` (the migration that adds it, in its transaction: the
+    papers stored before it; `upsert_papers` keeps it since); `counted`: their count made already of the titles
+    this transaction holds (`count_title_words`), else they are read and counted here."""
+    await _write_title_words(conn, counted or count_title_words(await stored_titles(conn)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,7 +168,7 @@ class PapersRepo(RepositoryBase):
         updates the text and clears its TL;DR so it is summarised again.
         """
         inserted = updated = unchanged = 0
-        words = _TitleWordChanges()  # what the titles written change in `title_words`, written with them
+        words = TitleWordChanges()  # what the titles written change in `title_words`, written with them
         async with self.transaction() as conn:
             existing: dict[str, tuple[str, int | None, str, int]] = {}
             ids = [p.id for p in papers]
