@@ -753,3 +753,39 @@ def test_a_follow_up_asking_for_method_papers_excludes_the_other_kinds(question:
     assert filters.restrict_to == ("a", "b") and filters.constraints == ()
     assert filters.excluded == (NOT_METHODS,) and filters.topic == "LLM personalization"
     assert parse_question("which of those propose a method for tides?", FRIDAY, previous).constraints
+
+
+async def test_a_narrowing_to_theoretical_papers_reads_what_theory_papers_write(
+    core: Core, stored: dict[str, Paper], embedder: LocalEmbedder
+) -> None:
+    """ "which of those are theoretical?" looked for the word "theoretical": a paper proving a convergence bound
+    that never writes it was missed, and the closest in meaning to the word were shown instead. It asks for a kind of
+    paper: those writing what theory papers write (a proof, a theorem, a bound), as the ranker's theory cues read it."""
+    proof = Paper(
+        "2505.90001",
+        "Linear Convergence of Coordinate Ascent Variational Inference",
+        ("A. Author",),
+        "We prove that coordinate ascent variational inference converges linearly for log-concave posteriors and "
+        "derive an upper bound on the number of iterations it needs, with a matching lower bound.",
+        ("stat.ML",),
+        FRIDAY,
+    )
+    applied = Paper(
+        "2505.90002",
+        "Variational Inference for Hospital Readmission Prediction",
+        ("B. Author",),
+        "We apply variational inference to predict hospital readmissions from electronic health records and evaluate "
+        "it on records of 40,000 patients, where it is faster than sampling and as accurate.",
+        ("cs.LG",),
+        FRIDAY,
+    )
+    made = [proof, applied]
+    tldrs = {p.id: extractive_tldr(p) for p in made}
+    await core.repo.upsert_papers(made)
+    await core.repo.set_tldrs(tldrs, "extractive")
+    await core.vectors.upsert(made, paper_vectors(embedder.embed, made), [tldrs[p.id] for p in made])
+    turn = Turn("variational inference", ("2025-05-26", "2025-05-30"), [], [], [applied.id, proof.id], [])
+    await core.repo.save_conversation_state("th", turn.to_json(), "", max_age=dt.timedelta(hours=1))
+    answer = await ask(core, "which of those are theoretical?", today=FRIDAY, conversation_id="th")
+    assert [p.id for p in answer.citations] == [proof.id]
+    assert "theoretical" in answer.text.splitlines()[0]  # the answer names what was asked, not the words read

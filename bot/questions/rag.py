@@ -39,6 +39,7 @@ from bot.questions.request import (
     applies_to,
     beyond,
     continues,
+    kind_reading,
     names_documents,
     names_method,
     read_request,
@@ -554,7 +555,7 @@ async def narrowed(
         ids = tuple(dict.fromkeys(r.paper.id for r in (*found, *offered)))
         verb_led = (constraint,) if constraint in filters.verb_led else ()
         step = Filters(
-            topic=constraint,
+            topic=kind_reading(constraint),  # "theoretical": what theory papers write, not the word
             window=filters.window,
             restrict_to=ids,
             narrows=True,

@@ -29,6 +29,7 @@ from bot.questions.topics import (
     topic_alternatives,
     topic_key,
 )
+from bot.ranking.contribution_words import THEORY_CUES
 from bot.text.terms import EVERYDAY_COUNT, WORD, english_count, is_english_word, same_word, text_tokens
 
 # A cue that what follows is excluded, and the relation words that may follow it ("not about", "built on"). Three
@@ -572,6 +573,29 @@ def names_method(text: str) -> bool:
     """Whether a constraint asks only for papers making a method ("actually propose a method", "introduce new
     approaches"): they are the papers that are none of `NOT_METHODS`."""
     return bool(_METHOD.match(text))
+
+
+# A selecting sentence asking for the theoretical papers ("which of those are theoretical?", "any theory papers?",
+# "only the ones with proofs"): a kind of contribution, like a benchmark's, not a topic: a paper proving a bound may
+# never write "theoretical", and one writing "theoretical foundations" in passing proves nothing. Read through the
+# words theory papers write (THEORY_CUES, the ranker's), all but "we show that" (said by papers of any kind)
+_THEORY_WORD = re.compile(r"^(?:theor(?:y|ies|etical(?:ly)?|etic)|proofs?|provabl[ey]|theorems?)$", re.IGNORECASE)
+_THEORY_KIND_ONLY = frozenset("results analysis analyses contribution contributions side pure purely heavy".split())
+THEORY_READING = " / ".join(cue for cue in THEORY_CUES if cue != "we show that")
+
+
+def names_theory(text: str) -> bool:
+    """Whether a constraint asks only for theoretical papers ("theoretical", "theory papers", "proofs", "theory-heavy
+    ones"), not for a topic that theory is part of ("learning theory", "theory of mind")."""
+    words = [w.lower() for w in re.findall(r"[^\W\d_]+", text)]
+    rest = [w for w in words if not _THEORY_WORD.match(w) and w not in FILLER | META | _THEORY_KIND_ONLY]
+    return any(_THEORY_WORD.match(w) for w in words) and not rest
+
+
+def kind_reading(constraint: str) -> str:
+    """The topic a narrowing by `constraint` looks for: the words theory papers write for one asking for theoretical
+    papers (`names_theory`), else the constraint itself."""
+    return THEORY_READING if names_theory(constraint) else constraint
 
 
 def without_reference(text: str) -> str:

@@ -28,6 +28,29 @@ def kind_of_word(token: str) -> str | None:
     return None
 
 
+# Words a paper making new theory writes (a theorem, a proof, a bound), whatever its topic: the ranker's cue of the
+# "theory" end of the novelty axis (`bot.ranking.rank`), and what a question asking for theoretical papers looks for
+# (`bot.questions.request.kind_reading`)
+THEORY_CUES: tuple[str, ...] = (
+    "theorem",
+    "prove",
+    "proved",
+    "proof",
+    "provably",
+    "provable",
+    "theoretical",
+    "theoretically",
+    "theory",
+    "guarantee",
+    "convergence",
+    "upper bound",
+    "lower bound",
+    "asymptotic",
+    "closed form",
+    "we show that",
+)
+
+
 # the kinds a search may ask for by name ("survey papers", "position papers", "surveys on X"): those a paper states in
 # its title or its statement of contribution (`bot.ranking.contribution.paper_kinds`); a benchmark or data set asked
 # for is a question's contribution type (`bot.questions.request`)

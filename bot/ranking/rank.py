@@ -47,6 +47,7 @@ import numpy as np
 
 from bot.models import Paper, Profile, ScoredPaper
 from bot.ranking.contribution import paper_kinds
+from bot.ranking.contribution_words import THEORY_CUES
 from bot.ranking.expansion import expansion_scores, nearest_share
 from bot.ranking.interest_units import (
     InterestQuery,
@@ -76,26 +77,8 @@ if TYPE_CHECKING:  # scipy loads where a ranking is computed: a question's retri
 
 Embedder = Callable[[list[str]], np.ndarray]
 
-# Generic contribution cues. Profile-independent on purpose: they stand for "new theory or method" versus
-# "a resource, an evaluation or an application", the novelty axis of the digest.
-THEORY_CUES: tuple[str, ...] = (
-    "theorem",
-    "prove",
-    "proved",
-    "proof",
-    "provably",
-    "provable",
-    "theoretical",
-    "theoretically",
-    "theory",
-    "guarantee",
-    "convergence",
-    "upper bound",
-    "lower bound",
-    "asymptotic",
-    "closed form",
-    "we show that",
-)
+# Generic contribution cues. Profile-independent on purpose: they stand for "new theory or method" (THEORY_CUES,
+# `bot.ranking.contribution_words`) versus "a resource, an evaluation or an application", the digest's novelty axis.
 APPLIED_CUES: tuple[str, ...] = (
     "dataset",
     "case study",
