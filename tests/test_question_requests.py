@@ -959,3 +959,17 @@ def test_a_question_after_a_dash_picks_among_the_topic_s_papers() -> None:
 def test_did_anything_come_out_about_a_topic_asks_about_the_topic() -> None:
     assert parse_question("did anything new come out about protein folding", FRIDAY).topic == "protein folding"
     assert parse_question("did anything come out on GANs this week?", FRIDAY).topic == "GANs"
+
+
+def test_the_theory_of_a_topic_asks_for_theoretical_papers_about_it() -> None:
+    """ "papers on the theory of transformers?" needed the words "theory" and "transformers" together: a paper
+    proving what transformers can learn seldom writes "theory of transformers". It asks for the papers about
+    transformers that are theoretical (a narrowing read through what theory papers write, `kind_reading`); a set
+    phrase ("theory of mind") and a field named by its theory ("learning theory") stay topics."""
+    filters = parse_question("papers on the theory of transformers?", FRIDAY)
+    assert filters.topic == "transformers" and filters.constraints == ("theory",)
+    filters = parse_question("theoretical results on diffusion models, not about guidance", FRIDAY)
+    assert filters.topic == "diffusion models" and filters.constraints == ("theory",)
+    assert filters.excluded == ("guidance",)
+    assert parse_question("theory of mind in LLMs", FRIDAY).topic == "theory of mind in LLMs"
+    assert parse_question("learning theory", FRIDAY).topic == "learning theory"

@@ -36,6 +36,7 @@ from bot.questions.llm_parse import parse_with_llm
 from bot.questions.request import (
     ASKER,
     NOT_METHODS,
+    THEORY,
     applies_to,
     beyond,
     continues,
@@ -46,6 +47,7 @@ from bot.questions.request import (
     refers_back,
     restates,
     selects,
+    theory_of,
     verb_of,
     without_reaction,
     without_reference,
@@ -233,6 +235,8 @@ def parse_question(
     topic = topic_of(request.text)
     contribution = request.contribution  # alone ("new datasets this week?"): the papers introducing one
     constraints = tuple(c for c in (topic_of(r) for r in request.refinements) if c)
+    if about := theory_of(topic):  # "the theory of transformers": the theoretical papers about transformers
+        topic, constraints = about, (THEORY, *constraints)
     filters = Filters(
         topic=topic,
         window=window,

@@ -29,7 +29,7 @@ from bot.questions.topics import (
     topic_alternatives,
     topic_key,
 )
-from bot.ranking.contribution_words import THEORY_CUES
+from bot.ranking.contribution_words import CUE_IDIOMS, THEORY_CUES
 from bot.text.terms import EVERYDAY_COUNT, WORD, english_count, is_english_word, same_word, text_tokens
 
 # A cue that what follows is excluded, and the relation words that may follow it ("not about", "built on"). Three
@@ -590,6 +590,26 @@ def names_theory(text: str) -> bool:
     words = [w.lower() for w in re.findall(r"[^\W\d_]+", text)]
     rest = [w for w in words if not _THEORY_WORD.match(w) and w not in FILLER | META | _THEORY_KIND_ONLY]
     return any(_THEORY_WORD.match(w) for w in words) and not rest
+
+
+# "the theory of X", "theoretical results on X": theoretical papers about X (a paper proving what transformers can
+# learn seldom writes "theory of transformers"); a set phrase the ranker knows names no theory ("theory of mind")
+_THEORY_OF = re.compile(
+    r"^\W*(?:the\s+)?(?:theory|theories|theoretical(?:\s+(?:analysis|analyses|results?|work|understanding|"
+    r"foundations?|aspects?|stud(?:y|ies)|side|papers?))?)\s+(?:of|on|about|behind)\s+(?:the\s+)?(?P<about>\S.*)$",
+    re.IGNORECASE,
+)
+THEORY = "theory"  # the constraint a topic asking for theoretical papers about something leaves (`theory_of`)
+
+
+def theory_of(topic: str) -> str:
+    """What a topic asking for the theoretical papers about something asks them to be about ("theory of transformers"
+    -> "transformers", "theoretical results on diffusion models" -> "diffusion models"), or "" for any other topic
+    ("learning theory", "theory of mind": CUE_IDIOMS)."""
+    found = _THEORY_OF.match(topic)
+    if found is None or any(topic.lower().startswith(i) for i in CUE_IDIOMS["theory"]):
+        return ""
+    return found.group("about").strip()
 
 
 def kind_reading(constraint: str) -> str:

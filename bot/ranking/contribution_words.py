@@ -50,6 +50,14 @@ THEORY_CUES: tuple[str, ...] = (
     "we show that",
 )
 
+# Set phrases in which a cue word does not mean what the cue stands for: a "proof-of-concept kernel" proves nothing.
+# A paper whose every use of the cue is one of these does not hold the cue (neither in its score nor its reasons).
+CUE_IDIOMS: dict[str, tuple[str, ...]] = {
+    "proof": ("proof of concept", "proofs of concept", "proof of work", "proof of stake"),
+    "theory": ("theory of mind",),
+    "theoretical": ("theoretical physics",),
+}
+
 
 # the kinds a search may ask for by name ("survey papers", "position papers", "surveys on X"): those a paper states in
 # its title or its statement of contribution (`bot.ranking.contribution.paper_kinds`); a benchmark or data set asked
