@@ -973,3 +973,12 @@ def test_the_theory_of_a_topic_asks_for_theoretical_papers_about_it() -> None:
     assert filters.excluded == ("guidance",)
     assert parse_question("theory of mind in LLMs", FRIDAY).topic == "theory of mind in LLMs"
     assert parse_question("learning theory", FRIDAY).topic == "learning theory"
+
+
+def test_a_thing_introduced_by_its_name_asks_for_the_name() -> None:
+    """ "is there something called Aurora this week" read the topic "called Aurora" (only "a paper called X" was
+    read): whatever the thing named ("something", "a method", "a model"), the verb naming it is no topic word."""
+    assert parse_question("is there something called Aurora this week", FRIDAY).topic == "Aurora"
+    assert parse_question("any method named GRPO-X?", FRIDAY).topic == "GRPO-X"
+    assert parse_question("papers on a model known as Qwen3", FRIDAY).topic == "Qwen3"
+    assert parse_question("is there a paper called PEAR?", FRIDAY).topic == "PEAR"

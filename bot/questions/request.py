@@ -434,6 +434,13 @@ _NAMED_AS = re.compile(
     r"(?:called|named|titled|entitled)\b",
     re.IGNORECASE,
 )
+# "something called Aurora", "a method named X", "any model known as X": a thing introduced by its name asks for the
+# name, whatever the thing ("something", "a method") is
+_CALLED = re.compile(
+    r"\b(?:something|anything|(?:an?|the|any|some)\s+[^\W\d_][\w\-]*)\s+(?:(?:that|which)\s+(?:is|was|are|were)\s+)?"
+    r"(?:called|named|dubbed|known\s+as)\s+(?=\S)",
+    re.IGNORECASE,
+)
 _MENTIONING = re.compile(
     r"\b(papers?|preprints?|articles?|works?|studies|publications?)\s+(?:(?:that|which)\s+mentions?|mentioning)\b",
     re.IGNORECASE,
@@ -444,7 +451,7 @@ def without_publication(text: str) -> str:
     """The question without the words saying how the papers came out ("papers were announced on" -> "papers on"),
     how they are named ("a paper called PEAR" -> "a paper PEAR") or that they mention the topic ("papers mentioning
     GRPO" -> "papers about GRPO")."""
-    text = _MENTIONING.sub(r"\1 about", _NAMED_AS.sub(r"\1", text))
+    text = _MENTIONING.sub(r"\1 about", _CALLED.sub(" ", _NAMED_AS.sub(r"\1", text)))
     return _PUBLICATION.sub(r"\1", text)
 
 
