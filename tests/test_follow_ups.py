@@ -789,3 +789,39 @@ async def test_a_narrowing_to_theoretical_papers_reads_what_theory_papers_write(
     answer = await ask(core, "which of those are theoretical?", today=FRIDAY, conversation_id="th")
     assert [p.id for p in answer.citations] == [proof.id]
     assert "theoretical" in answer.text.splitlines()[0]  # the answer names what was asked, not the words read
+
+
+async def test_a_narrowing_to_theoretical_papers_shows_those_writing_theory_more_than_once(
+    core: Core, stored: dict[str, Paper], embedder: LocalEmbedder
+) -> None:
+    """A method paper naming "theoretical guarantees" once names what theory papers write, as a paper proving bounds
+    does: it was shown beside it. Theory papers write a proof, a theorem, a bound more than once (the guarantees and
+    convergence any method claims not counted): they are shown, the other offered first."""
+    proof = Paper(
+        "2505.90003",
+        "Sample Complexity of Variational Inference",
+        ("A. Author",),
+        "We prove an upper bound on the sample complexity of variational inference for exponential families and a "
+        "matching lower bound.",
+        ("stat.ML",),
+        FRIDAY,
+    )
+    method = Paper(
+        "2505.90004",
+        "Amortized Variational Inference for Speech Enhancement",
+        ("B. Author",),
+        "We use amortized variational inference to enhance noisy speech, with theoretical guarantees of faster "
+        "convergence; the guarantees hold at any noise level, and we evaluate it on three speech corpora.",
+        ("eess.AS",),
+        FRIDAY,
+    )
+    made = [proof, method]
+    tldrs = {p.id: extractive_tldr(p) for p in made}
+    await core.repo.upsert_papers(made)
+    await core.repo.set_tldrs(tldrs, "extractive")
+    await core.vectors.upsert(made, paper_vectors(embedder.embed, made), [tldrs[p.id] for p in made])
+    turn = Turn("variational inference", ("2025-05-26", "2025-05-30"), [], [], [method.id, proof.id], [])
+    await core.repo.save_conversation_state("tm", turn.to_json(), "", max_age=dt.timedelta(hours=1))
+    answer = await ask(core, "any of them theoretical?", today=FRIDAY, conversation_id="tm")
+    assert [p.id for p in answer.citations] == [proof.id]
+    assert [p.id for p in answer.more] == [method.id]

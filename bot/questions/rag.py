@@ -43,6 +43,7 @@ from bot.questions.request import (
     kind_reading,
     names_documents,
     names_method,
+    names_theory,
     read_request,
     refers_back,
     restates,
@@ -64,8 +65,8 @@ from bot.questions.retrieval import (
 )
 from bot.questions.spelling import corrected
 from bot.questions.timewords import MONTHS, UP_TO_TODAY, WEEKDAYS, TimeWindow, find_time_window, relative_day
-from bot.questions.topics import FILLER, META, PRONOUNS, topic_of
-from bot.ranking.contribution_words import kind_of_word
+from bot.questions.topics import ABOUT_MENTIONS, FILLER, META, PRONOUNS, topic_of
+from bot.ranking.contribution_words import kind_of_word, theory_mentions
 from bot.text.terms import text_tokens
 from bot.text.tldr import shown_tldrs
 
@@ -569,6 +570,8 @@ async def narrowed(
         asked.append(constraint)
         before = len(ids)
         found, offered = await retrieve_all(core, step, profile=profile) if ids else ([], [])
+        if names_theory(constraint):
+            found, offered = _theory_first(found, offered)
         if found and any(r.in_title or r.in_abstract for r in found):
             found, offered = _words_first(found, offered, meaning)
             continue
@@ -647,6 +650,17 @@ def _words_first(
         *moved,
         *(r for r in offered if r.paper.id in close),
     ]
+
+
+def _theory_first(found: list[Retrieved], offered: list[Retrieved]) -> tuple[list[Retrieved], list[Retrieved]]:
+    """A narrowing to theoretical papers with those writing what theory papers write at least ABOUT_MENTIONS times
+    (`theory_mentions`: a proof, a theorem, a bound, in any mix) shown and the others offered first among the rest,
+    when some do: one "theoretical" in passing, or only the guarantees any method claims, makes no theory paper."""
+    listed = [*found, *offered]
+    firm = [r for r in listed if theory_mentions(r.paper.title, r.paper.abstract) >= ABOUT_MENTIONS]
+    if not firm:
+        return found, offered
+    return firm, [r for r in listed if r not in firm]
 
 
 def _on_topic_first(

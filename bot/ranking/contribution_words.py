@@ -58,6 +58,24 @@ CUE_IDIOMS: dict[str, tuple[str, ...]] = {
     "theoretical": ("theoretical physics",),
 }
 
+# the cues a method paper writes as readily ("faster convergence", "privacy guarantees", "we show that X helps"): a
+# paper writing only these makes no theory
+CLAIMED_BY_ANY = frozenset({"we show that", "guarantee", "convergence"})
+
+
+def theory_mentions(title: str, abstract: str) -> int:
+    """How often a paper writes what theory papers write (THEORY_CUES less CLAIMED_BY_ANY, a set phrase of CUE_IDIOMS
+    not counted: "theory of mind"), title and abstract together."""
+    text = f" {' '.join(text_tokens(f'{title}. {abstract}'))} "
+    count = 0
+    for cue in THEORY_CUES:
+        if cue in CLAIMED_BY_ANY:
+            continue
+        needle = f" {' '.join(text_tokens(cue))} "
+        idioms = sum(text.count(f" {' '.join(text_tokens(i))} ") for i in CUE_IDIOMS.get(cue, ()))
+        count += max(0, text.count(needle) - idioms)
+    return count
+
 
 # the kinds a search may ask for by name ("survey papers", "position papers", "surveys on X"): those a paper states in
 # its title or its statement of contribution (`bot.ranking.contribution.paper_kinds`); a benchmark or data set asked
