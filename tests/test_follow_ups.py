@@ -825,3 +825,39 @@ async def test_a_narrowing_to_theoretical_papers_shows_those_writing_theory_more
     answer = await ask(core, "any of them theoretical?", today=FRIDAY, conversation_id="tm")
     assert [p.id for p in answer.citations] == [proof.id]
     assert [p.id for p in answer.more] == [method.id]
+
+
+async def test_a_request_narrowed_in_the_same_message_shows_the_papers_firmly_about_its_topic(
+    core: Core, stored: dict[str, Paper], embedder: LocalEmbedder
+) -> None:
+    """ "the theory of variational inference?" is the papers on variational inference narrowed to theoretical ones: a
+    theory paper on diffusion naming variational inference once, in passing, was shown beside the one about it. As a
+    follow-up's narrowing does, those firmly about the topic (title, or twice in the abstract) are shown, the others
+    offered first."""
+    about = Paper(
+        "2505.90005",
+        "Sample Complexity of Variational Inference",
+        ("A. Author",),
+        "We prove an upper bound on the sample complexity of variational inference for exponential families and a "
+        "matching lower bound.",
+        ("stat.ML",),
+        FRIDAY,
+    )
+    passing = Paper(
+        "2505.90006",
+        "Provable Sampling Guarantees for Score-Based Diffusion Models",
+        ("B. Author",),
+        "We prove that score-based diffusion models sample accurately under weak assumptions and give an upper bound "
+        "on their error; unlike variational inference, no likelihood is needed.",
+        ("stat.ML",),
+        FRIDAY,
+    )
+    made = [about, passing]
+    tldrs = {p.id: extractive_tldr(p) for p in made}
+    await core.repo.upsert_papers(made)
+    await core.repo.set_tldrs(tldrs, "extractive")
+    await core.vectors.upsert(made, paper_vectors(embedder.embed, made), [tldrs[p.id] for p in made])
+    answer = await ask(core, "papers on the theory of variational inference?", today=FRIDAY)
+    assert answer.filters.topic == "variational inference" and answer.filters.constraints == ("theory",)
+    assert [p.id for p in answer.citations] == [about.id]
+    assert passing.id in {p.id for p in answer.more}

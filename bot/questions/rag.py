@@ -542,6 +542,10 @@ async def narrowed(
     found, offered = await retrieve_all(core, replace(filters, constraints=()), profile=profile)
     # of the previous answer's papers, those about its topic as a whole (`QuestionTopic.is_about`, read in ranking)
     on_topic = {r.paper.id for r in (*found, *offered) if r.about} if filters.restrict_to and filters.topic else set()
+    if filters.constraints and filters.topic and not filters.restrict_to:
+        # a request narrowed in the same message ("the theory of transformers", "diffusion papers? any on video?"):
+        # of its papers, those firmly about its topic (its words in their title, or twice in their abstract)
+        on_topic = {r.paper.id for r in (*found, *offered) if r.firm and (r.in_title or r.in_abstract)}
     note = ""
     # the papers a request found anew only for their meaning stay after those carrying its words in every narrowing
     # of them, as a previous answer's do ("RL papers", "which are about reasoning?", "and Thursday?")
