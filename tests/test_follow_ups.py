@@ -753,3 +753,111 @@ def test_a_follow_up_asking_for_method_papers_excludes_the_other_kinds(question:
     assert filters.restrict_to == ("a", "b") and filters.constraints == ()
     assert filters.excluded == (NOT_METHODS,) and filters.topic == "LLM personalization"
     assert parse_question("which of those propose a method for tides?", FRIDAY, previous).constraints
+
+
+async def test_a_narrowing_to_theoretical_papers_reads_what_theory_papers_write(
+    core: Core, stored: dict[str, Paper], embedder: LocalEmbedder
+) -> None:
+    """ "which of those are theoretical?" looked for the word "theoretical": a paper proving a convergence bound
+    that never writes it was missed, and the closest in meaning to the word were shown instead. It asks for a kind of
+    paper: those writing what theory papers write (a proof, a theorem, a bound), as the ranker's theory cues read it."""
+    proof = Paper(
+        "2505.90001",
+        "Linear Convergence of Coordinate Ascent Variational Inference",
+        ("A. Author",),
+        "We prove that coordinate ascent variational inference converges linearly for log-concave posteriors and "
+        "derive an upper bound on the number of iterations it needs, with a matching lower bound.",
+        ("stat.ML",),
+        FRIDAY,
+    )
+    applied = Paper(
+        "2505.90002",
+        "Variational Inference for Hospital Readmission Prediction",
+        ("B. Author",),
+        "We apply variational inference to predict hospital readmissions from electronic health records and evaluate "
+        "it on records of 40,000 patients, where it is faster than sampling and as accurate.",
+        ("cs.LG",),
+        FRIDAY,
+    )
+    made = [proof, applied]
+    tldrs = {p.id: extractive_tldr(p) for p in made}
+    await core.repo.upsert_papers(made)
+    await core.repo.set_tldrs(tldrs, "extractive")
+    await core.vectors.upsert(made, paper_vectors(embedder.embed, made), [tldrs[p.id] for p in made])
+    turn = Turn("variational inference", ("2025-05-26", "2025-05-30"), [], [], [applied.id, proof.id], [])
+    await core.repo.save_conversation_state("th", turn.to_json(), "", max_age=dt.timedelta(hours=1))
+    answer = await ask(core, "which of those are theoretical?", today=FRIDAY, conversation_id="th")
+    assert [p.id for p in answer.citations] == [proof.id]
+    assert "theoretical" in answer.text.splitlines()[0]  # the answer names what was asked, not the words read
+
+
+async def test_a_narrowing_to_theoretical_papers_shows_those_writing_theory_more_than_once(
+    core: Core, stored: dict[str, Paper], embedder: LocalEmbedder
+) -> None:
+    """A method paper naming "theoretical guarantees" once names what theory papers write, as a paper proving bounds
+    does: it was shown beside it. Theory papers write a proof, a theorem, a bound more than once (the guarantees and
+    convergence any method claims not counted): they are shown, the other offered first."""
+    proof = Paper(
+        "2505.90003",
+        "Sample Complexity of Variational Inference",
+        ("A. Author",),
+        "We prove an upper bound on the sample complexity of variational inference for exponential families and a "
+        "matching lower bound.",
+        ("stat.ML",),
+        FRIDAY,
+    )
+    method = Paper(
+        "2505.90004",
+        "Amortized Variational Inference for Speech Enhancement",
+        ("B. Author",),
+        "We use amortized variational inference to enhance noisy speech, with theoretical guarantees of faster "
+        "convergence; the guarantees hold at any noise level, and we evaluate it on three speech corpora.",
+        ("eess.AS",),
+        FRIDAY,
+    )
+    made = [proof, method]
+    tldrs = {p.id: extractive_tldr(p) for p in made}
+    await core.repo.upsert_papers(made)
+    await core.repo.set_tldrs(tldrs, "extractive")
+    await core.vectors.upsert(made, paper_vectors(embedder.embed, made), [tldrs[p.id] for p in made])
+    turn = Turn("variational inference", ("2025-05-26", "2025-05-30"), [], [], [method.id, proof.id], [])
+    await core.repo.save_conversation_state("tm", turn.to_json(), "", max_age=dt.timedelta(hours=1))
+    answer = await ask(core, "any of them theoretical?", today=FRIDAY, conversation_id="tm")
+    assert [p.id for p in answer.citations] == [proof.id]
+    assert [p.id for p in answer.more] == [method.id]
+
+
+async def test_a_request_narrowed_in_the_same_message_shows_the_papers_firmly_about_its_topic(
+    core: Core, stored: dict[str, Paper], embedder: LocalEmbedder
+) -> None:
+    """ "the theory of variational inference?" is the papers on variational inference narrowed to theoretical ones: a
+    theory paper on diffusion naming variational inference once, in passing, was shown beside the one about it. As a
+    follow-up's narrowing does, those firmly about the topic (title, or twice in the abstract) are shown, the others
+    offered first."""
+    about = Paper(
+        "2505.90005",
+        "Sample Complexity of Variational Inference",
+        ("A. Author",),
+        "We prove an upper bound on the sample complexity of variational inference for exponential families and a "
+        "matching lower bound.",
+        ("stat.ML",),
+        FRIDAY,
+    )
+    passing = Paper(
+        "2505.90006",
+        "Provable Sampling Guarantees for Score-Based Diffusion Models",
+        ("B. Author",),
+        "We prove that score-based diffusion models sample accurately under weak assumptions and give an upper bound "
+        "on their error; unlike variational inference, no likelihood is needed.",
+        ("stat.ML",),
+        FRIDAY,
+    )
+    made = [about, passing]
+    tldrs = {p.id: extractive_tldr(p) for p in made}
+    await core.repo.upsert_papers(made)
+    await core.repo.set_tldrs(tldrs, "extractive")
+    await core.vectors.upsert(made, paper_vectors(embedder.embed, made), [tldrs[p.id] for p in made])
+    answer = await ask(core, "papers on the theory of variational inference?", today=FRIDAY)
+    assert answer.filters.topic == "variational inference" and answer.filters.constraints == ("theory",)
+    assert [p.id for p in answer.citations] == [about.id]
+    assert passing.id in {p.id for p in answer.more}

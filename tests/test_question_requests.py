@@ -918,3 +918,67 @@ def test_a_topic_opening_with_an_ing_word_is_not_the_asker_s_context() -> None:
     assert "sampling methods" in read_request("Sampling methods - what's new on MCMC?").text.lower()
     for question in ("Building a RAG system - anything on rerankers?", "Reading up on RLHF - anything on rerankers?"):
         assert read_request(question).text == "anything on rerankers?", question
+
+
+def test_how_many_papers_are_asked_for_is_no_topic_word() -> None:
+    """ "A couple of GAN papers please" kept "couple of" in its topic, "several papers on X" kept "several": a
+    quantity before the papers asked for says how many, not what about. "few" needs its article ("few shot learning"
+    is a topic) and a number word the papers right after it ("one step diffusion" is one too)."""
+    assert parse_question("A couple of GAN papers please", FRIDAY).topic == "GAN"
+    assert parse_question("several papers on GANs", FRIDAY).topic == "GANs"
+    assert parse_question("a few recent papers on GANs", FRIDAY).topic == "GANs"
+    assert parse_question("three papers about GANs", FRIDAY).topic == "GANs"
+    assert parse_question("few shot learning papers", FRIDAY).topic == "few shot learning"
+    assert parse_question("one step diffusion", FRIDAY).topic == "one step diffusion"
+
+
+def test_a_later_sentence_with_please_may_still_exclude_or_name_a_topic() -> None:
+    """A later sentence with a word of request was dropped whole: "Papers on LLM agents. No surveys please." lost its
+    exclusion, "Anything on GANs? A few on diffusion please" lost "diffusion". A sentence asking only for a form
+    ("Short summary please.") is still no topic."""
+    filters = parse_question("Papers on LLM agents. No surveys please.", FRIDAY)
+    assert filters.topic == "LLM agents" and filters.excluded == ("surveys",)
+    assert "diffusion" in parse_question("Anything on GANs? A few on diffusion please", FRIDAY).topic
+    assert parse_question("Papers on LLM agents. Short summary please.", FRIDAY).topic == "LLM agents"
+
+
+def test_a_question_after_a_dash_picks_among_the_topic_s_papers() -> None:
+    """ "Training diffusion models - anything new on distillation?" read "anything new on distillation" as a
+    clarification of the topic (an example of it), and "GANs - any surveys?" as "GANs like any surveys": a question of
+    its own after a dash or colon picks among the papers on the topic before it, as after a question mark."""
+    filters = parse_question("Training diffusion models - anything new on distillation?", FRIDAY)
+    assert filters.topic == "Training diffusion models" and filters.constraints == ("distillation",)
+    filters = parse_question("GANs - any surveys?", FRIDAY)
+    assert filters.topic == "GANs" and filters.constraints == ("surveys",)
+    assert parse_question("diffusion models: anything on distillation?", FRIDAY).constraints == ("distillation",)
+    # a clarification after a dash is still one
+    clarified = parse_question("speech synthesis — i.e. text-to-speech", FRIDAY)
+    assert clarified.topic == "speech synthesis like text-to-speech"
+
+
+def test_did_anything_come_out_about_a_topic_asks_about_the_topic() -> None:
+    assert parse_question("did anything new come out about protein folding", FRIDAY).topic == "protein folding"
+    assert parse_question("did anything come out on GANs this week?", FRIDAY).topic == "GANs"
+
+
+def test_the_theory_of_a_topic_asks_for_theoretical_papers_about_it() -> None:
+    """ "papers on the theory of transformers?" needed the words "theory" and "transformers" together: a paper
+    proving what transformers can learn seldom writes "theory of transformers". It asks for the papers about
+    transformers that are theoretical (a narrowing read through what theory papers write, `kind_reading`); a set
+    phrase ("theory of mind") and a field named by its theory ("learning theory") stay topics."""
+    filters = parse_question("papers on the theory of transformers?", FRIDAY)
+    assert filters.topic == "transformers" and filters.constraints == ("theory",)
+    filters = parse_question("theoretical results on diffusion models, not about guidance", FRIDAY)
+    assert filters.topic == "diffusion models" and filters.constraints == ("theory",)
+    assert filters.excluded == ("guidance",)
+    assert parse_question("theory of mind in LLMs", FRIDAY).topic == "theory of mind in LLMs"
+    assert parse_question("learning theory", FRIDAY).topic == "learning theory"
+
+
+def test_a_thing_introduced_by_its_name_asks_for_the_name() -> None:
+    """ "is there something called Aurora this week" read the topic "called Aurora" (only "a paper called X" was
+    read): whatever the thing named ("something", "a method", "a model"), the verb naming it is no topic word."""
+    assert parse_question("is there something called Aurora this week", FRIDAY).topic == "Aurora"
+    assert parse_question("any method named GRPO-X?", FRIDAY).topic == "GRPO-X"
+    assert parse_question("papers on a model known as Qwen3", FRIDAY).topic == "Qwen3"
+    assert parse_question("is there a paper called PEAR?", FRIDAY).topic == "PEAR"

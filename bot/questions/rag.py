@@ -36,15 +36,19 @@ from bot.questions.llm_parse import parse_with_llm
 from bot.questions.request import (
     ASKER,
     NOT_METHODS,
+    THEORY,
     applies_to,
     beyond,
     continues,
+    kind_reading,
     names_documents,
     names_method,
+    names_theory,
     read_request,
     refers_back,
     restates,
     selects,
+    theory_of,
     verb_of,
     without_reaction,
     without_reference,
@@ -61,8 +65,8 @@ from bot.questions.retrieval import (
 )
 from bot.questions.spelling import corrected
 from bot.questions.timewords import MONTHS, UP_TO_TODAY, WEEKDAYS, TimeWindow, find_time_window, relative_day
-from bot.questions.topics import FILLER, META, PRONOUNS, topic_of
-from bot.ranking.contribution_words import kind_of_word
+from bot.questions.topics import ABOUT_MENTIONS, FILLER, META, PRONOUNS, topic_of
+from bot.ranking.contribution_words import kind_of_word, theory_mentions
 from bot.text.terms import text_tokens
 from bot.text.tldr import shown_tldrs
 
@@ -232,6 +236,8 @@ def parse_question(
     topic = topic_of(request.text)
     contribution = request.contribution  # alone ("new datasets this week?"): the papers introducing one
     constraints = tuple(c for c in (topic_of(r) for r in request.refinements) if c)
+    if about := theory_of(topic):  # "the theory of transformers": the theoretical papers about transformers
+        topic, constraints = about, (THEORY, *constraints)
     filters = Filters(
         topic=topic,
         window=window,
@@ -536,6 +542,10 @@ async def narrowed(
     found, offered = await retrieve_all(core, replace(filters, constraints=()), profile=profile)
     # of the previous answer's papers, those about its topic as a whole (`QuestionTopic.is_about`, read in ranking)
     on_topic = {r.paper.id for r in (*found, *offered) if r.about} if filters.restrict_to and filters.topic else set()
+    if filters.constraints and filters.topic and not filters.restrict_to:
+        # a request narrowed in the same message ("the theory of transformers", "diffusion papers? any on video?"):
+        # of its papers, those firmly about its topic (its words in their title, or twice in their abstract)
+        on_topic = {r.paper.id for r in (*found, *offered) if r.firm and (r.in_title or r.in_abstract)}
     note = ""
     # the papers a request found anew only for their meaning stay after those carrying its words in every narrowing
     # of them, as a previous answer's do ("RL papers", "which are about reasoning?", "and Thursday?")
@@ -554,7 +564,7 @@ async def narrowed(
         ids = tuple(dict.fromkeys(r.paper.id for r in (*found, *offered)))
         verb_led = (constraint,) if constraint in filters.verb_led else ()
         step = Filters(
-            topic=constraint,
+            topic=kind_reading(constraint),  # "theoretical": what theory papers write, not the word
             window=filters.window,
             restrict_to=ids,
             narrows=True,
@@ -564,6 +574,8 @@ async def narrowed(
         asked.append(constraint)
         before = len(ids)
         found, offered = await retrieve_all(core, step, profile=profile) if ids else ([], [])
+        if names_theory(constraint):
+            found, offered = _theory_first(found, offered)
         if found and any(r.in_title or r.in_abstract for r in found):
             found, offered = _words_first(found, offered, meaning)
             continue
@@ -642,6 +654,17 @@ def _words_first(
         *moved,
         *(r for r in offered if r.paper.id in close),
     ]
+
+
+def _theory_first(found: list[Retrieved], offered: list[Retrieved]) -> tuple[list[Retrieved], list[Retrieved]]:
+    """A narrowing to theoretical papers with those writing what theory papers write at least ABOUT_MENTIONS times
+    (`theory_mentions`: a proof, a theorem, a bound, in any mix) shown and the others offered first among the rest,
+    when some do: one "theoretical" in passing, or only the guarantees any method claims, makes no theory paper."""
+    listed = [*found, *offered]
+    firm = [r for r in listed if theory_mentions(r.paper.title, r.paper.abstract) >= ABOUT_MENTIONS]
+    if not firm:
+        return found, offered
+    return firm, [r for r in listed if r not in firm]
 
 
 def _on_topic_first(

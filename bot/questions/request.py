@@ -29,6 +29,7 @@ from bot.questions.topics import (
     topic_alternatives,
     topic_key,
 )
+from bot.ranking.contribution_words import CUE_IDIOMS, THEORY_CUES
 from bot.text.terms import EVERYDAY_COUNT, WORD, english_count, is_english_word, same_word, text_tokens
 
 # A cue that what follows is excluded, and the relation words that may follow it ("not about", "built on"). Three
@@ -198,8 +199,8 @@ _PARENTHESES = re.compile(r"\(([^()]*)\)")
 # say about X?": after a wh-word and "do" the subject and a bare verb come, then the relation naming the topic
 _FRAMED = re.compile(
     r"^\W*(?:(?:what|anything)\s+(?:did|does|do|has|have|will)\s+(?:[\w\-']+\s+){0,3}?[a-z]+\s+|"
-    # or what came out asked with "has": "has anything (new) come out on X"
-    r"(?:(?:has|have)\s+)?any(?:thing)?\s+(?:new\s+)?(?:papers?\s+)?(?:come|came)\s+out\s+|"
+    # or what came out asked with "has" or "did": "has anything (new) come out on X", "did anything come out about X"
+    r"(?:(?:has|have|did|does|will)\s+)?any(?:thing)?\s+(?:new\s+)?(?:papers?\s+)?(?:come|came|comes)\s+out\s+|"
     # or a progressive verb of what goes on, right before the relation: "what's happening in X", "what is going on
     # with X" (a verb with an object of its own, "what is causing hallucination in LLMs", is no such frame)
     r"what(?:['\u2019]s|\s+is|\s+was|\s+has\s+been)\s+[a-z]{2,}ing\s+(?:on\s+)?|"
@@ -248,6 +249,15 @@ _ANSWER_SIZE = re.compile(
     r"(?=\s)(?P<what>(?:\s+(?:of\s+)?[a-z]+){0,2}?)\s+(?:(?:is|are|would\s+be|will\s+be|would|will|should\s+be)\s+)?"
     r"(?:fine|enough|ok|okay|plenty|great|good|sufficient|perfect|do|suffices?|please|pls)"
     r"(?:\s+(?:please|pls|thanks?))?[\s.!?]*$",
+    re.IGNORECASE,
+)
+# How many papers are asked for, before the papers or their topic ("a couple of GAN papers", "a few recent papers on
+# X", "several papers on X", "three papers about X", "top 5 papers on X"): no topic. "few" takes its article ("few
+# shot learning" is a topic), a number word names papers right after it ("one step diffusion" is a topic)
+_QUANTITY = re.compile(
+    r"(?:^|(?<=[\s.?!,;:\u2014\u2013]))(?:(?:just|only)\s+)?(?:(?:a|an)\s+(?:few|couple|handful|dozen|number)(?:\s+of)?|"
+    r"several|top\s+(?:\d+|few)|(?:one|two|three|four|five|six|seven|eight|nine|ten|\d+)"
+    r"(?=\s+(?:(?:good|recent|new|key|relevant|interesting|notable|more)\s+)?(?:papers?|works?|articles?|preprints?)\b))(?=\s)",
     re.IGNORECASE,
 )
 # a closing remark on how welcome the answer is ("..., so anything on grasping would help"): no topic
@@ -424,6 +434,13 @@ _NAMED_AS = re.compile(
     r"(?:called|named|titled|entitled)\b",
     re.IGNORECASE,
 )
+# "something called Aurora", "a method named X", "any model known as X": a thing introduced by its name asks for the
+# name, whatever the thing ("something", "a method") is
+_CALLED = re.compile(
+    r"\b(?:something|anything|(?:an?|the|any|some)\s+[^\W\d_][\w\-]*)\s+(?:(?:that|which)\s+(?:is|was|are|were)\s+)?"
+    r"(?:called|named|dubbed|known\s+as)\s+(?=\S)",
+    re.IGNORECASE,
+)
 _MENTIONING = re.compile(
     r"\b(papers?|preprints?|articles?|works?|studies|publications?)\s+(?:(?:that|which)\s+mentions?|mentioning)\b",
     re.IGNORECASE,
@@ -434,7 +451,7 @@ def without_publication(text: str) -> str:
     """The question without the words saying how the papers came out ("papers were announced on" -> "papers on"),
     how they are named ("a paper called PEAR" -> "a paper PEAR") or that they mention the topic ("papers mentioning
     GRPO" -> "papers about GRPO")."""
-    text = _MENTIONING.sub(r"\1 about", _NAMED_AS.sub(r"\1", text))
+    text = _MENTIONING.sub(r"\1 about", _CALLED.sub(" ", _NAMED_AS.sub(r"\1", text)))
     return _PUBLICATION.sub(r"\1", text)
 
 
@@ -565,6 +582,49 @@ def names_method(text: str) -> bool:
     return bool(_METHOD.match(text))
 
 
+# A selecting sentence asking for the theoretical papers ("which of those are theoretical?", "any theory papers?",
+# "only the ones with proofs"): a kind of contribution, like a benchmark's, not a topic: a paper proving a bound may
+# never write "theoretical", and one writing "theoretical foundations" in passing proves nothing. Read through the
+# words theory papers write (THEORY_CUES, the ranker's), all but "we show that" (said by papers of any kind)
+_THEORY_WORD = re.compile(r"^(?:theor(?:y|ies|etical(?:ly)?|etic)|proofs?|provabl[ey]|theorems?)$", re.IGNORECASE)
+_THEORY_KIND_ONLY = frozenset("results analysis analyses contribution contributions side pure purely heavy".split())
+THEORY_READING = " / ".join(cue for cue in THEORY_CUES if cue != "we show that")
+
+
+def names_theory(text: str) -> bool:
+    """Whether a constraint asks only for theoretical papers ("theoretical", "theory papers", "proofs", "theory-heavy
+    ones"), not for a topic that theory is part of ("learning theory", "theory of mind")."""
+    words = [w.lower() for w in re.findall(r"[^\W\d_]+", text)]
+    rest = [w for w in words if not _THEORY_WORD.match(w) and w not in FILLER | META | _THEORY_KIND_ONLY]
+    return any(_THEORY_WORD.match(w) for w in words) and not rest
+
+
+# "the theory of X", "theoretical results on X": theoretical papers about X (a paper proving what transformers can
+# learn seldom writes "theory of transformers"); a set phrase the ranker knows names no theory ("theory of mind")
+_THEORY_OF = re.compile(
+    r"^\W*(?:the\s+)?(?:theory|theories|theoretical(?:\s+(?:analysis|analyses|results?|work|understanding|"
+    r"foundations?|aspects?|stud(?:y|ies)|side|papers?))?)\s+(?:of|on|about|behind)\s+(?:the\s+)?(?P<about>\S.*)$",
+    re.IGNORECASE,
+)
+THEORY = "theory"  # the constraint a topic asking for theoretical papers about something leaves (`theory_of`)
+
+
+def theory_of(topic: str) -> str:
+    """What a topic asking for the theoretical papers about something asks them to be about ("theory of transformers"
+    -> "transformers", "theoretical results on diffusion models" -> "diffusion models"), or "" for any other topic
+    ("learning theory", "theory of mind": CUE_IDIOMS)."""
+    found = _THEORY_OF.match(topic)
+    if found is None or any(topic.lower().startswith(i) for i in CUE_IDIOMS["theory"]):
+        return ""
+    return found.group("about").strip()
+
+
+def kind_reading(constraint: str) -> str:
+    """The topic a narrowing by `constraint` looks for: the words theory papers write for one asking for theoretical
+    papers (`names_theory`), else the constraint itself."""
+    return THEORY_READING if names_theory(constraint) else constraint
+
+
 def without_reference(text: str) -> str:
     """What a selecting sentence says of the papers it picks: its subject and the relation after it removed ("which of
     them use RL?" -> "RL?", "only the theoretical ones" -> "theoretical", "any on video" -> "video")."""
@@ -624,7 +684,23 @@ def split_refinements(text: str) -> tuple[str, tuple[str, ...]]:
             refinements.append(picked)
         elif not _ASKS.match(sentence) and not _REQUESTS.search(sentence):
             kept.append(sentence)
+        elif not _ASKS.match(sentence) and (added := _added_to_request(kept, sentence)):
+            kept.append(added)
     return " ".join(kept), tuple(refinements)
+
+
+# a later sentence opening with the relation that takes a topic ("A few on diffusion please", its quantity gone)
+_RELATED = re.compile(r"^\W*(?:also\s+)?(?:on|about|regarding|concerning)\s+(?=\S)", re.IGNORECASE)
+
+
+def _added_to_request(kept: list[str], sentence: str) -> str:
+    """What a later sentence with a word of request ("please") still says is asked: an exclusion ("Papers on LLM
+    agents. No surveys please.") or a topic after the relation taking one ("Anything on GANs? A few on diffusion
+    please": "diffusion please"); "" for one that only asks for a form ("Short summary please.")."""
+    if len(split_exclusions(" ".join([*kept, sentence]))[1]) > len(split_exclusions(" ".join(kept))[1]):
+        return sentence
+    related = _RELATED.match(sentence)
+    return sentence[related.end() :] if related and _names_topic(_REQUESTS.sub(" ", sentence[related.end() :])) else ""
 
 
 def without_shorthand(text: str) -> str:
@@ -682,11 +758,35 @@ def jointly(text: str) -> str:
     return text
 
 
+# A dash or colon before a question of its own ("Reasoning models - anything on RL training?", "GANs: any
+# surveys?"): the topic before it, then a question picking among its papers, as after a question mark ("diffusion
+# papers? any on video?"), not a clarification of it
+_ASKED_OF_IT = re.compile(
+    r"\s*(?:\s-{1,2}|[:\u2014\u2013])\s+(?=(?:any(?:thing)?|is\s+there|are\s+there|which)\b[^.?!]*\?\s*$)",
+    re.IGNORECASE,
+)
+
+
+_REMARK = re.compile(r"^\W*(?:no|not|nothing|never|ok|okay|sorry|thanks?)\b", re.IGNORECASE)
+
+
+def _asked_of_it(text: str) -> str:
+    """`text` with a dash or colon before a question of its own written as a question mark (`_ASKED_OF_IT`), when
+    the sentence before it names a topic and is no remark ("No idea where to start: anything on X?")."""
+    found = _ASKED_OF_IT.search(text)
+    if found is None:
+        return text
+    before = re.split(r"(?<=[.?!])\s+", text[: found.start()])[-1]
+    if _REMARK.match(before) or not _names_topic(before):
+        return text
+    return f"{text[: found.start()]}? {text[found.end() :]}"
+
+
 def read_request(text: str, *, follow_up: bool = False) -> Request:
     """The topic text of a question (time words and authors already removed) with its exclusions, contribution and
     refinements (`follow_up`: asked after an answer, whose papers it may exclude some of, `split_exclusions`)."""
-    text = jointly(without_shorthand(optional_words(text)))
-    text = _ANSWER_SIZE.sub(_without_answer_size, text)
+    text = jointly(without_shorthand(optional_words(_asked_of_it(text))))
+    text = _QUANTITY.sub(" ", _ANSWER_SIZE.sub(_without_answer_size, text))
     text = without_welcome(_CLOSING_REQUEST.sub("", _ANSWER_LENGTH.sub("", text)))
     framed = without_open_list_end(without_context(without_markup(text)))
     framed = _FRAMED.sub("", _ANSWER_FORM.sub("", framed, count=1), count=1)

@@ -28,6 +28,55 @@ def kind_of_word(token: str) -> str | None:
     return None
 
 
+# Words a paper making new theory writes (a theorem, a proof, a bound), whatever its topic: the ranker's cue of the
+# "theory" end of the novelty axis (`bot.ranking.rank`), and what a question asking for theoretical papers looks for
+# (`bot.questions.request.kind_reading`)
+THEORY_CUES: tuple[str, ...] = (
+    "theorem",
+    "prove",
+    "proved",
+    "proof",
+    "provably",
+    "provable",
+    "theoretical",
+    "theoretically",
+    "theory",
+    "guarantee",
+    "convergence",
+    "upper bound",
+    "lower bound",
+    "asymptotic",
+    "closed form",
+    "we show that",
+)
+
+# Set phrases in which a cue word does not mean what the cue stands for: a "proof-of-concept kernel" proves nothing.
+# A paper whose every use of the cue is one of these does not hold the cue (neither in its score nor its reasons).
+CUE_IDIOMS: dict[str, tuple[str, ...]] = {
+    "proof": ("proof of concept", "proofs of concept", "proof of work", "proof of stake"),
+    "theory": ("theory of mind",),
+    "theoretical": ("theoretical physics",),
+}
+
+# the cues a method paper writes as readily ("faster convergence", "privacy guarantees", "we show that X helps"): a
+# paper writing only these makes no theory
+CLAIMED_BY_ANY = frozenset({"we show that", "guarantee", "convergence"})
+
+
+def theory_mentions(title: str, abstract: str) -> int:
+    """How often a paper writes what theory papers write (THEORY_CUES less CLAIMED_BY_ANY, a set phrase of CUE_IDIOMS
+    not counted: "theory of mind"), title and abstract together."""
+    text = f" {' '.join(text_tokens(f'{title}. {abstract}'))} "
+    count = 0
+    for cue in THEORY_CUES:
+        if cue in CLAIMED_BY_ANY:
+            continue
+        needle = f" {' '.join(text_tokens(cue))} "
+        idioms = sum(text.count(f" {' '.join(text_tokens(i))} ") for i in CUE_IDIOMS.get(cue, ()))
+        count += max(0, text.count(needle) - idioms)
+    return count
+
+
 # the kinds a search may ask for by name ("survey papers", "position papers", "surveys on X"): those a paper states in
 # its title or its statement of contribution (`bot.ranking.contribution.paper_kinds`); a benchmark or data set asked
 # for is a question's contribution type (`bot.questions.request`)

@@ -47,6 +47,7 @@ import numpy as np
 
 from bot.models import Paper, Profile, ScoredPaper
 from bot.ranking.contribution import paper_kinds
+from bot.ranking.contribution_words import CUE_IDIOMS, THEORY_CUES
 from bot.ranking.expansion import expansion_scores, nearest_share
 from bot.ranking.interest_units import (
     InterestQuery,
@@ -76,26 +77,8 @@ if TYPE_CHECKING:  # scipy loads where a ranking is computed: a question's retri
 
 Embedder = Callable[[list[str]], np.ndarray]
 
-# Generic contribution cues. Profile-independent on purpose: they stand for "new theory or method" versus
-# "a resource, an evaluation or an application", the novelty axis of the digest.
-THEORY_CUES: tuple[str, ...] = (
-    "theorem",
-    "prove",
-    "proved",
-    "proof",
-    "provably",
-    "provable",
-    "theoretical",
-    "theoretically",
-    "theory",
-    "guarantee",
-    "convergence",
-    "upper bound",
-    "lower bound",
-    "asymptotic",
-    "closed form",
-    "we show that",
-)
+# Generic contribution cues. Profile-independent on purpose: they stand for "new theory or method" (THEORY_CUES,
+# `bot.ranking.contribution_words`) versus "a resource, an evaluation or an application", the digest's novelty axis.
 APPLIED_CUES: tuple[str, ...] = (
     "dataset",
     "case study",
@@ -113,13 +96,6 @@ APPLIED_CUES: tuple[str, ...] = (
     "healthcare",
 )
 _CUES: tuple[str, ...] = THEORY_CUES + APPLIED_CUES
-# Set phrases in which a cue word does not mean what the cue stands for: a "proof-of-concept kernel" proves nothing.
-# A paper whose every use of the cue is one of these does not hold the cue (neither in its score nor its reasons).
-CUE_IDIOMS: dict[str, tuple[str, ...]] = {
-    "proof": ("proof of concept", "proofs of concept", "proof of work", "proof of stake"),
-    "theory": ("theory of mind",),
-    "theoretical": ("theoretical physics",),
-}
 
 
 @dataclass(frozen=True, slots=True)
