@@ -590,7 +590,10 @@ def test_a_pair_typed_apart_is_found_written_as_one_word_after_plural_folding() 
 
 def test_the_setting_a_preposition_gives_an_interest_is_no_topic_of_its_own() -> None:
     assert [u.key for u in interest_query("quantization of LLMs (low-bit)").scope] == ["large language model"]
-    assert [u.key for u in interest_query("security of LLM agents").scope] == ["large language model"]
+    assert [u.key for u in interest_query("bias in LLM-based systems").scope] == ["large language model"]
+    assert not interest_query("memory for LLM agents").scope  # LLM agents are the thing, not a setting
+    assert not interest_query("security of LLM agents").scope
+    assert interest_units.without_setting("memory for LLM agents") == "memory for LLM agents"
     assert [u.key for u in interest_query("self-correction / self-reflection in LLMs / VLMs").scope] == [
         "large language model",
         "vision language model",

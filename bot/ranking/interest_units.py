@@ -343,10 +343,19 @@ def typed_pairs(head: str) -> tuple[tuple[Unit, Unit], ...]:
     return tuple(out.values())
 
 
+def _ends_broad(units: tuple[Unit, ...]) -> bool:
+    """Whether a broad term is the head of these units (the last but generic words: "aligning LLMs", "LLM-based
+    systems"), not a word naming the kind of the head ("LLM agents")."""
+    content = [u for u in units if u.weight != GENERIC_WEIGHT]
+    return bool(content) and content[-1].named and content[-1].key in BROAD_TERMS
+
+
 def setting_units(head: str) -> tuple[Unit, ...]:
     """The broad named terms (LLM, VLM, RL, ...) a head puts its topic in with "for", "in" or "of" ("jailbreak
-    attacks for LLMs", "security of LLM agents"), when every conjunct of that segment names one and the first
-    segment names none of them ("LLMs for RL": the LLM is the topic). Nothing when no other word would be left."""
+    attacks for LLMs", "bias in LLM-based systems"), when every conjunct of that segment ends in one (beside generic
+    words) and the first segment names none of them ("LLMs for RL": the LLM is the topic). A broad term naming the
+    kind of a thing is no setting: "memory for LLM agents" is about agents' memory, "LLM agents" the thing, not
+    memory for agents in LLMs. Nothing when no other word would be left."""
     pieces = _SCOPE_PREPOSITION.split(head)
     first = {u.key for u in phrase_units(pieces[0])}
     out: dict[str, Unit] = {}
@@ -356,7 +365,7 @@ def setting_units(head: str) -> tuple[Unit, ...]:
         conjuncts = [phrase_units(text) for text in _CONJUNCTION.split(pieces[k + 1]) if text.strip()]
         conjuncts = [units for units in conjuncts if units]
         broad = [[u for u in units if u.named and u.key in BROAD_TERMS] for units in conjuncts]
-        if conjuncts and all(broad):
+        if conjuncts and all(broad) and all(map(_ends_broad, conjuncts)):
             out.update((u.key, u) for units in broad for u in units if u.key not in first)
     if not out:
         return ()
