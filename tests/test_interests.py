@@ -61,6 +61,10 @@ def test_a_coordinated_interest_reads_as_each_thing_it_names() -> None:
     ]
     # a named term or a hyphenated compound is a whole conjunct: text-to-speech is not "text-to-speech conversion"
     assert readings("text-to-speech and voice conversion") == [["text to speech"], ["voice", "conversion"]]
+    # ... and lends none of its pieces, nor does a conjunct typed as one word: misinformation is not "fact
+    # misinformation", econometrics not "econometrics LLMs"
+    assert readings("fact-checking and misinformation") == [["fact", "checking"], ["misinformation"]]
+    assert readings("econometrics / LLMs") == [["econometric"], ["large language model"]]
     assert readings("speculative decoding and LLM serving") == [
         ["speculative decoding"],
         ["large language model", "serving"],

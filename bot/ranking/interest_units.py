@@ -236,6 +236,11 @@ def _lone_word(text: str, units: tuple[Unit, ...]) -> bool:
     return len(units) == 1 and not units[0].named and "-" not in text and not (len(word) > 1 and word.isupper())
 
 
+def _one_word(text: str) -> bool:
+    """A conjunct typed as one word, hyphenated or not ("fact-checking"): a whole thing whose pieces are not lent."""
+    return len(text.split()) == 1
+
+
 def _spans_a_name(parts: list[tuple[str, tuple[Unit, ...]]]) -> tuple[Unit, ...] | None:
     """The units of the conjuncts read without their conjunctions when a named term runs across two of them
     ("vision and language models" -> vision-language model): the coordination is inside the name."""
@@ -284,9 +289,11 @@ def _conjuncts(segment: str) -> _Segment:
     out = []
     for k, (text, units) in enumerate(parts):
         if _lone_word(text, units):
-            if k < len(parts) - 1 and not _lone_word(*last):
+            if k < len(parts) - 1 and not _lone_word(*last) and not _one_word(last[0]):
                 units = units + last[1][-1:]
-            elif k > 0 and len(first[1]) > 1 and not _lone_word(*first):  # "RL and planning": RL lends nothing
+            elif k > 0 and len(first[1]) > 1 and not _lone_word(*first) and not _one_word(first[0]):
+                # "RL and planning": RL lends nothing; nor does a hyphenated word ("fact-checking and
+                # misinformation" is no "fact misinformation")
                 units = first[1][:1] + units
         out.append(tuple(dict((u.key, u) for u in units).values()))
     if len(parts) == 2 and _lone_word(*first):  # "vision and language (navigation)": vision-language?
