@@ -61,6 +61,10 @@ def test_a_coordinated_interest_reads_as_each_thing_it_names() -> None:
     ]
     # a named term or a hyphenated compound is a whole conjunct: text-to-speech is not "text-to-speech conversion"
     assert readings("text-to-speech and voice conversion") == [["text to speech"], ["voice", "conversion"]]
+    # ... and lends none of its pieces, nor does a conjunct typed as one word: misinformation is not "fact
+    # misinformation", econometrics not "econometrics LLMs"
+    assert readings("fact-checking and misinformation") == [["fact", "checking"], ["misinformation"]]
+    assert readings("econometrics / LLMs") == [["econometric"], ["large language model"]]
     assert readings("speculative decoding and LLM serving") == [
         ["speculative decoding"],
         ["large language model", "serving"],
@@ -590,7 +594,10 @@ def test_a_pair_typed_apart_is_found_written_as_one_word_after_plural_folding() 
 
 def test_the_setting_a_preposition_gives_an_interest_is_no_topic_of_its_own() -> None:
     assert [u.key for u in interest_query("quantization of LLMs (low-bit)").scope] == ["large language model"]
-    assert [u.key for u in interest_query("security of LLM agents").scope] == ["large language model"]
+    assert [u.key for u in interest_query("bias in LLM-based systems").scope] == ["large language model"]
+    assert not interest_query("memory for LLM agents").scope  # LLM agents are the thing, not a setting
+    assert not interest_query("security of LLM agents").scope
+    assert interest_units.without_setting("memory for LLM agents") == "memory for LLM agents"
     assert [u.key for u in interest_query("self-correction / self-reflection in LLMs / VLMs").scope] == [
         "large language model",
         "vision language model",

@@ -244,6 +244,11 @@ def _lone_word(text: str, units: tuple[Unit, ...]) -> bool:
     return len(units) == 1 and not units[0].named and "-" not in text and not (len(word) > 1 and word.isupper())
 
 
+def _one_word(text: str) -> bool:
+    """A conjunct typed as one word, hyphenated or not ("fact-checking"): a whole thing whose pieces are not lent."""
+    return len(text.split()) == 1
+
+
 def _spans_a_name(parts: list[tuple[str, tuple[Unit, ...]]]) -> tuple[Unit, ...] | None:
     """The units of the conjuncts read without their conjunctions when a named term runs across two of them
     ("vision and language models" -> vision-language model): the coordination is inside the name."""
@@ -292,9 +297,11 @@ def _conjuncts(segment: str) -> _Segment:
     out = []
     for k, (text, units) in enumerate(parts):
         if _lone_word(text, units):
-            if k < len(parts) - 1 and not _lone_word(*last):
+            if k < len(parts) - 1 and not _lone_word(*last) and not _one_word(last[0]):
                 units = units + last[1][-1:]
-            elif k > 0 and len(first[1]) > 1 and not _lone_word(*first):  # "RL and planning": RL lends nothing
+            elif k > 0 and len(first[1]) > 1 and not _lone_word(*first) and not _one_word(first[0]):
+                # "RL and planning": RL lends nothing; nor does a hyphenated word ("fact-checking and
+                # misinformation" is no "fact misinformation")
                 units = first[1][:1] + units
         out.append(tuple(dict((u.key, u) for u in units).values()))
     if len(parts) == 2 and _lone_word(*first):  # "vision and language (navigation)": vision-language?
@@ -351,10 +358,19 @@ def typed_pairs(head: str) -> tuple[tuple[Unit, Unit], ...]:
     return tuple(out.values())
 
 
+def _ends_broad(units: tuple[Unit, ...]) -> bool:
+    """Whether a broad term is the head of these units (the last but generic words: "aligning LLMs", "LLM-based
+    systems"), not a word naming the kind of the head ("LLM agents")."""
+    content = [u for u in units if u.weight != GENERIC_WEIGHT]
+    return bool(content) and content[-1].named and content[-1].key in BROAD_TERMS
+
+
 def setting_units(head: str) -> tuple[Unit, ...]:
     """The broad named terms (LLM, VLM, RL, ...) a head puts its topic in with "for", "in" or "of" ("jailbreak
-    attacks for LLMs", "security of LLM agents"), when every conjunct of that segment names one and the first
-    segment names none of them ("LLMs for RL": the LLM is the topic). Nothing when no other word would be left."""
+    attacks for LLMs", "bias in LLM-based systems"), when every conjunct of that segment ends in one (beside generic
+    words) and the first segment names none of them ("LLMs for RL": the LLM is the topic). A broad term naming the
+    kind of a thing is no setting: "memory for LLM agents" is about agents' memory, "LLM agents" the thing, not
+    memory for agents in LLMs. Nothing when no other word would be left."""
     pieces = _SCOPE_PREPOSITION.split(head)
     first = {u.key for u in phrase_units(pieces[0])}
     out: dict[str, Unit] = {}
@@ -364,7 +380,7 @@ def setting_units(head: str) -> tuple[Unit, ...]:
         conjuncts = [phrase_units(text) for text in _CONJUNCTION.split(pieces[k + 1]) if text.strip()]
         conjuncts = [units for units in conjuncts if units]
         broad = [[u for u in units if u.named and u.key in BROAD_TERMS] for units in conjuncts]
-        if conjuncts and all(broad):
+        if conjuncts and all(broad) and all(map(_ends_broad, conjuncts)):
             out.update((u.key, u) for units in broad for u in units if u.key not in first)
     if not out:
         return ()
