@@ -580,3 +580,17 @@ async def test_an_older_store_counts_its_title_words_while_sqlite_indexes_its_wr
         assert ("legged", 1, True) in await repo.written_words("l")
     finally:
         await repo.close()
+
+
+async def test_a_spelling_one_edit_from_an_english_word_is_no_typo_of_a_title_word_two_edits_away(
+    core: Core, demo_papers: list[Paper]
+) -> None:
+    # "dueling bandits" was read "during bandits": no stored paper writes "dueling" and the English list holds only
+    # "duelling", so the title word two edits away replaced it, a function word that left the topic "bandits"
+    texts = [("Regret During Training", "a"), ("Bandits with Feedback", "b"), ("Diffusion Models", "c")]
+    await core.repo.upsert_papers(_papers(demo_papers, texts))
+    assert await corrected(core, "dueling bandits") == "dueling bandits"
+    assert await corrected_interest(core, "dueling bandits") == "dueling bandits"
+    # a typo two edits from a title word and one from no English word is still corrected
+    assert await corrected(core, "difussion bandits") == "diffusion bandits"
+    assert await corrected_interest(core, "difussion bandits") == "diffusion bandits"

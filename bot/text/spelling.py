@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import bisect
+import functools
 import re
 import threading
 from collections import Counter, defaultdict
@@ -30,7 +31,16 @@ from symspellpy import SymSpell, Verbosity
 from symspellpy.editdistance import DistanceAlgorithm, EditDistance
 
 from bot.text.names import name_tokens
-from bot.text.terms import WORD, english_count, is_english_word, phrase_key, plain_lower, text_tokens, title_words
+from bot.text.terms import (
+    WORD,
+    english_count,
+    english_words,
+    is_english_word,
+    phrase_key,
+    plain_lower,
+    text_tokens,
+    title_words,
+)
 
 if TYPE_CHECKING:
     from bot.core import Core
@@ -192,13 +202,17 @@ class TitleVocabulary:
         """`speller` over the title words as written and as folded together (built when first needed)."""
         return self._look_up(True)
 
+    @staticmethod
+    def key(word: str, *, written: bool = False) -> str:
+        """`word` as `closest` compares it: plural-folded, or as typed (lower case) when `written`."""
+        key = "".join(text_tokens(word))
+        return "".join(WORD.findall(plain_lower(word))) or key if written else key
+
     def closest(self, word: str, *, written: bool = False) -> str | None:
         """The known title word closest to `word` and starting with its letter (fewest edits, a swap of two letters
         being one, then the word more titles use), or None; `written`: among the title words as written too, the
         typed word compared as typed ("robtics" -> "robotics", "sereis" -> "series")."""
-        key = "".join(text_tokens(word))
-        if written:
-            key = "".join(WORD.findall(plain_lower(word))) or key
+        key = self.key(word, written=written)
         if not key:
             return None
         most = 2 if len(key) >= LONG_WORD else 1
@@ -216,6 +230,26 @@ _DISTANCE = EditDistance(DistanceAlgorithm.DAMERAU_OSA)
 def edits(a: str, b: str) -> int:
     """Edit distance counting insertions, deletions, substitutions and swaps of adjacent letters."""
     return _DISTANCE.compare(a, b, max(len(a), len(b)))
+
+
+@functools.cache
+def _english_by_start() -> dict[tuple[str, int], list[str]]:
+    """The English list's words by first letter and length."""
+    out: dict[tuple[str, int], list[str]] = defaultdict(list)
+    for word in english_words():
+        out[(word[0], len(word))].append(word)
+    return out
+
+
+def english_one_edit(word: str) -> bool:
+    """Whether the English word list holds a word one edit from `word` (its first letter kept): "dueling", which
+    the list does not hold, is one edit from "duelling", which it does."""
+    by_start = _english_by_start()
+    return any(
+        _DISTANCE.compare(word, other, 1) == 1
+        for length in (len(word) - 1, len(word), len(word) + 1)
+        for other in by_start.get((word[:1], length), ())
+    )
 
 
 async def title_vocabulary(core: Core) -> TitleVocabulary:
@@ -303,6 +337,12 @@ async def corrected(
         if written and (not better or edits(match.group(0).lower(), better) > 1):
             # a title word two edits away, or none: a word the papers use one edit away comes first
             better = await _in_abstracts(core, match.group(0)) or better
+        typed = match.group(0).lower()
+        if better and edits(vocabulary.key(typed, written=written), better) > 1 and english_one_edit(typed):
+            # a word one edit from an English word is a spelling of it (an American one the list lacks, "dueling" of
+            # "duelling") or a slip of it, which no paper writes: a title word two edits away ("during") is another
+            # word, and the word is kept as typed
+            continue
         typed_as_name = match.group(0)[:1].isupper() and not starts_sentence(match.group(0))
         if (
             better

@@ -310,6 +310,11 @@ def english_count(word: str) -> int:
     return int(_english_counts().get(word, 0))
 
 
+def english_words() -> Iterable[str]:
+    """Every word of symspellpy's English word list."""
+    return _english_counts().keys()
+
+
 def is_english_word(word: str) -> bool:
     """Whether `word` is in symspellpy's English word list (a real word is never a typo to correct, nor a compound)."""
     return english_count(word) > 0
