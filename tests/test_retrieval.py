@@ -775,6 +775,40 @@ async def test_a_search_page_holds_only_papers_the_fusion_ranks_within_a_page(
     assert first == [far]
 
 
+async def test_a_searchs_list_puts_the_fused_rankings_first_papers_before_a_far_passing_mention(
+    core: Core, demo_papers: list[Paper], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ "network science": after the page, every paper naming the query came before any written in other words, so
+    a passing mention the fusion put 30th came before "Identifying Super Spreaders in Multilayer Networks", which it
+    put 3rd, and pushed it past the first ten. The papers the fusion puts among its first FUSED_DEPTH come first
+    (joined by those of them nothing else listed), the others after them as listed."""
+    import bot.questions.retrieval as retrieval
+
+    papers = iter(demo_papers)
+    naming = Retrieved(next(papers), 0.8, 0.6, True, True)
+    close = [Retrieved(next(papers), 0.4, 0.4, False, False, every_part=False) for _ in range(2)]
+    others = [Retrieved(next(papers), 0.2, 0.2, False, False, every_part=False) for _ in range(20)]
+    mention = Retrieved(next(papers), 0.25, 0.2, False, True)
+    results = [naming, *close, *others, mention]
+
+    async def fake_ranked(*args: object, **kwargs: object) -> tuple[list[Retrieved], None]:
+        return results, None
+
+    monkeypatch.setattr(retrieval, "ranked", fake_ranked)
+    first, rest = await retrieval.retrieve(core, Filters(topic="network science"), limit=3)
+    depth = retrieval.FUSED_DEPTH
+    assert first == [naming]
+    assert rest == [*close, *others[: depth - 3], mention]
+    # a list shorter than a page is filled up to it in the fused order, after everything listed
+    first, rest = await retrieval.retrieve(core, Filters(topic="network science"), limit=10)
+    assert first == [naming] and rest == [*close, mention, *others[:6]]
+    # a name asked for alone lists the papers naming it, nothing else
+    named = Retrieved(next(papers), 0.9, 0.6, True, True, named=2)
+    results = [named, *close, *others]
+    first, rest = await retrieval.retrieve(core, Filters(topic="YAQA"), limit=10)
+    assert first == [named] and rest == []
+
+
 async def test_a_search_page_shown_for_meaning_alone_gives_way_to_the_papers_naming_the_query(
     core: Core, demo_papers: list[Paper], monkeypatch: pytest.MonkeyPatch
 ) -> None:
