@@ -41,7 +41,7 @@ from bot.questions.retrieval import (
 )
 from bot.questions.search import SearchResults, _of_kind, search_papers
 from bot.questions.timewords import TimeWindow
-from bot.questions.topics import Alternative, corpus_terms, expand_terms, joined_spellings
+from bot.questions.topics import Alternative, corpus_terms, expand_terms, joined_spellings, variant_spellings
 from bot.ranking.contribution import contribution_sentence, paper_kinds
 from bot.ranking.contribution_words import asked_kind
 from bot.views.render import paper_text
@@ -599,6 +599,23 @@ async def test_a_hyphenated_word_is_also_read_as_papers_write_it_joined(core: Co
     with corpus_terms(await joined_spellings(core, topic)):
         assert expand_terms(topic) == vector_text
     assert await joined_spellings(core, "LLM-based tidal agents") == []  # a named term's compound is the term
+
+
+async def test_a_word_typed_in_one_english_spelling_finds_papers_writing_the_other(
+    core: Core, demo_papers: list[Paper]
+) -> None:
+    """ "dialog systems": abstracts mostly write "dialogue", which neither the full-text index (Porter's "dialogu")
+    nor `same_word` read as "dialog"; the papers writing it were found by meaning alone or not at all. A word the
+    archive writes the other way, British or American, reads as both spellings; one it does not, as typed."""
+    writing = [
+        dataclasses.replace(p, title=f"Tidal dialogue systems {n}", abstract="Tidal dialogue systems for ships.")
+        for n, p in enumerate(demo_papers[:3])
+    ]
+    await store_papers(core, [*writing, *demo_papers[3:30]])
+    assert await variant_spellings(core, "tidal dialog systems") == [("dialog", "dialogue")]
+    assert await variant_spellings(core, "tidal catalog systems") == []  # no paper writes "catalogue"
+    results, _ = await ranked(core, Filters(topic="tidal dialog systems"))
+    assert all(next(r for r in results if r.paper.id == p.id).in_title for p in writing)
 
 
 async def test_a_rare_joined_spelling_of_a_hyphenated_word_is_not_read(core: Core, demo_papers: list[Paper]) -> None:

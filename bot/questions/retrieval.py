@@ -55,6 +55,7 @@ from bot.questions.topics import (
     loose_alternatives,
     topic_alternatives,
     topic_of,
+    variant_spellings,
 )
 from bot.ranking.contribution import contribution_sentence, paper_kinds
 from bot.ranking.contribution_words import avoid_kinds
@@ -335,6 +336,7 @@ async def ranked(
     rows = await defined_acronyms(core, filters.topic) if filters.topic and not filters.restrict_to else []
     rows += await joined_spellings(core, filters.topic) if filters.topic else []
     rows += lettered_words(filters.topic) if filters.topic else []
+    rows += await variant_spellings(core, filters.topic) if filters.topic else []
     with corpus_terms(rows):
         return await _ranked(core, filters, profile=profile, descriptive=descriptive)
 

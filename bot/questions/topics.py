@@ -660,6 +660,29 @@ async def joined_spellings(core: Core, topic: str) -> list[tuple[str, str]]:
     ]
 
 
+# The endings by which British and American English spell one noun two ways that `same_word` does not read as one
+# word ("dialog" / "dialogue", "behavior" / "behaviour", "center" / "centre", "defense" / "defence", "program" /
+# "programme"); "-ise" / "-ize" and "-elling" / "-eling" it reads already. Either way round.
+_SPELLING_ENDINGS = (("og", "ogue"), ("or", "our"), ("er", "re"), ("ense", "ence"), ("am", "amme"))
+MIN_STEM_LETTERS = 3  # letters of a word before the ending that varies ("dial" of "dialog")
+
+
+async def variant_spellings(core: Core, topic: str) -> list[tuple[str, str]]:
+    """The words of `topic` that stored papers also write the other way, British or American (`_SPELLING_ENDINGS`:
+    "dialog systems" where abstracts mostly write "dialogue"), each a row of the word as typed and as they write it
+    (`corpus_terms`), read when at least MIN_JOINED papers write that spelling (as written, not stemmed: "gener" is
+    no word though the stemmed index holds it). A word neither way round in the archive reads as typed."""
+    variants: list[tuple[str, str]] = []
+    for word in dict.fromkeys(text_tokens(topic)):
+        if not word.isalpha() or _filler(word) or is_term_spelling(word):
+            continue
+        for typed, other in (*_SPELLING_ENDINGS, *((b, a) for a, b in _SPELLING_ENDINGS)):
+            stem = word[: -len(typed)]
+            if word.endswith(typed) and len(stem) >= MIN_STEM_LETTERS and not same_word(word, stem + other):
+                variants.append((word, stem + other))
+    return [(w, v) for w, v in variants if await core.repo.papers_writing([v, f"{v}s"]) >= MIN_JOINED]
+
+
 def lettered_words(topic: str) -> list[tuple[str]]:
     """The hyphenated words of `topic` with a piece of one letter ("k-means", "X-ray", "top-k", "Best-of-N",
     "t-SNE"), each a row of one spelling (`corpus_terms`): the letter is too short to be a unit of its own and was
