@@ -41,7 +41,14 @@ from bot.questions.retrieval import (
 )
 from bot.questions.search import SearchResults, _of_kind, search_papers
 from bot.questions.timewords import TimeWindow
-from bot.questions.topics import Alternative, corpus_terms, expand_terms, joined_spellings, variant_spellings
+from bot.questions.topics import (
+    Alternative,
+    corpus_terms,
+    expand_terms,
+    joined_spellings,
+    split_spellings,
+    variant_spellings,
+)
 from bot.ranking.contribution import contribution_sentence, paper_kinds
 from bot.ranking.contribution_words import asked_kind
 from bot.views.render import paper_text
@@ -616,6 +623,26 @@ async def test_a_word_typed_in_one_english_spelling_finds_papers_writing_the_oth
     assert await variant_spellings(core, "tidal catalog systems") == []  # no paper writes "catalogue"
     results, _ = await ranked(core, Filters(topic="tidal dialog systems"))
     assert all(next(r for r in results if r.paper.id == p.id).in_title for p in writing)
+
+
+async def test_a_word_typed_joined_finds_papers_writing_it_hyphenated(core: Core, demo_papers: list[Paper]) -> None:
+    """ "MAE pretraining", "nonconvex landscape theory": papers writing "pre-training" or "non-convex" held no
+    "pretraining" and were found by meaning alone; a word typed joined that papers commonly write in two pieces
+    reads as both spellings, as `joined_spellings` reads a hyphenated one. A name typed as one ("TidalPoint") is not
+    split, nor is a word papers seldom write apart."""
+    apart = [
+        dataclasses.replace(p, title=f"Tidal pre-training {n}", abstract="Tidal pre-training of ocean models.")
+        for n, p in enumerate(demo_papers[:3])
+    ]
+    named = [
+        dataclasses.replace(p, title=f"Tidal point {n}", abstract="Tidal point clouds.")
+        for n, p in enumerate(demo_papers[3:6])
+    ]
+    await store_papers(core, [*apart, *named, *demo_papers[6:30]])
+    assert await split_spellings(core, "tidal pretraining") == [("pre training", "pretraining")]
+    assert await split_spellings(core, "TidalPoint") == []
+    results, _ = await ranked(core, Filters(topic="tidal pretraining"))
+    assert all(next(r for r in results if r.paper.id == p.id).in_title for p in apart)
 
 
 async def test_a_rare_joined_spelling_of_a_hyphenated_word_is_not_read(core: Core, demo_papers: list[Paper]) -> None:

@@ -53,6 +53,7 @@ from bot.questions.topics import (
     joined_spellings,
     lettered_words,
     loose_alternatives,
+    split_spellings,
     topic_alternatives,
     topic_of,
     variant_spellings,
@@ -337,6 +338,7 @@ async def ranked(
     rows += await joined_spellings(core, filters.topic) if filters.topic else []
     rows += lettered_words(filters.topic) if filters.topic else []
     rows += await variant_spellings(core, filters.topic) if filters.topic else []
+    rows += await split_spellings(core, filters.topic) if filters.topic else []
     with corpus_terms(rows):
         return await _ranked(core, filters, profile=profile, descriptive=descriptive)
 
