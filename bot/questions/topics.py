@@ -687,9 +687,9 @@ async def split_spellings(core: Core, topic: str) -> list[tuple[str, str]]:
     return rows
 
 
-# The endings by which British and American English spell one noun two ways that `same_word` does not read as one
-# word ("dialog" / "dialogue", "behavior" / "behaviour", "center" / "centre", "defense" / "defence", "program" /
-# "programme"); "-ise" / "-ize" and "-elling" / "-eling" it reads already. Either way round.
+# The endings by which British and American English spell one noun two ways ("dialog" / "dialogue", "center" /
+# "centre", "defense" / "defence", "program" / "programme", "behavior" / "behaviour"), either way round; a pair
+# `same_word` reads as one already ("behaviour", "-ise" / "-ize", "-elling" / "-eling") is left as it is read.
 _SPELLING_ENDINGS = (("og", "ogue"), ("or", "our"), ("er", "re"), ("ense", "ence"), ("am", "amme"))
 MIN_STEM_LETTERS = 3  # letters of a word before the ending that varies ("dial" of "dialog")
 
