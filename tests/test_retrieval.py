@@ -41,7 +41,14 @@ from bot.questions.retrieval import (
 )
 from bot.questions.search import SearchResults, _of_kind, search_papers
 from bot.questions.timewords import TimeWindow
-from bot.questions.topics import Alternative, corpus_terms, expand_terms, joined_spellings
+from bot.questions.topics import (
+    Alternative,
+    corpus_terms,
+    expand_terms,
+    joined_spellings,
+    split_spellings,
+    variant_spellings,
+)
 from bot.ranking.contribution import contribution_sentence, paper_kinds
 from bot.ranking.contribution_words import asked_kind
 from bot.views.render import paper_text
@@ -601,6 +608,43 @@ async def test_a_hyphenated_word_is_also_read_as_papers_write_it_joined(core: Co
     assert await joined_spellings(core, "LLM-based tidal agents") == []  # a named term's compound is the term
 
 
+async def test_a_word_typed_in_one_english_spelling_finds_papers_writing_the_other(
+    core: Core, demo_papers: list[Paper]
+) -> None:
+    """ "dialog systems": abstracts mostly write "dialogue", which neither the full-text index (Porter's "dialogu")
+    nor `same_word` read as "dialog"; the papers writing it were found by meaning alone or not at all. A word the
+    archive writes the other way, British or American, reads as both spellings; one it does not, as typed."""
+    writing = [
+        dataclasses.replace(p, title=f"Tidal dialogue systems {n}", abstract="Tidal dialogue systems for ships.")
+        for n, p in enumerate(demo_papers[:3])
+    ]
+    await store_papers(core, [*writing, *demo_papers[3:30]])
+    assert await variant_spellings(core, "tidal dialog systems") == [("dialog", "dialogue")]
+    assert await variant_spellings(core, "tidal catalog systems") == []  # no paper writes "catalogue"
+    results, _ = await ranked(core, Filters(topic="tidal dialog systems"))
+    assert all(next(r for r in results if r.paper.id == p.id).in_title for p in writing)
+
+
+async def test_a_word_typed_joined_finds_papers_writing_it_hyphenated(core: Core, demo_papers: list[Paper]) -> None:
+    """ "MAE pretraining", "nonconvex landscape theory": papers writing "pre-training" or "non-convex" held no
+    "pretraining" and were found by meaning alone; a word typed joined that papers commonly write in two pieces
+    reads as both spellings, as `joined_spellings` reads a hyphenated one. A name typed as one ("TidalPoint") is not
+    split, nor is a word papers seldom write apart."""
+    apart = [
+        dataclasses.replace(p, title=f"Tidal pre-training {n}", abstract="Tidal pre-training of ocean models.")
+        for n, p in enumerate(demo_papers[:3])
+    ]
+    named = [
+        dataclasses.replace(p, title=f"Tidal point {n}", abstract="Tidal point clouds.")
+        for n, p in enumerate(demo_papers[3:6])
+    ]
+    await store_papers(core, [*apart, *named, *demo_papers[6:30]])
+    assert await split_spellings(core, "tidal pretraining") == [("pre training", "pretraining")]
+    assert await split_spellings(core, "TidalPoint") == []
+    results, _ = await ranked(core, Filters(topic="tidal pretraining"))
+    assert all(next(r for r in results if r.paper.id == p.id).in_title for p in apart)
+
+
 async def test_a_rare_joined_spelling_of_a_hyphenated_word_is_not_read(core: Core, demo_papers: list[Paper]) -> None:
     # "multiagent" in 2 papers beside "multi-agent" in 10: a rare variant; read as one term, "multi-agent" would be one
     # unit where it is two, and "multi-agent LLM systems for data analysis" another compound (its parts needed closer)
@@ -773,6 +817,40 @@ async def test_a_search_page_holds_only_papers_the_fusion_ranks_within_a_page(
     results = [*wordless, far]
     first, _ = await retrieval.retrieve(core, Filters(topic="graph generative models"), limit=10)
     assert first == [far]
+
+
+async def test_a_searchs_list_puts_the_fused_rankings_first_papers_before_a_far_passing_mention(
+    core: Core, demo_papers: list[Paper], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ "network science": after the page, every paper naming the query came before any written in other words, so
+    a passing mention the fusion put 30th came before "Identifying Super Spreaders in Multilayer Networks", which it
+    put 3rd, and pushed it past the first ten. The papers the fusion puts among its first FUSED_DEPTH come first
+    (joined by those of them nothing else listed), the others after them as listed."""
+    import bot.questions.retrieval as retrieval
+
+    papers = iter(demo_papers)
+    naming = Retrieved(next(papers), 0.8, 0.6, True, True)
+    close = [Retrieved(next(papers), 0.4, 0.4, False, False, every_part=False) for _ in range(2)]
+    others = [Retrieved(next(papers), 0.2, 0.2, False, False, every_part=False) for _ in range(20)]
+    mention = Retrieved(next(papers), 0.25, 0.2, False, True)
+    results = [naming, *close, *others, mention]
+
+    async def fake_ranked(*args: object, **kwargs: object) -> tuple[list[Retrieved], None]:
+        return results, None
+
+    monkeypatch.setattr(retrieval, "ranked", fake_ranked)
+    first, rest = await retrieval.retrieve(core, Filters(topic="network science"), limit=3)
+    depth = retrieval.FUSED_DEPTH
+    assert first == [naming]
+    assert rest == [*close, *others[: depth - 3], mention]
+    # a list shorter than a page is filled up to it in the fused order, after everything listed
+    first, rest = await retrieval.retrieve(core, Filters(topic="network science"), limit=10)
+    assert first == [naming] and rest == [*close, mention, *others[:6]]
+    # a name asked for alone lists the papers naming it, nothing else
+    named = Retrieved(next(papers), 0.9, 0.6, True, True, named=2)
+    results = [named, *close, *others]
+    first, rest = await retrieval.retrieve(core, Filters(topic="YAQA"), limit=10)
+    assert first == [named] and rest == []
 
 
 async def test_a_search_page_shown_for_meaning_alone_gives_way_to_the_papers_naming_the_query(

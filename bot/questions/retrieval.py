@@ -53,8 +53,10 @@ from bot.questions.topics import (
     joined_spellings,
     lettered_words,
     loose_alternatives,
+    split_spellings,
     topic_alternatives,
     topic_of,
+    variant_spellings,
 )
 from bot.ranking.contribution import contribution_sentence, paper_kinds
 from bot.ranking.contribution_words import avoid_kinds
@@ -89,6 +91,9 @@ SENTENCE_NEAR = 0.55
 SENTENCE_MARGIN = MARGIN / 2
 MEANING_RANKS = 10  # a paper without the topic's words is offered when the fusion ranks it this high among them
 MEANING_PAGE = 3  # an answer's first page shown for meaning alone (no paper carries the topic's words) holds this many
+# a search's list after its first page: the papers the fused ranking puts this high come first (`_fused_first`);
+# chosen by leave-one-set-out over the eight older open search sets (docs/BENCHMARKS.md, "Search misses ... s18")
+FUSED_DEPTH = 12
 NARROWED_CLOSE = 3  # "which of those are X": the closest few of the papers not naming X, offered (or shown: select)
 
 
@@ -332,6 +337,8 @@ async def ranked(
     rows = await defined_acronyms(core, filters.topic) if filters.topic and not filters.restrict_to else []
     rows += await joined_spellings(core, filters.topic) if filters.topic else []
     rows += lettered_words(filters.topic) if filters.topic else []
+    rows += await variant_spellings(core, filters.topic) if filters.topic else []
+    rows += await split_spellings(core, filters.topic) if filters.topic else []
     with corpus_terms(rows):
         return await _ranked(core, filters, profile=profile, descriptive=descriptive)
 
@@ -1017,7 +1024,35 @@ async def retrieve(
     # answer offers it, unless nothing else would make the page
     first = len(shown) or len(wording)
     page = min(first, limit)
+    ordered = [*ordered[:page], *_fused_first(results, ordered, page, filters, limit, descriptive)]
     return ordered[:page], [*ordered[page:][:MAX_MORE], *_filling(results, ordered, filters, limit, descriptive)]
+
+
+def _fused_first(
+    results: Sequence[Retrieved],
+    ordered: Sequence[Retrieved],
+    page: int,
+    filters: Filters,
+    limit: int,
+    descriptive: Collection[str],
+) -> list[Retrieved]:
+    """A search's list after its first page: the papers the fused ranking puts among its first FUSED_DEPTH
+    candidates come first, in the order the list had them (those carrying the query's words before those close in
+    meaning), joined, in a list of at least `limit` papers, by the ones of them nothing else listed (a shorter list is
+    filled in the fused order, `_filling`); then the rest as listed. The list otherwise puts every
+    paper naming the query before any written in other words, so a passing mention that the fusion of every ranking
+    puts 30th came before a paper it puts 3rd ("Identifying Super Spreaders in Multilayer Networks" for "network
+    science"). `ordered`: the list, its first `page` papers the page. Not for an author's papers, a name's or a
+    previous list's (nothing else is asked for)."""
+    rest = ordered[page:]
+    if not ordered or filters.restrict_to or (filters.authors and not filters.topic):
+        return list(rest)
+    if any(r.named for r in results) and names_only(filters.topic, descriptive):
+        return list(rest)
+    fused_rank = {r.paper.id: n for n, r in enumerate(results)}
+    listed = {r.paper.id for r in ordered}
+    joined = [*rest, *(r for r in results[:FUSED_DEPTH] if r.paper.id not in listed and len(ordered) >= limit)]
+    return sorted(joined, key=lambda r: fused_rank[r.paper.id] >= FUSED_DEPTH)
 
 
 def _filling(

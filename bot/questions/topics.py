@@ -660,6 +660,54 @@ async def joined_spellings(core: Core, topic: str) -> list[tuple[str, str]]:
     ]
 
 
+def _plain_words(topic: str) -> list[str]:
+    """The ordinary words of `topic` as `text_tokens` reads them, each once: letters only, typed in lower case or with
+    a capital first letter (a capital inside, "TimePoint", is a name's, read as typed), neither filler nor a named
+    term's spelling."""
+    typed = [w for w in re.findall(r"[^\W\d_]+(?:-[^\W\d_]+)*", topic) if "-" not in w and w[1:] == w[1:].lower()]
+    words = [t for w in typed for t in text_tokens(w)]
+    return [w for w in dict.fromkeys(words) if w.isalpha() and not _filler(w) and not is_term_spelling(w)]
+
+
+async def split_spellings(core: Core, topic: str) -> list[tuple[str, str]]:
+    """The words of `topic` typed as one word that stored papers also commonly write as two, hyphenated or apart
+    ("pretraining" and "pre-training", "neurosymbolic" and "neuro-symbolic"), each a row of two spellings as
+    `joined_spellings` makes them, read under the same rule the other way round: papers writing it apart are at least
+    MIN_JOINED and JOINED_SHARE of those writing it joined (counted as `joined_spellings` counts them, in the full-text
+    index). Each piece has MIN_STEM_LETTERS letters or more; the first split so written is read."""
+    rows: list[tuple[str, str]] = []
+    for word in _plain_words(topic):
+        if len(word) < 2 * MIN_STEM_LETTERS:
+            continue
+        splits = [f"{word[:n]} {word[n:]}" for n in range(MIN_STEM_LETTERS, len(word) - MIN_STEM_LETTERS + 1)]
+        used = await core.repo.document_frequencies([word, *splits])
+        apart = next((a for a in splits if used.get(a, 0) >= max(MIN_JOINED, JOINED_SHARE * used.get(word, 0))), None)
+        if apart is not None:
+            rows.append((apart, word))
+    return rows
+
+
+# The endings by which British and American English spell one noun two ways ("dialog" / "dialogue", "center" /
+# "centre", "defense" / "defence", "program" / "programme", "behavior" / "behaviour"), either way round; a pair
+# `same_word` reads as one already ("behaviour", "-ise" / "-ize", "-elling" / "-eling") is left as it is read.
+_SPELLING_ENDINGS = (("og", "ogue"), ("or", "our"), ("er", "re"), ("ense", "ence"), ("am", "amme"))
+MIN_STEM_LETTERS = 3  # letters of a word before the ending that varies ("dial" of "dialog")
+
+
+async def variant_spellings(core: Core, topic: str) -> list[tuple[str, str]]:
+    """The words of `topic` that stored papers also write the other way, British or American (`_SPELLING_ENDINGS`:
+    "dialog systems" where abstracts mostly write "dialogue"), each a row of the word as typed and as they write it
+    (`corpus_terms`), read when at least MIN_JOINED papers write that spelling (as written, not stemmed: "gener" is
+    no word though the stemmed index holds it). A word neither way round in the archive reads as typed."""
+    variants: list[tuple[str, str]] = []
+    for word in _plain_words(topic):
+        for typed, other in (*_SPELLING_ENDINGS, *((b, a) for a, b in _SPELLING_ENDINGS)):
+            stem = word[: -len(typed)]
+            if word.endswith(typed) and len(stem) >= MIN_STEM_LETTERS and not same_word(word, stem + other):
+                variants.append((word, stem + other))
+    return [(w, v) for w, v in variants if await core.repo.papers_writing([v, f"{v}s"]) >= MIN_JOINED]
+
+
 def lettered_words(topic: str) -> list[tuple[str]]:
     """The hyphenated words of `topic` with a piece of one letter ("k-means", "X-ray", "top-k", "Best-of-N",
     "t-SNE"), each a row of one spelling (`corpus_terms`): the letter is too short to be a unit of its own and was
