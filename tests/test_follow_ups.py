@@ -861,3 +861,38 @@ async def test_a_request_narrowed_in_the_same_message_shows_the_papers_firmly_ab
     assert answer.filters.topic == "variational inference" and answer.filters.constraints == ("theory",)
     assert [p.id for p in answer.citations] == [about.id]
     assert passing.id in {p.id for p in answer.more}
+
+
+async def test_a_narrowing_to_theoretical_papers_shows_those_about_theory_first(
+    core: Core, stored: dict[str, Paper], embedder: LocalEmbedder
+) -> None:
+    """Of the papers writing theory at least twice, those about it as any narrowing reads it (a theorem or proof in
+    the title, or one cue written twice) are shown when any is: an image codec saying "a theoretical analysis" and
+    "we prove" once each in passing was shown beside a convergence proof."""
+    proof = Paper(
+        "2505.90007",
+        "Provable Convergence of Black-Box Variational Inference",
+        ("A. Author",),
+        "We prove that black-box variational inference converges and prove an upper bound on its rate.",
+        ("stat.ML",),
+        FRIDAY,
+    )
+    codec = Paper(
+        "2505.90008",
+        "Variational Inference for Learned Image Compression",
+        ("B. Author",),
+        "We build an image codec on variational inference, give a theoretical analysis of its rate, and prove it "
+        "never expands an image; it beats JPEG on two image sets.",
+        ("eess.IV",),
+        FRIDAY,
+    )
+    made = [proof, codec]
+    tldrs = {p.id: extractive_tldr(p) for p in made}
+    await core.repo.upsert_papers(made)
+    await core.repo.set_tldrs(tldrs, "extractive")
+    await core.vectors.upsert(made, paper_vectors(embedder.embed, made), [tldrs[p.id] for p in made])
+    turn = Turn("variational inference", ("2025-05-26", "2025-05-30"), [], [], [codec.id, proof.id], [])
+    await core.repo.save_conversation_state("ta", turn.to_json(), "", max_age=dt.timedelta(hours=1))
+    answer = await ask(core, "and the theoretical ones?", today=FRIDAY, conversation_id="ta")
+    assert [p.id for p in answer.citations] == [proof.id]
+    assert [p.id for p in answer.more] == [codec.id]

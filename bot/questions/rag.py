@@ -664,6 +664,8 @@ def _theory_first(found: list[Retrieved], offered: list[Retrieved]) -> tuple[lis
     firm = [r for r in listed if theory_mentions(r.paper.title, r.paper.abstract) >= ABOUT_MENTIONS]
     if not firm:
         return found, offered
+    # of those, the ones about it as any narrowing reads it (a cue in the title, or one named twice) when any is
+    firm = [r for r in firm if r.about] or firm
     return firm, [r for r in listed if r not in firm]
 
 
