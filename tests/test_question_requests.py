@@ -942,6 +942,16 @@ def test_a_later_sentence_with_please_may_still_exclude_or_name_a_topic() -> Non
     assert parse_question("Papers on LLM agents. Short summary please.", FRIDAY).topic == "LLM agents"
 
 
+def test_a_topic_a_later_sentence_adds_with_please_is_one_more_asked_for() -> None:
+    """ "Anything on GANs? A few on diffusion please" read "GANs like diffusion" (diffusion an example of GANs: 9
+    papers), and "Papers on GANs. A few on diffusion please." the one topic "GANs. diffusion please" (both words in
+    every paper: none carried them): the later sentence asks for papers on diffusion too."""
+    assert parse_question("Anything on GANs? A few on diffusion please", FRIDAY).topic == "GANs or diffusion"
+    assert parse_question("Papers on GANs. A few on diffusion please.", FRIDAY).topic == "GANs or diffusion"
+    filters = parse_question("Papers on LLM agents. No surveys please. A few on robots please", FRIDAY)
+    assert filters.topic == "LLM agents or robots" and filters.excluded == ("surveys",)
+
+
 def test_a_question_after_a_dash_picks_among_the_topic_s_papers() -> None:
     """ "Training diffusion models - anything new on distillation?" read "anything new on distillation" as a
     clarification of the topic (an example of it), and "GANs - any surveys?" as "GANs like any surveys": a question of

@@ -673,7 +673,8 @@ def split_refinements(text: str) -> tuple[str, tuple[str, ...]]:
     """The question without later sentences that ask or request something of their own ("MoE papers? Show me the
     newest."), when the first sentence holds a topic, and the refinements among them: a sentence picking among the
     papers asked for ("diffusion papers? any on video?") narrows them. A later sentence that only names things stays
-    (it clarifies)."""
+    (it clarifies); one asking for papers on a topic of its own ("A few on diffusion please") adds it to the first
+    sentence's as another ("GANs or diffusion")."""
     sentences = re.split(r"(?<=[?!.])\s+(?=\S)", text.strip())
     if len(sentences) < 2 or not any(w.lower() not in FILLER | META for w in _TOPIC_WORD.findall(sentences[0])):
         return text, ()
@@ -682,10 +683,14 @@ def split_refinements(text: str) -> tuple[str, tuple[str, ...]]:
         picked = without_reference(sentence) if selects(sentence) and not names_documents(sentence) else ""
         if picked and any(w.lower() not in FILLER | META for w in _TOPIC_WORD.findall(picked)):
             refinements.append(picked)
-        elif not _ASKS.match(sentence) and not _REQUESTS.search(sentence):
+        elif _ASKS.match(sentence):
+            continue
+        elif not _REQUESTS.search(sentence) or _adds_exclusion(kept, sentence):
             kept.append(sentence)
-        elif not _ASKS.match(sentence) and (added := _added_to_request(kept, sentence)):
-            kept.append(added)
+        elif topic := _added_topic(sentence):
+            # one more topic asked for, beside the first sentence's (not an example of it: "GANs like diffusion")
+            head = kept[0].rstrip(" .?!")
+            kept[0] = f"{head} or {topic}{kept[0][len(head) :]}"
     return " ".join(kept), tuple(refinements)
 
 
@@ -693,14 +698,19 @@ def split_refinements(text: str) -> tuple[str, tuple[str, ...]]:
 _RELATED = re.compile(r"^\W*(?:also\s+)?(?:on|about|regarding|concerning)\s+(?=\S)", re.IGNORECASE)
 
 
-def _added_to_request(kept: list[str], sentence: str) -> str:
-    """What a later sentence with a word of request ("please") still says is asked: an exclusion ("Papers on LLM
-    agents. No surveys please.") or a topic after the relation taking one ("Anything on GANs? A few on diffusion
-    please": "diffusion please"); "" for one that only asks for a form ("Short summary please.")."""
-    if len(split_exclusions(" ".join([*kept, sentence]))[1]) > len(split_exclusions(" ".join(kept))[1]):
-        return sentence
+def _adds_exclusion(kept: list[str], sentence: str) -> bool:
+    """Whether a later sentence with a word of request ("please") excludes something ("Papers on LLM agents. No
+    surveys please.")."""
+    return len(split_exclusions(" ".join([*kept, sentence]))[1]) > len(split_exclusions(" ".join(kept))[1])
+
+
+def _added_topic(sentence: str) -> str:
+    """The topic a later sentence with a word of request names after the relation taking one ("A few on diffusion
+    please": "diffusion"), its words of request left out; "" for one that only asks for a form ("Short summary
+    please.")."""
     related = _RELATED.match(sentence)
-    return sentence[related.end() :] if related and _names_topic(_REQUESTS.sub(" ", sentence[related.end() :])) else ""
+    topic = " ".join(_REQUESTS.sub(" ", sentence[related.end() :]).split()).strip(" ,.!?") if related else ""
+    return topic if _names_topic(topic) else ""
 
 
 def without_shorthand(text: str) -> str:
