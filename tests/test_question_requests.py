@@ -991,4 +991,6 @@ def test_a_thing_introduced_by_its_name_asks_for_the_name() -> None:
     assert parse_question("is there something called Aurora this week", FRIDAY).topic == "Aurora"
     assert parse_question("any method named GRPO-X?", FRIDAY).topic == "GRPO-X"
     assert parse_question("papers on a model known as Qwen3", FRIDAY).topic == "Qwen3"
+    # a thing named after someone is not named so: the words stay the topic's
+    assert parse_question("a divergence named after Bregman", FRIDAY).topic == "divergence named after Bregman"
     assert parse_question("is there a paper called PEAR?", FRIDAY).topic == "PEAR"

@@ -435,10 +435,10 @@ _NAMED_AS = re.compile(
     re.IGNORECASE,
 )
 # "something called Aurora", "a method named X", "any model known as X": a thing introduced by its name asks for the
-# name, whatever the thing ("something", "a method") is
+# name, whatever the thing ("something", "a method") is; one "named after" someone is not named so
 _CALLED = re.compile(
     r"\b(?:something|anything|(?:an?|the|any|some)\s+[^\W\d_][\w\-]*)\s+(?:(?:that|which)\s+(?:is|was|are|were)\s+)?"
-    r"(?:called|named|dubbed|known\s+as)\s+(?=\S)",
+    r"(?:called|named|dubbed|known\s+as)\s+(?!after\b)(?=\S)",
     re.IGNORECASE,
 )
 _MENTIONING = re.compile(
