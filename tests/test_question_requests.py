@@ -950,6 +950,9 @@ def test_a_topic_a_later_sentence_adds_with_please_is_one_more_asked_for() -> No
     assert parse_question("Papers on GANs. A few on diffusion please.", FRIDAY).topic == "GANs or diffusion"
     filters = parse_question("Papers on LLM agents. No surveys please. A few on robots please", FRIDAY)
     assert filters.topic == "LLM agents or robots" and filters.excluded == ("surveys",)
+    # an exclusion of the first sentence stays one; the added topic is not excluded with it
+    filters = parse_question("Papers on GANs, not surveys. A few on diffusion please", FRIDAY)
+    assert filters.topic == "GANs or diffusion" and filters.excluded == ("surveys",)
 
 
 def test_a_question_after_a_dash_picks_among_the_topic_s_papers() -> None:

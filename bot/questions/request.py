@@ -669,16 +669,16 @@ def inflects(word: str) -> bool:
     return any(is_english_word(form) for form in forms)
 
 
-def split_refinements(text: str) -> tuple[str, tuple[str, ...]]:
+def split_refinements(text: str) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
     """The question without later sentences that ask or request something of their own ("MoE papers? Show me the
-    newest."), when the first sentence holds a topic, and the refinements among them: a sentence picking among the
-    papers asked for ("diffusion papers? any on video?") narrows them. A later sentence that only names things stays
-    (it clarifies); one asking for papers on a topic of its own ("A few on diffusion please") adds it to the first
-    sentence's as another ("GANs or diffusion")."""
+    newest."), when the first sentence holds a topic, the refinements among them and the topics they add: a sentence
+    picking among the papers asked for ("diffusion papers? any on video?") narrows them, one asking for papers on a
+    topic of its own ("A few on diffusion please") adds that topic (`with_topics`). A later sentence that only names
+    things stays (it clarifies)."""
     sentences = re.split(r"(?<=[?!.])\s+(?=\S)", text.strip())
     if len(sentences) < 2 or not any(w.lower() not in FILLER | META for w in _TOPIC_WORD.findall(sentences[0])):
-        return text, ()
-    kept, refinements = [sentences[0]], []
+        return text, (), ()
+    kept, refinements, added = [sentences[0]], [], []
     for sentence in sentences[1:]:
         picked = without_reference(sentence) if selects(sentence) and not names_documents(sentence) else ""
         if picked and any(w.lower() not in FILLER | META for w in _TOPIC_WORD.findall(picked)):
@@ -688,10 +688,16 @@ def split_refinements(text: str) -> tuple[str, tuple[str, ...]]:
         elif not _REQUESTS.search(sentence) or _adds_exclusion(kept, sentence):
             kept.append(sentence)
         elif topic := _added_topic(sentence):
-            # one more topic asked for, beside the first sentence's (not an example of it: "GANs like diffusion")
-            head = kept[0].rstrip(" .?!")
-            kept[0] = f"{head} or {topic}{kept[0][len(head) :]}"
-    return " ".join(kept), tuple(refinements)
+            added.append(topic)
+    return " ".join(kept), tuple(refinements), tuple(added)
+
+
+def with_topics(text: str, added: tuple[str, ...]) -> str:
+    """The question's topic text (its exclusions split off) with the topics later sentences add as alternatives to
+    its own ("Papers on GANs." and "diffusion": "Papers on GANs or diffusion."), not examples of it ("GANs like
+    diffusion") nor words every paper must hold ("GANs. diffusion")."""
+    head = text.rstrip(" .?!")
+    return " or ".join([head, *added]) + text[len(head) :] if added else text
 
 
 # a later sentence opening with the relation that takes a topic ("A few on diffusion please", its quantity gone)
@@ -801,8 +807,9 @@ def read_request(text: str, *, follow_up: bool = False) -> Request:
     framed = without_open_list_end(without_context(without_markup(text)))
     framed = _FRAMED.sub("", _ANSWER_FORM.sub("", framed, count=1), count=1)
     framed = without_asker(_ACTIVITY.sub(" ", framed))
-    kept, refinements = split_refinements(without_publication(framed))
+    kept, refinements, added = split_refinements(without_publication(framed))
     kept, excluded = split_exclusions(kept, follow_up=follow_up)
+    kept = with_topics(kept, added)
     kept, contribution = split_contribution(kept)
     if contribution:  # "new environments, not new algorithms": what the papers make, which the contribution reads
         excluded = tuple(e for e in excluded if not _MADE_ANEW.match(e))
