@@ -928,6 +928,10 @@ def test_how_many_papers_are_asked_for_is_no_topic_word() -> None:
     assert parse_question("several papers on GANs", FRIDAY).topic == "GANs"
     assert parse_question("a few recent papers on GANs", FRIDAY).topic == "GANs"
     assert parse_question("three papers about GANs", FRIDAY).topic == "GANs"
+    # "top" before a number written as a word, as before one in digits ("top 5 papers on X")
+    assert parse_question("top ten papers on GANs", FRIDAY).topic == "GANs"
+    assert parse_question("the top five GAN papers", FRIDAY).topic == "GAN"
+    assert parse_question("top 5 accuracy on ImageNet", FRIDAY).topic == "top accuracy on ImageNet"
     assert parse_question("few shot learning papers", FRIDAY).topic == "few shot learning"
     assert parse_question("one step diffusion", FRIDAY).topic == "one step diffusion"
 
