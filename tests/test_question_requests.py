@@ -973,6 +973,17 @@ def test_a_question_after_a_dash_picks_among_the_topic_s_papers() -> None:
     assert clarified.topic == "speech synthesis like text-to-speech"
 
 
+def test_an_address_before_a_colon_is_no_topic_to_pick_among() -> None:
+    """ "Hey team: any new papers on diffusion?" read "team" as the topic and diffusion as a narrowing of it: what
+    opens with a greeting or announces the question ("Question for you", "One more thing") speaks to the reader, and
+    the question after it asks on its own."""
+    assert parse_question("Hey team: any new papers on diffusion?", FRIDAY).topic == "diffusion"
+    assert parse_question("Question for you: any papers on RL?", FRIDAY).topic == "RL"
+    filters = parse_question("One more thing: anything on protein folding?", FRIDAY)
+    assert filters.topic == "protein folding" and filters.constraints == ()
+    assert parse_question("hi all - any papers on graph neural networks?", FRIDAY).topic == "graph neural networks"
+
+
 def test_did_anything_come_out_about_a_topic_asks_about_the_topic() -> None:
     assert parse_question("did anything new come out about protein folding", FRIDAY).topic == "protein folding"
     assert parse_question("did anything come out on GANs this week?", FRIDAY).topic == "GANs"

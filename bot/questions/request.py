@@ -787,15 +787,23 @@ _ASKED_OF_IT = re.compile(
 
 
 _REMARK = re.compile(r"^\W*(?:no|not|nothing|never|ok|okay|sorry|thanks?)\b", re.IGNORECASE)
+# the asker speaking to the reader before the question: a greeting, or the question announced as one
+_ADDRESS = re.compile(
+    r"^\W*(?:hey|hi|hello|dear|(?:a\s+)?(?:quick\s+)?question|one\s+more|another\s+(?:one|thing)|also|btw)\b",
+    re.IGNORECASE,
+)
 
 
 def _asked_of_it(text: str) -> str:
     """`text` with a dash or colon before a question of its own written as a question mark (`_ASKED_OF_IT`), when
-    the sentence before it names a topic and is no remark ("No idea where to start: anything on X?")."""
+    the sentence before it names a topic and is no remark ("No idea where to start: anything on X?"); without the
+    sentence before it when that is the asker's address to the reader ("Hey team: anything on X?")."""
     found = _ASKED_OF_IT.search(text)
     if found is None:
         return text
     before = re.split(r"(?<=[.?!])\s+", text[: found.start()])[-1]
+    if _ADDRESS.match(before):
+        return text[: found.start() - len(before)] + text[found.end() :]
     if _REMARK.match(before) or not _names_topic(before):
         return text
     return f"{text[: found.start()]}? {text[found.end() :]}"
