@@ -928,6 +928,10 @@ def test_how_many_papers_are_asked_for_is_no_topic_word() -> None:
     assert parse_question("several papers on GANs", FRIDAY).topic == "GANs"
     assert parse_question("a few recent papers on GANs", FRIDAY).topic == "GANs"
     assert parse_question("three papers about GANs", FRIDAY).topic == "GANs"
+    # "top" before a number written as a word, as before one in digits ("top 5 papers on X")
+    assert parse_question("top ten papers on GANs", FRIDAY).topic == "GANs"
+    assert parse_question("the top five GAN papers", FRIDAY).topic == "GAN"
+    assert parse_question("top 5 accuracy on ImageNet", FRIDAY).topic == "top accuracy on ImageNet"
     assert parse_question("few shot learning papers", FRIDAY).topic == "few shot learning"
     assert parse_question("one step diffusion", FRIDAY).topic == "one step diffusion"
 
@@ -942,6 +946,19 @@ def test_a_later_sentence_with_please_may_still_exclude_or_name_a_topic() -> Non
     assert parse_question("Papers on LLM agents. Short summary please.", FRIDAY).topic == "LLM agents"
 
 
+def test_a_topic_a_later_sentence_adds_with_please_is_one_more_asked_for() -> None:
+    """ "Anything on GANs? A few on diffusion please" read "GANs like diffusion" (diffusion an example of GANs: 9
+    papers), and "Papers on GANs. A few on diffusion please." the one topic "GANs. diffusion please" (both words in
+    every paper: none carried them): the later sentence asks for papers on diffusion too."""
+    assert parse_question("Anything on GANs? A few on diffusion please", FRIDAY).topic == "GANs or diffusion"
+    assert parse_question("Papers on GANs. A few on diffusion please.", FRIDAY).topic == "GANs or diffusion"
+    filters = parse_question("Papers on LLM agents. No surveys please. A few on robots please", FRIDAY)
+    assert filters.topic == "LLM agents or robots" and filters.excluded == ("surveys",)
+    # an exclusion of the first sentence stays one; the added topic is not excluded with it
+    filters = parse_question("Papers on GANs, not surveys. A few on diffusion please", FRIDAY)
+    assert filters.topic == "GANs or diffusion" and filters.excluded == ("surveys",)
+
+
 def test_a_question_after_a_dash_picks_among_the_topic_s_papers() -> None:
     """ "Training diffusion models - anything new on distillation?" read "anything new on distillation" as a
     clarification of the topic (an example of it), and "GANs - any surveys?" as "GANs like any surveys": a question of
@@ -954,6 +971,17 @@ def test_a_question_after_a_dash_picks_among_the_topic_s_papers() -> None:
     # a clarification after a dash is still one
     clarified = parse_question("speech synthesis — i.e. text-to-speech", FRIDAY)
     assert clarified.topic == "speech synthesis like text-to-speech"
+
+
+def test_an_address_before_a_colon_is_no_topic_to_pick_among() -> None:
+    """ "Hey team: any new papers on diffusion?" read "team" as the topic and diffusion as a narrowing of it: what
+    opens with a greeting or announces the question ("Question for you", "One more thing") speaks to the reader, and
+    the question after it asks on its own."""
+    assert parse_question("Hey team: any new papers on diffusion?", FRIDAY).topic == "diffusion"
+    assert parse_question("Question for you: any papers on RL?", FRIDAY).topic == "RL"
+    filters = parse_question("One more thing: anything on protein folding?", FRIDAY)
+    assert filters.topic == "protein folding" and filters.constraints == ()
+    assert parse_question("hi all - any papers on graph neural networks?", FRIDAY).topic == "graph neural networks"
 
 
 def test_did_anything_come_out_about_a_topic_asks_about_the_topic() -> None:
@@ -981,4 +1009,6 @@ def test_a_thing_introduced_by_its_name_asks_for_the_name() -> None:
     assert parse_question("is there something called Aurora this week", FRIDAY).topic == "Aurora"
     assert parse_question("any method named GRPO-X?", FRIDAY).topic == "GRPO-X"
     assert parse_question("papers on a model known as Qwen3", FRIDAY).topic == "Qwen3"
+    # a thing named after someone is not named so: the words stay the topic's
+    assert parse_question("a divergence named after Bregman", FRIDAY).topic == "divergence named after Bregman"
     assert parse_question("is there a paper called PEAR?", FRIDAY).topic == "PEAR"

@@ -446,10 +446,10 @@ def test_a_kept_look_up_brought_up_to_date_is_the_look_up_built_over_the_new_voc
         assert look_up.speller._max_length == built._max_length
 
 
-def _store_before_title_words(path: Path, titles: list[str]) -> None:
-    """A store at the schema before `title_words`, holding papers with these titles."""
+def _store_before_title_words(path: Path, titles: list[str], version: int = TITLE_WORDS_VERSION - 1) -> None:
+    """A store at the schema before `title_words` (or at an older `version`), holding papers with these titles."""
     raw = sqlite3.connect(path)
-    for script in MIGRATIONS[: TITLE_WORDS_VERSION - 1]:
+    for script in MIGRATIONS[:version]:
         raw.executescript(script)
     for k, title in enumerate(titles):
         raw.execute(
@@ -457,7 +457,7 @@ def _store_before_title_words(path: Path, titles: list[str]) -> None:
             f" VALUES ('{k}', ?, '[]', 'An abstract.', '[]', 'cs.RO', 20250526, 'h')",
             (title,),
         )
-    raw.execute(f"PRAGMA user_version = {TITLE_WORDS_VERSION - 1}")
+    raw.execute(f"PRAGMA user_version = {version}")
     raw.commit()
     raw.close()
 
@@ -507,7 +507,8 @@ async def test_a_migration_that_fails_mid_fill_leaves_the_store_as_it_was_and_ru
     from bot.store.repos import papers as papers_repo
 
     path = tmp_path / "old.sqlite3"
-    _store_before_title_words(path, ["Legged Robots", "Robots at Scale"])
+    # two migrations pending (the index of written words, then the title words): both undone
+    _store_before_title_words(path, ["Legged Robots", "Robots at Scale"], WRITTEN_WORDS - 1)
     write = papers_repo._write_title_words
 
     async def written_then_crash(*args: Any) -> None:
@@ -518,63 +519,12 @@ async def test_a_migration_that_fails_mid_fill_leaves_the_store_as_it_was_and_ru
     with pytest.raises(KeyboardInterrupt):
         await open_database(path)
     with sqlite3.connect(path) as raw:
-        assert raw.execute("PRAGMA user_version").fetchone()[0] == TITLE_WORDS_VERSION - 1
-        assert raw.execute("SELECT count(*) FROM sqlite_master WHERE name = 'title_words'").fetchone()[0] == 0
+        assert raw.execute("PRAGMA user_version").fetchone()[0] == WRITTEN_WORDS - 1
+        made = "SELECT count(*) FROM sqlite_master WHERE name IN ('title_words', 'papers_words')"
+        assert raw.execute(made).fetchone()[0] == 0
     monkeypatch.undo()
     repo = Repository(await open_database(path))
     try:
-        counts, _ = await repo.title_words()
-        assert counts == {"legged": 1, "robot": 2, "at": 1, "scale": 1}
-    finally:
-        await repo.close()
-
-
-async def test_an_older_store_counts_its_title_words_while_sqlite_indexes_its_written_words(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # migrations 12 (an index of written words: SQLite, 9.7 s at 48,270 papers) and 13 (the title words counted in
-    # Python, 3.7 s) ran one after the other; the count now runs in a worker thread while SQLite fills the index
-    import threading
-
-    import aiosqlite
-
-    from bot.store import connection
-
-    path = tmp_path / "old.sqlite3"
-    raw = sqlite3.connect(path)
-    for script in MIGRATIONS[: WRITTEN_WORDS - 1]:
-        raw.executescript(script)
-    for k, title in enumerate(["Legged Robots", "Robots at Scale"]):
-        raw.execute(
-            "INSERT INTO papers (id, title, authors, abstract, categories, primary_category, announced, content_hash)"
-            f" VALUES ('{k}', ?, '[]', 'An abstract.', '[]', 'cs.RO', 20250526, 'h')",
-            (title,),
-        )
-    raw.execute(f"PRAGMA user_version = {WRITTEN_WORDS - 1}")
-    raw.commit()
-    raw.close()
-    counting = threading.Event()
-    counted_in: list[threading.Thread] = []
-    count = connection.count_title_words
-
-    def noted(rows: Any) -> Any:
-        counted_in.append(threading.current_thread())
-        counting.set()
-        return count(rows)
-
-    execute = aiosqlite.Connection.execute
-    beside: list[bool] = []
-
-    def waiting(self: aiosqlite.Connection, sql: str, *args: Any) -> Any:
-        if "'rebuild'" in sql:  # the index filled: the count has started by now (waited for a moment)
-            beside.append(counting.wait(2.0))
-        return execute(self, sql, *args)
-
-    monkeypatch.setattr(connection, "count_title_words", noted)
-    monkeypatch.setattr(aiosqlite.Connection, "execute", waiting)
-    repo = Repository(await open_database(path))
-    try:
-        assert beside == [True] and counted_in[0] is not threading.main_thread()
         counts, _ = await repo.title_words()
         assert counts == {"legged": 1, "robot": 2, "at": 1, "scale": 1}
         assert ("legged", 1, True) in await repo.written_words("l")

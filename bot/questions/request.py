@@ -253,11 +253,14 @@ _ANSWER_SIZE = re.compile(
 )
 # How many papers are asked for, before the papers or their topic ("a couple of GAN papers", "a few recent papers on
 # X", "several papers on X", "three papers about X", "top 5 papers on X"): no topic. "few" takes its article ("few
-# shot learning" is a topic), a number word names papers right after it ("one step diffusion" is a topic)
+# shot learning" is a topic), a number word names papers right after it ("one step diffusion" is a topic), "top" and
+# a number name them a few words on ("top ten RAG papers"; "top 5 accuracy" is a topic)
+_COUNT = r"(?:one|two|three|four|five|six|seven|eight|nine|ten|\d+)"
+_PAPERS = r"(?:papers?|works?|articles?|preprints?)\b"
 _QUANTITY = re.compile(
     r"(?:^|(?<=[\s.?!,;:\u2014\u2013]))(?:(?:just|only)\s+)?(?:(?:a|an)\s+(?:few|couple|handful|dozen|number)(?:\s+of)?|"
-    r"several|top\s+(?:\d+|few)|(?:one|two|three|four|five|six|seven|eight|nine|ten|\d+)"
-    r"(?=\s+(?:(?:good|recent|new|key|relevant|interesting|notable|more)\s+)?(?:papers?|works?|articles?|preprints?)\b))(?=\s)",
+    rf"several|top\s+(?:{_COUNT}|few)(?=(?:\s+\S+){{0,3}}?\s+{_PAPERS})|{_COUNT}"
+    rf"(?=\s+(?:(?:good|recent|new|key|relevant|interesting|notable|more)\s+)?{_PAPERS}))(?=\s)",
     re.IGNORECASE,
 )
 # a closing remark on how welcome the answer is ("..., so anything on grasping would help"): no topic
@@ -435,10 +438,10 @@ _NAMED_AS = re.compile(
     re.IGNORECASE,
 )
 # "something called Aurora", "a method named X", "any model known as X": a thing introduced by its name asks for the
-# name, whatever the thing ("something", "a method") is
+# name, whatever the thing ("something", "a method") is; one "named after" someone is not named so
 _CALLED = re.compile(
     r"\b(?:something|anything|(?:an?|the|any|some)\s+[^\W\d_][\w\-]*)\s+(?:(?:that|which)\s+(?:is|was|are|were)\s+)?"
-    r"(?:called|named|dubbed|known\s+as)\s+(?=\S)",
+    r"(?:called|named|dubbed|known\s+as)\s+(?!after\b)(?=\S)",
     re.IGNORECASE,
 )
 _MENTIONING = re.compile(
@@ -669,38 +672,54 @@ def inflects(word: str) -> bool:
     return any(is_english_word(form) for form in forms)
 
 
-def split_refinements(text: str) -> tuple[str, tuple[str, ...]]:
+def split_refinements(text: str) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
     """The question without later sentences that ask or request something of their own ("MoE papers? Show me the
-    newest."), when the first sentence holds a topic, and the refinements among them: a sentence picking among the
-    papers asked for ("diffusion papers? any on video?") narrows them. A later sentence that only names things stays
-    (it clarifies)."""
+    newest."), when the first sentence holds a topic, the refinements among them and the topics they add: a sentence
+    picking among the papers asked for ("diffusion papers? any on video?") narrows them, one asking for papers on a
+    topic of its own ("A few on diffusion please") adds that topic (`with_topics`). A later sentence that only names
+    things stays (it clarifies)."""
     sentences = re.split(r"(?<=[?!.])\s+(?=\S)", text.strip())
     if len(sentences) < 2 or not any(w.lower() not in FILLER | META for w in _TOPIC_WORD.findall(sentences[0])):
-        return text, ()
-    kept, refinements = [sentences[0]], []
+        return text, (), ()
+    kept, refinements, added = [sentences[0]], [], []
     for sentence in sentences[1:]:
         picked = without_reference(sentence) if selects(sentence) and not names_documents(sentence) else ""
         if picked and any(w.lower() not in FILLER | META for w in _TOPIC_WORD.findall(picked)):
             refinements.append(picked)
-        elif not _ASKS.match(sentence) and not _REQUESTS.search(sentence):
+        elif _ASKS.match(sentence):
+            continue
+        elif not _REQUESTS.search(sentence) or _adds_exclusion(kept, sentence):
             kept.append(sentence)
-        elif not _ASKS.match(sentence) and (added := _added_to_request(kept, sentence)):
-            kept.append(added)
-    return " ".join(kept), tuple(refinements)
+        elif topic := _added_topic(sentence):
+            added.append(topic)
+    return " ".join(kept), tuple(refinements), tuple(added)
+
+
+def with_topics(text: str, added: tuple[str, ...]) -> str:
+    """The question's topic text (its exclusions split off) with the topics later sentences add as alternatives to
+    its own ("Papers on GANs." and "diffusion": "Papers on GANs or diffusion."), not examples of it ("GANs like
+    diffusion") nor words every paper must hold ("GANs. diffusion")."""
+    head = text.rstrip(" .?!")
+    return " or ".join([head, *added]) + text[len(head) :] if added else text
 
 
 # a later sentence opening with the relation that takes a topic ("A few on diffusion please", its quantity gone)
 _RELATED = re.compile(r"^\W*(?:also\s+)?(?:on|about|regarding|concerning)\s+(?=\S)", re.IGNORECASE)
 
 
-def _added_to_request(kept: list[str], sentence: str) -> str:
-    """What a later sentence with a word of request ("please") still says is asked: an exclusion ("Papers on LLM
-    agents. No surveys please.") or a topic after the relation taking one ("Anything on GANs? A few on diffusion
-    please": "diffusion please"); "" for one that only asks for a form ("Short summary please.")."""
-    if len(split_exclusions(" ".join([*kept, sentence]))[1]) > len(split_exclusions(" ".join(kept))[1]):
-        return sentence
+def _adds_exclusion(kept: list[str], sentence: str) -> bool:
+    """Whether a later sentence with a word of request ("please") excludes something ("Papers on LLM agents. No
+    surveys please.")."""
+    return len(split_exclusions(" ".join([*kept, sentence]))[1]) > len(split_exclusions(" ".join(kept))[1])
+
+
+def _added_topic(sentence: str) -> str:
+    """The topic a later sentence with a word of request names after the relation taking one ("A few on diffusion
+    please": "diffusion"), its words of request left out; "" for one that only asks for a form ("Short summary
+    please.")."""
     related = _RELATED.match(sentence)
-    return sentence[related.end() :] if related and _names_topic(_REQUESTS.sub(" ", sentence[related.end() :])) else ""
+    topic = " ".join(_REQUESTS.sub(" ", sentence[related.end() :]).split()).strip(" ,.!?") if related else ""
+    return topic if _names_topic(topic) else ""
 
 
 def without_shorthand(text: str) -> str:
@@ -768,15 +787,23 @@ _ASKED_OF_IT = re.compile(
 
 
 _REMARK = re.compile(r"^\W*(?:no|not|nothing|never|ok|okay|sorry|thanks?)\b", re.IGNORECASE)
+# the asker speaking to the reader before the question: a greeting, or the question announced as one
+_ADDRESS = re.compile(
+    r"^\W*(?:hey|hi|hello|dear|(?:a\s+)?(?:quick\s+)?question|one\s+more|another\s+(?:one|thing)|also|btw)\b",
+    re.IGNORECASE,
+)
 
 
 def _asked_of_it(text: str) -> str:
     """`text` with a dash or colon before a question of its own written as a question mark (`_ASKED_OF_IT`), when
-    the sentence before it names a topic and is no remark ("No idea where to start: anything on X?")."""
+    the sentence before it names a topic and is no remark ("No idea where to start: anything on X?"); without the
+    sentence before it when that is the asker's address to the reader ("Hey team: anything on X?")."""
     found = _ASKED_OF_IT.search(text)
     if found is None:
         return text
     before = re.split(r"(?<=[.?!])\s+", text[: found.start()])[-1]
+    if _ADDRESS.match(before):
+        return text[: found.start() - len(before)] + text[found.end() :]
     if _REMARK.match(before) or not _names_topic(before):
         return text
     return f"{text[: found.start()]}? {text[found.end() :]}"
@@ -791,8 +818,9 @@ def read_request(text: str, *, follow_up: bool = False) -> Request:
     framed = without_open_list_end(without_context(without_markup(text)))
     framed = _FRAMED.sub("", _ANSWER_FORM.sub("", framed, count=1), count=1)
     framed = without_asker(_ACTIVITY.sub(" ", framed))
-    kept, refinements = split_refinements(without_publication(framed))
+    kept, refinements, added = split_refinements(without_publication(framed))
     kept, excluded = split_exclusions(kept, follow_up=follow_up)
+    kept = with_topics(kept, added)
     kept, contribution = split_contribution(kept)
     if contribution:  # "new environments, not new algorithms": what the papers make, which the contribution reads
         excluded = tuple(e for e in excluded if not _MADE_ANEW.match(e))

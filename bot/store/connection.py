@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import sqlite3
 import tempfile
@@ -13,7 +12,7 @@ import aiosqlite
 
 from bot.errors import StateError
 from bot.store.migrations import LATEST_VERSION, MIGRATIONS, TITLE_WORDS_VERSION
-from bot.store.repos.papers import TitleWordChanges, count_title_words, fill_title_words, stored_titles
+from bot.store.repos.papers import fill_title_words
 
 log = logging.getLogger(__name__)
 
@@ -39,26 +38,18 @@ async def migrate(conn: aiosqlite.Connection) -> int:
         await conn.execute("BEGIN IMMEDIATE")
     finally:
         await conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-    counting: asyncio.Future[TitleWordChanges] | None = None
     try:
         current = await _version(conn)  # another process may have migrated it while this one waited for the lock
         for version in range(current + 1, LATEST_VERSION + 1):
-            if version == TITLE_WORDS_VERSION - 1:
-                # the stored titles' words (Python) are counted in a worker thread while SQLite runs the migration
-                # before theirs (12, the index of written words: it reads papers and writes only its own tables), on
-                # another core; the titles are read under this transaction's lock, so none changes meanwhile
-                counting = asyncio.ensure_future(asyncio.to_thread(count_title_words, await stored_titles(conn)))
             for statement in _statements(MIGRATIONS[version - 1]):
                 await conn.execute(statement)
             if version == TITLE_WORDS_VERSION:  # a table SQL cannot fill: words as the typo look-up splits them
-                await fill_title_words(conn, await counting if counting is not None else None)
+                await fill_title_words(conn)
             log.info("schema version %d made (committed with the others)", version)
         await conn.execute(f"PRAGMA user_version = {LATEST_VERSION}")
         await conn.commit()
         log.info("database migrated to schema version %d", LATEST_VERSION)
     except BaseException:
-        if counting is not None:
-            counting.cancel()
         await conn.rollback()
         raise
     return found

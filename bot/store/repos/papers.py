@@ -131,22 +131,11 @@ async def _write_title_words(conn: aiosqlite.Connection, changes: TitleWordChang
         )
 
 
-async def stored_titles(conn: aiosqlite.Connection) -> list[tuple[int, str]]:
-    """Every stored title with its rowid (for `count_title_words`)."""
-    return [(int(rowid), str(title)) for rowid, title in await conn.execute_fetchall("SELECT rowid, title FROM papers")]
-
-
-def count_title_words(rows: Sequence[tuple[int, str]]) -> TitleWordChanges:
-    """The words of these titles counted as `upsert_papers` counts them (Python only: no store read, so it may run in
-    a worker thread while the store does other work)."""
-    return TitleWordChanges.of_titles(rows)
-
-
-async def fill_title_words(conn: aiosqlite.Connection, counted: TitleWordChanges | None = None) -> None:
-    """Write the words of every stored title into `title_words` (the migration that adds it, in its transaction: the
-    papers stored before it; `upsert_papers` keeps it since); `counted`: their count made already of the titles
-    this transaction holds (`count_title_words`), else they are read and counted here."""
-    await _write_title_words(conn, counted or count_title_words(await stored_titles(conn)))
+async def fill_title_words(conn: aiosqlite.Connection) -> None:
+    """Count the words of every stored title into `title_words` (the migration that adds it, in its transaction:
+    the papers stored before it; `upsert_papers` keeps it since)."""
+    rows = await conn.execute_fetchall("SELECT rowid, title FROM papers")
+    await _write_title_words(conn, TitleWordChanges.of_titles([(int(rowid), str(title)) for rowid, title in rows]))
 
 
 @dataclass(frozen=True, slots=True)
