@@ -55,6 +55,20 @@ async def stored(core: Core, conversation_papers: tuple[list[Paper], np.ndarray]
     return {p.id: p for p in papers}
 
 
+async def _store(core: Core, embedder: LocalEmbedder, made: list[Paper]) -> None:
+    """Store `made` with their extractive TL;DRs and vectors, as an ingest would."""
+    tldrs = {p.id: extractive_tldr(p) for p in made}
+    await core.repo.upsert_papers(made)
+    await core.repo.set_tldrs(tldrs, "extractive")
+    await core.vectors.upsert(made, paper_vectors(embedder.embed, made), [tldrs[p.id] for p in made])
+
+
+async def _answered(core: Core, conversation_id: str, topic: str, listed: list[str]) -> None:
+    """An earlier answer in `conversation_id` on `topic` over the stored week, listing `listed` in that order."""
+    turn = Turn(topic, ("2025-05-26", "2025-05-30"), [], [], listed, [])
+    await core.repo.save_conversation_state(conversation_id, turn.to_json(), "", max_age=dt.timedelta(hours=1))
+
+
 def _listed(answer: Answer) -> list[Paper]:
     return [*answer.citations, *answer.more]
 
@@ -779,13 +793,8 @@ async def test_a_narrowing_to_theoretical_papers_reads_what_theory_papers_write(
         ("cs.LG",),
         FRIDAY,
     )
-    made = [proof, applied]
-    tldrs = {p.id: extractive_tldr(p) for p in made}
-    await core.repo.upsert_papers(made)
-    await core.repo.set_tldrs(tldrs, "extractive")
-    await core.vectors.upsert(made, paper_vectors(embedder.embed, made), [tldrs[p.id] for p in made])
-    turn = Turn("variational inference", ("2025-05-26", "2025-05-30"), [], [], [applied.id, proof.id], [])
-    await core.repo.save_conversation_state("th", turn.to_json(), "", max_age=dt.timedelta(hours=1))
+    await _store(core, embedder, [proof, applied])
+    await _answered(core, "th", "variational inference", [applied.id, proof.id])
     answer = await ask(core, "which of those are theoretical?", today=FRIDAY, conversation_id="th")
     assert [p.id for p in answer.citations] == [proof.id]
     assert "theoretical" in answer.text.splitlines()[0]  # the answer names what was asked, not the words read
@@ -815,13 +824,8 @@ async def test_a_narrowing_to_theoretical_papers_shows_those_writing_theory_more
         ("eess.AS",),
         FRIDAY,
     )
-    made = [proof, method]
-    tldrs = {p.id: extractive_tldr(p) for p in made}
-    await core.repo.upsert_papers(made)
-    await core.repo.set_tldrs(tldrs, "extractive")
-    await core.vectors.upsert(made, paper_vectors(embedder.embed, made), [tldrs[p.id] for p in made])
-    turn = Turn("variational inference", ("2025-05-26", "2025-05-30"), [], [], [method.id, proof.id], [])
-    await core.repo.save_conversation_state("tm", turn.to_json(), "", max_age=dt.timedelta(hours=1))
+    await _store(core, embedder, [proof, method])
+    await _answered(core, "tm", "variational inference", [method.id, proof.id])
     answer = await ask(core, "any of them theoretical?", today=FRIDAY, conversation_id="tm")
     assert [p.id for p in answer.citations] == [proof.id]
     assert [p.id for p in answer.more] == [method.id]
@@ -852,11 +856,7 @@ async def test_a_request_narrowed_in_the_same_message_shows_the_papers_firmly_ab
         ("stat.ML",),
         FRIDAY,
     )
-    made = [about, passing]
-    tldrs = {p.id: extractive_tldr(p) for p in made}
-    await core.repo.upsert_papers(made)
-    await core.repo.set_tldrs(tldrs, "extractive")
-    await core.vectors.upsert(made, paper_vectors(embedder.embed, made), [tldrs[p.id] for p in made])
+    await _store(core, embedder, [about, passing])
     answer = await ask(core, "papers on the theory of variational inference?", today=FRIDAY)
     assert answer.filters.topic == "variational inference" and answer.filters.constraints == ("theory",)
     assert [p.id for p in answer.citations] == [about.id]
@@ -886,13 +886,8 @@ async def test_a_narrowing_to_theoretical_papers_shows_those_about_theory_first(
         ("eess.IV",),
         FRIDAY,
     )
-    made = [proof, codec]
-    tldrs = {p.id: extractive_tldr(p) for p in made}
-    await core.repo.upsert_papers(made)
-    await core.repo.set_tldrs(tldrs, "extractive")
-    await core.vectors.upsert(made, paper_vectors(embedder.embed, made), [tldrs[p.id] for p in made])
-    turn = Turn("variational inference", ("2025-05-26", "2025-05-30"), [], [], [codec.id, proof.id], [])
-    await core.repo.save_conversation_state("ta", turn.to_json(), "", max_age=dt.timedelta(hours=1))
+    await _store(core, embedder, [proof, codec])
+    await _answered(core, "ta", "variational inference", [codec.id, proof.id])
     answer = await ask(core, "and the theoretical ones?", today=FRIDAY, conversation_id="ta")
     assert [p.id for p in answer.citations] == [proof.id]
     assert [p.id for p in answer.more] == [codec.id]
