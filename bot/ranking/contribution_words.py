@@ -58,6 +58,20 @@ CUE_IDIOMS: dict[str, tuple[str, ...]] = {
     "theoretical": ("theoretical physics",),
 }
 
+# each cue and its set phrases as a paper's text is matched (`text_tokens`, joined by spaces, each padded with one)
+_CUE_KEYS: dict[str, tuple[str, tuple[str, ...]]] = {
+    cue: (f" {' '.join(text_tokens(cue))} ", tuple(f" {' '.join(text_tokens(i))} " for i in CUE_IDIOMS.get(cue, ())))
+    for cue in (*THEORY_CUES, *CUE_IDIOMS)
+}
+
+
+def cue_uses(joined: str, cue: str) -> int:
+    """How often a paper's text uses `cue` as the cue: its uses less those inside a set phrase of CUE_IDIOMS.
+    `joined`: the text's `text_tokens` joined by single spaces, with one space before and after."""
+    needle, idioms = _CUE_KEYS.get(cue) or (f" {' '.join(text_tokens(cue))} ", ())
+    return max(0, joined.count(needle) - sum(joined.count(idiom) for idiom in idioms))
+
+
 # the cues a method paper writes as readily ("faster convergence", "privacy guarantees", "we show that X helps"): a
 # paper writing only these makes no theory
 CLAIMED_BY_ANY = frozenset({"we show that", "guarantee", "convergence"})
@@ -66,15 +80,8 @@ CLAIMED_BY_ANY = frozenset({"we show that", "guarantee", "convergence"})
 def theory_mentions(title: str, abstract: str) -> int:
     """How often a paper writes what theory papers write (THEORY_CUES less CLAIMED_BY_ANY, a set phrase of CUE_IDIOMS
     not counted: "theory of mind"), title and abstract together."""
-    text = f" {' '.join(text_tokens(f'{title}. {abstract}'))} "
-    count = 0
-    for cue in THEORY_CUES:
-        if cue in CLAIMED_BY_ANY:
-            continue
-        needle = f" {' '.join(text_tokens(cue))} "
-        idioms = sum(text.count(f" {' '.join(text_tokens(i))} ") for i in CUE_IDIOMS.get(cue, ()))
-        count += max(0, text.count(needle) - idioms)
-    return count
+    joined = f" {' '.join(text_tokens(f'{title}. {abstract}'))} "
+    return sum(cue_uses(joined, cue) for cue in THEORY_CUES if cue not in CLAIMED_BY_ANY)
 
 
 # the kinds a search may ask for by name ("survey papers", "position papers", "surveys on X"): those a paper states in

@@ -47,7 +47,7 @@ import numpy as np
 
 from bot.models import Paper, Profile, ScoredPaper
 from bot.ranking.contribution import paper_kinds
-from bot.ranking.contribution_words import CUE_IDIOMS, THEORY_CUES
+from bot.ranking.contribution_words import CUE_IDIOMS, THEORY_CUES, cue_uses
 from bot.ranking.expansion import expansion_scores, nearest_share
 from bot.ranking.interest_units import (
     InterestQuery,
@@ -290,11 +290,8 @@ def paper_features(papers: Sequence[Paper]) -> PaperFeatures:
     )
     features.cue_hits = features.keyword_matrix([phrase_key(c) for c in _CUES]).astype(bool)
     for row, cue in enumerate(_CUES):
-        idioms = [f" {phrase_key(i)} " for i in CUE_IDIOMS.get(cue, ())]
-        needle = f" {phrase_key(cue)} "
-        for j in np.flatnonzero(features.cue_hits[row]) if idioms else ():
-            text = features.joined[j]
-            if text.count(needle) <= sum(text.count(idiom) for idiom in idioms):
+        for j in np.flatnonzero(features.cue_hits[row]) if cue in CUE_IDIOMS else ():
+            if not cue_uses(features.joined[j], cue):  # every use inside a set phrase ("proof of concept")
                 features.cue_hits[row, j] = False
     return features
 
