@@ -32,7 +32,7 @@ from bot.ranking.rerank import default_model
 ROOT = Path(__file__).resolve().parents[1]
 MORE_SETS = {
     name: ROOT / "bench" / name / "profiles.jsonl"
-    for name in ("profiles12", "profiles13", "profiles14", "profiles15", "profiles16", "profiles17")
+    for name in ("profiles12", "profiles13", "profiles14", "profiles15", "profiles16", "profiles17", "profiles18")
 }
 
 
