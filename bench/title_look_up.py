@@ -1,23 +1,27 @@
 """What the typo corrector's look-up of title words costs after an ingest, on a synthetic archive with a large title
 vocabulary, and which corrections it gives.
 
-The corrector (`bot.text.spelling.corrected`) looks a typed word up in symspellpy's look-up of every title word
-(`TitleVocabulary.speller`, and `written_speller` over the words as written too); its deletes dictionary costs
-seconds at tens of thousands of words, and the vocabulary is read anew after each write of papers. This script
-builds a store of the four shared days' papers `--copies` times under new ids, each title given two words of the
-English word list bundled with symspellpy (so the title vocabulary grows as a real archive's does: tens of
-thousands of words, not the four days' 3,656), then times, on the tree's code:
+The corrector (`bot.text.spelling.corrected`) looks a typed word up in symspellpy's look-up of the title words
+starting with its letter (`TitleVocabulary.look_up`, over the words folded or as written too; before, one look-up
+of every title word); a deletes dictionary costs seconds at tens of thousands of words, and the vocabulary is read
+anew after each write of papers. This script builds a store of the four shared days' papers `--copies` times under
+new ids, each title given two words of the English word list bundled with symspellpy (so the title vocabulary grows
+as a real archive's does: tens of thousands of words, not the four days' 3,656), then times, on the tree's code:
 
-- the first question with a word to correct (both look-ups built, cold);
+- the first question with a word to correct, cold (the look-ups it needs: on a tree indexing title words by first
+  letter, those of its words' letters, then the other letters the typos need; on an older tree, both look-ups of
+  every title word);
 - an ingest of 1,609 new papers (new ids, new English words), then the look-ups again;
 - an ingest replacing 1,609 stored titles (each losing its first word and gaining an English word: words dropped,
   moved in the order and added), then the look-ups again;
 
-and prints the corrections of a list of typos (as a question reads them and as an interest does) after each step,
+and prints the corrections of a list of typos (as a question reads them and as an interest does) after each step
+and, with `--compare` (an older tree's `bot/text/spelling.py`), whether every typo of a few thousand made from the
+title words is corrected as that tree's look-up of every title word corrects it,
 so two trees' outputs can be compared line by line; where the look-ups are kept across ingests it also checks them
 against look-ups built anew over the same vocabulary.
 
-    PYTHONPATH=$PWD .venv/bin/python bench/title_look_up.py --work /tmp/NAME-tl [--copies 30]
+    PYTHONPATH=$PWD .venv/bin/python bench/title_look_up.py --work /tmp/NAME-tl [--copies 30] [--compare OLD.py]
     # then another tree on the same synthetic store (copied, never written):
     PYTHONPATH=$PWD .venv/bin/python ../wt-NAME/bench/title_look_up.py --work /tmp/NAME-tl2 --synthetic /tmp/NAME-tl
 """
@@ -27,6 +31,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import dataclasses
+import importlib.util
 import random
 import shutil
 import time
@@ -108,18 +113,39 @@ async def _synthetic(source: Path, work: Path, copies: int) -> Path:
     return path
 
 
+def _first_letters() -> list[str]:
+    """The first letters of the typos' words of four letters or more (the look-ups a question of them needs)."""
+    return sorted({w[0] for typo in TYPOS for w in typo.split() if len(w) >= 4})
+
+
 async def _look_ups(core: Core, what: str) -> spelling.TitleVocabulary:
-    """Time reading the vocabulary and making its two look-ups, as the first question with a typo does."""
+    """Time reading the vocabulary and making its look-ups, as the first question with a typo does: on a tree with
+    look-ups by first letter (`TitleVocabulary.look_up`), those of one question's typo ("difusion modles": d and m)
+    first, then every letter the typos start with; on an older tree, the two look-ups of every title word."""
     start = time.perf_counter()
     vocabulary = await spelling.title_vocabulary(core)
     read = time.perf_counter() - start
-    await asyncio.to_thread(lambda: vocabulary.written_speller)
-    written = time.perf_counter() - start - read
-    await asyncio.to_thread(lambda: vocabulary.speller)
-    folded = time.perf_counter() - start - read - written
+    head = f"  {what}: {len(vocabulary.counts)} folded / {len(vocabulary.written)} written words; read {read:.3f} s"
+    if not hasattr(vocabulary, "look_up"):
+        await asyncio.to_thread(lambda: vocabulary.written_speller)
+        written = time.perf_counter() - start - read
+        await asyncio.to_thread(lambda: vocabulary.speller)
+        folded = time.perf_counter() - start - read - written
+        print(f"{head}, look-up as written {written:.3f} s, folded {folded:.3f} s")
+        return vocabulary
+    started = time.perf_counter()
+    await asyncio.to_thread(lambda: [vocabulary.look_up(letter, written=True) for letter in "dm"])
+    one = time.perf_counter() - started
+    started = time.perf_counter()
+    await asyncio.to_thread(lambda: [vocabulary.look_up(letter, written=True) for letter in _first_letters()])
+    written = time.perf_counter() - started
+    started = time.perf_counter()
+    await asyncio.to_thread(lambda: [vocabulary.look_up(letter) for letter in _first_letters()])
+    folded = time.perf_counter() - started
+    letters = "".join(_first_letters())
     print(
-        f"  {what}: {len(vocabulary.counts)} folded / {len(vocabulary.written)} written words;"
-        f" read {read:.3f} s, look-up as written {written:.3f} s, folded {folded:.3f} s"
+        f"{head}, one question's typo (letters d, m as written) {one:.3f} s; then the typos' other letters "
+        f"({letters}) as written {written:.3f} s, folded {folded:.3f} s"
     )
     return vocabulary
 
@@ -139,11 +165,18 @@ async def _same_as_built(core: Core, vocabulary: spelling.TitleVocabulary) -> No
     kept = await _corrections(core)
     fresh = spelling.TitleVocabulary(vocabulary.counts, vocabulary.written)
     start = time.perf_counter()
-    await asyncio.to_thread(lambda: (fresh.written_speller, fresh.speller))
+    if hasattr(vocabulary, "look_up"):
+        pairs = [
+            (vocabulary.look_up(letter, written=written), fresh.look_up(letter, written=written))
+            for written, letter in list(vocabulary._spellers)
+        ]
+    else:
+        await asyncio.to_thread(lambda: (fresh.written_speller, fresh.speller))
+        pairs = [(vocabulary.speller, fresh.speller), (vocabulary.written_speller, fresh.written_speller)]
     print(f"    (the same look-ups built anew: {time.perf_counter() - start:.3f} s)")
     same = all(
         kept_one.words == new.words and {d: w for d, w in kept_one.deletes.items() if w} == dict(new.deletes)
-        for kept_one, new in ((vocabulary.speller, fresh.speller), (vocabulary.written_speller, fresh.written_speller))
+        for kept_one, new in pairs
     )
     generation = await core.repo.papers_generation()
     core.title_vocabulary[generation] = fresh
@@ -152,16 +185,60 @@ async def _same_as_built(core: Core, vocabulary: spelling.TitleVocabulary) -> No
     print(f"    kept look-ups equal to ones built anew, same corrections: {same}")
 
 
-async def _measure(path: Path) -> None:
+def _typo(word: str, rng: random.Random) -> str:
+    """`word` with a letter dropped, added, changed, two neighbours swapped, or two of these."""
+    if len(word) < 3:
+        return word
+    k, i, c = rng.randrange(5), rng.randrange(len(word)), rng.choice("abcdefghijklmnopqrstuvwxyz")
+    if k == 0:
+        return word[:i] + word[i + 1 :]
+    if k == 1:
+        return word[:i] + c + word[i:]
+    if k == 2:
+        return word[:i] + c + word[i + 1 :]
+    if k == 3 and i < len(word) - 1:
+        return word[:i] + word[i + 1] + word[i] + word[i + 2 :]
+    return _typo(_typo(word, rng), rng) if k == 4 else word
+
+
+def _compared(vocabulary: spelling.TitleVocabulary, older: Path, count: int = 3000) -> None:
+    """Whether `count` typos of title words (and a tenth as many title words) are corrected as the older tree's
+    `TitleVocabulary` (its look-ups of every title word) corrects them, read both ways."""
+    spec = importlib.util.spec_from_file_location("older_spelling", older)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    before = module.TitleVocabulary(vocabulary.counts, vocabulary.written)
+    rng = random.Random(27)
+    words = [w for w in vocabulary.written if len(w) >= 4]
+    typos = [_typo(rng.choice(words), rng) for _ in range(count)] + rng.sample(words, count // 10)
+    for written in (False, True):
+        start = time.perf_counter()
+        old = [before.closest(t, written=written) for t in typos]
+        took_old = time.perf_counter() - start
+        start = time.perf_counter()
+        new = [vocabulary.closest(t, written=written) for t in typos]
+        took_new = time.perf_counter() - start
+        differ = [(t, a, b) for t, a, b in zip(typos, old, new, strict=True) if a != b]
+        print(
+            f"  {len(typos)} typos {'as written' if written else 'folded'}: {sum(map(bool, old))} corrected by the"
+            f" older tree ({took_old:.1f} s, its look-up built), {len(differ)} corrected otherwise here"
+            f" ({took_new:.1f} s) {differ[:5]}"
+        )
+
+
+async def _measure(path: Path, older: Path | None = None) -> None:
     start = time.perf_counter()
     repo = Repository(await open_database(path))
     print(f"open the store: {time.perf_counter() - start:.3f} s")
     try:
         core = Core(None, repo, None, None)  # type: ignore[arg-type]  # only the store and the caches are read
         print(f"papers stored: {await repo.count_papers()}")
-        await _look_ups(core, "first question with a typo, cold")
+        vocabulary = await _look_ups(core, "first question with a typo, cold")
         for line in await _corrections(core):
             print(f"    {line}")
+        if older is not None:
+            _compared(vocabulary, older)
         ids = sorted(await repo.all_paper_ids())
         day = await repo.get_papers([i for i in ids if i.endswith("r0")])
         rng, words = random.Random(1809), _english_words()
@@ -197,6 +274,9 @@ async def main() -> None:
     parser.add_argument("--copies", type=int, default=30, help="the synthetic store holds its papers this many times")
     parser.add_argument("--work", type=Path, required=True, help="where the stores go (kept)")
     parser.add_argument("--synthetic", type=Path, help="the --work of an earlier run: its synthetic store, copied")
+    parser.add_argument(
+        "--compare", type=Path, help="an older tree's bot/text/spelling.py: the corrections of typos compared with it"
+    )
     args = parser.parse_args()
     if args.synthetic:
         built = args.synthetic / "synthetic"
@@ -205,7 +285,7 @@ async def main() -> None:
             _copy_store(args.store, args.work / "shared-days"), args.work / "synthetic", args.copies
         )
         built = built.parent
-    await _measure(_copy_store(built, args.work / "measured"))
+    await _measure(_copy_store(built, args.work / "measured"), args.compare)
 
 
 if __name__ == "__main__":

@@ -395,23 +395,25 @@ async def test_after_an_ingest_the_title_look_ups_are_brought_up_to_date_not_bui
     monkeypatch.setattr(spelling, "_look_up", counted)
     assert await corrected(core, "difusion policy") == "diffusion policy"
     assert await corrected_interest(core, "grasping armz") == "grasping arm"
-    assert len(built) == 2  # the look-ups as written (questions) and plural-folded (interests), once each
+    # the look-ups as written (questions) and plural-folded (interests) of the letters of the words corrected
+    assert len(built) == 2
+    typos = ("quantizaton", "grasping armz", "diffusion polcies", "legged locomoton", "walkin robots", "skils")
+    for typo in typos:  # each letter's look-ups built once
+        await corrected(core, typo)
+        await corrected_interest(core, typo)
     new = dataclasses.replace(papers[3], title="Quantization of Walking Policies")
     replaced = dataclasses.replace(papers[1], title="Grasping Skills of Robots", version=9)  # "arm" in no title now
     moved = dataclasses.replace(papers[0], title="Legged Locomotion", version=9)  # "walking": a later first title
     for ingest in ([new], [replaced], [moved]):
         await core.repo.upsert_papers(ingest)
         built.clear()
-        typos = ("quantizaton", "grasping armz", "diffusion polcies", "legged locomoton", "walkin robots", "skils")
         got = [await corrected(core, typo) for typo in typos] + [await corrected_interest(core, t) for t in typos]
         assert built == []  # no look-up built anew
         vocabulary = await title_vocabulary(core)
         # the same look-ups a build over the new vocabulary gives, so the same corrections
         fresh = TitleVocabulary(vocabulary.counts, vocabulary.written)
-        for kept, built_now in (
-            (vocabulary.speller, fresh.speller),
-            (vocabulary.written_speller, fresh.written_speller),
-        ):
+        for written, letter in list(vocabulary._spellers):
+            kept, built_now = (v.look_up(letter, written=written) for v in (vocabulary, fresh))
             assert kept.words == built_now.words
             assert {d: w for d, w in kept.deletes.items() if w} == dict(built_now.deletes)
         core.title_vocabulary.clear()
@@ -544,3 +546,31 @@ async def test_a_spelling_one_edit_from_an_english_word_is_no_typo_of_a_title_wo
     # a typo two edits from a title word and one from no English word is still corrected
     assert await corrected(core, "difussion bandits") == "diffusion bandits"
     assert await corrected_interest(core, "difussion bandits") == "diffusion bandits"
+
+
+def test_a_typo_indexes_only_the_title_words_of_its_first_letter(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first correction in a process indexed every title word (symspellpy's deletes dictionary: ten seconds at
+    50,000 words, paid by every one-shot `ask` with a typo); a correction keeps the typed first letter, so only the
+    words starting with it are indexed, and the answers are those of the look-up of every word."""
+    from bot.text import spelling
+
+    indexed: list[list[str]] = []
+    look_up = spelling._look_up
+
+    def counted(entries: Any, edits: int) -> Any:
+        entries = list(entries)
+        indexed.append([w for w, _ in entries])
+        return look_up(entries, edits)
+
+    titles = ["Diffusion Models for Robots", "Robust Diffusion Policies", "Models of Grasping", "Modular Networks"]
+    vocabulary = TitleVocabulary.of_titles(titles)
+    monkeypatch.setattr(spelling, "_look_up", counted)
+    assert vocabulary.closest("difusion") == "diffusion"
+    assert indexed and all(w.startswith("d") for words in indexed for w in words)
+    assert vocabulary.closest("modles", written=True) == "models"
+    assert all(w.startswith(("d", "m")) for words in indexed for w in words)
+    # a title word of another first letter one edit away is closer than any of the typed letter: no correction, as
+    # the look-up of every word gives ("xmodular" is "modular" with a letter before it, two from "modules")
+    vocabulary = TitleVocabulary.of_titles(["Modular Networks", "Xmodules"])
+    assert vocabulary.closest("xmodular", written=True) is None
+    assert TitleVocabulary.of_titles(["Xmodules"]).closest("xmodular", written=True) in ("xmodule", "xmodules")

@@ -130,16 +130,19 @@ class TitleVocabulary:
         for word in self.counts:
             if len(word) >= MIN_LENGTH - 1:
                 self.by_letter[word[0]].append(word)
-        self._speller: KeptLookUp | None = None
         # the words as titles write them, not plural-folded ("robotics", "series"): a typo of a plural or of a word
         # the folding shortens ("robtics", "sereis") is a letter or two from its written form, more from "robotic" or
         # "sery" (read only by `closest(..., written=True)`)
         self.written: Counter[str] = Counter(written)
-        self._written_speller: KeptLookUp | None = None
+        # the look-ups, one per first letter and reading (as written or folded), each built when a word starting
+        # with that letter first needs correcting: a correction keeps the typed word's first letter, and one
+        # letter's words cost a twentieth of all of them to index (all of them took ten seconds at 50,000 words)
+        self._spellers: dict[tuple[bool, str], KeptLookUp] = {}
+        self._entries: dict[bool, dict[str, dict[str, int]]] = {}
         # look-ups of an earlier vocabulary, brought up to date with this one when first needed (`take_look_ups`)
-        self._earlier: dict[bool, KeptLookUp] = {}
+        self._earlier: dict[tuple[bool, str], KeptLookUp] = {}
         # each look-up is built in a worker thread (`corrected`), once when two questions ask for it at once
-        self._building = {False: threading.Lock(), True: threading.Lock()}
+        self._building = threading.Lock()
 
     @classmethod
     def of_titles(cls, titles: Iterable[str]) -> TitleVocabulary:
@@ -155,52 +158,44 @@ class TitleVocabulary:
     def take_look_ups(self, earlier: TitleVocabulary) -> None:
         """Take the look-ups `earlier` (the vocabulary before an ingest) has built, to bring them up to date with
         this one when first needed rather than build them again. `earlier` builds its own if asked again (a question
-        read before the ingest); a look-up it is building now is left to it."""
-        for written in (False, True):
-            lock = earlier._building[written]
-            if not lock.acquire(blocking=False):
-                continue
-            try:
-                look_up = earlier._written_speller if written else earlier._speller
-                if look_up is None:
-                    look_up = earlier._earlier.pop(written, None)
-                if look_up is not None:
-                    self._earlier[written] = look_up
-                if written:
-                    earlier._written_speller = None
-                else:
-                    earlier._speller = None
-            finally:
-                lock.release()
+        read before the ingest); when it is building one now, it keeps them all."""
+        if not earlier._building.acquire(blocking=False):
+            return
+        try:
+            self._earlier.update(earlier._earlier)
+            self._earlier.update(earlier._spellers)
+            earlier._earlier, earlier._spellers = {}, {}
+        finally:
+            earlier._building.release()
 
-    def _look_up(self, written: bool) -> SymSpell:
-        with self._building[written]:
-            look_up = self._written_speller if written else self._speller
+    def _letter_entries(self, written: bool, letter: str) -> dict[str, int]:
+        """The words a look-up of `letter` holds, in the vocabulary's order, with their counts."""
+        by_letter = self._entries.get(written)
+        if by_letter is None:
+            both = self.counts + self.written if written else self.counts
+            by_letter = defaultdict(dict)
+            for word, count in both.items():
+                if len(word) >= MIN_LENGTH - 1:
+                    by_letter[word[0]][word] = count
+            self._entries[written] = by_letter
+        return by_letter.get(letter, {})
+
+    def look_up(self, letter: str, *, written: bool = False) -> SymSpell:
+        """The symspellpy look-up of the title words starting with `letter` (as written and folded together when
+        `written`), built when a first word needs it: its deletes dictionary costs more than reading the titles,
+        and most questions hold no unknown word. After an ingest the earlier vocabulary's is brought up to date
+        instead (`take_look_ups`)."""
+        with self._building:
+            look_up = self._spellers.get((written, letter))
             if look_up is None:
-                both = self.counts + self.written if written else self.counts
-                entries = {w: c for w, c in both.items() if len(w) >= MIN_LENGTH - 1}
-                look_up = self._earlier.pop(written, None)
+                entries = self._letter_entries(written, letter)
+                look_up = self._earlier.pop((written, letter), None)
                 if look_up is None:
                     look_up = KeptLookUp(entries)
                 else:
                     look_up.update(entries)
-                if written:
-                    self._written_speller = look_up
-                else:
-                    self._speller = look_up
+                self._spellers[(written, letter)] = look_up
             return look_up.speller
-
-    @property
-    def speller(self) -> SymSpell:
-        """The title words' symspellpy look-up, built when a first word needs correcting: its deletes dictionary
-        costs more than reading the titles, and most questions hold no unknown word. After an ingest the earlier
-        vocabulary's is brought up to date instead (`take_look_ups`)."""
-        return self._look_up(False)
-
-    @property
-    def written_speller(self) -> SymSpell:
-        """`speller` over the title words as written and as folded together (built when first needed)."""
-        return self._look_up(True)
 
     @staticmethod
     def key(word: str, *, written: bool = False) -> str:
@@ -211,17 +206,31 @@ class TitleVocabulary:
     def closest(self, word: str, *, written: bool = False) -> str | None:
         """The known title word closest to `word` and starting with its letter (fewest edits, a swap of two letters
         being one, then the word more titles use), or None; `written`: among the title words as written too, the
-        typed word compared as typed ("robtics" -> "robotics", "sereis" -> "series")."""
+        typed word compared as typed ("robtics" -> "robotics", "sereis" -> "series"). None too when a title word
+        starting with another letter is closer (a slip of the first letter, or another word)."""
         key = self.key(word, written=written)
         if not key:
             return None
         most = 2 if len(key) >= LONG_WORD else 1
-        speller = self.written_speller if written else self.speller
-        found = speller.lookup(key, Verbosity.CLOSEST, max_edit_distance=most, transfer_casing=False)
-        same_start = [s for s in found if s.term[:1] == key[:1] and s.term != key]
-        if not same_start:
+        found = self.look_up(key[0], written=written).lookup(
+            key, Verbosity.CLOSEST, max_edit_distance=most, transfer_casing=False
+        )
+        others = [s for s in found if s.term != key]
+        if not others or len(others) < len(found):
+            return None  # `key` itself is a title word: no other is closer
+        best = min(others, key=lambda s: (s.distance, -s.count))
+        if best.distance > 1 and self._one_edit_elsewhere(key, written):
             return None
-        return min(same_start, key=lambda s: (s.distance, -s.count)).term
+        return best.term
+
+    def _one_edit_elsewhere(self, key: str, written: bool) -> bool:
+        """Whether a title word starting with another letter than `key` is one edit from it: its first letter
+        changed, dropped, added before it, or swapped with the second."""
+        self._letter_entries(written, key[:1])
+        letters = self._entries[written]  # every first letter a title word has
+        variants = [key[1:], f"{key[1:2]}{key[:1]}{key[2:]}"]
+        variants += [f"{c}{tail}" for c in letters for tail in (key[1:], key)]
+        return any(v[:1] != key[:1] and v in letters.get(v[:1], ()) for v in variants)
 
 
 _DISTANCE = EditDistance(DistanceAlgorithm.DAMERAU_OSA)
@@ -330,8 +339,9 @@ async def corrected(
     if unknown and names is not None:
         known = await names()
         unknown = [m for m in unknown if " ".join(name_tokens(m.group(0))) not in known]
-    if unknown:  # the look-up's dictionary is built once, off the event loop, and only when a word needs it
-        await asyncio.to_thread(lambda: vocabulary.written_speller if written else vocabulary.speller)
+    if unknown:  # the look-ups' dictionaries are built once, off the event loop, and only when a word needs them
+        letters = {vocabulary.key(m.group(0), written=written)[:1] for m in unknown} - {""}
+        await asyncio.to_thread(lambda: [vocabulary.look_up(letter, written=written) for letter in letters])
     for match in reversed(unknown):
         better = vocabulary.closest(match.group(0), written=written)
         if written and (not better or edits(match.group(0).lower(), better) > 1):
@@ -380,7 +390,9 @@ REAL_WORD_RATIO = 100
 async def _real_word_slip(word: str, vocabulary: TitleVocabulary) -> bool:
     """Whether `word`, an English word no stored paper writes, is a slip of a title word one edit away that English
     uses REAL_WORD_RATIO times as often ("wether forcasting" -> "weather forecasting")."""
-    await asyncio.to_thread(lambda: vocabulary.written_speller)
+    letter = vocabulary.key(word, written=True)[:1]
+    if letter:
+        await asyncio.to_thread(lambda: vocabulary.look_up(letter, written=True))
     better = vocabulary.closest(word, written=True)
     return bool(better) and edits(word, better) == 1 and english_count(better) >= REAL_WORD_RATIO * english_count(word)
 
