@@ -606,6 +606,10 @@ def test_a_typed_line_is_a_command_only_when_it_reads_as_one_and_names_ours_or_s
     assert read("/Help@paperscout_bot") == ("help", "")
     assert read("/cancel") == ("cancel", "")  # a flow's own word
     assert read("/frobnicate") == ("frobnicate", "")  # told it is unknown, as before
+    # a word that is no command of ours followed only by what commands take (a number, an arXiv id) is a command
+    # mistyped, told it is unknown: "/undo 1" (for "/reactions undo 1") had been asked as a question about "undo"
+    assert read("/undo 1") == ("undo", "1")
+    assert read("/show 2505.22913 3") == ("show", "2505.22913 3")
     for text in (
         "/r/MachineLearning has a thread on MoE",
         "/s is sarcasm",

@@ -23,15 +23,20 @@ _COMMAND_LINE = re.compile(r"/([A-Za-z0-9_]{1,32})(?:@[A-Za-z0-9_]+)?(?=\s|$)")
 
 
 def command_in(line: str, ours: frozenset[str] | set[str]) -> str:
-    """The command a typed line names, lower case: one of `ours`, or another word with nothing said after it (to be
-    told it is unknown); "" for any other line, text even when it starts with a slash ("/r/MachineLearning news",
-    "/s is sarcasm", "/ML theory"). The one reading of a typed line for the chat and for a conversation's answers."""
+    """The command a typed line names, lower case: one of `ours`, or another word with nothing said after it but
+    what commands take, numbers and arXiv ids ("/frobnicate", "/undo 1": to be told it is unknown); "" for any other
+    line, text even when it starts with a slash ("/r/MachineLearning news", "/s is sarcasm", "/ML theory"). The one
+    reading of a typed line for the chat and for a conversation's answers."""
     stripped = line.strip()
     found = _COMMAND_LINE.match(stripped)
     if found is None:
         return ""
     word = found.group(1).lower()
-    return word if word in ours or not stripped[found.end() :].strip() else ""
+    return word if word in ours or _ARGUMENTS_ONLY.fullmatch(stripped[found.end() :].strip()) else ""
+
+
+# what a command's arguments alone are: numbers of a list, arXiv ids (a question says more)
+_ARGUMENTS_ONLY = re.compile(r"(?:(?:\d+(?:\.\d+)?(?:v\d+)?)(?:[\s,]+|$))*")
 
 
 _ESCAPE_SEQUENCE = re.compile(
