@@ -891,3 +891,33 @@ async def test_a_narrowing_to_theoretical_papers_shows_those_about_theory_first(
     answer = await ask(core, "and the theoretical ones?", today=FRIDAY, conversation_id="ta")
     assert [p.id for p in answer.citations] == [proof.id]
     assert [p.id for p in answer.more] == [codec.id]
+
+
+async def test_a_narrowing_to_theoretical_papers_does_not_read_proves_effective_as_a_proof(
+    core: Core, stored: dict[str, Paper], embedder: LocalEmbedder
+) -> None:
+    """ "proves effective", "proved useful" say what turned out, not what was proved: a method paper writing them
+    beside one "theoretical" was counted as writing theory three times and shown beside a proof."""
+    proof = Paper(
+        "2505.90009",
+        "Sample Complexity of Variational Inference",
+        ("A. Author",),
+        "We prove an upper bound on the sample complexity of variational inference for exponential families and a "
+        "matching lower bound.",
+        ("stat.ML",),
+        FRIDAY,
+    )
+    method = Paper(
+        "2505.90010",
+        "Amortized Variational Inference for Speech Enhancement",
+        ("B. Author",),
+        "We use amortized variational inference to enhance noisy speech. A theoretical motivation is given; the "
+        "encoder proves effective on three speech corpora and the decoder proved useful for low-resource languages.",
+        ("eess.AS",),
+        FRIDAY,
+    )
+    await _store(core, embedder, [proof, method])
+    await _answered(core, "tp", "variational inference", [method.id, proof.id])
+    answer = await ask(core, "which of those are theoretical?", today=FRIDAY, conversation_id="tp")
+    assert [p.id for p in answer.citations] == [proof.id]
+    assert [p.id for p in answer.more] == [method.id]

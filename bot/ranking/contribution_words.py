@@ -65,11 +65,69 @@ _CUE_KEYS: dict[str, tuple[str, tuple[str, ...]]] = {
 }
 
 
+# The cues English also writes as a verb of outcome, a copula: "proves effective", "proved useful", "proves to be" say
+# what turned out, not what was proved. Read by what follows (`_outcome`): a proof has an object or a claim.
+VERB_CUES = frozenset({"prove", "proved"})
+# where a clause ends (`clause_joined`'s mark of punctuation), and the closed classes of English that end a
+# predicate's adjective phrase: prepositions, conjunctions, the pronouns opening the next clause
+CLAUSE_BREAK = "|"
+_ENDS_PHRASE = frozenset(
+    f"""{CLAUSE_BREAK} in for across at on of with by from to under over than as into within without via among
+    between against toward towards beyond compared and or but nor yet so while whereas when once if because since
+    although though unless until where which we it they this these our""".split()
+)
+# words grading an adjective ("proves most effective", "proved so useful"); an adverb in -ly is read by its ending
+_DEGREE = frozenset("so very too quite most more less least rather fairly even equally all".split())
+_CLAUSE_PUNCTUATION = re.compile(r"[.;:!?,](?:\s|$)")
+
+
+def _is_adjective(word: str) -> bool:
+    """Whether `word` makes an English adverb or an abstract noun as adjectives do ("effective" -> "effectively",
+    "tricky" -> "trickily", "scalable" -> "scalability"); nouns ("convergence", "bound", "hardness") make neither."""
+    if len(word) < 3:
+        return False
+    made = [f"{word}ly", f"{word}ally", f"{word}ness"]
+    if word.endswith("y"):
+        made += [f"{word[:-1]}ily", f"{word[:-1]}iness"]
+    if word.endswith("le"):
+        made += [f"{word[:-1]}y", f"{word[:-2]}ility"]
+    return any(is_english_word(w) for w in made)
+
+
+def _outcome(after: list[str]) -> bool:
+    """Whether a verb cue followed by the tokens `after` is a verb of outcome: "to" ("proves to be"), or an adjective
+    (after words grading it) whose phrase ends there ("proves highly effective in", "proved crucial."). An object
+    ("its consistency", "convergence"), an adjective before its noun ("optimal rates") or a "that" clause is a proof."""
+    k = 0
+    while k < len(after) and (after[k] in _DEGREE or (after[k].endswith("ly") and is_english_word(after[k]))):
+        k += 1
+    if k == len(after):
+        return False
+    if after[k] == "to":
+        return True
+    return _is_adjective(after[k]) and (k + 1 == len(after) or after[k + 1] in _ENDS_PHRASE)
+
+
+def clause_joined(text: str) -> str:
+    """`text`'s `text_tokens` joined by single spaces, one space before and after, with CLAUSE_BREAK where
+    punctuation ends a clause: what `cue_uses` reads best (a verb cue's phrase ends there)."""
+    pieces = (" ".join(text_tokens(piece)) for piece in _CLAUSE_PUNCTUATION.split(text))
+    return f" {f' {CLAUSE_BREAK} '.join(p for p in pieces if p)} "
+
+
 def cue_uses(joined: str, cue: str) -> int:
-    """How often a paper's text uses `cue` as the cue: its uses less those inside a set phrase of CUE_IDIOMS.
-    `joined`: the text's `text_tokens` joined by single spaces, with one space before and after."""
+    """How often a paper's text uses `cue` as the cue: its uses less those inside a set phrase of CUE_IDIOMS, and for
+    a verb cue (VERB_CUES) less its uses as a verb of outcome ("proves effective"). `joined`: the text's
+    `text_tokens` joined by single spaces, with one space before and after (`clause_joined` reads clause ends too)."""
     needle, idioms = _CUE_KEYS.get(cue) or (f" {' '.join(text_tokens(cue))} ", ())
-    return max(0, joined.count(needle) - sum(joined.count(idiom) for idiom in idioms))
+    uses = joined.count(needle) - sum(joined.count(idiom) for idiom in idioms)
+    if cue in VERB_CUES and uses > 0:
+        start = joined.find(needle)
+        while start >= 0:
+            end = start + len(needle)
+            uses -= _outcome(joined[end : end + 200].split()[:6])
+            start = joined.find(needle, end - 1)
+    return max(0, uses)
 
 
 # the cues a method paper writes as readily ("faster convergence", "privacy guarantees", "we show that X helps"): a
@@ -80,7 +138,7 @@ CLAIMED_BY_ANY = frozenset({"we show that", "guarantee", "convergence"})
 def theory_mentions(title: str, abstract: str) -> int:
     """How often a paper writes what theory papers write (THEORY_CUES less CLAIMED_BY_ANY, a set phrase of CUE_IDIOMS
     not counted: "theory of mind"), title and abstract together."""
-    joined = f" {' '.join(text_tokens(f'{title}. {abstract}'))} "
+    joined = clause_joined(f"{title}. {abstract}")
     return sum(cue_uses(joined, cue) for cue in THEORY_CUES if cue not in CLAIMED_BY_ANY)
 
 
