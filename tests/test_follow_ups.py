@@ -921,3 +921,50 @@ async def test_a_narrowing_to_theoretical_papers_does_not_read_proves_effective_
     answer = await ask(core, "which of those are theoretical?", today=FRIDAY, conversation_id="tp")
     assert [p.id for p in answer.citations] == [proof.id]
     assert [p.id for p in answer.more] == [method.id]
+
+
+async def test_a_day_holding_none_of_the_papers_shown_says_so_and_keeps_the_narrowing(
+    core: Core, stored: dict[str, Paper], embedder: LocalEmbedder
+) -> None:
+    """ "only the ones from Friday" after "the theory of variational inference?", whose first page held no Friday
+    paper, showed every Friday paper that answer had only offered (an applied one among them): the answer says that
+    none of the papers shown is from that day, and reads the same request over the day's papers (theory first)."""
+    shown = Paper(
+        "2505.90011",
+        "Sample Complexity of Variational Inference",
+        ("A. Author",),
+        "We prove an upper bound on the sample complexity of variational inference for exponential families and a "
+        "matching lower bound.",
+        ("stat.ML",),
+        THURSDAY,
+    )
+    applied = Paper(
+        "2505.90012",
+        "Variational Inference for Hospital Readmission Prediction",
+        ("B. Author",),
+        "We apply variational inference to predict hospital readmissions from electronic health records and evaluate "
+        "it on records of 40,000 patients, where it is faster than sampling and as accurate.",
+        ("cs.LG",),
+        FRIDAY,
+    )
+    theory = Paper(
+        "2505.90013",
+        "The Amortization Gap of Variational Inference",
+        ("C. Author",),
+        "We give a theoretical analysis of amortized variational inference and prove a bound on its amortization gap.",
+        ("stat.ML",),
+        FRIDAY,
+    )
+    await _store(core, embedder, [shown, applied, theory])
+    turn = Turn("variational inference", ("2025-05-26", "2025-05-30"), [], [], [shown.id], [applied.id, theory.id])
+    turn.constraints = ["theory"]
+    await core.repo.save_conversation_state("td", turn.to_json(), "", max_age=dt.timedelta(hours=1))
+    answer = await ask(core, "only the ones from Friday", today=FRIDAY, conversation_id="td")
+    assert [p.id for p in answer.citations] == [theory.id]
+    assert [p.id for p in answer.more] == [applied.id]
+    assert "The paper shown before is not from Friday 2025-05-30" in answer.text
+    # a day holding a paper it showed is narrowed as before, with nothing said
+    turn.paper_ids, turn.more_ids = [theory.id], [shown.id, applied.id]
+    await core.repo.save_conversation_state("te", turn.to_json(), "", max_age=dt.timedelta(hours=1))
+    answer = await ask(core, "only the ones from Friday", today=FRIDAY, conversation_id="te")
+    assert "shown before" not in answer.text and answer.citations[0].id == theory.id

@@ -253,6 +253,9 @@ def parse_question(
     return follow_up(filters, request.text, rest, previous, replaces=replaces)
 
 
+AS_BEFORE = "as before"  # the phrase of a follow-up's window taken from the previous answer (it named none)
+
+
 def follow_up(filters: Filters, topic_text: str, question: str, previous: Turn, *, replaces: bool = False) -> Filters:
     """A question asked after `previous`, read as the previous request plus what the question adds.
 
@@ -305,7 +308,7 @@ def follow_up(filters: Filters, topic_text: str, question: str, previous: Turn, 
     window = filters.window
     if window is None and previous.window:
         start, end = (dt.date.fromisoformat(d) for d in previous.window)
-        window = TimeWindow(start, end, "as before", days=tuple(dt.date.fromisoformat(d) for d in previous.days))
+        window = TimeWindow(start, end, AS_BEFORE, days=tuple(dt.date.fromisoformat(d) for d in previous.days))
     if replaces and filters.topic:
         return replace(
             filters,
@@ -540,13 +543,20 @@ async def narrowed(
     a loose refinement ("what about X?") is then answered as a new topic, a pronoun's ("which of those are X?") by
     the closest few in meaning, and the answer says which."""
     found, offered = await retrieve_all(core, replace(filters, constraints=()), profile=profile)
+    note = ""
+    elsewhere = _shown_elsewhere(filters, [*found, *offered])
+    if elsewhere:
+        # "only the ones from Friday" where the previous answer showed none of Friday's: the day's papers of the same
+        # request, its narrowings read again over them ("theory of transformers": the theoretical ones first), not
+        # all the day's papers it had only offered; and the answer says so
+        note = elsewhere
+        filters = replace(filters, constraints=filters.narrowed_by, narrowed_by=())
     # of the previous answer's papers, those about its topic as a whole (`QuestionTopic.is_about`, read in ranking)
     on_topic = {r.paper.id for r in (*found, *offered) if r.about} if filters.restrict_to and filters.topic else set()
     if filters.constraints and filters.topic and not filters.restrict_to:
         # a request narrowed in the same message ("the theory of transformers", "diffusion papers? any on video?"):
         # of its papers, those firmly about its topic (its words in their title, or twice in their abstract)
         on_topic = {r.paper.id for r in (*found, *offered) if r.firm and (r.in_title or r.in_abstract)}
-    note = ""
     # the papers a request found anew only for their meaning stay after those carrying its words in every narrowing
     # of them, as a previous answer's do ("RL papers", "which are about reasoning?", "and Thursday?")
     meaning = list(filters.previous_meaning)  # of a previous answer's papers, that answer said which
@@ -601,6 +611,24 @@ async def narrowed(
     found, offered = _on_topic_first(found, offered, on_topic)
     found, offered = _on_topic_first(found, offered, filters.previous_shown)
     return replace(filters, previous_meaning=tuple(meaning)), found, offered, note
+
+
+def _shown_elsewhere(filters: Filters, listed: Sequence[Retrieved]) -> str:
+    """What a narrowing to a window alone ("only the ones from Friday") says when the window holds papers of the
+    previous answer's list but none of those it showed; "" otherwise."""
+    window = filters.window
+    if not (filters.restrict_to and filters.previous_shown and listed and window) or window.phrase == AS_BEFORE:
+        return ""
+    if filters.constraints or filters.authors or set(filters.previous_shown) & {r.paper.id for r in listed}:
+        return ""
+    if window.days or window.start == window.end:
+        when = name_days(window.days or (window.start,))
+    else:
+        when = describe_window((window.start, window.end)).removeprefix("from ")
+    count = len(filters.previous_shown)
+    shown = "The paper shown before is not" if count == 1 else f"None of the {count} papers shown before is"
+    then = "that day" if window.start == window.end else "then"
+    return f"{shown} from {when}; the same request's papers from {then}, on the same topic:"
 
 
 async def with_evaluations(
