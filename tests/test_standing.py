@@ -93,6 +93,22 @@ def test_a_cue_is_a_reason_only_when_it_holds() -> None:
     assert list(features.cue_hits[proof]) == [False, True]
 
 
+def test_proves_effective_is_no_theory_cue() -> None:
+    """ "theory cues: prove" on a paper whose method "proves effective": a verb of outcome, not a proof."""
+    outcome = Paper(
+        id="2505.22760",
+        title="Curriculum Distillation for Small Language Models",
+        authors=("A. Author",),
+        abstract="The curriculum proves effective on three benchmarks. Mixing real data proved crucial. We release it.",
+        categories=("cs.LG",),
+        announced=DAY,
+    )
+    proof = replace(outcome, id="2505.22761", abstract="We prove that the curriculum converges and proved a bound.")
+    features = paper_features([outcome, proof])
+    for cue in ("prove", "proved"):
+        assert list(features.cue_hits[rank._CUES.index(cue)]) == [False, True], cue
+
+
 def test_topic_names_and_reasons_are_never_cut_mid_word() -> None:
     interest = "quantization of LLMs (weights and activations, low-bit)"
     assert build_profile(Draft(interests=[interest]), "x").topics[0].name == "quantization of LLMs…"

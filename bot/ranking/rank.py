@@ -47,7 +47,7 @@ import numpy as np
 
 from bot.models import Paper, Profile, ScoredPaper
 from bot.ranking.contribution import paper_kinds
-from bot.ranking.contribution_words import CUE_IDIOMS, THEORY_CUES, cue_uses
+from bot.ranking.contribution_words import CUE_IDIOMS, THEORY_CUES, VERB_CUES, clause_joined, cue_uses
 from bot.ranking.expansion import expansion_scores, nearest_share
 from bot.ranking.interest_units import (
     InterestQuery,
@@ -290,8 +290,11 @@ def paper_features(papers: Sequence[Paper]) -> PaperFeatures:
     )
     features.cue_hits = features.keyword_matrix([phrase_key(c) for c in _CUES]).astype(bool)
     for row, cue in enumerate(_CUES):
-        for j in np.flatnonzero(features.cue_hits[row]) if cue in CUE_IDIOMS else ():
-            if not cue_uses(features.joined[j], cue):  # every use inside a set phrase ("proof of concept")
+        for j in np.flatnonzero(features.cue_hits[row]) if cue in CUE_IDIOMS or cue in VERB_CUES else ():
+            # every use inside a set phrase ("proof of concept"), or a verb of outcome ("proves effective"), read
+            # with the clauses' ends for a verb
+            joined = clause_joined(papers[j].text) if cue in VERB_CUES else features.joined[j]
+            if not cue_uses(joined, cue):
                 features.cue_hits[row, j] = False
     return features
 
