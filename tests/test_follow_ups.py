@@ -891,3 +891,34 @@ async def test_a_narrowing_to_theoretical_papers_shows_those_about_theory_first(
     answer = await ask(core, "and the theoretical ones?", today=FRIDAY, conversation_id="ta")
     assert [p.id for p in answer.citations] == [proof.id]
     assert [p.id for p in answer.more] == [codec.id]
+
+
+async def test_theory_papers_asked_first_are_a_kind_of_paper_not_the_word(
+    core: Core, stored: dict[str, Paper], embedder: LocalEmbedder
+) -> None:
+    """ "any theory papers?" with no earlier answer read the topic "theory" as a word: a paper naming a music theory
+    in passing was shown, and a convergence proof that never writes "theory" was missed. Asked first, it asks for
+    theoretical papers in general, read as a narrowing to them is (what theory papers write, more than once)."""
+    proof = Paper(
+        "2505.90009",
+        "Linear Convergence of Mirror Descent for Saddle Problems",
+        ("A. Author",),
+        "We prove that mirror descent converges linearly on strongly monotone saddle problems and derive an upper "
+        "bound on its iterations, with a matching lower bound.",
+        ("math.OC",),
+        FRIDAY,
+    )
+    passing = Paper(
+        "2505.90010",
+        "Chord Progressions from a Conditioned Transformer",
+        ("B. Author",),
+        "We generate chord progressions with a transformer conditioned on rules of music theory and evaluate them "
+        "with forty listeners.",
+        ("cs.SD",),
+        FRIDAY,
+    )
+    await _store(core, embedder, [proof, passing])
+    answer = await ask(core, "any theory papers?", today=FRIDAY)
+    assert proof.id in [p.id for p in answer.citations]
+    assert passing.id not in [p.id for p in answer.citations]
+    assert "theory" in answer.text.splitlines()[0]  # the answer names what was asked, not the words read
