@@ -1101,3 +1101,31 @@ async def test_an_abbreviation_standing_for_its_phrase_stands_on_the_first_page_
     assert "av" in [u.key for u in topic.alternatives[0].standalone]
     assert not topic.first_page_differs
     assert topic.shows(alone.title, alone.abstract)
+
+
+async def test_a_paper_nearer_an_exclusion_in_meaning_than_the_topic_grazes_it(
+    core: Core, demo_papers: list[Paper]
+) -> None:
+    # "MRI papers other than brain imaging": a connectome paper writing "diffusion MRI" and "brain" but never "brain
+    # imaging" is about no exclusion by its words, so it is kept; nearer the exclusion than the topic in meaning, it
+    # is not surely outside it (offered first after the first page, as a paper naming it in passing is)
+    written = (
+        (
+            "Predicting Structural Connectomes of the Brain",
+            "We predict structural connectomes of the human brain from diffusion MRI tractography in 2,000 subjects.",
+        ),
+        (
+            "Cardiac MRI Segmentation with Anatomical Priors",
+            "We segment the left ventricle in cardiac MRI scans with anatomical shape priors.",
+        ),
+    )
+    brain, cardiac = (
+        dataclasses.replace(paper, title=title, abstract=abstract)
+        for paper, (title, abstract) in zip(demo_papers, written, strict=False)
+    )
+    await store_papers(core, [brain, cardiac, *demo_papers[2:30]])
+    results, _ = await ranked(core, Filters(topic="MRI", excluded=("brain imaging",)))
+    grazing_ids = {r.paper.id for r in results if r.grazes}
+    assert brain.id in grazing_ids and cardiac.id not in grazing_ids
+    results, _ = await ranked(core, Filters(topic="MRI", excluded=("benchmarks",)))  # a kind: no meaning to be near
+    assert not any(r.grazes for r in results)

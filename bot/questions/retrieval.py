@@ -402,6 +402,8 @@ async def _ranked(
     )
     if filters.topic and not filters.restrict_to:
         scored.loose = await _loose(core, loose, papers)
+    if query_vector is not None and filters.excluded:
+        grazed |= await _nearer_excluded(core, filters, scored, query_vector)
     if query_vector is not None and core.settings.sentence_vectors:
         best = await core.sentences.best_sentence_similarity(query_vector[None, :], [p.id for p in papers])
         scored.sentence = best[:, 0].astype(np.float64)
@@ -426,6 +428,19 @@ async def _ranked(
     scored.expansion = await expansion_scores(core, scored.papers, order[:FEEDBACK_DOCS], query_text)
     order = fused_order(scored, lexical_ids or [], query_vector)
     return scored.retrieved(order, found, grazed), topic_words
+
+
+async def _nearer_excluded(core: Core, filters: Filters, scored: _Scored, query_vector: np.ndarray) -> set[str]:
+    """The ids of the candidates closer in meaning to an exclusion naming a topic than to the topic asked for ("MRI
+    papers other than brain imaging": a connectome paper writing "diffusion MRI" and "brain" but never "brain
+    imaging"): about none by their words, so kept, but not surely outside it. An exclusion naming only a kind of
+    contribution ("skip the benchmark papers") has no meaning of its own to be near."""
+    topics = [e for e in filters.excluded if not excluded_kinds(e)]
+    if not topics:
+        return set()
+    excluded = await asyncio.to_thread(core.query_embedder.embed, topics)
+    nearest = (scored.vectors @ np.asarray(excluded).T).max(axis=1)
+    return {p.id for p, near, dense in zip(scored.papers, nearest, scored.dense, strict=True) if near > dense}
 
 
 async def _loose(core: Core, loose: Sequence[Alternative], papers: Sequence[Paper]) -> np.ndarray:
