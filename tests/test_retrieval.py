@@ -6,6 +6,7 @@ import contextlib
 import dataclasses
 import datetime as dt
 import io
+import re
 from pathlib import Path
 
 import numpy as np
@@ -42,6 +43,7 @@ from bot.questions.retrieval import (
 from bot.questions.search import SearchResults, _of_kind, search_papers
 from bot.questions.timewords import TimeWindow
 from bot.questions.topics import (
+    COVERED,
     Alternative,
     corpus_terms,
     expand_terms,
@@ -1129,3 +1131,20 @@ async def test_a_paper_nearer_an_exclusion_in_meaning_than_the_topic_grazes_it(
     assert brain.id in grazing_ids and cardiac.id not in grazing_ids
     results, _ = await ranked(core, Filters(topic="MRI", excluded=("benchmarks",)))  # a kind: no meaning to be near
     assert not any(r.grazes for r in results)
+
+
+async def test_a_broad_conjunct_joined_by_and_says_where_the_other_lives(core: Core, demo_papers: list[Paper]) -> None:
+    # "LLMs and peer review": "LLMs" read as an alternative of its own (any of a third of the archive) filled a first
+    # page with LLM papers on anything; beside a rarer conjunct it only says where that one lives. "or" still
+    # offers either, and two conjuncts neither of which is that common stay two
+    reviewing = dataclasses.replace(
+        demo_papers[0], title="LLM-written peer reviews", abstract="We detect peer reviews written by LLMs."
+    )
+    await store_papers(core, [reviewing, *demo_papers[1:80]])
+    llm = [p for p in demo_papers[1:80] if re.search(r"\b(LLMs?|[Ll]arge [Ll]anguage [Mm]odels?)\b", p.abstract)]
+    assert len(llm) >= 0.2 * 80  # the premise: a fifth of the stored papers or more write it
+    read = await topic_evidence(core, "LLMs and peer review", asked=True)
+    assert len(read.alternatives) == 1 and read.coverage(reviewing.title) >= COVERED
+    assert not any(read.coverage(p.title, p.abstract) >= COVERED for p in llm if "review" not in p.abstract)
+    assert len((await topic_evidence(core, "LLMs or peer review", asked=True)).alternatives) == 2
+    assert len((await topic_evidence(core, "peer review and GANs", asked=True)).alternatives) == 2

@@ -44,6 +44,7 @@ from bot.questions.topics import (
     GENERIC_SHARE,
     Alternative,
     QuestionTopic,
+    TopicEvidence,
     anchored,
     corpus_terms,
     evidence,
@@ -161,7 +162,36 @@ async def topic_evidence(core: Core, topic: str, *, verb_first: bool = False, as
     if alternatives and alternatives[0].exact:  # "X like A, B": A and B are read as examples of X
         pairs = zip(alternatives[1:], found[1:], strict=True)
         found = [found[0], *(anchored(e, found[0]) if a.example_of else e for a, e in pairs)]
+    if asked and len(found) > 1:
+        found = _located(topic, alternatives, found)
     return QuestionTopic(tuple(found))
+
+
+BROAD_SHARE = 0.2  # a unit in this share of the archive or more ("LLMs": a third of it) is no topic beside a rarer one
+BROAD_WEIGHT = math.log(1 / BROAD_SHARE) + 0.1  # its rarity weight (`topics._idf`)
+
+
+def _located(topic: str, alternatives: Sequence[Alternative], found: list[TopicEvidence]) -> list[TopicEvidence]:
+    """The alternatives less those an "and" joins to a rarer one whose every needed unit a fifth of the archive or
+    more writes: "LLMs and peer review" asks for the two together, and "LLMs" read alone, any of a third of all
+    papers, filled a first page with LLM papers on anything. Such a conjunct says where the other lives (the papers
+    on peer review with LLMs write "peer review"); a named example of a class stays (`anchored` reads it)."""
+
+    def broad(e: TopicEvidence) -> bool:
+        needed = [u for u in e.units if not u.optional] or list(e.units)
+        return bool(needed) and all(u.weight < BROAD_WEIGHT for u in needed)
+
+    def joined(text: str) -> bool:
+        said = re.escape(text.strip())
+        return bool(
+            re.search(rf"(?<![\w-]){said}\s*(?:\band\b|&)\s*\S", topic, re.IGNORECASE)
+            or re.search(rf"\S\s*(?:\band\b|&)\s*{said}(?![\w-])", topic, re.IGNORECASE)
+        )
+
+    if all(broad(e) for e in found):
+        return found
+    kept = [e for a, e in zip(alternatives, found, strict=True) if a.example_of or not (broad(e) and joined(a.text))]
+    return kept or found
 
 
 def lexical_groups(topic: str) -> list[list[str]]:
