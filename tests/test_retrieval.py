@@ -1148,3 +1148,23 @@ async def test_a_broad_conjunct_joined_by_and_says_where_the_other_lives(core: C
     assert not any(read.coverage(p.title, p.abstract) >= COVERED for p in llm if "review" not in p.abstract)
     assert len((await topic_evidence(core, "LLMs or peer review", asked=True)).alternatives) == 2
     assert len((await topic_evidence(core, "peer review and GANs", asked=True)).alternatives) == 2
+
+
+async def test_x_for_y_whose_purpose_no_paper_writes_as_typed_is_read_by_its_units(
+    core: Core, demo_papers: list[Paper]
+) -> None:
+    # "ML for cancer diagnosis": no paper writes "cancer diagnosis" (they write "diagnosis of cancer"), so the purpose
+    # looked unnamed and the head, "ML", was the topic (any paper writing ML). The papers holding each of its units
+    # name it: fewer than write "ML", so the purpose is the topic
+    diagnosis = [
+        dataclasses.replace(p, title=f"Tidal diagnosis of cancer {n}", abstract="Early diagnosis of skin cancer.")
+        for n, p in enumerate(demo_papers[:2])
+    ]
+    learning = [
+        dataclasses.replace(p, title=f"Tidal ML {n}", abstract="An ML method for forecasting tides.")
+        for n, p in enumerate(demo_papers[2:6])
+    ]
+    await store_papers(core, [*diagnosis, *learning, *demo_papers[6:30]])
+    read = await topic_evidence(core, "ML for cancer diagnosis", asked=True)
+    assert [u.key for u in read.alternatives[0].units] == ["cancer", "diagnosis"]
+    assert read.coverage(diagnosis[0].title) >= COVERED and read.coverage(learning[0].title) < COVERED
