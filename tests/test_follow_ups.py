@@ -968,3 +968,34 @@ async def test_a_day_holding_none_of_the_papers_shown_says_so_and_keeps_the_narr
     await core.repo.save_conversation_state("te", turn.to_json(), "", max_age=dt.timedelta(hours=1))
     answer = await ask(core, "only the ones from Friday", today=FRIDAY, conversation_id="te")
     assert "shown before" not in answer.text and answer.citations[0].id == theory.id
+
+
+async def test_theory_papers_asked_first_are_a_kind_of_paper_not_the_word(
+    core: Core, stored: dict[str, Paper], embedder: LocalEmbedder
+) -> None:
+    """ "any theory papers?" with no earlier answer read the topic "theory" as a word: a paper naming a music theory
+    in passing was shown, and a convergence proof that never writes "theory" was missed. Asked first, it asks for
+    theoretical papers in general, read as a narrowing to them is (what theory papers write, more than once)."""
+    proof = Paper(
+        "2505.90009",
+        "Linear Convergence of Mirror Descent for Saddle Problems",
+        ("A. Author",),
+        "We prove that mirror descent converges linearly on strongly monotone saddle problems and derive an upper "
+        "bound on its iterations, with a matching lower bound.",
+        ("math.OC",),
+        FRIDAY,
+    )
+    passing = Paper(
+        "2505.90010",
+        "Chord Progressions from a Conditioned Transformer",
+        ("B. Author",),
+        "We generate chord progressions with a transformer conditioned on rules of music theory and evaluate them "
+        "with forty listeners.",
+        ("cs.SD",),
+        FRIDAY,
+    )
+    await _store(core, embedder, [proof, passing])
+    answer = await ask(core, "any theory papers?", today=FRIDAY)
+    assert proof.id in [p.id for p in answer.citations]
+    assert passing.id not in [p.id for p in answer.citations]
+    assert "theory" in answer.text.splitlines()[0]  # the answer names what was asked, not the words read

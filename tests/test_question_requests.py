@@ -687,6 +687,18 @@ def test_the_askers_own_clause_is_no_topic() -> None:
     assert parse_question("work where we need pruning for LLMs", FRIDAY).topic == "pruning for LLMs"
 
 
+def test_the_question_an_askers_clause_of_knowing_embeds_is_the_request() -> None:
+    """ "I'd love to know if any X", "I wonder whether ...": the asker's clause of knowing or wondering ends at the
+    "if" or "whether" opening the question it embeds; it had been kept whole as the topic's first words."""
+    for question, topic in [
+        ("I'd love to know if there are any papers on neural radiance fields", "neural radiance fields"),
+        ("I wonder whether anything came out on dueling bandits", "dueling bandits"),
+        ("I'd like to know if any work covers protein folding", "covers protein folding"),
+    ]:
+        assert parse_question(question, FRIDAY).topic == topic, question
+    assert parse_question("if diffusion models memorize", FRIDAY).topic == "if diffusion models memorize"  # no asker
+
+
 def test_a_contracted_relative_exclusion_and_clarifications_after_a_comma() -> None:
     """ "X that's not about Y" excludes Y as "X that is not about Y" does; ", meaning", ", that is" and "I mean"
     introduce a clarification as "i.e." does ("word meaning" stays a topic)."""

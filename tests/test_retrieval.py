@@ -6,6 +6,7 @@ import contextlib
 import dataclasses
 import datetime as dt
 import io
+import re
 from pathlib import Path
 
 import numpy as np
@@ -42,6 +43,7 @@ from bot.questions.retrieval import (
 from bot.questions.search import SearchResults, _of_kind, search_papers
 from bot.questions.timewords import TimeWindow
 from bot.questions.topics import (
+    COVERED,
     Alternative,
     corpus_terms,
     expand_terms,
@@ -1101,3 +1103,68 @@ async def test_an_abbreviation_standing_for_its_phrase_stands_on_the_first_page_
     assert "av" in [u.key for u in topic.alternatives[0].standalone]
     assert not topic.first_page_differs
     assert topic.shows(alone.title, alone.abstract)
+
+
+async def test_a_paper_nearer_an_exclusion_in_meaning_than_the_topic_grazes_it(
+    core: Core, demo_papers: list[Paper]
+) -> None:
+    # "MRI papers other than brain imaging": a connectome paper writing "diffusion MRI" and "brain" but never "brain
+    # imaging" is about no exclusion by its words, so it is kept; nearer the exclusion than the topic in meaning, it
+    # is not surely outside it (offered first after the first page, as a paper naming it in passing is)
+    written = (
+        (
+            "Predicting Structural Connectomes of the Brain",
+            "We predict structural connectomes of the human brain from diffusion MRI tractography in 2,000 subjects.",
+        ),
+        (
+            "Cardiac MRI Segmentation with Anatomical Priors",
+            "We segment the left ventricle in cardiac MRI scans with anatomical shape priors.",
+        ),
+    )
+    brain, cardiac = (
+        dataclasses.replace(paper, title=title, abstract=abstract)
+        for paper, (title, abstract) in zip(demo_papers, written, strict=False)
+    )
+    await store_papers(core, [brain, cardiac, *demo_papers[2:30]])
+    results, _ = await ranked(core, Filters(topic="MRI", excluded=("brain imaging",)))
+    grazing_ids = {r.paper.id for r in results if r.grazes}
+    assert brain.id in grazing_ids and cardiac.id not in grazing_ids
+    results, _ = await ranked(core, Filters(topic="MRI", excluded=("benchmarks",)))  # a kind: no meaning to be near
+    assert not any(r.grazes for r in results)
+
+
+async def test_a_broad_conjunct_joined_by_and_says_where_the_other_lives(core: Core, demo_papers: list[Paper]) -> None:
+    # "LLMs and peer review": "LLMs" read as an alternative of its own (any of a third of the archive) filled a first
+    # page with LLM papers on anything; beside a rarer conjunct it only says where that one lives. "or" still
+    # offers either, and two conjuncts neither of which is that common stay two
+    reviewing = dataclasses.replace(
+        demo_papers[0], title="LLM-written peer reviews", abstract="We detect peer reviews written by LLMs."
+    )
+    await store_papers(core, [reviewing, *demo_papers[1:80]])
+    llm = [p for p in demo_papers[1:80] if re.search(r"\b(LLMs?|[Ll]arge [Ll]anguage [Mm]odels?)\b", p.abstract)]
+    assert len(llm) >= 0.2 * 80  # the premise: a fifth of the stored papers or more write it
+    read = await topic_evidence(core, "LLMs and peer review", asked=True)
+    assert len(read.alternatives) == 1 and read.coverage(reviewing.title) >= COVERED
+    assert not any(read.coverage(p.title, p.abstract) >= COVERED for p in llm if "review" not in p.abstract)
+    assert len((await topic_evidence(core, "LLMs or peer review", asked=True)).alternatives) == 2
+    assert len((await topic_evidence(core, "peer review and GANs", asked=True)).alternatives) == 2
+
+
+async def test_x_for_y_whose_purpose_no_paper_writes_as_typed_is_read_by_its_units(
+    core: Core, demo_papers: list[Paper]
+) -> None:
+    # "ML for cancer diagnosis": no paper writes "cancer diagnosis" (they write "diagnosis of cancer"), so the purpose
+    # looked unnamed and the head, "ML", was the topic (any paper writing ML). The papers holding each of its units
+    # name it: fewer than write "ML", so the purpose is the topic
+    diagnosis = [
+        dataclasses.replace(p, title=f"Tidal diagnosis of cancer {n}", abstract="Early diagnosis of skin cancer.")
+        for n, p in enumerate(demo_papers[:2])
+    ]
+    learning = [
+        dataclasses.replace(p, title=f"Tidal ML {n}", abstract="An ML method for forecasting tides.")
+        for n, p in enumerate(demo_papers[2:6])
+    ]
+    await store_papers(core, [*diagnosis, *learning, *demo_papers[6:30]])
+    read = await topic_evidence(core, "ML for cancer diagnosis", asked=True)
+    assert [u.key for u in read.alternatives[0].units] == ["cancer", "diagnosis"]
+    assert read.coverage(diagnosis[0].title) >= COVERED and read.coverage(learning[0].title) < COVERED

@@ -542,7 +542,14 @@ async def narrowed(
     filters finally answered, the papers to show and to offer, and a note when no previous paper names a constraint:
     a loose refinement ("what about X?") is then answered as a new topic, a pronoun's ("which of those are X?") by
     the closest few in meaning, and the answer says which."""
-    found, offered = await retrieve_all(core, replace(filters, constraints=()), profile=profile)
+    if not filters.restrict_to and names_theory(filters.topic):
+        # "any theory papers?" asked first: theoretical papers in general, read as a narrowing to them reads them
+        # (what theory papers write), not the word "theory" (a music theory named in passing)
+        kind = replace(filters, topic=kind_reading(filters.topic), constraints=())
+        found, offered = _theory_first(*await retrieve_all(core, kind, profile=profile))
+        found, offered = found[:MAX_CITATIONS], [*found[MAX_CITATIONS:], *offered]
+    else:
+        found, offered = await retrieve_all(core, replace(filters, constraints=()), profile=profile)
     note = ""
     elsewhere = _shown_elsewhere(filters, [*found, *offered])
     if elsewhere:

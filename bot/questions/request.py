@@ -943,6 +943,11 @@ def without_asker(text: str) -> str:
         return text
     made = next((m for m in _CONTRIBUTION.finditer(text) if m.start() > words[asker].end()), None)
     taking = next((n for n in range(asker + 1, len(words)) if words[n].group(0).lower() in _TAKING), None)
+    opens = next((n for n in range(asker + 1, len(words)) if words[n].group(0).lower() in _COMPLEMENT), None)
+    embeds = opens is not None and (taking is None or opens < taking) and opens + 1 < len(words)
+    if embeds and (made is None or words[opens].end() < made.start()) and _askers(words, asker, opens) is not None:
+        # "I'd love to know if any papers touch X", "I wonder whether ...": the question the asker's clause embeds
+        return text[words[opens].end() :]
     if made is not None and (taking is None or made.start() < words[taking].start()):
         # the kind of contribution asked for ends the asker's clause ("I'd like new benchmarks for X"): the papers
         # make one, about X (`split_contribution`), when the words before it are the asker's as below
@@ -998,6 +1003,7 @@ def _askers(words: list[re.Match[str]], asker: int, end: int) -> bool | None:
 
 
 _ARTICLES = frozenset("a an the".split())  # before the topic's first word, which they say nothing of
+_COMPLEMENT = frozenset("if whether".split())  # opening the question a clause of knowing or wondering embeds
 _LEADING = frozenset("for as".split())  # prepositions opening a phrase on the asker's purpose or role
 _ROLE_DETERMINERS = frozenset("a an my our".split())  # opening the noun of that purpose or role
 

@@ -44,6 +44,7 @@ from bot.questions.topics import (
     GENERIC_SHARE,
     Alternative,
     QuestionTopic,
+    TopicEvidence,
     anchored,
     corpus_terms,
     evidence,
@@ -161,7 +162,36 @@ async def topic_evidence(core: Core, topic: str, *, verb_first: bool = False, as
     if alternatives and alternatives[0].exact:  # "X like A, B": A and B are read as examples of X
         pairs = zip(alternatives[1:], found[1:], strict=True)
         found = [found[0], *(anchored(e, found[0]) if a.example_of else e for a, e in pairs)]
+    if asked and len(found) > 1:
+        found = _located(topic, alternatives, found)
     return QuestionTopic(tuple(found))
+
+
+BROAD_SHARE = 0.2  # a unit in this share of the archive or more ("LLMs": a third of it) is no topic beside a rarer one
+BROAD_WEIGHT = math.log(1 / BROAD_SHARE) + 0.1  # its rarity weight (`topics._idf`)
+
+
+def _located(topic: str, alternatives: Sequence[Alternative], found: list[TopicEvidence]) -> list[TopicEvidence]:
+    """The alternatives less those an "and" joins to a rarer one whose every needed unit a fifth of the archive or
+    more writes: "LLMs and peer review" asks for the two together, and "LLMs" read alone, any of a third of all
+    papers, filled a first page with LLM papers on anything. Such a conjunct says where the other lives (the papers
+    on peer review with LLMs write "peer review"); a named example of a class stays (`anchored` reads it)."""
+
+    def broad(e: TopicEvidence) -> bool:
+        needed = [u for u in e.units if not u.optional] or list(e.units)
+        return bool(needed) and all(u.weight < BROAD_WEIGHT for u in needed)
+
+    def joined(text: str) -> bool:
+        said = re.escape(text.strip())
+        return bool(
+            re.search(rf"(?<![\w-]){said}\s*(?:\band\b|&)\s*\S", topic, re.IGNORECASE)
+            or re.search(rf"\S\s*(?:\band\b|&)\s*{said}(?![\w-])", topic, re.IGNORECASE)
+        )
+
+    if all(broad(e) for e in found):
+        return found
+    kept = [e for a, e in zip(alternatives, found, strict=True) if a.example_of or not (broad(e) and joined(a.text))]
+    return kept or found
 
 
 def lexical_groups(topic: str) -> list[list[str]]:
@@ -402,6 +432,8 @@ async def _ranked(
     )
     if filters.topic and not filters.restrict_to:
         scored.loose = await _loose(core, loose, papers)
+    if query_vector is not None and filters.excluded:
+        grazed |= await _nearer_excluded(core, filters, scored, query_vector)
     if query_vector is not None and core.settings.sentence_vectors:
         best = await core.sentences.best_sentence_similarity(query_vector[None, :], [p.id for p in papers])
         scored.sentence = best[:, 0].astype(np.float64)
@@ -426,6 +458,19 @@ async def _ranked(
     scored.expansion = await expansion_scores(core, scored.papers, order[:FEEDBACK_DOCS], query_text)
     order = fused_order(scored, lexical_ids or [], query_vector)
     return scored.retrieved(order, found, grazed), topic_words
+
+
+async def _nearer_excluded(core: Core, filters: Filters, scored: _Scored, query_vector: np.ndarray) -> set[str]:
+    """The ids of the candidates closer in meaning to an exclusion naming a topic than to the topic asked for ("MRI
+    papers other than brain imaging": a connectome paper writing "diffusion MRI" and "brain" but never "brain
+    imaging"): about none by their words, so kept, but not surely outside it. An exclusion naming only a kind of
+    contribution ("skip the benchmark papers") has no meaning of its own to be near."""
+    topics = [e for e in filters.excluded if not excluded_kinds(e)]
+    if not topics:
+        return set()
+    excluded = await asyncio.to_thread(core.query_embedder.embed, topics)
+    nearest = (scored.vectors @ np.asarray(excluded).T).max(axis=1)
+    return {p.id for p, near, dense in zip(scored.papers, nearest, scored.dense, strict=True) if near > dense}
 
 
 async def _loose(core: Core, loose: Sequence[Alternative], papers: Sequence[Paper]) -> np.ndarray:

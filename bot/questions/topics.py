@@ -431,11 +431,13 @@ async def _beside(core: Core, side: TopicEvidence, other: str) -> TopicEvidence:
 
 
 async def _narrower(core: Core, domain: str, head: str) -> bool:
-    """Whether some stored paper names `domain` (any spelling) and fewer do than name `head`."""
+    """Whether some stored paper names `domain` (any spelling) and fewer do than name `head`; a domain no paper writes
+    as typed is named by the papers holding each of its units ("ML for cancer diagnosis": papers write "diagnosis
+    of cancer", "cancer ... diagnosis"), so its rarity, not the phrasing, decides it."""
     domains, heads = spellings_of(domain), spellings_of(head)
     if not domains or not heads:
         return False
-    named = await core.repo.co_frequency([domains])
+    named = await core.repo.co_frequency([domains]) or await core.repo.co_frequency(_unit_spellings(domain))
     return 0 < named < await core.repo.co_frequency([heads])
 
 
@@ -443,13 +445,18 @@ async def _attested(core: Core, head: str, domain: str) -> bool:
     """Whether any stored paper holds every unit of `head` and of `domain` (any spelling of each): when none does
     ("optimizers for training neural nets": papers write "networks"), the compound is no way papers put it and its
     head, what the papers are, is the topic; the purpose is left to the ranking by meaning."""
-    units = [
-        [_words(s) for s in (part.term.spellings if part.term else (part.tokens,))]
-        for part in [*split_units(topic_key(head)), *split_units(topic_key(domain))]
-    ]
+    units = [*_unit_spellings(head), *_unit_spellings(domain)]
     if not units:
         return True
     return await core.repo.co_frequency(units) > 0
+
+
+def _unit_spellings(text: str) -> list[list[str]]:
+    """Each unit of `text` as the full-text index is searched for it: its spellings (a named term's every one)."""
+    return [
+        [_words(s) for s in (part.term.spellings if part.term else (part.tokens,))]
+        for part in split_units(topic_key(text))
+    ]
 
 
 async def _implies(core: Core, head: str, domain: str) -> bool:
