@@ -400,3 +400,10 @@ async def test_the_asker_s_own_pronoun_is_no_author(core: Core, day: list[Paper]
     answer = await ask(core, "Our lab works on robotics and I'd like papers about diffusion", today=MONDAY)
     assert answer.filters.authors == () and answer.filters.topic == "diffusion"
     assert (await ask(core, "papers by Ou today", today=MONDAY)).filters.authors == ("Baoyuan Ou",)
+
+
+async def test_a_word_the_papers_use_after_from_is_topic_not_an_author(core: Core, day: list[Paper]) -> None:
+    """No stored author is named "Diffusion" and the papers use the word: "from Diffusion" names where the models
+    come from, not who wrote the papers."""
+    answer = await ask(core, "models distilled from Diffusion transformers today", today=MONDAY)
+    assert answer.filters.authors == () and "Diffusion" in answer.filters.topic

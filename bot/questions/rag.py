@@ -387,7 +387,10 @@ async def _named_authors(core: Core, question: str, today: dt.date) -> NamedAuth
 
 def _parsed(question: str, today: dt.date, previous: Turn | None, named: NamedAuthors) -> Filters:
     if not named.authors:
-        return parse_question(question, today, previous)
+        # the archive's authors were looked up and none is named: a capitalised word after "by" or "from" that is
+        # no stored author and that stored papers use ("datasets built from PubMed case reports") is topic, which
+        # `parse_question`'s own pattern, for a question read without the store, would take for a name
+        return parse_question(question, today, previous, authors=())
     return parse_question(named.rest, today, previous, authors=named.authors, any_author=named.any_of)
 
 
