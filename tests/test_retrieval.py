@@ -562,6 +562,25 @@ async def test_x_for_y_that_no_paper_puts_so_is_read_as_its_head(core: Core, dem
     assert len(excluded.alternatives[0].units) > 1
 
 
+async def test_a_method_nearly_every_paper_names_for_a_field_no_paper_names_is_read_as_the_field(
+    core: Core, demo_papers: list[Paper]
+) -> None:
+    # no paper names a telescope: "machine learning for telescope data" was read as its head, and every paper naming it
+    # (a tenth of an archive) was listed before the astronomy papers closest in meaning
+    learning = [
+        dataclasses.replace(p, title=f"Tidal machine learning {n}", abstract="A machine learning method for tides.")
+        for n, p in enumerate(demo_papers[:8])
+    ]
+    await store_papers(core, [*learning, *demo_papers[8:60]])
+    topic = await topic_evidence(core, "machine learning for telescope data", asked=True)
+    assert [u.key for u in topic.alternatives[0].units] == ["telescope"]
+    # a head few papers name is still what the papers are (`test_x_for_y_that_no_paper_puts_so_is_read_as_its_head`)
+    rare = dataclasses.replace(demo_papers[60], title="Tidal optimizers", abstract="Tidal optimizers for tides.")
+    await store_papers(core, [rare])
+    head = await topic_evidence(core, "tidal optimizers for telescope data", asked=True)
+    assert "telescope" not in [u.key for u in head.alternatives[0].units]
+
+
 async def test_x_for_y_read_as_one_side_shows_first_the_papers_naming_some_of_the_other(
     core: Core, demo_papers: list[Paper]
 ) -> None:
@@ -572,7 +591,8 @@ async def test_x_for_y_read_as_one_side_shows_first_the_papers_naming_some_of_th
         dataclasses.replace(p, title=f"Tidal deep reinforcement learning for {t}", abstract=f"Tidal deep RL. {a}")
         for p, (t, a) in zip(demo_papers, written, strict=False)
     ]
-    await store_papers(core, [*papers, *demo_papers[4:30]])
+    # among a hundred papers, as deep RL is a few percent of an archive's (not a method nearly every paper names)
+    await store_papers(core, [*papers, *demo_papers[4:100]])
     topic = await topic_evidence(core, "tidal deep RL for cloud resource scheduling", asked=True)
     assert [u.key for u in topic.alternatives[0].units] == ["tidal", "deep", "reinforcement learning"]
     assert [topic.shows(p.title, p.abstract) for p in papers] == [True, False, False, False]

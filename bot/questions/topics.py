@@ -401,18 +401,25 @@ async def evidence(
     neural operator solves PDEs whether its abstract says so or not). When it is the question's `sole` topic (no
     other alternative and no exclusion) and no paper names both (`_attested`), it is about one of them: Y when papers
     name Y and fewer than name X ("ML for sports": the sports papers), else the head, what the papers are
-    ("optimizers for training neural nets": no paper writes "neural nets"); an alternative no paper matches is left
-    to the others. Otherwise Y is part of the topic ("memory for LLM agents", "agents for software engineering").
+    ("optimizers for training neural nets": no paper writes "neural nets"), unless the head is a method nearly every
+    kind of paper names (`_unspecific`: "ML for telescope data" is the field, found by meaning when no paper names
+    it); an alternative no paper matches is left to the others. Otherwise Y is part of the topic ("memory for LLM
+    agents", "agents for software engineering").
     """
     found = _FOR.match(text.strip())
     if found and await _implies(core, *found.groups()):
         return await _evidence(core, found.group(1), exact, verb_first)
     if found and sole and not await _attested(core, *found.groups()):
         # no paper names both: of the two, the one that narrows the archive more, when papers name it ("ML for
-        # sports": the two papers on sports, not the hundreds on machine learning); else the head
+        # sports": the two papers on sports, not the hundreds on machine learning); else the head, unless it names no
+        # topic of its own ("ML for telescope data")
         head, domain = found.groups()
-        side, other = (domain, head) if await _narrower(core, domain, head) else (head, domain)
-        return await _beside(core, await _evidence(core, side, exact, verb_first), other)
+        by_domain = await _narrower(core, domain, head) or await _unspecific(core, head)
+        side, other = (domain, head) if by_domain else (head, domain)
+        reading = await _evidence(core, side, exact, verb_first)
+        if by_domain:
+            reading = await _without_lone_fillers(core, reading)
+        return await _beside(core, reading, other)
     return await _evidence(core, text, exact, verb_first)
 
 
@@ -439,6 +446,34 @@ async def _narrower(core: Core, domain: str, head: str) -> bool:
         return False
     named = await core.repo.co_frequency([domains]) or await core.repo.co_frequency(_unit_spellings(domain))
     return 0 < named < await core.repo.co_frequency([heads])
+
+
+async def _without_lone_fillers(core: Core, reading: TopicEvidence) -> TopicEvidence:
+    """`reading` without the units it may lack ("data" of "telescope data") when no stored paper names its needed
+    ones: the topic is found by meaning alone, and a paper naming only such a word ("Data-Driven Antenna
+    Miniaturization") holds none of it."""
+    needed = [u for u in reading.units if not u.optional]
+    if not needed or len(needed) == len(reading.units):
+        return reading
+    if await core.repo.co_frequency([[_words(f) for f in u.forms] for u in needed]) > 0:
+        return reading
+    return replace(reading, units=tuple(needed), joined=())
+
+
+async def _unspecific(core: Core, head: str) -> bool:
+    """Whether at least TERM_SHARE of the stored papers name `head` (any spelling): a method nearly every kind of paper
+    uses ("ML", "deep learning", "LLMs"), too common to stand for a topic as a named term does. "ML for telescope
+    data", which no paper names, is read as the field the method is for (by meaning when no paper names the field
+    either), not as the hundreds of papers naming machine learning."""
+    heads = spellings_of(head)
+    if not heads:
+        return False
+    named = await core.repo.co_frequency([heads])
+    parts = split_units(topic_key(head))
+    if len(parts) == 1 and parts[0].term is None and len(parts[0].tokens) == 1:
+        # one plain word, counted as written: the index's stem puts "optimizers" with "optimization" and "optimal"
+        named = await _written_frequency(core, parts[0].tokens[0], named)
+    return named >= TERM_SHARE * await core.repo.count_papers()
 
 
 async def _attested(core: Core, head: str, domain: str) -> bool:
