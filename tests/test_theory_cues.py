@@ -32,8 +32,10 @@ def test_prove_as_a_verb_of_outcome_is_no_proof(abstract: str) -> None:
         ("We prove strong guarantees under weak assumptions; the bound is proved for any depth.", 2),
         ("Furthermore we prove for diagonal linear networks that the flow converges, and prove it never diverges.", 2),
         ("We rigorously prove that the condition holds and prove optimal rates for sparse recovery.", 2),
+        ("The estimator is proved to be consistent; the rate is rigorously proved optimal in the minimax sense.", 2),
     ],
 )
 def test_prove_with_a_claim_or_an_object_is_a_proof(abstract: str, count: int) -> None:
-    """A "that" clause, a determiner or a noun after "prove" (an adjective before its noun too: "optimal rates")."""
+    """A "that" clause, a determiner or a noun after "prove" (an adjective before its noun too: "optimal rates"), or a
+    passive ("is proved to be consistent", "is proved optimal in")."""
     assert theory_mentions("On Estimators", abstract) == count

@@ -79,6 +79,8 @@ _ENDS_PHRASE = frozenset(
 # words grading an adjective ("proves most effective", "proved so useful"); an adverb in -ly is read by its ending
 _DEGREE = frozenset("so very too quite most more less least rather fairly even equally all".split())
 _CLAUSE_PUNCTUATION = re.compile(r"[.;:!?,](?:\s|$)")
+# the forms of "be" making a passive ("is proved to be NP-hard", "are proved optimal"): a proof, whatever follows
+_BE = frozenset("is are was were be been being".split())
 
 
 def _is_adjective(word: str) -> bool:
@@ -94,12 +96,26 @@ def _is_adjective(word: str) -> bool:
     return any(is_english_word(w) for w in made)
 
 
+def _is_adverb(word: str) -> bool:
+    """Whether `word` is an English adverb in -ly ("highly", "rigorously")."""
+    return word.endswith("ly") and is_english_word(word)
+
+
+def _passive(before: list[str]) -> bool:
+    """Whether a verb cue after the tokens `before` is a passive, a form of "be" before it (adverbs between): "the
+    estimator is proved to be consistent", "is rigorously proved optimal in" state what was proved."""
+    k = len(before)
+    while k > 0 and _is_adverb(before[k - 1]):
+        k -= 1
+    return k > 0 and before[k - 1] in _BE
+
+
 def _outcome(after: list[str]) -> bool:
     """Whether a verb cue followed by the tokens `after` is a verb of outcome: "to" ("proves to be"), or an adjective
     (after words grading it) whose phrase ends there ("proves highly effective in", "proved crucial."). An object
     ("its consistency", "convergence"), an adjective before its noun ("optimal rates") or a "that" clause is a proof."""
     k = 0
-    while k < len(after) and (after[k] in _DEGREE or (after[k].endswith("ly") and is_english_word(after[k]))):
+    while k < len(after) and (after[k] in _DEGREE or _is_adverb(after[k])):
         k += 1
     if k == len(after):
         return False
@@ -125,7 +141,8 @@ def cue_uses(joined: str, cue: str) -> int:
         start = joined.find(needle)
         while start >= 0:
             end = start + len(needle)
-            uses -= _outcome(joined[end : end + 200].split()[:6])
+            passive = _passive(joined[:start].rsplit(maxsplit=4)[-4:])
+            uses -= not passive and _outcome(joined[end : end + 200].split()[:6])
             start = joined.find(needle, end - 1)
     return max(0, uses)
 
