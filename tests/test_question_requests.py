@@ -699,6 +699,14 @@ def test_the_question_an_askers_clause_of_knowing_embeds_is_the_request() -> Non
     assert parse_question("if diffusion models memorize", FRIDAY).topic == "if diffusion models memorize"  # no asker
 
 
+def test_whether_or_not_opens_the_embedded_question_and_excludes_nothing() -> None:
+    """ "I'd like to know whether or not there are GNN papers": the "not" of "whether or not" had been read as an
+    exclusion, leaving no topic and GNN papers excluded."""
+    filters = parse_question("I'd like to know whether or not there are papers on graph neural networks", FRIDAY)
+    assert (filters.topic, filters.excluded) == ("graph neural networks", ())
+    assert parse_question("I wonder whether or not", FRIDAY).excluded == ()
+
+
 def test_a_contracted_relative_exclusion_and_clarifications_after_a_comma() -> None:
     """ "X that's not about Y" excludes Y as "X that is not about Y" does; ", meaning", ", that is" and "I mean"
     introduce a clarification as "i.e." does ("word meaning" stays a topic)."""

@@ -46,7 +46,9 @@ _OPENS_CLAUSE = (
 )
 _EXCLUDE = re.compile(
     r"(?:[,;:\u2014\u2013]\s*|\s+-+\s+|\b)(?:but\s+|and\s+|(?:al)?though\s+)?(?:(?:that|which|who)(?:['\u2019]s\s+|\s+(?:are|is|do|does)\s+))?"
-    r"(?:\bnot\b|(?<!\bor )\bnon-(?=\w)|\bother\s+than\b|\bexcept(?:\s+for)?\b|\bexcluding\b|\bapart\s+from\b|"
+    # "whether or not" excludes nothing
+    r"(?:(?<!\bwhether or )\bnot\b|(?<!\bor )\bnon-(?=\w)|\bother\s+than\b|\bexcept(?:\s+for)?\b|\bexcluding\b|"
+    r"\bapart\s+from\b|"
     r"\bskip(?:ping)?\b|\bignor(?:e|ing)\b|\bleave\s+out\b|\bleaving\s+out\b|\bno\s+more\b|"
     r"\b(?:is|are|do|does|did|was|were)n['\u2019]?t\b|\bminus\b|\bbesides\b|\bexclud(?:e|es)\b|\bfilter(?:ing)?\s+out\b)"
     rf"|{_OPENS_CLAUSE}(?:\bno\b(?!-)|\bnothing\b|\bavoid(?:ing)?\b|\bdrop(?:ping)?\b|\bomit(?:ting)?\b|\bwithout\b|"
@@ -944,10 +946,14 @@ def without_asker(text: str) -> str:
     made = next((m for m in _CONTRIBUTION.finditer(text) if m.start() > words[asker].end()), None)
     taking = next((n for n in range(asker + 1, len(words)) if words[n].group(0).lower() in _TAKING), None)
     opens = next((n for n in range(asker + 1, len(words)) if words[n].group(0).lower() in _COMPLEMENT), None)
-    embeds = opens is not None and (taking is None or opens < taking) and opens + 1 < len(words)
-    if embeds and (made is None or words[opens].end() < made.start()) and _askers(words, asker, opens) is not None:
+    # the last word opening the question: "whether or not" opens it as "whether" does (its "not" excludes nothing)
+    last = opens
+    if opens is not None and [w.group(0).lower() for w in words[opens + 1 : opens + 3]] == ["or", "not"]:
+        last = opens + 2
+    embeds = opens is not None and last is not None and (taking is None or opens < taking) and last + 1 < len(words)
+    if embeds and (made is None or words[last].end() < made.start()) and _askers(words, asker, opens) is not None:
         # "I'd love to know if any papers touch X", "I wonder whether ...": the question the asker's clause embeds
-        return text[words[opens].end() :]
+        return text[words[last].end() :]
     if made is not None and (taking is None or made.start() < words[taking].start()):
         # the kind of contribution asked for ends the asker's clause ("I'd like new benchmarks for X"): the papers
         # make one, about X (`split_contribution`), when the words before it are the asker's as below
