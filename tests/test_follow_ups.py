@@ -999,3 +999,43 @@ async def test_theory_papers_asked_first_are_a_kind_of_paper_not_the_word(
     assert proof.id in [p.id for p in answer.citations]
     assert passing.id not in [p.id for p in answer.citations]
     assert "theory" in answer.text.splitlines()[0]  # the answer names what was asked, not the words read
+
+
+async def test_a_narrowing_of_theory_papers_asked_first_reads_them_as_a_kind_of_paper(
+    core: Core, stored: dict[str, Paper], embedder: LocalEmbedder
+) -> None:
+    """ "only the ones from Friday" after "any theory papers?" read the topic "theory" as a word again over the
+    previous list: a paper naming a music theory in passing was shown before a proof that never writes "theory". A
+    narrowing reads it as the first answer did, what theory papers write."""
+    shown = Paper(
+        "2505.90014",
+        "Sample Complexity of Variational Inference",
+        ("A. Author",),
+        "We prove an upper bound on the sample complexity of variational inference and a matching lower bound.",
+        ("stat.ML",),
+        THURSDAY,
+    )
+    proof = Paper(
+        "2505.90015",
+        "Linear Convergence of Mirror Descent for Saddle Problems",
+        ("B. Author",),
+        "We prove that mirror descent converges linearly on strongly monotone saddle problems and derive an upper "
+        "bound on its iterations, with a matching lower bound.",
+        ("math.OC",),
+        FRIDAY,
+    )
+    passing = Paper(
+        "2505.90016",
+        "Chord Progressions from a Conditioned Transformer",
+        ("C. Author",),
+        "We generate chord progressions with a transformer conditioned on rules of music theory and evaluate them "
+        "with forty listeners.",
+        ("cs.SD",),
+        FRIDAY,
+    )
+    await _store(core, embedder, [shown, proof, passing])
+    turn = Turn("theory", ("2025-05-26", "2025-05-30"), [], [], [shown.id], [passing.id, proof.id])
+    await core.repo.save_conversation_state("tk", turn.to_json(), "", max_age=dt.timedelta(hours=1))
+    answer = await ask(core, "only the ones from Friday", today=FRIDAY, conversation_id="tk")
+    assert [p.id for p in answer.citations] == [proof.id]
+    assert [p.id for p in answer.more] == [passing.id]

@@ -545,9 +545,10 @@ async def narrowed(
     filters finally answered, the papers to show and to offer, and a note when no previous paper names a constraint:
     a loose refinement ("what about X?") is then answered as a new topic, a pronoun's ("which of those are X?") by
     the closest few in meaning, and the answer says which."""
-    if not filters.restrict_to and names_theory(filters.topic):
-        # "any theory papers?" asked first: theoretical papers in general, read as a narrowing to them reads them
-        # (what theory papers write), not the word "theory" (a music theory named in passing)
+    if names_theory(filters.topic):
+        # "any theory papers?": theoretical papers in general, read as a narrowing to them reads them (what theory
+        # papers write), not the word "theory" (a music theory named in passing); narrowed later ("only the ones from
+        # Friday"), the previous answer's papers are read so too
         kind = replace(filters, topic=kind_reading(filters.topic), constraints=())
         found, offered = _theory_first(*await retrieve_all(core, kind, profile=profile))
         found, offered = found[:MAX_CITATIONS], [*found[MAX_CITATIONS:], *offered]
