@@ -55,6 +55,19 @@ async def stored(core: Core, conversation_papers: tuple[list[Paper], np.ndarray]
     return {p.id: p for p in papers}
 
 
+def _bounds_paper(paper_id: str, day: dt.date = FRIDAY) -> Paper:
+    """A theory paper on variational inference: an upper bound proved and a matching lower bound."""
+    return Paper(
+        paper_id,
+        "Sample Complexity of Variational Inference",
+        ("A. Author",),
+        "We prove an upper bound on the sample complexity of variational inference for exponential families and a "
+        "matching lower bound.",
+        ("stat.ML",),
+        day,
+    )
+
+
 async def _store(core: Core, embedder: LocalEmbedder, made: list[Paper]) -> None:
     """Store `made` with their extractive TL;DRs and vectors, as an ingest would."""
     tldrs = {p.id: extractive_tldr(p) for p in made}
@@ -800,33 +813,43 @@ async def test_a_narrowing_to_theoretical_papers_reads_what_theory_papers_write(
     assert "theoretical" in answer.text.splitlines()[0]  # the answer names what was asked, not the words read
 
 
+@pytest.mark.parametrize(
+    ("method_abstract", "question"),
+    [
+        # "theoretical guarantees" named once, as any method claims them: not what theory papers write twice
+        (
+            "We use amortized variational inference to enhance noisy speech, with theoretical guarantees of faster "
+            "convergence; the guarantees hold at any noise level, and we evaluate it on three speech corpora.",
+            "any of them theoretical?",
+        ),
+        # "proves effective", "proved useful" say what turned out, not what was proved
+        (
+            "We use amortized variational inference to enhance noisy speech. A theoretical motivation is given; the "
+            "encoder proves effective on three speech corpora and the decoder proved useful for low-resource "
+            "languages.",
+            "which of those are theoretical?",
+        ),
+    ],
+    ids=["guarantees-named-once", "proves-effective"],
+)
 async def test_a_narrowing_to_theoretical_papers_shows_those_writing_theory_more_than_once(
-    core: Core, stored: dict[str, Paper], embedder: LocalEmbedder
+    core: Core, stored: dict[str, Paper], embedder: LocalEmbedder, method_abstract: str, question: str
 ) -> None:
-    """A method paper naming "theoretical guarantees" once names what theory papers write, as a paper proving bounds
-    does: it was shown beside it. Theory papers write a proof, a theorem, a bound more than once (the guarantees and
-    convergence any method claims not counted): they are shown, the other offered first."""
-    proof = Paper(
-        "2505.90003",
-        "Sample Complexity of Variational Inference",
-        ("A. Author",),
-        "We prove an upper bound on the sample complexity of variational inference for exponential families and a "
-        "matching lower bound.",
-        ("stat.ML",),
-        FRIDAY,
-    )
+    """A method paper naming theory in passing was shown beside a paper proving bounds. Theory papers write a proof,
+    a theorem, a bound more than once (the guarantees any method claims and a verb of outcome not counted): they are
+    shown, the method paper offered first."""
+    proof = _bounds_paper("2505.90003")
     method = Paper(
         "2505.90004",
         "Amortized Variational Inference for Speech Enhancement",
         ("B. Author",),
-        "We use amortized variational inference to enhance noisy speech, with theoretical guarantees of faster "
-        "convergence; the guarantees hold at any noise level, and we evaluate it on three speech corpora.",
+        method_abstract,
         ("eess.AS",),
         FRIDAY,
     )
     await _store(core, embedder, [proof, method])
     await _answered(core, "tm", "variational inference", [method.id, proof.id])
-    answer = await ask(core, "any of them theoretical?", today=FRIDAY, conversation_id="tm")
+    answer = await ask(core, question, today=FRIDAY, conversation_id="tm")
     assert [p.id for p in answer.citations] == [proof.id]
     assert [p.id for p in answer.more] == [method.id]
 
@@ -838,15 +861,7 @@ async def test_a_request_narrowed_in_the_same_message_shows_the_papers_firmly_ab
     theory paper on diffusion naming variational inference once, in passing, was shown beside the one about it. As a
     follow-up's narrowing does, those firmly about the topic (title, or twice in the abstract) are shown, the others
     offered first."""
-    about = Paper(
-        "2505.90005",
-        "Sample Complexity of Variational Inference",
-        ("A. Author",),
-        "We prove an upper bound on the sample complexity of variational inference for exponential families and a "
-        "matching lower bound.",
-        ("stat.ML",),
-        FRIDAY,
-    )
+    about = _bounds_paper("2505.90005")
     passing = Paper(
         "2505.90006",
         "Provable Sampling Guarantees for Score-Based Diffusion Models",
@@ -893,51 +908,13 @@ async def test_a_narrowing_to_theoretical_papers_shows_those_about_theory_first(
     assert [p.id for p in answer.more] == [codec.id]
 
 
-async def test_a_narrowing_to_theoretical_papers_does_not_read_proves_effective_as_a_proof(
-    core: Core, stored: dict[str, Paper], embedder: LocalEmbedder
-) -> None:
-    """ "proves effective", "proved useful" say what turned out, not what was proved: a method paper writing them
-    beside one "theoretical" was counted as writing theory three times and shown beside a proof."""
-    proof = Paper(
-        "2505.90009",
-        "Sample Complexity of Variational Inference",
-        ("A. Author",),
-        "We prove an upper bound on the sample complexity of variational inference for exponential families and a "
-        "matching lower bound.",
-        ("stat.ML",),
-        FRIDAY,
-    )
-    method = Paper(
-        "2505.90010",
-        "Amortized Variational Inference for Speech Enhancement",
-        ("B. Author",),
-        "We use amortized variational inference to enhance noisy speech. A theoretical motivation is given; the "
-        "encoder proves effective on three speech corpora and the decoder proved useful for low-resource languages.",
-        ("eess.AS",),
-        FRIDAY,
-    )
-    await _store(core, embedder, [proof, method])
-    await _answered(core, "tp", "variational inference", [method.id, proof.id])
-    answer = await ask(core, "which of those are theoretical?", today=FRIDAY, conversation_id="tp")
-    assert [p.id for p in answer.citations] == [proof.id]
-    assert [p.id for p in answer.more] == [method.id]
-
-
 async def test_a_day_holding_none_of_the_papers_shown_says_so_and_keeps_the_narrowing(
     core: Core, stored: dict[str, Paper], embedder: LocalEmbedder
 ) -> None:
     """ "only the ones from Friday" after "the theory of variational inference?", whose first page held no Friday
     paper, showed every Friday paper that answer had only offered (an applied one among them): the answer says that
     none of the papers shown is from that day, and reads the same request over the day's papers (theory first)."""
-    shown = Paper(
-        "2505.90011",
-        "Sample Complexity of Variational Inference",
-        ("A. Author",),
-        "We prove an upper bound on the sample complexity of variational inference for exponential families and a "
-        "matching lower bound.",
-        ("stat.ML",),
-        THURSDAY,
-    )
+    shown = _bounds_paper("2505.90011", THURSDAY)
     applied = Paper(
         "2505.90012",
         "Variational Inference for Hospital Readmission Prediction",
