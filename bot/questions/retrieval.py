@@ -13,7 +13,6 @@ carrying the topic's words).
 from __future__ import annotations
 
 import asyncio
-import math
 import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
@@ -39,9 +38,10 @@ from bot.questions.request import names_contribution
 from bot.questions.timewords import TimeWindow
 from bot.questions.topics import (
     ABOUT_MENTIONS,
+    BROAD_SHARE,
     COVERED,
     FILLER,
-    GENERIC_SHARE,
+    GENERIC_WEIGHT,
     Alternative,
     QuestionTopic,
     TopicEvidence,
@@ -54,6 +54,7 @@ from bot.questions.topics import (
     joined_spellings,
     lettered_words,
     loose_alternatives,
+    share_weight,
     split_spellings,
     topic_alternatives,
     topic_of,
@@ -97,8 +98,6 @@ MEANING_PAGE = 3  # an answer's first page shown for meaning alone (no paper car
 FUSED_DEPTH = 12
 NARROWED_CLOSE = 3  # "which of those are X": the closest few of the papers not naming X, offered (or shown: select)
 
-
-GENERIC_WEIGHT = math.log(1 / GENERIC_SHARE) + 0.1  # a unit's rarity weight (`topics._idf`) at GENERIC_SHARE
 
 RRF_K = 60  # reciprocal rank fusion's constant (Cormack, Clarke and Buettcher 2009): flattens the top ranks
 FEEDBACK_PAPERS = 3  # pseudo-relevance feedback: the first-pass papers carrying the topic in their title it reads
@@ -167,8 +166,7 @@ async def topic_evidence(core: Core, topic: str, *, verb_first: bool = False, as
     return QuestionTopic(tuple(found))
 
 
-BROAD_SHARE = 0.2  # a unit in this share of the archive or more ("LLMs": a third of it) is no topic beside a rarer one
-BROAD_WEIGHT = math.log(1 / BROAD_SHARE) + 0.1  # its rarity weight (`topics._idf`)
+BROAD_WEIGHT = share_weight(BROAD_SHARE)
 
 
 def _located(topic: str, alternatives: Sequence[Alternative], found: list[TopicEvidence]) -> list[TopicEvidence]:

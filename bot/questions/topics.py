@@ -57,6 +57,7 @@ SPAN_SLACK = 2  # extra words a compound's units may be spread over ("scaling te
 TERM_SHARE = 0.05  # a named term in fewer papers than this share is specific enough to stand for a topic
 VERY_GENERIC = 0.4  # a word in more papers than this share ("model", "learning") may be left out of a compound
 GENERIC_SHARE = 0.1  # a unit this common ("LLM", "knowledge") may only say where a rarer one lives
+BROAD_SHARE = 0.2  # a unit this common ("LLMs": a third of the archive) is no topic beside a rarer one it is joined to
 SPECIFIC_SHARE = 0.01  # a unit this rare ("jailbreaking", "unlearning") is the topic wherever it lives
 SPECIFIC_WEIGHT = math.log(1 / SPECIFIC_SHARE)  # the rarity weight (`_idf`) of a unit that rare
 MIN_WORD = 4  # letters of a word standing for its phrase on a first page; a shorter one is an abbreviation ("AV")
@@ -380,6 +381,14 @@ def _idf(total: int, frequency: int) -> float:
     return math.log((total + 1) / (frequency + 1)) + 0.1
 
 
+def share_weight(share: float) -> float:
+    """The rarity weight (`_idf`, in a large archive) of a unit used by this share of the stored papers."""
+    return math.log(1 / share) + 0.1
+
+
+GENERIC_WEIGHT = share_weight(GENERIC_SHARE)  # a unit rarer than GENERIC_SHARE weighs more than this
+
+
 # A word right before a determiner is a verb acting on the determined object ("shrinking the KV cache", "compress a
 # model's activations"): a topic's nouns are not followed by one (determiners are a closed class of English).
 _ACTION = re.compile(
@@ -423,15 +432,12 @@ async def evidence(
     return await _evidence(core, text, exact, verb_first)
 
 
-SPECIFIC_BESIDE = math.log(1 / GENERIC_SHARE) + 0.1  # the rarity weight (`_idf`) of a unit used by GENERIC_SHARE
-
-
 async def _beside(core: Core, side: TopicEvidence, other: str) -> TopicEvidence:
     """`side`, the side of an "X for Y" no paper puts so that the question is read as, with a first page that prefers
     the papers naming some of the `other` side too: those holding one of its units rarer than GENERIC_SHARE ("deep RL
     for cloud resource scheduling": the deep RL papers naming "resource" or "scheduling" are shown, the others offered
     first after them; when none does, the first page is as before). The listing is the side's: nothing is dropped."""
-    specific = tuple(u for u in (await _evidence(core, other, False)).units if u.weight >= SPECIFIC_BESIDE)
+    specific = tuple(u for u in (await _evidence(core, other, False)).units if u.weight >= GENERIC_WEIGHT)
     if not specific or not side.units:
         return side
     return replace(side, shown=replace(side.showing, some=specific, shown=None, placed=None))
