@@ -227,6 +227,17 @@ def _compared(vocabulary: spelling.TitleVocabulary, older: Path, count: int = 30
         )
 
 
+async def _after_ingest(core: Core, papers: list[Paper], what: str) -> None:
+    """Ingest `papers`, then time the next typo question's look-ups and check them against a fresh build."""
+    start = time.perf_counter()
+    await core.repo.upsert_papers(papers)
+    print(f"{what}: {time.perf_counter() - start:.3f} s")
+    vocabulary = await _look_ups(core, "the next question with a typo")
+    for line in await _corrections(core):
+        print(f"    {line}")
+    await _same_as_built(core, vocabulary)
+
+
 async def _measure(path: Path, older: Path | None = None) -> None:
     start = time.perf_counter()
     repo = Repository(await open_database(path))
@@ -243,13 +254,7 @@ async def _measure(path: Path, older: Path | None = None) -> None:
         day = await repo.get_papers([i for i in ids if i.endswith("r0")])
         rng, words = random.Random(1809), _english_words()
         new = _with_words([dataclasses.replace(p, id=p.id.removesuffix("r0")) for p in day], "n", rng, words)
-        start = time.perf_counter()
-        await repo.upsert_papers(new)
-        print(f"an ingest of {len(new)} new papers: {time.perf_counter() - start:.3f} s")
-        vocabulary = await _look_ups(core, "the next question with a typo")
-        for line in await _corrections(core):
-            print(f"    {line}")
-        await _same_as_built(core, vocabulary)
+        await _after_ingest(core, new, f"an ingest of {len(new)} new papers")
         old = await repo.get_papers([i for i in ids if i.endswith("r1")])
         replaced = [
             dataclasses.replace(
@@ -257,13 +262,7 @@ async def _measure(path: Path, older: Path | None = None) -> None:
             )
             for p in old
         ]
-        start = time.perf_counter()
-        await repo.upsert_papers(replaced)
-        print(f"an ingest replacing {len(replaced)} titles: {time.perf_counter() - start:.3f} s")
-        vocabulary = await _look_ups(core, "the next question with a typo")
-        for line in await _corrections(core):
-            print(f"    {line}")
-        await _same_as_built(core, vocabulary)
+        await _after_ingest(core, replaced, f"an ingest replacing {len(replaced)} titles")
     finally:
         await repo.close()
 
