@@ -62,6 +62,11 @@ COMOE, LMASK, PREMOE = "2505.17553", "2505.17938", "2505.17639"
 LAPS_SD, CLOSE_TO_LAPS_SD = "2505.17074", ("2505.17150", "2505.17965")
 
 
+def _titled(papers: list[Paper], title: str, abstract: str) -> list[Paper]:
+    """`papers` given the title `title` with a number each, and the abstract `abstract`."""
+    return [dataclasses.replace(p, title=f"{title} {n}", abstract=abstract) for n, p in enumerate(papers)]
+
+
 @pytest.fixture
 async def routing_day(core: Core, demo_papers: list[Paper]) -> list[Paper]:
     """The bundled Monday's mixture-of-experts papers, its routing papers (vehicles, urban traffic) and 30 others."""
@@ -271,10 +276,7 @@ async def test_the_pieces_of_a_topic_as_typed_mark_the_papers_carrying_them(
         demo_papers[0], title="Gecko agents browse the web", abstract="Our gecko agents browse the web for tides."
     )
     # (three of them: a phrase the archive seldom uses outside the whole would stand for it)
-    typed = [
-        dataclasses.replace(p, title=f"A tidal crawler {n}", abstract="A crawler to browse the web for tide tables.")
-        for n, p in enumerate(demo_papers[1:4])
-    ]
+    typed = _titled(demo_papers[1:4], "A tidal crawler", "A crawler to browse the web for tide tables.")
     await store_papers(core, [role, *typed, *demo_papers[4:30]])
     results, _ = await ranked(core, Filters(topic="gecko agents that use tools or browse the web"))
     by_id = {r.paper.id: r for r in results}
@@ -546,14 +548,8 @@ async def test_x_for_y_that_no_paper_puts_so_is_read_as_its_head(core: Core, dem
     assert len([u for u in both.alternatives[0].units if not u.optional]) > 1
     # no paper names both, and the purpose is what fewer papers name: the papers on it ("ML for sports": the sports
     # papers, not every machine learning paper)
-    sports = [
-        dataclasses.replace(p, title=f"Tidal sports analytics {n}", abstract="We rank tennis sports players.")
-        for n, p in enumerate(demo_papers[30:32])
-    ]
-    learning = [
-        dataclasses.replace(p, title=f"Tidal learning {n}", abstract="A machine learning method for tides.")
-        for n, p in enumerate(demo_papers[32:36])
-    ]
+    sports = _titled(demo_papers[30:32], "Tidal sports analytics", "We rank tennis sports players.")
+    learning = _titled(demo_papers[32:36], "Tidal learning", "A machine learning method for tides.")
     await store_papers(core, [*sports, *learning])
     domain = await topic_evidence(core, "machine learning for sports", asked=True)
     assert [u.key for u in domain.alternatives[0].units] == ["sport"]
@@ -567,10 +563,7 @@ async def test_a_method_nearly_every_paper_names_for_a_field_no_paper_names_is_r
 ) -> None:
     # no paper names a telescope: "machine learning for telescope data" was read as its head, and every paper naming it
     # (a tenth of an archive) was listed before the astronomy papers closest in meaning
-    learning = [
-        dataclasses.replace(p, title=f"Tidal machine learning {n}", abstract="A machine learning method for tides.")
-        for n, p in enumerate(demo_papers[:8])
-    ]
+    learning = _titled(demo_papers[:8], "Tidal machine learning", "A machine learning method for tides.")
     await store_papers(core, [*learning, *demo_papers[8:60]])
     topic = await topic_evidence(core, "machine learning for telescope data", asked=True)
     assert [u.key for u in topic.alternatives[0].units] == ["telescope"]
@@ -609,14 +602,8 @@ async def test_a_hyphenated_word_is_also_read_as_papers_write_it_joined(core: Co
         title="Tidal data mixtures for LLM pretraining",
         abstract="Large language models (LLMs) depend on the tidal data mixtures of their pretraining corpora.",
     )
-    apart = [
-        dataclasses.replace(p, title=f"Tidal pre-training {n}", abstract="LLM pre-training on tidal text.")
-        for n, p in enumerate(demo_papers[1:3])
-    ]
-    mixtures = [
-        dataclasses.replace(p, title=f"Tidal data mixtures {n}", abstract="Tidal data mixtures for ocean models.")
-        for n, p in enumerate(demo_papers[3:6])
-    ]
+    apart = _titled(demo_papers[1:3], "Tidal pre-training", "LLM pre-training on tidal text.")
+    mixtures = _titled(demo_papers[3:6], "Tidal data mixtures", "Tidal data mixtures for ocean models.")
     await store_papers(core, [joined, *apart, *mixtures, *demo_papers[6:30]])
     topic = "tidal data mixtures for LLM pre-training"
     assert await joined_spellings(core, topic) == [("pre training", "pretraining")]
@@ -636,10 +623,7 @@ async def test_a_word_typed_in_one_english_spelling_finds_papers_writing_the_oth
     """ "dialog systems": abstracts mostly write "dialogue", which neither the full-text index (Porter's "dialogu")
     nor `same_word` read as "dialog"; the papers writing it were found by meaning alone or not at all. A word the
     archive writes the other way, British or American, reads as both spellings; one it does not, as typed."""
-    writing = [
-        dataclasses.replace(p, title=f"Tidal dialogue systems {n}", abstract="Tidal dialogue systems for ships.")
-        for n, p in enumerate(demo_papers[:3])
-    ]
+    writing = _titled(demo_papers[:3], "Tidal dialogue systems", "Tidal dialogue systems for ships.")
     await store_papers(core, [*writing, *demo_papers[3:30]])
     assert await variant_spellings(core, "tidal dialog systems") == [("dialog", "dialogue")]
     assert await variant_spellings(core, "tidal catalog systems") == []  # no paper writes "catalogue"
@@ -652,14 +636,8 @@ async def test_a_word_typed_joined_finds_papers_writing_it_hyphenated(core: Core
     "pretraining" and were found by meaning alone; a word typed joined that papers commonly write in two pieces
     reads as both spellings, as `joined_spellings` reads a hyphenated one. A name typed as one ("TidalPoint") is not
     split, nor is a word papers seldom write apart."""
-    apart = [
-        dataclasses.replace(p, title=f"Tidal pre-training {n}", abstract="Tidal pre-training of ocean models.")
-        for n, p in enumerate(demo_papers[:3])
-    ]
-    named = [
-        dataclasses.replace(p, title=f"Tidal point {n}", abstract="Tidal point clouds.")
-        for n, p in enumerate(demo_papers[3:6])
-    ]
+    apart = _titled(demo_papers[:3], "Tidal pre-training", "Tidal pre-training of ocean models.")
+    named = _titled(demo_papers[3:6], "Tidal point", "Tidal point clouds.")
     await store_papers(core, [*apart, *named, *demo_papers[6:30]])
     assert await split_spellings(core, "tidal pretraining") == [("pre training", "pretraining")]
     assert await split_spellings(core, "TidalPoint") == []
@@ -1090,17 +1068,11 @@ async def test_a_word_standing_for_its_phrase_lists_but_a_first_page_names_the_p
 ) -> None:
     # "credit" is seldom written outside "credit assignment", so it stands for the phrase in the listing; but a paper
     # on credit default prediction had been shown first for "credit assignment": it is offered after those naming it
-    assigning = [
-        dataclasses.replace(p, title=f"Tidal credit assignment {n}", abstract="Credit assignment for sparse rewards.")
-        for n, p in enumerate(demo_papers[:3])
-    ]
+    assigning = _titled(demo_papers[:3], "Tidal credit assignment", "Credit assignment for sparse rewards.")
     default = dataclasses.replace(
         demo_papers[3], title="Tidal credit default prediction", abstract="We predict loan default from credit data."
     )
-    tasks = [
-        dataclasses.replace(p, title=f"Tidal task assignment {n}", abstract="Task assignment for robot fleets.")
-        for n, p in enumerate(demo_papers[4:12])
-    ]
+    tasks = _titled(demo_papers[4:12], "Tidal task assignment", "Task assignment for robot fleets.")
     await store_papers(core, [*assigning, default, *tasks, *demo_papers[12:30]])
     topic = await topic_evidence(core, "credit assignment", asked=True)
     assert [u.key for u in topic.alternatives[0].standalone] == ["credit"]
@@ -1113,10 +1085,7 @@ async def test_an_abbreviation_standing_for_its_phrase_stands_on_the_first_page_
 ) -> None:
     # "AV" is seldom written outside "AV QA" in a small archive, but papers write "AV" alone for audio-visual work:
     # a run of letters too short to be a word keeps standing for the phrase where an answer's first page reads it
-    asking = [
-        dataclasses.replace(p, title=f"Tidal AV QA {n}", abstract="Audio-visual question answering, AV QA.")
-        for n, p in enumerate(demo_papers[:3])
-    ]
+    asking = _titled(demo_papers[:3], "Tidal AV QA", "Audio-visual question answering, AV QA.")
     alone = dataclasses.replace(demo_papers[3], title="Tidal AV speech", abstract="AV speech separation with lips.")
     await store_papers(core, [*asking, alone, *demo_papers[4:30]])
     topic = await topic_evidence(core, "AV QA", asked=True)
@@ -1176,14 +1145,8 @@ async def test_x_for_y_whose_purpose_no_paper_writes_as_typed_is_read_by_its_uni
     # "ML for cancer diagnosis": no paper writes "cancer diagnosis" (they write "diagnosis of cancer"), so the purpose
     # looked unnamed and the head, "ML", was the topic (any paper writing ML). The papers holding each of its units
     # name it: fewer than write "ML", so the purpose is the topic
-    diagnosis = [
-        dataclasses.replace(p, title=f"Tidal diagnosis of cancer {n}", abstract="Early diagnosis of skin cancer.")
-        for n, p in enumerate(demo_papers[:2])
-    ]
-    learning = [
-        dataclasses.replace(p, title=f"Tidal ML {n}", abstract="An ML method for forecasting tides.")
-        for n, p in enumerate(demo_papers[2:6])
-    ]
+    diagnosis = _titled(demo_papers[:2], "Tidal diagnosis of cancer", "Early diagnosis of skin cancer.")
+    learning = _titled(demo_papers[2:6], "Tidal ML", "An ML method for forecasting tides.")
     await store_papers(core, [*diagnosis, *learning, *demo_papers[6:30]])
     read = await topic_evidence(core, "ML for cancer diagnosis", asked=True)
     assert [u.key for u in read.alternatives[0].units] == ["cancer", "diagnosis"]
