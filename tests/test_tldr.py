@@ -34,6 +34,17 @@ def test_latex_becomes_unicode_text() -> None:
     assert latex_to_text("R&D #1 at 5% in window.__x") == "R&D #1 at 5% in window.__x"  # prose, not LaTeX
 
 
+def test_every_font_macro_keeps_its_words() -> None:
+    """pylatexenc drops the argument of the font macros it has no text for: "Random Reshuffle ($\\textsf{RR}$)"
+    read "Random Reshuffle ()" in a TL;DR. Every text font keeps its words, as \\textbf does."""
+    assert latex_to_text(r"Random Reshuffle ($\textsf{RR}$) and Single Shuffle (\textsf{SS})") == (
+        "Random Reshuffle (RR) and Single Shuffle (SS)"
+    )
+    assert latex_to_text(r"the \texttt{lm-eval} harness, \textup{up}, \textmd{md}, \mbox{a box}") == (
+        "the lm-eval harness, up, md, a box"
+    )
+
+
 def test_leading_connectives_and_purpose_clauses_are_dropped() -> None:
     assert drop_connective("To address this gap, we propose X.") == "We propose X."
     assert drop_connective("In contrast, the method uses no labels.") == "The method uses no labels."

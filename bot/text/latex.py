@@ -13,7 +13,7 @@ import logging
 import re
 
 from pylatexenc import latexwalker
-from pylatexenc.latex2text import LatexNodes2Text, get_default_latex_context_db
+from pylatexenc.latex2text import LatexNodes2Text, MacroTextSpec, get_default_latex_context_db
 
 log = logging.getLogger(__name__)
 
@@ -36,9 +36,18 @@ _SUPERSCRIPT = dict(zip("0123456789+-=()niTt*", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺�
 _SUBSCRIPT = dict(zip("0123456789+-=()aeoxijklmnpstu", "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎ₐₑₒₓᵢⱼₖₗₘₙₚₛₜᵤ", strict=True))
 
 
+# The font and box macros pylatexenc 2.11 parses but has no text for, so it drops their words ("Random Reshuffle
+# ($\\textsf{RR}$)" read "Random Reshuffle ()"): their argument is the text, as \\textbf's is.
+_TEXT_ARGUMENT = ("textsf", "texttt", "textup", "textmd", "mbox")
+
+
 @functools.cache
 def _converter() -> LatexNodes2Text:
-    return LatexNodes2Text(math_mode="text", strict_latex_spaces=False)
+    context = get_default_latex_context_db()
+    context.add_context_category(
+        "fonts", macros=[MacroTextSpec(name, "%(1)s") for name in _TEXT_ARGUMENT], prepend=True
+    )
+    return LatexNodes2Text(latex_context=context, math_mode="text", strict_latex_spaces=False)
 
 
 @functools.cache
