@@ -414,11 +414,18 @@ class Text:
     @staticmethod
     def of(text: str) -> Text:
         """Tokenise `text` (lower case, no diacritics, plurals folded) keeping each word as written."""
-        plain = _plain(text)
-        tokens = tuple(text_tokens(plain))
-        raw = tuple(WORD.findall(plain))
-        raw = raw if len(raw) == len(tokens) else tokens
-        return Text(tokens, raw, " ".join(tokens) + "\n" + " ".join(raw))
+        return _text_of(text)
+
+
+# A question's alternatives read the same paper's text one after another (fifteen for "any theory papers?"): the
+# few texts read last are tokenised once. Texts are immutable, so sharing them is safe.
+@functools.lru_cache(maxsize=64)
+def _text_of(text: str) -> Text:
+    plain = _plain(text)
+    tokens = tuple(text_tokens(plain))
+    raw = tuple(WORD.findall(plain))
+    raw = raw if len(raw) == len(tokens) else tokens
+    return Text(tokens, raw, " ".join(tokens) + "\n" + " ".join(raw))
 
 
 MAX_GAP = 2  # words a text may put inside a name ("mixture of [low-rank] experts")
