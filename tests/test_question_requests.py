@@ -956,6 +956,17 @@ def test_how_many_papers_are_asked_for_is_no_topic_word() -> None:
     assert parse_question("one step diffusion", FRIDAY).topic == "one step diffusion"
 
 
+def test_how_many_asks_for_a_count_and_is_no_topic_word() -> None:
+    """ "how many papers on RLHF came out on Friday?" was read as the topic "many on RLHF", which no paper carries:
+    the papers naming RLHF were only offered as close in meaning. "how many" / "how much" asks for a count, which
+    the answer's first line gives; a hyphen makes it a word of the topic ("many-shot")."""
+    question = "how many papers on reinforcement learning from human feedback came out on Friday?"
+    assert parse_question(question, FRIDAY).topic == "reinforcement learning from human feedback"
+    assert parse_question("how many RLHF papers were there on Friday?", FRIDAY).topic == "RLHF"
+    assert parse_question("How much work on graph neural networks this week?", FRIDAY).topic == "graph neural networks"
+    assert parse_question("how many-shot jailbreaking papers?", FRIDAY).topic == "many-shot jailbreaking"
+
+
 def test_a_later_sentence_with_please_may_still_exclude_or_name_a_topic() -> None:
     """A later sentence with a word of request was dropped whole: "Papers on LLM agents. No surveys please." lost its
     exclusion, "Anything on GANs? A few on diffusion please" lost "diffusion". A sentence asking only for a form

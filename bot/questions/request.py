@@ -256,12 +256,14 @@ _ANSWER_SIZE = re.compile(
 # How many papers are asked for, before the papers or their topic ("a couple of GAN papers", "a few recent papers on
 # X", "several papers on X", "three papers about X", "top 5 papers on X"): no topic. "few" takes its article ("few
 # shot learning" is a topic), a number word names papers right after it ("one step diffusion" is a topic), "top" and
-# a number name them a few words on ("top ten RAG papers"; "top 5 accuracy" is a topic)
+# a number name them a few words on ("top ten RAG papers"; "top 5 accuracy" is a topic). "how many" / "how much"
+# asks for a count, whatever follows ("how many RLHF papers were there?"), and a count is no topic either; joined
+# by a hyphen it is a word of the topic's own ("many-shot")
 _COUNT = r"(?:one|two|three|four|five|six|seven|eight|nine|ten|\d+)"
 _PAPERS = r"(?:papers?|works?|articles?|preprints?)\b"
 _QUANTITY = re.compile(
     r"(?:^|(?<=[\s.?!,;:\u2014\u2013]))(?:(?:just|only)\s+)?(?:(?:a|an)\s+(?:few|couple|handful|dozen|number)(?:\s+of)?|"
-    rf"several|top\s+(?:{_COUNT}|few)(?=(?:\s+\S+){{0,3}}?\s+{_PAPERS})|{_COUNT}"
+    rf"how\s+(?:many|much)|several|top\s+(?:{_COUNT}|few)(?=(?:\s+\S+){{0,3}}?\s+{_PAPERS})|{_COUNT}"
     rf"(?=\s+(?:(?:good|recent|new|key|relevant|interesting|notable|more)\s+)?{_PAPERS}))(?=\s)",
     re.IGNORECASE,
 )
