@@ -121,6 +121,36 @@ def test_a_follow_up_narrows_the_previous_request_by_its_constraint(question: st
 
 
 @pytest.mark.parametrize(
+    ("question", "topic", "excluded"),
+    [
+        (
+            "I need papers on time series forecasting with transformers, but not LLM-based ones",
+            "time series forecasting with transformers",
+            ("LLM-based",),
+        ),
+        ("papers on RL, except the ones about robotics", "RL", ("robotics",)),
+        ("papers on RL other than those about robotics", "RL", ("robotics",)),
+    ],
+)
+def test_a_pronoun_standing_for_the_questions_own_papers_asks_anew(
+    question: str, topic: str, excluded: tuple[str, ...]
+) -> None:
+    """ "I need papers on X, but not LLM-based ones" after an answer on chess models narrowed that answer to X: "ones"
+    stands for the papers the question itself names, so it is a new question with its exclusion."""
+    filters = parse_question(question, FRIDAY, PREVIOUS)
+    assert (filters.topic, filters.excluded, filters.constraints, filters.restrict_to) == (topic, excluded, (), ())
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["which of those papers are about vision?", "any papers like those on video?", "any among these papers?"],
+)
+def test_a_pronoun_pointing_at_the_previous_papers_still_narrows(question: str) -> None:
+    filters = parse_question(question, FRIDAY, PREVIOUS)
+    assert filters.topic == "diffusion models" and set(filters.restrict_to) == {"a", "b", "c"}
+
+
+@pytest.mark.parametrize(
     ("question", "constraint"),
     [
         ("narrow it down to the theoretical ones", "theoretical"),  # a verb of narrowing and what it keeps

@@ -563,8 +563,32 @@ def continues(text: str) -> bool:
 
 def refers_back(text: str) -> bool:
     """Whether `text` names papers already listed by a pronoun ("those", "them", "the ones", "of the above") or asks
-    to narrow them ("narrow it down to X")."""
-    return bool(_REFERENCE.search(text) or _NARROWING.match(text))
+    to narrow them ("narrow it down to X"). A pronoun whose noun the question itself names before it refers to that
+    noun (`_own_antecedent`: "papers on X, but not the LLM-based ones")."""
+    if _NARROWING.match(text):
+        return True
+    return any(not _own_antecedent(text, found) for found in _REFERENCE.finditer(text))
+
+
+# a noun phrase's head standing for a noun named before it ("the LLM-based ones", "those about robotics"), unlike
+# "them" or "of the above", which only point
+_HEAD_PRONOUN = frozenset("ones those these".split())
+# the word before a pronoun that makes it an object pointing elsewhere ("papers like those", "any among these")
+_POINTING = re.compile(r"\b(?:like|to|of|among|as|from|besides|beyond|unlike)\s*$", re.IGNORECASE)
+_REFERENCE_DETERMINER = re.compile(r"\b(?:those|these|the\s+above|such)\s*$", re.IGNORECASE)
+
+
+def _own_antecedent(text: str, pronoun: re.Match[str]) -> bool:
+    """Whether `pronoun` (a `_REFERENCE` match) stands for papers the question itself names before it: a head pronoun
+    ("ones", "those", "these") after a document noun of the question's own ("I need papers on X, but not LLM-based
+    ones", "papers on RL except those about robots": a new question, which had narrowed the previous answer), not
+    after a preposition ("papers like those") and not after a noun the pronoun's own determiner points back with
+    ("those papers ... the ones about X")."""
+    if pronoun.group(0).lower() not in _HEAD_PRONOUN or _POINTING.search(text[: pronoun.start()]):
+        return False
+    return any(
+        not _REFERENCE_DETERMINER.search(text[: noun.start()]) for noun in _DOCUMENT.finditer(text[: pronoun.start()])
+    )
 
 
 def names_documents(text: str) -> bool:
