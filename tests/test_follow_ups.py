@@ -977,6 +977,24 @@ async def test_a_day_holding_none_of_the_papers_shown_says_so_and_keeps_the_narr
     assert "shown before" not in answer.text and answer.citations[0].id == theory.id
 
 
+async def test_the_ones_from_a_day_the_previous_window_did_not_cover_are_that_days_papers_on_the_topic(
+    core: Core, stored: dict[str, Paper], embedder: LocalEmbedder
+) -> None:
+    """ "and the ones from Friday?" after "Monday papers on variational inference" narrowed Monday's list to Friday
+    and said that no paper on the topic is stored for Friday, though two were: "the ones" are the same request's
+    papers of the day asked for, the previous narrowings kept."""
+    monday = _bounds_paper("2505.90021", MONDAY)
+    friday = _bounds_paper("2505.90022", FRIDAY)
+    await _store(core, embedder, [monday, friday])
+    turn = Turn("variational inference", ("2025-05-26", "2025-05-26"), [], [], [monday.id], [])
+    await core.repo.save_conversation_state("tf", turn.to_json(), "", max_age=dt.timedelta(hours=1))
+    answer = await ask(core, "and the ones from Friday?", today=FRIDAY, conversation_id="tf")
+    assert friday.id in [p.id for p in answer.citations]
+    assert "No stored papers" not in answer.text
+    narrowed = parse_question("and the ones from Friday about proofs?", FRIDAY, dataclasses.replace(turn))
+    assert (narrowed.topic, narrowed.constraints, narrowed.restrict_to) == ("variational inference", ("proofs",), ())
+
+
 async def test_theory_papers_asked_first_are_a_kind_of_paper_not_the_word(
     core: Core, stored: dict[str, Paper], embedder: LocalEmbedder
 ) -> None:

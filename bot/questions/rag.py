@@ -337,6 +337,14 @@ def follow_up(filters: Filters, topic_text: str, question: str, previous: Turn, 
     if not narrows:  # "and from Thursday?": the previous request, narrowings included, over the new window
         return replace(carried, constraints=tuple(previous.constraints))
     constraint = topic_of(without_reference(topic_text)) if filters.topic else ""
+    if explicit and _elsewhere(filters.window, previous):
+        # "and the ones from Friday?" after Monday's answer: no paper of its list is from Friday, so "the ones" are
+        # the same request's papers of that window, its narrowings and the question's own read over them (it had
+        # said that no paper on the topic is stored for Friday)
+        return replace(
+            carried,
+            constraints=tuple(dict.fromkeys(c for c in (*previous.constraints, constraint, *filters.constraints) if c)),
+        )
     if names_method(constraint):  # "which of those propose a method?": a kind of contribution, no topic
         constraint = ""
         carried = replace(carried, excluded=tuple(dict.fromkeys([*carried.excluded, NOT_METHODS])))
