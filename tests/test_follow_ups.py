@@ -142,6 +142,20 @@ def test_a_pronoun_standing_for_the_questions_own_papers_asks_anew(
 
 
 @pytest.mark.parametrize(
+    "question", ["anything on continual learning?", "which of those are about continual learning?"]
+)
+def test_after_an_answer_that_listed_nothing_a_follow_up_asks_anew_over_its_window(question: str) -> None:
+    """ "anything on continual learning?" after "which papers study grokking?" (none stored) narrowed the empty answer
+    and opened with "None of the 0 papers about study grokking is about continual learning": nothing was listed to
+    pick among, so it is a new question over the same window."""
+    nothing = Turn("grokking", ("2025-05-26", "2025-05-29"), [], [], [], [])
+    filters = parse_question(question, FRIDAY, nothing)
+    assert (filters.topic, filters.constraints, filters.restrict_to) == ("continual learning", (), ())
+    assert filters.window is not None and (filters.window.start, filters.window.end) == (MONDAY, THURSDAY)
+    assert parse_question("and from Friday?", FRIDAY, nothing).topic == "grokking"
+
+
+@pytest.mark.parametrize(
     "question",
     ["which of those papers are about vision?", "any papers like those on video?", "any among these papers?"],
 )

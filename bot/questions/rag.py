@@ -297,6 +297,10 @@ def follow_up(filters: Filters, topic_text: str, question: str, previous: Turn, 
     # none of its papers to pick among: the question is asked anew over it
     picks = picks and not _elsewhere(filters.window, previous)
     narrows = not replaces and (explicit or (adds and picks and not filters.authors and not filters.categories))
+    # an answer that listed nothing leaves nothing to pick among: "anything on X?" after it asks anew ("None of the 0
+    # papers about grokking is about X" had come first)
+    listed_nothing = not (previous.paper_ids or previous.more_ids)
+    narrows = narrows and not listed_nothing
     # "any by Kai Chen?", "and by Kai Chen?": an author alone, picking or continuing, narrows the previous request to
     # that author ("papers by Kai Chen?" asks anew)
     by_author = bool(filters.authors) and not adds and not filters.categories and (picks or continues(question))
@@ -319,7 +323,8 @@ def follow_up(filters: Filters, topic_text: str, question: str, previous: Turn, 
             contribution=filters.contribution or previous.contribution,
         )
     if not narrows and not nothing_new:
-        if continues(question) and not filters.authors:  # the same question about another topic
+        # the same question about another topic; one picking among an answer that listed nothing, over its window
+        if (continues(question) or (listed_nothing and (explicit or picks))) and not filters.authors:
             return replace(filters, window=window, categories=filters.categories or tuple(previous.categories))
         return filters
     excluded = tuple(dict.fromkeys([*previous.excluded, *filters.excluded]))
