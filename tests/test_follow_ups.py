@@ -387,7 +387,14 @@ def test_a_reaction_word_is_kept_where_it_is_no_opening() -> None:
 
 
 @pytest.mark.parametrize(
-    "question", ["same question for Thursday", "the same question but for Thursday?", "same search for Thursday?"]
+    "question",
+    [
+        "same question for Thursday",
+        "the same question but for Thursday?",
+        "same search for Thursday?",
+        "and the same topic on Thursday",  # "topic" had become the topic
+        "same subject, but Thursday?",
+    ],
 )
 def test_the_same_question_for_another_day_asks_the_previous_request_again(question: str) -> None:
     # "question" was read as the topic

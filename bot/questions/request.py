@@ -482,9 +482,12 @@ _REQUEST_OPENING = re.compile(
     r"show|list|give|find|can|could|would|do|does|are|is|filter|narrow|restrict|limit|same|i\s+meant?)\b",
     re.IGNORECASE,
 )
-# "same question for Thursday", "the same search but from Monday": the request asked before, again
+# "same question for Thursday", "the same search but from Monday", "the same topic on Friday": the request asked
+# before, again (a noun naming the request or what it was about, never a topic word: "topic" had become the topic)
 _SAME_REQUEST = re.compile(
-    r"\b(?:the\s+)?same\s+(?:question|request|query|search|thing|one|list|again)s?\b(?!\s+answer)", re.IGNORECASE
+    r"\b(?:the\s+)?same\s+(?:question|request|query|search|thing|one|list|topic|subject|area|field|papers?|again)s?"
+    r"\b(?!\s+answer)",
+    re.IGNORECASE,
 )
 
 
