@@ -1016,6 +1016,19 @@ async def test_the_ones_from_a_day_the_previous_window_did_not_cover_are_that_da
     assert (narrowed.topic, narrowed.constraints, narrowed.restrict_to) == ("variational inference", ("proofs",), ())
 
 
+async def test_a_narrowing_of_one_paper_says_so_in_the_singular(
+    core: Core, stored: dict[str, Paper], embedder: LocalEmbedder
+) -> None:
+    """ "None of the 1 papers about KV cache eviction is about ...": one paper is named as one."""
+    only = _bounds_paper("2505.90031", FRIDAY)
+    await _store(core, embedder, [only])
+    turn = Turn("variational inference", ("2025-05-26", "2025-05-30"), [], [], [only.id], [])
+    await core.repo.save_conversation_state("tg", turn.to_json(), "", max_age=dt.timedelta(hours=1))
+    answer = await ask(core, "what about speech recognition?", today=FRIDAY, conversation_id="tg")
+    assert "The paper about variational inference is not about speech recognition." in answer.text
+    assert "None of the 1 papers" not in answer.text
+
+
 async def test_theory_papers_asked_first_are_a_kind_of_paper_not_the_word(
     core: Core, stored: dict[str, Paper], embedder: LocalEmbedder
 ) -> None:
