@@ -386,6 +386,16 @@ def test_a_reaction_word_is_kept_where_it_is_no_opening() -> None:
     assert parse_question("not really, what about speech?", FRIDAY).topic != "speech"  # a first question stays
 
 
+@pytest.mark.parametrize("question", ["anything on diffusion models?", "which of those are about diffusion models?"])
+def test_the_question_asked_again_narrows_nothing(question: str) -> None:
+    """ "anything on KV cache eviction this week?" asked twice answered "2 papers about KV cache eviction and about KV
+    cache eviction": the previous topic (or narrowing) named again narrows nothing."""
+    filters = parse_question(question, FRIDAY, PREVIOUS)
+    assert (filters.topic, filters.constraints) == ("diffusion models", ())
+    narrowed = dataclasses.replace(PREVIOUS, constraints=["video"])
+    assert parse_question("and which are about video?", FRIDAY, narrowed).constraints == ()
+
+
 @pytest.mark.parametrize(
     "question",
     [

@@ -65,7 +65,7 @@ from bot.questions.retrieval import (
 )
 from bot.questions.spelling import corrected
 from bot.questions.timewords import MONTHS, UP_TO_TODAY, WEEKDAYS, TimeWindow, find_time_window, relative_day
-from bot.questions.topics import ABOUT_MENTIONS, FILLER, META, PRONOUNS, topic_of
+from bot.questions.topics import ABOUT_MENTIONS, FILLER, META, PRONOUNS, topic_key, topic_of
 from bot.ranking.contribution_words import kind_of_word, theory_mentions
 from bot.text.terms import text_tokens
 from bot.text.tldr import shown_tldrs
@@ -350,6 +350,8 @@ def follow_up(filters: Filters, topic_text: str, question: str, previous: Turn, 
             carried,
             constraints=tuple(dict.fromkeys(c for c in (*previous.constraints, constraint, *filters.constraints) if c)),
         )
+    if constraint and topic_key(constraint) in {topic_key(t) for t in (previous.topic, *previous.constraints) if t}:
+        constraint = ""  # the question asked again ("anything on X?" twice): X narrows nothing ("about X and about X")
     if names_method(constraint):  # "which of those propose a method?": a kind of contribution, no topic
         constraint = ""
         carried = replace(carried, excluded=tuple(dict.fromkeys([*carried.excluded, NOT_METHODS])))
