@@ -592,6 +592,17 @@ async def test_an_author_alone_after_an_answer_keeps_its_topic_and_days(core: Co
     assert [p.id for p in answer.citations] == [VIDEO_DIFFUSION]
 
 
+async def test_papers_from_an_author_after_an_answer_are_asked_anew(core: Core, stored: dict[str, Paper]) -> None:
+    """ "any papers from Tri Dao?" after "papers today that are not about LLMs" lost "papers" with the name's cue, so
+    it read as "any by Tri Dao?" and answered "No stored papers and not about LLMs by Tri Dao" for that day alone:
+    a question naming its papers asks anew, as "papers by X?" does."""
+    await ask(core, "diffusion model papers on Friday?", today=FRIDAY, conversation_id="kp")
+    answer = await ask(core, "any papers from Kwanyoung Kim?", today=FRIDAY, conversation_id="kp")
+    assert answer.filters.topic == "" and answer.filters.authors
+    assert answer.filters.window is not None and answer.filters.window.start < FRIDAY
+    assert [p.id for p in answer.citations] == [VIDEO_DIFFUSION]
+
+
 async def test_a_narrowing_no_previous_paper_names_says_so(core: Core, stored: dict[str, Paper]) -> None:
     await ask(core, "diffusion model papers this week?", today=FRIDAY, conversation_id="h")
     answer = await ask(core, "which of those are about ice hockey?", today=FRIDAY, conversation_id="h")

@@ -42,7 +42,10 @@ _PEOPLE_AFTER = re.compile(
 _JOINED = re.compile(r"\s*(?:,\s*)?(?:\b(?:and|or)\b|&|,)\s*", re.IGNORECASE)  # between names of one list
 _ET_AL = re.compile(r"^\s*et\.?\s+al\b\.?", re.IGNORECASE)
 _POSSESSIVE = re.compile(r"['\u2019]s$")
-_CUE_BEFORE = re.compile(r"(?:\b(?:papers?\s+)?(?:by|from|authored by|written by)\s+|(?:\band\b|&|,)\s*)$", re.I)
+# ("papers by X": the cue alone is cut, so what the question asks for stays in it and says whether it asks anew)
+_CUE_BEFORE = re.compile(
+    r"(?:\b(?:papers?\s+)?(?P<cue>(?:by|from|authored by|written by)\s+)|(?:\band\b|&|,)\s*)$", re.I
+)
 # a preposition relating the words after it to the papers' topic ("papers on X", "work about X"): X is their topic
 _TOPIC_BEFORE = re.compile(r"\b(?:on|about|regarding|concerning|in|for|with|of|into|like)\s*$", re.IGNORECASE)
 # full names only: "Sun", "Wed" or "Jan" may well be part of a name
@@ -211,7 +214,7 @@ def _without_names(text: str, found: list[tuple[_Run, str]]) -> NamedAuthors:
     rest = text
     for run, _ in sorted(found, key=lambda pair: -pair[0].start):
         before = _CUE_BEFORE.search(rest[: run.start])
-        cut_from = before.start() if before else run.start
+        cut_from = (before.start("cue") if before.group("cue") else before.start()) if before else run.start
         after = _PEOPLE_AFTER.match(rest, run.end)
         rest = rest[:cut_from] + " " + rest[after.end() if after else run.end :]
     return NamedAuthors(tuple(name for _, name in found), rest, any_of)
