@@ -228,6 +228,10 @@ async def test_a_stored_authors_name_is_no_typo(core: Core, demo_papers: list[Pa
         ("what did Bengio post on diffusion today?", "diffusion"),
         ("Bengio's papers today", ""),
         ("what has Yoshua Bengio been up to?", ""),
+        # his work as the subject's: the name had been taken for the subject of "did" and dropped, and the answer
+        # listed every paper of the day
+        ("what did Yoshua Bengio work on recently?", ""),
+        ("what has Bengio been working on?", ""),
     ],
 )
 async def test_a_person_the_store_does_not_know_is_asked_for_as_an_author(

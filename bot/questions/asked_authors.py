@@ -31,6 +31,9 @@ AUTHORSHIP = re.compile(
     r"papers?\s+of|work\s+of|group|been\s+up\s+to)\b|['\u2019]s\b",
     re.IGNORECASE,
 )
+# a person's work asked for right after their name, as its subject ("what did Chelsea Finn work on?", "what has X
+# been working on?"): authorship only there ("papers that work on Mamba" asks for a topic)
+_WORKED_ON = re.compile(r"^\s*(?:(?:has|have|had|is|are|was|were|been)\s+)*work(?:s|ed|ing)?\s+on\b", re.IGNORECASE)
 # the people a possessive or a name before it stands for ("Levine's lab", "the Hutter group"): no topic
 _PEOPLE_AFTER = re.compile(
     r"\s*(?:(?:and|&)\s+(?:his|her|their)?\s*)?"
@@ -171,7 +174,9 @@ async def find_named_authors(
     alone = not [w for w in re.findall(r"[^\W\d_]+", leftover) if w.lower() not in not_names]
     found: list[tuple[_Run, str]] = []
     looked_up = 0
+    asked_by = cue
     for run in runs:
+        cue = asked_by or bool(_WORKED_ON.match(text[run.end :]))
         several = len(run.words) > 1
         if not (cue or alone or several) or len(run.words) > MAX_NAME_WORDS:
             continue
