@@ -967,6 +967,25 @@ def test_how_many_asks_for_a_count_and_is_no_topic_word() -> None:
     assert parse_question("how many-shot jailbreaking papers?", FRIDAY).topic == "many-shot jailbreaking"
 
 
+@pytest.mark.parametrize(
+    ("question", "topic"),
+    [
+        ("which papers study grokking?", "grokking"),
+        ("what papers propose new optimizers?", "optimizers"),
+        ("which papers use reinforcement learning for chip design?", "reinforcement learning for chip design"),
+        ("who is working on federated learning?", "federated learning"),
+        ("anyone working on protein design?", "protein design"),
+        ("which papers are about speech?", "speech"),  # a word of asking, read as before
+        ("which papers introduce new benchmarks for LLM agents?", "LLM agents"),
+    ],
+)
+def test_the_verb_the_papers_or_people_do_is_no_topic_word(question: str, topic: str) -> None:
+    """ "who is working on federated learning?" listed the one paper writing "working" among dozens on federated
+    learning, "which papers study grokking?" answered "No stored papers about study grokking": the verb whose subject
+    is the papers or people asked for relates them to the topic, it is not part of it."""
+    assert parse_question(question, FRIDAY).topic == topic
+
+
 def test_a_later_sentence_with_please_may_still_exclude_or_name_a_topic() -> None:
     """A later sentence with a word of request was dropped whole: "Papers on LLM agents. No surveys please." lost its
     exclusion, "Anything on GANs? A few on diffusion please" lost "diffusion". A sentence asking only for a form
