@@ -25,6 +25,7 @@ from bot.ranking.interest_units import interest_core, named_terms_text, phrase_u
 from bot.text import terms
 from bot.text.terms import (
     Text,
+    Unit,
     UnitIndex,
     agent_noun,
     common_prefix,
@@ -458,3 +459,36 @@ def test_a_missing_english_word_list_is_a_clear_error_at_startup(
     monkeypatch.undo()
     path = terms.english_list_path()
     assert path is not None and path.name == "frequency_dictionary_en_82_765.txt"
+
+
+def _every_token_where(unit: Unit, text: Text, exact: bool = False) -> list[tuple[int, int]]:
+    """`Unit.where` as it was written before its first test of a token's letters: `starts_as` on every token."""
+    spots: list[tuple[int, int]] = []
+    for form in unit.forms:
+        starts = [
+            i
+            for i, t in enumerate(text.tokens)
+            if terms.starts_as(form[0], t, exact) and not (unit.activity and taken_as(text.tokens, i))
+        ]
+        if starts:
+            spots += terms.form_spans(terms._standing_for(form, exact), text.tokens, starts, unit.gap)
+    pattern = terms.ending_pattern(unit.acronyms)
+    if pattern is not None:
+        spots += [(i, i) for i, raw in enumerate(text.raw) if terms._holds(pattern, unit.acronyms, raw)]
+    return sorted(set(spots))
+
+
+def test_a_units_places_are_those_every_token_tested_gives(demo_papers: list[Paper]) -> None:
+    """`Unit.where` tests a token's first letters (or, joined, its end) before `starts_as`, which needs them: a
+    question's readings scanned every token of every candidate with it (most of an exclusion question's time). The
+    places are the same on the bundled day's 444 papers, inflected, joined ("hypergraph") and exact."""
+    units = [
+        u
+        for phrase in ("graph neural networks", "LLM serving", "mixture of experts routing", "RAG", "quantization")
+        for u in phrase_units(phrase)
+    ]
+    for stored in demo_papers:
+        text = Text.of(f"{stored.title}\n{stored.abstract}")
+        for unit in units:
+            for exact in (False, True):
+                assert unit.where(text, exact) == _every_token_where(unit, text, exact), (stored.id, unit.key)

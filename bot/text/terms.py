@@ -343,12 +343,15 @@ _GRADED = re.compile(r"(?:al|ic|ive|ous|ar|ent|ant|able|ible)$")
 JOINED_SHARE = 0.1
 
 
+JOINED_MIN = 5  # letters a word has for another joined in front of it to leave it standing (`joined_to`)
+
+
 def joined_to(word: str, token: str) -> bool:
     """`token` is `word` with another word joined in front ("hypergraph" for "graph"), not a negation of it nor an
     English word of its own that merely ends in the same letters ("transport" is no "sport", "supervision" no
     "vision"): the compounds papers coin ("hypergraph", "pretraining", "multimodal") are in no English word list, and
     those it holds are a prefix joined to the word and far rarer than it ("biomedical", "multilayer", "subspace")."""
-    if len(word) < 5 or len(token) < len(word) + 2 or not token.endswith(word):
+    if len(word) < JOINED_MIN or len(token) < len(word) + 2 or not token.endswith(word):
         return False
     front = token[: -len(word)]
     if front in _NEGATIONS:
@@ -684,10 +687,14 @@ class Unit:
             if form[0][:4] not in text.joined:
                 continue  # every match shares its first four letters with the form
             first = form[0]
+            # what `starts_as` needs of a token, tested first: its first two letters, or (joined) its end
+            two, joined = first[:2], not exact and len(first) >= JOINED_MIN and first in text.joined
             starts = [
                 i
                 for i, t in enumerate(tokens)
-                if starts_as(first, t, exact, related) and not (self.activity and taken_as(tokens, i))
+                if (t[:2] == two or (joined and t.endswith(first)))
+                and starts_as(first, t, exact, related)
+                and not (self.activity and taken_as(tokens, i))
             ]
             if starts:
                 spots += form_spans(_standing_for(form, exact, related), tokens, starts, self.gap)
