@@ -31,7 +31,10 @@ D = dt.date
         ("quantization papers from Tuesday", D(2025, 5, 27), D(2025, 5, 27)),
         ("from Monday to Wednesday", D(2025, 5, 26), D(2025, 5, 28)),
         ("KANs from Monday to today", D(2025, 5, 26), D(2025, 5, 30)),  # since that day, not Monday alone
-        ("from May 27", D(2025, 5, 27), D(2025, 5, 30)),
+        ("from May 27", D(2025, 5, 27), D(2025, 5, 27)),  # that day, as "from Tuesday" is (it read "since")
+        ("papers from 2025-05-28 on diffusion", D(2025, 5, 28), D(2025, 5, 28)),
+        ("from May 27 onwards", D(2025, 5, 27), D(2025, 5, 30)),
+        ("from 2025-05-27 to today", D(2025, 5, 27), D(2025, 5, 30)),
         ("papers from May", D(2025, 5, 1), D(2025, 5, 30)),
         ("on Tuesday", D(2025, 5, 27), D(2025, 5, 27)),
         ("on 2025-05-28", D(2025, 5, 28), D(2025, 5, 28)),

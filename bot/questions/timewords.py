@@ -143,7 +143,13 @@ def find_time_window(question: str, today: dt.date) -> TimeWindow | None:
         # "between X and Y" is a range; "from X and Y" is two days (a list, read after the first)
         (rf"\b(?:between\s+({_DATE})\s+(?:and|to|until|-)|from\s+({_DATE})\s+(?:to|until|-))\s+({_DATE})", "range"),
         (rf"\bsince\s+({_DATE})", "since_date"),
-        (rf"\bfrom\s+({_DATE})", "from_date"),  # since that day, unless it begins a list of days
+        # "from May 27 onwards", "from May 27 to today": since that day
+        (
+            rf"\bfrom\s+({_DATE})\s+(?:onwards?\b|forward\b|(?:to|till|until|through|-)\s+(?:today|now)\b)",
+            "since_date",
+        ),
+        # "papers from May 28": that day (or the list of days it begins), as "from Tuesday" is (issue 22)
+        (rf"\bfrom\s+({_DATE})", "from_date"),
         (
             rf"\b(?:between\s+({_WD})\s+(?:and|to|until|through|-)|from\s+({_WD})\s+(?:to|until|through|-))"
             rf"\s+({_WD})\b",
@@ -264,7 +270,7 @@ def _resolve(
         first = parse_date(match.group(1) or match.group(2), today)
         second = parse_date(match.group(3), today, allow_future=True)
         return window(first, second, match) if first and second else None
-    if kind in ("since_date", "from_date"):
+    if kind == "since_date":
         first = parse_date(match.group(1), today)
         return window(first, today, match) if first else None
     if kind == "weekday_range":
@@ -274,7 +280,7 @@ def _resolve(
         return window(first, first + dt.timedelta(days=length), match)
     if kind == "since_weekday":
         return window(_last_weekday(today, WEEKDAYS[match.group(1)]), today, match)
-    if kind == "on_date":
+    if kind in ("on_date", "from_date"):
         day = parse_date(match.group(1), today)
         return window(day, day, match) if day else None
     if kind == "ordinal_day":
