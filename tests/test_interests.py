@@ -299,6 +299,16 @@ def test_avoid_phrases_read_as_contribution_kinds_and_a_topic() -> None:
     assert paper_kinds("Beyond chemistry QA: Evaluating LLM chemical reasoning", "We study LLMs.") == {"benchmark"}
 
 
+def test_a_survey_of_counted_respondents_is_a_questionnaire_study_not_a_review() -> None:
+    experts = "Our survey of 53 specialists ranks 105 research areas."
+    assert paper_kinds("Expert Survey: AI security priorities", experts) == set()
+    stated = "We conduct a survey with over 1,300 participants. Our survey revealed an ambiguous picture."
+    assert paper_kinds("Labeling AI-generated images", stated) == set()
+    # a review of a field names its topic; a systematic review counts its studies and stays a review
+    assert paper_kinds("LLM agents: a survey", "This survey of LLM agents covers 120 papers.") == {"survey"}
+    assert paper_kinds("Generative AI and creativity: a review", "A review of 120 studies.") == {"survey"}
+
+
 SURVEYED = [
     paper("survey", "LLM reasoning: a survey", "In this survey we review LLM reasoning with chain of thought."),
     paper("method", "Better chains of thought", "We propose a method for LLM reasoning."),
