@@ -344,6 +344,25 @@ def test_an_avoided_topic_removes_what_the_interests_do_not_share() -> None:
     np.testing.assert_array_equal(terms.interest[0] > 0, [True, True, False])
 
 
+GRAPHS = [
+    paper("kept", "Graph neural networks under heterophily", "We study graph neural networks on heterophilic graphs."),
+    paper("named", "Knowledge graph completion with graph neural networks", "Graph neural networks complete KGs."),
+    *(paper(str(i), f"Paper {i}", "Something else entirely.") for i in range(6)),
+]
+
+
+def test_an_avoid_pushes_down_a_paper_holding_an_interest_whole_only_by_what_it_names() -> None:
+    model = rank.compile_profile(member(["graph neural networks"], ["knowledge graphs"]), fake_embed)
+    vecs = fake_embed([p.text for p in GRAPHS])
+    vecs[:2] = fake_embed(["knowledge graphs"])  # both papers as near the avoid phrase in meaning as can be
+    terms = rank._terms(vecs, rank.paper_features(GRAPHS), [model], rank.DEFAULT_WEIGHTS)
+    assert terms.interest[0, 0] >= rank.DEFAULT_WEIGHTS.interest_text and terms.avoided[0, 0] == 0.0
+    assert terms.avoid_excess[0, 0] == 0.0  # holds the interest whole, no word the avoid names: not by meaning
+    assert terms.avoided[0, 1] > 0.0 and terms.avoid_excess[0, 1] > 0.0  # "knowledge" is named: the avoid holds
+    kept = rank.named_interest_kept(terms.interest, terms.avoided, rank.DEFAULT_WEIGHTS)
+    np.testing.assert_array_equal(kept[0], [True, False, *([False] * 6)])
+
+
 THEORY = [
     paper("proofs", "A theory of in-context learning", "We prove bounds on in-context learning in transformers."),
     paper("tested", "A theory of in-context learning, tested", "We prove bounds; experiments on transformers agree."),
