@@ -291,6 +291,9 @@ class Method:
     interest_title: float = rank.DEFAULT_WEIGHTS.interest_title
     interest_text: float = rank.DEFAULT_WEIGHTS.interest_text
     avoided: float = 1.0  # a multiplier of the avoid phrases' term
+    # the avoids' meaning excess (sentence, whole paper) spared to a paper holding an interest whole and nothing the
+    # avoid phrases name (`bot.ranking.rank.named_interest_kept`), as the digest scores
+    named_avoids_only: bool = True
     novelty: float = rank.DEFAULT_WEIGHTS.novelty
     expansion: float = rank.DEFAULT_WEIGHTS.expansion
     expansion_papers: int = rank.DEFAULT_WEIGHTS.expansion_papers
@@ -696,6 +699,8 @@ def parts(case: Case, vecs: np.ndarray, m: Method) -> Parts:
         penalty += m.sentence_avoid * np.maximum(soft_max(case.sent_avoid, m.temperature) - sentence, 0.0)
     if len(case.cos_avoid):
         penalty += m.avoid * np.maximum(soft_max(case.cos_avoid, m.temperature) - want, 0.0)
+    if m.named_avoids_only:  # as `rank.named_interest_kept`: no meaning excess on a paper holding an interest whole
+        penalty[(interest >= np.float32(m.interest_text) - 1e-6) & (case.avoided <= 0.0)] = 0.0
     if m.avoid_z and len(case.sent_avoid):
         day_units = np.float32(0.0)
         for avoid_rows, want_rows, weight in (

@@ -51,10 +51,10 @@ C_GRID = (0.001, 0.01, 0.1, 1.0)
 Row = tuple[fp.Case, np.ndarray, np.ndarray, np.ndarray, np.ndarray]  # case, order, pool, features, on topic
 
 
-def features(data: fp.Data, case: fp.Case) -> tuple[np.ndarray, np.ndarray]:
-    """(papers, len(NAMES)) the features of every paper of the case, and the current score."""
+def features(data: fp.Data, case: fp.Case, base: fp.Method | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(papers, len(NAMES)) the features of every paper of the case, and the score (the current one, or `base`'s)."""
     vecs = data.vecs[case.vecs_key]
-    base = fp.Method()
+    base = base or fp.Method()
     p = fp.parts(case, vecs, base)
     feedback = (p.score - fp.parts(case, vecs, replace(base, expansion=0.0)).score) / base.expansion
     want = fp.soft_max(case.cos_want, base.temperature)

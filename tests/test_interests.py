@@ -299,6 +299,16 @@ def test_avoid_phrases_read_as_contribution_kinds_and_a_topic() -> None:
     assert paper_kinds("Beyond chemistry QA: Evaluating LLM chemical reasoning", "We study LLMs.") == {"benchmark"}
 
 
+def test_a_survey_of_counted_respondents_is_a_questionnaire_study_not_a_review() -> None:
+    experts = "Our survey of 53 specialists ranks 105 research areas."
+    assert paper_kinds("Expert Survey: AI security priorities", experts) == set()
+    stated = "We conduct a survey with over 1,300 participants. Our survey revealed an ambiguous picture."
+    assert paper_kinds("Labeling AI-generated images", stated) == set()
+    # a review of a field names its topic; a systematic review counts its studies and stays a review
+    assert paper_kinds("LLM agents: a survey", "This survey of LLM agents covers 120 papers.") == {"survey"}
+    assert paper_kinds("Generative AI and creativity: a review", "A review of 120 studies.") == {"survey"}
+
+
 SURVEYED = [
     paper("survey", "LLM reasoning: a survey", "In this survey we review LLM reasoning with chain of thought."),
     paper("method", "Better chains of thought", "We propose a method for LLM reasoning."),
@@ -332,6 +342,25 @@ def test_an_avoided_topic_removes_what_the_interests_do_not_share() -> None:
     assert ranked_ids(IMAGES, member(interests, ["medical imaging"]))[0] == "natural"
     assert ranked_ids(IMAGES, member(interests))[0] == "medical"  # without the avoid it leads
     np.testing.assert_array_equal(terms.interest[0] > 0, [True, True, False])
+
+
+GRAPHS = [
+    paper("kept", "Graph neural networks under heterophily", "We study graph neural networks on heterophilic graphs."),
+    paper("named", "Knowledge graph completion with graph neural networks", "Graph neural networks complete KGs."),
+    *(paper(str(i), f"Paper {i}", "Something else entirely.") for i in range(6)),
+]
+
+
+def test_an_avoid_pushes_down_a_paper_holding_an_interest_whole_only_by_what_it_names() -> None:
+    model = rank.compile_profile(member(["graph neural networks"], ["knowledge graphs"]), fake_embed)
+    vecs = fake_embed([p.text for p in GRAPHS])
+    vecs[:2] = fake_embed(["knowledge graphs"])  # both papers as near the avoid phrase in meaning as can be
+    terms = rank._terms(vecs, rank.paper_features(GRAPHS), [model], rank.DEFAULT_WEIGHTS)
+    assert terms.interest[0, 0] >= rank.DEFAULT_WEIGHTS.interest_text and terms.avoided[0, 0] == 0.0
+    assert terms.avoid_excess[0, 0] == 0.0  # holds the interest whole, no word the avoid names: not by meaning
+    assert terms.avoided[0, 1] > 0.0 and terms.avoid_excess[0, 1] > 0.0  # "knowledge" is named: the avoid holds
+    kept = rank.named_interest_kept(terms.interest, terms.avoided, rank.DEFAULT_WEIGHTS)
+    np.testing.assert_array_equal(kept[0], [True, False, *([False] * 6)])
 
 
 THEORY = [

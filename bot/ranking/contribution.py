@@ -37,12 +37,21 @@ _TITLE_LEAD = 4  # a kind word among the first words of a title part
 # the kinds read here (a benchmark or data set is read by `introduced_kinds`); "position" in a title is usually
 # positional ("Position: ..." aside), in an abstract it is "our position paper"
 _STATED_HERE = frozenset({"survey", "position"})
+# A survey of a counted sample ("our survey of 53 specialists", "an online survey with over 1300 participants") is a
+# questionnaire study, not a review of a field: its respondents are counted, a review's topic is named ("a review of
+# 120 studies" is a systematic review: only "survey" has the two senses).
+_QUESTIONNAIRE = re.compile(
+    r"\bsurveys?\s+(?:of|with|among|across)\s+"
+    r"(?:(?:over|more|than|nearly|about|around|approximately|roughly|almost|some|n\s*=)\s*)*\d[\d,.]*\b",
+    re.IGNORECASE,
+)
 
 
 def paper_kinds(title: str, abstract: str) -> frozenset[str]:
     """The contribution kinds a paper states: a benchmark or data set it makes as its main contribution
     (`introduced_kinds`), an evaluation study by its title or a title part (a benchmark paper to an avoid), a survey
-    or position by its title or the first sentence saying what it contributes."""
+    or position by its title or the first sentence saying what it contributes; a survey of a counted sample of
+    respondents is a questionnaire study, no survey."""
     kinds: set[str] = set(introduced_kinds(title, abstract, main=True))
     if any(text_tokens(part)[:1] in ([o] for o in _EVALUATION_OPENERS) for part in _TITLE_PARTS.split(title)):
         kinds.add("benchmark")  # "Evaluating ...", "Beyond X: Evaluating Y"
@@ -59,6 +68,8 @@ def paper_kinds(title: str, abstract: str) -> frozenset[str]:
         if _states_contribution(tokens):
             kinds |= _stated_kinds(tokens) & _STATED_HERE
             break
+    if "survey" in kinds and _QUESTIONNAIRE.search(f"{title} {abstract}"):
+        kinds.discard("survey")  # "Expert Survey: ..." whose survey is "of 53 specialists"
     return frozenset(kinds)
 
 

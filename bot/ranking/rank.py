@@ -6,7 +6,8 @@ The score of paper x for profile p is a sum of terms, all in cosine-similarity u
               one per topic `want` text and one per boost keyword
     avoid     - w_avoid * max(0, avoid - want), where avoid is the same soft maximum over the topics' `avoid`
               texts and the penalize/application keywords. Only the excess counts, because avoid texts are
-              usually close to the field the profile wants.
+              usually close to the field the profile wants; none for a paper holding a one-line interest whole
+              and nothing the avoid phrases name (`named_interest_kept`)
     phrase    + w_title * (title share)^2 + w_text * (title-and-abstract share)^2 of the best topic that is one
               short phrase ("sparse mixture-of-experts"; not a list or a description), where a share is the
               weight of the phrase's units found (named terms such as "MoE" / "mixture of experts" count whole,
@@ -517,8 +518,11 @@ def _terms(
     if lines:
         near[lines] = nearest_share(want[lines], weights.expansion_near)
     coverage = interest_coverage(features, profiles, weights, near)
+    interest = interest_scores(coverage, n, weights)
+    avoided = avoided_scores(features, profiles, weights)
     has_avoid = np.array([bool(m.avoid_keys) for m in profiles])[:, None]
-    excess = np.maximum(avoid - want, 0.0) * has_avoid
+    kept = named_interest_kept(interest, avoided, weights)
+    excess = np.where(kept, np.float32(0.0), np.maximum(avoid - want, 0.0) * has_avoid).astype(np.float32)
 
     keys = sorted({key for m in profiles for _, key in m.boost + m.penalize + m.applications})
     kw_col = {k: i for i, k in enumerate(keys)}
@@ -548,11 +552,20 @@ def _terms(
         applied=applied,
         authors=authors.astype(np.float32),
         phrase=phrase_scores(features, profiles, weights),
-        interest=interest_scores(coverage, n, weights),
-        avoided=avoided_scores(features, profiles, weights),
+        interest=interest,
+        avoided=avoided,
         near=near,
         coverage=coverage,
     )
+
+
+def named_interest_kept(interest: np.ndarray, avoided: np.ndarray, weights: RankWeights) -> np.ndarray:
+    """(profiles, papers) bool: papers an avoid phrase may not push down by meaning alone, those holding one of the
+    member's one-line interests whole (`interest`, the same evidence the pseudo-relevance feedback trusts) and nothing
+    the avoid phrases name (`avoided`: their kinds, their words). A short avoid phrase is nearer in meaning to a
+    neighbouring wanted field than the member's longer lines ("vision-language models" to activation steering, "surveys"
+    to simulating survey respondents with generative agents): an avoid removes what it names, not what it resembles."""
+    return (interest >= np.float32(weights.interest_text) - 1e-6) & (avoided <= 0.0)
 
 
 def _combine(terms: _Terms, weights: RankWeights) -> np.ndarray:
@@ -782,6 +795,7 @@ def rank_for_profile(
             avoided = np.float32(weights.sentence_avoid) * sentence_avoid_term(
                 paper_vecs, sentence_vecs, profile_model, weights
             )
+            avoided[named_interest_kept(terms.interest, terms.avoided, weights)] = 0.0
         terms = replace(terms, want=(want - avoided).astype(np.float32))
     combined = _combine(terms, weights)
     scores = _expanded(combined.copy(), terms, paper_vecs, [profile_model], weights)[0]
