@@ -130,6 +130,7 @@ def test_a_follow_up_narrows_the_previous_request_by_its_constraint(question: st
         ),
         ("papers on RL, except the ones about robotics", "RL", ("robotics",)),
         ("papers on RL other than those about robotics", "RL", ("robotics",)),
+        ("the papers on RL, except the ones about robotics", "RL", ("robotics",)),  # "the" with a topic of its own
     ],
 )
 def test_a_pronoun_standing_for_the_questions_own_papers_asks_anew(
@@ -157,7 +158,15 @@ def test_after_an_answer_that_listed_nothing_a_follow_up_asks_anew_over_its_wind
 
 @pytest.mark.parametrize(
     "question",
-    ["which of those papers are about vision?", "any papers like those on video?", "any among these papers?"],
+    [
+        "which of those papers are about vision?",
+        "any papers like those on video?",
+        "any among these papers?",
+        # "the papers" alone is the answer's: its head pronoun points back as before
+        "of the papers you listed, which ones are about vision?",
+        "from the papers above, which ones are about vision?",
+        "among your papers, only the ones about vision",
+    ],
 )
 def test_a_pronoun_pointing_at_the_previous_papers_still_narrows(question: str) -> None:
     filters = parse_question(question, FRIDAY, PREVIOUS)

@@ -589,6 +589,10 @@ _HEAD_PRONOUN = frozenset("ones those these".split())
 # the word before a pronoun that makes it an object pointing elsewhere ("papers like those", "any among these")
 _POINTING = re.compile(r"\b(?:like|to|of|among|as|from|besides|beyond|unlike)\s*$", re.IGNORECASE)
 _REFERENCE_DETERMINER = re.compile(r"\b(?:those|these|the\s+above|such)\s*$", re.IGNORECASE)
+# "the papers" or "your papers" alone is definite, the answer's ("of the papers you listed, which ones ..."), unless a
+# topic of their own follows ("the papers on RL, except the ones about robotics")
+_DEFINITE = re.compile(r"\b(?:the|your)\s*$", re.IGNORECASE)
+_OWN_TOPIC_AFTER = re.compile(r"\s+(?:on|about|regarding|concerning|in|for|with)\b", re.IGNORECASE)
 
 
 def _own_antecedent(text: str, pronoun: re.Match[str]) -> bool:
@@ -596,12 +600,18 @@ def _own_antecedent(text: str, pronoun: re.Match[str]) -> bool:
     ("ones", "those", "these") after a document noun of the question's own ("I need papers on X, but not LLM-based
     ones", "papers on RL except those about robots": a new question, which had narrowed the previous answer), not
     after a preposition ("papers like those") and not after a noun the pronoun's own determiner points back with
-    ("those papers ... the ones about X")."""
+    ("those papers ... the ones about X"), nor after the answer's papers named definite alone ("of the papers you
+    listed, which ones ...")."""
     if pronoun.group(0).lower() not in _HEAD_PRONOUN or _POINTING.search(text[: pronoun.start()]):
         return False
-    return any(
-        not _REFERENCE_DETERMINER.search(text[: noun.start()]) for noun in _DOCUMENT.finditer(text[: pronoun.start()])
-    )
+
+    def own(noun: re.Match[str]) -> bool:
+        before = text[: noun.start()]
+        if _REFERENCE_DETERMINER.search(before):
+            return False
+        return not _DEFINITE.search(before) or bool(_OWN_TOPIC_AFTER.match(text, noun.end()))
+
+    return any(own(noun) for noun in _DOCUMENT.finditer(text[: pronoun.start()]))
 
 
 def names_documents(text: str) -> bool:
