@@ -6,6 +6,7 @@ import datetime as dt
 
 import pytest
 
+from bot.questions.rag import parse_question
 from bot.questions.timewords import find_time_window, parse_date
 
 FRIDAY = dt.date(2025, 5, 30)
@@ -56,6 +57,33 @@ def test_phrases_become_windows(question: str, start: dt.date, end: dt.date) -> 
     assert window is not None, question
     assert (window.start, window.end) == (start, end)
     assert window.contains(start) and window.contains(end)
+
+
+@pytest.mark.parametrize(
+    ("question", "start"),
+    [
+        ("diffusion papers from May 27 on", D(2025, 5, 27)),  # it read "since" before "from <date>" became the day
+        ("diffusion papers from May 27 on?", D(2025, 5, 27)),
+        ("diffusion papers from May 27 up to today", D(2025, 5, 27)),
+        ("diffusion papers from May 27 and later", D(2025, 5, 27)),
+        ("starting from May 27, any diffusion papers?", D(2025, 5, 27)),
+        ("diffusion papers from Tuesday onwards", D(2025, 5, 27)),  # "onwards" had been a topic word
+        ("diffusion papers from Tuesday on", D(2025, 5, 27)),
+        ("diffusion papers from Tuesday up to today", D(2025, 5, 27)),
+        ("starting from Tuesday, diffusion papers", D(2025, 5, 27)),
+        ("from the 27th onwards, diffusion papers", D(2025, 5, 27)),
+        ("diffusion papers since the 27th", D(2025, 5, 27)),  # no window at all
+    ],
+)
+def test_a_day_that_begins_a_window_to_today_is_since_that_day(question: str, start: dt.date) -> None:
+    """One reading of "from <day> onwards / on / and later / up to today" and "starting from <day>" for a date, a day's
+    name and a day of the month, its words no topic ("from May 27 on" had become May 27 alone, "from Tuesday onwards"
+    Tuesday alone with the topic "diffusion onwards"); "from <day> on <topic>" is that day."""
+    window = find_time_window(question, FRIDAY)
+    assert window is not None and (window.start, window.end) == (start, FRIDAY), question
+    assert parse_question(question, FRIDAY).topic == "diffusion", question
+    on_topic = find_time_window("papers from May 27 on diffusion", FRIDAY)
+    assert on_topic is not None and on_topic.end == D(2025, 5, 27)
 
 
 @pytest.mark.parametrize(

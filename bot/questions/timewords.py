@@ -126,9 +126,19 @@ def _number(text: str) -> int:
 
 # the words before "today" that make it the end of every day so far ("up to today", "as of today"), not a day of its own
 UNTIL_WORDS = ("up to", "till", "until", "through", "as of")
-UP_TO_TODAY = "(?:" + "|".join(w.replace(" ", r"\s+") for w in UNTIL_WORDS) + r")\s+today"
+_UNTIL = "|".join(w.replace(" ", r"\s+") for w in UNTIL_WORDS)
+UP_TO_TODAY = rf"(?:{_UNTIL})\s+today"
 # one fixed-width look-behind per phrase, as `re` needs
 _NOT_AFTER_UNTIL = "".join(r"(?<!\b" + w.replace(" ", r"\s") + r"\s)" for w in UNTIL_WORDS)
+
+
+# what makes the day after "from" the first of a window ending today, whether a date, a day's name or a day of the
+# month: "from May 27 onwards", "from Tuesday on" (at the end of a clause: "from Tuesday on diffusion" is that day),
+# "from the 27th and later", "from May 27 up to today"; and "starting from" before it
+_SINCE_AFTER = (
+    rf"\s+(?:onwards?\b|forward\b|on(?=\s*(?:$|[?.!,;]))|and\s+(?:later|after)\b|(?:to|-|{_UNTIL})\s+(?:today|now)\b)"
+)
+_STARTING = r"\b(?:starting|beginning)\s+(?:from|on)\s+"
 
 
 def find_time_window(question: str, today: dt.date) -> TimeWindow | None:
@@ -143,11 +153,9 @@ def find_time_window(question: str, today: dt.date) -> TimeWindow | None:
         # "between X and Y" is a range; "from X and Y" is two days (a list, read after the first)
         (rf"\b(?:between\s+({_DATE})\s+(?:and|to|until|-)|from\s+({_DATE})\s+(?:to|until|-))\s+({_DATE})", "range"),
         (rf"\bsince\s+({_DATE})", "since_date"),
-        # "from May 27 onwards", "from May 27 to today": since that day
-        (
-            rf"\bfrom\s+({_DATE})\s+(?:onwards?\b|forward\b|(?:to|till|until|through|-)\s+(?:today|now)\b)",
-            "since_date",
-        ),
+        # "from May 27 onwards", "from May 27 to today", "starting from May 27": since that day
+        (rf"\bfrom\s+({_DATE}){_SINCE_AFTER}", "since_date"),
+        (rf"{_STARTING}({_DATE})", "since_date"),
         # "papers from May 28": that day (or the list of days it begins), as "from Tuesday" is (issue 22)
         (rf"\bfrom\s+({_DATE})", "from_date"),
         (
@@ -156,7 +164,13 @@ def find_time_window(question: str, today: dt.date) -> TimeWindow | None:
             "weekday_range",
         ),
         (rf"\bsince\s+(?:last\s+)?({_WD})\b", "since_weekday"),
-        (rf"\bfrom\s+(?:last\s+)?({_WD})\s+(?:to|till|until|through|-)\s+(?:today|now)\b", "since_weekday"),
+        (rf"\bfrom\s+(?:last\s+)?({_WD}){_SINCE_AFTER}", "since_weekday"),
+        (rf"{_STARTING}(?:last\s+)?({_WD})\b", "since_weekday"),
+        (rf"\bfrom\s+the\s+(\d{{1,2}})(?:st|nd|rd|th){_SINCE_AFTER}", "since_ordinal"),
+        (
+            rf"(?:\bsince\s+|{_STARTING})the\s+(\d{{1,2}})(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?(?:{_MON})\b)",
+            "since_ordinal",
+        ),
         (rf"\b(?:on\s+)?({_ISO})\b", "on_date"),
         # "up to today", "until today": every day before it too, the window every question has already ("restrict
         # to today" is today alone)
@@ -283,9 +297,9 @@ def _resolve(
     if kind in ("on_date", "from_date"):
         day = parse_date(match.group(1), today)
         return window(day, day, match) if day else None
-    if kind == "ordinal_day":
+    if kind in ("ordinal_day", "since_ordinal"):
         day = _ordinal_day(today, int(match.group(1)))
-        return window(day, day, match) if day else None
+        return window(day, today if kind == "since_ordinal" else day, match) if day else None
     if kind == "today":
         return window(today, today, match)
     if kind == "yesterday":
