@@ -307,6 +307,12 @@ def test_a_survey_of_counted_respondents_is_a_questionnaire_study_not_a_review()
     # a review of a field names its topic; a systematic review counts its studies and stays a review
     assert paper_kinds("LLM agents: a survey", "This survey of LLM agents covers 120 papers.") == {"survey"}
     assert paper_kinds("Generative AI and creativity: a review", "A review of 120 studies.") == {"survey"}
+    # a review counting the papers or years it covers is no questionnaire (it had lost its "survey")
+    assert paper_kinds("Efficient LLM inference: a survey", "We present a survey of over 200 papers.") == {"survey"}
+    assert paper_kinds("A survey of graph transformers", "This survey of 150 recent works sorts them.") == {"survey"}
+    assert paper_kinds("Agents: a survey", "A survey of 30 years of research on agents.") == {"survey"}
+    assert paper_kinds("RAG: a survey", "Our survey of 1,300 papers maps the field.") == {"survey"}
+    assert paper_kinds("Expert Survey: RAG", "Our survey of 1,300 practitioners shows gaps.") == set()
 
 
 SURVEYED = [

@@ -39,10 +39,13 @@ _TITLE_LEAD = 4  # a kind word among the first words of a title part
 _STATED_HERE = frozenset({"survey", "position"})
 # A survey of a counted sample ("our survey of 53 specialists", "an online survey with over 1300 participants") is a
 # questionnaire study, not a review of a field: its respondents are counted, a review's topic is named ("a review of
-# 120 studies" is a systematic review: only "survey" has the two senses).
+# 120 studies" is a systematic review: only "survey" has the two senses). A review may count what it covers, the
+# papers or the years ("a survey of over 200 papers", "of 150 recent works", "of 30 years of research"): no sample.
 _QUESTIONNAIRE = re.compile(
     r"\bsurveys?\s+(?:of|with|among|across)\s+"
-    r"(?:(?:over|more|than|nearly|about|around|approximately|roughly|almost|some|n\s*=)\s*)*\d[\d,.]*\b",
+    r"(?:(?:over|more|than|nearly|about|around|approximately|roughly|almost|some|n\s*=)\s*)*\d(?:[\d,.]*\d)?(?![\d,]|\.\d)\+?"
+    r"(?!\s+(?:[\w-]+\s+){0,2}?(?:papers?|works?|articles?|studies|publications?|preprints?|methods|approaches|"
+    r"years?|decades?)\b)",
     re.IGNORECASE,
 )
 
