@@ -645,6 +645,33 @@ async def test_a_word_typed_joined_finds_papers_writing_it_hyphenated(core: Core
     assert all(next(r for r in results if r.paper.id == p.id).in_title for p in apart)
 
 
+async def test_no_word_feedback_when_no_candidate_holds_a_word_of_the_topic(
+    core: Core, demo_papers: list[Paper], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ "ML for telescope data", read as a field no paper names: the first pass was the ranking by meaning alone, and
+    the word feedback (RM3) from its three nearest papers voted a second time for their vocabulary ("benchmark" of
+    two astronomy benchmarks), putting two astronomy papers closer in meaning 13th and 17th. With no candidate
+    holding a word of the topic the papers come by meaning, as the vector feedback reads no guess either; a topic
+    the papers name is still expanded."""
+    import bot.questions.retrieval as retrieval
+
+    await store_papers(core, demo_papers[:60])
+    expanded: list[str] = []
+    expansion_scores = retrieval.expansion_scores
+
+    async def recorded(core: Core, papers: list[Paper], feedback: object, topic: str) -> np.ndarray | None:
+        expanded.append(topic)
+        return await expansion_scores(core, papers, feedback, topic)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(retrieval, "expansion_scores", recorded)
+    results, _ = await ranked(core, Filters(topic="telescopes"))  # no paper of the day names one
+    assert results and not any(r.in_title or r.in_abstract for r in results)
+    assert expanded == []
+    assert [r.dense for r in results] == sorted((r.dense for r in results), reverse=True)
+    await ranked(core, Filters(topic="reinforcement learning"))
+    assert len(expanded) == 1
+
+
 async def test_a_rare_joined_spelling_of_a_hyphenated_word_is_not_read(core: Core, demo_papers: list[Paper]) -> None:
     # "multiagent" in 2 papers beside "multi-agent" in 10: a rare variant; read as one term, "multi-agent" would be one
     # unit where it is two, and "multi-agent LLM systems for data analysis" another compound (its parts needed closer)
