@@ -89,9 +89,23 @@ def test_reciprocal_rank_fusion_shares_ties_and_gives_absent_items_nothing() -> 
     dense = np.array([0.9, 0.5, 0.5, 0.1])
     lexical = np.array([np.nan, 2.0, 1.0, np.nan])
     fused = reciprocal_rank_fusion([dense, lexical], [1.0, 1.0])
-    assert fused[1] == pytest.approx(1 / 62 + 1 / 61) and fused[2] == pytest.approx(1 / 62 + 1 / 62)
+    # the two tied at 0.5 hold places 2 and 3 together: each ranks 2.5
+    assert fused[1] == pytest.approx(1 / 62.5 + 1 / 61) and fused[2] == pytest.approx(1 / 62.5 + 1 / 62)
     assert fused[0] == pytest.approx(1 / 61) and fused[3] == pytest.approx(1 / 64)
     assert list(np.argsort(-fused)) == [1, 2, 0, 3]  # in both lists beats first in one
+
+
+def test_a_group_tied_in_one_ranking_shares_its_places_rather_than_each_taking_the_first() -> None:
+    # "hyperparameter tuning": abstracts naming it once in passing all cover the topic alike; sharing the best rank,
+    # each counted as first in the coverage ranking, and together they came before a paper first in every other
+    # ranking (a paper writing "hyperparameter optimization" is covered in part)
+    coverage = np.array([0.8, *[1.0] * 6])
+    dense = np.array([1.0, *np.linspace(0.9, 0.5, 6)])
+    lexical = np.array([2.0, *[1.0] * 6])
+    fused = reciprocal_rank_fusion([dense, coverage, lexical], [1.0, 1.0, 1.0])
+    assert np.argmax(fused) == 0
+    # the six tied hold places 1 to 6 of the coverage ranking and 2 to 7 of the lexical one: 3.5 and 4.5 each
+    assert fused[1] == pytest.approx(1 / 62 + 1 / 63.5 + 1 / 64.5)
 
 
 async def test_a_paper_holding_every_part_of_the_topic_ranks_above_one_similar_in_a_single_part(
