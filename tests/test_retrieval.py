@@ -96,9 +96,9 @@ def test_reciprocal_rank_fusion_shares_ties_and_gives_absent_items_nothing() -> 
 
 
 def test_a_group_tied_in_one_ranking_shares_its_places_rather_than_each_taking_the_first() -> None:
-    # "hyperparameter tuning": abstracts naming it once in passing all cover the topic alike; sharing the best rank,
-    # each counted as first in the coverage ranking, and together they came before a paper first in every other
-    # ranking (a paper writing "hyperparameter optimization" is covered in part)
+    # "egocentric video": the papers naming only "video" in their title all cover the topic alike; sharing the best
+    # rank, each counted as the first of them in the coverage ranking, and together they came before a paper first in
+    # every other ranking and covered a little less
     coverage = np.array([0.8, *[1.0] * 6])
     dense = np.array([1.0, *np.linspace(0.9, 0.5, 6)])
     lexical = np.array([2.0, *[1.0] * 6])

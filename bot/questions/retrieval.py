@@ -109,10 +109,10 @@ PROFILE_FUSION_WEIGHT = 0.25  # the member's profile orders papers of equal evid
 
 def reciprocal_rank_fusion(lists: Sequence[np.ndarray], weights: Sequence[float]) -> np.ndarray:
     """Each item's fused score: the sum over the rankings of weight / (RRF_K + its rank there), rank 1 the highest
-    score, tied scores sharing the mean of the ranks they hold together (fractional ranking: ten abstracts naming
-    the topic once, tied in its coverage, share the places 1 to 10 rather than each taking the first, which lifted a
-    group of passing mentions over a paper ranked second alone); an item a ranking does not hold (NaN) gets nothing
-    from it."""
+    score, tied scores sharing the mean of the ranks they hold together (fractional ranking: the 25 papers naming only
+    "video" in their title, tied in the coverage of "egocentric video", share its places 3 to 27 rather than each
+    taking the third, which put them all before a first-person video paper second by meaning); an item a
+    ranking does not hold (NaN) gets nothing from it."""
     fused = np.zeros(len(lists[0]) if lists else 0)
     for scores, weight in zip(lists, weights, strict=True):
         held = ~np.isnan(scores)
