@@ -89,9 +89,23 @@ def test_reciprocal_rank_fusion_shares_ties_and_gives_absent_items_nothing() -> 
     dense = np.array([0.9, 0.5, 0.5, 0.1])
     lexical = np.array([np.nan, 2.0, 1.0, np.nan])
     fused = reciprocal_rank_fusion([dense, lexical], [1.0, 1.0])
-    assert fused[1] == pytest.approx(1 / 62 + 1 / 61) and fused[2] == pytest.approx(1 / 62 + 1 / 62)
+    # the two tied at 0.5 hold places 2 and 3 together: each ranks 2.5
+    assert fused[1] == pytest.approx(1 / 62.5 + 1 / 61) and fused[2] == pytest.approx(1 / 62.5 + 1 / 62)
     assert fused[0] == pytest.approx(1 / 61) and fused[3] == pytest.approx(1 / 64)
     assert list(np.argsort(-fused)) == [1, 2, 0, 3]  # in both lists beats first in one
+
+
+def test_a_group_tied_in_one_ranking_shares_its_places_rather_than_each_taking_the_first() -> None:
+    # "egocentric video": the papers naming only "video" in their title all cover the topic alike; sharing the best
+    # rank, each counted as the first of them in the coverage ranking, and together they came before a paper first in
+    # every other ranking and covered a little less
+    coverage = np.array([0.8, *[1.0] * 6])
+    dense = np.array([1.0, *np.linspace(0.9, 0.5, 6)])
+    lexical = np.array([2.0, *[1.0] * 6])
+    fused = reciprocal_rank_fusion([dense, coverage, lexical], [1.0, 1.0, 1.0])
+    assert np.argmax(fused) == 0
+    # the six tied hold places 1 to 6 of the coverage ranking and 2 to 7 of the lexical one: 3.5 and 4.5 each
+    assert fused[1] == pytest.approx(1 / 62 + 1 / 63.5 + 1 / 64.5)
 
 
 async def test_a_paper_holding_every_part_of_the_topic_ranks_above_one_similar_in_a_single_part(
@@ -643,6 +657,33 @@ async def test_a_word_typed_joined_finds_papers_writing_it_hyphenated(core: Core
     assert await split_spellings(core, "TidalPoint") == []
     results, _ = await ranked(core, Filters(topic="tidal pretraining"))
     assert all(next(r for r in results if r.paper.id == p.id).in_title for p in apart)
+
+
+async def test_no_word_feedback_when_no_candidate_holds_a_word_of_the_topic(
+    core: Core, demo_papers: list[Paper], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ "ML for telescope data", read as a field no paper names: the first pass was the ranking by meaning alone, and
+    the word feedback (RM3) from its three nearest papers voted a second time for their vocabulary ("benchmark" of
+    two astronomy benchmarks), putting two astronomy papers closer in meaning 13th and 17th. With no candidate
+    holding a word of the topic the papers come by meaning, as the vector feedback reads no guess either; a topic
+    the papers name is still expanded."""
+    import bot.questions.retrieval as retrieval
+
+    await store_papers(core, demo_papers[:60])
+    expanded: list[str] = []
+    expansion_scores = retrieval.expansion_scores
+
+    async def recorded(core: Core, papers: list[Paper], feedback: object, topic: str) -> np.ndarray | None:
+        expanded.append(topic)
+        return await expansion_scores(core, papers, feedback, topic)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(retrieval, "expansion_scores", recorded)
+    results, _ = await ranked(core, Filters(topic="telescopes"))  # no paper of the day names one
+    assert results and not any(r.in_title or r.in_abstract for r in results)
+    assert expanded == []
+    assert [r.dense for r in results] == sorted((r.dense for r in results), reverse=True)
+    await ranked(core, Filters(topic="reinforcement learning"))
+    assert len(expanded) == 1
 
 
 async def test_a_rare_joined_spelling_of_a_hyphenated_word_is_not_read(core: Core, demo_papers: list[Paper]) -> None:

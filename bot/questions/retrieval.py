@@ -109,13 +109,17 @@ PROFILE_FUSION_WEIGHT = 0.25  # the member's profile orders papers of equal evid
 
 def reciprocal_rank_fusion(lists: Sequence[np.ndarray], weights: Sequence[float]) -> np.ndarray:
     """Each item's fused score: the sum over the rankings of weight / (RRF_K + its rank there), rank 1 the highest
-    score, tied scores sharing the best of their ranks; an item a ranking does not hold (NaN) gets nothing from it."""
+    score, tied scores sharing the mean of the ranks they hold together (fractional ranking: the 25 papers naming only
+    "video" in their title, tied in the coverage of "egocentric video", share its places 3 to 27 rather than each
+    taking the third, which put them all before a first-person video paper second by meaning); an item a
+    ranking does not hold (NaN) gets nothing from it."""
     fused = np.zeros(len(lists[0]) if lists else 0)
     for scores, weight in zip(lists, weights, strict=True):
         held = ~np.isnan(scores)
         descending = -np.sort(scores[held])[::-1]
-        ranks = 1 + np.searchsorted(descending, -scores[held], side="left")
-        fused[held] += weight / (RRF_K + ranks)
+        first = 1 + np.searchsorted(descending, -scores[held], side="left")
+        last = np.searchsorted(descending, -scores[held], side="right")
+        fused[held] += weight / (RRF_K + (first + last) / 2)
     return fused
 
 
@@ -452,6 +456,12 @@ async def _ranked(
         order = np.argsort(-scored.relevance(), kind="stable")
         return scored.retrieved(order, found, grazed), topic_words
     order = fused_order(scored, lexical_ids or [], query_vector)
+    if not scored.holds_words(lexical_ids or []):
+        # no candidate holds a word of the topic as read (a field no paper names, read by meaning: "ML for telescope
+        # data"): the first pass is the ranking by meaning alone, and feedback from its best papers' words would vote
+        # a second time for their vocabulary ("benchmark" of two astronomy benchmarks) over papers as close; as for
+        # the vector feedback, a guess is no feedback
+        return scored.retrieved(order, found, grazed), topic_words
     # pseudo-relevance feedback on words (RM3): the first pass's best papers' words, one more ranking
     scored.expansion = await expansion_scores(core, scored.papers, order[:FEEDBACK_DOCS], query_text)
     order = fused_order(scored, lexical_ids or [], query_vector)
@@ -641,6 +651,14 @@ class _Scored:
         if self.profile is not None:
             lists.append((self.profile, PROFILE_FUSION_WEIGHT))
         return reciprocal_rank_fusion([s for s, _ in lists], [w for _, w in lists])
+
+    def holds_words(self, lexical_ids: Collection[str]) -> bool:
+        """Whether any candidate holds a word of the topic as read: a full-text (BM25) match among `lexical_ids`, some
+        coverage of title or abstract, or a name typed in the question."""
+        if np.any(self.title > 0) or np.any(self.abstract > 0) or np.any(self.name_tier > 0):
+            return True
+        matched = set(lexical_ids)
+        return any(p.id in matched for p in self.papers)
 
     def feedback_query(self, query_vector: np.ndarray, fused: np.ndarray) -> np.ndarray | None:
         """The question's vector moved toward the best papers of the first pass that carry the topic in their title
