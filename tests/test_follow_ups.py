@@ -1028,6 +1028,28 @@ async def test_a_day_holding_none_of_the_papers_shown_says_so_and_keeps_the_narr
     assert "shown before" not in answer.text and answer.citations[0].id == theory.id
 
 
+@pytest.mark.parametrize(
+    ("question", "constraints", "excluded", "verb_led"),
+    [
+        # the topic named again narrows nothing ("about variational inference and about variational inference")
+        ("and the ones from Friday about variational inference?", (), (), ()),
+        # a method asked for is a kind of contribution, no topic ("about propose a method")
+        ("which of those from Friday propose a method?", (), (NOT_METHODS,), ()),
+        # the verb the papers do is named without it, and papers may name it in their own words
+        ("which of those from Friday use RL?", ("use RL",), (), ("use RL",)),
+    ],
+)
+def test_the_ones_from_a_day_the_previous_window_did_not_cover_read_their_narrowing_as_any_narrowing(
+    question: str, constraints: tuple[str, ...], excluded: tuple[str, ...], verb_led: tuple[str, ...]
+) -> None:
+    """ "which of those from Friday ..." after Monday's answer asks the request anew over Friday (6df57cf), but its
+    narrowing skipped what every narrowing's constraint goes through: the topic named again, a method, a verb."""
+    monday = Turn("variational inference", ("2025-05-26", "2025-05-26"), [], [], ["a"], [])
+    filters = parse_question(question, FRIDAY, monday)
+    assert (filters.topic, filters.restrict_to) == ("variational inference", ())
+    assert (filters.constraints, filters.excluded, filters.verb_led) == (constraints, excluded, verb_led)
+
+
 async def test_the_ones_from_a_day_the_previous_window_did_not_cover_are_that_days_papers_on_the_topic(
     core: Core, stored: dict[str, Paper], embedder: LocalEmbedder
 ) -> None:

@@ -342,14 +342,6 @@ def follow_up(filters: Filters, topic_text: str, question: str, previous: Turn, 
     if not narrows:  # "and from Thursday?": the previous request, narrowings included, over the new window
         return replace(carried, constraints=tuple(previous.constraints))
     constraint = topic_of(without_reference(topic_text)) if filters.topic else ""
-    if explicit and _elsewhere(filters.window, previous):
-        # "and the ones from Friday?" after Monday's answer: no paper of its list is from Friday, so "the ones" are
-        # the same request's papers of that window, its narrowings and the question's own read over them (it had
-        # said that no paper on the topic is stored for Friday)
-        return replace(
-            carried,
-            constraints=tuple(dict.fromkeys(c for c in (*previous.constraints, constraint, *filters.constraints) if c)),
-        )
     if constraint and topic_key(constraint) in {topic_key(t) for t in (previous.topic, *previous.constraints) if t}:
         constraint = ""  # the question asked again ("anything on X?" twice): X narrows nothing ("about X and about X")
     if names_method(constraint):  # "which of those propose a method?": a kind of contribution, no topic
@@ -358,6 +350,14 @@ def follow_up(filters: Filters, topic_text: str, question: str, previous: Turn, 
     verb = verb_of(topic_text)
     if verb and constraint.split()[:1] == [verb] and " " in constraint:
         carried = replace(carried, verb_led=(*carried.verb_led, constraint))
+    if explicit and _elsewhere(filters.window, previous):
+        # "and the ones from Friday?" after Monday's answer: no paper of its list is from Friday, so "the ones" are
+        # the same request's papers of that window, its narrowings and the question's own read over them (it had
+        # said that no paper on the topic is stored for Friday)
+        return replace(
+            carried,
+            constraints=tuple(dict.fromkeys(c for c in (*previous.constraints, constraint, *filters.constraints) if c)),
+        )
     return replace(
         carried,
         restrict_to=tuple(dict.fromkeys([*previous.paper_ids, *previous.more_ids])),
