@@ -990,6 +990,23 @@ def test_the_verb_the_papers_or_people_do_is_no_topic_word(question: str, topic:
     assert parse_question(question, FRIDAY).topic == topic
 
 
+@pytest.mark.parametrize(
+    ("question", "topic"),
+    [
+        ("explain the main ideas of this week's speculative decoding papers", "speculative decoding"),
+        ("describe the speculative decoding papers", "speculative decoding"),
+        ("explain the main idea of KVzip", "KVzip"),
+        ("please explain the key findings in RLHF papers", "RLHF"),
+        ("learning the kernel", "learning the kernel"),  # no imperative: a topic
+    ],
+)
+def test_an_imperative_saying_what_the_answer_does_is_no_topic_word(question: str, topic: str) -> None:
+    """ "explain the main ideas of this week's speculative decoding papers" answered "No paper about explain the main
+    ideas of speculative decoding carries its words" (nine do): the verb addressed to the bot, and what the answer
+    gives of the papers, are no topic."""
+    assert parse_question(question, FRIDAY).topic == topic
+
+
 def test_a_later_sentence_with_please_may_still_exclude_or_name_a_topic() -> None:
     """A later sentence with a word of request was dropped whole: "Papers on LLM agents. No surveys please." lost its
     exclusion, "Anything on GANs? A few on diffusion please" lost "diffusion". A sentence asking only for a form

@@ -860,6 +860,37 @@ def _asked_of_it(text: str) -> str:
     return f"{text[: found.start()]}? {text[found.end() :]}"
 
 
+# A request opening with the verb of what the answer should do, its object the papers or their topic ("explain the
+# main ideas of X", "describe the X papers", "compare these methods for X"): an imperative, a verb's base form right
+# before a determiner; what the answer gives of the papers ("the main ideas of", "the key findings in") goes with it
+_IMPERATIVE = re.compile(
+    r"^\W*(?:please\s+)?(?P<verb>[a-z]+)\s+(?=(?:the|these|those|this|me|us|all)\b)", re.IGNORECASE
+)
+_ANSWER_CONTENT = re.compile(
+    r"^\s*(?:(?:me|us)\s+)?(?:the\s+)?(?:(?:main|key|core|central|big)\s+)?"
+    r"(?:ideas?|gist|points?|contributions?|findings|takeaways?|highlights)\s+(?:of|in|from|behind)\s+(?=\S)",
+    re.IGNORECASE,
+)
+
+
+def without_imperative(text: str) -> str:
+    """`text` without an opening imperative saying what the answer should do (`_IMPERATIVE`: "explain the main ideas
+    of X" -> "X", "describe the X papers" -> "the X papers"): the verb had been read as the topic's first word, which
+    few papers write ("No paper about explain the main ideas of speculative decoding carries its words", nine do).
+    Only an everyday verb in its base form that opens no exclusion; a word of asking or meta word is left to
+    `topic_of`."""
+    found = _IMPERATIVE.match(text)
+    if found is None:
+        return text
+    verb = found.group("verb").lower()
+    inflected = verb.endswith(("ing", "ed")) or (verb.endswith("s") and not verb.endswith("ss"))
+    if verb in FILLER | META | _ARTICLES or inflected or not _verb_form(verb):
+        return text
+    if _EXCLUDE.match(text, found.start("verb")):
+        return text  # "not the image ones", "skip the surveys": an exclusion, read by `split_exclusions`
+    return _ANSWER_CONTENT.sub("", text[found.end() :], count=1)
+
+
 def without_doing(text: str) -> str:
     """`text` without the verb its papers or people do before the topic (`_DOING`: "which papers study grokking?" ->
     "grokking?", "who is working on federated learning?" -> "federated learning?"; the verb had been read as the
@@ -883,7 +914,7 @@ def read_request(text: str, *, follow_up: bool = False) -> Request:
     text = _QUANTITY.sub(" ", _ANSWER_SIZE.sub(_without_answer_size, text))
     text = without_welcome(_CLOSING_REQUEST.sub("", _ANSWER_LENGTH.sub("", text)))
     framed = without_open_list_end(without_context(without_markup(text)))
-    framed = without_doing(_FRAMED.sub("", _ANSWER_FORM.sub("", framed, count=1), count=1))
+    framed = without_imperative(without_doing(_FRAMED.sub("", _ANSWER_FORM.sub("", framed, count=1), count=1)))
     framed = without_asker(_ACTIVITY.sub(" ", framed))
     kept, refinements, added = split_refinements(without_publication(framed))
     kept, excluded = split_exclusions(kept, follow_up=follow_up)
