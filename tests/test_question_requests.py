@@ -998,6 +998,11 @@ def test_the_verb_the_papers_or_people_do_is_no_topic_word(question: str, topic:
         ("explain the main idea of KVzip", "KVzip"),
         ("please explain the key findings in RLHF papers", "RLHF"),
         ("learning the kernel", "learning the kernel"),  # no imperative: a topic
+        # what the answer gives of the papers, after a word of asking too ("key findings of KVzip" had been the topic)
+        ("summarize the key findings of KVzip", "KVzip"),
+        ("tell me the gist of KVzip", "KVzip"),
+        ("what are the main ideas of KVzip?", "KVzip"),
+        ("what's the key contribution of the RLHF papers?", "RLHF"),
     ],
 )
 def test_an_imperative_saying_what_the_answer_does_is_no_topic_word(question: str, topic: str) -> None:

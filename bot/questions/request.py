@@ -873,18 +873,30 @@ _ANSWER_CONTENT = re.compile(
 )
 
 
+# "what are the main ideas of X", "what's the gist of X": a question of asking whose object is what the answer gives
+_ASKING_CONTENT = re.compile(r"^\W*(?:what\s+(?:are|were|is)|what['\u2019]s)\s+(?=\S)", re.IGNORECASE)
+
+
 def without_imperative(text: str) -> str:
     """`text` without an opening imperative saying what the answer should do (`_IMPERATIVE`: "explain the main ideas
     of X" -> "X", "describe the X papers" -> "the X papers"): the verb had been read as the topic's first word, which
     few papers write ("No paper about explain the main ideas of speculative decoding carries its words", nine do).
     Only an everyday verb in its base form that opens no exclusion; a word of asking or meta word is left to
-    `topic_of`."""
+    `topic_of`, and what the answer gives of the papers goes after it as after "what are" ("summarize the key
+    findings of X", "tell me the gist of X", "what are the main ideas of X" -> "X")."""
+    asking = _ASKING_CONTENT.match(text)
+    if asking is not None:
+        return text[: asking.end()] + _ANSWER_CONTENT.sub("", text[asking.end() :], count=1)
     found = _IMPERATIVE.match(text)
     if found is None:
         return text
     verb = found.group("verb").lower()
     inflected = verb.endswith(("ing", "ed")) or (verb.endswith("s") and not verb.endswith("ss"))
-    if verb in FILLER | META | _ARTICLES or inflected or not _verb_form(verb):
+    if verb in _ARTICLES or inflected:
+        return text
+    if verb in FILLER | META:
+        return text[: found.end()] + _ANSWER_CONTENT.sub("", text[found.end() :], count=1)
+    if not _verb_form(verb):
         return text
     if _EXCLUDE.match(text, found.start("verb")):
         return text  # "not the image ones", "skip the surveys": an exclusion, read by `split_exclusions`
