@@ -334,6 +334,25 @@ def test_a_paper_naming_the_topic_once_in_its_abstract_is_offered_first_when_oth
     assert shown == [once, *firm]
 
 
+def test_a_passing_mention_far_below_the_best_paper_does_not_make_the_page_alone(demo_papers: list[Paper]) -> None:
+    # "imitation learning with diffusion or flow policies": no paper is firmly about it, one names "diffusion policy"
+    # once in its abstract (relevance 0.58) while a paper holding every part in words of its own is far closer (0.77):
+    # the page is chosen by meaning, and the paper naming it is offered first; never dropped
+    papers = iter(demo_papers)
+    once = Retrieved(next(papers), 0.58, 0.5, False, True, firm=False)
+    close = Retrieved(next(papers), 0.77, 0.71, False, False, sentence=0.82)
+    other = Retrieved(next(papers), 0.4, 0.4, False, False, every_part=False, sentence=0.5)
+    topic = Filters(topic="imitation learning with diffusion or flow policies")
+    shown, offered = select([close, once, other], topic, SPREAD, stating=True)
+    assert shown == [close] and offered[0] == once
+    # within MARGIN of the best it is shown, as before
+    near = Retrieved(next(papers), 0.7, 0.6, False, True, firm=False)
+    shown, offered = select([close, near, other], topic, SPREAD, stating=True)
+    assert shown == [near]
+    # a search's first page is ranked as before
+    assert select([close, once, other], topic)[0] == [once]
+
+
 def test_an_authors_papers_off_the_topic_asked_are_offered_after_it(demo_papers: list[Paper]) -> None:
     # "anything from Edward Choi (the clinical AI person)?": the topic describes the person; the author's paper on
     # another subject is offered after those on it, not dropped

@@ -881,6 +881,15 @@ def _selected(
         if firm and len(firm) < len(evidenced):
             demoted = demoted | {r.paper.id for r in evidenced if not r.firm}
             evidenced = firm
+        elif not firm and best >= FLOOR:
+            # none is: a paper naming the topic once in its abstract (as often a passing mention) makes the page
+            # only within MARGIN of the best paper; when none does, the page is chosen by meaning, as when no paper
+            # carries the topic, and those naming it are offered first ("Enhanced DACER ..." naming "diffusion
+            # policy" once, shown alone for "imitation learning with diffusion or flow policies" before the paper on
+            # flow-matching policies learnt from demonstrations the ranking put first)
+            near = [r for r in evidenced if r.relevance >= best - MARGIN]
+            demoted = demoted | {r.paper.id for r in evidenced if r not in near}
+            evidenced = near
     # papers that carry the topic's words make the first page; papers only similar in meaning make it when none
     # does, else they are offered with the rest (precision from ordering, nothing dropped)
     close = best - (MARGIN if len(evidenced) < ENOUGH_EVIDENCED else MARGIN / 2)
