@@ -362,7 +362,7 @@ async def ranked(
     """Every candidate that answers `filters`, most relevant first (see `_ranked`), the question read with the
     acronyms the archive defines for its topic ("TTA" as "test-time adaptation", `bot.questions.acronyms`).
     `descriptive`: the topic's `descriptive_compounds` when the caller has read them (else read here)."""
-    rows = await defined_acronyms(core, filters.topic) if filters.topic and not filters.restrict_to else []
+    rows = await defined_acronyms(core, filters.topic) if filters.topic else []
     rows += await joined_spellings(core, filters.topic) if filters.topic else []
     rows += lettered_words(filters.topic) if filters.topic else []
     rows += await variant_spellings(core, filters.topic) if filters.topic else []
