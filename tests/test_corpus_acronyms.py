@@ -124,3 +124,35 @@ async def test_an_acronym_one_paper_defines_is_a_term_when_other_papers_write_it
     assert await defined_acronyms(core, "FBR") == []
     found = await search_papers(core, "TSE")
     assert {p.id for p in spelled} <= {h.paper.id for h in (*found.hits, *found.more)}
+
+
+async def test_a_narrowing_typing_an_acronym_finds_a_previous_paper_that_only_spells_it_out(
+    core: Core, demo_papers: list[Paper]
+) -> None:
+    # "just the ones about generative AI" after a list holding "... in the Age of Generative Artificial Intelligence":
+    # a narrowing read the acronym as typed (only a first question read it as the archive defines it), so the paper
+    # spelling it out was neither shown nor kept
+    defining = [
+        dataclasses.replace(
+            demo_papers[i],
+            title=f"Harbour tide charts {i}",
+            abstract="We study tidal state estimation (TSE) for harbours. TSE matters for harbour pilots.",
+        )
+        for i in (0, 1)
+    ]
+    spelled = dataclasses.replace(
+        demo_papers[2],
+        title="Robust Tidal State Estimation for Harbours",
+        abstract="Harbours need reliable estimates of the tide between sparse gauges; we fuse them with a filter.",
+    )
+    cranes = [
+        dataclasses.replace(
+            demo_papers[i], title=f"Harbour crane scheduling {i}", abstract="We schedule cranes in busy harbours."
+        )
+        for i in (3, 4)
+    ]
+    await store_papers(core, [*defining, spelled, *cranes, *demo_papers[5:40]])
+    first = await ask(core, "harbour papers today?", today=MONDAY, conversation_id="tse")
+    assert spelled.id in [p.id for p in (*first.citations, *first.more)]
+    answer = await ask(core, "which of those are about TSE?", today=MONDAY, conversation_id="tse")
+    assert spelled.id in [p.id for p in answer.citations]

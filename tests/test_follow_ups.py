@@ -844,6 +844,33 @@ async def test_a_narrowing_shows_first_the_papers_the_previous_answer_showed(
     assert [r.paper.id for r in found] == [offered_before.id, shown_before.id]
 
 
+async def test_a_narrowing_does_not_put_first_a_paper_naming_the_previous_topic_far_from_it_in_meaning(
+    core: Core, demo_papers: list[Paper], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ "emotion recognition papers" then "only the speech ones": a speech generator naming emotion recognition twice
+    in its abstract, far from the topic in meaning (under FLOOR), was shown alone, as about the topic and carrying its
+    words, before the papers on emotion in speech the first answer listed for their meaning. Under FLOOR its words
+    vouch for nothing: it is neither about the topic nor put before them (nothing dropped)."""
+    shown_before, passing, close = demo_papers[:3]
+
+    async def retrieve_all(core: Core, filters: Filters, **_: object) -> tuple[list[Retrieved], list[Retrieved]]:
+        if filters.narrows:  # "speech": both name it in their title
+            return [Retrieved(passing, 0.6, 0.5, True, True), Retrieved(close, 0.55, 0.45, True, True)], []
+        return [
+            Retrieved(shown_before, 0.8, 0.6, True, True, about=True),
+            Retrieved(close, 0.5, 0.5, False, False),
+            Retrieved(passing, 0.17, 0.12, False, True, about=True),
+        ], []
+
+    monkeypatch.setattr(rag, "retrieve_all", retrieve_all)
+    previous = Turn(
+        "emotion recognition", None, [], [], [shown_before.id], [close.id, passing.id], meaning_ids=[close.id]
+    )
+    filters = parse_question("only the speech ones", FRIDAY, previous)
+    _, found, _, _ = await rag.narrowed(core, filters)
+    assert close.id in [r.paper.id for r in found]
+
+
 @pytest.mark.parametrize(
     "question",
     [

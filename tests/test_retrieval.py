@@ -45,6 +45,8 @@ from bot.questions.timewords import TimeWindow
 from bot.questions.topics import (
     COVERED,
     Alternative,
+    QuestionTopic,
+    TopicEvidence,
     corpus_terms,
     expand_terms,
     joined_spellings,
@@ -53,6 +55,7 @@ from bot.questions.topics import (
 )
 from bot.ranking.contribution import contribution_sentence, paper_kinds
 from bot.ranking.contribution_words import asked_kind
+from bot.text.terms import Unit, text_tokens
 from bot.views.render import paper_text
 from tests.conftest import StoreDay
 from tests.word_vectors import WordEmbedder
@@ -346,6 +349,62 @@ def test_a_paper_naming_the_topic_once_in_its_abstract_is_offered_first_when_oth
     # a search's first page is ranked as before
     shown, offered = select([once, *firm], topic)
     assert shown == [once, *firm]
+
+
+def test_a_passing_mention_far_below_the_best_paper_does_not_make_the_page_alone(demo_papers: list[Paper]) -> None:
+    # "imitation learning with diffusion or flow policies": no paper is firmly about it, one names "diffusion policy"
+    # once in its abstract (relevance 0.58) while a paper holding every part in words of its own is far closer (0.77):
+    # the page is chosen by meaning, and the paper naming it is offered first; never dropped
+    papers = iter(demo_papers)
+    once = Retrieved(next(papers), 0.58, 0.5, False, True, firm=False)
+    close = Retrieved(next(papers), 0.77, 0.71, False, False, sentence=0.82)
+    other = Retrieved(next(papers), 0.4, 0.4, False, False, every_part=False, sentence=0.5)
+    topic = Filters(topic="imitation learning with diffusion or flow policies")
+    shown, offered = select([close, once, other], topic, SPREAD, stating=True)
+    assert shown == [close] and offered[0] == once
+    # within MARGIN of the best it is shown, as before
+    near = Retrieved(next(papers), 0.7, 0.6, False, True, firm=False)
+    shown, offered = select([close, near, other], topic, SPREAD, stating=True)
+    assert shown == [near]
+    # a search's first page is ranked as before
+    assert select([close, once, other], topic)[0] == [once]
+
+
+def test_a_page_chosen_by_meaning_takes_the_papers_holding_the_rarest_part_of_the_topic(
+    demo_papers: list[Paper],
+) -> None:
+    # "koopman operator methods": no paper holds every part; of the papers close in meaning, two neural-operator
+    # papers name only "operator" and one names Koopman: it is shown, the others offered first (never dropped)
+    papers = iter(demo_papers)
+    operators = [
+        Retrieved(next(papers), 0.34 - n / 100, 0.3, False, False, every_part=False, rarest=False, sentence=0.35)
+        for n in range(2)
+    ]
+    koopman = Retrieved(next(papers), 0.3, 0.28, False, False, every_part=False, sentence=0.33)
+    topic = Filters(topic="koopman operator methods")
+    shown, offered = select([*operators, koopman], topic, SPREAD, stating=True)
+    assert shown == [koopman] and offered == operators
+    # when none holds it, the page is chosen by meaning as before
+    plain = [dataclasses.replace(r, rarest=False) for r in (*operators, koopman)]
+    assert select(plain, topic, SPREAD, stating=True)[0] == plain
+    # a search's first page is ranked as before
+    assert select([*operators, koopman], topic)[0] == [*operators, koopman]
+
+
+def test_the_rarest_part_is_read_only_of_a_topic_of_two_parts() -> None:
+    # "koopman operator methods": the Koopman papers hold its specific part; in a longer compound the rarest word is
+    # as often a modifier ("low-rank training of LLMs from scratch"), so no paper is told apart by it
+    def unit(word: str, weight: float) -> Unit:
+        return Unit(word, (tuple(text_tokens(word)),), weight=weight)
+
+    koopman = QuestionTopic((TopicEvidence((unit("koopman", 6.4), unit("operator", 2.5))),))
+    assert koopman.holds_rarest("Koopman dynamics") and not koopman.holds_rarest("A neural operator")
+    common = QuestionTopic((TopicEvidence((unit("neural", 2.0), unit("operator", 2.5))),))  # no specific part
+    assert common.holds_rarest("A neural network")
+    longer = QuestionTopic(
+        (TopicEvidence(tuple(unit(w, 2.0 + n) for n, w in enumerate("low rank from scratch".split()))),)
+    )
+    assert longer.holds_rarest("A neural operator")
 
 
 def test_an_authors_papers_off_the_topic_asked_are_offered_after_it(demo_papers: list[Paper]) -> None:

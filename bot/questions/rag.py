@@ -55,6 +55,7 @@ from bot.questions.request import (
     without_replacement,
 )
 from bot.questions.retrieval import (
+    FLOOR,
     MAX_CITATIONS,
     Retrieved,
     as_told,
@@ -577,15 +578,29 @@ async def narrowed(
         # all the day's papers it had only offered; and the answer says so
         note = elsewhere
         filters = replace(filters, constraints=filters.narrowed_by, narrowed_by=())
+    # of the previous answer's papers, those naming its topic only in their abstract while far from it in meaning
+    # (under FLOOR, where an answer's first page does not take an abstract's words either, `select`) name it in
+    # passing ("CosyVoice 3", a speech generator evaluated on emotion recognition, was the only "speech one" shown
+    # after "emotion recognition papers", before three papers on emotion in speech that write it otherwise): neither
+    # about the topic nor vouched for by its words, as if listed for their meaning
+    far = (
+        {r.paper.id for r in (*found, *offered) if r.embedded and r.in_abstract and not r.in_title and r.dense < FLOOR}
+        if filters.restrict_to and filters.topic
+        else set()
+    )
     # of the previous answer's papers, those about its topic as a whole (`QuestionTopic.is_about`, read in ranking)
-    on_topic = {r.paper.id for r in (*found, *offered) if r.about} if filters.restrict_to and filters.topic else set()
+    on_topic = (
+        {r.paper.id for r in (*found, *offered) if r.about and r.paper.id not in far}
+        if filters.restrict_to and filters.topic
+        else set()
+    )
     if filters.constraints and filters.topic and not filters.restrict_to:
         # a request narrowed in the same message ("the theory of transformers", "diffusion papers? any on video?"):
         # of its papers, those firmly about its topic (its words in their title, or twice in their abstract)
         on_topic = {r.paper.id for r in (*found, *offered) if r.firm and (r.in_title or r.in_abstract)}
     # the papers a request found anew only for their meaning stay after those carrying its words in every narrowing
     # of them, as a previous answer's do ("RL papers", "which are about reasoning?", "and Thursday?")
-    meaning = list(filters.previous_meaning)  # of a previous answer's papers, that answer said which
+    meaning = [*filters.previous_meaning, *far]  # of a previous answer's papers, that answer said which
     if filters.constraints and filters.topic and not filters.restrict_to:
         meaning += [r.paper.id for r in (*found, *offered) if not (r.in_title or r.in_abstract)]
     meaning = list(dict.fromkeys(meaning))

@@ -150,6 +150,9 @@ class Retrieved:
     # carries a piece of the topic as typed that its reading by role does not (`loose_alternatives`: "browse the web"
     # of "LLM agents that use tools or browse the web"): listed after the others, never shown first for it
     loose: bool = False
+    # its title or abstract holds the specific rarer part of a topic of two parts ("Koopman" of "Koopman operator
+    # methods", `QuestionTopic.holds_rarest`): an answer's page chosen by meaning takes those first (`select`)
+    rarest: bool = True
 
 
 async def topic_evidence(core: Core, topic: str, *, verb_first: bool = False, asked: bool = False) -> QuestionTopic:
@@ -366,7 +369,7 @@ async def ranked(
     """Every candidate that answers `filters`, most relevant first (see `_ranked`), the question read with the
     acronyms the archive defines for its topic ("TTA" as "test-time adaptation", `bot.questions.acronyms`).
     `descriptive`: the topic's `descriptive_compounds` when the caller has read them (else read here)."""
-    rows = await defined_acronyms(core, filters.topic) if filters.topic and not filters.restrict_to else []
+    rows = await defined_acronyms(core, filters.topic) if filters.topic else []
     rows += await joined_spellings(core, filters.topic) if filters.topic else []
     rows += lettered_words(filters.topic) if filters.topic else []
     rows += await variant_spellings(core, filters.topic) if filters.topic else []
@@ -567,6 +570,7 @@ class _Scored:
     states: np.ndarray  # a benchmark question's: the paper states its contribution about the topic (`Retrieved`)
     shows: np.ndarray  # title and abstract hold every part of the topic as a first page reads it (`Retrieved`)
     often: np.ndarray  # the abstract names the topic at least ABOUT_MENTIONS times
+    rarest: np.ndarray  # title and abstract hold the rarest needed unit of one alternative (`Retrieved.rarest`)
     profile: np.ndarray | None = None
     sentence: np.ndarray | None = None  # cosine of each paper's best sentence (title included); NaN: none stored
     expansion: np.ndarray | None = None  # BM25F for the topic expanded by feedback (`expansion_scores`); NaN: none
@@ -594,6 +598,7 @@ class _Scored:
         states = np.ones(len(papers), dtype=bool)
         shows = np.ones(len(papers), dtype=bool)
         often = np.zeros(len(papers), dtype=bool)
+        rarest = np.ones(len(papers), dtype=bool)
         showing = topic_words if topic_words is not None and topic_words.first_page_differs else None
         for i, paper in enumerate(papers):
             if topic_words is not None:
@@ -604,6 +609,7 @@ class _Scored:
                 states[i] = not contribution or states_about(topic_words, paper)
                 named = max((a.mentions(paper.abstract) for a in topic_words.alternatives), default=0)
                 often[i] = named >= ABOUT_MENTIONS
+                rarest[i] = every_part[i] or topic_words.holds_rarest(f"{paper.title}\n{paper.abstract}")
             if showing is not None:
                 # as typed: a paper shown for "adapters" names adapters, not only "adapting" something
                 shows[i] = showing.shows(paper.title, paper.abstract)
@@ -624,6 +630,7 @@ class _Scored:
             states,
             shows,
             often,
+            rarest,
         )
 
     def relevance(self) -> np.ndarray:
@@ -695,6 +702,7 @@ class _Scored:
                 shows=bool(self.shows[i]),
                 firm=bool(self.title[i] >= COVERED or self.name_tier[i] == 2 or self.often[i]),
                 loose=bool(self.loose[i]) if self.loose is not None else False,
+                rarest=bool(self.rarest[i]),
             )
             for i in order
         ]
@@ -899,6 +907,15 @@ def _selected(
         if firm and len(firm) < len(evidenced):
             demoted = demoted | {r.paper.id for r in evidenced if not r.firm}
             evidenced = firm
+        elif not firm and best >= FLOOR:
+            # none is: a paper naming the topic once in its abstract (as often a passing mention) makes the page
+            # only within MARGIN of the best paper; when none does, the page is chosen by meaning, as when no paper
+            # carries the topic, and those naming it are offered first ("Enhanced DACER ..." naming "diffusion
+            # policy" once, shown alone for "imitation learning with diffusion or flow policies" before the paper on
+            # flow-matching policies learnt from demonstrations the ranking put first)
+            near = [r for r in evidenced if r.relevance >= best - MARGIN]
+            demoted = demoted | {r.paper.id for r in evidenced if r not in near}
+            evidenced = near
     # papers that carry the topic's words make the first page; papers only similar in meaning make it when none
     # does, else they are offered with the rest (precision from ordering, nothing dropped)
     close = best - (MARGIN if len(evidenced) < ENOUGH_EVIDENCED else MARGIN / 2)
@@ -913,7 +930,13 @@ def _selected(
         # its papers by their sentences instead (`_stating`); there this rule showed a web-extraction benchmark for
         # "hallucination / factuality in text LLMs" (docs/BENCHMARKS.md, "search11")
         whole = _whole_in_fused_order(results)
-    similar_shown = _stating(results, whole or similar) if stating and not evidenced else whole or similar
+    pool = whole or similar
+    if stating and not evidenced and not whole:
+        # and when none holds every part, those holding the topic's rarest part when any does ("koopman operator
+        # methods": the Koopman paper, not two neural-operator papers naming only "operator"; "LLMs that use touch /
+        # tactile input": the visuo-tactile paper, not multimodal LLMs on images); the others are offered
+        pool = {r.paper.id for r in results if r.rarest and r.paper.id in similar} or similar
+    similar_shown = _stating(results, pool) if stating and not evidenced else pool
     shown = [r for r in results if r in evidenced or (r.paper.id in similar_shown and not evidenced)]
     beyond_page = 0
     if stating and not evidenced:

@@ -212,6 +212,20 @@ class TopicEvidence:
         needed = [u for u in self.units if not u.optional]
         return bool(needed) and all(u.where(tokens, self.exact, related=related) for u in needed)
 
+    def holds_rarest(self, text: str) -> bool:
+        """Whether `text` holds the rarer part of a reading of two needed parts when that part is specific (a named
+        term, or a word SPECIFIC_SHARE of the archive or fewer use: "Koopman" of "Koopman operator methods"), or a
+        part that stands for the whole; true for any other reading. Of two parts the rare one is the concept and the
+        other its setting; in a longer compound the rarest word is as often a modifier ("from scratch")."""
+        tokens = Text.of(text)
+        if any(u.where(tokens, self.exact) for u in self.standalone):
+            return True
+        needed = [u for u in self.units if not u.optional]
+        if len(needed) != 2:
+            return True
+        rarest = max(needed, key=lambda u: u.weight)
+        return not (rarest.named or rarest.weight >= SPECIFIC_WEIGHT) or bool(rarest.where(tokens, self.exact))
+
     def mentions(self, text: str) -> int:
         """How many times `text` names the whole topic (0 when it is not about all of it)."""
         tokens = Text.of(text)
@@ -250,6 +264,11 @@ class QuestionTopic:
     def holds_every_part(self, text: str, related: bool = True) -> bool:
         """Whether `text` holds every part of one alternative somewhere (`TopicEvidence.holds_every_part`)."""
         return any(a.holds_every_part(text, related) for a in self.alternatives)
+
+    def holds_rarest(self, text: str) -> bool:
+        """Whether `text` holds the specific rarer part of one alternative of two parts, or any alternative is of
+        another shape (`TopicEvidence.holds_rarest`)."""
+        return any(a.holds_rarest(text) for a in self.alternatives)
 
     @property
     def showing(self) -> QuestionTopic:
