@@ -87,6 +87,24 @@ def test_a_day_that_begins_a_window_to_today_is_since_that_day(question: str, st
 
 
 @pytest.mark.parametrize(
+    ("question", "start", "end"),
+    [
+        # b41adf4 made "from <date>" that day alone: the weekday after it had become a topic word ("RL until Thursday")
+        ("RL papers from May 26 until Thursday", D(2025, 5, 26), D(2025, 5, 29)),
+        ("RL papers from May 26 through Thursday", D(2025, 5, 26), D(2025, 5, 29)),
+        ("RL papers from Monday to May 29", D(2025, 5, 26), D(2025, 5, 29)),
+        ("RL papers from 2025-05-27 - Thursday", D(2025, 5, 27), D(2025, 5, 29)),
+    ],
+)
+def test_a_range_from_a_date_to_a_day_name_or_back_is_the_days_between(
+    question: str, start: dt.date, end: dt.date
+) -> None:
+    window = find_time_window(question, FRIDAY)
+    assert window is not None and (window.start, window.end) == (start, end), question
+    assert parse_question(question, FRIDAY).topic == "RL", question
+
+
+@pytest.mark.parametrize(
     "question",
     [
         "sparse attention papers",

@@ -152,6 +152,9 @@ def find_time_window(question: str, today: dt.date) -> TimeWindow | None:
     rules: list[tuple[str, object]] = [
         # "between X and Y" is a range; "from X and Y" is two days (a list, read after the first)
         (rf"\b(?:between\s+({_DATE})\s+(?:and|to|until|-)|from\s+({_DATE})\s+(?:to|until|-))\s+({_DATE})", "range"),
+        # "from May 26 until Thursday", "from Monday to May 29": a date and a day's name, the days between
+        (rf"\bfrom\s+({_DATE})\s+(?:to|till|until|through|-)\s+({_WD})\b", "date_to_weekday"),
+        (rf"\bfrom\s+(?:last\s+)?({_WD})\s+(?:to|till|until|through|-)\s+({_DATE})", "weekday_to_date"),
         (rf"\bsince\s+({_DATE})", "since_date"),
         # "from May 27 onwards", "from May 27 to today", "starting from May 27": since that day
         (rf"\bfrom\s+({_DATE}){_SINCE_AFTER}", "since_date"),
@@ -284,6 +287,14 @@ def _resolve(
         first = parse_date(match.group(1) or match.group(2), today)
         second = parse_date(match.group(3), today, allow_future=True)
         return window(first, second, match) if first and second else None
+    if kind == "date_to_weekday":
+        first = parse_date(match.group(1), today)
+        if first is None:
+            return None
+        return window(first, first + dt.timedelta(days=(WEEKDAYS[match.group(2)] - first.weekday()) % 7), match)
+    if kind == "weekday_to_date":
+        second = parse_date(match.group(2), today, allow_future=True)
+        return window(_last_weekday(today, WEEKDAYS[match.group(1)]), second, match) if second else None
     if kind == "since_date":
         first = parse_date(match.group(1), today)
         return window(first, today, match) if first else None
