@@ -631,3 +631,31 @@ def test_a_command_ends_at_any_space_a_line_break_too() -> None:
     assert (said.command, said.args) == ("ask", "what is LoRA?")
     tabbed = typed(ADA, DM, "/help@paperscout_bot\tdigests")
     assert (tabbed.command, tabbed.args) == ("help", "digests")
+
+
+async def test_the_question_pause_counts_from_the_answer_so_a_slow_answer_does_not_refuse_a_quick_follow_up(
+    core: Core, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from bot.chat import questions
+
+    clock = [1000.0]
+    monkeypatch.setattr(questions.time, "monotonic", lambda: clock[0])
+    ctl = ChatController(core)
+    during: list[list[Reply]] = []
+
+    async def slow_answer(turn: questions.Turn, question: str) -> TextReply:
+        clock[0] += 5.6  # a slow answer
+        if not during:  # a second question while this one is being worked out
+            during.append(await questions.ask(turn))
+        return TextReply("answered " + question)
+
+    monkeypatch.setattr(questions, "answer", slow_answer)
+    core.settings.ask_cooldown_seconds = 2
+    [first] = await say(ctl, ADA, DM, "/ask what is new on diffusion?")
+    assert first.text == "answered what is new on diffusion?"
+    assert only_text(during[0]).text == "One question at a time: your last question is still being answered."
+    clock[0] += 1  # too soon after the answer
+    assert only_text(await say(ctl, ADA, DM, "/ask and on transformers?")).text.endswith("ask again in 1 s.")
+    clock[0] += 2  # a follow-up typed three seconds after the answer came
+    [second] = await say(ctl, ADA, DM, "/ask and on transformers?")
+    assert second.text == "answered and on transformers?"
