@@ -232,6 +232,6 @@ async def shown_page(turn: Turn, page: Page) -> list[Reply]:
         head = f"{meaning} more {'paper' if meaning == 1 else 'papers'}, close in meaning:"
     else:
         head = f"{len(cards)} more papers: {words} matching, then {meaning} close in meaning:"
-    tail = f"\n{more_offer(page.left - page.left_meaning, page.left_meaning, cut=page.cut)}" if page.left else ""
+    tail = more_offer(page.left - page.left_meaning, page.left_meaning, cut=page.cut) if page.left else ""
     choices = next_button(page.token, page.next_start, page.left)
-    return [TextReply(f"{head}{tail}", cards=cards, choices=choices)]
+    return [TextReply(head, cards=cards, choices=choices, after=tail)]
