@@ -162,10 +162,10 @@ class Settings(BaseSettings):
 
     # --- chat platforms ---
     ask_cooldown_seconds: float = Field(
-        default=8.0,
+        default=2.0,
         ge=0,
-        description="Least time between two questions of one member in one place, on every front end (0: none);"
-        " a question sooner is answered with when to ask again.",
+        description="Least time between an answer and its member's next question in one place, on every front end"
+        " (0: none); a question sooner, or while their previous one is being answered, is told when to ask again.",
     )
     discord_token: SecretStr | None = Field(default=None, description="Discord bot token.")
     discord_api_url: str = Field(

@@ -94,8 +94,12 @@ class Core:
     user_locks: KeyedLocks = field(default_factory=KeyedLocks)
     # digest messages noted the moment a platform accepts them (bot.digests.delivery); None for a core without a home
     sent_journal: SentJournal | None = None
-    # when each member last asked a question in each place (bot.chat.questions), on the monotonic clock
+    # when each member's last answer in each place was sent (bot.chat.questions), on the monotonic clock; inf while
+    # it is being worked out
     last_questions: dict[str, float] = field(default_factory=dict)
+    # a day's ranking for a profile (bot.digests.standing.standing_of), kept so each /why does not rank the day
+    # again: by what the ranking depends on, with when it was made (monotonic clock)
+    day_standings: dict[tuple[object, ...], tuple[float, Any]] = field(default_factory=dict)
     # a one-shot command's embedder of questions and queries (`command_embedder`: NumPy, no torch); never stores
     question_embedder: Embedder | None = None
 

@@ -631,3 +631,57 @@ def test_a_command_ends_at_any_space_a_line_break_too() -> None:
     assert (said.command, said.args) == ("ask", "what is LoRA?")
     tabbed = typed(ADA, DM, "/help@paperscout_bot\tdigests")
     assert (tabbed.command, tabbed.args) == ("help", "digests")
+
+
+async def test_the_question_pause_counts_from_the_answer_so_a_slow_answer_does_not_refuse_a_quick_follow_up(
+    core: Core, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from bot.chat import questions
+
+    clock = [1000.0]
+    monkeypatch.setattr(questions.time, "monotonic", lambda: clock[0])
+    ctl = ChatController(core)
+    during: list[list[Reply]] = []
+
+    async def slow_answer(turn: questions.Turn, question: str) -> TextReply:
+        clock[0] += 5.6  # a slow answer
+        if not during:  # a second question while this one is being worked out
+            during.append(await questions.ask(turn))
+        return TextReply("answered " + question)
+
+    monkeypatch.setattr(questions, "answer", slow_answer)
+    core.settings.ask_cooldown_seconds = 2
+    [first] = await say(ctl, ADA, DM, "/ask what is new on diffusion?")
+    assert first.text == "answered what is new on diffusion?"
+    assert only_text(during[0]).text == "One question at a time: your last question is still being answered."
+    clock[0] += 1  # too soon after the answer
+    assert only_text(await say(ctl, ADA, DM, "/ask and on transformers?")).text.endswith("ask again in 1 s.")
+    clock[0] += 2  # a follow-up typed three seconds after the answer came
+    [second] = await say(ctl, ADA, DM, "/ask and on transformers?")
+    assert second.text == "answered and on transformers?"
+
+
+async def test_a_question_typed_where_onboarding_asks_for_interests_is_answered_not_taken_as_one(
+    core: Core, store_day: StoreDay
+) -> None:
+    """The console greets a new user with onboarding; "what's new on diffusion?" as their first line was saved as
+    their interest (and the next question as what to avoid)."""
+    await store_day(core)
+    ctl = ChatController(core)
+    (greeting,) = await ctl.greet(ADA, DM)
+    assert "What do you want to read about?" in greeting.text
+    *answered, again = await say(ctl, ADA, DM, "what's new on toxicity?")
+    assert any(isinstance(r, AnswerReply) and r.citations for r in answered), answered
+    assert "not taken as one of your interests" in again.text and "What do you want to read about?" in again.text
+    assert await onboarding_step(core) == "interests"
+    assert "Noted your interest." in text_of(await say(ctl, ADA, DM, "toxicity detection in language models"))
+    *answered, again = await say(ctl, ADA, DM, "and which of those are about health?")
+    assert "not taken as something to avoid" in again.text and await onboarding_step(core) == "avoid"
+    state = json.dumps(await core.repo.chat_state(ADA.user_key, "onboarding"))
+    assert "what's new" not in state and "health?" not in state
+
+
+async def onboarding_step(core: Core) -> str:
+    from bot.members import onboarding
+
+    return await onboarding.current_step(core, ADA.user_key)

@@ -11,6 +11,7 @@ import pytest
 
 from bot.chat import AnswerReply, ChatController, Incoming, Place, Speaker, TextReply
 from bot.core import Core
+from bot.frontends.console import render_reply
 from bot.ingest.save import store_papers
 from bot.models import Paper
 from bot.questions.search import search_papers
@@ -54,7 +55,7 @@ async def test_a_search_counts_papers_close_in_meaning_apart_and_each_page_says_
         left_meaning = sum(1 for i in left if i in meaning)
         assert "by their words" not in reply.text
         if left_meaning == len(left) and not first:  # the rest is only close in meaning: the offer says so
-            assert f"{len(left)} more papers are close in meaning: /more lists them." in reply.text
+            assert f"{len(left)} more papers are close in meaning: /more lists them." in reply.after
         first = False
         (reply,) = await ctl.handle(Incoming.from_text(BOB, CHANNEL, "/more"))
         assert isinstance(reply, TextReply) and reply.cards
@@ -146,4 +147,6 @@ async def test_a_days_papers_page_with_exact_counts_however_many(core: Core, cod
     assert left > 100 and f"{left} more papers match" in answer.text
     (page,) = await ctl.handle(Incoming(BOB, CHANNEL, command="more"))
     assert isinstance(page, TextReply) and len(page.cards) == 10
-    assert f"{left - 10} more papers match" in page.text and "at least" not in page.text
+    assert f"{left - 10} more papers match" in page.after and "at least" not in page.after
+    shown = render_reply(page)  # the offer ends the list it belongs to, under its last paper
+    assert shown.index(page.after) > shown.index(page.cards[-1].title[:30]) and shown.endswith(page.after)

@@ -332,3 +332,18 @@ async def test_an_llm_answer_keeps_the_notes_written_before_it(
     answer = await ask(llm_core, "what MoE papers this week?", today=FRIDAY)
     assert answer.text.startswith("Note: only 0 of the 60 stored papers have their vectors"), answer.text
     assert "with a contrastive loss [1]." in answer.text, answer.text
+
+
+async def test_a_number_of_papers_asked_for_bounds_the_first_page_and_offers_the_rest(
+    core: Core, week: list[Paper]
+) -> None:
+    plain = await ask(core, "papers on language models", today=FRIDAY)
+    assert len(plain.citations) > 3
+    three = await ask(core, "give me three papers on language models", today=FRIDAY)
+    assert [p.id for p in three.citations] == [p.id for p in plain.citations[:3]]
+    assert [p.id for p in three.more[: len(plain.citations) - 3]] == [p.id for p in plain.citations[3:]]
+    assert "the best 3 first" in three.text and "[4]" not in three.text
+    days = await ask(core, "show me 2 papers from this week", today=FRIDAY)
+    assert len(days.citations) == 2 and len(days.more) > 2
+    vague = await ask(core, "give me a few papers on language models", today=FRIDAY)
+    assert [p.id for p in vague.citations] == [p.id for p in plain.citations]

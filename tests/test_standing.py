@@ -8,6 +8,7 @@ from dataclasses import replace
 from types import SimpleNamespace
 
 import numpy as np
+import pytest
 
 from bot.core import Core
 from bot.digests.build import build_digest
@@ -117,3 +118,32 @@ def test_topic_names_and_reasons_are_never_cut_mid_word() -> None:
     reasons = ["closest to topic 'speculative decoding' (similarity 0.61)", "phrase 'speculative decoding' in title"]
     assert fit_items(reasons, 80) == "closest to topic 'speculative decoding' (similarity 0.61); …"
     assert fit_items(reasons, 200) == "; ".join(reasons)
+
+
+async def test_why_ranks_a_day_once_for_a_profile_and_again_when_the_members_reactions_change(
+    core: Core, store_day: StoreDay, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """/why on a Monday paper ranked its whole day on every call (2-5 s at load); the day's ranking is kept for what
+    it depends on (the profile, the stored papers, the member's reactions)."""
+    from bot.digests import standing
+
+    papers = await store_day(core)
+    profile = await make_user(core)
+    rankings: list[int] = []
+    ranked_candidates = standing.ranked_candidates
+
+    async def counted(*args: object, **kwargs: object) -> list[object]:
+        rankings.append(1)
+        return await ranked_candidates(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(standing, "ranked_candidates", counted)
+    first = await explain_paper(core, papers[0].id, profile, user_key=KEY)
+    assert await explain_paper(core, papers[0].id, profile, user_key=KEY) == first
+    await explain_paper(core, papers[1].id, profile, user_key=KEY)
+    assert len(rankings) == 1
+    await learn.record_reactions(core, KEY, {papers[2].id: 1, papers[3].id: 1, papers[4].id: -1})
+    await explain_paper(core, papers[0].id, profile, user_key=KEY)
+    assert len(rankings) == 2
+    other = replace(profile, name="Other")
+    await explain_paper(core, papers[0].id, other, user_key=KEY)
+    assert len(rankings) == 3

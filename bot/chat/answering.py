@@ -135,7 +135,7 @@ def notice(replies: Sequence[Reply], limit: int) -> str | None:
     cut to `limit`; None for any other answer."""
     if len(replies) == 1 and isinstance(replies[0], TextReply):
         reply = replies[0]
-        if reply.ephemeral and not reply.cards and not reply.choices:
+        if reply.ephemeral and not reply.cards and not reply.choices and not reply.after:
             return clip(reply.text, limit)
     return None
 

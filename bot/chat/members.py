@@ -93,6 +93,28 @@ async def forget_now(core: Core, user: str) -> list[Reply]:
     )
 
 
+# the onboarding steps answered with phrases of the member's own, each with what its answer would have been taken as
+PHRASE_STEPS = {"interests": "one of your interests", "avoid": "something to avoid"}
+
+
+def reads_as_question(text: str) -> bool:
+    """A line that asks something (it ends with a question mark), as a DM from someone without a profile is read
+    (`ChatController`): a question, not a phrase to set up a profile with."""
+    return text.strip().endswith("?")
+
+
+async def asked_instead(turn: Turn, step: str) -> list[Reply]:
+    """A question typed at an onboarding step asking for phrases ("what's new on diffusion?" where interests are
+    asked for): answered from the stored papers, then the step asked again, saying the question was not taken as an
+    answer to it and how to go on."""
+    from bot.chat.questions import ask
+
+    answered = await ask(turn)
+    told = f"That was a question, so I answered it above; it is not taken as {PHRASE_STEPS[step]}."
+    again = await onboarding.ask_again(turn.core, turn.user, f"{told} To go on setting up (or /cancel):")
+    return [*answered, onboarding_reply(again) if again is not None else TextReply(told)]
+
+
 class OnboardingFlow(Flow):
     """Onboarding and /edit, in the member's DMs; its own commands are `onboarding.FLOW_COMMANDS`."""
 
@@ -108,7 +130,11 @@ class OnboardingFlow(Flow):
         return await onboarding.is_active(core, user)
 
     async def answer(self, turn: Turn) -> list[Reply]:
-        """The answer to the current onboarding question."""
+        """The answer to the current onboarding question; a question typed where interests or what to avoid are
+        asked for is answered as a question, and the step asked again (`asked_instead`)."""
+        step = await onboarding.current_step(turn.core, turn.user)
+        if step in PHRASE_STEPS and reads_as_question(turn.args):
+            return await asked_instead(turn, step)
         return [onboarding_reply(await onboarding.handle(turn.core, turn.user, turn.args))]
 
     async def command(self, turn: Turn, name: str) -> list[Reply]:

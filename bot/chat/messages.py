@@ -188,12 +188,14 @@ class Incoming:
 
 @dataclass(frozen=True, slots=True)
 class TextReply:
-    """Plain text, then paper cards, then choice buttons; `ephemeral` asks for a reply only the speaker sees."""
+    """Plain text, then paper cards, then `after` (a line that ends the list, such as what is left of it), then
+    choice buttons; `ephemeral` asks for a reply only the speaker sees."""
 
     text: str
     cards: tuple[PaperView, ...] = ()
     choices: tuple[Choice, ...] = ()
     ephemeral: bool = False
+    after: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -253,4 +255,4 @@ def layout(reply: Reply) -> list[Block]:
         ]
     if isinstance(reply, FileReply):
         return text_block(reply.caption)
-    return text_reply_blocks(reply.text, reply.cards, reply.choices)
+    return text_reply_blocks(reply.text, reply.cards, reply.choices, after=reply.after)

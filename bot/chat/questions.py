@@ -35,29 +35,43 @@ async def ask(turn: Turn) -> list[Reply]:
     if not has_words(question):
         return text_reply("I need words to search for, e.g. 'what MoE papers this week?'", ephemeral=True)
     wait = cooldown_left(turn)
+    if wait == math.inf:
+        return text_reply("One question at a time: your last question is still being answered.", ephemeral=True)
     if wait > 0:
         return text_reply(f"One question at a time: ask again in {math.ceil(wait)} s.", ephemeral=True)
-    return [await answer(turn, question)]
+    try:
+        return [await answer(turn, question)]
+    finally:
+        answered(turn)
 
 
 def cooldown_left(turn: Turn) -> float:
-    """Seconds before the speaker may ask again in this place (0: now, and the question is noted as asked).
+    """Seconds before the speaker may ask again in this place (0: now, and the question is marked as being
+    answered; inf: their previous question still is).
 
     Each answer may cost an LLM call and a search over every stored paper, so one member cannot queue them back to
-    back; the pause is per member and place, so a question in a DM does not hold up one in a group."""
+    back: a question is refused while their previous one is being answered and for the pause after that answer was
+    sent (counted from the answer, so a slow answer does not eat the member's time to read it and follow up). The
+    pause is per member and place, so a question in a DM does not hold up one in a group."""
     pause = turn.core.settings.ask_cooldown_seconds
     if pause <= 0:
         return 0.0
     key = turn.place.key + "|" + turn.user
     now = time.monotonic()
-    asked = turn.core.last_questions
-    left = asked.get(key, -math.inf) + pause - now
+    marks = turn.core.last_questions
+    left = marks.get(key, -math.inf) + pause - now
     if left > 0:
         return left
-    for old in [k for k, at in asked.items() if at + pause <= now]:  # forget what no longer holds anyone up
-        del asked[old]
-    asked[key] = now
+    for old in [k for k, at in marks.items() if at + pause <= now]:  # forget what no longer holds anyone up
+        del marks[old]
+    marks[key] = math.inf  # being answered
     return 0.0
+
+
+def answered(turn: Turn) -> None:
+    """Note that the speaker's answer here is out: their pause runs from now (see `cooldown_left`)."""
+    if turn.core.settings.ask_cooldown_seconds > 0:
+        turn.core.last_questions[turn.place.key + "|" + turn.user] = time.monotonic()
 
 
 async def answer(turn: Turn, question: str) -> AnswerReply:
@@ -218,6 +232,6 @@ async def shown_page(turn: Turn, page: Page) -> list[Reply]:
         head = f"{meaning} more {'paper' if meaning == 1 else 'papers'}, close in meaning:"
     else:
         head = f"{len(cards)} more papers: {words} matching, then {meaning} close in meaning:"
-    tail = f"\n{more_offer(page.left - page.left_meaning, page.left_meaning, cut=page.cut)}" if page.left else ""
+    tail = more_offer(page.left - page.left_meaning, page.left_meaning, cut=page.cut) if page.left else ""
     choices = next_button(page.token, page.next_start, page.left)
-    return [TextReply(f"{head}{tail}", cards=cards, choices=choices)]
+    return [TextReply(head, cards=cards, choices=choices, after=tail)]

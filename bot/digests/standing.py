@@ -3,6 +3,7 @@ shows it (the digest's '#9 of 292', `/why`, the web archive), so two places neve
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 
 from bot.core import Core
@@ -31,5 +32,28 @@ async def standing_of(
     the ranking its daily digest used; None when it is not one of them (outside the categories)."""
     wanted = categories if categories is not None else profile.categories
     papers = await day_candidates(core, paper.announced, wanted)
-    ranked = await ranked_candidates(core, profile, papers, user_key)
+    key = await _standing_key(core, profile, papers, user_key)
+    now = time.monotonic()
+    kept = core.day_standings.get(key)
+    if kept is not None and now - kept[0] < STANDING_SECONDS:
+        ranked = kept[1]
+    else:
+        ranked = await ranked_candidates(core, profile, papers, user_key)
+        for old in [k for k, (at, _) in core.day_standings.items() if now - at >= STANDING_SECONDS]:
+            del core.day_standings[old]
+        while len(core.day_standings) >= MAX_STANDINGS:  # the oldest ranking out first
+            del core.day_standings[next(iter(core.day_standings))]
+        core.day_standings[key] = (now, ranked)
     return next((item for item in ranked if item.paper.id == paper.id), None)
+
+
+STANDING_SECONDS = 600.0  # a day's ranking kept this long for /why and the cards (vectors may arrive later)
+MAX_STANDINGS = 32  # days' rankings kept at once
+
+
+async def _standing_key(core: Core, profile: Profile, papers: Sequence[Paper], user_key: str) -> tuple[object, ...]:
+    """What a day's ranking for `profile` depends on: the profile, the day's candidates as stored (the store's
+    generation of papers), and the member's reactions when their feedback ranks it."""
+    reactions = tuple((r.paper_id, r.value) for r in await core.repo.user_feedback_rows(user_key)) if user_key else ()
+    generation = await core.repo.papers_generation()
+    return (repr(profile), user_key, reactions, generation, tuple(p.id for p in papers))

@@ -69,6 +69,7 @@ def render_reply(reply: Reply) -> str:
         return f"{reply.caption} ({reply.name})\n{body}"
     parts = [reply.text] if reply.text else []
     parts += [paper_text(card, indent="     ") for card in reply.cards]
+    parts += [reply.after] if reply.after else []
     # typing a number answers a waiting question; other buttons (Undo) have their command in the text
     choices = [choice for choice in reply.choices if is_question_choice(choice.value)]
     if choices:

@@ -44,6 +44,7 @@ from bot.questions.request import (
     names_documents,
     names_method,
     names_theory,
+    papers_asked_for,
     read_request,
     refers_back,
     restates,
@@ -852,6 +853,7 @@ async def ask(
     # an acronym standing for several things among them ("TTA"): each meaning's papers together, the most used first
     senses = meanings(filters.topic, [*papers, *more]) if filters.topic else []
     papers, more = grouped(papers, senses), tuple(grouped(more, senses))
+    papers, more = first_asked(question, papers, more)
     tldrs = await shown_tldrs(core, papers)
     # of a list of days, those with nothing stored are named ("and Monday and Tuesday?" when no Tuesday is stored)
     empty = [d for d in searched.days if not await window_holds_papers(core, TimeWindow(d, d, ""))]
@@ -934,6 +936,15 @@ async def too_many_to_list(core: Core, filters: Filters, window: tuple[dt.date, 
     return "\n".join(n for n in (searched.assumed, text) if n)
 
 
+def first_asked(question: str, papers: Sequence[Paper], more: Sequence[Paper]) -> tuple[list[Paper], tuple[Paper, ...]]:
+    """The first page bounded by the number of papers the question asks for ("give me three papers on X": the best
+    three shown, the others offered as the rest), and the rest after it; unchanged when it asks for no number."""
+    asked = papers_asked_for(question)
+    if asked is None or len(papers) <= asked:
+        return list(papers), tuple(more)
+    return list(papers[:asked]), (*papers[asked:], *more)
+
+
 async def _window_answer(
     core: Core,
     question: str,
@@ -951,7 +962,7 @@ async def _window_answer(
     if refused:
         return Answer(refused, (), window, filters)
     papers, how = await window_papers(core, filters, order)
-    shown, more = papers[:MAX_CITATIONS], tuple(papers[MAX_CITATIONS:])
+    shown, more = first_asked(question, papers[:MAX_CITATIONS], tuple(papers[MAX_CITATIONS:]))
     tldrs = await shown_tldrs(core, shown)
     empty = [d for d in searched.days if not await window_holds_papers(core, TimeWindow(d, d, ""))]
     if papers:

@@ -277,6 +277,31 @@ _QUANTITY = re.compile(
     rf"(?=\s+(?:(?:good|recent|new|key|relevant|interesting|notable|more)\s+)?{_PAPERS}))(?=\s)",
     re.IGNORECASE,
 )
+_COUNTED = re.compile(rf"(?:top\s+)?(?P<n>{_COUNT})$", re.IGNORECASE)
+_COUNT_WORDS = {w: n for n, w in enumerate("one two three four five six seven eight nine ten".split(), 1)}
+_NAMED_BEFORE = re.compile(r"\b(?:the|these|those|both|all|first|last|other)\s+$", re.IGNORECASE)
+
+
+def papers_asked_for(text: str) -> int | None:
+    """How many papers a question asks for when it says a number ("give me three papers on X", "top 5 papers on
+    X", "... 3 would do"), read where `read_request` reads a quantity as no topic; None when it says none, or only a
+    vague one ("a few", "several") or a count of papers it names ("the two papers on X")."""
+    for pattern in (_QUANTITY, _ANSWER_SIZE):
+        for found in pattern.finditer(text):
+            words = found.group(0).split()
+            start = next((i for i, w in enumerate(words) if _COUNTED.match(w) or w.lower() == "top"), None)
+            if start is None:
+                continue
+            counted = _COUNTED.match(" ".join(words[start : start + 2])) or _COUNTED.match(words[start])
+            if counted is None or _NAMED_BEFORE.search(text[: found.start() + found.group(0).find(words[start])]):
+                continue
+            n = counted.group("n").lower()
+            number = int(n) if n.isdigit() else _COUNT_WORDS[n]
+            if number > 0:
+                return number
+    return None
+
+
 # a closing remark on how welcome the answer is ("..., so anything on grasping would help"): no topic
 _WELCOME = re.compile(
     r"\s+(?:would|will|'d)\s+(?:help|be\s+(?:great|nice|helpful|useful|appreciated|welcome|ideal))\b[\s.!?]*$",

@@ -234,9 +234,11 @@ def choice_block(choices: Sequence[Choice]) -> list[Block]:
     return [Block("choices", buttons=buttons)] if buttons else []
 
 
-def text_reply_blocks(text: str, cards: Sequence[PaperView] = (), choices: Sequence[Choice] = ()) -> list[Block]:
-    """A text reply: the text, then each paper's card with its buttons, then the choices."""
-    return [*text_block(text), *(paper_block(card) for card in cards), *choice_block(choices)]
+def text_reply_blocks(
+    text: str, cards: Sequence[PaperView] = (), choices: Sequence[Choice] = (), *, after: str = ""
+) -> list[Block]:
+    """A text reply: the text, then each paper's card with its buttons, then `after`, then the choices."""
+    return [*text_block(text), *(paper_block(card) for card in cards), *text_block(after), *choice_block(choices)]
 
 
 # --- styling ---

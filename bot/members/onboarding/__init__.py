@@ -13,6 +13,7 @@ from bot.members.onboarding.drafts import build_profile, draft_from_saved, profi
 from bot.members.onboarding.flow import (
     FLOW_COMMANDS,
     advance,
+    ask_again,
     begin_edit,
     current_step,
     handle,
@@ -40,6 +41,7 @@ __all__ = [
     "OnboardingState",
     "Reply",
     "advance",
+    "ask_again",
     "begin_edit",
     "build_profile",
     "clean_input",

@@ -360,6 +360,18 @@ async def resume(core: Core, user_key: str) -> Reply | None:
         return await _resume(core, user_key)
 
 
+async def ask_again(core: Core, user_key: str, prefix: str) -> Reply | None:
+    """Ask the question an unfinished conversation waits at again, after `prefix` (None when there is none)."""
+    check_user_key(user_key)
+    async with core.user_locks(user_key):
+        conv = await load(core, user_key)
+        if conv is None:
+            return None
+        reply = await _again(core, conv, prefix)
+        await _store(core, None if reply.done else conv, user_key)
+        return reply
+
+
 async def show_profile(core: Core, user_key: str) -> str:
     """The stored profile and digest settings as text ('' when the user has none)."""
     profile = await core.repo.get_profile(profile_owner(user_key))
