@@ -15,7 +15,7 @@ from bot.models import Paper
 from bot.questions.authors import AuthorIndex, same_person
 from bot.questions.filters import Filters
 from bot.questions.rag import Turn, ask, parse_question
-from bot.questions.request import beyond, read_request
+from bot.questions.request import beyond, papers_asked_for, read_request
 from bot.questions.retrieval import descriptive_compounds, exact_names, ranked
 from bot.questions.spelling import is_english_word
 from bot.questions.topics import QuestionTopic, loose_alternatives, split_units, topic_alternatives, topic_key
@@ -1088,3 +1088,19 @@ def test_a_thing_introduced_by_its_name_asks_for_the_name() -> None:
     # a thing named after someone is not named so: the words stay the topic's
     assert parse_question("a divergence named after Bregman", FRIDAY).topic == "divergence named after Bregman"
     assert parse_question("is there a paper called PEAR?", FRIDAY).topic == "PEAR"
+
+
+@pytest.mark.parametrize(
+    ("question", "asked"),
+    [
+        ("give me three papers on causal inference", 3),
+        ("what are the top ten RAG papers?", 10),  # "the" before "top" selects the best ten: no count of named papers
+        ("give me the top 3 papers on RLHF", 3),
+        ("the two papers on RLHF you showed", None),  # a count of papers the question names
+        ("a few papers on RLHF", None),
+    ],
+)
+def test_the_number_of_papers_asked_for(question: str, asked: int | None) -> None:
+    """ "what are the top ten RAG papers?" showed every paper found: "the" before "top ten" had been read as naming ten
+    papers already known ("the two papers you showed")."""
+    assert papers_asked_for(question) == asked

@@ -293,7 +293,11 @@ def papers_asked_for(text: str) -> int | None:
             if start is None:
                 continue
             counted = _COUNTED.match(" ".join(words[start : start + 2])) or _COUNTED.match(words[start])
-            if counted is None or _NAMED_BEFORE.search(text[: found.start() + found.group(0).find(words[start])]):
+            # "the two papers on X" counts papers it names; "the top ten papers" asks for the best ten
+            named = words[start].lower() != "top" and _NAMED_BEFORE.search(
+                text[: found.start() + found.group(0).find(words[start])]
+            )
+            if counted is None or named:
                 continue
             n = counted.group("n").lower()
             number = int(n) if n.isdigit() else _COUNT_WORDS[n]
