@@ -188,12 +188,18 @@ async def run_questions(
             )
             print(f"    topic={answer.filters.topic!r} window={answer.window} authors={answer.filters.authors}")
             for i in sorted(set(item["relevant"]) - set(listed)):
-                print(f"    miss {i} {by_id[i].title[:90] if i in by_id else '?'}")
+                print(f"    miss {i} {_title(by_id, i)}")
             good = set(item["relevant"]) | set(item["acceptable"])
             for i in shown:
                 if i not in good:
-                    print(f"    off  {i} {by_id[i].title[:90]}")
+                    print(f"    off  {i} {_title(by_id, i)}")
     return results
+
+
+def _title(by_id: dict[str, Paper], paper_id: str) -> str:
+    """A paper's title for a verbose line; '?' for a paper outside the labelled days (the store may hold others)."""
+    paper = by_id.get(paper_id)
+    return paper.title[:90] if paper else "?"
 
 
 def search_window(item: dict, last_day: dt.date) -> tuple[dt.date | None, dt.date]:
@@ -231,10 +237,10 @@ async def run_searches(
                 f"/{len(ids):>3} | {item['query']}"
             )
             for i in sorted(relevant - set(ids[:10])):
-                print(f"    miss {i} {by_id[i].title[:90]}")
+                print(f"    miss {i} {_title(by_id, i)}")
             for i in top:
                 if i not in good:
-                    print(f"    off  {i} {by_id[i].title[:90]}")
+                    print(f"    off  {i} {_title(by_id, i)}")
     return rows
 
 
