@@ -936,16 +936,14 @@ def without_doing(text: str) -> str:
     """`text` without the verb its papers or people do before the topic (`_DOING`: "which papers study grokking?" ->
     "grokking?", "who is working on federated learning?" -> "federated learning?"; the verb had been read as the
     topic's first word, which few papers write), when that word is an everyday verb and no word of asking ("which
-    papers are about X" is read as before); a preposition right after it is its particle ("look into X")."""
+    papers are about X" is read as before)."""
     found = _DOING.match(text)
     if found is None:
         return text
     verb = (found.group("verb") or found.group("doing")).lower()
     if verb in FILLER | META or not _verb_form(verb):
         return text
-    rest = text[found.end() :]
-    particle = re.match(r"([^\W\d_]+)\s+(?=\S)", rest)  # "look into X", "build upon X": the verb's own preposition
-    return rest[particle.end() :] if particle and particle.group(1).lower() in PREPOSITIONS else rest
+    return text[found.end() :]
 
 
 def read_request(text: str, *, follow_up: bool = False) -> Request:
