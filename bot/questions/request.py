@@ -212,16 +212,6 @@ _FRAMED = re.compile(
     r"(?:on|about|regarding|concerning|for|in|with)\s+(?=\S)",
     re.IGNORECASE,
 )
-# The papers asked for as the subject of a verb of their own ("which papers study grokking?", "what papers propose new
-# optimizers?"), or people as the subject of a progressive verb and its relation ("who is working on federated
-# learning?", "anyone working on X?"): the verb says how the papers or people relate to the topic, not what it is
-_DOING = re.compile(
-    r"^\W*(?:(?:which|what)\s+(?:(?:new|recent|latest)\s+)?(?:papers|preprints|works|articles|studies)\s+"
-    r"(?P<verb>[a-z]+)\s+(?=\S)|"
-    r"(?:(?:is|are)\s+)?(?:who|anyone|anybody|someone|somebody)(?:['\u2019]s|\s+is|\s+are|\s+has\s+been|\s+have\s+been)?"
-    r"\s+(?P<doing>[a-z]{2,}ing)\s+(?:on|about|in|with|into)\s+(?=\S))",
-    re.IGNORECASE,
-)
 # A request whose object is the form of the answer: "give me a (quick) rundown of X", "show me a list of X": the verb
 # has the asker as its indirect object and its direct object's noun takes "of" the papers wanted; only X is the topic
 _ANSWER_FORM = re.compile(
@@ -932,20 +922,6 @@ def without_imperative(text: str) -> str:
     return _ANSWER_CONTENT.sub("", text[found.end() :], count=1)
 
 
-def without_doing(text: str) -> str:
-    """`text` without the verb its papers or people do before the topic (`_DOING`: "which papers study grokking?" ->
-    "grokking?", "who is working on federated learning?" -> "federated learning?"; the verb had been read as the
-    topic's first word, which few papers write), when that word is an everyday verb and no word of asking ("which
-    papers are about X" is read as before)."""
-    found = _DOING.match(text)
-    if found is None:
-        return text
-    verb = (found.group("verb") or found.group("doing")).lower()
-    if verb in FILLER | META or not _verb_form(verb):
-        return text
-    return text[found.end() :]
-
-
 def read_request(text: str, *, follow_up: bool = False) -> Request:
     """The topic text of a question (time words and authors already removed) with its exclusions, contribution and
     refinements (`follow_up`: asked after an answer, whose papers it may exclude some of, `split_exclusions`)."""
@@ -953,7 +929,7 @@ def read_request(text: str, *, follow_up: bool = False) -> Request:
     text = _QUANTITY.sub(" ", _ANSWER_SIZE.sub(_without_answer_size, text))
     text = without_welcome(_CLOSING_REQUEST.sub("", _ANSWER_LENGTH.sub("", text)))
     framed = without_open_list_end(without_context(without_markup(text)))
-    framed = without_imperative(without_doing(_FRAMED.sub("", _ANSWER_FORM.sub("", framed, count=1), count=1)))
+    framed = without_imperative(_FRAMED.sub("", _ANSWER_FORM.sub("", framed, count=1), count=1))
     framed = without_asker(_ACTIVITY.sub(" ", framed))
     kept, refinements, added = split_refinements(without_publication(framed))
     kept, excluded = split_exclusions(kept, follow_up=follow_up)
