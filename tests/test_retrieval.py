@@ -222,7 +222,7 @@ async def test_search_in_chat_says_how_many_match_and_more_pages_through_all_of_
     assert listed == [h.paper.id for h in found.hits]
     pressed = False
     offer = r"/more lists (\d+) more|(\d+) more papers? match(?: and (\d+) more)?|(\d+) more papers? (?:is|are) close"
-    while match := re.search(offer, reply.text):
+    while match := re.search(offer, f"{reply.text}\n{reply.after}"):
         left = sum(int(n) for n in match.groups() if n)
         assert left == found.total - len(listed)
         # the next page by its button (as /more, the same list) or by typing /more, in turn
