@@ -147,3 +147,18 @@ async def test_why_ranks_a_day_once_for_a_profile_and_again_when_the_members_rea
     other = replace(profile, name="Other")
     await explain_paper(core, papers[0].id, other, user_key=KEY)
     assert len(rankings) == 3
+
+
+async def test_forget_drops_the_days_rankings_kept_for_the_member(core: Core, store_day: StoreDay) -> None:
+    """/forget deleted a member's rows but `/why`'s kept rankings (their profile and reactions) stayed in memory for
+    up to ten minutes; they go with the rest, and another member's stay."""
+    from bot.members.privacy import forget_user
+
+    papers = await store_day(core)
+    profile = await make_user(core)
+    await explain_paper(core, papers[0].id, profile, user_key=KEY)
+    other = replace(profile, name="Other")
+    await explain_paper(core, papers[0].id, other, user_key="other:1")
+    assert len(core.day_standings) == 2
+    await forget_user(core, KEY)
+    assert [key[1] for key in core.day_standings] == ["other:1"]

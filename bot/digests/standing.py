@@ -47,6 +47,14 @@ async def standing_of(
     return next((item for item in ranked if item.paper.id == paper.id), None)
 
 
+def forget_standings(core: Core, user_key: str, profile: Profile | None) -> None:
+    """Drop the days' rankings kept for a member (by their key, or by their profile when feedback did not rank it):
+    after `/forget` nothing of theirs stays, in memory either."""
+    mine = repr(profile) if profile is not None else None
+    for key in [k for k in core.day_standings if k[1] == user_key or k[0] == mine]:
+        del core.day_standings[key]
+
+
 STANDING_SECONDS = 600.0  # a day's ranking kept this long for /why and the cards (vectors may arrive later)
 MAX_STANDINGS = 32  # days' rankings kept at once
 

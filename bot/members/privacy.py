@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from bot.core import Core
+from bot.digests.standing import forget_standings
 from bot.members.settings import WEEKDAYS, profile_owner
 from bot.ranking import learn
 from bot.store.profile_format import profile_to_mapping
@@ -78,6 +79,7 @@ async def forget_user(core: Core, user_key: str) -> dict[str, int]:
         profile = await core.repo.get_profile(owner)
         if profile is not None:
             core.profile_cache.pop(profile.fingerprint, None)
+        forget_standings(core, user_key, profile)
         targets = await core.repo.targets_of_profile(owner)
         usage_targets = [owner, f"ask:{user_key}", *(t.key for t in targets)]
         return await core.repo.delete_user(user_key, owner, usage_targets=usage_targets)
