@@ -645,8 +645,8 @@ async def narrowed(
             said = named(constraint, filters)
             return anew, found, offered, f"{_none_of(before, base)} about {said}."
         if found:  # nothing names it: the closest in meaning, said to be only that
-            names = "names" if before > 1 else "does not name"
-            note = f"{_none_of(before, base, names)} {named(constraint, filters)}; the closest in meaning:"
+            opening = _none_of(before, base, "names", "does not name")
+            note = f"{opening} {named(constraint, filters)}; the closest in meaning:"
     # whatever narrowed them (a constraint, a day, an author, a contribution), those about the topic too come first,
     # and of those the ones the previous answer showed: it chose its first page from the same list
     found, offered = _on_topic_first(found, offered, on_topic)
@@ -654,12 +654,13 @@ async def narrowed(
     return replace(filters, previous_meaning=tuple(meaning)), found, offered, note
 
 
-def _none_of(count: int, base: str, verb: str = "is") -> str:
-    """The opening of a note that none of the `count` papers about `base` a narrowing read is what it asked for: "None
-    of the 5 papers about X is", "The paper about X is not" (it had said "None of the 1 papers")."""
+def _none_of(count: int, base: str, many: str = "is", one: str = "is not") -> str:
+    """The opening of a note that none of the `count` papers about `base` a narrowing read is what it asked for, with
+    the verb for many papers and for one: "None of the 5 papers about X is", "The paper about X is not" (it had said
+    "None of the 1 papers")."""
     if count == 1:
-        return f"The paper about {base} {verb if verb != 'is' else 'is not'}"
-    return f"None of the {count} papers about {base} {verb}"
+        return f"The paper about {base} {one}"
+    return f"None of the {count} papers about {base} {many}"
 
 
 def _shown_elsewhere(filters: Filters, listed: Sequence[Retrieved]) -> str:
