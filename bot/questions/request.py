@@ -259,7 +259,8 @@ _ANSWER_SIZE = re.compile(
 # a number name them a few words on ("top ten RAG papers"; "top 5 accuracy" is a topic). "how many" / "how much"
 # asks for a count, whatever follows ("how many RLHF papers were there?"), and a count is no topic either; joined
 # by a hyphen it is a word of the topic's own ("many-shot")
-_COUNT = r"(?:one|two|three|four|five|six|seven|eight|nine|ten|\d+)"
+_COUNT_WORDS = {w: n for n, w in enumerate("one two three four five six seven eight nine ten".split(), 1)}
+_COUNT = r"(?:" + "|".join(_COUNT_WORDS) + r"|\d+)"
 _PAPERS = r"(?:papers?|works?|articles?|preprints?)\b"
 _QUANTITY = re.compile(
     r"(?:^|(?<=[\s.?!,;:\u2014\u2013]))(?:(?:just|only)\s+)?(?:(?:a|an)\s+(?:few|couple|handful|dozen|number)(?:\s+of)?|"
@@ -268,7 +269,6 @@ _QUANTITY = re.compile(
     re.IGNORECASE,
 )
 _COUNTED = re.compile(rf"(?:top\s+)?(?P<n>{_COUNT})$", re.IGNORECASE)
-_COUNT_WORDS = {w: n for n, w in enumerate("one two three four five six seven eight nine ten".split(), 1)}
 _NAMED_BEFORE = re.compile(r"\b(?:the|these|those|both|all|first|last|other)\s+$", re.IGNORECASE)
 
 
