@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 from bot.chat.admin import ChannelSetup
 from bot.chat.commands import ALIASES, COMMANDS, FLOW_WORDS, command_label, find
 from bot.chat.flows import Flows
-from bot.chat.members import ForgetConfirmation, OnboardingFlow, onboarding_reply
+from bot.chat.members import ForgetConfirmation, OnboardingFlow, onboarding_reply, reads_as_question
 from bot.chat.messages import (
     BUTTON_PREFIX,
     PAPER_ACTIONS,
@@ -214,7 +214,7 @@ class ChatController:
             return []
         if place.is_dm:
             user = msg.speaker.user_key
-            if not text.strip().endswith("?") and await member_profile(self.core, user) is None:
+            if not reads_as_question(text) and await member_profile(self.core, user) is None:
                 await FLOWS.begin(self.core, user, place, onboarding.STATE_KIND)
                 return [onboarding_reply(await onboarding.start(self.core, user, msg.speaker.display_name))]
             return await ask(turn)
