@@ -79,6 +79,19 @@ def test_like_papers_you_upvoted_names_only_a_really_close_other_paper() -> None
     )
 
 
+def test_a_long_title_named_as_a_reason_is_shortened_at_a_word() -> None:
+    rng = np.random.default_rng(1)
+    day = rng.normal(size=(50, 16)).astype(np.float32)
+    day /= np.linalg.norm(day, axis=1, keepdims=True)
+    title = "Zero-to-Hero: Zero-Shot Initialization Empowering Reference-Based Video Appearance Editing"
+    entry = SimpleNamespace(reactions=(learn.Reaction("near", 1),), vectors={"near": day[0]})
+    reason = learn._feedback_reason(entry, {"near": title}, day[0], up=True, paper_id="x", close=0.5)
+    named = reason.removeprefix("like papers you upvoted: ")
+    # was "... Video Appea..." (cut inside a word)
+    assert named == "Zero-to-Hero: Zero-Shot Initialization Empowering Reference-Based Video…"
+    assert len(named) <= 80
+
+
 def test_a_cue_is_a_reason_only_when_it_holds() -> None:
     kernel = Paper(
         id="2505.22758",

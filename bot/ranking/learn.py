@@ -32,6 +32,7 @@ from bot.core import Core
 from bot.errors import InputError
 from bot.models import InvalidPaperId, Paper, Profile, ScoredPaper, split_arxiv_id
 from bot.ranking.for_profile import rank_with_vectors
+from bot.text.safetext import short_phrase
 
 log = logging.getLogger(__name__)
 
@@ -385,8 +386,7 @@ def _feedback_reason(
     if not ids or float(sims.max()) < close:
         return "ranked higher by your feedback" if up else "ranked lower by your feedback"
     title = titles[ids[int(np.argmax(sims))]]
-    short = title if len(title) <= 80 else title[:77].rstrip() + "..."
-    return f"like papers you {'upvoted' if up else 'downvoted'}: {short}"
+    return f"like papers you {'upvoted' if up else 'downvoted'}: {short_phrase(title, 80)}"
 
 
 @asynccontextmanager
