@@ -10,6 +10,8 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
+from bot.chat.messages import Place
+from bot.chat.setup import SetupDraft, channel_profile
 from bot.core import Core
 from bot.digests.build import build_digest
 from bot.members.onboarding import Draft, build_profile
@@ -128,6 +130,9 @@ def test_topic_names_and_reasons_are_never_cut_mid_word() -> None:
     assert build_profile(Draft(interests=[interest]), "x").topics[0].name == "quantization of LLMs…"
     loaded = profile_from_mapping({"name": "p", "topics": [{"want": "speculative decoding for large language models"}]})
     assert loaded.topics[0].name == "speculative decoding for large language…"
+    # a channel's one-line interests given to /setup are named so too (was "quantization of LLMs (weights and activa")
+    draft = SetupDraft(categories=["cs.LG"], interests=[interest])
+    assert channel_profile(draft, Place("discord", "1", is_dm=False)).topics[0].name == "quantization of LLMs…"
     reasons = ["closest to topic 'speculative decoding' (similarity 0.61)", "phrase 'speculative decoding' in title"]
     assert fit_items(reasons, 80) == "closest to topic 'speculative decoding' (similarity 0.61); …"
     assert fit_items(reasons, 200) == "; ".join(reasons)

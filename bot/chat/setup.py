@@ -23,7 +23,7 @@ from bot.members.settings import WEEKDAYS, SettingError, parse_post_time, parse_
 from bot.models import DIGEST_SIZE, MAX_DIGEST_SIZE, Profile, Target, Topic
 from bot.ranking.interest_spelling import corrected_items, read_as
 from bot.ranking.profiles import profile_from_toml
-from bot.store.profile_format import profile_from_mapping, profile_to_mapping
+from bot.store.profile_format import profile_from_mapping, profile_to_mapping, topic_name
 from bot.text.safetext import clean_text
 
 if TYPE_CHECKING:
@@ -468,7 +468,7 @@ def channel_profile(draft: SetupDraft, place: Place) -> Profile:
         profile = profile_from_mapping(draft.profile)
         return profile if profile.categories else dc_replace(profile, categories=tuple(draft.categories))
     name = f"{draft.title or place.key} digest"
-    topics = tuple(Topic(name=item[:40], want=item) for item in draft.interests)
+    topics = tuple(Topic(name=topic_name(item), want=item) for item in draft.interests)
     return Profile(name=name, topics=topics, categories=tuple(draft.categories))
 
 

@@ -23,6 +23,11 @@ _KEYWORD_KEYS = {"boost", "penalize", "applications"}
 _SCORING_KEYS = {"keep_if"}
 
 
+def topic_name(want: str) -> str:
+    """The name of a topic given only its want text (a one-line interest): the text shortened at a word."""
+    return short_phrase(want, TOPIC_NAME_CHARS)
+
+
 class ProfileError(InputError, ValueError):
     """A profile file or mapping that cannot be used, with a message naming the problem."""
 
@@ -84,7 +89,7 @@ def profile_from_mapping(data: Mapping[str, Any], strict_categories: bool = True
             raise ProfileError(f"topic {i} must be a table with name, want and avoid")
         _unknown(raw, _TOPIC_KEYS, f"topic {i}")
         want = _text(raw.get("want"), f"topic {i} 'want'", required=True)
-        name = _text(raw.get("name"), f"topic {i} 'name'") or short_phrase(want, TOPIC_NAME_CHARS)
+        name = _text(raw.get("name"), f"topic {i} 'name'") or topic_name(want)
         topics.append(Topic(name=name, want=want, avoid=_text(raw.get("avoid"), f"topic {i} 'avoid'")))
     keywords = data.get("keywords", {})
     if not isinstance(keywords, Mapping):

@@ -9,12 +9,7 @@ from bot.members.onboarding.hygiene import one_line
 from bot.members.onboarding.state import Draft
 from bot.members.settings import describe_settings
 from bot.models import Profile, Topic, UserRecord
-from bot.store.profile_format import TOPIC_NAME_CHARS
-from bot.text.safetext import short_phrase
-
-
-def _topic_name(want: str) -> str:
-    return short_phrase(want, TOPIC_NAME_CHARS)
+from bot.store.profile_format import topic_name
 
 
 def profile_name(display_name: str, user_key: str) -> str:
@@ -25,7 +20,7 @@ def profile_name(display_name: str, user_key: str) -> str:
 
 def build_profile(draft: Draft, name: str) -> Profile:
     """The profile a finished draft describes: one topic per interest, and what to avoid once for all of them."""
-    topics = tuple(Topic(name=_topic_name(w), want=w) for w in draft.interests)
+    topics = tuple(Topic(name=topic_name(w), want=w) for w in draft.interests)
     return Profile(
         name=name,
         topics=topics,
