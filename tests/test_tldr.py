@@ -54,6 +54,18 @@ def test_leading_connectives_and_purpose_clauses_are_dropped() -> None:
     assert drop_connective("By pruning heads, we halve the cost.") == "By pruning heads, we halve the cost."
 
 
+def test_a_connective_adverb_after_the_subject_is_dropped() -> None:
+    """ "We then introduce Grouped Latent Attention (GLA)" pointed to a step the reader has not seen."""
+    assert (
+        drop_connective("We then introduce Grouped Latent Attention (GLA).")
+        == "We introduce Grouped Latent Attention (GLA)."
+    )
+    assert drop_connective("Finally, we also propose two techniques.") == "We propose two techniques."
+    assert drop_connective("This study therefore explores embedding models.") == "This study explores embedding models."
+    # "further" as the verb stays
+    assert drop_connective("We further the state of the art.") == "We further the state of the art."
+
+
 def test_a_long_sentence_is_cut_at_a_clause_boundary_never_inside_one() -> None:
     sentence = (
         "We introduce the World Central Banks dataset, the most comprehensive monetary policy corpus to date, "

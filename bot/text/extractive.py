@@ -92,6 +92,15 @@ _CONNECTIVE = re.compile(
     r"\s*(,|(?=\s+(we|our|this|these)\b))\s*",
     re.I,
 )
+# A connective adverb between the subject and its verb ("We then propose", "We also introduce", "This study therefore
+# explores"): it points to a step the reader of a TL;DR has not seen, as a leading connective does.
+_SUBJECT_ADVERB = re.compile(
+    r"^((we|i|this (paper|work|study|article|letter|thesis|note|survey|review)|our (work|paper|study|method|approach|"
+    r"framework))\s+)(then|also|further|additionally|next|finally|lastly|subsequently|therefore|thus|hence|"
+    r"consequently|accordingly|instead|furthermore|moreover|in turn|in addition)\s+"
+    r"(?=[a-z])(?!(the|a|an|this|these|that|those|our|its|their|his|her|such)\b)",  # "We further the field" is a verb
+    re.I,
+)
 # A list number before the sentence ("(3) Finally, we propose ..."): it points into a list the reader has not seen.
 _ENUMERATOR = re.compile(r"^(\(\s*(\d{1,2}|[ivx]{1,4}|[a-h])\s*\)|(\d{1,2}|[ivx]{1,4})[.)])\s+(?=\S)", re.I)
 _LEAD_CLAUSE = re.compile(
@@ -140,7 +149,8 @@ def split_sentences(text: str) -> list[str]:
 
 
 def drop_connective(sentence: str) -> str:
-    """The sentence without leading connectives or a leading purpose clause, capitalised again."""
+    """The sentence without leading connectives or a leading purpose clause, and without a connective adverb right
+    after its subject ("We then propose" -> "We propose"), capitalised again."""
     out = sentence.strip()
     dropped = False
     while True:
@@ -148,6 +158,9 @@ def drop_connective(sentence: str) -> str:
         if stripped == out or len(stripped.split()) < 3:
             break
         out, dropped = stripped, True
+    adverb_dropped = _SUBJECT_ADVERB.sub(r"\1", out, count=1)
+    if adverb_dropped != out:
+        out, dropped = adverb_dropped, True
     # 'we' -> 'We', 'low-batch' -> 'Low-batch'; a symbol or a name written in mixed case ('α-Routing', 'kNN') stays
     if dropped and re.match(r"[a-z][a-z]+(?:-[a-z]+)*(?![\w-])", out):
         return out[:1].upper() + out[1:]
