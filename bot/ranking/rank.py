@@ -701,15 +701,26 @@ def _centred(vecs: np.ndarray, centre: np.ndarray) -> np.ndarray:
     return out / np.where(norms > 1e-12, norms, np.float32(1.0))
 
 
-def _phrase_reason(features: PaperFeatures, model: ProfileModel, j: int) -> str:
-    """Which topic phrase paper `j` holds whole, and where ("'state space models' in the title"), or ""."""
+def _says(text: str, phrase: str) -> bool:
+    """Whether `text` writes `phrase` as one run of words (case, hyphens and plurals aside)."""
+    words, said = text_tokens(phrase), text_tokens(text)
+    n = len(words)
+    return bool(n) and any(said[i : i + n] == words for i in range(len(said) - n + 1))
+
+
+def _phrase_reason(features: PaperFeatures, model: ProfileModel, paper: Paper, j: int) -> str:
+    """Which topic phrase paper `j` holds whole, and where: "phrase 'state space models' in the title" when it writes
+    the phrase as typed, else "every part of 'X' in the text" (its parts apart, or in another spelling); or ""."""
     best, best_rank = "", 0
     for phrase in model.phrases:
         hits = [features.units.hits(u) for u in phrase.units]
         if all(text[j] for _, text in hits):
             rank = 2 if all(title[j] for title, _ in hits) else 1
             if rank > best_rank:
-                best, best_rank = f"phrase '{phrase.text}' in the {'title' if rank == 2 else 'text'}", rank
+                where = "title" if rank == 2 else "text"
+                said = _says(paper.title if rank == 2 else f"{paper.title}. {paper.abstract}", phrase.text)
+                what = f"phrase '{phrase.text}'" if said else f"every part of '{phrase.text}'"
+                best, best_rank = f"{what} in the {where}", rank
     return best
 
 
@@ -823,7 +834,7 @@ def rank_for_profile(
                 f"topic '{profile_model.topic_names[topic]}'" if topic >= 0 else f"'{profile_model.want_texts[best]}'"
             )
             reasons.append(f"closest to {label} (similarity {sims[best]:.2f})")
-        phrase = _phrase_reason(features, profile_model, j)
+        phrase = _phrase_reason(features, profile_model, papers[j], j)
         if phrase:
             reasons.append(phrase)
         for title, attr in (("keywords", "boost"), ("penalized", "penalize"), ("application", "applications")):
