@@ -246,7 +246,12 @@ async def test_digest_now_in_the_console_says_the_running_bot_posts_it(
         await store_day(ctl.core)
         options = {"categories": "cs.LG", "time": "09:00", "timezone": "UTC", "size": "3", "profile": "graphs"}
         assert "All set!" in text_of(await ctl.handle(Incoming(me, CONSOLE_PLACE, command="setup", options=options)))
-        assert the_digest(await say(ctl, me, CONSOLE_PLACE, "/digest preview")).digest.items
+        shown = the_digest(await say(ctl, me, CONSOLE_PLACE, "/digest preview")).digest.items
+        assert shown
+        # the preview's footer offers /why N: N is of the preview, explained by the terminal's digest (ada has no
+        # profile of her own); before, "/why 1" asked "Which paper?"
+        why = only_text(await say(ctl, me, CONSOLE_PLACE, "/why 1")).text
+        assert shown[0].title in why and "For profile" in why
         # the terminal is the console's one channel: "now" is about its digest, as preview is, not a personal one
         assert "needs the running bot" in only_text(await say(ctl, me, CONSOLE_PLACE, "/digest now")).text
 

@@ -68,9 +68,11 @@ async def _channel_digest(turn: Turn, word: str) -> list[Reply]:
 
     target, profile = found
     built = await build_channel_digest(core, target, profile, await _digest_day(turn, target))
+    view = digest_view(built)
+    await save_numbering(core, turn.user, view.items)  # its footer offers /why N and /more N: N is of this list
     return [
         TextReply("Preview (not posted, and it does not count as today's post):", ephemeral=True),
-        DigestReply(digest_view(built)),
+        DigestReply(view),
     ]
 
 

@@ -70,7 +70,7 @@ async def why(turn: Turn) -> list[Reply]:
     found = await paper_from_arg(core, turn.user, turn.args)
     own = profile = await member_profile(core, turn.user)
     user_key, categories = (turn.user, None) if own is not None else ("", None)
-    if profile is None and not turn.place.is_dm:
+    if profile is None:  # a place with a digest of its own (a channel, the console's terminal) explains by it
         target = await core.repo.target_at(turn.place.platform, turn.place.chat_id)
         profile, categories = (target[1], target[0].categories) if target else (None, None)
     if profile is None:
