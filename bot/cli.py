@@ -567,7 +567,9 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("--json", action="store_true", help="print exactly one JSON object")
     ask.set_defaults(handler=cmd_ask, embeds_once=True)
 
-    paper = sub.add_parser("paper", help="show a stored paper: title, authors, TL;DR, link")
+    paper = sub.add_parser(
+        "paper", help="show a stored paper: title, authors, TL;DR, abstract, day, categories, arXiv comment, link"
+    )
     paper.add_argument("id", help="arXiv id, e.g. 2505.17639")
     paper.add_argument("--json", action="store_true", help="print JSON")
     paper.set_defaults(handler=cmd_paper)

@@ -256,6 +256,13 @@ async def test_digest_now_in_the_console_says_the_running_bot_posts_it(
         assert "needs the running bot" in only_text(await say(ctl, me, CONSOLE_PLACE, "/digest now")).text
 
 
+def test_the_help_line_of_paper_says_what_its_card_shows() -> None:
+    """/help said "one paper's card: title, authors, TL;DR, link"; the card also shows the abstract, day, categories
+    and the arXiv comment (the README's table says so)."""
+    line = COMMANDS["paper"].help
+    assert all(part in line for part in ("TL;DR", "abstract", "day", "categories", "comment")) and len(line) <= 100
+
+
 def test_every_commands_named_fields_come_from_the_table() -> None:
     """What a platform with forms makes of each command: required fields first (Discord refuses a form that puts an
     optional one before a required one), unique names, an `action` choice of the words an argument begins with,

@@ -194,7 +194,7 @@ COMMANDS: dict[str, Command] = {
     "more": Command(papers.more, "[N|ID]", "the rest of my last answer's papers; with N, stored papers like that one"),
     "ask": Command(questions.ask, "QUESTION", "a question answered from stored papers, with citations"),
     "search": Command(questions.search, "WORDS", "stored papers matching words"),
-    "paper": Command(papers.paper, "N|ID", "one paper's card: title, authors, TL;DR, link"),
+    "paper": Command(papers.paper, "N|ID", "one paper's card: TL;DR, abstract, day, categories, arXiv comment, link"),
     "why": Command(papers.why, "N|ID", "why a paper ranks where it does for your profile", personal=True),
     "reactions": Command(
         reactions.reactions_command,
