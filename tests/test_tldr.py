@@ -11,7 +11,7 @@ import pytest
 from bot.core import Core
 from bot.ingest.jsonl import read_jsonl
 from bot.models import Digest, Paper, ScoredPaper
-from bot.text.extractive import TLDR_MAX, drop_connective, extractive_tldr, fit_sentence
+from bot.text.extractive import TLDR_MAX, drop_connective, drop_pointing_clause, extractive_tldr, fit_sentence
 from bot.text.latex import latex_to_text
 from bot.text.tldr import parse_tldrs, shown_tldrs
 from bot.views.model import digest_view, paper_view
@@ -64,6 +64,29 @@ def test_a_connective_adverb_after_the_subject_is_dropped() -> None:
     assert drop_connective("This study therefore explores embedding models.") == "This study explores embedding models."
     # "further" as the verb stays
     assert drop_connective("We further the state of the art.") == "We further the state of the art."
+
+
+def test_a_closing_clause_pointing_to_an_earlier_sentence_is_dropped() -> None:
+    """ "We introduce HYDRO, the first Hybrid Cross-Domain Robust RL framework designed to address these challenges."
+    named challenges the TL;DR never shows."""
+    assert drop_pointing_clause(
+        "We introduce HYDRO, the first Hybrid Cross-Domain Robust RL framework designed to address these challenges."
+    ) == ("We introduce HYDRO, the first Hybrid Cross-Domain Robust RL framework")
+    assert drop_pointing_clause("We introduce KGQAGen, an LLM-in-the-loop framework that resolves these pitfalls.") == (
+        "We introduce KGQAGen, an LLM-in-the-loop framework"
+    )
+    # the noun was named earlier in the sentence: the clause points inside it
+    kept = "We study the cold-start problem of recommenders and propose a method that solves this problem."
+    assert drop_pointing_clause(kept) == kept
+    # too little would be left
+    assert drop_pointing_clause("We propose ST-PINNs to address such problems.") == (
+        "We propose ST-PINNs to address such problems."
+    )
+    paper = _paper(
+        "Ensembles are costly and brittle. We propose NeuroTrails, a sparse multi-head architecture for ensembles, "
+        "designed to overcome these obstacles."
+    )
+    assert extractive_tldr(paper) == "We propose NeuroTrails, a sparse multi-head architecture for ensembles."
 
 
 def test_a_long_sentence_is_cut_at_a_clause_boundary_never_inside_one() -> None:

@@ -101,6 +101,16 @@ _SUBJECT_ADVERB = re.compile(
     r"(?=[a-z])(?!(the|a|an|this|these|that|those|our|its|their|his|her|such)\b)",  # "We further the field" is a verb
     re.I,
 )
+# A purpose or relative clause ending the sentence whose object is named by a demonstrative ("..., to address these
+# challenges.", "... that solves this problem."): the clause leans on a sentence the reader has not seen, and what
+# comes before it states the contribution whole.
+_POINTING_CLAUSE = re.compile(
+    r"(,\s*|\s+)((which|that)\s+(\w+ly\s+)?\w+|((\w+ly\s+)?(designed|aiming|intended|aimed|meant|in order)\s+)?"
+    r"to\s+(\w+ly\s+)?\w+)\s+(this|these|those|such|the above|the aforementioned)\s+"
+    r"(?P<named>(?:[\w-]+\s+){0,2}?[\w-]+)(\s+(in|for|of|on|with|across)(\s+[\w-]+){1,3})?\s*[.!]?$",
+    re.I,
+)
+_MIN_HEAD = 40  # what is left when such a clause goes: a statement, not a fragment
 # A list number before the sentence ("(3) Finally, we propose ..."): it points into a list the reader has not seen.
 _ENUMERATOR = re.compile(r"^(\(\s*(\d{1,2}|[ivx]{1,4}|[a-h])\s*\)|(\d{1,2}|[ivx]{1,4})[.)])\s+(?=\S)", re.I)
 _LEAD_CLAUSE = re.compile(
@@ -167,6 +177,20 @@ def drop_connective(sentence: str) -> str:
     return out
 
 
+def drop_pointing_clause(sentence: str) -> str:
+    """The sentence without a closing purpose or relative clause whose object points to an earlier sentence ("We
+    propose ST-PINNs to address such problems." -> "We propose ST-PINNs."); unchanged when the clause's noun occurs
+    earlier in the sentence (it points inside it) or too little would be left."""
+    match = _POINTING_CLAUSE.search(sentence)
+    if not match or match.start() < _MIN_HEAD or len(sentence[: match.start()].split()) < 5:
+        return sentence
+    before = {w.rstrip("s") for w in _WORD.findall(sentence[: match.start()].lower())}
+    if any(w.rstrip("s") in before for w in _WORD.findall(match.group("named").lower())):
+        return sentence
+    head = sentence[: match.start()].rstrip(" ,;:")
+    return head if _depth_ok(head, len(head)) and not _DANGLING.search(head) else sentence
+
+
 def _close(text: str) -> str:
     text = text.rstrip(" ,;:-–—")
     return text if text[-1:] in ".!?" else text + "."
@@ -194,8 +218,9 @@ def fit_sentence(sentence: str, limit: int = TLDR_MAX) -> str:
 
 
 def readable(text: str, limit: int = TLDR_MAX) -> str:
-    """A TL;DR as shown everywhere: LaTeX made text, no leading connective, no cut inside a clause."""
-    sentence = drop_connective(latex_to_text(text))
+    """A TL;DR as shown everywhere: LaTeX made text, no leading connective, no closing clause pointing to an earlier
+    sentence, no cut inside a clause."""
+    sentence = drop_pointing_clause(drop_connective(latex_to_text(text)))
     fitted = fit_sentence(sentence, limit)
     if fitted:
         return fitted
@@ -242,7 +267,7 @@ def _score(original: str, sentence: str, position: int, count: int, title_words:
 def _candidates(paper: Paper) -> tuple[list[str], list[str]]:
     """The abstract's sentences with LaTeX made text, as written and with their leading connectives dropped."""
     originals = split_sentences(latex_to_text(paper.abstract))
-    return originals, [drop_connective(s) for s in originals]
+    return originals, [drop_pointing_clause(drop_connective(s)) for s in originals]
 
 
 def _ranked(paper: Paper, originals: Sequence[str], sentences: Sequence[str]) -> list[int]:
