@@ -66,6 +66,20 @@ def test_a_connective_adverb_after_the_subject_is_dropped() -> None:
     assert drop_connective("We further the state of the art.") == "We further the state of the art."
 
 
+def test_a_lead_clause_holding_a_list_is_dropped_whole() -> None:
+    """The lead clause ended at its list's first comma: "Deduction, and induction, this survey offers ..." and
+    "Unstructured and noisy commands, we propose Cog-TiPRO, ..." were TL;DRs."""
+    assert drop_connective(
+        "Guided by Peirce's framework of abduction, deduction, and induction, this survey offers a structured lens."
+    ) == ("This survey offers a structured lens.")
+    assert drop_connective(
+        "To address the challenges of analyzing these short, unstructured and noisy commands, we propose Cog-TiPRO."
+    ) == ("We propose Cog-TiPRO.")
+    # no main clause after the list: nothing is dropped (was "a comparative analysis ... is performed.")
+    kept = "Based on the most appropriate fairness measures, a comparative analysis of strategies is performed."
+    assert drop_connective(kept) == kept
+
+
 def test_a_closing_clause_pointing_to_an_earlier_sentence_is_dropped() -> None:
     """ "We introduce HYDRO, the first Hybrid Cross-Domain Robust RL framework designed to address these challenges."
     named challenges the TL;DR never shows."""

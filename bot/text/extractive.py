@@ -117,8 +117,10 @@ _LEAD_CLAUSE = re.compile(
     r"^(((in order )?to|motivated by|inspired by|building (on|upon)|based on|given|guided by|drawing on|toward(s)?|"
     r"with|against|in light of|in response to|in contrast to|unlike|beyond|compared (to|with)|under|for)\b"
     # a demonstrative's clause ("For this reason,"), never the main one ("This work shows that X, ...")
-    rf"([^,;:()]|\([^()]*\)){{0,140}}?|(?!{_SUBJECT}\b)[^,;:()]{{0,40}}\b(this|these|those|such|that)\b[^,;:()]{{0,30}}?)"
-    r",\s*(?=(we|our|this|the|here|in|motivated|inspired|building|based|guided|[A-Z]\w*)\b)",
+    # (a comma inside it may join a list: "guided by X of abduction, deduction, and induction, this survey ...")
+    rf"([^;:()]|\([^()]*\)){{0,140}}?|(?!{_SUBJECT}\b)[^,;:()]{{0,40}}\b(this|these|those|such|that)\b[^,;:()]{{0,30}}?)"
+    # then what opens a main clause: a subject, a further lead, or a capitalised name (not a listed word)
+    r",\s*(?=(we|our|this|the|here|in|first|then|motivated|inspired|building|based|guided|(?-i:[A-Z])\w*)\b)",
     re.I,
 )
 # Places a sentence may end early and still read whole: before a clause set off by a comma or semicolon (a
