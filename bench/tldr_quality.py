@@ -45,7 +45,8 @@ CONNECTIVE = re.compile(
     r"article|letter)|here|overall|in summary|in short|in practice|in turn|motivated by th\w+|"
     r"inspired by th\w+|building on th\w+|based on th\w+|given th\w+|with this in mind|against this backdrop|"
     r"(to|in order to) (address|tackle|overcome|solve|fill|bridge|mitigate|remedy|alleviate|close|resolve|handle|"
-    r"meet|answer) (this|these|that|those|such|both|the above|this gap|the gap)\b[^,]{0,60})\s*[,:]?\s",
+    r"meet|answer) (this|these|that|those|such|both|the above|this gap|the gap)\b[^,]{0,60}|so)\s*[,:]?\s"
+    r"|^[a-z]{4,}ly\s*,\s",  # any sentence adverb set off by a comma: "Subsequently,", "Currently,"
     re.IGNORECASE,
 )
 CUT_END = re.compile(r"(…|\.\.\.)$|[^.!?)\]\"'”’]$")

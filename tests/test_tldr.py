@@ -55,7 +55,7 @@ def test_leading_connectives_and_purpose_clauses_are_dropped() -> None:
 
 
 def test_a_connective_adverb_after_the_subject_is_dropped() -> None:
-    """ "We then introduce Grouped Latent Attention (GLA)" pointed to a step the reader has not seen."""
+    """A TL;DR read "We then introduce Grouped Latent Attention (GLA)", pointing to a step the reader has not seen."""
     assert (
         drop_connective("We then introduce Grouped Latent Attention (GLA).")
         == "We introduce Grouped Latent Attention (GLA)."
@@ -64,6 +64,15 @@ def test_a_connective_adverb_after_the_subject_is_dropped() -> None:
     assert drop_connective("This study therefore explores embedding models.") == "This study explores embedding models."
     # "further" as the verb stays
     assert drop_connective("We further the state of the art.") == "We further the state of the art."
+
+
+def test_any_sentence_adverb_set_off_by_a_comma_is_a_leading_connective() -> None:
+    """TL;DRs opened with "Subsequently, we prove ...", "Currently, ...", "So, we ..." (no listed connective)."""
+    assert drop_connective("Subsequently, we prove global convergence.") == "We prove global convergence."
+    assert drop_connective("So, we formulate the challenges.") == "We formulate the challenges."
+    assert drop_connective("Remarkably, sparse models match dense ones.") == "Sparse models match dense ones."
+    # an adverb that is part of the clause stays
+    assert drop_connective("Only a few methods work.") == "Only a few methods work."
 
 
 def test_a_lead_clause_holding_a_list_is_dropped_whole() -> None:
@@ -81,8 +90,8 @@ def test_a_lead_clause_holding_a_list_is_dropped_whole() -> None:
 
 
 def test_a_closing_clause_pointing_to_an_earlier_sentence_is_dropped() -> None:
-    """ "We introduce HYDRO, the first Hybrid Cross-Domain Robust RL framework designed to address these challenges."
-    named challenges the TL;DR never shows."""
+    """A TL;DR read "We introduce HYDRO, the first Hybrid Cross-Domain Robust RL framework designed to address these
+    challenges.", challenges it never shows."""
     assert drop_pointing_clause(
         "We introduce HYDRO, the first Hybrid Cross-Domain Robust RL framework designed to address these challenges."
     ) == ("We introduce HYDRO, the first Hybrid Cross-Domain Robust RL framework")

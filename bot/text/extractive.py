@@ -88,8 +88,10 @@ _CONNECTIVE = re.compile(
     r"to this end|to that end|to do so|to this aim|for this purpose|in this (paper|work|study|article|letter|"
     r"thesis|note|context|setting|regard)|here|overall|in summary|in short|in practice|in turn|to (the best of )?"
     r"our knowledge|crucially|critically|surprisingly|interestingly|ultimately|concretely|technically|formally|"
-    r"intuitively|empirically|theoretically|practically|together|altogether|as such|in doing so|by doing so)"
-    r"\s*(,|(?=\s+(we|our|this|these)\b))\s*",
+    r"intuitively|empirically|theoretically|practically|together|altogether|as such|in doing so|by doing so|so)"
+    r"\s*(,|(?=\s+(we|our|this|these)\b))\s*"
+    # any sentence adverb set off by a comma ("Subsequently,", "Currently,", "Remarkably,")
+    r"|^[a-z]{4,}ly\s*,\s*",
     re.I,
 )
 # A connective adverb between the subject and its verb ("We then propose", "We also introduce", "This study therefore
