@@ -48,7 +48,8 @@ async def test_a_search_counts_papers_close_in_meaning_apart_and_each_page_says_
     listed = [card.id for card in reply.cards]
     rest = found.total - len(listed)
     assert reply.text.count("close in meaning") == 1, "the first line counts both kinds, the offer does not again"
-    assert f"/more lists {rest} more." in reply.text
+    # the offer ends the list, after the cards (it was drawn above them, right under the first line)
+    assert f"/more lists {rest} more." in reply.after and "/more" not in reply.text
     first = True
     while reply.choices:
         left = [h.paper.id for h in (*found.hits, *found.more)][len(listed) :]

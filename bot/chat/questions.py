@@ -175,9 +175,10 @@ async def search(turn: Turn) -> list[Reply]:
     await save_numbering(core, turn.user, cards)
     best = f", the best {len(cards)} first" if found.more else ""
     # the first line already counts both kinds; naming them again for the rest read as the same count said twice
-    offer = f"\n/more lists {as_told(len(found.more), 0, found.cut)[0]} more." if found.more else ""
-    text = f"{note}{found.counted(words[:80])}{best}:{offer}"
-    return [TextReply(text, cards=cards, choices=next_button(token, 0, len(found.more)))]
+    offer = f"/more lists {as_told(len(found.more), 0, found.cut)[0]} more." if found.more else ""
+    text = f"{note}{found.counted(words[:80])}{best}:"
+    # the offer ends the list, after its cards, as an answer's and a later page's do
+    return [TextReply(text, cards=cards, choices=next_button(token, 0, len(found.more)), after=offer)]
 
 
 def next_button(token: str, start: int, left: int) -> tuple[Choice, ...]:
