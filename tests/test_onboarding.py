@@ -231,6 +231,21 @@ async def test_an_unknown_category_gets_suggestions_and_the_known_ones_are_kept(
     assert state is not None and state.draft.categories == ["cs.CL", "stat.ML"]
 
 
+async def test_a_time_zones_suggestions_stay_when_the_question_is_asked_again(core: Core, store_day: StoreDay) -> None:
+    """After "Did you mean one of these? 1) Europe/Paris ...", /help (or the console started again, which resumes)
+    asked the time zone again without them, and "1" was "not a time zone I know"."""
+    await store_day(core)
+    await drive_to(core, "timezone")
+    reply = await handle(core, KEY, "Europe/Pari")
+    assert reply.step == "timezone" and reply.choices[0].value == "Europe/Paris"
+    for again in (await handle(core, KEY, "/help"), await onboarding.resume(core, KEY)):
+        assert again is not None and again.step == "timezone" and "In which time zone?" in again.text
+        assert [c.value for c in again.choices] == [c.value for c in reply.choices]
+    reply = await handle(core, KEY, "1")
+    assert reply.done and reply.saved
+    assert (await core.repo.get_user(KEY)).timezone == "Europe/Paris"
+
+
 async def test_cancel_discards_the_draft_and_keeps_what_was_saved(core: Core, store_day: StoreDay) -> None:
     await store_day(core)
     await drive_to(core, "authors")

@@ -10,6 +10,7 @@ the same step.
 from __future__ import annotations
 
 import difflib
+from dataclasses import replace as dc_replace
 
 from bot.core import Core
 from bot.members.onboarding.drafts import build_profile, draft_from_saved, profile_name, summary
@@ -157,7 +158,14 @@ async def _again(core: Core, conv: OnboardingState, prefix: str) -> Reply:
         return reply_to(conv, prefix, text, choices)
     if conv.step == "rate":  # keeps its place among the papers to rate
         return await _settle(core, conv, await step.ask(core, conv, prefix))
-    return await _ask(core, conv, conv.step, prefix)
+    offered = list(conv.choices)  # what the last reply offered ("Did you mean Europe/Paris?")
+    reply = await _ask(core, conv, step.name, prefix)
+    if offered and not reply.choices and not reply.done and reply.step == step.name:
+        # a question with no choices of its own, asked again (/help, /status, a resumed conversation): the
+        # suggestions made for the answer typed to it stay, so "1" still picks the first
+        conv.choices = offered
+        return dc_replace(reply, text=f"{reply.text}\nOr pick one of these:", choices=conv.choice_tuple())
+    return reply
 
 
 async def _command(core: Core, conv: OnboardingState, text: str) -> Reply | None:
