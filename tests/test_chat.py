@@ -693,6 +693,19 @@ async def test_a_question_typed_where_onboarding_asks_for_interests_is_answered_
     assert "what's new" not in state and "health?" not in state
 
 
+async def test_a_list_of_interests_whose_last_item_ends_with_a_question_mark_is_a_list(
+    core: Core, store_day: StoreDay
+) -> None:
+    """A line "graph neural networks; video diffusion; what about RLHF?" was answered as one question about all
+    three (its topic "graph neural networks; video diffusion; what about RLHF") and none was kept as an interest."""
+    await store_day(core)
+    ctl = ChatController(core)
+    await ctl.greet(ADA, DM)
+    replies = await say(ctl, ADA, DM, "graph neural networks; video diffusion; what about RLHF?")
+    assert not any(isinstance(r, AnswerReply) for r in replies)
+    assert "Noted 3 topics." in text_of(replies) and await onboarding_step(core) == "avoid"
+
+
 async def onboarding_step(core: Core) -> str:
     from bot.members import onboarding
 

@@ -131,9 +131,12 @@ class OnboardingFlow(Flow):
 
     async def answer(self, turn: Turn) -> list[Reply]:
         """The answer to the current onboarding question; a question typed where interests or what to avoid are
-        asked for is answered as a question, and the step asked again (`asked_instead`)."""
+        asked for (one line, not a list of items) is answered as a question, and the step asked again
+        (`asked_instead`)."""
         step = await onboarding.current_step(turn.core, turn.user)
-        if step in PHRASE_STEPS and reads_as_question(turn.args):
+        # several items (one a line or ';' between them) are the list the step asks for, whatever the last one ends in
+        listed = len(onboarding.split_items(turn.args, 2)) > 1
+        if step in PHRASE_STEPS and reads_as_question(turn.args) and not listed:
             return await asked_instead(turn, step)
         return [onboarding_reply(await onboarding.handle(turn.core, turn.user, turn.args))]
 
