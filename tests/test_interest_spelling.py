@@ -37,6 +37,15 @@ async def test_a_misspelt_interest_reads_as_the_words_the_papers_use(store: Core
     assert await corrected_interest(store, "graph nueral networks") == "graph neural networks"
 
 
+async def test_a_correction_keeps_the_typed_plural(store: Core) -> None:
+    """An interest typed "graph neural netwroks" was stored as "graph neural network": the corrector compared
+    plural-folded words; a question's corrector compares them as written."""
+    assert await corrected_interest(store, "graph neural netwroks") == "graph neural networks"
+    assert await corrected_interest(store, "speculative decoding with draft modles") == (
+        "speculative decoding with draft models"
+    )
+
+
 async def test_a_corrected_interest_ranks_the_papers_its_right_spelling_ranks(store: Core) -> None:
     for typed, right in [("reinforcment learnig", "reinforcement learning"), ("imputaton", "imputation")]:
         read = await corrected_interest(store, typed)

@@ -46,10 +46,11 @@ def _first_of(text: str) -> Callable[[str], bool]:
 
 async def corrected_interest(core: Core, text: str) -> str:
     """`text` (an interest or an avoid phrase) with its misspelt words corrected against the stored papers, what
-    stands in quotes kept as typed."""
+    stands in quotes kept as typed. Words are compared as written, as a question's are, so a correction keeps the
+    typed inflection ("netwroks" -> "networks", not "network")."""
     pieces = _QUOTED.split(text)
     if len(pieces) == 1:
-        return await spelling.corrected(core, text, _kept, _kept, starts_sentence=_first_of(text))
+        return await _corrected(core, text, text)
     out = []
     for k, piece in enumerate(pieces):
         quoted = k % 2 == 1
@@ -57,11 +58,19 @@ async def corrected_interest(core: Core, text: str) -> str:
     return "".join(out)
 
 
+async def _corrected(core: Core, piece: str, text: str) -> str:
+    """`piece` of the interest `text` corrected: words compared as written, as a question's are, so a correction
+    keeps the typed inflection; an English word stays as the member typed it ("wether" may be meant), as before."""
+    return await spelling.corrected(
+        core, piece, _kept, _kept, written=True, real_word_slips=False, starts_sentence=_first_of(text)
+    )
+
+
 async def _corrected_between(core: Core, piece: str, text: str) -> str:
     """A piece between quotes (of the interest `text`) corrected with the spaces around it kept."""
     core_text = piece.strip()
     start = piece.index(core_text)
-    read = await spelling.corrected(core, core_text, _kept, _kept, starts_sentence=_first_of(text))
+    read = await _corrected(core, core_text, text)
     return piece[:start] + read + piece[start + len(core_text) :]
 
 

@@ -304,6 +304,7 @@ async def corrected(
     *,
     written: bool = False,
     starts_sentence: Callable[[str], bool] = _nothing,
+    real_word_slips: bool | None = None,
 ) -> str:
     """`topic` with words unknown to the archive replaced by their closest title word (unchanged if none), an
     abbreviated word written out where the archive only uses the full one ("spec decoding"), two words
@@ -313,7 +314,10 @@ async def corrected(
     "Singla" is a person, not a typo of "single", though no title or abstract holds it. A word typed with a capital
     is not replaced by a word the papers write as a name (`_written_as_name`): "Mixtral" stays "Mixtral"; unless it
     is a slip of typing that name (`_slip`: "Gausian" is "Gaussian") or the first word of a sentence where it was
-    typed (`starts_sentence`), whose capital says nothing ("Gausian processes this week?")."""
+    typed (`starts_sentence`), whose capital says nothing ("Gausian processes this week?"). `written`: words are
+    compared as written, so a correction keeps the typed inflection ("netwroks" -> "networks"); with it, an English
+    word no paper writes is read as a slip of a far commoner one ("wether forecasting") unless `real_word_slips` is
+    False."""
     words = [m for m in _PIECE.finditer(topic) if len(m.group(0)) >= MIN_LENGTH]
     if not words and " " not in topic.strip() and "-" not in topic:
         return topic
@@ -329,7 +333,8 @@ async def corrected(
         if frequencies.get(word) and "".join(text_tokens(word)) in vocabulary.counts:
             continue  # stored papers use it and a title spells it so: known, with no need to read the English list
         if is_english_word(word):
-            if not (written and not frequencies.get(word) and await _real_word_slip(word, vocabulary)):
+            slipping = written if real_word_slips is None else real_word_slips
+            if not (slipping and not frequencies.get(word) and await _real_word_slip(word, vocabulary)):
                 continue
             slips.add(match.start())
         # the full-text index stems ("reinforcment" and "reinforcement" are one word to it): a word it knows that no
