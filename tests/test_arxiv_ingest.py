@@ -648,6 +648,18 @@ async def test_affiliations_in_rss_creators_never_change_the_authors(
     assert api["2505.00001"] == authors == api["2505.00002"]
 
 
+async def test_a_nickname_in_brackets_inside_a_name_keeps_the_surname_after_it(
+    fake_arxiv: FakeArxiv, arxiv_settings: Settings
+) -> None:
+    """arXiv writes "Pu (Perry) Wang" and "Tse-Hsun (Peter) Chen": the bracket was read as an affiliation ending the
+    name, which left "Pu" and "Tse-Hsun"."""
+    fake_arxiv.add(record("2505.00003", authors=("Ann Lee", "Pu (Perry) Wang", "Tse-Hsun (Peter) Chen")))
+    day = await fetch_rss(arxiv_settings, ["cs.LG"])
+    assert {p.id: p.authors for p in day.papers}["2505.00003"] == ("Ann Lee", "Pu Wang", "Tse-Hsun Chen")
+    (api,) = await fetch_by_ids(arxiv_settings, ["2505.00003"])
+    assert api.authors == ("Ann Lee", "Pu Wang", "Tse-Hsun Chen")
+
+
 async def test_replacements_and_old_cross_lists_stay_out_of_a_backfill(
     fake_arxiv: FakeArxiv, arxiv_settings: Settings, day_records: list[FakeRecord]
 ) -> None:

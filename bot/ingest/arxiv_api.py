@@ -33,7 +33,7 @@ from bot.errors import FeedError, InputError, SourceUnavailable
 from bot.ingest.announce import announcement_day, announcement_days, cutoff, submission_window
 from bot.ingest.deadline import DeadlineAdapter, in_daemon_thread
 from bot.ingest.limits import is_arxiv_category
-from bot.ingest.rss import MAX_RETRY_AFTER_SECONDS, USER_AGENT, checked_categories
+from bot.ingest.rss import MAX_RETRY_AFTER_SECONDS, USER_AGENT, checked_categories, outside_brackets
 from bot.ingest.throttle import Throttle, backoff_seconds, retry_after_seconds, shared_throttle
 from bot.models import InvalidPaperId, Paper, split_arxiv_id
 
@@ -286,7 +286,7 @@ def _to_paper(result: arxiv.Result, announced: dt.date | None) -> Paper:
     return Paper(
         id=paper_id,
         title=_collapse(result.title),
-        authors=tuple(name for name in (_collapse(a.name) for a in result.authors) if name),
+        authors=tuple(name for name in (_collapse(outside_brackets(a.name)) for a in result.authors) if name),
         abstract=_collapse(result.summary),
         categories=tuple(dict.fromkeys(c for c in categories if c and is_arxiv_category(c))),
         announced=announced or announcement_day(result.published),

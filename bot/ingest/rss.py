@@ -210,11 +210,22 @@ def _authors(entry: Any) -> tuple[str, ...]:
     names: list[str] = []
     for author in entry.get("authors", ()):
         for part in _split_authors(str(author.get("name") or "")):
-            # "Bo Li (MIT, CMU)", "Bo Li (MIT (CSAIL))", "Bo Li (MIT": the affiliation is not part of the name.
-            name = _collapse(part.split("(", 1)[0].replace(")", ""))
+            name = _collapse(outside_brackets(part))
             if name:
                 names.append(name)
     return tuple(names)
+
+
+def outside_brackets(part: str) -> str:
+    """An author's name without what stands in brackets: "Bo Li (MIT, CMU)", "Bo Li (MIT (CSAIL))" and "Bo Li (MIT"
+    are Bo Li (an affiliation), and "Pu (Perry) Wang" is Pu Wang (a nickname inside the name, whose surname follows
+    it: cutting at the bracket left "Pu")."""
+    while True:
+        inner = re.sub(r"\([^()]*\)", " ", part)
+        if inner == part:
+            break
+        part = inner
+    return part.split("(", 1)[0].replace(")", "")
 
 
 def _split_authors(text: str) -> list[str]:
