@@ -1081,3 +1081,16 @@ def test_the_number_of_papers_asked_for(question: str, asked: int | None) -> Non
     """ "what are the top ten RAG papers?" showed every paper found: "the" before "top ten" had been read as naming ten
     papers already known ("the two papers you showed")."""
     assert papers_asked_for(question) == asked
+
+
+def test_a_colon_before_the_request_ends_the_asker_s_context() -> None:
+    """ "I'm tuning a retrieval pipeline and unsure which reranker to use: papers on cross-encoder rerankers?": a colon
+    before a clause that asks ("papers on X", "anything on X", "what's new on X") ends the asker's context as a dash
+    does (the context had been read as the topic and the request as its examples); a colon before a list is no
+    break ("secure computation for ML: MPC, homomorphic encryption")."""
+    question = "I'm tuning a retrieval pipeline for our help desk and unsure which one to use: papers on rerankers?"
+    assert parse_question(question, FRIDAY).topic == "rerankers"
+    question = "We run a small weather desk and wonder if ML helps: what's new on precipitation nowcasting?"
+    assert parse_question(question, FRIDAY).topic == "precipitation nowcasting"
+    question = "Looking for secure computation for ML: MPC, homomorphic encryption, verifiable inference"
+    assert "secure computation" in parse_question(question, FRIDAY).topic

@@ -952,12 +952,15 @@ _CLAUSE_WORD = re.compile(r"[^\W\d_][\w']*|[^\w\s]")
 
 # Where one clause of a question ends and another, with a subject of its own, begins: a sentence's end (after a
 # word or a closing parenthesis: "... (loss balancing, slow convergence). Anything on PINNs?"), a semicolon,
-# and "so", "and" or a dash before a first-person subject ("..., so I'm after", "... and I'd like"), a wh-word ("... -
-# what's new on X?") or, after "and", a verb of wanting whose subject is left out ("I work in X and want to ...")
+# and "so", "and", a dash or a colon before a first-person subject ("..., so I'm after", "... and I'd like"), a
+# wh-word ("... - what's new on X?") or, after "and", a verb of wanting whose subject is left out ("I work in X and
+# want to ...")
 _ASKER_SUBJECT = r"(?:i(?!\.)|i'm|im|i'd|i've|we|we're|we'd|we've|my|our)\b"
 # the verbs of wanting or trying whose subject "and" may leave out ("... and trying to keep up with X")
 _INTENT = r"want|wants|need|needs|like|love|hope|hoping|wish|try|tries|trying|looking"
 _ASKING_OPENER = r"(?:what\b|what's|which\b|(?:(?:has|have|is|was)\s+)?any(?:thing)?\b|are\s+there\b)"
+# papers asked for by what they are on ("papers on X", "work about X")
+_DOCUMENT_ON = r"(?:papers?|preprints?|works?|research|studies)\s+(?:on|about)\b"
 _CLAUSE_BREAK = re.compile(
     r"(?:(?<=[?!])|(?<=[^\W\d_]{3}\.)|(?<=(?-i:[A-Z]{2})\.)|(?<=\)\.))\s+(?=\S)|\s*;\s*|"
     rf",?\s+(?:so|and)\s+(?={_ASKER_SUBJECT})|"
@@ -966,6 +969,8 @@ _CLAUSE_BREAK = re.compile(
     # "As a PhD student in speech, I'd love ...": the asker as the subject after a comma
     rf",\s+(?=(?:i|i'm|i'd|i've|we|we're|we'd|we've)\s)|"
     rf"(?:\s+-{{1,2}}\s+|\s*[\u2014\u2013]\s*)(?=(?:{_ASKER_SUBJECT}|{_ASKING_OPENER}))|"
+    # "... wondering whether learned solvers are worth it: papers on routing?": a colon before the request, as a dash
+    rf"\s*:\s+(?=(?:{_ASKER_SUBJECT}|{_ASKING_OPENER}|{_DOCUMENT_ON}))|"
     rf"\s+and\s+(?=(?:would\s+)?(?:{_INTENT})\s+to\b|(?:want|wants|would\s+like)\s)",
     re.IGNORECASE,
 )
