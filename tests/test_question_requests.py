@@ -1094,3 +1094,17 @@ def test_a_colon_before_the_request_ends_the_asker_s_context() -> None:
     assert parse_question(question, FRIDAY).topic == "precipitation nowcasting"
     question = "Looking for secure computation for ML: MPC, homomorphic encryption, verifiable inference"
     assert "secure computation" in parse_question(question, FRIDAY).topic
+
+
+def test_a_wish_whose_subject_and_left_out_is_the_asker_s_context_before_a_request() -> None:
+    """ "I'm writing a compiler for our lab and want to speed it up: anything on learned cost models?": the clause
+    after "and" whose subject, the asker, is left out is part of their context when the next clause asks for papers
+    on a topic of its own ("I want to speed it up" had been read as the topic's first words); alone it is the request
+    ("... and want to keep up with X"), and a later clause that names no topic of its own ("anything so far?") leaves
+    it so."""
+    question = "I'm writing a compiler for our lab and want to speed it up: anything on learned cost models?"
+    assert parse_question(question, FRIDAY).topic == "learned cost models"
+    question = "I'm on a small team and want to replace our tokenizer, so anything new on byte-level models?"
+    assert parse_question(question, FRIDAY).topic == "byte-level models"
+    question = "i work at a small fund and want to keep up with ML for finance. anything so far?"
+    assert parse_question(question, FRIDAY).topic == "ML for finance"
