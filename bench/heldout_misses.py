@@ -65,7 +65,7 @@ CALLS: list[Call] = []
 def _instrument() -> None:
     """Wrap the retrieval steps so each records what it kept into the last `Call`."""
     candidates, without, admitted = retrieval._candidates, retrieval.without_excluded, retrieval._admitted
-    vectors, select = retrieval._with_vectors, retrieval.select
+    vectors, select = retrieval._with_vectors, retrieval._selected
 
     async def _candidates(core, filters, query_vector, loose):
         papers, lexical = await candidates(core, filters, query_vector, loose)
@@ -93,31 +93,36 @@ def _instrument() -> None:
         return kept, found
 
     def _select(results, filters, spread=0.0, **options):
-        shown, carrying = select(results, filters, spread, **options)
+        shown, carrying, moved = select(results, filters, spread, **options)
         if CALLS:
             CALLS[-1].ranked = [r.paper.id for r in results]
             CALLS[-1].scores = {
-                r.paper.id: f"dense {r.dense:.2f} rel {r.relevance:.2f} words {'T' if r.in_title else '-'}"
-                f"{'A' if r.in_abstract else '-'}{'P' if r.every_part else '-'}"
+                r.paper.id: f"dense {r.dense:.2f} sent {r.sentence:.2f} rel {r.relevance:.2f} words "
+                f"{'T' if r.in_title else '-'}{'A' if r.in_abstract else '-'}{'P' if r.every_part else '-'}"
+                f"{'F' if r.firm else '-'}{'S' if r.shows else '-'}"
                 for r in results
             }
             CALLS[-1].rows = [
                 {
                     "id": r.paper.id,
                     "dense": r.dense,
+                    "sentence": r.sentence,
                     "relevance": r.relevance,
                     "title": r.in_title,
                     "abstract": r.in_abstract,
                     "every_part": r.every_part,
+                    "firm": r.firm,
+                    "shows": r.shows,
+                    "rarest": r.rarest,
                     "named": r.named,
                 }
                 for r in results
             ]
             CALLS[-1].selected = [r.paper.id for r in (*shown, *carrying)]
-        return shown, carrying
+        return shown, carrying, moved
 
     retrieval._candidates, retrieval.without_excluded, retrieval._admitted = _candidates, _without_excluded, _admitted
-    retrieval._with_vectors, retrieval.select = _with_vectors, _select
+    retrieval._with_vectors, retrieval._selected = _with_vectors, _select
 
 
 def cause(paper_id: str, calls: list[Call], day: dt.date, window: tuple[dt.date, dt.date]) -> str:

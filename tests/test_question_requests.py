@@ -1081,3 +1081,30 @@ def test_the_number_of_papers_asked_for(question: str, asked: int | None) -> Non
     """ "what are the top ten RAG papers?" showed every paper found: "the" before "top ten" had been read as naming ten
     papers already known ("the two papers you showed")."""
     assert papers_asked_for(question) == asked
+
+
+def test_a_colon_before_the_request_ends_the_asker_s_context() -> None:
+    """ "I'm tuning a retrieval pipeline and unsure which reranker to use: papers on cross-encoder rerankers?": a colon
+    before a clause that asks ("papers on X", "anything on X", "what's new on X") ends the asker's context as a dash
+    does (the context had been read as the topic and the request as its examples); a colon before a list is no
+    break ("secure computation for ML: MPC, homomorphic encryption")."""
+    question = "I'm tuning a retrieval pipeline for our help desk and unsure which one to use: papers on rerankers?"
+    assert parse_question(question, FRIDAY).topic == "rerankers"
+    question = "We run a small weather desk and wonder if ML helps: what's new on precipitation nowcasting?"
+    assert parse_question(question, FRIDAY).topic == "precipitation nowcasting"
+    question = "Looking for secure computation for ML: MPC, homomorphic encryption, verifiable inference"
+    assert "secure computation" in parse_question(question, FRIDAY).topic
+
+
+def test_a_wish_whose_subject_and_left_out_is_the_asker_s_context_before_a_request() -> None:
+    """ "I'm writing a compiler for our lab and want to speed it up: anything on learned cost models?": the clause
+    after "and" whose subject, the asker, is left out is part of their context when the next clause asks for papers
+    on a topic of its own ("I want to speed it up" had been read as the topic's first words); alone it is the request
+    ("... and want to keep up with X"), and a later clause that names no topic of its own ("anything so far?") leaves
+    it so."""
+    question = "I'm writing a compiler for our lab and want to speed it up: anything on learned cost models?"
+    assert parse_question(question, FRIDAY).topic == "learned cost models"
+    question = "I'm on a small team and want to replace our tokenizer, so anything new on byte-level models?"
+    assert parse_question(question, FRIDAY).topic == "byte-level models"
+    question = "i work at a small fund and want to keep up with ML for finance. anything so far?"
+    assert parse_question(question, FRIDAY).topic == "ML for finance"

@@ -952,12 +952,15 @@ _CLAUSE_WORD = re.compile(r"[^\W\d_][\w']*|[^\w\s]")
 
 # Where one clause of a question ends and another, with a subject of its own, begins: a sentence's end (after a
 # word or a closing parenthesis: "... (loss balancing, slow convergence). Anything on PINNs?"), a semicolon,
-# and "so", "and" or a dash before a first-person subject ("..., so I'm after", "... and I'd like"), a wh-word ("... -
-# what's new on X?") or, after "and", a verb of wanting whose subject is left out ("I work in X and want to ...")
+# and "so", "and", a dash or a colon before a first-person subject ("..., so I'm after", "... and I'd like"), a
+# wh-word ("... - what's new on X?") or, after "and", a verb of wanting whose subject is left out ("I work in X and
+# want to ...")
 _ASKER_SUBJECT = r"(?:i(?!\.)|i'm|im|i'd|i've|we|we're|we'd|we've|my|our)\b"
 # the verbs of wanting or trying whose subject "and" may leave out ("... and trying to keep up with X")
 _INTENT = r"want|wants|need|needs|like|love|hope|hoping|wish|try|tries|trying|looking"
 _ASKING_OPENER = r"(?:what\b|what's|which\b|(?:(?:has|have|is|was)\s+)?any(?:thing)?\b|are\s+there\b)"
+# papers asked for by what they are on ("papers on X", "work about X")
+_DOCUMENT_ON = r"(?:papers?|preprints?|works?|research|studies)\s+(?:on|about)\b"
 _CLAUSE_BREAK = re.compile(
     r"(?:(?<=[?!])|(?<=[^\W\d_]{3}\.)|(?<=(?-i:[A-Z]{2})\.)|(?<=\)\.))\s+(?=\S)|\s*;\s*|"
     rf",?\s+(?:so|and)\s+(?={_ASKER_SUBJECT})|"
@@ -966,12 +969,18 @@ _CLAUSE_BREAK = re.compile(
     # "As a PhD student in speech, I'd love ...": the asker as the subject after a comma
     rf",\s+(?=(?:i|i'm|i'd|i've|we|we're|we'd|we've)\s)|"
     rf"(?:\s+-{{1,2}}\s+|\s*[\u2014\u2013]\s*)(?=(?:{_ASKER_SUBJECT}|{_ASKING_OPENER}))|"
+    # "... wondering whether learned solvers are worth it: papers on routing?": a colon before the request, as a dash
+    rf"\s*:\s+(?=(?:{_ASKER_SUBJECT}|{_ASKING_OPENER}|{_DOCUMENT_ON}))|"
     rf"\s+and\s+(?=(?:would\s+)?(?:{_INTENT})\s+to\b|(?:want|wants|would\s+like)\s)",
     re.IGNORECASE,
 )
 # a clause about the asker: its subject, or "as a(n) ..." naming what they are ("As a PhD student in X, I ...")
 _ASKER_START = re.compile(rf"^\W*(?:{_ASKER_SUBJECT}|as\s+an?\s)", re.IGNORECASE)
 _ELIDED = re.compile(rf"^\W*(?:would\s+)?(?:{_INTENT})\s+to\b", re.IGNORECASE)
+# a clause asking for papers on a topic it names ("anything new on X", "papers about X"), not "anything so far?"
+_ASKS_ON = re.compile(
+    rf"^\W*(?:{_ASKING_OPENER}|{_DOCUMENT_ON})[^,;:.?!]*?\b(?:on|about|regarding|concerning)\s+[^\W\d_]", re.IGNORECASE
+)
 
 
 def without_context(text: str) -> str:
@@ -980,8 +989,9 @@ def without_context(text: str) -> str:
     followed by a clause that names a topic of its own ("..., so I'm after anything on robot navigation", "I'd like
     to catch up on video understanding", "- what's new on test-time scaling?"): what they do says why they ask, the
     later clause says what. A request whose subject is left out takes the asker back ("I work in oncology imaging and
-    want to keep up with ML for cancer" -> "I want to keep up with ML for cancer"). A later clause naming nothing
-    ("Anything this week?") leaves the context as the request."""
+    want to keep up with ML for cancer" -> "I want to keep up with ML for cancer"), unless the next clause asks for
+    papers on a topic of its own ("... and want to automate it: anything on KG construction?"). A later clause naming
+    nothing ("Anything this week?") leaves the context as the request."""
     pieces, begun, depth = [], 0, 0
     for found in _CLAUSE_BREAK.finditer(text):  # a clause break inside parentheses is the clarification's own
         depth = text.count("(", 0, found.start()) - text.count(")", 0, found.start())
@@ -997,7 +1007,10 @@ def without_context(text: str) -> str:
         start += 1
     greeted = start
     for n in range(start, len(pieces) - 1):
-        if n == start and _about_asker(pieces[n]) and any(named[n + 1 :]):
+        # after the asker's context, a clause whose subject "and" left out ("... for our lab and want to automate
+        # it: anything on X?") is theirs too when the next clause asks for papers on a topic of its own
+        elided = n > greeted and bool(_ELIDED.match(pieces[n]) and _ASKS_ON.match(pieces[n + 1]))
+        if n == start and (_about_asker(pieces[n]) or elided) and any(named[n + 1 :]):
             start = n + 1
     while len(pieces) > start + 1 and not named[-1]:
         # a later clause naming nothing ("- what's out this week?") after the one naming the topic asks for it
