@@ -156,3 +156,34 @@ async def test_a_narrowing_typing_an_acronym_finds_a_previous_paper_that_only_sp
     assert spelled.id in [p.id for p in (*first.citations, *first.more)]
     answer = await ask(core, "which of those are about TSE?", today=MONDAY, conversation_id="tse")
     assert spelled.id in [p.id for p in answer.citations]
+
+
+async def test_an_acronym_defined_several_ways_is_read_as_the_meaning_the_question_s_other_words_go_with(
+    core: Core, demo_papers: list[Paper]
+) -> None:
+    # two papers define "TSE" as tidal state estimation, one as text style editing in a paper on language models
+    # (three more write "text style editing" out): "TSE with language models" is the editing, "TSE" alone and
+    # "TSE from gauges" the estimation ("DP algorithms with transformers" was read as differential privacy)
+    from bot.questions.acronyms import defined_acronyms
+
+    tidal = [
+        dataclasses.replace(
+            demo_papers[i],
+            title=f"Tide charts {i}",
+            abstract="We study tidal state estimation (TSE) from coastal gauges. TSE matters for harbours.",
+        )
+        for i in (0, 1)
+    ]
+    editing = dataclasses.replace(
+        demo_papers[2],
+        title="Rewriting in another voice",
+        abstract="We study text style editing (TSE) with large language models that rewrite a sentence's tone.",
+    )
+    written = [
+        dataclasses.replace(demo_papers[i], title=f"Style {i}", abstract="Text style editing keeps the content.")
+        for i in (3, 4, 5)
+    ]
+    await store_papers(core, [*tidal, editing, *written, *demo_papers[6:40]])
+    assert await defined_acronyms(core, "TSE with language models") == [("text style editing", "TSE")]
+    assert await defined_acronyms(core, "TSE") == [("tidal state estimation", "TSE")]
+    assert await defined_acronyms(core, "TSE from gauges") == [("tidal state estimation", "TSE")]

@@ -21,7 +21,8 @@ from symspellpy.editdistance import DistanceAlgorithm, EditDistance
 
 from bot.core import Core
 from bot.models import Paper
-from bot.questions.topics import is_term_spelling
+from bot.questions.expansion import index_terms
+from bot.questions.topics import FILLER, is_term_spelling
 from bot.text.terms import phrase_key, same_word, text_tokens
 
 MIN_DEFINING_PAPERS = 2  # papers that must define an acronym the same way before it is a field's term
@@ -85,19 +86,47 @@ async def defined_acronyms(core: Core, topic: str) -> list[tuple[str, str]]:
     rows: list[tuple[str, str]] = []
     for acronym in dict.fromkeys(m.group(1) for m in _TYPED.finditer(topic)):
         if not is_term_spelling(acronym) and len(acronym) <= _MAX_LENGTH:
-            expansion = await _dominant_expansion(core, acronym)
+            expansion = await _dominant_expansion(core, acronym, context_words(topic, acronym))
             if expansion:
                 rows.append((expansion, acronym))
     return [(e, a) for e, a in dict.fromkeys(rows) if text_tokens(e) != text_tokens(a)]
 
 
-async def _dominant_expansion(core: Core, acronym: str) -> str:
-    """What the stored papers defining `acronym` mostly spell it out as (at least two of them, at least half of its
-    definitions), or ""."""
-    ids = [i for i, _ in await core.repo.lexical_search([[acronym.lower()]], None, None, DEFINING_SAMPLE)]
-    found = definitions(f"{p.title}. {p.abstract}" for p in await core.repo.get_papers(ids))
+def context_words(topic: str, acronym: str) -> frozenset[str]:
+    """The topic's words other than `acronym` (and its plural) and the question's filler, stemmed as the full-text
+    index stems them ("DP algorithms with transformers" -> {"algorithm", "transform"})."""
     typed = acronym.lower()
-    spelled = Counter({e: n for (a, e), n in found.items() if a.lower() == typed})
+    words = [w for w in re.findall(r"[\w-]+", topic) if w.lower() not in FILLER and w.lower().rstrip("s") != typed]
+    return frozenset(index_terms(" ".join(words))) - frozenset(index_terms(acronym))
+
+
+def in_context(spelled: Counter[str], defining: dict[str, list[str]], context: frozenset[str]) -> Counter[str]:
+    """The meanings of an acronym defined several ways whose defining texts (`defining`, by meaning) hold the most
+    of the question's other words (`context`, index stems): "DP algorithms with transformers" is dynamic
+    programming in a paper on transformers, not the differential privacy more papers define. All of `spelled` when
+    the words tell no meaning from another (none held, or as many by each)."""
+    if not context or len(spelled) < 2:
+        return spelled
+    held = {e: len(context.intersection(index_terms(" ".join(defining.get(e, []))))) for e in spelled}
+    best = max(held.values())
+    if not best or all(n == best for n in held.values()):
+        return spelled
+    return Counter({e: n for e, n in spelled.items() if held[e] == best})
+
+
+async def _dominant_expansion(core: Core, acronym: str, context: frozenset[str] = frozenset()) -> str:
+    """What the stored papers defining `acronym` mostly spell it out as (at least two of them, at least half of its
+    definitions), or "". Defined several ways, only the meanings whose defining papers hold the most of the
+    question's other words (`context`, `in_context`) count."""
+    ids = [i for i, _ in await core.repo.lexical_search([[acronym.lower()]], None, None, DEFINING_SAMPLE)]
+    texts = [f"{p.title}. {p.abstract}" for p in await core.repo.get_papers(ids)]
+    typed = acronym.lower()
+    defining: dict[str, list[str]] = {}
+    for text in texts:
+        for a, e in definitions([text]):
+            if a.lower() == typed:
+                defining.setdefault(e, []).append(text)
+    spelled = in_context(Counter({e: len(t) for e, t in defining.items()}), defining, context)
     if not spelled:
         return ""
     expansion, n = spelled.most_common(1)[0]
