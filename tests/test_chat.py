@@ -706,6 +706,18 @@ async def test_a_list_of_interests_whose_last_item_ends_with_a_question_mark_is_
     assert "Noted 3 topics." in text_of(replies) and await onboarding_step(core) == "avoid"
 
 
+async def test_a_question_after_a_line_of_prose_is_no_list_of_interests(core: Core, store_day: StoreDay) -> None:
+    """ "Hi, I'm new here." then "Any papers on diffusion models this week?" on the next line was kept as two
+    interests ("Noted 2 topics."), the greeting one of them, since b031f60 read any message of several lines as the
+    list asked for: lines ending as sentences are prose, and the question they lead to is answered."""
+    await store_day(core)
+    ctl = ChatController(core)
+    await ctl.greet(ADA, DM)
+    replies = await say(ctl, ADA, DM, "Hi, I'm new here.\nAny papers on diffusion models this week?")
+    assert any(isinstance(r, AnswerReply) for r in replies), text_of(replies)
+    assert "not taken as one of your interests" in text_of(replies) and await onboarding_step(core) == "interests"
+
+
 async def onboarding_step(core: Core) -> str:
     from bot.members import onboarding
 

@@ -103,6 +103,15 @@ def reads_as_question(text: str) -> bool:
     return text.strip().endswith("?")
 
 
+def lists_items(text: str) -> bool:
+    """Whether a reply is the list of items a phrase step asks for, whatever its last item ends in: several items
+    (one a line or ';' between them: "graph neural networks; video diffusion; what about RLHF?"), none but the last
+    ending as a sentence does. A message whose first lines end as sentences ("Hi, I'm new here.\nAny papers on X?")
+    is prose asking its last line."""
+    items = onboarding.split_items(text, len(text))
+    return len(items) > 1 and not any(item.rstrip().endswith((".", "!", "?")) for item in items[:-1])
+
+
 async def asked_instead(turn: Turn, step: str) -> list[Reply]:
     """A question typed at an onboarding step asking for phrases ("what's new on diffusion?" where interests are
     asked for): answered from the stored papers, then the step asked again, saying the question was not taken as an
@@ -134,9 +143,7 @@ class OnboardingFlow(Flow):
         asked for (one line, not a list of items) is answered as a question, and the step asked again
         (`asked_instead`)."""
         step = await onboarding.current_step(turn.core, turn.user)
-        # several items (one a line or ';' between them) are the list the step asks for, whatever the last one ends in
-        listed = len(onboarding.split_items(turn.args, 2)) > 1
-        if step in PHRASE_STEPS and reads_as_question(turn.args) and not listed:
+        if step in PHRASE_STEPS and reads_as_question(turn.args) and not lists_items(turn.args):
             return await asked_instead(turn, step)
         return [onboarding_reply(await onboarding.handle(turn.core, turn.user, turn.args))]
 
