@@ -1108,3 +1108,13 @@ def test_a_wish_whose_subject_and_left_out_is_the_asker_s_context_before_a_reque
     assert parse_question(question, FRIDAY).topic == "byte-level models"
     question = "i work at a small fund and want to keep up with ML for finance. anything so far?"
     assert parse_question(question, FRIDAY).topic == "ML for finance"
+
+
+def test_a_wish_left_without_its_subject_before_papers_on_a_topic_is_the_asker_s_context() -> None:
+    """ "We build chatbots and need to cut costs: papers about speculative decoding?" read the topic "cut costs about
+    speculative decoding": a request for "papers on X" was not seen as asking on a topic of its own (its pattern
+    wanted a second "on"/"about" after the one "papers about" holds), as "anything on X" was."""
+    question = "We build chatbots and need to cut costs: papers about speculative decoding?"
+    assert parse_question(question, FRIDAY).topic == "speculative decoding"
+    question = "I run evals for our team and want to trim them: papers on benchmark contamination?"
+    assert parse_question(question, FRIDAY).topic == "benchmark contamination"

@@ -979,7 +979,9 @@ _ASKER_START = re.compile(rf"^\W*(?:{_ASKER_SUBJECT}|as\s+an?\s)", re.IGNORECASE
 _ELIDED = re.compile(rf"^\W*(?:would\s+)?(?:{_INTENT})\s+to\b", re.IGNORECASE)
 # a clause asking for papers on a topic it names ("anything new on X", "papers about X"), not "anything so far?"
 _ASKS_ON = re.compile(
-    rf"^\W*(?:{_ASKING_OPENER}|{_DOCUMENT_ON})[^,;:.?!]*?\b(?:on|about|regarding|concerning)\s+[^\W\d_]", re.IGNORECASE
+    # "papers on X" holds its preposition already ("papers about X" had to name a second "about" after it)
+    rf"^\W*(?:{_ASKING_OPENER}[^,;:.?!]*?\b(?:on|about|regarding|concerning)|{_DOCUMENT_ON})\s+[^\W\d_]",
+    re.IGNORECASE,
 )
 
 
