@@ -1081,3 +1081,20 @@ def test_the_number_of_papers_asked_for(question: str, asked: int | None) -> Non
     """ "what are the top ten RAG papers?" showed every paper found: "the" before "top ten" had been read as naming ten
     papers already known ("the two papers you showed")."""
     assert papers_asked_for(question) == asked
+
+
+@pytest.mark.parametrize(
+    ("question", "topic"),
+    [
+        ("list all the RLHF papers", "RLHF"),
+        ("show me all RLHF papers", "RLHF"),
+        ("all the papers on RLHF this week", "RLHF"),
+        ("list all of the diffusion papers", "diffusion"),
+        ("show every paper on federated learning", "federated learning"),
+        ("papers on all-to-all communication", "all-to-all communication"),
+    ],
+)
+def test_a_quantifier_before_the_papers_is_no_topic_word(question: str, topic: str) -> None:
+    """ "list all the RLHF papers" read the topic "all the RLHF": a quantifier (all, every, each) says how many of
+    the papers are wanted, as "the" does, and is trimmed from the topic's ends like it."""
+    assert parse_question(question, FRIDAY).topic == topic

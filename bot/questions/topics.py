@@ -94,7 +94,7 @@ FILLER = frozenset(
     e.g eg etc especially mainly mostly post posts posted posting put putting stuff things thing hey hello anyone
     someone somebody has have had been lately recently together novel ones summarize summarise summary summaries
     overview looking searching interested want need wondering curious newly i'm im same but announced uploaded recap
-    rundown roundup highlights similar earlier ok okay thanks""".split()
+    rundown roundup highlights similar earlier ok okay thanks all every each""".split()
 )
 
 
