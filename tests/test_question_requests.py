@@ -14,7 +14,7 @@ from bot.ingest.save import store_papers
 from bot.models import Paper
 from bot.questions.authors import AuthorIndex, same_person
 from bot.questions.filters import Filters
-from bot.questions.rag import Turn, ask, parse_question
+from bot.questions.rag import Turn, ask, parse_question, subject_of
 from bot.questions.request import beyond, papers_asked_for, read_request
 from bot.questions.retrieval import descriptive_compounds, exact_names, ranked
 from bot.questions.spelling import is_english_word
@@ -1098,3 +1098,31 @@ def test_a_quantifier_before_the_papers_is_no_topic_word(question: str, topic: s
     """ "list all the RLHF papers" read the topic "all the RLHF": a quantifier (all, every, each) says how many of
     the papers are wanted, as "the" does, and is trimmed from the topic's ends like it."""
     assert parse_question(question, FRIDAY).topic == topic
+
+
+@pytest.mark.parametrize(
+    ("question", "topic"),
+    [
+        ("which papers study overthinking?", "study overthinking"),
+        ("which papers align language models?", "align language models"),
+        ("any papers that reduce the KV cache size?", "reduce the KV cache size"),
+        ("which papers segment medical images?", "segment medical images"),
+    ],
+)
+def test_a_topic_led_by_the_verb_the_papers_do_keeps_it_for_the_order_only(question: str, topic: str) -> None:
+    """ "which papers study grokking?" needed "study" of every paper; dropping the verb (668be91, reverted) lost the
+    verbs that carry the topic ("align language models" -> "language models"). The verb stays in the topic and the
+    topic is marked verb-led, so retrieval orders by it without needing it (`verb_first`), and the answer names the
+    papers by it ("papers that align language models")."""
+    filters = parse_question(question, FRIDAY)
+    assert filters.topic == topic
+    assert filters.verb_led == (topic,)
+    assert subject_of(filters) == f"that {topic}"
+
+
+@pytest.mark.parametrize(
+    "question", ["which papers are about speech?", "papers on study design", "which papers introduce new benchmarks?"]
+)
+def test_no_verb_led_topic_without_a_verb_of_the_papers(question: str) -> None:
+    """A word of asking ("are about"), a topic of its own or a contribution is no verb the papers do."""
+    assert parse_question(question, FRIDAY).verb_led == ()

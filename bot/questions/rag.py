@@ -50,6 +50,7 @@ from bot.questions.request import (
     restates,
     selects,
     theory_of,
+    verb_done,
     verb_of,
     without_reaction,
     without_reference,
@@ -240,6 +241,9 @@ def parse_question(
     constraints = tuple(c for c in (topic_of(r) for r in request.refinements) if c)
     if about := theory_of(topic):  # "the theory of transformers": the theoretical papers about transformers
         topic, constraints = about, (THEORY, *constraints)
+    # "which papers study grokking?": the verb the papers do leads the topic; kept for the order, not needed of each
+    verb = verb_done(rest)
+    verb_led = (topic,) if verb and " " in topic and topic.split()[0].lower() == verb else ()
     filters = Filters(
         topic=topic,
         window=window,
@@ -249,6 +253,7 @@ def parse_question(
         excluded=tuple(e for e in (beyond(topic, topic_of(x)) for x in request.excluded) if e),
         contribution=contribution,
         constraints=constraints,
+        verb_led=verb_led,
     )
     if previous is None or not has_words(question):
         return filters
@@ -433,7 +438,8 @@ def subject_of(filters: Filters) -> str:
     """How the answer names what was asked: 'about MoE', 'by Lenka Zdeborová', 'about MoE by ...'."""
     parts = ["introducing a benchmark or data set"] if filters.contribution else []
     if filters.topic:
-        parts.append(f"about {filters.topic}")
+        # "papers that study grokking": a topic led by the verb the papers do is named as a relative clause
+        parts.append(f"{'that' if filters.topic in filters.verb_led else 'about'} {filters.topic}")
     narrowed = [named(c, filters) for c in (*filters.narrowed_by, *filters.constraints)]
     if narrowed:
         parts.append(("and " if parts else "") + "about " + " and about ".join(narrowed))

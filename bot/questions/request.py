@@ -731,6 +731,28 @@ def verb_of(text: str) -> str:
     return verb.group(1) if inflects(verb.group(1).lower()) else ""
 
 
+# The papers asked for as the subject of a verb of their own ("which papers study grokking?", "what papers align
+# language models?", "any papers that reduce the KV cache?"): the verb relates them to what follows it
+_DOING = re.compile(
+    r"^\W*(?:(?:which|what|any|are\s+there|is\s+there)\s+)?(?:(?:new|recent|latest)\s+)?"
+    r"(?:papers|preprints|works|articles|studies)\s+(?:(?:that|which)\s+)?(?P<verb>[a-z]+)\s+(?=\S)",
+    re.IGNORECASE,
+)
+
+
+def verb_done(text: str) -> str:
+    """The verb the papers asked for do, when the question makes them its subject and the verb an everyday one
+    ("which papers study grokking?" -> "study", "which papers align language models?" -> "align"), else "": a word
+    of asking ("which papers are about X") or a rarer word, as a topic's own is, is none. The verb may carry the
+    topic ("align") or only relate the papers to it ("study"): a topic led by it is read with the verb kept for the
+    order of the papers and not needed of each (`Filters.verb_led`)."""
+    found = _DOING.match(text)
+    if found is None:
+        return ""
+    verb = found.group("verb").lower()
+    return "" if verb in FILLER | META or not _verb_form(verb) else verb
+
+
 def inflects(word: str) -> bool:
     """Whether `word` has a past or "-ing" form in the English word list, as a verb has ("use" -> "used", "rely" ->
     "relied", "run" -> "running"): a noun such as "diffusion" has none. Nouns the list holds used as verbs pass
