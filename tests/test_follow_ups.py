@@ -405,6 +405,19 @@ def test_the_question_asked_again_narrows_nothing(question: str) -> None:
     assert parse_question("and which are about video?", FRIDAY, narrowed).constraints == ()
 
 
+@pytest.mark.parametrize("question", ["which are about diffusion?", "which of those are about models?"])
+def test_a_part_of_the_topic_narrows_nothing(question: str) -> None:
+    """ "which are about KV cache?" after KV cache eviction answered "about KV cache eviction and about KV cache":
+    every paper found for a topic is about each of its parts, so a part narrows nothing."""
+    assert parse_question(question, FRIDAY, PREVIOUS).constraints == ()
+
+
+def test_one_of_the_topics_alternatives_still_narrows() -> None:
+    """After "RAG or agents", "agents" picks one of the two alternatives: it narrows."""
+    either = dataclasses.replace(PREVIOUS, topic="RAG or agents")
+    assert parse_question("which of those are about agents?", FRIDAY, either).constraints == ("agents",)
+
+
 @pytest.mark.parametrize(
     "question",
     [

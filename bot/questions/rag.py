@@ -68,7 +68,7 @@ from bot.questions.retrieval import (
 )
 from bot.questions.spelling import corrected
 from bot.questions.timewords import MONTHS, UP_TO_TODAY, WEEKDAYS, TimeWindow, find_time_window, relative_day
-from bot.questions.topics import ABOUT_MENTIONS, FILLER, META, PRONOUNS, topic_key, topic_of
+from bot.questions.topics import ABOUT_MENTIONS, FILLER, META, PRONOUNS, topic_alternatives, topic_key, topic_of
 from bot.ranking.contribution_words import kind_of_word, theory_mentions
 from bot.text.terms import text_tokens
 from bot.text.tldr import shown_tldrs
@@ -349,8 +349,10 @@ def follow_up(filters: Filters, topic_text: str, question: str, previous: Turn, 
     if not narrows:  # "and from Thursday?": the previous request, narrowings included, over the new window
         return replace(carried, constraints=tuple(previous.constraints))
     constraint = topic_of(without_reference(topic_text)) if filters.topic else ""
-    if constraint and topic_key(constraint) in {topic_key(t) for t in (previous.topic, *previous.constraints) if t}:
-        constraint = ""  # the question asked again ("anything on X?" twice): X narrows nothing ("about X and about X")
+    if constraint and asked_already(constraint, (previous.topic, *previous.constraints)):
+        # the question asked again ("anything on X?" twice), or a part of what every paper was found for ("which are
+        # about KV cache?" after KV cache eviction): it narrows nothing ("about KV cache eviction and about KV cache")
+        constraint = ""
     if names_method(constraint):  # "which of those propose a method?": a kind of contribution, no topic
         constraint = ""
         carried = replace(carried, excluded=tuple(dict.fromkeys([*carried.excluded, NOT_METHODS])))
@@ -373,6 +375,19 @@ def follow_up(filters: Filters, topic_text: str, question: str, previous: Turn, 
         loose=not explicit,
         previous_meaning=tuple(previous.meaning_ids),
         previous_shown=tuple(previous.paper_ids),
+    )
+
+
+def asked_already(constraint: str, asked: Sequence[str]) -> bool:
+    """Whether every word of `constraint` is in each alternative of one of the topics the papers were `asked` for:
+    "KV cache" after "KV cache eviction" holds for every paper found; "agents" after "RAG or agents" picks one of two
+    alternatives and narrows."""
+    words = set(topic_key(constraint).split())
+    if not words:
+        return False
+    return any(
+        alternatives and all(words <= set(topic_key(a.text).split()) for a in alternatives)
+        for alternatives in (topic_alternatives(t) for t in asked if t)
     )
 
 
