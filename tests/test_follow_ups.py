@@ -21,7 +21,7 @@ from bot.ingest.limits import clean_paper
 from bot.models import Paper
 from bot.questions import rag
 from bot.questions.filters import Filters
-from bot.questions.rag import Answer, Turn, ask, parse_question
+from bot.questions.rag import NOTHING_TO_NARROW, Answer, Turn, ask, parse_question
 from bot.questions.request import NOT_METHODS, read_request, verb_of
 from bot.questions.retrieval import Retrieved, select
 from bot.text.extractive import extractive_tldr
@@ -154,6 +154,26 @@ def test_after_an_answer_that_listed_nothing_a_follow_up_asks_anew_over_its_wind
     assert (filters.topic, filters.constraints, filters.restrict_to) == ("continual learning", (), ())
     assert filters.window is not None and (filters.window.start, filters.window.end) == (MONDAY, THURSDAY)
     assert parse_question("and from Friday?", FRIDAY, nothing).topic == "grokking"
+
+
+def test_a_pronoun_for_an_answer_that_listed_nothing_is_said_to_be_asked_anew() -> None:
+    """ "which of those are theoretical?" after an answer listing no paper silently answered every theory paper
+    stored: the answer now says there were none to pick from and that the question is asked on its own; a new topic
+    without a pronoun ("anything on continual learning?") needs no such word."""
+    nothing = Turn("grokking", ("2025-05-26", "2025-05-29"), [], [], [], [])
+    assert parse_question("which of those are theoretical?", FRIDAY, nothing).note == NOTHING_TO_NARROW
+    assert parse_question("anything on continual learning?", FRIDAY, nothing).note == ""
+    assert parse_question("which of those are theoretical?", FRIDAY, PREVIOUS).note == ""
+
+
+async def test_the_answer_says_there_was_nothing_to_narrow(core: Core, embedder: LocalEmbedder) -> None:
+    await _store(core, embedder, [_bounds_paper("2505.00001")])
+    await core.repo.save_conversation_state(
+        "c", Turn("grokking", ("2025-05-26", "2025-05-30"), [], [], [], []).to_json(), "", max_age=dt.timedelta(hours=1)
+    )
+    answer = await ask(core, "which of those are about variational inference?", today=FRIDAY, conversation_id="c")
+    assert answer.text.startswith(NOTHING_TO_NARROW)
+    assert [p.id for p in answer.citations] == ["2505.00001"]
 
 
 @pytest.mark.parametrize(

@@ -33,3 +33,5 @@ class Filters:
     # the `restrict_to` papers the previous answer showed on its first page (the rest it only offered): a narrowing
     # shows those of them it keeps before the others, as that answer did
     previous_shown: tuple[str, ...] = ()
+    # what the answer says first of how the question was read ("which of those ..." after an answer listing none)
+    note: str = ""

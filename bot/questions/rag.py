@@ -260,6 +260,7 @@ def parse_question(
     return follow_up(filters, request.text, rest, previous, replaces=replaces)
 
 
+NOTHING_TO_NARROW = "The previous answer listed no papers, so there were none to pick from; asked on its own:"
 AS_BEFORE = "as before"  # the phrase of a follow-up's window taken from the previous answer (it named none)
 
 
@@ -332,7 +333,11 @@ def follow_up(filters: Filters, topic_text: str, question: str, previous: Turn, 
     if not narrows and not nothing_new:
         # the same question about another topic; one picking among an answer that listed nothing, over its window
         if (continues(question) or (listed_nothing and (explicit or picks))) and not filters.authors:
-            return replace(filters, window=window, categories=filters.categories or tuple(previous.categories))
+            # "which of those are theoretical?" after an answer listing none: there were none to narrow, and it says so
+            said = NOTHING_TO_NARROW if listed_nothing and explicit and previous.topic else ""
+            return replace(
+                filters, window=window, categories=filters.categories or tuple(previous.categories), note=said
+            )
         return filters
     excluded = tuple(dict.fromkeys([*previous.excluded, *filters.excluded]))
     carried = replace(
@@ -913,7 +918,7 @@ async def ask(
     unembedded = not all(r.embedded for r in (*found, *offered))
     if unembedded or (not found and stored):
         notes.append(await vector_gap_note(core))
-    notes.extend((note, group_note))
+    notes.extend((filters.note, note, group_note))
     cited, usage = tuple(papers), {}
     if core.llm is not None and papers:
         written, problem, usage = await counted_answer(core, question, papers, tldrs, asker or conversation_id)
