@@ -439,6 +439,22 @@ def test_one_of_the_topics_alternatives_still_narrows() -> None:
 
 
 @pytest.mark.parametrize(
+    ("question", "constraint"),
+    [
+        ("same field, but only theory papers", "theory"),
+        ("the same topic but theoretical", "theoretical"),
+        ("same area, only the ones on video", "video"),
+    ],
+)
+def test_the_same_field_with_more_said_narrows_the_previous_request(question: str, constraint: str) -> None:
+    """ "same field, but only theory papers" was a new question about "theory": "the same field" names the previous
+    request, and what the question adds narrows it."""
+    filters = parse_question(question, FRIDAY, PREVIOUS)
+    assert (filters.topic, filters.constraints) == ("diffusion models", (constraint,)), question
+    assert set(filters.restrict_to) == {"a", "b", "c"}
+
+
+@pytest.mark.parametrize(
     "question",
     [
         "same question for Thursday",

@@ -43,6 +43,7 @@ from bot.questions.request import (
     kind_reading,
     names_documents,
     names_method,
+    names_same_request,
     names_theory,
     papers_asked_for,
     read_request,
@@ -257,14 +258,17 @@ def parse_question(
     )
     if previous is None or not has_words(question):
         return filters
-    return follow_up(filters, request.text, rest, previous, replaces=replaces)
+    again = names_same_request(question)  # "same field, but only theory papers": the previous request, narrowed
+    return follow_up(filters, request.text, rest, previous, replaces=replaces, again=again)
 
 
 NOTHING_TO_NARROW = "The previous answer listed no papers, so there were none to pick from; asked on its own:"
 AS_BEFORE = "as before"  # the phrase of a follow-up's window taken from the previous answer (it named none)
 
 
-def follow_up(filters: Filters, topic_text: str, question: str, previous: Turn, *, replaces: bool = False) -> Filters:
+def follow_up(
+    filters: Filters, topic_text: str, question: str, previous: Turn, *, replaces: bool = False, again: bool = False
+) -> Filters:
     """A question asked after `previous`, read as the previous request plus what the question adds.
 
     - a question naming the previous papers by a pronoun ("which of those ...", "only the ones ...", "them"), or
@@ -283,10 +287,14 @@ def follow_up(filters: Filters, topic_text: str, question: str, previous: Turn, 
       the rest is kept: "what about speech instead?" asks the previous request (window, categories, authors,
       contribution) about speech, its narrowings and exclusions of the old topic left; "Thursday instead?" is
       "and from Thursday?";
+    - with `again` (the question named "the same field", "the same topic"), what it adds narrows the previous
+      request as a pronoun's would ("same field, but only theory papers");
     - a question naming nothing at all ("thanks!", "ok") asks nothing again: read on its own, it lists nothing;
     - anything else is a new question.
     """
-    explicit = refers_back(question)
+    # "the same field/topic/question" names the previous request: what the question adds narrows it ("same field, but
+    # only theory papers" had become a question about "theory")
+    explicit = refers_back(question) or (again and bool(filters.topic or filters.contribution or filters.excluded))
     # "sorry, speech not agents" after agents: an exclusion of what was asked before corrects it, as "instead" does
     restated = (
         [e for e in filters.excluded if restates(e, previous.topic, filters.topic)]

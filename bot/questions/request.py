@@ -520,6 +520,12 @@ _SAME_REQUEST = re.compile(
 )
 
 
+def names_same_request(text: str) -> bool:
+    """Whether `text` names the request asked before ("same field, but only theory papers", "the same topic on
+    Friday")."""
+    return bool(_SAME_REQUEST.search(text))
+
+
 def without_reaction(text: str) -> str:
     """A follow-up without its opening reaction to the answer ("not really, what about speech?" -> "what about
     speech?", "hmm any on video?" -> "any on video?") and with "the same question" as the request asked before."""
