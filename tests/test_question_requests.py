@@ -15,7 +15,7 @@ from bot.models import Paper
 from bot.questions.authors import AuthorIndex, same_person
 from bot.questions.filters import Filters
 from bot.questions.rag import Turn, ask, parse_question, subject_of
-from bot.questions.request import beyond, papers_asked_for, read_request
+from bot.questions.request import beyond, kind_reading, papers_asked_for, read_request
 from bot.questions.retrieval import descriptive_compounds, exact_names, ranked
 from bot.questions.spelling import is_english_word
 from bot.questions.topics import QuestionTopic, loose_alternatives, split_units, topic_alternatives, topic_key
@@ -1126,3 +1126,25 @@ def test_a_topic_led_by_the_verb_the_papers_do_keeps_it_for_the_order_only(quest
 def test_no_verb_led_topic_without_a_verb_of_the_papers(question: str) -> None:
     """A word of asking ("are about"), a topic of its own or a contribution is no verb the papers do."""
     assert parse_question(question, FRIDAY).verb_led == ()
+
+
+@pytest.mark.parametrize(
+    ("question", "topic", "kind"),
+    [
+        ("is there a survey on agents?", "agents", "surveys"),
+        ("any surveys on LLM agents?", "LLM agents", "surveys"),
+        ("is there a review of diffusion models?", "diffusion models", "surveys"),
+        ("survey papers about RLHF", "RLHF", "surveys"),
+        ("papers on survey sampling", "survey sampling", None),
+        ("code review papers", "code review", None),
+    ],
+)
+def test_a_kind_of_paper_asked_for_narrows_the_topic(question: str, topic: str, kind: str | None) -> None:
+    """ "is there a survey on agents?" read "survey" as a topic word, needed of every paper; it is the kind of paper
+    asked for (a constraint read by `paper_kinds`), and the topic is what the survey covers. A kind word modifying a
+    topic ("survey sampling") or after the noun it compounds with ("code review") asks for no kind."""
+    filters = parse_question(question, FRIDAY)
+    assert filters.topic == topic
+    assert filters.constraints == ((kind,) if kind else ())
+    if kind:
+        assert kind_reading(kind) == "survey or review or overview or tutorial"

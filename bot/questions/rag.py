@@ -45,11 +45,13 @@ from bot.questions.request import (
     names_method,
     names_same_request,
     names_theory,
+    paper_kind_of,
     papers_asked_for,
     read_request,
     refers_back,
     restates,
     selects,
+    split_kind,
     theory_of,
     verb_done,
     verb_of,
@@ -70,6 +72,7 @@ from bot.questions.retrieval import (
 from bot.questions.spelling import corrected
 from bot.questions.timewords import MONTHS, UP_TO_TODAY, WEEKDAYS, TimeWindow, find_time_window, relative_day
 from bot.questions.topics import ABOUT_MENTIONS, FILLER, META, PRONOUNS, topic_alternatives, topic_key, topic_of
+from bot.ranking.contribution import paper_kinds
 from bot.ranking.contribution_words import kind_of_word, theory_mentions
 from bot.text.terms import text_tokens
 from bot.text.tldr import shown_tldrs
@@ -240,6 +243,8 @@ def parse_question(
     topic = topic_of(request.text)
     contribution = request.contribution  # alone ("new datasets this week?"): the papers introducing one
     constraints = tuple(c for c in (topic_of(r) for r in request.refinements) if c)
+    kind, topic = split_kind(topic)  # "is there a survey on agents?": agents, narrowed to surveys
+    constraints = (kind, *constraints) if kind else constraints
     if about := theory_of(topic):  # "the theory of transformers": the theoretical papers about transformers
         topic, constraints = about, (THEORY, *constraints)
     # "which papers study grokking?": the verb the papers do leads the topic; kept for the order, not needed of each
@@ -662,6 +667,8 @@ async def narrowed(
         found, offered = await retrieve_all(core, step, profile=profile) if ids else ([], [])
         if names_theory(constraint):
             found, offered = _theory_first(found, offered)
+        if kind := paper_kind_of(constraint):
+            found, offered = _kind_first(found, offered, kind)
         if found and any(r.in_title or r.in_abstract for r in found):
             found, offered = _words_first(found, offered, meaning)
             continue
@@ -779,6 +786,14 @@ def _theory_first(found: list[Retrieved], offered: list[Retrieved]) -> tuple[lis
     # of those, the ones about it as any narrowing reads it (a cue in the title, or one named twice) when any is
     firm = [r for r in firm if r.about] or firm
     return firm, [r for r in listed if r not in firm]
+
+
+def _kind_first(found: list[Retrieved], offered: list[Retrieved], kind: str) -> tuple[list[Retrieved], list[Retrieved]]:
+    """A narrowing to a kind of paper ("surveys") with the papers of that kind (`paper_kinds`: by their title or
+    their statement of contribution) shown and the others, which only write one of its words, offered."""
+    listed = [*found, *offered]
+    of_kind = [r for r in listed if kind in paper_kinds(r.paper.title, r.paper.abstract)]
+    return of_kind, [r for r in listed if r not in of_kind]
 
 
 def _on_topic_first(

@@ -28,8 +28,9 @@ from bot.questions.topics import (
     split_units,
     topic_alternatives,
     topic_key,
+    topic_of,
 )
-from bot.ranking.contribution_words import CUE_IDIOMS, THEORY_CUES
+from bot.ranking.contribution_words import CUE_IDIOMS, KINDS, THEORY_CUES, asked_kind
 from bot.text.terms import EVERYDAY_COUNT, WORD, english_count, is_english_word, same_word, text_tokens
 
 # A cue that what follows is excluded, and the relation words that may follow it ("not about", "built on"). Three
@@ -698,9 +699,30 @@ def theory_of(topic: str) -> str:
     return found.group("about").strip()
 
 
+# the constraint a kind of paper asked for leaves ("is there a survey on agents?": agents, narrowed to surveys)
+KIND_CONSTRAINTS = {"survey": "surveys", "position": "position papers"}
+
+
+def split_kind(topic: str) -> tuple[str, str]:
+    """A topic led by a kind of paper (`asked_kind`: "survey on agents", "survey papers about RLHF") as the kind's
+    constraint (`KIND_CONSTRAINTS`) and the topic it covers; ("", topic) when it names no kind or nothing else
+    ("surveys" alone, "survey sampling")."""
+    kind, about = asked_kind(topic, FILLER | META)
+    rest = topic_of(about) if kind else ""
+    return (KIND_CONSTRAINTS[kind], rest) if rest and kind in KIND_CONSTRAINTS else ("", topic)
+
+
+def paper_kind_of(constraint: str) -> str:
+    """The kind of paper a constraint asks for ("surveys" -> "survey"), or ""."""
+    return next((k for k, c in KIND_CONSTRAINTS.items() if c == constraint), "")
+
+
 def kind_reading(constraint: str) -> str:
     """The topic a narrowing by `constraint` looks for: the words theory papers write for one asking for theoretical
-    papers (`names_theory`), else the constraint itself."""
+    papers (`names_theory`), the words naming a kind of paper for one asking for it ("surveys": survey, review,
+    overview or tutorial), else the constraint itself."""
+    if kind := paper_kind_of(constraint):
+        return " or ".join(KINDS[kind])
     return THEORY_READING if names_theory(constraint) else constraint
 
 
