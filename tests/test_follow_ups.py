@@ -438,6 +438,26 @@ def test_one_of_the_topics_alternatives_still_narrows() -> None:
     assert parse_question("which of those are about agents?", FRIDAY, either).constraints == ("agents",)
 
 
+def test_a_new_topic_after_a_narrowing_to_a_day_is_asked_over_the_requests_window() -> None:
+    """ "what about speech?" after "RL papers" and "only the ones from Thursday" answered "51 papers about speech
+    announced on 2025-05-29": a new topic is asked over the conversation's request's window (the week), not over the
+    day a narrowing kept."""
+    thursday = parse_question("only the ones from Thursday", FRIDAY, PREVIOUS)
+    assert thursday.window is not None and (thursday.window.start, thursday.window.end) == (THURSDAY, THURSDAY)
+    assert thursday.asked_window is not None
+    assert (thursday.asked_window.start, thursday.asked_window.end) == (MONDAY, FRIDAY)
+    narrowed = dataclasses.replace(
+        PREVIOUS, window=("2025-05-29", "2025-05-29"), asked_window=["2025-05-26", "2025-05-30"]
+    )
+    narrowed = Turn.from_json(narrowed.to_json())  # kept with the conversation
+    loose = parse_question("what about speech?", FRIDAY, narrowed)  # a narrowing first; anew over the week
+    assert loose.window is not None and (loose.window.start, loose.window.end) == (THURSDAY, THURSDAY)
+    assert loose.asked_window is not None and (loose.asked_window.start, loose.asked_window.end) == (MONDAY, FRIDAY)
+    anew = parse_question("and diffusion papers?", FRIDAY, narrowed)
+    assert anew.window is not None and (anew.window.start, anew.window.end) == (MONDAY, FRIDAY)
+    assert parse_question("and diffusion papers on Thursday?", FRIDAY, narrowed).window.start == THURSDAY
+
+
 @pytest.mark.parametrize(
     ("question", "constraint"),
     [

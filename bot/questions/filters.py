@@ -33,5 +33,8 @@ class Filters:
     # the `restrict_to` papers the previous answer showed on its first page (the rest it only offered): a narrowing
     # shows those of them it keeps before the others, as that answer did
     previous_shown: tuple[str, ...] = ()
+    # the window of the conversation's request when a narrowing of it kept another ("only the ones from Thursday"): a
+    # new topic is asked over it, not over the narrowing's
+    asked_window: TimeWindow | None = None
     # what the answer says first of how the question was read ("which of those ..." after an answer listing none)
     note: str = ""

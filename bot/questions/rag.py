@@ -143,6 +143,9 @@ class Turn:
     meaning_ids: list[str] = field(default_factory=list)  # the papers listed only for their meaning
     days: list[str] = field(default_factory=list)  # the window's days, when it was a list of days
     any_author: bool = False  # the papers were by any of `authors`, not all of them
+    # the window of the request a narrowing picked among, when the narrowing kept another (`Filters.asked_window`)
+    asked_window: list[str] = field(default_factory=list)
+    asked_days: list[str] = field(default_factory=list)
 
     def to_json(self) -> str:
         """Serialise for the conversations table."""
@@ -167,6 +170,8 @@ class Turn:
             data.get("meaning_ids", []),
             data.get("days", []),
             data.get("any_author", False),
+            data.get("asked_window", []),
+            data.get("asked_days", []),
         )
 
 
@@ -332,8 +337,11 @@ def follow_up(
     nothing_new = (named_nothing and filters.window is not None) or (replaces and not filters.topic) or by_author
     window = filters.window
     if window is None and previous.window:
-        start, end = (dt.date.fromisoformat(d) for d in previous.window)
-        window = TimeWindow(start, end, AS_BEFORE, days=tuple(dt.date.fromisoformat(d) for d in previous.days))
+        window = _as_before(previous.window, previous.days)
+    # the request's own window, where a new topic is asked: "what about speech?" after "only the ones from Thursday"
+    # is asked over the week the request was, not over Thursday
+    request = _as_before(previous.asked_window, previous.asked_days) or _as_before(previous.window, previous.days)
+    asked = filters.window or request
     if replaces and filters.topic:
         return replace(
             filters,
@@ -349,7 +357,7 @@ def follow_up(
             # "which of those are theoretical?" after an answer listing none: there were none to narrow, and it says so
             said = NOTHING_TO_NARROW if listed_nothing and explicit and previous.topic else ""
             return replace(
-                filters, window=window, categories=filters.categories or tuple(previous.categories), note=said
+                filters, window=asked, categories=filters.categories or tuple(previous.categories), note=said
             )
         return filters
     excluded = tuple(dict.fromkeys([*previous.excluded, *filters.excluded]))
@@ -390,10 +398,23 @@ def follow_up(
         restrict_to=tuple(dict.fromkeys([*previous.paper_ids, *previous.more_ids])),
         constraints=tuple(dict.fromkeys(c for c in (constraint, *filters.constraints) if c)),
         narrowed_by=tuple(previous.constraints),
+        asked_window=request if request and window and _days_of(request) != _days_of(window) else None,
         loose=not explicit,
         previous_meaning=tuple(previous.meaning_ids),
         previous_shown=tuple(previous.paper_ids),
     )
+
+
+def _as_before(window: Sequence[str] | None, days: Sequence[str]) -> TimeWindow | None:
+    """A stored turn's window (its first and last day, and its days when it was a list of them) read again, or None."""
+    if not window:
+        return None
+    start, end = (dt.date.fromisoformat(d) for d in window)
+    return TimeWindow(start, end, AS_BEFORE, days=tuple(dt.date.fromisoformat(d) for d in days))
+
+
+def _days_of(window: TimeWindow) -> tuple[dt.date, dt.date, tuple[dt.date, ...]]:
+    return window.start, window.end, tuple(window.days)
 
 
 def asked_already(constraint: str, asked: Sequence[str]) -> bool:
@@ -678,7 +699,7 @@ async def narrowed(
             # "what about code generation?": benchmarks for code generation)
             anew = Filters(
                 topic=constraint,
-                window=filters.window,
+                window=filters.asked_window or filters.window,  # the request's window, not a narrowing's
                 categories=filters.categories,
                 contribution=filters.contribution,
             )
@@ -885,7 +906,10 @@ async def ask(
     if subject_of(filters) == NOTHING_NAMED and not filters.restrict_to:
         # only a remark on the answer ("Short list please"): no window to widen, nothing to look for
         return Answer(text=NOTHING_ASKED, citations=(), window=window, filters=filters)
+    asked_over = filters.window
     filters, found, offered, note = await narrowed(core, filters, profile=profile)
+    if filters.window is not asked_over:  # a narrowing's topic asked anew over the request's window
+        window = await effective_window(core, filters, today)
     if not found and not offered and len(filters.authors) > 1 and not filters.any_author and not filters.restrict_to:
         # "papers from X and Y" where they wrote nothing together: each one's papers, and the answer says so
         either = replace(filters, any_author=True)
@@ -1070,5 +1094,9 @@ async def remember_list(
         meaning_ids=[p.id for p in (*shown, *more) if p.id in meaning],
         days=[day.isoformat() for day in window.days] if window else [],
         any_author=filters.any_author,
+        asked_window=[filters.asked_window.start.isoformat(), filters.asked_window.end.isoformat()]
+        if filters.asked_window
+        else [],
+        asked_days=[day.isoformat() for day in filters.asked_window.days] if filters.asked_window else [],
     )
     await core.repo.save_conversation_state(conversation_id, turn.to_json(), asker, max_age=ttl)
