@@ -14,7 +14,7 @@ from bot.ingest.save import store_papers
 from bot.models import Paper
 from bot.questions.authors import AuthorIndex, same_person
 from bot.questions.filters import Filters
-from bot.questions.rag import Turn, ask, parse_question, subject_of
+from bot.questions.rag import Turn, ask, parse_question, people_lines, subject_of
 from bot.questions.request import beyond, kind_reading, papers_asked_for, read_request
 from bot.questions.retrieval import descriptive_compounds, exact_names, ranked
 from bot.questions.spelling import is_english_word
@@ -1148,3 +1148,38 @@ def test_a_kind_of_paper_asked_for_narrows_the_topic(question: str, topic: str, 
     assert filters.constraints == ((kind,) if kind else ())
     if kind:
         assert kind_reading(kind) == "survey or review or overview or tutorial"
+
+
+@pytest.mark.parametrize(
+    ("question", "topic"),
+    [
+        ("who is working on federated learning?", "federated learning"),
+        ("who works on KV cache compression?", "KV cache compression"),
+        ("anyone working on protein design?", "protein design"),
+        ("who's doing research on diffusion models?", "diffusion models"),
+        ("which researchers study overthinking?", "study overthinking"),
+    ],
+)
+def test_a_question_asking_who_asks_for_the_authors_of_the_topics_papers(question: str, topic: str) -> None:
+    """ "who is working on federated learning?" listed papers needing the word "working": the people asked for do
+    what the verb says, the topic is what follows its preposition, and the answer names the authors."""
+    filters = parse_question(question, FRIDAY)
+    assert (filters.topic, filters.people) == (topic, True)
+
+
+def test_papers_asked_for_are_no_people_question() -> None:
+    for question in ("which papers study overthinking?", "federated learning papers?", "whose work on RL is best?"):
+        assert not parse_question(question, FRIDAY).people, question
+
+
+def test_the_people_lines_name_authors_of_several_papers_then_each_papers_first_and_last() -> None:
+    """Grounded in the cited papers: each name with the numbers of its papers; one in the middle of one paper's
+    author list is left out (counted)."""
+    a = Paper("1", "A", ("Ann Lead", "Mid One", "Bo Senior"), "x", ("cs.LG",), FRIDAY)
+    b = Paper("2", "B", ("Cy First", "Bo Senior"), "x", ("cs.LG",), FRIDAY)
+    assert people_lines([a, b]).splitlines()[1:] == [
+        "- Bo Senior [1][2]",
+        "- Ann Lead [1]",
+        "- Cy First [2]",
+        "and 1 other author.",
+    ]

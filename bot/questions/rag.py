@@ -38,6 +38,7 @@ from bot.questions.request import (
     NOT_METHODS,
     THEORY,
     applies_to,
+    asks_for_people,
     beyond,
     continues,
     kind_reading,
@@ -47,6 +48,7 @@ from bot.questions.request import (
     names_theory,
     paper_kind_of,
     papers_asked_for,
+    people_topic,
     read_request,
     refers_back,
     restates,
@@ -254,6 +256,11 @@ def parse_question(
         topic, constraints = about, (THEORY, *constraints)
     # "which papers study grokking?": the verb the papers do leads the topic; kept for the order, not needed of each
     verb = verb_done(rest)
+    people = asks_for_people(rest)
+    if people:  # "who is working on X?": X, and the authors of its papers; "who studies X?": the verb as the papers'
+        topic = people_topic(topic)
+        first = topic.split()[0].lower() if topic else ""
+        verb = first if " " in topic and verb_done(f"which papers {topic}") else verb
     verb_led = (topic,) if verb and " " in topic and topic.split()[0].lower() == verb else ()
     filters = Filters(
         topic=topic,
@@ -265,6 +272,7 @@ def parse_question(
         contribution=contribution,
         constraints=constraints,
         verb_led=verb_led,
+        people=people,
     )
     if previous is None or not has_words(question):
         return filters
@@ -596,6 +604,38 @@ def extractive_answer(
     if more:
         lines.append(more_offer(more - more_meaning, more_meaning, cut=cut))
     return "\n".join(lines)
+
+
+MAX_PEOPLE = 12  # the authors a people question's answer names at most
+
+
+def people_lines(cited: Sequence[Paper], limit: int = MAX_PEOPLE) -> str:
+    """Who wrote the papers an answer cites, for a question asking who works on something: each author with the
+    numbers of their papers among `cited` ([n], as the answer numbers them). Those with several of the papers come
+    first, then each paper's first and last author (who led it, and usually whose group it is) in the papers' order;
+    an author in the middle of a single paper's list is not named. At most `limit`, the others counted. Grounded: only
+    names written on cited papers."""
+    papers_of: dict[str, list[int]] = {}
+    leads: set[str] = set()
+    for number, paper in enumerate(cited, 1):
+        authors = list(dict.fromkeys(a.strip() for a in paper.authors if a.strip()))
+        leads.update(authors[:1] + authors[-1:])
+        for author in authors:
+            papers_of.setdefault(author, []).append(number)
+    named = [(a, ns) for a, ns in papers_of.items() if len(ns) > 1 or a in leads]
+    if not named:
+        return ""
+    ranked = sorted(named, key=lambda item: (-len(item[1]), item[1][0]))
+    order = "several papers first, then each one's first and last author"
+    lines = [f"Who wrote the {_count(len(cited), 'paper')} below ({order}):"]
+    lines += [f"- {name} {''.join(f'[{n}]' for n in numbers)}" for name, numbers in ranked[:limit]]
+    if len(papers_of) > min(limit, len(ranked)):
+        lines.append(f"and {_count(len(papers_of) - min(limit, len(ranked)), 'other author')}.")
+    return "\n".join(lines)
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def numbered(papers: Sequence[Paper], tldrs: dict[str, str], *, several_days: bool) -> list[str]:
@@ -976,6 +1016,8 @@ async def ask(
     if more and cited != tuple(papers):
         text += "\n" + more_offer(len(more) - more_meaning, more_meaning, cut=cut)
     notes.append(meanings_note(senses, in_order=cited == tuple(papers)))
+    if filters.people and cited:  # "who is working on X?": the authors of the papers cited, each citing theirs
+        notes.append(people_lines(cited))
     text = "\n".join([*(n for n in notes if n), text])
     answer = Answer(
         text=text, citations=cited, window=window, filters=filters, usage=usage, more=more, by_meaning=by_meaning

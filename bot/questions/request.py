@@ -781,6 +781,41 @@ def verb_done(text: str) -> str:
     return "" if verb in FILLER | META or not _verb_form(verb) else verb
 
 
+# A question whose subject is the people asked for ("who is working on X?", "who works on X", "which researchers
+# study X?", "anyone working on X?"): the answer names the authors of the papers found ("whose", "whom" ask
+# otherwise)
+_PEOPLE = re.compile(
+    r"^\W*(?:(?:and|so|but|then)\s+)?(?:who(?!['\u2019]s\s+(?:papers?|work)\b)(?!se\b|m\b)\b|"
+    r"which\s+(?:authors|researchers|people|groups|labs|teams)\b|"
+    r"(?:is\s+)?(?:anyone|anybody|someone|somebody)\s+(?=[a-z]+ing\b))",
+    re.IGNORECASE,
+)
+# what the people do, before the topic it relates them to: "working on", "doing research on", "publishing about"
+_PEOPLE_NOUN = re.compile(r"^(?:authors|researchers|people|groups|labs|teams)\s+(?=\S)", re.IGNORECASE)
+_PEOPLE_DO = re.compile(
+    r"^(?P<verb>[^\W\d_]+)\s+(?:(?:research|work|papers?|stuff)\s+)?(?:on|about|in|into|with|at|towards?)\s+(?=\S)",
+    re.IGNORECASE,
+)
+
+
+def asks_for_people(text: str) -> bool:
+    """Whether the question asks who, not which papers: its subject is "who", "which researchers" or "anyone"
+    doing something ("who is working on federated learning?")."""
+    return bool(_PEOPLE.match(text))
+
+
+def people_topic(topic: str) -> str:
+    """A people question's topic without what the people do before it ("working on federated learning" ->
+    "federated learning", "doing research on X" -> "X"), when that is an everyday verb and a preposition follows;
+    else the topic as read."""
+    topic = _PEOPLE_NOUN.sub("", topic)  # "which researchers study X" read "researchers study X"
+    found = _PEOPLE_DO.match(topic)
+    verb = found.group("verb").lower() if found else ""
+    if not verb or not (_verb_form(verb) or verb in FILLER or (verb.endswith("ing") and is_english_word(verb))):
+        return topic
+    return topic[found.end() :].strip() or topic
+
+
 def inflects(word: str) -> bool:
     """Whether `word` has a past or "-ing" form in the English word list, as a verb has ("use" -> "used", "rely" ->
     "relied", "run" -> "running"): a noun such as "diffusion" has none. Nouns the list holds used as verbs pass
@@ -1205,6 +1240,8 @@ def _verb_form(word: str) -> bool:
     for ending in ("ing", "ed", "es", "s"):
         if word.endswith(ending) and len(word) > len(ending) + 2:
             bases += [word[: -len(ending)], word[: -len(ending)] + "e"]
+    if word.endswith(("ies", "ied")) and len(word) > 4:  # "studies", "applied": "study", "apply"
+        bases.append(word[:-3] + "y")
     return any(is_english_word(b) and inflects(b) for b in bases)
 
 

@@ -82,7 +82,7 @@ MIN_NARROWED = 4  # fewer previous papers than this are too few to tell what the
 # Words that never belong to a topic, wherever they stand.
 META = frozenset(
     """papers paper preprint preprints article articles works arxiv please anything something everything what's
-    whats there's theres tell show list give find""".split()
+    whats there's theres who's whos tell show list give find""".split()
 )
 FILLER = frozenset(
     """what which who whose where when how why is are was were any some there here do does did can could would should
