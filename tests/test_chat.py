@@ -24,6 +24,7 @@ from bot.chat import (
 )
 from bot.chat import setup as channel_setup
 from bot.chat.commands import COMMANDS
+from bot.chat.members import reads_as_question
 from bot.config import Settings
 from bot.core import Core, open_core
 from bot.digests.delivery import DeliveryError
@@ -679,6 +680,31 @@ async def test_a_question_typed_where_onboarding_asks_for_interests_is_answered_
     assert "not taken as something to avoid" in again.text and await onboarding_step(core) == "avoid"
     state = json.dumps(await core.repo.chat_state(ADA.user_key, "onboarding"))
     assert "what's new" not in state and "health?" not in state
+
+
+@pytest.mark.parametrize(
+    "line", ["what's new on diffusion", "whats new on diffusion", "are there papers on RLHF", "which papers study X"]
+)
+def test_a_question_without_its_mark_reads_as_one(line: str) -> None:
+    """ "what's new on diffusion" typed at onboarding became the member's interest: a question's word order (a word
+    of asking before an auxiliary, an auxiliary before its subject) asks without the question mark."""
+    assert reads_as_question(line)
+
+
+@pytest.mark.parametrize(
+    "line", ["how transformers generalize", "what makes models robust", "speculative decoding; KV cache compression"]
+)
+def test_an_interest_opening_with_a_word_of_asking_stays_an_interest(line: str) -> None:
+    assert not reads_as_question(line)
+
+
+async def test_a_question_without_its_mark_at_onboarding_is_answered(core: Core, store_day: StoreDay) -> None:
+    await store_day(core)
+    ctl = ChatController(core)
+    await ctl.greet(ADA, DM)
+    *answered, again = await say(ctl, ADA, DM, "what's new on toxicity")
+    assert any(isinstance(r, AnswerReply) and r.citations for r in answered), answered
+    assert "not taken as one of your interests" in again.text and await onboarding_step(core) == "interests"
 
 
 async def onboarding_step(core: Core) -> str:
