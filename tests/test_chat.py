@@ -707,6 +707,25 @@ async def test_a_question_without_its_mark_at_onboarding_is_answered(core: Core,
     assert "not taken as one of your interests" in again.text and await onboarding_step(core) == "interests"
 
 
+async def test_a_question_refused_at_onboarding_is_not_said_to_be_answered(
+    core: Core, store_day: StoreDay, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In the console, a second question typed at onboarding within the pause got "One question at a time: ask again
+    in 2 s." and then "That was a question, so I answered it above"."""
+    from bot.chat import questions
+
+    await store_day(core)
+    core.settings.ask_cooldown_seconds = 2
+    monkeypatch.setattr(questions.time, "monotonic", lambda: 1000.0)
+    ctl = ChatController(core)
+    await ctl.greet(ADA, DM)
+    *_, first = await say(ctl, ADA, DM, "what's new on toxicity?")
+    assert "so I answered it above" in first.text
+    *refused, again = await say(ctl, ADA, DM, "which papers are about alignment?")
+    assert not any(isinstance(r, AnswerReply) for r in refused)
+    assert "it was not answered (see above)" in again.text and "answered it above" not in again.text
+
+
 async def onboarding_step(core: Core) -> str:
     from bot.members import onboarding
 

@@ -11,7 +11,7 @@ from dataclasses import replace as dc_replace
 from typing import TYPE_CHECKING
 
 from bot.chat.flows import Flow
-from bot.chat.messages import Choice, FileReply, Place, Reply, TextReply, choice_button
+from bot.chat.messages import AnswerReply, Choice, FileReply, Place, Reply, TextReply, choice_button
 from bot.chat.turns import Turn, text_reply
 from bot.members import onboarding
 from bot.members.privacy import export_user, forget_user
@@ -126,7 +126,10 @@ async def asked_instead(turn: Turn, step: str) -> list[Reply]:
     from bot.chat.questions import ask
 
     answered = await ask(turn)
-    told = f"That was a question, so I answered it above; it is not taken as {PHRASE_STEPS[step]}."
+    # a question refused (asked too soon after the last, or empty of words) was not answered: said so, not "above"
+    refused = not any(isinstance(r, AnswerReply) for r in answered)
+    done = "it was not answered (see above)" if refused else "so I answered it above"
+    told = f"That was a question, {done}; it is not taken as {PHRASE_STEPS[step]}."
     again = await onboarding.ask_again(turn.core, turn.user, f"{told} To go on setting up (or /cancel):")
     return [*answered, onboarding_reply(again) if again is not None else TextReply(told)]
 
