@@ -1183,3 +1183,34 @@ def test_the_people_lines_name_authors_of_several_papers_then_each_papers_first_
         "- Cy First [2]",
         "and 1 other author.",
     ]
+
+
+@pytest.mark.parametrize(
+    ("question", "named"),
+    [
+        ("papers in the same area as KVzip", "KVzip"),
+        ("any papers similar to TrimR?", "TrimR"),
+        ("work related to LoRA", "LoRA"),
+        ("papers like those on video", ""),  # the previous papers, no thing named
+        ("papers on KV cache compression", ""),
+    ],
+)
+def test_papers_asked_for_by_their_likeness_to_one_thing_name_it(question: str, named: str) -> None:
+    """ "papers in the same area as KVzip" read the topic "area as KVzip"."""
+    filters = parse_question(question, FRIDAY)
+    assert filters.likened_to == named
+    if named:
+        assert filters.topic == named
+
+
+async def test_papers_like_a_stored_paper_are_those_in_its_area(core: Core, demo_papers: list[Paper]) -> None:
+    """ "papers similar to TrimR" listed TrimR alone: a stored paper named by its title's lead is the example of an
+    area, which the rest of its title describes; the papers of that area are answered, the example itself aside."""
+    trimr = next(p for p in demo_papers if p.title.startswith("TrimR:"))
+    papers = [dataclasses.replace(p, announced=FRIDAY) for p in dict.fromkeys([trimr, *demo_papers[:200]])]
+    await store_papers(core, papers)
+    answer = await ask(core, "any papers similar to TrimR?", today=FRIDAY)
+    assert answer.text.startswith("Papers in the area of TrimR, as its title describes it: Verifier-based")
+    assert answer.citations and trimr.id not in {p.id for p in (*answer.citations, *answer.more)}
+    plain = await ask(core, "any papers similar to diffusion models?", today=FRIDAY)  # no paper of that name
+    assert not plain.text.startswith("Papers in the area of")

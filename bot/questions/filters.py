@@ -36,6 +36,7 @@ class Filters:
     # the window of the conversation's request when a narrowing of it kept another ("only the ones from Thursday"): a
     # new topic is asked over it, not over the narrowing's
     asked_window: TimeWindow | None = None
+    likened_to: str = ""  # "papers in the same area as KVzip": the thing named, which may be a stored paper
     people: bool = False  # "who is working on X?": the answer names the authors of the papers found
     # what the answer says first of how the question was read ("which of those ..." after an answer listing none)
     note: str = ""

@@ -42,6 +42,7 @@ from bot.questions.request import (
     beyond,
     continues,
     kind_reading,
+    likened_to,
     names_documents,
     names_method,
     names_same_request,
@@ -64,6 +65,7 @@ from bot.questions.request import (
 from bot.questions.retrieval import (
     FLOOR,
     MAX_CITATIONS,
+    MEANING_PAGE,
     Retrieved,
     as_told,
     cut_at_most,
@@ -262,6 +264,9 @@ def parse_question(
         first = topic.split()[0].lower() if topic else ""
         verb = first if " " in topic and verb_done(f"which papers {topic}") else verb
     verb_led = (topic,) if verb and " " in topic and topic.split()[0].lower() == verb else ()
+    likened = likened_to(rest)
+    if likened and topic_key(topic).endswith(topic_key(likened)):  # "same area as KVzip" read "area as KVzip"
+        topic = likened
     filters = Filters(
         topic=topic,
         window=window,
@@ -272,6 +277,7 @@ def parse_question(
         contribution=contribution,
         constraints=constraints,
         verb_led=verb_led,
+        likened_to=likened if topic == likened else "",
         people=people,
     )
     if previous is None or not has_words(question):
@@ -411,6 +417,25 @@ def follow_up(
         previous_meaning=tuple(previous.meaning_ids),
         previous_shown=tuple(previous.paper_ids),
     )
+
+
+async def _area_of_named_paper(core: Core, filters: Filters) -> tuple[Filters, str, str]:
+    """Filters asking for papers like a stored paper named by its title's lead or whole title ("KVzip" for "KVzip:
+    Query-Agnostic KV Cache Compression with Context Reconstruction") read as asking for its area, what the rest of its
+    title describes, the note saying so and the paper's id (the example, not one of the papers asked for); the
+    filters unchanged, "" and "" when no stored paper is so named."""
+    named = filters.likened_to
+    window = filters.window
+    start, end = (window.start, window.end) if window else (None, None)
+    ids = [i for i, _ in await core.repo.lexical_search([named.split()], start, end, 20)]
+    for paper in await core.repo.get_papers(ids):
+        lead, _, described = paper.title.partition(":")
+        if named.casefold() not in {lead.strip().casefold(), paper.title.strip().casefold()}:
+            continue
+        area = described.strip() or paper.title.strip()
+        said = f"Papers in the area of {named}, as its title describes it: {area}."
+        return replace(filters, topic=area, likened_to=""), said, paper.id
+    return filters, "", ""
 
 
 def _as_before(window: Sequence[str] | None, days: Sequence[str]) -> TimeWindow | None:
@@ -922,7 +947,10 @@ async def ask(
             filters = replace(
                 filters, topic=parsed.topic, window=parsed.window, authors=parsed.authors, categories=parsed.categories
             )
-    if filters.topic:
+    likeness_note, example = "", ""
+    if filters.likened_to:  # "papers in the same area as KVzip": the area KVzip's title names, KVzip itself aside
+        filters, likeness_note, example = await _area_of_named_paper(core, filters)
+    if filters.topic and not likeness_note:
         filters = replace(filters, topic=await corrected(core, filters.topic, question))
     lists = lists_window(filters) and has_words(question)
     if lists and filters.window is None and not asks_for_papers(question, filters):
@@ -948,6 +976,9 @@ async def ask(
         return Answer(text=NOTHING_ASKED, citations=(), window=window, filters=filters)
     asked_over = filters.window
     filters, found, offered, note = await narrowed(core, filters, profile=profile)
+    if example:  # the paper named is the example: the others in its area, the closest first when none is left
+        found, offered = ([r for r in rs if r.paper.id != example] for rs in (found, offered))
+        found, offered = (found, offered) if found else (offered[:MEANING_PAGE], offered[MEANING_PAGE:])
     if filters.window is not asked_over:  # a narrowing's topic asked anew over the request's window
         window = await effective_window(core, filters, today)
     if not found and not offered and len(filters.authors) > 1 and not filters.any_author and not filters.restrict_to:
@@ -1005,7 +1036,7 @@ async def ask(
     unembedded = not all(r.embedded for r in (*found, *offered))
     if unembedded or (not found and stored):
         notes.append(await vector_gap_note(core))
-    notes.extend((filters.note, note, group_note))
+    notes.extend((filters.note, likeness_note, note, group_note))
     cited, usage = tuple(papers), {}
     if core.llm is not None and papers:
         written, problem, usage = await counted_answer(core, question, papers, tldrs, asker or conversation_id)

@@ -816,6 +816,23 @@ def people_topic(topic: str) -> str:
     return topic[found.end() :].strip() or topic
 
 
+# Papers asked for by their likeness to one thing named ("papers in the same area as KVzip", "papers similar to
+# KVzip", "work related to LoRA"): when the thing is a stored paper, its area is the topic (`bot.questions.rag`)
+_LIKENESS = re.compile(
+    r"(?:\bsame\s+(?:area|field|topic|subject|direction|space|line\s+of\s+work)\s+as|"
+    r"\b(?:papers?|works?|preprints?|articles?|ones|anything|something)\s+(?:(?:like|similar\s+to|related\s+to|"
+    r"close\s+to)\b))\s+(?!(?:those|these|them|the\s+ones|the\s+above)\b)(?P<named>[^,;:?!]{1,80}?)\W*$",
+    re.IGNORECASE,
+)
+
+
+def likened_to(text: str) -> str:
+    """What a question asks papers to be like, when it names one thing at its end ("papers in the same area as
+    KVzip" -> "KVzip"), else ""."""
+    found = _LIKENESS.search(text)
+    return topic_of(found.group("named")) if found else ""
+
+
 def inflects(word: str) -> bool:
     """Whether `word` has a past or "-ing" form in the English word list, as a verb has ("use" -> "used", "rely" ->
     "relied", "run" -> "running"): a noun such as "diffusion" has none. Nouns the list holds used as verbs pass
