@@ -1246,3 +1246,16 @@ async def test_a_narrowing_of_theory_papers_asked_first_reads_them_as_a_kind_of_
     answer = await ask(core, "only the ones from Friday", today=FRIDAY, conversation_id="tk")
     assert [p.id for p in answer.citations] == [proof.id]
     assert [p.id for p in answer.more] == [passing.id]
+
+
+async def test_a_narrowing_of_a_verb_led_topic_names_it_as_the_answer_did(core: Core, embedder: LocalEmbedder) -> None:
+    """ "which papers align language models?" answers "papers that align language models"; a narrowing none of them
+    meets had said "None of the 2 papers about that align language models is about speech"."""
+    papers = [_bounds_paper("2505.00001"), _bounds_paper("2505.00002")]
+    await _store(core, embedder, papers)
+    topic = "study variational inference"
+    turn = Turn(topic, ("2025-05-26", "2025-05-30"), [], [], [p.id for p in papers], [], verb_led=[topic])
+    await core.repo.save_conversation_state("c", turn.to_json(), "", max_age=dt.timedelta(hours=1))
+    answer = await ask(core, "which of those are about speech recognition?", today=FRIDAY, conversation_id="c")
+    assert "papers that study variational inference" in answer.text
+    assert "about that" not in answer.text, answer.text

@@ -758,7 +758,7 @@ async def narrowed(
         if found and any(r.in_title or r.in_abstract for r in found):
             found, offered = _words_first(found, offered, meaning)
             continue
-        base = subject_of(replace(filters, constraints=())).removeprefix("about ")
+        base = subject_of(replace(filters, constraints=()))  # "about X", or "that align LMs" for a verb-led topic
         if filters.loose:
             # the same request about X: its window, categories and contribution kept ("benchmarks for agents?" then
             # "what about code generation?": benchmarks for code generation)
@@ -782,12 +782,12 @@ async def narrowed(
 
 
 def _none_of(count: int, base: str, many: str = "is", one: str = "is not") -> str:
-    """The opening of a note that none of the `count` papers about `base` a narrowing read is what it asked for, with
-    the verb for many papers and for one: "None of the 5 papers about X is", "The paper about X is not" (it had said
-    "None of the 1 papers")."""
-    if count == 1:
-        return f"The paper about {base} {one}"
-    return f"None of the {count} papers about {base} {many}"
+    """The opening of a note that none of the `count` papers `base` (as `subject_of` names them: "about X", "that
+    align language models") a narrowing read is what it asked for, with the verb for many papers and for one: "None
+    of the 5 papers about X is", "The paper about X is not" (it had said "None of the 1 papers")."""
+    if count == 1:  # a verb-led topic's verb agrees with "papers": named apart
+        return f"The only paper found (papers {base}) {one}" if base.startswith("that ") else f"The paper {base} {one}"
+    return f"None of the {count} papers {base} {many}"
 
 
 def _shown_elsewhere(filters: Filters, listed: Sequence[Retrieved]) -> str:
