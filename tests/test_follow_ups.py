@@ -1259,3 +1259,28 @@ async def test_a_narrowing_of_a_verb_led_topic_names_it_as_the_answer_did(core: 
     answer = await ask(core, "which of those are about speech recognition?", today=FRIDAY, conversation_id="c")
     assert "papers that study variational inference" in answer.text
     assert "about that" not in answer.text, answer.text
+
+
+async def test_a_kind_of_paper_asked_for_counts_only_papers_of_that_kind(core: Core, embedder: LocalEmbedder) -> None:
+    """ "is there a survey on agents?" said "12 papers about agents and about surveys" for two surveys: the papers
+    that only write a word of the kind ("a review step") are offered as close in meaning, not counted as surveys."""
+    survey = Paper(
+        "2505.00011",
+        "LLM Agents: A Survey",
+        ("A. Author",),
+        "This survey reviews LLM agents and their planning, memory and tool use.",
+        ("cs.AI",),
+        FRIDAY,
+    )
+    method = Paper(
+        "2505.00012",
+        "Careful LLM Agents That Check Their Plans",
+        ("B. Author",),
+        "We propose LLM agents with a review step that checks each plan before acting.",
+        ("cs.AI",),
+        FRIDAY,
+    )
+    await _store(core, embedder, [survey, method])
+    answer = await ask(core, "is there a survey on LLM agents?", today=FRIDAY)
+    assert [p.id for p in answer.citations] == [survey.id], answer.text
+    assert answer.text.startswith("1 paper about LLM agents (surveys only)"), answer.text

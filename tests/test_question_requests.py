@@ -1148,6 +1148,7 @@ def test_a_kind_of_paper_asked_for_narrows_the_topic(question: str, topic: str, 
     assert filters.constraints == ((kind,) if kind else ())
     if kind:
         assert kind_reading(kind) == "survey or review or overview or tutorial"
+        assert subject_of(filters) == f"about {topic} (surveys only)"  # not "about X and about surveys"
 
 
 @pytest.mark.parametrize(

@@ -527,9 +527,13 @@ def subject_of(filters: Filters) -> str:
     if filters.topic:
         # "papers that study grokking": a topic led by the verb the papers do is named as a relative clause
         parts.append(f"{'that' if filters.topic in filters.verb_led else 'about'} {filters.topic}")
-    narrowed = [named(c, filters) for c in (*filters.narrowed_by, *filters.constraints)]
+    asked = (*filters.narrowed_by, *filters.constraints)
+    narrowed = [named(c, filters) for c in asked if not paper_kind_of(c)]
     if narrowed:
         parts.append(("and " if parts else "") + "about " + " and about ".join(narrowed))
+    kinds = [c for c in asked if paper_kind_of(c)]  # "surveys": what the papers are, not what they are about
+    if kinds:
+        parts.append(f"({', '.join(dict.fromkeys(kinds))} only)")  # "1 paper about RL (surveys only) announced"
     if filters.excluded:
         parts.append("and not about " + " or ".join(filters.excluded))
     if filters.authors:
@@ -755,6 +759,8 @@ async def narrowed(
             found, offered = _theory_first(found, offered)
         if kind := paper_kind_of(constraint):
             found, offered = _kind_first(found, offered, kind)
+            # the others only write a word of the kind: counted with the papers close in meaning, not as surveys
+            meaning = list(dict.fromkeys([*meaning, *(r.paper.id for r in offered)]))
         if found and any(r.in_title or r.in_abstract for r in found):
             found, offered = _words_first(found, offered, meaning)
             continue
