@@ -1183,6 +1183,26 @@ async def test_a_word_standing_for_its_phrase_lists_but_a_first_page_names_the_p
     assert all(topic.holds_every_part(f"{p.title} {p.abstract}") for p in [*assigning, default])  # all listed
 
 
+async def test_a_named_term_standing_for_its_phrase_lists_but_a_first_page_names_the_phrase(
+    core: Core, demo_papers: list[Paper]
+) -> None:
+    # "knowledge graph" stands for "knowledge graph construction" in the listing (a rare named term, and
+    # "construction" typical of it), but a first page of every knowledge graph paper (reasoning, QA, completion) had
+    # been shown for it: a paper shown first names the phrase, when any does, as for a word standing for its phrase
+    building = _titled(demo_papers[:2], "Tidal knowledge graph construction", "Knowledge graph construction from text.")
+    reasoning = dataclasses.replace(
+        demo_papers[2],
+        title="Tidal knowledge graph reasoning",
+        abstract="We answer questions over a knowledge graph with multi-hop reasoning.",
+    )
+    others = [p for p in demo_papers[3:] if "knowledge graph" not in f"{p.title} {p.abstract}".lower()]
+    await store_papers(core, [*building, reasoning, *others[:200]])
+    topic = await topic_evidence(core, "knowledge graph construction", asked=True)
+    assert [u.key for u in topic.alternatives[0].standalone] == ["knowledge graph"]
+    assert [topic.shows(p.title, p.abstract) for p in [*building, reasoning]] == [True, True, False]
+    assert all(topic.holds_every_part(f"{p.title} {p.abstract}") for p in [*building, reasoning])  # all listed
+
+
 async def test_an_abbreviation_standing_for_its_phrase_stands_on_the_first_page_too(
     core: Core, demo_papers: list[Paper]
 ) -> None:

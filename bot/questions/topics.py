@@ -598,8 +598,11 @@ async def _evidence(core: Core, text: str, exact: bool, verb_first: bool = False
         shown = TopicEvidence(tuple(others[0][0]), tuple(others[0][1]), exact, joined=joined)
     if not phrase and others and others[0] != readings[0]:
         placed = TopicEvidence(tuple(others[0][0]), tuple(others[0][1]), exact, joined=joined)
-    # the standing units that are words (the runs of letters too short to be one, below, are left standing)
-    worded = [u for u in alone if not u.named and all(len(t) >= MIN_WORD for t in u.forms[0])]
+    # the standing units that are words (the runs of letters too short to be one, below, are left standing); a named
+    # term standing for a phrase with another needed unit too ("knowledge graph" of "knowledge graph construction",
+    # `_standing`: many KG papers write "construction" somewhere, few are about it)
+    several = sum(not u.optional for u in listed) > 1
+    worded = [u for u in alone if (several or not u.named) and all(len(t) >= MIN_WORD for t in u.forms[0])]
     if not phrase and placed is None and worded and not all(u.optional for u in listed):
         # a word the archive seldom writes outside the phrase stands for it in the listing ("credit" of "credit
         # assignment"), but a paper shown first names the phrase, when any does: "Credit Default Prediction" is
