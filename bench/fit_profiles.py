@@ -298,6 +298,9 @@ class Method:
     expansion: float = rank.DEFAULT_WEIGHTS.expansion
     expansion_papers: int = rank.DEFAULT_WEIGHTS.expansion_papers
     expansion_near: float = rank.DEFAULT_WEIGHTS.expansion_near
+    # a compound's part counts whole in the papers closest in meaning to *that* interest (its own `expansion_near`
+    # share), not to the profile as a whole; a float < 1 is the share of each interest's nearest papers instead
+    near_own: float = 0.0
     dense: float = 1.0  # a multiplier of the whole-paper soft max
     # (2) reciprocal rank fusion of the dense and the lexical rankings, k; 0 = the weighted sum
     rrf_k: float = 0.0
@@ -663,8 +666,9 @@ def parts(case: Case, vecs: np.ndarray, m: Method) -> Parts:
         case = replace(case, sent_want=sent_want, sent_avoid=sent_avoid)
     want = soft_max(case.cos_want, m.temperature)
     near = nearest_share(want[None], m.expansion_near)[0]
-    cov_title = np.where(near, case.near_title, case.far_title)
-    cov_text = np.where(near, case.near_text, case.far_text)
+    meant = nearest_share(case.cos_want, m.near_own) if m.near_own else near
+    cov_title = np.where(meant, case.near_title, case.far_title)
+    cov_text = np.where(meant, case.near_text, case.far_text)
     lexical_i = np.float32(m.interest_title) * cov_title**2 + np.float32(m.interest_text) * cov_text**2
     interest = lexical_i.max(axis=0) if len(lexical_i) else np.zeros(len(case.ids), np.float32)
     phrase_i = np.float32(m.phrase_title) * case.phrase_title**2 + np.float32(m.phrase_text) * case.phrase_text**2

@@ -30,10 +30,7 @@ from bot.ingest.jsonl import read_jsonl
 from bot.ranking.rerank import default_model
 
 ROOT = Path(__file__).resolve().parents[1]
-MORE_SETS = {
-    name: ROOT / "bench" / name / "profiles.jsonl"
-    for name in ("profiles12", "profiles13", "profiles14", "profiles15", "profiles16", "profiles17", "profiles18")
-}
+MORE_SETS = {name: ROOT / "bench" / name / "profiles.jsonl" for name in (*(f"profiles{k}" for k in range(12, 20)),)}
 
 
 def main() -> None:

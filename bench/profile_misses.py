@@ -10,6 +10,13 @@ profile-day's pool is put in the shipped re-ranker's order (`bot/ranking/rerank_
 - the share of kept, missed and intruding papers holding the rarest word (by the day's document frequency) of an
   alternative of one of the profile's interests, the word that tells the interest from its neighbours.
 
+`--causes` sorts the misses and the intruders by cause instead: where a missed labelled paper stands (put out of
+the cold top 15, in the pool, beyond it) against how it holds its nearest interest in words (every word of a reading
+with each pair the member typed side by side written side by side, every word but scattered, part of the words,
+none), the same for the unlabelled papers of the top 15, and how the top 15's places are shared among a member's
+interests (each paper to the interest it is nearest by the day's z of meaning and words): the days one interest
+holds 12 or more places, the places each interest holds beside its share of the day's labelled papers.
+
 `--candidates` also measures two features of the line's specific part, each added to the shipped decision at a few
 shares and as a sixteenth feature in leave-one-set-out refits (against the refit without it):
 `pool_idf`, the interest's word coverage (`bot.ranking.one_line.coverage`) with each word's rarity counted among the
@@ -46,11 +53,11 @@ from bot.ingest.jsonl import read_jsonl
 from bot.models import Paper
 from bot.ranking import rank
 from bot.ranking.interest_units import interest_query
-from bot.ranking.one_line import coverage
+from bot.ranking.one_line import compound_unit, coverage
 from bot.ranking.rerank import NAMES, default_model
 
 TOP = 15
-NEWEST = "profiles18"
+NEWEST = "profiles19"
 SHARES = (0.1, 0.2, 0.35, 0.5)
 _STOP = frozenset("a an the of for in on and or to with via from using by as at its their into under over".split())
 
@@ -121,6 +128,78 @@ def diagnose(rows: list[rp.Row], papers: dict[str, Paper]) -> None:
         "holding the rarest word of an alternative: "
         + ", ".join(f"{k} {h / n:.2f} of {n}" for k, (n, h) in held.items())
     )
+
+
+def how_held(case: fp.Case, day: rank.PaperFeatures) -> np.ndarray:
+    """(papers,) how each paper holds the profile's interests in words, the best over them: 3 every word of a
+    reading with each typed pair written side by side, 2 every word, 1 at least 0.3 of the reading, 0 less."""
+    n = len(case.ids)
+    said = np.zeros(n, bool)
+    for line in case_interests(case):
+        query = interest_query(line)
+        if query.together:
+            together = np.ones(n, bool)
+            for first, second in query.together:
+                together &= day.units.hits(compound_unit(first, second))[1]
+            said |= together
+    whole = (case.far_text >= 0.99).any(axis=0)
+    part = (case.near_text > 0.3).any(axis=0)
+    return np.where(whole & said, 3, np.where(whole, 2, np.where(part, 1, 0)))
+
+
+HELD = ("none", "part", "scattered", "together")
+
+
+def causes(rows: list[rp.Row], papers: dict[str, Paper]) -> None:
+    """The three tallies of `--causes` (see the module's docstring)."""
+    from collections import Counter
+
+    missed: Counter[tuple[str, str]] = Counter()
+    top_held: Counter[tuple[str, bool]] = Counter()
+    flooded = flooded_missing = days = 0
+    share_gap: list[tuple[float, float, bool]] = []
+    days_features: dict[str, rank.PaperFeatures] = {}
+    for row in rows:
+        case, order, pool, _, _ = row
+        day = days_features.setdefault(case.day, rank.paper_features([papers[i] for i in case.ids]))
+        held = how_held(case, day)
+        placed = pool[np.argsort(-shipped(row), kind="stable")]
+        top, cold, in_pool = set(placed[:TOP].tolist()), set(order[:TOP].tolist()), set(pool.tolist())
+        relevant = {j for j, i in enumerate(case.ids) if i in case.relevant}
+        for j in relevant - top:
+            where = "put out of the cold 15" if j in cold else "in the pool" if j in in_pool else "beyond the pool"
+            missed[(where, HELD[held[j]])] += 1
+        for j in top:
+            top_held[(HELD[held[j]], j in relevant)] += 1
+        if len(case.cos_want) < 2 or not relevant:
+            continue
+        days += 1
+        z = lambda a: (a - a.mean(axis=1, keepdims=True)) / np.maximum(a.std(axis=1, keepdims=True), 1e-6)  # noqa: E731
+        owner = np.argmax(z(case.cos_want) + z(case.near_text), axis=0)
+        places = np.bincount(owner[list(top)], minlength=len(case.cos_want))
+        wanted = np.bincount(owner[list(relevant)], minlength=len(case.cos_want))
+        lost = np.bincount(owner[list(relevant - top)], minlength=len(case.cos_want))
+        if places.max() >= 12:
+            flooded += 1
+            flooded_missing += int(any(lost[k] for k in range(len(places)) if k != places.argmax()))
+        for k in range(len(places)):
+            share_gap.append((places[k] / TOP, wanted[k] / len(relevant), bool(lost[k])))
+    print("missed labelled papers, where they stand x how they hold the interest in words:")
+    for where in ("put out of the cold 15", "in the pool", "beyond the pool"):
+        print(f"  {where:<24}" + "  ".join(f"{h} {missed[(where, h)]:>3}" for h in HELD))
+    print("the top 15's papers by how they hold the interest (labelled / unlabelled, precision):")
+    for h in HELD:
+        good, bad = top_held[(h, True)], top_held[(h, False)]
+        print(f"  {h:<10} {good:>5} / {bad:<5} {good / max(1, good + bad):.2f}")
+    print(f"profile-days of 2+ interests with a labelled paper: {days}; one interest holding 12+ places: {flooded},")
+    print(f"  of them with another interest's labelled paper missed: {flooded_missing}")
+    for lost in (True, False):
+        chosen = [(a, b) for a, b, m in share_gap if m == lost]
+        places, labelled = np.mean([a for a, _ in chosen]), np.mean([b for _, b in chosen])
+        print(
+            f"  interests {'with' if lost else 'without'} a miss: {len(chosen)}, share of the places {places:.2f}, "
+            f"share of the day's labelled papers {labelled:.2f}"
+        )
 
 
 _INTERESTS: dict[tuple[str, str], tuple[str, ...]] = {}
@@ -232,6 +311,7 @@ def main() -> None:
     parser.add_argument("--home", type=Path, required=True, help="a fresh copy of a ready profiles store")
     parser.add_argument("--newest", action="store_true", help=f"read {NEWEST} too")
     parser.add_argument("--candidates", action="store_true", help="measure the two specific-part features")
+    parser.add_argument("--causes", action="store_true", help="the misses and intruders by cause (see above)")
     args = parser.parse_args()
     more = {n: p for n, p in op.MORE_SETS.items() if p.exists() and (args.newest or n != NEWEST)}
     fp.OPEN_SETS.update(more)
@@ -242,6 +322,9 @@ def main() -> None:
     fp.role_rows(shared, data.cases)
     rows = [row for row in rp.build_rows(data, default_model().pool) if row[0].set_name in fp.SETS]
     papers = {p.id: p for p in shared}
+    if args.causes:
+        causes(rows, papers)
+        return
     diagnose(rows, papers)
     if args.candidates:
         candidates(rows, papers, data, args.home)

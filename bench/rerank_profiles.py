@@ -59,6 +59,7 @@ def features(data: fp.Data, case: fp.Case, base: fp.Method | None = None) -> tup
     feedback = (p.score - fp.parts(case, vecs, replace(base, expansion=0.0)).score) / base.expansion
     want = fp.soft_max(case.cos_want, base.temperature)
     near = fp.nearest_share(want[None], base.expansion_near)[0]
+    meant = fp.nearest_share(case.cos_want, base.near_own) if base.near_own else near
     agree = np.full(len(case.ids), 1e9, np.float32)
     breadth = np.zeros(len(case.ids), np.float32)
     for dense, lexical in zip(p.dense_per_interest, p.lexical_per_interest, strict=True):
@@ -73,8 +74,8 @@ def features(data: fp.Data, case: fp.Case, base: fp.Method | None = None) -> tup
         "feedback": feedback,
         "penalty": p.penalty,
         "cues": case.theory - case.applied,
-        "cov_title": np.where(near, case.near_title, case.far_title).max(axis=0),
-        "cov_text": np.where(near, case.near_text, case.far_text).max(axis=0),
+        "cov_title": np.where(meant, case.near_title, case.far_title).max(axis=0),
+        "cov_text": np.where(meant, case.near_text, case.far_text).max(axis=0),
         "hub": fp.paper_hubness(case, vecs, fp.Method(hub_unrelated=True, hub_k=5)),
         "contribution": fp.soft_max(fp.contribution_similarity(case), base.temperature),
         "second": fp.soft_max(case.sent_second, base.temperature),

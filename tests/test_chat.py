@@ -24,6 +24,7 @@ from bot.chat import (
 )
 from bot.chat import setup as channel_setup
 from bot.chat.commands import COMMANDS
+from bot.chat.members import reads_as_question
 from bot.config import Settings
 from bot.core import Core, open_core
 from bot.digests.delivery import DeliveryError
@@ -716,6 +717,50 @@ async def test_a_question_after_a_line_of_prose_is_no_list_of_interests(core: Co
     replies = await say(ctl, ADA, DM, "Hi, I'm new here.\nAny papers on diffusion models this week?")
     assert any(isinstance(r, AnswerReply) for r in replies), text_of(replies)
     assert "not taken as one of your interests" in text_of(replies) and await onboarding_step(core) == "interests"
+
+
+@pytest.mark.parametrize(
+    "line", ["what's new on diffusion", "whats new on diffusion", "are there papers on RLHF", "which papers study X"]
+)
+def test_a_question_without_its_mark_reads_as_one(line: str) -> None:
+    """ "what's new on diffusion" typed at onboarding became the member's interest: a question's word order (a word
+    of asking before an auxiliary, an auxiliary before its subject) asks without the question mark."""
+    assert reads_as_question(line)
+
+
+@pytest.mark.parametrize(
+    "line", ["how transformers generalize", "what makes models robust", "speculative decoding; KV cache compression"]
+)
+def test_an_interest_opening_with_a_word_of_asking_stays_an_interest(line: str) -> None:
+    assert not reads_as_question(line)
+
+
+async def test_a_question_without_its_mark_at_onboarding_is_answered(core: Core, store_day: StoreDay) -> None:
+    await store_day(core)
+    ctl = ChatController(core)
+    await ctl.greet(ADA, DM)
+    *answered, again = await say(ctl, ADA, DM, "what's new on toxicity")
+    assert any(isinstance(r, AnswerReply) and r.citations for r in answered), answered
+    assert "not taken as one of your interests" in again.text and await onboarding_step(core) == "interests"
+
+
+async def test_a_question_refused_at_onboarding_is_not_said_to_be_answered(
+    core: Core, store_day: StoreDay, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In the console, a second question typed at onboarding within the pause got "One question at a time: ask again
+    in 2 s." and then "That was a question, so I answered it above"."""
+    from bot.chat import questions
+
+    await store_day(core)
+    core.settings.ask_cooldown_seconds = 2
+    monkeypatch.setattr(questions.time, "monotonic", lambda: 1000.0)
+    ctl = ChatController(core)
+    await ctl.greet(ADA, DM)
+    *_, first = await say(ctl, ADA, DM, "what's new on toxicity?")
+    assert "so I answered it above" in first.text
+    *refused, again = await say(ctl, ADA, DM, "which papers are about alignment?")
+    assert not any(isinstance(r, AnswerReply) for r in refused)
+    assert "it was not answered (see above)" in again.text and "answered it above" not in again.text
 
 
 async def onboarding_step(core: Core) -> str:

@@ -21,7 +21,7 @@ from bot.ingest.limits import clean_paper
 from bot.models import Paper
 from bot.questions import rag
 from bot.questions.filters import Filters
-from bot.questions.rag import Answer, Turn, ask, parse_question
+from bot.questions.rag import NOTHING_TO_NARROW, Answer, Turn, ask, parse_question
 from bot.questions.request import NOT_METHODS, read_request, verb_of
 from bot.questions.retrieval import Retrieved, select
 from bot.text.extractive import extractive_tldr
@@ -154,6 +154,26 @@ def test_after_an_answer_that_listed_nothing_a_follow_up_asks_anew_over_its_wind
     assert (filters.topic, filters.constraints, filters.restrict_to) == ("continual learning", (), ())
     assert filters.window is not None and (filters.window.start, filters.window.end) == (MONDAY, THURSDAY)
     assert parse_question("and from Friday?", FRIDAY, nothing).topic == "grokking"
+
+
+def test_a_pronoun_for_an_answer_that_listed_nothing_is_said_to_be_asked_anew() -> None:
+    """ "which of those are theoretical?" after an answer listing no paper silently answered every theory paper
+    stored: the answer now says there were none to pick from and that the question is asked on its own; a new topic
+    without a pronoun ("anything on continual learning?") needs no such word."""
+    nothing = Turn("grokking", ("2025-05-26", "2025-05-29"), [], [], [], [])
+    assert parse_question("which of those are theoretical?", FRIDAY, nothing).note == NOTHING_TO_NARROW
+    assert parse_question("anything on continual learning?", FRIDAY, nothing).note == ""
+    assert parse_question("which of those are theoretical?", FRIDAY, PREVIOUS).note == ""
+
+
+async def test_the_answer_says_there_was_nothing_to_narrow(core: Core, embedder: LocalEmbedder) -> None:
+    await _store(core, embedder, [_bounds_paper("2505.00001")])
+    await core.repo.save_conversation_state(
+        "c", Turn("grokking", ("2025-05-26", "2025-05-30"), [], [], [], []).to_json(), "", max_age=dt.timedelta(hours=1)
+    )
+    answer = await ask(core, "which of those are about variational inference?", today=FRIDAY, conversation_id="c")
+    assert answer.text.startswith(NOTHING_TO_NARROW)
+    assert [p.id for p in answer.citations] == ["2505.00001"]
 
 
 @pytest.mark.parametrize(
@@ -403,6 +423,55 @@ def test_the_question_asked_again_narrows_nothing(question: str) -> None:
     assert (filters.topic, filters.constraints) == ("diffusion models", ())
     narrowed = dataclasses.replace(PREVIOUS, constraints=["video"])
     assert parse_question("and which are about video?", FRIDAY, narrowed).constraints == ()
+
+
+@pytest.mark.parametrize("question", ["which are about diffusion?", "which of those are about models?"])
+def test_a_part_of_the_topic_narrows_nothing(question: str) -> None:
+    """ "which are about KV cache?" after KV cache eviction answered "about KV cache eviction and about KV cache":
+    every paper found for a topic is about each of its parts, so a part narrows nothing."""
+    assert parse_question(question, FRIDAY, PREVIOUS).constraints == ()
+
+
+def test_one_of_the_topics_alternatives_still_narrows() -> None:
+    """After "RAG or agents", "agents" picks one of the two alternatives: it narrows."""
+    either = dataclasses.replace(PREVIOUS, topic="RAG or agents")
+    assert parse_question("which of those are about agents?", FRIDAY, either).constraints == ("agents",)
+
+
+def test_a_new_topic_after_a_narrowing_to_a_day_is_asked_over_the_requests_window() -> None:
+    """ "what about speech?" after "RL papers" and "only the ones from Thursday" answered "51 papers about speech
+    announced on 2025-05-29": a new topic is asked over the conversation's request's window (the week), not over the
+    day a narrowing kept."""
+    thursday = parse_question("only the ones from Thursday", FRIDAY, PREVIOUS)
+    assert thursday.window is not None and (thursday.window.start, thursday.window.end) == (THURSDAY, THURSDAY)
+    assert thursday.asked_window is not None
+    assert (thursday.asked_window.start, thursday.asked_window.end) == (MONDAY, FRIDAY)
+    narrowed = dataclasses.replace(
+        PREVIOUS, window=("2025-05-29", "2025-05-29"), asked_window=["2025-05-26", "2025-05-30"]
+    )
+    narrowed = Turn.from_json(narrowed.to_json())  # kept with the conversation
+    loose = parse_question("what about speech?", FRIDAY, narrowed)  # a narrowing first; anew over the week
+    assert loose.window is not None and (loose.window.start, loose.window.end) == (THURSDAY, THURSDAY)
+    assert loose.asked_window is not None and (loose.asked_window.start, loose.asked_window.end) == (MONDAY, FRIDAY)
+    anew = parse_question("and diffusion papers?", FRIDAY, narrowed)
+    assert anew.window is not None and (anew.window.start, anew.window.end) == (MONDAY, FRIDAY)
+    assert parse_question("and diffusion papers on Thursday?", FRIDAY, narrowed).window.start == THURSDAY
+
+
+@pytest.mark.parametrize(
+    ("question", "constraint"),
+    [
+        ("same field, but only theory papers", "theory"),
+        ("the same topic but theoretical", "theoretical"),
+        ("same area, only the ones on video", "video"),
+    ],
+)
+def test_the_same_field_with_more_said_narrows_the_previous_request(question: str, constraint: str) -> None:
+    """ "same field, but only theory papers" was a new question about "theory": "the same field" names the previous
+    request, and what the question adds narrows it."""
+    filters = parse_question(question, FRIDAY, PREVIOUS)
+    assert (filters.topic, filters.constraints) == ("diffusion models", (constraint,)), question
+    assert set(filters.restrict_to) == {"a", "b", "c"}
 
 
 @pytest.mark.parametrize(
@@ -1177,3 +1246,41 @@ async def test_a_narrowing_of_theory_papers_asked_first_reads_them_as_a_kind_of_
     answer = await ask(core, "only the ones from Friday", today=FRIDAY, conversation_id="tk")
     assert [p.id for p in answer.citations] == [proof.id]
     assert [p.id for p in answer.more] == [passing.id]
+
+
+async def test_a_narrowing_of_a_verb_led_topic_names_it_as_the_answer_did(core: Core, embedder: LocalEmbedder) -> None:
+    """ "which papers align language models?" answers "papers that align language models"; a narrowing none of them
+    meets had said "None of the 2 papers about that align language models is about speech"."""
+    papers = [_bounds_paper("2505.00001"), _bounds_paper("2505.00002")]
+    await _store(core, embedder, papers)
+    topic = "study variational inference"
+    turn = Turn(topic, ("2025-05-26", "2025-05-30"), [], [], [p.id for p in papers], [], verb_led=[topic])
+    await core.repo.save_conversation_state("c", turn.to_json(), "", max_age=dt.timedelta(hours=1))
+    answer = await ask(core, "which of those are about speech recognition?", today=FRIDAY, conversation_id="c")
+    assert "papers that study variational inference" in answer.text
+    assert "about that" not in answer.text, answer.text
+
+
+async def test_a_kind_of_paper_asked_for_counts_only_papers_of_that_kind(core: Core, embedder: LocalEmbedder) -> None:
+    """ "is there a survey on agents?" said "12 papers about agents and about surveys" for two surveys: the papers
+    that only write a word of the kind ("a review step") are offered as close in meaning, not counted as surveys."""
+    survey = Paper(
+        "2505.00011",
+        "LLM Agents: A Survey",
+        ("A. Author",),
+        "This survey reviews LLM agents and their planning, memory and tool use.",
+        ("cs.AI",),
+        FRIDAY,
+    )
+    method = Paper(
+        "2505.00012",
+        "Careful LLM Agents That Check Their Plans",
+        ("B. Author",),
+        "We propose LLM agents with a review step that checks each plan before acting.",
+        ("cs.AI",),
+        FRIDAY,
+    )
+    await _store(core, embedder, [survey, method])
+    answer = await ask(core, "is there a survey on LLM agents?", today=FRIDAY)
+    assert [p.id for p in answer.citations] == [survey.id], answer.text
+    assert answer.text.startswith("1 paper about LLM agents (surveys only)"), answer.text

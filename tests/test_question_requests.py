@@ -14,8 +14,8 @@ from bot.ingest.save import store_papers
 from bot.models import Paper
 from bot.questions.authors import AuthorIndex, same_person
 from bot.questions.filters import Filters
-from bot.questions.rag import Turn, ask, parse_question
-from bot.questions.request import beyond, papers_asked_for, read_request
+from bot.questions.rag import Turn, ask, parse_question, people_lines, subject_of
+from bot.questions.request import beyond, kind_reading, papers_asked_for, read_request
 from bot.questions.retrieval import descriptive_compounds, exact_names, ranked
 from bot.questions.spelling import is_english_word
 from bot.questions.topics import QuestionTopic, loose_alternatives, split_units, topic_alternatives, topic_key
@@ -1118,3 +1118,137 @@ def test_a_wish_left_without_its_subject_before_papers_on_a_topic_is_the_asker_s
     assert parse_question(question, FRIDAY).topic == "speculative decoding"
     question = "I run evals for our team and want to trim them: papers on benchmark contamination?"
     assert parse_question(question, FRIDAY).topic == "benchmark contamination"
+
+
+@pytest.mark.parametrize(
+    ("question", "topic"),
+    [
+        ("list all the RLHF papers", "RLHF"),
+        ("show me all RLHF papers", "RLHF"),
+        ("all the papers on RLHF this week", "RLHF"),
+        ("list all of the diffusion papers", "diffusion"),
+        ("show every paper on federated learning", "federated learning"),
+        ("papers on all-to-all communication", "all-to-all communication"),
+    ],
+)
+def test_a_quantifier_before_the_papers_is_no_topic_word(question: str, topic: str) -> None:
+    """ "list all the RLHF papers" read the topic "all the RLHF": a quantifier (all, every, each) says how many of
+    the papers are wanted, as "the" does, and is trimmed from the topic's ends like it."""
+    assert parse_question(question, FRIDAY).topic == topic
+
+
+@pytest.mark.parametrize(
+    ("question", "topic"),
+    [
+        ("which papers study overthinking?", "study overthinking"),
+        ("which papers align language models?", "align language models"),
+        ("any papers that reduce the KV cache size?", "reduce the KV cache size"),
+        ("which papers segment medical images?", "segment medical images"),
+    ],
+)
+def test_a_topic_led_by_the_verb_the_papers_do_keeps_it_for_the_order_only(question: str, topic: str) -> None:
+    """ "which papers study grokking?" needed "study" of every paper; dropping the verb (668be91, reverted) lost the
+    verbs that carry the topic ("align language models" -> "language models"). The verb stays in the topic and the
+    topic is marked verb-led, so retrieval orders by it without needing it (`verb_first`), and the answer names the
+    papers by it ("papers that align language models")."""
+    filters = parse_question(question, FRIDAY)
+    assert filters.topic == topic
+    assert filters.verb_led == (topic,)
+    assert subject_of(filters) == f"that {topic}"
+
+
+@pytest.mark.parametrize(
+    "question", ["which papers are about speech?", "papers on study design", "which papers introduce new benchmarks?"]
+)
+def test_no_verb_led_topic_without_a_verb_of_the_papers(question: str) -> None:
+    """A word of asking ("are about"), a topic of its own or a contribution is no verb the papers do."""
+    assert parse_question(question, FRIDAY).verb_led == ()
+
+
+@pytest.mark.parametrize(
+    ("question", "topic", "kind"),
+    [
+        ("is there a survey on agents?", "agents", "surveys"),
+        ("any surveys on LLM agents?", "LLM agents", "surveys"),
+        ("is there a review of diffusion models?", "diffusion models", "surveys"),
+        ("survey papers about RLHF", "RLHF", "surveys"),
+        ("papers on survey sampling", "survey sampling", None),
+        ("code review papers", "code review", None),
+    ],
+)
+def test_a_kind_of_paper_asked_for_narrows_the_topic(question: str, topic: str, kind: str | None) -> None:
+    """ "is there a survey on agents?" read "survey" as a topic word, needed of every paper; it is the kind of paper
+    asked for (a constraint read by `paper_kinds`), and the topic is what the survey covers. A kind word modifying a
+    topic ("survey sampling") or after the noun it compounds with ("code review") asks for no kind."""
+    filters = parse_question(question, FRIDAY)
+    assert filters.topic == topic
+    assert filters.constraints == ((kind,) if kind else ())
+    if kind:
+        assert kind_reading(kind) == "survey or review or overview or tutorial"
+        assert subject_of(filters) == f"about {topic} (surveys only)"  # not "about X and about surveys"
+
+
+@pytest.mark.parametrize(
+    ("question", "topic"),
+    [
+        ("who is working on federated learning?", "federated learning"),
+        ("who works on KV cache compression?", "KV cache compression"),
+        ("anyone working on protein design?", "protein design"),
+        ("who's doing research on diffusion models?", "diffusion models"),
+        ("which researchers study overthinking?", "study overthinking"),
+    ],
+)
+def test_a_question_asking_who_asks_for_the_authors_of_the_topics_papers(question: str, topic: str) -> None:
+    """ "who is working on federated learning?" listed papers needing the word "working": the people asked for do
+    what the verb says, the topic is what follows its preposition, and the answer names the authors."""
+    filters = parse_question(question, FRIDAY)
+    assert (filters.topic, filters.people) == (topic, True)
+
+
+def test_papers_asked_for_are_no_people_question() -> None:
+    for question in ("which papers study overthinking?", "federated learning papers?", "whose work on RL is best?"):
+        assert not parse_question(question, FRIDAY).people, question
+
+
+def test_the_people_lines_name_authors_of_several_papers_then_each_papers_first_and_last() -> None:
+    """Grounded in the cited papers: each name with the numbers of its papers; one in the middle of one paper's
+    author list is left out (counted)."""
+    a = Paper("1", "A", ("Ann Lead", "Mid One", "Bo Senior"), "x", ("cs.LG",), FRIDAY)
+    b = Paper("2", "B", ("Cy First", "Bo Senior"), "x", ("cs.LG",), FRIDAY)
+    assert people_lines([a, b]).splitlines()[1:] == [
+        "- Bo Senior [1][2]",
+        "- Ann Lead [1]",
+        "- Cy First [2]",
+        "and 1 other author.",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("question", "named"),
+    [
+        ("papers in the same area as KVzip", "KVzip"),
+        ("any papers similar to TrimR?", "TrimR"),
+        ("work related to LoRA", "LoRA"),
+        ("papers like those on video", ""),  # the previous papers, no thing named
+        ("papers on KV cache compression", ""),
+    ],
+)
+def test_papers_asked_for_by_their_likeness_to_one_thing_name_it(question: str, named: str) -> None:
+    """ "papers in the same area as KVzip" read the topic "area as KVzip"."""
+    filters = parse_question(question, FRIDAY)
+    assert filters.likened_to == named
+    if named:
+        assert filters.topic == named
+
+
+async def test_papers_like_a_stored_paper_are_those_in_its_area(core: Core, demo_papers: list[Paper]) -> None:
+    """ "papers similar to TrimR" listed TrimR alone: a stored paper named by its title's lead is the example of an
+    area, which the rest of its title describes; the papers of that area are answered, the example itself aside."""
+    trimr = next(p for p in demo_papers if p.title.startswith("TrimR:"))
+    papers = [dataclasses.replace(p, announced=FRIDAY) for p in dict.fromkeys([trimr, *demo_papers[:200]])]
+    await store_papers(core, papers)
+    answer = await ask(core, "any papers similar to TrimR?", today=FRIDAY)
+    assert answer.text.startswith("Papers in the area of TrimR, as its title describes it: Verifier-based")
+    assert answer.citations and trimr.id not in {p.id for p in (*answer.citations, *answer.more)}
+    plain = await ask(core, "any papers similar to diffusion models?", today=FRIDAY)  # no paper of that name
+    assert not plain.text.startswith("Papers in the area of")

@@ -1033,6 +1033,9 @@ def test_a_search_asking_for_a_kind_of_paper_is_read_apart_from_its_topic() -> N
     )
     assert asked_kind("survey papers") == ("survey", "")
     assert asked_kind("surveys on tidal models") == ("survey", "on tidal models")
+    # in the singular before what it covers ("is there a survey on agents?"), the kind is the phrase's head too
+    assert asked_kind("survey on tidal models") == ("survey", "on tidal models")
+    assert asked_kind("review of diffusion models") == ("survey", "of diffusion models")
     # a kind word modifying a topic asks for no kind
     for topic in ("survey sampling", "positional encoding", "review generation", "product reviews", "peer review"):
         assert asked_kind(topic) == ("", topic)

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 from dataclasses import replace as dc_replace
 from typing import TYPE_CHECKING
 
 from bot.chat.flows import Flow
-from bot.chat.messages import Choice, FileReply, Place, Reply, TextReply, choice_button
+from bot.chat.messages import AnswerReply, Choice, FileReply, Place, Reply, TextReply, choice_button
 from bot.chat.turns import Turn, text_reply
 from bot.members import onboarding
 from bot.members.privacy import export_user, forget_user
@@ -97,10 +98,25 @@ async def forget_now(core: Core, user: str) -> list[Reply]:
 PHRASE_STEPS = {"interests": "one of your interests", "avoid": "something to avoid"}
 
 
+# A question typed without its mark, by the word order only a question has: a word of asking before an auxiliary
+# ("what's new on diffusion", "what are the latest MoE papers", "how do transformers generalize") or before the papers
+# asked for ("which papers study X"), or an auxiliary before its subject ("is there anything on X", "are there
+# papers on X", "do you have X"). An interest opening with a word of asking keeps the order of a statement ("how
+# transformers generalize", "what makes models robust", "why deep nets generalize") and stays an interest
+_INVERTED = re.compile(
+    r"^\W*(?:whats\b|(?:what|which|who|how|where|when|why)(?:['\u2019](?:s|re)\b|\s+(?:is|are|was|were|do|does|did|can|"
+    r"could|should|would|will|has|have)\b)|(?:which|what)\s+(?:(?:new|recent|latest)\s+)?(?:papers?|preprints?|"
+    r"works?|articles?)\b|(?:is|are)\s+there\b|(?:do|does|did|can|could|would|will|have|has)\s+(?:you|anyone|"
+    r"anybody|someone|there)\b)",
+    re.IGNORECASE,
+)
+
+
 def reads_as_question(text: str) -> bool:
-    """A line that asks something (it ends with a question mark), as a DM from someone without a profile is read
-    (`ChatController`): a question, not a phrase to set up a profile with."""
-    return text.strip().endswith("?")
+    """A line that asks something, as a DM from someone without a profile is read (`ChatController`) and a line
+    where onboarding asks for phrases: it ends with a question mark, or its words are in a question's order
+    (`_INVERTED`: "what's new on diffusion"); a question, not a phrase to set up a profile with."""
+    return text.strip().endswith("?") or bool(_INVERTED.match(text))
 
 
 def lists_items(text: str) -> bool:
@@ -119,7 +135,10 @@ async def asked_instead(turn: Turn, step: str) -> list[Reply]:
     from bot.chat.questions import ask
 
     answered = await ask(turn)
-    told = f"That was a question, so I answered it above; it is not taken as {PHRASE_STEPS[step]}."
+    # a question refused (asked too soon after the last, or empty of words) was not answered: said so, not "above"
+    refused = not any(isinstance(r, AnswerReply) for r in answered)
+    done = "it was not answered (see above)" if refused else "so I answered it above"
+    told = f"That was a question, {done}; it is not taken as {PHRASE_STEPS[step]}."
     again = await onboarding.ask_again(turn.core, turn.user, f"{told} To go on setting up (or /cancel):")
     return [*answered, onboarding_reply(again) if again is not None else TextReply(told)]
 
@@ -140,7 +159,7 @@ class OnboardingFlow(Flow):
 
     async def answer(self, turn: Turn) -> list[Reply]:
         """The answer to the current onboarding question; a question typed where interests or what to avoid are
-        asked for (one line, not a list of items) is answered as a question, and the step asked again
+        asked for (not a list of items, `lists_items`) is answered as a question, and the step asked again
         (`asked_instead`)."""
         step = await onboarding.current_step(turn.core, turn.user)
         if step in PHRASE_STEPS and reads_as_question(turn.args) and not lists_items(turn.args):

@@ -33,3 +33,10 @@ class Filters:
     # the `restrict_to` papers the previous answer showed on its first page (the rest it only offered): a narrowing
     # shows those of them it keeps before the others, as that answer did
     previous_shown: tuple[str, ...] = ()
+    # the window of the conversation's request when a narrowing of it kept another ("only the ones from Thursday"): a
+    # new topic is asked over it, not over the narrowing's
+    asked_window: TimeWindow | None = None
+    likened_to: str = ""  # "papers in the same area as KVzip": the thing named, which may be a stored paper
+    people: bool = False  # "who is working on X?": the answer names the authors of the papers found
+    # what the answer says first of how the question was read ("which of those ..." after an answer listing none)
+    note: str = ""

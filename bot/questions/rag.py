@@ -38,18 +38,25 @@ from bot.questions.request import (
     NOT_METHODS,
     THEORY,
     applies_to,
+    asks_for_people,
     beyond,
     continues,
     kind_reading,
+    likened_to,
     names_documents,
     names_method,
+    names_same_request,
     names_theory,
+    paper_kind_of,
     papers_asked_for,
+    people_topic,
     read_request,
     refers_back,
     restates,
     selects,
+    split_kind,
     theory_of,
+    verb_done,
     verb_of,
     without_reaction,
     without_reference,
@@ -58,6 +65,7 @@ from bot.questions.request import (
 from bot.questions.retrieval import (
     FLOOR,
     MAX_CITATIONS,
+    MEANING_PAGE,
     Retrieved,
     as_told,
     cut_at_most,
@@ -67,7 +75,8 @@ from bot.questions.retrieval import (
 )
 from bot.questions.spelling import corrected
 from bot.questions.timewords import MONTHS, UP_TO_TODAY, WEEKDAYS, TimeWindow, find_time_window, relative_day
-from bot.questions.topics import ABOUT_MENTIONS, FILLER, META, PRONOUNS, topic_key, topic_of
+from bot.questions.topics import ABOUT_MENTIONS, FILLER, META, PRONOUNS, topic_alternatives, topic_key, topic_of
+from bot.ranking.contribution import paper_kinds
 from bot.ranking.contribution_words import kind_of_word, theory_mentions
 from bot.text.terms import text_tokens
 from bot.text.tldr import shown_tldrs
@@ -138,6 +147,9 @@ class Turn:
     meaning_ids: list[str] = field(default_factory=list)  # the papers listed only for their meaning
     days: list[str] = field(default_factory=list)  # the window's days, when it was a list of days
     any_author: bool = False  # the papers were by any of `authors`, not all of them
+    # the window of the request a narrowing picked among, when the narrowing kept another (`Filters.asked_window`)
+    asked_window: list[str] = field(default_factory=list)
+    asked_days: list[str] = field(default_factory=list)
 
     def to_json(self) -> str:
         """Serialise for the conversations table."""
@@ -162,6 +174,8 @@ class Turn:
             data.get("meaning_ids", []),
             data.get("days", []),
             data.get("any_author", False),
+            data.get("asked_window", []),
+            data.get("asked_days", []),
         )
 
 
@@ -238,8 +252,21 @@ def parse_question(
     topic = topic_of(request.text)
     contribution = request.contribution  # alone ("new datasets this week?"): the papers introducing one
     constraints = tuple(c for c in (topic_of(r) for r in request.refinements) if c)
+    kind, topic = split_kind(topic)  # "is there a survey on agents?": agents, narrowed to surveys
+    constraints = (kind, *constraints) if kind else constraints
     if about := theory_of(topic):  # "the theory of transformers": the theoretical papers about transformers
         topic, constraints = about, (THEORY, *constraints)
+    # "which papers study grokking?": the verb the papers do leads the topic; kept for the order, not needed of each
+    verb = verb_done(rest)
+    people = asks_for_people(rest)
+    if people:  # "who is working on X?": X, and the authors of its papers; "who studies X?": the verb as the papers'
+        topic = people_topic(topic)
+        first = topic.split()[0].lower() if topic else ""
+        verb = first if " " in topic and verb_done(f"which papers {topic}") else verb
+    verb_led = (topic,) if verb and " " in topic and topic.split()[0].lower() == verb else ()
+    likened = likened_to(rest)
+    if likened and topic_key(topic).endswith(topic_key(likened)):  # "same area as KVzip" read "area as KVzip"
+        topic = likened
     filters = Filters(
         topic=topic,
         window=window,
@@ -249,16 +276,23 @@ def parse_question(
         excluded=tuple(e for e in (beyond(topic, topic_of(x)) for x in request.excluded) if e),
         contribution=contribution,
         constraints=constraints,
+        verb_led=verb_led,
+        likened_to=likened if topic == likened else "",
+        people=people,
     )
     if previous is None or not has_words(question):
         return filters
-    return follow_up(filters, request.text, rest, previous, replaces=replaces)
+    again = names_same_request(question)  # "same field, but only theory papers": the previous request, narrowed
+    return follow_up(filters, request.text, rest, previous, replaces=replaces, again=again)
 
 
+NOTHING_TO_NARROW = "The previous answer listed no papers, so there were none to pick from; asked on its own:"
 AS_BEFORE = "as before"  # the phrase of a follow-up's window taken from the previous answer (it named none)
 
 
-def follow_up(filters: Filters, topic_text: str, question: str, previous: Turn, *, replaces: bool = False) -> Filters:
+def follow_up(
+    filters: Filters, topic_text: str, question: str, previous: Turn, *, replaces: bool = False, again: bool = False
+) -> Filters:
     """A question asked after `previous`, read as the previous request plus what the question adds.
 
     - a question naming the previous papers by a pronoun ("which of those ...", "only the ones ...", "them"), or
@@ -277,10 +311,14 @@ def follow_up(filters: Filters, topic_text: str, question: str, previous: Turn, 
       the rest is kept: "what about speech instead?" asks the previous request (window, categories, authors,
       contribution) about speech, its narrowings and exclusions of the old topic left; "Thursday instead?" is
       "and from Thursday?";
+    - with `again` (the question named "the same field", "the same topic"), what it adds narrows the previous
+      request as a pronoun's would ("same field, but only theory papers");
     - a question naming nothing at all ("thanks!", "ok") asks nothing again: read on its own, it lists nothing;
     - anything else is a new question.
     """
-    explicit = refers_back(question)
+    # "the same field/topic/question" names the previous request: what the question adds narrows it ("same field, but
+    # only theory papers" had become a question about "theory")
+    explicit = refers_back(question) or (again and bool(filters.topic or filters.contribution or filters.excluded))
     # "sorry, speech not agents" after agents: an exclusion of what was asked before corrects it, as "instead" does
     restated = (
         [e for e in filters.excluded if restates(e, previous.topic, filters.topic)]
@@ -313,8 +351,11 @@ def follow_up(filters: Filters, topic_text: str, question: str, previous: Turn, 
     nothing_new = (named_nothing and filters.window is not None) or (replaces and not filters.topic) or by_author
     window = filters.window
     if window is None and previous.window:
-        start, end = (dt.date.fromisoformat(d) for d in previous.window)
-        window = TimeWindow(start, end, AS_BEFORE, days=tuple(dt.date.fromisoformat(d) for d in previous.days))
+        window = _as_before(previous.window, previous.days)
+    # the request's own window, where a new topic is asked: "what about speech?" after "only the ones from Thursday"
+    # is asked over the week the request was, not over Thursday
+    request = _as_before(previous.asked_window, previous.asked_days) or _as_before(previous.window, previous.days)
+    asked = filters.window or request
     if replaces and filters.topic:
         return replace(
             filters,
@@ -327,7 +368,11 @@ def follow_up(filters: Filters, topic_text: str, question: str, previous: Turn, 
     if not narrows and not nothing_new:
         # the same question about another topic; one picking among an answer that listed nothing, over its window
         if (continues(question) or (listed_nothing and (explicit or picks))) and not filters.authors:
-            return replace(filters, window=window, categories=filters.categories or tuple(previous.categories))
+            # "which of those are theoretical?" after an answer listing none: there were none to narrow, and it says so
+            said = NOTHING_TO_NARROW if listed_nothing and explicit and previous.topic else ""
+            return replace(
+                filters, window=asked, categories=filters.categories or tuple(previous.categories), note=said
+            )
         return filters
     excluded = tuple(dict.fromkeys([*previous.excluded, *filters.excluded]))
     carried = replace(
@@ -344,8 +389,10 @@ def follow_up(filters: Filters, topic_text: str, question: str, previous: Turn, 
     if not narrows:  # "and from Thursday?": the previous request, narrowings included, over the new window
         return replace(carried, constraints=tuple(previous.constraints))
     constraint = topic_of(without_reference(topic_text)) if filters.topic else ""
-    if constraint and topic_key(constraint) in {topic_key(t) for t in (previous.topic, *previous.constraints) if t}:
-        constraint = ""  # the question asked again ("anything on X?" twice): X narrows nothing ("about X and about X")
+    if constraint and asked_already(constraint, (previous.topic, *previous.constraints)):
+        # the question asked again ("anything on X?" twice), or a part of what every paper was found for ("which are
+        # about KV cache?" after KV cache eviction): it narrows nothing ("about KV cache eviction and about KV cache")
+        constraint = ""
     if names_method(constraint):  # "which of those propose a method?": a kind of contribution, no topic
         constraint = ""
         carried = replace(carried, excluded=tuple(dict.fromkeys([*carried.excluded, NOT_METHODS])))
@@ -365,9 +412,54 @@ def follow_up(filters: Filters, topic_text: str, question: str, previous: Turn, 
         restrict_to=tuple(dict.fromkeys([*previous.paper_ids, *previous.more_ids])),
         constraints=tuple(dict.fromkeys(c for c in (constraint, *filters.constraints) if c)),
         narrowed_by=tuple(previous.constraints),
+        asked_window=request if request and window and _days_of(request) != _days_of(window) else None,
         loose=not explicit,
         previous_meaning=tuple(previous.meaning_ids),
         previous_shown=tuple(previous.paper_ids),
+    )
+
+
+async def _area_of_named_paper(core: Core, filters: Filters) -> tuple[Filters, str, str]:
+    """Filters asking for papers like a stored paper named by its title's lead or whole title ("KVzip" for "KVzip:
+    Query-Agnostic KV Cache Compression with Context Reconstruction") read as asking for its area, what the rest of its
+    title describes, the note saying so and the paper's id (the example, not one of the papers asked for); the
+    filters unchanged, "" and "" when no stored paper is so named."""
+    named = filters.likened_to
+    window = filters.window
+    start, end = (window.start, window.end) if window else (None, None)
+    ids = [i for i, _ in await core.repo.lexical_search([named.split()], start, end, 20)]
+    for paper in await core.repo.get_papers(ids):
+        lead, _, described = paper.title.partition(":")
+        if named.casefold() not in {lead.strip().casefold(), paper.title.strip().casefold()}:
+            continue
+        area = described.strip() or paper.title.strip()
+        said = f"Papers in the area of {named}, as its title describes it: {area}."
+        return replace(filters, topic=area, likened_to=""), said, paper.id
+    return filters, "", ""
+
+
+def _as_before(window: Sequence[str] | None, days: Sequence[str]) -> TimeWindow | None:
+    """A stored turn's window (its first and last day, and its days when it was a list of them) read again, or None."""
+    if not window:
+        return None
+    start, end = (dt.date.fromisoformat(d) for d in window)
+    return TimeWindow(start, end, AS_BEFORE, days=tuple(dt.date.fromisoformat(d) for d in days))
+
+
+def _days_of(window: TimeWindow) -> tuple[dt.date, dt.date, tuple[dt.date, ...]]:
+    return window.start, window.end, tuple(window.days)
+
+
+def asked_already(constraint: str, asked: Sequence[str]) -> bool:
+    """Whether every word of `constraint` is in each alternative of one of the topics the papers were `asked` for:
+    "KV cache" after "KV cache eviction" holds for every paper found; "agents" after "RAG or agents" picks one of two
+    alternatives and narrows."""
+    words = set(topic_key(constraint).split())
+    if not words:
+        return False
+    return any(
+        alternatives and all(words <= set(topic_key(a.text).split()) for a in alternatives)
+        for alternatives in (topic_alternatives(t) for t in asked if t)
     )
 
 
@@ -433,10 +525,15 @@ def subject_of(filters: Filters) -> str:
     """How the answer names what was asked: 'about MoE', 'by Lenka Zdeborová', 'about MoE by ...'."""
     parts = ["introducing a benchmark or data set"] if filters.contribution else []
     if filters.topic:
-        parts.append(f"about {filters.topic}")
-    narrowed = [named(c, filters) for c in (*filters.narrowed_by, *filters.constraints)]
+        # "papers that study grokking": a topic led by the verb the papers do is named as a relative clause
+        parts.append(f"{'that' if filters.topic in filters.verb_led else 'about'} {filters.topic}")
+    asked = (*filters.narrowed_by, *filters.constraints)
+    narrowed = [named(c, filters) for c in asked if not paper_kind_of(c)]
     if narrowed:
         parts.append(("and " if parts else "") + "about " + " and about ".join(narrowed))
+    kinds = [c for c in asked if paper_kind_of(c)]  # "surveys": what the papers are, not what they are about
+    if kinds:
+        parts.append(f"({', '.join(dict.fromkeys(kinds))} only)")  # "1 paper about RL (surveys only) announced"
     if filters.excluded:
         parts.append("and not about " + " or ".join(filters.excluded))
     if filters.authors:
@@ -538,6 +635,38 @@ def extractive_answer(
     return "\n".join(lines)
 
 
+MAX_PEOPLE = 12  # the authors a people question's answer names at most
+
+
+def people_lines(cited: Sequence[Paper], limit: int = MAX_PEOPLE) -> str:
+    """Who wrote the papers an answer cites, for a question asking who works on something: each author with the
+    numbers of their papers among `cited` ([n], as the answer numbers them). Those with several of the papers come
+    first, then each paper's first and last author (who led it, and usually whose group it is) in the papers' order;
+    an author in the middle of a single paper's list is not named. At most `limit`, the others counted. Grounded: only
+    names written on cited papers."""
+    papers_of: dict[str, list[int]] = {}
+    leads: set[str] = set()
+    for number, paper in enumerate(cited, 1):
+        authors = list(dict.fromkeys(a.strip() for a in paper.authors if a.strip()))
+        leads.update(authors[:1] + authors[-1:])
+        for author in authors:
+            papers_of.setdefault(author, []).append(number)
+    named = [(a, ns) for a, ns in papers_of.items() if len(ns) > 1 or a in leads]
+    if not named:
+        return ""
+    ranked = sorted(named, key=lambda item: (-len(item[1]), item[1][0]))
+    order = "several papers first, then each one's first and last author"
+    lines = [f"Who wrote the {_count(len(cited), 'paper')} below ({order}):"]
+    lines += [f"- {name} {''.join(f'[{n}]' for n in numbers)}" for name, numbers in ranked[:limit]]
+    if len(papers_of) > min(limit, len(ranked)):
+        lines.append(f"and {_count(len(papers_of) - min(limit, len(ranked)), 'other author')}.")
+    return "\n".join(lines)
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def numbered(papers: Sequence[Paper], tldrs: dict[str, str], *, several_days: bool) -> list[str]:
     """One line per paper, numbered for citation: '[n] title (its day, when the window holds several) — TL;DR'."""
     lines = []
@@ -628,16 +757,20 @@ async def narrowed(
         found, offered = await retrieve_all(core, step, profile=profile) if ids else ([], [])
         if names_theory(constraint):
             found, offered = _theory_first(found, offered)
+        if kind := paper_kind_of(constraint):
+            found, offered = _kind_first(found, offered, kind)
+            # the others only write a word of the kind: counted with the papers close in meaning, not as surveys
+            meaning = list(dict.fromkeys([*meaning, *(r.paper.id for r in offered)]))
         if found and any(r.in_title or r.in_abstract for r in found):
             found, offered = _words_first(found, offered, meaning)
             continue
-        base = subject_of(replace(filters, constraints=())).removeprefix("about ")
+        base = subject_of(replace(filters, constraints=()))  # "about X", or "that align LMs" for a verb-led topic
         if filters.loose:
             # the same request about X: its window, categories and contribution kept ("benchmarks for agents?" then
             # "what about code generation?": benchmarks for code generation)
             anew = Filters(
                 topic=constraint,
-                window=filters.window,
+                window=filters.asked_window or filters.window,  # the request's window, not a narrowing's
                 categories=filters.categories,
                 contribution=filters.contribution,
             )
@@ -655,12 +788,12 @@ async def narrowed(
 
 
 def _none_of(count: int, base: str, many: str = "is", one: str = "is not") -> str:
-    """The opening of a note that none of the `count` papers about `base` a narrowing read is what it asked for, with
-    the verb for many papers and for one: "None of the 5 papers about X is", "The paper about X is not" (it had said
-    "None of the 1 papers")."""
-    if count == 1:
-        return f"The paper about {base} {one}"
-    return f"None of the {count} papers about {base} {many}"
+    """The opening of a note that none of the `count` papers `base` (as `subject_of` names them: "about X", "that
+    align language models") a narrowing read is what it asked for, with the verb for many papers and for one: "None
+    of the 5 papers about X is", "The paper about X is not" (it had said "None of the 1 papers")."""
+    if count == 1:  # a verb-led topic's verb agrees with "papers": named apart
+        return f"The only paper found (papers {base}) {one}" if base.startswith("that ") else f"The paper {base} {one}"
+    return f"None of the {count} papers {base} {many}"
 
 
 def _shown_elsewhere(filters: Filters, listed: Sequence[Retrieved]) -> str:
@@ -747,6 +880,14 @@ def _theory_first(found: list[Retrieved], offered: list[Retrieved]) -> tuple[lis
     return firm, [r for r in listed if r not in firm]
 
 
+def _kind_first(found: list[Retrieved], offered: list[Retrieved], kind: str) -> tuple[list[Retrieved], list[Retrieved]]:
+    """A narrowing to a kind of paper ("surveys") with the papers of that kind (`paper_kinds`: by their title or
+    their statement of contribution) shown and the others, which only write one of its words, offered."""
+    listed = [*found, *offered]
+    of_kind = [r for r in listed if kind in paper_kinds(r.paper.title, r.paper.abstract)]
+    return of_kind, [r for r in listed if r not in of_kind]
+
+
 def _on_topic_first(
     found: list[Retrieved], offered: list[Retrieved], on_topic: Collection[str]
 ) -> tuple[list[Retrieved], list[Retrieved]]:
@@ -812,7 +953,10 @@ async def ask(
             filters = replace(
                 filters, topic=parsed.topic, window=parsed.window, authors=parsed.authors, categories=parsed.categories
             )
-    if filters.topic:
+    likeness_note, example = "", ""
+    if filters.likened_to:  # "papers in the same area as KVzip": the area KVzip's title names, KVzip itself aside
+        filters, likeness_note, example = await _area_of_named_paper(core, filters)
+    if filters.topic and not likeness_note:
         filters = replace(filters, topic=await corrected(core, filters.topic, question))
     lists = lists_window(filters) and has_words(question)
     if lists and filters.window is None and not asks_for_papers(question, filters):
@@ -836,7 +980,13 @@ async def ask(
     if subject_of(filters) == NOTHING_NAMED and not filters.restrict_to:
         # only a remark on the answer ("Short list please"): no window to widen, nothing to look for
         return Answer(text=NOTHING_ASKED, citations=(), window=window, filters=filters)
+    asked_over = filters.window
     filters, found, offered, note = await narrowed(core, filters, profile=profile)
+    if example:  # the paper named is the example: the others in its area, the closest first when none is left
+        found, offered = ([r for r in rs if r.paper.id != example] for rs in (found, offered))
+        found, offered = (found, offered) if found else (offered[:MEANING_PAGE], offered[MEANING_PAGE:])
+    if filters.window is not asked_over:  # a narrowing's topic asked anew over the request's window
+        window = await effective_window(core, filters, today)
     if not found and not offered and len(filters.authors) > 1 and not filters.any_author and not filters.restrict_to:
         # "papers from X and Y" where they wrote nothing together: each one's papers, and the answer says so
         either = replace(filters, any_author=True)
@@ -892,7 +1042,7 @@ async def ask(
     unembedded = not all(r.embedded for r in (*found, *offered))
     if unembedded or (not found and stored):
         notes.append(await vector_gap_note(core))
-    notes.extend((note, group_note))
+    notes.extend((filters.note, likeness_note, note, group_note))
     cited, usage = tuple(papers), {}
     if core.llm is not None and papers:
         written, problem, usage = await counted_answer(core, question, papers, tldrs, asker or conversation_id)
@@ -903,6 +1053,8 @@ async def ask(
     if more and cited != tuple(papers):
         text += "\n" + more_offer(len(more) - more_meaning, more_meaning, cut=cut)
     notes.append(meanings_note(senses, in_order=cited == tuple(papers)))
+    if filters.people and cited:  # "who is working on X?": the authors of the papers cited, each citing theirs
+        notes.append(people_lines(cited))
     text = "\n".join([*(n for n in notes if n), text])
     answer = Answer(
         text=text, citations=cited, window=window, filters=filters, usage=usage, more=more, by_meaning=by_meaning
@@ -1021,5 +1173,9 @@ async def remember_list(
         meaning_ids=[p.id for p in (*shown, *more) if p.id in meaning],
         days=[day.isoformat() for day in window.days] if window else [],
         any_author=filters.any_author,
+        asked_window=[filters.asked_window.start.isoformat(), filters.asked_window.end.isoformat()]
+        if filters.asked_window
+        else [],
+        asked_days=[day.isoformat() for day in filters.asked_window.days] if filters.asked_window else [],
     )
     await core.repo.save_conversation_state(conversation_id, turn.to_json(), asker, max_age=ttl)

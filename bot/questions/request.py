@@ -28,8 +28,9 @@ from bot.questions.topics import (
     split_units,
     topic_alternatives,
     topic_key,
+    topic_of,
 )
-from bot.ranking.contribution_words import CUE_IDIOMS, THEORY_CUES
+from bot.ranking.contribution_words import CUE_IDIOMS, KINDS, THEORY_CUES, asked_kind
 from bot.text.terms import EVERYDAY_COUNT, WORD, english_count, is_english_word, same_word, text_tokens
 
 # A cue that what follows is excluded, and the relation words that may follow it ("not about", "built on"). Three
@@ -520,6 +521,12 @@ _SAME_REQUEST = re.compile(
 )
 
 
+def names_same_request(text: str) -> bool:
+    """Whether `text` names the request asked before ("same field, but only theory papers", "the same topic on
+    Friday")."""
+    return bool(_SAME_REQUEST.search(text))
+
+
 def without_reaction(text: str) -> str:
     """A follow-up without its opening reaction to the answer ("not really, what about speech?" -> "what about
     speech?", "hmm any on video?" -> "any on video?") and with "the same question" as the request asked before."""
@@ -692,9 +699,30 @@ def theory_of(topic: str) -> str:
     return found.group("about").strip()
 
 
+# the constraint a kind of paper asked for leaves ("is there a survey on agents?": agents, narrowed to surveys)
+KIND_CONSTRAINTS = {"survey": "surveys", "position": "position papers"}
+
+
+def split_kind(topic: str) -> tuple[str, str]:
+    """A topic led by a kind of paper (`asked_kind`: "survey on agents", "survey papers about RLHF") as the kind's
+    constraint (`KIND_CONSTRAINTS`) and the topic it covers; ("", topic) when it names no kind or nothing else
+    ("surveys" alone, "survey sampling")."""
+    kind, about = asked_kind(topic, FILLER | META)
+    rest = topic_of(about) if kind else ""
+    return (KIND_CONSTRAINTS[kind], rest) if rest and kind in KIND_CONSTRAINTS else ("", topic)
+
+
+def paper_kind_of(constraint: str) -> str:
+    """The kind of paper a constraint asks for ("surveys" -> "survey"), or ""."""
+    return next((k for k, c in KIND_CONSTRAINTS.items() if c == constraint), "")
+
+
 def kind_reading(constraint: str) -> str:
     """The topic a narrowing by `constraint` looks for: the words theory papers write for one asking for theoretical
-    papers (`names_theory`), else the constraint itself."""
+    papers (`names_theory`), the words naming a kind of paper for one asking for it ("surveys": survey, review,
+    overview or tutorial), else the constraint itself."""
+    if kind := paper_kind_of(constraint):
+        return " or ".join(KINDS[kind])
     return THEORY_READING if names_theory(constraint) else constraint
 
 
@@ -729,6 +757,80 @@ def verb_of(text: str) -> str:
     # a noun after the subject ("any of them diffusion or flow-matching based?") is no verb: a verb has inflected
     # forms in English ("use": "used", "mention": "mentioned"; never "diffusioned")
     return verb.group(1) if inflects(verb.group(1).lower()) else ""
+
+
+# The papers asked for as the subject of a verb of their own ("which papers study grokking?", "what papers align
+# language models?", "any papers that reduce the KV cache?"): the verb relates them to what follows it
+_DOING = re.compile(
+    r"^\W*(?:(?:which|what|any|are\s+there|is\s+there)\s+)?(?:(?:new|recent|latest)\s+)?"
+    r"(?:papers|preprints|works|articles|studies)\s+(?:(?:that|which)\s+)?(?P<verb>[a-z]+)\s+(?=\S)",
+    re.IGNORECASE,
+)
+
+
+def verb_done(text: str) -> str:
+    """The verb the papers asked for do, when the question makes them its subject and the verb an everyday one
+    ("which papers study grokking?" -> "study", "which papers align language models?" -> "align"), else "": a word
+    of asking ("which papers are about X") or a rarer word, as a topic's own is, is none. The verb may carry the
+    topic ("align") or only relate the papers to it ("study"): a topic led by it is read with the verb kept for the
+    order of the papers and not needed of each (`Filters.verb_led`)."""
+    found = _DOING.match(text)
+    if found is None:
+        return ""
+    verb = found.group("verb").lower()
+    return "" if verb in FILLER | META or not _verb_form(verb) else verb
+
+
+# A question whose subject is the people asked for ("who is working on X?", "who works on X", "which researchers
+# study X?", "anyone working on X?"): the answer names the authors of the papers found ("whose", "whom" ask
+# otherwise)
+_PEOPLE = re.compile(
+    r"^\W*(?:(?:and|so|but|then)\s+)?(?:who(?!['\u2019]s\s+(?:papers?|work)\b)(?!se\b|m\b)\b|"
+    r"which\s+(?:authors|researchers|people|groups|labs|teams)\b|"
+    r"(?:is\s+)?(?:anyone|anybody|someone|somebody)\s+(?=[a-z]+ing\b))",
+    re.IGNORECASE,
+)
+# what the people do, before the topic it relates them to: "working on", "doing research on", "publishing about"
+_PEOPLE_NOUN = re.compile(r"^(?:authors|researchers|people|groups|labs|teams)\s+(?=\S)", re.IGNORECASE)
+_PEOPLE_DO = re.compile(
+    r"^(?P<verb>[^\W\d_]+)\s+(?:(?:research|work|papers?|stuff)\s+)?(?:on|about|in|into|with|at|towards?)\s+(?=\S)",
+    re.IGNORECASE,
+)
+
+
+def asks_for_people(text: str) -> bool:
+    """Whether the question asks who, not which papers: its subject is "who", "which researchers" or "anyone"
+    doing something ("who is working on federated learning?")."""
+    return bool(_PEOPLE.match(text))
+
+
+def people_topic(topic: str) -> str:
+    """A people question's topic without what the people do before it ("working on federated learning" ->
+    "federated learning", "doing research on X" -> "X"), when that is an everyday verb and a preposition follows;
+    else the topic as read."""
+    topic = _PEOPLE_NOUN.sub("", topic)  # "which researchers study X" read "researchers study X"
+    found = _PEOPLE_DO.match(topic)
+    verb = found.group("verb").lower() if found else ""
+    if not verb or not (_verb_form(verb) or verb in FILLER or (verb.endswith("ing") and is_english_word(verb))):
+        return topic
+    return topic[found.end() :].strip() or topic
+
+
+# Papers asked for by their likeness to one thing named ("papers in the same area as KVzip", "papers similar to
+# KVzip", "work related to LoRA"): when the thing is a stored paper, its area is the topic (`bot.questions.rag`)
+_LIKENESS = re.compile(
+    r"(?:\bsame\s+(?:area|field|topic|subject|direction|space|line\s+of\s+work)\s+as|"
+    r"\b(?:papers?|works?|preprints?|articles?|ones|anything|something)\s+(?:(?:like|similar\s+to|related\s+to|"
+    r"close\s+to)\b))\s+(?!(?:those|these|them|the\s+ones|the\s+above)\b)(?P<named>[^,;:?!]{1,80}?)\W*$",
+    re.IGNORECASE,
+)
+
+
+def likened_to(text: str) -> str:
+    """What a question asks papers to be like, when it names one thing at its end ("papers in the same area as
+    KVzip" -> "KVzip"), else ""."""
+    found = _LIKENESS.search(text)
+    return topic_of(found.group("named")) if found else ""
 
 
 def inflects(word: str) -> bool:
@@ -1170,6 +1272,8 @@ def _verb_form(word: str) -> bool:
     for ending in ("ing", "ed", "es", "s"):
         if word.endswith(ending) and len(word) > len(ending) + 2:
             bases += [word[: -len(ending)], word[: -len(ending)] + "e"]
+    if word.endswith(("ies", "ied")) and len(word) > 4:  # "studies", "applied": "study", "apply"
+        bases.append(word[:-3] + "y")
     return any(is_english_word(b) and inflects(b) for b in bases)
 
 

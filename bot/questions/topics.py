@@ -82,7 +82,7 @@ MIN_NARROWED = 4  # fewer previous papers than this are too few to tell what the
 # Words that never belong to a topic, wherever they stand.
 META = frozenset(
     """papers paper preprint preprints article articles works arxiv please anything something everything what's
-    whats there's theres tell show list give find""".split()
+    whats there's theres who's whos tell show list give find""".split()
 )
 FILLER = frozenset(
     """what which who whose where when how why is are was were any some there here do does did can could would should
@@ -94,7 +94,7 @@ FILLER = frozenset(
     e.g eg etc especially mainly mostly post posts posted posting put putting stuff things thing hey hello anyone
     someone somebody has have had been lately recently together novel ones summarize summarise summary summaries
     overview looking searching interested want need wondering curious newly i'm im same but announced uploaded recap
-    rundown roundup highlights similar earlier ok okay thanks""".split()
+    rundown roundup highlights similar earlier ok okay thanks all every each""".split()
 )
 
 
