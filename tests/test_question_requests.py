@@ -1196,6 +1196,9 @@ def test_a_kind_of_paper_asked_for_narrows_the_topic(question: str, topic: str, 
         ("anyone working on protein design?", "protein design"),
         ("who's doing research on diffusion models?", "diffusion models"),
         ("which researchers study overthinking?", "study overthinking"),
+        # an auxiliary before what they do ("which labs are working on X" read "are working on X": no paper says it)
+        ("which labs are working on diffusion language models?", "diffusion language models"),
+        ("which groups have been publishing on RLHF?", "RLHF"),
     ],
 )
 def test_a_question_asking_who_asks_for_the_authors_of_the_topics_papers(question: str, topic: str) -> None:

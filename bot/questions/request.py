@@ -793,7 +793,9 @@ _PEOPLE = re.compile(
 # what the people do, before the topic it relates them to: "working on", "doing research on", "publishing about"
 _PEOPLE_NOUN = re.compile(r"^(?:authors|researchers|people|groups|labs|teams)\s+(?=\S)", re.IGNORECASE)
 _PEOPLE_DO = re.compile(
-    r"^(?P<verb>[^\W\d_]+)\s+(?:(?:research|work|papers?|stuff)\s+)?(?:on|about|in|into|with|at|towards?)\s+(?=\S)",
+    # the auxiliary of a progressive or perfect before it ("which labs are working on X", "who has been publishing on")
+    r"^(?:(?:is|are|was|were|has|have)\s+(?:been\s+)?)?"
+    r"(?P<verb>[^\W\d_]+)\s+(?:(?:research|work|papers?|stuff)\s+)?(?:on|about|in|into|with|at|towards?)\s+(?=\S)",
     re.IGNORECASE,
 )
 
