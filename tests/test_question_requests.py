@@ -1255,3 +1255,21 @@ async def test_papers_like_a_stored_paper_are_those_in_its_area(core: Core, demo
     assert answer.citations and trimr.id not in {p.id for p in (*answer.citations, *answer.more)}
     plain = await ask(core, "any papers similar to diffusion models?", today=FRIDAY)  # no paper of that name
     assert not plain.text.startswith("Papers in the area of")
+
+
+@pytest.mark.parametrize(
+    ("question", "topic", "people", "verb_led"),
+    [
+        ("I'm a PhD student in NLP. Who is working on federated learning?", "federated learning", True, False),
+        ("I work on speech codecs: which papers study tokenization?", "study tokenization", False, True),
+        ("Hi! which papers align language models?", "align language models", False, True),
+    ],
+)
+def test_what_a_question_asks_for_is_read_after_the_asker_s_context(
+    question: str, topic: str, people: bool, verb_led: bool
+) -> None:
+    """The asker's context or a greeting before the question hid what it asks for: "I'm a PhD student in NLP. Who is
+    working on federated learning?" listed 1 paper needing "working" (the people asked for were read only at the
+    question's start), and "Hi! which papers align language models?" needed "align" of every paper."""
+    filters = parse_question(question, FRIDAY)
+    assert (filters.topic, filters.people, bool(filters.verb_led)) == (topic, people, verb_led)

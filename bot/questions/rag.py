@@ -38,6 +38,7 @@ from bot.questions.request import (
     NOT_METHODS,
     THEORY,
     applies_to,
+    asking_clause,
     asks_for_people,
     beyond,
     continues,
@@ -257,14 +258,16 @@ def parse_question(
     if about := theory_of(topic):  # "the theory of transformers": the theoretical papers about transformers
         topic, constraints = about, (THEORY, *constraints)
     # "which papers study grokking?": the verb the papers do leads the topic; kept for the order, not needed of each
-    verb = verb_done(rest)
-    people = asks_for_people(rest)
+    # read on the clause that asks: "I'm a PhD student in NLP. Who is working on X?", "Hi! which papers study X?"
+    asking = asking_clause(rest)
+    verb = verb_done(asking)
+    people = asks_for_people(asking)
     if people:  # "who is working on X?": X, and the authors of its papers; "who studies X?": the verb as the papers'
         topic = people_topic(topic)
         first = topic.split()[0].lower() if topic else ""
         verb = first if " " in topic and verb_done(f"which papers {topic}") else verb
     verb_led = (topic,) if verb and " " in topic and topic.split()[0].lower() == verb else ()
-    likened = likened_to(rest)
+    likened = likened_to(asking)
     if likened and topic_key(topic).endswith(topic_key(likened)):  # "same area as KVzip" read "area as KVzip"
         topic = likened
     filters = Filters(

@@ -968,6 +968,19 @@ _ADDRESS = re.compile(
 )
 
 
+# an address to the reader opening the question, up to the mark that ends it ("Hi! ", "Hey team, ", "Quick question: ")
+_OPENING_ADDRESS = re.compile(rf"{_ADDRESS.pattern}[^.?!:,;]{{0,40}}[.?!:,;]\s+", re.IGNORECASE)
+
+
+def asking_clause(text: str) -> str:
+    """The clause of a question that asks, where the readings of what it asks for look (`verb_done`,
+    `asks_for_people`, `likened_to`): `text` without the asker's context before it (`without_context`: "I'm a PhD
+    student in NLP. Who is working on X?") and without an address to the reader opening it ("Hi! which papers ...")."""
+    text = without_context(text)
+    found = _OPENING_ADDRESS.match(text)
+    return text[found.end() :] if found else text
+
+
 def _asked_of_it(text: str) -> str:
     """`text` with a dash or colon before a question of its own written as a question mark (`_ASKED_OF_IT`), when
     the sentence before it names a topic and is no remark ("No idea where to start: anything on X?"); without the
