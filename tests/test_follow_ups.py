@@ -1284,3 +1284,22 @@ async def test_a_kind_of_paper_asked_for_counts_only_papers_of_that_kind(core: C
     answer = await ask(core, "is there a survey on LLM agents?", today=FRIDAY)
     assert [p.id for p in answer.citations] == [survey.id], answer.text
     assert answer.text.startswith("1 paper about LLM agents (surveys only)"), answer.text
+
+
+async def test_a_kind_of_paper_none_is_of_says_so_and_answers_the_topic(core: Core, embedder: LocalEmbedder) -> None:
+    """ "is there a survey on LLM agents?" where no stored paper on them is a survey answered "No stored papers about
+    LLM agents (surveys only) ... Try a wider window" (on the shared days: "is there a survey on diffusion models?",
+    where 105 papers are about them): the answer says that none is a survey and lists the papers on the topic."""
+    method = Paper(
+        "2505.00012",
+        "Careful LLM Agents That Check Their Plans",
+        ("B. Author",),
+        "We propose LLM agents that check each plan before acting.",
+        ("cs.AI",),
+        FRIDAY,
+    )
+    await _store(core, embedder, [method])
+    answer = await ask(core, "is there a survey on LLM agents?", today=FRIDAY)
+    assert [p.id for p in answer.citations] == [method.id], answer.text
+    assert answer.text.startswith("The paper about LLM agents is not a survey."), answer.text
+    assert "Try a wider window" not in answer.text

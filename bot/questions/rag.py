@@ -756,12 +756,20 @@ async def narrowed(
             narrowed_by=tuple(asked),
         )
         asked.append(constraint)
-        before = len(ids)
+        before, prior = len(ids), (found, offered)
         found, offered = await retrieve_all(core, step, profile=profile) if ids else ([], [])
         if names_theory(constraint):
             found, offered = _theory_first(found, offered)
         if kind := paper_kind_of(constraint):
             found, offered = _kind_first(found, offered, kind)
+            if not found and before:
+                # none is of that kind ("is there a survey on diffusion models?" where none is): said so, and the
+                # papers of the request without it answered, not "No stored papers about X (surveys only)"
+                said = f"{_none_of(before, subject_of(replace(filters, constraints=())))} a {constraint[:-1]}."
+                note = " ".join(n for n in (note, said) if n)
+                filters = replace(filters, constraints=tuple(c for c in filters.constraints if c != constraint))
+                found, offered = prior
+                continue
             # the others only write a word of the kind: counted with the papers close in meaning, not as surveys
             meaning = list(dict.fromkeys([*meaning, *(r.paper.id for r in offered)]))
         if found and any(r.in_title or r.in_abstract for r in found):
