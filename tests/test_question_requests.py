@@ -1273,3 +1273,21 @@ def test_what_a_question_asks_for_is_read_after_the_asker_s_context(
     question's start), and "Hi! which papers align language models?" needed "align" of every paper."""
     filters = parse_question(question, FRIDAY)
     assert (filters.topic, filters.people, bool(filters.verb_led)) == (topic, people, verb_led)
+
+
+@pytest.mark.parametrize(
+    ("question", "meaning", "opening"),
+    [
+        ("which papers study overthinking?", 0, "1 paper that studies overthinking announced"),
+        ("which papers use diffusion for robotics?", 1, "No paper that uses diffusion for robotics announced"),
+        ("which papers align language models?", 0, "1 paper that aligns language models announced"),
+    ],
+)
+def test_a_verb_led_topic_of_one_paper_agrees_with_it(question: str, meaning: int, opening: str) -> None:
+    """ "1 paper that study overthinking", "No paper that use diffusion for robotics ... carries its words": the verb
+    the papers do named them in the plural whatever their number."""
+    from bot.questions.rag import extractive_answer
+
+    paper = Paper("1", "A", ("Ann Lead",), "x", ("cs.LG",), FRIDAY)
+    text = extractive_answer(parse_question(question, FRIDAY), [paper], {}, (FRIDAY, FRIDAY), meaning=meaning)
+    assert text.startswith(opening), text

@@ -524,12 +524,17 @@ def name_days(days: Sequence[dt.date]) -> str:
     return named[0] if len(named) == 1 else ", ".join(named[:-1]) + " and " + named[-1]
 
 
-def subject_of(filters: Filters) -> str:
-    """How the answer names what was asked: 'about MoE', 'by Lenka Zdeborová', 'about MoE by ...'."""
+def subject_of(filters: Filters, *, one: bool = False) -> str:
+    """How the answer names what was asked: 'about MoE', 'by Lenka Zdeborová', 'about MoE by ...'; `one`: of a single
+    paper, whose verb agrees with it ("1 paper that studies grokking", not "that study")."""
     parts = ["introducing a benchmark or data set"] if filters.contribution else []
     if filters.topic:
         # "papers that study grokking": a topic led by the verb the papers do is named as a relative clause
-        parts.append(f"{'that' if filters.topic in filters.verb_led else 'about'} {filters.topic}")
+        if filters.topic in filters.verb_led:
+            verb, _, rest = filters.topic.partition(" ")
+            parts.append(f"that {singular_verb(verb) if one else verb} {rest}")
+        else:
+            parts.append(f"about {filters.topic}")
     asked = (*filters.narrowed_by, *filters.constraints)
     narrowed = [named(c, filters) for c in asked if not paper_kind_of(c)]
     if narrowed:
@@ -544,6 +549,19 @@ def subject_of(filters: Filters) -> str:
     if filters.categories:
         parts.append("in " + ", ".join(filters.categories))
     return " ".join(parts) or NOTHING_NAMED
+
+
+def singular_verb(verb: str) -> str:
+    """A verb's present tense for one subject, by the spelling rules of English ("study" -> "studies", "use" ->
+    "uses", "fix" -> "fixes", "have" -> "has")."""
+    lower = verb.lower()
+    if lower == "have":
+        return verb[:2] + "s"
+    if lower.endswith(("s", "x", "z", "ch", "sh", "o")):
+        return verb + "es"
+    if len(lower) > 2 and lower.endswith("y") and lower[-2] not in "aeiou":
+        return verb[:-1] + "ies"
+    return verb + "s"
 
 
 def named(constraint: str, filters: Filters) -> str:
@@ -611,7 +629,7 @@ def extractive_answer(
     its longest, so more may match than it counts ("at least", as a search says it). `days`: the window is that list
     of days. `order`: how papers asked for without a topic are ordered ("as your profile ranks them"; the store's
     order by default)."""
-    subject = subject_of(filters)
+    subject, one = subject_of(filters), subject_of(filters, one=True)
     if not papers:
         hint = "Try a wider window (for example 'this month' or 'in 2025') or other words."
         if not stored:
@@ -626,11 +644,11 @@ def extractive_answer(
             f", the first {len(papers)}: those whose main contribution it is first, each group {order or STORE_ORDER}"
         )
     if not words:
-        head = f"No paper {subject} announced {describe_window(window, days)} carries its words; {told_meaning}"
+        head = f"No paper {one} announced {describe_window(window, days)} carries its words; {told_meaning}"
         lines = [f"{head} {_are(meaning)} close in meaning{shown}:"]
     else:
         close = f", and {told_meaning} more close in meaning" if meaning else ""
-        noun = "paper" if words == 1 else "papers"
+        noun, subject = ("paper", one) if words == 1 else ("papers", subject)
         lines = [f"{told_words} {noun} {subject} announced {describe_window(window, days)}{close}{shown}:"]
     lines += numbered(papers, tldrs, several_days=window[0] != window[1])
     if more:
