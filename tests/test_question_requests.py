@@ -1208,6 +1208,13 @@ def test_a_question_asking_who_asks_for_the_authors_of_the_topics_papers(questio
     assert (filters.topic, filters.people) == (topic, True)
 
 
+def test_the_people_lines_name_an_order_only_of_what_they_hold() -> None:
+    """ "Who wrote the 15 papers below (several papers first, then ...)" where no author wrote two of them."""
+    a = Paper("1", "A", ("Ann Lead", "Bo Senior"), "x", ("cs.LG",), FRIDAY)
+    b = Paper("2", "B", ("Cy First", "Di Last"), "x", ("cs.LG",), FRIDAY)
+    assert people_lines([a, b]).splitlines()[0] == "Who wrote the 2 papers below (each one's first and last author):"
+
+
 def test_papers_asked_for_are_no_people_question() -> None:
     for question in ("which papers study overthinking?", "federated learning papers?", "whose work on RL is best?"):
         assert not parse_question(question, FRIDAY).people, question
