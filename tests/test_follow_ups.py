@@ -1303,3 +1303,26 @@ async def test_a_kind_of_paper_none_is_of_says_so_and_answers_the_topic(core: Co
     assert [p.id for p in answer.citations] == [method.id], answer.text
     assert answer.text.startswith("The paper about LLM agents is not a survey."), answer.text
     assert "Try a wider window" not in answer.text
+
+
+async def test_who_is_working_on_this_names_the_authors_of_the_previous_papers(
+    core: Core, embedder: LocalEmbedder
+) -> None:
+    """ "KV cache papers" then "who is working on this?" answered "I found nothing to search for in that": a people
+    question naming nothing asks who wrote the previous request's papers."""
+    papers = [
+        Paper(
+            f"2505.0002{n}",
+            f"KV Cache Eviction Method {n}",
+            (f"Ann Lead{n}", "Bo Senior"),
+            "We evict the KV cache.",
+            ("cs.LG",),
+            FRIDAY,
+        )
+        for n in range(2)
+    ]
+    await _store(core, embedder, papers)
+    await ask(core, "KV cache papers", today=FRIDAY, conversation_id="c")
+    answer = await ask(core, "who is working on this?", today=FRIDAY, conversation_id="c")
+    assert {p.id for p in answer.citations} == {p.id for p in papers}, answer.text
+    assert "- Bo Senior [1][2]" in answer.text, answer.text

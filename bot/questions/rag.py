@@ -352,6 +352,8 @@ def follow_up(
     # again: the previous answer is not sent a second time
     named_nothing = not adds and not filters.authors and not filters.categories
     nothing_new = (named_nothing and filters.window is not None) or (replaces and not filters.topic) or by_author
+    # "who is working on this?", "who wrote them?": the people behind the previous request's papers
+    nothing_new = nothing_new or (filters.people and named_nothing)
     window = filters.window
     if window is None and previous.window:
         window = _as_before(previous.window, previous.days)
