@@ -1264,6 +1264,19 @@ async def test_papers_like_a_stored_paper_are_those_in_its_area(core: Core, demo
     assert not plain.text.startswith("Papers in the area of")
 
 
+async def test_papers_like_a_stored_paper_of_another_day_are_those_of_its_area_in_the_window(
+    core: Core, demo_papers: list[Paper]
+) -> None:
+    """ "papers similar to TrimR from Friday?" where TrimR came out on Thursday read the topic "TrimR" (its paper was
+    looked for in the window only): the paper named is found on any day, its area asked over the window."""
+    trimr = next(p for p in demo_papers if p.title.startswith("TrimR:"))
+    others = [dataclasses.replace(p, announced=FRIDAY) for p in demo_papers[:200] if p.id != trimr.id]
+    await store_papers(core, [dataclasses.replace(trimr, announced=FRIDAY - dt.timedelta(days=1)), *others])
+    answer = await ask(core, "any papers similar to TrimR from Friday?", today=FRIDAY)
+    assert answer.text.startswith("Papers in the area of TrimR, as its title describes it: Verifier-based"), answer.text
+    assert trimr.id not in {p.id for p in (*answer.citations, *answer.more)}
+
+
 @pytest.mark.parametrize(
     ("question", "topic", "people", "verb_led"),
     [

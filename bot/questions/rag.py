@@ -430,9 +430,9 @@ async def _area_of_named_paper(core: Core, filters: Filters) -> tuple[Filters, s
     title describes, the note saying so and the paper's id (the example, not one of the papers asked for); the
     filters unchanged, "" and "" when no stored paper is so named."""
     named = filters.likened_to
-    window = filters.window
-    start, end = (window.start, window.end) if window else (None, None)
-    ids = [i for i, _ in await core.repo.lexical_search([named.split()], start, end, 20)]
+    # the paper named may be from any stored day ("papers similar to KVzip from Thursday": KVzip came out Wednesday);
+    # its area is asked over the question's window
+    ids = [i for i, _ in await core.repo.lexical_search([named.split()], None, None, 20)]
     for paper in await core.repo.get_papers(ids):
         lead, _, described = paper.title.partition(":")
         if named.casefold() not in {lead.strip().casefold(), paper.title.strip().casefold()}:
