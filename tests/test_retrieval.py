@@ -1274,3 +1274,18 @@ async def test_x_for_y_whose_purpose_no_paper_writes_as_typed_is_read_by_its_uni
     read = await topic_evidence(core, "ML for cancer diagnosis", asked=True)
     assert [u.key for u in read.alternatives[0].units] == ["cancer", "diagnosis"]
     assert read.coverage(diagnosis[0].title) >= COVERED and read.coverage(learning[0].title) < COVERED
+
+
+async def test_a_verb_led_compound_needs_every_part_after_the_verb(core: Core, demo_papers: list[Paper]) -> None:
+    # "which papers integrate knowledge graphs into language models?" (dc4ed58): the verb was made optional before the
+    # compound was read, which left two needed parts, so "knowledge graphs" stood alone for the whole (`_standing`)
+    # and papers on knowledge graphs alone were listed first; only the verb may be missing
+    graphs = _titled(demo_papers[:2], "Tidal knowledge graphs", "We build knowledge graphs of tides.")
+    await store_papers(core, [*graphs, *demo_papers[2:]])
+    topic = "integrate knowledge graphs into language models"
+    led = (await topic_evidence(core, topic, verb_first=True, asked=True)).alternatives[0]
+    plain = (await topic_evidence(core, topic, asked=True)).alternatives[0]
+    assert led.units[0].optional
+    assert [u.optional for u in led.units[1:]] == [u.optional for u in plain.units[1:]]
+    assert led.standalone == plain.standalone
+    assert led.coverage("Tidal knowledge graphs", "We build knowledge graphs of tides.") < COVERED

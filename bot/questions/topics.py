@@ -577,8 +577,6 @@ async def _evidence(core: Core, text: str, exact: bool, verb_first: bool = False
         action = _ACTION.match(text.strip())  # "shrinking the KV cache": papers say "compressing", "evicting" it
         if action and not parts[0].term and parts[0].tokens == tuple(text_tokens(action.group(1))):
             optional[0] = True
-        if verb_first and not parts[0].term and len(parts[0].tokens) == 1:
-            optional[0] = True
         if all(optional):
             optional = [False] * len(units)
         for group in joined:
@@ -591,7 +589,12 @@ async def _evidence(core: Core, text: str, exact: bool, verb_first: bool = False
                     optional[i] = False
         read = [replace(u, optional=o) for u, o in zip(units, optional, strict=True)]
         read, standalone = await _standing(core, read, shares, side)
-        readings.append((read, standalone + _runs(parts, read, frequencies, key, total)))
+        standalone += _runs(parts, read, frequencies, key, total)
+        if verb_first and not parts[0].term and len(parts[0].tokens) == 1 and len(read) > 1:
+            # the verb the papers do is not needed, and it alone: the rest is read as with the verb ("combining A with
+            # B" needs A and B; read as optional first, it made "B" alone stand for the compound, `_standing`)
+            read[0] = replace(read[0], optional=True)
+        readings.append((read, standalone))
     (listed, alone), *others = readings
     shown = placed = None
     if phrase and others and others[0] != readings[0]:
