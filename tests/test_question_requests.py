@@ -1199,6 +1199,10 @@ def test_a_kind_of_paper_asked_for_narrows_the_topic(question: str, topic: str, 
         # an auxiliary before what they do ("which labs are working on X" read "are working on X": no paper says it)
         ("which labs are working on diffusion language models?", "diffusion language models"),
         ("which groups have been publishing on RLHF?", "RLHF"),
+        # what the people made ("the authors of KVzip" read "of KVzip"; "the author of KVzip" took "author" as a verb)
+        ("who are the authors of KVzip?", "KVzip"),
+        ("who is the author of KVzip?", "KVzip"),
+        ("who is the team behind TrimR?", "TrimR"),
     ],
 )
 def test_a_question_asking_who_asks_for_the_authors_of_the_topics_papers(question: str, topic: str) -> None:

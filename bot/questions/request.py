@@ -791,7 +791,11 @@ _PEOPLE = re.compile(
     re.IGNORECASE,
 )
 # what the people do, before the topic it relates them to: "working on", "doing research on", "publishing about"
-_PEOPLE_NOUN = re.compile(r"^(?:authors|researchers|people|groups|labs|teams)\s+(?=\S)", re.IGNORECASE)
+# (and "the authors of X", "the author of X", "the team behind X": what they made is the topic)
+_PEOPLE_NOUN = re.compile(
+    r"^(?:(?:authors?|teams?|groups?|labs?)\s+(?:of|behind)|authors|researchers|people|groups|labs|teams)\s+(?=\S)",
+    re.IGNORECASE,
+)
 _PEOPLE_DO = re.compile(
     # the auxiliary of a progressive or perfect before it ("which labs are working on X", "who has been publishing on")
     r"^(?:(?:is|are|was|were|has|have)\s+(?:been\s+)?)?"
