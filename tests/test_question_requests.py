@@ -1315,3 +1315,18 @@ def test_a_verb_led_topic_of_one_paper_agrees_with_it(question: str, meaning: in
     paper = Paper("1", "A", ("Ann Lead",), "x", ("cs.LG",), FRIDAY)
     text = extractive_answer(parse_question(question, FRIDAY), [paper], {}, (FRIDAY, FRIDAY), meaning=meaning)
     assert text.startswith(opening), text
+
+
+@pytest.mark.parametrize(
+    ("question", "topic"),
+    [
+        ("Hey team, anything on KV cache?", "KV cache"),
+        ("Hey team, who is working on KV cache?", "KV cache"),
+        ("Quick question: who is working on diffusion?", "diffusion"),
+        ("Question answering papers, anything new?", "Question answering"),
+    ],
+)
+def test_an_address_to_the_reader_opening_a_question_is_no_part_of_its_topic(question: str, topic: str) -> None:
+    """ "Hey team, anything on KV cache?" read the topic "team, on KV cache", and "Quick question: who is working on
+    diffusion?" the topic "Quick question like who is working on diffusion" (the colon read as examples)."""
+    assert parse_question(question, FRIDAY).topic == topic

@@ -59,6 +59,7 @@ from bot.questions.request import (
     theory_of,
     verb_done,
     verb_of,
+    without_address,
     without_reaction,
     without_reference,
     without_replacement,
@@ -249,6 +250,7 @@ def parse_question(
     rest, replaces = without_replacement(rest) if previous is not None else (rest, False)
     if window:  # the time phrase was matched in lower case; drop leftover joiners such as "since"
         rest = re.sub(r"\b(since|from|in|on|during|between)\s*$", " ", rest.strip(" ?!."), flags=re.IGNORECASE)
+    rest = without_address(rest)  # "Hey team, anything on X?": the greeting is no part of the topic
     request = read_request(rest, follow_up=previous is not None)
     topic = topic_of(request.text)
     contribution = request.contribution  # alone ("new datasets this week?"): the papers introducing one

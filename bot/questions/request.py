@@ -973,16 +973,28 @@ _ADDRESS = re.compile(
 
 
 # an address to the reader opening the question, up to the mark that ends it ("Hi! ", "Hey team, ", "Quick question: ")
-_OPENING_ADDRESS = re.compile(rf"{_ADDRESS.pattern}[^.?!:,;]{{0,40}}[.?!:,;]\s+", re.IGNORECASE)
+# a greeting and whom it greets ("Hey team,"), or the question announced as one ("Quick question:"), set off by its
+# mark; "Question answering papers, anything new?" names a topic
+_OPENING_ADDRESS = re.compile(
+    r"^\W*(?:(?:hey|hi|hello|dear)\b[^.?!:,;]{0,30}|(?:a\s+)?(?:quick\s+)?question|one\s+more(?:\s+question)?|also|btw)"
+    r"\s*[.?!:,;]\s+",
+    re.IGNORECASE,
+)
+
+
+def without_address(text: str) -> str:
+    """`text` without an address to the reader opening it ("Hey team, anything on X?" -> "anything on X?", "Quick
+    question: who is working on X?" -> "who is working on X?"); the address had been read as the topic's first words
+    ("team, on X")."""
+    found = _OPENING_ADDRESS.match(text)
+    return text[found.end() :] if found and text[found.end() :].strip() else text
 
 
 def asking_clause(text: str) -> str:
     """The clause of a question that asks, where the readings of what it asks for look (`verb_done`,
     `asks_for_people`, `likened_to`): `text` without the asker's context before it (`without_context`: "I'm a PhD
     student in NLP. Who is working on X?") and without an address to the reader opening it ("Hi! which papers ...")."""
-    text = without_context(text)
-    found = _OPENING_ADDRESS.match(text)
-    return text[found.end() :] if found else text
+    return without_address(without_context(without_address(text)))
 
 
 def _asked_of_it(text: str) -> str:
