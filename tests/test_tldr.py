@@ -192,3 +192,17 @@ def test_this_paper_describes_x_states_the_contribution_over_a_background_senten
         title="FlashFormer: Whole-Model Kernels for Efficient Low-Batch Inference",
     )
     assert extractive_tldr(paper).startswith("This paper describes FlashFormer")
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Family, school, and peer networks shape how adolescents learn online.",
+        "Anomaly, fraud and intrusion detection share one statistical core.",
+    ],
+)
+def test_a_noun_ending_in_ly_opening_a_sentence_is_no_connective(sentence: str) -> None:
+    """d58a254 read any word ending in "ly" before a comma as a sentence adverb: "Family, school, and peer networks
+    ..." lost its first subject ("School, and peer networks ..."). An adverb is made from a word by an -ly ending."""
+    assert drop_connective(sentence) == sentence
+    assert drop_connective("Remarkably, the model needs no labels at all.") == "The model needs no labels at all."

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 from bot.models import Paper
 from bot.text.latex import latex_to_text
+from bot.text.terms import is_english_word
 
 TLDR_MAX = 280
 _MIN_CLAUSE = 60  # a clause-boundary cut keeps at least this much, else a shorter sentence is chosen
@@ -90,8 +91,8 @@ _CONNECTIVE = re.compile(
     r"our knowledge|crucially|critically|surprisingly|interestingly|ultimately|concretely|technically|formally|"
     r"intuitively|empirically|theoretically|practically|together|altogether|as such|in doing so|by doing so|so)"
     r"\s*(,|(?=\s+(we|our|this|these)\b))\s*"
-    # any sentence adverb set off by a comma ("Subsequently,", "Currently,", "Remarkably,")
-    r"|^[a-z]{4,}ly\s*,\s*",
+    # any sentence adverb set off by a comma ("Subsequently,", "Currently,", "Remarkably,"; `_adverb`)
+    r"|^(?P<ly>[a-z]{4,}ly)\s*,\s*",
     re.I,
 )
 # A connective adverb between the subject and its verb ("We then propose", "We also introduce", "This study therefore
@@ -162,13 +163,31 @@ def split_sentences(text: str) -> list[str]:
     return [s for s in sentences if s]
 
 
+def _adverb(word: str) -> bool:
+    """Whether a word ending in "ly" is an adverb made from a word by English's -ly endings ("current" + "ly",
+    "lucky" -> "luckily", "notable" -> "notably", "specific" -> "specifically"), not a noun ("Family", "Anomaly")."""
+    w = word.lower()
+    return (
+        is_english_word(w[:-2])
+        or (w.endswith("ily") and is_english_word(w[:-3] + "y"))
+        or (w.endswith("bly") and is_english_word(w[:-3] + "ble"))
+        or (w.endswith("ally") and is_english_word(w[:-4]))
+    )
+
+
+def _connective_dropped(text: str) -> str:
+    """`text` without its leading connective (`_CONNECTIVE`); a noun ending in "ly" opening it ("Family, school and
+    peers ...") stays."""
+    return _CONNECTIVE.sub(lambda m: m.group(0) if m.group("ly") and not _adverb(m.group("ly")) else "", text, count=1)
+
+
 def drop_connective(sentence: str) -> str:
     """The sentence without leading connectives or a leading purpose clause, and without a connective adverb right
     after its subject ("We then propose" -> "We propose"), capitalised again."""
     out = sentence.strip()
     dropped = False
     while True:
-        stripped = _LEAD_CLAUSE.sub("", _CONNECTIVE.sub("", _ENUMERATOR.sub("", out, count=1), count=1), count=1)
+        stripped = _LEAD_CLAUSE.sub("", _connective_dropped(_ENUMERATOR.sub("", out, count=1)), count=1)
         if stripped == out or len(stripped.split()) < 3:
             break
         out, dropped = stripped, True
