@@ -1326,3 +1326,8 @@ async def test_who_is_working_on_this_names_the_authors_of_the_previous_papers(
     answer = await ask(core, "who is working on this?", today=FRIDAY, conversation_id="c")
     assert {p.id for p in answer.citations} == {p.id for p in papers}, answer.text
     assert "- Bo Senior [1][2]" in answer.text, answer.text
+    # "these" points back as "this" does ("who is working on these?" narrowed the papers by the word "working")
+    await ask(core, "KV cache papers", today=FRIDAY, conversation_id="d")
+    answer = await ask(core, "who is working on these?", today=FRIDAY, conversation_id="d")
+    assert {p.id for p in answer.citations} == {p.id for p in papers}, answer.text
+    assert "about working" not in answer.text and "- Bo Senior [1][2]" in answer.text, answer.text

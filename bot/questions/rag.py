@@ -265,7 +265,7 @@ def parse_question(
     verb = verb_done(asking)
     people = asks_for_people(asking)
     if people:  # "who is working on X?": X, and the authors of its papers; "who studies X?": the verb as the papers'
-        topic = people_topic(topic)
+        topic = people_topic(topic, request.text)
         first = topic.split()[0].lower() if topic else ""
         verb = first if " " in topic and verb_done(f"which papers {topic}") else verb
     verb_led = (topic,) if verb and " " in topic and topic.split()[0].lower() == verb else ()

@@ -810,16 +810,23 @@ def asks_for_people(text: str) -> bool:
     return bool(_PEOPLE.match(text))
 
 
-def people_topic(topic: str) -> str:
+def people_topic(topic: str, asked: str = "") -> str:
     """A people question's topic without what the people do before it ("working on federated learning" ->
     "federated learning", "doing research on X" -> "X"), when that is an everyday verb and a preposition follows;
-    else the topic as read."""
+    "" when the question (`asked`) gives what they do a word pointing back as its object ("who is working on these?":
+    the topic read "working"); else the topic as read."""
     topic = _PEOPLE_NOUN.sub("", topic)  # "which researchers study X" read "researchers study X"
+    if topic and " " not in topic and re.search(rf"\b{re.escape(topic)}\s+{_POINTED_AT}", asked, re.IGNORECASE):
+        return ""
     found = _PEOPLE_DO.match(topic)
     verb = found.group("verb").lower() if found else ""
     if not verb or not (_verb_form(verb) or verb in FILLER or (verb.endswith("ing") and is_english_word(verb))):
         return topic
     return topic[found.end() :].strip() or topic
+
+
+# what the people do pointed at the previous papers ("working on these", "publishing about them")
+_POINTED_AT = r"(?:on|about|in|into|with)\s+(?:this|these|those|them|that|it)\b"
 
 
 # Papers asked for by their likeness to one thing named ("papers in the same area as KVzip", "papers similar to
