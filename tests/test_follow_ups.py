@@ -1331,3 +1331,31 @@ async def test_who_is_working_on_this_names_the_authors_of_the_previous_papers(
     answer = await ask(core, "who is working on these?", today=FRIDAY, conversation_id="d")
     assert {p.id for p in answer.citations} == {p.id for p in papers}, answer.text
     assert "about working" not in answer.text and "- Bo Senior [1][2]" in answer.text, answer.text
+
+
+async def test_a_narrowing_after_a_kind_counts_the_papers_it_read_without_naming_the_kind(
+    core: Core, embedder: LocalEmbedder
+) -> None:
+    """ "is there a survey on agents?" (3 surveys and 12 papers close in meaning) then "what about robotics?" said
+    "None of the 15 papers about agents (surveys only) is about robotics": 15 counts every paper listed."""
+    survey = Paper(
+        "2505.00011",
+        "LLM Agents: A Survey",
+        ("A. Author",),
+        "This survey reviews LLM agents and their planning, memory and tool use.",
+        ("cs.AI",),
+        FRIDAY,
+    )
+    method = Paper(
+        "2505.00012",
+        "Careful LLM Agents That Check Their Plans",
+        ("B. Author",),
+        "We propose LLM agents with a review step that checks each plan before acting.",
+        ("cs.AI",),
+        FRIDAY,
+    )
+    await _store(core, embedder, [survey, method])
+    first = await ask(core, "is there a survey on LLM agents?", today=FRIDAY, conversation_id="c")
+    assert len({p.id for p in (*first.citations, *first.more)}) == 2, first.text
+    answer = await ask(core, "what about robotics?", today=FRIDAY, conversation_id="c")
+    assert answer.text.startswith("None of the 2 papers about LLM agents is about robotics."), answer.text

@@ -798,7 +798,10 @@ async def narrowed(
         if found and any(r.in_title or r.in_abstract for r in found):
             found, offered = _words_first(found, offered, meaning)
             continue
-        base = subject_of(replace(filters, constraints=()))  # "about X", or "that align LMs" for a verb-led topic
+        # "about X", or "that align LMs" for a verb-led topic; the `before` papers are all the request listed, its
+        # kind's and those close in meaning: named without the kind ("the 15 papers about agents (surveys only)")
+        kindless = tuple(c for c in filters.narrowed_by if not paper_kind_of(c))
+        base = subject_of(replace(filters, constraints=(), narrowed_by=kindless))
         if filters.loose:
             # the same request about X: its window, categories and contribution kept ("benchmarks for agents?" then
             # "what about code generation?": benchmarks for code generation)
