@@ -1261,9 +1261,8 @@ async def test_a_narrowing_of_a_verb_led_topic_names_it_as_the_answer_did(core: 
     assert "about that" not in answer.text, answer.text
 
 
-async def test_a_kind_of_paper_asked_for_counts_only_papers_of_that_kind(core: Core, embedder: LocalEmbedder) -> None:
-    """ "is there a survey on agents?" said "12 papers about agents and about surveys" for two surveys: the papers
-    that only write a word of the kind ("a review step") are offered as close in meaning, not counted as surveys."""
+def _survey_and_method() -> tuple[Paper, Paper]:
+    """A survey of LLM agents and a method paper on them that only writes "review" in passing."""
     survey = Paper(
         "2505.00011",
         "LLM Agents: A Survey",
@@ -1280,6 +1279,13 @@ async def test_a_kind_of_paper_asked_for_counts_only_papers_of_that_kind(core: C
         ("cs.AI",),
         FRIDAY,
     )
+    return survey, method
+
+
+async def test_a_kind_of_paper_asked_for_counts_only_papers_of_that_kind(core: Core, embedder: LocalEmbedder) -> None:
+    """ "is there a survey on agents?" said "12 papers about agents and about surveys" for two surveys: the papers
+    that only write a word of the kind ("a review step") are offered as close in meaning, not counted as surveys."""
+    survey, method = _survey_and_method()
     await _store(core, embedder, [survey, method])
     answer = await ask(core, "is there a survey on LLM agents?", today=FRIDAY)
     assert [p.id for p in answer.citations] == [survey.id], answer.text
@@ -1338,22 +1344,7 @@ async def test_a_narrowing_after_a_kind_counts_the_papers_it_read_without_naming
 ) -> None:
     """ "is there a survey on agents?" (3 surveys and 12 papers close in meaning) then "what about robotics?" said
     "None of the 15 papers about agents (surveys only) is about robotics": 15 counts every paper listed."""
-    survey = Paper(
-        "2505.00011",
-        "LLM Agents: A Survey",
-        ("A. Author",),
-        "This survey reviews LLM agents and their planning, memory and tool use.",
-        ("cs.AI",),
-        FRIDAY,
-    )
-    method = Paper(
-        "2505.00012",
-        "Careful LLM Agents That Check Their Plans",
-        ("B. Author",),
-        "We propose LLM agents with a review step that checks each plan before acting.",
-        ("cs.AI",),
-        FRIDAY,
-    )
+    survey, method = _survey_and_method()
     await _store(core, embedder, [survey, method])
     first = await ask(core, "is there a survey on LLM agents?", today=FRIDAY, conversation_id="c")
     assert len({p.id for p in (*first.citations, *first.more)}) == 2, first.text
