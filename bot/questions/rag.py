@@ -680,8 +680,8 @@ def people_lines(cited: Sequence[Paper], limit: int = MAX_PEOPLE) -> str:
     if not named:
         return ""
     ranked = sorted(named, key=lambda item: (-len(item[1]), item[1][0]))
-    leads = "each one's first and last author"  # the order says only what the list holds
-    order = f"several papers first, then {leads}" if any(len(ns) > 1 for _, ns in named) else leads
+    by_paper = "each one's first and last author"  # the order says only what the list holds
+    order = f"several papers first, then {by_paper}" if any(len(ns) > 1 for _, ns in named) else by_paper
     lines = [f"Who wrote the {_count(len(cited), 'paper')} below ({order}):"]
     lines += [f"- {name} {''.join(f'[{n}]' for n in numbers)}" for name, numbers in ranked[:limit]]
     if len(papers_of) > min(limit, len(ranked)):
