@@ -767,3 +767,70 @@ async def onboarding_step(core: Core) -> str:
     from bot.members import onboarding
 
     return await onboarding.current_step(core, ADA.user_key)
+
+
+async def test_an_interest_worded_as_a_question_about_its_topic_is_taken_as_an_interest(
+    core: Core, store_day: StoreDay
+) -> None:
+    """ "how does in-context learning work" typed where onboarding asks for interests was answered from the papers
+    and the question asked again (a word of asking before an auxiliary read as a question): a question about a topic,
+    unmarked, is how some members state an interest; only a request for papers is answered there."""
+    await store_day(core)
+    ctl = ChatController(core)
+    await ctl.greet(ADA, DM)
+    replies = await say(ctl, ADA, DM, "how does in-context learning work")
+    assert not any(isinstance(r, AnswerReply) for r in replies), text_of(replies)
+    assert "Noted your interest." in text_of(replies) and await onboarding_step(core) == "avoid"
+
+
+@pytest.mark.parametrize("line", ["how do I set up my profile", "how can I change my interests?", "what can you do"])
+async def test_a_question_about_the_bot_at_onboarding_is_answered_with_help(
+    core: Core, store_day: StoreDay, line: str
+) -> None:
+    """ "how do I set up my profile" at the interests step was answered from the stored papers: a question about
+    using the bot gets the bot's own help, and the step is asked again."""
+    await store_day(core)
+    ctl = ChatController(core)
+    await ctl.greet(ADA, DM)
+    replies = await say(ctl, ADA, DM, line)
+    assert not any(isinstance(r, AnswerReply) for r in replies), text_of(replies)
+    said = text_of(replies)
+    assert "/skip" in said and "What do you want to read about?" in said
+    assert "not taken as one of your interests" in said and await onboarding_step(core) == "interests"
+
+
+@pytest.mark.parametrize("line", ["how do I set up my profile", "what can you do?", "how does this work"])
+async def test_a_first_dm_about_the_bot_gets_help_not_papers(core: Core, store_day: StoreDay, line: str) -> None:
+    """A first DM "how do I set up my profile" (someone without a profile) was answered from the stored papers."""
+    await store_day(core)
+    ctl = ChatController(core)
+    replies = await say(ctl, ADA, DM, line)
+    assert not any(isinstance(r, AnswerReply) for r in replies), text_of(replies)
+    assert "/start" in text_of(replies)
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["how do I set up my profile", "what can you do", "how does this work", "how can I change my interests?", "help"],
+)
+def test_a_question_about_using_the_bot_reads_as_one(line: str) -> None:
+    from bot.chat.commands import about_the_bot
+
+    assert about_the_bot(line)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "how does in-context learning work",
+        "how do I train a diffusion model?",
+        "what's new on diffusion",
+        "can you find papers on RLHF?",
+        "speculative decoding; KV cache compression",
+        "how transformers generalize",
+    ],
+)
+def test_a_question_about_a_topic_is_not_about_the_bot(line: str) -> None:
+    from bot.chat.commands import about_the_bot
+
+    assert not about_the_bot(line)

@@ -5,6 +5,7 @@ Front ends read it for their platform's command lists; the controller routes thr
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from bot.chat import admin, digests, members, papers, questions, reactions
@@ -238,3 +239,46 @@ COMMANDS: dict[str, Command] = {
 }
 FLOW_WORDS = frozenset({"cancel", "skip", "back"})  # what every open flow takes
 ALIASES = {"interests": "start", "similar": "more", "like": "more", "q": "ask", "find": "search", "me": "profile"}
+
+
+# What a question about using the bot is made of besides the bot's own things: words of asking, auxiliaries, the
+# speaker and the bot ("I", "you", "this"), and the everyday verbs of using something ("how do I set up ...", "how
+# does this work"). A line of these alone, with a person or one of the bot's things in it, asks about the bot
+_ASKING = re.compile(
+    r"^\W*(?:what|which|who|how|where|when|why|is|are|am|do|does|did|can|could|should|would|will|may|help)\b",
+    re.IGNORECASE,
+)
+_PEOPLE = frozenset("i me my we us our you your yours this it here".split())
+_FRAME = _PEOPLE | frozenset(
+    "what which who how where when why whats hows is are am was be do does did can could should would will may must "
+    "a an the to of for in on with up about at from by all any some there s m re ll ve d and or not "
+    "use using set setting get getting change changing see start begin stop work works working make give send add "
+    "remove update show edit mean means go going pick choose write type enter answer say tell know please thing "
+    "things way new first next".split()
+)
+_WORD = re.compile(r"[a-z]+")
+
+
+def _bot_things() -> frozenset[str]:
+    """The bot's own nouns: its commands and their aliases, the onboarding's fields and steps, and the bot itself."""
+    names = {*COMMANDS, *ALIASES, *FLOW_WORDS, *onboarding.FLOW_COMMANDS, *onboarding.FIELDS, *onboarding.STEPS}
+    return frozenset(names | {"bot", "paperscout", "profile", "command", "settings", "setting", "setup", "account"})
+
+
+def about_the_bot(text: str) -> bool:
+    """Whether a line asks how to use the bot ("how do I set up my profile", "what can you do", "how does this
+    work", "help"): it asks (a question mark, or a word of asking or an auxiliary first), and every word of it is a
+    word of asking, a person, an everyday verb of using something or one of the bot's own things (its commands,
+    fields and steps), at least one of them a person or a thing of the bot's. A question naming anything else
+    ("how does in-context learning work", "can you find papers on RLHF?") is about that, not about the bot."""
+    if not (text.strip().endswith("?") or _ASKING.match(text)):
+        return False
+    things = _bot_things()
+
+    def of_the_bot(word: str) -> bool:
+        return word in things or (word.endswith("s") and word[:-1] in things)
+
+    words = _WORD.findall(text.lower())
+    if not words or not all(w in _FRAME or of_the_bot(w) for w in words):
+        return False
+    return any(w in _PEOPLE or of_the_bot(w) for w in words)

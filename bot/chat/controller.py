@@ -25,7 +25,7 @@ from dataclasses import replace as dc_replace
 from typing import TYPE_CHECKING
 
 from bot.chat.admin import ChannelSetup
-from bot.chat.commands import ALIASES, COMMANDS, FLOW_WORDS, command_label, find
+from bot.chat.commands import ALIASES, COMMANDS, FLOW_WORDS, about_the_bot, command_label, find, help_text
 from bot.chat.flows import Flows
 from bot.chat.members import ForgetConfirmation, OnboardingFlow, onboarding_reply, reads_as_question
 from bot.chat.messages import (
@@ -214,6 +214,8 @@ class ChatController:
             return []
         if place.is_dm:
             user = msg.speaker.user_key
+            if about_the_bot(text):  # "how do I set up my profile", "what can you do": the bot's help, not papers
+                return text_reply(help_text(msg))
             if not reads_as_question(text) and await member_profile(self.core, user) is None:
                 await FLOWS.begin(self.core, user, place, onboarding.STATE_KIND)
                 return [onboarding_reply(await onboarding.start(self.core, user, msg.speaker.display_name))]

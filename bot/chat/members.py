@@ -103,20 +103,41 @@ PHRASE_STEPS = {"interests": "one of your interests", "avoid": "something to avo
 # asked for ("which papers study X"), or an auxiliary before its subject ("is there anything on X", "are there
 # papers on X", "do you have X"). An interest opening with a word of asking keeps the order of a statement ("how
 # transformers generalize", "what makes models robust", "why deep nets generalize") and stays an interest
+_WHETHER = (
+    r"(?:is|are)\s+there\b|(?:do|does|did|can|could|would|will|have|has)\s+(?:you|anyone|anybody|someone|there)\b"
+)
 _INVERTED = re.compile(
     r"^\W*(?:whats\b|(?:what|which|who|how|where|when|why)(?:['\u2019](?:s|re)\b|\s+(?:is|are|was|were|do|does|did|can|"
     r"could|should|would|will|has|have)\b)|(?:which|what)\s+(?:(?:new|recent|latest)\s+)?(?:papers?|preprints?|"
-    r"works?|articles?)\b|(?:is|are)\s+there\b|(?:do|does|did|can|could|would|will|have|has)\s+(?:you|anyone|"
-    r"anybody|someone|there)\b)",
+    rf"works?|articles?)\b|{_WHETHER})",
     re.IGNORECASE,
 )
 
 
 def reads_as_question(text: str) -> bool:
-    """A line that asks something, as a DM from someone without a profile is read (`ChatController`) and a line
-    where onboarding asks for phrases: it ends with a question mark, or its words are in a question's order
-    (`_INVERTED`: "what's new on diffusion"); a question, not a phrase to set up a profile with."""
+    """A line that asks something, as a DM from someone without a profile is read (`ChatController`): it ends with a
+    question mark, or its words are in a question's order (`_INVERTED`: "what's new on diffusion"); a question, not
+    a phrase to set up a profile with. Where onboarding asks for phrases, `asks_for_papers` reads it."""
     return text.strip().endswith("?") or bool(_INVERTED.match(text))
+
+
+# What a question asks the bot for when it asks for papers rather than about its topic: papers, or what is new;
+# or it asks the bot whether there are any (an auxiliary before "there" or the one who would have them)
+_PAPERS_ASKED = re.compile(
+    r"\b(?:papers?|preprints?|articles?|publications?|works|new|newest|recent|latest|anything)\b", re.IGNORECASE
+)
+_WHETHER_ANY = re.compile(rf"^\W*(?:{_WHETHER})", re.IGNORECASE)
+
+
+def asks_for_papers(text: str) -> bool:
+    """Whether a reply to a step asking for phrases (interests, what to avoid) is a question to answer rather than
+    the phrase asked for: it ends with a question mark, or it is in a question's order (`reads_as_question`) and
+    asks for papers or news ("what's new on diffusion", "which papers study X") or asks the bot whether there are
+    any ("are there any on RLHF", "do you have X"). A question about a topic typed without its mark ("how does
+    in-context learning work") is how some members state an interest, and is taken as one."""
+    if text.strip().endswith("?"):
+        return True
+    return bool(_INVERTED.match(text)) and bool(_PAPERS_ASKED.search(text) or _WHETHER_ANY.match(text))
 
 
 def lists_items(text: str) -> bool:
@@ -143,6 +164,18 @@ async def asked_instead(turn: Turn, step: str) -> list[Reply]:
     return [*answered, onboarding_reply(again) if again is not None else TextReply(told)]
 
 
+async def helped_instead(turn: Turn, step: str) -> list[Reply]:
+    """A question about using the bot typed at an onboarding step asking for phrases ("how do I set up my
+    profile"): the onboarding's help and the step asked again, never papers, saying the line was not taken as an
+    answer to it."""
+    told = (
+        f"That is a question about me, so it is not taken as {PHRASE_STEPS[step]}. You are setting up your "
+        f"profile now: answer each question below in your own words. {onboarding.HELP}"
+    )
+    again = await onboarding.ask_again(turn.core, turn.user, told)
+    return [onboarding_reply(again) if again is not None else TextReply(told)]
+
+
 class OnboardingFlow(Flow):
     """Onboarding and /edit, in the member's DMs; its own commands are `onboarding.FLOW_COMMANDS`."""
 
@@ -158,12 +191,17 @@ class OnboardingFlow(Flow):
         return await onboarding.is_active(core, user)
 
     async def answer(self, turn: Turn) -> list[Reply]:
-        """The answer to the current onboarding question; a question typed where interests or what to avoid are
-        asked for (not a list of items, `lists_items`) is answered as a question, and the step asked again
-        (`asked_instead`)."""
+        """The answer to the current onboarding question; where interests or what to avoid are asked for, a line
+        (not a list of items, `lists_items`) asking how to use the bot gets help (`helped_instead`), a question
+        asking for papers is answered (`asked_instead`), each with the step asked again."""
+        from bot.chat.commands import about_the_bot
+
         step = await onboarding.current_step(turn.core, turn.user)
-        if step in PHRASE_STEPS and reads_as_question(turn.args) and not lists_items(turn.args):
-            return await asked_instead(turn, step)
+        if step in PHRASE_STEPS and not lists_items(turn.args):
+            if about_the_bot(turn.args):
+                return await helped_instead(turn, step)
+            if asks_for_papers(turn.args):
+                return await asked_instead(turn, step)
         return [onboarding_reply(await onboarding.handle(turn.core, turn.user, turn.args))]
 
     async def command(self, turn: Turn, name: str) -> list[Reply]:

@@ -12,6 +12,7 @@ Modules: `state` (the stored state and the replies), `steps` (the step table and
 from bot.members.onboarding.drafts import build_profile, draft_from_saved, profile_name, summary
 from bot.members.onboarding.flow import (
     FLOW_COMMANDS,
+    HELP,
     advance,
     ask_again,
     begin_edit,
@@ -33,6 +34,7 @@ __all__ = [
     "FIELDS",
     "FLOW",
     "FLOW_COMMANDS",
+    "HELP",
     "MAX_INPUT",
     "STATE_KIND",
     "STEPS",

@@ -36,6 +36,7 @@ _HELP = (
     "(interests, avoid, authors, categories, ratings, digest), /status shows your answers so far, "
     "/cancel stops (nothing new is saved), /help shows this."
 )
+HELP = _HELP  # the flow's commands, as /help shows them
 
 
 # Commands the conversation answers itself while it waits for an answer (the chat controller hands them over).
