@@ -834,3 +834,9 @@ def test_a_question_about_a_topic_is_not_about_the_bot(line: str) -> None:
     from bot.chat.commands import about_the_bot
 
     assert not about_the_bot(line)
+
+
+def test_asking_for_what_is_new_for_oneself_is_not_about_the_bot() -> None:
+    from bot.chat.commands import about_the_bot
+
+    assert not about_the_bot("what's new for me?")

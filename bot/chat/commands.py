@@ -253,8 +253,7 @@ _FRAME = _PEOPLE | frozenset(
     "what which who how where when why whats hows is are am was be do does did can could should would will may must "
     "a an the to of for in on with up about at from by all any some there s m re ll ve d and or not "
     "use using set setting get getting change changing see start begin stop work works working make give send add "
-    "remove update show edit mean means go going pick choose write type enter answer say tell know please thing "
-    "things way new first next".split()
+    "remove update show edit mean means go going pick choose write type enter answer say tell know please".split()
 )
 _WORD = re.compile(r"[a-z]+")
 
