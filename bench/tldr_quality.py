@@ -7,6 +7,8 @@ the same cleaning):
 - a leading connective: the TL;DR opens with a word or phrase that links to a sentence the reader has not seen
   ("However,", "In contrast,", "To address this gap,", "To this end,", "Specifically,");
 - ending cut: the TL;DR ends with an ellipsis or without a sentence's closing punctuation;
+- leaning on an unseen sentence (not one of the issue's four): a demonstrative whose noun the TL;DR never named
+  ("We tackle this problem by ...", "These results ..."), or an opening "It" / "They";
 and, on the held-out set `bench/heldout/tldr.jsonl` (200 papers whose abstract sentences were labelled by someone who
 never read the code), the share whose TL;DR is one of the paper's `good` sentences (stating the contribution), and
 the share that is its `best` one. The TL;DR counts as sentence i when it comes from that sentence: whole, with a
@@ -49,6 +51,29 @@ CONNECTIVE = re.compile(
     r"|^[a-z]{4,}ly\s*,\s",  # any sentence adverb set off by a comma: "Subsequently,", "Currently,"
     re.IGNORECASE,
 )
+# A demonstrative whose noun the TL;DR never named before it ("We tackle this problem by ...", "These results ..."):
+# it leans on a sentence the reader has not seen. A document noun ("this paper") and "such as" point nowhere.
+DEMONSTRATIVE = re.compile(
+    r"\b(this|these|those|such|the above|the aforementioned)\b(?!\s+as\b)((?:\s+[\w-]+){0,3})", re.IGNORECASE
+)
+DOCUMENT = frozenset("paper work study article letter thesis dissertation chapter note survey review report".split())
+
+
+def leans_back(text: str) -> bool:
+    """Whether a TL;DR points to a sentence the reader has not seen: a demonstrative whose words (up to three) none
+    occurs earlier in it, a document noun aside, or an opening pronoun ("It", "They")."""
+    if re.match(r"^(it|they|its|their)\b", text, re.IGNORECASE):
+        return True
+    for match in DEMONSTRATIVE.finditer(text):
+        words = [w.lower() for w in match.group(2).split()]
+        if words and words[0] in DOCUMENT:
+            continue
+        before = text[: match.start()].lower()
+        if not any(re.search(r"\b" + re.escape(w.rstrip("s")), before) for w in words if len(w) > 2):
+            return True
+    return False
+
+
 CUT_END = re.compile(r"(…|\.\.\.)$|[^.!?)\]\"'”’]$")
 
 
@@ -84,7 +109,7 @@ def main() -> None:
 
     papers = shared_papers(args.data)
     tldrs = {p.id: extractive_tldr(p) for p in papers}
-    failures: dict[str, list[str]] = {"latex": [], "connective": [], "cut": [], "not good": []}
+    failures: dict[str, list[str]] = {"latex": [], "connective": [], "cut": [], "leaning": [], "not good": []}
     for paper in papers:
         text = tldrs[paper.id]
         literal_braces = "\\{" in paper.abstract or "\\}" in paper.abstract
@@ -94,6 +119,8 @@ def main() -> None:
             failures["connective"].append(f"{paper.id}: {text}")
         if CUT_END.search(text.strip()):
             failures["cut"].append(f"{paper.id}: {text}")
+        if leans_back(text):
+            failures["leaning"].append(f"{paper.id}: {text}")
 
     by_id = {p.id: p for p in papers}
     rows = [json.loads(line) for line in args.heldout.read_text().splitlines() if line.strip()]
@@ -111,6 +138,7 @@ def main() -> None:
     print(f"  with LaTeX markup:          {len(failures['latex']):4d} ({len(failures['latex']) / n:.1%})")
     print(f"  starting with a connective: {len(failures['connective']):4d} ({len(failures['connective']) / n:.1%})")
     print(f"  ending cut:                 {len(failures['cut']):4d} ({len(failures['cut']) / n:.1%})")
+    print(f"  leaning on an unseen one:   {len(failures['leaning']):4d} ({len(failures['leaning']) / n:.1%})")
     print(f"Held-out ({len(rows)} papers, {args.heldout.name}):")
     print(f"  stating the contribution (a good sentence): {good / len(rows):.1%} ({good})")
     print(f"  the best sentence:                          {best / len(rows):.1%} ({best})")

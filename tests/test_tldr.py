@@ -11,7 +11,14 @@ import pytest
 from bot.core import Core
 from bot.ingest.jsonl import read_jsonl
 from bot.models import Digest, Paper, ScoredPaper
-from bot.text.extractive import TLDR_MAX, drop_connective, drop_pointing_clause, extractive_tldr, fit_sentence
+from bot.text.extractive import (
+    TLDR_MAX,
+    drop_connective,
+    drop_pointing_clause,
+    drop_pointing_frame,
+    extractive_tldr,
+    fit_sentence,
+)
 from bot.text.latex import latex_to_text
 from bot.text.tldr import parse_tldrs, shown_tldrs
 from bot.views.model import digest_view, paper_view
@@ -108,6 +115,41 @@ def test_a_closing_clause_pointing_to_an_earlier_sentence_is_dropped() -> None:
     paper = _paper(
         "Ensembles are costly and brittle. We propose NeuroTrails, a sparse multi-head architecture for ensembles, "
         "designed to overcome these obstacles."
+    )
+    assert extractive_tldr(paper) == "We propose NeuroTrails, a sparse multi-head architecture for ensembles."
+
+
+def test_a_verb_whose_object_points_back_gives_way_to_the_means_it_names() -> None:
+    """About 120 TL;DRs of the shared days leaned on a sentence the reader never sees with no clause to drop: "We
+    tackle this problem by proposing an informativeness alignment mechanism.", "a novel GP model that jointly
+    addresses these challenges by combining ...", "a benchmark designed to address this gap by incorporating ...".
+    The means after "by" states what the paper does, in the frame verb's form."""
+    assert drop_pointing_frame("We tackle this problem by proposing an informativeness alignment mechanism.") == (
+        "We propose an informativeness alignment mechanism."
+    )
+    assert (
+        drop_pointing_frame(
+            "We propose FDBPL, which addresses these issues by sharing soft contexts across stages and implementing "
+            "accelerated I/O."
+        )
+        == "We propose FDBPL, which shares soft contexts across stages and implements accelerated I/O."
+    )
+    assert drop_pointing_frame("We address this by analyzing message passing networks.") == (
+        "We analyze message passing networks."
+    )
+    assert drop_pointing_frame("A benchmark designed to bridge this gap by offering legal help.") == (
+        "A benchmark designed to offer legal help."
+    )
+    # the object names a noun of the sentence (it points inside it), a past frame, a gerund's frame: as written
+    for kept in (
+        "We study the cold-start problem and solve this problem by mapping users to items.",
+        "This issue is addressed in this study by proposing BaitRadar.",
+        "We present methods for curating such datasets by focusing on Hungarian.",
+    ):
+        assert drop_pointing_frame(kept) == kept
+    paper = _paper(
+        "Ensembles are costly and brittle. We overcome these obstacles by proposing NeuroTrails, a sparse "
+        "multi-head architecture for ensembles."
     )
     assert extractive_tldr(paper) == "We propose NeuroTrails, a sparse multi-head architecture for ensembles."
 

@@ -214,6 +214,72 @@ def drop_pointing_clause(sentence: str) -> str:
     return head if _depth_ok(head, len(head)) and not _DANGLING.search(head) else sentence
 
 
+# A demonstrative object framing the means that states the contribution: "We tackle this problem by proposing X",
+# "a framework that addresses these challenges by combining X", "a benchmark designed to address this gap by
+# incorporating X", "a method for investigating this phenomenon by measuring X". The verb and its object answer a
+# sentence the reader has not seen; the means after "by" is what the paper does.
+_POINTING_FRAME = re.compile(
+    r"\b(?P<to>to\s+)?(?:\w+ly\s+)?(?P<verb>[a-z]+)\s+(this|these|those|such|the above|the aforementioned)\b"
+    r"(?P<named>(?:\s+[\w-]+){0,3}?)\s+by\s+(?P<means>[a-z]{3,}ing)\b",
+    re.I,
+)
+_PERSON = re.compile(r"\b(we|i|they)\s+$", re.I)
+_AND_GERUND = re.compile(r"(?<![a-z]ing)(\s+(?:and|or)\s+)([a-z]{3,}ing)\b", re.I)
+
+
+def _verb_of(gerund: str) -> str:
+    """The base form of a gerund ("proposing" -> "propose", "mapping" -> "map", "analyzing" -> "analyze"), or ''
+    when no English verb makes it."""
+    stem = gerund.lower()[:-3]
+    for base in (stem + "e", stem, stem[:-1] if len(stem) > 2 and stem[-1] == stem[-2] else ""):
+        british = base.replace("yz", "ys").replace("iz", "is")
+        if len(base) > 2 and (is_english_word(base) or is_english_word(british)):
+            return base
+    return ""
+
+
+def _third_person(verb: str) -> str:
+    """ "propose" -> "proposes", "focus" -> "focuses", "apply" -> "applies"."""
+    if re.search(r"(s|x|z|ch|sh|o)$", verb):
+        return verb + "es"
+    if re.search(r"[^aeiou]y$", verb):
+        return verb[:-1] + "ies"
+    return verb + "s"
+
+
+def drop_pointing_frame(sentence: str) -> str:
+    """The sentence with a verb whose demonstrative object points to an earlier sentence replaced by the means it
+    names ("We tackle this problem by proposing X" -> "We propose X"; "a model that addresses these challenges by
+    combining X and adding Y" -> "a model that combines X and adds Y"; "designed to bridge this gap by offering X" ->
+    "designed to offer X"); unchanged when the object's noun occurs earlier in the sentence (it points inside it)
+    or the verbs' forms cannot be told."""
+    match = _POINTING_FRAME.search(sentence)
+    if not match:
+        return sentence
+    before = {w.rstrip("s") for w in _WORD.findall(sentence[: match.start()].lower())}
+    if any(w.rstrip("s") in before for w in _WORD.findall(match.group("named").lower())):
+        return sentence
+    verb, means = match.group("verb").lower(), match.group("means")
+    head, rest = sentence[: match.start()] + (match.group("to") or ""), sentence[match.end() :]
+    if match.group("to") or _PERSON.search(sentence[: match.start()]):
+        form = str  # "to bridge this gap by offering" -> "to offer"; "we address this by analyzing" -> "we analyze"
+    elif verb.endswith("s") and not verb.endswith("ss"):
+        form = _third_person  # "that addresses these challenges by combining" -> "that combines"
+    else:
+        # a past or passive frame ("This issue is addressed ... by proposing"), or a gerund's ("methods for curating
+        # such datasets by focusing on X": the means may not be what the methods do): left as written
+        return sentence
+    base = _verb_of(means)
+    if not base:
+        return sentence
+
+    def coordinated(m: re.Match[str]) -> str:
+        other = _verb_of(m.group(2))
+        return m.group(1) + form(other) if other else m.group(0)
+
+    return head + form(base) + _AND_GERUND.sub(coordinated, rest, count=1)
+
+
 def _close(text: str) -> str:
     text = text.rstrip(" ,;:-–—")
     return text if text[-1:] in ".!?" else text + "."
@@ -243,7 +309,7 @@ def fit_sentence(sentence: str, limit: int = TLDR_MAX) -> str:
 def readable(text: str, limit: int = TLDR_MAX) -> str:
     """A TL;DR as shown everywhere: LaTeX made text, no leading connective, no closing clause pointing to an earlier
     sentence, no cut inside a clause."""
-    sentence = drop_pointing_clause(drop_connective(latex_to_text(text)))
+    sentence = drop_pointing_frame(drop_pointing_clause(drop_connective(latex_to_text(text))))
     fitted = fit_sentence(sentence, limit)
     if fitted:
         return fitted
@@ -309,10 +375,10 @@ def extractive_tldr(paper: Paper, limit: int = TLDR_MAX) -> str:
         return readable(paper.title, limit)
     order = _ranked(paper, originals, sentences)
     for i in order[:3]:
-        fitted = fit_sentence(sentences[i], limit)
+        fitted = fit_sentence(drop_pointing_frame(sentences[i]), limit)
         if fitted:
             return fitted
-    return readable(sentences[order[0]], limit)
+    return readable(sentences[order[0]], limit)  # readable drops the pointing frame too
 
 
 def key_passage(paper: Paper, limit: int) -> str:
