@@ -226,6 +226,9 @@ class Digest:
     usage: dict[str, float] = field(default_factory=dict)
     start: dt.date | None = None  # first day covered, when more than `day` (a weekly digest)
     sections: tuple[DigestSection, ...] = ()  # topic headings over `items` in order; empty: a flat ranked list
+    # each item's standing is among its own day's candidates (`standing_of`, as /why gives it), not the whole span's:
+    # a digest of several days built since one numbering was kept (one frozen before holds the span's standings)
+    by_day: bool = False
 
     @property
     def picked(self) -> int:

@@ -82,13 +82,34 @@ async def test_weekly_covers_seven_days_names_its_week_and_thumbs_down_papers_ar
     # the header names the week from its first day with papers, not one day
     assert digest_view(weekly).title == "Ada (personal): arXiv digest for the week of 2025-05-23 – 2025-05-26"
     assert digest_view(daily).title == "Ada (personal): arXiv digest for 2025-05-26"
-    assert "from 2025-05-23 to 2025-05-26" in digest_view(weekly).items[0].standing
+    assert digest_view(weekly).items[0].standing.startswith("#")
 
     top = daily.items[0].paper.id
     await learn.record_reaction(core, KEY, top, -1)
     again = await personal_digest(core, KEY, DAY, size=50)
     assert top not in {i.paper.id for i in again.items}
     assert "1 paper you already rated is left out (/reactions)." in again.notes
+
+
+async def test_a_weekly_digest_gives_each_paper_the_standing_why_gives(
+    core: Core, store_day: StoreDay, embedded_day: tuple[list[Paper], np.ndarray]
+) -> None:
+    """A weekly digest showed "#6 of 1361 papers from 2025-05-26 to 2025-05-30" for a paper whose /why said "#2 of
+    315 papers on 2025-05-30": one standing per paper, its day's, in both."""
+    from bot.views.cards import explain_paper
+
+    papers = await store_day(core)
+    _, vectors = embedded_day
+    earlier = [replace(p, id=f"2505.9{i:04d}", announced=DAY - dt.timedelta(days=3)) for i, p in enumerate(papers)]
+    await core.repo.upsert_papers(earlier[:30])
+    await core.vectors.upsert(earlier[:30], vectors[:30])
+    profile = await make_user(core, "weekly")
+    weekly = await personal_digest(core, KEY, DAY, weekly=True, size=12)
+    shown = {item.id: item.standing for item in digest_view(weekly).items}
+    assert {i.paper.announced for i in weekly.items} == {DAY, DAY - dt.timedelta(days=3)}
+    for item in weekly.items:
+        why = await explain_paper(core, item.paper.id, profile, user_key=KEY)
+        assert f"{shown[item.paper.id]}." in why, (shown[item.paper.id], why)
 
 
 async def test_papers_rated_in_onboarding_do_not_lead_the_weekly_digest(core: Core, store_day: StoreDay) -> None:

@@ -15,7 +15,7 @@ from bot.chat.setup import parse_schedule
 from bot.config import Settings
 from bot.core import Core
 from bot.digests.build import build_channel_digest
-from bot.digests.delivery import deliver_digest, digest_from_json
+from bot.digests.delivery import deliver_digest, digest_from_json, digest_to_json
 from bot.digests.due import DigestSchedule, due_days, split_by_catchup
 from bot.errors import InputError
 from bot.members.personal import personal_digest
@@ -325,3 +325,22 @@ async def test_a_week_with_a_day_not_stored_says_so_in_the_digest(core: Core, st
     await announce(core, papers, WEEK)
     full = await build_channel_digest(core, target, PROFILE, FRIDAY)
     assert not any("No arXiv listing" in note for note in full.notes)
+
+
+async def test_a_weekly_channel_digest_gives_each_paper_the_standing_why_gives_there(
+    core: Core, store_day: StoreDay
+) -> None:
+    """A weekly digest numbered each paper by its place in the week ("#6 of 1361 papers from ... to ...") while
+    `/why N` read its day's ("#2 of 315 papers on ..."): one standing, its day's, in both; a frozen week keeps it."""
+    from bot.views.cards import explain_paper
+    from bot.views.model import digest_view
+
+    papers = await store_day(core)
+    await spread_over_the_week(core, papers)
+    target = await saved(core, weekly())
+    week = await build_channel_digest(core, target, PROFILE, FRIDAY)
+    assert len({i.paper.announced for i in week.items}) > 1
+    for item in digest_view(week).items:
+        why = await explain_paper(core, item.id, PROFILE, categories=target.categories)
+        assert f": {item.standing}." in why, (item.standing, why)
+    assert digest_view(digest_from_json(digest_to_json(week))).items == digest_view(week).items

@@ -85,12 +85,17 @@ async def build_channel_digest(core: Core, target: Target, profile: Profile, day
     week = await build_digest(
         core, profile, day, size=size, categories=categories, exclude=sent, target=target.key, start=start
     )
-    # imported here, not at the top: the tree loads scikit-learn and SciPy, kept off every command's start-up
+    # imported here, not at the top: the tree loads scikit-learn and SciPy, kept off every command's start-up;
+    # the standings' module imports this one
+    from bot.digests.standing import day_standings
     from bot.topictree.digest import grouped_items
 
-    items, sections = await grouped_items(core, week.items)
+    # each paper's standing on its own day among the channel's categories, as /why gives it there
+    picked = await day_standings(core, profile, week.items, categories=categories)
+    items, sections = await grouped_items(core, picked)
     gaps = await missing_days_note(core, start, day)
-    return replace(week, items=items, sections=sections, notes=(*week.notes, *([gaps] if gaps else [])))
+    notes = (*week.notes, *([gaps] if gaps else []))
+    return replace(week, items=items, sections=sections, notes=notes, by_day=True)
 
 
 async def missing_days_note(core: Core, start: dt.date, end: dt.date) -> str:

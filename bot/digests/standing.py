@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 
 from bot.core import Core
 from bot.digests.build import day_candidates, with_standing
@@ -45,6 +46,24 @@ async def standing_of(
             del core.day_standings[next(iter(core.day_standings))]
         core.day_standings[key] = (now, ranked)
     return next((item for item in ranked if item.paper.id == paper.id), None)
+
+
+async def day_standings(
+    core: Core,
+    profile: Profile,
+    items: Sequence[ScoredPaper],
+    *,
+    user_key: str = "",
+    categories: Sequence[str] | None = None,
+) -> list[ScoredPaper]:
+    """`items` of a digest of several days (a week), each with its standing among its own day's candidates, the one
+    `/why` gives (`standing_of` with the same profile, member and categories), in place of its place in the span: one
+    standing per paper per day everywhere. An item its day does not rank keeps what it had."""
+    out = []
+    for item in items:
+        ranked = await standing_of(core, item.paper, profile, user_key=user_key, categories=categories)
+        out.append(replace(item, rank=ranked.rank, ranked_of=ranked.ranked_of) if ranked is not None else item)
+    return out
 
 
 def forget_standings(core: Core, user_key: str, profile: Profile | None) -> None:

@@ -16,7 +16,7 @@ from bot.core import Core
 from bot.digests.build import attach_tldrs, missing_days_note
 from bot.digests.delivery import DeliveryResult, Poster, deliver
 from bot.digests.due import DigestSchedule, due_days, parse_stored_at, split_by_catchup
-from bot.digests.standing import ranked_candidates
+from bot.digests.standing import day_standings, ranked_candidates
 from bot.errors import InputError, PaperscoutError, explained, failure_kind
 from bot.members.settings import profile_owner
 from bot.models import PERSONAL_CHAT_PREFIX, Digest, DigestSection, Profile, Target, UserRecord
@@ -79,6 +79,8 @@ async def personal_digest(
     ranked = await ranked_candidates(core, profile, papers, user_key)
     fresh = [item for item in ranked if item.paper.id not in already and item.paper.id not in rated]
     items = await attach_tldrs(core, fresh[:size])
+    if weekly:  # each paper's standing on its own day, as /why gives it
+        items = await day_standings(core, profile, items, user_key=user_key)
     sections: tuple[DigestSection, ...] = ()
     if weekly:  # the week as a topic tree; imported here, so scikit-learn loads only when a week is grouped
         from bot.topictree.digest import grouped_items
@@ -106,6 +108,7 @@ async def personal_digest(
         notes=tuple(notes),
         start=start,
         sections=sections,
+        by_day=weekly,
     )
 
 

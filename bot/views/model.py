@@ -227,7 +227,8 @@ def digest_span(digest: Digest) -> str:
 
 
 def digest_view(digest: Digest, *, with_actions: bool = True) -> DigestView:
-    """The view of a built digest: numbered papers with their standing among the papers scanned."""
+    """The view of a built digest: numbered papers with their standing among the papers scanned (of each paper's
+    own day, when the digest ranked them by day: `Digest.by_day`)."""
     phrase = digest_day_phrase(digest)
     items = tuple(
         paper_view(
@@ -236,7 +237,7 @@ def digest_view(digest: Digest, *, with_actions: bool = True) -> DigestView:
             number=n,
             rank=item.rank or n,  # a digest frozen before standings were kept: its place in the digest, as posted
             total=item.ranked_of or digest.scanned,
-            day_phrase=phrase,
+            day_phrase=f"on {item.paper.announced.isoformat()}" if digest.by_day else phrase,
             actions=None if with_actions else (),
         )
         for n, item in enumerate(digest.items, 1)
