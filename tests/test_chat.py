@@ -840,3 +840,34 @@ def test_asking_for_what_is_new_for_oneself_is_not_about_the_bot() -> None:
     from bot.chat.commands import about_the_bot
 
     assert not about_the_bot("what's new for me?")
+
+
+async def _member_with_a_profile(core: Core) -> None:
+    from bot.members.onboarding import Draft, build_profile
+
+    profile = build_profile(Draft(interests=["graph neural networks"]), "Ada (personal)")
+    await core.repo.ensure_user(ADA.user_key, "Ada")
+    await core.repo.save_profile(profile_owner(ADA.user_key), profile)
+
+
+async def test_digest_runs_while_an_edit_is_open_and_says_how_to_finish_it(core: Core, store_day: StoreDay) -> None:
+    """/digest while an /edit was open answered "Let's finish your profile first (or /cancel it)." and nothing more:
+    the saved profile's digest is shown, then the edit's question again with how to finish or cancel it."""
+    await store_day(core)
+    await _member_with_a_profile(core)
+    ctl = ChatController(core)
+    await say(ctl, ADA, DM, "/edit interests")
+    replies = await say(ctl, ADA, DM, "/digest")
+    assert any(isinstance(r, DigestReply) and r.digest.items for r in replies), text_of(replies)
+    said = text_of(replies)
+    assert "/cancel" in said and "saved profile" in said and await onboarding_step(core) == "interests"
+    assert "Noted your interest." in text_of(await say(ctl, ADA, DM, "video diffusion"))
+
+
+async def test_digest_during_onboarding_says_how_to_finish_or_cancel(core: Core, store_day: StoreDay) -> None:
+    await store_day(core)
+    ctl = ChatController(core)
+    await ctl.greet(ADA, DM)
+    said = text_of(await say(ctl, ADA, DM, "/digest"))
+    assert "/cancel" in said and "What do you want to read about?" in said, said
+    assert await onboarding_step(core) == "interests"

@@ -123,7 +123,7 @@ def test_an_unfinished_onboarding_resumes_in_the_next_session(
     home: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = console(monkeypatch, capsys, "sparse attention", "/digest")
-    assert "Let's finish your profile first" in out
+    assert "Your profile is not saved yet" in out and "or /cancel to stop" in out
     assert out.rstrip().endswith("Anything unfinished is kept; run paperscout console again to continue.")
     out = console(monkeypatch, capsys, "/status", "/skip", "/cancel", "/digest", "/quit")
     assert "Welcome back! Let's continue where we stopped." in out

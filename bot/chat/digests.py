@@ -7,6 +7,7 @@ import datetime as dt
 from typing import TYPE_CHECKING
 
 from bot.chat import admin
+from bot.chat.members import onboarding_reply
 from bot.chat.messages import DigestReply, Reply, TextReply
 from bot.chat.turns import Turn, member_profile, save_numbering, text_reply, today
 from bot.digests.due import week_ending
@@ -33,9 +34,14 @@ async def digest(turn: Turn) -> list[Reply]:
         return await _channel_digest(turn, word)
     if word not in ("", "daily", "weekly", "today"):
         return text_reply("Use /digest or /digest weekly.", ephemeral=True)
-    if await onboarding.is_active(core, turn.user):
-        return text_reply("Let's finish your profile first (or /cancel it).")
+    editing = await onboarding.is_active(core, turn.user)
     if await member_profile(core, turn.user) is None:
+        if editing:  # setting up a first profile: nothing to rank by yet, so how to finish it (or stop)
+            told = (
+                "Your profile is not saved yet, so there is no digest to show: answer the question below to finish "
+                "setting it up (then /digest works), or /cancel to stop."
+            )
+            return await _flow_again(turn, told)
         return text_reply("You have no profile yet; /start makes one (about two minutes).")
     day = await today(core)
     built = await personal_digest(core, turn.user, day, weekly=word == "weekly")
@@ -44,7 +50,19 @@ async def digest(turn: Turn) -> list[Reply]:
     replies: list[Reply] = [DigestReply(view)]
     if view.items:
         replies.append(TextReply("Rate papers with /up N or /down N: your next digest learns from it (/reactions)."))
+    if editing:  # an /edit (or a new onboarding) left open: the digest is the saved profile's, and the edit waits
+        told = (
+            "This digest is from your saved profile; the changes you are making are not saved yet. Answer the "
+            "question below to finish, or /cancel to keep your profile as it is."
+        )
+        replies += await _flow_again(turn, told)
     return replies
+
+
+async def _flow_again(turn: Turn, told: str) -> list[Reply]:
+    """The open onboarding or edit's question asked again after `told`."""
+    again = await onboarding.ask_again(turn.core, turn.user, told)
+    return [onboarding_reply(again) if again is not None else TextReply(told)]
 
 
 async def _channel_digest(turn: Turn, word: str) -> list[Reply]:
