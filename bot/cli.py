@@ -398,9 +398,12 @@ async def cmd_reactions(core: Core, args: argparse.Namespace) -> int:
     """A member's reactions, the latest first and numbered; undo one or reset them all (the admin's side of
     /reactions in chat)."""
     from bot.members import reactions
+    from bot.members.privacy import export_user
     from bot.members.settings import check_user_key
 
     key = check_user_key(args.user)
+    if not (await export_user(core, key))["stored"]:  # a mistyped key is no member, not one without thumbs
+        raise InputError(f"there is no member {key}: nothing is stored about them (paperscout users lists members)")
     if args.undo:
         if not await reactions.reactions_of(core, key):
             raise InputError(f"{key} has no reactions to undo")

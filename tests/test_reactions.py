@@ -244,3 +244,13 @@ async def test_an_undo_out_of_range_counts_the_members_reactions_in_words(core: 
     with pytest.raises(reactions.NoSuchReaction) as two:
         await reactions.undo(core, USER, "3")
     assert str(two.value) == "You have 2 reactions: undo 1 to 2 (1 is the latest)."
+
+
+@pytest.mark.usefixtures("two_reactions")
+def test_the_cli_says_there_is_no_such_member_rather_than_no_reactions(capsys: pytest.CaptureFixture[str]) -> None:
+    """`paperscout reactions --user console:nobody` said "console:nobody has no reactions." of a member who does not
+    exist (a typo in the key looked like a member without thumbs)."""
+    for extra in ([], ["--undo", "1"], ["--reset", "--yes"]):
+        assert main(["reactions", "--user", "console:nobody", *extra]) == 1
+        said = capsys.readouterr().err
+        assert "there is no member console:nobody" in said and "paperscout users" in said, said
