@@ -247,7 +247,10 @@ def coverage(
     `detail_share` of it. A compound needs its parts: the head's evidence is also scaled by the share of its units
     held counted without their rarity, to the power `parts`, so that the rarer word of "dataset distillation" alone
     (knowledge distillation) is not most of the interest; the whole head is full evidence whatever `parts` is,
-    and so is a part in the papers `meant` (close to the interest in meaning), where the part is what it says.
+    and so is a part in the papers `meant`, where the part is taken to be what it says. `meant` is whatever the
+    caller marks: the ranker (`interest_coverage`) passes the papers closest in meaning to the whole profile (its
+    soft maximum over every interest, `nearest_share`), not to this interest, so a compound's part counts in full
+    in a paper near any of the member's interests.
     Two words the member typed side by side ("reward models", "domain adaptation") held only apart keep `apart` of
     the reading's evidence, details included: "a reward ... the model" is not a reward model. With `setting`,
     the setting a preposition gives the interest ("quantization of LLMs": LLMs, `InterestQuery.scope`) is no part of
@@ -308,7 +311,8 @@ def interest_coverage(
     features: PaperFeatures, profiles: Sequence[ProfileModel], weights: RankWeights, near: np.ndarray | None = None
 ) -> list[list[tuple[np.ndarray, np.ndarray]]]:
     """Per profile, per topic: (title, title-and-abstract) coverage of the interest, see `coverage`; `near`
-    (profiles, papers) marks the papers close in meaning to the profile's interests, whose partial compounds count."""
+    (profiles, papers) marks the papers closest in meaning to each profile as a whole (its soft maximum over every
+    interest, not each interest apart), in which a compound's part counts as the whole for every interest."""
     return [
         [
             coverage(features, q, weights.detail_share, weights.compound_parts, None if near is None else near[p])
