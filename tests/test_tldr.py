@@ -154,6 +154,25 @@ def test_a_verb_whose_object_points_back_gives_way_to_the_means_it_names() -> No
     assert extractive_tldr(paper) == "We propose NeuroTrails, a sparse multi-head architecture for ensembles."
 
 
+def test_an_answer_to_an_unseen_problem_coordinated_with_what_the_paper_does_is_dropped() -> None:
+    """ "We fill this gap and provide non-asymptotic guarantees for both algorithms." answered a gap the TL;DR never
+    shows: what the paper does is the verb after "and"."""
+    assert drop_pointing_frame("We fill this gap and provide non-asymptotic guarantees for both algorithms.") == (
+        "We provide non-asymptotic guarantees for both algorithms."
+    )
+    assert (
+        drop_pointing_frame(
+            "We propose a method that addresses this limitation and estimates bisimulation metrics from samples."
+        )
+        == "We propose a method that estimates bisimulation metrics from samples."
+    )
+    for kept in (
+        "We fill this gap and the next one with a single model.",  # no verb after "and"
+        "We study the sparsity gap and close this gap and provide bounds.",  # the gap was named in the sentence
+    ):
+        assert drop_pointing_frame(kept) == kept
+
+
 def test_a_long_sentence_is_cut_at_a_clause_boundary_never_inside_one() -> None:
     sentence = (
         "We introduce the World Central Banks dataset, the most comprehensive monetary policy corpus to date, "

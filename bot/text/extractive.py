@@ -61,8 +61,10 @@ _DETAIL = re.compile(
     re.I,
 )
 # How an abstract marks its main contribution after the gap, and its secondary points after the main one.
+# The verbs an abstract answers its stated problem or gap with ("To address this, ...", "We fill this gap and ...")
+_ANSWER_VERB = r"(address|tackle|overcome|solve|fill|bridge|close|remedy|mitigate|alleviate)"
 _MAIN_OPENER = re.compile(
-    r"^(to (address|tackle|overcome|solve|fill|bridge|close|remedy|mitigate|alleviate|this end)|in this (paper|work|"
+    rf"^(to ({_ANSWER_VERB[1:-1]}|this end)|in this (paper|work|"
     r"study|article|letter|thesis|dissertation|chapter)|here\b|this (paper|work|study|article|thesis|dissertation|"
     r"chapter|survey))",
     re.I,
@@ -223,6 +225,13 @@ _POINTING_FRAME = re.compile(
     r"(?P<named>(?:\s+[\w-]+){0,3}?)\s+by\s+(?P<means>[a-z]{3,}ing)\b",
     re.I,
 )
+# The same answer to an unseen problem coordinated with what the paper does: "We fill this gap and provide X", "a
+# method that addresses this limitation and estimates X"
+_ANSWERED_AND = re.compile(
+    rf"\b(?:\w+ly\s+)?{_ANSWER_VERB}(?P<s>e?s)?\s+(this|these|those|such|the above|the aforementioned)\b"
+    r"(?P<named>(?:\s+[\w-]+){0,3}?)\s*,?\s+and\s+(?=[a-z])",
+    re.I,
+)
 _PERSON = re.compile(r"\b(we|i|they)\s+$", re.I)
 _AND_GERUND = re.compile(r"(?<![a-z]ing)(\s+(?:and|or)\s+)([a-z]{3,}ing)\b", re.I)
 
@@ -255,7 +264,7 @@ def drop_pointing_frame(sentence: str) -> str:
     or the verbs' forms cannot be told."""
     match = _POINTING_FRAME.search(sentence)
     if not match:
-        return sentence
+        return _answer_dropped(sentence)
     before = {w.rstrip("s") for w in _WORD.findall(sentence[: match.start()].lower())}
     if any(w.rstrip("s") in before for w in _WORD.findall(match.group("named").lower())):
         return sentence
@@ -278,6 +287,29 @@ def drop_pointing_frame(sentence: str) -> str:
         return m.group(1) + form(other) if other else m.group(0)
 
     return head + form(base) + _AND_GERUND.sub(coordinated, rest, count=1)
+
+
+def _answer_dropped(sentence: str) -> str:
+    """The sentence without an answer to an unseen problem coordinated with what the paper does ("We fill this gap
+    and provide X" -> "We provide X"; "a method that addresses this limitation and estimates X" -> "a method that
+    estimates X"): only after "we" or "to", or in the third person before a verb of the same form."""
+    match = _ANSWERED_AND.search(sentence)
+    if not match:
+        return sentence
+    before = {w.rstrip("s") for w in _WORD.findall(sentence[: match.start()].lower())}
+    if any(w.rstrip("s") in before for w in _WORD.findall(match.group("named").lower())):
+        return sentence
+    head, rest = sentence[: match.start()], sentence[match.end() :]
+    following = re.match(r"[a-z]+", rest)
+    verb = following.group(0) if following else ""
+    if not verb or verb in _STOP:  # "... and the ...", "... and their ...": no verb coordinated
+        return sentence
+    if match.group("s"):  # "that addresses ... and estimates": the next verb in the third person too
+        if not any(verb.endswith(end) and is_english_word(verb[: -len(end)]) for end in ("s", "es")):
+            return sentence
+    elif not (re.search(r"\b(we|i|they|to)\s+$", head, re.I) and is_english_word(verb)):
+        return sentence
+    return head + rest
 
 
 def _close(text: str) -> str:
