@@ -769,8 +769,9 @@ async def onboarding_step(core: Core) -> str:
     return await onboarding.current_step(core, ADA.user_key)
 
 
+@pytest.mark.parametrize("line", ["how does in-context learning work", "how does in-context learning work?"])
 async def test_an_interest_worded_as_a_question_about_its_topic_is_taken_as_an_interest(
-    core: Core, store_day: StoreDay
+    core: Core, store_day: StoreDay, line: str
 ) -> None:
     """ "how does in-context learning work" typed where onboarding asks for interests was answered from the papers
     and the question asked again (a word of asking before an auxiliary read as a question): a question about a topic,
@@ -778,7 +779,7 @@ async def test_an_interest_worded_as_a_question_about_its_topic_is_taken_as_an_i
     await store_day(core)
     ctl = ChatController(core)
     await ctl.greet(ADA, DM)
-    replies = await say(ctl, ADA, DM, "how does in-context learning work")
+    replies = await say(ctl, ADA, DM, line)
     assert not any(isinstance(r, AnswerReply) for r in replies), text_of(replies)
     assert "Noted your interest." in text_of(replies) and await onboarding_step(core) == "avoid"
 
@@ -871,3 +872,27 @@ async def test_digest_during_onboarding_says_how_to_finish_or_cancel(core: Core,
     said = text_of(await say(ctl, ADA, DM, "/digest"))
     assert "/cancel" in said and "What do you want to read about?" in said, said
     assert await onboarding_step(core) == "interests"
+
+
+@pytest.mark.parametrize(
+    ("line", "asks"),
+    [
+        ("how does in-context learning work?", False),
+        ("why do transformers generalize?", False),
+        ("how does in-context learning work", False),
+        ("what's new on toxicity?", True),
+        ("who is working on federated learning?", True),
+        ("which papers study overthinking?", True),
+        ("Any papers on diffusion models this week?", True),
+        ("are there papers on RLHF", True),
+    ],
+)
+def test_at_onboarding_a_question_about_a_topic_is_an_interest_and_one_for_papers_is_answered(
+    line: str, asks: bool
+) -> None:
+    """Where onboarding asks "What do you want to read about?", a reply is an interest unless it asks the bot for
+    something: "how does in-context learning work?" states what the member wants to read about, with or without its
+    mark; "what's new on X?", "who is working on X?" ask the bot for papers or people and are answered."""
+    from bot.chat.members import asks_for_papers
+
+    assert asks_for_papers(line) is asks

@@ -122,7 +122,8 @@ def reads_as_question(text: str) -> bool:
 
 
 # What a question asks the bot for when it asks for papers rather than about its topic: papers, or what is new;
-# or it asks the bot whether there are any (an auxiliary before "there" or the one who would have them)
+# or it asks the bot whether there are any (an auxiliary before "there" or the one who would have them). Who,
+# which, where and when ask for papers or people (`asks_for_papers`)
 _PAPERS_ASKED = re.compile(
     r"\b(?:papers?|preprints?|articles?|publications?|works|new|newest|recent|latest|anything)\b", re.IGNORECASE
 )
@@ -131,13 +132,20 @@ _WHETHER_ANY = re.compile(rf"^\W*(?:{_WHETHER})", re.IGNORECASE)
 
 def asks_for_papers(text: str) -> bool:
     """Whether a reply to a step asking for phrases (interests, what to avoid) is a question to answer rather than
-    the phrase asked for: it ends with a question mark, or it is in a question's order (`reads_as_question`) and
-    asks for papers or news ("what's new on diffusion", "which papers study X") or asks the bot whether there are
-    any ("are there any on RLHF", "do you have X"). A question about a topic typed without its mark ("how does
-    in-context learning work") is how some members state an interest, and is taken as one."""
+    the phrase asked for. A question about a topic ("how does in-context learning work", "why do transformers
+    generalize?": how, why or what before an auxiliary, asking for no papers, news or people) states what the member
+    wants to read about, with or without its mark, and is taken as one. Any other line ending with "?" is answered
+    ("what's new on toxicity?", "who is working on X?", "and which of those are about health?"), and so is one in a
+    question's word order (`reads_as_question`: "what's new on diffusion", "are there papers on RLHF")."""
+    inverted = bool(_INVERTED.match(text))
+    about_topic = (
+        inverted
+        and bool(re.match(r"^\W*(?:how|why|what)\b", text, re.IGNORECASE))
+        and not (_PAPERS_ASKED.search(text) or _WHETHER_ANY.match(text))
+    )
     if text.strip().endswith("?"):
-        return True
-    return bool(_INVERTED.match(text)) and bool(_PAPERS_ASKED.search(text) or _WHETHER_ANY.match(text))
+        return not about_topic
+    return inverted and not about_topic
 
 
 def lists_items(text: str) -> bool:
