@@ -411,3 +411,27 @@ async def test_a_word_the_papers_use_after_from_is_topic_not_an_author(core: Cor
     come from, not who wrote the papers."""
     answer = await ask(core, "models distilled from Diffusion transformers today", today=MONDAY)
     assert answer.filters.authors == () and "Diffusion" in answer.filters.topic
+
+
+async def test_a_name_stored_surname_first_is_found_only_as_the_whole_name(
+    core: Core, demo_papers: list[Paper]
+) -> None:
+    """arXiv sometimes lists a name surname-first ("Buskens Vincent" for Vincent Buskens): asked as "Vincent Buskens",
+    the whole name read in the other order finds that paper, when nobody is stored as "Vincent Buskens"; a given name
+    that is someone else's surname ("Théo Vincent") never is that person, nor are two people joined."""
+    papers = [dataclasses.replace(p, announced=MONDAY) for p in demo_papers[:4]]
+    reversed_ = dataclasses.replace(papers[0], authors=("Ou Jiamin", "Buskens Vincent", "Shan Yuli"))
+    theo = dataclasses.replace(papers[1], authors=("Quentin Delfosse", "Théo Vincent"))
+    joined = dataclasses.replace(papers[2], authors=("Vincent Fortuin", "Anna Buskensen", "Mark Buskens"))
+    await store_papers(core, [reversed_, theo, joined])
+    for question in ("did Vincent Buskens have a paper today", "papers by V. Buskens today"):
+        answer = await ask(core, question, today=MONDAY)
+        assert answer.filters.authors == ("Buskens Vincent",), question
+        assert {p.id for p in answer.citations} == {reversed_.id}
+    answer = await ask(core, "papers by Théo Vincent today", today=MONDAY)
+    assert {p.id for p in answer.citations} == {theo.id}
+    # a stored name in the typed order is that person's, the reversed reading is never tried
+    answer = await ask(core, "papers by Mark Buskens today", today=MONDAY)
+    assert {p.id for p in answer.citations} == {joined.id}
+    answer = await ask(core, "papers by Jiamin Shan today", today=MONDAY)  # two people's given name and surname
+    assert reversed_.id not in {p.id for p in answer.citations}
