@@ -435,3 +435,27 @@ async def test_a_name_stored_surname_first_is_found_only_as_the_whole_name(
     assert {p.id for p in answer.citations} == {joined.id}
     answer = await ask(core, "papers by Jiamin Shan today", today=MONDAY)  # two people's given name and surname
     assert reversed_.id not in {p.id for p in answer.citations}
+
+
+@pytest.mark.parametrize(
+    ("question", "author"),
+    [
+        ("did thomas griffiths have a paper today", "Thomas L. Griffiths"),  # lower case, no word of authorship
+        ("is there a thomas l. griffiths paper today?", "Thomas L. Griffiths"),
+        ("did Chad A. Purnell have a paper today", "Chad A. Purnell"),  # "A" is no article here
+        ("did bang trinh tran to write anything today", "Bang Trinh Tran To"),  # nor is "to" a preposition
+        ("anything today from chad a. purnell?", "Chad A. Purnell"),
+    ],
+)
+async def test_a_stored_authors_whole_name_is_that_author_in_any_wording(
+    core: Core, demo_papers: list[Paper], day: list[Paper], question: str, author: str
+) -> None:
+    """A run of the question's words that is a stored author's whole name (given names in full or as initials, any
+    case) is that author, whatever words ask for their papers; the rest is wording, time or topic."""
+    theirs = dataclasses.replace(
+        next(p for p in demo_papers if p not in day), authors=("Chad A. Purnell", "Bang Trinh Tran To")
+    )
+    await store_papers(core, [theirs])
+    answer = await ask(core, question, today=MONDAY)
+    assert answer.filters.authors == (author,) and answer.filters.topic == ""
+    assert {p.id for p in answer.citations} == by([*day, theirs], author)

@@ -130,6 +130,22 @@ class AuthorIndex:
             return AuthorMatch(query, "ambiguous", candidates=tuple(sorted(unique)[:MAX_CHOICES]))
         return AuthorMatch(query, *self._close(tokens))
 
+    def whole_name(self, typed: str) -> str | None:
+        """The one stored author whose whole name `typed` is: every word of the stored name or, for a given name, its
+        initial (a middle name may be left out, "Thomas Griffiths" for Thomas L. Griffiths), accents and case aside,
+        or the name stored surname-first; at least two words of two letters. None for a surname alone, a close
+        spelling or several people: no fuzzy look-up, so it is cheap enough to try on every run of a question's
+        words."""
+        tokens = name_tokens(typed)
+        if sum(len(t) > 1 for t in tokens) < 2 or len(tokens[-1]) < 2:
+            return None
+        full = " ".join(tokens)
+        if full in self.by_full:
+            return self.by_full[full]
+        found = [n for n in self.by_last.get(tokens[-1], []) if same_person(typed, n)]
+        unique = list(dict.fromkeys(found or self._surname_first(tokens)))
+        return unique[0] if len(unique) == 1 else None
+
     def _surname_first(self, tokens: list[str]) -> list[str]:
         """The stored names that are the typed name written surname-first ("Buskens Vincent" for "Vincent Buskens"
         or "V. Buskens", as arXiv metadata sometimes lists a name), read only when nothing matches in the typed
