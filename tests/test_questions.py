@@ -459,3 +459,29 @@ async def test_a_stored_authors_whole_name_is_that_author_in_any_wording(
     answer = await ask(core, question, today=MONDAY)
     assert answer.filters.authors == (author,) and answer.filters.topic == ""
     assert {p.id for p in answer.citations} == by([*day, theirs], author)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "did Thomas Griffiths have a paper in this batch",  # "this batch" points at the papers asked over
+        "did thomas griffiths have anything in these listings?",
+        "is Thomas Griffiths among the authors today?",  # the author's role, no topic
+        "is thomas griffiths one of the authors today",
+    ],
+)
+async def test_the_papers_asked_over_and_the_author_role_are_no_topic(
+    core: Core, day: list[Paper], question: str
+) -> None:
+    """A closing "in this batch" names no topic (no previous answer gives "this" anything else to point at), and
+    "among the authors" says the author's role: read as topic, "batch" or "authors" left none of his papers."""
+    answer = await ask(core, question, today=MONDAY)
+    assert answer.filters.authors == ("Thomas L. Griffiths",) and answer.filters.topic == ""
+    assert {p.id for p in answer.citations} == by(day, "Thomas L. Griffiths")
+
+
+async def test_a_closing_this_noun_is_no_topic_word(core: Core, day: list[Paper]) -> None:
+    answer = await ask(core, "any papers on mixture of experts in this batch?", today=MONDAY)
+    assert answer.filters.topic == "mixture of experts"
+    answer = await ask(core, "papers on mixture of experts from this week", today=MONDAY)  # a time stays time
+    assert answer.filters.topic == "mixture of experts" and answer.filters.window is not None

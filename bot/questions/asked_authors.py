@@ -39,7 +39,9 @@ _PEOPLE_AFTER = re.compile(
     r"\s*(?:(?:and|&)\s+(?:his|her|their)?\s*)?"
     r"(?:group|lab|laboratory|team|students|people|folks|colleagues|collaborators|co-?authors|co\b\.?)(?:\b|(?<=\.))"
     # the author's role said after the name: "with X as an author", "where X is a coauthor"
-    r"|\s*(?:as|is|was)\s+(?:an?\s+|the\s+)?(?:(?:first|last|senior|co-?)\s*)?author\b",
+    r"|\s*(?:as|is|was)\s+(?:an?\s+|the\s+)?(?:(?:first|last|senior|co-?)\s*)?author\b"
+    # ... or asked of the author list: "is X among the authors", "X one of the co-authors"
+    r"|\s*(?:(?:is|was)\s+)?(?:among|one\s+of)\s+(?:the\s+)?(?:co-?)?authors\b",
     re.IGNORECASE,
 )
 _JOINED = re.compile(r"\s*(?:,\s*)?(?:\b(?:and|or)\b|&|,)\s*", re.IGNORECASE)  # between names of one list
