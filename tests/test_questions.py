@@ -411,3 +411,77 @@ async def test_a_word_the_papers_use_after_from_is_topic_not_an_author(core: Cor
     come from, not who wrote the papers."""
     answer = await ask(core, "models distilled from Diffusion transformers today", today=MONDAY)
     assert answer.filters.authors == () and "Diffusion" in answer.filters.topic
+
+
+async def test_a_name_stored_surname_first_is_found_only_as_the_whole_name(
+    core: Core, demo_papers: list[Paper]
+) -> None:
+    """arXiv sometimes lists a name surname-first ("Buskens Vincent" for Vincent Buskens): asked as "Vincent Buskens",
+    the whole name read in the other order finds that paper, when nobody is stored as "Vincent Buskens"; a given name
+    that is someone else's surname ("Théo Vincent") never is that person, nor are two people joined."""
+    papers = [dataclasses.replace(p, announced=MONDAY) for p in demo_papers[:4]]
+    reversed_ = dataclasses.replace(papers[0], authors=("Ou Jiamin", "Buskens Vincent", "Shan Yuli"))
+    theo = dataclasses.replace(papers[1], authors=("Quentin Delfosse", "Théo Vincent"))
+    joined = dataclasses.replace(papers[2], authors=("Vincent Fortuin", "Anna Buskensen", "Mark Buskens"))
+    await store_papers(core, [reversed_, theo, joined])
+    for question in ("did Vincent Buskens have a paper today", "papers by V. Buskens today"):
+        answer = await ask(core, question, today=MONDAY)
+        assert answer.filters.authors == ("Buskens Vincent",), question
+        assert {p.id for p in answer.citations} == {reversed_.id}
+    answer = await ask(core, "papers by Théo Vincent today", today=MONDAY)
+    assert {p.id for p in answer.citations} == {theo.id}
+    # a stored name in the typed order is that person's, the reversed reading is never tried
+    answer = await ask(core, "papers by Mark Buskens today", today=MONDAY)
+    assert {p.id for p in answer.citations} == {joined.id}
+    answer = await ask(core, "papers by Jiamin Shan today", today=MONDAY)  # two people's given name and surname
+    assert reversed_.id not in {p.id for p in answer.citations}
+
+
+@pytest.mark.parametrize(
+    ("question", "author"),
+    [
+        ("did thomas griffiths have a paper today", "Thomas L. Griffiths"),  # lower case, no word of authorship
+        ("is there a thomas l. griffiths paper today?", "Thomas L. Griffiths"),
+        ("did Chad A. Purnell have a paper today", "Chad A. Purnell"),  # "A" is no article here
+        ("did bang trinh tran to write anything today", "Bang Trinh Tran To"),  # nor is "to" a preposition
+        ("anything today from chad a. purnell?", "Chad A. Purnell"),
+    ],
+)
+async def test_a_stored_authors_whole_name_is_that_author_in_any_wording(
+    core: Core, demo_papers: list[Paper], day: list[Paper], question: str, author: str
+) -> None:
+    """A run of the question's words that is a stored author's whole name (given names in full or as initials, any
+    case) is that author, whatever words ask for their papers; the rest is wording, time or topic."""
+    theirs = dataclasses.replace(
+        next(p for p in demo_papers if p not in day), authors=("Chad A. Purnell", "Bang Trinh Tran To")
+    )
+    await store_papers(core, [theirs])
+    answer = await ask(core, question, today=MONDAY)
+    assert answer.filters.authors == (author,) and answer.filters.topic == ""
+    assert {p.id for p in answer.citations} == by([*day, theirs], author)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "did Thomas Griffiths have a paper in this batch",  # "this batch" points at the papers asked over
+        "did thomas griffiths have anything in these listings?",
+        "is Thomas Griffiths among the authors today?",  # the author's role, no topic
+        "is thomas griffiths one of the authors today",
+    ],
+)
+async def test_the_papers_asked_over_and_the_author_role_are_no_topic(
+    core: Core, day: list[Paper], question: str
+) -> None:
+    """A closing "in this batch" names no topic (no previous answer gives "this" anything else to point at), and
+    "among the authors" says the author's role: read as topic, "batch" or "authors" left none of his papers."""
+    answer = await ask(core, question, today=MONDAY)
+    assert answer.filters.authors == ("Thomas L. Griffiths",) and answer.filters.topic == ""
+    assert {p.id for p in answer.citations} == by(day, "Thomas L. Griffiths")
+
+
+async def test_a_closing_this_noun_is_no_topic_word(core: Core, day: list[Paper]) -> None:
+    answer = await ask(core, "any papers on mixture of experts in this batch?", today=MONDAY)
+    assert answer.filters.topic == "mixture of experts"
+    answer = await ask(core, "papers on mixture of experts from this week", today=MONDAY)  # a time stays time
+    assert answer.filters.topic == "mixture of experts" and answer.filters.window is not None

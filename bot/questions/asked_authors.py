@@ -39,7 +39,9 @@ _PEOPLE_AFTER = re.compile(
     r"\s*(?:(?:and|&)\s+(?:his|her|their)?\s*)?"
     r"(?:group|lab|laboratory|team|students|people|folks|colleagues|collaborators|co-?authors|co\b\.?)(?:\b|(?<=\.))"
     # the author's role said after the name: "with X as an author", "where X is a coauthor"
-    r"|\s*(?:as|is|was)\s+(?:an?\s+|the\s+)?(?:(?:first|last|senior|co-?)\s*)?author\b",
+    r"|\s*(?:as|is|was)\s+(?:an?\s+|the\s+)?(?:(?:first|last|senior|co-?)\s*)?author\b"
+    # ... or asked of the author list: "is X among the authors", "X one of the co-authors"
+    r"|\s*(?:(?:is|was)\s+)?(?:among|one\s+of)\s+(?:the\s+)?(?:co-?)?authors\b",
     re.IGNORECASE,
 )
 _JOINED = re.compile(r"\s*(?:,\s*)?(?:\b(?:and|or)\b|&|,)\s*", re.IGNORECASE)  # between names of one list
@@ -160,7 +162,12 @@ async def find_named_authors(
     authorship, only names typed as they are stored, initials aside.
     """
     runs = _runs(text, not_names)
+    # a stored author's whole name is that author in any wording and case; the runs inside it are no other names
+    whole = [] if as_stored else _whole_names(text, await author_index(core))
+    runs = [r for r in runs if not any(r.start < w.end and w.start < r.end for w, _ in whole)]
     cue = bool(AUTHORSHIP.search(text))
+    if not runs and whole:
+        return _without_names(text, whole)
     if not runs:
         if as_stored or not (cue or len(_LOWER_WORD.findall(text)) <= MAX_NAME_WORDS):
             return NamedAuthors((), text)
@@ -168,11 +175,11 @@ async def find_named_authors(
         return _without_names(text, typed) if typed else NamedAuthors((), text)
     index = await author_index(core)
     leftover = text
-    for run in runs:
+    for run in [*runs, *(w for w, _ in whole)]:
         leftover = leftover.replace(text[run.start : run.end], " ", 1)
     # the names are all the question is about ("Zdeborová this week"): no other content word is left
     alone = not [w for w in re.findall(r"[^\W\d_]+", leftover) if w.lower() not in not_names]
-    found: list[tuple[_Run, str]] = []
+    found: list[tuple[_Run, str]] = list(whole)
     looked_up = 0
     asked_by = cue
     for run in runs:
@@ -197,7 +204,7 @@ async def find_named_authors(
             found.append((run, name))
     if not found:
         return NamedAuthors((), text)
-    return _without_names(text, found)
+    return _without_names(text, sorted(found, key=lambda pair: pair[0].start))
 
 
 async def _unused(core: Core, words: list[str]) -> bool:
@@ -260,6 +267,30 @@ def _typed_in_lower_case(text: str, index: AuthorIndex, not_names: frozenset[str
             found.append((_Run(between.split(), first.start(), span[-1].end()), match.name))
             taken = span[-1].end()
             break
+    return found
+
+
+def _whole_names(text: str, index: AuthorIndex) -> list[tuple[_Run, str]]:
+    """The runs of `text`'s words, in any case, that are a stored author's whole name (`AuthorIndex.whole_name`),
+    longest first from each word on, left to right: "did thomas griffiths have a paper", "did Chad A. Purnell post"
+    (an initial or a word such as "To" inside a name is part of it). The store's own names decide, no word of
+    authorship: whatever asks for their papers ("did X have", "is there something from X") is the rest's wording."""
+    words = list(_LOWER_WORD.finditer(text))
+    found: list[tuple[_Run, str]] = []
+    taken = -1
+    for i, first in enumerate(words):
+        if first.start() <= taken:
+            continue
+        for size in range(min(MAX_NAME_WORDS, len(words) - i), 1, -1):
+            span = words[i : i + size]
+            typed = text[first.start() : span[-1].end()]
+            if re.search(r"[^\w\s'\u2019.\-]", typed) or len(typed.split()) != size:
+                continue  # one run of words (an initial's period aside), nothing else between them
+            name = index.whole_name(_POSSESSIVE.sub("", typed))  # "X's" is X's, the possessive cut with the name
+            if name is not None and name not in [n for _, n in found]:
+                found.append((_Run(typed.split(), first.start(), span[-1].end(), strong=True), name))
+                taken = span[-1].end()
+                break
     return found
 
 

@@ -58,6 +58,7 @@ class AuthorIndex:
         self.by_full: dict[str, str] = {}  # "yann lecun" -> "Yann LeCun"
         self.by_compact: dict[str, str] = {}  # "yannlecun" -> "Yann LeCun"
         self.by_last: dict[str, list[str]] = {}  # "lecun" -> ["Yann LeCun", ...]
+        self.by_first: dict[str, list[str]] = {}  # "buskens" -> ["Buskens Vincent"]: a name stored surname-first
         self.words: set[str] = set()  # every folded word of a stored name: "yann", "lecun"
         for name in names:
             tokens = name_tokens(name)
@@ -70,6 +71,7 @@ class AuthorIndex:
             self.by_full[full] = name
             self.by_compact.setdefault("".join(tokens), name)
             self.by_last.setdefault(tokens[-1], []).append(name)
+            self.by_first.setdefault(tokens[0], []).append(name)
             written = transliterated_tokens(name)  # "Schuetze" is how Schütze is typed without the dots
             if written:
                 self.by_full.setdefault(" ".join(written), name)
@@ -120,12 +122,48 @@ class AuthorIndex:
             # a surname of several words ("van der Maaten"), or one written apart ("Le Cun" for "LeCun")
             found = [n for n in self.by_last.get(tokens[-1], []) if " ".join(name_tokens(n)).endswith(" " + full)]
             found = found or list(self.by_last.get("".join(tokens), []))
+        found = found or self._surname_first(tokens)
         unique = list(dict.fromkeys(found))
         if len(unique) == 1:
             return AuthorMatch(query, "exact", unique[0])
         if unique:
             return AuthorMatch(query, "ambiguous", candidates=tuple(sorted(unique)[:MAX_CHOICES]))
         return AuthorMatch(query, *self._close(tokens))
+
+    def whole_name(self, typed: str) -> str | None:
+        """The one stored author whose whole name `typed` is: every word of the stored name or, for a given name, its
+        initial (a middle name may be left out, "Thomas Griffiths" for Thomas L. Griffiths), accents and case aside,
+        or the name stored surname-first; at least two words of two letters. None for a surname alone, a close
+        spelling or several people: no fuzzy look-up, so it is cheap enough to try on every run of a question's
+        words."""
+        tokens = name_tokens(typed)
+        if sum(len(t) > 1 for t in tokens) < 2 or len(tokens[-1]) < 2:
+            return None
+        full = " ".join(tokens)
+        if full in self.by_full:
+            return self.by_full[full]
+        found = [n for n in self.by_last.get(tokens[-1], []) if same_person(typed, n)]
+        unique = list(dict.fromkeys(found or self._surname_first(tokens)))
+        return unique[0] if len(unique) == 1 else None
+
+    def _surname_first(self, tokens: list[str]) -> list[str]:
+        """The stored names that are the typed name written surname-first ("Buskens Vincent" for "Vincent Buskens"
+        or "V. Buskens", as arXiv metadata sometimes lists a name), read only when nothing matches in the typed
+        order: the whole name, word for word (a given name typed in full or as its initial), so a given name that is
+        another person's surname ("Théo Vincent") or a longer name sharing two words ("Wang Chi Cheung" for "Chi
+        Wang") is never it."""
+        if len(tokens) < 2 or len(tokens[-1]) < 2:
+            return []
+        given = tokens[:-1]
+        found = []
+        for name in self.by_first.get(tokens[-1], []):
+            stored = name_tokens(name)
+            if len(stored) == len(tokens) and all(
+                word == typed or (len(typed) == 1 and word.startswith(typed))
+                for word, typed in zip(stored[1:], given, strict=True)
+            ):
+                found.append(name)
+        return found
 
     def _close(self, tokens: list[str]) -> tuple[str, str, tuple[str, ...]]:
         # typos and transliterations ("Schoelkopf"): similar full names, or similar surnames for a surname alone

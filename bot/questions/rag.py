@@ -75,6 +75,7 @@ from bot.questions.retrieval import (
     retrieve_all,
     window_holds_papers,
 )
+from bot.questions.scope import without_scope
 from bot.questions.spelling import corrected
 from bot.questions.timewords import MONTHS, UP_TO_TODAY, WEEKDAYS, TimeWindow, find_time_window, relative_day
 from bot.questions.topics import ABOUT_MENTIONS, FILLER, META, PRONOUNS, topic_alternatives, topic_key, topic_of
@@ -502,6 +503,8 @@ async def _named_authors(core: Core, question: str, today: dt.date) -> NamedAuth
 
 
 def _parsed(question: str, today: dt.date, previous: Turn | None, named: NamedAuthors) -> Filters:
+    if previous is None:  # "... in this batch": the papers asked over, no topic (`bot.questions.scope`)
+        question, named = without_scope(question, today), replace(named, rest=without_scope(named.rest, today))
     if not named.authors:
         # the archive's authors were looked up and none is named: a capitalised word after "by" or "from" that is
         # no stored author and that stored papers use ("datasets built from PubMed case reports") is topic, which
