@@ -30,7 +30,7 @@ from bot.ingest.jsonl import read_jsonl
 from bot.ranking.rerank import default_model
 
 ROOT = Path(__file__).resolve().parents[1]
-MORE_SETS = {name: ROOT / "bench" / name / "profiles.jsonl" for name in (*(f"profiles{k}" for k in range(12, 20)),)}
+MORE_SETS = {name: ROOT / "bench" / name / "profiles.jsonl" for name in (*(f"profiles{k}" for k in range(12, 21)),)}
 
 
 def main() -> None:

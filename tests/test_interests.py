@@ -218,6 +218,25 @@ def test_a_compound_interest_held_only_apart_counts_less_than_said() -> None:
     assert text[2] == 1.0
 
 
+def test_a_pair_the_member_joined_with_a_hyphen_held_apart_counts_less_on_any_day() -> None:
+    # no paper of the day writes "memory-efficient": before, the pair counted as said and a paper holding "memory"
+    # and "efficient" far apart (memory-augmented agents, data-efficient) held the interest whole
+    papers = [
+        paper("apart", "Memory-augmented agents for LLM training", "A data-efficient method."),
+        paper("both", "Efficient memory for LLM training", "We cut the memory of training."),
+    ]
+    papers += [paper(str(i), f"Paper {i}", "Nothing related.") for i in range(8)]
+    features = rank.paper_features(papers)
+    query = interest_query("memory-efficient LLM training")
+    assert [(a.key, b.key) for a, b in query.hyphenated] == [("memory", "efficient")]
+    _, text = one_line.coverage(features, query, 0.5)
+    assert text[0] == pytest.approx(one_line.APART) and text[1] == pytest.approx(one_line.APART)
+    # typed as two words, a pair no paper of the day writes side by side still tells nothing apart
+    _, text = one_line.coverage(features, interest_query("memory efficient LLM training"), 0.5)
+    assert text[0] == 1.0
+    assert interest_query("sim-to-real transfer").hyphenated == ()  # "real transfer" was not hyphenated
+
+
 def test_a_pair_typed_apart_is_found_where_a_paper_writes_it_as_one_word() -> None:
     papers = [
         paper("joined", "Multitask learning at scale", "One network learns many tasks at once."),

@@ -506,3 +506,26 @@ def test_a_units_places_are_those_every_token_tested_gives(demo_papers: list[Pap
         for unit in units:
             for exact in (False, True):
                 assert unit.where(text, exact) == _every_token_where(unit, text, exact), (stored.id, unit.key)
+
+
+def test_a_paper_spelling_an_acronym_out_as_other_words_does_not_hold_its_term() -> None:
+    # before: "StarBASE-GP" ("... Genetic Programming (StarBASE-GP)") held the interest "Gaussian processes" whole
+    # through the acronym GP, and a paper defining "Gene Programs (GP)" did too
+    titles = [
+        "StarBASE-GP: automated machine learning for genotype analysis",
+        "Gene programs in single cells",
+        "Sparse GP regression at scale",
+        "Deep kernels for GPs",
+    ]
+    abstracts = [
+        "We present the analysis tool - Genetic Programming (StarBASE-GP), an evolutionary framework.",
+        "We learn Gene Programs (GP) from expression data; each GP is a set of genes.",
+        "Gaussian processes (GPs) scale poorly; we propose a sparse GP.",
+        "We fit a GP with deep kernels.",
+    ]
+    index = UnitIndex(titles, [f"{t}. {a}" for t, a in zip(titles, abstracts, strict=True)])
+    (gp,) = phrase_units("Gaussian processes")
+    title, text = index.hits(gp)
+    assert list(np.flatnonzero(text)) == [2, 3] and list(np.flatnonzero(title)) == [2, 3]
+    assert terms.spelled_otherwise("Genetic Programming (StarBASE-GP)", ("GP",), gp.forms)
+    assert not terms.spelled_otherwise("Gaussian Processes (GPs) and a GP", ("GP",), gp.forms)

@@ -230,6 +230,9 @@ class InterestQuery:
     # to be in that setting, which is no topic of its own: a paper on quantization of another model is more about
     # the interest than an LLM paper on something else (`bot.ranking.one_line.coverage`).
     scope: tuple[Unit, ...] = ()
+    # Of `together`, the pairs the member joined with a hyphen ("memory-efficient", "simulation-based"): one word as
+    # typed, so a paper holding the two apart holds less of the interest even on a day no paper writes them joined.
+    hyphenated: tuple[tuple[Unit, Unit], ...] = ()
 
 
 def is_coordination(text: str) -> bool:
@@ -457,7 +460,12 @@ def interest_query(text: str) -> InterestQuery:
         joint = [tuple(_with_forms(u, joined) for u in units) for units in joint]
         together = tuple((_with_forms(a, joined), _with_forms(b, joined)) for a, b in together)
     scope = setting_units(interest_core(head_text)) if head_text.strip() else ()
-    return InterestQuery(tuple(alternatives), details, tuple(pairs), tuple(joint), together, scope)
+    typed = {(phrase_key(a), phrase_key(b)) for a, b in _HYPHENATED.findall(head_text)}
+    hyphenated = tuple((a, b) for a, b in together if (a.key, b.key) in typed)
+    return InterestQuery(tuple(alternatives), details, tuple(pairs), tuple(joint), together, scope, hyphenated)
+
+
+_HYPHENATED = re.compile(r"(?<![\w-])([A-Za-z][A-Za-z']*)-([A-Za-z][A-Za-z']*)(?![\w-])")
 
 
 def _joined_forms(pairs: tuple[tuple[Unit, Unit], ...]) -> dict[str, tuple[tuple[str, ...], ...]]:

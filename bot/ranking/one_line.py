@@ -214,7 +214,7 @@ def _apart_factor(
     """(title, title and abstract): `apart` for each typed pair of the reading a paper holds both words of but
     never side by side (next to each other: "a reward for large models" holds them apart), multiplied over the
     pairs; 1 elsewhere. A pair no paper of the day writes side by side ("generative design") tells nothing apart and
-    counts as said."""
+    counts as said, unless the member joined it with a hyphen ("memory-efficient": one word as typed)."""
     n = len(features)
     title_factor, text_factor = np.ones(n, dtype=np.float32), np.ones(n, dtype=np.float32)
     keys = {u.key for u in units}
@@ -222,7 +222,7 @@ def _apart_factor(
         if first.key not in keys or second.key not in keys:
             continue
         said_title, said_text = features.units.hits(compound_unit(first, second))
-        if not said_text.any():
+        if not said_text.any() and (first, second) not in query.hyphenated:
             continue
         for factor, said, index in ((title_factor, said_title, 0), (text_factor, said_text, 1)):
             both = features.units.hits(first)[index] & features.units.hits(second)[index]

@@ -406,6 +406,51 @@ def _holds(pattern: re.Pattern[str], acronyms: tuple[str, ...], text: str) -> bo
     return any(a in text for a in acronyms) and pattern.search(text) is not None
 
 
+# small words an acronym's initials skip ("Bayesian optimization of ..."), as the archive's definitions are read
+_INITIALS_SKIP = frozenset("of and the for to in a an on with by via from".split())
+
+
+def _initials(words: Sequence[str], split_hyphens: bool) -> str:
+    parts = [p for w in words for p in (w.split("-") if split_hyphens else [w]) if p]
+    return "".join(p[0] for p in parts if p.lower() not in _INITIALS_SKIP).lower()
+
+
+def _spells(tokens: Sequence[str], form: Sequence[str]) -> bool:
+    """Whether `tokens` write `form`, or a variant of it: half its words or more, inflected ("Visual Language
+    Model" for vision-language model, a typo in one word), or its words joined ("multi-layer perceptrons"), small
+    words aside ("chain-of-thought")."""
+    a, b = [t for t in tokens if t not in _INITIALS_SKIP], [t for t in form if t not in _INITIALS_SKIP]
+    if "".join(a) == "".join(b):
+        return True
+    shared = sum(1 for y in b if any(same_word(y, x) for x in a))
+    return 2 * shared >= len(b)
+
+
+def spelled_otherwise(text: str, acronyms: Sequence[str], forms: Sequence[tuple[str, ...]]) -> bool:
+    """Whether `text` spells one of `acronyms` out as other words than the unit's `forms`: a parenthesis holding the
+    acronym, alone or ending a name ("(GP)", "(StarBASE-GP)"), right after words whose initials are its capitals
+    ("Genetic Programming (StarBASE-GP)"), none of which spell the unit or a variant of it (`_spells`). Such a text
+    uses the acronym in its own sense: "GP" there is no Gaussian process."""
+    spellings = [f for f in forms if len(f) > 1]
+    found_other = False
+    for acronym in acronyms:
+        letters = "".join(c for c in acronym if c.isupper() or c.isdigit()).lower()
+        if len(letters) < 2 or acronym not in text:
+            continue
+        for match in re.finditer(rf"\((?:[^()]*[^\w(])?{re.escape(acronym)}s?\s*\)", text):
+            words = [w.strip("-'\":,;") for w in text[: match.start()].split()][-(len(letters) + 3) :]
+            words = [w for w in words if w]
+            for k in range(1, len(words) + 1):
+                run = words[-k:]
+                if run[0].lower() in _INITIALS_SKIP or letters not in (_initials(run, False), _initials(run, True)):
+                    continue
+                if any(_spells(text_tokens(" ".join(run)), f) for f in spellings):
+                    return False
+                found_other = True
+                break
+    return found_other
+
+
 @dataclass(frozen=True, slots=True)
 class Text:
     """A text as folded tokens, with the words as written (for acronyms inside method names)."""
@@ -788,9 +833,16 @@ class UnitIndex:
             return cached
         n = len(self)
         title, text = np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)
+        short = {a.lower().rstrip("s") for a in unit.acronyms} | {a.lower() for a in unit.acronyms}
+        named_title, named_text = np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)  # by a form not an acronym
         for form in unit.forms:
-            title |= self._form(form, self.title_words, self.title_postings, unit.activity, unit.gap)
-            text |= self._form(form, self.text_words, self.text_postings, unit.activity, unit.gap)
+            form_title = self._form(form, self.title_words, self.title_postings, unit.activity, unit.gap)
+            form_text = self._form(form, self.text_words, self.text_postings, unit.activity, unit.gap)
+            title |= form_title
+            text |= form_text
+            if not (len(form) == 1 and form[0] in short):
+                named_title |= form_title
+                named_text |= form_text
         pattern = ending_pattern(unit.acronyms)
         if pattern is not None:
             for i in range(n):
@@ -800,5 +852,10 @@ class UnitIndex:
                 elif not text[i] and _holds(pattern, unit.acronyms, self.raw_texts[i]):
                     text[i] = True
         text |= title
+        named_text |= named_title
+        # a paper holding the unit by its acronym alone, that spells the acronym out as something else, does not
+        for i in np.flatnonzero(text & ~named_text) if unit.acronyms else ():
+            if spelled_otherwise(f"{self.raw_titles[i]} {self.raw_texts[i]}", unit.acronyms, unit.forms):
+                title[i] = text[i] = False
         self._cache[key] = (title, text)
         return title, text
