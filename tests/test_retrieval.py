@@ -1289,3 +1289,26 @@ async def test_a_verb_led_compound_needs_every_part_after_the_verb(core: Core, d
     assert [u.optional for u in led.units[1:]] == [u.optional for u in plain.units[1:]]
     assert led.standalone == plain.standalone
     assert led.coverage("Tidal knowledge graphs", "We build knowledge graphs of tides.") < COVERED
+
+
+async def test_a_multi_word_part_of_a_compound_is_matched_as_that_part(core: Core, demo_papers: list[Paper]) -> None:
+    # "papers combining distributionally robust optimization with reinforcement learning": the rare modifier
+    # ("distributionally", matched in "Out-of-Distribution") stood for its phrase, whose head was left as only saying
+    # where it lives, so a paper naming "Out-of-Distribution" and "policy optimization" apart counted as holding it
+    scattered = _titled(
+        demo_papers[:1],
+        "Out-of-Distribution reasoning with reinforcement learning",
+        "We train with reinforcement learning and robust policy optimization on new tasks.",
+    )
+    whole = _titled(
+        demo_papers[1:2],
+        "Distributionally robust optimization for reinforcement learning",
+        "We study distributionally robust optimization of policies trained with reinforcement learning.",
+    )
+    await store_papers(core, [*scattered, *whole, *demo_papers[2:]])
+    topic = "combining distributionally robust optimization with reinforcement learning"
+    read = (await topic_evidence(core, topic, verb_first=True, asked=True)).alternatives[0]
+    for reading in (read, read.showing):
+        assert reading.coverage(whole[0].title, whole[0].abstract) >= COVERED
+        assert reading.coverage(scattered[0].title, scattered[0].abstract) < COVERED
+        assert reading.coverage(scattered[0].abstract) < COVERED
