@@ -43,6 +43,7 @@ from bot.questions.request import (
     beyond,
     continues,
     kind_reading,
+    kinds_asked,
     likened_to,
     names_documents,
     names_method,
@@ -378,7 +379,10 @@ def follow_up(
             # "which of those are theoretical?" after an answer listing none: there were none to narrow, and it says so
             said = NOTHING_TO_NARROW if listed_nothing and explicit and previous.topic else ""
             return replace(
-                filters, window=asked, categories=filters.categories or tuple(previous.categories), note=said
+                _kind_kept(filters, previous.constraints, previous.contribution),
+                window=asked,
+                categories=filters.categories or tuple(previous.categories),
+                note=said,
             )
         return filters
     excluded = tuple(dict.fromkeys([*previous.excluded, *filters.excluded]))
@@ -424,6 +428,16 @@ def follow_up(
         previous_meaning=tuple(previous.meaning_ids),
         previous_shown=tuple(previous.paper_ids),
     )
+
+
+def _kind_kept(filters: Filters, constraints: Sequence[str], contribution: str) -> Filters:
+    """`filters`, a new topic asked as a continuation of a request ("is there a survey on agents?" then "what about
+    robotics?"), with the kind of paper that request asked for (its `constraints` naming one, `kinds_asked`, and its
+    `contribution`) when the question names no kind of its own: only the topic changed."""
+    if not filters.topic or kinds_asked(filters.constraints) or filters.contribution or names_theory(filters.topic):
+        return filters
+    kinds = kinds_asked(constraints)
+    return replace(filters, constraints=(*filters.constraints, *kinds), contribution=contribution)
 
 
 async def _area_of_named_paper(core: Core, filters: Filters) -> tuple[Filters, str, str]:
@@ -805,15 +819,21 @@ async def narrowed(
         if filters.loose:
             # the same request about X: its window, categories and contribution kept ("benchmarks for agents?" then
             # "what about code generation?": benchmarks for code generation)
+            # and the kind of paper it asked for ("is there a survey on agents?" then "what about robotics?": surveys)
+            own_kind, topic = split_kind(constraint)  # "what about surveys on robotics?": a kind of its own
             anew = Filters(
-                topic=constraint,
+                topic=topic,
                 window=filters.asked_window or filters.window,  # the request's window, not a narrowing's
                 categories=filters.categories,
                 contribution=filters.contribution,
+                constraints=(own_kind,) if own_kind else kinds_asked(filters.narrowed_by),
             )
-            found, offered = await retrieve_all(core, anew, profile=profile)
-            said = named(constraint, filters)
-            return anew, found, offered, f"{_none_of(before, base)} about {said}."
+            said = f"{_none_of(before, base)} about {named(constraint, filters)}."
+            if not anew.constraints:
+                found, offered = await retrieve_all(core, anew, profile=profile)
+                return anew, found, offered, said
+            anew, found, offered, kind_note = await narrowed(core, anew, profile=profile)
+            return anew, found, offered, " ".join(n for n in (said, kind_note) if n)
         if found:  # nothing names it: the closest in meaning, said to be only that
             opening = _none_of(before, base, "names", "does not name")
             note = f"{opening} {named(constraint, filters)}; the closest in meaning:"

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bot.questions.topics import (
@@ -715,6 +716,12 @@ def split_kind(topic: str) -> tuple[str, str]:
 def paper_kind_of(constraint: str) -> str:
     """The kind of paper a constraint asks for ("surveys" -> "survey"), or ""."""
     return next((k for k, c in KIND_CONSTRAINTS.items() if c == constraint), "")
+
+
+def kinds_asked(constraints: Sequence[str]) -> tuple[str, ...]:
+    """The constraints of `constraints` that ask for a kind of paper (`paper_kind_of`: "surveys") or for theoretical
+    papers (`names_theory`), not for a topic."""
+    return tuple(c for c in constraints if paper_kind_of(c) or names_theory(c))
 
 
 def kind_reading(constraint: str) -> str:
