@@ -1281,6 +1281,26 @@ async def test_papers_like_a_stored_paper_of_another_day_are_those_of_its_area_i
     assert trimr.id not in {p.id for p in (*answer.citations, *answer.more)}
 
 
+async def test_papers_like_a_previous_paper_named_by_its_place_are_those_in_its_area(
+    core: Core, demo_papers: list[Paper]
+) -> None:
+    """ "papers in the same area as the first one" after an answer narrowed the answer by the word "first": a paper
+    named by its place in the previous answer ("the first one", "[2]", "the last one") is that paper, and the papers of
+    its area are answered, the example itself aside."""
+    trimr = next(p for p in demo_papers if p.title.startswith("TrimR:"))
+    papers = [dataclasses.replace(p, announced=FRIDAY) for p in dict.fromkeys([trimr, *demo_papers[:200]])]
+    await store_papers(core, papers)
+    first = await ask(core, "any papers on TrimR?", today=FRIDAY, conversation_id="p")
+    assert first.citations[0].id == trimr.id, first.text
+    for n, follow in enumerate(("papers in the same area as the first one", "papers similar to [1]?")):
+        await ask(core, "any papers on TrimR?", today=FRIDAY, conversation_id=f"q{n}")
+        answer = await ask(core, follow, today=FRIDAY, conversation_id=f"q{n}")
+        assert answer.text.startswith("Papers in the area of TrimR, as its title describes it: Verifier-based"), (
+            answer.text
+        )
+        assert answer.citations and trimr.id not in {p.id for p in (*answer.citations, *answer.more)}
+
+
 @pytest.mark.parametrize(
     ("question", "topic", "people", "verb_led"),
     [

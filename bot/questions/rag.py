@@ -44,6 +44,7 @@ from bot.questions.request import (
     continues,
     kind_reading,
     kinds_asked,
+    likened_place,
     likened_to,
     names_documents,
     names_method,
@@ -288,6 +289,13 @@ def parse_question(
     )
     if previous is None or not has_words(question):
         return filters
+    place = likened_place(asking_clause(question))  # "the same area" is gone from `rest` (`without_reaction`)
+    if place is not None and -len(previous.paper_ids) <= place < len(previous.paper_ids):
+        # "papers in the same area as the first one": the previous answer's first paper, by its id (`_area_of_named_
+        # paper`), over the question's window or the previous one; not a narrowing by the word "first"
+        pointed = previous.paper_ids[place]
+        window = window or _as_before(previous.window, previous.days)
+        return replace(filters, topic=pointed, window=window, constraints=(), verb_led=(), likened_to=pointed)
     again = names_same_request(question)  # "same field, but only theory papers": the previous request, narrowed
     return follow_up(filters, request.text, rest, previous, replaces=replaces, again=again)
 
@@ -446,6 +454,11 @@ async def _area_of_named_paper(core: Core, filters: Filters) -> tuple[Filters, s
     title describes, the note saying so and the paper's id (the example, not one of the papers asked for); the
     filters unchanged, "" and "" when no stored paper is so named."""
     named = filters.likened_to
+    # a paper of the previous answer named by its place ("the first one") is named by its id (`parse_question`)
+    for paper in await core.repo.get_papers([named]):
+        lead, _, described = paper.title.partition(":")
+        name = lead.strip() if described.strip() else f'"{paper.title.strip()}"'
+        return _in_area_of(filters, paper, name)
     # the paper named may be from any stored day ("papers similar to KVzip from Thursday": KVzip came out Wednesday);
     # its area is asked over the question's window
     ids = [i for i, _ in await core.repo.lexical_search([named.split()], None, None, 20)]
@@ -453,10 +466,17 @@ async def _area_of_named_paper(core: Core, filters: Filters) -> tuple[Filters, s
         lead, _, described = paper.title.partition(":")
         if named.casefold() not in {lead.strip().casefold(), paper.title.strip().casefold()}:
             continue
-        area = described.strip() or paper.title.strip()
-        said = f"Papers in the area of {named}, as its title describes it: {area}."
-        return replace(filters, topic=area, likened_to=""), said, paper.id
+        return _in_area_of(filters, paper, named)
     return filters, "", ""
+
+
+def _in_area_of(filters: Filters, paper: Paper, name: str) -> tuple[Filters, str, str]:
+    """`filters` asking for the area of `paper` (called `name`), what the rest of its title describes, the note saying
+    so and its id."""
+    described = paper.title.partition(":")[2]
+    area = described.strip() or paper.title.strip()
+    said = f"Papers in the area of {name}, as its title describes it: {area}."
+    return replace(filters, topic=area, likened_to=""), said, paper.id
 
 
 def _as_before(window: Sequence[str] | None, days: Sequence[str]) -> TimeWindow | None:

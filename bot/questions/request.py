@@ -853,6 +853,32 @@ def likened_to(text: str) -> str:
     return topic_of(found.group("named")) if found else ""
 
 
+# a paper of the previous answer named by its place in it ("the first one", "the 2nd paper", "the last one", "[3]",
+# "paper 3", "#3"): English ordinals are a closed class
+_ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
+_PLACE = re.compile(
+    r"^(?:the\s+)?(?:(?P<word>first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|last)|"
+    r"(?P<number>\d{1,2})(?:st|nd|rd|th))(?:\s+(?:one|paper|preprint|article|result|item|entry))?$|"
+    r"^(?:(?:the\s+)?(?:paper|preprint|article|result|item|entry|number|no\.?)\s*|#)?\s*\[?(?P<cited>\d{1,2})\]?$",
+    re.IGNORECASE,
+)
+
+
+def likened_place(text: str) -> int | None:
+    """The place in the previous answer of the paper a question asks papers to be like, when it names it by its place
+    ("papers in the same area as the first one" -> 0, "papers similar to [3]" -> 2, "... the last one" -> -1), else
+    None."""
+    found = _LIKENESS.search(text)
+    place = _PLACE.match(found.group("named").strip()) if found else None
+    if place is None:
+        return None
+    if place.group("word"):
+        word = place.group("word").lower()
+        return -1 if word == "last" else _ORDINALS.index(word)
+    number = int(place.group("number") or place.group("cited"))
+    return number - 1 if number else None
+
+
 def inflects(word: str) -> bool:
     """Whether `word` has a past or "-ing" form in the English word list, as a verb has ("use" -> "used", "rely" ->
     "relied", "run" -> "running"): a noun such as "diffusion" has none. Nouns the list holds used as verbs pass
