@@ -1350,3 +1350,19 @@ def test_an_address_to_the_reader_opening_a_question_is_no_part_of_its_topic(que
     """ "Hey team, anything on KV cache?" read the topic "team, on KV cache", and "Quick question: who is working on
     diffusion?" the topic "Quick question like who is working on diffusion" (the colon read as examples)."""
     assert parse_question(question, FRIDAY).topic == topic
+
+
+@pytest.mark.parametrize(
+    ("question", "topic"),
+    [
+        ("give me every single RL paper", "RL"),
+        ("every last paper on MoE", "MoE"),
+        ("very recent papers on agents", "agents"),
+        ("any single-cell papers?", "single-cell"),  # a topic's own word, not stressing a quantifier
+        ("single image super-resolution papers", "single image super-resolution"),
+    ],
+)
+def test_a_word_stressing_the_request_is_no_topic_word(question: str, topic: str) -> None:
+    """ "give me every single RL paper" read the topic "single RL": a word stressing a quantifier ("every single") or
+    the request's adjective ("very recent") is the asker's wording, not the topic."""
+    assert parse_question(question, FRIDAY).topic == topic

@@ -992,13 +992,35 @@ def topic_of(text: str) -> str:
     # written with "&" or "/" is one word ("Q&A", "A/B testing": no article "A", no alternative "B testing")
     text = joined_abbreviations(text)
     words = [w for w in re.findall(r"[\w][\w\-\.+']*|[,;/]", text) if w.lower() not in META and not w.isdigit()]
-    while words and (words[0].lower().strip("'") in FILLER or words[0] in _SEPARATORS or _asking_adverb(words)):
+    dropped = ""
+    while words and (
+        words[0].lower().strip("'") in FILLER
+        or words[0] in _SEPARATORS
+        or _asking_adverb(words)
+        or _intensifier(dropped, words)
+    ):
         if len(words) > 1 and _gerund(words[0]) and not _filler(words[1].lower()) and words[1] not in _SEPARATORS:
             break  # an activity naming what follows ("papers on reading comprehension"), not the request's words
-        words.pop(0)
+        dropped = words.pop(0).lower()
     while words and (words[-1].lower().strip("'") in FILLER or words[-1] in _SEPARATORS):
         words.pop()
     return re.sub(r" ([,;])", r"\1", " ".join(words)).strip(" .?!")
+
+
+# English quantifiers of the papers asked for, and the words that only stress one ("every single", "every last"); the
+# degree adverbs that only stress the request's own adjective ("very recent", "so many"): closed classes of English
+_QUANTIFIERS = frozenset("every each any all".split())
+_STRESSING_QUANTIFIER = frozenset("single last".split())
+_DEGREE = frozenset("very so too quite super".split())
+
+
+def _intensifier(dropped: str, words: Sequence[str]) -> bool:
+    """Whether the first of `words` only stresses the request's words around it: a quantifier's ("every single RL
+    paper", `dropped` the word before) or, as a degree adverb, the filler word after it ("very recent papers")."""
+    first = words[0].lower()
+    if dropped in _QUANTIFIERS and first in _STRESSING_QUANTIFIER:
+        return True
+    return first in _DEGREE and len(words) > 1 and words[1].lower() in FILLER
 
 
 def _asking_adverb(words: Sequence[str]) -> bool:
