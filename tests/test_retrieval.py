@@ -19,7 +19,7 @@ from bot.ingest.save import store_papers
 from bot.ingest.vectors import paper_sentences
 from bot.models import Paper
 from bot.questions.filters import Filters
-from bot.questions.rag import ask
+from bot.questions.rag import ask, parse_question
 from bot.questions.retrieval import (
     MADE,
     MAX_MORE,
@@ -1039,6 +1039,27 @@ def test_a_search_asking_for_a_kind_of_paper_is_read_apart_from_its_topic() -> N
     # a kind word modifying a topic asks for no kind
     for topic in ("survey sampling", "positional encoding", "review generation", "product reviews", "peer review"):
         assert asked_kind(topic) == ("", topic)
+
+
+def test_a_stance_asks_for_position_papers_only_when_they_are_named() -> None:
+    # "position on X" read as position papers on X: a position is a stance a paper takes (or a token's place), a
+    # survey a document; position papers are asked for by name ("position papers on X")
+    assert asked_kind("position on tidal models") == ("", "position on tidal models")
+    assert asked_kind("perspective on tidal models") == ("", "perspective on tidal models")
+    assert asked_kind("position papers on tidal models") == ("position", "on tidal models")
+    assert parse_question("position on LLM alignment?", dt.date(2025, 5, 30)).constraints == ()
+    filters = parse_question("any position papers on LLM alignment?", dt.date(2025, 5, 30))
+    assert (filters.topic, filters.constraints) == ("LLM alignment", ("position papers",))
+
+
+def test_a_title_led_by_a_kind_word_s_verb_names_no_survey() -> None:
+    # "Self-Reviewing LLM Agents" was a survey to `paper_kinds`: the kind is the noun ("A Survey", "Reviews of X"),
+    # not a verb's form naming what the method does
+    method = "We propose LLM agents with a planner."
+    assert paper_kinds("Self-Reviewing LLM Agents", method) == frozenset()
+    assert paper_kinds("Surveying Tidal Models with Drones", method) == frozenset()
+    assert paper_kinds("Tidal Models: A Review", method) == {"survey"}
+    assert paper_kinds("Reviews of Tidal Models", method) == {"survey"}
 
 
 def test_a_kind_word_after_a_noun_heads_a_compound_naming_a_topic() -> None:

@@ -257,7 +257,7 @@ def parse_question(
     topic = topic_of(request.text)
     contribution = request.contribution  # alone ("new datasets this week?"): the papers introducing one
     constraints = tuple(c for c in (topic_of(r) for r in request.refinements) if c)
-    kind, topic = split_kind(topic)  # "is there a survey on agents?": agents, narrowed to surveys
+    kind, topic = split_kind(topic, request.text)  # "is there a survey on agents?": agents, narrowed to surveys
     constraints = (kind, *constraints) if kind else constraints
     if about := theory_of(topic):  # "the theory of transformers": the theoretical papers about transformers
         topic, constraints = about, (THEORY, *constraints)

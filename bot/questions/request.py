@@ -704,11 +704,14 @@ def theory_of(topic: str) -> str:
 KIND_CONSTRAINTS = {"survey": "surveys", "position": "position papers"}
 
 
-def split_kind(topic: str) -> tuple[str, str]:
+def split_kind(topic: str, said: str = "") -> tuple[str, str]:
     """A topic led by a kind of paper (`asked_kind`: "survey on agents", "survey papers about RLHF") as the kind's
     constraint (`KIND_CONSTRAINTS`) and the topic it covers; ("", topic) when it names no kind or nothing else
-    ("surveys" alone, "survey sampling")."""
+    ("surveys" alone, "survey sampling"). `said`, the request's words before the topic was read from them, names the
+    papers a kind is asked for by when the topic dropped them ("position papers on X", not "position on X")."""
     kind, about = asked_kind(topic, FILLER | META)
+    if not kind and said:
+        kind, about = asked_kind(said, FILLER | META)
     rest = topic_of(about) if kind else ""
     return (KIND_CONSTRAINTS[kind], rest) if rest and kind in KIND_CONSTRAINTS else ("", topic)
 
