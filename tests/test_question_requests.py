@@ -1353,6 +1353,21 @@ def test_an_address_to_the_reader_opening_a_question_is_no_part_of_its_topic(que
 
 
 @pytest.mark.parametrize(
+    "question",
+    [
+        "who\u2019s working on KV cache?",
+        "what\u2019s new on diffusion?",
+        "any papers on \u201cmixture of experts\u201d?",
+    ],
+)
+def test_a_typographic_quote_reads_as_the_straight_one(question: str) -> None:
+    """ "who’s working on X" (a phone's apostrophe) read the topic "s working on X" where "who's working on X" read X:
+    typographic quotes are read as the ASCII ones a keyboard types."""
+    straight = question.replace("\u2019", "'").replace("\u201c", '"').replace("\u201d", '"')
+    assert parse_question(question, FRIDAY) == parse_question(straight, FRIDAY)
+
+
+@pytest.mark.parametrize(
     ("question", "topic"),
     [
         ("give me every single RL paper", "RL"),

@@ -82,6 +82,7 @@ from bot.questions.timewords import MONTHS, UP_TO_TODAY, WEEKDAYS, TimeWindow, f
 from bot.questions.topics import ABOUT_MENTIONS, FILLER, META, PRONOUNS, topic_alternatives, topic_key, topic_of
 from bot.ranking.contribution import paper_kinds
 from bot.ranking.contribution_words import kind_of_word, theory_mentions
+from bot.text.safetext import straight_quotes
 from bot.text.terms import text_tokens
 from bot.text.tldr import shown_tldrs
 
@@ -230,7 +231,7 @@ def parse_question(
     "by <Name>" is not looked for again and a question naming only authors is not a follow-up; `any_author` when
     they are alternatives ("by X or Y").
     """
-    question = question.strip()[:MAX_QUESTION]
+    question = straight_quotes(question).strip()[:MAX_QUESTION]
     window = find_time_window(question, today)
     if window is None:  # "and the day before?": relative to the day the last answer was about
         before = tuple(dt.date.fromisoformat(d) for d in previous.window) if previous and previous.window else None
@@ -525,7 +526,7 @@ _NOT_NAMES = FILLER | META | PRONOUNS | ASKER | frozenset({"mine"})
 async def understand(core: Core, question: str, today: dt.date, previous: Turn | None = None) -> Filters:
     """`parse_question` with the authors a question names found in the stored archive first (typos, initials,
     "X et al.", "X's", "by X and Y" included), so their names never become topic."""
-    question = question.strip()[:MAX_QUESTION]
+    question = straight_quotes(question).strip()[:MAX_QUESTION]
     return _parsed(question, today, previous, await _named_authors(core, question, today))
 
 
@@ -1003,6 +1004,7 @@ async def ask(
     (the asker's digest ranking) or in the store's order (`bot.questions.listing`).
     """
     today = today or dt.date.today()
+    question = straight_quotes(question)  # "who’s working on X" as "who's working on X"
     ttl = dt.timedelta(minutes=core.settings.followup_minutes)
     if not ttl:
         conversation_id = None
