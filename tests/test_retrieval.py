@@ -1333,3 +1333,23 @@ async def test_a_multi_word_part_of_a_compound_is_matched_as_that_part(core: Cor
         assert reading.coverage(whole[0].title, whole[0].abstract) >= COVERED
         assert reading.coverage(scattered[0].title, scattered[0].abstract) < COVERED
         assert reading.coverage(scattered[0].abstract) < COVERED
+
+
+async def test_an_exclusion_whose_head_the_topic_means_is_a_kind_of_it(core: Core, demo_papers: list[Paper]) -> None:
+    # "MRI papers other than brain imaging" kept a brain-MRI paper: MRI is magnetic resonance imaging, so every
+    # candidate is imaging and the exclusion is brain MRI; its words, "brain imaging", were needed together
+    texts = [
+        ("Cardiac MRI segmentation", "We segment cardiac magnetic resonance imaging (MRI) scans of the heart."),
+        ("Knee MRI reconstruction", "We reconstruct knee magnetic resonance imaging (MRI) from few samples."),
+        ("Brain aging from structural MRI", "We study brain aging with magnetic resonance imaging (MRI) of adults."),
+    ]
+    papers = [dataclasses.replace(p, title=t, abstract=a) for p, (t, a) in zip(demo_papers, texts, strict=False)]
+    await store_papers(core, [*papers, *demo_papers[3:60]])
+    filters = Filters(topic="MRI", excluded=("brain imaging",))
+    with corpus_terms([("magnetic resonance imaging", "MRI")]):
+        kept = await without_excluded(core, filters, papers)
+    assert [p.title for p in kept] == ["Cardiac MRI segmentation", "Knee MRI reconstruction"]
+    # a head the topic holds as typed is `beyond`'s to read: "world models, not reward models" stays whole
+    worlds = Filters(topic="world models", excluded=("reward models",))
+    reward = dataclasses.replace(demo_papers[0], title="Reward shaping for world models", abstract="We shape rewards.")
+    assert await without_excluded(core, worlds, [reward]) == [reward]
