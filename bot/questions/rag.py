@@ -85,6 +85,7 @@ from bot.ranking.contribution_words import kind_of_word, theory_mentions
 from bot.text.safetext import straight_quotes
 from bot.text.terms import text_tokens
 from bot.text.tldr import shown_tldrs
+from bot.text.wording import count_of
 
 MAX_QUESTION = 1000
 AUTHOR_GROUP_UNKNOWN = (
@@ -717,15 +718,11 @@ def people_lines(cited: Sequence[Paper], limit: int = MAX_PEOPLE) -> str:
     ranked = sorted(named, key=lambda item: (-len(item[1]), item[1][0]))
     by_paper = "each one's first and last author"  # the order says only what the list holds
     order = f"several papers first, then {by_paper}" if any(len(ns) > 1 for _, ns in named) else by_paper
-    lines = [f"Who wrote the {_count(len(cited), 'paper')} below ({order}):"]
+    lines = [f"Who wrote the {count_of(len(cited), 'paper')} below ({order}):"]
     lines += [f"- {name} {''.join(f'[{n}]' for n in numbers)}" for name, numbers in ranked[:limit]]
     if len(papers_of) > min(limit, len(ranked)):
-        lines.append(f"and {_count(len(papers_of) - min(limit, len(ranked)), 'other author')}.")
+        lines.append(f"and {count_of(len(papers_of) - min(limit, len(ranked)), 'other author')}.")
     return "\n".join(lines)
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def numbered(papers: Sequence[Paper], tldrs: dict[str, str], *, several_days: bool) -> list[str]:
