@@ -506,14 +506,3 @@ def test_a_units_places_are_those_every_token_tested_gives(demo_papers: list[Pap
         for unit in units:
             for exact in (False, True):
                 assert unit.where(text, exact) == _every_token_where(unit, text, exact), (stored.id, unit.key)
-
-
-def test_a_two_letter_acronym_ends_a_name_only_after_a_small_letter() -> None:
-    # "DP algorithms with transformers" showed first "E2E Process Automation ... IDP-Based ...": "DP" at the end of
-    # "IDP" (intelligent document processing), another acronym; a run of capitals is one acronym
-    dp = Unit("dynamic programming", (("dynamic", "programming"), ("dp",)), ("DP",), named=True)
-    assert not dp.where(Text.of("E2E Process Automation with IDP-Based document parsing"))
-    assert dp.where(Text.of("NeuralDP: learned dynamic programs")) == [(0, 0)]
-    assert dp.where(Text.of("Solving DPs with transformers")) == [(1, 1)]
-    rag = Unit("retrieval augmented generation", (("rag",),), ("RAG",), named=True)
-    assert rag.where(Text.of("VRAG-RL for documents")) == [(0, 0)]  # three letters still end a name

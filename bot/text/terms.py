@@ -391,25 +391,14 @@ def starts_as(word: str, token: str, exact: bool = False, related: bool = False)
     return same_word(word, token, exact, related) or (not exact and joined_to(word, token))
 
 
-SHORT_ACRONYM = 2  # letters of an acronym that ends a name only after a small letter or a digit (`ending_pattern`)
-
-
 @functools.cache
 def ending_pattern(acronyms: tuple[str, ...]) -> re.Pattern[str] | None:
     """Where an acronym, case as written, ends a longer name ("GraphRAG", "VRAG-RL", "CoMoE") or is written as a
-    plural ("GPs"): a pattern to search a text or one word of it with. An acronym of two letters ends a name only
-    after a small letter or a digit ("xDP"): after a capital it is the end of another acronym ("IDP" is no "DP"; a
-    run of capitals is read as one acronym, and two letters end many)."""
+    plural ("GPs"): a pattern to search a text or one word of it with."""
     if not acronyms:
         return None
-    ordered = sorted(acronyms, key=len, reverse=True)
-    alternatives = "|".join(re.escape(a) for a in ordered)
-    short = [a for a in ordered if len(a) <= SHORT_ACRONYM]
-    longer = "|".join(re.escape(a) for a in ordered if len(a) > SHORT_ACRONYM)
-    ending = [f"[^\\W_](?:{longer})s?"] if longer else []
-    if short:
-        ending.append(f"[^\\W_A-Z](?:{'|'.join(re.escape(a) for a in short)})s?")
-    return re.compile(rf"(?:{'|'.join(ending)}|(?<![^\W_])(?:{alternatives})s)(?![^\W_])")
+    alternatives = "|".join(re.escape(a) for a in sorted(acronyms, key=len, reverse=True))
+    return re.compile(rf"(?:[^\W_](?:{alternatives})s?|(?<![^\W_])(?:{alternatives})s)(?![^\W_])")
 
 
 def _holds(pattern: re.Pattern[str], acronyms: tuple[str, ...], text: str) -> bool:
