@@ -240,10 +240,9 @@ async def test_a_condition_on_papers_found_for_a_request_needs_only_what_the_req
 
 
 async def test_a_compound_s_hyphenated_word_is_matched_side_by_side(archive: Core) -> None:
-    # a compound of many parts may have its phrases anywhere, but a hyphenated word the archive writes stays one word
-    # (and each phrase's words stay together: "crop mapping", `TopicEvidence._together`)
+    # a compound of many parts may have them anywhere, but a hyphenated word the archive writes stays one word
     swarm = await topic_evidence(archive, "multi-agent swarms for crop mapping")
-    together = "Multi-Agent Swarms Map Crop Fields: we map crops with a swarm of multi-agent teams for crop mapping."
+    together = "Multi-Agent Swarms Map Crop Fields: we map crops with a swarm of multi-agent teams for mapping."
     apart = "Swarm Crop Mapping: we map crops with a swarm; a multi-layered planner steers each agent in mapping."
     assert swarm.coverage(together) == 1.0
     assert swarm.coverage(apart) < COVERED  # "multi-layered ... agent" is no multi-agent
