@@ -1350,3 +1350,43 @@ async def test_a_narrowing_after_a_kind_counts_the_papers_it_read_without_naming
     assert len({p.id for p in (*first.citations, *first.more)}) == 2, first.text
     answer = await ask(core, "what about robotics?", today=FRIDAY, conversation_id="c")
     assert answer.text.startswith("None of the 2 papers about LLM agents is about robotics."), answer.text
+
+
+def _robotics_survey_and_method() -> tuple[Paper, Paper]:
+    """A survey of robot learning and a method paper on robots."""
+    survey = Paper(
+        "2505.00013",
+        "Robot Learning: A Survey",
+        ("C. Author",),
+        "This survey reviews robot learning for manipulation and locomotion.",
+        ("cs.RO",),
+        FRIDAY,
+    )
+    method = Paper(
+        "2505.00014",
+        "Legged Robots That Learn to Climb Stairs",
+        ("D. Author",),
+        "We propose a controller that lets legged robots climb stairs.",
+        ("cs.RO",),
+        FRIDAY,
+    )
+    return survey, method
+
+
+@pytest.mark.parametrize("follow", ["what about robotics?", "and robots?"])
+async def test_a_follow_up_changing_only_the_topic_keeps_the_kind_of_paper(
+    core: Core, embedder: LocalEmbedder, follow: str
+) -> None:
+    """ "is there a survey on agents?" then "what about robotics?" listed robotics papers of every kind: a follow-up
+    naming only a new topic, answered anew (none of the surveys was about it) or as a continuation ("and X?"), keeps
+    the kind of paper asked before."""
+    papers = [*_survey_and_method(), *_robotics_survey_and_method()]
+    await _store(core, embedder, papers)
+    await ask(core, "is there a survey on LLM agents?", today=FRIDAY, conversation_id="k")
+    answer = await ask(core, follow, today=FRIDAY, conversation_id="k")
+    assert [p.id for p in answer.citations] == ["2505.00013"], answer.text
+    assert "(surveys only)" in answer.text, answer.text
+    # a kind of its own replaces it
+    await ask(core, "is there a survey on LLM agents?", today=FRIDAY, conversation_id="m")
+    answer = await ask(core, "what about theory papers on robots?", today=FRIDAY, conversation_id="m")
+    assert "surveys only" not in answer.text, answer.text

@@ -1281,6 +1281,26 @@ async def test_papers_like_a_stored_paper_of_another_day_are_those_of_its_area_i
     assert trimr.id not in {p.id for p in (*answer.citations, *answer.more)}
 
 
+async def test_papers_like_a_previous_paper_named_by_its_place_are_those_in_its_area(
+    core: Core, demo_papers: list[Paper]
+) -> None:
+    """ "papers in the same area as the first one" after an answer narrowed the answer by the word "first": a paper
+    named by its place in the previous answer ("the first one", "[2]", "the last one") is that paper, and the papers of
+    its area are answered, the example itself aside."""
+    trimr = next(p for p in demo_papers if p.title.startswith("TrimR:"))
+    papers = [dataclasses.replace(p, announced=FRIDAY) for p in dict.fromkeys([trimr, *demo_papers[:200]])]
+    await store_papers(core, papers)
+    first = await ask(core, "any papers on TrimR?", today=FRIDAY, conversation_id="p")
+    assert first.citations[0].id == trimr.id, first.text
+    for n, follow in enumerate(("papers in the same area as the first one", "papers similar to [1]?")):
+        await ask(core, "any papers on TrimR?", today=FRIDAY, conversation_id=f"q{n}")
+        answer = await ask(core, follow, today=FRIDAY, conversation_id=f"q{n}")
+        assert answer.text.startswith("Papers in the area of TrimR, as its title describes it: Verifier-based"), (
+            answer.text
+        )
+        assert answer.citations and trimr.id not in {p.id for p in (*answer.citations, *answer.more)}
+
+
 @pytest.mark.parametrize(
     ("question", "topic", "people", "verb_led"),
     [
@@ -1329,4 +1349,35 @@ def test_a_verb_led_topic_of_one_paper_agrees_with_it(question: str, meaning: in
 def test_an_address_to_the_reader_opening_a_question_is_no_part_of_its_topic(question: str, topic: str) -> None:
     """ "Hey team, anything on KV cache?" read the topic "team, on KV cache", and "Quick question: who is working on
     diffusion?" the topic "Quick question like who is working on diffusion" (the colon read as examples)."""
+    assert parse_question(question, FRIDAY).topic == topic
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "who\u2019s working on KV cache?",
+        "what\u2019s new on diffusion?",
+        "any papers on \u201cmixture of experts\u201d?",
+    ],
+)
+def test_a_typographic_quote_reads_as_the_straight_one(question: str) -> None:
+    """ "who’s working on X" (a phone's apostrophe) read the topic "s working on X" where "who's working on X" read X:
+    typographic quotes are read as the ASCII ones a keyboard types."""
+    straight = question.replace("\u2019", "'").replace("\u201c", '"').replace("\u201d", '"')
+    assert parse_question(question, FRIDAY) == parse_question(straight, FRIDAY)
+
+
+@pytest.mark.parametrize(
+    ("question", "topic"),
+    [
+        ("give me every single RL paper", "RL"),
+        ("every last paper on MoE", "MoE"),
+        ("very recent papers on agents", "agents"),
+        ("any single-cell papers?", "single-cell"),  # a topic's own word, not stressing a quantifier
+        ("single image super-resolution papers", "single image super-resolution"),
+    ],
+)
+def test_a_word_stressing_the_request_is_no_topic_word(question: str, topic: str) -> None:
+    """ "give me every single RL paper" read the topic "single RL": a word stressing a quantifier ("every single") or
+    the request's adjective ("very recent") is the asker's wording, not the topic."""
     assert parse_question(question, FRIDAY).topic == topic

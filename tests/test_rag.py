@@ -347,3 +347,14 @@ async def test_a_number_of_papers_asked_for_bounds_the_first_page_and_offers_the
     assert len(days.citations) == 2 and len(days.more) > 2
     vague = await ask(core, "give me a few papers on language models", today=FRIDAY)
     assert [p.id for p in vague.citations] == [p.id for p in plain.citations]
+
+
+def test_a_count_is_written_by_one_shared_helper() -> None:
+    """`rag._count` repeated `bot.site.pages.count_of`: both write counts with `bot.text.wording.count_of`, which the
+    questions import without importing the site."""
+    from bot.questions import rag
+    from bot.site import pages
+    from bot.text.wording import count_of
+
+    assert (count_of(1, "paper"), count_of(3, "day")) == ("1 paper", "3 days")
+    assert not hasattr(rag, "_count") and pages.count_of is count_of and rag.count_of is count_of

@@ -19,7 +19,7 @@ from bot.ingest.save import store_papers
 from bot.ingest.vectors import paper_sentences
 from bot.models import Paper
 from bot.questions.filters import Filters
-from bot.questions.rag import ask
+from bot.questions.rag import ask, parse_question
 from bot.questions.retrieval import (
     MADE,
     MAX_MORE,
@@ -1041,6 +1041,27 @@ def test_a_search_asking_for_a_kind_of_paper_is_read_apart_from_its_topic() -> N
         assert asked_kind(topic) == ("", topic)
 
 
+def test_a_stance_asks_for_position_papers_only_when_they_are_named() -> None:
+    # "position on X" read as position papers on X: a position is a stance a paper takes (or a token's place), a
+    # survey a document; position papers are asked for by name ("position papers on X")
+    assert asked_kind("position on tidal models") == ("", "position on tidal models")
+    assert asked_kind("perspective on tidal models") == ("", "perspective on tidal models")
+    assert asked_kind("position papers on tidal models") == ("position", "on tidal models")
+    assert parse_question("position on LLM alignment?", dt.date(2025, 5, 30)).constraints == ()
+    filters = parse_question("any position papers on LLM alignment?", dt.date(2025, 5, 30))
+    assert (filters.topic, filters.constraints) == ("LLM alignment", ("position papers",))
+
+
+def test_a_title_led_by_a_kind_word_s_verb_names_no_survey() -> None:
+    # "Self-Reviewing LLM Agents" was a survey to `paper_kinds`: the kind is the noun ("A Survey", "Reviews of X"),
+    # not a verb's form naming what the method does
+    method = "We propose LLM agents with a planner."
+    assert paper_kinds("Self-Reviewing LLM Agents", method) == frozenset()
+    assert paper_kinds("Surveying Tidal Models with Drones", method) == frozenset()
+    assert paper_kinds("Tidal Models: A Review", method) == {"survey"}
+    assert paper_kinds("Reviews of Tidal Models", method) == {"survey"}
+
+
 def test_a_kind_word_after_a_noun_heads_a_compound_naming_a_topic() -> None:
     # "code review papers" listed ten surveys first (the code-review papers off the page) and "peer review papers"
     # one survey: a noun before the kind word makes a topic of it ("code review", "user survey"); a word of asking
@@ -1289,3 +1310,46 @@ async def test_a_verb_led_compound_needs_every_part_after_the_verb(core: Core, d
     assert [u.optional for u in led.units[1:]] == [u.optional for u in plain.units[1:]]
     assert led.standalone == plain.standalone
     assert led.coverage("Tidal knowledge graphs", "We build knowledge graphs of tides.") < COVERED
+
+
+async def test_a_multi_word_part_of_a_compound_is_matched_as_that_part(core: Core, demo_papers: list[Paper]) -> None:
+    # "papers combining distributionally robust optimization with reinforcement learning": the rare modifier
+    # ("distributionally", matched in "Out-of-Distribution") stood for its phrase, whose head was left as only saying
+    # where it lives, so a paper naming "Out-of-Distribution" and "policy optimization" apart counted as holding it
+    scattered = _titled(
+        demo_papers[:1],
+        "Out-of-Distribution reasoning with reinforcement learning",
+        "We train with reinforcement learning and robust policy optimization on new tasks.",
+    )
+    whole = _titled(
+        demo_papers[1:2],
+        "Distributionally robust optimization for reinforcement learning",
+        "We study distributionally robust optimization of policies trained with reinforcement learning.",
+    )
+    await store_papers(core, [*scattered, *whole, *demo_papers[2:]])
+    topic = "combining distributionally robust optimization with reinforcement learning"
+    read = (await topic_evidence(core, topic, verb_first=True, asked=True)).alternatives[0]
+    for reading in (read, read.showing):
+        assert reading.coverage(whole[0].title, whole[0].abstract) >= COVERED
+        assert reading.coverage(scattered[0].title, scattered[0].abstract) < COVERED
+        assert reading.coverage(scattered[0].abstract) < COVERED
+
+
+async def test_an_exclusion_whose_head_the_topic_means_is_a_kind_of_it(core: Core, demo_papers: list[Paper]) -> None:
+    # "MRI papers other than brain imaging" kept a brain-MRI paper: MRI is magnetic resonance imaging, so every
+    # candidate is imaging and the exclusion is brain MRI; its words, "brain imaging", were needed together
+    texts = [
+        ("Cardiac MRI segmentation", "We segment cardiac magnetic resonance imaging (MRI) scans of the heart."),
+        ("Knee MRI reconstruction", "We reconstruct knee magnetic resonance imaging (MRI) from few samples."),
+        ("Brain aging from structural MRI", "We study brain aging with magnetic resonance imaging (MRI) of adults."),
+    ]
+    papers = [dataclasses.replace(p, title=t, abstract=a) for p, (t, a) in zip(demo_papers, texts, strict=False)]
+    await store_papers(core, [*papers, *demo_papers[3:60]])
+    filters = Filters(topic="MRI", excluded=("brain imaging",))
+    with corpus_terms([("magnetic resonance imaging", "MRI")]):
+        kept = await without_excluded(core, filters, papers)
+    assert [p.title for p in kept] == ["Cardiac MRI segmentation", "Knee MRI reconstruction"]
+    # a head the topic holds as typed is `beyond`'s to read: "world models, not reward models" stays whole
+    worlds = Filters(topic="world models", excluded=("reward models",))
+    reward = dataclasses.replace(demo_papers[0], title="Reward shaping for world models", abstract="We shape rewards.")
+    assert await without_excluded(core, worlds, [reward]) == [reward]

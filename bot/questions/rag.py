@@ -43,6 +43,8 @@ from bot.questions.request import (
     beyond,
     continues,
     kind_reading,
+    kinds_asked,
+    likened_place,
     likened_to,
     names_documents,
     names_method,
@@ -81,8 +83,10 @@ from bot.questions.timewords import MONTHS, UP_TO_TODAY, WEEKDAYS, TimeWindow, f
 from bot.questions.topics import ABOUT_MENTIONS, FILLER, META, PRONOUNS, topic_alternatives, topic_key, topic_of
 from bot.ranking.contribution import paper_kinds
 from bot.ranking.contribution_words import kind_of_word, theory_mentions
+from bot.text.safetext import straight_quotes
 from bot.text.terms import text_tokens
 from bot.text.tldr import shown_tldrs
+from bot.text.wording import count_of
 
 MAX_QUESTION = 1000
 AUTHOR_GROUP_UNKNOWN = (
@@ -229,7 +233,7 @@ def parse_question(
     "by <Name>" is not looked for again and a question naming only authors is not a follow-up; `any_author` when
     they are alternatives ("by X or Y").
     """
-    question = question.strip()[:MAX_QUESTION]
+    question = straight_quotes(question).strip()[:MAX_QUESTION]
     window = find_time_window(question, today)
     if window is None:  # "and the day before?": relative to the day the last answer was about
         before = tuple(dt.date.fromisoformat(d) for d in previous.window) if previous and previous.window else None
@@ -256,7 +260,7 @@ def parse_question(
     topic = topic_of(request.text)
     contribution = request.contribution  # alone ("new datasets this week?"): the papers introducing one
     constraints = tuple(c for c in (topic_of(r) for r in request.refinements) if c)
-    kind, topic = split_kind(topic)  # "is there a survey on agents?": agents, narrowed to surveys
+    kind, topic = split_kind(topic, request.text)  # "is there a survey on agents?": agents, narrowed to surveys
     constraints = (kind, *constraints) if kind else constraints
     if about := theory_of(topic):  # "the theory of transformers": the theoretical papers about transformers
         topic, constraints = about, (THEORY, *constraints)
@@ -288,6 +292,13 @@ def parse_question(
     )
     if previous is None or not has_words(question):
         return filters
+    place = likened_place(asking_clause(question))  # "the same area" is gone from `rest` (`without_reaction`)
+    if place is not None and -len(previous.paper_ids) <= place < len(previous.paper_ids):
+        # "papers in the same area as the first one": the previous answer's first paper, by its id (`_area_of_named_
+        # paper`), over the question's window or the previous one; not a narrowing by the word "first"
+        pointed = previous.paper_ids[place]
+        window = window or _as_before(previous.window, previous.days)
+        return replace(filters, topic=pointed, window=window, constraints=(), verb_led=(), likened_to=pointed)
     again = names_same_request(question)  # "same field, but only theory papers": the previous request, narrowed
     return follow_up(filters, request.text, rest, previous, replaces=replaces, again=again)
 
@@ -379,7 +390,10 @@ def follow_up(
             # "which of those are theoretical?" after an answer listing none: there were none to narrow, and it says so
             said = NOTHING_TO_NARROW if listed_nothing and explicit and previous.topic else ""
             return replace(
-                filters, window=asked, categories=filters.categories or tuple(previous.categories), note=said
+                _kind_kept(filters, previous.constraints, previous.contribution),
+                window=asked,
+                categories=filters.categories or tuple(previous.categories),
+                note=said,
             )
         return filters
     excluded = tuple(dict.fromkeys([*previous.excluded, *filters.excluded]))
@@ -427,12 +441,27 @@ def follow_up(
     )
 
 
+def _kind_kept(filters: Filters, constraints: Sequence[str], contribution: str) -> Filters:
+    """`filters`, a new topic asked as a continuation of a request ("is there a survey on agents?" then "what about
+    robotics?"), with the kind of paper that request asked for (its `constraints` naming one, `kinds_asked`, and its
+    `contribution`) when the question names no kind of its own: only the topic changed."""
+    if not filters.topic or kinds_asked(filters.constraints) or filters.contribution or names_theory(filters.topic):
+        return filters
+    kinds = kinds_asked(constraints)
+    return replace(filters, constraints=(*filters.constraints, *kinds), contribution=contribution)
+
+
 async def _area_of_named_paper(core: Core, filters: Filters) -> tuple[Filters, str, str]:
     """Filters asking for papers like a stored paper named by its title's lead or whole title ("KVzip" for "KVzip:
     Query-Agnostic KV Cache Compression with Context Reconstruction") read as asking for its area, what the rest of its
     title describes, the note saying so and the paper's id (the example, not one of the papers asked for); the
     filters unchanged, "" and "" when no stored paper is so named."""
     named = filters.likened_to
+    # a paper of the previous answer named by its place ("the first one") is named by its id (`parse_question`)
+    for paper in await core.repo.get_papers([named]):
+        lead, _, described = paper.title.partition(":")
+        name = lead.strip() if described.strip() else f'"{paper.title.strip()}"'
+        return _in_area_of(filters, paper, name)
     # the paper named may be from any stored day ("papers similar to KVzip from Thursday": KVzip came out Wednesday);
     # its area is asked over the question's window
     ids = [i for i, _ in await core.repo.lexical_search([named.split()], None, None, 20)]
@@ -440,10 +469,17 @@ async def _area_of_named_paper(core: Core, filters: Filters) -> tuple[Filters, s
         lead, _, described = paper.title.partition(":")
         if named.casefold() not in {lead.strip().casefold(), paper.title.strip().casefold()}:
             continue
-        area = described.strip() or paper.title.strip()
-        said = f"Papers in the area of {named}, as its title describes it: {area}."
-        return replace(filters, topic=area, likened_to=""), said, paper.id
+        return _in_area_of(filters, paper, named)
     return filters, "", ""
+
+
+def _in_area_of(filters: Filters, paper: Paper, name: str) -> tuple[Filters, str, str]:
+    """`filters` asking for the area of `paper` (called `name`), what the rest of its title describes, the note saying
+    so and its id."""
+    described = paper.title.partition(":")[2]
+    area = described.strip() or paper.title.strip()
+    said = f"Papers in the area of {name}, as its title describes it: {area}."
+    return replace(filters, topic=area, likened_to=""), said, paper.id
 
 
 def _as_before(window: Sequence[str] | None, days: Sequence[str]) -> TimeWindow | None:
@@ -492,7 +528,7 @@ _NOT_NAMES = FILLER | META | PRONOUNS | ASKER | frozenset({"mine"})
 async def understand(core: Core, question: str, today: dt.date, previous: Turn | None = None) -> Filters:
     """`parse_question` with the authors a question names found in the stored archive first (typos, initials,
     "X et al.", "X's", "by X and Y" included), so their names never become topic."""
-    question = question.strip()[:MAX_QUESTION]
+    question = straight_quotes(question).strip()[:MAX_QUESTION]
     return _parsed(question, today, previous, await _named_authors(core, question, today))
 
 
@@ -685,15 +721,11 @@ def people_lines(cited: Sequence[Paper], limit: int = MAX_PEOPLE) -> str:
     ranked = sorted(named, key=lambda item: (-len(item[1]), item[1][0]))
     by_paper = "each one's first and last author"  # the order says only what the list holds
     order = f"several papers first, then {by_paper}" if any(len(ns) > 1 for _, ns in named) else by_paper
-    lines = [f"Who wrote the {_count(len(cited), 'paper')} below ({order}):"]
+    lines = [f"Who wrote the {count_of(len(cited), 'paper')} below ({order}):"]
     lines += [f"- {name} {''.join(f'[{n}]' for n in numbers)}" for name, numbers in ranked[:limit]]
     if len(papers_of) > min(limit, len(ranked)):
-        lines.append(f"and {_count(len(papers_of) - min(limit, len(ranked)), 'other author')}.")
+        lines.append(f"and {count_of(len(papers_of) - min(limit, len(ranked)), 'other author')}.")
     return "\n".join(lines)
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def numbered(papers: Sequence[Paper], tldrs: dict[str, str], *, several_days: bool) -> list[str]:
@@ -808,15 +840,21 @@ async def narrowed(
         if filters.loose:
             # the same request about X: its window, categories and contribution kept ("benchmarks for agents?" then
             # "what about code generation?": benchmarks for code generation)
+            # and the kind of paper it asked for ("is there a survey on agents?" then "what about robotics?": surveys)
+            own_kind, topic = split_kind(constraint)  # "what about surveys on robotics?": a kind of its own
             anew = Filters(
-                topic=constraint,
+                topic=topic,
                 window=filters.asked_window or filters.window,  # the request's window, not a narrowing's
                 categories=filters.categories,
                 contribution=filters.contribution,
+                constraints=(own_kind,) if own_kind else kinds_asked(filters.narrowed_by),
             )
-            found, offered = await retrieve_all(core, anew, profile=profile)
-            said = named(constraint, filters)
-            return anew, found, offered, f"{_none_of(before, base)} about {said}."
+            said = f"{_none_of(before, base)} about {named(constraint, filters)}."
+            if not anew.constraints:
+                found, offered = await retrieve_all(core, anew, profile=profile)
+                return anew, found, offered, said
+            anew, found, offered, kind_note = await narrowed(core, anew, profile=profile)
+            return anew, found, offered, " ".join(n for n in (said, kind_note) if n)
         if found:  # nothing names it: the closest in meaning, said to be only that
             opening = _none_of(before, base, "names", "does not name")
             note = f"{opening} {named(constraint, filters)}; the closest in meaning:"
@@ -966,6 +1004,7 @@ async def ask(
     (the asker's digest ranking) or in the store's order (`bot.questions.listing`).
     """
     today = today or dt.date.today()
+    question = straight_quotes(question)  # "who’s working on X" as "who's working on X"
     ttl = dt.timedelta(minutes=core.settings.followup_minutes)
     if not ttl:
         conversation_id = None

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bot.questions.topics import (
@@ -703,11 +704,14 @@ def theory_of(topic: str) -> str:
 KIND_CONSTRAINTS = {"survey": "surveys", "position": "position papers"}
 
 
-def split_kind(topic: str) -> tuple[str, str]:
+def split_kind(topic: str, said: str = "") -> tuple[str, str]:
     """A topic led by a kind of paper (`asked_kind`: "survey on agents", "survey papers about RLHF") as the kind's
     constraint (`KIND_CONSTRAINTS`) and the topic it covers; ("", topic) when it names no kind or nothing else
-    ("surveys" alone, "survey sampling")."""
+    ("surveys" alone, "survey sampling"). `said`, the request's words before the topic was read from them, names the
+    papers a kind is asked for by when the topic dropped them ("position papers on X", not "position on X")."""
     kind, about = asked_kind(topic, FILLER | META)
+    if not kind and said:
+        kind, about = asked_kind(said, FILLER | META)
     rest = topic_of(about) if kind else ""
     return (KIND_CONSTRAINTS[kind], rest) if rest and kind in KIND_CONSTRAINTS else ("", topic)
 
@@ -715,6 +719,12 @@ def split_kind(topic: str) -> tuple[str, str]:
 def paper_kind_of(constraint: str) -> str:
     """The kind of paper a constraint asks for ("surveys" -> "survey"), or ""."""
     return next((k for k, c in KIND_CONSTRAINTS.items() if c == constraint), "")
+
+
+def kinds_asked(constraints: Sequence[str]) -> tuple[str, ...]:
+    """The constraints of `constraints` that ask for a kind of paper (`paper_kind_of`: "surveys") or for theoretical
+    papers (`names_theory`), not for a topic."""
+    return tuple(c for c in constraints if paper_kind_of(c) or names_theory(c))
 
 
 def kind_reading(constraint: str) -> str:
@@ -844,6 +854,32 @@ def likened_to(text: str) -> str:
     KVzip" -> "KVzip"), else ""."""
     found = _LIKENESS.search(text)
     return topic_of(found.group("named")) if found else ""
+
+
+# a paper of the previous answer named by its place in it ("the first one", "the 2nd paper", "the last one", "[3]",
+# "paper 3", "#3"): English ordinals are a closed class
+_ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
+_PLACE = re.compile(
+    r"^(?:the\s+)?(?:(?P<word>first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|last)|"
+    r"(?P<number>\d{1,2})(?:st|nd|rd|th))(?:\s+(?:one|paper|preprint|article|result|item|entry))?$|"
+    r"^(?:(?:the\s+)?(?:paper|preprint|article|result|item|entry|number|no\.?)\s*|#)?\s*\[?(?P<cited>\d{1,2})\]?$",
+    re.IGNORECASE,
+)
+
+
+def likened_place(text: str) -> int | None:
+    """The place in the previous answer of the paper a question asks papers to be like, when it names it by its place
+    ("papers in the same area as the first one" -> 0, "papers similar to [3]" -> 2, "... the last one" -> -1), else
+    None."""
+    found = _LIKENESS.search(text)
+    place = _PLACE.match(found.group("named").strip()) if found else None
+    if place is None:
+        return None
+    if place.group("word"):
+        word = place.group("word").lower()
+        return -1 if word == "last" else _ORDINALS.index(word)
+    number = int(place.group("number") or place.group("cited"))
+    return number - 1 if number else None
 
 
 def inflects(word: str) -> bool:

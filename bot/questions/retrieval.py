@@ -63,6 +63,7 @@ from bot.questions.topics import (
 from bot.ranking.contribution import contribution_sentence, paper_kinds
 from bot.ranking.contribution_words import avoid_kinds
 from bot.text.introduces import introduced_kinds, introduces_benchmark, stating_sentences
+from bot.text.terms import same_word, text_tokens
 
 MAX_CITATIONS = 15
 MAX_MORE = 100  # further matching papers an answer offers with /more
@@ -735,7 +736,40 @@ async def excluded_readings(core: Core, filters: Filters) -> tuple[list[Question
         # asked for reads as one thing needing both, are two things excluded
         read += [await topic_evidence(core, w) for a in alternatives if not named[a] for w in _lone_conjuncts(a)]
         excluded += [_whole(e) for e in read]
+    if excluded and filters.topic:
+        asked = await topic_evidence(core, filters.topic)
+        excluded = [_beside_topic(e, asked, filters.topic) for e in excluded]
     return excluded, frozenset(kinds)
+
+
+def _beside_topic(excluded: QuestionTopic, topic: QuestionTopic, typed: str) -> QuestionTopic:
+    """`excluded` as a kind of the asked topic when its head, its last word, is the head of the topic's own head as
+    spelled out ("MRI other than brain imaging": MRI is magnetic resonance imaging, so every candidate is imaging and
+    "brain" alone tells the excluded papers, as `beyond` reads "machine unlearning other than LLM unlearning"): that
+    head made optional. Only a head the `typed` topic does not hold (a typed head shared is `beyond`'s: "world models,
+    not reward models" stays whole)."""
+    words = text_tokens(typed)
+    heads = {
+        form[-1]
+        for a in topic.alternatives
+        if a.units
+        for form in a.units[-1].forms
+        if len(form) > 1 and not any(same_word(form[-1], w) for w in words)
+    }
+    alternatives = []
+    for alternative in excluded.alternatives:
+        units = alternative.units
+        last = units[-1] if units else None
+        if (
+            last is not None
+            and len(units) > 1
+            and len(last.forms[0]) == 1
+            and any(same_word(last.forms[0][0], h) for h in heads)
+            and not any(last is alternative.units[i] for group in alternative.joined for i in group)
+        ):
+            alternative = replace(alternative, units=(*units[:-1], replace(last, optional=True)))
+        alternatives.append(alternative)
+    return QuestionTopic(tuple(alternatives))
 
 
 def _lone_conjuncts(text: str) -> list[str]:

@@ -24,6 +24,7 @@ from bot.questions.timewords import TimeWindow
 from bot.questions.topics import FILLER, META, topic_of
 from bot.ranking.contribution import paper_kinds
 from bot.ranking.contribution_words import KINDS, asked_kind
+from bot.text.safetext import straight_quotes
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,7 +109,7 @@ async def search_papers(
     lists two): /search in chat, the CLI `search` and the demo share this ranking and cut-off. `cut=False` (for
     benchmarks) gives the `limit` nearest whatever their relevance, and no rest.
     """
-    query = query.strip()[:MAX_QUESTION]
+    query = straight_quotes(query).strip()[:MAX_QUESTION]
     if not any(c.isalnum() for c in query):
         return SearchResults([], [])
     # always a window ending on a stored day: /search in chat (until its "today"), the CLI and the demo then find

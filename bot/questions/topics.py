@@ -569,6 +569,7 @@ async def _evidence(core: Core, text: str, exact: bool, verb_first: bool = False
         shares.append(frequency / total)
     phrase = _last_phrase(text, len(parts))
     joined = hyphen_groups(parts, hyphenated)
+    phrases = phrase_groups(key, parts)
     readings = []
     # as papers are listed by, then as they are shown by (when it differs)
     # and, for a phrase without sides, as typed: a common unit only locating a rarer one needed too (`placed`)
@@ -577,6 +578,13 @@ async def _evidence(core: Core, text: str, exact: bool, verb_first: bool = False
         action = _ACTION.match(text.strip())  # "shrinking the KV cache": papers say "compressing", "evicting" it
         if action and not parts[0].term and parts[0].tokens == tuple(text_tokens(action.group(1))):
             optional[0] = True
+        for group in phrases:
+            # a part of a compound typed as a phrase is about its head, the phrase's last word: a common head after a
+            # rare modifier does not only say where the modifier lives ("distributionally robust optimization" with
+            # RL is no paper naming "Out-of-Distribution" and RL); a word almost every paper uses still may be missing
+            head = group[-1]
+            if optional[head] and (units[head].named or shares[head] < VERY_GENERIC):
+                optional[head] = False
         if all(optional):
             optional = [False] * len(units)
         for group in joined:
@@ -809,6 +817,29 @@ def hyphen_groups(parts: Sequence[Part], words: Sequence[tuple[str, ...]]) -> tu
     return tuple(groups)
 
 
+def phrase_groups(key: str, parts: Sequence[Part]) -> tuple[tuple[int, ...], ...]:
+    """The positions of `parts` typed as one phrase in `key` (`topic_key`), each run of two or more parts with no
+    other word between them, when there are several such phrases or single parts: "combining distributionally robust
+    optimization with reinforcement learning" -> ((0, 1, 2, 3),), its two sides split by "with". A topic typed as one
+    phrase has none (its parts are matched as a whole compound is)."""
+    tokens = key.split()
+    runs: list[list[int]] = []
+    at = 0
+    for n, part in enumerate(parts):
+        width = len(part.tokens)
+        start = next((i for i in range(at, len(tokens)) if tuple(tokens[i : i + width]) == part.tokens), None)
+        if start is None:
+            return ()
+        if runs and start == at and n:
+            runs[-1].append(n)
+        else:
+            runs.append([n])
+        at = start + width
+    if len(runs) < 2:
+        return ()
+    return tuple(tuple(run) for run in runs if len(run) > 1)
+
+
 async def _typical(core: Core, modifier: Unit, term: Unit) -> bool:
     """Whether papers using `term` (any spelling) often use `modifier` too (measured in the archive): leaving it
     out then loses little ("sparse" of MoE papers), while a modifier few of them use is what the question asks for."""
@@ -937,13 +968,35 @@ def topic_of(text: str) -> str:
     # written with "&" or "/" is one word ("Q&A", "A/B testing": no article "A", no alternative "B testing")
     text = joined_abbreviations(text)
     words = [w for w in re.findall(r"[\w][\w\-\.+']*|[,;/]", text) if w.lower() not in META and not w.isdigit()]
-    while words and (words[0].lower().strip("'") in FILLER or words[0] in _SEPARATORS or _asking_adverb(words)):
+    dropped = ""
+    while words and (
+        words[0].lower().strip("'") in FILLER
+        or words[0] in _SEPARATORS
+        or _asking_adverb(words)
+        or _intensifier(dropped, words)
+    ):
         if len(words) > 1 and _gerund(words[0]) and not _filler(words[1].lower()) and words[1] not in _SEPARATORS:
             break  # an activity naming what follows ("papers on reading comprehension"), not the request's words
-        words.pop(0)
+        dropped = words.pop(0).lower()
     while words and (words[-1].lower().strip("'") in FILLER or words[-1] in _SEPARATORS):
         words.pop()
     return re.sub(r" ([,;])", r"\1", " ".join(words)).strip(" .?!")
+
+
+# English quantifiers of the papers asked for, and the words that only stress one ("every single", "every last"); the
+# degree adverbs that only stress the request's own adjective ("very recent", "so many"): closed classes of English
+_QUANTIFIERS = frozenset("every each any all".split())
+_STRESSING_QUANTIFIER = frozenset("single last".split())
+_DEGREE = frozenset("very so too quite super".split())
+
+
+def _intensifier(dropped: str, words: Sequence[str]) -> bool:
+    """Whether the first of `words` only stresses the request's words around it: a quantifier's ("every single RL
+    paper", `dropped` the word before) or, as a degree adverb, the filler word after it ("very recent papers")."""
+    first = words[0].lower()
+    if dropped in _QUANTIFIERS and first in _STRESSING_QUANTIFIER:
+        return True
+    return first in _DEGREE and len(words) > 1 and words[1].lower() in FILLER
 
 
 def _asking_adverb(words: Sequence[str]) -> bool:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from bot.ranking.contribution_words import kind_of_word
+from bot.ranking.contribution_words import KINDS, kind_of_word
 from bot.text.introduces import introduced_kinds
 from bot.text.terms import same_word, text_tokens
 
@@ -62,7 +62,9 @@ def paper_kinds(title: str, abstract: str) -> frozenset[str]:
         kinds.add("position")
     for segment in _TITLE_PARTS.split(title):  # "X: A Survey", "Systematic Evaluation of Y": the kind leads a part
         for token in text_tokens(segment)[:_TITLE_LEAD]:
-            if kind_of_word(token) == "survey":
+            # the noun, plural folded ("Surveys", "A Review"): a verb's form names what the paper's method does
+            # ("Self-Reviewing LLM Agents" is no survey)
+            if token in KINDS["survey"]:
                 kinds.add("survey")
             elif same_word("evaluation", token):  # "Systematic Evaluation of ...": an evaluation study
                 kinds.add("benchmark")

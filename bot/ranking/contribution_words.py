@@ -166,13 +166,17 @@ ASKED_KINDS = frozenset({"survey", "position"})
 _DOCUMENT = frozenset("paper papers article articles".split())  # "survey papers": the kind is what the papers are
 _KIND_WORD = re.compile(r"[\w'-]+")
 _RELATING = frozenset("on of about regarding concerning".split())  # the prepositions that name what a survey covers
+# the kinds whose word alone names a document ("a survey on X", "a review of X"); a position or a perspective is the
+# stance a document takes ("the model's position on X"): asked for as papers only by name ("position papers on X")
+_DOCUMENT_KINDS = frozenset({"survey"})
 
 
 def asked_kind(text: str, filler: Collection[str] = frozenset()) -> tuple[str, str]:
     """The kind of paper a search asks for and the rest of its words: a kind word of ASKED_KINDS naming papers
     ("position papers arguing X" -> ("position", "arguing X"), "survey papers" -> ("survey", "")) or leading the
-    query in the plural or before what it covers ("surveys on LLM agents", "survey of RLHF" -> ("survey", "of
-    RLHF")); ("", text) otherwise. A kind word
+    query in the plural or before what it covers, for a kind whose word alone names a document ("surveys on LLM
+    agents", "survey of RLHF" -> ("survey", "of RLHF"); "position on X" asks for no position papers); ("", text)
+    otherwise. A kind word
     that modifies a topic ("survey sampling", "positional encoding", "review generation") asks for no kind, nor
     does one after a noun, whose compound is a topic ("code review papers", "user survey papers"): a word before
     it is one of `filler` (the words of asking: "any recent survey papers") or an adjective ("systematic")."""
@@ -189,7 +193,7 @@ def asked_kind(text: str, filler: Collection[str] = frozenset()) -> tuple[str, s
         # "survey on agents" (from "is there a survey on agents?"): the kind leading a phrase whose topic a
         # preposition introduces is the head noun, what the papers are, in the singular too
         relating = n + 1 < len(words) and words[n + 1].group(0).lower() in _RELATING
-        leading = n == 0 and (plural or relating)
+        leading = n == 0 and (plural or relating) and kind in _DOCUMENT_KINDS
         if naming or leading:
             end = words[n + 1].end() if naming else word.end()
             return kind, " ".join(f"{text[: word.start()]} {text[end:]}".split())

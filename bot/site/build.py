@@ -22,7 +22,6 @@ from bot.models import Profile
 from bot.site.collect import Archive, collect_archives
 from bot.site.pages import (
     archive_index,
-    count_of,
     day_file,
     day_page,
     month_file,
@@ -34,6 +33,7 @@ from bot.site.pages import (
     week_file,
     week_page,
 )
+from bot.text.wording import count_of
 
 MANIFEST = ".paperscout-site"
 STATIC_FILES = ("style.css", "search.js")

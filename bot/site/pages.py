@@ -14,17 +14,13 @@ from typing import Any
 from bot.site.collect import Archive, DayEntry
 from bot.site.html import SITE_NAME, esc, link, page
 from bot.text.safetext import clean_text
+from bot.text.wording import count_of
 from bot.views.model import PaperView, usage_line
 from bot.views.render import authors_line, judgement_line
 
 TOP_TOPICS = 5
 SEARCH_SCRIPTS = ("search-index.js", "search.js")
 _TOPIC = re.compile(r"^closest to topic '(?P<topic>.+)' \(similarity")
-
-
-def count_of(n: int, noun: str) -> str:
-    """'1 day', '3 days'."""
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def day_file(day: dt.date) -> str:

@@ -98,6 +98,29 @@ def fit_items(items: Sequence[str], limit: int, separator: str = "; ") -> str:
     return out
 
 
+# typographic quotes and apostrophes as the ASCII ones a keyboard types: a phone or a word processor writes "who’s"
+# where a keyboard writes "who's", and the two read alike
+_QUOTES = str.maketrans(
+    {
+        "\u2018": "'",
+        "\u2019": "'",
+        "\u201a": "'",
+        "\u201b": "'",
+        "\u2032": "'",
+        "\u201c": '"',
+        "\u201d": '"',
+        "\u201e": '"',
+        "\u201f": '"',
+        "\u2033": '"',
+    }
+)
+
+
+def straight_quotes(text: str) -> str:
+    """`text` with typographic quotes and apostrophes ("who’s", “RAG”) written as the ASCII ones ("who's", "RAG")."""
+    return text.translate(_QUOTES)
+
+
 def clean_input(text: str) -> str:
     """What a person typed, cleaned as `clean_text` and trimmed."""
     return clean_text(text).strip()
