@@ -896,3 +896,41 @@ def test_at_onboarding_a_question_about_a_topic_is_an_interest_and_one_for_paper
     from bot.chat.members import asks_for_papers
 
     assert asks_for_papers(line) is asks
+
+
+@pytest.mark.parametrize(
+    ("line", "stored"),
+    [
+        ("what is RLHF?", ["RLHF"]),
+        ("how does in-context learning work", ["in-context learning"]),
+        ("How do diffusion models generalize?", ["diffusion models generalize"]),
+        ("graph neural networks\nwhat are state space models?", ["graph neural networks", "state space models"]),
+        ("how transformers generalize", ["how transformers generalize"]),  # a statement's order: kept as typed
+    ],
+)
+async def test_an_interest_worded_as_a_question_is_stored_as_its_topic(
+    core: Core, store_day: StoreDay, line: str, stored: list[str]
+) -> None:
+    """ "what is RLHF?" taken as an interest was stored as "what is RLHF?", shown so in the profile and read with its
+    question words ("how does in-context learning work" needed a paper's "does"): the question's topic is stored."""
+    from bot.members import onboarding
+
+    await store_day(core)
+    ctl = ChatController(core)
+    await ctl.greet(ADA, DM)
+    replies = await say(ctl, ADA, DM, line)
+    assert not any(isinstance(r, AnswerReply) for r in replies), text_of(replies)
+    state = await onboarding.load(core, ADA.user_key)
+    assert state is not None and state.draft.interests == stored
+
+
+async def test_something_to_avoid_worded_as_a_question_is_stored_as_its_topic(core: Core, store_day: StoreDay) -> None:
+    from bot.members import onboarding
+
+    await store_day(core)
+    ctl = ChatController(core)
+    await ctl.greet(ADA, DM)
+    await say(ctl, ADA, DM, "graph neural networks")
+    await say(ctl, ADA, DM, "what is blockchain?")
+    state = await onboarding.load(core, ADA.user_key)
+    assert state is not None and state.draft.avoid == ["blockchain"]

@@ -14,6 +14,7 @@ from bot.chat.flows import Flow
 from bot.chat.messages import AnswerReply, Choice, FileReply, Place, Reply, TextReply, choice_button
 from bot.chat.turns import Turn, text_reply
 from bot.members import onboarding
+from bot.members.onboarding.hygiene import has_words
 from bot.members.privacy import export_user, forget_user
 
 if TYPE_CHECKING:
@@ -137,15 +138,33 @@ def asks_for_papers(text: str) -> bool:
     wants to read about, with or without its mark, and is taken as one. Any other line ending with "?" is answered
     ("what's new on toxicity?", "who is working on X?", "and which of those are about health?"), and so is one in a
     question's word order (`reads_as_question`: "what's new on diffusion", "are there papers on RLHF")."""
-    inverted = bool(_INVERTED.match(text))
-    about_topic = (
-        inverted
+    about_topic = asks_about_its_topic(text)
+    if text.strip().endswith("?"):
+        return not about_topic
+    return bool(_INVERTED.match(text)) and not about_topic
+
+
+def asks_about_its_topic(text: str) -> bool:
+    """Whether a line is a question about a topic rather than a request ("how does in-context learning work",
+    "what is RLHF?": how, why or what before an auxiliary, asking for no papers, news or people)."""
+    return (
+        bool(_INVERTED.match(text))
         and bool(re.match(r"^\W*(?:how|why|what)\b", text, re.IGNORECASE))
         and not (_PAPERS_ASKED.search(text) or _WHETHER_ANY.match(text))
     )
-    if text.strip().endswith("?"):
-        return not about_topic
-    return inverted and not about_topic
+
+
+def as_phrases(text: str, today: dt.date) -> str:
+    """A reply to a phrase step with each item worded as a question about its topic (`asks_about_its_topic`) as
+    that topic, read as a question's topic is ("what is RLHF?" -> "RLHF", "how does in-context learning work" ->
+    "in-context learning"), so the profile holds no question words; `text` itself when no item is such a question."""
+    from bot.questions.rag import parse_question
+
+    items = onboarding.split_items(text, len(text))
+    topics = [parse_question(item, today).topic if asks_about_its_topic(item) else item for item in items]
+    if topics == items or not all(has_words(t) for t in topics):
+        return text
+    return "\n".join(topics)
 
 
 def lists_items(text: str) -> bool:
@@ -210,7 +229,8 @@ class OnboardingFlow(Flow):
                 return await helped_instead(turn, step)
             if asks_for_papers(turn.args):
                 return await asked_instead(turn, step)
-        return [onboarding_reply(await onboarding.handle(turn.core, turn.user, turn.args))]
+        said = as_phrases(turn.args, dt.date.today()) if step in PHRASE_STEPS else turn.args
+        return [onboarding_reply(await onboarding.handle(turn.core, turn.user, said))]
 
     async def command(self, turn: Turn, name: str) -> list[Reply]:
         """/skip, /back, /status, /help, /edit and the rest, as onboarding reads them."""
