@@ -1381,3 +1381,19 @@ def test_a_word_stressing_the_request_is_no_topic_word(question: str, topic: str
     """ "give me every single RL paper" read the topic "single RL": a word stressing a quantifier ("every single") or
     the request's adjective ("very recent") is the asker's wording, not the topic."""
     assert parse_question(question, FRIDAY).topic == topic
+
+
+@pytest.mark.parametrize(
+    ("question", "topic"),
+    [
+        ("any single image super resolution papers?", "single image super resolution"),
+        ("are there any single agent RL papers?", "single agent RL"),
+        ("all single cell papers this week", "single cell"),
+        ("each single agent planner", "single agent planner"),
+    ],
+)
+def test_single_after_a_quantifier_other_than_every_is_a_topic_word(question: str, topic: str) -> None:
+    """ "any single image super resolution papers?" read the topic "image super resolution" and "all single cell
+    papers" the topic "cell": only "every single" and "every last" are idioms stressing the quantifier; after "any",
+    "all" or "each", "single" is the topic's own modifier (single-image, single-agent, single-cell)."""
+    assert parse_question(question, FRIDAY).topic == topic

@@ -983,9 +983,10 @@ def topic_of(text: str) -> str:
     return re.sub(r" ([,;])", r"\1", " ".join(words)).strip(" .?!")
 
 
-# English quantifiers of the papers asked for, and the words that only stress one ("every single", "every last"); the
-# degree adverbs that only stress the request's own adjective ("very recent", "so many"): closed classes of English
-_QUANTIFIERS = frozenset("every each any all".split())
+# The quantifier the words "single" and "last" only stress in an idiom ("every single", "every last"; after "any", "all"
+# or "each", "single" is the topic's own modifier: "any single image super-resolution papers"); the degree adverbs
+# that only stress the request's own adjective ("very recent", "so many"): closed classes of English
+_QUANTIFIERS = frozenset({"every"})
 _STRESSING_QUANTIFIER = frozenset("single last".split())
 _DEGREE = frozenset("very so too quite super".split())
 
