@@ -1397,3 +1397,24 @@ def test_single_after_a_quantifier_other_than_every_is_a_topic_word(question: st
     papers" the topic "cell": only "every single" and "every last" are idioms stressing the quantifier; after "any",
     "all" or "each", "single" is the topic's own modifier (single-image, single-agent, single-cell)."""
     assert parse_question(question, FRIDAY).topic == topic
+
+
+@pytest.mark.parametrize(
+    ("title", "area"),
+    [
+        ("KVzip: Query-Agnostic KV Cache Compression", "Query-Agnostic KV Cache Compression"),
+        (
+            "Embodied AI with Foundation Models for Mobile Service Robots: A Systematic Review",
+            "Embodied AI with Foundation Models for Mobile Service Robots",
+        ),
+        ("Creativity in LLM-based Multi-Agent Systems: A Survey", "Creativity in LLM-based Multi-Agent Systems"),
+        ("Graph Neural Networks for Physics", "Graph Neural Networks for Physics"),
+    ],
+)
+def test_the_area_of_a_paper_is_not_its_kind(title: str, area: str) -> None:
+    """ "papers in the same area as the first one" after a survey titled "Embodied AI ...: A Systematic Review" asked
+    for papers about "A Systematic Review" (four unrelated reviews): a part after the colon saying only what kind of
+    paper it is names no area, the part before it does."""
+    from bot.questions.rag import title_area
+
+    assert title_area(title)[1] == area

@@ -459,25 +459,35 @@ async def _area_of_named_paper(core: Core, filters: Filters) -> tuple[Filters, s
     named = filters.likened_to
     # a paper of the previous answer named by its place ("the first one") is named by its id (`parse_question`)
     for paper in await core.repo.get_papers([named]):
-        lead, _, described = paper.title.partition(":")
-        name = lead.strip() if described.strip() else f'"{paper.title.strip()}"'
-        return _in_area_of(filters, paper, name)
+        name, area = title_area(paper.title)
+        return _in_area_of(filters, paper, name if area != name else f'"{paper.title.strip()}"')
     # the paper named may be from any stored day ("papers similar to KVzip from Thursday": KVzip came out Wednesday);
     # its area is asked over the question's window
     ids = [i for i, _ in await core.repo.lexical_search([named.split()], None, None, 20)]
     for paper in await core.repo.get_papers(ids):
-        lead, _, described = paper.title.partition(":")
+        lead = paper.title.partition(":")[0]
         if named.casefold() not in {lead.strip().casefold(), paper.title.strip().casefold()}:
             continue
         return _in_area_of(filters, paper, named)
     return filters, "", ""
 
 
+def title_area(title: str) -> tuple[str, str]:
+    """A title's name and the area it describes: "KVzip: Query-Agnostic KV Cache Compression" -> ("KVzip", "Query-
+    Agnostic KV Cache Compression"). A part after the colon that only says what kind of paper it is ("...: A
+    Systematic Review", "...: A Survey": its last word a kind of paper, `kind_of_word`) leaves the area to the part
+    before it; a title without a colon is both."""
+    lead, _, described = (part.strip() for part in title.strip().partition(":"))
+    words = text_tokens(described)
+    if not described or not lead or (words and kind_of_word(words[-1])):
+        return lead or described, lead or described
+    return lead, described
+
+
 def _in_area_of(filters: Filters, paper: Paper, name: str) -> tuple[Filters, str, str]:
-    """`filters` asking for the area of `paper` (called `name`), what the rest of its title describes, the note saying
-    so and its id."""
-    described = paper.title.partition(":")[2]
-    area = described.strip() or paper.title.strip()
+    """`filters` asking for the area of `paper` (called `name`), what its title describes (`title_area`), the note
+    saying so and its id."""
+    area = title_area(paper.title)[1]
     said = f"Papers in the area of {name}, as its title describes it: {area}."
     return replace(filters, topic=area, likened_to=""), said, paper.id
 
