@@ -267,3 +267,20 @@ def test_a_noun_ending_in_ly_opening_a_sentence_is_no_connective(sentence: str) 
     ..." lost its first subject ("School, and peer networks ..."). An adverb is made from a word by an -ly ending."""
     assert drop_connective(sentence) == sentence
     assert drop_connective("Remarkably, the model needs no labels at all.") == "The model needs no labels at all."
+
+
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        ("We address this problem by setting a new objective.", "We set a new objective."),
+        ("We overcome these limitations by putting the verifier first.", "We put the verifier first."),
+        ("We close this gap by planning ahead.", "We plan ahead."),
+        ("We address this gap by filling the missing labels.", "We fill the missing labels."),
+        ("We tackle this issue by passing messages.", "We pass messages."),
+    ],
+)
+def test_a_means_with_a_doubled_consonant_reads_as_its_verb(sentence: str, expected: str) -> None:
+    """ "We address this problem by setting a new objective" became "We sett a new objective" ("putting": "putt"):
+    a consonant an English verb doubles before "-ing" (set, put, plan) is read single before the stem is; a stem
+    ending in ss, ll, ff or zz is the verb's own (pass, fill)."""
+    assert drop_pointing_frame(sentence) == expected

@@ -240,7 +240,15 @@ def _verb_of(gerund: str) -> str:
     """The base form of a gerund ("proposing" -> "propose", "mapping" -> "map", "analyzing" -> "analyze"), or ''
     when no English verb makes it."""
     stem = gerund.lower()[:-3]
-    for base in (stem + "e", stem, stem[:-1] if len(stem) > 2 and stem[-1] == stem[-2] else ""):
+    doubled = len(stem) > 2 and stem[-1] == stem[-2] and stem[-1] not in "aeiou"
+    # a consonant doubled before "-ing" is the verb's single one ("setting": set), but ss, ll, ff, zz end verbs as
+    # written ("passing": pass, "filling": fill; "controlling": control when no verb is so written); no verb ends in
+    # a doubled consonant and an "e" ("passe", "sette")
+    if doubled:
+        bases: tuple[str, ...] = (stem, stem[:-1]) if stem[-1] in "slfz" else (stem[:-1], stem)
+    else:
+        bases = (stem + "e", stem)
+    for base in bases:
         british = base.replace("yz", "ys").replace("iz", "is")
         if len(base) > 2 and (is_english_word(base) or is_english_word(british)):
             return base
