@@ -934,3 +934,21 @@ async def test_something_to_avoid_worded_as_a_question_is_stored_as_its_topic(co
     await say(ctl, ADA, DM, "what is blockchain?")
     state = await onboarding.load(core, ADA.user_key)
     assert state is not None and state.draft.avoid == ["blockchain"]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "what are the surveys on RLHF?",
+        "what is the theory behind in-context learning?",
+        "what is going on in protein design this week?",
+        "what has been written by Yann LeCun?",
+    ],
+)
+def test_at_onboarding_a_question_asking_for_a_kind_window_or_author_is_answered(line: str) -> None:
+    """ "what are the surveys on RLHF?" at the interests step was taken as an interest (a question about its topic
+    since 8055bad, its words asking for papers looked up in a list of document nouns): a question whose reading asks
+    for a kind of paper, theory, a time window or an author asks for papers, as before 8055bad."""
+    from bot.chat.members import asks_for_papers
+
+    assert asks_for_papers(line)

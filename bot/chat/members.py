@@ -146,12 +146,19 @@ def asks_for_papers(text: str) -> bool:
 
 def asks_about_its_topic(text: str) -> bool:
     """Whether a line is a question about a topic rather than a request ("how does in-context learning work",
-    "what is RLHF?": how, why or what before an auxiliary, asking for no papers, news or people)."""
-    return (
-        bool(_INVERTED.match(text))
-        and bool(re.match(r"^\W*(?:how|why|what)\b", text, re.IGNORECASE))
+    "what is RLHF?": how, why or what before an auxiliary, asking for no papers, news or people, and read as a
+    question (`parse_question`) for no kind of paper, theory, contribution, time window or author: "what are the
+    surveys on RLHF?", "what is going on in protein design this week?" ask for papers)."""
+    if not (
+        _INVERTED.match(text)
+        and re.match(r"^\W*(?:how|why|what)\b", text, re.IGNORECASE)
         and not (_PAPERS_ASKED.search(text) or _WHETHER_ANY.match(text))
-    )
+    ):
+        return False
+    from bot.questions.rag import parse_question
+
+    read = parse_question(text, dt.date.today())
+    return not (read.constraints or read.contribution or read.window or read.authors or read.people)
 
 
 def as_phrases(text: str, today: dt.date) -> str:
