@@ -1353,3 +1353,21 @@ async def test_an_exclusion_whose_head_the_topic_means_is_a_kind_of_it(core: Cor
     worlds = Filters(topic="world models", excluded=("reward models",))
     reward = dataclasses.replace(demo_papers[0], title="Reward shaping for world models", abstract="We shape rewards.")
     assert await without_excluded(core, worlds, [reward]) == [reward]
+
+
+async def test_an_exclusion_naming_an_activity_of_the_topics_head_is_read_whole(
+    core: Core, demo_papers: list[Paper]
+) -> None:
+    # "LLM papers other than language modeling" left out a paper on LLMs' language neurons: LLM spells out as large
+    # language model, and "modeling" was read as its head "model", so "language" alone told the excluded papers; an
+    # activity ("modeling") is no kind of the thing ("model"), and the exclusion is needed whole
+    texts = [
+        ("Language neurons in multilingual LLMs", "We find neurons specific to one language in LLMs of many tongues."),
+        ("Better language modeling with LLMs", "We improve language modeling of large language models (LLMs)."),
+    ]
+    papers = [dataclasses.replace(p, title=t, abstract=a) for p, (t, a) in zip(demo_papers, texts, strict=False)]
+    await store_papers(core, [*papers, *demo_papers[2:60]])
+    filters = Filters(topic="LLM", excluded=("language modeling",))
+    with corpus_terms([("large language model", "LLM")]):
+        kept = await without_excluded(core, filters, papers)
+    assert [p.title for p in kept] == ["Language neurons in multilingual LLMs"]

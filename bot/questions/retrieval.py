@@ -764,12 +764,18 @@ def _beside_topic(excluded: QuestionTopic, topic: QuestionTopic, typed: str) -> 
             last is not None
             and len(units) > 1
             and len(last.forms[0]) == 1
-            and any(same_word(last.forms[0][0], h) for h in heads)
+            and any(_same_thing(last.forms[0][0], h) for h in heads)
             and not any(last is alternative.units[i] for group in alternative.joined for i in group)
         ):
             alternative = replace(alternative, units=(*units[:-1], replace(last, optional=True)))
         alternatives.append(alternative)
     return QuestionTopic(tuple(alternatives))
+
+
+def _same_thing(word: str, head: str) -> bool:
+    """Whether `word` names the thing `head` does, in any inflection but not as an activity ("models" for "model",
+    not "modeling": an "-ing" form of a noun's verb names doing it, no kind of the thing)."""
+    return same_word(word, head) and word.endswith("ing") == head.endswith("ing")
 
 
 def _lone_conjuncts(text: str) -> list[str]:
