@@ -1203,6 +1203,27 @@ async def test_a_named_term_standing_for_its_phrase_lists_but_a_first_page_names
     assert all(topic.holds_every_part(f"{p.title} {p.abstract}") for p in [*building, reasoning])  # all listed
 
 
+async def test_a_named_term_standing_for_its_phrase_stands_on_a_search_page(
+    core: Core, demo_papers: list[Paper]
+) -> None:
+    # a search's query is often a named term and its usual head ("dialog systems", "spatio-temporal forecasting"): its
+    # page shows every paper the term stands in, as before an answer's first page came to name the phrase (8f6f610
+    # took the term's papers off the search pages too); an answer's first page still names the phrase
+    building = _titled(demo_papers[:2], "Tidal knowledge graph construction", "Knowledge graph construction from text.")
+    reasoning = dataclasses.replace(
+        demo_papers[2],
+        title="Tidal knowledge graph reasoning",
+        abstract="We answer questions over a knowledge graph with multi-hop reasoning.",
+    )
+    others = [p for p in demo_papers[3:] if "knowledge graph" not in f"{p.title} {p.abstract}".lower()]
+    await store_papers(core, [*building, reasoning, *others[:200]])
+    topic = await topic_evidence(core, "knowledge graph construction", asked=True)
+    assert [topic.shows(p.title, p.abstract, search=True) for p in [*building, reasoning]] == [True, True, True]
+    assert [topic.shows(p.title, p.abstract) for p in [*building, reasoning]] == [True, True, False]
+    found = await search_papers(core, "knowledge graph construction")
+    assert reasoning.id in [h.paper.id for h in found.hits]
+
+
 async def test_an_abbreviation_standing_for_its_phrase_stands_on_the_first_page_too(
     core: Core, demo_papers: list[Paper]
 ) -> None:
