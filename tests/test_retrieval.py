@@ -603,6 +603,27 @@ async def test_an_exclusion_holds_its_words_derivations(core: Core, demo_papers:
     assert [p.id for p in await without_excluded(core, asked, [explainability, reasoning])] == [reasoning.id]
 
 
+async def test_an_exclusion_reads_a_title_acronym_its_abstract_defines(core: Core, demo_papers: list[Paper]) -> None:
+    # "attack detection other than the vehicle-network ones" excludes "Unseen Attack Detection in IoV Networks", whose
+    # abstract defines IoV as "Internet of Vehicles" and names vehicles and networks apart: its title is about vehicle
+    # networks; a paper on attacks over computer networks stays
+    written = (
+        (
+            "Tidal Autoencoder for Unseen Attack Detection in IoV Networks",
+            "Internet of Vehicles (IoV) systems connect vehicles, infrastructure and cloud services. We detect attacks "
+            "on each network with an autoencoder.",
+        ),
+        ("Tidal Botnet Detection with Graph Attention", "We detect botnet attacks in computer network traffic."),
+    )
+    vehicles, botnets = (
+        dataclasses.replace(paper, title=title, abstract=abstract)
+        for paper, (title, abstract) in zip(demo_papers, written, strict=False)
+    )
+    await store_papers(core, [vehicles, botnets, *demo_papers[2:30]])
+    asked = Filters(topic="attack detection", excluded=("vehicle-network",))
+    assert [p.id for p in await without_excluded(core, asked, [vehicles, botnets])] == [botnets.id]
+
+
 async def test_x_for_y_that_no_paper_puts_so_is_read_as_its_head(core: Core, demo_papers: list[Paper]) -> None:
     # no stored paper names an optimizer together with "training neural nets" (papers write "networks"): the compound
     # used to leave nothing carrying the topic, and papers on neural networks were shown by meaning alone

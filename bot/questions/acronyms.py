@@ -78,6 +78,17 @@ def definitions(texts: Iterable[str]) -> Counter[tuple[str, str]]:
     return found
 
 
+def title_spelled_out(title: str, abstract: str) -> str:
+    """`title` with each acronym its own `abstract` defines written as the words it stands for ("Attack Detection in
+    IoV Networks", the abstract defining "Internet of Vehicles (IoV)" -> "Attack Detection in Internet of Vehicles
+    Networks"); unchanged when the abstract defines none that the title uses."""
+    for match in _DEFINED.finditer(abstract):
+        acronym, spelled = match.group(2), _spelled_out(match.group(1), match.group(2))
+        if spelled:
+            title = re.sub(rf"(?<![\w-]){re.escape(acronym)}s?(?![\w-])", spelled, title)
+    return title
+
+
 async def defined_acronyms(core: Core, topic: str) -> list[tuple[str, str]]:
     """Named-term rows (expansion, acronym) for the acronyms a topic types, as the stored abstracts define them;
     terms the fixed table already knows are left to it. A phrase typed out is not turned into a term: its words

@@ -21,7 +21,7 @@ import numpy as np
 
 from bot.core import Core
 from bot.models import Paper, Profile
-from bot.questions.acronyms import defined_acronyms
+from bot.questions.acronyms import defined_acronyms, title_spelled_out
 from bot.questions.authors import same_person
 from bot.questions.expansion import (
     FEEDBACK_DOCS,
@@ -790,8 +790,10 @@ def _excluded_by(excluded: QuestionTopic, paper: Paper) -> bool:
     the sentence saying what the paper contributes names it ("We propose X, an alignment method for LLMs", "This paper
     proposes a framework ... for stock price prediction"): a paper on
     RLHF that names LLMs once, where it says what it makes, is about them; one naming them once elsewhere ("inspired
-    by LLMs") is not."""
-    if excluded.is_about(paper.title, paper.abstract):
+    by LLMs") is not. A title's acronym the abstract defines is read as written and as its words too ("Attack Detection
+    in IoV Networks", "Internet of Vehicles (IoV)" in the abstract, is about vehicle networks)."""
+    spelled = title_spelled_out(paper.title, paper.abstract)
+    if any(excluded.is_about(title, paper.abstract) for title in dict.fromkeys([paper.title, spelled])):
         return True
     sentence = contribution_sentence(paper.abstract, work=True)
     return bool(sentence) and excluded.coverage(sentence) >= COVERED
