@@ -888,13 +888,14 @@ async def test_a_search_page_holds_the_papers_naming_the_query_as_an_answers_fir
 ) -> None:
     """ "knowledge distillation": a paper writing "distilled models" once carries the query as papers are listed (the
     common "knowledge" only says where "distillation" lives) and was on the search's page beside the papers naming
-    knowledge distillation. The page now holds those (`Retrieved.shows`), as an answer's first page does; the other
-    opens the rest, nothing dropped, the listed order otherwise the same."""
+    knowledge distillation. The page now holds those (`Retrieved.paged`, a search's reading beside an answer's
+    `Retrieved.shows`), as an answer's first page does; the other opens the rest, nothing dropped, the listed order
+    otherwise the same."""
     import bot.questions.retrieval as retrieval
 
     papers = iter(demo_papers)
     naming = [Retrieved(next(papers), 0.8 - n / 100, 0.6, True, True) for n in range(2)]
-    distilled = Retrieved(next(papers), 0.5, 0.4, False, True, shows=False)
+    distilled = Retrieved(next(papers), 0.5, 0.4, False, True, shows=False, paged=False)
     wordless = [Retrieved(next(papers), 0.35, 0.35, False, False, every_part=False) for _ in range(8)]
     results = [naming[0], distilled, naming[1], *wordless]
 
