@@ -200,7 +200,7 @@ async def find_named_authors(
         if name is not None and as_stored and not cue and not same_person(" ".join(run.words), name):
             # "Lichao Sunn" finds Lichao Sun in a question; a search reads all it was given as its words
             return NamedAuthors((), text)
-        if name is not None and written_as_a_name(name) and name not in [n for _, n in found]:
+        if name is not None and name not in [n for _, n in found]:
             found.append((run, name))
     if not found:
         return NamedAuthors((), text)
