@@ -603,6 +603,27 @@ async def test_an_exclusion_holds_its_words_derivations(core: Core, demo_papers:
     assert [p.id for p in await without_excluded(core, asked, [explainability, reasoning])] == [reasoning.id]
 
 
+async def test_an_exclusion_reads_a_title_acronym_its_abstract_defines(core: Core, demo_papers: list[Paper]) -> None:
+    # "attack detection other than the vehicle-network ones" excludes "Unseen Attack Detection in IoV Networks", whose
+    # abstract defines IoV as "Internet of Vehicles" and names vehicles and networks apart: its title is about vehicle
+    # networks; a paper on attacks over computer networks stays
+    written = (
+        (
+            "Tidal Autoencoder for Unseen Attack Detection in IoV Networks",
+            "Internet of Vehicles (IoV) systems connect vehicles, infrastructure and cloud services. We detect attacks "
+            "on each network with an autoencoder.",
+        ),
+        ("Tidal Botnet Detection with Graph Attention", "We detect botnet attacks in computer network traffic."),
+    )
+    vehicles, botnets = (
+        dataclasses.replace(paper, title=title, abstract=abstract)
+        for paper, (title, abstract) in zip(demo_papers, written, strict=False)
+    )
+    await store_papers(core, [vehicles, botnets, *demo_papers[2:30]])
+    asked = Filters(topic="attack detection", excluded=("vehicle-network",))
+    assert [p.id for p in await without_excluded(core, asked, [vehicles, botnets])] == [botnets.id]
+
+
 async def test_x_for_y_that_no_paper_puts_so_is_read_as_its_head(core: Core, demo_papers: list[Paper]) -> None:
     # no stored paper names an optimizer together with "training neural nets" (papers write "networks"): the compound
     # used to leave nothing carrying the topic, and papers on neural networks were shown by meaning alone
@@ -867,13 +888,14 @@ async def test_a_search_page_holds_the_papers_naming_the_query_as_an_answers_fir
 ) -> None:
     """ "knowledge distillation": a paper writing "distilled models" once carries the query as papers are listed (the
     common "knowledge" only says where "distillation" lives) and was on the search's page beside the papers naming
-    knowledge distillation. The page now holds those (`Retrieved.shows`), as an answer's first page does; the other
-    opens the rest, nothing dropped, the listed order otherwise the same."""
+    knowledge distillation. The page now holds those (`Retrieved.paged`, a search's reading beside an answer's
+    `Retrieved.shows`), as an answer's first page does; the other opens the rest, nothing dropped, the listed order
+    otherwise the same."""
     import bot.questions.retrieval as retrieval
 
     papers = iter(demo_papers)
     naming = [Retrieved(next(papers), 0.8 - n / 100, 0.6, True, True) for n in range(2)]
-    distilled = Retrieved(next(papers), 0.5, 0.4, False, True, shows=False)
+    distilled = Retrieved(next(papers), 0.5, 0.4, False, True, shows=False, paged=False)
     wordless = [Retrieved(next(papers), 0.35, 0.35, False, False, every_part=False) for _ in range(8)]
     results = [naming[0], distilled, naming[1], *wordless]
 
@@ -1222,6 +1244,27 @@ async def test_a_named_term_standing_for_its_phrase_lists_but_a_first_page_names
     assert [u.key for u in topic.alternatives[0].standalone] == ["knowledge graph"]
     assert [topic.shows(p.title, p.abstract) for p in [*building, reasoning]] == [True, True, False]
     assert all(topic.holds_every_part(f"{p.title} {p.abstract}") for p in [*building, reasoning])  # all listed
+
+
+async def test_a_named_term_standing_for_its_phrase_stands_on_a_search_page(
+    core: Core, demo_papers: list[Paper]
+) -> None:
+    # a search's query is often a named term and its usual head ("dialog systems", "spatio-temporal forecasting"): its
+    # page shows every paper the term stands in, as before an answer's first page came to name the phrase (8f6f610
+    # took the term's papers off the search pages too); an answer's first page still names the phrase
+    building = _titled(demo_papers[:2], "Tidal knowledge graph construction", "Knowledge graph construction from text.")
+    reasoning = dataclasses.replace(
+        demo_papers[2],
+        title="Tidal knowledge graph reasoning",
+        abstract="We answer questions over a knowledge graph with multi-hop reasoning.",
+    )
+    others = [p for p in demo_papers[3:] if "knowledge graph" not in f"{p.title} {p.abstract}".lower()]
+    await store_papers(core, [*building, reasoning, *others[:200]])
+    topic = await topic_evidence(core, "knowledge graph construction", asked=True)
+    assert [topic.shows(p.title, p.abstract, search=True) for p in [*building, reasoning]] == [True, True, True]
+    assert [topic.shows(p.title, p.abstract) for p in [*building, reasoning]] == [True, True, False]
+    found = await search_papers(core, "knowledge graph construction")
+    assert reasoning.id in [h.paper.id for h in found.hits]
 
 
 async def test_an_abbreviation_standing_for_its_phrase_stands_on_the_first_page_too(

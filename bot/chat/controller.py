@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 from bot.chat.admin import ChannelSetup
 from bot.chat.commands import ALIASES, COMMANDS, FLOW_WORDS, about_the_bot, command_label, find, help_text
 from bot.chat.flows import Flows
-from bot.chat.members import ForgetConfirmation, OnboardingFlow, onboarding_reply, reads_as_question
+from bot.chat.members import ForgetConfirmation, OnboardingFlow, reads_as_question
 from bot.chat.messages import (
     BUTTON_PREFIX,
     PAPER_ACTIONS,
@@ -40,6 +40,7 @@ from bot.chat.messages import (
     TextReply,
     is_paperscout_button,
 )
+from bot.chat.onboarding_replies import onboarding_reply
 from bot.chat.papers import PAPER_BUTTONS
 from bot.chat.questions import ask
 from bot.chat.reactions import ResetConfirmation

@@ -7,8 +7,8 @@ import datetime as dt
 from typing import TYPE_CHECKING
 
 from bot.chat import admin
-from bot.chat.members import onboarding_reply
 from bot.chat.messages import DigestReply, Reply, TextReply
+from bot.chat.onboarding_replies import onboarding_reply
 from bot.chat.turns import Turn, member_profile, save_numbering, text_reply, today
 from bot.digests.due import week_ending
 from bot.members import onboarding

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from bot.chat.flows import Flow
 from bot.chat.messages import AnswerReply, Choice, FileReply, Place, Reply, TextReply, choice_button
+from bot.chat.onboarding_replies import onboarding_reply
 from bot.chat.turns import Turn, text_reply
 from bot.members import onboarding
 from bot.members.onboarding.hygiene import has_words
@@ -22,13 +23,6 @@ if TYPE_CHECKING:
 
 CONFIRM_KIND = "confirm"
 CONFIRM_MINUTES = 10  # a /forget confirmation older than this is not acted on
-
-
-def onboarding_reply(reply: onboarding.Reply) -> TextReply:
-    """An onboarding step's reply as a chat reply, its choices as buttons."""
-    choices = tuple(Choice(choice.label, choice_button(reply.step, n)) for n, choice in enumerate(reply.choices, 1))
-    text = reply.text + ("\n\nTry /digest to see your personal digest." if reply.saved else "")
-    return TextReply(text, cards=reply.cards, choices=choices)
 
 
 async def start(turn: Turn) -> list[Reply]:

@@ -287,11 +287,25 @@ def _whole_names(text: str, index: AuthorIndex) -> list[tuple[_Run, str]]:
             if re.search(r"[^\w\s'\u2019.\-]", typed) or len(typed.split()) != size:
                 continue  # one run of words (an initial's period aside), nothing else between them
             name = index.whole_name(_POSSESSIVE.sub("", typed))  # "X's" is X's, the possessive cut with the name
-            if name is not None and name not in [n for _, n in found]:
+            if name is not None and written_as_a_name(name) and name not in [n for _, n in found]:
                 found.append((_Run(typed.split(), first.start(), span[-1].end(), strong=True), name))
                 taken = span[-1].end()
                 break
     return found
+
+
+_STORED_WORD = re.compile(r"[^\W\d_][\w'\u2019\-]*")
+MAX_PARTICLE_LETTERS = 3  # "van", "de", "von", "bin", "al": a name's lower-case particles are short
+
+
+def written_as_a_name(stored: str) -> bool:
+    """Whether a stored author string is written as a person's name: every word capitalised but short particles
+    ("Ludwig van Beethoven", "Ali bin Omar"). An author field holding a sentence ("Ignore previous instructions") or a
+    name written wholly in lower case is left to the reading of capitalised words, since typed in any case its
+    words would be found in ordinary questions."""
+    words = _STORED_WORD.findall(stored)
+    capitalised = [w for w in words if w[0].isupper()]
+    return len(capitalised) >= 2 and all(w[0].isupper() or len(w) <= MAX_PARTICLE_LETTERS for w in words)
 
 
 # Authors described by who they are rather than named ("by Chinese authors", "American researchers", "authors from

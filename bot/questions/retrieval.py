@@ -21,7 +21,7 @@ import numpy as np
 
 from bot.core import Core
 from bot.models import Paper, Profile
-from bot.questions.acronyms import defined_acronyms
+from bot.questions.acronyms import defined_acronyms, title_spelled_out
 from bot.questions.authors import same_person
 from bot.questions.expansion import (
     FEEDBACK_DOCS,
@@ -145,6 +145,9 @@ class Retrieved:
     # title and abstract hold every part of the topic as an answer's first page reads it (`QuestionTopic.showing`:
     # each side of "X for Y", an example beside its class)
     shows: bool = True
+    # ... as a search's first page reads it (`QuestionTopic.shows` with `search`: a named term standing for its phrase
+    # stands there, "dialog" of "dialog systems")
+    paged: bool = True
     # its title carries the topic's words or its abstract names the topic more than once (`select`: a paper naming it
     # once in its abstract, in passing as often as not, is offered first when others are more firmly about it)
     firm: bool = True
@@ -570,6 +573,7 @@ class _Scored:
     about: np.ndarray  # about the topic as a whole (`QuestionTopic.is_about`); read for narrowings only
     states: np.ndarray  # a benchmark question's: the paper states its contribution about the topic (`Retrieved`)
     shows: np.ndarray  # title and abstract hold every part of the topic as a first page reads it (`Retrieved`)
+    paged: np.ndarray  # ... as a search's first page reads it (`Retrieved.paged`)
     often: np.ndarray  # the abstract names the topic at least ABOUT_MENTIONS times
     rarest: np.ndarray  # title and abstract hold the rarest needed unit of one alternative (`Retrieved.rarest`)
     profile: np.ndarray | None = None
@@ -598,9 +602,11 @@ class _Scored:
         about = np.zeros(len(papers), dtype=bool)
         states = np.ones(len(papers), dtype=bool)
         shows = np.ones(len(papers), dtype=bool)
+        paged = np.ones(len(papers), dtype=bool)
         often = np.zeros(len(papers), dtype=bool)
         rarest = np.ones(len(papers), dtype=bool)
         showing = topic_words if topic_words is not None and topic_words.first_page_differs else None
+        searching = topic_words if topic_words is not None and topic_words.search_page_differs else None
         for i, paper in enumerate(papers):
             if topic_words is not None:
                 title[i] = topic_words.coverage(paper.title, paper.abstract)
@@ -614,6 +620,8 @@ class _Scored:
             if showing is not None:
                 # as typed: a paper shown for "adapters" names adapters, not only "adapting" something
                 shows[i] = showing.shows(paper.title, paper.abstract)
+            if searching is not None:
+                paged[i] = searching.shows(paper.title, paper.abstract, search=True)
             # a name typed as the paper writes it ("YAQA", "R2R", "DeepONet") is the strongest sign there is
             if any(n.search(paper.title) for n in names):
                 name_tier[i] = 2
@@ -630,6 +638,7 @@ class _Scored:
             about,
             states,
             shows,
+            paged,
             often,
             rarest,
         )
@@ -701,6 +710,7 @@ class _Scored:
                 states=bool(self.states[i]),
                 grazes=self.papers[i].id in grazed,
                 shows=bool(self.shows[i]),
+                paged=bool(self.paged[i]),
                 firm=bool(self.title[i] >= COVERED or self.name_tier[i] == 2 or self.often[i]),
                 loose=bool(self.loose[i]) if self.loose is not None else False,
                 rarest=bool(self.rarest[i]),
@@ -820,8 +830,10 @@ def _excluded_by(excluded: QuestionTopic, paper: Paper) -> bool:
     the sentence saying what the paper contributes names it ("We propose X, an alignment method for LLMs", "This paper
     proposes a framework ... for stock price prediction"): a paper on
     RLHF that names LLMs once, where it says what it makes, is about them; one naming them once elsewhere ("inspired
-    by LLMs") is not."""
-    if excluded.is_about(paper.title, paper.abstract):
+    by LLMs") is not. A title's acronym the abstract defines is read as written and as its words too ("Attack Detection
+    in IoV Networks", "Internet of Vehicles (IoV)" in the abstract, is about vehicle networks)."""
+    spelled = title_spelled_out(paper.title, paper.abstract)
+    if any(excluded.is_about(title, paper.abstract) for title in dict.fromkeys([paper.title, spelled])):
         return True
     sentence = contribution_sentence(paper.abstract, work=True)
     return bool(sentence) and excluded.coverage(sentence) >= COVERED
@@ -1128,12 +1140,12 @@ async def retrieve(
         # the model embeds poorly: "MCTS" showed ten Monte Carlo papers before the two writing "MCTS" or "Monte Carlo
         # Tree Search"): the words come first, as everywhere else in the list; the papers close in meaning follow
         shown, carrying = [], [*wording, *shown, *(r for r in carrying if r not in wording)]
-    # the page holds the papers naming the query as an answer's first page reads it (`Retrieved.shows`: the whole
+    # the page holds the papers naming the query as a search's first page reads it (`Retrieved.paged`: the whole
     # phrase where a common word only says where a rarer one lives, "knowledge distillation" not any "distilled
     # models"; each side of "X for Y"), when any does: the others open the rest, in their order (nothing dropped)
-    whole = [r for r in shown if r.shows]
+    whole = [r for r in shown if r.paged]
     if whole and len(whole) < len(shown):
-        shown, carrying = whole, [*(r for r in shown if not r.shows), *carrying]
+        shown, carrying = whole, [*(r for r in shown if not r.paged), *carrying]
     # and those the fused ranking (every piece of evidence together) puts among its first `limit` candidates, when any
     # is: a paper naming the query that the fusion ranks after a page of others, most of them without its words, is
     # often a passing mention ("Topological Structure Learning ..." 37th for "graph generative models"); it opens the

@@ -116,27 +116,40 @@ class TopicEvidence:
     # side's specific units somewhere too ("deep RL" papers naming "resource" or "scheduling" for "deep RL for cloud
     # resource scheduling")
     some: tuple[Unit, ...] = ()
+    # a search page's `placed` where it differs from an answer's (`paged`): a named term standing for its phrase with
+    # another needed unit stands on a search's page, whose query is often the term and its usual head ("dialog
+    # systems", "spatio-temporal forecasting"), while an answer's first page names the phrase (`_evidence`)
+    searched: TopicEvidence | None = None
+    paged: bool = False  # a search's page reads `searched` instead of `placed`
 
     @property
     def showing(self) -> TopicEvidence:
         """The reading a paper an answer shows first must meet (`shown`, else this one)."""
         return self.shown if self.shown is not None else self
 
-    def shows(self, title: str, abstract: str, sides: bool = False) -> bool:
+    def shows(self, title: str, abstract: str, sides: bool = False, search: bool = False) -> bool:
         """Whether a paper an answer shows first meets this reading: title and abstract hold every part of it (with
         `sides`, when an alternative of the question has sides: of its `showing` reading, as typed, not only the act's
         words) and, for a phrase whose common unit only locates a rarer one, its title or abstract names the whole
-        phrase (`placed`)."""
+        phrase (`placed`; with `search`, as a search's page reads it: `searched`)."""
         text = f"{title}\n{abstract}"
         if not (self.showing.holds_every_part(text, related=False) if sides else self.holds_every_part(text)):
             return False
-        placed = self.placed
+        placed = self._placed(search)
         return placed is None or max(placed.coverage(title, abstract), placed.coverage(abstract)) >= COVERED
+
+    def _placed(self, search: bool) -> TopicEvidence | None:
+        return self.searched if search and self.paged else self.placed
 
     @property
     def first_page_differs(self) -> bool:
         """Whether an answer's first page reads this topic otherwise than its listing does."""
         return self.shown is not None or self.placed is not None
+
+    @property
+    def search_page_differs(self) -> bool:
+        """Whether a search's first page reads this topic otherwise than its listing does."""
+        return self.shown is not None or self._placed(True) is not None
 
     @property
     def span(self) -> int:
@@ -280,10 +293,16 @@ class QuestionTopic:
         """Whether an answer's first page reads one of the alternatives otherwise than its listing does."""
         return any(a.first_page_differs for a in self.alternatives)
 
-    def shows(self, title: str, abstract: str) -> bool:
-        """Whether a paper meets one alternative as an answer's first page reads it (`TopicEvidence.shows`)."""
+    @property
+    def search_page_differs(self) -> bool:
+        """Whether a search's first page reads one of the alternatives otherwise than its listing does."""
+        return any(a.search_page_differs for a in self.alternatives)
+
+    def shows(self, title: str, abstract: str, search: bool = False) -> bool:
+        """Whether a paper meets one alternative as an answer's first page reads it (`TopicEvidence.shows`; with
+        `search`, as a search's page does)."""
         sides = any(a.shown is not None for a in self.alternatives)
-        return any(a.shows(title, abstract, sides) for a in self.alternatives)
+        return any(a.shows(title, abstract, sides, search) for a in self.alternatives)
 
     def is_about(self, title: str, abstract: str) -> bool:
         """Whether a paper is about the topic as a whole: its title names it, or its abstract more than once (a single
@@ -315,7 +334,9 @@ class QuestionTopic:
                 continue
             units = tuple(replace(u, optional=u.optional or c) for u, c in zip(alternative.units, common, strict=True))
             kept = tuple(u for u in alternative.standalone if not shared(u))
-            narrowed.append(replace(alternative, units=units, standalone=kept, shown=None, placed=None))
+            narrowed.append(
+                replace(alternative, units=units, standalone=kept, shown=None, placed=None, searched=None, paged=False)
+            )
         return QuestionTopic(tuple(narrowed))
 
 
@@ -459,7 +480,9 @@ async def _beside(core: Core, side: TopicEvidence, other: str) -> TopicEvidence:
     specific = tuple(u for u in (await _evidence(core, other, False)).units if u.weight >= GENERIC_WEIGHT)
     if not specific or not side.units:
         return side
-    return replace(side, shown=replace(side.showing, some=specific, shown=None, placed=None))
+    return replace(
+        side, shown=replace(side.showing, some=specific, shown=None, placed=None, searched=None, paged=False)
+    )
 
 
 async def _narrower(core: Core, domain: str, head: str) -> bool:
@@ -604,7 +627,8 @@ async def _evidence(core: Core, text: str, exact: bool, verb_first: bool = False
             read[0] = replace(read[0], optional=True)
         readings.append((read, standalone))
     (listed, alone), *others = readings
-    shown = placed = None
+    shown = placed = searched = None
+    paged = False
     if phrase and others and others[0] != readings[0]:
         shown = TopicEvidence(tuple(others[0][0]), tuple(others[0][1]), exact, joined=joined)
     if not phrase and others and others[0] != readings[0]:
@@ -620,7 +644,15 @@ async def _evidence(core: Core, text: str, exact: bool, verb_first: bool = False
         # offered after them, not shown for "credit assignment". A run of letters too short to be a word ("AV" of
         # "AV QA", "SWE" of "SWE-bench") is an abbreviation papers write alone for the whole: it still stands
         placed = TopicEvidence(tuple(listed), tuple(u for u in alone if u not in worded), exact, joined=joined)
-    return TopicEvidence(tuple(listed), tuple(alone), exact, joined=joined, shown=shown, placed=placed)
+        # a search's page lets the named term stand ("dialog" of "dialog systems": the query is the term and its head)
+        plain = [u for u in worded if not u.named]
+        if len(plain) < len(worded):
+            paged = True
+            kept = tuple(u for u in alone if u not in plain)
+            searched = TopicEvidence(tuple(listed), kept, exact, joined=joined) if plain else None
+    return TopicEvidence(
+        tuple(listed), tuple(alone), exact, joined=joined, shown=shown, placed=placed, searched=searched, paged=paged
+    )
 
 
 MIN_WRITTEN = 3  # letters of a word's index stem the written words sharing it are looked up by
