@@ -14,6 +14,7 @@ import calendar
 import datetime as dt
 import itertools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from bot.core import Core
@@ -250,32 +251,24 @@ def _typed_in_lower_case(text: str, index: AuthorIndex, not_names: frozenset[str
             found.append((_Run([word.group(0)], word.start(), word.end() + tail.end(), strong=True), match.name))
     if found:
         return found
-    taken = -1
-    for i, first in enumerate(words):
-        if first.start() <= taken:
-            continue
-        for size in range(min(MAX_NAME_WORDS, len(words) - i), 1, -1):
-            span = words[i : i + size]
-            between = text[first.start() : span[-1].end()]
-            if re.search(r"[^\w\s'\u2019.\-]", between) or len(between.split()) != size:
-                continue  # one run of words (an initial's period aside), nothing else between them
-            match = index.match(between)
-            if match.kind != "exact" or not same_person(between, match.name):
-                continue
-            if not cue and size < len(words):
-                continue  # without a word of authorship the name is all that is asked
-            found.append((_Run(between.split(), first.start(), span[-1].end()), match.name))
-            taken = span[-1].end()
-            break
-    return found
+
+    def exact_name(typed: str) -> str | None:
+        match = index.match(typed)
+        if match.kind != "exact" or not same_person(typed, match.name):
+            return None
+        if not cue and len(typed.split()) < len(words):
+            return None  # without a word of authorship the name is all that is asked
+        return match.name
+
+    return _longest_runs(text, words, exact_name, strong=False)
 
 
-def _whole_names(text: str, index: AuthorIndex) -> list[tuple[_Run, str]]:
-    """The runs of `text`'s words, in any case, that are a stored author's whole name (`AuthorIndex.whole_name`),
-    longest first from each word on, left to right: "did thomas griffiths have a paper", "did Chad A. Purnell post"
-    (an initial or a word such as "To" inside a name is part of it). The store's own names decide, no word of
-    authorship: whatever asks for their papers ("did X have", "is there something from X") is the rest's wording."""
-    words = list(_LOWER_WORD.finditer(text))
+def _longest_runs(
+    text: str, words: list[re.Match[str]], name_of: Callable[[str], str | None], *, strong: bool
+) -> list[tuple[_Run, str]]:
+    """The runs of two to MAX_NAME_WORDS of `words` that `name_of` names, longest first from each word on, left to
+    right, never overlapping and each person once: one run of words (an initial's period aside) with nothing else
+    between them."""
     found: list[tuple[_Run, str]] = []
     taken = -1
     for i, first in enumerate(words):
@@ -285,13 +278,26 @@ def _whole_names(text: str, index: AuthorIndex) -> list[tuple[_Run, str]]:
             span = words[i : i + size]
             typed = text[first.start() : span[-1].end()]
             if re.search(r"[^\w\s'\u2019.\-]", typed) or len(typed.split()) != size:
-                continue  # one run of words (an initial's period aside), nothing else between them
-            name = index.whole_name(_POSSESSIVE.sub("", typed))  # "X's" is X's, the possessive cut with the name
-            if name is not None and written_as_a_name(name) and name not in [n for _, n in found]:
-                found.append((_Run(typed.split(), first.start(), span[-1].end(), strong=True), name))
+                continue
+            name = name_of(typed)
+            if name is not None and name not in [n for _, n in found]:
+                found.append((_Run(typed.split(), first.start(), span[-1].end(), strong=strong), name))
                 taken = span[-1].end()
                 break
     return found
+
+
+def _whole_names(text: str, index: AuthorIndex) -> list[tuple[_Run, str]]:
+    """The runs of `text`'s words, in any case, that are a stored author's whole name (`AuthorIndex.whole_name`),
+    longest first from each word on, left to right: "did thomas griffiths have a paper", "did Chad A. Purnell post"
+    (an initial or a word such as "To" inside a name is part of it). The store's own names decide, no word of
+    authorship: whatever asks for their papers ("did X have", "is there something from X") is the rest's wording."""
+
+    def whole_name(typed: str) -> str | None:
+        name = index.whole_name(_POSSESSIVE.sub("", typed))  # "X's" is X's, the possessive cut with the name
+        return name if name is not None and written_as_a_name(name) else None
+
+    return _longest_runs(text, list(_LOWER_WORD.finditer(text)), whole_name, strong=True)
 
 
 _STORED_WORD = re.compile(r"[^\W\d_][\w'\u2019\-]*")
