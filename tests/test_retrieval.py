@@ -1226,12 +1226,11 @@ async def test_a_word_standing_for_its_phrase_lists_but_a_first_page_names_the_p
     assert all(topic.holds_every_part(f"{p.title} {p.abstract}") for p in [*assigning, default])  # all listed
 
 
-async def test_a_named_term_standing_for_its_phrase_lists_but_a_first_page_names_the_phrase(
+async def _knowledge_graph_construction(
     core: Core, demo_papers: list[Paper]
-) -> None:
-    # "knowledge graph" stands for "knowledge graph construction" in the listing (a rare named term, and
-    # "construction" typical of it), but a first page of every knowledge graph paper (reasoning, QA, completion) had
-    # been shown for it: a paper shown first names the phrase, when any does, as for a word standing for its phrase
+) -> tuple[list[Paper], Paper, QuestionTopic]:
+    """Two papers on knowledge graph construction, one on knowledge graph reasoning, 200 without the term, and the
+    topic "knowledge graph construction" read over them."""
     building = _titled(demo_papers[:2], "Tidal knowledge graph construction", "Knowledge graph construction from text.")
     reasoning = dataclasses.replace(
         demo_papers[2],
@@ -1240,7 +1239,16 @@ async def test_a_named_term_standing_for_its_phrase_lists_but_a_first_page_names
     )
     others = [p for p in demo_papers[3:] if "knowledge graph" not in f"{p.title} {p.abstract}".lower()]
     await store_papers(core, [*building, reasoning, *others[:200]])
-    topic = await topic_evidence(core, "knowledge graph construction", asked=True)
+    return building, reasoning, await topic_evidence(core, "knowledge graph construction", asked=True)
+
+
+async def test_a_named_term_standing_for_its_phrase_lists_but_a_first_page_names_the_phrase(
+    core: Core, demo_papers: list[Paper]
+) -> None:
+    # "knowledge graph" stands for "knowledge graph construction" in the listing (a rare named term, and
+    # "construction" typical of it), but a first page of every knowledge graph paper (reasoning, QA, completion) had
+    # been shown for it: a paper shown first names the phrase, when any does, as for a word standing for its phrase
+    building, reasoning, topic = await _knowledge_graph_construction(core, demo_papers)
     assert [u.key for u in topic.alternatives[0].standalone] == ["knowledge graph"]
     assert [topic.shows(p.title, p.abstract) for p in [*building, reasoning]] == [True, True, False]
     assert all(topic.holds_every_part(f"{p.title} {p.abstract}") for p in [*building, reasoning])  # all listed
@@ -1252,15 +1260,7 @@ async def test_a_named_term_standing_for_its_phrase_stands_on_a_search_page(
     # a search's query is often a named term and its usual head ("dialog systems", "spatio-temporal forecasting"): its
     # page shows every paper the term stands in, as before an answer's first page came to name the phrase (8f6f610
     # took the term's papers off the search pages too); an answer's first page still names the phrase
-    building = _titled(demo_papers[:2], "Tidal knowledge graph construction", "Knowledge graph construction from text.")
-    reasoning = dataclasses.replace(
-        demo_papers[2],
-        title="Tidal knowledge graph reasoning",
-        abstract="We answer questions over a knowledge graph with multi-hop reasoning.",
-    )
-    others = [p for p in demo_papers[3:] if "knowledge graph" not in f"{p.title} {p.abstract}".lower()]
-    await store_papers(core, [*building, reasoning, *others[:200]])
-    topic = await topic_evidence(core, "knowledge graph construction", asked=True)
+    building, reasoning, topic = await _knowledge_graph_construction(core, demo_papers)
     assert [topic.shows(p.title, p.abstract, search=True) for p in [*building, reasoning]] == [True, True, True]
     assert [topic.shows(p.title, p.abstract) for p in [*building, reasoning]] == [True, True, False]
     found = await search_papers(core, "knowledge graph construction")
