@@ -106,12 +106,14 @@ _SUBJECT_ADVERB = re.compile(
     r"(?=[a-z])(?!(the|a|an|this|these|that|those|our|its|their|his|her|such)\b)",  # "We further the field" is a verb
     re.I,
 )
+# a demonstrative naming what an earlier sentence said ("this problem", "these challenges")
+_POINTER = r"(this|these|those|such|the above|the aforementioned)"
 # A purpose or relative clause ending the sentence whose object is named by a demonstrative ("..., to address these
 # challenges.", "... that solves this problem."): the clause leans on a sentence the reader has not seen, and what
 # comes before it states the contribution whole.
 _POINTING_CLAUSE = re.compile(
     r"(,\s*|\s+)((which|that)\s+(\w+ly\s+)?\w+|((\w+ly\s+)?(designed|aiming|intended|aimed|meant|in order)\s+)?"
-    r"to\s+(\w+ly\s+)?\w+)\s+(this|these|those|such|the above|the aforementioned)\s+"
+    rf"to\s+(\w+ly\s+)?\w+)\s+{_POINTER}\s+"
     r"(?P<named>(?:[\w-]+\s+){0,2}?[\w-]+)(\s+(in|for|of|on|with|across)(\s+[\w-]+){1,3})?\s*[.!]?$",
     re.I,
 )
@@ -221,14 +223,14 @@ def drop_pointing_clause(sentence: str) -> str:
 # incorporating X", "a method for investigating this phenomenon by measuring X". The verb and its object answer a
 # sentence the reader has not seen; the means after "by" is what the paper does.
 _POINTING_FRAME = re.compile(
-    r"\b(?P<to>to\s+)?(?:\w+ly\s+)?(?P<verb>[a-z]+)\s+(this|these|those|such|the above|the aforementioned)\b"
+    rf"\b(?P<to>to\s+)?(?:\w+ly\s+)?(?P<verb>[a-z]+)\s+{_POINTER}\b"
     r"(?P<named>(?:\s+[\w-]+){0,3}?)\s+by\s+(?P<means>[a-z]{3,}ing)\b",
     re.I,
 )
 # The same answer to an unseen problem coordinated with what the paper does: "We fill this gap and provide X", "a
 # method that addresses this limitation and estimates X"
 _ANSWERED_AND = re.compile(
-    rf"\b(?:\w+ly\s+)?{_ANSWER_VERB}(?P<s>e?s)?\s+(this|these|those|such|the above|the aforementioned)\b"
+    rf"\b(?:\w+ly\s+)?{_ANSWER_VERB}(?P<s>e?s)?\s+{_POINTER}\b"
     r"(?P<named>(?:\s+[\w-]+){0,3}?)\s*,?\s+and\s+(?=[a-z])",
     re.I,
 )
