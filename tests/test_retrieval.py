@@ -7,6 +7,7 @@ import dataclasses
 import datetime as dt
 import io
 import re
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -68,6 +69,14 @@ LAPS_SD, CLOSE_TO_LAPS_SD = "2505.17074", ("2505.17150", "2505.17965")
 def _titled(papers: list[Paper], title: str, abstract: str) -> list[Paper]:
     """`papers` given the title `title` with a number each, and the abstract `abstract`."""
     return [dataclasses.replace(p, title=f"{title} {n}", abstract=abstract) for n, p in enumerate(papers)]
+
+
+def _rewritten(papers: list[Paper], written: Sequence[tuple[str, str]]) -> list[Paper]:
+    """The first of `papers`, one for each (title, abstract) of `written`, given those."""
+    return [
+        dataclasses.replace(paper, title=title, abstract=abstract)
+        for paper, (title, abstract) in zip(papers, written, strict=False)
+    ]
 
 
 @pytest.fixture
@@ -594,10 +603,7 @@ async def test_an_exclusion_holds_its_words_derivations(core: Core, demo_papers:
         ("Graph Style Transfer for Counterfactual Explainability", "We transfer graph styles to find counterfactuals."),
         ("Can LLMs Reason Through Counterfactuals?", "A dataset of counterfactual premises for logical reasoning."),
     )
-    explainability, reasoning = (
-        dataclasses.replace(paper, title=title, abstract=abstract)
-        for paper, (title, abstract) in zip(demo_papers, written, strict=False)
-    )
+    explainability, reasoning = _rewritten(demo_papers, written)
     await store_papers(core, [explainability, reasoning, *demo_papers[2:30]])
     asked = Filters(topic="counterfactuals", excluded=("counterfactual explanations",))
     assert [p.id for p in await without_excluded(core, asked, [explainability, reasoning])] == [reasoning.id]
@@ -615,10 +621,7 @@ async def test_an_exclusion_reads_a_title_acronym_its_abstract_defines(core: Cor
         ),
         ("Tidal Botnet Detection with Graph Attention", "We detect botnet attacks in computer network traffic."),
     )
-    vehicles, botnets = (
-        dataclasses.replace(paper, title=title, abstract=abstract)
-        for paper, (title, abstract) in zip(demo_papers, written, strict=False)
-    )
+    vehicles, botnets = _rewritten(demo_papers, written)
     await store_papers(core, [vehicles, botnets, *demo_papers[2:30]])
     asked = Filters(topic="attack detection", excluded=("vehicle-network",))
     assert [p.id for p in await without_excluded(core, asked, [vehicles, botnets])] == [botnets.id]
@@ -1015,10 +1018,7 @@ async def test_an_exclusion_naming_kinds_of_contribution_reads_the_papers_kinds(
             "We propose a tidal model. Our evaluations on coasts and extensive evaluations show it.",
         ),
     )
-    survey, position, study, method = (
-        dataclasses.replace(paper, title=title, abstract=abstract)
-        for paper, (title, abstract) in zip(demo_papers, written, strict=False)
-    )
+    survey, position, study, method = _rewritten(demo_papers, written)
     await store_papers(core, [survey, position, study, method, *demo_papers[4:30]])
     for excluded in ("surveys and evaluations, position papers", "surveys or position papers or evaluation studies"):
         asked = Filters(topic="tidal models", excluded=(excluded,))
@@ -1106,10 +1106,7 @@ async def test_a_search_for_a_kind_of_paper_lists_the_papers_of_that_kind_first(
         ("Tidal Models: A Survey", "We survey tidal models of coasts."),
         ("A Faster Tidal Model", "We propose a tidal model and argue that the community should adopt it."),
     )
-    tidal, variance, survey, method = (
-        dataclasses.replace(paper, title=title, abstract=abstract)
-        for paper, (title, abstract) in zip(demo_papers, written, strict=False)
-    )
+    tidal, variance, survey, method = _rewritten(demo_papers, written)
     await store_papers(core, [tidal, variance, survey, method, *demo_papers[4:30]])
     found = await search_papers(core, "position papers arguing the community should change course", limit=10)
     assert {h.paper.id for h in found.hits} == {tidal.id, variance.id}  # the topic describes the kind: all of them
@@ -1297,10 +1294,7 @@ async def test_a_paper_nearer_an_exclusion_in_meaning_than_the_topic_grazes_it(
             "We segment the left ventricle in cardiac MRI scans with anatomical shape priors.",
         ),
     )
-    brain, cardiac = (
-        dataclasses.replace(paper, title=title, abstract=abstract)
-        for paper, (title, abstract) in zip(demo_papers, written, strict=False)
-    )
+    brain, cardiac = _rewritten(demo_papers, written)
     await store_papers(core, [brain, cardiac, *demo_papers[2:30]])
     results, _ = await ranked(core, Filters(topic="MRI", excluded=("brain imaging",)))
     grazing_ids = {r.paper.id for r in results if r.grazes}
