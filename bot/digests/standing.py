@@ -3,6 +3,7 @@ shows it (the digest's '#9 of 292', `/why`, the web archive), so two places neve
 
 from __future__ import annotations
 
+import datetime as dt
 import time
 from collections.abc import Sequence
 from dataclasses import replace
@@ -31,8 +32,16 @@ async def standing_of(
 ) -> ScoredPaper | None:
     """The paper as ranked among its day's candidates (the profile's categories, or `categories` of a channel),
     the ranking its daily digest used; None when it is not one of them (outside the categories)."""
+    ranked = await _day_ranking(core, paper.announced, profile, user_key, categories)
+    return next((item for item in ranked if item.paper.id == paper.id), None)
+
+
+async def _day_ranking(
+    core: Core, day: dt.date, profile: Profile, user_key: str, categories: Sequence[str] | None
+) -> list[ScoredPaper]:
+    """The day's candidates ranked as its digest ranked them, kept a while in `core.day_standings`."""
     wanted = categories if categories is not None else profile.categories
-    papers = await day_candidates(core, paper.announced, wanted)
+    papers = await day_candidates(core, day, wanted)
     key = await _standing_key(core, profile, papers, user_key)
     now = time.monotonic()
     kept = core.day_standings.get(key)
@@ -45,7 +54,7 @@ async def standing_of(
         while len(core.day_standings) >= MAX_STANDINGS:  # the oldest ranking out first
             del core.day_standings[next(iter(core.day_standings))]
         core.day_standings[key] = (now, ranked)
-    return next((item for item in ranked if item.paper.id == paper.id), None)
+    return ranked
 
 
 async def day_standings(
@@ -59,9 +68,13 @@ async def day_standings(
     """`items` of a digest of several days (a week), each with its standing among its own day's candidates, the one
     `/why` gives (`standing_of` with the same profile, member and categories), in place of its place in the span: one
     standing per paper per day everywhere. An item its day does not rank keeps what it had."""
+    by_day: dict[dt.date, dict[str, ScoredPaper]] = {}
+    for day in dict.fromkeys(item.paper.announced for item in items):  # each day's candidates loaded and ranked once
+        ranked = await _day_ranking(core, day, profile, user_key, categories)
+        by_day[day] = {scored.paper.id: scored for scored in ranked}
     out = []
     for item in items:
-        ranked = await standing_of(core, item.paper, profile, user_key=user_key, categories=categories)
+        ranked = by_day[item.paper.announced].get(item.paper.id)
         out.append(replace(item, rank=ranked.rank, ranked_of=ranked.ranked_of) if ranked is not None else item)
     return out
 
